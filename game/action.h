@@ -1,0 +1,66 @@
+/*
+ * The engine's input: a normalised transaction to the dealer address.  Chain
+ * adapters build these from what the node returns; the engine never sees
+ * JSON or scripts.
+ */
+#ifndef HJ_ACTION_H
+#define HJ_ACTION_H
+
+#include <stdint.h>
+
+#include "amount.h"
+#include "reason.h"
+
+/* Action codes are the payload's action byte. */
+typedef enum hj_act {
+	HJ_ACT_NONE = 0,
+	HJ_BET = 1,
+	HJ_HIT = 2,
+	HJ_STAND = 3,
+	HJ_DOUBLE = 4,
+	HJ_SPLIT = 5,
+	HJ_SURRENDER = 6,
+	HJ_PEEK = 7,
+} hj_act;
+
+/* Seed 002's words: "Bet", "Hit", ...; "none" for HJ_ACT_NONE. */
+const char *hj_act_name(int act);
+
+/* An identity of up to 32 bytes: an EVM address (20), a transaction hash or
+ * an x-only key (32).  Compared by length and bytes. */
+typedef struct hj_id {
+	uint8_t len;
+	uint8_t b[32];
+} hj_id;
+
+static inline int hj_id_eq(const hj_id *a, const hj_id *b)
+{
+	if (a->len != b->len)
+		return 0;
+	for (unsigned i = 0; i < a->len; i++)
+		if (a->b[i] != b->b[i])
+			return 0;
+	return 1;
+}
+
+typedef enum hj_txkind {
+	HJ_TX_ACTION = 0,  /* a well-formed payload: act and fields are set */
+	HJ_TX_MALFORMED,   /* carries the magic, payload invalid: see reason */
+	HJ_TX_DEPOSIT,     /* no magic: a plain deposit, logged, not refunded */
+	HJ_TX_FAILED,      /* EVM receipt failed: moved nothing, game ignores */
+} hj_txkind;
+
+typedef struct hj_action {
+	hj_txkind kind;
+	hj_act act;         /* ACTION; MALFORMED when the action byte was known */
+	hj_reason reason;   /* MALFORMED: why */
+	uint32_t tx_index;  /* position in the block */
+	hj_id txid;
+	hj_id sender;       /* EVM `from`; empty on the Bitcoin family */
+	hj_amount value;    /* base units sent to the dealer address */
+	uint8_t insurance;  /* Peek */
+	uint64_t side_pp;   /* Bet */
+	uint64_t side_t3;   /* Bet */
+} hj_action;
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * The table: every open round of one dealer, advanced one block at a time in
+ * the protocol's order (section 3): first the draws the block owes (rounds
+ * that finish settle), then the block's transactions in block order, then
+ * timeouts.  Pure: no I/O, no clock, no chain knowledge.  Rounds are kept in
+ * the order they were opened, which is also the order their events come in.
+ */
+#ifndef HJ_TABLE_H
+#define HJ_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "action.h"
+#include "card.h"
+#include "round.h"
+#include "rules.h"
+
+typedef struct hj_table hj_table;
+
+/* Copies *rules (checked by the caller with hj_rules_check).  NULL on ENOMEM. */
+hj_table *hj_table_new(const hj_rules *rules);
+void hj_table_free(hj_table *t); /* NULL is fine */
+
+const hj_rules *hj_table_rules(const hj_table *t);
+
+/*
+ * Applies block `height` with its card (rank 0: void) and the transactions
+ * to the dealer address in block order.  Events go to sink in order.
+ * Heights must follow each other: -EINVAL (nothing changed) otherwise.
+ * -ENOMEM (nothing changed) when a new round cannot be stored.
+ */
+int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
+                         const hj_action *txs, size_t ntx, hj_sink sink,
+                         void *ctx);
+
+/* Last applied height, and whether any block was applied yet. */
+int hj_table_last_height(const hj_table *t, uint64_t *height);
+/* Sets the last applied height, for a table restored from a database. */
+void hj_table_set_last_height(hj_table *t, uint64_t height);
+
+size_t hj_table_count(const hj_table *t);
+/* i-th open round in opening order; borrowed until the next change. */
+const hj_round *hj_table_round(const hj_table *t, size_t i);
+
+/* Adds a round restored from storage, after the rounds already held.
+ * Returns 0, -EEXIST (the player has an open round) or -ENOMEM. */
+int hj_table_restore(hj_table *t, const hj_round *r);
+
+#endif
