@@ -24,6 +24,7 @@ enum hj_phase {
 	HJ_PH_DEAL = 0,   /* the Bet's three cards are being dealt */
 	HJ_PH_PLAY = 1,   /* player hands in play (their draws may be pending) */
 	HJ_PH_DEALER = 2, /* every hand finished; the dealer draws */
+	HJ_PH_DONE = 3,   /* settled; the table drops it (never stored) */
 };
 
 enum hj_hand_flag {

@@ -1,0 +1,629 @@
+/*
+ * The round state machine and the table that drives it.
+ *
+ * A round is a FIFO of scheduled draws plus the hands.  Every non-void block
+ * gives its card to the first pending draw of every round that has one, so
+ * a void block shifts all later draws of all rounds by one.  One draw per
+ * round per block: draws scheduled while block B is processed are dealt
+ * from B+1 on, which is the protocol's "Y+1" without tracking heights.
+ *
+ * When a round's FIFO runs dry the round decides what comes next: open an
+ * action window at B+1, start the dealer, or settle.
+ */
+#include "table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hand.h"
+
+struct hj_table {
+	hj_rules rules;
+	hj_round *rounds; /* open rounds in opening order */
+	size_t n, cap;
+	uint64_t last;
+	int have_last;
+};
+
+/* What processing one block needs at hand. */
+struct blk {
+	hj_table *t;
+	uint64_t height;
+	hj_sink sink;
+	void *ctx;
+	int settled; /* some round reached HJ_PH_DONE: compact */
+};
+
+static void emit(struct blk *b, const hj_event *ev)
+{
+	if (b->sink)
+		b->sink(b->ctx, ev);
+}
+
+int hj_round_active_hand(const hj_round *r)
+{
+	for (int i = r->nhands - 1; i >= 0; i--)
+		if (!(r->hands[i].flags & HJ_HF_DONE))
+			return i;
+	return -1;
+}
+
+static unsigned dealer_total(const hj_round *r, int *soft)
+{
+	return hj_hand_total(r->dealer, r->dealer_n, soft);
+}
+
+static int dealer_blackjack(const hj_round *r)
+{
+	return hj_hand_blackjack(r->dealer, r->dealer_n);
+}
+
+static int up_is_ace(const hj_round *r)
+{
+	return hj_code_rank(r->dealer[0]) == HJ_ACE;
+}
+
+static int up_is_ten(const hj_round *r)
+{
+	return hj_rank_value(hj_code_rank(r->dealer[0])) == 10;
+}
+
+/* The unsplit first two cards make 21. */
+static int player_natural(const hj_round *r)
+{
+	return r->nhands == 1 && hj_hand_blackjack(r->hands[0].cards,
+	                                            r->hands[0].n);
+}
+
+/* Dealer stands on 17 or more, hitting soft 17 under H17. */
+static int dealer_stands(const hj_rules *ru, const hj_round *r)
+{
+	int soft;
+	unsigned t = dealer_total(r, &soft);
+	return t > 17 || (t == 17 && !(soft && ru->h17));
+}
+
+static void push_draw(hj_round *r, uint8_t target)
+{
+	/* Capacity: no state schedules more than the Bet's three draws. */
+	if (r->npending < HJ_MAX_PENDING)
+		r->pending[r->npending++] = target;
+}
+
+static void add_card(uint8_t *cards, uint8_t *n, uint8_t code)
+{
+	/* A hand stops at 21 and a dealer at 17 long before the cap. */
+	if (*n < HJ_MAX_CARDS)
+		cards[(*n)++] = code;
+}
+
+/* floor(s * num / den) without overflowing: s = q * den + rem. */
+static hj_amount mul_ratio(hj_amount s, uint32_t num, uint32_t den)
+{
+	return (s / den) * num + (s % den) * num / den;
+}
+
+static void settle(struct blk *b, hj_round *r)
+{
+	const hj_rules *ru = &b->t->rules;
+	hj_settlement st;
+	int dbj = dealer_blackjack(r);
+	int natural = player_natural(r);
+	/* A dealer blackjack behind an ace is found by Peek before any
+	 * decision; behind a 10 it is found late and only the Bet's main
+	 * stake is lost (original bets only). */
+	int late_dbj = dbj && up_is_ten(r);
+	unsigned dt = dealer_total(r, NULL);
+
+	memset(&st, 0, sizeof st);
+	for (int i = 0; i < r->nhands; i++) {
+		const hj_hand *h = &r->hands[i];
+		hj_amount s = h->stake;
+		uint8_t status;
+		hj_amount ret = 0;
+
+		if (h->flags & HJ_HF_SURRENDER) {
+			if (dbj) {
+				status = HJ_ST_LOSE;
+			} else {
+				status = HJ_ST_SURRENDER;
+				ret = s / 2;
+			}
+		} else if (natural) {
+			if (dbj) {
+				status = HJ_ST_PUSH;
+				ret = s;
+			} else {
+				status = HJ_ST_BLACKJACK;
+				ret = s + mul_ratio(s, ru->bj_num, ru->bj_den);
+			}
+		} else if (late_dbj) {
+			status = HJ_ST_DEALER_BJ;
+			ret = i == 0 ? s - r->bet : s;
+		} else if (dbj) {
+			status = HJ_ST_LOSE;
+		} else if (h->flags & HJ_HF_BUST) {
+			status = HJ_ST_BUST;
+		} else {
+			unsigned pt = hj_hand_total(h->cards, h->n, NULL);
+			if (dt > 21 || pt > dt) {
+				status = HJ_ST_WIN;
+				ret = 2 * s;
+			} else if (pt == dt) {
+				status = HJ_ST_PUSH;
+				ret = s;
+			} else {
+				status = HJ_ST_LOSE;
+			}
+		}
+		st.status[i] = status;
+		st.ret[i] = ret;
+		st.total_stake += s;
+		st.total_ret += ret;
+	}
+	if (r->insured) {
+		if (dbj)
+			st.ins_ret = r->insurance + r->insurance * ru->ins_pays;
+		st.total_stake += r->insurance;
+		st.total_ret += st.ins_ret;
+	}
+
+	r->phase = HJ_PH_DONE;
+	r->npending = 0;
+	b->settled = 1;
+	hj_event ev = {.type = HJ_EV_SETTLE, .round = r, .settle = &st};
+	emit(b, &ev);
+}
+
+/* Every hand is finished: the dealer plays, or the round settles now. */
+static void hands_done(struct blk *b, hj_round *r)
+{
+	int live = 0;
+
+	for (int i = 0; i < r->nhands; i++)
+		if (!(r->hands[i].flags & (HJ_HF_BUST | HJ_HF_SURRENDER)))
+			live = 1;
+	r->phase = HJ_PH_DEALER;
+	if (!live || (r->dealer_n >= 2 && dealer_stands(&b->t->rules, r)))
+		settle(b, r);
+	else
+		push_draw(r, HJ_DEALER);
+}
+
+/* No draw pending in play: open the window for the active hand, or let the
+ * dealer play from the next block. */
+static void play_next(struct blk *b, hj_round *r)
+{
+	if (hj_round_active_hand(r) >= 0 || r->peek_due)
+		r->window_open = b->height + 1;
+	else
+		hands_done(b, r);
+}
+
+/* The Bet's three cards are out. */
+static void after_deal(struct blk *b, hj_round *r)
+{
+	r->phase = HJ_PH_PLAY;
+	if (up_is_ace(r)) {
+		/* Only Peek is valid, a natural included (even money). */
+		r->peek_due = 1;
+		r->window_open = b->height + 1;
+	} else if (player_natural(r)) {
+		r->phase = HJ_PH_DEALER;
+		if (up_is_ten(r))
+			push_draw(r, HJ_DEALER); /* X+4 decides push or 6:5 */
+		else
+			settle(b, r);
+	} else {
+		r->window_open = b->height + 1;
+	}
+}
+
+/* The dealer drew in dealer play. */
+static void dealer_next(struct blk *b, hj_round *r)
+{
+	int only_second = 1;
+
+	/* A natural against a 10, or a surrender against a 10, needs just
+	 * the dealer's second card. */
+	for (int i = 0; i < r->nhands; i++)
+		if (!(r->hands[i].flags & HJ_HF_SURRENDER))
+			only_second = 0;
+	if (player_natural(r) || only_second ||
+	    dealer_stands(&b->t->rules, r))
+		settle(b, r);
+	else
+		push_draw(r, HJ_DEALER);
+}
+
+static void deliver(struct blk *b, hj_round *r, uint8_t code)
+{
+	uint8_t target = r->pending[0];
+
+	r->npending--;
+	memmove(r->pending, r->pending + 1, r->npending);
+	r->pending[r->npending] = 0;
+
+	hj_event ev = {.type = HJ_EV_DRAW, .round = r, .hand = target,
+	               .card = code};
+	if (target == HJ_DEALER) {
+		add_card(r->dealer, &r->dealer_n, code);
+	} else {
+		hj_hand *h = &r->hands[target];
+		add_card(h->cards, &h->n, code);
+		unsigned t = hj_hand_total(h->cards, h->n, NULL);
+		if (t > 21)
+			h->flags |= HJ_HF_DONE | HJ_HF_BUST;
+		else if (t == 21 || (h->flags & HJ_HF_DOUBLED))
+			h->flags |= HJ_HF_DONE;
+	}
+	emit(b, &ev);
+
+	if (r->phase == HJ_PH_DEALER) {
+		dealer_next(b, r);
+		return;
+	}
+	if (target == HJ_DEALER) {
+		/* Peek's card, the only dealer draw during play. */
+		if (dealer_blackjack(r) || player_natural(r)) {
+			settle(b, r);
+			return;
+		}
+	}
+	if (r->npending)
+		return;
+	if (r->phase == HJ_PH_DEAL)
+		after_deal(b, r);
+	else
+		play_next(b, r);
+}
+
+static hj_round *find_player(hj_table *t, const hj_id *player)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rounds[i].phase != HJ_PH_DONE &&
+		    hj_id_eq(&t->rounds[i].player, player))
+			return &t->rounds[i];
+	return NULL;
+}
+
+static void reject(struct blk *b, const hj_action *a, const hj_round *r,
+                   hj_reason why)
+{
+	hj_event ev = {.type = HJ_EV_REJECT, .round = r, .tx = a,
+	               .act = a->act, .reason = why, .amount = a->value};
+	emit(b, &ev);
+}
+
+static void accepted(struct blk *b, const hj_action *a, hj_round *r, int hand)
+{
+	hj_event ev = {.type = HJ_EV_ACTION, .round = r, .tx = a,
+	               .act = a->act, .hand = hand, .amount = a->value};
+	emit(b, &ev);
+}
+
+static void bet(struct blk *b, const hj_action *a)
+{
+	hj_table *t = b->t;
+	const hj_round *open = find_player(t, &a->sender);
+
+	if (open) {
+		reject(b, a, open, HJ_R_SECOND_ROUND);
+		return;
+	}
+	if (a->side_pp || a->side_t3) {
+		reject(b, a, NULL, HJ_R_SIDE_BETS);
+		return;
+	}
+	if (a->value < t->rules.min_bet || a->value > t->rules.max_bet) {
+		reject(b, a, NULL, HJ_R_BET_LIMITS);
+		return;
+	}
+	/* apply_block reserved room for every transaction of the block. */
+	hj_round *r = &t->rounds[t->n++];
+	memset(r, 0, sizeof *r);
+	r->id = a->txid;
+	r->player = a->sender;
+	r->bet_height = b->height;
+	r->bet_tx_index = a->tx_index;
+	r->bet = a->value;
+	r->phase = HJ_PH_DEAL;
+	r->nhands = 1;
+	r->hands[0].stake = a->value;
+	push_draw(r, 0);
+	push_draw(r, HJ_DEALER);
+	push_draw(r, 0);
+	accepted(b, a, r, -1);
+}
+
+/* Whether act is allowed now, and the value it must carry. */
+static hj_reason check(const hj_rules *ru, uint64_t height, const hj_round *r,
+                       const hj_action *a)
+{
+	if (r->phase != HJ_PH_DEAL && r->phase != HJ_PH_PLAY)
+		return HJ_R_NOT_ALLOWED;
+	if (r->npending || r->phase != HJ_PH_PLAY || height < r->window_open)
+		return HJ_R_PREMATURE;
+
+	hj_amount need = 0;
+	if (r->peek_due) {
+		if (a->act != HJ_PEEK)
+			return HJ_R_NOT_ALLOWED;
+		if (a->insurance)
+			need = r->bet / 2;
+		return a->value == need ? HJ_OK : HJ_R_WRONG_VALUE;
+	}
+
+	int hi = hj_round_active_hand(r);
+	if (hi < 0)
+		return HJ_R_NOT_ALLOWED;
+	const hj_hand *h = &r->hands[hi];
+	switch (a->act) {
+	case HJ_HIT:
+	case HJ_STAND:
+		break;
+	case HJ_DOUBLE: {
+		int soft;
+		unsigned t = hj_hand_total(h->cards, h->n, &soft);
+		int ok = ru->double_hard_totals == HJ_DOUBLE_ANY_TWO ||
+		         (!soft && t < 32 &&
+		          (ru->double_hard_totals & HJ_DOUBLE_HARD(t)));
+		if (h->n != 2 || !ok ||
+		    ((h->flags & HJ_HF_SPLIT) && !ru->double_after_split))
+			return HJ_R_NOT_ALLOWED;
+		need = h->stake;
+		break;
+	}
+	case HJ_SPLIT: {
+		unsigned r0 = hj_code_rank(h->cards[0]);
+		unsigned r1 = hj_code_rank(h->cards[1]);
+		int pair = ru->split_by_value
+		                   ? hj_rank_value(r0) == hj_rank_value(r1)
+		                   : r0 == r1;
+		if (h->n != 2 || !pair || r->nhands >= ru->max_hands ||
+		    (r0 == HJ_ACE && !ru->split_aces))
+			return HJ_R_NOT_ALLOWED;
+		need = h->stake;
+		break;
+	}
+	case HJ_SURRENDER:
+		if (!ru->late_surrender || r->nhands != 1 || h->n != 2 ||
+		    r->decisions != 0)
+			return HJ_R_NOT_ALLOWED;
+		break;
+	default: /* Peek when none is due */
+		return HJ_R_NOT_ALLOWED;
+	}
+	return a->value == need ? HJ_OK : HJ_R_WRONG_VALUE;
+}
+
+/* Applies an action already checked (or a timeout's default, a == NULL,
+ * act given).  Returns the hand acted on, -1 for Peek. */
+static int apply(hj_round *r, hj_act act, const hj_action *a)
+{
+	hj_amount value = a ? a->value : 0;
+	int hi = hj_round_active_hand(r);
+
+	r->seq++;
+	if (act == HJ_PEEK) {
+		r->peek_due = 0;
+		if (a && a->insurance) {
+			r->insured = 1;
+			r->insurance = value;
+		}
+		push_draw(r, HJ_DEALER);
+		return -1;
+	}
+	r->decisions++;
+	hj_hand *h = &r->hands[hi];
+	switch (act) {
+	case HJ_HIT:
+		push_draw(r, (uint8_t)hi);
+		break;
+	case HJ_DOUBLE:
+		h->stake += value;
+		h->flags |= HJ_HF_DOUBLED;
+		push_draw(r, (uint8_t)hi);
+		break;
+	case HJ_SPLIT:
+		/* Hand hi keeps its first card, hi+1 takes the second; hands
+		 * above hi (all finished) move up by one. */
+		memmove(&r->hands[hi + 2], &r->hands[hi + 1],
+		        (size_t)(r->nhands - hi - 1) * sizeof r->hands[0]);
+		memset(&r->hands[hi + 1], 0, sizeof r->hands[0]);
+		r->hands[hi + 1].stake = value;
+		r->hands[hi + 1].n = 1;
+		r->hands[hi + 1].cards[0] = h->cards[1];
+		r->hands[hi + 1].flags = HJ_HF_SPLIT;
+		h->cards[1] = 0;
+		h->n = 1;
+		h->flags |= HJ_HF_SPLIT;
+		r->nhands++;
+		push_draw(r, (uint8_t)hi);
+		push_draw(r, (uint8_t)(hi + 1));
+		break;
+	case HJ_SURRENDER:
+		h->flags |= HJ_HF_DONE | HJ_HF_SURRENDER;
+		break;
+	default: /* HJ_STAND */
+		h->flags |= HJ_HF_DONE;
+		break;
+	}
+	return hi;
+}
+
+/* After apply(): what an action with no draws leads to. */
+static void after_apply(struct blk *b, hj_round *r, hj_act act)
+{
+	if (act == HJ_SURRENDER) {
+		r->phase = HJ_PH_DEALER;
+		if (r->dealer_n == 1 && up_is_ten(r))
+			push_draw(r, HJ_DEALER); /* Y+1: dealer blackjack? */
+		else
+			settle(b, r);
+	} else if (r->npending == 0) {
+		play_next(b, r);
+	}
+}
+
+static void apply_tx(struct blk *b, const hj_action *a)
+{
+	hj_event ev = {.tx = a};
+
+	switch (a->kind) {
+	case HJ_TX_FAILED:
+		ev.type = HJ_EV_IGNORED;
+		emit(b, &ev);
+		return;
+	case HJ_TX_DEPOSIT:
+		ev.type = HJ_EV_DEPOSIT;
+		emit(b, &ev);
+		return;
+	case HJ_TX_MALFORMED:
+		reject(b, a, NULL, a->reason);
+		return;
+	case HJ_TX_ACTION:
+		break;
+	}
+	if (a->act == HJ_BET) {
+		bet(b, a);
+		return;
+	}
+	hj_round *r = find_player(b->t, &a->sender);
+	if (!r) {
+		reject(b, a, NULL, HJ_R_NO_ROUND);
+		return;
+	}
+	hj_reason why = check(&b->t->rules, b->height, r, a);
+	if (why != HJ_OK) {
+		reject(b, a, r, why);
+		return;
+	}
+	int hand = apply(r, a->act, a);
+	accepted(b, a, r, hand);
+	after_apply(b, r, a->act);
+}
+
+static void timeouts(struct blk *b)
+{
+	hj_table *t = b->t;
+
+	for (size_t i = 0; i < t->n; i++) {
+		hj_round *r = &t->rounds[i];
+		if (!hj_round_waiting(r) ||
+		    b->height < r->window_open + t->rules.timeout_blocks)
+			continue;
+		hj_act act = r->peek_due ? HJ_PEEK : HJ_STAND;
+		int hand = apply(r, act, NULL);
+		hj_event ev = {.type = HJ_EV_TIMEOUT, .round = r, .act = act,
+		               .hand = hand};
+		emit(b, &ev);
+		after_apply(b, r, act);
+	}
+}
+
+/* Drops settled rounds, keeping the opening order. */
+static void compact(struct blk *b)
+{
+	hj_table *t = b->t;
+	size_t w = 0;
+
+	if (!b->settled)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rounds[i].phase != HJ_PH_DONE)
+			t->rounds[w++] = t->rounds[i];
+	t->n = w;
+	b->settled = 0;
+}
+
+int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
+                         const hj_action *txs, size_t ntx, hj_sink sink,
+                         void *ctx)
+{
+	if (t->have_last && height != t->last + 1)
+		return -EINVAL;
+	if (t->n + ntx > t->cap) {
+		size_t cap = t->cap ? t->cap : 16;
+		while (cap < t->n + ntx)
+			cap *= 2;
+		hj_round *nr = realloc(t->rounds, cap * sizeof *nr);
+		if (!nr)
+			return -ENOMEM;
+		t->rounds = nr;
+		t->cap = cap;
+	}
+
+	struct blk b = {.t = t, .height = height, .sink = sink, .ctx = ctx};
+	if (card->rank) {
+		uint8_t code = hj_code(card->rank, card->suit);
+		for (size_t i = 0; i < t->n; i++)
+			if (t->rounds[i].npending)
+				deliver(&b, &t->rounds[i], code);
+		compact(&b);
+	}
+	for (size_t i = 0; i < ntx; i++) {
+		apply_tx(&b, &txs[i]);
+		compact(&b);
+	}
+	timeouts(&b);
+	compact(&b);
+	t->last = height;
+	t->have_last = 1;
+	return 0;
+}
+
+hj_table *hj_table_new(const hj_rules *rules)
+{
+	hj_table *t = calloc(1, sizeof *t);
+	if (t)
+		t->rules = *rules;
+	return t;
+}
+
+void hj_table_free(hj_table *t)
+{
+	if (!t)
+		return;
+	free(t->rounds);
+	free(t);
+}
+
+const hj_rules *hj_table_rules(const hj_table *t) { return &t->rules; }
+
+int hj_table_last_height(const hj_table *t, uint64_t *height)
+{
+	if (t->have_last)
+		*height = t->last;
+	return t->have_last;
+}
+
+void hj_table_set_last_height(hj_table *t, uint64_t height)
+{
+	t->last = height;
+	t->have_last = 1;
+}
+
+size_t hj_table_count(const hj_table *t) { return t->n; }
+
+const hj_round *hj_table_round(const hj_table *t, size_t i)
+{
+	return i < t->n ? &t->rounds[i] : NULL;
+}
+
+int hj_table_restore(hj_table *t, const hj_round *r)
+{
+	if (find_player(t, &r->player))
+		return -EEXIST;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		hj_round *nr = realloc(t->rounds, cap * sizeof *nr);
+		if (!nr)
+			return -ENOMEM;
+		t->rounds = nr;
+		t->cap = cap;
+	}
+	t->rounds[t->n++] = *r;
+	return 0;
+}

@@ -1,0 +1,410 @@
+/*
+ * Property test: at least a million random rounds with random legal and
+ * illegal actions, void blocks and timeouts.
+ *
+ * - Money: every base unit sent is staked, refunded, or a deposit/failed
+ *   transfer; each round's accepted stakes equal its settlement's stake.
+ * - Results agree with the cards: a Win beats the dealer or the dealer
+ *   busted, a Bust is over 21, and so on; returns follow the statuses.
+ * - The dealer stopped where H17 says.
+ * - Every round ends: nothing stays open longer than its timeouts allow,
+ *   and the table drains once bets stop.
+ * - Serialisation: a shadow table rebuilt every block from the encoded
+ *   rounds produces exactly the same events as the live table.
+ *
+ * HJ_PROPERTY_ROUNDS and HJ_PROPERTY_SEED override the defaults.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hand.h"
+#include "table.h"
+
+#define NPLAYERS 8
+#define TIMEOUT 3
+#define MIN_BET 10
+#define MAX_BET 1000000
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+static unsigned below(unsigned n) { return (unsigned)(rnd() % n); }
+
+struct tally {
+	hj_amount sent, staked, refunded, deposited, failed;
+	hj_amount round_stake[NPLAYERS]; /* accepted so far, open round */
+	uint64_t opened_at[NPLAYERS];
+	int open[NPLAYERS];
+	unsigned long settled, rejected, timeouts, voids, actions;
+	uint64_t digest; /* of every event, to compare with the shadow */
+	uint64_t height;
+	unsigned long by_act[8], by_status[8], ins_won;
+};
+
+static void mix(uint64_t *d, uint64_t v)
+{
+	*d ^= v + 0x9e3779b97f4a7c15ull + (*d << 6) + (*d >> 2);
+}
+
+static void mix_amount(uint64_t *d, hj_amount v)
+{
+	mix(d, (uint64_t)v);
+	mix(d, (uint64_t)(v >> 64));
+}
+
+static void check_dealer_stop(const hj_round *r)
+{
+	int soft;
+	unsigned t = hj_hand_total(r->dealer, r->dealer_n, &soft);
+	/* The dealer drew its last card only while below 17 or on soft 17. */
+	if (r->dealer_n >= 3) {
+		int psoft;
+		unsigned pt = hj_hand_total(r->dealer, r->dealer_n - 1u, &psoft);
+		assert_true(pt < 17 || (pt == 17 && psoft));
+		assert_true(t > 17 || (t == 17 && !soft));
+	}
+}
+
+static void check_settlement(const hj_round *r, const hj_settlement *st)
+{
+	unsigned dt = hj_hand_total(r->dealer, r->dealer_n, NULL);
+	int dbj = hj_hand_blackjack(r->dealer, r->dealer_n);
+	int live = 0;
+	hj_amount sum = 0, stakes = 0;
+
+	for (int i = 0; i < r->nhands; i++) {
+		const hj_hand *h = &r->hands[i];
+		unsigned pt = hj_hand_total(h->cards, h->n, NULL);
+		hj_amount s = h->stake, ret = st->ret[i];
+
+		stakes += s;
+		sum += ret;
+		assert_true(s == r->bet || s == 2 * r->bet);
+		switch (st->status[i]) {
+		case HJ_ST_WIN:
+			assert_true(pt <= 21 && (dt > 21 || pt > dt));
+			assert_true(ret == 2 * s);
+			live = 1;
+			break;
+		case HJ_ST_PUSH:
+			assert_true(pt == dt || (dbj && pt == 21));
+			assert_true(ret == s);
+			live = 1;
+			break;
+		case HJ_ST_LOSE:
+			assert_true(pt < dt || dbj);
+			assert_true(ret == 0);
+			live |= !(h->flags & HJ_HF_SURRENDER);
+			break;
+		case HJ_ST_BUST:
+			assert_true(pt > 21 && ret == 0);
+			break;
+		case HJ_ST_BLACKJACK:
+			assert_true(r->nhands == 1 && h->n == 2 && pt == 21);
+			assert_false(dbj);
+			assert_true(ret == s + s / 5 * 6 + s % 5 * 6 / 5);
+			break;
+		case HJ_ST_SURRENDER:
+			assert_true(h->flags & HJ_HF_SURRENDER);
+			assert_true(ret == s / 2 && !dbj);
+			break;
+		case HJ_ST_DEALER_BJ:
+			assert_true(dbj && hj_rank_value(hj_code_rank(
+			                       r->dealer[0])) == 10);
+			assert_true(ret == (i == 0 ? s - r->bet : s));
+			break;
+		default:
+			fail_msg("hand %d has no status", i);
+		}
+	}
+	if (st->status[0] == HJ_ST_DEALER_BJ)
+		assert_true(stakes - (sum) == r->bet);
+	if (live && r->dealer_n >= 2 && !dbj)
+		check_dealer_stop(r);
+	if (r->insured) {
+		assert_true(r->insurance == r->bet / 2);
+		assert_true(st->ins_ret == (dbj ? 3 * r->insurance : 0));
+		stakes += r->insurance;
+		sum += st->ins_ret;
+	} else {
+		assert_true(st->ins_ret == 0);
+	}
+	assert_true(stakes == st->total_stake);
+	assert_true(sum == st->total_ret);
+}
+
+static void on_event(void *ctx, const hj_event *e)
+{
+	struct tally *t = ctx;
+	int p = e->round ? e->round->player.b[0]
+	                 : (e->tx ? e->tx->sender.b[0] : -1);
+
+	mix(&t->digest, e->type);
+	mix(&t->digest, (uint64_t)e->act);
+	mix(&t->digest, (uint64_t)e->hand);
+	mix(&t->digest, e->card);
+	mix(&t->digest, e->reason);
+	mix_amount(&t->digest, e->amount);
+	if (e->round) {
+		mix(&t->digest, e->round->seq);
+		mix(&t->digest, e->round->window_open);
+	}
+	switch (e->type) {
+	case HJ_EV_ACTION:
+		t->staked += e->amount;
+		t->round_stake[p] += e->amount;
+		t->actions++;
+		t->by_act[e->act]++;
+		if (e->act == HJ_BET) {
+			assert_false(t->open[p]);
+			t->open[p] = 1;
+			t->opened_at[p] = t->height;
+		}
+		break;
+	case HJ_EV_REJECT:
+		assert_true(e->amount == e->tx->value);
+		t->refunded += e->amount;
+		t->rejected++;
+		break;
+	case HJ_EV_DEPOSIT:
+		t->deposited += e->tx->value;
+		break;
+	case HJ_EV_IGNORED:
+		t->failed += e->tx->value;
+		break;
+	case HJ_EV_TIMEOUT:
+		t->timeouts++;
+		break;
+	case HJ_EV_SETTLE:
+		assert_true(t->open[p]);
+		check_settlement(e->round, e->settle);
+		for (int i = 0; i < e->round->nhands; i++)
+			t->by_status[e->settle->status[i]]++;
+		t->ins_won += e->settle->ins_ret > 0;
+		assert_true(t->round_stake[p] == e->settle->total_stake);
+		mix_amount(&t->digest, e->settle->total_ret);
+		t->round_stake[p] = 0;
+		t->open[p] = 0;
+		t->settled++;
+		break;
+	case HJ_EV_DRAW:
+		break;
+	}
+}
+
+static void on_shadow(void *ctx, const hj_event *e)
+{
+	uint64_t *d = ctx;
+	mix(d, e->type);
+	mix(d, (uint64_t)e->act);
+	mix(d, (uint64_t)e->hand);
+	mix(d, e->card);
+	mix(d, e->reason);
+	mix_amount(d, e->amount);
+	if (e->round) {
+		mix(d, e->round->seq);
+		mix(d, e->round->window_open);
+	}
+	if (e->type == HJ_EV_SETTLE)
+		mix_amount(d, e->settle->total_ret);
+}
+
+/* A plausible action for the player's open round, or a random one. */
+static hj_action random_tx(const hj_round *r, int p, int betting)
+{
+	hj_action a;
+	unsigned dice = below(100);
+
+	memset(&a, 0, sizeof a);
+	a.kind = HJ_TX_ACTION;
+	a.sender.len = 20;
+	a.sender.b[0] = (uint8_t)p;
+	if (dice < 3) {
+		a.kind = HJ_TX_DEPOSIT;
+		a.value = below(1000);
+		return a;
+	}
+	if (dice < 5) {
+		a.kind = HJ_TX_FAILED;
+		a.value = below(1000);
+		return a;
+	}
+	if (dice < 8) {
+		a.kind = HJ_TX_MALFORMED;
+		a.act = (hj_act)below(8);
+		a.reason = (hj_reason)(HJ_R_TRUNCATED + below(6));
+		a.value = below(1000);
+		return a;
+	}
+	if (!r) {
+		a.act = betting || dice < 20 ? HJ_BET : (hj_act)(2 + below(6));
+		if (a.act == HJ_BET) {
+			a.value = dice < 12 ? below(MAX_BET * 2) : MIN_BET + below(5000);
+			if (dice < 10)
+				a.side_pp = 1;
+		}
+		return a;
+	}
+	if (dice < 75) {
+		int hi = hj_round_active_hand(r);
+		hj_amount stake = hi >= 0 ? r->hands[hi].stake : r->bet;
+		a.act = r->peek_due && dice < 60 ? HJ_PEEK : (hj_act)(2 + below(5));
+		if (a.act == HJ_PEEK) {
+			a.insurance = (uint8_t)below(2);
+			a.value = a.insurance ? r->bet / 2 : 0;
+		} else if (a.act == HJ_DOUBLE || a.act == HJ_SPLIT) {
+			a.value = stake;
+		}
+		if (dice > 72)
+			a.value += 1; /* wrong value now and then */
+	} else {
+		a.act = (hj_act)(1 + below(7));
+		a.value = below(3) == 0 ? r->bet : below(3);
+		a.insurance = (uint8_t)below(3);
+	}
+	return a;
+}
+
+static void run(unsigned long want, uint64_t seed)
+{
+	hj_rules ru;
+	struct tally t;
+	uint64_t shadow_digest = 0;
+	hj_action txs[NPLAYERS + 2];
+	uint8_t enc[HJ_ROUND_ENCODED_MAX];
+	int betting = 1;
+
+	assert_int_equal(hj_rules_preset("bethash", &ru), 0);
+	ru.min_bet = MIN_BET;
+	ru.max_bet = MAX_BET;
+	ru.timeout_blocks = TIMEOUT;
+	hj_table *live = hj_table_new(&ru);
+	assert_non_null(live);
+	memset(&t, 0, sizeof t);
+	rng_state = seed ? seed : 1;
+
+	for (uint64_t h = 1; ; h++) {
+		size_t n = 0;
+		hj_card c = {0};
+
+		if (t.settled >= want)
+			betting = 0;
+		if (!betting && hj_table_count(live) == 0)
+			break;
+		/* No round waits more than its timeouts allow: at most ~40
+		 * decisions (Bet, Peek, hits to 21) each bounded by the
+		 * timeout, plus the draws. */
+		assert_true(h < 200000000);
+		for (size_t i = 0; i < hj_table_count(live); i++) {
+			const hj_round *r = hj_table_round(live, i);
+			assert_true(h - r->bet_height < 60 * (TIMEOUT + 40));
+		}
+
+		if (below(50) != 0) {
+			c.rank = (uint8_t)(1 + below(13));
+			c.suit = (uint8_t)below(4);
+		} else {
+			t.voids++;
+		}
+		for (int p = 0; p < NPLAYERS; p++) {
+			const hj_round *r = NULL;
+			for (size_t i = 0; i < hj_table_count(live); i++)
+				if (hj_table_round(live, i)->player.b[0] == p)
+					r = hj_table_round(live, i);
+			if (below(100) < (r ? 35u : (betting ? 40u : 1u))) {
+				txs[n] = random_tx(r, p, betting);
+				if (!betting && txs[n].act == HJ_BET)
+					txs[n].kind = HJ_TX_DEPOSIT;
+				txs[n].tx_index = (uint32_t)n;
+				txs[n].txid.len = 32;
+				memcpy(txs[n].txid.b, &h, sizeof h);
+				txs[n].txid.b[8] = (uint8_t)n;
+				t.sent += txs[n].value;
+				n++;
+			}
+		}
+
+		/* Shadow: a fresh table from the encoded rounds. */
+		hj_table *shadow = hj_table_new(&ru);
+		assert_non_null(shadow);
+		for (size_t i = 0; i < hj_table_count(live); i++) {
+			hj_round back;
+			size_t len = hj_round_encode(hj_table_round(live, i), enc);
+			char err[128];
+			assert_int_equal(hj_round_decode(enc, len, &back, err,
+			                                 sizeof err), 0);
+			uint8_t enc2[HJ_ROUND_ENCODED_MAX];
+			assert_int_equal(hj_round_encode(&back, enc2), len);
+			assert_memory_equal(enc, enc2, len);
+			assert_int_equal(hj_table_restore(shadow, &back), 0);
+		}
+		if (h > 1)
+			hj_table_set_last_height(shadow, h - 1);
+
+		t.height = h;
+		assert_int_equal(hj_table_apply_block(live, h, &c, txs, n,
+		                                      on_event, &t), 0);
+		assert_int_equal(hj_table_apply_block(shadow, h, &c, txs, n,
+		                                      on_shadow, &shadow_digest),
+		                 0);
+		assert_true(shadow_digest == t.digest);
+		hj_table_free(shadow);
+	}
+	hj_table_free(live);
+
+	assert_true(t.sent == t.staked + t.refunded + t.deposited + t.failed);
+	for (int p = 0; p < NPLAYERS; p++)
+		assert_false(t.open[p]);
+	assert_true(t.settled >= want);
+	assert_true(t.timeouts > 0 && t.rejected > 0 && t.voids > 0);
+	/* The walk must reach every action and every result, or it proves
+	 * little. */
+	for (int i = HJ_BET; i <= HJ_PEEK; i++)
+		assert_true(t.by_act[i] > 0);
+	for (int i = HJ_ST_BLACKJACK; i <= HJ_ST_DEALER_BJ; i++)
+		assert_true(t.by_status[i] > 0);
+	assert_true(t.ins_won > 0);
+	printf("property: accepted");
+	for (int i = HJ_BET; i <= HJ_PEEK; i++)
+		printf(" %s %lu", hj_act_name(i), t.by_act[i]);
+	printf("\nproperty: hands");
+	for (int i = HJ_ST_BLACKJACK; i <= HJ_ST_DEALER_BJ; i++)
+		printf(" %s %lu", hj_status_name(i), t.by_status[i]);
+	printf(", insurance won %lu\n", t.ins_won);
+	printf("property: seed %llu, %lu rounds settled, %lu actions, "
+	       "%lu rejections, %lu timeouts, %lu void blocks\n",
+	       (unsigned long long)seed, t.settled, t.actions, t.rejected,
+	       t.timeouts, t.voids);
+}
+
+static void test_random_rounds(void **state)
+{
+	(void)state;
+	const char *n = getenv("HJ_PROPERTY_ROUNDS");
+	const char *s = getenv("HJ_PROPERTY_SEED");
+	unsigned long want = n ? strtoul(n, NULL, 10) : 1000000ul;
+	uint64_t seed = s ? strtoull(s, NULL, 10) : 20261121ull;
+	run(want, seed);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_rounds),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
