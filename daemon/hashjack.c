@@ -1,0 +1,414 @@
+/*
+ * hashjack: the command-line tool (docs/CLI.md).
+ *
+ *   hashjack card [--json] HASH...   the card of block hashes, and why
+ *   hashjack replay [FILE|-]         the block-to-card log of a replay document
+ *
+ * Exit codes follow sysexits(3), so scripts can tell a typo in the command
+ * line from bad data from a missing file from a full disk.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+
+#include "card.h"
+#include "replay.h"
+
+#define PROG "hashjack"
+
+static const char usage_main[] =
+    "Usage: hashjack COMMAND [ARGS]\n"
+    "       hashjack --help | --version\n"
+    "\n"
+    "Hash Blackjack on chain: the card of a block hash, and the offline\n"
+    "verifier of the dealer's block-to-card log.\n"
+    "\n"
+    "Commands:\n"
+    "  card [--json] HASH...  the card of each block hash, and why\n"
+    "  replay [FILE|-]        replay the blocks of a JSON document (standard\n"
+    "                         input by default) and print their log lines\n"
+    "  help [COMMAND]         this text, or the help of COMMAND\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help             print this help and exit\n"
+    "  -V, --version          print the version and exit\n"
+    "\n"
+    "Exit status:\n"
+    "  0   success\n"
+    "  64  usage error: unknown command or option, missing argument\n"
+    "  65  bad input data: a bad hash, an invalid replay document\n"
+    "  66  cannot open the input file\n"
+    "  70  internal error: out of memory\n"
+    "  74  I/O error: reading the input or writing the output failed\n"
+    "\n"
+    "Run 'hashjack help COMMAND' for a command's details; the formats are\n"
+    "in docs/CLI.md and docs/LOG.md.\n";
+
+static const char usage_card[] =
+    "Usage: hashjack card [--json] HASH...\n"
+    "\n"
+    "Prints the card of each block hash (protocol v1, section 1) and why:\n"
+    "the rank digit (the rightmost of 1-9, a-d that has a digit to its\n"
+    "left) and its position, the digits skipped to its right, the color\n"
+    "digit to its left and its value mod 4, the suit.  A hash without a\n"
+    "rank digit is a void block: it yields no card.\n"
+    "\n"
+    "HASH is 64 hex digits, optionally behind \"0x\", letters in either\n"
+    "case.  A bad hash is reported on standard error with the reason; the\n"
+    "other hashes are still printed, and the exit status is then 65.\n"
+    "\n"
+    "Options:\n"
+    "  --json      one JSON object per hash and line, e.g.\n"
+    "              {\"hash\":\"..\",\"void\":false,\"rank\":\"A\",\n"
+    "               \"suit\":\"Spades\",\"value\":1,\"code\":\"AS\",\n"
+    "               \"pos\":61,\"rankDigit\":\"1\",\"colorDigit\":\"b\",\n"
+    "               \"colorValue\":11}\n"
+    "              or {\"hash\":\"..\",\"void\":true}\n"
+    "  -h, --help  print this help and exit\n"
+    "\n"
+    "Exit status: 0 ok, 64 usage error, 65 a bad hash, 74 write error.\n";
+
+static const char usage_replay[] =
+    "Usage: hashjack replay [FILE|-]\n"
+    "\n"
+    "Reads one JSON document from FILE (standard input when FILE is\n"
+    "absent or \"-\"):\n"
+    "\n"
+    "  {\"chain\": \"evm\",\n"
+    "   \"dealer\": \"0x..\",\n"
+    "   \"rules\": {\"preset\": \"bethash\", \"min_bet\": \"..\",\n"
+    "             \"max_bet\": \"..\", \"timeout_blocks\": N},\n"
+    "   \"blocks\": [{\"height\": N, \"hash\": \"0x..\",\n"
+    "               \"parent\": \"0x..\",\n"
+    "               \"txs\": [{\"hash\": \"0x..\", \"from\": \"0x..\",\n"
+    "                        \"to\": \"0x..\", \"value\": \"wei\",\n"
+    "                        \"input\": \"0x..\", \"status\": \"0x1\"}]}]}\n"
+    "\n"
+    "and prints, one line per block, exactly the block-to-card log lines\n"
+    "the dealer daemon writes for those blocks (docs/LOG.md), so that\n"
+    "anyone can check a dealer's log:\n"
+    "\n"
+    "  hashjack replay blocks.json | cmp - card.log\n"
+    "\n"
+    "The whole document is checked first: on bad input nothing is printed\n"
+    "and the error names the field and the value.  Unknown keys are\n"
+    "errors.  preset, timeout_blocks and status are optional.\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help  print this help and exit\n"
+    "\n"
+    "Exit status: 0 ok, 64 usage error, 65 invalid document, 66 cannot\n"
+    "open FILE, 70 out of memory, 74 read or write error.\n";
+
+/* Quotes an argument for a message, whatever bytes it holds. */
+static void show_arg(const char *s, char *buf, size_t n)
+{
+	size_t o = 0, i = 0;
+
+	buf[o++] = '"';
+	for (; s[i] != '\0' && o + 8 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	if (s[i] != '\0') {
+		buf[o++] = '.';
+		buf[o++] = '.';
+		buf[o++] = '.';
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+}
+
+static int usage_error(const char *cmd, const char *msg, const char *arg)
+{
+	char shown[160];
+
+	if (arg != NULL) {
+		show_arg(arg, shown, sizeof shown);
+		fprintf(stderr, PROG ": %s%s%s %s\n", cmd ? cmd : "",
+		        cmd ? ": " : "", msg, shown);
+	} else {
+		fprintf(stderr, PROG ": %s%s%s\n", cmd ? cmd : "",
+		        cmd ? ": " : "", msg);
+	}
+	/* "help" has no help of its own beyond the main text. */
+	if (cmd != NULL && strcmp(cmd, "help") == 0)
+		cmd = NULL;
+	fprintf(stderr, "Try 'hashjack %s%s--help'.\n", cmd ? cmd : "",
+	        cmd ? " " : "");
+	return EX_USAGE;
+}
+
+static int is_help(const char *a)
+{
+	return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+/* The 64 digits of a hash that hj_card_from_hash accepted. */
+static const char *digits_of(const char *hash)
+{
+	return strlen(hash) == HJ_HASH_DIGITS + 2 ? hash + 2 : hash;
+}
+
+static int qualifies(char d)
+{
+	return (d >= '1' && d <= '9') || (d >= 'a' && d <= 'd') ||
+	       (d >= 'A' && d <= 'D');
+}
+
+static char lower(char d)
+{
+	return d >= 'A' && d <= 'F' ? (char)(d - 'A' + 'a') : d;
+}
+
+static int hexval(char d)
+{
+	if (d >= '0' && d <= '9')
+		return d - '0';
+	if (d >= 'a' && d <= 'f')
+		return d - 'a' + 10;
+	return d - 'A' + 10;
+}
+
+static const char *rank_word(unsigned rank)
+{
+	static const char *const words[] = {
+	    "?",     "Ace",   "Two",  "Three", "Four", "Five",  "Six",
+	    "Seven", "Eight", "Nine", "Ten",   "Jack", "Queen", "King",
+	};
+
+	return rank <= 13 ? words[rank] : "?";
+}
+
+static void print_card_human(const char *hash, const hj_card *c)
+{
+	const char *d = digits_of(hash);
+	char code[4];
+
+	printf("%s\n", hash);
+	if (c->rank == 0) {
+		printf("  void:  no rank digit: every digit after the first is "
+		       "0, e or f\n");
+		if (qualifies(d[0]))
+			printf("  note:  the first digit '%c' would qualify, "
+			       "but it has no digit to its left\n",
+			       lower(d[0]));
+		printf("  so:    the block yields no card; the draw it was due "
+		       "for comes from the next block\n");
+		return;
+	}
+	printf(
+	    "  card:  %s of %s (%s), value %s\n", rank_word(c->rank),
+	    hj_suit_name(c->suit), hj_code_str(hj_code(c->rank, c->suit), code),
+	    c->rank == HJ_ACE ? "1 or 11"
+	                      : (c->rank >= 10 ? "10" : hj_rank_name(c->rank)));
+	printf("  rank:  digit '%c' at position %u -> %s", c->rank_digit,
+	       c->pos, rank_word(c->rank));
+	if (c->pos == HJ_HASH_DIGITS - 1) {
+		printf(" (it is the last digit)\n");
+	} else {
+		printf(" (skipped to its right:");
+		for (int i = HJ_HASH_DIGITS - 1; i > c->pos; i--)
+			printf(" '%c' at %d%s", lower(d[i]), i,
+			       i > c->pos + 1 ? "," : "");
+		printf(")\n");
+	}
+	printf("  suit:  color digit '%c' at position %u = %d, %d mod 4 = %u "
+	       "-> %s\n",
+	       c->color_digit, c->pos - 1u, hexval(c->color_digit),
+	       hexval(c->color_digit), c->suit, hj_suit_name(c->suit));
+}
+
+static void print_card_json(const char *hash, const hj_card *c)
+{
+	char code[4];
+
+	/* hash passed hj_card_from_hash: hex digits and "0x" only. */
+	if (c->rank == 0) {
+		printf("{\"hash\":\"%s\",\"void\":true}\n", hash);
+		return;
+	}
+	printf(
+	    "{\"hash\":\"%s\",\"void\":false,\"rank\":\"%s\",\"suit\":\"%s\","
+	    "\"value\":%u,\"code\":\"%s\",\"pos\":%u,\"rankDigit\":\"%c\","
+	    "\"colorDigit\":\"%c\",\"colorValue\":%d}\n",
+	    hash, hj_rank_name(c->rank), hj_suit_name(c->suit),
+	    hj_rank_value(c->rank),
+	    hj_code_str(hj_code(c->rank, c->suit), code), c->pos, c->rank_digit,
+	    c->color_digit, hexval(c->color_digit));
+}
+
+static int cmd_card(int argc, char **argv)
+{
+	int json = 0, nhash = 0, i, rc = EX_OK;
+	int opts = 1;
+
+	for (i = 0; i < argc; i++) {
+		if (opts && strcmp(argv[i], "--") == 0) {
+			opts = 0;
+		} else if (opts && strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (opts && is_help(argv[i])) {
+			fputs(usage_card, stdout);
+			return EX_OK;
+		} else if (opts && argv[i][0] == '-' && argv[i][1] != '\0') {
+			return usage_error("card", "unknown option", argv[i]);
+		} else {
+			nhash++;
+		}
+	}
+	if (nhash == 0)
+		return usage_error("card", "no HASH given", NULL);
+
+	opts = 1;
+	for (i = 0; i < argc; i++) {
+		const char *h = argv[i];
+		char why[160], shown[160];
+		hj_card c;
+
+		if (opts && strcmp(h, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && h[0] == '-' && h[1] != '\0')
+			continue;
+		if (hj_card_from_hash(h, strlen(h), &c, why, sizeof why)) {
+			/* Keep stdout and stderr in argument order. */
+			fflush(stdout);
+			show_arg(h, shown, sizeof shown);
+			fprintf(stderr, PROG ": card: %s: %s\n", shown, why);
+			rc = EX_DATAERR;
+			continue;
+		}
+		if (json)
+			print_card_json(h, &c);
+		else
+			print_card_human(h, &c);
+	}
+	return rc;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+	const char *file = NULL, *name;
+	int opts = 1, rc;
+	FILE *in = stdin;
+	char err[1024];
+	struct stat st;
+
+	for (int i = 0; i < argc; i++) {
+		if (opts && strcmp(argv[i], "--") == 0) {
+			opts = 0;
+		} else if (opts && is_help(argv[i])) {
+			fputs(usage_replay, stdout);
+			return EX_OK;
+		} else if (opts && argv[i][0] == '-' && argv[i][1] != '\0') {
+			return usage_error("replay", "unknown option", argv[i]);
+		} else if (file != NULL) {
+			return usage_error("replay",
+			                   "more than one FILE:", argv[i]);
+		} else {
+			file = argv[i];
+		}
+	}
+	if (file == NULL || strcmp(file, "-") == 0) {
+		name = "<stdin>";
+	} else {
+		name = file;
+		in = fopen(file, "r");
+		if (in == NULL) {
+			fprintf(stderr, PROG ": replay: cannot open %s: %s\n",
+			        file, strerror(errno));
+			return EX_NOINPUT;
+		}
+		if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+			fprintf(stderr, PROG ": replay: cannot open %s: %s\n",
+			        file, strerror(EISDIR));
+			fclose(in);
+			return EX_NOINPUT;
+		}
+	}
+	rc = hj_replay_run(in, name, stdout, err, sizeof err);
+	if (in != stdin)
+		fclose(in);
+	switch (rc) {
+	case 0:
+		return EX_OK;
+	case -EINVAL:
+	case -EMSGSIZE:
+		fprintf(stderr, PROG ": %s\n", err);
+		return EX_DATAERR;
+	case -EIO:
+		fprintf(stderr, PROG ": %s\n", err);
+		return EX_IOERR;
+	default:
+		fprintf(stderr, PROG ": %s\n", err);
+		return EX_SOFTWARE;
+	}
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc == 0) {
+		fputs(usage_main, stdout);
+		return EX_OK;
+	}
+	if (argc > 1)
+		return usage_error("help", "more than one COMMAND:", argv[1]);
+	if (strcmp(argv[0], "card") == 0)
+		fputs(usage_card, stdout);
+	else if (strcmp(argv[0], "replay") == 0)
+		fputs(usage_replay, stdout);
+	else if (strcmp(argv[0], "help") == 0)
+		fputs(usage_main, stdout);
+	else
+		return usage_error("help", "unknown command", argv[0]);
+	return EX_OK;
+}
+
+/*
+ * Output goes through stdio, so a full disk or a closed pipe may only show
+ * at the final flush: check it, or a truncated output would exit 0.
+ */
+static int finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		fprintf(stderr, PROG ": write error: %s\n", strerror(errno));
+		return EX_IOERR;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	int rc;
+
+	if (argc < 2)
+		return usage_error(NULL, "no COMMAND given", NULL);
+	cmd = argv[1];
+	if (is_help(cmd) || strcmp(cmd, "help") == 0)
+		rc = cmd_help(argc - 2, argv + 2);
+	else if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0)
+		rc = printf("hashjack %s\n", HJ_VERSION_STRING) < 0 ? EX_IOERR
+		                                                    : EX_OK;
+	else if (strcmp(cmd, "card") == 0)
+		rc = cmd_card(argc - 2, argv + 2);
+	else if (strcmp(cmd, "replay") == 0)
+		rc = cmd_replay(argc - 2, argv + 2);
+	else if (cmd[0] == '-')
+		return usage_error(NULL, "unknown option", cmd);
+	else
+		return usage_error(NULL, "unknown command", cmd);
+	return finish(rc);
+}

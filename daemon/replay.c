@@ -1,0 +1,754 @@
+/*
+ * `hashjack replay` (see replay.h; input format in docs/CLI.md).
+ *
+ * The document is checked whole and turned into plain C (block headers and
+ * the normalised actions to the dealer) before the engine sees anything, so
+ * that bad input is reported without a single output line and the engine
+ * loop below is the same one the daemon runs.  Checking is strict: unknown
+ * keys, wrong types, non-canonical amounts and hex of the wrong length are
+ * all errors that name the field's path and quote the bad value.
+ */
+#include "replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "card.h"
+#include "evm.h"
+#include "hex.h"
+#include "rules.h"
+
+/* Characters of a bad value quoted in a message. */
+#define SHOW_MAX 80
+/* Room for "blocks[N].txs[M].status" and the like. */
+#define PATH_MAX_ 96
+
+/* Where each transaction hash was seen, to refuse repeats. */
+struct txref {
+	uint8_t hash[32];
+	size_t blk, tx;
+};
+
+struct rblock {
+	hj_block b;
+	hj_action *txs; /* the block's transactions to the dealer */
+	size_t ntx;
+};
+
+struct doc {
+	const char *chain;
+	hj_family fam;
+	uint8_t dealer[HJ_EVM_ADDR_LEN];
+	hj_rules rules;
+	struct rblock *blocks;
+	size_t nblocks;
+	struct txref *refs; /* every transaction, dealer's or not */
+	size_t nrefs, caprefs;
+	uint8_t *input; /* scratch for decoding one tx's input */
+	size_t capinput;
+};
+
+struct ctx {
+	const char *name;
+	char *err;
+	size_t errlen;
+};
+
+static void doc_free(struct doc *d)
+{
+	for (size_t i = 0; i < d->nblocks; i++)
+		free(d->blocks[i].txs);
+	free(d->blocks);
+	free(d->refs);
+	free(d->input);
+}
+
+/* The value as compact JSON, cut to SHOW_MAX characters. */
+static void show(const json_t *v, char *buf, size_t n)
+{
+	char *s =
+	    json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	if (s == NULL) {
+		snprintf(buf, n, "(value)");
+		return;
+	}
+	if (strlen(s) > SHOW_MAX)
+		snprintf(buf, n, "%.*s...", SHOW_MAX - 3, s);
+	else
+		snprintf(buf, n, "%s", s);
+	free(s);
+}
+
+/* A key between quotes, escaped so that any bytes print cleanly. */
+static void show_key(const char *k, char *buf, size_t n)
+{
+	size_t o = 0;
+
+	if (n < 8)
+		return;
+	buf[o++] = '"';
+	for (; *k != '\0' && o + 8 < n; k++) {
+		unsigned char c = (unsigned char)*k;
+
+		if (c == '"' || c == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	if (*k != '\0') {
+		buf[o++] = '.';
+		buf[o++] = '.';
+		buf[o++] = '.';
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+}
+
+/* "path: <value> <message>", or "path: <message>" without a value. */
+__attribute__((format(printf, 4, 5))) static int
+fail(struct ctx *c, const char *path, const json_t *v, const char *fmt, ...)
+{
+	char msg[256], shown[SHOW_MAX + 8];
+	const char *where = *path ? path : "top level";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (v != NULL) {
+		show(v, shown, sizeof shown);
+		snprintf(c->err, c->errlen, "%s: %s: %s %s", c->name, where,
+		         shown, msg);
+	} else {
+		snprintf(c->err, c->errlen, "%s: %s: %s", c->name, where, msg);
+	}
+	return -EINVAL;
+}
+
+static int oom(struct ctx *c)
+{
+	snprintf(c->err, c->errlen, "%s: out of memory", c->name);
+	return -ENOMEM;
+}
+
+/*
+ * Paths are short ("blocks[N].txs[M].status" is at most 61 characters), so
+ * PATH_MAX_ never truncates; vsnprintf keeps the compiler from guessing.
+ */
+__attribute__((format(printf, 2, 3))) static void pathf(char *buf,
+                                                        const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, PATH_MAX_, fmt, ap);
+	va_end(ap);
+}
+
+static void subpath(char *buf, const char *base, const char *key)
+{
+	if (*base)
+		pathf(buf, "%s.%s", base, key);
+	else
+		pathf(buf, "%s", key);
+}
+
+static int need_object(struct ctx *c, const json_t *v, const char *path)
+{
+	if (!json_is_object(v))
+		return fail(c, path, v, "is not an object");
+	return 0;
+}
+
+/* Every key of obj must be one of allowed[] (NULL-terminated). */
+static int check_keys(struct ctx *c, json_t *obj, const char *path,
+                      const char *const *allowed)
+{
+	for (void *it = json_object_iter(obj); it != NULL;
+	     it = json_object_iter_next(obj, it)) {
+		const char *key = json_object_iter_key(it);
+		size_t i;
+		char k[SHOW_MAX + 8];
+
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(key, allowed[i]) == 0)
+				break;
+		if (allowed[i] == NULL) {
+			show_key(key, k, sizeof k);
+			return fail(c, path, NULL, "unknown key %s", k);
+		}
+	}
+	return 0;
+}
+
+/* *out is the member, or NULL when it is absent and optional. */
+static int member(struct ctx *c, const json_t *obj, const char *path,
+                  const char *key, int required, const json_t **out)
+{
+	*out = json_object_get(obj, key);
+	if (*out == NULL && required)
+		return fail(c, path, NULL, "missing key \"%s\"", key);
+	return 0;
+}
+
+static int get_string(struct ctx *c, const json_t *v, const char *path,
+                      const char **s, size_t *n)
+{
+	if (!json_is_string(v))
+		return fail(c, path, v, "is not a string");
+	*s = json_string_value(v);
+	*n = json_string_length(v);
+	return 0;
+}
+
+/* "0x" and exactly n bytes: a hash (32) or an address (20). */
+static int get_hex(struct ctx *c, const json_t *v, const char *path,
+                   const char *what, uint8_t *out, size_t n)
+{
+	char why[128];
+	const char *s = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = get_string(c, v, path, &s, &len);
+	if (rc)
+		return rc;
+	if (hj_hex_decode_exact(s, len, HJ_HEX_REQUIRED, out, n, why,
+	                        sizeof why))
+		return fail(c, path, v, "is not %s: %s", what, why);
+	return 0;
+}
+
+static int get_amount(struct ctx *c, const json_t *v, const char *path,
+                      hj_amount *out)
+{
+	const char *s = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!json_is_string(v))
+		return fail(c, path, v,
+		            "is not a string (amounts are decimal strings)");
+	s = json_string_value(v);
+	len = json_string_length(v);
+	rc = hj_amount_parse(s, len, out);
+	if (rc == -ERANGE)
+		return fail(c, path, v, "is above 2^128 - 1");
+	if (rc)
+		return fail(c, path, v,
+		            "is not a decimal amount (digits only, no sign, "
+		            "no leading zero)");
+	return 0;
+}
+
+static int get_uint(struct ctx *c, const json_t *v, const char *path,
+                    uint64_t max, uint64_t *out)
+{
+	json_int_t i;
+
+	if (!json_is_integer(v))
+		return fail(c, path, v, "is not an integer");
+	i = json_integer_value(v);
+	if (i < 0 || (uint64_t)i > max)
+		return fail(c, path, v, "is out of range (0 to %" PRIu64 ")",
+		            max);
+	*out = (uint64_t)i;
+	return 0;
+}
+
+static int parse_chain(struct ctx *c, json_t *root, struct doc *d)
+{
+	const json_t *v;
+	const char *s = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = member(c, root, "", "chain", 1, &v)) ||
+	    (rc = get_string(c, v, "chain", &s, &n)))
+		return rc;
+	if (strcmp(s, "evm") == 0 && n == 3) {
+		d->chain = "evm";
+		d->fam = HJ_EVM;
+		return 0;
+	}
+	if (strcmp(s, "bitcoin") == 0 && n == 7)
+		return fail(c, "chain", v,
+		            "is not supported yet (only \"evm\" for now)");
+	return fail(c, "chain", v, "is not a known chain (known: \"evm\")");
+}
+
+static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
+{
+	static const char *const keys[] = {
+	    "preset", "min_bet", "max_bet", "timeout_blocks", NULL,
+	};
+	const json_t *v;
+	json_t *rules;
+	const char *name = "bethash";
+	size_t n = 0;
+	uint64_t timeout = HJ_TIMEOUT_EVM;
+	hj_amount min_bet, max_bet;
+	char why[128], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+	int rc;
+
+	if ((rc = member(c, root, "", "rules", 1, &v)) ||
+	    (rc = need_object(c, v, "rules")))
+		return rc;
+	rules = (json_t *)v;
+	if ((rc = check_keys(c, rules, "rules", keys)))
+		return rc;
+
+	if ((rc = member(c, rules, "rules", "preset", 0, &v)))
+		return rc;
+	if (v != NULL && (rc = get_string(c, v, "rules.preset", &name, &n)))
+		return rc;
+	if (hj_rules_preset(name, &d->rules)) {
+		char known[128];
+		size_t o = 0;
+
+		known[0] = '\0';
+		for (size_t i = 0; hj_preset_names[i] != NULL; i++)
+			o += (size_t)snprintf(known + o, sizeof known - o,
+			                      "%s%s", i ? ", " : "",
+			                      hj_preset_names[i]);
+		return fail(c, "rules.preset", v,
+		            "is not a known preset (known: %s)", known);
+	}
+
+	if ((rc = member(c, rules, "rules", "min_bet", 1, &v)) ||
+	    (rc = get_amount(c, v, "rules.min_bet", &min_bet)) ||
+	    (rc = member(c, rules, "rules", "max_bet", 1, &v)) ||
+	    (rc = get_amount(c, v, "rules.max_bet", &max_bet)) ||
+	    (rc = member(c, rules, "rules", "timeout_blocks", 0, &v)))
+		return rc;
+	if (v != NULL &&
+	    (rc = get_uint(c, v, "rules.timeout_blocks", UINT32_MAX, &timeout)))
+		return rc;
+	d->rules.min_bet = min_bet;
+	d->rules.max_bet = max_bet;
+	d->rules.timeout_blocks = (uint32_t)timeout;
+	if (hj_rules_check(&d->rules, why, sizeof why))
+		return fail(c, "rules", NULL,
+		            "%s (min_bet \"%s\", max_bet \"%s\", "
+		            "timeout_blocks %" PRIu64 ")",
+		            why, hj_amount_format(min_bet, a),
+		            hj_amount_format(max_bet, b), timeout);
+	return 0;
+}
+
+static int add_ref(struct ctx *c, struct doc *d, const uint8_t hash[32],
+                   size_t blk, size_t tx)
+{
+	if (d->nrefs == d->caprefs) {
+		size_t ncap = d->caprefs ? 2 * d->caprefs : 64;
+		struct txref *p = realloc(d->refs, ncap * sizeof *p);
+
+		if (p == NULL)
+			return oom(c);
+		d->refs = p;
+		d->caprefs = ncap;
+	}
+	memcpy(d->refs[d->nrefs].hash, hash, 32);
+	d->refs[d->nrefs].blk = blk;
+	d->refs[d->nrefs].tx = tx;
+	d->nrefs++;
+	return 0;
+}
+
+/* The tx's input, decoded into d->input; *n its length. */
+static int get_input(struct ctx *c, const json_t *v, const char *path,
+                     struct doc *d, size_t *n)
+{
+	const char *s = NULL;
+	size_t len = 0, want;
+	char why[128];
+	int rc;
+
+	if ((rc = get_string(c, v, path, &s, &len)))
+		return rc;
+	want = len / 2 + 1;
+	if (want > d->capinput) {
+		uint8_t *p = realloc(d->input, want);
+
+		if (p == NULL)
+			return oom(c);
+		d->input = p;
+		d->capinput = want;
+	}
+	if (hj_hex_decode(s, len, HJ_HEX_REQUIRED, d->input, d->capinput, n,
+	                  why, sizeof why))
+		return fail(c, path, v, "is not hex data: %s", why);
+	return 0;
+}
+
+static int parse_tx(struct ctx *c, json_t *tx, const char *path, struct doc *d,
+                    struct rblock *rb, size_t blk, size_t j)
+{
+	static const char *const keys[] = {
+	    "hash", "from", "to", "value", "input", "status", NULL,
+	};
+	char p[PATH_MAX_];
+	const json_t *v;
+	uint8_t hash[32], from[20], to[20];
+	int to_dealer = 0, success = 1;
+	hj_amount value;
+	size_t ninput = 0;
+	int rc;
+
+	if ((rc = need_object(c, tx, path)) ||
+	    (rc = check_keys(c, tx, path, keys)))
+		return rc;
+
+	subpath(p, path, "hash");
+	if ((rc = member(c, tx, path, "hash", 1, &v)) ||
+	    (rc = get_hex(c, v, p, "a 32-byte hash", hash, 32)))
+		return rc;
+	subpath(p, path, "from");
+	if ((rc = member(c, tx, path, "from", 1, &v)) ||
+	    (rc = get_hex(c, v, p, "a 20-byte address", from, 20)))
+		return rc;
+	subpath(p, path, "to");
+	if ((rc = member(c, tx, path, "to", 1, &v)))
+		return rc;
+	if (!json_is_null(v) && !json_is_string(v))
+		return fail(c, p, v, "is not an address or null");
+	if (!json_is_null(v)) {
+		if ((rc =
+		         get_hex(c, v, p, "a 20-byte address or null", to, 20)))
+			return rc;
+		to_dealer = memcmp(to, d->dealer, 20) == 0;
+	}
+	subpath(p, path, "value");
+	if ((rc = member(c, tx, path, "value", 1, &v)) ||
+	    (rc = get_amount(c, v, p, &value)))
+		return rc;
+	subpath(p, path, "input");
+	if ((rc = member(c, tx, path, "input", 1, &v)) ||
+	    (rc = get_input(c, v, p, d, &ninput)))
+		return rc;
+	subpath(p, path, "status");
+	if ((rc = member(c, tx, path, "status", 0, &v)))
+		return rc;
+	if (v != NULL) {
+		const char *s = NULL;
+		size_t n = 0;
+
+		if ((rc = get_string(c, v, p, &s, &n)))
+			return rc;
+		if (n == 3 && strcmp(s, "0x1") == 0)
+			success = 1;
+		else if (n == 3 && strcmp(s, "0x0") == 0)
+			success = 0;
+		else
+			return fail(c, p, v,
+			            "is not a receipt status (\"0x1\" or "
+			            "\"0x0\")");
+	}
+	if ((rc = add_ref(c, d, hash, blk, j)))
+		return rc;
+
+	if (to_dealer) {
+		hj_evm_tx etx = {
+		    .hash = hash,
+		    .from = from,
+		    .value = value,
+		    .input = d->input,
+		    .input_len = ninput,
+		    .success = success,
+		    .tx_index = (uint32_t)j,
+		};
+
+		hj_evm_action(&etx, &rb->txs[rb->ntx++]);
+	}
+	return 0;
+}
+
+static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
+{
+	static const char *const keys[] = {
+	    "height", "hash", "parent", "txs", NULL,
+	};
+	struct rblock *rb = &d->blocks[i];
+	char path[PATH_MAX_], p[PATH_MAX_];
+	const json_t *v, *hv, *pv;
+	json_t *txs;
+	size_t ntx;
+	int rc;
+
+	pathf(path, "blocks[%zu]", i);
+	if ((rc = need_object(c, blk, path)) ||
+	    (rc = check_keys(c, blk, path, keys)))
+		return rc;
+
+	subpath(p, path, "height");
+	if ((rc = member(c, blk, path, "height", 1, &v)) ||
+	    (rc = get_uint(c, v, p, INT64_MAX, &rb->b.height)))
+		return rc;
+	if (i > 0 && rb->b.height != d->blocks[i - 1].b.height + 1)
+		return fail(c, p, v,
+		            "does not follow blocks[%zu].height %" PRIu64
+		            " (expected %" PRIu64 ")",
+		            i - 1, d->blocks[i - 1].b.height,
+		            d->blocks[i - 1].b.height + 1);
+	subpath(p, path, "hash");
+	if ((rc = member(c, blk, path, "hash", 1, &hv)) ||
+	    (rc = get_hex(c, hv, p, "a 32-byte hash", rb->b.hash, 32)))
+		return rc;
+	subpath(p, path, "parent");
+	if ((rc = member(c, blk, path, "parent", 1, &pv)) ||
+	    (rc = get_hex(c, pv, p, "a 32-byte hash", rb->b.parent, 32)))
+		return rc;
+	if (i > 0 && memcmp(rb->b.parent, d->blocks[i - 1].b.hash, 32)) {
+		char prev[67];
+
+		hj_hex_encode(d->blocks[i - 1].b.hash, 32, 1, prev);
+		return fail(c, p, pv, "is not blocks[%zu].hash \"%s\"", i - 1,
+		            prev);
+	}
+
+	subpath(p, path, "txs");
+	if ((rc = member(c, blk, path, "txs", 1, &v)))
+		return rc;
+	if (!json_is_array(v))
+		return fail(c, p, v, "is not an array");
+	txs = (json_t *)v;
+	ntx = json_array_size(txs);
+	if (ntx > UINT32_MAX)
+		return fail(c, p, NULL, "has more than 2^32 - 1 transactions");
+	if (ntx > 0) {
+		rb->txs = calloc(ntx, sizeof *rb->txs);
+		if (rb->txs == NULL)
+			return oom(c);
+	}
+	for (size_t j = 0; j < ntx; j++) {
+		char tp[PATH_MAX_];
+
+		pathf(tp, "%s[%zu]", p, j);
+		rc = parse_tx(c, json_array_get(txs, j), tp, d, rb, i, j);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct txref *x = a, *y = b;
+	int r = memcmp(x->hash, y->hash, 32);
+
+	if (r)
+		return r;
+	if (x->blk != y->blk)
+		return x->blk < y->blk ? -1 : 1;
+	return x->tx < y->tx ? -1 : x->tx > y->tx;
+}
+
+/* A transaction hash names one transaction: a repeat is invented data. */
+static int check_repeats(struct ctx *c, struct doc *d)
+{
+	const struct txref *first = NULL, *again = NULL;
+
+	if (d->nrefs < 2)
+		return 0; /* and qsort may not see the NULL of no refs */
+	qsort(d->refs, d->nrefs, sizeof *d->refs, cmp_ref);
+	/* Report the repeat that comes first in the document. */
+	for (size_t i = 1; i < d->nrefs; i++) {
+		const struct txref *a = &d->refs[i - 1], *b = &d->refs[i];
+
+		if (memcmp(a->hash, b->hash, 32))
+			continue;
+		if (again == NULL || b->blk < again->blk ||
+		    (b->blk == again->blk && b->tx < again->tx)) {
+			/* The earliest occurrence of this hash. */
+			size_t k = i - 1;
+
+			while (k > 0 &&
+			       !memcmp(d->refs[k - 1].hash, b->hash, 32))
+				k--;
+			first = &d->refs[k];
+			again = b;
+		}
+	}
+	if (again != NULL) {
+		char path[PATH_MAX_], h[67];
+
+		pathf(path, "blocks[%zu].txs[%zu].hash", again->blk, again->tx);
+		hj_hex_encode(again->hash, 32, 1, h);
+		return fail(c, path, NULL,
+		            "\"%s\" repeats blocks[%zu].txs[%zu].hash", h,
+		            first->blk, first->tx);
+	}
+	return 0;
+}
+
+static int parse_doc(struct ctx *c, json_t *root, struct doc *d)
+{
+	static const char *const keys[] = {
+	    "chain", "dealer", "rules", "blocks", NULL,
+	};
+	const json_t *v;
+	json_t *blocks;
+	int rc;
+
+	if ((rc = need_object(c, root, "")) ||
+	    (rc = check_keys(c, root, "", keys)) ||
+	    (rc = parse_chain(c, root, d)) ||
+	    (rc = member(c, root, "", "dealer", 1, &v)) ||
+	    (rc =
+	         get_hex(c, v, "dealer", "a 20-byte address", d->dealer, 20)) ||
+	    (rc = parse_rules(c, root, d)) ||
+	    (rc = member(c, root, "", "blocks", 1, &v)))
+		return rc;
+	if (!json_is_array(v))
+		return fail(c, "blocks", v, "is not an array");
+	blocks = (json_t *)v;
+	if (json_array_size(blocks) > 0) {
+		d->blocks = calloc(json_array_size(blocks), sizeof *d->blocks);
+		if (d->blocks == NULL)
+			return oom(c);
+	}
+	for (size_t i = 0; i < json_array_size(blocks); i++) {
+		/* Counted before parsing so that doc_free sees its txs. */
+		d->nblocks = i + 1;
+		rc = parse_block(c, json_array_get(blocks, i), i, d);
+		if (rc)
+			return rc;
+	}
+	return check_repeats(c, d);
+}
+
+int hj_replay_block(hj_table *t, hj_cardlog *cl, const char *chain,
+                    hj_family fam, const hj_block *b, const hj_action *txs,
+                    size_t ntx, const char **line, size_t *len, char *err,
+                    size_t errlen)
+{
+	char hex[2 * 32 + 3];
+	hj_card card;
+	uint64_t last = 0;
+	int rc;
+
+	hj_hex_encode(b->hash, 32, 0, hex);
+	rc = hj_card_from_hash(hex, 64, &card, NULL, 0);
+	if (rc) {
+		snprintf(err, errlen, "block %" PRIu64 ": no card: %d",
+		         b->height, rc);
+		return rc;
+	}
+	rc = hj_cardlog_begin(cl, chain, fam, b->height, b->hash, b->parent,
+	                      &card);
+	if (rc) {
+		snprintf(err, errlen,
+		         "block %" PRIu64 ": cannot start its "
+		         "log line (%s)",
+		         b->height,
+		         rc == -EINVAL ? "bad chain name" : "out of memory");
+		return rc;
+	}
+	rc = hj_table_apply_block(t, b->height, &card, txs, ntx,
+	                          hj_cardlog_sink, cl);
+	if (rc == -EINVAL) {
+		if (hj_table_last_height(t, &last))
+			snprintf(err, errlen,
+			         "block %" PRIu64 " does not follow block "
+			         "%" PRIu64,
+			         b->height, last);
+		else
+			snprintf(err, errlen, "block %" PRIu64 " refused",
+			         b->height);
+		return rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
+		         b->height);
+		return rc;
+	}
+	rc = hj_cardlog_end(cl, line, len);
+	if (rc == -EMSGSIZE)
+		snprintf(err, errlen,
+		         "block %" PRIu64 ": log line longer than %zu bytes",
+		         b->height, cl->max);
+	else if (rc == -ENOMEM)
+		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
+		         b->height);
+	else if (rc)
+		snprintf(err, errlen,
+		         "block %" PRIu64 ": an event could not be logged",
+		         b->height);
+	return rc;
+}
+
+static int run(struct ctx *c, const struct doc *d, FILE *out)
+{
+	hj_table *t = NULL;
+	hj_cardlog cl;
+	char why[192];
+	int rc = 0;
+
+	hj_cardlog_init(&cl);
+	t = hj_table_new(&d->rules);
+	if (t == NULL) {
+		rc = oom(c);
+		goto out;
+	}
+	for (size_t i = 0; i < d->nblocks; i++) {
+		const struct rblock *rb = &d->blocks[i];
+		const char *line;
+		size_t len;
+
+		rc = hj_replay_block(t, &cl, d->chain, d->fam, &rb->b, rb->txs,
+		                     rb->ntx, &line, &len, why, sizeof why);
+		if (rc) {
+			snprintf(c->err, c->errlen, "%s: blocks[%zu]: %s",
+			         c->name, i, why);
+			goto out;
+		}
+		if (fwrite(line, 1, len, out) != len) {
+			snprintf(c->err, c->errlen, "write error: %s",
+			         strerror(errno));
+			rc = -EIO;
+			goto out;
+		}
+	}
+out:
+	hj_cardlog_release(&cl);
+	hj_table_free(t);
+	return rc;
+}
+
+int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
+                  size_t errlen)
+{
+	struct ctx c = {.name = name, .err = err, .errlen = errlen};
+	struct doc d = {0};
+	json_error_t je;
+	json_t *root;
+	int rc;
+
+	root = json_loadf(in, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL) {
+		if (ferror(in)) {
+			snprintf(err, errlen, "%s: read error", name);
+			return -EIO;
+		}
+		if (json_error_code(&je) == json_error_out_of_memory)
+			return oom(&c);
+		snprintf(err, errlen, "%s:%d:%d: %s", name, je.line, je.column,
+		         je.text);
+		return -EINVAL;
+	}
+	rc = parse_doc(&c, root, &d);
+	json_decref(root);
+	if (rc == 0)
+		rc = run(&c, &d, out);
+	doc_free(&d);
+	return rc;
+}

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# The hashjack command line: output of `card` on the spec's vectors, errors
+# and exit codes (docs/CLI.md).
+#
+#   cli.sh /path/to/hashjack
+set -u
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 HASHJACK" >&2
+	exit 64
+fi
+bin=$1
+passed=0
+failed=0
+tmp=$(mktemp -d) || exit 70
+trap 'rm -rf "$tmp"' EXIT
+
+# The spec's vectors (protocol v1, section 1).
+GENESIS=000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f
+ACE=0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b10e
+VOID_EF=$(printf '0%.0s' $(seq 62))ef
+VOID_D=d$(printf '0%.0s' $(seq 63))
+
+# run NAME EXPECTED_EXIT CMD...: runs CMD with stdout and stderr captured in
+# $tmp/out and $tmp/err; records a failure when the exit code differs.
+# Returns 0 when the exit code matched, so that checks can follow.
+run() {
+	local name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "$name" "exit $got, expected $want (stderr: $(head -c 300 "$tmp/err"))"
+		return 1
+	fi
+	return 0
+}
+pass() { echo "ok    $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL  $1: $2"; failed=$((failed + 1)); }
+
+# check_out NAME: stdout must equal $tmp/want exactly.
+check_out() {
+	if cmp -s "$tmp/out" "$tmp/want"; then
+		pass "$1"
+	else
+		fail "$1" "stdout differs:"
+		diff "$tmp/want" "$tmp/out" | head -n 10
+	fi
+}
+
+# check_err NAME TEXT...: stderr must contain every TEXT.
+check_err() {
+	local name=$1
+	shift
+	for t in "$@"; do
+		if ! grep -qF -- "$t" "$tmp/err"; then
+			fail "$name" "stderr lacks: $t (stderr: $(head -c 300 "$tmp/err"))"
+			return
+		fi
+	done
+	pass "$name"
+}
+
+# --- card, human form ------------------------------------------------------
+cat >"$tmp/want" <<OUT
+$GENESIS
+  card:  Six of Hearts (6H), value 6
+  rank:  digit '6' at position 62 -> Six (skipped to its right: 'f' at 63)
+  suit:  color digit '2' at position 61 = 2, 2 mod 4 = 2 -> Hearts
+$ACE
+  card:  Ace of Spades (AS), value 1 or 11
+  rank:  digit '1' at position 61 -> Ace (skipped to its right: 'e' at 63, '0' at 62)
+  suit:  color digit 'b' at position 60 = 11, 11 mod 4 = 3 -> Spades
+$VOID_EF
+  void:  no rank digit: every digit after the first is 0, e or f
+  so:    the block yields no card; the draw it was due for comes from the next block
+$VOID_D
+  void:  no rank digit: every digit after the first is 0, e or f
+  note:  the first digit 'd' would qualify, but it has no digit to its left
+  so:    the block yields no card; the draw it was due for comes from the next block
+OUT
+run "card: spec vectors" 0 "$bin" card "$GENESIS" "$ACE" "$VOID_EF" \
+	"$VOID_D" && check_out "card: spec vectors"
+
+# A rank digit in the last position, a King, upper-case digits.
+K=0x$(printf 'a%.0s' $(seq 61))E4D
+cat >"$tmp/want" <<OUT
+$K
+  card:  King of Clubs (KC), value 10
+  rank:  digit 'd' at position 63 -> King (it is the last digit)
+  suit:  color digit '4' at position 62 = 4, 4 mod 4 = 0 -> Clubs
+OUT
+run "card: last digit, upper case" 0 "$bin" card "$K" &&
+	check_out "card: last digit, upper case"
+
+# --- card --json -------------------------------------------------------------
+cat >"$tmp/want" <<OUT
+{"hash":"$GENESIS","void":false,"rank":"6","suit":"Hearts","value":6,"code":"6H","pos":62,"rankDigit":"6","colorDigit":"2","colorValue":2}
+{"hash":"$ACE","void":false,"rank":"A","suit":"Spades","value":1,"code":"AS","pos":61,"rankDigit":"1","colorDigit":"b","colorValue":11}
+{"hash":"$VOID_EF","void":true}
+{"hash":"$VOID_D","void":true}
+{"hash":"$K","void":false,"rank":"K","suit":"Clubs","value":10,"code":"KC","pos":63,"rankDigit":"d","colorDigit":"4","colorValue":4}
+OUT
+run "card --json: spec vectors" 0 "$bin" card --json "$GENESIS" "$ACE" \
+	"$VOID_EF" "$VOID_D" "$K" && check_out "card --json: spec vectors"
+run "card --json after --" 0 "$bin" card --json -- "$GENESIS" &&
+	{ head -n 1 "$tmp/want" >"$tmp/want1"; mv "$tmp/want1" "$tmp/want"; } &&
+	check_out "card --json after --"
+
+# --- card: bad hashes --------------------------------------------------------
+SHORT=${ACE%?}
+NONHEX=0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b1zz
+UPPERX=0X${ACE#0x}
+run "card: bad hashes exit 65" 65 "$bin" card "$SHORT" "$GENESIS" \
+	"$NONHEX" "$UPPERX" 'no hash' &&
+	check_err "card: bad hashes named" "card: \"$SHORT\": " \
+		"card: \"$NONHEX\": " "card: \"$UPPERX\": " "card: \"no hash\": "
+if grep -qx "$GENESIS" "$tmp/out" && [ "$(wc -l <"$tmp/out")" -eq 4 ]; then
+	pass "card: good hash still printed"
+else
+	fail "card: good hash still printed" "stdout: $(head -c 300 "$tmp/out")"
+fi
+run "card --json: bad hash" 65 "$bin" card --json "$NONHEX" &&
+	check_err "card --json: bad hash named" "\"$NONHEX\"" "'z'"
+run "card: empty hash" 65 "$bin" card "" &&
+	check_err "card: empty hash named" 'card: "": '
+
+# --- usage errors ------------------------------------------------------------
+run "no command" 64 "$bin" && check_err "no command: message" "hashjack --help"
+run "unknown command" 64 "$bin" deal &&
+	check_err "unknown command: message" '"deal"'
+run "unknown global option" 64 "$bin" --frobnicate &&
+	check_err "unknown global option: message" '"--frobnicate"'
+run "card without HASH" 64 "$bin" card && check_err "card without HASH: message" "HASH"
+run "card --json without HASH" 64 "$bin" card --json &&
+	check_err "card --json without HASH: message" "HASH"
+run "card unknown option" 64 "$bin" card --yaml "$ACE" &&
+	check_err "card unknown option: message" '"--yaml"'
+run "replay two files" 64 "$bin" replay a.json b.json &&
+	check_err "replay two files: message" '"b.json"'
+run "replay unknown option" 64 "$bin" replay --fast &&
+	check_err "replay unknown option: message" '"--fast"'
+run "help unknown command" 64 "$bin" help deal &&
+	check_err "help unknown command: message" '"deal"'
+
+# --- help and version --------------------------------------------------------
+for args in "--help" "-h" "help" "help help" "help card" "help replay" \
+	"card --help" "replay --help" "replay -h" "--help replay"; do
+	# shellcheck disable=SC2086
+	run "$args" 0 "$bin" $args || continue
+	if grep -q '^Usage: hashjack' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+		pass "$args"
+	else
+		fail "$args" "no usage on stdout"
+	fi
+done
+if run "help replay names replay" 0 "$bin" help replay; then
+	if grep -q '^Usage: hashjack replay' "$tmp/out"; then
+		pass "help replay names replay"
+	else
+		fail "help replay names replay" "no replay usage"
+	fi
+fi
+if run "--help lists exit codes" 0 "$bin" --help; then
+	if grep -q '^  74 ' "$tmp/out" && grep -q '^  66 ' "$tmp/out"; then
+		pass "--help lists exit codes"
+	else
+		fail "--help lists exit codes" "74 or 66 missing"
+	fi
+fi
+for v in --version -V; do
+	run "$v" 0 "$bin" $v || continue
+	if grep -Eqx 'hashjack [0-9]+\.[0-9]+\.[0-9]+' "$tmp/out"; then
+		pass "$v"
+	else
+		fail "$v" "stdout: $(cat "$tmp/out")"
+	fi
+done
+
+# --- replay: input files and I/O ---------------------------------------------
+cat >"$tmp/doc.json" <<'DOC'
+{"chain": "evm", "dealer": "0x00000000000000000000000000000000000000de",
+ "rules": {"min_bet": "1", "max_bet": "100"},
+ "blocks": [{"height": 7, "parent": "0x0000000000000000000000000000000000000000000000000000000000000000",
+             "hash": "0x000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f",
+             "txs": []}]}
+DOC
+cat >"$tmp/want" <<'OUT'
+{"v":1,"chain":"evm","height":7,"hash":"0x000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f","parent":"0x0000000000000000000000000000000000000000000000000000000000000000","card":{"rank":"6","suit":"Hearts","value":6,"code":"6H","pos":62,"rankDigit":"6","colorDigit":"2"},"events":[]}
+OUT
+run "replay FILE" 0 "$bin" replay "$tmp/doc.json" && check_out "replay FILE"
+if "$bin" replay <"$tmp/doc.json" >"$tmp/out" 2>"$tmp/err"; then
+	check_out "replay from stdin (no FILE)"
+else
+	fail "replay from stdin (no FILE)" "exit code"
+fi
+if "$bin" replay - <"$tmp/doc.json" >"$tmp/out" 2>"$tmp/err"; then
+	check_out "replay - (stdin)"
+else
+	fail "replay - (stdin)" "exit code"
+fi
+run "replay missing file" 66 "$bin" replay "$tmp/missing.json" &&
+	check_err "replay missing file: message" "$tmp/missing.json"
+run "replay directory" 66 "$bin" replay "$tmp" &&
+	check_err "replay directory: message" "$tmp"
+if [ "$(id -u)" -ne 0 ]; then
+	cp "$tmp/doc.json" "$tmp/locked.json"
+	chmod 000 "$tmp/locked.json"
+	run "replay unreadable file" 66 "$bin" replay "$tmp/locked.json" &&
+		pass "replay unreadable file"
+fi
+echo '{"chain": "evm",' >"$tmp/cut.json"
+run "replay bad data" 65 "$bin" replay "$tmp/cut.json" &&
+	check_err "replay bad data: message" "cut.json:"
+if [ -w /dev/full ]; then
+	for args in "card $ACE" "replay $tmp/doc.json" "--help"; do
+		# shellcheck disable=SC2086
+		"$bin" $args >/dev/full 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 74 ]; then
+			check_err "$args > /dev/full: exit 74" "write error"
+		else
+			fail "$args > /dev/full: exit 74" "exit $rc"
+		fi
+	done
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ] && [ $passed -gt 0 ]
