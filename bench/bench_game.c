@@ -64,7 +64,7 @@ static double bench_cards(double secs, int baseline)
 		for (int i = 0; i < NHASH; i++) {
 			if (baseline) {
 				const unsigned char *p =
-				        (const unsigned char *)hashes[i] + 2;
+				    (const unsigned char *)hashes[i] + 2;
 				for (int j = 0; j < 64; j++)
 					acc += p[j];
 			} else {
@@ -106,8 +106,10 @@ static int decide(const hj_round *r, hj_action *a)
 		return 1;
 	}
 	int hi = hj_round_active_hand(r);
-	a->act = d < 45 ? HJ_HIT : d < 85 ? HJ_STAND : d < 93 ? HJ_DOUBLE
-	                                             : HJ_SPLIT;
+	a->act = d < 45   ? HJ_HIT
+	         : d < 85 ? HJ_STAND
+	         : d < 93 ? HJ_DOUBLE
+	                  : HJ_SPLIT;
 	if (a->act == HJ_DOUBLE || a->act == HJ_SPLIT)
 		a->value = r->hands[hi].stake;
 	return 1;
@@ -144,9 +146,8 @@ static double bench_rounds(double secs, int baseline, double *blocks_per_round)
 				settled += (nb & 7) == 0;
 				continue;
 			}
-			const hj_round *r = hj_table_count(t)
-			                            ? hj_table_round(t, 0)
-			                            : NULL;
+			const hj_round *r =
+			    hj_table_count(t) ? hj_table_round(t, 0) : NULL;
 			int n = decide(r, &a);
 			hj_table_apply_block(t, h, &c, &a, (size_t)n,
 			                     count_settle, &settled);
@@ -186,8 +187,10 @@ int main(int argc, char **argv)
 	double bpr, bbpr;
 
 	if (!(secs > 0 && secs < 3600)) {
-		fprintf(stderr, "bench_game: seconds must be between 0 and "
-		                "3600, got \"%s\"\n", argv[1]);
+		fprintf(stderr,
+		        "bench_game: seconds must be between 0 and "
+		        "3600, got \"%s\"\n",
+		        argv[1]);
 		return 64;
 	}
 	CPU_ZERO(&set);
@@ -205,8 +208,7 @@ int main(int argc, char **argv)
 	double r = bench_rounds(secs, 0, &bpr);
 	printf("rounds: %.2f M/s (%.1f blocks/round)   baseline (inputs only) "
 	       "%.2f M/s   ratio %.2f   target 1 M/s: %s\n",
-	       r / 1e6, bpr, rb / 1e6,
-	       r / rb, r >= 1e6 ? "met" : "MISSED");
+	       r / 1e6, bpr, rb / 1e6, r / rb, r >= 1e6 ? "met" : "MISSED");
 	(void)bbpr;
 	return 0;
 }

@@ -44,23 +44,23 @@ static inline int hj_id_eq(const hj_id *a, const hj_id *b)
 }
 
 typedef enum hj_txkind {
-	HJ_TX_ACTION = 0,  /* a well-formed payload: act and fields are set */
-	HJ_TX_MALFORMED,   /* carries the magic, payload invalid: see reason */
-	HJ_TX_DEPOSIT,     /* no magic: a plain deposit, logged, not refunded */
-	HJ_TX_FAILED,      /* EVM receipt failed: moved nothing, game ignores */
+	HJ_TX_ACTION = 0, /* a well-formed payload: act and fields are set */
+	HJ_TX_MALFORMED,  /* carries the magic, payload invalid: see reason */
+	HJ_TX_DEPOSIT,    /* no magic: a plain deposit, logged, not refunded */
+	HJ_TX_FAILED,     /* EVM receipt failed: moved nothing, game ignores */
 } hj_txkind;
 
 typedef struct hj_action {
 	hj_txkind kind;
-	hj_act act;         /* ACTION; MALFORMED when the action byte was known */
-	hj_reason reason;   /* MALFORMED: why */
-	uint32_t tx_index;  /* position in the block */
+	hj_act act;       /* ACTION; MALFORMED when the action byte was known */
+	hj_reason reason; /* MALFORMED: why */
+	uint32_t tx_index; /* position in the block */
 	hj_id txid;
-	hj_id sender;       /* EVM `from`; empty on the Bitcoin family */
-	hj_amount value;    /* base units sent to the dealer address */
-	uint8_t insurance;  /* Peek */
-	uint64_t side_pp;   /* Bet */
-	uint64_t side_t3;   /* Bet */
+	hj_id sender;      /* EVM `from`; empty on the Bitcoin family */
+	hj_amount value;   /* base units sent to the dealer address */
+	uint8_t insurance; /* Peek */
+	uint64_t side_pp;  /* Bet */
+	uint64_t side_t3;  /* Bet */
 } hj_action;
 
 #endif

@@ -27,11 +27,11 @@ enum hj_rank {
 
 /* The card a block yields, with the digits that explain it. */
 typedef struct hj_card {
-	uint8_t rank;      /* 1 (Ace) .. 13 (King); 0 for a void block */
-	uint8_t suit;      /* enum hj_suit; 0 for a void block */
-	uint8_t pos;       /* 0-based index of the rank digit in the 64 digits */
-	char rank_digit;   /* lower-case hex digit, '\0' when void */
-	char color_digit;  /* lower-case hex digit, '\0' when void */
+	uint8_t rank;     /* 1 (Ace) .. 13 (King); 0 for a void block */
+	uint8_t suit;     /* enum hj_suit; 0 for a void block */
+	uint8_t pos;      /* 0-based index of the rank digit in the 64 digits */
+	char rank_digit;  /* lower-case hex digit, '\0' when void */
+	char color_digit; /* lower-case hex digit, '\0' when void */
 } hj_card;
 
 /*
@@ -51,8 +51,14 @@ static inline uint8_t hj_code(unsigned rank, unsigned suit)
 {
 	return (uint8_t)(rank << 2 | suit);
 }
-static inline unsigned hj_code_rank(uint8_t code) { return code >> 2; }
-static inline unsigned hj_code_suit(uint8_t code) { return code & 3u; }
+static inline unsigned hj_code_rank(uint8_t code)
+{
+	return code >> 2;
+}
+static inline unsigned hj_code_suit(uint8_t code)
+{
+	return code & 3u;
+}
 static inline int hj_code_valid(uint8_t code)
 {
 	return (code >> 2) >= 1 && (code >> 2) <= 13;

@@ -4,7 +4,7 @@
 #include "round.h"
 
 static const char *const act_names[] = {
-	"none", "Bet", "Hit", "Stand", "Double", "Split", "Surrender", "Peek",
+    "none", "Bet", "Hit", "Stand", "Double", "Split", "Surrender", "Peek",
 };
 
 const char *hj_act_name(int act)
@@ -15,22 +15,22 @@ const char *hj_act_name(int act)
 }
 
 static const char *const reason_names[HJ_R_COUNT] = {
-	[HJ_OK] = "ok",
-	[HJ_R_NO_MAGIC] = "no_magic",
-	[HJ_R_TRUNCATED] = "truncated",
-	[HJ_R_BAD_VERSION] = "bad_version",
-	[HJ_R_UNKNOWN_ACTION] = "unknown_action",
-	[HJ_R_BAD_LENGTH] = "bad_length",
-	[HJ_R_TOO_LONG] = "too_long",
-	[HJ_R_BAD_FIELD] = "bad_field",
-	[HJ_R_SIDE_BETS] = "side_bets_not_offered",
-	[HJ_R_NO_ROUND] = "no_round",
-	[HJ_R_SECOND_ROUND] = "second_round",
-	[HJ_R_BET_LIMITS] = "bet_out_of_limits",
-	[HJ_R_PREMATURE] = "premature",
-	[HJ_R_NOT_ALLOWED] = "not_allowed",
-	[HJ_R_WRONG_VALUE] = "wrong_value",
-	[HJ_R_BAD_SIGNATURE] = "bad_signature",
+    [HJ_OK] = "ok",
+    [HJ_R_NO_MAGIC] = "no_magic",
+    [HJ_R_TRUNCATED] = "truncated",
+    [HJ_R_BAD_VERSION] = "bad_version",
+    [HJ_R_UNKNOWN_ACTION] = "unknown_action",
+    [HJ_R_BAD_LENGTH] = "bad_length",
+    [HJ_R_TOO_LONG] = "too_long",
+    [HJ_R_BAD_FIELD] = "bad_field",
+    [HJ_R_SIDE_BETS] = "side_bets_not_offered",
+    [HJ_R_NO_ROUND] = "no_round",
+    [HJ_R_SECOND_ROUND] = "second_round",
+    [HJ_R_BET_LIMITS] = "bet_out_of_limits",
+    [HJ_R_PREMATURE] = "premature",
+    [HJ_R_NOT_ALLOWED] = "not_allowed",
+    [HJ_R_WRONG_VALUE] = "wrong_value",
+    [HJ_R_BAD_SIGNATURE] = "bad_signature",
 };
 
 const char *hj_reason_name(int reason)
@@ -41,19 +41,20 @@ const char *hj_reason_name(int reason)
 }
 
 static const char *const status_names[] = {
-	[HJ_ST_NONE] = "None",
-	[HJ_ST_BLACKJACK] = "Blackjack",
-	[HJ_ST_WIN] = "Win",
-	[HJ_ST_PUSH] = "Push",
-	[HJ_ST_LOSE] = "Lose",
-	[HJ_ST_BUST] = "Bust",
-	[HJ_ST_SURRENDER] = "Surrender",
-	[HJ_ST_DEALER_BJ] = "DealerBlackjack",
+    [HJ_ST_NONE] = "None",
+    [HJ_ST_BLACKJACK] = "Blackjack",
+    [HJ_ST_WIN] = "Win",
+    [HJ_ST_PUSH] = "Push",
+    [HJ_ST_LOSE] = "Lose",
+    [HJ_ST_BUST] = "Bust",
+    [HJ_ST_SURRENDER] = "Surrender",
+    [HJ_ST_DEALER_BJ] = "DealerBlackjack",
 };
 
 const char *hj_status_name(int status)
 {
-	if (status < 0 || status >= (int)(sizeof status_names / sizeof status_names[0]))
+	if (status < 0 ||
+	    status >= (int)(sizeof status_names / sizeof status_names[0]))
 		return "None";
 	return status_names[status];
 }

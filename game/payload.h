@@ -19,8 +19,8 @@
 
 #include "action.h"
 
-#define HJ_MAGIC0 0x48
-#define HJ_MAGIC1 0x4a
+#define HJ_MAGIC0  0x48
+#define HJ_MAGIC1  0x4a
 #define HJ_VERSION 0x01
 /* Longest payload of either family: a Bitcoin Peek, 4 + 1 + 8 + 64. */
 #define HJ_PAYLOAD_MAX 77
@@ -30,12 +30,12 @@ typedef enum hj_family { HJ_EVM = 0, HJ_BITCOIN = 1 } hj_family;
 /* A parsed payload.  Fields an action does not carry are zero. */
 typedef struct hj_payload {
 	hj_act act;
-	uint8_t insurance;   /* Peek: 1 insurance taken, 0 declined */
-	uint64_t side_pp;    /* Bet: perfect-pairs stake, 0 when absent */
-	uint64_t side_t3;    /* Bet: 21+3 stake, 0 when absent */
-	uint8_t key[32];     /* Bitcoin Bet: the player's x-only key P */
-	uint8_t round[8];    /* Bitcoin, not Bet: short round id */
-	uint8_t sig[64];     /* Bitcoin, not Bet: BIP-340 signature */
+	uint8_t insurance; /* Peek: 1 insurance taken, 0 declined */
+	uint64_t side_pp;  /* Bet: perfect-pairs stake, 0 when absent */
+	uint64_t side_t3;  /* Bet: 21+3 stake, 0 when absent */
+	uint8_t key[32];   /* Bitcoin Bet: the player's x-only key P */
+	uint8_t round[8];  /* Bitcoin, not Bet: short round id */
+	uint8_t sig[64];   /* Bitcoin, not Bet: BIP-340 signature */
 } hj_payload;
 
 /*

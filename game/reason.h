@@ -20,18 +20,19 @@ typedef enum hj_reason {
 	HJ_R_BAD_FIELD,      /* a field holds a value it may not (Peek flag) */
 
 	/* Well formed, but not valid now. */
-	HJ_R_SIDE_BETS,      /* Bet with a side stake above zero */
-	HJ_R_NO_ROUND,       /* no open round this action could belong to */
-	HJ_R_SECOND_ROUND,   /* Bet while the player has an open round */
-	HJ_R_BET_LIMITS,     /* main stake outside min_bet..max_bet */
-	HJ_R_PREMATURE,      /* before the round's action window opened */
-	HJ_R_NOT_ALLOWED,    /* the action is not allowed in this state */
-	HJ_R_WRONG_VALUE,    /* value differs from the stake the action needs */
-	HJ_R_BAD_SIGNATURE,  /* Bitcoin family: signature missing or wrong */
+	HJ_R_SIDE_BETS,     /* Bet with a side stake above zero */
+	HJ_R_NO_ROUND,      /* no open round this action could belong to */
+	HJ_R_SECOND_ROUND,  /* Bet while the player has an open round */
+	HJ_R_BET_LIMITS,    /* main stake outside min_bet..max_bet */
+	HJ_R_PREMATURE,     /* before the round's action window opened */
+	HJ_R_NOT_ALLOWED,   /* the action is not allowed in this state */
+	HJ_R_WRONG_VALUE,   /* value differs from the stake the action needs */
+	HJ_R_BAD_SIGNATURE, /* Bitcoin family: signature missing or wrong */
 	HJ_R_COUNT
 } hj_reason;
 
-/* Stable snake_case name of a reason ("premature"); "unknown" if out of range. */
+/* Stable snake_case name of a reason ("premature"); "unknown" if out of range.
+ */
 const char *hj_reason_name(int reason);
 
 #endif

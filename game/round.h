@@ -21,44 +21,44 @@
 #define HJ_DEALER 0xff
 
 enum hj_phase {
-	HJ_PH_DEAL = 0,   /* the Bet's three cards are being dealt */
-	HJ_PH_PLAY = 1,   /* player hands in play (their draws may be pending) */
+	HJ_PH_DEAL = 0, /* the Bet's three cards are being dealt */
+	HJ_PH_PLAY = 1, /* player hands in play (their draws may be pending) */
 	HJ_PH_DEALER = 2, /* every hand finished; the dealer draws */
 	HJ_PH_DONE = 3,   /* settled; the table drops it (never stored) */
 };
 
 enum hj_hand_flag {
-	HJ_HF_DONE = 1,      /* stood, doubled, reached 21, busted, surrendered */
+	HJ_HF_DONE = 1, /* stood, doubled, reached 21, busted, surrendered */
 	HJ_HF_BUST = 2,
 	HJ_HF_DOUBLED = 4,
 	HJ_HF_SURRENDER = 8,
-	HJ_HF_SPLIT = 16,    /* this hand came from a split */
+	HJ_HF_SPLIT = 16, /* this hand came from a split */
 };
 
 typedef struct hj_hand {
-	hj_amount stake;  /* original or split stake, doubled stake included */
+	hj_amount stake; /* original or split stake, doubled stake included */
 	uint8_t n;
-	uint8_t flags;    /* enum hj_hand_flag */
+	uint8_t flags; /* enum hj_hand_flag */
 	uint8_t cards[HJ_MAX_CARDS];
 } hj_hand;
 
 typedef struct hj_round {
-	hj_id id;               /* the Bet's transaction hash */
-	hj_id player;           /* EVM address or x-only key */
-	uint64_t bet_height;    /* block X of the Bet */
+	hj_id id;            /* the Bet's transaction hash */
+	hj_id player;        /* EVM address or x-only key */
+	uint64_t bet_height; /* block X of the Bet */
 	uint32_t bet_tx_index;
-	hj_amount bet;          /* main stake */
-	hj_amount insurance;    /* insurance stake, when insured */
+	hj_amount bet;       /* main stake */
+	hj_amount insurance; /* insurance stake, when insured */
 	uint8_t insured;
-	uint8_t phase;          /* enum hj_phase */
-	uint8_t peek_due;       /* up card is an ace and Peek has not happened */
-	uint8_t nhands;         /* 1 .. HJ_MAX_HANDS */
-	uint8_t npending;       /* scheduled draws, first one next */
+	uint8_t phase;    /* enum hj_phase */
+	uint8_t peek_due; /* up card is an ace and Peek has not happened */
+	uint8_t nhands;   /* 1 .. HJ_MAX_HANDS */
+	uint8_t npending; /* scheduled draws, first one next */
 	uint8_t pending[HJ_MAX_PENDING]; /* hand index or HJ_DEALER */
-	uint64_t window_open;   /* first block an action is valid in; meaningful
-	                           while phase is PLAY and npending is 0 */
-	uint32_t seq;           /* actions after the Bet, accepted or timed out */
-	uint32_t decisions;     /* of those, the ones other than Peek */
+	uint64_t window_open; /* first block an action is valid in; meaningful
+	                         while phase is PLAY and npending is 0 */
+	uint32_t seq;         /* actions after the Bet, accepted or timed out */
+	uint32_t decisions;   /* of those, the ones other than Peek */
 	uint8_t dealer_n;
 	uint8_t dealer[HJ_MAX_CARDS];
 	hj_hand hands[HJ_MAX_HANDS];
@@ -77,35 +77,35 @@ static inline int hj_round_waiting(const hj_round *r)
 /* Result of one hand at settlement.  Names in hj_status_name(). */
 typedef enum hj_status {
 	HJ_ST_NONE = 0,
-	HJ_ST_BLACKJACK,  /* "Blackjack": pays bj_num:bj_den */
-	HJ_ST_WIN,        /* "Win" */
-	HJ_ST_PUSH,       /* "Push" */
-	HJ_ST_LOSE,       /* "Lose" */
-	HJ_ST_BUST,       /* "Bust" */
-	HJ_ST_SURRENDER,  /* "Surrender": half the stake back */
-	HJ_ST_DEALER_BJ,  /* "DealerBlackjack": dealer blackjack found after the
-	                     player doubled, split or stood with a 10-valued up
-	                     card; only the original stake is lost */
+	HJ_ST_BLACKJACK, /* "Blackjack": pays bj_num:bj_den */
+	HJ_ST_WIN,       /* "Win" */
+	HJ_ST_PUSH,      /* "Push" */
+	HJ_ST_LOSE,      /* "Lose" */
+	HJ_ST_BUST,      /* "Bust" */
+	HJ_ST_SURRENDER, /* "Surrender": half the stake back */
+	HJ_ST_DEALER_BJ, /* "DealerBlackjack": dealer blackjack found after the
+	                    player doubled, split or stood with a 10-valued up
+	                    card; only the original stake is lost */
 } hj_status;
 
 const char *hj_status_name(int status);
 
 typedef struct hj_settlement {
 	uint8_t status[HJ_MAX_HANDS];
-	hj_amount ret[HJ_MAX_HANDS];  /* returned per hand, stake included */
-	hj_amount ins_ret;            /* insurance return (0 when lost) */
-	hj_amount total_stake;        /* bet + doubles + splits + insurance */
-	hj_amount total_ret;          /* sum of ret[] and ins_ret */
+	hj_amount ret[HJ_MAX_HANDS]; /* returned per hand, stake included */
+	hj_amount ins_ret;           /* insurance return (0 when lost) */
+	hj_amount total_stake;       /* bet + doubles + splits + insurance */
+	hj_amount total_ret;         /* sum of ret[] and ins_ret */
 } hj_settlement;
 
 typedef enum hj_ev {
-	HJ_EV_DRAW = 0,  /* the block's card went to a hand or the dealer */
-	HJ_EV_ACTION,    /* a transaction's action was accepted */
-	HJ_EV_REJECT,    /* a transaction with the magic was rejected */
-	HJ_EV_DEPOSIT,   /* a transfer without the magic */
-	HJ_EV_IGNORED,   /* a transaction whose receipt failed */
-	HJ_EV_TIMEOUT,   /* the default action was applied */
-	HJ_EV_SETTLE,    /* the round ended; it is removed after this event */
+	HJ_EV_DRAW = 0, /* the block's card went to a hand or the dealer */
+	HJ_EV_ACTION,   /* a transaction's action was accepted */
+	HJ_EV_REJECT,   /* a transaction with the magic was rejected */
+	HJ_EV_DEPOSIT,  /* a transfer without the magic */
+	HJ_EV_IGNORED,  /* a transaction whose receipt failed */
+	HJ_EV_TIMEOUT,  /* the default action was applied */
+	HJ_EV_SETTLE,   /* the round ended; it is removed after this event */
 } hj_ev;
 
 typedef struct hj_event {
@@ -113,13 +113,13 @@ typedef struct hj_event {
 	/* The round after the event; NULL for DEPOSIT, IGNORED, and REJECT when
 	 * no open round matched.  Borrowed: valid during the callback only. */
 	const hj_round *round;
-	const hj_action *tx;     /* ACTION, REJECT, DEPOSIT, IGNORED */
-	hj_act act;              /* ACTION, TIMEOUT, REJECT (may be NONE) */
-	int hand;                /* DRAW: hand index or HJ_DEALER; ACTION and
-	                            TIMEOUT: the hand acted on, -1 for Bet, Peek */
-	uint8_t card;            /* DRAW: card code */
-	hj_reason reason;        /* REJECT */
-	hj_amount amount;        /* ACTION: stake it added; REJECT: refund */
+	const hj_action *tx; /* ACTION, REJECT, DEPOSIT, IGNORED */
+	hj_act act;          /* ACTION, TIMEOUT, REJECT (may be NONE) */
+	int hand;            /* DRAW: hand index or HJ_DEALER; ACTION and
+	                        TIMEOUT: the hand acted on, -1 for Bet, Peek */
+	uint8_t card;        /* DRAW: card code */
+	hj_reason reason;    /* REJECT */
+	hj_amount amount;    /* ACTION: stake it added; REJECT: refund */
 	const hj_settlement *settle; /* SETTLE */
 } hj_event;
 
@@ -131,7 +131,7 @@ typedef void (*hj_sink)(void *ctx, const hj_event *ev);
  * out-of-range fields and inconsistent state are all rejected.
  */
 #define HJ_ROUND_CODEC_VERSION 1
-#define HJ_ROUND_ENCODED_MAX 512
+#define HJ_ROUND_ENCODED_MAX   512
 
 /* Writes r into buf (HJ_ROUND_ENCODED_MAX bytes) and returns the length. */
 size_t hj_round_encode(const hj_round *r, uint8_t buf[HJ_ROUND_ENCODED_MAX]);

@@ -10,20 +10,20 @@
  * after split, double on a first-two-card hard 9, 10 or 11.
  */
 static const hj_rules presets[] = {
-	{
-		.preset = "bethash",
-		.bj_num = 6,
-		.bj_den = 5,
-		.ins_pays = 2,
-		.h17 = 1,
-		.double_hard_totals = HJ_DOUBLE_HARD(9) | HJ_DOUBLE_HARD(10) |
-		                      HJ_DOUBLE_HARD(11),
-		.double_after_split = 0,
-		.max_hands = 2,
-		.split_aces = 0,
-		.split_by_value = 1,
-		.late_surrender = 1,
-	},
+    {
+        .preset = "bethash",
+        .bj_num = 6,
+        .bj_den = 5,
+        .ins_pays = 2,
+        .h17 = 1,
+        .double_hard_totals =
+            HJ_DOUBLE_HARD(9) | HJ_DOUBLE_HARD(10) | HJ_DOUBLE_HARD(11),
+        .double_after_split = 0,
+        .max_hands = 2,
+        .split_aces = 0,
+        .split_by_value = 1,
+        .late_surrender = 1,
+    },
 };
 
 const char *const hj_preset_names[] = {"bethash", NULL};

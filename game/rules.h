@@ -25,9 +25,9 @@ typedef struct hj_rules {
 	uint8_t h17;                 /* dealer hits soft 17 */
 	uint32_t double_hard_totals; /* HJ_DOUBLE_HARD bits or ANY_TWO */
 	uint8_t double_after_split;
-	uint8_t max_hands;           /* 1 (no split) .. HJ_MAX_HANDS */
+	uint8_t max_hands; /* 1 (no split) .. HJ_MAX_HANDS */
 	uint8_t split_aces;
-	uint8_t split_by_value;      /* 10-J is a pair; else ranks must match */
+	uint8_t split_by_value; /* 10-J is a pair; else ranks must match */
 	uint8_t late_surrender;
 	/* Table limits and the timeout are set per dealer (config, replay). */
 	hj_amount min_bet, max_bet;
@@ -56,7 +56,7 @@ int hj_rules_check(const hj_rules *r, char *err, size_t errlen);
 #define HJ_MAX_BET ((hj_amount)1 << 120)
 
 /* Timeouts when the rules do not set one (protocol v1, section 3). */
-#define HJ_TIMEOUT_EVM 100
+#define HJ_TIMEOUT_EVM     100
 #define HJ_TIMEOUT_BITCOIN 12
 
 #endif

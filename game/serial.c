@@ -24,7 +24,10 @@ struct wbuf {
 	size_t n;
 };
 
-static void put_u8(struct wbuf *w, uint8_t v) { w->p[w->n++] = v; }
+static void put_u8(struct wbuf *w, uint8_t v)
+{
+	w->p[w->n++] = v;
+}
 
 static void put_be(struct wbuf *w, hj_amount v, unsigned bytes)
 {
@@ -90,8 +93,7 @@ static int get(struct rbuf *rb, const char *field, size_t bytes, hj_amount *v)
 	return 0;
 }
 
-static int get_bytes(struct rbuf *rb, const char *field, uint8_t *out,
-                     size_t n)
+static int get_bytes(struct rbuf *rb, const char *field, uint8_t *out, size_t n)
 {
 	rb->field = field;
 	if (rb->n - rb->off < n)
@@ -109,19 +111,19 @@ static int cards_valid(const uint8_t *c, unsigned n)
 	return 1;
 }
 
-#define GET(field, bytes, dst)                                              \
-	do {                                                                \
-		hj_amount v_;                                               \
-		if (get(&rb, field, bytes, &v_))                            \
-			goto truncated;                                     \
-		(dst) = v_;                                                 \
+#define GET(field, bytes, dst)                                                 \
+	do {                                                                   \
+		hj_amount v_;                                                  \
+		if (get(&rb, field, bytes, &v_))                               \
+			goto truncated;                                        \
+		(dst) = v_;                                                    \
 	} while (0)
 
-#define BAD(...)                                                            \
-	do {                                                                \
-		if (err && errlen)                                          \
-			snprintf(err, errlen, __VA_ARGS__);                 \
-		return -EINVAL;                                             \
+#define BAD(...)                                                               \
+	do {                                                                   \
+		if (err && errlen)                                             \
+			snprintf(err, errlen, __VA_ARGS__);                    \
+		return -EINVAL;                                                \
 	} while (0)
 
 int hj_round_decode(const uint8_t *buf, size_t n, hj_round *out, char *err,
@@ -202,8 +204,8 @@ int hj_round_decode(const uint8_t *buf, size_t n, hj_round *out, char *err,
 		BAD("round: inconsistent stakes or counters");
 	if (r.phase != HJ_PH_DEAL && (r.dealer_n < 1 || r.hands[0].n < 1))
 		BAD("round: cards missing after the deal");
-	if (r.peek_due && (r.dealer_n != 1 ||
-	                   hj_code_rank(r.dealer[0]) != HJ_ACE))
+	if (r.peek_due &&
+	    (r.dealer_n != 1 || hj_code_rank(r.dealer[0]) != HJ_ACE))
 		BAD("round: peek due without an ace up");
 	*out = r;
 	return 0;

@@ -72,8 +72,8 @@ static int up_is_ten(const hj_round *r)
 /* The unsplit first two cards make 21. */
 static int player_natural(const hj_round *r)
 {
-	return r->nhands == 1 && hj_hand_blackjack(r->hands[0].cards,
-	                                            r->hands[0].n);
+	return r->nhands == 1 &&
+	       hj_hand_blackjack(r->hands[0].cards, r->hands[0].n);
 }
 
 /* Dealer stands on 17 or more, hitting soft 17 under H17. */
@@ -230,8 +230,7 @@ static void dealer_next(struct blk *b, hj_round *r)
 	for (int i = 0; i < r->nhands; i++)
 		if (!(r->hands[i].flags & HJ_HF_SURRENDER))
 			only_second = 0;
-	if (player_natural(r) || only_second ||
-	    dealer_stands(&b->t->rules, r))
+	if (player_natural(r) || only_second || dealer_stands(&b->t->rules, r))
 		settle(b, r);
 	else
 		push_draw(r, HJ_DEALER);
@@ -245,8 +244,8 @@ static void deliver(struct blk *b, hj_round *r, uint8_t code)
 	memmove(r->pending, r->pending + 1, r->npending);
 	r->pending[r->npending] = 0;
 
-	hj_event ev = {.type = HJ_EV_DRAW, .round = r, .hand = target,
-	               .card = code};
+	hj_event ev = {
+	    .type = HJ_EV_DRAW, .round = r, .hand = target, .card = code};
 	if (target == HJ_DEALER) {
 		add_card(r->dealer, &r->dealer_n, code);
 	} else {
@@ -291,15 +290,23 @@ static hj_round *find_player(hj_table *t, const hj_id *player)
 static void reject(struct blk *b, const hj_action *a, const hj_round *r,
                    hj_reason why)
 {
-	hj_event ev = {.type = HJ_EV_REJECT, .round = r, .tx = a,
-	               .act = a->act, .reason = why, .amount = a->value};
+	hj_event ev = {.type = HJ_EV_REJECT,
+	               .round = r,
+	               .tx = a,
+	               .act = a->act,
+	               .reason = why,
+	               .amount = a->value};
 	emit(b, &ev);
 }
 
 static void accepted(struct blk *b, const hj_action *a, hj_round *r, int hand)
 {
-	hj_event ev = {.type = HJ_EV_ACTION, .round = r, .tx = a,
-	               .act = a->act, .hand = hand, .amount = a->value};
+	hj_event ev = {.type = HJ_EV_ACTION,
+	               .round = r,
+	               .tx = a,
+	               .act = a->act,
+	               .hand = hand,
+	               .amount = a->value};
 	emit(b, &ev);
 }
 
@@ -379,8 +386,8 @@ static hj_reason check(const hj_rules *ru, uint64_t height, const hj_round *r,
 		unsigned r0 = hj_code_rank(h->cards[0]);
 		unsigned r1 = hj_code_rank(h->cards[1]);
 		int pair = ru->split_by_value
-		                   ? hj_rank_value(r0) == hj_rank_value(r1)
-		                   : r0 == r1;
+		               ? hj_rank_value(r0) == hj_rank_value(r1)
+		               : r0 == r1;
 		if (h->n != 2 || !pair || r->nhands >= ru->max_hands ||
 		    (r0 == HJ_ACE && !ru->split_aces))
 			return HJ_R_NOT_ALLOWED;
@@ -516,7 +523,9 @@ static void timeouts(struct blk *b)
 			continue;
 		hj_act act = r->peek_due ? HJ_PEEK : HJ_STAND;
 		int hand = apply(r, act, NULL);
-		hj_event ev = {.type = HJ_EV_TIMEOUT, .round = r, .act = act,
+		hj_event ev = {.type = HJ_EV_TIMEOUT,
+		               .round = r,
+		               .act = act,
 		               .hand = hand};
 		emit(b, &ev);
 		after_apply(b, r, act);
@@ -590,7 +599,10 @@ void hj_table_free(hj_table *t)
 	free(t);
 }
 
-const hj_rules *hj_table_rules(const hj_table *t) { return &t->rules; }
+const hj_rules *hj_table_rules(const hj_table *t)
+{
+	return &t->rules;
+}
 
 int hj_table_last_height(const hj_table *t, uint64_t *height)
 {
@@ -605,7 +617,10 @@ void hj_table_set_last_height(hj_table *t, uint64_t height)
 	t->have_last = 1;
 }
 
-size_t hj_table_count(const hj_table *t) { return t->n; }
+size_t hj_table_count(const hj_table *t)
+{
+	return t->n;
+}
 
 const hj_round *hj_table_round(const hj_table *t, size_t i)
 {

@@ -18,7 +18,8 @@
 
 typedef struct hj_table hj_table;
 
-/* Copies *rules (checked by the caller with hj_rules_check).  NULL on ENOMEM. */
+/* Copies *rules (checked by the caller with hj_rules_check).  NULL on ENOMEM.
+ */
 hj_table *hj_table_new(const hj_rules *rules);
 void hj_table_free(hj_table *t); /* NULL is fine */
 

@@ -3,7 +3,7 @@
 # is missing.  Safe to run again: it does nothing when all are present.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config libjansson-dev libcmocka-dev)
+pkgs=(build-essential cmake pkg-config clang-format libjansson-dev libcmocka-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -134,8 +134,7 @@ hj_action tx_failed(uint8_t player, hj_amount value)
 	return a;
 }
 
-hj_action tx_bet_side(uint8_t player, hj_amount value, uint64_t pp,
-                      uint64_t t3)
+hj_action tx_bet_side(uint8_t player, hj_amount value, uint64_t pp, uint64_t t3)
 {
 	hj_action a = tx_bet(player, value);
 	a.side_pp = pp;

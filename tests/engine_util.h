@@ -22,19 +22,19 @@ typedef struct ev_rec {
 	uint8_t card;
 	hj_reason reason;
 	hj_amount amount;
-	uint8_t player;     /* first byte of the sender or round player */
+	uint8_t player; /* first byte of the sender or round player */
 	int has_round;
-	hj_round round;     /* snapshot of the round after the event */
-	hj_settlement st;   /* SETTLE */
+	hj_round round;   /* snapshot of the round after the event */
+	hj_settlement st; /* SETTLE */
 	uint32_t tx_index;
 } ev_rec;
 
 typedef struct fx {
 	hj_table *t;
-	uint64_t height;    /* height of the next block */
+	uint64_t height; /* height of the next block */
 	ev_rec *ev;
 	size_t nev, cap;
-	uint32_t txseq;     /* makes transaction ids unique */
+	uint32_t txseq; /* makes transaction ids unique */
 } fx;
 
 /* bethash with min_bet 1, max_bet 10^30, timeout 100. */
@@ -47,10 +47,10 @@ void fx_free(fx *f);
 /* Applies the next block; events replace those of the previous block.
  * Transaction ids and indexes are filled in. */
 void fx_block(fx *f, uint8_t card, hj_action *txs, size_t n);
-#define FX(f, card, ...)                                                    \
-	do {                                                                \
-		hj_action txs_[] = {__VA_ARGS__};                           \
-		fx_block((f), (card), txs_, sizeof txs_ / sizeof txs_[0]);  \
+#define FX(f, card, ...)                                                       \
+	do {                                                                   \
+		hj_action txs_[] = {__VA_ARGS__};                              \
+		fx_block((f), (card), txs_, sizeof txs_ / sizeof txs_[0]);     \
 	} while (0)
 #define FX0(f, card) fx_block((f), (card), NULL, 0)
 

@@ -27,9 +27,9 @@
 #include "table.h"
 
 #define NPLAYERS 8
-#define TIMEOUT 3
-#define MIN_BET 10
-#define MAX_BET 1000000
+#define TIMEOUT  3
+#define MIN_BET  10
+#define MAX_BET  1000000
 
 static uint64_t rng_state;
 
@@ -42,7 +42,10 @@ static uint64_t rnd(void)
 	return rng_state * 2685821657736338717ull;
 }
 
-static unsigned below(unsigned n) { return (unsigned)(rnd() % n); }
+static unsigned below(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
 
 struct tally {
 	hj_amount sent, staked, refunded, deposited, failed;
@@ -73,7 +76,8 @@ static void check_dealer_stop(const hj_round *r)
 	/* The dealer drew its last card only while below 17 or on soft 17. */
 	if (r->dealer_n >= 3) {
 		int psoft;
-		unsigned pt = hj_hand_total(r->dealer, r->dealer_n - 1u, &psoft);
+		unsigned pt =
+		    hj_hand_total(r->dealer, r->dealer_n - 1u, &psoft);
 		assert_true(pt < 17 || (pt == 17 && psoft));
 		assert_true(t > 17 || (t == 17 && !soft));
 	}
@@ -253,7 +257,8 @@ static hj_action random_tx(const hj_round *r, int p, int betting)
 	if (!r) {
 		a.act = betting || dice < 20 ? HJ_BET : (hj_act)(2 + below(6));
 		if (a.act == HJ_BET) {
-			a.value = dice < 12 ? below(MAX_BET * 2) : MIN_BET + below(5000);
+			a.value = dice < 12 ? below(MAX_BET * 2)
+			                    : MIN_BET + below(5000);
 			if (dice < 10)
 				a.side_pp = 1;
 		}
@@ -262,7 +267,8 @@ static hj_action random_tx(const hj_round *r, int p, int betting)
 	if (dice < 75) {
 		int hi = hj_round_active_hand(r);
 		hj_amount stake = hi >= 0 ? r->hands[hi].stake : r->bet;
-		a.act = r->peek_due && dice < 60 ? HJ_PEEK : (hj_act)(2 + below(5));
+		a.act =
+		    r->peek_due && dice < 60 ? HJ_PEEK : (hj_act)(2 + below(5));
 		if (a.act == HJ_PEEK) {
 			a.insurance = (uint8_t)below(2);
 			a.value = a.insurance ? r->bet / 2 : 0;
@@ -297,7 +303,7 @@ static void run(unsigned long want, uint64_t seed)
 	memset(&t, 0, sizeof t);
 	rng_state = seed ? seed : 1;
 
-	for (uint64_t h = 1; ; h++) {
+	for (uint64_t h = 1;; h++) {
 		size_t n = 0;
 		hj_card c = {0};
 
@@ -343,10 +349,12 @@ static void run(unsigned long want, uint64_t seed)
 		assert_non_null(shadow);
 		for (size_t i = 0; i < hj_table_count(live); i++) {
 			hj_round back;
-			size_t len = hj_round_encode(hj_table_round(live, i), enc);
+			size_t len =
+			    hj_round_encode(hj_table_round(live, i), enc);
 			char err[128];
-			assert_int_equal(hj_round_decode(enc, len, &back, err,
-			                                 sizeof err), 0);
+			assert_int_equal(
+			    hj_round_decode(enc, len, &back, err, sizeof err),
+			    0);
 			uint8_t enc2[HJ_ROUND_ENCODED_MAX];
 			assert_int_equal(hj_round_encode(&back, enc2), len);
 			assert_memory_equal(enc, enc2, len);
@@ -356,10 +364,11 @@ static void run(unsigned long want, uint64_t seed)
 			hj_table_set_last_height(shadow, h - 1);
 
 		t.height = h;
-		assert_int_equal(hj_table_apply_block(live, h, &c, txs, n,
-		                                      on_event, &t), 0);
+		assert_int_equal(
+		    hj_table_apply_block(live, h, &c, txs, n, on_event, &t), 0);
 		assert_int_equal(hj_table_apply_block(shadow, h, &c, txs, n,
-		                                      on_shadow, &shadow_digest),
+		                                      on_shadow,
+		                                      &shadow_digest),
 		                 0);
 		assert_true(shadow_digest == t.digest);
 		hj_table_free(shadow);
@@ -404,7 +413,7 @@ static void test_random_rounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_rounds),
+	    cmocka_unit_test(test_random_rounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -174,7 +174,8 @@ static void test_garbage_never_crashes(void **state)
 			bad[i] ^= (uint8_t)(v | 1);
 			if (hj_round_decode(bad, n, &back, NULL, 0) == 0) {
 				accepted++;
-				assert_int_equal(hj_round_encode(&back, again), n);
+				assert_int_equal(hj_round_encode(&back, again),
+				                 n);
 				assert_memory_equal(again, bad, n);
 			}
 		}
@@ -194,11 +195,11 @@ static void test_garbage_never_crashes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_every_truncation_rejected),
-		cmocka_unit_test(test_trailing_and_version),
-		cmocka_unit_test(test_out_of_range_fields),
-		cmocka_unit_test(test_garbage_never_crashes),
+	    cmocka_unit_test(test_roundtrip),
+	    cmocka_unit_test(test_every_truncation_rejected),
+	    cmocka_unit_test(test_trailing_and_version),
+	    cmocka_unit_test(test_out_of_range_fields),
+	    cmocka_unit_test(test_garbage_never_crashes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
