@@ -1,0 +1,2286 @@
+/*
+ * The round state machine through the table API: the rules of protocol v1
+ * sections 2 to 5 (shared/spec/hash-blackjack-v1.md).  Every expected event
+ * and amount below was worked out by hand from the spec, not copied from
+ * what the engine prints.
+ *
+ * A block's events are rendered as one line, " | " between events, so that a
+ * test states the whole block at once and any extra or missing event fails:
+ *
+ *   1 Bet 10                  player 1's Bet accepted, value 10
+ *   1 Hit@0 0                 action accepted on hand 0, value 0
+ *   1 Peek 5                  Peek accepted (no hand), value 5
+ *   1 draw 0 8H               the block's card went to hand 0 ("D": dealer)
+ *   1 reject Hit premature 7  rejection with its reason and refund
+ *   1 timeout Stand@1         default action applied to hand 1
+ *   1 settle Win 20, Push 10, ins 15, stake 25, ret 45
+ *                             per-hand results and returns, the insurance
+ *                             return when insured, totals
+ *   1 deposit, 1 ignored      plain transfer, failed receipt
+ *
+ * Blocks are numbered from 1000 (engine_util).  Every settlement is also
+ * checked against the money the round's accepted actions carried: their sum
+ * must be the settlement's total_stake, and the per-hand returns plus the
+ * insurance return must add up to total_ret.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine_util.h"
+
+/* 10^30 base units: rules_bethash()'s max_bet. */
+#define E30 ((hj_amount)1000000000000000ull * 1000000000000000ull)
+
+#define ACE   R(HJ_ACE)
+#define TEN   R(HJ_TEN)
+#define JACK  R(HJ_JACK)
+#define QUEEN R(HJ_QUEEN)
+#define KING  R(HJ_KING)
+/* A card for blocks where no round should draw: a misdelivery shows. */
+#define IDLE CARD(2, HJ_DIAMONDS)
+#define VOID 0
+
+#define HIT(p)          tx_act((p), HJ_HIT, 0)
+#define STAND(p)        tx_act((p), HJ_STAND, 0)
+#define SURRENDER(p)    tx_act((p), HJ_SURRENDER, 0)
+#define DOUBLE(p, v)    tx_act((p), HJ_DOUBLE, (v))
+#define SPLIT(p, v)     tx_act((p), HJ_SPLIT, (v))
+#define PEEK(p, ins, v) tx_peek((p), (ins), (v))
+
+/* ------------------------------------------------------------------ */
+/* Rendering                                                          */
+
+static const char *const rank_s[] = {"?", "A", "2", "3",  "4", "5", "6",
+                                     "7", "8", "9", "10", "J", "Q", "K"};
+static const char suit_s[] = "CDHS";
+
+static const char *const act_s[] = {"none",   "Bet",   "Hit",       "Stand",
+                                    "Double", "Split", "Surrender", "Peek"};
+
+static const char *reason_s(hj_reason r)
+{
+	switch (r) {
+	case HJ_R_TRUNCATED:
+		return "truncated";
+	case HJ_R_BAD_VERSION:
+		return "bad_version";
+	case HJ_R_UNKNOWN_ACTION:
+		return "unknown_action";
+	case HJ_R_BAD_LENGTH:
+		return "bad_length";
+	case HJ_R_TOO_LONG:
+		return "too_long";
+	case HJ_R_BAD_FIELD:
+		return "bad_field";
+	case HJ_R_SIDE_BETS:
+		return "side_bets_not_offered";
+	case HJ_R_NO_ROUND:
+		return "no_round";
+	case HJ_R_SECOND_ROUND:
+		return "second_round";
+	case HJ_R_BET_LIMITS:
+		return "bet_out_of_limits";
+	case HJ_R_PREMATURE:
+		return "premature";
+	case HJ_R_NOT_ALLOWED:
+		return "not_allowed";
+	case HJ_R_WRONG_VALUE:
+		return "wrong_value";
+	case HJ_R_BAD_SIGNATURE:
+		return "bad_signature";
+	default:
+		return "?";
+	}
+}
+
+static const char *status_s(int st)
+{
+	switch (st) {
+	case HJ_ST_BLACKJACK:
+		return "Blackjack";
+	case HJ_ST_WIN:
+		return "Win";
+	case HJ_ST_PUSH:
+		return "Push";
+	case HJ_ST_LOSE:
+		return "Lose";
+	case HJ_ST_BUST:
+		return "Bust";
+	case HJ_ST_SURRENDER:
+		return "Surrender";
+	case HJ_ST_DEALER_BJ:
+		return "DealerBlackjack";
+	default:
+		return "?";
+	}
+}
+
+static const char *act_name(hj_act a)
+{
+	return (unsigned)a < sizeof act_s / sizeof act_s[0] ? act_s[a] : "?";
+}
+
+struct out {
+	char b[8192];
+	size_t n;
+};
+
+static void put(struct out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int k = vsnprintf(o->b + o->n, sizeof o->b - o->n, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0 && (size_t)k < sizeof o->b - o->n);
+	o->n += (size_t)k;
+}
+
+static void put_amount(struct out *o, hj_amount v)
+{
+	char t[48];
+	int i = 0;
+
+	do {
+		t[i++] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	while (i)
+		put(o, "%c", t[--i]);
+}
+
+static void put_card(struct out *o, uint8_t code)
+{
+	unsigned r = hj_code_rank(code);
+	put(o, "%s%c", r <= 13 ? rank_s[r] : "?", suit_s[hj_code_suit(code)]);
+}
+
+static void put_event(struct out *o, const ev_rec *e)
+{
+	put(o, "%u ", e->player);
+	switch (e->type) {
+	case HJ_EV_DRAW:
+		put(o, "draw ");
+		if (e->hand == HJ_DEALER)
+			put(o, "D ");
+		else
+			put(o, "%d ", e->hand);
+		put_card(o, e->card);
+		break;
+	case HJ_EV_ACTION:
+		put(o, "%s", act_name(e->act));
+		if (e->hand >= 0)
+			put(o, "@%d", e->hand);
+		put(o, " ");
+		put_amount(o, e->amount);
+		break;
+	case HJ_EV_REJECT:
+		put(o, "reject %s %s ", act_name(e->act), reason_s(e->reason));
+		put_amount(o, e->amount);
+		break;
+	case HJ_EV_TIMEOUT:
+		put(o, "timeout %s", act_name(e->act));
+		if (e->hand >= 0)
+			put(o, "@%d", e->hand);
+		break;
+	case HJ_EV_SETTLE:
+		put(o, "settle ");
+		for (int i = 0; i < e->round.nhands; i++) {
+			put(o, "%s ", status_s(e->st.status[i]));
+			put_amount(o, e->st.ret[i]);
+			put(o, ", ");
+		}
+		if (e->round.insured) {
+			put(o, "ins ");
+			put_amount(o, e->st.ins_ret);
+			put(o, ", ");
+		}
+		put(o, "stake ");
+		put_amount(o, e->st.total_stake);
+		put(o, ", ret ");
+		put_amount(o, e->st.total_ret);
+		break;
+	case HJ_EV_DEPOSIT:
+		put(o, "deposit");
+		break;
+	case HJ_EV_IGNORED:
+		put(o, "ignored");
+		break;
+	}
+}
+
+static struct out line;
+
+/* The last block's events as one line. */
+static const char *events(const fx *f)
+{
+	line.n = 0;
+	line.b[0] = '\0';
+	for (size_t i = 0; i < f->nev; i++) {
+		if (i)
+			put(&line, " | ");
+		put_event(&line, &f->ev[i]);
+	}
+	return line.b;
+}
+
+/* Whether one of the last block's events renders exactly as s. */
+static int has(const fx *f, const char *s)
+{
+	struct out o;
+
+	for (size_t i = 0; i < f->nev; i++) {
+		o.n = 0;
+		o.b[0] = '\0';
+		put_event(&o, &f->ev[i]);
+		if (strcmp(o.b, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+#define EXPECT(f, s) assert_string_equal(events(f), (s))
+#define HAS(f, s)                                                              \
+	do {                                                                   \
+		if (!has((f), (s)))                                            \
+			fail_msg("no event \"%s\" in \"%s\"", (s), events(f)); \
+	} while (0)
+
+/* The open round of player p: "h0 8H 3C $10, h1 8S $10, D 6C". */
+static const char *hands(const fx *f, uint8_t p)
+{
+	const hj_round *r = fx_round(f, p);
+
+	line.n = 0;
+	line.b[0] = '\0';
+	if (!r)
+		return "(no round)";
+	for (int i = 0; i < r->nhands; i++) {
+		put(&line, "h%d", i);
+		for (int k = 0; k < r->hands[i].n; k++) {
+			put(&line, " ");
+			put_card(&line, r->hands[i].cards[k]);
+		}
+		put(&line, " $");
+		put_amount(&line, r->hands[i].stake);
+		put(&line, ", ");
+	}
+	put(&line, "D");
+	for (int k = 0; k < r->dealer_n; k++) {
+		put(&line, " ");
+		put_card(&line, r->dealer[k]);
+	}
+	return line.b;
+}
+
+#define HANDS(f, p, s) assert_string_equal(hands((f), (p)), (s))
+
+/* ------------------------------------------------------------------ */
+/* Blocks, with the money check on every settlement                   */
+
+/* Stakes the accepted actions of each player's current round carried. */
+static hj_amount staked[256];
+
+static void check_money(const ev_rec *e)
+{
+	const hj_round *r = &e->round;
+	hj_amount sum = 0, stakes = 0;
+
+	assert_true(e->has_round);
+	for (int i = 0; i < HJ_MAX_HANDS; i++) {
+		if (i < r->nhands) {
+			assert_int_not_equal(e->st.status[i], HJ_ST_NONE);
+			sum += e->st.ret[i];
+			stakes += r->hands[i].stake;
+		} else {
+			assert_int_equal(e->st.status[i], HJ_ST_NONE);
+			assert_true(e->st.ret[i] == 0);
+		}
+	}
+	if (r->insured)
+		stakes += r->insurance;
+	else
+		assert_true(e->st.ins_ret == 0);
+	sum += e->st.ins_ret;
+	assert_true(sum == e->st.total_ret);
+	assert_true(stakes == e->st.total_stake);
+	assert_true(staked[e->player] == e->st.total_stake);
+}
+
+static void step(fx *f, uint8_t card, hj_action *txs, size_t n)
+{
+	fx_block(f, card, txs, n);
+	for (size_t i = 0; i < f->nev; i++) {
+		const ev_rec *e = &f->ev[i];
+		if (e->type == HJ_EV_ACTION && e->act == HJ_BET)
+			staked[e->player] = e->amount;
+		else if (e->type == HJ_EV_ACTION)
+			staked[e->player] += e->amount;
+		else if (e->type == HJ_EV_SETTLE)
+			check_money(e);
+	}
+}
+
+#define B(f, card, ...)                                                        \
+	do {                                                                   \
+		hj_action t_[] = {__VA_ARGS__};                                \
+		step((f), (card), t_, sizeof t_ / sizeof t_[0]);               \
+	} while (0)
+#define B0(f, card) step((f), (card), NULL, 0)
+
+static void start(fx *f, const hj_rules *rules)
+{
+	hj_rules def = rules_bethash();
+
+	memset(staked, 0, sizeof staked);
+	fx_init(f, rules ? rules : &def);
+}
+
+/* bethash with the given timeout. */
+static hj_rules rules_timeout(uint32_t blocks)
+{
+	hj_rules r = rules_bethash();
+	r.timeout_blocks = blocks;
+	return r;
+}
+
+/*
+ * Bet by p at the next block X, then X+1 c1 to hand 0, X+2 up to the dealer,
+ * X+3 c2 to hand 0 (no void blocks).  Other rounds may draw alongside.
+ * Returns X.
+ */
+static uint64_t deal(fx *f, uint8_t p, hj_amount bet, uint8_t c1, uint8_t up,
+                     uint8_t c2)
+{
+	uint64_t x = f->height;
+	struct out o = {.n = 0};
+
+	B(f, IDLE, tx_bet(p, bet));
+	put(&o, "%u Bet ", p);
+	put_amount(&o, bet);
+	HAS(f, o.b);
+	o.n = 0;
+	put(&o, "%u draw 0 ", p);
+	put_card(&o, c1);
+	B0(f, c1);
+	HAS(f, o.b);
+	o.n = 0;
+	put(&o, "%u draw D ", p);
+	put_card(&o, up);
+	B0(f, up);
+	HAS(f, o.b);
+	o.n = 0;
+	put(&o, "%u draw 0 ", p);
+	put_card(&o, c2);
+	B0(f, c2);
+	HAS(f, o.b);
+	return x;
+}
+
+/* Idle blocks: nothing may happen in any of them. */
+static void quiet(fx *f, int n)
+{
+	while (n--) {
+		B0(f, IDLE);
+		EXPECT(f, "");
+	}
+}
+
+/* The fields an action or a timeout would change. */
+static void assert_same_round(const hj_round *a, const hj_round *b)
+{
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(a->phase, b->phase);
+	assert_int_equal(a->peek_due, b->peek_due);
+	assert_int_equal(a->nhands, b->nhands);
+	assert_int_equal(a->npending, b->npending);
+	assert_int_equal(a->window_open, b->window_open);
+	assert_int_equal(a->seq, b->seq);
+	assert_int_equal(a->decisions, b->decisions);
+	assert_int_equal(a->insured, b->insured);
+	assert_int_equal(a->dealer_n, b->dealer_n);
+	assert_memory_equal(a->dealer, b->dealer, sizeof a->dealer);
+	assert_memory_equal(a->hands, b->hands, sizeof a->hands);
+	assert_true(a->bet == b->bet);
+}
+
+/* ------------------------------------------------------------------ */
+/* Section 3: which block deals which card                            */
+
+static void test_bet_deals_player_dealer_player_from_x_plus_1(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, CARD(5, HJ_CLUBS), tx_bet(1, 10)); /* X = 1000 */
+	EXPECT(&f, "1 Bet 10");
+	assert_int_equal(fx_round(&f, 1)->bet_height, 1000);
+	HANDS(&f, 1, "h0 $10, D");
+	B0(&f, CARD(8, HJ_HEARTS));
+	EXPECT(&f, "1 draw 0 8H");
+	B0(&f, CARD(6, HJ_SPADES));
+	EXPECT(&f, "1 draw D 6S");
+	B0(&f, CARD(9, HJ_DIAMONDS));
+	EXPECT(&f, "1 draw 0 9D");
+	HANDS(&f, 1, "h0 8H 9D $10, D 6S");
+	/* Nothing is owed at X+4: the block's card is nobody's. */
+	B0(&f, R(4));
+	EXPECT(&f, "");
+	HANDS(&f, 1, "h0 8H 9D $10, D 6S");
+	B(&f, R(4), STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, CARD(HJ_KING, HJ_HEARTS)); /* 16: hit */
+	EXPECT(&f, "1 draw D KH");
+	B0(&f, R(5)); /* 21 against 17 */
+	EXPECT(&f, "1 draw D 5C | 1 settle Lose 0, stake 10, ret 0");
+	assert_null(fx_round(&f, 1));
+	assert_int_equal(hj_table_count(f.t), 0);
+	fx_free(&f);
+}
+
+static void test_void_blocks_shift_deal_and_dealer_draws(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, R(5), tx_bet(1, 10));
+	EXPECT(&f, "1 Bet 10");
+	B0(&f, VOID); /* X+1 void: player card 1 comes at X+2 */
+	EXPECT(&f, "");
+	B0(&f, R(8));
+	EXPECT(&f, "1 draw 0 8C");
+	B0(&f, VOID);
+	EXPECT(&f, "");
+	B0(&f, R(7));
+	EXPECT(&f, "1 draw D 7C");
+	/* Card 2 arrives at 1005: an action in its block is premature. */
+	B(&f, R(9), HIT(1));
+	EXPECT(&f, "1 draw 0 9C | 1 reject Hit premature 0");
+	HANDS(&f, 1, "h0 8C 9C $10, D 7C");
+	B(&f, VOID, STAND(1)); /* 17 against 7 */
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, VOID);
+	EXPECT(&f, "");
+	B0(&f, R(5)); /* 12 */
+	EXPECT(&f, "1 draw D 5C");
+	B0(&f, VOID);
+	EXPECT(&f, "");
+	B0(&f, R(5)); /* 17: stands */
+	EXPECT(&f, "1 draw D 5C | 1 settle Push 10, stake 10, ret 10");
+	fx_free(&f);
+}
+
+static void test_void_block_shifts_hit_card(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(5), R(9), R(6)); /* 11 against 9 */
+	B(&f, IDLE, HIT(1));
+	EXPECT(&f, "1 Hit@0 0");
+	B(&f, VOID, HIT(1));
+	EXPECT(&f, "1 reject Hit premature 0");
+	B(&f, R(2), HIT(1));
+	EXPECT(&f, "1 draw 0 2C | 1 reject Hit premature 0");
+	B(&f, IDLE, HIT(1)); /* 13 */
+	EXPECT(&f, "1 Hit@0 0");
+	B0(&f, VOID);
+	EXPECT(&f, "");
+	B0(&f, KING);
+	EXPECT(&f, "1 draw 0 KC | 1 settle Bust 0, stake 10, ret 0");
+	fx_free(&f);
+}
+
+static void test_each_block_card_goes_to_every_round_owing_a_draw(void **st)
+{
+	fx f;
+
+	(void)st;
+	start(&f, NULL);
+	B(&f, R(5), tx_bet(1, 10), tx_bet(2, 20));
+	EXPECT(&f, "1 Bet 10 | 2 Bet 20");
+	B0(&f, CARD(8, HJ_HEARTS));
+	EXPECT(&f, "1 draw 0 8H | 2 draw 0 8H");
+	/* Player 3's first card is rounds 1 and 2's up card. */
+	B(&f, CARD(6, HJ_SPADES), tx_bet(3, 30));
+	EXPECT(&f, "1 draw D 6S | 2 draw D 6S | 3 Bet 30");
+	B0(&f, VOID);
+	EXPECT(&f, "");
+	B0(&f, CARD(9, HJ_DIAMONDS));
+	EXPECT(&f, "1 draw 0 9D | 2 draw 0 9D | 3 draw 0 9D");
+	B(&f, TEN, STAND(1));
+	EXPECT(&f, "3 draw D 10C | 1 Stand@0 0");
+	B0(&f, R(2));
+	EXPECT(&f, "1 draw D 2C | 3 draw 0 2C");
+	HANDS(&f, 1, "h0 8H 9D $10, D 6S 2C");
+	HANDS(&f, 2, "h0 8H 9D $20, D 6S");
+	HANDS(&f, 3, "h0 9D 2C $30, D 10C");
+	B0(&f, R(9)); /* dealer 17 against 17 */
+	EXPECT(&f, "1 draw D 9C | 1 settle Push 10, stake 10, ret 10");
+	assert_int_equal(hj_table_count(f.t), 2);
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Action windows                                                     */
+
+static void test_premature_actions_rejected_and_refunded(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10), HIT(1));
+	EXPECT(&f, "1 Bet 10 | 1 reject Hit premature 0");
+	B(&f, TEN, STAND(1));
+	EXPECT(&f, "1 draw 0 10C | 1 reject Stand premature 0");
+	B(&f, R(7), DOUBLE(1, 10), PEEK(1, 1, 5));
+	EXPECT(&f, "1 draw D 7C | 1 reject Double premature 10"
+	           " | 1 reject Peek premature 5");
+	/* The whole value comes back, even a wrong one. */
+	B(&f, R(6), tx_act(1, HJ_HIT, 3), SURRENDER(1));
+	EXPECT(&f, "1 draw 0 6C | 1 reject Hit premature 3"
+	           " | 1 reject Surrender premature 0");
+	B(&f, IDLE, HIT(1)); /* X+4: the window is open */
+	EXPECT(&f, "1 Hit@0 0");
+	B(&f, R(2), HIT(1), STAND(1)); /* 18 */
+	EXPECT(&f, "1 draw 0 2C | 1 reject Hit premature 0"
+	           " | 1 reject Stand premature 0");
+	B(&f, IDLE, STAND(1), HIT(1));
+	EXPECT(&f, "1 Stand@0 0 | 1 reject Hit not_allowed 0");
+	B0(&f, TEN); /* 17 */
+	EXPECT(&f, "1 draw D 10C | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+}
+
+static void test_stand_on_hand_1_opens_hand_0_window_at_y_plus_1(void **st)
+{
+	fx f;
+
+	(void)st;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, R(7), CARD(HJ_JACK, HJ_HEARTS));
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 Split@0 10");
+	HANDS(&f, 1, "h0 10C $10, h1 JH $10, D 7C");
+	B(&f, R(9), HIT(1));
+	EXPECT(&f, "1 draw 0 9C | 1 reject Hit premature 0");
+	B(&f, R(8), HIT(1));
+	EXPECT(&f, "1 draw 1 8C | 1 reject Hit premature 0");
+	HANDS(&f, 1, "h0 10C 9C $10, h1 JH 8C $10, D 7C");
+	B(&f, IDLE, STAND(1), STAND(1));
+	EXPECT(&f, "1 Stand@1 0 | 1 reject Stand premature 0");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, KING); /* 17 */
+	EXPECT(&f, "1 draw D KC | 1 settle Win 20, Win 20, stake 20, ret 40");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Order inside a block, one open round per player                    */
+
+static void test_bet_accepted_in_block_where_previous_round_settled(void **s)
+{
+	fx f;
+
+	(void)s;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10));
+	B0(&f, ACE);
+	B0(&f, R(5));
+	/* The natural settles at X+3, before the block's transactions. */
+	B(&f, KING, tx_bet(1, 20));
+	EXPECT(&f, "1 draw 0 KC | 1 settle Blackjack 22, stake 10, ret 22"
+	           " | 1 Bet 20");
+	assert_true(fx_round(&f, 1)->bet == 20);
+	assert_int_equal(fx_round(&f, 1)->bet_height, 1003);
+	B0(&f, R(3));
+	EXPECT(&f, "1 draw 0 3C");
+	B0(&f, TEN);
+	EXPECT(&f, "1 draw D 10C");
+	B0(&f, KING);
+	EXPECT(&f, "1 draw 0 KC");
+	B(&f, IDLE, STAND(1)); /* 13 */
+	EXPECT(&f, "1 Stand@0 0");
+	/* Settled by the dealer's draw; the Bet after it is accepted. */
+	B(&f, R(7), tx_bet(1, 5));
+	EXPECT(&f, "1 draw D 7C | 1 settle Lose 0, stake 20, ret 0 | 1 Bet 5");
+	assert_int_equal(fx_round(&f, 1)->bet_height, 1008);
+	fx_free(&f);
+}
+
+static void test_second_bet_while_round_open_rejected(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(1, 10), tx_bet(2, 7));
+	EXPECT(&f, "1 Bet 10 | 1 reject Bet second_round 10 | 2 Bet 7");
+	B(&f, R(9), tx_bet(1, 15));
+	EXPECT(&f, "1 draw 0 9C | 2 draw 0 9C | 1 reject Bet second_round 15");
+	B0(&f, R(5));
+	B0(&f, R(7)); /* 16 against 5 */
+	B(&f, IDLE, STAND(1), tx_bet(1, 5));
+	EXPECT(&f, "1 Stand@0 0 | 1 reject Bet second_round 5");
+	B(&f, TEN, tx_bet(1, 5)); /* 15 */
+	EXPECT(&f, "1 draw D 10C | 1 reject Bet second_round 5");
+	assert_true(fx_round(&f, 1)->bet == 10);
+	assert_int_equal(fx_round(&f, 1)->bet_height, 1000);
+	B0(&f, KING); /* 25 */
+	EXPECT(&f, "1 draw D KC | 1 settle Win 20, stake 10, ret 20");
+	assert_null(fx_round(&f, 1));
+	assert_non_null(fx_round(&f, 2));
+	fx_free(&f);
+}
+
+static void test_transactions_apply_in_block_order(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 10));
+	B0(&f, TEN);
+	B0(&f, R(6));
+	B0(&f, R(6)); /* 16 against 6 */
+	B(&f, IDLE, SURRENDER(1), tx_bet(1, 10), tx_bet(2, 10), SURRENDER(2));
+	EXPECT(&f,
+	       "1 Surrender@0 0 | 1 settle Surrender 5, stake 10, ret 5"
+	       " | 1 Bet 10 | 2 reject Bet second_round 10"
+	       " | 2 Surrender@0 0 | 2 settle Surrender 5, stake 10, ret 5");
+	assert_int_equal(fx_round(&f, 1)->bet_height, 1004);
+	assert_null(fx_round(&f, 2));
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Section 5: rejections and refunds                                  */
+
+static void test_action_without_open_round_rejected_no_round(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10), HIT(2), tx_act(2, HJ_STAND, 1),
+	  DOUBLE(2, 10), SPLIT(2, 10), SURRENDER(2), PEEK(2, 1, 5));
+	EXPECT(&f, "1 Bet 10 | 2 reject Hit no_round 0"
+	           " | 2 reject Stand no_round 1 | 2 reject Double no_round 10"
+	           " | 2 reject Split no_round 10"
+	           " | 2 reject Surrender no_round 0"
+	           " | 2 reject Peek no_round 5");
+	B0(&f, ACE);
+	B0(&f, R(5));
+	B0(&f, KING);
+	EXPECT(&f, "1 draw 0 KC | 1 settle Blackjack 22, stake 10, ret 22");
+	B(&f, IDLE, HIT(1), PEEK(1, 0, 0));
+	EXPECT(&f, "1 reject Hit no_round 0 | 1 reject Peek no_round 0");
+	fx_free(&f);
+}
+
+static void test_action_while_dealer_plays_not_allowed(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, R(5), R(8)); /* 18 against 5 */
+	B(&f, IDLE, STAND(1), HIT(1));
+	EXPECT(&f, "1 Stand@0 0 | 1 reject Hit not_allowed 0");
+	B(&f, TEN, HIT(1), STAND(1), DOUBLE(1, 10), SPLIT(1, 10), SURRENDER(1),
+	  PEEK(1, 1, 5), PEEK(1, 0, 0));
+	EXPECT(&f, "1 draw D 10C | 1 reject Hit not_allowed 0"
+	           " | 1 reject Stand not_allowed 0"
+	           " | 1 reject Double not_allowed 10"
+	           " | 1 reject Split not_allowed 10"
+	           " | 1 reject Surrender not_allowed 0"
+	           " | 1 reject Peek not_allowed 5"
+	           " | 1 reject Peek not_allowed 0");
+	B0(&f, R(3)); /* 18 */
+	EXPECT(&f, "1 draw D 3C | 1 settle Push 10, stake 10, ret 10");
+	fx_free(&f);
+}
+
+static void test_hit_stand_surrender_need_zero_value(void **state)
+{
+	fx f;
+	hj_round before;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, R(7), R(6)); /* 16 against 7 */
+	before = *fx_round(&f, 1);
+	B(&f, IDLE, tx_act(1, HJ_HIT, 1), tx_act(1, HJ_STAND, 10),
+	  tx_act(1, HJ_SURRENDER, 5), PEEK(1, 0, 0), PEEK(1, 1, 5),
+	  DOUBLE(1, 10), SPLIT(1, 10));
+	EXPECT(&f, "1 reject Hit wrong_value 1 | 1 reject Stand wrong_value 10"
+	           " | 1 reject Surrender wrong_value 5"
+	           " | 1 reject Peek not_allowed 0"
+	           " | 1 reject Peek not_allowed 5"
+	           " | 1 reject Double not_allowed 10"
+	           " | 1 reject Split not_allowed 10");
+	assert_same_round(&before, fx_round(&f, 1));
+	B(&f, IDLE, SURRENDER(1));
+	EXPECT(&f, "1 Surrender@0 0 | 1 settle Surrender 5, stake 10, ret 5");
+	fx_free(&f);
+}
+
+static void test_malformed_rejected_with_reason_and_refunded(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+	hj_round before;
+
+	(void)state;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(7), R(9)); /* window 1004 */
+	before = *fx_round(&f, 1);
+	B(&f, IDLE, tx_malformed(1, HJ_ACT_NONE, HJ_R_TRUNCATED, 3),
+	  tx_malformed(1, HJ_ACT_NONE, HJ_R_BAD_VERSION, 4),
+	  tx_malformed(1, HJ_ACT_NONE, HJ_R_UNKNOWN_ACTION, 5),
+	  tx_malformed(1, HJ_BET, HJ_R_BAD_LENGTH, 6),
+	  tx_malformed(1, HJ_PEEK, HJ_R_TOO_LONG, 7),
+	  tx_malformed(1, HJ_PEEK, HJ_R_BAD_FIELD, 8),
+	  tx_malformed(1, HJ_HIT, HJ_R_BAD_SIGNATURE, 9),
+	  tx_malformed(2, HJ_BET, HJ_R_BAD_LENGTH, 10));
+	EXPECT(&f, "1 reject none truncated 3 | 1 reject none bad_version 4"
+	           " | 1 reject none unknown_action 5"
+	           " | 1 reject Bet bad_length 6 | 1 reject Peek too_long 7"
+	           " | 1 reject Peek bad_field 8"
+	           " | 1 reject Hit bad_signature 9"
+	           " | 2 reject Bet bad_length 10");
+	assert_same_round(&before, fx_round(&f, 1));
+	assert_null(fx_round(&f, 2));
+	assert_int_equal(hj_table_count(f.t), 1);
+	/* They did not touch the timer either. */
+	quiet(&f, 2);
+	B0(&f, IDLE);
+	EXPECT(&f, "1 timeout Stand@0");
+	fx_free(&f);
+}
+
+static void test_side_bets_rejected_and_refunded(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet_side(1, 15, 5, 0), tx_bet_side(1, 20, 0, 10),
+	  tx_bet_side(1, 30, 10, 10), tx_bet(1, 10));
+	EXPECT(&f, "1 reject Bet side_bets_not_offered 15"
+	           " | 1 reject Bet side_bets_not_offered 20"
+	           " | 1 reject Bet side_bets_not_offered 30 | 1 Bet 10");
+	assert_true(fx_round(&f, 1)->bet == 10);
+	fx_free(&f);
+}
+
+static void test_bet_limits_inclusive(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.min_bet = 100;
+	r.max_bet = 1000;
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 99), tx_bet(2, 100), tx_bet(3, 1000),
+	  tx_bet(4, 1001), tx_bet(5, 0));
+	EXPECT(&f, "1 reject Bet bet_out_of_limits 99 | 2 Bet 100"
+	           " | 3 Bet 1000 | 4 reject Bet bet_out_of_limits 1001"
+	           " | 5 reject Bet bet_out_of_limits 0");
+	assert_int_equal(hj_table_count(f.t), 2);
+	assert_null(fx_round(&f, 1));
+	fx_free(&f);
+
+	start(&f, NULL); /* min 1, max 10^30 */
+	B(&f, IDLE, tx_bet(1, E30 + 1), tx_bet(2, E30), tx_bet(3, 0),
+	  tx_bet(4, 1));
+	EXPECT(&f,
+	       "1 reject Bet bet_out_of_limits 1000000000000000000000000000001"
+	       " | 2 Bet 1000000000000000000000000000000"
+	       " | 3 reject Bet bet_out_of_limits 0 | 4 Bet 1");
+	fx_free(&f);
+}
+
+static void test_deposits_and_failed_txs_change_nothing(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+	hj_round before;
+
+	(void)state;
+	start(&f, &r);
+	B(&f, IDLE, tx_deposit(1, 50), tx_failed(1, 60), tx_bet(1, 10));
+	EXPECT(&f, "1 deposit | 1 ignored | 1 Bet 10");
+	B0(&f, TEN);
+	B0(&f, R(7));
+	B0(&f, R(9));
+	before = *fx_round(&f, 1);
+	B(&f, IDLE, tx_deposit(1, 50), tx_failed(1, 60), tx_deposit(2, 70),
+	  tx_failed(2, 0));
+	EXPECT(&f, "1 deposit | 1 ignored | 2 deposit | 2 ignored");
+	assert_same_round(&before, fx_round(&f, 1));
+	assert_int_equal(hj_table_count(f.t), 1);
+	quiet(&f, 2);
+	B(&f, IDLE, tx_deposit(1, 1));
+	EXPECT(&f, "1 deposit | 1 timeout Stand@0");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Double                                                             */
+
+static void test_double_on_hard_9_10_11(void **state)
+{
+	static const uint8_t pairs[][2] = {
+	    {5, 4}, {2, 7}, {6, 4}, {5, 5}, {8, 3}, {9, 2},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		fx f;
+		char want[64];
+
+		start(&f, NULL);
+		deal(&f, 1, 10, R(pairs[i][0]), R(6), R(pairs[i][1]));
+		B(&f, IDLE, DOUBLE(1, 10), HIT(1));
+		EXPECT(&f, "1 Double@0 10 | 1 reject Hit premature 0");
+		/* One card, then the hand stands by itself. */
+		B(&f, R(2), STAND(1));
+		EXPECT(&f, "1 draw 0 2C | 1 reject Stand not_allowed 0");
+		snprintf(want, sizeof want, "h0 %uC %uC 2C $20, D 6C",
+		         pairs[i][0], pairs[i][1]);
+		HANDS(&f, 1, want);
+		B0(&f, TEN); /* 16 */
+		EXPECT(&f, "1 draw D 10C");
+		B0(&f, KING); /* 26 */
+		EXPECT(&f, "1 draw D KC | 1 settle Win 40, stake 20, ret 40");
+		fx_free(&f);
+	}
+}
+
+static void test_double_refused_outside_hard_9_to_11(void **state)
+{
+	/* Hard 8, hard 12, A+8 (soft 19, 9 if the ace counted 1), 8+A,
+	 * A+9 (soft 20, 10 with the ace as 1), A+A (soft 12), hard 7. */
+	static const uint8_t pairs[][2] = {
+	    {5, 3}, {10, 2}, {1, 8}, {8, 1}, {1, 9}, {1, 1}, {4, 3},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		fx f;
+
+		start(&f, NULL);
+		deal(&f, 1, 10, R(pairs[i][0]), R(6), R(pairs[i][1]));
+		B(&f, IDLE, DOUBLE(1, 10), HIT(1));
+		EXPECT(&f, "1 reject Double not_allowed 10 | 1 Hit@0 0");
+		fx_free(&f);
+	}
+}
+
+static void test_double_only_on_first_two_cards(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(2), R(6), R(3));
+	B(&f, IDLE, HIT(1));
+	EXPECT(&f, "1 Hit@0 0");
+	B0(&f, R(4)); /* 9 on three cards */
+	EXPECT(&f, "1 draw 0 4C");
+	B(&f, IDLE, DOUBLE(1, 10), SURRENDER(1), HIT(1));
+	EXPECT(&f, "1 reject Double not_allowed 10"
+	           " | 1 reject Surrender not_allowed 0 | 1 Hit@0 0");
+	fx_free(&f);
+}
+
+static void test_double_value_must_equal_hand_stake(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(6), R(9), R(5)); /* 11 against 9 */
+	B(&f, IDLE, DOUBLE(1, 9), DOUBLE(1, 11), DOUBLE(1, 0), DOUBLE(1, 20),
+	  DOUBLE(1, 5), DOUBLE(1, 10));
+	EXPECT(&f, "1 reject Double wrong_value 9"
+	           " | 1 reject Double wrong_value 11"
+	           " | 1 reject Double wrong_value 0"
+	           " | 1 reject Double wrong_value 20"
+	           " | 1 reject Double wrong_value 5 | 1 Double@0 10");
+	B0(&f, R(9)); /* 20 */
+	EXPECT(&f, "1 draw 0 9C");
+	B0(&f, R(8)); /* 17 */
+	EXPECT(&f, "1 draw D 8C | 1 settle Win 40, stake 20, ret 40");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Split                                                              */
+
+static void test_split_pairs_by_value_ten_and_face(void **state)
+{
+	static const uint8_t pairs[][2] = {
+	    {HJ_TEN, HJ_JACK},
+	    {HJ_QUEEN, HJ_KING},
+	    {HJ_KING, HJ_TEN},
+	    {8, 8},
+	    {2, 2},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		fx f;
+
+		start(&f, NULL);
+		deal(&f, 1, 10, R(pairs[i][0]), R(7), R(pairs[i][1]));
+		B(&f, IDLE, SPLIT(1, 10));
+		EXPECT(&f, "1 Split@0 10");
+		assert_int_equal(fx_round(&f, 1)->nhands, 2);
+		assert_int_equal(fx_round(&f, 1)->hands[0].cards[0],
+		                 R(pairs[i][0]));
+		assert_int_equal(fx_round(&f, 1)->hands[1].cards[0],
+		                 R(pairs[i][1]));
+		fx_free(&f);
+	}
+}
+
+static void test_split_refused_unless_non_ace_pair(void **state)
+{
+	static const uint8_t pairs[][2] = {
+	    {8, 9}, {HJ_ACE, HJ_ACE}, {HJ_TEN, 9}, {HJ_ACE, HJ_KING}, {5, 4},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		fx f;
+
+		start(&f, NULL);
+		deal(&f, 1, 10, R(pairs[i][0]), R(6), R(pairs[i][1]));
+		if (pairs[i][0] == HJ_ACE && pairs[i][1] == HJ_KING) {
+			/* a natural against 6 is over at X+3 */
+			EXPECT(&f,
+			       "1 draw 0 KC"
+			       " | 1 settle Blackjack 22, stake 10, ret 22");
+			B(&f, IDLE, SPLIT(1, 10));
+			EXPECT(&f, "1 reject Split no_round 10");
+		} else {
+			B(&f, IDLE, SPLIT(1, 10), STAND(1));
+			EXPECT(&f, "1 reject Split not_allowed 10"
+			           " | 1 Stand@0 0");
+		}
+		fx_free(&f);
+	}
+}
+
+static void test_split_refused_after_hit(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(2), R(6), R(2));
+	B(&f, IDLE, HIT(1));
+	B0(&f, R(2)); /* 2 2 2 */
+	EXPECT(&f, "1 draw 0 2C");
+	B(&f, IDLE, SPLIT(1, 10), STAND(1));
+	EXPECT(&f, "1 reject Split not_allowed 10 | 1 Stand@0 0");
+	fx_free(&f);
+}
+
+static void test_split_value_must_equal_hand_stake(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(8), R(6), R(8));
+	B(&f, IDLE, SPLIT(1, 9), SPLIT(1, 11), SPLIT(1, 0), SPLIT(1, 20),
+	  SPLIT(1, 10));
+	EXPECT(&f,
+	       "1 reject Split wrong_value 9 | 1 reject Split wrong_value 11"
+	       " | 1 reject Split wrong_value 0"
+	       " | 1 reject Split wrong_value 20 | 1 Split@0 10");
+	fx_free(&f);
+}
+
+static void test_split_hand_0_keeps_card_1_hand_1_plays_first(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, CARD(8, HJ_HEARTS), R(6), CARD(8, HJ_SPADES));
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 Split@0 10");
+	HANDS(&f, 1, "h0 8H $10, h1 8S $10, D 6C");
+	B0(&f, R(3)); /* Y+1: hand 0's second card */
+	EXPECT(&f, "1 draw 0 3C");
+	B0(&f, CARD(5, HJ_DIAMONDS)); /* Y+2: hand 1's */
+	EXPECT(&f, "1 draw 1 5D");
+	HANDS(&f, 1, "h0 8H 3C $10, h1 8S 5D $10, D 6C");
+	assert_int_equal(hj_round_active_hand(fx_round(&f, 1)), 1);
+	B(&f, IDLE, HIT(1));
+	EXPECT(&f, "1 Hit@1 0");
+	/* Hand 1 busts: hand 0's window opens at the next block. */
+	B(&f, KING, HIT(1));
+	EXPECT(&f, "1 draw 1 KC | 1 reject Hit premature 0");
+	assert_int_equal(hj_round_active_hand(fx_round(&f, 1)), 0);
+	B(&f, IDLE, HIT(1));
+	EXPECT(&f, "1 Hit@0 0");
+	B0(&f, R(9)); /* 20 */
+	EXPECT(&f, "1 draw 0 9C");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, TEN); /* 16 */
+	EXPECT(&f, "1 draw D 10C");
+	B0(&f, KING); /* 26 */
+	EXPECT(&f, "1 draw D KC | 1 settle Win 20, Bust 0, stake 20, ret 20");
+	fx_free(&f);
+}
+
+static void test_one_split_only_no_double_or_surrender_after(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, CARD(8, HJ_HEARTS), R(6), CARD(8, HJ_SPADES));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, CARD(8, HJ_DIAMONDS)); /* hand 0: 8 8 */
+	B0(&f, R(3));                 /* hand 1: 8 3 = 11 */
+	EXPECT(&f, "1 draw 1 3C");
+	B(&f, IDLE, DOUBLE(1, 10), SURRENDER(1), STAND(1));
+	EXPECT(&f, "1 reject Double not_allowed 10"
+	           " | 1 reject Surrender not_allowed 0 | 1 Stand@1 0");
+	B(&f, IDLE, SPLIT(1, 10), SURRENDER(1), STAND(1));
+	EXPECT(&f, "1 reject Split not_allowed 10"
+	           " | 1 reject Surrender not_allowed 0 | 1 Stand@0 0");
+	assert_int_equal(fx_round(&f, 1)->nhands, 2);
+	B0(&f, TEN); /* 16 */
+	EXPECT(&f, "1 draw D 10C");
+	B0(&f, R(4)); /* 20 */
+	EXPECT(&f, "1 draw D 4C | 1 settle Lose 0, Lose 0, stake 20, ret 0");
+	fx_free(&f);
+}
+
+static void test_second_split_of_active_hand_refused(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(8), R(6), R(8));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(3));
+	B0(&f, R(8)); /* hand 1: 8 8 */
+	EXPECT(&f, "1 draw 1 8C");
+	B(&f, IDLE, SPLIT(1, 10), HIT(1));
+	EXPECT(&f, "1 reject Split not_allowed 10 | 1 Hit@1 0");
+	fx_free(&f);
+}
+
+static void test_split_hand_21_on_second_card_is_not_blackjack(void **st)
+{
+	fx f;
+
+	(void)st;
+	start(&f, NULL);
+	deal(&f, 1, 10, KING, R(9), QUEEN);
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, CARD(HJ_ACE, HJ_HEARTS)); /* hand 0: 21, stands */
+	EXPECT(&f, "1 draw 0 AH");
+	B(&f, CARD(HJ_ACE, HJ_SPADES), STAND(1)); /* hand 1: 21 */
+	EXPECT(&f, "1 draw 1 AS | 1 reject Stand not_allowed 0");
+	B0(&f, R(8)); /* 17 */
+	EXPECT(&f, "1 draw D 8C | 1 settle Win 20, Win 20, stake 20, ret 40");
+	fx_free(&f);
+}
+
+static void test_hand_reaching_21_stands_by_itself(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(5), R(7), R(6));
+	B(&f, IDLE, HIT(1));
+	B(&f, KING, STAND(1)); /* 21: the dealer plays from the next block */
+	EXPECT(&f, "1 draw 0 KC | 1 reject Stand not_allowed 0");
+	B0(&f, KING);
+	EXPECT(&f, "1 draw D KC | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+}
+
+static void test_split_hand_1_reaching_21_opens_hand_0(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(6), R(8), R(6));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(9)); /* hand 0: 15 */
+	B0(&f, R(5)); /* hand 1: 11 */
+	B(&f, IDLE, HIT(1));
+	EXPECT(&f, "1 Hit@1 0");
+	B(&f, TEN, STAND(1));
+	EXPECT(&f, "1 draw 1 10C | 1 reject Stand premature 0");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, KING); /* 18 */
+	EXPECT(&f, "1 draw D KC | 1 settle Lose 0, Win 20, stake 20, ret 20");
+	fx_free(&f);
+}
+
+static void test_dealer_skips_play_when_every_hand_busts(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(8), R(6), R(8));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(4)); /* hand 0: 12 */
+	B0(&f, R(5)); /* hand 1: 13 */
+	B(&f, IDLE, HIT(1));
+	B0(&f, KING);
+	EXPECT(&f, "1 draw 1 KC");
+	B(&f, IDLE, HIT(1));
+	B0(&f, QUEEN);
+	EXPECT(&f, "1 draw 0 QC | 1 settle Bust 0, Bust 0, stake 20, ret 0");
+	B0(&f, R(5));
+	EXPECT(&f, "");
+	assert_int_equal(hj_table_count(f.t), 0);
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dealer play, H17                                                   */
+
+static void test_dealer_hits_soft_17(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, R(6), R(8)); /* 18 */
+	B(&f, IDLE, STAND(1));
+	B0(&f, ACE); /* soft 17 */
+	EXPECT(&f, "1 draw D AC");
+	B0(&f, KING); /* hard 17 */
+	EXPECT(&f, "1 draw D KC | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, R(2), R(8)); /* 18 */
+	B(&f, IDLE, STAND(1));
+	B0(&f, R(4));
+	EXPECT(&f, "1 draw D 4C");
+	B0(&f, ACE); /* 2 4 A: soft 17 */
+	EXPECT(&f, "1 draw D AC");
+	B0(&f, R(3)); /* soft 20 */
+	EXPECT(&f, "1 draw D 3C | 1 settle Lose 0, stake 10, ret 0");
+	fx_free(&f);
+}
+
+static void test_dealer_stands_on_hard_17(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, QUEEN, R(7)); /* 17 */
+	B(&f, IDLE, STAND(1));
+	B0(&f, R(7));
+	EXPECT(&f, "1 draw D 7C | 1 settle Push 10, stake 10, ret 10");
+	fx_free(&f);
+
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, TEN, R(7)); /* 17 */
+	B(&f, IDLE, STAND(1));
+	B0(&f, R(6)); /* 16 */
+	EXPECT(&f, "1 draw D 6C");
+	B0(&f, ACE); /* 10 6 A: hard 17 */
+	EXPECT(&f, "1 draw D AC | 1 settle Push 10, stake 10, ret 10");
+	fx_free(&f);
+}
+
+static void test_dealer_stands_on_soft_18(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, R(7), R(9)); /* 19 */
+	B(&f, IDLE, STAND(1));
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+}
+
+static void test_peeked_dealer_standing_settles_when_last_hand_ends(void **s)
+{
+	fx f;
+
+	(void)s;
+	/* Stand */
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
+	B(&f, IDLE, PEEK(1, 0, 0));
+	EXPECT(&f, "1 Peek 0");
+	B0(&f, R(7)); /* soft 18 */
+	EXPECT(&f, "1 draw D 7C");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0 | 1 settle Win 20, stake 10, ret 20");
+	B0(&f, R(5));
+	EXPECT(&f, "");
+	fx_free(&f);
+
+	/* Hit to 21 */
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, ACE, R(5));
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(7));
+	B(&f, IDLE, HIT(1));
+	B0(&f, R(6));
+	EXPECT(&f, "1 draw 0 6C | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+
+	/* Double */
+	start(&f, NULL);
+	deal(&f, 1, 10, R(6), ACE, R(5));
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(8)); /* 19 */
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 Double@0 10");
+	B0(&f, R(5)); /* 16 */
+	EXPECT(&f, "1 draw 0 5C | 1 settle Lose 0, stake 20, ret 0");
+	fx_free(&f);
+
+	/* A peeked soft 17 still hits. */
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, ACE, TEN);
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(6));
+	EXPECT(&f, "1 draw D 6C");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, KING);
+	EXPECT(&f, "1 draw D KC | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Peek and insurance                                                 */
+
+static void test_peek_is_the_only_first_action_against_ace(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(5), ACE, R(5)); /* hard 10, a pair */
+	B(&f, IDLE, HIT(1), STAND(1), DOUBLE(1, 10), SPLIT(1, 10),
+	  SURRENDER(1));
+	EXPECT(&f, "1 reject Hit not_allowed 0 | 1 reject Stand not_allowed 0"
+	           " | 1 reject Double not_allowed 10"
+	           " | 1 reject Split not_allowed 10"
+	           " | 1 reject Surrender not_allowed 0");
+	B(&f, IDLE, PEEK(1, 0, 0), PEEK(1, 0, 0));
+	EXPECT(&f, "1 Peek 0 | 1 reject Peek premature 0");
+	B0(&f, R(9)); /* soft 20 */
+	EXPECT(&f, "1 draw D 9C");
+	B(&f, IDLE, PEEK(1, 0, 0), DOUBLE(1, 10));
+	EXPECT(&f, "1 reject Peek not_allowed 0 | 1 Double@0 10");
+	B0(&f, KING); /* 20 against 20 */
+	EXPECT(&f, "1 draw 0 KC | 1 settle Push 20, stake 20, ret 20");
+	fx_free(&f);
+}
+
+static void test_peek_insurance_value_is_half_bet_floored(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 11, TEN, ACE, R(9));
+	B(&f, IDLE, PEEK(1, 1, 4), PEEK(1, 1, 6), PEEK(1, 1, 11), PEEK(1, 1, 0),
+	  PEEK(1, 0, 5), PEEK(1, 1, 5));
+	EXPECT(&f, "1 reject Peek wrong_value 4 | 1 reject Peek wrong_value 6"
+	           " | 1 reject Peek wrong_value 11"
+	           " | 1 reject Peek wrong_value 0"
+	           " | 1 reject Peek wrong_value 5 | 1 Peek 5");
+	B0(&f, KING);
+	EXPECT(&f, "1 draw D KC | 1 settle Lose 0, ins 15, stake 16, ret 15");
+	fx_free(&f);
+}
+
+static void test_peek_dealer_blackjack_settles_at_y_plus_1(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 10));
+	B0(&f, TEN);
+	B0(&f, ACE);
+	B0(&f, R(9));
+	B(&f, IDLE, PEEK(1, 1, 5), PEEK(2, 0, 0));
+	EXPECT(&f, "1 Peek 5 | 2 Peek 0");
+	B(&f, CARD(HJ_QUEEN, HJ_SPADES), HIT(1));
+	EXPECT(&f, "1 draw D QS | 1 settle Lose 0, ins 15, stake 15, ret 15"
+	           " | 2 draw D QS | 2 settle Lose 0, stake 10, ret 0"
+	           " | 1 reject Hit no_round 0");
+	assert_int_equal(hj_table_count(f.t), 0);
+	fx_free(&f);
+}
+
+static void test_peek_without_dealer_blackjack_opens_window_y2(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
+	B(&f, IDLE, PEEK(1, 1, 5));
+	EXPECT(&f, "1 Peek 5");
+	B(&f, R(5), STAND(1)); /* soft 16, no blackjack */
+	EXPECT(&f, "1 draw D 5C | 1 reject Stand premature 0");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, R(2)); /* soft 18 */
+	EXPECT(&f, "1 draw D 2C | 1 settle Win 20, ins 0, stake 15, ret 20");
+	fx_free(&f);
+
+	/* A void block after Peek shifts the card and the window. */
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, ACE, R(9));
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B(&f, VOID, STAND(1));
+	EXPECT(&f, "1 reject Stand premature 0");
+	B(&f, R(5), STAND(1));
+	EXPECT(&f, "1 draw D 5C | 1 reject Stand premature 0");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	fx_free(&f);
+}
+
+static void test_player_blackjack_against_ace_peeks_first(void **state)
+{
+	fx f;
+
+	(void)state;
+	/* Dealer blackjack: push, and insurance pays (even money). */
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 10));
+	B0(&f, ACE);
+	B0(&f, ACE);
+	B0(&f, KING);
+	EXPECT(&f, "1 draw 0 KC | 2 draw 0 KC");
+	B(&f, IDLE, STAND(1), SURRENDER(2), PEEK(1, 1, 5), PEEK(2, 0, 0));
+	EXPECT(&f, "1 reject Stand not_allowed 0"
+	           " | 2 reject Surrender not_allowed 0 | 1 Peek 5 | 2 Peek 0");
+	B0(&f, JACK);
+	EXPECT(&f, "1 draw D JC | 1 settle Push 10, ins 15, stake 15, ret 25"
+	           " | 2 draw D JC | 2 settle Push 10, stake 10, ret 10");
+	fx_free(&f);
+
+	/* No dealer blackjack: 6:5 at Y+1, insurance lost. */
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 10));
+	B0(&f, ACE);
+	B0(&f, ACE);
+	B0(&f, KING);
+	B(&f, IDLE, PEEK(1, 1, 5), PEEK(2, 0, 0));
+	B(&f, R(9), STAND(1));
+	EXPECT(&f,
+	       "1 draw D 9C | 1 settle Blackjack 22, ins 0, stake 15, ret 22"
+	       " | 2 draw D 9C | 2 settle Blackjack 22, stake 10, ret 22"
+	       " | 1 reject Stand no_round 0");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Player blackjack                                                   */
+
+static void test_player_blackjack_against_2_to_9_settles_at_x3(void **state)
+{
+	(void)state;
+	for (unsigned up = 2; up <= 9; up++) {
+		fx f;
+
+		start(&f, NULL);
+		B(&f, IDLE, tx_bet(1, 10));
+		B0(&f, ACE);
+		B0(&f, R(up));
+		B(&f, KING, STAND(1));
+		EXPECT(&f,
+		       "1 draw 0 KC | 1 settle Blackjack 22, stake 10, ret 22"
+		       " | 1 reject Stand no_round 0");
+		B0(&f, ACE);
+		EXPECT(&f, "");
+		fx_free(&f);
+	}
+}
+
+static void test_player_blackjack_against_ten_draws_dealer_at_x4(void **st)
+{
+	static const uint8_t ups[] = {HJ_TEN, HJ_JACK, HJ_QUEEN, HJ_KING};
+
+	(void)st;
+	for (size_t i = 0; i < sizeof ups; i++) {
+		fx f;
+
+		/* No dealer blackjack: 6:5. */
+		start(&f, NULL);
+		B(&f, IDLE, tx_bet(1, 10));
+		B0(&f, KING);
+		B0(&f, R(ups[i]));
+		B(&f, ACE, STAND(1), HIT(1), SURRENDER(1), PEEK(1, 0, 0));
+		EXPECT(&f, "1 draw 0 AC | 1 reject Stand not_allowed 0"
+		           " | 1 reject Hit not_allowed 0"
+		           " | 1 reject Surrender not_allowed 0"
+		           " | 1 reject Peek not_allowed 0");
+		/* 16: the dealer would hit, but the round is decided. */
+		B(&f, R(6), SURRENDER(1));
+		EXPECT(&f,
+		       "1 draw D 6C | 1 settle Blackjack 22, stake 10, ret 22"
+		       " | 1 reject Surrender no_round 0");
+		B0(&f, R(5));
+		EXPECT(&f, "");
+		fx_free(&f);
+
+		/* Dealer blackjack: push.  A void X+4 shifts it to X+5. */
+		start(&f, NULL);
+		B(&f, IDLE, tx_bet(1, 10));
+		B0(&f, KING);
+		B0(&f, R(ups[i]));
+		B0(&f, ACE);
+		B0(&f, VOID);
+		EXPECT(&f, "");
+		B0(&f, ACE);
+		EXPECT(&f, "1 draw D AC | 1 settle Push 10, stake 10, ret 10");
+		fx_free(&f);
+	}
+}
+
+static void test_blackjack_pays_6_to_5_rounded_down(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 1), tx_bet(2, 3), tx_bet(3, 4), tx_bet(4, 5),
+	  tx_bet(5, 7), tx_bet(6, 9), tx_bet(7, 1001), tx_bet(8, E30));
+	B0(&f, ACE);
+	B0(&f, R(5));
+	B0(&f, KING);
+	assert_int_equal(fx_count(&f, HJ_EV_SETTLE), 8);
+	HAS(&f, "1 settle Blackjack 2, stake 1, ret 2");
+	HAS(&f, "2 settle Blackjack 6, stake 3, ret 6");
+	HAS(&f, "3 settle Blackjack 8, stake 4, ret 8");
+	HAS(&f, "4 settle Blackjack 11, stake 5, ret 11");
+	HAS(&f, "5 settle Blackjack 15, stake 7, ret 15");
+	HAS(&f, "6 settle Blackjack 19, stake 9, ret 19");
+	HAS(&f, "7 settle Blackjack 2202, stake 1001, ret 2202");
+	HAS(&f, "8 settle Blackjack 2200000000000000000000000000000,"
+	        " stake 1000000000000000000000000000000,"
+	        " ret 2200000000000000000000000000000");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Late surrender                                                     */
+
+static void test_surrender_against_2_to_9_returns_half_at_once(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, 1), tx_bet(2, 10), tx_bet(3, 11), tx_bet(4, 999),
+	  tx_bet(5, E30 - 1));
+	B0(&f, TEN);
+	B0(&f, R(6));
+	B0(&f, R(6));
+	B(&f, IDLE, SURRENDER(1), SURRENDER(2), SURRENDER(3), SURRENDER(4),
+	  SURRENDER(5));
+	EXPECT(&f, "1 Surrender@0 0 | 1 settle Surrender 0, stake 1, ret 0"
+	           " | 2 Surrender@0 0 | 2 settle Surrender 5, stake 10, ret 5"
+	           " | 3 Surrender@0 0 | 3 settle Surrender 5, stake 11, ret 5"
+	           " | 4 Surrender@0 0"
+	           " | 4 settle Surrender 499, stake 999, ret 499"
+	           " | 5 Surrender@0 0"
+	           " | 5 settle Surrender 499999999999999999999999999999,"
+	           " stake 999999999999999999999999999999,"
+	           " ret 499999999999999999999999999999");
+	assert_int_equal(hj_table_count(f.t), 0);
+	fx_free(&f);
+}
+
+static void test_surrender_against_ace_after_peek(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 11, TEN, ACE, R(6));
+	B(&f, IDLE, PEEK(1, 1, 5));
+	B0(&f, R(9)); /* soft 20 */
+	EXPECT(&f, "1 draw D 9C");
+	B(&f, IDLE, SURRENDER(1));
+	EXPECT(&f, "1 Surrender@0 0"
+	           " | 1 settle Surrender 5, ins 0, stake 16, ret 5");
+	fx_free(&f);
+}
+
+static void test_surrender_against_ten_dealer_blackjack_takes_all(void **s)
+{
+	fx f;
+
+	(void)s;
+	start(&f, NULL);
+	deal(&f, 1, 11, TEN, KING, R(6));
+	B(&f, IDLE, SURRENDER(1), HIT(1));
+	EXPECT(&f, "1 Surrender@0 0 | 1 reject Hit not_allowed 0");
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle Lose 0, stake 11, ret 0");
+	fx_free(&f);
+}
+
+static void test_surrender_against_ten_without_blackjack_half(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 11, TEN, TEN, R(6));
+	B(&f, IDLE, SURRENDER(1));
+	EXPECT(&f, "1 Surrender@0 0");
+	B0(&f, VOID);
+	EXPECT(&f, "");
+	B0(&f, R(5)); /* 15: only the second card, no dealer play */
+	EXPECT(&f, "1 draw D 5C | 1 settle Surrender 5, stake 11, ret 5");
+	B0(&f, R(2));
+	EXPECT(&f, "");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Original bets only                                                 */
+
+static void test_dealer_blackjack_after_double_loses_bet_only(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(6), KING, R(5)); /* 11 against K */
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 Double@0 10");
+	B0(&f, R(9)); /* 20 */
+	EXPECT(&f, "1 draw 0 9C");
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC"
+	           " | 1 settle DealerBlackjack 10, stake 20, ret 10");
+	fx_free(&f);
+}
+
+static void test_dealer_blackjack_after_split_loses_bet_only(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, CARD(8, HJ_HEARTS), TEN, CARD(8, HJ_SPADES));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(2)); /* hand 0: 10 */
+	B0(&f, R(9)); /* hand 1: 17 */
+	B(&f, IDLE, STAND(1));
+	B(&f, IDLE, HIT(1));
+	B0(&f, ACE); /* hand 0: 21 */
+	EXPECT(&f, "1 draw 0 AC");
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle DealerBlackjack 0,"
+	           " DealerBlackjack 10, stake 20, ret 10");
+	fx_free(&f);
+
+	/* A busted hand changes nothing: the loss is the Bet's stake. */
+	start(&f, NULL);
+	deal(&f, 1, 10, R(8), TEN, R(8));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(9)); /* hand 0: 17 */
+	B0(&f, R(5)); /* hand 1: 13 */
+	B(&f, IDLE, HIT(1));
+	B0(&f, KING); /* hand 1 busts */
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle DealerBlackjack 0,"
+	           " DealerBlackjack 10, stake 20, ret 10");
+	fx_free(&f);
+}
+
+/* The dealer never plays, so a blackjack behind the 10 is never found:
+ * every busted stake is lost, not just the Bet's. */
+static void test_all_hands_bust_against_ten_lose_every_stake(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, R(8), TEN, R(8));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(4)); /* hand 0: 12 */
+	B0(&f, R(5)); /* hand 1: 13 */
+	B(&f, IDLE, HIT(1));
+	B0(&f, KING);
+	B(&f, IDLE, HIT(1));
+	B0(&f, KING);
+	EXPECT(&f, "1 draw 0 KC | 1 settle Bust 0, Bust 0, stake 20, ret 0");
+	B0(&f, ACE);
+	EXPECT(&f, "");
+	fx_free(&f);
+}
+
+static void test_split_after_peek_settles_when_last_hand_ends(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, CARD(8, HJ_HEARTS), ACE, CARD(8, HJ_SPADES));
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(7)); /* soft 18 */
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 Split@0 10");
+	B0(&f, TEN);  /* hand 0: 18 */
+	B0(&f, R(3)); /* hand 1: 11 */
+	B(&f, IDLE, HIT(1));
+	B0(&f, R(9)); /* hand 1: 20 */
+	EXPECT(&f, "1 draw 1 9C");
+	HANDS(&f, 1, "h0 8H 10C $10, h1 8S 3C 9C $10, D AC 7C");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@1 0");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0 | 1 settle Push 10, Win 20, stake 20, ret 30");
+	fx_free(&f);
+}
+
+static void test_dealer_blackjack_after_stand_against_ten(void **state)
+{
+	fx f;
+
+	(void)state;
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, TEN, R(7));
+	B(&f, IDLE, STAND(1));
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle DealerBlackjack 0, stake 10, ret 0");
+	fx_free(&f);
+
+	/* A three-card 21 loses to it too. */
+	start(&f, NULL);
+	deal(&f, 1, 10, R(5), QUEEN, R(6));
+	B(&f, IDLE, HIT(1));
+	B0(&f, KING);
+	EXPECT(&f, "1 draw 0 KC");
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle DealerBlackjack 0, stake 10, ret 0");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Timeouts                                                           */
+
+static void test_timeout_stands_at_window_plus_timeout(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+
+	(void)state;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(7), R(9)); /* window 1004 */
+	quiet(&f, 3);                     /* 1004..1006 */
+	B0(&f, IDLE);                     /* 1007 */
+	EXPECT(&f, "1 timeout Stand@0");
+	assert_int_equal(fx_round(&f, 1)->seq, 1);
+	B0(&f, KING); /* 17 */
+	EXPECT(&f, "1 draw D KC | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+}
+
+static void test_action_in_timeout_block_is_accepted(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+
+	(void)state;
+	start(&f, &r);
+	deal(&f, 1, 10, R(5), R(7), R(6));
+	quiet(&f, 3);
+	B(&f, IDLE, HIT(1)); /* 1007 = window + timeout */
+	EXPECT(&f, "1 Hit@0 0");
+	B0(&f, R(5)); /* 16; window 1009 */
+	EXPECT(&f, "1 draw 0 5C");
+	quiet(&f, 3); /* 1009..1011 */
+	B0(&f, IDLE);
+	EXPECT(&f, "1 timeout Stand@0");
+	B0(&f, TEN);
+	EXPECT(&f, "1 draw D 10C | 1 settle Lose 0, stake 10, ret 0");
+	fx_free(&f);
+}
+
+static void test_rejected_actions_do_not_reset_timeout(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+
+	(void)state;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(7), R(9));
+	B(&f, IDLE, tx_act(1, HJ_HIT, 5));
+	EXPECT(&f, "1 reject Hit wrong_value 5");
+	B(&f, IDLE, PEEK(1, 0, 0));
+	EXPECT(&f, "1 reject Peek not_allowed 0");
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 reject Double not_allowed 10");
+	/* The timeout comes after the block's own transactions. */
+	B(&f, IDLE, tx_act(1, HJ_STAND, 1));
+	EXPECT(&f, "1 reject Stand wrong_value 1 | 1 timeout Stand@0");
+	fx_free(&f);
+}
+
+static void test_timeout_peeks_without_insurance_when_due(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+
+	(void)state;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
+	B0(&f, IDLE);
+	B(&f, IDLE, HIT(1));
+	EXPECT(&f, "1 reject Hit not_allowed 0");
+	B0(&f, IDLE);
+	B0(&f, IDLE); /* 1007 */
+	EXPECT(&f, "1 timeout Peek");
+	assert_int_equal(fx_round(&f, 1)->insured, 0);
+	B0(&f, R(9)); /* soft 20; window 1009 */
+	EXPECT(&f, "1 draw D 9C");
+	quiet(&f, 3);
+	B0(&f, IDLE); /* 1012: Stand, and the dealer stands on two cards */
+	EXPECT(&f, "1 timeout Stand@0 | 1 settle Lose 0, stake 10, ret 0");
+	fx_free(&f);
+
+	/* A natural, timed out: Peek, then the dealer's blackjack pushes. */
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 10));
+	B0(&f, ACE);
+	B0(&f, ACE);
+	B0(&f, KING);
+	quiet(&f, 3);
+	B0(&f, IDLE);
+	EXPECT(&f, "1 timeout Peek");
+	B0(&f, KING);
+	EXPECT(&f, "1 draw D KC | 1 settle Push 10, stake 10, ret 10");
+	fx_free(&f);
+}
+
+static void test_timeout_on_hand_1_opens_hand_0_with_fresh_timer(void **s)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+
+	(void)s;
+	start(&f, &r);
+	deal(&f, 1, 10, CARD(8, HJ_HEARTS), R(6), CARD(8, HJ_SPADES));
+	B(&f, IDLE, SPLIT(1, 10)); /* 1004 */
+	B0(&f, TEN);               /* hand 0: 18 */
+	B0(&f, R(9));              /* hand 1: 17; window 1007 */
+	EXPECT(&f, "1 draw 1 9C");
+	quiet(&f, 3);
+	B0(&f, IDLE); /* 1010 */
+	EXPECT(&f, "1 timeout Stand@1");
+	quiet(&f, 3); /* 1011..1013 */
+	B0(&f, IDLE); /* 1014 */
+	EXPECT(&f, "1 timeout Stand@0");
+	B0(&f, KING); /* 16 */
+	EXPECT(&f, "1 draw D KC");
+	B0(&f, R(2)); /* 18 */
+	EXPECT(&f, "1 draw D 2C | 1 settle Push 10, Lose 0, stake 20, ret 10");
+	fx_free(&f);
+}
+
+static void test_timeouts_come_after_the_blocks_transactions(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+
+	(void)state;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(8)); /* soft 19; window 1006 */
+	EXPECT(&f, "1 draw D 8C");
+	quiet(&f, 3);
+	/* The Bet is checked while the round is still open; the timeout's
+	 * Stand then settles it against the peeked dealer's 19. */
+	B(&f, IDLE, tx_bet(1, 10));
+	EXPECT(&f, "1 reject Bet second_round 10 | 1 timeout Stand@0"
+	           " | 1 settle Push 10, stake 10, ret 10");
+	B(&f, IDLE, tx_bet(1, 10));
+	EXPECT(&f, "1 Bet 10");
+	fx_free(&f);
+}
+
+static void test_surrender_allowed_after_timed_out_peek(void **state)
+{
+	fx f;
+	hj_rules r = rules_timeout(3);
+
+	(void)state;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, ACE, R(6));
+	quiet(&f, 3);
+	B0(&f, IDLE);
+	EXPECT(&f, "1 timeout Peek");
+	B0(&f, R(9));
+	B(&f, IDLE, SURRENDER(1));
+	EXPECT(&f, "1 Surrender@0 0 | 1 settle Surrender 5, stake 10, ret 5");
+	fx_free(&f);
+}
+
+static void test_heights_must_follow_each_other(void **state)
+{
+	hj_rules r = rules_bethash();
+	hj_table *t = hj_table_new(&r);
+	hj_card c = {.rank = 5, .suit = HJ_CLUBS};
+	uint64_t h = 0;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(hj_table_last_height(t, &h), 0);
+	assert_int_equal(hj_table_apply_block(t, 1000, &c, NULL, 0, NULL, NULL),
+	                 0);
+	assert_int_equal(hj_table_apply_block(t, 1002, &c, NULL, 0, NULL, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_table_apply_block(t, 1000, &c, NULL, 0, NULL, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_table_last_height(t, &h), 1);
+	assert_int_equal(h, 1000);
+	assert_int_equal(hj_table_apply_block(t, 1001, &c, NULL, 0, NULL, NULL),
+	                 0);
+	assert_int_equal(hj_table_last_height(t, &h), 1);
+	assert_int_equal(h, 1001);
+	hj_table_free(t);
+	hj_table_free(NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rules as data                                                      */
+
+static void test_bethash_preset_is_seed_000(void **state)
+{
+	hj_rules r;
+
+	(void)state;
+	assert_int_equal(hj_rules_preset("bethash", &r), 0);
+	assert_string_equal(r.preset, "bethash");
+	assert_int_equal(r.bj_num, 6);
+	assert_int_equal(r.bj_den, 5);
+	assert_int_equal(r.ins_pays, 2);
+	assert_int_equal(r.h17, 1);
+	assert_int_equal(r.double_hard_totals, HJ_DOUBLE_HARD(9) |
+	                                           HJ_DOUBLE_HARD(10) |
+	                                           HJ_DOUBLE_HARD(11));
+	assert_int_equal(r.double_after_split, 0);
+	assert_int_equal(r.max_hands, 2);
+	assert_int_equal(r.split_aces, 0);
+	assert_int_equal(r.split_by_value, 1);
+	assert_int_equal(r.late_surrender, 1);
+	assert_int_equal(hj_rules_preset("nope", &r), -ENOENT);
+	assert_int_equal(HJ_TIMEOUT_EVM, 100);
+	assert_int_equal(HJ_TIMEOUT_BITCOIN, 12);
+}
+
+static void test_rules_blackjack_3_to_2(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.bj_num = 3;
+	r.bj_den = 2;
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 5), tx_bet(3, 1), tx_bet(4, 3));
+	B0(&f, ACE);
+	B0(&f, R(5));
+	B0(&f, KING);
+	HAS(&f, "1 settle Blackjack 25, stake 10, ret 25");
+	HAS(&f, "2 settle Blackjack 12, stake 5, ret 12");
+	HAS(&f, "3 settle Blackjack 2, stake 1, ret 2");
+	HAS(&f, "4 settle Blackjack 7, stake 3, ret 7");
+	fx_free(&f);
+}
+
+static void test_rules_insurance_ratio(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.ins_pays = 1;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, ACE, R(9));
+	B(&f, IDLE, PEEK(1, 1, 5));
+	B0(&f, KING);
+	EXPECT(&f, "1 draw D KC | 1 settle Lose 0, ins 10, stake 15, ret 10");
+	fx_free(&f);
+}
+
+static void test_rules_s17_dealer_stands_on_soft_17(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.h17 = 0;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(6), R(8)); /* 18 */
+	B(&f, IDLE, STAND(1));
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+}
+
+static void test_rules_double_any_two_cards(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.double_hard_totals = HJ_DOUBLE_ANY_TWO;
+	start(&f, &r);
+	deal(&f, 1, 10, ACE, R(6), R(7)); /* soft 18 */
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 Double@0 10");
+	B0(&f, R(2)); /* soft 20 */
+	B0(&f, TEN);
+	B0(&f, KING);
+	EXPECT(&f, "1 draw D KC | 1 settle Win 40, stake 20, ret 40");
+	fx_free(&f);
+
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(6), R(2)); /* hard 12 */
+	B(&f, IDLE, HIT(1));
+	B0(&f, R(2));
+	B(&f, IDLE, DOUBLE(1, 10)); /* three cards */
+	EXPECT(&f, "1 reject Double not_allowed 10");
+	fx_free(&f);
+}
+
+/* The bits are hard totals: a soft hand never matches one. */
+static void test_rules_double_hard_totals_exclude_soft(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.double_hard_totals = HJ_DOUBLE_HARD(19) | HJ_DOUBLE_HARD(8);
+	start(&f, &r);
+	deal(&f, 1, 10, ACE, R(6), R(8)); /* soft 19 */
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 reject Double not_allowed 10");
+	fx_free(&f);
+
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(6), R(9)); /* hard 19 */
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 Double@0 10");
+	fx_free(&f);
+
+	start(&f, &r);
+	deal(&f, 1, 10, R(5), R(6), R(3)); /* hard 8; 9..11 are off */
+	B(&f, IDLE, DOUBLE(1, 10), DOUBLE(1, 10));
+	EXPECT(&f, "1 Double@0 10 | 1 reject Double premature 10");
+	fx_free(&f);
+
+	start(&f, &r);
+	deal(&f, 1, 10, R(5), R(6), R(6)); /* hard 11 */
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 reject Double not_allowed 10");
+	fx_free(&f);
+}
+
+static void test_rules_double_after_split(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.double_after_split = 1;
+	start(&f, &r);
+	deal(&f, 1, 10, R(8), R(6), R(8));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(9)); /* hand 0: 17 */
+	B0(&f, R(3)); /* hand 1: 11 */
+	B(&f, IDLE, DOUBLE(1, 10));
+	EXPECT(&f, "1 Double@1 10");
+	B(&f, KING, STAND(1)); /* hand 1: 21 */
+	EXPECT(&f, "1 draw 1 KC | 1 reject Stand premature 0");
+	HANDS(&f, 1, "h0 8C 9C $10, h1 8C 3C KC $20, D 6C");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, TEN);
+	B0(&f, R(2)); /* 18 */
+	EXPECT(&f, "1 draw D 2C | 1 settle Lose 0, Win 40, stake 30, ret 40");
+	fx_free(&f);
+
+	/* Original bets only: split and doubled, dealer blackjack behind a
+	 * 10: the loss is still the Bet's 10. */
+	start(&f, &r);
+	deal(&f, 1, 10, R(8), TEN, R(8));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, R(9));
+	B0(&f, R(3));
+	B(&f, IDLE, DOUBLE(1, 10));
+	B0(&f, KING);
+	B(&f, IDLE, STAND(1));
+	B0(&f, ACE);
+	EXPECT(&f, "1 draw D AC | 1 settle DealerBlackjack 0,"
+	           " DealerBlackjack 20, stake 30, ret 20");
+	fx_free(&f);
+}
+
+static void test_rules_three_hands_resplit(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.max_hands = 3;
+	start(&f, &r);
+	deal(&f, 1, 10, CARD(8, HJ_HEARTS), R(6), CARD(8, HJ_SPADES));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, CARD(8, HJ_DIAMONDS));
+	B0(&f, CARD(8, HJ_CLUBS));
+	HANDS(&f, 1, "h0 8H 8D $10, h1 8S 8C $10, D 6C");
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 Split@1 10");
+	B0(&f, R(2));
+	EXPECT(&f, "1 draw 1 2C");
+	B0(&f, R(3));
+	EXPECT(&f, "1 draw 2 3C");
+	HANDS(&f, 1, "h0 8H 8D $10, h1 8S 2C $10, h2 8C 3C $10, D 6C");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@2 0");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@1 0");
+	B(&f, IDLE, SPLIT(1, 10), STAND(1));
+	EXPECT(&f, "1 reject Split not_allowed 10 | 1 Stand@0 0");
+	B0(&f, TEN);
+	B0(&f, KING);
+	EXPECT(&f, "1 draw D KC"
+	           " | 1 settle Win 20, Win 20, Win 20, stake 30, ret 60");
+	fx_free(&f);
+}
+
+static void test_rules_split_of_lower_hand_shifts_hands_up(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.max_hands = 4;
+	start(&f, &r);
+	deal(&f, 1, 10, CARD(8, HJ_HEARTS), R(6), CARD(8, HJ_SPADES));
+	B(&f, IDLE, SPLIT(1, 10));
+	B0(&f, CARD(8, HJ_DIAMONDS)); /* hand 0: 8 8 */
+	B0(&f, TEN);                  /* hand 1: 18 */
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@1 0");
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 Split@0 10");
+	HANDS(&f, 1, "h0 8H $10, h1 8D $10, h2 8S 10C $10, D 6C");
+	B0(&f, R(3));
+	EXPECT(&f, "1 draw 0 3C");
+	B0(&f, R(2));
+	EXPECT(&f, "1 draw 1 2C");
+	HANDS(&f, 1, "h0 8H 3C $10, h1 8D 2C $10, h2 8S 10C $10, D 6C");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@1 0");
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, KING); /* 16 */
+	B0(&f, R(2)); /* 18 */
+	EXPECT(&f, "1 draw D 2C"
+	           " | 1 settle Lose 0, Lose 0, Push 10, stake 30, ret 10");
+	fx_free(&f);
+}
+
+static void test_rules_split_aces(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.split_aces = 1;
+	start(&f, &r);
+	deal(&f, 1, 10, CARD(HJ_ACE, HJ_HEARTS), R(6), CARD(HJ_ACE, HJ_SPADES));
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 Split@0 10");
+	B0(&f, KING); /* hand 0: 21, not blackjack */
+	EXPECT(&f, "1 draw 0 KC");
+	B0(&f, R(9)); /* hand 1: 20 */
+	B(&f, IDLE, STAND(1));
+	EXPECT(&f, "1 Stand@1 0");
+	B0(&f, TEN);
+	B0(&f, R(2)); /* 18 */
+	EXPECT(&f, "1 draw D 2C | 1 settle Win 20, Win 20, stake 20, ret 40");
+	fx_free(&f);
+}
+
+static void test_rules_split_by_rank(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.split_by_value = 0;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(6), JACK);
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 reject Split not_allowed 10");
+	fx_free(&f);
+
+	start(&f, &r);
+	deal(&f, 1, 10, KING, R(6), CARD(HJ_KING, HJ_HEARTS));
+	B(&f, IDLE, SPLIT(1, 10));
+	EXPECT(&f, "1 Split@0 10");
+	fx_free(&f);
+}
+
+static void test_rules_without_late_surrender(void **state)
+{
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.late_surrender = 0;
+	start(&f, &r);
+	deal(&f, 1, 10, TEN, R(6), R(6));
+	B(&f, IDLE, SURRENDER(1), STAND(1));
+	EXPECT(&f, "1 reject Surrender not_allowed 0 | 1 Stand@0 0");
+	fx_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bet_deals_player_dealer_player_from_x_plus_1),
+	    cmocka_unit_test(test_void_blocks_shift_deal_and_dealer_draws),
+	    cmocka_unit_test(test_void_block_shifts_hit_card),
+	    cmocka_unit_test(
+	        test_each_block_card_goes_to_every_round_owing_a_draw),
+	    cmocka_unit_test(test_premature_actions_rejected_and_refunded),
+	    cmocka_unit_test(
+	        test_stand_on_hand_1_opens_hand_0_window_at_y_plus_1),
+	    cmocka_unit_test(
+	        test_bet_accepted_in_block_where_previous_round_settled),
+	    cmocka_unit_test(test_second_bet_while_round_open_rejected),
+	    cmocka_unit_test(test_transactions_apply_in_block_order),
+	    cmocka_unit_test(test_action_without_open_round_rejected_no_round),
+	    cmocka_unit_test(test_action_while_dealer_plays_not_allowed),
+	    cmocka_unit_test(test_hit_stand_surrender_need_zero_value),
+	    cmocka_unit_test(test_malformed_rejected_with_reason_and_refunded),
+	    cmocka_unit_test(test_side_bets_rejected_and_refunded),
+	    cmocka_unit_test(test_bet_limits_inclusive),
+	    cmocka_unit_test(test_deposits_and_failed_txs_change_nothing),
+	    cmocka_unit_test(test_double_on_hard_9_10_11),
+	    cmocka_unit_test(test_double_refused_outside_hard_9_to_11),
+	    cmocka_unit_test(test_double_only_on_first_two_cards),
+	    cmocka_unit_test(test_double_value_must_equal_hand_stake),
+	    cmocka_unit_test(test_split_pairs_by_value_ten_and_face),
+	    cmocka_unit_test(test_split_refused_unless_non_ace_pair),
+	    cmocka_unit_test(test_split_refused_after_hit),
+	    cmocka_unit_test(test_split_value_must_equal_hand_stake),
+	    cmocka_unit_test(test_split_hand_0_keeps_card_1_hand_1_plays_first),
+	    cmocka_unit_test(test_one_split_only_no_double_or_surrender_after),
+	    cmocka_unit_test(test_second_split_of_active_hand_refused),
+	    cmocka_unit_test(
+	        test_split_hand_21_on_second_card_is_not_blackjack),
+	    cmocka_unit_test(test_hand_reaching_21_stands_by_itself),
+	    cmocka_unit_test(test_split_hand_1_reaching_21_opens_hand_0),
+	    cmocka_unit_test(test_dealer_skips_play_when_every_hand_busts),
+	    cmocka_unit_test(test_dealer_hits_soft_17),
+	    cmocka_unit_test(test_dealer_stands_on_hard_17),
+	    cmocka_unit_test(test_dealer_stands_on_soft_18),
+	    cmocka_unit_test(
+	        test_peeked_dealer_standing_settles_when_last_hand_ends),
+	    cmocka_unit_test(test_peek_is_the_only_first_action_against_ace),
+	    cmocka_unit_test(test_peek_insurance_value_is_half_bet_floored),
+	    cmocka_unit_test(test_peek_dealer_blackjack_settles_at_y_plus_1),
+	    cmocka_unit_test(
+	        test_peek_without_dealer_blackjack_opens_window_y2),
+	    cmocka_unit_test(test_player_blackjack_against_ace_peeks_first),
+	    cmocka_unit_test(
+	        test_player_blackjack_against_2_to_9_settles_at_x3),
+	    cmocka_unit_test(
+	        test_player_blackjack_against_ten_draws_dealer_at_x4),
+	    cmocka_unit_test(test_blackjack_pays_6_to_5_rounded_down),
+	    cmocka_unit_test(
+	        test_surrender_against_2_to_9_returns_half_at_once),
+	    cmocka_unit_test(test_surrender_against_ace_after_peek),
+	    cmocka_unit_test(
+	        test_surrender_against_ten_dealer_blackjack_takes_all),
+	    cmocka_unit_test(test_surrender_against_ten_without_blackjack_half),
+	    cmocka_unit_test(test_dealer_blackjack_after_double_loses_bet_only),
+	    cmocka_unit_test(test_dealer_blackjack_after_split_loses_bet_only),
+	    cmocka_unit_test(test_all_hands_bust_against_ten_lose_every_stake),
+	    cmocka_unit_test(test_split_after_peek_settles_when_last_hand_ends),
+	    cmocka_unit_test(test_dealer_blackjack_after_stand_against_ten),
+	    cmocka_unit_test(test_timeout_stands_at_window_plus_timeout),
+	    cmocka_unit_test(test_action_in_timeout_block_is_accepted),
+	    cmocka_unit_test(test_rejected_actions_do_not_reset_timeout),
+	    cmocka_unit_test(test_timeout_peeks_without_insurance_when_due),
+	    cmocka_unit_test(
+	        test_timeout_on_hand_1_opens_hand_0_with_fresh_timer),
+	    cmocka_unit_test(test_timeouts_come_after_the_blocks_transactions),
+	    cmocka_unit_test(test_surrender_allowed_after_timed_out_peek),
+	    cmocka_unit_test(test_heights_must_follow_each_other),
+	    cmocka_unit_test(test_bethash_preset_is_seed_000),
+	    cmocka_unit_test(test_rules_blackjack_3_to_2),
+	    cmocka_unit_test(test_rules_insurance_ratio),
+	    cmocka_unit_test(test_rules_s17_dealer_stands_on_soft_17),
+	    cmocka_unit_test(test_rules_double_any_two_cards),
+	    cmocka_unit_test(test_rules_double_hard_totals_exclude_soft),
+	    cmocka_unit_test(test_rules_double_after_split),
+	    cmocka_unit_test(test_rules_three_hands_resplit),
+	    cmocka_unit_test(test_rules_split_of_lower_hand_shifts_hands_up),
+	    cmocka_unit_test(test_rules_split_aces),
+	    cmocka_unit_test(test_rules_split_by_rank),
+	    cmocka_unit_test(test_rules_without_late_surrender),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
