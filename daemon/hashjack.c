@@ -102,39 +102,12 @@ static const char usage_replay[] =
     "Exit status: 0 ok, 64 usage error, 65 invalid document, 66 cannot\n"
     "open FILE, 70 out of memory, 74 read or write error.\n";
 
-/* Quotes an argument for a message, whatever bytes it holds. */
-static void show_arg(const char *s, char *buf, size_t n)
-{
-	size_t o = 0, i = 0;
-
-	buf[o++] = '"';
-	for (; s[i] != '\0' && o + 8 < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	if (s[i] != '\0') {
-		buf[o++] = '.';
-		buf[o++] = '.';
-		buf[o++] = '.';
-	}
-	buf[o++] = '"';
-	buf[o] = '\0';
-}
-
 static int usage_error(const char *cmd, const char *msg, const char *arg)
 {
 	char shown[160];
 
 	if (arg != NULL) {
-		show_arg(arg, shown, sizeof shown);
+		hj_quote(arg, shown, sizeof shown);
 		fprintf(stderr, PROG ": %s%s%s %s\n", cmd ? cmd : "",
 		        cmd ? ": " : "", msg, shown);
 	} else {
@@ -285,7 +258,7 @@ static int cmd_card(int argc, char **argv)
 		if (hj_card_from_hash(h, strlen(h), &c, why, sizeof why)) {
 			/* Keep stdout and stderr in argument order. */
 			fflush(stdout);
-			show_arg(h, shown, sizeof shown);
+			hj_quote(h, shown, sizeof shown);
 			fprintf(stderr, PROG ": card: %s: %s\n", shown, why);
 			rc = EX_DATAERR;
 			continue;

@@ -84,8 +84,7 @@ static void show(const json_t *v, char *buf, size_t n)
 	free(s);
 }
 
-/* A key between quotes, escaped so that any bytes print cleanly. */
-static void show_key(const char *k, char *buf, size_t n)
+void hj_quote(const char *k, char *buf, size_t n)
 {
 	size_t o = 0;
 
@@ -183,7 +182,7 @@ static int check_keys(struct ctx *c, json_t *obj, const char *path,
 			if (strcmp(key, allowed[i]) == 0)
 				break;
 		if (allowed[i] == NULL) {
-			show_key(key, k, sizeof k);
+			hj_quote(key, k, sizeof k);
 			return fail(c, path, NULL, "unknown key %s", k);
 		}
 	}
