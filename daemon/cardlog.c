@@ -145,6 +145,20 @@ static int chain_name_ok(const char *s)
 	return 1;
 }
 
+static int hex_digit_ok(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* Only what hj_card_from_hash produces: nothing in a line needs escaping. */
+static int card_ok(const hj_card *c)
+{
+	if (c->rank == 0)
+		return 1;
+	return c->rank <= 13 && c->suit <= 3 && c->pos >= 1 && c->pos <= 63 &&
+	       hex_digit_ok(c->rank_digit) && hex_digit_ok(c->color_digit);
+}
+
 int hj_cardlog_begin(hj_cardlog *cl, const char *chain, hj_family fam,
                      uint64_t height, const uint8_t hash[32],
                      const uint8_t parent[32], const hj_card *card)
@@ -154,7 +168,7 @@ int hj_cardlog_begin(hj_cardlog *cl, const char *chain, hj_family fam,
 	cl->nevents = 0;
 	cl->open = 0;
 	cl->with_0x = fam == HJ_EVM;
-	if (!chain_name_ok(chain))
+	if (!chain_name_ok(chain) || !card_ok(card))
 		return bad(cl);
 
 	puts_(cl, "{\"v\":");
@@ -282,6 +296,9 @@ int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 	/* What each type needs; the engine always provides it. */
 	switch (ev->type) {
 	case HJ_EV_DRAW:
+		if (r == NULL || !hj_code_valid(ev->card))
+			return bad(cl);
+		break;
 	case HJ_EV_TIMEOUT:
 	case HJ_EV_SETTLE:
 		if (r == NULL)

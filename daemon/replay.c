@@ -649,7 +649,9 @@ int hj_replay_block(hj_table *t, hj_cardlog *cl, const char *chain,
 		         "block %" PRIu64 ": cannot start its "
 		         "log line (%s)",
 		         b->height,
-		         rc == -EINVAL ? "bad chain name" : "out of memory");
+		         rc == -EINVAL     ? "bad chain name or card"
+		         : rc == -EMSGSIZE ? "line limit too small"
+		                           : "out of memory");
 		return rc;
 	}
 	rc = hj_table_apply_block(t, b->height, &card, txs, ntx,

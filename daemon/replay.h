@@ -41,6 +41,8 @@ typedef struct hj_block {
  *   -ENOMEM  the table is unchanged when the engine reports it, otherwise
  *            (the line could not grow) the table has moved on;
  *   -EMSGSIZE the line exceeds cl->max: the table has moved on.
+ * When the line cannot even be started (bad chain name or card, or a limit
+ * below the line's header) the table is unchanged, whatever the code.
  * After an error on which the table moved on, the caller must stop: the
  * block is applied but has no line.
  */
