@@ -3,7 +3,8 @@
 # is missing.  Safe to run again: it does nothing when all are present.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config clang-format libjansson-dev libcmocka-dev)
+pkgs=(build-essential cmake pkg-config clang-format libjansson-dev libcmocka-dev
+	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev python3 systemd)
 
 missing=()
 for p in "${pkgs[@]}"; do

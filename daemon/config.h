@@ -1,0 +1,66 @@
+/*
+ * hashjackd's configuration: an INI file (read with inih) and command-line
+ * overrides.  Every key, its default and its meaning are in
+ * config/hashjackd.conf.example; docs/CONFIG.md says the same for readers.
+ *
+ * Errors name the place (file:line, or "command line"), the section and key,
+ * the value, and the reason; the daemon exits with status 78 (EX_CONFIG).
+ */
+#ifndef HJD_CONFIG_H
+#define HJD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules.h"
+
+typedef struct hjd_config {
+	/* [chain] */
+	char *family;            /* "evm" (the Bitcoin family: issue 4) */
+	char *rpc_url;           /* default http://127.0.0.1:8545 */
+	char *rpc_user;          /* basic auth, NULL when unset */
+	char *rpc_password;
+	char *rpc_bearer;        /* bearer token, NULL when unset */
+	unsigned rpc_timeout_ms; /* default 30000 */
+	size_t rpc_max_response; /* default 64 MiB */
+	unsigned confirmations;  /* default 12 on EVM, 6 on Bitcoin */
+	unsigned poll_interval_ms; /* default 1000 */
+	unsigned batch_blocks;   /* blocks per catch-up request, default 100 */
+	uint64_t start_height;   /* valid when start_height_set */
+	int start_height_set;    /* unset: the tip at first start */
+	/* [dealer] */
+	char *dealer;            /* required; EVM: 0x + 40 hex, stored lower */
+	/* [rules] */
+	hj_rules rules;          /* preset (default bethash), min_bet and
+	                            max_bet required, timeout_blocks default
+	                            by family (100 EVM, 12 Bitcoin) */
+	/* [state] */
+	char *state_dir;         /* default $STATE_DIRECTORY, else
+	                            /var/lib/hashjackd */
+	char *card_log;          /* default <state_dir>/cards.jsonl */
+	int log_fsync;           /* 1 (default): fsync the card log before
+	                            each commit; 0: leave it to the kernel */
+} hjd_config;
+
+/* Fills defaults (nothing required is set). */
+void hjd_config_init(hjd_config *c);
+void hjd_config_free(hjd_config *c);
+
+/* Reads path into c (keys not in the file keep their values).  Returns 0,
+ * or -EINVAL / -ENOENT with "path:line: [section] key = value: reason". */
+int hjd_config_load(hjd_config *c, const char *path, char *err,
+                    size_t errlen);
+
+/* One override from the command line, "section.key=value".  Returns 0 or
+ * -EINVAL with "command line: --section.key=value: reason". */
+int hjd_config_set_arg(hjd_config *c, const char *arg, char *err,
+                       size_t errlen);
+
+/* After the file and the overrides: required keys present, defaults that
+ * depend on others (family, state_dir) filled in, rules checked. */
+int hjd_config_finish(hjd_config *c, char *err, size_t errlen);
+
+/* Canonical one-line form of the rules, for the store's meta check. */
+void hjd_config_rules_str(const hjd_config *c, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * JSON-RPC 2.0 over HTTP, on a libuv loop: libcurl's multi_socket API
+ * driven by one uv_poll_t per socket and one uv_timer_t for curl's timer.
+ * Nothing blocks the loop and no thread is used.
+ *
+ * Every request is retried until it succeeds: network errors, timeouts,
+ * HTTP 5xx/408/429, responses that are not valid JSON-RPC, responses above
+ * max_response, and JSON-RPC errors, with exponential backoff from
+ * backoff_min_ms doubling to backoff_max_ms, each delay with jitter (a
+ * random 50-100% of it).  Only a request that cannot succeed by retrying
+ * (HTTP 4xx other than 408/429: bad credentials, wrong path) ends with an
+ * error.  Connections are kept alive and reused.
+ */
+#ifndef HJ_RPC_H
+#define HJ_RPC_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <uv.h>
+
+typedef struct hj_rpc hj_rpc;
+
+typedef struct hj_rpc_opts {
+	const char *url;      /* http://host:port/path (https works too) */
+	const char *user;     /* basic auth when not NULL */
+	const char *password;
+	const char *bearer;   /* "Authorization: Bearer ..." when not NULL */
+	size_t max_response;  /* bytes of one HTTP response body */
+	unsigned timeout_ms;  /* one attempt, connect to last byte */
+	unsigned backoff_min_ms;
+	unsigned backoff_max_ms;
+	unsigned max_inflight; /* HTTP requests at once; the rest queue */
+	/* Called for every failed attempt that will be retried (for the
+	 * daemon's log): what failed, the attempt number (1 = first try),
+	 * and the delay before the next one.  May be NULL. */
+	void (*on_retry)(void *arg, const char *what, unsigned attempt,
+	                 unsigned delay_ms);
+	void *arg;
+} hj_rpc_opts;
+
+/* Defaults: 64 MiB, 30 s, 250 ms, 30 s, 4. */
+void hj_rpc_opts_default(hj_rpc_opts *o);
+
+/*
+ * Called exactly once per request.  On success result is the response's
+ * "result" (for a batch: an array of the results in request order,
+ * whatever order the server answered in) and error is NULL; on a final
+ * error result is NULL and error says why.  result is borrowed: valid
+ * during the callback only (json_incref to keep it).
+ */
+typedef void (*hj_rpc_cb)(void *arg, json_t *result, const char *error);
+
+/* Returns NULL with the reason in err (bad URL, curl or uv failure). */
+hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
+                   size_t errlen);
+
+/* One call.  params (an array, may be NULL for []) is stolen.  Returns 0 or
+ * -ENOMEM (params released, cb never called). */
+int hj_rpc_call(hj_rpc *c, const char *method, json_t *params, hj_rpc_cb cb,
+                void *arg);
+
+/* One batch of n calls in a single HTTP request; params[i] each stolen.
+ * Any error in any element retries the whole batch. */
+int hj_rpc_batch(hj_rpc *c, size_t n, const char *const *methods,
+                 json_t *const *params, hj_rpc_cb cb, void *arg);
+
+/* Requests not yet answered (queued, in flight or waiting to retry). */
+size_t hj_rpc_pending(const hj_rpc *c);
+
+/*
+ * Drops every request (their callbacks are never called), closes every
+ * handle and frees the client; done(arg) runs from the loop once all
+ * handles are closed.  c must not be used after this call.
+ */
+void hj_rpc_close(hj_rpc *c, void (*done)(void *arg), void *arg);
+
+#endif
