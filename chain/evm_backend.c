@@ -1,0 +1,525 @@
+/*
+ * The EVM backend.  A batch of blocks costs one HTTP request for the
+ * blocks and, when any of them holds transactions to the dealer, one more
+ * for their receipts.  Every field read from the node is validated; a
+ * malformed answer is reported as an error for the caller to retry, never
+ * skipped.
+ */
+#include "evm_backend.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evm.h"
+#include "hex.h"
+
+struct evm {
+	hj_backend base;
+	hj_rpc *rpc;
+	uint8_t dealer[20];
+	struct breq *reqs; /* in progress, freed with the backend */
+	struct qreq *qreqs;
+};
+
+/* One blocks() request. */
+struct breq {
+	struct evm *e;
+	struct breq *next;
+	uint64_t from;
+	size_t n;
+	hj_blocks_cb cb;
+	void *arg;
+	hj_chain_block *blocks;
+};
+
+static struct evm *evm_of(hj_backend *b)
+{
+	return (struct evm *)b;
+}
+
+static void req_unlink(struct breq *r)
+{
+	struct breq **p = &r->e->reqs;
+	while (*p && *p != r)
+		p = &(*p)->next;
+	if (*p)
+		*p = r->next;
+}
+
+static void req_free(struct breq *r)
+{
+	if (!r)
+		return;
+	if (r->blocks)
+		for (size_t i = 0; i < r->n; i++)
+			free(r->blocks[i].txs);
+	free(r->blocks);
+	free(r);
+}
+
+static void req_done(struct breq *r, const char *error)
+{
+	req_unlink(r);
+	r->cb(r->arg, error ? NULL : r->blocks, error ? 0 : r->n, error);
+	req_free(r);
+}
+
+static const char *str_member(json_t *o, const char *key, size_t *len)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_string(v))
+		return NULL;
+	*len = json_string_length(v);
+	return json_string_value(v);
+}
+
+static int get_hash(json_t *o, const char *key, uint8_t out[32], char *err,
+                    size_t errlen)
+{
+	size_t len;
+	const char *s = str_member(o, key, &len);
+	char why[96];
+
+	if (!s) {
+		snprintf(err, errlen, "\"%s\" missing or not a string", key);
+		return -EINVAL;
+	}
+	if (hj_hex_decode_exact(s, len, HJ_HEX_REQUIRED, out, 32, why,
+	                        sizeof why)) {
+		snprintf(err, errlen, "\"%s\": %s", key, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int get_quantity(json_t *o, const char *key, unsigned __int128 *out,
+                        char *err, size_t errlen)
+{
+	size_t len;
+	const char *s = str_member(o, key, &len);
+	char why[96];
+
+	if (!s) {
+		snprintf(err, errlen, "\"%s\" missing or not a string", key);
+		return -EINVAL;
+	}
+	if (hj_hex_quantity(s, len, out, why, sizeof why)) {
+		snprintf(err, errlen, "\"%s\": %s", key, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Whether tx's `to` is the dealer; -EINVAL for a malformed `to`. */
+static int to_dealer(struct evm *e, json_t *tx, char *err, size_t errlen)
+{
+	json_t *to = json_object_get(tx, "to");
+	uint8_t addr[20];
+	char why[96];
+
+	if (to == NULL || json_is_null(to))
+		return 0; /* contract creation */
+	if (!json_is_string(to) ||
+	    hj_hex_decode_exact(json_string_value(to), json_string_length(to),
+	                        HJ_HEX_REQUIRED, addr, 20, why, sizeof why)) {
+		snprintf(err, errlen, "\"to\" is not an address");
+		return -EINVAL;
+	}
+	return memcmp(addr, e->dealer, 20) == 0;
+}
+
+/* Normalises one transaction to the dealer, receipt status still unknown
+ * (taken as success; fixed when the receipts arrive). */
+static int read_tx(json_t *tx, hj_action *out, char *err, size_t errlen)
+{
+	uint8_t hash[32], from[20];
+	unsigned __int128 value, index;
+	size_t len;
+	const char *in;
+	uint8_t *input = NULL;
+	size_t ninput = 0;
+	char why[96];
+
+	if (get_hash(tx, "hash", hash, err, errlen))
+		return -EINVAL;
+	in = str_member(tx, "from", &len);
+	if (!in || hj_hex_decode_exact(in, len, HJ_HEX_REQUIRED, from, 20, why,
+	                               sizeof why)) {
+		snprintf(err, errlen, "\"from\" is not an address");
+		return -EINVAL;
+	}
+	if (get_quantity(tx, "value", &value, err, errlen) ||
+	    get_quantity(tx, "transactionIndex", &index, err, errlen))
+		return -EINVAL;
+	if (index > UINT32_MAX) {
+		snprintf(err, errlen, "\"transactionIndex\" out of range");
+		return -EINVAL;
+	}
+	in = str_member(tx, "input", &len);
+	if (!in) {
+		snprintf(err, errlen, "\"input\" missing or not a string");
+		return -EINVAL;
+	}
+	if (len > 2) {
+		input = malloc(len / 2);
+		if (!input) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	if (hj_hex_decode(in, len, HJ_HEX_REQUIRED, input, len / 2, &ninput,
+	                  why, sizeof why)) {
+		free(input);
+		snprintf(err, errlen, "\"input\": %s", why);
+		return -EINVAL;
+	}
+	hj_evm_tx etx = {.hash = hash,
+	                 .from = from,
+	                 .value = value,
+	                 .input = input,
+	                 .input_len = ninput,
+	                 .success = 1,
+	                 .tx_index = (uint32_t)index};
+	hj_evm_action(&etx, out);
+	free(input);
+	return 0;
+}
+
+static int read_block(struct breq *r, size_t i, json_t *b, char *err,
+                      size_t errlen)
+{
+	hj_chain_block *cb = &r->blocks[i];
+	uint64_t want = r->from + i;
+	unsigned __int128 num;
+	char why[160];
+	json_t *txs;
+	size_t k, ntx = 0;
+
+	if (json_is_null(b)) {
+		snprintf(err, errlen, "block %" PRIu64 " not available yet",
+		         want);
+		return -EAGAIN;
+	}
+	if (!json_is_object(b) ||
+	    get_quantity(b, "number", &num, why, sizeof why) ||
+	    get_hash(b, "hash", cb->hash, why, sizeof why) ||
+	    get_hash(b, "parentHash", cb->parent, why, sizeof why))
+		goto bad;
+	if (num != want) {
+		snprintf(why, sizeof why, "number is not %" PRIu64, want);
+		goto bad;
+	}
+	cb->height = want;
+	txs = json_object_get(b, "transactions");
+	if (!json_is_array(txs)) {
+		snprintf(why, sizeof why, "\"transactions\" is not an array");
+		goto bad;
+	}
+	for (k = 0; k < json_array_size(txs); k++) {
+		json_t *tx = json_array_get(txs, k);
+		int rc;
+		if (!json_is_object(tx)) {
+			snprintf(why, sizeof why,
+			         "transaction %zu is not an object (full "
+			         "transactions expected)",
+			         k);
+			goto bad;
+		}
+		rc = to_dealer(r->e, tx, why, sizeof why);
+		if (rc < 0)
+			goto bad_tx;
+		ntx += (size_t)rc;
+	}
+	cb->txs = ntx ? calloc(ntx, sizeof *cb->txs) : NULL;
+	if (ntx && !cb->txs) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (k = 0; k < json_array_size(txs); k++) {
+		json_t *tx = json_array_get(txs, k);
+		if (to_dealer(r->e, tx, why, sizeof why) != 1)
+			continue;
+		if (read_tx(tx, &cb->txs[cb->ntx], why, sizeof why))
+			goto bad_tx;
+		cb->ntx++;
+	}
+	return 0;
+bad_tx:
+	snprintf(err, errlen, "block %" PRIu64 " transaction %zu: %s", want, k,
+	         why);
+	return -EINVAL;
+bad:
+	snprintf(err, errlen, "block %" PRIu64 ": %s", want, why);
+	return -EINVAL;
+}
+
+static void on_receipts(void *arg, json_t *result, const char *error)
+{
+	struct breq *r = arg;
+	char err[256];
+	size_t k = 0;
+
+	if (error) {
+		req_done(r, error);
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		for (size_t j = 0; j < r->blocks[i].ntx; j++, k++) {
+			hj_action *a = &r->blocks[i].txs[j];
+			json_t *rc = json_array_get(result, k);
+			unsigned __int128 status;
+			char why[96];
+			if (json_is_null(rc)) {
+				snprintf(err, sizeof err,
+				         "block %" PRIu64
+				         ": receipt of a transaction to the "
+				         "dealer not available yet",
+				         r->blocks[i].height);
+				req_done(r, err);
+				return;
+			}
+			if (!json_is_object(rc) ||
+			    get_quantity(rc, "status", &status, why,
+			                 sizeof why) ||
+			    status > 1) {
+				snprintf(err, sizeof err,
+				         "block %" PRIu64
+				         ": bad receipt of transaction %u",
+				         r->blocks[i].height, a->tx_index);
+				req_done(r, err);
+				return;
+			}
+			if (status == 0) {
+				/* A failed receipt moved nothing: the
+				 * transaction is logged, never played. */
+				hj_id txid = a->txid, sender = a->sender;
+				hj_amount value = a->value;
+				uint32_t index = a->tx_index;
+				memset(a, 0, sizeof *a);
+				a->kind = HJ_TX_FAILED;
+				a->txid = txid;
+				a->sender = sender;
+				a->value = value;
+				a->tx_index = index;
+			}
+		}
+	}
+	req_done(r, NULL);
+}
+
+static void on_blocks(void *arg, json_t *result, const char *error)
+{
+	struct breq *r = arg;
+	char err[320];
+	size_t ntx = 0;
+
+	if (error) {
+		req_done(r, error);
+		return;
+	}
+	if (json_array_size(result) != r->n) {
+		req_done(r, "batch answer has the wrong number of blocks");
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		if (read_block(r, i, json_array_get(result, i), err,
+		               sizeof err)) {
+			req_done(r, err);
+			return;
+		}
+		ntx += r->blocks[i].ntx;
+	}
+	if (ntx == 0) {
+		req_done(r, NULL);
+		return;
+	}
+
+	const char **methods = calloc(ntx, sizeof *methods);
+	json_t **params = calloc(ntx, sizeof *params);
+	size_t k = 0;
+	int rc = -ENOMEM;
+	if (!methods || !params)
+		goto out;
+	for (size_t i = 0; i < r->n; i++) {
+		for (size_t j = 0; j < r->blocks[i].ntx; j++, k++) {
+			char hex[67];
+			hj_hex_encode(r->blocks[i].txs[j].txid.b, 32, 1, hex);
+			methods[k] = "eth_getTransactionReceipt";
+			params[k] = json_pack("[s]", hex);
+			if (!params[k])
+				goto out;
+		}
+	}
+	rc = hj_rpc_batch(r->e->rpc, ntx, methods, params, on_receipts, r);
+	k = 0; /* stolen, even on failure */
+out:
+	for (size_t i = 0; i < k; i++)
+		json_decref(params[i]);
+	free(methods);
+	free(params);
+	if (rc)
+		req_done(r, "out of memory");
+}
+
+static int evm_blocks(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
+                      void *arg)
+{
+	struct evm *e = evm_of(b);
+	struct breq *r = calloc(1, sizeof *r);
+	const char **methods = calloc(n, sizeof *methods);
+	json_t **params = calloc(n, sizeof *params);
+	size_t k = 0;
+	int rc = -ENOMEM;
+
+	if (!r || !methods || !params || n == 0)
+		goto fail;
+	r->blocks = calloc(n, sizeof *r->blocks);
+	if (!r->blocks)
+		goto fail;
+	r->e = e;
+	r->from = from;
+	r->n = n;
+	r->cb = cb;
+	r->arg = arg;
+	for (; k < n; k++) {
+		char q[24];
+		snprintf(q, sizeof q, "0x%" PRIx64, from + k);
+		methods[k] = "eth_getBlockByNumber";
+		params[k] = json_pack("[sb]", q, 1);
+		if (!params[k])
+			goto fail;
+	}
+	rc = hj_rpc_batch(e->rpc, n, methods, params, on_blocks, r);
+	k = 0;
+	if (rc)
+		goto fail;
+	r->next = e->reqs;
+	e->reqs = r;
+	free(methods);
+	free(params);
+	return 0;
+fail:
+	for (size_t i = 0; i < k; i++)
+		json_decref(params[i]);
+	free(methods);
+	free(params);
+	req_free(r);
+	return n == 0 ? -EINVAL : rc;
+}
+
+/* tip() and identity(): one call each. */
+struct qreq {
+	struct evm *e;
+	struct qreq *next;
+	hj_tip_cb tip;
+	hj_ident_cb ident;
+	void *arg;
+};
+
+static void on_quantity(void *arg, json_t *result, const char *error)
+{
+	struct qreq *q = arg;
+	unsigned __int128 v = 0;
+	char why[96], msg[160];
+	const char *err = error;
+
+	for (struct qreq **p = &q->e->qreqs; *p; p = &(*p)->next) {
+		if (*p == q) {
+			*p = q->next;
+			break;
+		}
+	}
+
+	if (!err) {
+		if (!json_is_string(result) ||
+		    hj_hex_quantity(json_string_value(result),
+		                    json_string_length(result), &v, why,
+		                    sizeof why) ||
+		    v > UINT64_MAX) {
+			snprintf(msg, sizeof msg, "%s: not a quantity",
+			         q->tip ? "eth_blockNumber" : "eth_chainId");
+			err = msg;
+		}
+	}
+	if (q->tip) {
+		q->tip(q->arg, (uint64_t)v, err);
+	} else {
+		char id[40];
+		snprintf(id, sizeof id, "evm:%" PRIu64, (uint64_t)v);
+		q->ident(q->arg, err ? NULL : id, err);
+	}
+	free(q);
+}
+
+static int evm_quantity(struct evm *e, const char *method, hj_tip_cb tip,
+                        hj_ident_cb ident, void *arg)
+{
+	struct qreq *q = calloc(1, sizeof *q);
+	if (!q)
+		return -ENOMEM;
+	q->e = e;
+	q->tip = tip;
+	q->ident = ident;
+	q->arg = arg;
+	int rc = hj_rpc_call(e->rpc, method, NULL, on_quantity, q);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	q->next = e->qreqs;
+	e->qreqs = q;
+	return 0;
+}
+
+static int evm_tip(hj_backend *b, hj_tip_cb cb, void *arg)
+{
+	return evm_quantity(evm_of(b), "eth_blockNumber", cb, NULL, arg);
+}
+
+static int evm_identity(hj_backend *b, hj_ident_cb cb, void *arg)
+{
+	return evm_quantity(evm_of(b), "eth_chainId", NULL, cb, arg);
+}
+
+static void evm_free(hj_backend *b)
+{
+	struct evm *e = evm_of(b);
+	if (!e)
+		return;
+	/* The RPC client was closed first, so none of these requests can
+	 * call back any more. */
+	while (e->reqs) {
+		struct breq *r = e->reqs;
+		e->reqs = r->next;
+		req_free(r);
+	}
+	while (e->qreqs) {
+		struct qreq *q = e->qreqs;
+		e->qreqs = q->next;
+		free(q);
+	}
+	free(e);
+}
+
+static const struct hj_backend_ops evm_ops = {
+    .chain = "evm",
+    .family = HJ_EVM,
+    .identity = evm_identity,
+    .tip = evm_tip,
+    .blocks = evm_blocks,
+    .free = evm_free,
+};
+
+hj_backend *hj_evm_backend_new(hj_rpc *rpc, const uint8_t dealer[20])
+{
+	struct evm *e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
+	e->base.ops = &evm_ops;
+	e->rpc = rpc;
+	memcpy(e->dealer, dealer, 20);
+	return &e->base;
+}

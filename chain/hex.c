@@ -135,3 +135,37 @@ size_t hj_hex_encode(const uint8_t *b, size_t n, int with_0x, char *out)
 	out[k] = '\0';
 	return k;
 }
+
+int hj_hex_quantity(const char *s, size_t len, unsigned __int128 *out,
+                    char *err, size_t errlen)
+{
+	unsigned __int128 v = 0;
+	size_t i = 2;
+
+	if (len < 3 || s[0] != '0' || s[1] != 'x') {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen,
+			         "not a quantity (\"0x\" and hex "
+			         "digits expected)");
+		return -EINVAL;
+	}
+	while (i < len - 1 && s[i] == '0')
+		i++;
+	if (len - i > 32) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "quantity above 2^128 - 1");
+		return -ERANGE;
+	}
+	for (; i < len; i++) {
+		int d = hj_hex_digit((unsigned char)s[i]);
+		if (d < 0) {
+			if (err != NULL && errlen > 0)
+				snprintf(err, errlen,
+				         "not a hex digit at offset %zu", i);
+			return -EINVAL;
+		}
+		v = v << 4 | (unsigned)d;
+	}
+	*out = v;
+	return 0;
+}

@@ -46,4 +46,12 @@ int hj_hex_decode_exact(const char *s, size_t len, hj_hex_prefix prefix,
  */
 size_t hj_hex_encode(const uint8_t *b, size_t n, int with_0x, char *out);
 
+/*
+ * Parses an EVM JSON-RPC quantity, "0x" then 1 to 32 hex digits (leading
+ * zeros tolerated), into *out.  Returns 0, or -EINVAL / -ERANGE (above
+ * 2^128 - 1) with the reason in err.
+ */
+int hj_hex_quantity(const char *s, size_t len, unsigned __int128 *out,
+                    char *err, size_t errlen);
+
 #endif

@@ -405,7 +405,11 @@ int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 
 void hj_cardlog_sink(void *ctx, const hj_event *ev)
 {
-	hj_cardlog_event(ctx, ev);
+	hj_cardlog *cl = ctx;
+
+	hj_cardlog_event(cl, ev);
+	if (cl->tee)
+		cl->tee(cl->tee_ctx, ev);
 }
 
 int hj_cardlog_end(hj_cardlog *cl, const char **line, size_t *len)

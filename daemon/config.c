@@ -1,0 +1,1045 @@
+/*
+ * hashjackd's configuration (see config.h, docs/CONFIG.md).
+ *
+ * inih does the INI syntax; this file does the meaning.  inih's handler is
+ * not told the line number (Debian builds it without INI_HANDLER_LINENO),
+ * so the file is read into memory here and handed to ini_parse_stream() one
+ * whole line per reader call: the reader's line count is then the line of
+ * every handler call, and inih's own error line agrees with it.
+ *
+ * The reader also strips leading blanks, so that inih never takes an
+ * indented line for a continuation of the previous value (a value runs to
+ * the end of its line, nothing more), and it checks section headers
+ * itself, so that an unknown section is reported even when empty.
+ *
+ * Keys are validated one at a time as they are read; what involves two keys
+ * (min_bet against max_bet, the RPC credentials) is checked at the end of
+ * each file, with the line of the second key, and again by finish() after
+ * the command-line overrides.  Secrets are never copied into a message.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "amount.h"
+
+#define DEFAULT_FAMILY    "evm"
+#define DEFAULT_RPC_URL   "http://127.0.0.1:8545"
+#define DEFAULT_STATE_DIR "/var/lib/hashjackd"
+#define CARD_LOG_NAME     "cards.jsonl"
+
+/* A config file is a few dozen lines; anything this big is a mistake. */
+#define MAX_FILE_SIZE (1024 * 1024)
+
+/* Longest value shown in a message before it is cut with "...". */
+#define SHOW_MAX 64
+
+enum key_id {
+	K_FAMILY,
+	K_RPC_URL,
+	K_RPC_USER,
+	K_RPC_PASSWORD,
+	K_RPC_BEARER,
+	K_RPC_TIMEOUT_MS,
+	K_RPC_MAX_RESPONSE,
+	K_CONFIRMATIONS,
+	K_POLL_INTERVAL_MS,
+	K_BATCH_BLOCKS,
+	K_START_HEIGHT,
+	K_ADDRESS,
+	K_PRESET,
+	K_MIN_BET,
+	K_MAX_BET,
+	K_TIMEOUT_BLOCKS,
+	K_DIRECTORY,
+	K_CARD_LOG,
+	K_LOG_FSYNC,
+	K_COUNT
+};
+
+/* Sets one key from its text; on error returns -EINVAL (or -ENOMEM) and
+ * writes the reason, without place or value, into why. */
+typedef int (*setter)(hjd_config *c, const char *v, char *why, size_t n);
+
+struct key {
+	const char *section;
+	const char *name;
+	setter set;
+	int secret; /* the value is never shown */
+};
+
+static const char *const sections[] = {"chain", "dealer", "rules", "state",
+                                       NULL};
+
+/* ---- values ---- */
+
+static int set_str(char **dst, const char *v, int empty_unsets)
+{
+	char *s = NULL;
+
+	if (!(empty_unsets && v[0] == '\0')) {
+		s = strdup(v);
+		if (s == NULL)
+			return -ENOMEM;
+	}
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/*
+ * Digits only: no sign, no blanks, no leading zero (an operator who writes
+ * 010 may mean octal).  Overflow and range share one message, which gives
+ * the range.
+ */
+static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                     char *why, size_t n)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (v[0] == '\0' || (v[0] == '0' && v[1] != '\0'))
+		goto nan;
+	for (i = 0; v[i] != '\0'; i++) {
+		unsigned d;
+
+		if (v[i] < '0' || v[i] > '9')
+			goto nan;
+		d = (unsigned)(v[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			goto range;
+		x = x * 10 + d;
+	}
+	if (x < lo || x > hi)
+		goto range;
+	*out = x;
+	return 0;
+nan:
+	snprintf(why, n, "not a decimal number (digits only, no leading zero)");
+	return -EINVAL;
+range:
+	snprintf(why, n, "out of range: must be %llu to %llu",
+	         (unsigned long long)lo, (unsigned long long)hi);
+	return -EINVAL;
+}
+
+static int set_unsigned(unsigned *dst, const char *v, uint64_t lo, uint64_t hi,
+                        char *why, size_t n)
+{
+	uint64_t x;
+	int r = parse_u64(v, lo, hi, &x, why, n);
+
+	if (r == 0)
+		*dst = (unsigned)x;
+	return r;
+}
+
+static int set_family(hjd_config *c, const char *v, char *why, size_t n)
+{
+	if (strcmp(v, "evm") != 0 && strcmp(v, "bitcoin") != 0) {
+		snprintf(why, n, "unknown family (evm or bitcoin)");
+		return -EINVAL;
+	}
+	return set_str(&c->family, v, 0);
+}
+
+static int set_rpc_url(hjd_config *c, const char *v, char *why, size_t n)
+{
+	if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) {
+		snprintf(why, n, "must begin with http:// or https://");
+		return -EINVAL;
+	}
+	for (const char *p = v; *p; p++) {
+		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+			snprintf(why, n, "blank or control character in URL");
+			return -EINVAL;
+		}
+	}
+	return set_str(&c->rpc_url, v, 0);
+}
+
+static int set_rpc_user(hjd_config *c, const char *v, char *why, size_t n)
+{
+	/* Basic auth sends "user:password": the user cannot hold a colon. */
+	if (strchr(v, ':') != NULL) {
+		snprintf(why, n, "a user name cannot contain ':'");
+		return -EINVAL;
+	}
+	return set_str(&c->rpc_user, v, 1);
+}
+
+static int set_rpc_password(hjd_config *c, const char *v, char *why, size_t n)
+{
+	(void)why;
+	(void)n;
+	return set_str(&c->rpc_password, v, 1);
+}
+
+static int set_rpc_bearer(hjd_config *c, const char *v, char *why, size_t n)
+{
+	/* It goes into an HTTP header line as is. */
+	for (const char *p = v; *p; p++) {
+		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+			snprintf(why, n, "blank or control character in token");
+			return -EINVAL;
+		}
+	}
+	return set_str(&c->rpc_bearer, v, 1);
+}
+
+static int set_rpc_timeout_ms(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->rpc_timeout_ms, v, 100, 3600000, why, n);
+}
+
+static int set_rpc_max_response(hjd_config *c, const char *v, char *why,
+                                size_t n)
+{
+	uint64_t x;
+	int r = parse_u64(v, 4096, 1u << 30, &x, why, n);
+
+	if (r == 0)
+		c->rpc_max_response = (size_t)x;
+	return r;
+}
+
+static int set_confirmations(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->confirmations, v, 1, 10000, why, n);
+}
+
+static int set_poll_interval_ms(hjd_config *c, const char *v, char *why,
+                                size_t n)
+{
+	return set_unsigned(&c->poll_interval_ms, v, 10, 3600000, why, n);
+}
+
+static int set_batch_blocks(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->batch_blocks, v, 1, 1000, why, n);
+}
+
+static int set_start_height(hjd_config *c, const char *v, char *why, size_t n)
+{
+	uint64_t x;
+	int r;
+
+	/* Empty: back to "the tip at first start" (an override can say so). */
+	if (v[0] == '\0') {
+		c->start_height = 0;
+		c->start_height_set = 0;
+		return 0;
+	}
+	/* The store keeps heights in SQLite's signed 64-bit integers. */
+	r = parse_u64(v, 0, INT64_MAX, &x, why, n);
+	if (r == 0) {
+		c->start_height = x;
+		c->start_height_set = 1;
+	}
+	return r;
+}
+
+static int is_hex(char ch)
+{
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') ||
+	       (ch >= 'A' && ch <= 'F');
+}
+
+/* 0 when v is an EVM address: "0x" and 40 hex digits, either case. */
+static int check_evm_address(const char *v, char *why, size_t n)
+{
+	size_t i;
+
+	if (strncmp(v, "0x", 2) != 0)
+		goto bad;
+	for (i = 2; v[i] != '\0'; i++)
+		if (!is_hex(v[i]))
+			goto bad;
+	if (i != 42)
+		goto bad;
+	return 0;
+bad:
+	snprintf(why, n, "not an EVM address (0x and 40 hex digits)");
+	return -EINVAL;
+}
+
+static int family_is_evm(const hjd_config *c)
+{
+	return c->family == NULL || strcmp(c->family, "evm") == 0;
+}
+
+static int set_address(hjd_config *c, const char *v, char *why, size_t n)
+{
+	int r;
+
+	/*
+	 * Checked by the family known now; finish() checks again by the final
+	 * family, since an override may change it after this line.
+	 */
+	if (family_is_evm(c)) {
+		r = check_evm_address(v, why, n);
+		if (r < 0)
+			return r;
+	} else if (v[0] == '\0') {
+		snprintf(why, n, "empty value");
+		return -EINVAL;
+	}
+	r = set_str(&c->dealer, v, 0);
+	if (r == 0 && family_is_evm(c)) {
+		/* The chain adapter compares addresses in lower case. */
+		for (char *p = c->dealer; *p; p++)
+			if (*p >= 'A' && *p <= 'F')
+				*p = (char)(*p - 'A' + 'a');
+	}
+	return r;
+}
+
+static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
+{
+	hj_rules r;
+	size_t used = 0;
+
+	if (hj_rules_preset(v, &r) < 0) {
+		used = (size_t)snprintf(why, n, "unknown preset (");
+		for (size_t i = 0; hj_preset_names[i] && used < n; i++)
+			used +=
+			    (size_t)snprintf(why + used, n - used, "%s%s",
+			                     i ? ", " : "", hj_preset_names[i]);
+		if (used < n)
+			snprintf(why + used, n - used, ")");
+		return -EINVAL;
+	}
+	/* The limits and the timeout are the dealer's, not the preset's. */
+	r.min_bet = c->rules.min_bet;
+	r.max_bet = c->rules.max_bet;
+	r.timeout_blocks = c->rules.timeout_blocks;
+	c->rules = r;
+	return 0;
+}
+
+static int parse_bet(const char *v, hj_amount *out, char *why, size_t n)
+{
+	hj_amount x;
+	int r = hj_amount_parse(v, strlen(v), &x);
+
+	if (r == -ERANGE || (r == 0 && x > HJ_MAX_BET)) {
+		snprintf(why, n, "out of range: must be 1 to 2^120");
+		return -EINVAL;
+	}
+	if (r < 0) {
+		snprintf(why, n,
+		         "not a decimal amount in base units (digits only, no "
+		         "leading zero)");
+		return -EINVAL;
+	}
+	if (x < 1) {
+		snprintf(why, n, "out of range: must be 1 to 2^120");
+		return -EINVAL;
+	}
+	*out = x;
+	return 0;
+}
+
+static int set_min_bet(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return parse_bet(v, &c->rules.min_bet, why, n);
+}
+
+static int set_max_bet(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return parse_bet(v, &c->rules.max_bet, why, n);
+}
+
+static int set_timeout_blocks(hjd_config *c, const char *v, char *why, size_t n)
+{
+	uint64_t x;
+	int r = parse_u64(v, 1, 1000000, &x, why, n);
+
+	if (r == 0)
+		c->rules.timeout_blocks = (uint32_t)x;
+	return r;
+}
+
+static int set_directory(hjd_config *c, const char *v, char *why, size_t n)
+{
+	if (v[0] != '/') {
+		snprintf(why, n, "must be an absolute path");
+		return -EINVAL;
+	}
+	return set_str(&c->state_dir, v, 0);
+}
+
+static int set_card_log(hjd_config *c, const char *v, char *why, size_t n)
+{
+	if (v[0] == '\0') {
+		snprintf(why, n, "empty value");
+		return -EINVAL;
+	}
+	return set_str(&c->card_log, v, 0);
+}
+
+static int set_log_fsync(hjd_config *c, const char *v, char *why, size_t n)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1", NULL};
+	static const char *const no[] = {"no", "false", "off", "0", NULL};
+
+	for (size_t i = 0; yes[i]; i++) {
+		if (strcmp(v, yes[i]) == 0) {
+			c->log_fsync = 1;
+			return 0;
+		}
+		if (strcmp(v, no[i]) == 0) {
+			c->log_fsync = 0;
+			return 0;
+		}
+	}
+	snprintf(why, n, "not a boolean (yes or no)");
+	return -EINVAL;
+}
+
+static const struct key keys[K_COUNT] = {
+    [K_FAMILY] = {"chain", "family", set_family, 0},
+    [K_RPC_URL] = {"chain", "rpc_url", set_rpc_url, 0},
+    [K_RPC_USER] = {"chain", "rpc_user", set_rpc_user, 0},
+    [K_RPC_PASSWORD] = {"chain", "rpc_password", set_rpc_password, 1},
+    [K_RPC_BEARER] = {"chain", "rpc_bearer", set_rpc_bearer, 1},
+    [K_RPC_TIMEOUT_MS] = {"chain", "rpc_timeout_ms", set_rpc_timeout_ms, 0},
+    [K_RPC_MAX_RESPONSE] = {"chain", "rpc_max_response", set_rpc_max_response,
+                            0},
+    [K_CONFIRMATIONS] = {"chain", "confirmations", set_confirmations, 0},
+    [K_POLL_INTERVAL_MS] = {"chain", "poll_interval_ms", set_poll_interval_ms,
+                            0},
+    [K_BATCH_BLOCKS] = {"chain", "batch_blocks", set_batch_blocks, 0},
+    [K_START_HEIGHT] = {"chain", "start_height", set_start_height, 0},
+    [K_ADDRESS] = {"dealer", "address", set_address, 0},
+    [K_PRESET] = {"rules", "preset", set_preset, 0},
+    [K_MIN_BET] = {"rules", "min_bet", set_min_bet, 0},
+    [K_MAX_BET] = {"rules", "max_bet", set_max_bet, 0},
+    [K_TIMEOUT_BLOCKS] = {"rules", "timeout_blocks", set_timeout_blocks, 0},
+    [K_DIRECTORY] = {"state", "directory", set_directory, 0},
+    [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
+    [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},
+};
+
+static int find_section(const char *s, size_t len)
+{
+	for (int i = 0; sections[i]; i++)
+		if (strlen(sections[i]) == len &&
+		    memcmp(sections[i], s, len) == 0)
+			return i;
+	return -1;
+}
+
+/* Returns the key's id, or -1 (unknown key) or -2 (unknown section). */
+static int find_key(const char *section, size_t slen, const char *name,
+                    size_t nlen)
+{
+	if (find_section(section, slen) < 0)
+		return -2;
+	for (int i = 0; i < K_COUNT; i++)
+		if (strlen(keys[i].section) == slen &&
+		    memcmp(keys[i].section, section, slen) == 0 &&
+		    strlen(keys[i].name) == nlen &&
+		    memcmp(keys[i].name, name, nlen) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * Writes s[0..len) for a message: printable ASCII as is, other bytes as
+ * \xNN, cut at SHOW_MAX with "...", so that no byte from a file reaches a
+ * terminal or the journal raw.
+ */
+static void show(const char *s, size_t len, char *buf, size_t n)
+{
+	size_t o = 0;
+
+	if (n == 0)
+		return;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		char tmp[5];
+		size_t w;
+
+		if (i == SHOW_MAX) {
+			if (o + 3 < n) {
+				memcpy(buf + o, "...", 3);
+				o += 3;
+			}
+			break;
+		}
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+			tmp[0] = (char)ch;
+			w = 1;
+		} else {
+			snprintf(tmp, sizeof tmp, "\\x%02x", ch);
+			w = 4;
+		}
+		if (o + w >= n)
+			break;
+		memcpy(buf + o, tmp, w);
+		o += w;
+	}
+	buf[o] = '\0';
+}
+
+/* The value as messages show it: secrets masked, and so is the user
+ * information of a URL ("http://user:password@host/"). */
+static void show_value(int id, const char *v, char *buf, size_t n)
+{
+	const char *host = strstr(v, "://");
+	size_t auth;
+
+	if (id >= 0 && keys[id].secret) {
+		snprintf(buf, n, "***");
+		return;
+	}
+	if (id == K_RPC_URL && host != NULL) {
+		host += 3;
+		auth = strcspn(host, "/?#@");
+		if (host[auth] == '@' && n > 8) {
+			size_t pre = (size_t)(host - v);
+
+			show(v, pre, buf, n - 4);
+			pre = strlen(buf);
+			memcpy(buf + pre, "***", 3);
+			show(host + auth, strlen(host + auth), buf + pre + 3,
+			     n - pre - 3);
+			return;
+		}
+	}
+	show(v, strlen(v), buf, n);
+}
+
+/* ---- init, free ---- */
+
+void hjd_config_init(hjd_config *c)
+{
+	memset(c, 0, sizeof *c);
+	/* A failed strdup leaves NULL; finish() fills it or says so. */
+	c->family = strdup(DEFAULT_FAMILY);
+	c->rpc_url = strdup(DEFAULT_RPC_URL);
+	c->rpc_timeout_ms = 30000;
+	c->rpc_max_response = (size_t)64 * 1024 * 1024;
+	/* 0 is never valid: finish() fills the family's default. */
+	c->confirmations = 0;
+	c->poll_interval_ms = 1000;
+	c->batch_blocks = 100;
+	(void)hj_rules_preset("bethash", &c->rules);
+	/* min_bet, max_bet and timeout_blocks 0 mean "not set". */
+	c->rules.min_bet = 0;
+	c->rules.max_bet = 0;
+	c->rules.timeout_blocks = 0;
+	c->log_fsync = 1;
+}
+
+void hjd_config_free(hjd_config *c)
+{
+	if (c == NULL)
+		return;
+	free(c->family);
+	free(c->rpc_url);
+	free(c->rpc_user);
+	free(c->rpc_password);
+	free(c->rpc_bearer);
+	free(c->dealer);
+	free(c->state_dir);
+	free(c->card_log);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- the file ---- */
+
+struct load {
+	hjd_config *c;
+	const char *path;
+	const char *p, *end;  /* the unread rest of the file */
+	int line;             /* of the line last handed to inih */
+	int line_of[K_COUNT]; /* where each key was set in this file, or 0 */
+	int err;              /* first error, 0 if none */
+	int err_line;
+	char *errbuf;
+	size_t errlen;
+};
+
+static void fail_at(struct load *l, int line, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void fail_at(struct load *l, int line, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int used;
+
+	if (l->err)
+		return;
+	l->err = err;
+	l->err_line = line;
+	if (l->errbuf == NULL || l->errlen == 0)
+		return;
+	used = snprintf(l->errbuf, l->errlen, "%s:%d: ", l->path, line);
+	if (used < 0 || (size_t)used >= l->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(l->errbuf + used, l->errlen - (size_t)used, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * inih's reader: one whole line per call, so the line count here is the
+ * line of the handler call that follows.  Returning NULL ends the parse,
+ * which is how an error found here stops inih.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct load *l = stream;
+	const char *nl, *s;
+	size_t len;
+
+	if (l->err || l->p >= l->end)
+		return NULL;
+	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
+	s = l->p;
+	len = nl ? (size_t)(nl - s) : (size_t)(l->end - s);
+	l->p = nl ? nl + 1 : l->end;
+	l->line++;
+
+	if (memchr(s, '\0', len) != NULL) {
+		fail_at(l, l->line, -EINVAL, "NUL byte in line");
+		return NULL;
+	}
+	/* A UTF-8 byte order mark, which some editors write. */
+	if (l->line == 1 && len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+		s += 3;
+		len -= 3;
+	}
+	while (len > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	/*
+	 * The line and its '\n' must fit inih's buffer whole: a longer line
+	 * would be split, and its tail taken for a line of its own.  The
+	 * '\n' also keeps a realloc-enabled inih from asking for more.
+	 */
+	if (num < 2 || len > (size_t)num - 2) {
+		fail_at(l, l->line, -EINVAL, "line longer than %d bytes",
+		        num - 2);
+		return NULL;
+	}
+	if (len > 0 && s[0] == '[') {
+		const char *close = memchr(s, ']', len);
+		char shown[4 * SHOW_MAX + 4];
+
+		if (close == NULL) {
+			fail_at(l, l->line, -EINVAL,
+			        "section header without closing ']'");
+			return NULL;
+		}
+		if (find_section(s + 1, (size_t)(close - s - 1)) < 0) {
+			show(s + 1, (size_t)(close - s - 1), shown,
+			     sizeof shown);
+			fail_at(l, l->line, -EINVAL,
+			        "[%s]: unknown section (chain, dealer, rules, "
+			        "state)",
+			        shown);
+			return NULL;
+		}
+	}
+	memcpy(str, s, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	return str;
+}
+
+static int on_key(void *user, const char *section, const char *name,
+                  const char *value)
+{
+	struct load *l = user;
+	char sec[4 * SHOW_MAX + 4], key[4 * SHOW_MAX + 4],
+	    val[4 * SHOW_MAX + 4];
+	char why[160];
+	int id, r;
+
+	if (l->err)
+		return 1;
+	id = find_key(section, strlen(section), name, strlen(name));
+	show(section, strlen(section), sec, sizeof sec);
+	show(name, strlen(name), key, sizeof key);
+	show_value(id, value, val, sizeof val);
+	/*
+	 * An unknown key's value is not shown: it may be a secret under a
+	 * misspelt name.  Only keys above the first header get id -2, since
+	 * read_line refuses unknown headers.
+	 */
+	if (id == -2) {
+		fail_at(l, l->line, -EINVAL,
+		        "%s: key outside a section ([chain], [dealer], [rules] "
+		        "or [state])",
+		        key);
+		return 0;
+	}
+	if (id < 0) {
+		fail_at(l, l->line, -EINVAL, "[%s] %s: unknown key", sec, key);
+		return 0;
+	}
+	if (l->line_of[id]) {
+		fail_at(l, l->line, -EINVAL,
+		        "[%s] %s = %s: duplicate key (first set at line %d)",
+		        sec, key, val, l->line_of[id]);
+		return 0;
+	}
+	why[0] = '\0';
+	r = keys[id].set(l->c, value, why, sizeof why);
+	if (r < 0) {
+		fail_at(l, l->line, r, "[%s] %s = %s: %s", sec, key, val,
+		        r == -ENOMEM ? "out of memory" : why);
+		return 0;
+	}
+	l->line_of[id] = l->line;
+	return 1;
+}
+
+/*
+ * What involves two keys, when both come from this file; reported at the
+ * line of the later one.  finish() checks the final values again.
+ */
+static void check_pairs(struct load *l)
+{
+	const hjd_config *c = l->c;
+	const int *at = l->line_of;
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+
+	if (at[K_MIN_BET] && at[K_MAX_BET] &&
+	    c->rules.min_bet > c->rules.max_bet) {
+		hj_amount_format(c->rules.min_bet, a);
+		hj_amount_format(c->rules.max_bet, b);
+		if (at[K_MAX_BET] > at[K_MIN_BET])
+			fail_at(l, at[K_MAX_BET], -EINVAL,
+			        "[rules] max_bet = %s: below min_bet %s "
+			        "(line %d)",
+			        b, a, at[K_MIN_BET]);
+		else
+			fail_at(l, at[K_MIN_BET], -EINVAL,
+			        "[rules] min_bet = %s: above max_bet %s "
+			        "(line %d)",
+			        a, b, at[K_MAX_BET]);
+	}
+	if (at[K_RPC_USER] && at[K_RPC_BEARER] && c->rpc_user &&
+	    c->rpc_bearer) {
+		int later = at[K_RPC_USER] > at[K_RPC_BEARER];
+		char u[4 * SHOW_MAX + 4];
+
+		show_value(K_RPC_USER, c->rpc_user, u, sizeof u);
+		if (later)
+			fail_at(l, at[K_RPC_USER], -EINVAL,
+			        "[chain] rpc_user = %s: rpc_bearer is set too "
+			        "(line %d); use basic auth or a bearer token, "
+			        "not both",
+			        u, at[K_RPC_BEARER]);
+		else
+			fail_at(l, at[K_RPC_BEARER], -EINVAL,
+			        "[chain] rpc_bearer = ***: rpc_user is set too "
+			        "(line %d); use basic auth or a bearer token, "
+			        "not both",
+			        at[K_RPC_USER]);
+	}
+	if (at[K_RPC_USER] && c->rpc_user && c->rpc_password == NULL) {
+		char u[4 * SHOW_MAX + 4];
+
+		show_value(K_RPC_USER, c->rpc_user, u, sizeof u);
+		fail_at(l, at[K_RPC_USER], -EINVAL,
+		        "[chain] rpc_user = %s: rpc_password is not set", u);
+	}
+	if (at[K_RPC_PASSWORD] && c->rpc_password && c->rpc_user == NULL)
+		fail_at(l, at[K_RPC_PASSWORD], -EINVAL,
+		        "[chain] rpc_password = ***: rpc_user is not set");
+}
+
+/* Reads the whole file (at most MAX_FILE_SIZE) into a NUL-ended buffer. */
+static int slurp(const char *path, char **out, size_t *outlen, char *err,
+                 size_t errlen)
+{
+	FILE *f = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	f = fopen(path, "re");
+	if (f == NULL) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	buf = malloc(MAX_FILE_SIZE + 1);
+	if (buf == NULL) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	len = fread(buf, 1, MAX_FILE_SIZE + 1, f);
+	if (ferror(f)) {
+		r = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		goto out;
+	}
+	if (len > MAX_FILE_SIZE) {
+		r = -EINVAL;
+		snprintf(err, errlen, "%s: larger than %d bytes", path,
+		         MAX_FILE_SIZE);
+		goto out;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	buf = NULL;
+out:
+	free(buf);
+	if (f)
+		fclose(f);
+	return r;
+}
+
+int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen)
+{
+	struct load l;
+	char *data = NULL;
+	size_t len = 0;
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	else
+		errlen = 0;
+	r = slurp(path, &data, &len, err, errlen);
+	if (r < 0)
+		return r;
+
+	memset(&l, 0, sizeof l);
+	l.c = c;
+	l.path = path;
+	l.p = data;
+	l.end = data + len;
+	l.errbuf = err;
+	l.errlen = errlen;
+
+	r = ini_parse_stream(read_line, &l, on_key, &l);
+	if (r > 0 && (l.err == 0 || r < l.err_line)) {
+		/* inih's own complaint: its line count is ours. */
+		l.err = 0;
+		fail_at(&l, r, -EINVAL,
+		        "expected [section], key = value or a comment");
+	} else if (r < 0 && l.err == 0) {
+		fail_at(&l, l.line, -ENOMEM, "out of memory");
+	}
+	if (l.err == 0)
+		check_pairs(&l);
+	free(data);
+	return l.err;
+}
+
+/* ---- the command line ---- */
+
+int hjd_config_set_arg(hjd_config *c, const char *arg, char *err, size_t errlen)
+{
+	const char *a = arg, *dot, *eq;
+	char shown[4 * SHOW_MAX + 4], why[160];
+	int id, r;
+
+	if (err == NULL)
+		errlen = 0;
+	if (strncmp(a, "--", 2) == 0)
+		a += 2;
+	eq = strchr(a, '=');
+	dot = eq ? memchr(a, '.', (size_t)(eq - a)) : NULL;
+	if (eq == NULL || dot == NULL) {
+		/* No key known, so no way to tell a secret: show none of it. */
+		show(a, eq ? (size_t)(eq - a) : strlen(a), shown, sizeof shown);
+		if (errlen)
+			snprintf(err, errlen,
+			         "command line: --%s: expected "
+			         "--section.key=value",
+			         shown);
+		return -EINVAL;
+	}
+	id = find_key(a, (size_t)(dot - a), dot + 1, (size_t)(eq - dot - 1));
+	show(a, (size_t)(eq - a), shown, sizeof shown);
+	if (id < 0) {
+		if (errlen)
+			snprintf(err, errlen, "command line: --%s: unknown %s",
+			         shown, id == -2 ? "section" : "key");
+		return -EINVAL;
+	}
+	why[0] = '\0';
+	r = keys[id].set(c, eq + 1, why, sizeof why);
+	if (r < 0 && errlen) {
+		char val[4 * SHOW_MAX + 4];
+
+		show_value(id, eq + 1, val, sizeof val);
+		snprintf(err, errlen, "command line: --%s=%s: %s", shown, val,
+		         r == -ENOMEM ? "out of memory" : why);
+	}
+	return r;
+}
+
+/* ---- after everything ---- */
+
+static int fill_str(char **dst, const char *v, char *err, size_t errlen)
+{
+	if (*dst != NULL)
+		return 0;
+	*dst = strdup(v);
+	if (*dst == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* dir + "/" + name, or name alone when it is absolute. */
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *s;
+
+	if (name[0] == '/')
+		return strdup(name);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	s = malloc(dl + 1 + nl + 1);
+	if (s == NULL)
+		return NULL;
+	memcpy(s, dir, dl);
+	s[dl] = '/';
+	memcpy(s + dl + 1, name, nl + 1);
+	return s;
+}
+
+static int finish_state(hjd_config *c, char *err, size_t errlen)
+{
+	if (c->state_dir == NULL) {
+		/* systemd's StateDirectory= sets $STATE_DIRECTORY, a
+		 * colon-separated list of absolute paths; ours is the first. */
+		const char *env = getenv("STATE_DIRECTORY");
+		size_t n = env ? strcspn(env, ":") : 0;
+
+		if (env && env[0] == '/' && n > 0)
+			c->state_dir = strndup(env, n);
+		else
+			c->state_dir = strdup(DEFAULT_STATE_DIR);
+		if (c->state_dir == NULL)
+			goto nomem;
+	}
+	if (c->card_log == NULL || c->card_log[0] != '/') {
+		char *p = join(c->state_dir,
+		               c->card_log ? c->card_log : CARD_LOG_NAME);
+
+		if (p == NULL)
+			goto nomem;
+		free(c->card_log);
+		c->card_log = p;
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
+{
+	char why[160], shown[4 * SHOW_MAX + 4], none[320];
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+	int evm, r;
+
+	if (err == NULL || errlen == 0) {
+		err = none;
+		errlen = sizeof none;
+	}
+	err[0] = '\0';
+	r = fill_str(&c->family, DEFAULT_FAMILY, err, errlen);
+	if (r == 0)
+		r = fill_str(&c->rpc_url, DEFAULT_RPC_URL, err, errlen);
+	if (r < 0)
+		return r;
+	evm = family_is_evm(c);
+	if (!evm) {
+		show(c->family, strlen(c->family), shown, sizeof shown);
+		snprintf(err, errlen,
+		         "[chain] family = %s: the Bitcoin family is not "
+		         "supported yet",
+		         shown);
+		return -EINVAL;
+	}
+	if (c->confirmations == 0)
+		c->confirmations = evm ? 12 : 6;
+	if (c->rules.timeout_blocks == 0)
+		c->rules.timeout_blocks =
+		    evm ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
+
+	if (c->rpc_user && c->rpc_bearer) {
+		snprintf(err, errlen,
+		         "[chain] rpc_bearer = ***: rpc_user is set too; use "
+		         "basic auth or a bearer token, not both");
+		return -EINVAL;
+	}
+	if (c->rpc_user && c->rpc_password == NULL) {
+		show_value(K_RPC_USER, c->rpc_user, shown, sizeof shown);
+		snprintf(err, errlen,
+		         "[chain] rpc_user = %s: rpc_password is not set",
+		         shown);
+		return -EINVAL;
+	}
+	if (c->rpc_password && c->rpc_user == NULL) {
+		snprintf(err, errlen,
+		         "[chain] rpc_password = ***: rpc_user is not set");
+		return -EINVAL;
+	}
+
+	if (c->dealer == NULL) {
+		snprintf(err, errlen,
+		         "[dealer] address: required (the address players "
+		         "send their actions to)");
+		return -EINVAL;
+	}
+	if (evm && check_evm_address(c->dealer, why, sizeof why) < 0) {
+		show(c->dealer, strlen(c->dealer), shown, sizeof shown);
+		snprintf(err, errlen, "[dealer] address = %s: %s", shown, why);
+		return -EINVAL;
+	}
+
+	if (c->rules.min_bet == 0) {
+		snprintf(err, errlen, "[rules] min_bet: required");
+		return -EINVAL;
+	}
+	if (c->rules.max_bet == 0) {
+		snprintf(err, errlen, "[rules] max_bet: required");
+		return -EINVAL;
+	}
+	if (c->rules.min_bet > c->rules.max_bet) {
+		snprintf(err, errlen, "[rules] max_bet = %s: below min_bet %s",
+		         hj_amount_format(c->rules.max_bet, b),
+		         hj_amount_format(c->rules.min_bet, a));
+		return -EINVAL;
+	}
+	if (hj_rules_check(&c->rules, why, sizeof why) < 0) {
+		snprintf(err, errlen, "[rules] %s", why);
+		return -EINVAL;
+	}
+	return finish_state(c, err, errlen);
+}
+
+void hjd_config_rules_str(const hjd_config *c, char *buf, size_t n)
+{
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+
+	snprintf(buf, n, "preset=%s min_bet=%s max_bet=%s timeout_blocks=%u",
+	         c->rules.preset ? c->rules.preset : "",
+	         hj_amount_format(c->rules.min_bet, a),
+	         hj_amount_format(c->rules.max_bet, b),
+	         (unsigned)c->rules.timeout_blocks);
+}

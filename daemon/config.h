@@ -16,30 +16,30 @@
 
 typedef struct hjd_config {
 	/* [chain] */
-	char *family;            /* "evm" (the Bitcoin family: issue 4) */
-	char *rpc_url;           /* default http://127.0.0.1:8545 */
-	char *rpc_user;          /* basic auth, NULL when unset */
+	char *family;   /* "evm" (the Bitcoin family: issue 4) */
+	char *rpc_url;  /* default http://127.0.0.1:8545 */
+	char *rpc_user; /* basic auth, NULL when unset */
 	char *rpc_password;
-	char *rpc_bearer;        /* bearer token, NULL when unset */
-	unsigned rpc_timeout_ms; /* default 30000 */
-	size_t rpc_max_response; /* default 64 MiB */
-	unsigned confirmations;  /* default 12 on EVM, 6 on Bitcoin */
+	char *rpc_bearer;          /* bearer token, NULL when unset */
+	unsigned rpc_timeout_ms;   /* default 30000 */
+	size_t rpc_max_response;   /* default 64 MiB */
+	unsigned confirmations;    /* default 12 on EVM, 6 on Bitcoin */
 	unsigned poll_interval_ms; /* default 1000 */
-	unsigned batch_blocks;   /* blocks per catch-up request, default 100 */
-	uint64_t start_height;   /* valid when start_height_set */
-	int start_height_set;    /* unset: the tip at first start */
+	unsigned batch_blocks; /* blocks per catch-up request, default 100 */
+	uint64_t start_height; /* valid when start_height_set */
+	int start_height_set;  /* unset: the tip at first start */
 	/* [dealer] */
-	char *dealer;            /* required; EVM: 0x + 40 hex, stored lower */
+	char *dealer; /* required; EVM: 0x + 40 hex, stored lower */
 	/* [rules] */
-	hj_rules rules;          /* preset (default bethash), min_bet and
-	                            max_bet required, timeout_blocks default
-	                            by family (100 EVM, 12 Bitcoin) */
+	hj_rules rules; /* preset (default bethash), min_bet and
+	                   max_bet required, timeout_blocks default
+	                   by family (100 EVM, 12 Bitcoin) */
 	/* [state] */
-	char *state_dir;         /* default $STATE_DIRECTORY, else
-	                            /var/lib/hashjackd */
-	char *card_log;          /* default <state_dir>/cards.jsonl */
-	int log_fsync;           /* 1 (default): fsync the card log before
-	                            each commit; 0: leave it to the kernel */
+	char *state_dir; /* default $STATE_DIRECTORY, else
+	                    /var/lib/hashjackd */
+	char *card_log;  /* default <state_dir>/cards.jsonl */
+	int log_fsync;   /* 1 (default): fsync the card log before
+	                    each commit; 0: leave it to the kernel */
 } hjd_config;
 
 /* Fills defaults (nothing required is set). */
@@ -48,8 +48,7 @@ void hjd_config_free(hjd_config *c);
 
 /* Reads path into c (keys not in the file keep their values).  Returns 0,
  * or -EINVAL / -ENOENT with "path:line: [section] key = value: reason". */
-int hjd_config_load(hjd_config *c, const char *path, char *err,
-                    size_t errlen);
+int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen);
 
 /* One override from the command line, "section.key=value".  Returns 0 or
  * -EINVAL with "command line: --section.key=value: reason". */

@@ -1,1 +1,163 @@
-int main(void){return 0;}
+/*
+ * hashjackd: the Hash Blackjack dealer daemon.  Parses the command line and
+ * the configuration, then follows the chain (follower.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "follower.h"
+#include "log.h"
+
+#define EX_USAGE_      64
+#define EX_CONFIG_     78
+#define DEFAULT_CONFIG "/etc/hashjack/hashjackd.conf"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "Usage: hashjackd [-c FILE] [--check-config] "
+	        "[--SECTION.KEY=VALUE]...\n"
+	        "       hashjackd --help | --version\n"
+	        "\n"
+	        "The Hash Blackjack dealer: follows a node, deals every final "
+	        "block as a\ncard, settles rounds, records what is owed and "
+	        "writes the block-to-card log.\n"
+	        "\n"
+	        "Options:\n"
+	        "  -c, --config FILE     configuration file "
+	        "(default " DEFAULT_CONFIG ",\n"
+	        "                        read when it exists)\n"
+	        "  --SECTION.KEY=VALUE   set one configuration key, over the "
+	        "file\n"
+	        "                        (e.g. --chain.rpc_url=http://"
+	        "127.0.0.1:8545)\n"
+	        "  --check-config        validate the configuration, print it, "
+	        "and exit\n"
+	        "  -h, --help            print this help and exit\n"
+	        "  -V, --version         print the version and exit\n"
+	        "\n"
+	        "Signals: SIGTERM or SIGINT finish the block in hand, commit "
+	        "and exit 0;\nSIGHUP reopens the card log (logrotate).\n"
+	        "\n"
+	        "Exit status:\n"
+	        "  0   stopped by a signal\n"
+	        "  1   failure (state, card log or node; see the log)\n"
+	        "  3   reorganisation deeper than the confirmations: nothing "
+	        "changed\n"
+	        "  4   the state directory belongs to another chain, dealer or "
+	        "rules\n"
+	        "  64  usage error\n"
+	        "  78  configuration error\n"
+	        "\n"
+	        "Every key is documented in hashjackd.conf.example and "
+	        "docs/CONFIG.md;\noperation in docs/OPERATION.md.\n");
+}
+
+/* The URL without any "user:password@" it carries. */
+static void url_shown(const char *url, char *out, size_t n)
+{
+	const char *scheme = strstr(url, "://");
+	const char *host = scheme ? scheme + 3 : url;
+	const char *at = strchr(host, '@');
+	const char *slash = strchr(host, '/');
+
+	if (at && (!slash || at < slash))
+		snprintf(out, n, "%.*s***@%s", (int)(host - url), url, at + 1);
+	else
+		snprintf(out, n, "%s", url);
+}
+
+static void print_config(const hjd_config *c)
+{
+	char rules[256], url[512];
+
+	hjd_config_rules_str(c, rules, sizeof rules);
+	url_shown(c->rpc_url, url, sizeof url);
+	printf("configuration OK\n"
+	       "chain: %s at %s, %u confirmations, poll every %u ms\n"
+	       "dealer: %s\nrules: %s\nstate: %s\ncard log: %s (fsync %s)\n",
+	       c->family, url, c->confirmations, c->poll_interval_ms, c->dealer,
+	       rules, c->state_dir, c->card_log, c->log_fsync ? "yes" : "no");
+}
+
+int main(int argc, char **argv)
+{
+	hjd_config cfg;
+	const char *path = NULL;
+	int check = 0, rc;
+	char err[512];
+
+	hjd_config_init(&cfg);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			hjd_config_free(&cfg);
+			return 0;
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("hashjackd %s\n", HJ_VERSION_STRING);
+			hjd_config_free(&cfg);
+			return 0;
+		} else if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "hashjackd: %s needs a file\n",
+				        a);
+				hjd_config_free(&cfg);
+				return EX_USAGE_;
+			}
+			path = argv[++i];
+		} else if (!strncmp(a, "--config=", 9)) {
+			path = a + 9;
+		} else if (!strcmp(a, "--check-config")) {
+			check = 1;
+		}
+	}
+	/* The file first, then the overrides on top of it. */
+	if (!path && access(DEFAULT_CONFIG, F_OK) == 0)
+		path = DEFAULT_CONFIG;
+	if (path && hjd_config_load(&cfg, path, err, sizeof err)) {
+		hjd_log(HJD_LOG_ERR, "%s", err);
+		hjd_config_free(&cfg);
+		return EX_CONFIG_;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(a, "--config=", 9) || !strcmp(a, "--check-config"))
+			continue;
+		if (strncmp(a, "--", 2) != 0 || !strchr(a, '.') ||
+		    !strchr(a, '=')) {
+			fprintf(stderr,
+			        "hashjackd: unknown argument \"%s\" (try "
+			        "--help)\n",
+			        a);
+			hjd_config_free(&cfg);
+			return EX_USAGE_;
+		}
+		if (hjd_config_set_arg(&cfg, a, err, sizeof err)) {
+			hjd_log(HJD_LOG_ERR, "%s", err);
+			hjd_config_free(&cfg);
+			return EX_CONFIG_;
+		}
+	}
+	if (hjd_config_finish(&cfg, err, sizeof err)) {
+		hjd_log(HJD_LOG_ERR, "%s%s%s", path ? path : "",
+		        path ? ": " : "", err);
+		hjd_config_free(&cfg);
+		return EX_CONFIG_;
+	}
+	if (check) {
+		print_config(&cfg);
+		hjd_config_free(&cfg);
+		return 0;
+	}
+	rc = hjd_follow(&cfg);
+	hjd_config_free(&cfg);
+	return rc;
+}

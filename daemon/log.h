@@ -6,13 +6,13 @@
 #ifndef HJD_LOG_H
 #define HJD_LOG_H
 
-#define HJD_LOG_ERR 3
+#define HJD_LOG_ERR     3
 #define HJD_LOG_WARNING 4
-#define HJD_LOG_NOTICE 5
-#define HJD_LOG_INFO 6
-#define HJD_LOG_DEBUG 7
+#define HJD_LOG_NOTICE  5
+#define HJD_LOG_INFO    6
+#define HJD_LOG_DEBUG   7
 
-__attribute__((format(printf, 2, 3))) void hjd_log(int prio,
-                                                   const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void hjd_log(int prio, const char *fmt,
+                                                   ...);
 
 #endif

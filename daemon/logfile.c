@@ -1,0 +1,157 @@
+#include "logfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int open_fd(hjd_logfile *lf, struct stat *st, char *err, size_t errlen)
+{
+	int fd =
+	    open(lf->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "card log %s: cannot open: %s", lf->path,
+		         strerror(e));
+		return -e;
+	}
+	if (fstat(fd, st) != 0) {
+		int e = errno;
+		close(fd);
+		snprintf(err, errlen, "card log %s: %s", lf->path, strerror(e));
+		return -e;
+	}
+	lf->fd = fd;
+	lf->dev = (uint64_t)st->st_dev;
+	lf->ino = (uint64_t)st->st_ino;
+	return 0;
+}
+
+int hjd_logfile_open(hjd_logfile *lf, const char *path, const hj_cursor *cur,
+                     int sync, char *err, size_t errlen)
+{
+	struct stat st;
+	int rc;
+
+	memset(lf, 0, sizeof *lf);
+	lf->fd = -1;
+	lf->sync = sync;
+	lf->path = strdup(path);
+	if (!lf->path) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = open_fd(lf, &st, err, errlen);
+	if (rc)
+		return rc;
+
+	uint64_t size = (uint64_t)st.st_size;
+	int same = cur && cur->log_dev == lf->dev && cur->log_ino == lf->ino;
+	if (same) {
+		if (size < cur->log_offset) {
+			snprintf(err, errlen,
+			         "card log %s: %" PRIu64
+			         " bytes, but the state says %" PRIu64
+			         " were written and committed: lines were "
+			         "lost (restore the file, or move it away "
+			         "and start a new state directory)",
+			         path, size, cur->log_offset);
+			return -EIO;
+		}
+		if (size > cur->log_offset &&
+		    ftruncate(lf->fd, (off_t)cur->log_offset) != 0) {
+			int e = errno;
+			snprintf(err, errlen,
+			         "card log %s: cannot cut to %" PRIu64
+			         " bytes: %s",
+			         path, cur->log_offset, strerror(e));
+			return -e;
+		}
+		lf->offset = cur->log_offset;
+		return 0;
+	}
+	if (size != 0) {
+		snprintf(err, errlen,
+		         "card log %s already holds %" PRIu64
+		         " bytes that this state did not write (%s); move it "
+		         "away or point [state] card_log elsewhere",
+		         path, size,
+		         cur ? "the file was replaced"
+		             : "no block processed yet");
+		return -EEXIST;
+	}
+	lf->offset = 0;
+	return 0;
+}
+
+int hjd_logfile_append(hjd_logfile *lf, const char *line, size_t len, char *err,
+                       size_t errlen)
+{
+	ssize_t n;
+
+	do
+		n = write(lf->fd, line, len);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)len) {
+		lf->offset += len;
+		return 0;
+	}
+	int e = n < 0 ? errno : ENOSPC;
+	/* Never leave half a line: cut back to the last whole one. */
+	if (n > 0 && ftruncate(lf->fd, (off_t)lf->offset) != 0)
+		snprintf(err, errlen,
+		         "card log %s: short write, and cutting it back "
+		         "failed: %s",
+		         lf->path, strerror(errno));
+	else
+		snprintf(err, errlen, "card log %s: write failed: %s", lf->path,
+		         strerror(e));
+	return -e;
+}
+
+int hjd_logfile_sync(hjd_logfile *lf, char *err, size_t errlen)
+{
+	if (!lf->sync)
+		return 0;
+	if (fsync(lf->fd) != 0) {
+		int e = errno;
+		snprintf(err, errlen, "card log %s: fsync: %s", lf->path,
+		         strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int hjd_logfile_reopen(hjd_logfile *lf, char *err, size_t errlen)
+{
+	struct stat st;
+	int old = lf->fd;
+	int rc = open_fd(lf, &st, err, errlen);
+
+	if (rc)
+		return rc; /* keep writing to the old file */
+	if (old >= 0)
+		close(old);
+	lf->offset = (uint64_t)st.st_size;
+	return 0;
+}
+
+void hjd_logfile_mark(const hjd_logfile *lf, hj_cursor *cur)
+{
+	cur->log_offset = lf->offset;
+	cur->log_dev = lf->dev;
+	cur->log_ino = lf->ino;
+}
+
+void hjd_logfile_close(hjd_logfile *lf)
+{
+	if (lf->fd >= 0)
+		close(lf->fd);
+	lf->fd = -1;
+	free(lf->path);
+	lf->path = NULL;
+}

@@ -1,0 +1,1240 @@
+/*
+ * JSON-RPC 2.0 client: libcurl's multi_socket API on a libuv loop.
+ *
+ * Life of a request: hj_rpc_call/hj_rpc_batch serialise it once (ids are
+ * fixed at that moment, so every attempt sends the same bytes) and append it
+ * to the queue.  pump() moves queued requests into flight while fewer than
+ * max_inflight are there.  When curl reports a transfer done, on_done()
+ * either completes the request (callback, then free) or puts it on the
+ * waiting list, sorted by the loop time of its next attempt; one uv_timer_t
+ * moves due requests back into the queue, in submission order.
+ *
+ * Invariants: every request is on c->reqs until completed or dropped, and
+ * in exactly one of the queue, the waiting list or flight (req->x != NULL).
+ * c->inflight counts requests in flight; it never exceeds max_inflight, and
+ * neither does the number of easy handles (busy plus pooled).  Idle
+ * connections live in the multi handle's cache, which every easy handle
+ * shares, so keep-alive does not depend on which easy handle is reused.
+ *
+ * Handles: two timers (curl's and ours) and one uv_poll_t per socket curl
+ * asks us to watch.  Memory of a handle is freed only in its close callback;
+ * the client itself is freed from the last one (c->open_handles reaching 0
+ * after hj_rpc_close).
+ *
+ * User code (callbacks, on_retry) may call hj_rpc_call, hj_rpc_batch or
+ * hj_rpc_close; it never runs inside a curl callback, and every loop that
+ * calls it re-checks c->closing afterwards.
+ */
+#include "rpc.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h" /* hj_quote */
+
+#ifndef HJ_VERSION_STRING
+#define HJ_VERSION_STRING "0"
+#endif
+
+#define MSG_MAX 1024
+/* Bytes of a non-2xx body kept to quote in messages; the rest is dropped. */
+#define SNIPPET_MAX 200
+/* First allocation of a body whose length the server did not announce. */
+#define BODY_MIN 16384
+
+/* An easy handle with its error buffer; pooled between attempts. */
+struct xfer {
+	CURL *easy;
+	struct xfer *next; /* pool */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* A socket curl wants watched. */
+struct sock {
+	uv_poll_t poll;
+	hj_rpc *c;
+	curl_socket_t fd;
+	struct sock *prev, *next; /* c->socks, until curl removes it */
+};
+
+struct req {
+	hj_rpc *c;
+	struct req *prev, *next; /* c->reqs */
+	struct req *link;        /* queue or waiting list */
+	json_int_t id0;          /* first id; also the submission order */
+	size_t n;                /* calls */
+	int batch;               /* answer is an array even when n == 1 */
+	char *body;              /* the request, serialised once */
+	size_t body_len;
+	char label[80]; /* method, or "batch of N (first method, ...)" */
+	hj_rpc_cb cb;
+	void *arg;
+	unsigned attempt; /* attempts started */
+	uint64_t due;     /* waiting: loop time (ms) of the next attempt */
+	struct xfer *x;   /* in flight */
+	char *resp;       /* response body, at most max_response bytes */
+	size_t resp_len, resp_cap;
+	int too_big;
+	long status_seen; /* HTTP status when the body started, 0 before */
+};
+
+struct hj_rpc {
+	uv_loop_t *loop;
+	CURLM *multi;
+	uv_timer_t curl_timer;
+	uv_timer_t retry_timer;
+	char *url, *user, *password;
+	struct curl_slist *headers;
+	size_t max_response;
+	unsigned timeout_ms, backoff_min_ms, backoff_max_ms, max_inflight;
+	void (*on_retry)(void *, const char *, unsigned, unsigned);
+	void *arg;
+
+	json_int_t next_id;
+	uint64_t rng;
+	struct req *reqs, *reqs_tail; /* every pending request */
+	size_t npending;
+	struct req *qhead, *qtail; /* queue, by id0 */
+	struct req *waiting;       /* by due, then id0 */
+	unsigned inflight;
+	struct xfer *pool;
+	struct sock *socks;
+
+	int closing;
+	unsigned open_handles; /* initialised, close callback not yet run */
+	void (*done)(void *);
+	void *done_arg;
+};
+
+void hj_rpc_opts_default(hj_rpc_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->max_response = (size_t)64 << 20;
+	o->timeout_ms = 30000;
+	o->backoff_min_ms = 250;
+	o->backoff_max_ms = 30000;
+	o->max_inflight = 4;
+}
+
+/* splitmix64: jitter only needs to differ between clients and attempts. */
+static uint64_t rng_next(hj_rpc *c)
+{
+	uint64_t z = (c->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Secrets are wiped before their memory goes back to the allocator. */
+static void free_secret(char *s)
+{
+	if (s == NULL)
+		return;
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Teardown                                                            */
+
+static void client_free(hj_rpc *c)
+{
+	void (*done)(void *) = c->done;
+	void *arg = c->done_arg;
+
+	if (c->multi != NULL)
+		curl_multi_cleanup(c->multi);
+	curl_slist_free_all(c->headers); /* the bearer line is in here */
+	free(c->url);
+	free_secret(c->user);
+	free_secret(c->password);
+	free(c);
+	curl_global_cleanup();
+	if (done != NULL)
+		done(arg);
+}
+
+static void handle_closed(hj_rpc *c)
+{
+	if (--c->open_handles == 0 && c->closing)
+		client_free(c);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+	handle_closed(h->data);
+}
+
+static void on_sock_closed(uv_handle_t *h)
+{
+	struct sock *k = h->data;
+	hj_rpc *c = k->c;
+
+	free(k);
+	handle_closed(c);
+}
+
+static void sock_close(hj_rpc *c, struct sock *k)
+{
+	if (k->prev != NULL)
+		k->prev->next = k->next;
+	else
+		c->socks = k->next;
+	if (k->next != NULL)
+		k->next->prev = k->prev;
+	uv_poll_stop(&k->poll);
+	uv_close((uv_handle_t *)&k->poll, on_sock_closed);
+}
+
+static void xfer_free(struct xfer *x)
+{
+	curl_easy_cleanup(x->easy);
+	free(x);
+}
+
+static void req_free(struct req *r)
+{
+	free(r->body);
+	free(r->resp);
+	free(r);
+}
+
+static void req_unlink(hj_rpc *c, struct req *r)
+{
+	if (r->prev != NULL)
+		r->prev->next = r->next;
+	else
+		c->reqs = r->next;
+	if (r->next != NULL)
+		r->next->prev = r->prev;
+	else
+		c->reqs_tail = r->prev;
+	c->npending--;
+}
+
+/* ------------------------------------------------------------------ */
+/* curl's side of the loop                                             */
+
+static void check_multi_info(hj_rpc *c);
+
+static void on_poll(uv_poll_t *p, int status, int events)
+{
+	struct sock *k = p->data;
+	hj_rpc *c = k->c;
+	int flags = 0, running;
+
+	if (c->closing)
+		return;
+	if (status < 0) {
+		flags = CURL_CSELECT_ERR;
+	} else {
+		if (events & UV_READABLE)
+			flags |= CURL_CSELECT_IN;
+		if (events & UV_WRITABLE)
+			flags |= CURL_CSELECT_OUT;
+	}
+	curl_multi_socket_action(c->multi, k->fd, flags, &running);
+	check_multi_info(c);
+}
+
+static void on_curl_timer(uv_timer_t *t)
+{
+	hj_rpc *c = t->data;
+	int running;
+
+	if (c->closing)
+		return;
+	curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_multi_info(c);
+}
+
+/* CURLMOPT_TIMERFUNCTION: -1 stops the timer; 0 means "as soon as
+ * possible", which a zero timer gives without calling curl back from inside
+ * curl. */
+static int timer_fn(CURLM *m, long ms, void *ud)
+{
+	hj_rpc *c = ud;
+
+	(void)m;
+	if (c->closing)
+		return 0;
+	if (ms < 0)
+		uv_timer_stop(&c->curl_timer);
+	else
+		uv_timer_start(&c->curl_timer, on_curl_timer, (uint64_t)ms, 0);
+	return 0;
+}
+
+/* CURLMOPT_SOCKETFUNCTION: one uv_poll_t per socket, created on first use,
+ * closed when curl says CURL_POLL_REMOVE (before it closes the socket). */
+static int socket_fn(CURL *e, curl_socket_t s, int what, void *ud, void *sp)
+{
+	hj_rpc *c = ud;
+	struct sock *k = sp;
+	int events = 0;
+
+	(void)e;
+	if (what == CURL_POLL_REMOVE) {
+		if (k != NULL) {
+			sock_close(c, k);
+			/* During curl_multi_cleanup the socket hash is going
+			 * away; curl forgets the pointer with the entry. */
+			if (!c->closing)
+				curl_multi_assign(c->multi, s, NULL);
+		}
+		return 0;
+	}
+	if (c->closing)
+		return -1;
+	if (k == NULL) {
+		k = calloc(1, sizeof *k);
+		if (k == NULL)
+			return -1;
+		if (uv_poll_init_socket(c->loop, &k->poll, s) != 0) {
+			free(k);
+			return -1;
+		}
+		k->poll.data = k;
+		k->c = c;
+		k->fd = s;
+		k->next = c->socks;
+		if (c->socks != NULL)
+			c->socks->prev = k;
+		c->socks = k;
+		c->open_handles++;
+		curl_multi_assign(c->multi, s, k);
+	}
+	if (what & CURL_POLL_IN)
+		events |= UV_READABLE;
+	if (what & CURL_POLL_OUT)
+		events |= UV_WRITABLE;
+	if (uv_poll_start(&k->poll, events, on_poll) != 0)
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Response body                                                       */
+
+/* Keeps at most max_response bytes of a 2xx body and aborts the transfer
+ * (return 0: CURLE_WRITE_ERROR) beyond; of any other status keeps only a
+ * snippet for the message.  Growth doubles from the announced length or
+ * BODY_MIN, never past max_response. */
+static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct req *r = ud;
+	hj_rpc *c = r->c;
+	size_t n = size * nmemb, need, cap, max = c->max_response;
+
+	if (r->status_seen == 0) {
+		curl_off_t cl = -1;
+
+		curl_easy_getinfo(r->x->easy, CURLINFO_RESPONSE_CODE,
+		                  &r->status_seen);
+		curl_easy_getinfo(r->x->easy,
+		                  CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+		if (r->status_seen >= 200 && r->status_seen <= 299 && cl > 0) {
+			if ((uint64_t)cl > c->max_response) {
+				r->too_big = 1;
+				return 0;
+			}
+			if ((size_t)cl > r->resp_cap) {
+				char *b = realloc(r->resp, (size_t)cl);
+
+				if (b == NULL)
+					return 0;
+				r->resp = b;
+				r->resp_cap = (size_t)cl;
+			}
+		}
+	}
+	if (r->status_seen < 200 || r->status_seen > 299) {
+		size_t keep = SNIPPET_MAX - r->resp_len;
+
+		if (r->resp == NULL) {
+			r->resp = malloc(SNIPPET_MAX);
+			if (r->resp == NULL)
+				return 0;
+			r->resp_cap = SNIPPET_MAX;
+		}
+		if (keep > n)
+			keep = n;
+		memcpy(r->resp + r->resp_len, p, keep);
+		r->resp_len += keep;
+		return n;
+	}
+	if (n > max - r->resp_len) {
+		r->too_big = 1;
+		return 0;
+	}
+	need = r->resp_len + n;
+	if (need > r->resp_cap) {
+		char *b;
+
+		cap = r->resp_cap ? r->resp_cap : BODY_MIN;
+		while (cap < need)
+			cap = cap > max / 2 ? max : cap * 2;
+		if (cap > max)
+			cap = max;
+		b = realloc(r->resp, cap);
+		if (b == NULL)
+			return 0;
+		r->resp = b;
+		r->resp_cap = cap;
+	}
+	memcpy(r->resp + r->resp_len, p, n);
+	r->resp_len += n;
+	return n;
+}
+
+static void resp_release(struct req *r)
+{
+	free(r->resp);
+	r->resp = NULL;
+	r->resp_len = r->resp_cap = 0;
+}
+
+/* The kept bytes of a body, quoted for a message. */
+static void snippet(const struct req *r, char *buf, size_t n)
+{
+	char tmp[SNIPPET_MAX + 1];
+	size_t len = r->resp_len < SNIPPET_MAX ? r->resp_len : SNIPPET_MAX;
+
+	for (size_t i = 0; i < len; i++)
+		tmp[i] = r->resp[i] != '\0' ? r->resp[i] : '?';
+	tmp[len] = '\0';
+	hj_quote(tmp, buf, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON-RPC envelopes                                                  */
+
+/* A JSON value as compact ASCII JSON (safe to print), cut with "..." to
+ * fit n >= 4 bytes. */
+static void show(const json_t *v, char *buf, size_t n)
+{
+	char *s =
+	    json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	if (s == NULL)
+		snprintf(buf, n, "(value)");
+	else if (strlen(s) >= n)
+		snprintf(buf, n, "%.*s...", (int)(n - 4), s);
+	else
+		snprintf(buf, n, "%s", s);
+	free(s);
+}
+
+/*
+ * One response object for request id.  Accepts JSON-RPC 2.0 and the 1.0
+ * form some nodes still send ("error": null next to "result", no
+ * "jsonrpc").  Returns the borrowed result, or NULL with the reason in msg.
+ */
+static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n)
+{
+	json_t *v, *err, *res;
+	char shown[160];
+
+	if (!json_is_object(o)) {
+		show(o, shown, sizeof shown);
+		snprintf(msg, n, "response is not a JSON-RPC object: %s",
+		         shown);
+		return NULL;
+	}
+	v = json_object_get(o, "jsonrpc");
+	if (v != NULL &&
+	    !(json_is_string(v) && strcmp(json_string_value(v), "2.0") == 0)) {
+		show(v, shown, sizeof shown);
+		snprintf(msg, n, "response has \"jsonrpc\": %s, not \"2.0\"",
+		         shown);
+		return NULL;
+	}
+	v = json_object_get(o, "id");
+	if (!json_is_integer(v) || json_integer_value(v) != id) {
+		show(v != NULL ? v : json_null(), shown, sizeof shown);
+		snprintf(msg, n,
+		         "response id %s does not match request id %lld", shown,
+		         (long long)id);
+		return NULL;
+	}
+	err = json_object_get(o, "error");
+	if (err != NULL && !json_is_null(err)) {
+		json_t *code = json_object_get(err, "code");
+		json_t *text = json_object_get(err, "message");
+
+		if (json_is_integer(code) && json_is_string(text)) {
+			hj_quote(json_string_value(text), shown, sizeof shown);
+			snprintf(msg, n, "JSON-RPC error %lld: %s",
+			         (long long)json_integer_value(code), shown);
+		} else {
+			show(err, shown, sizeof shown);
+			snprintf(msg, n, "JSON-RPC error %s", shown);
+		}
+		return NULL;
+	}
+	res = json_object_get(o, "result");
+	if (res == NULL)
+		snprintf(msg, n,
+		         "response has neither \"result\" nor \"error\"");
+	return res;
+}
+
+/* The results of a batch response in request order: a new array, or NULL
+ * with the reason in msg.  Every id must appear exactly once. */
+static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
+                           size_t n)
+{
+	json_t **slot = NULL, *out = NULL, *el, *e;
+	size_t i;
+	char why[MSG_MAX / 2];
+
+	e = json_object_get(doc, "error");
+	if (e != NULL && !json_is_null(e)) {
+		/* The server refused the batch as a whole. */
+		char shown[160];
+
+		show(e, shown, sizeof shown);
+		snprintf(msg, n, "batch refused: JSON-RPC error %s", shown);
+		return NULL;
+	}
+	if (!json_is_array(doc)) {
+		snprintf(msg, n, "batch response is not an array");
+		return NULL;
+	}
+	slot = calloc(r->n, sizeof *slot);
+	if (slot == NULL) {
+		snprintf(msg, n, "out of memory");
+		return NULL;
+	}
+	json_array_foreach(doc, i, el)
+	{
+		json_t *id = json_object_get(el, "id");
+		json_int_t k;
+		json_t *res;
+
+		if (!json_is_integer(id) || json_integer_value(id) < r->id0 ||
+		    (uint64_t)(json_integer_value(id) - r->id0) >= r->n) {
+			char shown[64];
+
+			show(id != NULL ? id : json_null(), shown,
+			     sizeof shown);
+			snprintf(
+			    msg, n,
+			    "batch response element %zu has id %s, not one "
+			    "of %lld..%lld",
+			    i, shown, (long long)r->id0,
+			    (long long)(r->id0 + (json_int_t)r->n - 1));
+			goto out;
+		}
+		k = json_integer_value(id) - r->id0;
+		if (slot[k] != NULL) {
+			snprintf(msg, n, "batch response repeats id %lld",
+			         (long long)json_integer_value(id));
+			goto out;
+		}
+		res = check_one(el, json_integer_value(id), why, sizeof why);
+		if (res == NULL) {
+			snprintf(msg, n, "call %lld of %zu: %s",
+			         (long long)k + 1, r->n, why);
+			goto out;
+		}
+		slot[k] = res;
+	}
+	for (i = 0; i < r->n; i++) {
+		if (slot[i] == NULL) {
+			snprintf(msg, n, "batch response lacks id %lld",
+			         (long long)(r->id0 + (json_int_t)i));
+			goto out;
+		}
+	}
+	out = json_array();
+	for (i = 0; out != NULL && i < r->n; i++) {
+		if (json_array_append(out, slot[i]) != 0) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	if (out == NULL)
+		snprintf(msg, n, "out of memory");
+out:
+	free(slot);
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scheduling                                                          */
+
+static void pump(hj_rpc *c);
+
+/* Inserts r into the queue by submission order: new requests land at the
+ * tail in O(1); a retried one goes back before younger ones. */
+static void queue_insert(hj_rpc *c, struct req *r)
+{
+	struct req **pp = &c->qhead;
+
+	if (c->qtail == NULL || c->qtail->id0 < r->id0) {
+		r->link = NULL;
+		if (c->qtail != NULL)
+			c->qtail->link = r;
+		else
+			c->qhead = r;
+		c->qtail = r;
+		return;
+	}
+	while ((*pp)->id0 < r->id0)
+		pp = &(*pp)->link;
+	r->link = *pp;
+	*pp = r;
+}
+
+static struct req *queue_pop(hj_rpc *c)
+{
+	struct req *r = c->qhead;
+
+	if (r != NULL) {
+		c->qhead = r->link;
+		if (c->qhead == NULL)
+			c->qtail = NULL;
+		r->link = NULL;
+	}
+	return r;
+}
+
+static void on_retry_timer(uv_timer_t *t);
+
+static void arm_retry_timer(hj_rpc *c)
+{
+	uint64_t now = uv_now(c->loop);
+
+	if (c->waiting == NULL) {
+		uv_timer_stop(&c->retry_timer);
+		return;
+	}
+	uv_timer_start(&c->retry_timer, on_retry_timer,
+	               c->waiting->due > now ? c->waiting->due - now : 0, 0);
+}
+
+static void on_retry_timer(uv_timer_t *t)
+{
+	hj_rpc *c = t->data;
+	uint64_t now = uv_now(c->loop);
+
+	while (c->waiting != NULL && c->waiting->due <= now) {
+		struct req *r = c->waiting;
+
+		c->waiting = r->link;
+		queue_insert(c, r);
+	}
+	arm_retry_timer(c);
+	pump(c);
+}
+
+/* backoff_min_ms * 2^(attempt-1), capped at backoff_max_ms. */
+static unsigned backoff(const hj_rpc *c, unsigned attempt)
+{
+	uint64_t d = c->backoff_min_ms;
+
+	for (unsigned i = 1; i < attempt && d < c->backoff_max_ms; i++)
+		d *= 2;
+	return d < c->backoff_max_ms ? (unsigned)d : c->backoff_max_ms;
+}
+
+/* Attempt r->attempt failed with msg: wait, then queue again.  retry_after
+ * (seconds, 0 for none) is the server's Retry-After, honoured up to
+ * backoff_max_ms.  r may be freed (by hj_rpc_close in on_retry) on return. */
+static void schedule_retry(hj_rpc *c, struct req *r, const char *msg,
+                           uint64_t retry_after)
+{
+	unsigned base = backoff(c, r->attempt), delay;
+	struct req **pp = &c->waiting;
+	char what[MSG_MAX + 96];
+
+	/* Jitter: a random delay in [base - base/2, base]. */
+	delay = base - (unsigned)(rng_next(c) % ((uint64_t)base / 2 + 1));
+	if (retry_after > 0) {
+		uint64_t ra = retry_after < UINT64_MAX / 1000
+		                  ? retry_after * 1000
+		                  : UINT64_MAX;
+
+		if (ra > c->backoff_max_ms)
+			ra = c->backoff_max_ms;
+		if (ra > delay)
+			delay = (unsigned)ra;
+	}
+	r->due = uv_now(c->loop) + delay;
+	while (*pp != NULL && (*pp)->due <= r->due)
+		pp = &(*pp)->link;
+	r->link = *pp;
+	*pp = r;
+	if (c->waiting == r)
+		arm_retry_timer(c);
+	if (c->on_retry != NULL) {
+		snprintf(what, sizeof what, "%s: %s", r->label, msg);
+		c->on_retry(c->arg, what, r->attempt, delay);
+	}
+}
+
+/* Ends r: callback, then free.  r is off every list before user code
+ * runs, so hj_rpc_close from the callback never sees it. */
+static void complete(hj_rpc *c, struct req *r, json_t *result, const char *msg)
+{
+	char what[MSG_MAX + 96];
+
+	req_unlink(c, r);
+	if (msg != NULL)
+		snprintf(what, sizeof what, "%s: %s", r->label, msg);
+	r->cb(r->arg, result, msg != NULL ? what : NULL);
+	req_free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Transfers                                                           */
+
+static size_t on_write(char *p, size_t size, size_t nmemb, void *ud);
+
+static struct xfer *xfer_get(hj_rpc *c)
+{
+	struct xfer *x = c->pool;
+	CURL *e;
+	int bad = 0;
+
+	if (x != NULL) {
+		c->pool = x->next;
+		x->next = NULL;
+		return x;
+	}
+	x = calloc(1, sizeof *x);
+	if (x == NULL)
+		return NULL;
+	e = x->easy = curl_easy_init();
+	if (e == NULL) {
+		free(x);
+		return NULL;
+	}
+	bad |= curl_easy_setopt(e, CURLOPT_URL, c->url) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") !=
+	       CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_POST, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT,
+	                        "hashjackd/" HJ_VERSION_STRING) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)c->timeout_ms) !=
+	       CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+	                        (long)c->timeout_ms) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf) != CURLE_OK;
+	if (c->user != NULL) {
+		bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH,
+		                        (long)CURLAUTH_BASIC) != CURLE_OK;
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_USERNAME, c->user) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_PASSWORD,
+		                        c->password ? c->password : "") !=
+		       CURLE_OK;
+	}
+	if (bad) {
+		xfer_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* Starts attempt r->attempt + 1.  On failure the attempt counts as failed
+ * and is retried like any other; r may be freed on return. */
+static void start_attempt(hj_rpc *c, struct req *r)
+{
+	struct xfer *x;
+	CURLMcode mc;
+
+	r->attempt++;
+	x = xfer_get(c);
+	if (x == NULL) {
+		schedule_retry(c, r, "cannot set up a transfer (out of memory)",
+		               0);
+		return;
+	}
+	x->errbuf[0] = '\0';
+	r->resp_len = 0;
+	r->too_big = 0;
+	r->status_seen = 0;
+	r->x = x;
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE,
+	                 (curl_off_t)r->body_len);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, r->body);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, r);
+	mc = curl_multi_add_handle(c->multi, x->easy);
+	if (mc != CURLM_OK) {
+		char msg[MSG_MAX];
+
+		r->x = NULL;
+		x->next = c->pool;
+		c->pool = x;
+		snprintf(msg, sizeof msg, "cannot start a transfer: %s",
+		         curl_multi_strerror(mc));
+		schedule_retry(c, r, msg, 0);
+		return;
+	}
+	c->inflight++;
+}
+
+static void pump(hj_rpc *c)
+{
+	while (!c->closing && c->inflight < c->max_inflight && c->qhead != NULL)
+		start_attempt(c, queue_pop(c));
+}
+
+/* A transfer ended (res: curl's verdict): complete r or schedule a retry. */
+static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
+{
+	struct req *r = NULL;
+	struct xfer *x;
+	long status = 0;
+	curl_off_t retry_after = 0;
+	char msg[MSG_MAX], shown[240], *priv = NULL;
+	json_t *doc, *result;
+	json_error_t je;
+
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
+	r = (struct req *)priv;
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(easy, CURLINFO_RETRY_AFTER, &retry_after);
+	curl_multi_remove_handle(c->multi, easy);
+	x = r->x;
+	r->x = NULL;
+	x->next = c->pool;
+	c->pool = x;
+	c->inflight--;
+
+	if (r->too_big) {
+		resp_release(r);
+		snprintf(
+		    msg, sizeof msg,
+		    "response body exceeds max_response (%zu bytes); raise "
+		    "rpc_max_response in [chain] if the node's answers are "
+		    "legitimately this large",
+		    c->max_response);
+		schedule_retry(c, r, msg, 0);
+		return;
+	}
+	if (res != CURLE_OK) {
+		resp_release(r);
+		if (res == CURLE_OPERATION_TIMEDOUT)
+			snprintf(msg, sizeof msg,
+			         "no complete answer within timeout %u ms (%s)",
+			         c->timeout_ms,
+			         x->errbuf[0] ? x->errbuf
+			                      : curl_easy_strerror(res));
+		else
+			snprintf(msg, sizeof msg, "%s (%s)",
+			         curl_easy_strerror(res),
+			         x->errbuf[0] ? x->errbuf : "no details");
+		schedule_retry(c, r, msg, 0);
+		return;
+	}
+	if (status < 200 || status > 299) {
+		snippet(r, shown, sizeof shown);
+		resp_release(r);
+		if (status >= 400 && status <= 499 && status != 408 &&
+		    status != 429) {
+			snprintf(
+			    msg, sizeof msg,
+			    "HTTP %ld from the node, not retried (check the "
+			    "URL's path and the credentials): %s",
+			    status, shown);
+			complete(c, r, NULL, msg);
+			return;
+		}
+		snprintf(msg, sizeof msg, "HTTP %ld: %s", status, shown);
+		schedule_retry(c, r, msg,
+		               retry_after > 0 ? (uint64_t)retry_after : 0);
+		return;
+	}
+
+	doc = json_loadb(r->resp != NULL ? r->resp : "", r->resp_len, 0, &je);
+	resp_release(r);
+	if (doc == NULL) {
+		hj_quote(je.text, shown, sizeof shown);
+		snprintf(msg, sizeof msg,
+		         "response is not JSON: %s at line %d, column %d",
+		         shown, je.line, je.column);
+		schedule_retry(c, r, msg, 0);
+		return;
+	}
+	if (r->batch) {
+		result = check_batch(r, doc, msg, sizeof msg);
+	} else {
+		result = check_one(doc, r->id0, msg, sizeof msg);
+		json_incref(result);
+	}
+	json_decref(doc);
+	if (result == NULL) {
+		schedule_retry(c, r, msg, 0);
+		return;
+	}
+	complete(c, r, result, NULL);
+	json_decref(result);
+}
+
+static void check_multi_info(hj_rpc *c)
+{
+	CURLMsg *m;
+	int left;
+
+	while (!c->closing && (m = curl_multi_info_read(c->multi, &left))) {
+		if (m->msg == CURLMSG_DONE) {
+			CURL *easy = m->easy_handle;
+			CURLcode res = m->data.result;
+
+			on_done(c, easy, res);
+		}
+	}
+	pump(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Public interface                                                    */
+
+/* http(s) URL with a host, or -EINVAL with the reason.  The URL is not
+ * repeated in the message: it may carry a password. */
+static int check_url(const char *url, char *err, size_t errlen)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL;
+	CURLUcode uc;
+	int rc = -EINVAL;
+
+	if (u == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	uc = curl_url_set(u, CURLUPART_URL, url, 0);
+	if (uc != CURLUE_OK) {
+		snprintf(err, errlen, "bad URL: %s", curl_url_strerror(uc));
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
+		snprintf(err, errlen, "bad URL: only http and https work");
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    host[0] == '\0') {
+		snprintf(err, errlen, "bad URL: no host");
+		goto out;
+	}
+	rc = 0;
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+static int check_opts(const hj_rpc_opts *o, char *err, size_t errlen)
+{
+	if (o->url == NULL) {
+		snprintf(err, errlen, "no URL");
+		return -EINVAL;
+	}
+	if (o->max_response == 0 || o->timeout_ms == 0 ||
+	    o->max_inflight == 0 || o->backoff_min_ms == 0 ||
+	    o->backoff_max_ms < o->backoff_min_ms) {
+		snprintf(err, errlen,
+		         "max_response, timeout_ms, max_inflight and "
+		         "backoff_min_ms must be above 0 and backoff_max_ms "
+		         "at least backoff_min_ms");
+		return -EINVAL;
+	}
+	if (o->user == NULL && o->password != NULL) {
+		snprintf(err, errlen, "a password without a user");
+		return -EINVAL;
+	}
+	if (o->user != NULL && o->bearer != NULL) {
+		snprintf(err, errlen,
+		         "basic auth (user) and a bearer token exclude each "
+		         "other");
+		return -EINVAL;
+	}
+	if (o->bearer != NULL &&
+	    (o->bearer[0] == '\0' || strpbrk(o->bearer, "\r\n") != NULL)) {
+		snprintf(err, errlen,
+		         "the bearer token is empty or holds a line break");
+		return -EINVAL;
+	}
+	if (o->user != NULL && strchr(o->user, ':') != NULL) {
+		snprintf(err, errlen, "basic auth user holds a ':'");
+		return -EINVAL;
+	}
+	return check_url(o->url, err, errlen);
+}
+
+static int build_headers(hj_rpc *c, const char *bearer)
+{
+	static const char *const fixed[] = {
+	    "Content-Type: application/json",
+	    "Accept: application/json",
+	    /* No "Expect: 100-continue" wait on large bodies. */
+	    "Expect:",
+	};
+	struct curl_slist *h;
+
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		h = curl_slist_append(c->headers, fixed[i]);
+		if (h == NULL)
+			return -ENOMEM;
+		c->headers = h;
+	}
+	if (bearer != NULL) {
+		size_t n = strlen(bearer) + sizeof "Authorization: Bearer ";
+		char *line = malloc(n);
+
+		if (line == NULL)
+			return -ENOMEM;
+		snprintf(line, n, "Authorization: Bearer %s", bearer);
+		h = curl_slist_append(c->headers, line);
+		free_secret(line);
+		if (h == NULL)
+			return -ENOMEM;
+		c->headers = h;
+	}
+	return 0;
+}
+
+hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
+                   size_t errlen)
+{
+	hj_rpc *c = NULL;
+	int bad = 0;
+
+	if (check_opts(o, err, errlen) != 0)
+		return NULL;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(err, errlen, "curl_global_init failed");
+		return NULL;
+	}
+	c = calloc(1, sizeof *c);
+	if (c == NULL)
+		goto nomem;
+	c->loop = loop;
+	c->max_response = o->max_response;
+	c->timeout_ms = o->timeout_ms;
+	c->backoff_min_ms = o->backoff_min_ms;
+	c->backoff_max_ms = o->backoff_max_ms;
+	c->max_inflight = o->max_inflight;
+	c->on_retry = o->on_retry;
+	c->arg = o->arg;
+	c->next_id = 1;
+	c->rng = uv_hrtime() ^ (uint64_t)(uintptr_t)c;
+	c->url = strdup(o->url);
+	if (c->url == NULL)
+		goto nomem;
+	if (o->user != NULL) {
+		c->user = strdup(o->user);
+		c->password = strdup(o->password ? o->password : "");
+		if (c->user == NULL || c->password == NULL)
+			goto nomem;
+	}
+	if (build_headers(c, o->bearer) != 0)
+		goto nomem;
+	c->multi = curl_multi_init();
+	if (c->multi == NULL) {
+		snprintf(err, errlen, "curl_multi_init failed");
+		goto fail;
+	}
+	bad |= curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION,
+	                         socket_fn) != CURLM_OK;
+	bad |= curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c) != CURLM_OK;
+	bad |= curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, timer_fn) !=
+	       CURLM_OK;
+	bad |= curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c) != CURLM_OK;
+	/* Idle connections kept for reuse: one per possible transfer. */
+	bad |= curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
+	                         (long)c->max_inflight) != CURLM_OK;
+	if (bad) {
+		snprintf(err, errlen, "curl_multi_setopt failed");
+		goto fail;
+	}
+	/* uv_timer_init only fills the struct; it cannot fail on Unix, and
+	 * from here on memory is freed from close callbacks only. */
+	uv_timer_init(loop, &c->curl_timer);
+	uv_timer_init(loop, &c->retry_timer);
+	c->curl_timer.data = c;
+	c->retry_timer.data = c;
+	c->open_handles = 2;
+	return c;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	if (c != NULL) {
+		c->closing = 1; /* curl's callbacks: no timer to touch yet */
+		c->done = NULL;
+		client_free(c);
+	} else {
+		curl_global_cleanup();
+	}
+	return NULL;
+}
+
+/* One call object; params stolen (NULL: []). */
+static json_t *call_obj(json_int_t id, const char *method, json_t *params)
+{
+	json_t *o = json_object();
+
+	if (params == NULL)
+		params = json_array();
+	if (o == NULL || params == NULL ||
+	    json_object_set_new(o, "jsonrpc", json_string("2.0")) != 0 ||
+	    json_object_set_new(o, "id", json_integer(id)) != 0 ||
+	    json_object_set_new(o, "method", json_string(method)) != 0) {
+		json_decref(params);
+		json_decref(o);
+		return NULL;
+	}
+	/* Steals params even when it fails. */
+	if (json_object_set_new(o, "params", params) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
+                  json_t *const *params, hj_rpc_cb cb, void *arg)
+{
+	json_t *doc = NULL;
+	struct req *r = NULL;
+	json_int_t id0 = c->next_id;
+	size_t i;
+	int rc = -ENOMEM;
+
+	for (i = 0; i < n; i++) {
+		if (methods[i] == NULL ||
+		    (params[i] != NULL && !json_is_array(params[i]) &&
+		     !json_is_object(params[i])))
+			rc = -EINVAL;
+	}
+	if (n == 0 || cb == NULL)
+		rc = -EINVAL;
+	i = 0; /* params[i..n) are still ours to release on failure */
+	if (rc == -EINVAL)
+		goto fail;
+	if (batch) {
+		doc = json_array();
+		if (doc == NULL)
+			goto fail;
+		for (i = 0; i < n; i++) {
+			json_t *o = call_obj(id0 + (json_int_t)i, methods[i],
+			                     params[i]);
+
+			/* Both steal: params[i] is gone either way. */
+			if (o == NULL || json_array_append_new(doc, o) != 0) {
+				i++;
+				goto fail;
+			}
+		}
+	} else {
+		doc = call_obj(id0, methods[0], params[0]);
+		i = 1;
+		if (doc == NULL)
+			goto fail;
+	}
+	r = calloc(1, sizeof *r);
+	if (r == NULL)
+		goto fail;
+	r->body = json_dumps(doc, JSON_COMPACT);
+	if (r->body == NULL)
+		goto fail;
+	json_decref(doc);
+	r->c = c;
+	r->body_len = strlen(r->body);
+	r->id0 = id0;
+	r->n = n;
+	r->batch = batch;
+	r->cb = cb;
+	r->arg = arg;
+	if (batch)
+		snprintf(r->label, sizeof r->label, "batch of %zu (%s%s)", n,
+		         methods[0], n > 1 ? ", ..." : "");
+	else
+		snprintf(r->label, sizeof r->label, "%s", methods[0]);
+	c->next_id += (json_int_t)n;
+	r->prev = c->reqs_tail;
+	if (c->reqs_tail != NULL)
+		c->reqs_tail->next = r;
+	else
+		c->reqs = r;
+	c->reqs_tail = r;
+	c->npending++;
+	queue_insert(c, r);
+	pump(c);
+	return 0;
+fail:
+	/* params[0..i) went into doc (or were released with it). */
+	json_decref(doc);
+	for (; i < n; i++)
+		json_decref(params[i]);
+	if (r != NULL)
+		req_free(r);
+	return rc;
+}
+
+int hj_rpc_call(hj_rpc *c, const char *method, json_t *params, hj_rpc_cb cb,
+                void *arg)
+{
+	return submit(c, 1, 0, &method, &params, cb, arg);
+}
+
+int hj_rpc_batch(hj_rpc *c, size_t n, const char *const *methods,
+                 json_t *const *params, hj_rpc_cb cb, void *arg)
+{
+	return submit(c, n, 1, methods, params, cb, arg);
+}
+
+size_t hj_rpc_pending(const hj_rpc *c)
+{
+	return c->npending;
+}
+
+void hj_rpc_close(hj_rpc *c, void (*done)(void *arg), void *arg)
+{
+	struct xfer *x;
+
+	if (c == NULL || c->closing)
+		return;
+	c->closing = 1;
+	c->done = done;
+	c->done_arg = arg;
+	while (c->reqs != NULL) {
+		struct req *r = c->reqs;
+
+		req_unlink(c, r);
+		if (r->x != NULL) {
+			curl_multi_remove_handle(c->multi, r->x->easy);
+			xfer_free(r->x);
+		}
+		req_free(r);
+	}
+	c->qhead = c->qtail = c->waiting = NULL;
+	c->inflight = 0;
+	while ((x = c->pool) != NULL) {
+		c->pool = x->next;
+		xfer_free(x);
+	}
+	/* Closes the cached connections; their sockets' CURL_POLL_REMOVE
+	 * closes the matching poll handles. */
+	curl_multi_cleanup(c->multi);
+	c->multi = NULL;
+	while (c->socks != NULL)
+		sock_close(c, c->socks);
+	uv_close((uv_handle_t *)&c->curl_timer, on_timer_closed);
+	uv_close((uv_handle_t *)&c->retry_timer, on_timer_closed);
+}

@@ -21,12 +21,12 @@
 typedef struct hj_rpc hj_rpc;
 
 typedef struct hj_rpc_opts {
-	const char *url;      /* http://host:port/path (https works too) */
-	const char *user;     /* basic auth when not NULL */
+	const char *url;  /* http://host:port/path (https works too) */
+	const char *user; /* basic auth when not NULL */
 	const char *password;
-	const char *bearer;   /* "Authorization: Bearer ..." when not NULL */
-	size_t max_response;  /* bytes of one HTTP response body */
-	unsigned timeout_ms;  /* one attempt, connect to last byte */
+	const char *bearer;  /* "Authorization: Bearer ..." when not NULL */
+	size_t max_response; /* bytes of one HTTP response body */
+	unsigned timeout_ms; /* one attempt, connect to last byte */
 	unsigned backoff_min_ms;
 	unsigned backoff_max_ms;
 	unsigned max_inflight; /* HTTP requests at once; the rest queue */

@@ -1,0 +1,1125 @@
+/*
+ * The daemon's state in SQLite.  docs/STATE.md describes the schema and how
+ * an operator reads it; this file keeps the invariants:
+ *
+ * - WAL mode, synchronous=FULL: a commit is on disk (the WAL is fsynced)
+ *   before hj_store_commit returns, so power loss keeps it.
+ * - Writes happen only between hj_store_begin and hj_store_commit; the
+ *   write calls refuse to run outside a transaction, so no block's effects
+ *   can ever be committed piecemeal by SQLite's autocommit.
+ * - Every statement of the hot path (a block: its transactions, payouts,
+ *   rounds and the cursor) is prepared once at open and reused.
+ *
+ * Open rounds are saved by difference: the store remembers the encodings it
+ * last wrote (s->saved, which mirrors the rounds table inside the current
+ * transaction) and writes only rounds that changed, appeared or left.  The
+ * memory is dropped whenever it may no longer match the table (rollback,
+ * any failed save), and the next save then rewrites every row.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "hex.h"
+#include "replay.h"
+#include "store.h"
+
+/* PRAGMA user_version: the schema this file creates and reads. */
+#define HJ_SCHEMA_VERSION 1
+/* PRAGMA application_id: "HJKD", so that another program's database is
+ * told apart from ours, whatever its user_version. */
+#define HJ_APPLICATION_ID 0x484a4b44
+/* How long a write waits for another connection's lock (an operator's
+ * sqlite3 shell in a write transaction, a checkpoint), in milliseconds. */
+#define HJ_BUSY_TIMEOUT_MS 5000
+
+/* An amount column: canonical decimal, as hj_amount_format writes it. */
+#define AMOUNT_CHECK(col)                                                      \
+	"CHECK (typeof(" col ") = 'text' AND length(" col ") BETWEEN 1 AND "   \
+	"39 AND " col " NOT GLOB '*[^0-9]*' AND (" col " = '0' OR " col        \
+	" NOT GLOB '0*'))"
+
+static const char schema_sql[] =
+    "CREATE TABLE meta ("
+    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " family TEXT NOT NULL,"
+    " chain TEXT NOT NULL,"
+    " dealer TEXT NOT NULL,"
+    " rules TEXT NOT NULL);"
+    "CREATE TABLE cursor ("
+    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+    /* The bits of a uint64: -1 is "before block 0" (start at 0). */
+    " height INTEGER NOT NULL,"
+    " hash BLOB NOT NULL CHECK (length(hash) = 32),"
+    " log_offset INTEGER NOT NULL CHECK (log_offset >= 0),"
+    " log_dev INTEGER NOT NULL,"
+    " log_ino INTEGER NOT NULL);"
+    "CREATE TABLE txs ("
+    " txid BLOB PRIMARY KEY CHECK (length(txid) BETWEEN 1 AND 32),"
+    " height INTEGER NOT NULL CHECK (height >= 0),"
+    " tx_index INTEGER NOT NULL CHECK (tx_index >= 0),"
+    " sender BLOB,"
+    " value TEXT NOT NULL " AMOUNT_CHECK(
+        "value") ","
+                 " outcome TEXT NOT NULL CHECK (outcome IN"
+                 "  ('accepted', 'rejected', 'deposit', 'ignored')),"
+                 " action TEXT,"
+                 " reason TEXT,"
+                 " round BLOB,"
+                 " UNIQUE (height, tx_index)) WITHOUT ROWID;"
+                 "CREATE INDEX txs_round ON txs (round) WHERE round IS NOT "
+                 "NULL;"
+                 "CREATE TABLE rounds ("
+                 " id BLOB PRIMARY KEY"
+                 "  REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"
+                 " player BLOB NOT NULL UNIQUE,"
+                 " bet_height INTEGER NOT NULL CHECK (bet_height >= 0),"
+                 " bet_tx_index INTEGER NOT NULL CHECK (bet_tx_index >= 0),"
+                 " data BLOB NOT NULL,"
+                 " UNIQUE (bet_height, bet_tx_index)) WITHOUT ROWID;"
+                 "CREATE TABLE payouts ("
+                 " id TEXT PRIMARY KEY,"
+                 " kind TEXT NOT NULL,"
+                 " round BLOB REFERENCES txs (txid) DEFERRABLE INITIALLY "
+                 "DEFERRED,"
+                 " hand INTEGER CHECK (hand >= 0),"
+                 " txid BLOB REFERENCES txs (txid) DEFERRABLE INITIALLY "
+                 "DEFERRED,"
+                 " recipient BLOB,"
+                 " amount TEXT NOT NULL " AMOUNT_CHECK(
+                     "amount") ","
+                               " state TEXT NOT NULL DEFAULT 'owed',"
+                               " created_height INTEGER NOT NULL CHECK "
+                               "(created_height >= 0),"
+                               /* Settlement (issue 5) fills these; NULL until
+                                  then. */
+                               " submitted_txid BLOB,"
+                               " nonce INTEGER,"
+                               " submitted_height INTEGER,"
+                               " submitted_at INTEGER,"
+                               " confirmed_height INTEGER,"
+                               " last_error TEXT) WITHOUT ROWID;"
+                               "CREATE INDEX payouts_state ON payouts (state, "
+                               "created_height);"
+                               "CREATE INDEX payouts_round ON payouts (round) "
+                               "WHERE round IS NOT NULL;"
+                               "CREATE INDEX payouts_txid ON payouts (txid) "
+                               "WHERE txid IS NOT NULL;"
+                               "CREATE INDEX payouts_recipient ON payouts "
+                               "(recipient);";
+
+enum {
+	ST_META_GET,
+	ST_META_PUT,
+	ST_CURSOR_GET,
+	ST_CURSOR_PUT,
+	ST_TX_ADD,
+	ST_PAYOUT_ADD,
+	ST_ROUND_PUT,
+	ST_ROUND_DEL,
+	ST_ROUNDS_CLEAR,
+	ST_ROUNDS_LOAD,
+	ST_OWED,
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_META_GET] =
+        "SELECT family, chain, dealer, rules FROM meta WHERE id = 1",
+    [ST_META_PUT] = "INSERT INTO meta (id, family, chain, dealer, rules)"
+                    " VALUES (1, ?1, ?2, ?3, ?4)",
+    [ST_CURSOR_GET] = "SELECT height, hash, log_offset, log_dev, log_ino"
+                      " FROM cursor WHERE id = 1",
+    [ST_CURSOR_PUT] =
+        "INSERT INTO cursor (id, height, hash, log_offset, log_dev, log_ino)"
+        " VALUES (1, ?1, ?2, ?3, ?4, ?5) ON CONFLICT (id) DO UPDATE SET"
+        " height = excluded.height, hash = excluded.hash,"
+        " log_offset = excluded.log_offset, log_dev = excluded.log_dev,"
+        " log_ino = excluded.log_ino",
+    [ST_TX_ADD] = "INSERT INTO txs (txid, height, tx_index, sender, value,"
+                  " outcome, action, reason, round)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_PAYOUT_ADD] = "INSERT INTO payouts (id, kind, round, hand, txid,"
+                      " recipient, amount, created_height)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_ROUND_PUT] =
+        "INSERT INTO rounds (id, player, bet_height, bet_tx_index, data)"
+        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (id) DO UPDATE SET"
+        " player = excluded.player, bet_height = excluded.bet_height,"
+        " bet_tx_index = excluded.bet_tx_index, data = excluded.data",
+    [ST_ROUND_DEL] = "DELETE FROM rounds WHERE id = ?1",
+    [ST_ROUNDS_CLEAR] = "DELETE FROM rounds",
+    [ST_ROUNDS_LOAD] = "SELECT id, player, bet_height, bet_tx_index, data"
+                       " FROM rounds ORDER BY bet_height, bet_tx_index",
+    [ST_OWED] = "SELECT id, amount FROM payouts WHERE state = 'owed'",
+    /* IMMEDIATE: take the write lock now, so that a busy database fails
+     * at begin and never halfway through a batch. */
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+};
+
+/* A round as last written to the rounds table. */
+struct saved_round {
+	hj_id id;
+	uint64_t bet_height;
+	uint32_t bet_tx_index;
+	uint16_t len;
+	uint8_t data[HJ_ROUND_ENCODED_MAX];
+};
+
+struct hj_store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *st[ST_COUNT];
+	/* The rounds table as this connection last wrote or read it, in
+	 * opening order; meaningful only while saved_valid. */
+	struct saved_round *saved;
+	size_t nsaved, capsaved;
+	int saved_valid;
+	/* Scratch for the next save, swapped with saved on success. */
+	struct saved_round *next;
+	size_t capnext;
+};
+
+__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen,
+                                                      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Maps an SQLite result to our convention: a duplicate key is -EEXIST,
+ * any other constraint is data failing a check, the rest is I/O. */
+static int map_rc(int rc)
+{
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+		return -EEXIST;
+	if ((rc & 0xff) == SQLITE_CONSTRAINT)
+		return -EINVAL;
+	if ((rc & 0xff) == SQLITE_NOMEM)
+		return -ENOMEM;
+	return -EIO;
+}
+
+static int db_fail(hj_store *s, const char *op, char *err, size_t errlen)
+{
+	int rc = sqlite3_extended_errcode(s->db);
+
+	/* Some errors (a full disk, I/O) end the transaction on their own:
+	 * what this connection wrote may be gone, so forget it. */
+	s->saved_valid = 0;
+	say(err, errlen, "%s: %s: %s", s->path, op, sqlite3_errmsg(s->db));
+	return map_rc(rc);
+}
+
+/* Steps a statement that returns no rows, then resets it and drops its
+ * bindings (some point into the caller's stack). */
+static int step_done(hj_store *s, sqlite3_stmt *st, const char *op, char *err,
+                     size_t errlen)
+{
+	int ret = 0;
+
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = db_fail(s, op, err, errlen);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+static int exec(hj_store *s, const char *sql, const char *op, char *err,
+                size_t errlen)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, op, err, errlen);
+	return 0;
+}
+
+/* Reads one integer PRAGMA. */
+static int pragma_int(hj_store *s, const char *sql, int64_t *v, char *err,
+                      size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, sql, err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	else
+		ret = db_fail(s, sql, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int in_tx(hj_store *s, const char *op, char *err, size_t errlen)
+{
+	if (sqlite3_get_autocommit(s->db)) {
+		s->saved_valid = 0;
+		say(err, errlen, "%s: %s outside a transaction", s->path, op);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Heights and offsets are SQLite integers (signed 64-bit). */
+static int fits_i64(uint64_t v, const char *what, char *err, size_t errlen)
+{
+	if (v > INT64_MAX) {
+		say(err, errlen, "%s %llu above 2^63-1", what,
+		    (unsigned long long)v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Lower-case hex of an id, for messages: holds 2 * 32 + 1 bytes. */
+static const char *id_hex(const hj_id *id, char buf[65])
+{
+	size_t n = id->len <= 32 ? id->len : 32;
+
+	hj_hex_encode(id->b, n, 0, buf);
+	return buf;
+}
+
+static int bind_id(sqlite3_stmt *st, int i, const hj_id *id)
+{
+	if (id == NULL || id->len == 0)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_blob(st, i, id->b, id->len, SQLITE_STATIC);
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s == NULL)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+/* Reads a BLOB column of at most 32 bytes into an id; 0 or -1. */
+static int column_id(sqlite3_stmt *st, int i, hj_id *id)
+{
+	int n = sqlite3_column_bytes(st, i);
+	const void *b = sqlite3_column_blob(st, i);
+
+	memset(id, 0, sizeof *id);
+	if (sqlite3_column_type(st, i) != SQLITE_BLOB || n < 1 || n > 32)
+		return -1;
+	id->len = (uint8_t)n;
+	memcpy(id->b, b, (size_t)n);
+	return 0;
+}
+
+/*
+ * Decides whether the file holds our schema, a newer one, another program's
+ * database or nothing yet.  *fresh is set when the schema must be created.
+ */
+static int check_identity(hj_store *s, int *fresh, char *err, size_t errlen)
+{
+	int64_t app = 0, ver = 0, objects = 0;
+	int ret;
+
+	*fresh = 0;
+	ret = pragma_int(s, "PRAGMA application_id", &app, err, errlen);
+	if (ret == 0)
+		ret = pragma_int(s, "PRAGMA user_version", &ver, err, errlen);
+	if (ret == 0)
+		ret = pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+		                 &objects, err, errlen);
+	if (ret != 0) {
+		if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB) {
+			say(err, errlen, "%s: not an SQLite database (%s)",
+			    s->path, sqlite3_errmsg(s->db));
+			return -EINVAL;
+		}
+		return ret;
+	}
+	if (app == 0 && ver == 0 && objects == 0) {
+		*fresh = 1;
+		return 0;
+	}
+	if (app != HJ_APPLICATION_ID) {
+		say(err, errlen,
+		    "%s: an SQLite database but not hashjackd's "
+		    "(application_id 0x%08llx, expected 0x%08x)",
+		    s->path, (unsigned long long)(uint32_t)app,
+		    HJ_APPLICATION_ID);
+		return -EINVAL;
+	}
+	if (ver > HJ_SCHEMA_VERSION) {
+		say(err, errlen,
+		    "%s: schema version %lld was written by a newer hashjackd; "
+		    "this one reads version %d",
+		    s->path, (long long)ver, HJ_SCHEMA_VERSION);
+		return -EINVAL;
+	}
+	if (ver < 1) {
+		say(err, errlen,
+		    "%s: hashjackd database without a schema "
+		    "version (user_version %lld)",
+		    s->path, (long long)ver);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int create_schema(hj_store *s, char *err, size_t errlen)
+{
+	char sql[64];
+	int fresh, ret;
+
+	ret = exec(s, "BEGIN IMMEDIATE", "create schema", err, errlen);
+	if (ret)
+		return ret;
+	/* Another process may have created it while we waited for the lock. */
+	ret = check_identity(s, &fresh, err, errlen);
+	if (ret || !fresh)
+		goto out;
+	ret = exec(s, schema_sql, "create schema", err, errlen);
+	if (ret)
+		goto out;
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d",
+	         HJ_APPLICATION_ID);
+	ret = exec(s, sql, "create schema", err, errlen);
+	if (ret)
+		goto out;
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d",
+	         HJ_SCHEMA_VERSION);
+	ret = exec(s, sql, "create schema", err, errlen);
+	if (ret)
+		goto out;
+	return exec(s, "COMMIT", "create schema", err, errlen);
+out:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
+/* WAL with a fsync at every commit, foreign keys enforced. */
+static int configure(hj_store *s, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	const unsigned char *mode;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return db_fail(s, "set WAL mode", err, errlen);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		ret = db_fail(s, "set WAL mode", err, errlen);
+	} else {
+		mode = sqlite3_column_text(st, 0);
+		if (mode == NULL || strcmp((const char *)mode, "wal") != 0) {
+			say(err, errlen,
+			    "%s: cannot use WAL mode (journal mode is %s)",
+			    s->path, mode ? (const char *)mode : "unknown");
+			ret = -EIO;
+		}
+	}
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	ret = exec(s, "PRAGMA synchronous = FULL", "set synchronous", err,
+	           errlen);
+	/* A long catch-up grows the WAL; cut it back after checkpoints. */
+	if (ret == 0)
+		ret = exec(s, "PRAGMA journal_size_limit = 67108864",
+		           "set journal size limit", err, errlen);
+	if (ret == 0)
+		ret = exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys",
+		           err, errlen);
+	return ret;
+}
+
+int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
+{
+	hj_store *s;
+	int fresh, ret, rc;
+
+	*out = NULL;
+	s = calloc(1, sizeof *s);
+	if (s == NULL || (s->path = strdup(path)) == NULL) {
+		free(s);
+		say(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	rc = sqlite3_open_v2(path, &s->db,
+	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                         SQLITE_OPEN_NOMUTEX,
+	                     NULL);
+	if (rc != SQLITE_OK) {
+		say(err, errlen, "%s: cannot open: %s", path,
+		    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		ret = rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, HJ_BUSY_TIMEOUT_MS);
+
+	/* Identity first: a file that is not ours is refused before any
+	 * PRAGMA could write to it. */
+	ret = check_identity(s, &fresh, err, errlen);
+	if (ret)
+		goto fail;
+	ret = configure(s, err, errlen);
+	if (ret)
+		goto fail;
+	if (fresh) {
+		ret = create_schema(s, err, errlen);
+		if (ret)
+			goto fail;
+	}
+	for (int i = 0; i < ST_COUNT; i++) {
+		if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1,
+		                       SQLITE_PREPARE_PERSISTENT, &s->st[i],
+		                       NULL) != SQLITE_OK) {
+			ret = db_fail(s, "prepare", err, errlen);
+			goto fail;
+		}
+	}
+	*out = s;
+	return 0;
+fail:
+	hj_store_close(s);
+	return ret;
+}
+
+void hj_store_close(hj_store *s)
+{
+	if (s == NULL)
+		return;
+	/* An open transaction is rolled back: nothing uncommitted survives. */
+	if (s->db && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s->saved);
+	free(s->next);
+	free(s->path);
+	free(s);
+}
+
+/* Appends ` field: database has "x", configured "y"` to err at *off. */
+static void meta_diff(char *err, size_t errlen, size_t *off, const char *field,
+                      const char *have, const char *want)
+{
+	char a[96], b[96];
+	int n;
+
+	if (err == NULL || *off >= errlen)
+		return;
+	hj_quote(have, a, sizeof a);
+	hj_quote(want, b, sizeof b);
+	n = snprintf(err + *off, errlen - *off,
+	             "%s %s is %s in the database, %s configured",
+	             *off ? ";" : "", field, a, b);
+	if (n > 0)
+		*off += (size_t)n;
+}
+
+int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
+                        size_t errlen)
+{
+	const char *want[4] = {m->family, m->chain, m->dealer, m->rules};
+	static const char *const name[4] = {"family", "chain", "dealer",
+	                                    "rules"};
+	sqlite3_stmt *st = s->st[ST_META_GET];
+	size_t off = 0;
+	int rc, ret = 0, differ = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if (want[i] == NULL || want[i][0] == '\0') {
+			say(err, errlen, "%s: meta: %s is empty", s->path,
+			    name[i]);
+			return -EINVAL;
+		}
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		int n = snprintf(err, err ? errlen : 0, "%s: meta:", s->path);
+
+		off = n > 0 && err ? (size_t)n : 0;
+		for (int i = 0; i < 4; i++) {
+			const char *have =
+			    (const char *)sqlite3_column_text(st, i);
+			if (have == NULL)
+				have = "";
+			if (strcmp(have, want[i]) != 0) {
+				meta_diff(err, errlen, &off, name[i], have,
+				          want[i]);
+				differ = 1;
+			}
+		}
+		if (differ)
+			ret = -EINVAL;
+	} else if (rc != SQLITE_DONE) {
+		ret = db_fail(s, "read meta", err, errlen);
+	}
+	sqlite3_reset(st);
+	if (ret || rc == SQLITE_ROW)
+		return ret;
+
+	/* First start: this database now belongs to this configuration. */
+	st = s->st[ST_META_PUT];
+	for (int i = 0; i < 4; i++) {
+		if (bind_text(st, i + 1, want[i]) != SQLITE_OK) {
+			sqlite3_clear_bindings(st);
+			return db_fail(s, "store meta", err, errlen);
+		}
+	}
+	return step_done(s, st, "store meta", err, errlen);
+}
+
+int hj_store_get_cursor(hj_store *s, hj_cursor *c, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_CURSOR_GET];
+	int rc, ret = 0;
+
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		say(err, errlen, "%s: no block processed yet", s->path);
+		ret = -ENOENT;
+	} else if (rc != SQLITE_ROW) {
+		ret = db_fail(s, "read cursor", err, errlen);
+	} else if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
+	           sqlite3_column_bytes(st, 1) != 32 ||
+	           sqlite3_column_int64(st, 2) < 0) {
+		say(err, errlen, "%s: cursor row is damaged", s->path);
+		ret = -EINVAL;
+	} else {
+		memset(c, 0, sizeof *c);
+		/* height, dev and ino are stored as the int64 with their
+		 * bits: a daemon starting at block 0 stores 2^64-1 as -1. */
+		c->height = (uint64_t)sqlite3_column_int64(st, 0);
+		memcpy(c->hash, sqlite3_column_blob(st, 1), 32);
+		c->log_offset = (uint64_t)sqlite3_column_int64(st, 2);
+		c->log_dev = (uint64_t)sqlite3_column_int64(st, 3);
+		c->log_ino = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
+                        size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_CURSOR_PUT];
+	int ret;
+
+	if ((ret = in_tx(s, "set cursor", err, errlen)) ||
+	    (ret = fits_i64(c->log_offset, "cursor: log offset", err, errlen)))
+		return ret;
+	if (sqlite3_bind_int64(st, 1, (sqlite3_int64)c->height) ||
+	    sqlite3_bind_blob(st, 2, c->hash, 32, SQLITE_STATIC) ||
+	    sqlite3_bind_int64(st, 3, (sqlite3_int64)c->log_offset) ||
+	    sqlite3_bind_int64(st, 4, (sqlite3_int64)c->log_dev) ||
+	    sqlite3_bind_int64(st, 5, (sqlite3_int64)c->log_ino)) {
+		sqlite3_clear_bindings(st);
+		return db_fail(s, "set cursor", err, errlen);
+	}
+	return step_done(s, st, "set cursor", err, errlen);
+}
+
+int hj_store_begin(hj_store *s, char *err, size_t errlen)
+{
+	if (!sqlite3_get_autocommit(s->db)) {
+		say(err, errlen, "%s: begin: a transaction is already open",
+		    s->path);
+		return -EINVAL;
+	}
+	return step_done(s, s->st[ST_BEGIN], "begin", err, errlen);
+}
+
+int hj_store_commit(hj_store *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if ((ret = in_tx(s, "commit", err, errlen)))
+		return ret;
+	ret = step_done(s, s->st[ST_COMMIT], "commit", err, errlen);
+	if (ret == 0)
+		return 0;
+	/* A failed COMMIT (a deferred foreign key, a full disk) leaves the
+	 * transaction open in SQLite; end it so that none of it lands. */
+	if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_FOREIGNKEY)
+		say(err, errlen,
+		    "%s: commit: a round or payout refers to a transaction "
+		    "that was not recorded (FOREIGN KEY constraint failed); "
+		    "rolled back",
+		    s->path);
+	hj_store_rollback(s);
+	return ret;
+}
+
+void hj_store_rollback(hj_store *s)
+{
+	s->saved_valid = 0;
+	if (!sqlite3_get_autocommit(s->db))
+		(void)step_done(s, s->st[ST_ROLLBACK], "rollback", NULL, 0);
+}
+
+static int grow(struct saved_round **v, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 16;
+	struct saved_round *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*v, n * sizeof *p);
+	if (p == NULL)
+		return -ENOMEM;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
+/* Opening order: block, then position in the block. */
+static int key_cmp(const struct saved_round *a, const struct saved_round *b)
+{
+	if (a->bet_height != b->bet_height)
+		return a->bet_height < b->bet_height ? -1 : 1;
+	if (a->bet_tx_index != b->bet_tx_index)
+		return a->bet_tx_index < b->bet_tx_index ? -1 : 1;
+	return 0;
+}
+
+static int round_put(hj_store *s, const struct saved_round *r,
+                     const hj_round *round, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_ROUND_PUT];
+	char hex[65];
+	int ret;
+
+	if (sqlite3_bind_blob(st, 1, r->id.b, r->id.len, SQLITE_STATIC) ||
+	    sqlite3_bind_blob(st, 2, round->player.b, round->player.len,
+	                      SQLITE_STATIC) ||
+	    sqlite3_bind_int64(st, 3, (sqlite3_int64)r->bet_height) ||
+	    sqlite3_bind_int64(st, 4, r->bet_tx_index) ||
+	    sqlite3_bind_blob(st, 5, r->data, r->len, SQLITE_STATIC)) {
+		sqlite3_clear_bindings(st);
+		return db_fail(s, "save round", err, errlen);
+	}
+	ret = step_done(s, st, "save round", err, errlen);
+	if (ret == -EINVAL)
+		say(err, errlen, "%s: save round %s: %s", s->path,
+		    id_hex(&r->id, hex), sqlite3_errmsg(s->db));
+	return ret;
+}
+
+static int round_del(hj_store *s, const hj_id *id, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_ROUND_DEL];
+
+	if (sqlite3_bind_blob(st, 1, id->b, id->len, SQLITE_STATIC)) {
+		sqlite3_clear_bindings(st);
+		return db_fail(s, "delete round", err, errlen);
+	}
+	return step_done(s, st, "delete round", err, errlen);
+}
+
+/* Encodes the table's rounds into s->next, checking what the rows rely on:
+ * ids and players present, opening order strictly increasing. */
+static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
+{
+	size_t n = hj_table_count(t);
+	char hex[65];
+
+	if (grow(&s->next, &s->capnext, n)) {
+		say(err, errlen, "%s: save rounds: out of memory", s->path);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const hj_round *r = hj_table_round(t, i);
+		struct saved_round *x = &s->next[i];
+
+		x->id = r->id;
+		x->bet_height = r->bet_height;
+		x->bet_tx_index = r->bet_tx_index;
+		if (r->id.len < 1 || r->id.len > 32 || r->player.len < 1 ||
+		    r->player.len > 32 || r->phase == HJ_PH_DONE) {
+			say(err, errlen,
+			    "%s: save rounds: round %s has no id or player, "
+			    "or is settled",
+			    s->path, id_hex(&r->id, hex));
+			return -EINVAL;
+		}
+		if (fits_i64(r->bet_height, "save rounds: bet height", err,
+		             errlen))
+			return -EINVAL;
+		if (i > 0 && key_cmp(&s->next[i - 1], x) >= 0) {
+			say(err, errlen,
+			    "%s: save rounds: round %s (block %llu, index %u) "
+			    "is not after the previous one in opening order",
+			    s->path, id_hex(&r->id, hex),
+			    (unsigned long long)r->bet_height, r->bet_tx_index);
+			return -EINVAL;
+		}
+		x->len = (uint16_t)hj_round_encode(r, x->data);
+	}
+	return 0;
+}
+
+int hj_store_save_rounds(hj_store *s, const hj_table *t, char *err,
+                         size_t errlen)
+{
+	size_t n = hj_table_count(t), i = 0, j = 0;
+	struct saved_round *tmp;
+	size_t tmpcap;
+	int ret;
+
+	if ((ret = in_tx(s, "save rounds", err, errlen)))
+		return ret;
+	if ((ret = snapshot(s, t, err, errlen)))
+		return ret;
+
+	/* Until this save completes, the table and s->saved may differ. */
+	int merge = s->saved_valid;
+	s->saved_valid = 0;
+	if (!merge) {
+		ret = step_done(s, s->st[ST_ROUNDS_CLEAR], "save rounds", err,
+		                errlen);
+		for (j = 0; ret == 0 && j < n; j++)
+			ret = round_put(s, &s->next[j], hj_table_round(t, j),
+			                err, errlen);
+	} else {
+		/* Both lists are in opening order.  A round leaves before any
+		 * later one is written, so a player whose round ended and who
+		 * bet again never has two rows at once. */
+		while (ret == 0 && (i < s->nsaved || j < n)) {
+			const struct saved_round *a =
+			    i < s->nsaved ? &s->saved[i] : NULL;
+			const struct saved_round *b =
+			    j < n ? &s->next[j] : NULL;
+			int c = a == NULL ? 1 : b == NULL ? -1 : key_cmp(a, b);
+
+			if (c < 0) {
+				ret = round_del(s, &a->id, err, errlen);
+				i++;
+			} else if (c > 0) {
+				ret = round_put(s, b, hj_table_round(t, j), err,
+				                errlen);
+				j++;
+			} else {
+				if (!hj_id_eq(&a->id, &b->id))
+					ret = round_del(s, &a->id, err, errlen);
+				if (ret == 0 &&
+				    (!hj_id_eq(&a->id, &b->id) ||
+				     a->len != b->len ||
+				     memcmp(a->data, b->data, a->len) != 0))
+					ret = round_put(s, b,
+					                hj_table_round(t, j),
+					                err, errlen);
+				i++;
+				j++;
+			}
+		}
+	}
+	if (ret)
+		return ret;
+	tmp = s->saved;
+	tmpcap = s->capsaved;
+	s->saved = s->next;
+	s->capsaved = s->capnext;
+	s->nsaved = n;
+	s->next = tmp;
+	s->capnext = tmpcap;
+	s->saved_valid = 1;
+	return 0;
+}
+
+/* Checks that a loaded row agrees with the round its blob decodes to. */
+static int row_matches(sqlite3_stmt *st, const hj_round *r, const char **why)
+{
+	hj_id player;
+
+	if (column_id(st, 1, &player) || !hj_id_eq(&player, &r->player)) {
+		*why = "player column differs from the encoded round";
+		return 0;
+	}
+	if (sqlite3_column_int64(st, 2) < 0 ||
+	    (uint64_t)sqlite3_column_int64(st, 2) != r->bet_height ||
+	    sqlite3_column_int64(st, 3) != (sqlite3_int64)r->bet_tx_index) {
+		*why = "bet height or index column differs from the encoded "
+		       "round";
+		return 0;
+	}
+	return 1;
+}
+
+int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_ROUNDS_LOAD];
+	char why[160], hex[65];
+	const char *bad;
+	size_t n = 0;
+	int rc, ret = 0;
+
+	/* s->saved is refilled from what is read; valid only if all is. */
+	s->saved_valid = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 4);
+		int len = sqlite3_column_bytes(st, 4);
+		hj_id id;
+		hj_round r;
+
+		if (column_id(st, 0, &id)) {
+			say(err, errlen,
+			    "%s: load rounds: row %zu has no "
+			    "valid round id",
+			    s->path, n + 1);
+			ret = -EINVAL;
+			break;
+		}
+		if (sqlite3_column_type(st, 4) != SQLITE_BLOB ||
+		    len > HJ_ROUND_ENCODED_MAX) {
+			say(err, errlen,
+			    "%s: load rounds: round %s: data is "
+			    "not a round encoding (%d bytes)",
+			    s->path, id_hex(&id, hex), len);
+			ret = -EINVAL;
+			break;
+		}
+		if (hj_round_decode(blob, (size_t)len, &r, why, sizeof why)) {
+			say(err, errlen, "%s: load rounds: round %s: %s",
+			    s->path, id_hex(&id, hex), why);
+			ret = -EINVAL;
+			break;
+		}
+		if (!hj_id_eq(&id, &r.id)) {
+			say(err, errlen,
+			    "%s: load rounds: round %s: the "
+			    "encoded round has id %s",
+			    s->path, id_hex(&id, hex), id_hex(&r.id, why));
+			ret = -EINVAL;
+			break;
+		}
+		if (!row_matches(st, &r, &bad)) {
+			say(err, errlen, "%s: load rounds: round %s: %s",
+			    s->path, id_hex(&id, hex), bad);
+			ret = -EINVAL;
+			break;
+		}
+		ret = hj_table_restore(t, &r);
+		if (ret) {
+			say(err, errlen, "%s: load rounds: round %s: %s",
+			    s->path, id_hex(&id, hex),
+			    ret == -EEXIST ? "its player already has an open "
+			                     "round in the table"
+			                   : "out of memory");
+			break;
+		}
+		if (grow(&s->saved, &s->capsaved, n + 1)) {
+			say(err, errlen, "%s: load rounds: out of memory",
+			    s->path);
+			ret = -ENOMEM;
+			break;
+		}
+		struct saved_round *x = &s->saved[n++];
+		x->id = id;
+		x->bet_height = r.bet_height;
+		x->bet_tx_index = r.bet_tx_index;
+		x->len = (uint16_t)len;
+		memcpy(x->data, blob, (size_t)len);
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = db_fail(s, "load rounds", err, errlen);
+	sqlite3_reset(st);
+	if (ret == 0) {
+		s->nsaved = n;
+		s->saved_valid = 1;
+	}
+	return ret;
+}
+
+static int outcome_known(const char *o)
+{
+	static const char *const names[] = {"accepted", "rejected", "deposit",
+	                                    "ignored"};
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (o && strcmp(o, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
+                    const char *outcome, hj_reason reason, const hj_id *round,
+                    char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_TX_ADD];
+	char value[HJ_AMOUNT_STRLEN], hex[65];
+	int ret;
+
+	if ((ret = in_tx(s, "add tx", err, errlen)) ||
+	    (ret = fits_i64(height, "add tx: height", err, errlen)))
+		return ret;
+	if (a->txid.len < 1 || a->txid.len > 32 || a->sender.len > 32 ||
+	    (round && round->len > 32)) {
+		say(err, errlen,
+		    "%s: add tx: txid, sender or round of bad "
+		    "length",
+		    s->path);
+		return -EINVAL;
+	}
+	if (!outcome_known(outcome) || (unsigned)reason >= HJ_R_COUNT ||
+	    (unsigned)a->act > HJ_PEEK) {
+		say(err, errlen,
+		    "%s: add tx %s: unknown outcome, action or "
+		    "reason",
+		    s->path, id_hex(&a->txid, hex));
+		return -EINVAL;
+	}
+	if (bind_id(st, 1, &a->txid) ||
+	    sqlite3_bind_int64(st, 2, (sqlite3_int64)height) ||
+	    sqlite3_bind_int64(st, 3, a->tx_index) ||
+	    bind_id(st, 4, &a->sender) ||
+	    bind_text(st, 5, hj_amount_format(a->value, value)) ||
+	    bind_text(st, 6, outcome) ||
+	    bind_text(st, 7,
+	              a->act != HJ_ACT_NONE ? hj_act_name(a->act) : NULL) ||
+	    bind_text(st, 8, reason != HJ_OK ? hj_reason_name(reason) : NULL) ||
+	    bind_id(st, 9, round)) {
+		sqlite3_clear_bindings(st);
+		return db_fail(s, "add tx", err, errlen);
+	}
+	ret = step_done(s, st, "add tx", err, errlen);
+	if (ret == -EEXIST)
+		say(err, errlen, "%s: add tx: %s already recorded", s->path,
+		    id_hex(&a->txid, hex));
+	else if (ret == -EINVAL)
+		say(err, errlen, "%s: add tx %s (block %llu, index %u): %s",
+		    s->path, id_hex(&a->txid, hex), (unsigned long long)height,
+		    a->tx_index, sqlite3_errmsg(s->db));
+	return ret;
+}
+
+/* The fields a payout of each kind must and must not have. */
+static const char *payout_invalid(const hj_payout *p)
+{
+	size_t k;
+
+	if (p->id == NULL || p->kind == NULL)
+		return "id or kind missing";
+	if (strcmp(p->kind, "return") != 0 &&
+	    strcmp(p->kind, "insurance") != 0 && strcmp(p->kind, "refund") != 0)
+		return "kind is not return, insurance or refund";
+	k = strlen(p->kind);
+	if (strncmp(p->id, p->kind, k) != 0 || p->id[k] != ':')
+		return "id does not begin with its kind";
+	for (const char *c = p->id; *c; c++)
+		if (*c <= ' ' || *c >= 0x7f || (*c >= 'A' && *c <= 'Z'))
+			return "id holds a character other than lower-case "
+			       "printable ASCII";
+	if ((p->round && (p->round->len < 1 || p->round->len > 32)) ||
+	    (p->txid && (p->txid->len < 1 || p->txid->len > 32)) ||
+	    (p->recipient && p->recipient->len > 32))
+		return "round, txid or recipient of bad length";
+	if (strcmp(p->kind, "return") == 0 && (!p->round || p->hand < 0))
+		return "a return needs its round and hand";
+	if (strcmp(p->kind, "insurance") == 0 && (!p->round || p->hand != -1))
+		return "an insurance return needs its round and no hand";
+	if (strcmp(p->kind, "refund") == 0 && (!p->txid || p->hand != -1))
+		return "a refund needs its transaction and no hand";
+	if (strcmp(p->kind, "refund") != 0 && p->txid)
+		return "only a refund names a transaction";
+	if (p->amount == 0)
+		return "amount 0: nothing is owed";
+	return NULL;
+}
+
+int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
+                        size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_PAYOUT_ADD];
+	char amount[HJ_AMOUNT_STRLEN], q[96];
+	const char *bad;
+	int ret;
+
+	if ((ret = in_tx(s, "add payout", err, errlen)) ||
+	    (ret = fits_i64(p->height, "add payout: height", err, errlen)))
+		return ret;
+	if ((bad = payout_invalid(p)) != NULL) {
+		hj_quote(p->id ? p->id : "", q, sizeof q);
+		say(err, errlen, "%s: add payout %s: %s", s->path, q, bad);
+		return -EINVAL;
+	}
+	if (bind_text(st, 1, p->id) || bind_text(st, 2, p->kind) ||
+	    bind_id(st, 3, p->round) ||
+	    (p->hand >= 0 ? sqlite3_bind_int(st, 4, p->hand)
+	                  : sqlite3_bind_null(st, 4)) ||
+	    bind_id(st, 5, p->txid) || bind_id(st, 6, p->recipient) ||
+	    bind_text(st, 7, hj_amount_format(p->amount, amount)) ||
+	    sqlite3_bind_int64(st, 8, (sqlite3_int64)p->height)) {
+		sqlite3_clear_bindings(st);
+		return db_fail(s, "add payout", err, errlen);
+	}
+	ret = step_done(s, st, "add payout", err, errlen);
+	if (ret == -EEXIST || ret == -EINVAL) {
+		hj_quote(p->id, q, sizeof q);
+		if (ret == -EEXIST)
+			say(err, errlen, "%s: add payout: %s already recorded",
+			    s->path, q);
+		else
+			say(err, errlen, "%s: add payout %s: %s", s->path, q,
+			    sqlite3_errmsg(s->db));
+	}
+	return ret;
+}
+
+int hj_store_owed(hj_store *s, uint64_t *count, hj_amount *sum, char *err,
+                  size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_OWED];
+	uint64_t n = 0;
+	hj_amount total = 0;
+	char q[96];
+	int rc, ret = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+		const char *txt = (const char *)sqlite3_column_text(st, 1);
+		int len = sqlite3_column_bytes(st, 1);
+		hj_amount v;
+
+		if (txt == NULL || hj_amount_parse(txt, (size_t)len, &v)) {
+			hj_quote(id ? id : "", q, sizeof q);
+			say(err, errlen,
+			    "%s: payout %s: amount is not a "
+			    "canonical decimal",
+			    s->path, q);
+			ret = -EINVAL;
+			break;
+		}
+		if (v > HJ_AMOUNT_MAX - total) {
+			say(err, errlen, "%s: owed payouts sum above 2^128-1",
+			    s->path);
+			ret = -ERANGE;
+			break;
+		}
+		total += v;
+		n++;
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = db_fail(s, "sum owed payouts", err, errlen);
+	sqlite3_reset(st);
+	if (ret == 0) {
+		*count = n;
+		*sum = total;
+	}
+	return ret;
+}

@@ -29,18 +29,18 @@ void hj_store_close(hj_store *s); /* NULL is fine */
  * a database never continues on another chain, dealer or rule set.
  */
 typedef struct hj_store_meta {
-	const char *family;  /* "evm" */
-	const char *chain;   /* chain identity, e.g. "evm:31337" */
-	const char *dealer;  /* dealer address as configured, lower case */
-	const char *rules;   /* canonical rules, e.g. "bethash min=1 max=..." */
+	const char *family; /* "evm" */
+	const char *chain;  /* chain identity, e.g. "evm:31337" */
+	const char *dealer; /* dealer address as configured, lower case */
+	const char *rules;  /* canonical rules, e.g. "bethash min=1 max=..." */
 } hj_store_meta;
 int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
                         size_t errlen);
 
 typedef struct hj_cursor {
-	uint64_t height;       /* last processed block */
-	uint8_t hash[32];      /* its hash */
-	uint64_t log_offset;   /* card log length after that block's line */
+	uint64_t height;           /* last processed block */
+	uint8_t hash[32];          /* its hash */
+	uint64_t log_offset;       /* card log length after that block's line */
 	uint64_t log_dev, log_ino; /* which file that length is of */
 } hj_cursor;
 
@@ -67,8 +67,8 @@ int hj_store_save_rounds(hj_store *s, const hj_table *t, char *err,
  * belongs to (NULL when none).  A txid already recorded is -EEXIST.
  */
 int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
-                    const char *outcome, hj_reason reason,
-                    const hj_id *round, char *err, size_t errlen);
+                    const char *outcome, hj_reason reason, const hj_id *round,
+                    char *err, size_t errlen);
 
 /*
  * Records a payout owed.  id is deterministic ("return:<round>:<hand>",
@@ -79,12 +79,12 @@ int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
 typedef struct hj_payout {
 	const char *id;
 	const char *kind;
-	const hj_id *round;  /* NULL for a refund with no round */
-	int hand;            /* -1 when not a hand's return */
-	const hj_id *txid;   /* the rejected transaction, refunds only */
+	const hj_id *round; /* NULL for a refund with no round */
+	int hand;           /* -1 when not a hand's return */
+	const hj_id *txid;  /* the rejected transaction, refunds only */
 	const hj_id *recipient;
 	hj_amount amount;
-	uint64_t height;     /* block that created the debt */
+	uint64_t height; /* block that created the debt */
 } hj_payout;
 int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
                         size_t errlen);

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages hashjack needs to build and test, if any
-# is missing.  Safe to run again: it does nothing when all are present.
+# is missing, and the npm packages of package.json (anvil and cast, for the
+# end-to-end tests and scripts/devnet.sh) when node_modules is missing or
+# older than package-lock.json.  Safe to run again: it does nothing, and
+# prints nothing, when all are present.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config clang-format libjansson-dev libcmocka-dev
 	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev python3 systemd)
@@ -11,11 +15,23 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# npm runs `npm ci` below; Debian's nodejs and npm when there is no npm at all
+# (a newer one installed some other way is used as it is).
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 
-echo "deps: installing ${missing[*]}" >&2
-sudo=()
-[ "$(id -u)" -eq 0 ] || sudo=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -q
-"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps: installing ${missing[*]}" >&2
+	sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	export DEBIAN_FRONTEND=noninteractive
+	"${sudo[@]}" apt-get update -q
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# anvil and cast, pinned in package.json / package-lock.json.
+if [ ! -x "$root/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" ] ||
+	[ ! -x "$root/node_modules/@foundry-rs/cast-linux-amd64/bin/cast" ] ||
+	[ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
+	echo "deps: npm ci (anvil, cast)" >&2
+	(cd "$root" && npm ci --no-audit --no-fund >&2)
+fi

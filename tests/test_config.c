@@ -1,1 +1,1055 @@
-int main(void){return 0;}
+/*
+ * hashjackd's configuration (file, command line, finish), the systemd
+ * notification protocol and the stderr log, each through its API with
+ * exact messages.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "log.h"
+#include "notify.h"
+
+static char tmpdir[256];
+static char conf_path[300];
+
+static int group_setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(tmpdir, sizeof tmpdir, "%s/hj-config-XXXXXX",
+	         t && t[0] ? t : "/tmp");
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	snprintf(conf_path, sizeof conf_path, "%s/hashjackd.conf", tmpdir);
+	/* Tests of the defaults must not see the caller's environment. */
+	unsetenv("STATE_DIRECTORY");
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	unlink(conf_path);
+	return rmdir(tmpdir);
+}
+
+static void write_conf(const char *text, size_t len)
+{
+	FILE *f = fopen(conf_path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Loads text into a fresh config; the caller frees. */
+static int load(const char *text, hjd_config *c, char *err, size_t n)
+{
+	write_conf(text, strlen(text));
+	hjd_config_init(c);
+	return hjd_config_load(c, conf_path, err, n);
+}
+
+static void assert_amount(hj_amount got, hj_amount want)
+{
+	assert_int_equal((uint64_t)(got >> 64), (uint64_t)(want >> 64));
+	assert_int_equal((uint64_t)got, (uint64_t)want);
+}
+
+#define ADDR      "0x00000000000000000000000000000000000000aa"
+#define ADDR_MIXD "0xAbCdEf0123456789aBcDeF0123456789ABCDEF01"
+#define ADDR_LOW  "0xabcdef0123456789abcdef0123456789abcdef01"
+
+/* The least a file must say. */
+#define MINIMAL                                                                \
+	"[dealer]\naddress = " ADDR "\n[rules]\nmin_bet = 1\nmax_bet = 1000\n"
+
+/* ---- the file ---- */
+
+static void test_full_file(void **state)
+{
+	static const char text[] =
+	    "; hashjackd.conf\n"
+	    "# every key\n"
+	    "[chain]\n"
+	    "family = evm\n"
+	    "rpc_url = https://node.example:8545/rpc\n"
+	    "rpc_user = alice\n"
+	    "rpc_password = p;a ss\n"
+	    "rpc_timeout_ms = 5000\n"
+	    "rpc_max_response = 1048576\n"
+	    "confirmations = 3\n"
+	    "poll_interval_ms = 250\n"
+	    "batch_blocks = 1000\n"
+	    "start_height = 18446744073709551\n"
+	    "\n"
+	    "[dealer]\n"
+	    "address = " ADDR_MIXD "\n"
+	    "[rules]\n"
+	    "preset = bethash\n"
+	    "min_bet = 1000000000000000\n"
+	    "max_bet = 1329227995784915872903807060280344576\n" /* 2^120 */
+	    "timeout_blocks = 50\n"
+	    "[state]\n"
+	    "directory = /srv/hj/\n"
+	    "card_log = /var/log/hj/cards.jsonl\n"
+	    "log_fsync = no ; the kernel flushes\n";
+	hjd_config c;
+	char err[512] = "", rs[256];
+
+	(void)state;
+	assert_int_equal(load(text, &c, err, sizeof err), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.family, "evm");
+	assert_string_equal(c.rpc_url, "https://node.example:8545/rpc");
+	assert_string_equal(c.rpc_user, "alice");
+	/* ";" only starts a comment after a blank; a blank inside stays. */
+	assert_string_equal(c.rpc_password, "p;a ss");
+	assert_null(c.rpc_bearer);
+	assert_int_equal(c.rpc_timeout_ms, 5000);
+	assert_int_equal(c.rpc_max_response, 1048576);
+	assert_int_equal(c.confirmations, 3);
+	assert_int_equal(c.poll_interval_ms, 250);
+	assert_int_equal(c.batch_blocks, 1000);
+	assert_true(c.start_height_set);
+	assert_int_equal(c.start_height, 18446744073709551u);
+	assert_string_equal(c.dealer, ADDR_LOW);
+	assert_string_equal(c.rules.preset, "bethash");
+	assert_amount(c.rules.min_bet, 1000000000000000u);
+	assert_amount(c.rules.max_bet, (hj_amount)1 << 120);
+	assert_int_equal(c.rules.timeout_blocks, 50);
+	assert_int_equal(c.rules.bj_num, 6);
+	assert_int_equal(c.rules.bj_den, 5);
+	assert_string_equal(c.state_dir, "/srv/hj/");
+	assert_string_equal(c.card_log, "/var/log/hj/cards.jsonl");
+	assert_int_equal(c.log_fsync, 0);
+	hjd_config_rules_str(&c, rs, sizeof rs);
+	assert_string_equal(rs, "preset=bethash min_bet=1000000000000000 "
+	                        "max_bet=1329227995784915872903807060280344576 "
+	                        "timeout_blocks=50");
+	hjd_config_free(&c);
+}
+
+static void test_defaults(void **state)
+{
+	hjd_config c;
+	char err[512] = "", rs[256];
+
+	(void)state;
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(err, "");
+	assert_string_equal(c.family, "evm");
+	assert_string_equal(c.rpc_url, "http://127.0.0.1:8545");
+	assert_null(c.rpc_user);
+	assert_null(c.rpc_password);
+	assert_null(c.rpc_bearer);
+	assert_int_equal(c.rpc_timeout_ms, 30000);
+	assert_int_equal(c.rpc_max_response, 64 * 1024 * 1024);
+	assert_int_equal(c.confirmations, 12);
+	assert_int_equal(c.poll_interval_ms, 1000);
+	assert_int_equal(c.batch_blocks, 100);
+	assert_false(c.start_height_set);
+	assert_string_equal(c.dealer, ADDR);
+	assert_string_equal(c.rules.preset, "bethash");
+	assert_int_equal(c.rules.timeout_blocks, 100);
+	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
+	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
+	assert_int_equal(c.log_fsync, 1);
+	hjd_config_rules_str(&c, rs, sizeof rs);
+	assert_string_equal(
+	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
+	hjd_config_free(&c);
+}
+
+static void test_syntax_accepted(void **state)
+{
+	/* Indented keys, CRLF, a BOM, "name: value", booleans' spellings. */
+	static const char text[] = "\xef\xbb\xbf[dealer]\r\n"
+	                           "   address = " ADDR "\r\n"
+	                           "\t; indented comment\r\n"
+	                           "[rules]\n"
+	                           "\tmin_bet: 5\n"
+	                           "max_bet=5\n"
+	                           "[state]\n"
+	                           "log_fsync = true\n"
+	                           "[chain]\n"
+	                           "rpc_bearer = abc.def-ghi\n";
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+	hjd_config c;
+	char err[512] = "", arg[64];
+
+	(void)state;
+	assert_int_equal(load(text, &c, err, sizeof err), 0);
+	assert_string_equal(c.dealer, ADDR);
+	assert_amount(c.rules.min_bet, 5);
+	assert_amount(c.rules.max_bet, 5);
+	assert_string_equal(c.rpc_bearer, "abc.def-ghi");
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(arg, sizeof arg, "--state.log_fsync=%s", no[i]);
+		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		                 0);
+		assert_int_equal(c.log_fsync, 0);
+		snprintf(arg, sizeof arg, "--state.log_fsync=%s", yes[i]);
+		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		                 0);
+		assert_int_equal(c.log_fsync, 1);
+	}
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	hjd_config_free(&c);
+}
+
+/* Loads text and checks the exact message "<path>:<line>: <rest>". */
+static void expect_error(const char *text, size_t len, int line,
+                         const char *rest)
+{
+	hjd_config c;
+	char err[512], want[700];
+
+	write_conf(text, len);
+	hjd_config_init(&c);
+	memset(err, 'X', sizeof err);
+	assert_int_equal(hjd_config_load(&c, conf_path, err, sizeof err),
+	                 -EINVAL);
+	snprintf(want, sizeof want, "%s:%d: %s", conf_path, line, rest);
+	assert_string_equal(err, want);
+	hjd_config_free(&c);
+}
+
+#define ERR(text, line, rest) expect_error(text, sizeof(text) - 1, line, rest)
+
+static void test_structure_errors(void **state)
+{
+	(void)state;
+	ERR("[chain]\n[nope]\n", 2,
+	    "[nope]: unknown section (chain, dealer, rules, state)");
+	ERR("[ chain ]\n", 1,
+	    "[ chain ]: unknown section (chain, dealer, rules, state)");
+	ERR("[chain\nfamily = evm\n", 1, "section header without closing ']'");
+	ERR("; top\n\nfamily = evm\n", 3,
+	    "family: key outside a section ([chain], [dealer], [rules] "
+	    "or [state])");
+	ERR("[chain]\nfamilly = evm\n", 2, "[chain] familly: unknown key");
+	ERR("[dealer]\nfamily = evm\n", 2, "[dealer] family: unknown key");
+	ERR("[chain]\nconfirmations = 3\n# again\n[chain]\nconfirmations = 3\n",
+	    5,
+	    "[chain] confirmations = 3: duplicate key (first set at line 2)");
+	ERR("[chain]\n\nthis line has no equals sign\nfamily = nope\n", 3,
+	    "expected [section], key = value or a comment");
+	/* An indented line is not a continuation of the value above it. */
+	ERR("[chain]\nrpc_user = a\nrpc_password = x\n  y\n", 4,
+	    "expected [section], key = value or a comment");
+	ERR("[chain]\r\nfamily = evm\r\nfamily = bitcoin\r\n", 3,
+	    "[chain] family = bitcoin: duplicate key (first set at line 2)");
+	ERR("[chain]\nfamily = e\0vm\n", 2, "NUL byte in line");
+	ERR("[chain]\nfamily = e\x01\\\xff\n", 2,
+	    "[chain] family = e\\x01\\x5c\\xff: unknown family (evm or "
+	    "bitcoin)");
+}
+
+static void test_long_lines(void **state)
+{
+	char text[600], want[128];
+	size_t n;
+
+	(void)state;
+	/* inih's line buffer: 198 bytes and a newline fit, 199 do not. */
+	n = (size_t)snprintf(text, sizeof text, "[chain]\nrpc_url = http://");
+	memset(text + n, 'a', 198 - (n - 8));
+	n = 8 + 198;
+	memcpy(text + n, "\n[nope]\n", 9);
+	expect_error(text, strlen(text), 3,
+	             "[nope]: unknown section (chain, dealer, rules, state)");
+	memcpy(text + n, "a\n", 3);
+	snprintf(want, sizeof want, "line longer than 198 bytes");
+	expect_error(text, strlen(text), 2, want);
+	/* Values are cut in messages. */
+	memset(text, 0, sizeof text);
+	n = (size_t)snprintf(text, sizeof text, "[chain]\nfamily = ");
+	memset(text + n, 'a', 70);
+	text[n + 70] = '\n';
+	n = (size_t)snprintf(want, sizeof want, "[chain] family = ");
+	memset(want + n, 'a', 64);
+	snprintf(want + n + 64, sizeof want - n - 64,
+	         "...: unknown family (evm or bitcoin)");
+	expect_error(text, strlen(text), 2, want);
+}
+
+static void test_number_errors(void **state)
+{
+	(void)state;
+	ERR("[chain]\nconfirmations = 12a\n", 2,
+	    "[chain] confirmations = 12a: not a decimal number (digits only, "
+	    "no leading zero)");
+	ERR("[chain]\nconfirmations = -1\n", 2,
+	    "[chain] confirmations = -1: not a decimal number (digits only, no "
+	    "leading zero)");
+	ERR("[chain]\nconfirmations = +1\n", 2,
+	    "[chain] confirmations = +1: not a decimal number (digits only, no "
+	    "leading zero)");
+	ERR("[chain]\nconfirmations = 012\n", 2,
+	    "[chain] confirmations = 012: not a decimal number (digits only, "
+	    "no leading zero)");
+	ERR("[chain]\nconfirmations =\n", 2,
+	    "[chain] confirmations = : not a decimal number (digits only, no "
+	    "leading zero)");
+	ERR("[chain]\nconfirmations = 0\n", 2,
+	    "[chain] confirmations = 0: out of range: must be 1 to 10000");
+	ERR("[chain]\nconfirmations = 18446744073709551616\n", 2,
+	    "[chain] confirmations = 18446744073709551616: out of range: must "
+	    "be 1 to 10000");
+	ERR("[chain]\npoll_interval_ms = 9\n", 2,
+	    "[chain] poll_interval_ms = 9: out of range: must be 10 to "
+	    "3600000");
+	ERR("[chain]\nbatch_blocks = 0\n", 2,
+	    "[chain] batch_blocks = 0: out of range: must be 1 to 1000");
+	ERR("[chain]\nbatch_blocks = 1001\n", 2,
+	    "[chain] batch_blocks = 1001: out of range: must be 1 to 1000");
+	ERR("[chain]\nrpc_timeout_ms = 99\n", 2,
+	    "[chain] rpc_timeout_ms = 99: out of range: must be 100 to "
+	    "3600000");
+	ERR("[chain]\nrpc_max_response = 4095\n", 2,
+	    "[chain] rpc_max_response = 4095: out of range: must be 4096 to "
+	    "1073741824");
+	ERR("[chain]\nstart_height = 9223372036854775808\n", 2,
+	    "[chain] start_height = 9223372036854775808: out of range: must be "
+	    "0 to 9223372036854775807");
+	ERR("[rules]\ntimeout_blocks = 0\n", 2,
+	    "[rules] timeout_blocks = 0: out of range: must be 1 to 1000000");
+	ERR("[rules]\nmin_bet = 0\n", 2,
+	    "[rules] min_bet = 0: out of range: must be 1 to 2^120");
+	ERR("[rules]\nmax_bet = 1329227995784915872903807060280344577\n", 2,
+	    "[rules] max_bet = 1329227995784915872903807060280344577: out of "
+	    "range: must be 1 to 2^120");
+	ERR("[rules]\nmax_bet = 340282366920938463463374607431768211456\n", 2,
+	    "[rules] max_bet = 340282366920938463463374607431768211456: out of "
+	    "range: must be 1 to 2^120");
+	ERR("[rules]\nmin_bet = 1.5\n", 2,
+	    "[rules] min_bet = 1.5: not a decimal amount in base units (digits "
+	    "only, no leading zero)");
+	ERR("[rules]\nmin_bet = 01\n", 2,
+	    "[rules] min_bet = 01: not a decimal amount in base units (digits "
+	    "only, no leading zero)");
+}
+
+static void test_value_errors(void **state)
+{
+	(void)state;
+	ERR("[chain]\nfamily = EVM\n", 2,
+	    "[chain] family = EVM: unknown family (evm or bitcoin)");
+	ERR("[chain]\nrpc_url = 127.0.0.1:8545\n", 2,
+	    "[chain] rpc_url = 127.0.0.1:8545: must begin with http:// or "
+	    "https://");
+	ERR("[chain]\nrpc_url = \"http://x\"\n", 2,
+	    "[chain] rpc_url = \"http://x\": must begin with http:// or "
+	    "https://");
+	ERR("[chain]\nrpc_url = http://a b\n", 2,
+	    "[chain] rpc_url = http://a b: blank or control character in URL");
+	/* A URL's user information is a secret too. */
+	ERR("[chain]\nrpc_url = https://u:pw@node/x y\n", 2,
+	    "[chain] rpc_url = https://***@node/x y: blank or control "
+	    "character "
+	    "in URL");
+	ERR("[chain]\nrpc_url = ftp://u:pw@node/\n", 2,
+	    "[chain] rpc_url = ftp://***@node/: must begin with http:// or "
+	    "https://");
+	ERR("[chain]\nrpc_user = a:b\n", 2,
+	    "[chain] rpc_user = a:b: a user name cannot contain ':'");
+	ERR("[state]\nlog_fsync = maybe\n", 2,
+	    "[state] log_fsync = maybe: not a boolean (yes or no)");
+	ERR("[state]\nlog_fsync = YES\n", 2,
+	    "[state] log_fsync = YES: not a boolean (yes or no)");
+	ERR("[state]\ndirectory = var/lib/x\n", 2,
+	    "[state] directory = var/lib/x: must be an absolute path");
+	ERR("[state]\ncard_log =\n", 2, "[state] card_log = : empty value");
+	ERR("[rules]\npreset = vegas\n", 2,
+	    "[rules] preset = vegas: unknown preset (bethash)");
+	ERR("[dealer]\naddress = 00000000000000000000000000000000000000aa\n", 2,
+	    "[dealer] address = 00000000000000000000000000000000000000aa: not "
+	    "an EVM address (0x and 40 hex digits)");
+	ERR("[dealer]\naddress = 0x00000000000000000000000000000000000000a\n",
+	    2,
+	    "[dealer] address = 0x00000000000000000000000000000000000000a: not "
+	    "an EVM address (0x and 40 hex digits)");
+	ERR("[dealer]\naddress = 0x00000000000000000000000000000000000000aaa\n",
+	    2,
+	    "[dealer] address = 0x00000000000000000000000000000000000000aaa: "
+	    "not an EVM address (0x and 40 hex digits)");
+	ERR("[dealer]\naddress = 0x00000000000000000000000000000000000000ag\n",
+	    2,
+	    "[dealer] address = 0x00000000000000000000000000000000000000ag: "
+	    "not an EVM address (0x and 40 hex digits)");
+	ERR("[dealer]\naddress = 0X00000000000000000000000000000000000000aa\n",
+	    2,
+	    "[dealer] address = 0X00000000000000000000000000000000000000aa: "
+	    "not an EVM address (0x and 40 hex digits)");
+}
+
+static void test_pair_errors(void **state)
+{
+	(void)state;
+	ERR("[rules]\nmin_bet = 10\nmax_bet = 5\n", 3,
+	    "[rules] max_bet = 5: below min_bet 10 (line 2)");
+	ERR("[rules]\nmax_bet = 5\n\nmin_bet = 10\n", 4,
+	    "[rules] min_bet = 10: above max_bet 5 (line 2)");
+	ERR("[chain]\nrpc_user = alice\n", 2,
+	    "[chain] rpc_user = alice: rpc_password is not set");
+	ERR("[chain]\nrpc_password = hunter2\n", 2,
+	    "[chain] rpc_password = ***: rpc_user is not set");
+	ERR("[chain]\nrpc_user = alice\nrpc_password = hunter2\n"
+	    "rpc_bearer = tok\n",
+	    4,
+	    "[chain] rpc_bearer = ***: rpc_user is set too (line 2); use basic "
+	    "auth or a bearer token, not both");
+	ERR("[chain]\nrpc_bearer = tok\nrpc_password = hunter2\n"
+	    "rpc_user = alice\n",
+	    4,
+	    "[chain] rpc_user = alice: rpc_bearer is set too (line 2); use "
+	    "basic auth or a bearer token, not both");
+}
+
+static void test_first_error_wins(void **state)
+{
+	(void)state;
+	/* inih's syntax error comes before the handler's. */
+	ERR("[chain]\njunk\nconfirmations = 0\n", 2,
+	    "expected [section], key = value or a comment");
+	/* The handler's comes before a later syntax error. */
+	ERR("[chain]\nconfirmations = 0\njunk\n", 2,
+	    "[chain] confirmations = 0: out of range: must be 1 to 10000");
+	/* A section error stops the reading. */
+	ERR("[chain]\n[bad]\njunk\n", 2,
+	    "[bad]: unknown section (chain, dealer, rules, state)");
+}
+
+static void test_missing_file(void **state)
+{
+	hjd_config c;
+	char err[512], path[400], want[512];
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/missing.conf", tmpdir);
+	hjd_config_init(&c);
+	assert_int_equal(hjd_config_load(&c, path, err, sizeof err), -ENOENT);
+	snprintf(want, sizeof want, "%s: No such file or directory", path);
+	assert_string_equal(err, want);
+	/* A directory is not a file. */
+	assert_int_equal(hjd_config_load(&c, tmpdir, err, sizeof err), -EISDIR);
+	snprintf(want, sizeof want, "%s: Is a directory", tmpdir);
+	assert_string_equal(err, want);
+	hjd_config_free(&c);
+}
+
+/* ---- the command line ---- */
+
+static void test_overrides(void **state)
+{
+	hjd_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load("[chain]\nconfirmations = 3\nrpc_user = a\n"
+	                      "rpc_password = b\n" MINIMAL,
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.confirmations=7", err, sizeof err),
+	    0);
+	/* Without the dashes too. */
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "rules.max_bet=2000", err, sizeof err), 0);
+	assert_int_equal(hjd_config_set_arg(&c, "--dealer.address=" ADDR_MIXD,
+	                                    err, sizeof err),
+	                 0);
+	/* An empty value clears the credentials the file set. */
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.rpc_user=", err, sizeof err), 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.rpc_password=", err, sizeof err),
+	    0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.rpc_bearer=t0k", err, sizeof err),
+	    0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.start_height=5", err, sizeof err),
+	    0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.start_height=", err, sizeof err),
+	    0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--state.directory=/d", err, sizeof err), 0);
+	/* A value may hold '=' and '.'. */
+	assert_int_equal(hjd_config_set_arg(&c,
+	                                    "--chain.rpc_url=http://h/a.b?c=d",
+	                                    err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.confirmations, 7);
+	assert_amount(c.rules.max_bet, 2000);
+	assert_string_equal(c.dealer, ADDR_LOW);
+	assert_null(c.rpc_user);
+	assert_null(c.rpc_password);
+	assert_string_equal(c.rpc_bearer, "t0k");
+	assert_false(c.start_height_set);
+	assert_string_equal(c.rpc_url, "http://h/a.b?c=d");
+	assert_string_equal(c.card_log, "/d/cards.jsonl");
+	hjd_config_free(&c);
+}
+
+static void expect_arg_error(const char *arg, const char *want)
+{
+	hjd_config c;
+	char err[512];
+
+	hjd_config_init(&c);
+	memset(err, 'X', sizeof err);
+	assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err), -EINVAL);
+	assert_string_equal(err, want);
+	hjd_config_free(&c);
+}
+
+static void test_arg_errors(void **state)
+{
+	(void)state;
+	expect_arg_error("--chain.confirmations=0",
+	                 "command line: --chain.confirmations=0: out of range: "
+	                 "must be 1 to 10000");
+	expect_arg_error("chain.confirmations=x",
+	                 "command line: --chain.confirmations=x: not a decimal "
+	                 "number (digits only, no leading zero)");
+	expect_arg_error("--chain.confirmations",
+	                 "command line: --chain.confirmations: expected "
+	                 "--section.key=value");
+	expect_arg_error("--confirmations=3", "command line: --confirmations: "
+	                                      "expected --section.key=value");
+	expect_arg_error("--chain.nope=3",
+	                 "command line: --chain.nope: unknown key");
+	expect_arg_error("--nope.family=evm",
+	                 "command line: --nope.family: unknown section");
+	expect_arg_error("--state.log_fsync=2", "command line: "
+	                                        "--state.log_fsync=2: not a "
+	                                        "boolean (yes or no)");
+	expect_arg_error("--dealer.address=0x1",
+	                 "command line: --dealer.address=0x1: not an EVM "
+	                 "address (0x and 40 hex digits)");
+	expect_arg_error("--rules.preset=", "command line: --rules.preset=: "
+	                                    "unknown preset (bethash)");
+}
+
+/* ---- secrets ---- */
+
+#define SECRET "s3cr3t-XYZ"
+
+static void test_secrets_never_printed(void **state)
+{
+	static const char *const files[] = {
+	    "[chain]\nrpc_password = " SECRET "\n",
+	    "[chain]\nrpc_user = u\nrpc_password = " SECRET
+	    "\nrpc_bearer = x\n",
+	    "[chain]\nrpc_bearer = " SECRET "\nrpc_user = u\n",
+	    "[chain]\nrpc_bearer = " SECRET "\nrpc_password = " SECRET "\n",
+	    "[chain]\nrpc_bearer = " SECRET " x\n",
+	    "[chain]\nrpc_password = " SECRET "\nrpc_password = " SECRET "\n",
+	    "[chain]\nrpc_bearer = " SECRET "\nrpc_bearer = " SECRET "\n",
+	    "[dealer]\nrpc_password = " SECRET "\n",
+	};
+	static const char *const args[] = {
+	    "--chain.rpc_bearer=" SECRET " x",
+	    "--chain.rpc_bearer=" SECRET "\x01",
+	};
+	hjd_config c;
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		err[0] = '\0';
+		assert_int_equal(load(files[i], &c, err, sizeof err), -EINVAL);
+		assert_true(strlen(err) > 0);
+		assert_null(strstr(err, SECRET));
+		hjd_config_free(&c);
+	}
+	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+		hjd_config_init(&c);
+		err[0] = '\0';
+		assert_int_equal(
+		    hjd_config_set_arg(&c, args[i], err, sizeof err), -EINVAL);
+		assert_null(strstr(err, SECRET));
+		hjd_config_free(&c);
+	}
+	expect_arg_error("--chain.rpc_bearer=" SECRET " x",
+	                 "command line: --chain.rpc_bearer=***: blank or "
+	                 "control character in token");
+	/* finish() too. */
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_set_arg(&c, "chain.rpc_password=" SECRET,
+	                                    err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), -EINVAL);
+	assert_string_equal(err,
+	                    "[chain] rpc_password = ***: rpc_user is not set");
+	hjd_config_free(&c);
+}
+
+/* ---- finish ---- */
+
+static void expect_finish_error(const char *text, const char *arg,
+                                const char *want)
+{
+	hjd_config c;
+	char err[512];
+
+	assert_int_equal(load(text, &c, err, sizeof err), 0);
+	if (arg)
+		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		                 0);
+	memset(err, 'X', sizeof err);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), -EINVAL);
+	assert_string_equal(err, want);
+	hjd_config_free(&c);
+}
+
+static void test_finish_errors(void **state)
+{
+	(void)state;
+	expect_finish_error("[rules]\nmin_bet = 1\nmax_bet = 2\n", NULL,
+	                    "[dealer] address: required (the address players "
+	                    "send their actions to)");
+	expect_finish_error("[dealer]\naddress = " ADDR "\n[rules]\n"
+	                    "max_bet = 2\n",
+	                    NULL, "[rules] min_bet: required");
+	expect_finish_error("[dealer]\naddress = " ADDR "\n[rules]\n"
+	                    "min_bet = 2\n",
+	                    NULL, "[rules] max_bet: required");
+	expect_finish_error(MINIMAL, "--rules.min_bet=1001",
+	                    "[rules] max_bet = 1000: below min_bet 1001");
+	expect_finish_error(MINIMAL, "--chain.rpc_user=bob",
+	                    "[chain] rpc_user = bob: rpc_password is not set");
+	expect_finish_error(
+	    "[chain]\nrpc_bearer = t\n" MINIMAL, "--chain.rpc_user=bob",
+	    "[chain] rpc_bearer = ***: rpc_user is set too; use "
+	    "basic auth or a bearer token, not both");
+	expect_finish_error(
+	    "[chain]\nfamily = bitcoin\n" MINIMAL, NULL,
+	    "[chain] family = bitcoin: the Bitcoin family is not "
+	    "supported yet");
+	/* Parsed under bitcoin, checked again under evm. */
+	expect_finish_error(
+	    "[chain]\nfamily = bitcoin\n[dealer]\naddress = "
+	    "bc1qxyz\n[rules]\nmin_bet = 1\nmax_bet = 2\n",
+	    "--chain.family=evm",
+	    "[dealer] address = bc1qxyz: not an EVM address (0x "
+	    "and 40 hex digits)");
+}
+
+static void test_state_directory(void **state)
+{
+	hjd_config c;
+	char err[512];
+
+	(void)state;
+	/* systemd's list: the first entry is ours. */
+	setenv("STATE_DIRECTORY", "/var/lib/hashjackd:/var/lib/other", 1);
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
+	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
+	hjd_config_free(&c);
+
+	setenv("STATE_DIRECTORY", "/run/state/hj", 1);
+	assert_int_equal(load(MINIMAL "[state]\ncard_log = logs/c.jsonl\n", &c,
+	                      err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.state_dir, "/run/state/hj");
+	assert_string_equal(c.card_log, "/run/state/hj/logs/c.jsonl");
+	hjd_config_free(&c);
+
+	/* The file beats the environment. */
+	assert_int_equal(
+	    load(MINIMAL "[state]\ndirectory = /srv/hj\n", &c, err, sizeof err),
+	    0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.state_dir, "/srv/hj");
+	assert_string_equal(c.card_log, "/srv/hj/cards.jsonl");
+	hjd_config_free(&c);
+
+	/* A relative or empty $STATE_DIRECTORY is not systemd's: ignored. */
+	setenv("STATE_DIRECTORY", "", 1);
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
+	hjd_config_free(&c);
+	unsetenv("STATE_DIRECTORY");
+}
+
+/*
+ * config/hashjackd.conf.example, found next to this file: it must load as
+ * it is, name every key with its default, and with the required keys set
+ * give exactly the defaults it documents.
+ */
+static void test_example_file(void **state)
+{
+	static const char *const documented[] = {
+	    "#family = evm\n",
+	    "#rpc_url = http://127.0.0.1:8545\n",
+	    "#rpc_user =\n",
+	    "#rpc_password =\n",
+	    "#rpc_bearer =\n",
+	    "#rpc_timeout_ms = 30000\n",
+	    "#rpc_max_response = 67108864\n",
+	    "#confirmations = 12\n",
+	    "#poll_interval_ms = 1000\n",
+	    "#batch_blocks = 100\n",
+	    "#start_height =\n",
+	    "#address = 0x...\n",
+	    "#preset = bethash\n",
+	    "#min_bet = ",
+	    "#max_bet = ",
+	    "#timeout_blocks = 100\n",
+	    "#directory = /var/lib/hashjackd\n",
+	    "#card_log = cards.jsonl\n",
+	    "#log_fsync = yes\n",
+	};
+	char path[1024], err[512], text[16384];
+	const char *slash = strrchr(__FILE__, '/');
+	hjd_config c, d;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	snprintf(path, sizeof path, "%.*s/../config/hashjackd.conf.example",
+	         slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof text - 1, f);
+	assert_true(n > 0 && n < sizeof text - 1);
+	text[n] = '\0';
+	fclose(f);
+	for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
+		assert_non_null(strstr(text, documented[i]));
+
+	hjd_config_init(&c);
+	assert_int_equal(hjd_config_load(&c, path, err, sizeof err), 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--dealer.address=" ADDR, err, sizeof err),
+	    0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--rules.min_bet=1", err, sizeof err), 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--rules.max_bet=1000", err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	/* The same as a file that says only the required keys. */
+	assert_int_equal(load(MINIMAL, &d, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&d, err, sizeof err), 0);
+	assert_string_equal(c.family, d.family);
+	assert_string_equal(c.rpc_url, d.rpc_url);
+	assert_int_equal(c.rpc_timeout_ms, 30000);
+	assert_int_equal(c.rpc_max_response, 67108864);
+	assert_int_equal(c.confirmations, 12);
+	assert_int_equal(c.poll_interval_ms, 1000);
+	assert_int_equal(c.batch_blocks, 100);
+	assert_false(c.start_height_set);
+	assert_int_equal(c.rules.timeout_blocks, 100);
+	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
+	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
+	assert_int_equal(c.log_fsync, 1);
+	assert_int_equal(memcmp(&c.rules, &d.rules, sizeof c.rules), 0);
+	hjd_config_free(&c);
+	hjd_config_free(&d);
+
+	/* Every example value uncommented is accepted too. */
+	for (char *p = text; (p = strstr(p, "\n#")) != NULL; p++) {
+		char *eq = strchr(p + 2, '=');
+		char *nl = strchr(p + 2, '\n');
+
+		/* "#key = value" lines, not prose. */
+		if (eq && nl && eq < nl && p[2] >= 'a' && p[2] <= 'z' &&
+		    memchr(p + 2, ' ', (size_t)(eq - p - 2)) == eq - 1)
+			p[1] = ' ';
+	}
+	/* ... with a real address for the placeholder. */
+	{
+		char *ph = strstr(text, "address = 0x...\n");
+		char rest[16384];
+
+		assert_non_null(ph);
+		snprintf(rest, sizeof rest, "%s",
+		         ph + strlen("address = 0x..."));
+		snprintf(ph, sizeof text - (size_t)(ph - text),
+		         "address = %s%s", ADDR, rest);
+	}
+	assert_int_equal(load(text, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.dealer, ADDR);
+	assert_amount(c.rules.min_bet, 10000000000000000u);
+	assert_amount(c.rules.max_bet, 1000000000000000000u);
+	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
+	assert_null(c.rpc_user);
+	hjd_config_free(&c);
+}
+
+/* No error buffer: the same results, nothing written. */
+static void test_no_error_buffer(void **state)
+{
+	hjd_config c;
+	char path[400];
+
+	(void)state;
+	hjd_config_free(NULL);
+	write_conf("[chain]\nconfirmations = 0\n", 26);
+	hjd_config_init(&c);
+	assert_int_equal(hjd_config_load(&c, conf_path, NULL, 0), -EINVAL);
+	snprintf(path, sizeof path, "%s/missing.conf", tmpdir);
+	assert_int_equal(hjd_config_load(&c, path, NULL, 0), -ENOENT);
+	assert_int_equal(hjd_config_set_arg(&c, "--x", NULL, 0), -EINVAL);
+	assert_int_equal(hjd_config_set_arg(&c, "--dealer.address=0x", NULL, 0),
+	                 -EINVAL);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.family=bitcoin", NULL, 0), 0);
+	assert_int_equal(hjd_config_finish(&c, NULL, 0), -EINVAL);
+	hjd_config_free(&c);
+}
+
+/* ---- notify ---- */
+
+/* Waits up to 5 s for a datagram on fd; returns its text. */
+static void recv_msg(int fd, char *buf, size_t n)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	ssize_t r;
+
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	r = recv(fd, buf, n - 1, 0);
+	assert_true(r >= 0);
+	buf[r] = '\0';
+}
+
+static int bind_dgram(const struct sockaddr_un *sa, socklen_t len)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (const struct sockaddr *)sa, len), 0);
+	return fd;
+}
+
+static void test_notify_path(void **state)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char buf[256];
+	int fd;
+
+	(void)state;
+	unsetenv("NOTIFY_SOCKET");
+	assert_int_equal(hjd_notify("READY=1"), 0); /* not under systemd */
+
+	/* sun_path holds 108 bytes; a deep $TMPDIR would not fit. */
+	assert_true(strlen(tmpdir) + sizeof "/notify" <= sizeof sa.sun_path);
+	memcpy(sa.sun_path, tmpdir, strlen(tmpdir));
+	memcpy(sa.sun_path + strlen(tmpdir), "/notify", sizeof "/notify");
+	fd = bind_dgram(&sa, sizeof sa);
+	setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+	assert_int_equal(hjd_notify("READY=1"), 0);
+	recv_msg(fd, buf, sizeof buf);
+	assert_string_equal(buf, "READY=1");
+	assert_int_equal(hjd_notify("STATUS=height 123, 4 open rounds"), 0);
+	recv_msg(fd, buf, sizeof buf);
+	assert_string_equal(buf, "STATUS=height 123, 4 open rounds");
+	assert_int_equal(hjd_notify("STOPPING=1"), 0);
+	recv_msg(fd, buf, sizeof buf);
+	assert_string_equal(buf, "STOPPING=1");
+	close(fd);
+	/* Nobody listening any more. */
+	assert_int_equal(hjd_notify("WATCHDOG=1"), -ECONNREFUSED);
+	unlink(sa.sun_path);
+	assert_int_equal(hjd_notify("WATCHDOG=1"), -ENOENT);
+	unsetenv("NOTIFY_SOCKET");
+}
+
+static void test_notify_abstract(void **state)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char name[64], env[80], buf[256];
+	socklen_t len;
+	int fd, n;
+
+	(void)state;
+	n = snprintf(name, sizeof name, "hj-test-%ld-%ld", (long)getpid(),
+	             (long)time(NULL));
+	memcpy(sa.sun_path + 1, name, (size_t)n);
+	len =
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	fd = bind_dgram(&sa, len);
+	snprintf(env, sizeof env, "@%s", name);
+	setenv("NOTIFY_SOCKET", env, 1);
+	assert_int_equal(hjd_notify("READY=1"), 0);
+	recv_msg(fd, buf, sizeof buf);
+	assert_string_equal(buf, "READY=1");
+	assert_int_equal(hjd_notify("WATCHDOG=1"), 0);
+	recv_msg(fd, buf, sizeof buf);
+	assert_string_equal(buf, "WATCHDOG=1");
+	close(fd);
+
+	setenv("NOTIFY_SOCKET", "relative/path", 1);
+	assert_int_equal(hjd_notify("READY=1"), -EAFNOSUPPORT);
+	setenv("NOTIFY_SOCKET", "@", 1);
+	assert_int_equal(hjd_notify("READY=1"), -EINVAL);
+	unsetenv("NOTIFY_SOCKET");
+}
+
+static void test_watchdog_env(void **state)
+{
+	char pid[32];
+
+	(void)state;
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+	assert_int_equal(hjd_watchdog_usec(), 0);
+	setenv("WATCHDOG_USEC", "30000000", 1);
+	assert_int_equal(hjd_watchdog_usec(), 30000000);
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	setenv("WATCHDOG_PID", pid, 1);
+	assert_int_equal(hjd_watchdog_usec(), 30000000);
+	snprintf(pid, sizeof pid, "%ld", (long)getpid() + 1);
+	setenv("WATCHDOG_PID", pid, 1);
+	assert_int_equal(hjd_watchdog_usec(), 0); /* our parent's */
+	setenv("WATCHDOG_PID", "x", 1);
+	assert_int_equal(hjd_watchdog_usec(), 0);
+	unsetenv("WATCHDOG_PID");
+	setenv("WATCHDOG_USEC", "30s", 1);
+	assert_int_equal(hjd_watchdog_usec(), 0);
+	setenv("WATCHDOG_USEC", "", 1);
+	assert_int_equal(hjd_watchdog_usec(), 0);
+	setenv("WATCHDOG_USEC", "18446744073709551616", 1);
+	assert_int_equal(hjd_watchdog_usec(), 0);
+	setenv("WATCHDOG_USEC", "18446744073709551615", 1);
+	assert_true(hjd_watchdog_usec() == UINT64_MAX);
+	unsetenv("WATCHDOG_USEC");
+}
+
+/* ---- log ---- */
+
+/* Runs hjd_log with stderr on a pipe; returns what came out. */
+static size_t capture(char *buf, size_t n, void (*fn)(void))
+{
+	int p[2], saved;
+	ssize_t r;
+	size_t got = 0;
+
+	assert_int_equal(pipe(p), 0);
+	saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	assert_true(dup2(p[1], STDERR_FILENO) >= 0);
+	fn();
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	close(p[1]);
+	while ((r = read(p[0], buf + got, n - 1 - got)) > 0)
+		got += (size_t)r;
+	close(p[0]);
+	buf[got] = '\0';
+	return got;
+}
+
+static void log_lines(void)
+{
+	hjd_log(HJD_LOG_ERR, "reorg at %u: %s", 17u, "stop");
+	hjd_log(HJD_LOG_INFO, "two\nlines\r");
+	hjd_log(HJD_LOG_DEBUG, "%s", "");
+	hjd_log(42, "bad priority");
+	hjd_log(HJD_LOG_WARNING, "tab\tkept");
+}
+
+static void log_long(void)
+{
+	char big[3000];
+
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	hjd_log(HJD_LOG_NOTICE, "%s", big);
+	hjd_log(HJD_LOG_NOTICE, "after");
+}
+
+static void log_errno(void)
+{
+	errno = EAGAIN;
+	hjd_log(HJD_LOG_ERR, "x");
+	assert_int_equal(errno, EAGAIN);
+}
+
+static void test_log(void **state)
+{
+	char buf[8192];
+	size_t n;
+
+	(void)state;
+	capture(buf, sizeof buf, log_lines);
+	assert_string_equal(buf, "<3>reorg at 17: stop\n"
+	                         "<6>two lines \n"
+	                         "<7>\n"
+	                         "<3>bad priority\n"
+	                         "<4>tab\tkept\n");
+
+	n = capture(buf, sizeof buf, log_long);
+	/* A 2048-byte buffer: "<5>", 2040 bytes, "...", "\n". */
+	assert_int_equal(n, 2047 + strlen("<5>after\n"));
+	assert_memory_equal(buf, "<5>xxx", 6);
+	assert_memory_equal(buf + 2042, "x...\n<5>after\n", 14);
+	for (size_t i = 3; i < 2043; i++)
+		assert_int_equal(buf[i], 'x');
+
+	capture(buf, sizeof buf, log_errno);
+	assert_string_equal(buf, "<3>x\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_full_file),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_syntax_accepted),
+	    cmocka_unit_test(test_structure_errors),
+	    cmocka_unit_test(test_long_lines),
+	    cmocka_unit_test(test_number_errors),
+	    cmocka_unit_test(test_value_errors),
+	    cmocka_unit_test(test_pair_errors),
+	    cmocka_unit_test(test_first_error_wins),
+	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_overrides),
+	    cmocka_unit_test(test_arg_errors),
+	    cmocka_unit_test(test_secrets_never_printed),
+	    cmocka_unit_test(test_finish_errors),
+	    cmocka_unit_test(test_state_directory),
+	    cmocka_unit_test(test_example_file),
+	    cmocka_unit_test(test_no_error_buffer),
+	    cmocka_unit_test(test_notify_path),
+	    cmocka_unit_test(test_notify_abstract),
+	    cmocka_unit_test(test_watchdog_env),
+	    cmocka_unit_test(test_log),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

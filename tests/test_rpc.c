@@ -1,1 +1,1358 @@
-int main(void){return 0;}
+/*
+ * The JSON-RPC client (daemon/rpc.h) against an HTTP/1.1 server of our own
+ * on the same libuv loop, bound to 127.0.0.1 on an ephemeral port.  Each
+ * test gives the server a handler that decides, request by request, what
+ * to answer (a reply, a late reply, nothing, half a reply, a close).
+ *
+ * libuv test style: callbacks count, the test asserts the counts after
+ * uv_run() returns, and every test ends with uv_loop_close() == 0.  A run
+ * stops by itself: the last expected callback (or a handler, for the tests
+ * that drop requests) closes the client and the server; a guard timer of
+ * GUARD_MS closes everything and fails the test if that never happens.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <uv.h>
+
+#include "rpc.h"
+
+#define GUARD_MS  5000
+#define MAX_REQ   64
+#define MAX_RETRY 64
+
+/* ------------------------------------------------------------------ */
+/* The server                                                          */
+
+struct conn;
+
+/* One parsed request.  head: request line and headers; body: the bytes
+ * after them (both NUL-terminated); json: the body parsed, or NULL. */
+struct hreq {
+	char *head;
+	char *body;
+	size_t body_len;
+	json_t *json;
+};
+
+/* Decides what request number n (from 0, over all connections) gets. */
+typedef void (*handler_fn)(struct conn *c, const struct hreq *r, unsigned n);
+
+struct conn {
+	uv_tcp_t tcp;
+	uv_timer_t timer; /* a late reply */
+	struct server *srv;
+	struct conn *next;
+	unsigned index; /* accept order, from 0 */
+	char *buf;      /* bytes received, not yet parsed */
+	size_t len;
+	int busy; /* a request waits for its reply */
+	int closing;
+	int closed_handles;
+	char *later; /* the late reply */
+	size_t later_len;
+};
+
+struct server {
+	uv_loop_t *loop;
+	uv_tcp_t listener;
+	int port;
+	handler_fn handler;
+	struct conn *conns;
+	unsigned nconns; /* connections accepted */
+	unsigned nreq;   /* requests received */
+	unsigned outstanding, max_outstanding;
+	uint64_t req_time[MAX_REQ];   /* uv_now() when request n arrived */
+	uint64_t reply_time[MAX_REQ]; /* ... when its reply was written */
+	unsigned req_conn[MAX_REQ];   /* connection of request n */
+	char method[MAX_REQ][64];     /* method of request n, "" for a batch */
+	char head[MAX_REQ][1024];     /* request n's head, cut */
+};
+
+static void conn_try_parse(struct conn *c);
+
+static void on_conn_closed(uv_handle_t *h)
+{
+	struct conn *c = h->data;
+
+	if (++c->closed_handles == 2) {
+		free(c->buf);
+		free(c->later);
+		free(c);
+	}
+}
+
+static void conn_close(struct conn *c)
+{
+	struct conn **pp;
+
+	if (c->closing)
+		return;
+	c->closing = 1;
+	if (c->busy) {
+		c->busy = 0;
+		c->srv->outstanding--;
+	}
+	for (pp = &c->srv->conns; *pp != c; pp = &(*pp)->next)
+		;
+	*pp = c->next;
+	uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+	uv_close((uv_handle_t *)&c->timer, on_conn_closed);
+}
+
+struct wreq {
+	uv_write_t w;
+	struct conn *c;
+	char data[];
+};
+
+static void on_written(uv_write_t *w, int status)
+{
+	(void)status; /* UV_ECANCELED when the peer went away first */
+	free(w);
+}
+
+static void on_shutdown(uv_shutdown_t *s, int status)
+{
+	struct conn *c = s->data;
+
+	(void)status;
+	free(s);
+	conn_close(c);
+}
+
+/* Writes bytes; the request counts as answered.  close_after: shut the
+ * connection down once they are out. */
+static void send_raw(struct conn *c, const char *data, size_t len,
+                     int close_after)
+{
+	struct wreq *w = malloc(sizeof *w + len);
+	uv_buf_t b;
+
+	assert_non_null(w);
+	if (c->closing) {
+		free(w);
+		return;
+	}
+	memcpy(w->data, data, len);
+	w->c = c;
+	b = uv_buf_init(w->data, (unsigned)len);
+	assert_int_equal(
+	    uv_write(&w->w, (uv_stream_t *)&c->tcp, &b, 1, on_written), 0);
+	if (c->srv->nreq > 0 && c->srv->nreq <= MAX_REQ)
+		c->srv->reply_time[c->srv->nreq - 1] = uv_now(c->srv->loop);
+	if (c->busy) {
+		c->busy = 0;
+		c->srv->outstanding--;
+	}
+	if (close_after) {
+		uv_shutdown_t *s = malloc(sizeof *s);
+
+		assert_non_null(s);
+		s->data = c;
+		assert_int_equal(
+		    uv_shutdown(s, (uv_stream_t *)&c->tcp, on_shutdown), 0);
+		return;
+	}
+	conn_try_parse(c);
+}
+
+/* A whole response; extra: more header lines, each ending in \r\n. */
+static char *response(int status, const char *extra, const char *body,
+                      size_t *len)
+{
+	size_t blen = strlen(body),
+	       n = blen + 256 + (extra ? strlen(extra) : 0);
+	char *s = malloc(n);
+	int h;
+
+	assert_non_null(s);
+	h = snprintf(s, n,
+	             "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+	             "Content-Length: %zu\r\n%s\r\n",
+	             status, blen, extra ? extra : "");
+	assert_true(h > 0 && (size_t)h + blen < n);
+	memcpy(s + h, body, blen);
+	*len = (size_t)h + blen;
+	return s;
+}
+
+static void reply(struct conn *c, int status, const char *extra,
+                  const char *body)
+{
+	size_t len;
+	char *s = response(status, extra, body, &len);
+
+	send_raw(c, s, len, 0);
+	free(s);
+}
+
+static void on_later(uv_timer_t *t)
+{
+	struct conn *c = t->data;
+	char *s = c->later;
+
+	c->later = NULL;
+	send_raw(c, s, c->later_len, 0);
+	free(s);
+}
+
+static void reply_later(struct conn *c, uint64_t ms, int status,
+                        const char *body)
+{
+	assert_null(c->later);
+	c->later = response(status, NULL, body, &c->later_len);
+	uv_timer_start(&c->timer, on_later, ms, 0);
+}
+
+/* The value of header name in head, or "" (cut to n bytes). */
+static void header(const char *head, const char *name, char *out, size_t n)
+{
+	size_t nl = strlen(name);
+	const char *p = strstr(head, "\r\n");
+
+	out[0] = '\0';
+	while (p != NULL && p[2] != '\0') {
+		p += 2;
+		if (strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
+			const char *v = p + nl + 1, *e = strstr(v, "\r\n");
+
+			while (*v == ' ')
+				v++;
+			if (e == NULL)
+				e = v + strlen(v);
+			snprintf(out, n, "%.*s", (int)(e - v), v);
+			return;
+		}
+		p = strstr(p, "\r\n");
+	}
+}
+
+static void conn_try_parse(struct conn *c)
+{
+	struct server *s = c->srv;
+	struct hreq r = {0};
+	char cl[32], *end;
+	size_t hlen, blen = 0, total;
+	unsigned n;
+
+	if (c->busy || c->closing || c->len == 0)
+		return;
+	end = memmem(c->buf, c->len, "\r\n\r\n", 4);
+	if (end == NULL)
+		return;
+	hlen = (size_t)(end - c->buf) + 4;
+	r.head = strndup(c->buf, hlen);
+	assert_non_null(r.head);
+	header(r.head, "Content-Length", cl, sizeof cl);
+	if (cl[0] != '\0')
+		blen = strtoul(cl, NULL, 10);
+	total = hlen + blen;
+	if (c->len < total) {
+		free(r.head);
+		return;
+	}
+	r.body = strndup(c->buf + hlen, blen);
+	assert_non_null(r.body);
+	r.body_len = blen;
+	r.json = json_loadb(r.body, blen, 0, NULL);
+	memmove(c->buf, c->buf + total, c->len - total);
+	c->len -= total;
+
+	n = s->nreq++;
+	c->busy = 1;
+	if (++s->outstanding > s->max_outstanding)
+		s->max_outstanding = s->outstanding;
+	if (n < MAX_REQ) {
+		json_t *m = json_object_get(r.json, "method");
+
+		s->req_time[n] = uv_now(s->loop);
+		s->req_conn[n] = c->index;
+		snprintf(s->method[n], sizeof s->method[n], "%s",
+		         json_is_string(m) ? json_string_value(m) : "");
+		snprintf(s->head[n], sizeof s->head[n], "%s", r.head);
+	}
+	s->handler(c, &r, n);
+	json_decref(r.json);
+	free(r.head);
+	free(r.body);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+	(void)h;
+	b->base = malloc(suggested);
+	b->len = b->base ? suggested : 0;
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
+{
+	struct conn *c = st->data;
+
+	if (nread < 0) {
+		free(b->base);
+		conn_close(c);
+		return;
+	}
+	if (nread > 0) {
+		char *nb = realloc(c->buf, c->len + (size_t)nread);
+
+		assert_non_null(nb);
+		c->buf = nb;
+		memcpy(c->buf + c->len, b->base, (size_t)nread);
+		c->len += (size_t)nread;
+	}
+	free(b->base);
+	conn_try_parse(c);
+}
+
+static void on_connection(uv_stream_t *l, int status)
+{
+	struct server *s = l->data;
+	struct conn *c;
+
+	assert_int_equal(status, 0);
+	c = calloc(1, sizeof *c);
+	assert_non_null(c);
+	c->srv = s;
+	c->index = s->nconns++;
+	uv_tcp_init(s->loop, &c->tcp);
+	uv_timer_init(s->loop, &c->timer);
+	c->tcp.data = c;
+	c->timer.data = c;
+	c->next = s->conns;
+	s->conns = c;
+	assert_int_equal(uv_accept(l, (uv_stream_t *)&c->tcp), 0);
+	assert_int_equal(
+	    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read), 0);
+}
+
+static void server_start(struct server *s, uv_loop_t *loop, handler_fn h)
+{
+	struct sockaddr_in a;
+	struct sockaddr_storage got;
+	int len = sizeof got;
+
+	memset(s, 0, sizeof *s);
+	s->loop = loop;
+	s->handler = h;
+	assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &a), 0);
+	assert_int_equal(uv_tcp_init(loop, &s->listener), 0);
+	s->listener.data = s;
+	assert_int_equal(uv_tcp_bind(&s->listener, (struct sockaddr *)&a, 0),
+	                 0);
+	assert_int_equal(
+	    uv_listen((uv_stream_t *)&s->listener, 16, on_connection), 0);
+	assert_int_equal(
+	    uv_tcp_getsockname(&s->listener, (struct sockaddr *)&got, &len), 0);
+	s->port = ntohs(((struct sockaddr_in *)&got)->sin_port);
+}
+
+static void server_close(struct server *s)
+{
+	uv_close((uv_handle_t *)&s->listener, NULL);
+	while (s->conns != NULL)
+		conn_close(s->conns);
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers                                                             */
+
+/* The echo a correct node gives request element e:
+ * {"method": <its method>, "params": <its params>} as its result. */
+static json_t *echo_one(const json_t *e)
+{
+	json_t *o = json_pack("{s:s, s:O, s:{s:O, s:O}}", "jsonrpc", "2.0",
+	                      "id", json_object_get(e, "id"), "result",
+	                      "method", json_object_get(e, "method"), "params",
+	                      json_object_get(e, "params"));
+
+	assert_non_null(o);
+	return o;
+}
+
+/* Echo of a whole request, batch elements in reverse order when reverse. */
+static char *echo_body(const struct hreq *r, int reverse)
+{
+	json_t *out;
+	char *s;
+
+	assert_non_null(r->json);
+	if (json_is_array(r->json)) {
+		size_t n = json_array_size(r->json);
+
+		out = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(
+			    out, echo_one(json_array_get(
+			             r->json, reverse ? n - 1 - i : i)));
+	} else {
+		out = echo_one(r->json);
+	}
+	s = json_dumps(out, JSON_COMPACT);
+	json_decref(out);
+	assert_non_null(s);
+	return s;
+}
+
+static void reply_echo(struct conn *c, const struct hreq *r)
+{
+	char *s = echo_body(r, 0);
+
+	reply(c, 200, NULL, s);
+	free(s);
+}
+
+static json_int_t req_id(const struct hreq *r)
+{
+	json_t *id = json_object_get(r->json, "id");
+
+	assert_true(json_is_integer(id));
+	return json_integer_value(id);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fixture                                                             */
+
+static struct fx {
+	uv_loop_t loop;
+	struct server srv;
+	hj_rpc *rpc;
+	uv_timer_t guard;
+	int guard_fired;
+	int finished;
+	unsigned closed; /* hj_rpc_close's done */
+	unsigned expect; /* callbacks that end the run */
+	unsigned ncb, nerr;
+	char err[1024];
+	json_t *result[MAX_REQ];
+	unsigned nretry;
+	unsigned retry_attempt[MAX_RETRY], retry_delay[MAX_RETRY];
+	char retry_what[MAX_RETRY][1024];
+} F;
+
+static void on_rpc_closed(void *arg)
+{
+	assert_ptr_equal(arg, &F);
+	F.closed++;
+}
+
+static void fx_finish(void)
+{
+	if (F.finished)
+		return;
+	F.finished = 1;
+	hj_rpc_close(F.rpc, on_rpc_closed, &F);
+	server_close(&F.srv);
+	uv_close((uv_handle_t *)&F.guard, NULL);
+}
+
+static void on_guard(uv_timer_t *t)
+{
+	(void)t;
+	F.guard_fired = 1;
+	fx_finish();
+}
+
+static void on_retry(void *arg, const char *what, unsigned attempt,
+                     unsigned delay_ms)
+{
+	assert_ptr_equal(arg, &F);
+	if (F.nretry < MAX_RETRY) {
+		F.retry_attempt[F.nretry] = attempt;
+		F.retry_delay[F.nretry] = delay_ms;
+		snprintf(F.retry_what[F.nretry], sizeof F.retry_what[0], "%s",
+		         what);
+	}
+	F.nretry++;
+}
+
+/* Small limits so that every test takes tens of milliseconds. */
+static void fx_opts(hj_rpc_opts *o)
+{
+	hj_rpc_opts_default(o);
+	o->timeout_ms = 2000;
+	o->backoff_min_ms = 5;
+	o->backoff_max_ms = 20;
+	o->max_response = 1 << 20;
+	o->on_retry = on_retry;
+	o->arg = &F;
+}
+
+static void fx_start(hj_rpc_opts *o, handler_fn h, unsigned expect)
+{
+	char url[64], err[256] = "";
+
+	for (unsigned i = 0; i < MAX_REQ; i++)
+		json_decref(F.result[i]);
+	memset(&F, 0, sizeof F);
+	F.expect = expect;
+	assert_int_equal(uv_loop_init(&F.loop), 0);
+	server_start(&F.srv, &F.loop, h);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
+	o->url = url;
+	F.rpc = hj_rpc_new(&F.loop, o, err, sizeof err);
+	if (F.rpc == NULL)
+		fail_msg("hj_rpc_new: %s", err);
+	o->url = NULL;
+	assert_int_equal(uv_timer_init(&F.loop, &F.guard), 0);
+	assert_int_equal(uv_timer_start(&F.guard, on_guard, GUARD_MS, 0), 0);
+}
+
+/* Runs the loop until everything is closed; checks the common ends. */
+static void fx_run(void)
+{
+	assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
+	assert_int_equal(F.guard_fired, 0);
+	assert_int_equal(F.closed, 1);
+	assert_int_equal(uv_loop_close(&F.loop), 0);
+}
+
+static void fx_end(void)
+{
+	for (unsigned i = 0; i < MAX_REQ; i++) {
+		json_decref(F.result[i]);
+		F.result[i] = NULL;
+	}
+}
+
+/* The request index travels in arg. */
+static void on_result(void *arg, json_t *result, const char *error)
+{
+	unsigned i = (unsigned)(uintptr_t)arg;
+
+	F.ncb++;
+	if (error != NULL) {
+		assert_null(result);
+		F.nerr++;
+		snprintf(F.err, sizeof F.err, "%s", error);
+	} else {
+		assert_non_null(result);
+		assert_true(i < MAX_REQ);
+		assert_null(F.result[i]);
+		F.result[i] = json_incref(result);
+	}
+	if (F.ncb == F.expect)
+		fx_finish();
+}
+
+static void call(const char *method, json_t *params, unsigned i)
+{
+	assert_int_equal(
+	    hj_rpc_call(F.rpc, method, params, on_result, (void *)(uintptr_t)i),
+	    0);
+}
+
+/* Result i is the echo of method with params (given as JSON text). */
+static void assert_echo(unsigned i, const char *method, const char *params)
+{
+	json_t *want = json_pack("{s:s, s:o}", "method", method, "params",
+	                         json_loads(params, 0, NULL));
+
+	assert_non_null(want);
+	assert_non_null(F.result[i]);
+	if (!json_equal(F.result[i], want)) {
+		char *got = json_dumps(F.result[i], JSON_COMPACT);
+
+		fail_msg("result %u: %s", i, got);
+	}
+	json_decref(want);
+}
+
+static void assert_contains(const char *s, const char *part)
+{
+	if (strstr(s, part) == NULL)
+		fail_msg("\"%s\" lacks \"%s\"", s, part);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                               */
+
+static void h_echo(struct conn *c, const struct hreq *r, unsigned n)
+{
+	(void)n;
+	reply_echo(c, r);
+}
+
+static void test_single(void **state)
+{
+	hj_rpc_opts o;
+	char v[256];
+	json_t *p;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_echo, 1);
+	call("eth_getBlockByNumber", json_pack("[s, b]", "0x10", 1), 0);
+	assert_int_equal(hj_rpc_pending(F.rpc), 1);
+	fx_run();
+
+	assert_int_equal(F.ncb, 1);
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 0);
+	assert_echo(0, "eth_getBlockByNumber", "[\"0x10\", true]");
+	assert_int_equal(F.srv.nreq, 1);
+	assert_true(strncmp(F.srv.head[0], "POST / HTTP/1.1\r\n", 17) == 0);
+	header(F.srv.head[0], "Content-Type", v, sizeof v);
+	assert_string_equal(v, "application/json");
+	header(F.srv.head[0], "Expect", v, sizeof v);
+	assert_string_equal(v, "");
+	header(F.srv.head[0], "Authorization", v, sizeof v);
+	assert_string_equal(v, "");
+	fx_end();
+
+	/* The body itself: a JSON-RPC 2.0 call, params NULL sent as []. */
+	fx_opts(&o);
+	fx_start(&o, h_echo, 1);
+	call("eth_blockNumber", NULL, 0);
+	/* Refused without a call: params stolen, callback never called. */
+	p = json_string("not params");
+	assert_int_equal(hj_rpc_call(F.rpc, "x", p, on_result, NULL), -EINVAL);
+	assert_int_equal(hj_rpc_batch(F.rpc, 0, NULL, NULL, on_result, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_rpc_pending(F.rpc), 1);
+	fx_run();
+	assert_int_equal(F.ncb, 1);
+	assert_echo(0, "eth_blockNumber", "[]");
+	fx_end();
+}
+
+/* The batch's elements come back reversed. */
+static void h_reversed(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char *s = echo_body(r, 1);
+
+	(void)n;
+	reply(c, 200, NULL, s);
+	free(s);
+}
+
+static void test_batch_out_of_order(void **state)
+{
+	hj_rpc_opts o;
+	const char *m[3] = {"m0", "m1", "m2"};
+	json_t *p[3];
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_reversed, 1);
+	p[0] = json_pack("[i]", 0);
+	p[1] = NULL;
+	p[2] = json_pack("{s:i}", "k", 2);
+	assert_int_equal(hj_rpc_batch(F.rpc, 3, m, p, on_result, NULL), 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(F.srv.nreq, 1);
+	assert_true(json_is_array(F.result[0]));
+	assert_int_equal(json_array_size(F.result[0]), 3);
+	{
+		json_t *want =
+		    json_loads("[{\"method\":\"m0\",\"params\":[0]},"
+		               "{\"method\":\"m1\",\"params\":[]},"
+		               "{\"method\":\"m2\",\"params\":{\"k\":2}}]",
+		               0, NULL);
+
+		assert_true(json_equal(F.result[0], want));
+		json_decref(want);
+	}
+	fx_end();
+}
+
+/* Request n of a batch of 3: a wrong answer per n, the right one at 6. */
+static void h_batch_bad(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char *s = echo_body(r, 1);
+	json_t *a = json_loads(s, 0, NULL);
+	json_t *first = json_array_get(a, 0);
+
+	free(s);
+	switch (n) {
+	case 0: /* one missing */
+		json_array_remove(a, 0);
+		break;
+	case 1: /* one twice */
+		json_array_set(a, 1, first);
+		break;
+	case 2: /* an id we never sent */
+		json_object_set_new(first, "id", json_integer(999999));
+		break;
+	case 3: /* a JSON-RPC error in one element */
+		json_object_del(first, "result");
+		json_object_set_new(first, "error",
+		                    json_pack("{s:i, s:s}", "code", -32602,
+		                              "message", "bad params"));
+		break;
+	case 4: /* an object, not an array */
+		json_incref(first);
+		json_decref(a);
+		a = first;
+		break;
+	case 5: /* the whole batch refused */
+		json_decref(a);
+		a = json_pack("{s:s, s:n, s:{s:i, s:s}}", "jsonrpc", "2.0",
+		              "id", "error", "code", -32600, "message",
+		              "batch too large");
+		break;
+	default:
+		break;
+	}
+	s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	reply(c, 200, NULL, s);
+	free(s);
+}
+
+static void test_batch_bad_ids(void **state)
+{
+	hj_rpc_opts o;
+	const char *m[3] = {"a", "b", "c"};
+	json_t *p[3] = {NULL, NULL, NULL};
+	static const char *const why[] = {
+	    "lacks id",       "repeats id",   "not one of",
+	    "JSON-RPC error", "not an array", "batch refused",
+	};
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_batch_bad, 1);
+	assert_int_equal(hj_rpc_batch(F.rpc, 3, m, p, on_result, NULL), 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.srv.nreq, 7);
+	assert_int_equal(F.nretry, 6);
+	for (unsigned i = 0; i < 6; i++) {
+		assert_contains(F.retry_what[i], "batch of 3 (a, ...)");
+		assert_contains(F.retry_what[i], why[i]);
+		assert_int_equal(F.retry_attempt[i], i + 1);
+	}
+	assert_contains(F.retry_what[3], "-32602");
+	assert_contains(F.retry_what[3], "bad params");
+	assert_int_equal(json_array_size(F.result[0]), 3);
+	fx_end();
+}
+
+static void h_500_once(struct conn *c, const struct hreq *r, unsigned n)
+{
+	if (n == 0)
+		reply(c, 500, NULL, "overloaded");
+	else
+		reply_echo(c, r);
+}
+
+static void test_retry_500(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_500_once, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 1);
+	assert_int_equal(F.retry_attempt[0], 1);
+	assert_contains(F.retry_what[0], "eth_chainId: HTTP 500");
+	assert_contains(F.retry_what[0], "overloaded");
+	assert_int_equal(F.srv.nreq, 2);
+	assert_echo(0, "eth_chainId", "[]");
+	fx_end();
+}
+
+static void h_429_408(struct conn *c, const struct hreq *r, unsigned n)
+{
+	if (n == 0)
+		reply(c, 429, NULL, "slow down");
+	else if (n == 1)
+		reply(c, 408, NULL, "");
+	else if (n == 2)
+		reply(c, 503, "Retry-After: 1\r\n", "");
+	else
+		reply_echo(c, r);
+}
+
+static void test_retry_429(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	o.backoff_max_ms = 60;
+	fx_start(&o, h_429_408, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 3);
+	assert_contains(F.retry_what[0], "HTTP 429");
+	assert_contains(F.retry_what[1], "HTTP 408");
+	assert_contains(F.retry_what[2], "HTTP 503");
+	/* Backoff alone: 5 then 10 ms with jitter. */
+	assert_in_range(F.retry_delay[0], 3, 5);
+	assert_in_range(F.retry_delay[1], 5, 10);
+	/* Retry-After: 1 (second) is honoured up to backoff_max_ms. */
+	assert_int_equal(F.retry_delay[2], 60);
+	assert_true(F.srv.req_time[3] - F.srv.reply_time[2] >= 60);
+	assert_echo(0, "eth_chainId", "[]");
+	fx_end();
+}
+
+static void h_401(struct conn *c, const struct hreq *r, unsigned n)
+{
+	(void)r;
+	(void)n;
+	reply(c, 401, NULL, "bad credentials");
+}
+
+static void test_401_final(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_401, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.ncb, 1);
+	assert_int_equal(F.nerr, 1);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(F.srv.nreq, 1);
+	assert_contains(F.err, "eth_chainId: HTTP 401");
+	assert_contains(F.err, "bad credentials");
+	fx_end();
+}
+
+/* Envelopes that are not JSON-RPC answers to our request, then a good one
+ * in the JSON-RPC 1.0 form ("error": null, no "jsonrpc"). */
+static void h_bad_envelope(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char body[256];
+	json_int_t id = req_id(r);
+
+	switch (n) {
+	case 0:
+		reply(c, 200, NULL, "not json");
+		break;
+	case 1:
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":1}",
+		         (long long)id + 1);
+		reply(c, 200, NULL, body);
+		break;
+	case 2:
+		reply(c, 200, NULL, "[]");
+		break;
+	case 3:
+		snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%lld}",
+		         (long long)id);
+		reply(c, 200, NULL, body);
+		break;
+	case 4:
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"1.5\",\"id\":%lld,\"result\":1}",
+		         (long long)id);
+		reply(c, 200, NULL, body);
+		break;
+	case 5:
+		reply(c, 200, NULL, "");
+		break;
+	default:
+		snprintf(body, sizeof body,
+		         "{\"id\":%lld,\"result\":\"0x7a69\",\"error\":null}",
+		         (long long)id);
+		reply(c, 200, NULL, body);
+		break;
+	}
+}
+
+static void test_invalid_json(void **state)
+{
+	hj_rpc_opts o;
+	static const char *const why[] = {
+	    "not JSON", "does not match", "not a JSON-RPC object",
+	    "neither",  "not \"2.0\"",    "not JSON",
+	};
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_bad_envelope, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 6);
+	for (unsigned i = 0; i < 6; i++)
+		assert_contains(F.retry_what[i], why[i]);
+	assert_string_equal(json_string_value(F.result[0]), "0x7a69");
+	fx_end();
+}
+
+static void h_rpc_error(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char body[256];
+
+	if (n == 0) {
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":"
+		         "-32000,\"message\":\"header not found\"}}",
+		         (long long)req_id(r));
+		reply(c, 200, NULL, body);
+	} else if (n == 1) {
+		/* A null result is a result (an unknown block). */
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":null}",
+		         (long long)req_id(r));
+		reply(c, 200, NULL, body);
+	}
+}
+
+static void test_rpc_error(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_rpc_error, 1);
+	call("eth_getBlockByNumber", json_pack("[s, b]", "0x99", 0), 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 1);
+	assert_contains(F.retry_what[0],
+	                "eth_getBlockByNumber: JSON-RPC error -32000");
+	assert_contains(F.retry_what[0], "header not found");
+	assert_true(json_is_null(F.result[0]));
+	fx_end();
+}
+
+#define LIMIT 1000
+
+/* A valid answer of exactly len bytes: the result is a padded string. */
+static char *sized_answer(const struct hreq *r, size_t len)
+{
+	char head[64], *s = malloc(len + 1);
+	int h = snprintf(head, sizeof head, "{\"id\":%lld,\"result\":\"",
+	                 (long long)req_id(r));
+
+	assert_non_null(s);
+	assert_true(len > (size_t)h + 2);
+	memcpy(s, head, (size_t)h);
+	memset(s + h, 'x', len - (size_t)h - 2);
+	memcpy(s + len - 2, "\"}", 3);
+	return s;
+}
+
+static void h_too_big(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char *s;
+
+	if (n == 0) { /* Content-Length announces too much */
+		s = sized_answer(r, 2 * LIMIT);
+		reply(c, 200, NULL, s);
+	} else if (n == 1) { /* chunked: found while reading */
+		char *raw;
+		int h;
+
+		s = sized_answer(r, 2 * LIMIT);
+		raw = malloc(3 * LIMIT);
+		assert_non_null(raw);
+		h = snprintf(raw, 3 * LIMIT,
+		             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+		             "\r\n%x\r\n%s\r\n0\r\n\r\n",
+		             2 * LIMIT, s);
+		send_raw(c, raw, (size_t)h, 0);
+		free(raw);
+	} else { /* exactly the limit is fine */
+		s = sized_answer(r, LIMIT);
+		reply(c, 200, NULL, s);
+	}
+	free(s);
+}
+
+static void test_too_big(void **state)
+{
+	hj_rpc_opts o;
+	char want[64];
+
+	(void)state;
+	fx_opts(&o);
+	o.max_response = LIMIT;
+	fx_start(&o, h_too_big, 1);
+	call("eth_getBlockByNumber", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 2);
+	snprintf(want, sizeof want, "max_response (%d bytes)", LIMIT);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_contains(F.retry_what[i], want);
+		assert_contains(F.retry_what[i], "raise rpc_max_response");
+	}
+	assert_int_equal(strlen(json_string_value(F.result[0])),
+	                 LIMIT - strlen("{\"id\":1,\"result\":\"\"}"));
+	fx_end();
+}
+
+static void h_silent_once(struct conn *c, const struct hreq *r, unsigned n)
+{
+	if (n > 0)
+		reply_echo(c, r);
+}
+
+static void test_timeout(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	o.timeout_ms = 100;
+	fx_start(&o, h_silent_once, 1);
+	call("eth_blockNumber", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 1);
+	assert_contains(F.retry_what[0], "timeout 100 ms");
+	assert_int_equal(F.srv.nreq, 2);
+	/* Not retried before the timeout: curl's clock starts a little
+	 * before the server's (cached, millisecond) one sees the request. */
+	assert_true(F.srv.req_time[1] - F.srv.req_time[0] >=
+	            95 + F.retry_delay[0]);
+	/* The connection that timed out was not reused. */
+	assert_int_equal(F.srv.nconns, 2);
+	assert_echo(0, "eth_blockNumber", "[]");
+	fx_end();
+}
+
+static void h_cut(struct conn *c, const struct hreq *r, unsigned n)
+{
+	static const char part[] = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n"
+	                           "\r\n{\"jsonrpc\":";
+
+	if (n == 0)
+		send_raw(c, part, sizeof part - 1, 1); /* then closes */
+	else if (n == 1)
+		conn_close(c); /* nothing at all */
+	else
+		reply_echo(c, r);
+}
+
+static void test_closed_mid_response(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_cut, 1);
+	call("eth_blockNumber", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 2);
+	assert_int_equal(F.retry_attempt[1], 2);
+	assert_int_equal(F.srv.nreq, 3);
+	assert_echo(0, "eth_blockNumber", "[]");
+	fx_end();
+}
+
+/* Each answer starts the next call. */
+static void on_chain(void *arg, json_t *result, const char *error)
+{
+	unsigned i = (unsigned)(uintptr_t)arg;
+
+	on_result(arg, result, error);
+	if (i + 1 < F.expect)
+		assert_int_equal(hj_rpc_call(F.rpc, "eth_blockNumber", NULL,
+		                             on_chain,
+		                             (void *)(uintptr_t)(i + 1)),
+		                 0);
+}
+
+static void test_keepalive(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_echo, 5);
+	assert_int_equal(hj_rpc_call(F.rpc, "eth_blockNumber", NULL, on_chain,
+	                             (void *)(uintptr_t)0),
+	                 0);
+	fx_run();
+
+	assert_int_equal(F.ncb, 5);
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.srv.nreq, 5);
+	assert_int_equal(F.srv.nconns, 1);
+	for (unsigned i = 0; i < 5; i++)
+		assert_echo(i, "eth_blockNumber", "[]");
+	fx_end();
+}
+
+static void h_slow(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char *s = echo_body(r, 0);
+
+	(void)n;
+	reply_later(c, 30, 200, s);
+	free(s);
+}
+
+static void test_max_inflight(void **state)
+{
+	hj_rpc_opts o;
+	char m[8][8];
+
+	(void)state;
+	fx_opts(&o);
+	o.max_inflight = 2;
+	fx_start(&o, h_slow, 7);
+	for (unsigned i = 0; i < 7; i++) {
+		snprintf(m[i], sizeof m[i], "m%u", i);
+		call(m[i], NULL, i);
+	}
+	assert_int_equal(hj_rpc_pending(F.rpc), 7);
+	fx_run();
+
+	assert_int_equal(F.ncb, 7);
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.srv.max_outstanding, 2);
+	/* The queue is first in, first out. */
+	for (unsigned i = 0; i < 7; i++) {
+		assert_string_equal(F.srv.method[i], m[i]);
+		assert_echo(i, m[i], "[]");
+	}
+	/* Two connections at once, both kept alive. */
+	assert_int_equal(F.srv.nconns, 2);
+	fx_end();
+}
+
+#define FAILS 8
+
+static void h_500_many(struct conn *c, const struct hreq *r, unsigned n)
+{
+	if (n < FAILS)
+		reply(c, 502, NULL, "");
+	else
+		reply_echo(c, r);
+}
+
+static void test_backoff(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	/* 10, 20, 40, then the cap, which is not a doubling of the minimum */
+	o.backoff_min_ms = 10;
+	o.backoff_max_ms = 50;
+	fx_start(&o, h_500_many, 1);
+	call("eth_blockNumber", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, FAILS);
+	for (unsigned k = 0; k < FAILS; k++) {
+		unsigned base = 10u << k;
+
+		if (base > 50)
+			base = 50;
+		assert_int_equal(F.retry_attempt[k], k + 1);
+		/* [50%, 100%] of min * 2^k capped at max */
+		assert_in_range(F.retry_delay[k] * 2, base, base * 2);
+		/* and the client really waited that long */
+		assert_true(F.srv.req_time[k + 1] - F.srv.reply_time[k] >=
+		            F.retry_delay[k]);
+	}
+	assert_echo(0, "eth_blockNumber", "[]");
+	fx_end();
+}
+
+static void test_auth(void **state)
+{
+	hj_rpc_opts o;
+	char v[256];
+
+	(void)state;
+	fx_opts(&o);
+	o.user = "alice";
+	o.password = "s3cret";
+	fx_start(&o, h_echo, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+	assert_int_equal(F.nerr, 0);
+	header(F.srv.head[0], "Authorization", v, sizeof v);
+	assert_string_equal(v, "Basic YWxpY2U6czNjcmV0"); /* alice:s3cret */
+	fx_end();
+
+	fx_opts(&o);
+	o.bearer = "tok.en-123";
+	fx_start(&o, h_echo, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+	assert_int_equal(F.nerr, 0);
+	header(F.srv.head[0], "Authorization", v, sizeof v);
+	assert_string_equal(v, "Bearer tok.en-123");
+	header(F.srv.head[0], "Content-Type", v, sizeof v);
+	assert_string_equal(v, "application/json");
+	fx_end();
+}
+
+/* Request 0 fails (its retry waits 10 s), 1 and 2 are never answered,
+ * 3 is still queued when the client closes at the third request. */
+static void h_close_in_flight(struct conn *c, const struct hreq *r, unsigned n)
+{
+	(void)r;
+	if (n == 0) {
+		reply(c, 500, NULL, "");
+	} else if (n == 2) {
+		assert_int_equal(F.nretry, 1);
+		assert_int_equal(hj_rpc_pending(F.rpc), 4);
+		assert_int_equal(F.srv.outstanding, 2);
+		fx_finish();
+	}
+}
+
+static void test_close_in_flight(void **state)
+{
+	hj_rpc_opts o;
+	const char *m[2] = {"a", "b"};
+	json_t *p[2] = {json_pack("[i]", 1), json_pack("[i]", 2)};
+
+	(void)state;
+	fx_opts(&o);
+	o.max_inflight = 2;
+	o.backoff_min_ms = 10000;
+	o.backoff_max_ms = 10000;
+	fx_start(&o, h_close_in_flight, 0);
+	call("eth_blockNumber", NULL, 0);
+	call("eth_blockNumber", json_pack("[s]", "held"), 1);
+	call("eth_blockNumber", NULL, 2);
+	assert_int_equal(hj_rpc_batch(F.rpc, 2, m, p, on_result, NULL), 0);
+	fx_run();
+
+	assert_int_equal(F.ncb, 0);
+	assert_int_equal(F.nretry, 1);
+	assert_int_equal(F.srv.nreq, 3);
+	fx_end();
+}
+
+/* The first answer's callback closes the client; the second, in flight
+ * at that moment, never calls back. */
+static void h_first_only(struct conn *c, const struct hreq *r, unsigned n)
+{
+	if (n == 0)
+		reply_echo(c, r);
+}
+
+static void test_close_from_callback(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_first_only, 1);
+	call("a", NULL, 0);
+	call("b", NULL, 1);
+	fx_run();
+
+	assert_int_equal(F.ncb, 1);
+	assert_int_equal(F.srv.nreq, 2);
+	assert_echo(0, "a", "[]");
+	fx_end();
+}
+
+static void test_new_rejects(void **state)
+{
+	static const struct {
+		const char *url, *user, *bearer, *why;
+		unsigned bmin, bmax;
+	} cases[] = {
+	    {"ftp://127.0.0.1/", NULL, NULL, "only http and https", 5, 20},
+	    {"http://", NULL, NULL, "bad URL", 5, 20},
+	    {"http://127.0.0.1/", "u", "t", "exclude each other", 5, 20},
+	    {"http://127.0.0.1/", NULL, "a\r\nX: y", "line break", 5, 20},
+	    {"http://127.0.0.1/", NULL, NULL, "backoff_max_ms", 50, 20},
+	    {NULL, NULL, NULL, "no URL", 5, 20},
+	};
+	uv_loop_t loop;
+
+	(void)state;
+	assert_int_equal(uv_loop_init(&loop), 0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		hj_rpc_opts o;
+		char err[256] = "";
+
+		hj_rpc_opts_default(&o);
+		o.url = cases[i].url;
+		o.user = cases[i].user;
+		o.bearer = cases[i].bearer;
+		o.backoff_min_ms = cases[i].bmin;
+		o.backoff_max_ms = cases[i].bmax;
+		assert_null(hj_rpc_new(&loop, &o, err, sizeof err));
+		assert_contains(err, cases[i].why);
+	}
+	assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+static void test_defaults(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	hj_rpc_opts_default(&o);
+	assert_int_equal(o.max_response, 64u << 20);
+	assert_int_equal(o.timeout_ms, 30000);
+	assert_int_equal(o.backoff_min_ms, 250);
+	assert_int_equal(o.backoff_max_ms, 30000);
+	assert_int_equal(o.max_inflight, 4);
+	assert_null(o.url);
+	assert_null(o.on_retry);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_new_rejects),
+	    cmocka_unit_test(test_single),
+	    cmocka_unit_test(test_batch_out_of_order),
+	    cmocka_unit_test(test_batch_bad_ids),
+	    cmocka_unit_test(test_retry_500),
+	    cmocka_unit_test(test_retry_429),
+	    cmocka_unit_test(test_401_final),
+	    cmocka_unit_test(test_invalid_json),
+	    cmocka_unit_test(test_rpc_error),
+	    cmocka_unit_test(test_too_big),
+	    cmocka_unit_test(test_timeout),
+	    cmocka_unit_test(test_closed_mid_response),
+	    cmocka_unit_test(test_keepalive),
+	    cmocka_unit_test(test_max_inflight),
+	    cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_auth),
+	    cmocka_unit_test(test_close_in_flight),
+	    cmocka_unit_test(test_close_from_callback),
+	};
+	static const char *const proxies[] = {
+	    "http_proxy",  "HTTP_PROXY", "https_proxy",
+	    "HTTPS_PROXY", "all_proxy",  "ALL_PROXY",
+	};
+
+	/* The server is local; a proxy from the environment is not. */
+	for (size_t i = 0; i < sizeof proxies / sizeof proxies[0]; i++)
+		unsetenv(proxies[i]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

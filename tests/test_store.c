@@ -1,1 +1,1544 @@
-int main(void){return 0;}
+/*
+ * The daemon's SQLite state (daemon/store.c) through its API, with a raw
+ * sqlite3 connection to look at and damage what it wrote.
+ *
+ * Rounds come from the real table: a small driver below plays random blocks
+ * and records every event the way the daemon does (transactions, refunds,
+ * returns, open rounds, cursor), one database transaction per batch.  The
+ * crash tests run that driver in a child process that dies without
+ * committing, and compare the database the parent finds with one written
+ * by an uninterrupted run of the same blocks.
+ *
+ * Every database lives in one mkdtemp directory, removed at the end.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "card.h"
+#include "hex.h"
+#include "store.h"
+
+/* 2^128 - 1 in decimal. */
+#define MAX_DEC "340282366920938463463374607431768211455"
+
+static char tmpdir[64];
+
+static const char *db_path(const char *name)
+{
+	static char buf[4][128];
+	static unsigned k;
+	char *p = buf[k++ % 4];
+
+	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
+	return p;
+}
+
+static int setup_dir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/hj-test-store-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+/* Removes the directory and every file in it (it holds no subdirectory). */
+static int remove_dir(void **state)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	int ret = 0;
+
+	(void)state;
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) != 0)
+			ret = -1;
+	}
+	closedir(d);
+	if (rmdir(tmpdir) != 0)
+		ret = -1;
+	return ret;
+}
+
+/* ---- raw access, for looking behind the API ---- */
+
+static sqlite3 *raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(
+	    sqlite3_open_v2(path, &db,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+	    SQLITE_OK);
+	return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg ? msg : "?");
+}
+
+static int64_t raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* First column of the first row as text, into buf. */
+static const char *raw_text(sqlite3 *db, const char *sql, char *buf, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* Every row of a query as text (blobs in hex), for comparing databases. */
+struct dump {
+	char *p;
+	size_t n, cap;
+};
+
+static void dump_put(struct dump *d, const char *s, size_t n)
+{
+	if (d->n + n + 1 > d->cap) {
+		d->cap = (d->n + n + 1) * 2;
+		d->p = realloc(d->p, d->cap);
+		assert_non_null(d->p);
+	}
+	memcpy(d->p + d->n, s, n);
+	d->n += n;
+	d->p[d->n] = '\0';
+}
+
+static void dump_query(struct dump *d, sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	dump_put(d, sql, strlen(sql));
+	dump_put(d, "\n", 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			char hex[2 * 600 + 3];
+			int n = sqlite3_column_bytes(st, i);
+
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_NULL:
+				dump_put(d, "NULL", 4);
+				break;
+			case SQLITE_BLOB:
+				assert_true(n <= 600);
+				hj_hex_encode(sqlite3_column_blob(st, i),
+				              (size_t)n, 1, hex);
+				dump_put(d, hex, strlen(hex));
+				break;
+			default:
+				dump_put(
+				    d, (const char *)sqlite3_column_text(st, i),
+				    (size_t)sqlite3_column_bytes(st, i));
+			}
+			dump_put(d, "|", 1);
+		}
+		dump_put(d, "\n", 1);
+	}
+	assert_int_equal(rc, SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+/* The whole state of a database file as text. */
+static char *dump_db(const char *path)
+{
+	struct dump d = {0};
+	sqlite3 *db = raw_open(path);
+
+	dump_query(&d, db, "SELECT * FROM meta");
+	dump_query(&d, db, "SELECT * FROM cursor");
+	dump_query(&d, db, "SELECT * FROM txs ORDER BY height, tx_index");
+	dump_query(&d, db,
+	           "SELECT * FROM rounds ORDER BY bet_height, bet_tx_index");
+	dump_query(&d, db, "SELECT * FROM payouts ORDER BY id");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	return d.p;
+}
+
+/* ---- a small daemon: the real table, every event recorded ---- */
+
+static const hj_store_meta META = {
+    .family = "evm",
+    .chain = "evm:31337",
+    .dealer = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    .rules = "bethash min=1 max=1000000000000000000000000000000 timeout=6",
+};
+
+static hj_rules test_rules(void)
+{
+	hj_rules r;
+
+	assert_int_equal(hj_rules_preset("bethash", &r), 0);
+	r.min_bet = 1;
+	r.max_bet = (hj_amount)1000000000000000ull * 1000000000000000ull;
+	r.timeout_blocks = 6;
+	assert_int_equal(hj_rules_check(&r, NULL, 0), 0);
+	return r;
+}
+
+typedef struct play {
+	hj_table *t;
+	hj_store *s;
+	uint64_t height; /* next block */
+	uint64_t rng;
+	uint32_t txseq;
+	int save_each_block; /* else rounds are saved once per batch */
+	int failed;          /* a store call in the sink failed */
+	char err[256];
+	/* What happened, so that tests know they covered something. */
+	unsigned bets, settles, refunds, returns, max_open;
+} play;
+
+static uint64_t rnd(play *p)
+{
+	/* xorshift64: deterministic, so two runs play the same blocks. */
+	p->rng ^= p->rng << 13;
+	p->rng ^= p->rng >> 7;
+	p->rng ^= p->rng << 17;
+	return p->rng;
+}
+
+static void cursor_of(uint64_t height, hj_cursor *c)
+{
+	memset(c, 0, sizeof *c);
+	c->height = height;
+	for (int i = 0; i < 32; i++)
+		c->hash[i] = (uint8_t)(height * 31 + (uint64_t)i * 7);
+	c->log_offset = height * 250;
+	c->log_dev = 0xfd01;
+	c->log_ino = 4242;
+}
+
+static void note(play *p, int ret)
+{
+	if (ret != 0 && !p->failed)
+		p->failed = ret;
+}
+
+static void add_payout(play *p, const char *kind, const hj_round *r, int hand,
+                       const hj_action *tx, const hj_id *to, hj_amount amount)
+{
+	char id[160], hex[65];
+	hj_payout po = {.kind = kind,
+	                .round = r ? &r->id : NULL,
+	                .hand = hand,
+	                .txid = tx ? &tx->txid : NULL,
+	                .recipient = to,
+	                .amount = amount,
+	                .height = p->height};
+
+	if (tx)
+		hj_hex_encode(tx->txid.b, tx->txid.len, 0, hex);
+	else
+		hj_hex_encode(r->id.b, r->id.len, 0, hex);
+	if (hand >= 0)
+		snprintf(id, sizeof id, "%s:%s:%d", kind, hex, hand);
+	else
+		snprintf(id, sizeof id, "%s:%s", kind, hex);
+	po.id = id;
+	note(p, hj_store_add_payout(p->s, &po, p->err, sizeof p->err));
+}
+
+static void sink(void *ctx, const hj_event *e)
+{
+	play *p = ctx;
+	const hj_id *round = e->round ? &e->round->id : NULL;
+	char *err = p->err;
+	size_t n = sizeof p->err;
+
+	switch (e->type) {
+	case HJ_EV_ACTION:
+		p->bets += e->act == HJ_BET;
+		note(p, hj_store_add_tx(p->s, p->height, e->tx, "accepted",
+		                        HJ_OK, round, err, n));
+		break;
+	case HJ_EV_REJECT:
+		note(p, hj_store_add_tx(p->s, p->height, e->tx, "rejected",
+		                        e->reason, round, err, n));
+		if (e->amount > 0) {
+			p->refunds++;
+			add_payout(p, "refund", e->round, -1, e->tx,
+			           &e->tx->sender, e->amount);
+		}
+		break;
+	case HJ_EV_DEPOSIT:
+		note(p, hj_store_add_tx(p->s, p->height, e->tx, "deposit",
+		                        HJ_OK, NULL, err, n));
+		break;
+	case HJ_EV_IGNORED:
+		note(p, hj_store_add_tx(p->s, p->height, e->tx, "ignored",
+		                        HJ_OK, NULL, err, n));
+		break;
+	case HJ_EV_SETTLE:
+		p->settles++;
+		for (int h = 0; h < e->round->nhands; h++) {
+			if (e->settle->ret[h] == 0)
+				continue;
+			p->returns++;
+			add_payout(p, "return", e->round, h, NULL,
+			           &e->round->player, e->settle->ret[h]);
+		}
+		if (e->settle->ins_ret > 0)
+			add_payout(p, "insurance", e->round, -1, NULL,
+			           &e->round->player, e->settle->ins_ret);
+		break;
+	default:
+		break;
+	}
+}
+
+static void play_init(play *p, hj_store *s, uint64_t seed)
+{
+	hj_rules r = test_rules();
+
+	memset(p, 0, sizeof *p);
+	p->t = hj_table_new(&r);
+	assert_non_null(p->t);
+	p->s = s;
+	p->height = 1000;
+	p->rng = seed;
+	p->save_each_block = 1;
+}
+
+static const hj_round *round_of(const play *p, uint8_t player)
+{
+	for (size_t i = 0; i < hj_table_count(p->t); i++) {
+		const hj_round *r = hj_table_round(p->t, i);
+		if (r->player.b[0] == player)
+			return r;
+	}
+	return NULL;
+}
+
+#define NPLAYERS 6
+
+/* A random transaction of a player: a Bet when it has no round, else some
+ * action with roughly the value it needs; many are rejected, as they
+ * should be. */
+static hj_action random_tx(play *p, uint8_t player)
+{
+	const hj_round *r = round_of(p, player);
+	hj_action a;
+	uint64_t x = rnd(p);
+
+	memset(&a, 0, sizeof a);
+	a.kind = HJ_TX_ACTION;
+	a.sender.len = 20;
+	a.sender.b[0] = player;
+	a.sender.b[19] = 0xee;
+	a.txid.len = 32;
+	a.txid.b[0] = player;
+	memcpy(a.txid.b + 1, &p->txseq, sizeof p->txseq);
+	p->txseq++;
+	a.txid.b[31] = 0x5a;
+
+	if (x % 23 == 0) {
+		a.kind = HJ_TX_DEPOSIT;
+		a.value = x % 1000;
+		return a;
+	}
+	if (x % 29 == 0) {
+		a.kind = HJ_TX_FAILED;
+		a.value = 5;
+		return a;
+	}
+	if (r == NULL || x % 17 == 0) {
+		a.act = HJ_BET;
+		a.value = 1 + (x >> 8) % 1000;
+		if (x % 13 == 0)
+			a.side_pp = 1; /* rejected: no side bets */
+		return a;
+	}
+	static const hj_act acts[] = {HJ_HIT,   HJ_STAND,     HJ_DOUBLE,
+	                              HJ_SPLIT, HJ_SURRENDER, HJ_PEEK};
+	a.act = acts[(x >> 8) % 6];
+	if (a.act == HJ_DOUBLE || a.act == HJ_SPLIT)
+		a.value = r->bet;
+	if (a.act == HJ_PEEK) {
+		a.insurance = (uint8_t)((x >> 16) & 1);
+		a.value = a.insurance ? r->bet / 2 : 0;
+	}
+	if (x % 11 == 0)
+		a.value += 1; /* wrong value: rejected and refunded */
+	return a;
+}
+
+/* One block with random transactions, its effects and cursor written. */
+static void play_block(play *p)
+{
+	hj_action txs[NPLAYERS];
+	size_t n = 0;
+	hj_card c = {0};
+	hj_cursor cur;
+	uint64_t x = rnd(p);
+
+	if (x % 10 != 0) {
+		c.rank = (uint8_t)(1 + (x >> 8) % 13);
+		c.suit = (uint8_t)((x >> 16) % 4);
+	}
+	for (uint8_t pl = 1; pl <= NPLAYERS; pl++)
+		if (rnd(p) % 3 == 0) {
+			txs[n] = random_tx(p, pl);
+			txs[n].tx_index = (uint32_t)n;
+			n++;
+		}
+	assert_int_equal(
+	    hj_table_apply_block(p->t, p->height, &c, txs, n, sink, p), 0);
+	if (p->save_each_block)
+		note(p,
+		     hj_store_save_rounds(p->s, p->t, p->err, sizeof p->err));
+	cursor_of(p->height, &cur);
+	note(p, hj_store_set_cursor(p->s, &cur, p->err, sizeof p->err));
+	if (hj_table_count(p->t) > p->max_open)
+		p->max_open = (unsigned)hj_table_count(p->t);
+	p->height++;
+}
+
+/* A committed batch of blocks; returns 0 or the first store error. */
+static int play_batch(play *p, int blocks)
+{
+	int ret = hj_store_begin(p->s, p->err, sizeof p->err);
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < blocks && !p->failed; i++)
+		play_block(p);
+	if (!p->failed && !p->save_each_block)
+		note(p,
+		     hj_store_save_rounds(p->s, p->t, p->err, sizeof p->err));
+	if (p->failed) {
+		hj_store_rollback(p->s);
+		return p->failed;
+	}
+	return hj_store_commit(p->s, p->err, sizeof p->err);
+}
+
+/* Loads the stored rounds into a fresh table and checks they are the
+ * table's, encoded identically, in the same order. */
+static void check_stored_rounds(hj_store *s, const hj_table *want)
+{
+	hj_table *t = hj_table_new(hj_table_rules(want));
+	char err[256] = "";
+	uint8_t a[HJ_ROUND_ENCODED_MAX], b[HJ_ROUND_ENCODED_MAX];
+
+	assert_non_null(t);
+	if (hj_store_load_rounds(s, t, err, sizeof err) != 0)
+		fail_msg("load rounds: %s", err);
+	assert_int_equal(hj_table_count(t), hj_table_count(want));
+	for (size_t i = 0; i < hj_table_count(t); i++) {
+		size_t na = hj_round_encode(hj_table_round(want, i), a);
+		size_t nb = hj_round_encode(hj_table_round(t, i), b);
+
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na);
+	}
+	hj_table_free(t);
+}
+
+/* Replaces the driver's table by the one stored, as a restart does. */
+static void reload(play *p)
+{
+	hj_table *t = hj_table_new(hj_table_rules(p->t));
+	hj_cursor c;
+	char err[256] = "";
+
+	assert_non_null(t);
+	if (hj_store_load_rounds(p->s, t, err, sizeof err) != 0)
+		fail_msg("load rounds: %s", err);
+	assert_int_equal(hj_store_get_cursor(p->s, &c, err, sizeof err), 0);
+	hj_table_set_last_height(t, c.height);
+	hj_table_free(p->t);
+	p->t = t;
+	p->height = c.height + 1;
+}
+
+/* A table holding copies of t's rounds, made without the store. */
+static hj_table *table_copy(const hj_table *t)
+{
+	hj_table *c = hj_table_new(hj_table_rules(t));
+	uint64_t h;
+
+	assert_non_null(c);
+	for (size_t i = 0; i < hj_table_count(t); i++)
+		assert_int_equal(hj_table_restore(c, hj_table_round(t, i)), 0);
+	if (hj_table_last_height(t, &h))
+		hj_table_set_last_height(c, h);
+	return c;
+}
+
+static hj_store *open_ok(const char *path)
+{
+	hj_store *s = NULL;
+	char err[256] = "";
+
+	if (hj_store_open(path, &s, err, sizeof err) != 0)
+		fail_msg("open %s: %s", path, err);
+	if (hj_store_check_meta(s, &META, err, sizeof err) != 0)
+		fail_msg("meta: %s", err);
+	return s;
+}
+
+static hj_action simple_tx(uint8_t tag, hj_amount value)
+{
+	hj_action a;
+
+	memset(&a, 0, sizeof a);
+	a.kind = HJ_TX_DEPOSIT;
+	a.txid.len = 32;
+	memset(a.txid.b, tag, 32);
+	a.sender.len = 20;
+	memset(a.sender.b, 0xaa, 20);
+	a.tx_index = tag;
+	a.value = value;
+	return a;
+}
+
+/* ---- tests ---- */
+
+static void test_open_creates_wal_database(void **state)
+{
+	const char *path = db_path("create.db");
+	hj_store *s = open_ok(path);
+	sqlite3 *db;
+	char buf[64];
+
+	(void)state;
+	db = raw_open(path);
+	assert_string_equal(
+	    raw_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(db, "PRAGMA application_id"), 0x484a4b44);
+	assert_int_equal(
+	    raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
+	                "'table' AND name IN ('meta', 'cursor', 'rounds', "
+	                "'txs', 'payouts')"),
+	    5);
+	/* Room for settlement: these columns exist, NULL until then. */
+	assert_int_equal(
+	    raw_int(db, "SELECT count(*) FROM pragma_table_info('payouts') "
+	                "WHERE name IN ('submitted_txid', 'nonce', "
+	                "'confirmed_height', 'state')"),
+	    4);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	hj_store_close(s);
+	hj_store_close(NULL);
+}
+
+static void test_reopen_keeps_everything(void **state)
+{
+	const char *path = db_path("reopen.db");
+	hj_store *s = open_ok(path);
+	play p;
+	hj_cursor c1, c2;
+	uint64_t n1, n2;
+	hj_amount sum1, sum2;
+	char err[256] = "";
+	char *before, *after;
+
+	(void)state;
+	play_init(&p, s, 0x1234567);
+	for (int b = 0; b < 10; b++)
+		if (play_batch(&p, 20) != 0)
+			fail_msg("batch: %s", p.err);
+	assert_true(p.bets > 0 && hj_table_count(p.t) > 0);
+	assert_int_equal(hj_store_get_cursor(s, &c1, err, sizeof err), 0);
+	assert_int_equal(hj_store_owed(s, &n1, &sum1, err, sizeof err), 0);
+	assert_true(n1 > 0);
+	hj_store_close(s);
+	before = dump_db(path);
+
+	s = open_ok(path);
+	assert_int_equal(hj_store_get_cursor(s, &c2, err, sizeof err), 0);
+	assert_memory_equal(&c1, &c2, sizeof c1);
+	assert_int_equal(c2.height, p.height - 1);
+	assert_int_equal(hj_store_owed(s, &n2, &sum2, err, sizeof err), 0);
+	assert_int_equal(n1, n2);
+	assert_true(sum1 == sum2);
+	check_stored_rounds(s, p.t);
+	hj_store_close(s);
+	after = dump_db(path);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	hj_table_free(p.t);
+}
+
+static void test_meta(void **state)
+{
+	const char *path = db_path("meta.db");
+	hj_store *s = NULL;
+	char err[512] = "";
+	static const char *const field[4] = {"family", "chain", "dealer",
+	                                     "rules"};
+
+	(void)state;
+	assert_int_equal(hj_store_open(path, &s, err, sizeof err), 0);
+	/* First start stores, the same configuration matches again. */
+	assert_int_equal(hj_store_check_meta(s, &META, err, sizeof err), 0);
+	assert_int_equal(hj_store_check_meta(s, &META, err, sizeof err), 0);
+	hj_store_close(s);
+	s = open_ok(path);
+
+	for (int i = 0; i < 4; i++) {
+		hj_store_meta m = META;
+		const char **f[4] = {&m.family, &m.chain, &m.dealer, &m.rules};
+		const char *stored[4] = {META.family, META.chain, META.dealer,
+		                         META.rules};
+		char want[256];
+
+		*f[i] = "other-value";
+		err[0] = '\0';
+		assert_int_equal(hj_store_check_meta(s, &m, err, sizeof err),
+		                 -EINVAL);
+		snprintf(want, sizeof want,
+		         "%s is \"%s\" in the database, "
+		         "\"other-value\" configured",
+		         field[i], stored[i]);
+		if (strstr(err, want) == NULL)
+			fail_msg("%s: got \"%s\"", field[i], err);
+		/* Only the field that differs is named. */
+		for (int j = 0; j < 4; j++)
+			if (j != i) {
+				char other[32];
+				snprintf(other, sizeof other, " %s is ",
+				         field[j]);
+				assert_null(strstr(err, other));
+			}
+	}
+	/* Two fields at once: both named. */
+	hj_store_meta m2 = META;
+	m2.chain = "evm:1";
+	m2.dealer = "0xabc";
+	assert_int_equal(hj_store_check_meta(s, &m2, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "chain is \"evm:31337\" in the database, "
+	                            "\"evm:1\" configured"));
+	assert_non_null(strstr(err, "dealer is"));
+	/* An empty field is refused, never stored. */
+	m2 = META;
+	m2.rules = "";
+	assert_int_equal(hj_store_check_meta(s, &m2, err, sizeof err), -EINVAL);
+	hj_store_close(s);
+	/* A mismatch changed nothing. */
+	s = open_ok(path);
+	hj_store_close(s);
+}
+
+static void test_cursor(void **state)
+{
+	const char *path = db_path("cursor.db");
+	hj_store *s = open_ok(path);
+	hj_cursor c, got;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(hj_store_get_cursor(s, &got, err, sizeof err),
+	                 -ENOENT);
+	memset(&c, 0, sizeof c);
+	c.height = 19999999;
+	for (int i = 0; i < 32; i++)
+		c.hash[i] = (uint8_t)(0xff - i);
+	c.log_offset = (uint64_t)1 << 40;
+	c.log_dev = UINT64_MAX; /* every bit of dev and ino survives */
+	c.log_ino = ((uint64_t)1 << 63) | 5;
+
+	/* Writes happen inside a transaction only. */
+	assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "outside a transaction"));
+	assert_int_equal(hj_store_get_cursor(s, &got, err, sizeof err),
+	                 -ENOENT);
+
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), -EINVAL);
+	assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	memset(&got, 0x55, sizeof got);
+	assert_int_equal(hj_store_get_cursor(s, &got, err, sizeof err), 0);
+	assert_memory_equal(&got, &c, sizeof c);
+	hj_store_close(s);
+
+	s = open_ok(path);
+	memset(&got, 0, sizeof got);
+	assert_int_equal(hj_store_get_cursor(s, &got, err, sizeof err), 0);
+	assert_memory_equal(&got, &c, sizeof c);
+	/* The single row is replaced. */
+	c.height++;
+	c.hash[0] = 1;
+	c.log_offset = 0;
+	c.log_dev = 0;
+	c.log_ino = 0;
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err), 0);
+	/* The log offset is an off_t: above 2^63-1 is refused. */
+	hj_cursor big = c;
+	big.log_offset = (uint64_t)INT64_MAX + 1;
+	assert_int_equal(hj_store_set_cursor(s, &big, err, sizeof err),
+	                 -EINVAL);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_get_cursor(s, &got, err, sizeof err), 0);
+	assert_memory_equal(&got, &c, sizeof c);
+	/* A daemon starting at block 0 stores the block before it: 0 - 1. */
+	c.height = UINT64_MAX;
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_get_cursor(s, &got, err, sizeof err), 0);
+	assert_memory_equal(&got, &c, sizeof c);
+	hj_store_close(s);
+
+	sqlite3 *db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM cursor"), 1);
+	assert_int_equal(raw_int(db, "SELECT height FROM cursor"), -1);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* Random play, saving rounds per block or per batch, with rollbacks and
+ * restarts between batches; the stored rounds always equal the table's. */
+static void rounds_round_trip(const char *name, int save_each_block)
+{
+	const char *path = db_path(name);
+	hj_store *s = open_ok(path);
+	play p;
+
+	play_init(&p, s, 0x9e3779b97f4a7c15ull + (uint64_t)save_each_block);
+	p.save_each_block = save_each_block;
+	for (int b = 0; b < 60; b++) {
+		if (play_batch(&p, 1 + b % 13) != 0)
+			fail_msg("batch %d: %s", b, p.err);
+		check_stored_rounds(s, p.t);
+		if (b % 7 == 3) {
+			/* A batch that is rolled back: the table moved on,
+			 * the database did not.  Go on from the database's
+			 * rounds, or from a copy of the table taken before,
+			 * which the store never saw: either way the next
+			 * save must write what differs from the database,
+			 * not from what the rolled-back batch wrote. */
+			hj_table *copy = table_copy(p.t);
+			uint64_t height = p.height;
+			assert_int_equal(hj_store_begin(s, p.err, sizeof p.err),
+			                 0);
+			for (int i = 0; i < 5; i++)
+				play_block(&p);
+			if (!save_each_block)
+				note(&p, hj_store_save_rounds(s, p.t, p.err,
+				                              sizeof p.err));
+			assert_int_equal(p.failed, 0);
+			hj_store_rollback(s);
+			if (b % 14 == 3) {
+				hj_table_free(copy);
+				reload(&p);
+				check_stored_rounds(s, p.t);
+			} else {
+				hj_table_free(p.t);
+				p.t = copy;
+				p.height = height;
+			}
+		}
+		if (b % 11 == 5) {
+			hj_store_close(s);
+			s = open_ok(path);
+			p.s = s;
+			reload(&p);
+		}
+	}
+	/* The play covered what it is meant to. */
+	assert_true(p.bets > 50);
+	assert_true(p.settles > 20);
+	assert_true(p.refunds > 5);
+	assert_true(p.max_open >= 3);
+	hj_store_close(s);
+	hj_table_free(p.t);
+}
+
+static void test_rounds_saved_each_block(void **state)
+{
+	(void)state;
+	rounds_round_trip("rounds-each.db", 1);
+}
+
+static void test_rounds_saved_each_batch(void **state)
+{
+	(void)state;
+	rounds_round_trip("rounds-batch.db", 0);
+}
+
+/* A player whose round settles and who bets again in the same batch: one
+ * save sees the old row leave and the new one arrive for that player. */
+static void test_rounds_same_player_again(void **state)
+{
+	const char *path = db_path("again.db");
+	hj_store *s = open_ok(path);
+	play p;
+	char err[256] = "";
+	hj_action bet;
+	hj_card card = {.rank = 2, .suit = 0};
+
+	(void)state;
+	play_init(&p, s, 1);
+	memset(&bet, 0, sizeof bet);
+	bet.kind = HJ_TX_ACTION;
+	bet.act = HJ_BET;
+	bet.sender.len = 20;
+	bet.sender.b[0] = 9;
+	bet.txid.len = 32;
+	bet.value = 10;
+
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	bet.txid.b[0] = 1;
+	assert_int_equal(
+	    hj_table_apply_block(p.t, p.height++, &card, &bet, 1, sink, &p), 0);
+	assert_int_equal(hj_store_save_rounds(s, p.t, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	check_stored_rounds(s, p.t);
+
+	/* Deal, then stand on timeout until the round settles, then bet
+	 * again, all in one transaction with one save at its end. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	for (int i = 0; i < 40 && hj_table_count(p.t) == 1; i++)
+		assert_int_equal(hj_table_apply_block(p.t, p.height++, &card,
+		                                      NULL, 0, sink, &p),
+		                 0);
+	assert_int_equal(hj_table_count(p.t), 0);
+	bet.txid.b[0] = 2;
+	assert_int_equal(
+	    hj_table_apply_block(p.t, p.height++, &card, &bet, 1, sink, &p), 0);
+	assert_int_equal(hj_table_count(p.t), 1);
+	assert_int_equal(p.failed, 0);
+	assert_int_equal(hj_store_save_rounds(s, p.t, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	check_stored_rounds(s, p.t);
+	assert_int_equal(hj_table_round(p.t, 0)->id.b[0], 2);
+	hj_store_close(s);
+	hj_table_free(p.t);
+}
+
+/* Applies `SET set_sql` to the second stored round in opening order. */
+static void damage_round(const char *path, const char *set_sql)
+{
+	sqlite3 *db = raw_open(path);
+	char sql[512];
+
+	snprintf(sql, sizeof sql,
+	         "UPDATE rounds SET %s WHERE id = (SELECT id FROM rounds "
+	         "ORDER BY bet_height, bet_tx_index LIMIT 1 OFFSET 1)",
+	         set_sql);
+	raw_exec(db, sql);
+	assert_int_equal(sqlite3_changes(db), 1);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static void second_round_hex(const char *path, char hex[65])
+{
+	sqlite3 *db = raw_open(path);
+
+	raw_text(db,
+	         "SELECT lower(hex(id)) FROM rounds ORDER BY bet_height, "
+	         "bet_tx_index LIMIT 1 OFFSET 1",
+	         hex, 65);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static void expect_load_error(const char *path, const char *hex,
+                              const char *reason)
+{
+	hj_store *s = open_ok(path);
+	hj_table *t;
+	hj_rules r = test_rules();
+	char err[512] = "";
+
+	t = hj_table_new(&r);
+	assert_int_equal(hj_store_load_rounds(s, t, err, sizeof err), -EINVAL);
+	if (strstr(err, hex) == NULL || strstr(err, reason) == NULL)
+		fail_msg("expected round %s and \"%s\", got \"%s\"", hex,
+		         reason, err);
+	hj_table_free(t);
+	hj_store_close(s);
+}
+
+static void test_corrupted_round_is_an_error(void **state)
+{
+	const char *path = db_path("corrupt.db");
+	hj_store *s = open_ok(path);
+	play p;
+	char hex[65];
+	char *clean;
+
+	(void)state;
+	play_init(&p, s, 77);
+	while (hj_table_count(p.t) < 3)
+		if (play_batch(&p, 5) != 0)
+			fail_msg("batch: %s", p.err);
+	hj_store_close(s);
+	hj_table_free(p.t);
+	second_round_hex(path, hex);
+	clean = dump_db(path);
+	sqlite3 *db = raw_open(path);
+	raw_exec(db, "CREATE TABLE keep AS SELECT * FROM rounds");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+
+	static const struct {
+		const char *set, *reason;
+	} cases[] = {
+	    {"data = substr(data, 1, 20)", "truncated"},
+	    {"data = CAST(X'02' || substr(data, 2) AS BLOB)",
+	     "unsupported version 2"},
+	    {"data = CAST(data || X'00' AS BLOB)", "trailing"},
+	    {"data = X''", "truncated"},
+	    {"data = 'text'", "not a round encoding"},
+	    {"data = (SELECT data FROM rounds ORDER BY bet_height LIMIT 1)",
+	     "the encoded round has id"},
+	    {"player = X'01'", "player column differs"},
+	    {"bet_tx_index = bet_tx_index + 100", "bet height or index"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		damage_round(path, cases[i].set);
+		expect_load_error(path, hex, cases[i].reason);
+		db = raw_open(path);
+		raw_exec(db, "DELETE FROM rounds; "
+		             "INSERT INTO rounds SELECT * FROM keep");
+		assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	}
+	db = raw_open(path);
+	raw_exec(db, "DROP TABLE keep");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	char *restored = dump_db(path);
+	assert_string_equal(clean, restored);
+	free(clean);
+	free(restored);
+}
+
+static void test_add_tx(void **state)
+{
+	const char *path = db_path("tx.db");
+	hj_store *s = open_ok(path);
+	hj_action a = simple_tx(0x11, 42), b = simple_tx(0x22, 7);
+	hj_id round = {.len = 32};
+	char err[256] = "", hex[65], buf[128];
+	sqlite3 *db;
+
+	(void)state;
+	memset(round.b, 0x11, 32);
+	assert_int_equal(
+	    hj_store_add_tx(s, 5, &a, "deposit", HJ_OK, NULL, err, sizeof err),
+	    -EINVAL);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_store_add_tx(s, 5, &a, "deposit", HJ_OK, NULL, err, sizeof err),
+	    0);
+	/* The same txid again, whatever else differs. */
+	b.txid = a.txid;
+	assert_int_equal(hj_store_add_tx(s, 6, &b, "rejected", HJ_R_PREMATURE,
+	                                 NULL, err, sizeof err),
+	                 -EEXIST);
+	hj_hex_encode(a.txid.b, 32, 0, hex);
+	assert_non_null(strstr(err, hex));
+	assert_non_null(strstr(err, "already recorded"));
+	/* A constraint error leaves the transaction usable. */
+	b = simple_tx(0x22, 7);
+	b.kind = HJ_TX_ACTION;
+	b.act = HJ_HIT;
+	assert_int_equal(hj_store_add_tx(s, 6, &b, "rejected", HJ_R_PREMATURE,
+	                                 &round, err, sizeof err),
+	                 0);
+	/* Unknown outcome, reason out of range, empty txid. */
+	hj_action c = simple_tx(0x33, 1);
+	assert_int_equal(
+	    hj_store_add_tx(s, 6, &c, "lost", HJ_OK, NULL, err, sizeof err),
+	    -EINVAL);
+	assert_int_equal(hj_store_add_tx(s, 6, &c, "rejected", HJ_R_COUNT, NULL,
+	                                 err, sizeof err),
+	                 -EINVAL);
+	c.txid.len = 0;
+	assert_int_equal(
+	    hj_store_add_tx(s, 6, &c, "deposit", HJ_OK, NULL, err, sizeof err),
+	    -EINVAL);
+	/* A second transaction at the same place in the same block. */
+	c = simple_tx(0x44, 1);
+	c.tx_index = b.tx_index;
+	assert_int_equal(
+	    hj_store_add_tx(s, 6, &c, "deposit", HJ_OK, NULL, err, sizeof err),
+	    -EINVAL);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	hj_store_close(s);
+
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txs"), 2);
+	assert_string_equal(
+	    raw_text(db,
+	             "SELECT height || ' ' || tx_index || ' ' || value || ' ' "
+	             "|| outcome || ' ' || ifnull(action, '-') || ' ' || "
+	             "ifnull(reason, '-') || ' ' || iif(round IS NULL, '-', "
+	             "hex(round)) "
+	             "FROM txs ORDER BY height",
+	             buf, sizeof buf),
+	    "5 17 42 deposit - - -");
+	assert_string_equal(
+	    raw_text(db,
+	             "SELECT height || ' ' || tx_index || ' ' || value || ' ' "
+	             "|| outcome || ' ' || ifnull(action, '-') || ' ' || "
+	             "ifnull(reason, '-') || ' ' || lower(hex(sender)) "
+	             "FROM txs WHERE height = 6",
+	             buf, sizeof buf),
+	    "6 34 7 rejected Hit premature "
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static hj_payout refund_of(const hj_action *a, const char *id, hj_amount v)
+{
+	hj_payout p = {.id = id,
+	               .kind = "refund",
+	               .round = NULL,
+	               .hand = -1,
+	               .txid = &a->txid,
+	               .recipient = &a->sender,
+	               .amount = v,
+	               .height = 5};
+	return p;
+}
+
+static void test_add_payout(void **state)
+{
+	const char *path = db_path("payout.db");
+	hj_store *s = open_ok(path);
+	hj_action a = simple_tx(0x11, 42), b = simple_tx(0x12, 42);
+	hj_payout p = refund_of(&a, "refund:11", 42);
+	uint64_t n;
+	hj_amount sum;
+	char err[256] = "", buf[256];
+
+	(void)state;
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_add_tx(s, 5, &a, "rejected", HJ_R_WRONG_VALUE,
+	                                 NULL, err, sizeof err),
+	                 0);
+	assert_int_equal(
+	    hj_store_add_tx(s, 5, &b, "accepted", HJ_OK, NULL, err, sizeof err),
+	    0);
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	/* Same id: the same debt can never be recorded twice. */
+	p.amount = 1;
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), -EEXIST);
+	assert_non_null(strstr(err, "\"refund:11\" already recorded"));
+
+	/* A return: round and hand; insurance: round, no hand. */
+	hj_payout r = {.id = "return:12:1",
+	               .kind = "return",
+	               .round = &b.txid,
+	               .hand = 1,
+	               .recipient = &b.sender,
+	               .amount = 20,
+	               .height = 9};
+	assert_int_equal(hj_store_add_payout(s, &r, err, sizeof err), 0);
+	hj_payout ins = r;
+	ins.id = "insurance:12";
+	ins.kind = "insurance";
+	ins.hand = -1;
+	ins.amount = 15;
+	assert_int_equal(hj_store_add_payout(s, &ins, err, sizeof err), 0);
+
+	/* Shapes that are refused before SQL. */
+	hj_payout bad = r;
+	bad.id = "return:12:2";
+	bad.kind = "bonus";
+	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
+	                 -EINVAL);
+	bad = r;
+	bad.id = "refund:12:2"; /* id of another kind */
+	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
+	                 -EINVAL);
+	bad = r;
+	bad.id = "return:12:3";
+	bad.hand = -1;
+	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
+	                 -EINVAL);
+	bad = r;
+	bad.id = "return:12:4";
+	bad.amount = 0;
+	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "nothing is owed"));
+	bad = r;
+	bad.id = "return:AB:1";
+	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
+	                 -EINVAL);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
+	assert_int_equal(n, 3);
+	assert_true(sum == 42 + 20 + 15);
+	hj_store_close(s);
+
+	sqlite3 *db = raw_open(path);
+	assert_string_equal(
+	    raw_text(
+	        db,
+	        "SELECT group_concat(id || ' ' || kind || ' ' || "
+	        "ifnull(hand, '-') || ' ' || amount || ' ' || state || ' ' "
+	        "|| created_height || ' ' || ifnull(submitted_txid, '-') "
+	        "|| ifnull(nonce, '-') || ifnull(confirmed_height, '-'), "
+	        "'; ') FROM (SELECT * FROM payouts ORDER BY id)",
+	        buf, sizeof buf),
+	    "insurance:12 insurance - 15 owed 9 ---; "
+	    "refund:11 refund - 42 owed 5 ---; "
+	    "return:12:1 return 1 20 owed 9 ---");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static void test_payout_needs_recorded_tx(void **state)
+{
+	const char *path = db_path("fk.db");
+	hj_store *s = open_ok(path);
+	hj_action a = simple_tx(0x11, 42);
+	hj_payout p = refund_of(&a, "refund:11", 42);
+	uint64_t n = 99;
+	hj_amount sum = 99;
+	char err[256] = "";
+
+	(void)state;
+	/* The refund names a transaction nobody recorded: the commit is
+	 * refused and the whole transaction is gone. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "not recorded"));
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
+	assert_int_equal(n, 0);
+	assert_true(sum == 0);
+	/* Recorded in the same transaction, in either order: fine. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	assert_int_equal(hj_store_add_tx(s, 5, &a, "rejected", HJ_R_WRONG_VALUE,
+	                                 NULL, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
+	assert_int_equal(n, 1);
+	hj_store_close(s);
+}
+
+static void test_amounts_full_range(void **state)
+{
+	const char *path = db_path("amount.db");
+	hj_store *s = open_ok(path);
+	hj_action a = simple_tx(0x11, HJ_AMOUNT_MAX);
+	hj_action b = simple_tx(0x12, (hj_amount)1 << 64);
+	hj_payout p = refund_of(&a, "refund:11", HJ_AMOUNT_MAX);
+	hj_payout q = refund_of(&b, "refund:12", 1);
+	uint64_t n;
+	hj_amount sum;
+	char err[256] = "", buf[128];
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_add_tx(s, 5, &a, "rejected", HJ_R_BET_LIMITS,
+	                                 NULL, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_store_add_tx(s, 5, &b, "rejected", HJ_R_BET_LIMITS,
+	                                 NULL, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
+	assert_int_equal(n, 1);
+	assert_true(sum == HJ_AMOUNT_MAX);
+
+	db = raw_open(path);
+	assert_string_equal(raw_text(db,
+	                             "SELECT value FROM txs WHERE tx_index "
+	                             "= 17",
+	                             buf, sizeof buf),
+	                    MAX_DEC);
+	assert_string_equal(raw_text(db,
+	                             "SELECT value FROM txs WHERE tx_index "
+	                             "= 18",
+	                             buf, sizeof buf),
+	                    "18446744073709551616");
+	assert_string_equal(
+	    raw_text(db, "SELECT amount FROM payouts", buf, sizeof buf),
+	    MAX_DEC);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+
+	/* A sum above 2^128-1 is an error, not a wrapped number. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_add_payout(s, &q, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), -ERANGE);
+	hj_store_close(s);
+
+	/* The schema refuses non-canonical amounts... */
+	db = raw_open(path);
+	assert_int_not_equal(sqlite3_exec(db,
+	                                  "UPDATE payouts SET amount = '007' "
+	                                  "WHERE id = 'refund:12'",
+	                                  NULL, NULL, NULL),
+	                     SQLITE_OK);
+	/* ...and one slipped past it is named when read. */
+	raw_exec(db, "PRAGMA ignore_check_constraints = 1; UPDATE payouts SET "
+	             "amount = '1e3' WHERE id = 'refund:12'");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	s = open_ok(path);
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "\"refund:12\""));
+	hj_store_close(s);
+}
+
+static void test_owed_counts_only_owed(void **state)
+{
+	const char *path = db_path("owed.db");
+	hj_store *s = open_ok(path);
+	hj_action tx[5];
+	char id[32], err[256] = "";
+	uint64_t n;
+	hj_amount sum, want = 0;
+
+	(void)state;
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
+	assert_int_equal(n, 0);
+	assert_true(sum == 0);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	for (int i = 0; i < 5; i++) {
+		hj_amount v = ((hj_amount)1 << (100 + i)) + (hj_amount)i;
+		tx[i] = simple_tx((uint8_t)(0x20 + i), v);
+		snprintf(id, sizeof id, "refund:%02x", 0x20 + i);
+		hj_payout p = refund_of(&tx[i], id, v);
+		assert_int_equal(hj_store_add_tx(s, 5, &tx[i], "rejected",
+		                                 HJ_R_NO_ROUND, NULL, err,
+		                                 sizeof err),
+		                 0);
+		assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err),
+		                 0);
+		if (i != 2)
+			want += v;
+	}
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	hj_store_close(s);
+
+	sqlite3 *db = raw_open(path);
+	raw_exec(db, "UPDATE payouts SET state = 'submitted' WHERE id = "
+	             "'refund:22'");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	s = open_ok(path);
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
+	assert_int_equal(n, 4);
+	assert_true(sum == want);
+	hj_store_close(s);
+}
+
+static void test_rollback_discards_everything(void **state)
+{
+	const char *path = db_path("rollback.db");
+	hj_store *s = open_ok(path);
+	play p;
+	hj_cursor c;
+	uint64_t n;
+	hj_amount sum;
+	char err[256] = "";
+	char *before, *after;
+
+	(void)state;
+	play_init(&p, s, 4242);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	for (int i = 0; i < 60; i++)
+		play_block(&p);
+	assert_int_equal(p.failed, 0);
+	assert_true(p.bets > 0 && p.refunds > 0 && p.settles > 0);
+	hj_store_rollback(s);
+	hj_store_rollback(s); /* harmless when none is open */
+	assert_int_equal(hj_store_get_cursor(s, &c, err, sizeof err), -ENOENT);
+	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
+	assert_int_equal(n, 0);
+	hj_table *t = hj_table_new(hj_table_rules(p.t));
+	assert_int_equal(hj_store_load_rounds(s, t, err, sizeof err), 0);
+	assert_int_equal(hj_table_count(t), 0);
+	hj_table_free(t);
+	hj_store_close(s);
+
+	/* Closing with a transaction open rolls it back too. */
+	before = dump_db(path);
+	s = open_ok(path);
+	p.s = s;
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	play_block(&p);
+	assert_int_equal(p.failed, 0);
+	hj_store_close(s);
+	after = dump_db(path);
+	assert_string_equal(before, after);
+	assert_non_null(strstr(after, "SELECT * FROM txs ORDER BY height, "
+	                              "tx_index\nSELECT"));
+	free(before);
+	free(after);
+	hj_table_free(p.t);
+}
+
+/* Child side of the crash tests: plays `committed` batches of 10 blocks,
+ * then a batch it never commits; tells the parent through fd when that
+ * batch is written, then either _exit()s or waits to be killed.  Exit
+ * status 0 only if every write succeeded. */
+static void crash_child(const char *path, uint64_t seed, int committed, int fd,
+                        int wait_for_kill)
+{
+	hj_store *s = NULL;
+	play p;
+	char err[256];
+
+	if (hj_store_open(path, &s, err, sizeof err) ||
+	    hj_store_check_meta(s, &META, err, sizeof err))
+		_exit(2);
+	play_init(&p, s, seed);
+	for (int b = 0; b < committed; b++)
+		if (play_batch(&p, 10))
+			_exit(3);
+	if (hj_store_begin(s, err, sizeof err))
+		_exit(4);
+	for (int i = 0; i < 40; i++)
+		play_block(&p);
+	if (p.failed || hj_store_save_rounds(s, p.t, err, sizeof err))
+		_exit(5);
+	if (write(fd, "w", 1) != 1)
+		_exit(6);
+	if (wait_for_kill)
+		for (;;)
+			pause();
+	_exit(0); /* no commit, no close: like a crash */
+}
+
+/* The database an uninterrupted run leaves after `committed` batches. */
+static char *reference(const char *path, uint64_t seed, int committed)
+{
+	hj_store *s = open_ok(path);
+	play p;
+
+	play_init(&p, s, seed);
+	for (int b = 0; b < committed; b++)
+		if (play_batch(&p, 10))
+			fail_msg("batch: %s", p.err);
+	hj_store_close(s);
+	hj_table_free(p.t);
+	return dump_db(path);
+}
+
+static void crash_and_compare(const char *name, int committed,
+                              int wait_for_kill)
+{
+	char ref_name[64];
+	const char *path = db_path(name);
+	uint64_t seed = 0xc0ffee + (uint64_t)committed;
+	int fds[2], status;
+	char byte;
+	pid_t pid;
+	char *want, *got;
+
+	snprintf(ref_name, sizeof ref_name, "ref-%s", name);
+	want = reference(db_path(ref_name), seed, committed);
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		crash_child(path, seed, committed, fds[1], wait_for_kill);
+	}
+	close(fds[1]);
+	/* The child says when its uncommitted batch is written; a child that
+	 * failed closes the pipe without a byte. */
+	assert_int_equal(read(fds[0], &byte, 1), 1);
+	if (wait_for_kill)
+		assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fds[0]);
+	if (wait_for_kill) {
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), SIGKILL);
+	} else {
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+
+	/* The uncommitted batch left no trace: the state is exactly that of
+	 * the run that stopped after its committed batches. */
+	hj_store *s = open_ok(path);
+	hj_cursor c;
+	char err[256];
+	int rc = hj_store_get_cursor(s, &c, err, sizeof err);
+	if (committed == 0) {
+		assert_int_equal(rc, -ENOENT);
+	} else {
+		assert_int_equal(rc, 0);
+		assert_int_equal(c.height, 1000 + 10 * (uint64_t)committed - 1);
+	}
+	hj_store_close(s);
+	got = dump_db(path);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+}
+
+static void test_crash_exit_without_commit(void **state)
+{
+	(void)state;
+	crash_and_compare("crash-exit.db", 0, 0);
+}
+
+static void test_crash_killed_mid_batch(void **state)
+{
+	(void)state;
+	crash_and_compare("crash-kill.db", 3, 1);
+}
+
+static void test_not_a_database(void **state)
+{
+	const char *path = db_path("text.db");
+	char text[4096], back[4096], err[256] = "";
+	hj_store *s = (hj_store *)&s;
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof text; i++)
+		text[i] = "this is a card log, not a database\n"[i % 35];
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, sizeof text, f), sizeof text);
+	assert_int_equal(fclose(f), 0);
+
+	assert_int_equal(hj_store_open(path, &s, err, sizeof err), -EINVAL);
+	assert_null(s);
+	assert_non_null(strstr(err, "not an SQLite database"));
+	assert_non_null(strstr(err, path));
+	/* Untouched. */
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(back, 1, sizeof back, f), sizeof back);
+	assert_int_equal(fgetc(f), EOF);
+	fclose(f);
+	assert_memory_equal(text, back, sizeof text);
+
+	/* A directory cannot be opened. */
+	assert_int_equal(hj_store_open(tmpdir, &s, err, sizeof err), -EIO);
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+static void test_foreign_or_newer_database(void **state)
+{
+	const char *other = db_path("other.db"), *newer = db_path("newer.db");
+	hj_store *s = NULL;
+	char err[256] = "";
+	sqlite3 *db;
+
+	(void)state;
+	db = raw_open(other);
+	raw_exec(db, "CREATE TABLE notes (t TEXT)");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	assert_int_equal(hj_store_open(other, &s, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "not hashjackd's"));
+	assert_null(s);
+
+	/* Ours, written by a later version. */
+	hj_store_close(open_ok(newer));
+	db = raw_open(newer);
+	raw_exec(db, "PRAGMA user_version = 2");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	assert_int_equal(hj_store_open(newer, &s, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "schema version 2"));
+	assert_non_null(strstr(err, "newer"));
+	assert_null(s);
+}
+
+/* A reader (the operator's sqlite3 shell) does not block the writer, and
+ * sees only committed batches. */
+static void test_reader_sees_committed_only(void **state)
+{
+	const char *path = db_path("reader.db");
+	hj_store *s = open_ok(path);
+	hj_action a = simple_tx(0x11, 1), b = simple_tx(0x12, 2);
+	char err[256] = "";
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_store_add_tx(s, 1, &a, "deposit", HJ_OK, NULL, err, sizeof err),
+	    0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txs"), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txs"), 1);
+	/* A read transaction held open does not stop the next commit. */
+	raw_exec(db, "BEGIN");
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txs"), 1);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_store_add_tx(s, 2, &b, "deposit", HJ_OK, NULL, err, sizeof err),
+	    0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txs"), 1);
+	raw_exec(db, "COMMIT");
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txs"), 2);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	hj_store_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_open_creates_wal_database),
+	    cmocka_unit_test(test_reopen_keeps_everything),
+	    cmocka_unit_test(test_meta),
+	    cmocka_unit_test(test_cursor),
+	    cmocka_unit_test(test_rounds_saved_each_block),
+	    cmocka_unit_test(test_rounds_saved_each_batch),
+	    cmocka_unit_test(test_rounds_same_player_again),
+	    cmocka_unit_test(test_corrupted_round_is_an_error),
+	    cmocka_unit_test(test_add_tx),
+	    cmocka_unit_test(test_add_payout),
+	    cmocka_unit_test(test_payout_needs_recorded_tx),
+	    cmocka_unit_test(test_amounts_full_range),
+	    cmocka_unit_test(test_owed_counts_only_owed),
+	    cmocka_unit_test(test_rollback_discards_everything),
+	    cmocka_unit_test(test_crash_exit_without_commit),
+	    cmocka_unit_test(test_crash_killed_mid_batch),
+	    cmocka_unit_test(test_not_a_database),
+	    cmocka_unit_test(test_foreign_or_newer_database),
+	    cmocka_unit_test(test_reader_sees_committed_only),
+	};
+
+	return cmocka_run_group_tests(tests, setup_dir, remove_dir);
+}

@@ -1,0 +1,57 @@
+/*
+ * A chain backend: what the daemon needs from a node, whatever the family.
+ * Asynchronous on the daemon's loop; each call's callback runs exactly once
+ * (unless the backend is freed first).  The backend validates everything the
+ * node says and hands the daemon plain values: a block's hashes and its
+ * transactions to the dealer, normalised into hj_action.
+ *
+ * A non-NULL `error` in a callback means the node answered something
+ * unusable (a malformed or missing block, a receipt not yet available): the
+ * caller logs it and asks again later.  Transport failures never surface
+ * here; the RPC client retries them.
+ */
+#ifndef HJ_BACKEND_H
+#define HJ_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "action.h"
+#include "payload.h"
+
+typedef struct hj_chain_block {
+	uint64_t height;
+	uint8_t hash[32]; /* as the node displays it */
+	uint8_t parent[32];
+	hj_action *txs; /* to the dealer, normalised, in block order */
+	size_t ntx;
+} hj_chain_block;
+
+typedef void (*hj_ident_cb)(void *arg, const char *identity, const char *error);
+typedef void (*hj_tip_cb)(void *arg, uint64_t height, const char *error);
+/* blocks[0..n) in height order; borrowed for the callback only. */
+typedef void (*hj_blocks_cb)(void *arg, hj_chain_block *blocks, size_t n,
+                             const char *error);
+
+typedef struct hj_backend hj_backend;
+
+struct hj_backend_ops {
+	const char *chain; /* the card log's "chain" */
+	hj_family family;
+	/* A string naming the chain ("evm:1"), stored at first start. */
+	int (*identity)(hj_backend *b, hj_ident_cb cb, void *arg);
+	int (*tip)(hj_backend *b, hj_tip_cb cb, void *arg);
+	/* Blocks from .. from + n - 1. */
+	int (*blocks)(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
+	              void *arg);
+	/* Frees the backend and its requests in progress.  Call it only
+	 * after the RPC client was closed (hj_rpc_close), so that no
+	 * request can call back. */
+	void (*free)(hj_backend *b);
+};
+
+struct hj_backend {
+	const struct hj_backend_ops *ops;
+};
+
+#endif

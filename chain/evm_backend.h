@@ -1,0 +1,17 @@
+/* The EVM backend over Ethereum-style JSON-RPC. */
+#ifndef HJ_EVM_BACKEND_H
+#define HJ_EVM_BACKEND_H
+
+#include "backend.h"
+#include "rpc.h"
+
+/*
+ * eth_chainId, eth_blockNumber, eth_getBlockByNumber(h, true) in batches,
+ * and eth_getTransactionReceipt for every transaction to the dealer (its
+ * status decides whether anything moved; batched, one request per batch
+ * of blocks that has any).
+ * rpc is borrowed and must outlive the backend.  NULL on ENOMEM.
+ */
+hj_backend *hj_evm_backend_new(hj_rpc *rpc, const uint8_t dealer[20]);
+
+#endif

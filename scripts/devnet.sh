@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The main job: a local chain with a dealer and bot players.
+#
+# Installs what is missing (scripts/deps.sh), builds hashjack and hashjackd
+# (Release, build/release), starts anvil on 127.0.0.1 mining a block a
+# second, starts hashjackd on it as the dealer (anvil's dev account 9), starts
+# scripts/bot.py playing basic strategy with dev accounts 1 to 4, and shows
+# the dealer's card log as it grows, one line per block (height, card, what
+# happened; docs/LOG.md has the full format).  Ctrl-C (or SIGTERM) stops
+# everything it started.
+#
+#   scripts/devnet.sh [--duration SECONDS] [--keep]
+#
+#   --duration S  stop by itself after S seconds
+#   --keep        keep the state directory (config, card log, database, logs)
+#
+# Environment: HJ_DEVNET_PORT (anvil's port, default: a free one),
+# HJ_HASHJACKD (a hashjackd to run instead of building one).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+duration=0
+keep=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--duration) duration=${2:?--duration needs seconds}; shift 2 ;;
+	--duration=*) duration=${1#*=}; shift ;;
+	--keep) keep=1; shift ;;
+	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "devnet: unknown argument: $1 (see --help)" >&2; exit 64 ;;
+	esac
+done
+case "$duration" in '' | *[!0-9]*) echo "devnet: --duration takes whole seconds" >&2; exit 64 ;; esac
+
+say() { echo "devnet: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+"$root/scripts/deps.sh"
+
+build="$root/build/release"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+targets=(hashjack)
+[ -n "${HJ_HASHJACKD:-}" ] || targets+=(hashjackd)
+if ! cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"; then
+	die "building ${targets[*]} failed (see above)"
+fi
+hashjackd=${HJ_HASHJACKD:-$build/hashjackd}
+[ -x "$hashjackd" ] || die "no hashjackd at $hashjackd"
+anvil="$root/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+[ -x "$anvil" ] || die "no anvil at $anvil (scripts/deps.sh runs npm ci)"
+
+state=$(mktemp -d "${TMPDIR:-/tmp}/hashjack-devnet.XXXXXX")
+anvil_pid='' daemon_pid='' bot_pid='' pretty_pid=''
+
+# stop PID NAME: SIGTERM, up to 5 s, then SIGKILL; sets $stopped_rc.
+stop() {
+	local pid=$1 name=$2 i
+	stopped_rc=0
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		say "$name did not stop within 5 s: killing it"
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || stopped_rc=$?
+}
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	trap '' INT TERM # a second Ctrl-C must not cut the cleanup short
+	stop "$pretty_pid" "the log viewer"
+	stop "$bot_pid" bot
+	stop "$daemon_pid" hashjackd
+	[ -z "$daemon_pid" ] || [ "$stopped_rc" -eq 0 ] || say "hashjackd exited with status $stopped_rc"
+	stop "$anvil_pid" anvil
+	if [ -s "$state/state/cards.jsonl" ]; then
+		python3 - "$state/state/cards.jsonl" <<-'EOF' >&2 || true
+			import json, sys
+			n = settled = 0
+			for l in open(sys.argv[1], "rb"):
+			    if l.endswith(b"\n"):
+			        n += 1
+			        settled += sum(e["type"] == "settle" for e in json.loads(l)["events"])
+			print("devnet: %d blocks logged, %d rounds settled" % (n, settled))
+		EOF
+	fi
+	if [ "$keep" -eq 1 ] || [ "$rc" -ne 0 ]; then
+		say "state kept in $state"
+	else
+		rm -rf "$state"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'say stopping; exit 0' INT TERM
+
+# anvil: 127.0.0.1 only, a block a second, its accounts and keys written to
+# anvil.json.
+"$anvil" --host 127.0.0.1 --port "${HJ_DEVNET_PORT:-0}" --block-time 1 --accounts 10 \
+	--config-out "$state/anvil.json" >"$state/anvil.log" 2>&1 &
+anvil_pid=$!
+port=''
+for ((i = 0; i < 300; i++)); do
+	kill -0 "$anvil_pid" 2>/dev/null || { tail -n 20 "$state/anvil.log" >&2; die "anvil did not start"; }
+	port=$(sed -n 's/^Listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$state/anvil.log" | head -n 1)
+	[ -n "$port" ] && [ -s "$state/anvil.json" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || die "anvil did not listen within 30 s (see $state/anvil.log)"
+rpc="http://127.0.0.1:$port"
+dealer=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["available_accounts"][9].lower())' \
+	"$state/anvil.json")
+
+min_bet=1000000000000000   # 0.001 ETH
+max_bet=100000000000000000 # 0.1 ETH
+mkdir -p "$state/state"
+cat >"$state/hashjackd.conf" <<EOF
+# written by scripts/devnet.sh
+[chain]
+family = evm
+rpc_url = $rpc
+confirmations = 2
+poll_interval_ms = 250
+
+[dealer]
+address = $dealer
+
+[rules]
+preset = bethash
+min_bet = $min_bet
+max_bet = $max_bet
+timeout_blocks = 30
+
+[state]
+directory = $state/state
+card_log = $state/state/cards.jsonl
+EOF
+
+"$hashjackd" -c "$state/hashjackd.conf" 2>"$state/hashjackd.log" &
+daemon_pid=$!
+
+python3 "$root/scripts/bot.py" --rpc-url "$rpc" --dealer "$dealer" \
+	--card-log "$state/state/cards.jsonl" --min-bet "$min_bet" --max-bet "$max_bet" \
+	--anvil-config "$state/anvil.json" --players 1,2,3,4 &
+bot_pid=$!
+
+python3 "$root/scripts/cardlog_pretty.py" --follow "$state/state/cards.jsonl" &
+pretty_pid=$!
+
+cat >&2 <<EOF
+devnet: anvil $rpc (a block a second), chain state in $state
+devnet: hashjackd dealer $dealer, 2 confirmations, bets $min_bet..$max_bet wei (diagnostics: $state/hashjackd.log)
+devnet: bot players: dev accounts 1 to 4; the card log follows (height, card, events). Ctrl-C stops.
+EOF
+
+start=$SECONDS
+while :; do
+	for p in "anvil:$anvil_pid:$state/anvil.log" "hashjackd:$daemon_pid:$state/hashjackd.log" \
+		"bot:$bot_pid:" "log viewer:$pretty_pid:"; do
+		name=${p%%:*} rest=${p#*:}
+		pid=${rest%%:*} log=${rest#*:}
+		if ! kill -0 "$pid" 2>/dev/null; then
+			rc=0
+			wait "$pid" 2>/dev/null || rc=$?
+			case "$name" in
+			anvil) anvil_pid='' ;; hashjackd) daemon_pid='' ;; bot) bot_pid='' ;; *) pretty_pid='' ;;
+			esac
+			say "$name exited unexpectedly (status $rc)"
+			[ -z "$log" ] || { say "last lines of $log:"; tail -n 20 "$log" >&2; }
+			exit 1
+		fi
+	done
+	if [ "$duration" -gt 0 ] && [ $((SECONDS - start)) -ge "$duration" ]; then
+		say "$duration s elapsed, stopping"
+		exit 0
+	fi
+	sleep 1 &
+	wait $! || true
+done

@@ -1,0 +1,878 @@
+"""End-to-end harness for hashjack against a real EVM node (anvil).
+
+Python 3, standard library only.  What it gives a test:
+
+- Anvil: starts anvil (from node_modules, see package.json) on 127.0.0.1 with
+  blocks mined on demand; stop / kill / pause (SIGSTOP) / resume (SIGCONT);
+  restart keeping the chain (``--state FILE``: anvil dumps its chain on
+  SIGTERM and loads it on start; block hashes, transactions and receipts
+  survive); the dev accounts and keys as anvil prints them (``--config-out``);
+  JSON-RPC calls; transactions sent with ``cast send --async``; a transaction
+  that is included but fails (``reverting()``); mining a block holding
+  exactly the expected pending transactions; grinding a block for a wanted
+  card; exporting blocks as a ``hashjack replay`` document.
+- card_of(): protocol v1 section 1 in Python (the same object as the log's
+  ``card``).
+- replay(): runs ``hashjack replay`` and returns the parsed log lines.
+- read_cardlog(), wait_until(): reading a card log; polling with a deadline.
+- Hashjackd: runs the daemon with a generated config in a temporary directory.
+
+Things about anvil 1.7.1 this relies on (tests/e2e/test_harness.py checks
+each of them):
+
+- ``evm_revert`` does NOT give the transactions of the reverted blocks back to
+  the mempool: they are gone.  grind() therefore keeps the signed bytes of
+  every transaction of the block (``eth_getRawTransactionByHash``) and sends
+  them again after each revert; the hashes stay the same.
+- Mining the same transactions with the same timestamp after a revert gives a
+  different block hash anyway (the base fee is not reverted), but grind()
+  varies the timestamp too.
+- ``cast send`` takes the nonce from the latest block, so two pending
+  transactions of one account collide; send() passes ``--nonce`` from
+  ``eth_getTransactionCount(addr, "pending")``.
+- ``anvil_reorg(depth, [[tx, i], ...])`` replaces the last ``depth`` blocks by
+  as many new ones (the tip height stays); the transactions of the replaced
+  blocks are dropped (not back in the mempool); the listed transactions (raw
+  signed hex, or a request object that anvil signs) go into the new block
+  ``tip - depth + 1 + i``.
+- A void block cannot be ground: the chance that a hash has no rank digit is
+  (3/16)^63.  Void blocks are tested with replay documents instead.
+"""
+
+import atexit
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Action payloads (protocol v1 section 6, EVM).
+BET = "0x484a0101"
+HIT = "0x484a0102"
+STAND = "0x484a0103"
+DOUBLE = "0x484a0104"
+SPLIT = "0x484a0105"
+SURRENDER = "0x484a0106"
+PEEK = "0x484a010700"
+PEEK_INSURED = "0x484a010701"
+PAYLOADS = {"Bet": BET, "Hit": HIT, "Stand": STAND, "Double": DOUBLE,
+            "Split": SPLIT, "Surrender": SURRENDER, "Peek": PEEK,
+            "PeekInsured": PEEK_INSURED}
+
+# Runtime code that reverts every call: PUSH1 0 PUSH1 0 REVERT.
+REVERT_CODE = "0x60006000fd"
+
+ETHER = 10 ** 18
+
+
+class HarnessError(Exception):
+    pass
+
+
+class RpcError(HarnessError):
+    def __init__(self, method, error):
+        super().__init__("%s: %s" % (method, error))
+        self.method = method
+        self.error = error
+
+
+# --------------------------------------------------------------------------
+# Tools, processes, cleanup
+
+def find_tool(name):
+    """anvil or cast: $HJ_ANVIL / $HJ_CAST, else node_modules, else PATH."""
+    env = os.environ.get("HJ_" + name.upper())
+    if env:
+        return env
+    p = os.path.join(ROOT, "node_modules", "@foundry-rs",
+                     name + "-linux-amd64", "bin", name)
+    if os.access(p, os.X_OK):
+        return p
+    w = shutil.which(name)
+    if w:
+        return w
+    raise HarnessError("%s not found: run scripts/deps.sh (it runs npm ci in %s)"
+                       % (name, ROOT))
+
+
+_children = []          # Popen objects to kill at exit
+_cleanup_installed = False
+
+
+def _track(proc):
+    _children.append(proc)
+    return proc
+
+
+def _untrack(proc):
+    if proc in _children:
+        _children.remove(proc)
+
+
+def kill_children():
+    """Kills every process this module started that is still running."""
+    for p in list(_children):
+        try:
+            if p.poll() is None:
+                try:
+                    os.kill(p.pid, signal.SIGCONT)  # a paused one too
+                except OSError:
+                    pass
+                p.kill()
+                p.wait(timeout=10)
+        except Exception:
+            pass
+        _untrack(p)
+
+
+def install_cleanup(overall_timeout=None):
+    """atexit + SIGINT/SIGTERM/SIGHUP handlers that kill every started
+    process; with overall_timeout, SIGALRM ends the whole run after that
+    many seconds (exit status 124)."""
+    global _cleanup_installed
+    if not _cleanup_installed:
+        atexit.register(kill_children)
+
+        def on_signal(signum, _frame):
+            kill_children()
+            sys.stderr.write("hj: stopped by signal %d\n" % signum)
+            os._exit(128 + signum)
+
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, on_signal)
+        _cleanup_installed = True
+    if overall_timeout:
+        def on_alarm(_signum, _frame):
+            kill_children()
+            sys.stderr.write("hj: overall deadline of %ss exceeded\n" % overall_timeout)
+            sys.stderr.flush()
+            os._exit(124)
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.alarm(int(overall_timeout))
+
+
+def wait_until(pred, timeout, what="condition", interval=0.02):
+    """Polls pred() until it returns a true value (returned) or the deadline
+    passes (TimeoutError naming `what`)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() >= deadline:
+            raise TimeoutError("timed out after %.1fs waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def _tail(path, n=30):
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode("utf-8", "replace").splitlines()
+        return "\n".join(lines[-n:])
+    except OSError:
+        return "(no %s)" % path
+
+
+def _stop_process(proc, sig, timeout):
+    """Sends sig, waits up to timeout, then SIGKILL.  Returns the exit code."""
+    if proc.poll() is None:
+        try:
+            os.kill(proc.pid, signal.SIGCONT)
+            os.kill(proc.pid, sig)
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+    _untrack(proc)
+    return proc.returncode
+
+
+# --------------------------------------------------------------------------
+# Cards (protocol v1 section 1)
+
+_QUALIFIED = "123456789abcd"
+_RANKS = {"1": "A", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7",
+          "8": "8", "9": "9", "a": "10", "b": "J", "c": "Q", "d": "K"}
+SUITS = ("Clubs", "Diamonds", "Hearts", "Spades")
+
+
+def card_of(block_hash):
+    """The card of a block hash as the log's "card" object (same keys, same
+    order), or None for a void block."""
+    d = block_hash[2:] if block_hash.startswith("0x") else block_hash
+    d = d.lower()
+    if len(d) != 64 or any(c not in "0123456789abcdef" for c in d):
+        raise ValueError("not a 32-byte hash: %r" % block_hash)
+    for i in range(63, 0, -1):
+        if d[i] in _QUALIFIED:
+            rank = _RANKS[d[i]]
+            suit = SUITS[int(d[i - 1], 16) % 4]
+            value = 1 if rank == "A" else 10 if rank in ("10", "J", "Q", "K") else int(rank)
+            return {"rank": rank, "suit": suit, "value": value,
+                    "code": rank + suit[0], "pos": i, "rankDigit": d[i],
+                    "colorDigit": d[i - 1]}
+    return None
+
+
+def card_matcher(want):
+    """A predicate over card_of() results.  want is:
+    "void"; "any" (any non-void card); a rank "A" "2".."10" "J" "Q" "K";
+    a code "9H", "10S" (rank and suit); "T" (any 10-valued card); an int
+    value 1..10 (1 = Ace, 10 = any 10-valued); a list of those (any of);
+    or a callable taking the card (None when void)."""
+    if callable(want):
+        return want
+    if isinstance(want, (list, tuple, set)):
+        ms = [card_matcher(w) for w in want]
+        return lambda c: any(m(c) for m in ms)
+    if want == "void":
+        return lambda c: c is None
+    if want == "any":
+        return lambda c: c is not None
+    if isinstance(want, int):
+        return lambda c: c is not None and c["value"] == want
+    if want == "T":
+        return lambda c: c is not None and c["value"] == 10
+    if want in _RANKS.values():
+        return lambda c: c is not None and c["rank"] == want
+    m = re.fullmatch(r"(A|[2-9]|10|J|Q|K)([CDHS])", want or "")
+    if m:
+        return lambda c: c is not None and c["code"] == want
+    raise ValueError("bad card wish %r" % (want,))
+
+
+# --------------------------------------------------------------------------
+# anvil
+
+def _hex(n):
+    return hex(n)
+
+
+def _int(h):
+    return int(h, 16)
+
+
+class Account:
+    def __init__(self, index, address, key):
+        self.index = index
+        self.address = address.lower()
+        self.key = key
+
+    def __repr__(self):
+        return "Account(%d, %s)" % (self.index, self.address)
+
+
+class Anvil:
+    """One anvil process.  workdir holds its log, its config-out file and
+    (when keep_state) the state file that survives restarts."""
+
+    def __init__(self, workdir=None, mining=False, block_time=None, accounts=10,
+                 keep_state=True, port=0, extra_args=(), timeout=30):
+        self.workdir = workdir or tempfile.mkdtemp(prefix="hj-anvil-")
+        os.makedirs(self.workdir, exist_ok=True)
+        self.binary = find_tool("anvil")
+        self.cast = find_tool("cast")
+        self.mining = mining
+        self.block_time = block_time
+        self.n_accounts = accounts
+        self.state_file = os.path.join(self.workdir, "state.json") if keep_state else None
+        self.port = port
+        self.extra_args = list(extra_args)
+        self.timeout = timeout
+        self.proc = None
+        self.accounts = []
+        self.chain_id = None
+        self.log_path = os.path.join(self.workdir, "anvil.log")
+        self.raw = {}        # tx hash -> signed raw transaction (hex)
+        self._id = 0
+        self.starts = 0
+
+    # -- process -----------------------------------------------------------
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def start(self):
+        if self.proc is not None and self.proc.poll() is None:
+            raise HarnessError("anvil already running")
+        cfg = os.path.join(self.workdir, "anvil-config.json")
+        if os.path.exists(cfg):
+            os.unlink(cfg)
+        cmd = [self.binary, "--host", "127.0.0.1", "--port", str(self.port),
+               "--accounts", str(self.n_accounts), "--order", "fifo",
+               "--config-out", cfg]
+        if self.block_time:
+            cmd += ["--block-time", str(self.block_time)]
+        elif not self.mining:
+            cmd += ["--no-mining"]
+        if self.state_file:
+            cmd += ["--state", self.state_file]
+        cmd += self.extra_args
+        log = open(self.log_path, "ab")
+        mark = log.tell()
+        self.proc = _track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT,
+                                            start_new_session=True))
+        log.close()
+
+        def listening():
+            if self.proc.poll() is not None:
+                raise HarnessError("anvil exited with status %s:\n%s"
+                                   % (self.proc.returncode, _tail(self.log_path)))
+            with open(self.log_path, "rb") as f:
+                f.seek(mark)
+                m = re.search(rb"Listening on 127\.0\.0\.1:(\d+)", f.read())
+            return m and int(m.group(1))
+
+        self.port = wait_until(listening, self.timeout, "anvil to listen")
+
+        def config():
+            try:
+                with open(cfg) as f:
+                    return json.load(f)
+            except (OSError, ValueError):
+                return None
+
+        c = wait_until(config, self.timeout, "anvil's --config-out file")
+        self.accounts = [Account(i, a, k) for i, (a, k) in
+                         enumerate(zip(c["available_accounts"], c["private_keys"]))]
+        self.mnemonic = c.get("wallet", {}).get("mnemonic")
+        wait_until(lambda: self._try_rpc("eth_chainId"), self.timeout, "anvil to answer")
+        self.chain_id = _int(self.rpc("eth_chainId"))
+        self.starts += 1
+        return self
+
+    def _try_rpc(self, method, *params):
+        try:
+            return self.rpc(method, *params, timeout=2) or True
+        except (OSError, HarnessError):
+            return None
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=20):
+        """SIGTERM: anvil writes its state file (when keep_state), exits."""
+        if self.proc is None:
+            return None
+        rc = _stop_process(self.proc, signal.SIGTERM, timeout)
+        return rc
+
+    def kill(self):
+        """SIGKILL: no state is written; the chain since the last stop is lost."""
+        if self.proc is None:
+            return None
+        return _stop_process(self.proc, signal.SIGKILL, 10)
+
+    def pause(self):
+        """SIGSTOP: the port stays open but nothing answers (requests time out)."""
+        os.kill(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self):
+        os.kill(self.proc.pid, signal.SIGCONT)
+
+    def restart(self, timeout=20):
+        """Stops (state written) and starts again on the same port with the same
+        chain: same blocks, hashes, transactions and receipts.  The mempool is
+        not kept."""
+        self.stop(timeout)
+        return self.start()
+
+    # -- JSON-RPC ------------------------------------------------------------
+
+    def rpc(self, method, *params, timeout=15):
+        self._id += 1
+        body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method,
+                           "params": list(params)}).encode()
+        req = urllib.request.Request(self.url, body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            resp = json.load(r)
+        if resp.get("error"):
+            raise RpcError(method, resp["error"])
+        return resp.get("result")
+
+    def rpc_batch(self, calls, timeout=30):
+        """calls: [(method, [params])]; returns the results in order."""
+        if not calls:
+            return []
+        base = self._id + 1
+        self._id += len(calls)
+        body = json.dumps([{"jsonrpc": "2.0", "id": base + i, "method": m, "params": list(p)}
+                           for i, (m, p) in enumerate(calls)]).encode()
+        req = urllib.request.Request(self.url, body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            resp = json.load(r)
+        by_id = {x["id"]: x for x in resp}
+        out = []
+        for i, (m, _) in enumerate(calls):
+            x = by_id[base + i]
+            if x.get("error"):
+                raise RpcError(m, x["error"])
+            out.append(x.get("result"))
+        return out
+
+    def height(self):
+        return _int(self.rpc("eth_blockNumber"))
+
+    def block(self, n="latest", full=True):
+        b = self.rpc("eth_getBlockByNumber", n if isinstance(n, str) else _hex(n), full)
+        if b is None:
+            raise HarnessError("no block %s" % n)
+        return b
+
+    def receipt(self, tx):
+        return self.rpc("eth_getTransactionReceipt", tx)
+
+    def pending(self):
+        """Hashes of the transactions in the mempool (txpool_content)."""
+        c = self.rpc("txpool_content")
+        out = []
+        for by_nonce in c.get("pending", {}).values():
+            for t in by_nonce.values():
+                out.append(t["hash"])
+        return out
+
+    def balance(self, addr):
+        return _int(self.rpc("eth_getBalance", addr, "latest"))
+
+    def account(self, i):
+        return self.accounts[i]
+
+    # -- transactions --------------------------------------------------------
+
+    def send(self, sender, to, data="0x", value=0, gas_limit=None, timeout=30):
+        """Signs and sends with `cast send --async` from sender (an Account or
+        an index); returns the transaction hash.  The nonce is the account's
+        pending count, so several transactions of one account can wait in the
+        mempool together."""
+        acct = sender if isinstance(sender, Account) else self.accounts[sender]
+        nonce = _int(self.rpc("eth_getTransactionCount", acct.address, "pending"))
+        cmd = [self.cast, "send", "--async", "--rpc-url", self.url,
+               "--private-key", acct.key, "--nonce", str(nonce)]
+        if gas_limit is not None:
+            cmd += ["--gas-limit", str(gas_limit)]
+        cmd += [to, data, "--value", str(value)]
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=timeout)
+        out = r.stdout.strip().splitlines()
+        if r.returncode != 0 or not out or not re.fullmatch(r"0x[0-9a-f]{64}", out[-1]):
+            raise HarnessError("cast send failed (%s): %s %s"
+                               % (r.returncode, r.stderr.strip(), r.stdout.strip()))
+        h = out[-1]
+        self.raw[h] = self.rpc("eth_getRawTransactionByHash", h)
+        return h
+
+    def send_raw(self, raw):
+        return self.rpc("eth_sendRawTransaction", raw)
+
+    @contextlib.contextmanager
+    def reverting(self, address, only_from=None):
+        """While inside, `address` holds code that reverts, so a transaction to
+        it is included with receipt status 0 (send it with an explicit
+        gas_limit: cast cannot estimate a reverting call).  With only_from
+        (an address) only that sender's calls revert; others succeed.  The
+        previous code is put back on exit.  Mine inside the block."""
+        before = self.rpc("eth_getCode", address, "latest")
+        if only_from:
+            a = only_from.address if isinstance(only_from, Account) else only_from
+            a = a.lower()[2:]
+            # CALLER PUSH20 a EQ PUSH1 27 JUMPI STOP JUMPDEST PUSH1 0 PUSH1 0 REVERT
+            code = "0x33" + "73" + a + "14" + "601b" + "57" + "00" + "5b" + "60006000fd"
+        else:
+            code = REVERT_CODE
+        self.rpc("anvil_setCode", address, code)
+        try:
+            yield
+        finally:
+            self.rpc("anvil_setCode", address, before)
+
+    # -- mining --------------------------------------------------------------
+
+    def mine(self, expect=None, timestamp=None):
+        """Mines one block with every pending transaction (anvil's fifo order:
+        the order they were sent).  With expect (a list of tx hashes) checks
+        that the block holds exactly those, in that order.  Returns the block
+        (with full transactions)."""
+        n = self.height() + 1
+        if timestamp is None:
+            self.rpc("evm_mine")
+        else:
+            self.rpc("evm_mine", {"timestamp": timestamp})
+        b = self.block(n)
+        if expect is not None:
+            got = [t["hash"] for t in b["transactions"]]
+            if got != list(expect):
+                raise HarnessError("block %d holds %s, expected %s" % (n, got, list(expect)))
+        return b
+
+    def mine_empty(self, count=1):
+        """Mines count blocks at once (anvil_mine); the first takes the pending
+        transactions, if any."""
+        self.rpc("anvil_mine", _hex(count))
+        return self.height()
+
+    def grind(self, want, expect=None, max_tries=3000):
+        """Mines the next block again and again until its card matches `want`
+        (see card_matcher): evm_snapshot, mine with a chosen timestamp, look at
+        the hash, evm_revert and retry with the next timestamp.  The block's
+        pending transactions survive: evm_revert drops them from the node, so
+        their signed bytes are sent again, in the same order, before each
+        retry.  With expect, the block must hold exactly those transactions.
+        Returns (block, tries)."""
+        match = card_matcher(want)
+        parent = self.block("latest", full=False)
+        n = _int(parent["number"]) + 1
+        ts0 = _int(parent["timestamp"]) + 1
+        raws = None
+        for k in range(max_tries):
+            snap = self.rpc("evm_snapshot")
+            self.rpc("evm_mine", {"timestamp": ts0 + k})
+            b = self.block(n)
+            hashes = [t["hash"] for t in b["transactions"]]
+            if raws is None:
+                raws = []
+                for h in hashes:
+                    r = self.raw.get(h) or self.rpc("eth_getRawTransactionByHash", h)
+                    self.raw[h] = r
+                    raws.append(r)
+                if expect is not None and hashes != list(expect):
+                    raise HarnessError("block %d holds %s, expected %s" % (n, hashes, list(expect)))
+            if match(card_of(b["hash"])):
+                return b, k + 1
+            if not self.rpc("evm_revert", snap):
+                raise HarnessError("evm_revert %s refused" % snap)
+            if self.height() != n - 1:
+                raise HarnessError("evm_revert left the tip at %d" % self.height())
+            for h, r in zip(hashes, raws):
+                got = self.send_raw(r)
+                if got != h:
+                    raise HarnessError("re-sent %s came back as %s" % (h, got))
+        raise HarnessError("no block with card %r after %d tries" % (want, max_tries))
+
+    def reorg(self, depth, txs=()):
+        """anvil_reorg: replaces the last depth blocks by as many new ones; txs
+        is [(raw_hex_or_request_object, i)], tx going into block
+        tip - depth + 1 + i.  Checks that every replaced block really has a
+        new hash: once the base fee has sunk to its floor (7 wei, after ~90
+        blocks) anvil rebuilds an empty block byte for byte and the "reorg"
+        changes nothing, so the first new block is given another base fee
+        (anvil_setNextBlockBaseFeePerGas).  Returns {height: (old, new hash)}."""
+        tip = self.height()
+        first = tip - depth + 1
+        old = {n: self.block(n, False) for n in range(first, tip + 1)}
+        self.rpc("anvil_setNextBlockBaseFeePerGas", _hex(_int(old[first]["baseFeePerGas"]) + 1))
+        self.rpc("anvil_reorg", depth, [[t, i] for t, i in txs])
+        out = {}
+        for n in range(first, tip + 1):
+            new = self.block(n, False)["hash"]
+            if new == old[n]["hash"]:
+                raise HarnessError("anvil_reorg(%d) left block %d as it was" % (depth, n))
+            out[n] = (old[n]["hash"], new)
+        if self.height() != tip:
+            raise HarnessError("anvil_reorg moved the tip from %d to %d" % (tip, self.height()))
+        return out
+
+    # -- export ---------------------------------------------------------------
+
+    def export(self, first, last, dealer, min_bet, max_bet, timeout_blocks=None,
+               preset=None):
+        """Blocks first..last as a `hashjack replay` document (docs/CLI.md):
+        every transaction of each block, lower-case, value in decimal, and the
+        receipt status of each transaction to the dealer."""
+        dealer = dealer.lower()
+        rules = {}
+        if preset is not None:
+            rules["preset"] = preset
+        rules["min_bet"] = str(min_bet)
+        rules["max_bet"] = str(max_bet)
+        if timeout_blocks is not None:
+            rules["timeout_blocks"] = timeout_blocks
+        blocks = []
+        heights = list(range(first, last + 1))
+        for i in range(0, len(heights), 100):
+            chunk = heights[i:i + 100]
+            got = self.rpc_batch([("eth_getBlockByNumber", [_hex(h), True]) for h in chunk])
+            for h, b in zip(chunk, got):
+                if b is None:
+                    raise HarnessError("no block %d" % h)
+                txs = []
+                need = []
+                for t in b["transactions"]:
+                    to = t.get("to")
+                    x = {"hash": t["hash"].lower(), "from": t["from"].lower(),
+                         "to": to.lower() if to else None,
+                         "value": str(_int(t["value"])),
+                         "input": (t.get("input") or t.get("data") or "0x").lower()}
+                    if to and to.lower() == dealer:
+                        need.append(x)
+                    txs.append(x)
+                if need:
+                    recs = self.rpc_batch([("eth_getTransactionReceipt", [x["hash"]]) for x in need])
+                    for x, r in zip(need, recs):
+                        if r is None:
+                            raise HarnessError("no receipt for %s" % x["hash"])
+                        x["status"] = "0x1" if _int(r["status"]) == 1 else "0x0"
+                blocks.append({"height": _int(b["number"]), "hash": b["hash"].lower(),
+                               "parent": b["parentHash"].lower(), "txs": txs})
+        return {"chain": "evm", "dealer": dealer, "rules": rules, "blocks": blocks}
+
+
+# --------------------------------------------------------------------------
+# hashjack replay, card logs
+
+def find_hashjack(path=None):
+    for p in (path, os.environ.get("HJ_HASHJACK"),
+              os.path.join(ROOT, "build", "release", "hashjack")):
+        if p and os.access(p, os.X_OK):
+            return p
+    raise HarnessError("hashjack not found: pass --hashjack PATH")
+
+
+def replay(doc, hashjack, workdir=None):
+    """Runs `hashjack replay` on doc; returns (parsed lines, raw text)."""
+    fd, path = tempfile.mkstemp(prefix="hj-replay-", suffix=".json", dir=workdir)
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f)
+    try:
+        r = subprocess.run([hashjack, "replay", path], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=120)
+    finally:
+        os.unlink(path)
+    if r.returncode != 0:
+        raise HarnessError("hashjack replay exited %d: %s"
+                           % (r.returncode, r.stderr.decode("utf-8", "replace").strip()))
+    text = r.stdout.decode()
+    return [json.loads(l) for l in text.splitlines()], text
+
+
+def read_cardlog(path, raw=False):
+    """The complete lines of a card log (a last line without its newline is
+    not complete yet and is left out).  Parsed dicts, or the raw bytes of
+    the complete part with raw=True."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return b"" if raw else []
+    end = data.rfind(b"\n") + 1
+    if raw:
+        return data[:end]
+    return [json.loads(l) for l in data[:end].splitlines()]
+
+
+class CardLogTail:
+    """Incremental reader: new complete lines since the last call.  Starts
+    again from the top if the file shrinks or is replaced."""
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = 0
+        self.ino = None
+        self.buf = b""
+
+    def read(self):
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return []
+        if self.ino is not None and (st.st_ino != self.ino or st.st_size < self.offset):
+            self.offset, self.buf = 0, b""
+        self.ino = st.st_ino
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read()
+        self.offset += len(data)
+        self.buf += data
+        end = self.buf.rfind(b"\n") + 1
+        lines, self.buf = self.buf[:end], self.buf[end:]
+        out = []
+        for l in lines.splitlines():
+            try:
+                out.append(json.loads(l))
+            except ValueError:
+                pass
+        return out
+
+
+class ReplayFollower:
+    """A stand-in for the daemon's card log, for testing what reads it (the
+    bot) before hashjackd exists: each update() exports the new confirmed
+    blocks (tip - confirmations + 1 at most) and appends, one write per line,
+    the lines `hashjack replay` prints for them.  Replays everything from
+    `first` each time (a replay starts with no open rounds), so only for
+    short runs; it assumes no reorganisation."""
+
+    def __init__(self, anvil, hashjack, dealer, min_bet, max_bet, card_log, first,
+                 confirmations=1, timeout_blocks=None):
+        self.anvil = anvil
+        self.hashjack = hashjack
+        self.dealer = dealer.lower()
+        self.rules = (min_bet, max_bet, timeout_blocks)
+        self.card_log = card_log
+        self.first = first
+        self.confirmations = confirmations
+        self.blocks = []
+        self.written = 0
+
+    def update(self):
+        last = self.anvil.height() - self.confirmations + 1
+        nxt = self.first + len(self.blocks)
+        if last < nxt:
+            return 0
+        doc = self.anvil.export(nxt, last, self.dealer, *self.rules)
+        self.blocks += doc["blocks"]
+        doc["blocks"] = self.blocks
+        lines, text = replay(doc, self.hashjack)
+        raw = text.encode().splitlines(keepends=True)
+        fd = os.open(self.card_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            for l in raw[self.written:]:
+                os.write(fd, l)
+        finally:
+            os.close(fd)
+        n = len(raw) - self.written
+        self.written = len(raw)
+        return n
+
+
+# --------------------------------------------------------------------------
+# hashjackd
+
+def find_hashjackd(path=None):
+    for p in (path, os.environ.get("HJ_HASHJACKD"),
+              os.path.join(ROOT, "build", "release", "hashjackd")):
+        if p and os.access(p, os.X_OK):
+            return p
+    raise HarnessError("hashjackd not found: pass its path")
+
+
+class Hashjackd:
+    """The daemon with a generated config in workdir (a temp dir by default):
+    workdir/hashjackd.conf, workdir/state/ (its state directory, card log
+    workdir/state/cards.jsonl), stderr in workdir/hashjackd.stderr."""
+
+    def __init__(self, binary, anvil, dealer, min_bet, max_bet, timeout_blocks=None,
+                 confirmations=1, poll_interval_ms=50, batch_blocks=None,
+                 start_height=None, preset="bethash", workdir=None, extra=None,
+                 overrides=()):
+        self.binary = binary
+        self.anvil = anvil
+        self.workdir = workdir or tempfile.mkdtemp(prefix="hj-daemon-")
+        self.state_dir = os.path.join(self.workdir, "state")
+        os.makedirs(self.state_dir, exist_ok=True)
+        self.card_log = os.path.join(self.state_dir, "cards.jsonl")
+        self.conf = os.path.join(self.workdir, "hashjackd.conf")
+        self.stderr_path = os.path.join(self.workdir, "hashjackd.stderr")
+        self.overrides = list(overrides)
+        self.dealer = dealer.lower()
+        self.proc = None
+        sections = {
+            "chain": {"family": "evm", "rpc_url": anvil.url,
+                      "confirmations": confirmations,
+                      "poll_interval_ms": poll_interval_ms,
+                      "batch_blocks": batch_blocks, "start_height": start_height},
+            "dealer": {"address": self.dealer},
+            "rules": {"preset": preset, "min_bet": min_bet, "max_bet": max_bet,
+                      "timeout_blocks": timeout_blocks},
+            "state": {"directory": self.state_dir, "card_log": self.card_log},
+        }
+        for sec, kv in (extra or {}).items():
+            sections.setdefault(sec, {}).update(kv)
+        with open(self.conf, "w") as f:
+            f.write("# written by tests/e2e/hj.py\n")
+            for sec, kv in sections.items():
+                f.write("\n[%s]\n" % sec)
+                for k, v in kv.items():
+                    if v is not None:
+                        f.write("%s = %s\n" % (k, v))
+
+    def start(self, *args):
+        if self.proc is not None and self.proc.poll() is None:
+            raise HarnessError("hashjackd already running")
+        err = open(self.stderr_path, "ab")
+        self.proc = _track(subprocess.Popen([self.binary, "-c", self.conf] + self.overrides
+                                            + list(args),
+                                            stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+                                            start_new_session=True))
+        err.close()
+        return self
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=5):
+        """SIGTERM; returns the exit status (SIGKILL after timeout: -9)."""
+        return _stop_process(self.proc, signal.SIGTERM, timeout)
+
+    def kill9(self):
+        return _stop_process(self.proc, signal.SIGKILL, 10)
+
+    def wait_exit(self, timeout):
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError("hashjackd still running after %ss" % timeout)
+
+    def lines(self):
+        return read_cardlog(self.card_log)
+
+    def log_bytes(self):
+        return read_cardlog(self.card_log, raw=True)
+
+    def last_height(self):
+        ls = self.lines()
+        return ls[-1]["height"] if ls else None
+
+    def wait_height(self, h, timeout=30):
+        """Until the card log has a line for height h (or the daemon dies)."""
+        def done():
+            if not self.running():
+                raise HarnessError("hashjackd exited with %s:\n%s"
+                                   % (self.proc.returncode, _tail(self.stderr_path)))
+            last = self.last_height()
+            return last is not None and last >= h
+        return wait_until(done, timeout, "hashjackd to log height %d" % h)
+
+    def stderr(self):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+# --------------------------------------------------------------------------
+# Small helpers for tests
+
+def events(lines, height=None, type=None, round=None):
+    """The events of parsed log lines, filtered."""
+    out = []
+    for l in lines:
+        if height is not None and l["height"] != height:
+            continue
+        for e in l["events"]:
+            if type is not None and e["type"] != type:
+                continue
+            if round is not None and e.get("round") != round:
+                continue
+            out.append(e)
+    return out
+
+
+def random_stake(min_bet, max_bet, rng=random):
+    return rng.randint(min_bet, max_bet)
