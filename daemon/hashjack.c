@@ -14,6 +14,7 @@
 #include <sysexits.h>
 
 #include "card.h"
+#include "quote.h"
 #include "replay.h"
 
 #define PROG "hashjack"

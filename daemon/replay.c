@@ -9,6 +9,7 @@
  * all errors that name the field's path and quote the bad value.
  */
 #include "replay.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -82,34 +83,6 @@ static void show(const json_t *v, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%s", s);
 	free(s);
-}
-
-void hj_quote(const char *k, char *buf, size_t n)
-{
-	size_t o = 0;
-
-	if (n < 8)
-		return;
-	buf[o++] = '"';
-	for (; *k != '\0' && o + 8 < n; k++) {
-		unsigned char c = (unsigned char)*k;
-
-		if (c == '"' || c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	if (*k != '\0') {
-		buf[o++] = '.';
-		buf[o++] = '.';
-		buf[o++] = '.';
-	}
-	buf[o++] = '"';
-	buf[o] = '\0';
 }
 
 /* "path: <value> <message>", or "path: <message>" without a value. */

@@ -66,11 +66,4 @@ int hj_replay_block(hj_table *t, hj_cardlog *cl, const char *chain,
 int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
                   size_t errlen);
 
-/*
- * Writes s between double quotes into buf (n >= 8 bytes), escaping quotes,
- * backslashes and non-printable bytes as \xNN and cutting long strings with
- * "...", so that any bytes a user gave print safely in a message.
- */
-void hj_quote(const char *s, char *buf, size_t n);
-
 #endif

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h" /* hj_quote */
+#include "quote.h"
 
 #ifndef HJ_VERSION_STRING
 #define HJ_VERSION_STRING "0"
@@ -695,8 +695,6 @@ static void complete(hj_rpc *c, struct req *r, json_t *result, const char *msg)
 
 /* ------------------------------------------------------------------ */
 /* Transfers                                                           */
-
-static size_t on_write(char *p, size_t size, size_t nmemb, void *ud);
 
 static struct xfer *xfer_get(hj_rpc *c)
 {

@@ -7,9 +7,11 @@
  * HTTP 5xx/408/429, responses that are not valid JSON-RPC, responses above
  * max_response, and JSON-RPC errors, with exponential backoff from
  * backoff_min_ms doubling to backoff_max_ms, each delay with jitter (a
- * random 50-100% of it).  Only a request that cannot succeed by retrying
- * (HTTP 4xx other than 408/429: bad credentials, wrong path) ends with an
- * error.  Connections are kept alive and reused.
+ * random 50-100% of it; a server's Retry-After is honoured, capped at
+ * backoff_max_ms).  3xx answers are retried too (redirects are not
+ * followed).  Only a request that cannot succeed by retrying (HTTP 4xx
+ * other than 408/429: bad credentials, wrong path) ends with an error.
+ * Connections are kept alive and reused.  docs/RPC.md has the details.
  */
 #ifndef HJ_RPC_H
 #define HJ_RPC_H
@@ -50,12 +52,16 @@ void hj_rpc_opts_default(hj_rpc_opts *o);
  */
 typedef void (*hj_rpc_cb)(void *arg, json_t *result, const char *error);
 
-/* Returns NULL with the reason in err (bad URL, curl or uv failure). */
+/* Returns NULL with the reason in err: bad URL, inconsistent options (basic
+ * and bearer auth together, a password without a user, zero limits,
+ * backoff_max_ms below backoff_min_ms), curl or uv failure.
+ * hj_rpc_close(NULL) does nothing. */
 hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
                    size_t errlen);
 
-/* One call.  params (an array, may be NULL for []) is stolen.  Returns 0 or
- * -ENOMEM (params released, cb never called). */
+/* One call.  params (an array or object, NULL for []) is stolen.  Returns 0,
+ * -EINVAL (NULL method or cb, params neither array nor object) or -ENOMEM;
+ * on error params are released and cb is never called. */
 int hj_rpc_call(hj_rpc *c, const char *method, json_t *params, hj_rpc_cb cb,
                 void *arg);
 

@@ -25,7 +25,7 @@
 #include <sqlite3.h>
 
 #include "hex.h"
-#include "replay.h"
+#include "quote.h"
 #include "store.h"
 
 /* PRAGMA user_version: the schema this file creates and reads. */

@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# Builds an optimised engine benchmark and runs it: card derivations and
-# complete rounds per second on one core, against same-run baselines.
+# Benchmarks, each printing its figures and a ratio against a baseline
+# measured in the same run:
+#   engine:   card derivations and complete rounds per second on one core;
+#   catch-up: hashjackd over 20,000 pre-mined anvil blocks against a
+#             minimal batched JSON-RPC client fetching the same blocks.
+# Usage: scripts/bench.sh [engine|catchup|all] (default all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
 build="$root/build/release"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target bench_game
-"$build/bench_game" "${1:-1}"
+cmake --build "$build" -j"$(nproc)" --target bench_game raw_fetch hashjackd
+what=${1:-all}
+if [ "$what" = engine ] || [ "$what" = all ]; then
+	echo "== engine"
+	"$build/bench_game" 1
+fi
+if [ "$what" = catchup ] || [ "$what" = all ]; then
+	echo "== catch-up"
+	python3 "$root/bench/catchup.py" --build "$build"
+fi

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Catch-up benchmark (issue 3): hashjackd against the raw limit.
+
+Pre-mines BLOCKS blocks on a local anvil holding a few hundred action
+transactions to the dealer, then, in the same run:
+  - raw: bench's raw_fetch, a minimal batched JSON-RPC client, fetches the
+    same blocks (eth_getBlockByNumber with full transactions);
+  - hashjackd: a fresh state directory, start_height 0, confirmations 1,
+    timed from start until its card log holds every block.
+Prints both rates in blocks/s, their ratio and hashjackd's peak RSS.
+Targets: ratio >= 0.8, >= 2000 blocks/s, RSS < 64 MiB.
+
+Usage: catchup.py --build DIR [--blocks N] [--actions N]
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ANVIL = os.path.join(ROOT, "node_modules", ".bin", "anvil")
+DEALER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"  # anvil account 1
+PAYLOADS = ["0x484a0101", "0x484a0102", "0x484a0103", "0x484a0104",
+            "0x484a0105", "0x484a0106", "0x484a010700", "0x484a010701",
+            "0x484a01", "0x"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Node:
+    def __init__(self):
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.proc = subprocess.Popen(
+            [ANVIL, "--host", "127.0.0.1", "--port", str(self.port),
+             "--no-mining", "--accounts", "12", "--silent"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while True:
+            try:
+                self.rpc("eth_chainId", [])
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise SystemExit("anvil did not start")
+                time.sleep(0.05)
+        self.accounts = self.rpc("eth_accounts", [])
+
+    def rpc(self, method, params):
+        req = urllib.request.Request(
+            self.url, json.dumps({"jsonrpc": "2.0", "id": 1,
+                                  "method": method,
+                                  "params": params}).encode(),
+            {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            out = json.load(r)
+        if "error" in out:
+            raise RuntimeError("%s: %s" % (method, out["error"]))
+        return out["result"]
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def premine(node, blocks, actions):
+    """Spreads `actions` transactions over `blocks` blocks."""
+    rng = random.Random(7)
+    players = [a for a in node.accounts if a.lower() != DEALER][:10]
+    at = sorted(rng.sample(range(1, blocks), actions))
+    mined = 0
+    for h in at:
+        if h - 1 > mined:
+            node.rpc("anvil_mine", [hex(h - 1 - mined)])
+            mined = h - 1
+        p = rng.choice(players)
+        data = rng.choice(PAYLOADS)
+        value = rng.choice([0, 10**15, 10**16])
+        node.rpc("eth_sendTransaction", [{"from": p, "to": DEALER,
+                                          "data": data, "value": hex(value),
+                                          "gas": hex(100000)}])
+        node.rpc("anvil_mine", ["0x1"])
+        mined = h
+    if blocks > mined:
+        node.rpc("anvil_mine", [hex(blocks - mined)])
+    return int(node.rpc("eth_blockNumber", []), 16)
+
+
+def peak_rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return -1
+
+
+def run_daemon(build, node, tip):
+    state = tempfile.mkdtemp(prefix="hj-bench-")
+    log = os.path.join(state, "cards.jsonl")
+    args = [os.path.join(build, "hashjackd"),
+            "--chain.rpc_url=" + node.url, "--chain.confirmations=1",
+            "--chain.start_height=0", "--chain.batch_blocks=100",
+            "--dealer.address=" + DEALER, "--rules.min_bet=1000000000000000",
+            "--rules.max_bet=1000000000000000000",
+            "--state.directory=" + state]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    want = tip + 1
+    deadline = t0 + 600
+    lines = 0
+    while lines < want:
+        if proc.poll() is not None:
+            raise SystemExit("hashjackd exited: " + proc.stderr.read().decode())
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise SystemExit("hashjackd did not catch up in 600 s")
+        try:
+            with open(log, "rb") as f:
+                lines = f.read().count(b"\n")
+        except FileNotFoundError:
+            pass
+        if lines < want:
+            time.sleep(0.02)
+    elapsed = time.monotonic() - t0
+    rss = peak_rss_kib(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(10)
+    shutil.rmtree(state)
+    return want / elapsed, elapsed, rss
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True, help="build directory")
+    ap.add_argument("--blocks", type=int, default=20000)
+    ap.add_argument("--actions", type=int, default=300)
+    a = ap.parse_args()
+    if not os.path.exists(ANVIL):
+        raise SystemExit("anvil not found at %s: run scripts/deps.sh" % ANVIL)
+    node = Node()
+    try:
+        print("pre-mining %d blocks with %d action transactions..."
+              % (a.blocks, a.actions), flush=True)
+        tip = premine(node, a.blocks, a.actions)
+        out = subprocess.run([os.path.join(a.build, "raw_fetch"), node.url,
+                              "0", str(tip), "100"], check=True,
+                             capture_output=True, text=True).stdout.split()
+        raw_rate = float(out[1]) / float(out[3])
+        rate, elapsed, rss = run_daemon(a.build, node, tip)
+    finally:
+        node.stop()
+    print("blocks: %d (0..%d)" % (tip + 1, tip))
+    print("raw batched client: %.0f blocks/s" % raw_rate)
+    print("hashjackd catch-up: %.0f blocks/s (%.2f s, start to last line)"
+          % (rate, elapsed))
+    print("ratio: %.2f (target >= 0.80)   rate target >= 2000 blocks/s: %s"
+          % (rate / raw_rate, "met" if rate >= 2000 else "MISSED"))
+    print("hashjackd peak RSS: %.1f MiB (target < 64 MiB)" % (rss / 1024.0))
+
+
+if __name__ == "__main__":
+    main()
