@@ -183,6 +183,7 @@ class Bot:
         self.height = None         # last log height seen
         self._id = 0
         self.stop = False
+        self.live = False          # past the log's backlog at start
         # players start at different moments: players betting in the same
         # block would be dealt the same cards
         for p in self.players.values():
@@ -227,7 +228,7 @@ class Bot:
                     p.fallback = False
                     p.rounds += 1
                     p.next_bet = time.monotonic() + self.rng.uniform(0, self.a.pause)
-                    if self.a.verbose:
+                    if self.a.verbose and self.live:
                         print("bot: %s round %s settled: %s" % (
                             p.short(), e["round"][:10],
                             ", ".join("%s %s" % (h["status"], h["total"]) for h in e["playerHands"])),
@@ -263,6 +264,18 @@ class Bot:
         if resp.get("error"):
             raise RuntimeError("%s: %s" % (method, resp["error"]))
         return resp["result"]
+
+    def in_flight(self, p):
+        """True when p has a transaction the log has not shown yet: included
+        after the last logged block, or still in the mempool (its pending
+        nonce is above its nonce at the logged height).  This is what makes a
+        restarted bot wait for what it sent before it stopped."""
+        try:
+            logged = int(self.rpc("eth_getTransactionCount", p.address, hex(self.height)), 16)
+            pending = int(self.rpc("eth_getTransactionCount", p.address, "pending"), 16)
+        except (OSError, RuntimeError, ValueError):
+            return True
+        return pending > logged
 
     def send(self, p, action, value, why):
         try:
@@ -301,7 +314,7 @@ class Bot:
         if r is None:
             if self.a.rounds and p.rounds >= self.a.rounds:
                 return
-            if now < p.next_bet:
+            if now < p.next_bet or self.in_flight(p):
                 return
             lo, hi = self.a.min_bet, self.a.max_bet
             step = lo
@@ -309,7 +322,7 @@ class Bot:
             stake = min(stake, hi)
             self.send(p, "Bet", stake, "stake %d" % stake)
             return
-        if r.pending > 0:
+        if r.pending > 0 or self.in_flight(p):
             return
         if r.peek_due():
             self.send(p, "Peek", 0, "dealer shows %s, no insurance  round %s" % (r.dealer[0], r.id[:10]))
@@ -342,6 +355,7 @@ class Bot:
             lines = tail.read()
             for l in lines:
                 self.on_line(l)
+            self.live = True
             # act only once the daemon logs blocks (a Bet before its start
             # height would never be seen)
             if self.height is not None:

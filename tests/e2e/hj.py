@@ -107,7 +107,22 @@ def find_tool(name):
 
 
 _children = []          # Popen objects to kill at exit
+_exit_hooks = []        # callables run after that (also on a signal)
 _cleanup_installed = False
+
+
+def add_exit_hook(fn):
+    """fn() runs at exit, after the children are killed, also when a signal
+    or the overall deadline ends the run (e.g. removing a temp directory)."""
+    _exit_hooks.append(fn)
+
+
+def _run_exit_hooks():
+    while _exit_hooks:
+        try:
+            _exit_hooks.pop()()
+        except Exception:
+            pass
 
 
 def _track(proc):
@@ -142,10 +157,12 @@ def install_cleanup(overall_timeout=None):
     many seconds (exit status 124)."""
     global _cleanup_installed
     if not _cleanup_installed:
+        atexit.register(_run_exit_hooks)
         atexit.register(kill_children)
 
         def on_signal(signum, _frame):
             kill_children()
+            _run_exit_hooks()
             sys.stderr.write("hj: stopped by signal %d\n" % signum)
             os._exit(128 + signum)
 
@@ -155,6 +172,7 @@ def install_cleanup(overall_timeout=None):
     if overall_timeout:
         def on_alarm(_signum, _frame):
             kill_children()
+            _run_exit_hooks()
             sys.stderr.write("hj: overall deadline of %ss exceeded\n" % overall_timeout)
             sys.stderr.flush()
             os._exit(124)

@@ -469,7 +469,7 @@ def case_bot_plays(ctx):
         d = a.accounts[9].address
         log = os.path.join(a.workdir, "cards.jsonl")
         fol = hj.ReplayFollower(a, ctx.hashjack, d, 1000, 50000, log, a.height() + 1,
-                                confirmations=2, timeout_blocks=25)
+                                confirmations=2, timeout_blocks=100)
         players = [a.accounts[i].address for i in (1, 2, 3, 4)]
         out_path = os.path.join(a.workdir, "bot.out")
         cmd = [sys.executable, os.path.join(hj.ROOT, "scripts", "bot.py"),
@@ -542,7 +542,7 @@ def case_daemon_smoke(ctx):
     try:
         d = a.accounts[9].address
         a.mine_empty(3)
-        first = a.height() + 1
+        first = a.height()
         dm = hj.Hashjackd(ctx.hashjackd, a, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
                           confirmations=2, start_height=first,
                           workdir=os.path.join(ctx.workdir, "daemon"))
@@ -593,6 +593,11 @@ def main():
     hj.install_cleanup(args.timeout)
     hashjack = hj.find_hashjack(args.hashjack)
     workdir = tempfile.mkdtemp(prefix="hj-e2e-harness-")
+    if not args.keep:
+        # removed after a signal or the deadline too (a failed run keeps it)
+        hj.add_exit_hook(lambda: os.path.isdir(workdir) and not kept[0]
+                         and shutil.rmtree(workdir, ignore_errors=True))
+    kept = [False]
     ctx = Ctx(hashjack, workdir, args.hashjackd)
     passed = failed = skipped = 0
     try:
@@ -616,6 +621,7 @@ def main():
     finally:
         hj.kill_children()
         if args.keep or failed:
+            kept[0] = True
             print("work directory kept: %s" % workdir)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
