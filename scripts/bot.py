@@ -35,6 +35,7 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 import hj  # noqa: E402  (find_tool, CardLogTail)
 

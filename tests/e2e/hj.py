@@ -47,7 +47,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -151,15 +150,26 @@ def kill_children():
         _untrack(p)
 
 
+# at exit: first the children are killed, then the hooks run (LIFO order)
+atexit.register(_run_exit_hooks)
+atexit.register(kill_children)
+
+
+def _own_tempdir(prefix):
+    """A temporary directory removed at exit (kept when $HJ_KEEP is set)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    if not os.environ.get("HJ_KEEP"):
+        add_exit_hook(lambda: shutil.rmtree(d, ignore_errors=True))
+    return d
+
+
 def install_cleanup(overall_timeout=None):
-    """atexit + SIGINT/SIGTERM/SIGHUP handlers that kill every started
-    process; with overall_timeout, SIGALRM ends the whole run after that
-    many seconds (exit status 124)."""
+    """SIGINT/SIGTERM/SIGHUP handlers that kill every started process and run
+    the exit hooks (atexit does the same at a normal exit); with
+    overall_timeout, SIGALRM ends the whole run after that many seconds (exit
+    status 124)."""
     global _cleanup_installed
     if not _cleanup_installed:
-        atexit.register(_run_exit_hooks)
-        atexit.register(kill_children)
-
         def on_signal(signum, _frame):
             kill_children()
             _run_exit_hooks()
@@ -300,7 +310,7 @@ class Anvil:
 
     def __init__(self, workdir=None, mining=False, block_time=None, accounts=10,
                  keep_state=True, port=0, extra_args=(), timeout=30):
-        self.workdir = workdir or tempfile.mkdtemp(prefix="hj-anvil-")
+        self.workdir = workdir or _own_tempdir("hj-anvil-")
         os.makedirs(self.workdir, exist_ok=True)
         self.binary = find_tool("anvil")
         self.cast = find_tool("cast")
@@ -526,6 +536,8 @@ class Anvil:
         the order they were sent).  With expect (a list of tx hashes) checks
         that the block holds exactly those, in that order.  Returns the block
         (with full transactions)."""
+        if expect is not None:
+            self._check_pool(expect)
         n = self.height() + 1
         if timestamp is None:
             self.rpc("evm_mine")
@@ -537,6 +549,12 @@ class Anvil:
             if got != list(expect):
                 raise HarnessError("block %d holds %s, expected %s" % (n, got, list(expect)))
         return b
+
+    def _check_pool(self, expect):
+        pool = self.pending()
+        if sorted(pool) != sorted(expect):
+            raise HarnessError("mempool holds %s, expected %s (nothing mined)"
+                               % (pool, list(expect)))
 
     def mine_empty(self, count=1):
         """Mines count blocks at once (anvil_mine); the first takes the pending
@@ -553,6 +571,8 @@ class Anvil:
         retry.  With expect, the block must hold exactly those transactions.
         Returns (block, tries)."""
         match = card_matcher(want)
+        if expect is not None:
+            self._check_pool(expect)
         parent = self.block("latest", full=False)
         n = _int(parent["number"]) + 1
         ts0 = _int(parent["timestamp"]) + 1
@@ -790,7 +810,7 @@ class Hashjackd:
                  overrides=()):
         self.binary = binary
         self.anvil = anvil
-        self.workdir = workdir or tempfile.mkdtemp(prefix="hj-daemon-")
+        self.workdir = workdir or _own_tempdir("hj-daemon-")
         self.state_dir = os.path.join(self.workdir, "state")
         os.makedirs(self.state_dir, exist_ok=True)
         self.card_log = os.path.join(self.state_dir, "cards.jsonl")
@@ -832,6 +852,14 @@ class Hashjackd:
 
     def running(self):
         return self.proc is not None and self.proc.poll() is None
+
+    def check_config(self, *args, timeout=30):
+        """`hashjackd -c CONF [overrides] --check-config ARGS`: (status, stdout, stderr)."""
+        r = subprocess.run([self.binary, "-c", self.conf] + self.overrides
+                           + ["--check-config"] + list(args),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=timeout)
+        return r.returncode, r.stdout, r.stderr
 
     def stop(self, timeout=5):
         """SIGTERM; returns the exit status (SIGKILL after timeout: -9)."""

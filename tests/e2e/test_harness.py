@@ -20,6 +20,7 @@ import time
 import traceback
 import urllib.error
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
 

@@ -1,0 +1,1437 @@
+#!/usr/bin/env python3
+"""Fault tests of hashjackd against a real anvil with real transactions
+(issue 3, item 8) and its operational checks:
+
+  restart_mid_round   SIGTERM during a round and during catch-up: exit 0
+                      within 2 s, the state matches the log, the round goes on
+  node_down           anvil stopped for 10 s (chain kept) and restarted on the
+                      same port: the daemon retries, resumes, skips nothing
+  reorg_shallow       anvil_reorg of depth < confirmations, transactions
+                      dropped and moved: the daemon never sees the old blocks
+  reorg_deep          depth >= confirmations after the daemon processed the
+                      blocks: exit 3, heights and both hashes named, database
+                      and card log unchanged (also after a restart)
+  kill9_session       >= 20 random kill -9 (many during catch-up batches)
+                      while five players play, blocks mined continuously; log
+                      and database equal to those of an uninterrupted daemon
+                      and to `hashjack replay`
+  sighup_rotation     logrotate-style move + SIGHUP, also kill -9 right after
+                      it: old + new logs equal replay
+  config_errors       malformed configs -> 78 with file:line: key,
+                      --check-config, usage error
+  state_dir_guard     a second daemon on a state dir -> 1; another dealer or
+                      rules -> 4
+  sd_notify           READY=1 after catch-up, STATUS=, WATCHDOG=1, STOPPING=1
+
+    python3 tests/e2e/test_faults.py --hashjack build/release/hashjack \\
+        --hashjackd build/release/hashjackd [-k NAME] [--keep] [--seed N]
+
+Python 3 standard library only; uses tests/e2e/hj.py (not modified here).
+Binds 127.0.0.1 only; every wait has a deadline, the whole run too.  Prints
+one line per check and a closing "N passed, M failed"; exit status 1 when a
+check failed.
+"""
+
+import argparse
+import collections
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hj  # noqa: E402
+
+MIN_BET = 1000
+MAX_BET = 10 ** 18
+TB = 100            # timeout_blocks of the scripted scenarios
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failed(msg)
+
+
+def check_eq(got, want, what):
+    if got != want:
+        g, w = repr(got), repr(want)
+        if len(g) > 600:
+            g = g[:600] + "..."
+        if len(w) > 600:
+            w = w[:600] + "..."
+        raise Failed("%s:\n  got  %s\n  want %s" % (what, g, w))
+
+
+def first_diff(a, b):
+    """Where two byte strings part: (line number, line of a, line of b)."""
+    la, lb = a.splitlines(), b.splitlines()
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else b"<none>"
+        y = lb[i] if i < len(lb) else b"<none>"
+        if x != y:
+            return i + 1, x[:300], y[:300]
+    return None
+
+
+def check_bytes(got, want, what):
+    if got != want:
+        d = first_diff(got, want)
+        raise Failed("%s differ (%d vs %d bytes), first at line %s:\n  got  %s\n  want %s"
+                     % (what, len(got), len(want), d[0], d[1], d[2]))
+
+
+# --------------------------------------------------------------------------
+# Helpers of this file (hj.py is shared; see the report for what it lacks)
+
+class Ctx:
+    def __init__(self, hashjack, hashjackd, workdir, seed):
+        self.hashjack = hashjack
+        self.hashjackd = hashjackd
+        self.workdir = workdir
+        self.seed = seed
+
+    def anvil(self, name, keep_state=False):
+        return hj.Anvil(workdir=os.path.join(self.workdir, "anvil-" + name),
+                        keep_state=keep_state).start()
+
+    def daemon(self, a, name, **kw):
+        kw.setdefault("timeout_blocks", TB)
+        return hj.Hashjackd(self.hashjackd, a, a.accounts[9].address, MIN_BET, MAX_BET,
+                            workdir=os.path.join(self.workdir, "daemon-" + name), **kw)
+
+    def replay_text(self, a, first, last, timeout_blocks=TB):
+        doc = a.export(first, last, a.accounts[9].address, MIN_BET, MAX_BET, timeout_blocks)
+        _, text = hj.replay(doc, self.hashjack, self.workdir)
+        return text.encode()
+
+
+def db_rows(state_dir, scratch, with_file_id=False):
+    """The daemon's database as plain rows: meta, cursor, txs, rounds,
+    payouts.  Read from a copy of the database and its WAL (not the -shm: the
+    copy rebuilds it), so that nothing of the daemon's files is touched, also
+    after a kill -9."""
+    tmp = tempfile.mkdtemp(prefix="db-", dir=scratch)
+    try:
+        for sfx in ("", "-wal"):
+            src = os.path.join(state_dir, "hashjackd.sqlite" + sfx)
+            if os.path.exists(src):
+                shutil.copyfile(src, os.path.join(tmp, "hashjackd.sqlite" + sfx))
+        con = sqlite3.connect(os.path.join(tmp, "hashjackd.sqlite"))
+        try:
+            cur_cols = "height, hash, log_offset" + (", log_dev, log_ino" if with_file_id else "")
+            out = {
+                "meta": con.execute("SELECT family, chain, dealer, rules FROM meta").fetchall(),
+                "cursor": con.execute("SELECT %s FROM cursor" % cur_cols).fetchall(),
+                "txs": con.execute("SELECT * FROM txs ORDER BY txid").fetchall(),
+                "rounds": con.execute("SELECT * FROM rounds ORDER BY id").fetchall(),
+                "payouts": con.execute("SELECT * FROM payouts ORDER BY id").fetchall(),
+            }
+        finally:
+            con.close()
+        c = out["cursor"][0] if out["cursor"] else None
+        out["height"] = None if c is None else (c[0] if c[0] >= 0 else c[0] + 2 ** 64)
+        out["offset"] = None if c is None else c[2]
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_db_equal(got, want, what):
+    for k in ("meta", "cursor", "txs", "rounds", "payouts"):
+        if got[k] != want[k]:
+            g, w = set(got[k]), set(want[k])
+            raise Failed("%s: table %s differs (%d vs %d rows); only in first: %s; only in second: %s"
+                         % (what, k, len(got[k]), len(want[k]),
+                            sorted(map(repr, g - w))[:3], sorted(map(repr, w - g))[:3]))
+
+
+def heights_of(data):
+    return [int(m.group(1)) for m in re.finditer(rb'^\{"v":1,"chain":"evm","height":(\d+),',
+                                                 data, re.M)]
+
+
+def check_heights(data, first, last, what):
+    hs = heights_of(data)
+    check(data.count(b"\n") == len(hs), "%s: a line without the expected prefix" % what)
+    if hs != list(range(first, last + 1)):
+        dup = sorted(h for h, n in collections.Counter(hs).items() if n > 1)
+        missing = sorted(set(range(first, last + 1)) - set(hs))
+        raise Failed("%s: heights are not %d..%d exactly once: %d lines, duplicates %s, "
+                     "missing %s" % (what, first, last, len(hs), dup[:10], missing[:10]))
+
+
+def log_bytes(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
+def last_height_in(path):
+    """The height of the last complete line of a log (cheap for big logs)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 65536))
+            tail = f.read()
+    except FileNotFoundError:
+        return None
+    end = tail.rfind(b"\n")
+    if end < 0:
+        return None
+    start = tail.rfind(b"\n", 0, end) + 1
+    m = re.match(rb'\{"v":1,"chain":"evm","height":(\d+),', tail[start:end])
+    return int(m.group(1)) if m else None
+
+
+def wait_log_height(dm, h, timeout=30, path=None):
+    path = path or dm.card_log
+
+    def done():
+        if not dm.running():
+            raise Failed("hashjackd exited with %s while waiting for height %d:\n%s"
+                         % (dm.proc.returncode, h, tail_text(dm.stderr(), 12)))
+        last = last_height_in(path)
+        return last is not None and last >= h
+    hj.wait_until(done, timeout, "hashjackd to log height %d" % h)
+
+
+def settle_quiet(dm, seconds=0.3):
+    """Checks the daemon logs nothing more for a while (it is at the edge)."""
+    before = log_bytes(dm.card_log)
+    time.sleep(seconds)
+    return log_bytes(dm.card_log) == before
+
+
+def wait_cursor(dm, h, scratch, timeout=15):
+    def done():
+        r = db_rows(dm.state_dir, scratch, with_file_id=True)
+        return r if r["height"] == h else None
+    return hj.wait_until(done, timeout, "cursor at %d" % h, interval=0.05)
+
+
+def tail_text(text, n):
+    return "\n".join(text.splitlines()[-n:])
+
+
+def sigterm_measured(dm, limit=2.0):
+    """SIGTERM; returns (exit status, seconds until it exited)."""
+    t = time.monotonic()
+    os.kill(dm.proc.pid, signal.SIGTERM)
+    try:
+        rc = dm.proc.wait(timeout=limit + 10)
+    except subprocess.TimeoutExpired:
+        dm.kill9()
+        raise Failed("hashjackd still running %.0fs after SIGTERM" % (limit + 10))
+    dt = time.monotonic() - t
+    dm.stop()   # forget the process (it has exited)
+    return rc, dt
+
+
+def check_log_matches_cursor(dm, scratch, what):
+    """After a clean stop: the log ends exactly at the committed offset and
+    its last line is the cursor's block."""
+    r = db_rows(dm.state_dir, scratch)
+    size = os.path.getsize(dm.card_log)
+    check_eq(size, r["offset"], "%s: card log size vs committed log_offset" % what)
+    check_eq(last_height_in(dm.card_log), r["height"], "%s: last logged height vs cursor" % what)
+    return r
+
+
+def stderr_since(dm, offset):
+    try:
+        with open(dm.stderr_path, "rb") as f:
+            f.seek(offset)
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def stderr_size(dm):
+    try:
+        return os.path.getsize(dm.stderr_path)
+    except OSError:
+        return 0
+
+
+@contextlib.contextmanager
+def environ(**kv):
+    """hj.Hashjackd.start() has no env parameter: the child inherits ours."""
+    old = {k: os.environ.get(k) for k in kv}
+    try:
+        for k, v in kv.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def start_point(a, conf):
+    """The first block for a daemon with `conf` confirmations: the next one,
+    with enough blocks mined on it that it is final when the daemon starts.
+    (A first start at a block that is not final yet never follows: see
+    case_first_start_ahead.)"""
+    first = a.height() + 1
+    a.mine_empty(conf)
+    return first
+
+
+def mine_until_empty(a, tries=5):
+    for _ in range(tries):
+        if not a.pending():
+            return
+        a.rpc("evm_mine")
+    check_eq(a.pending(), [], "mempool after mining")
+
+
+# --------------------------------------------------------------------------
+# Players that act on what a card log says
+
+class RotTail:
+    """New complete lines of a card log, across logrotate-style moves: the
+    moved file is read to its end before the new one (the daemon writes no
+    more to the old file once it created the new one)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.f = None
+        self.buf = b""
+
+    def read(self):
+        out = []
+        if self.f is None:
+            try:
+                self.f = open(self.path, "rb")
+            except FileNotFoundError:
+                return out
+        while True:
+            self.buf += self.f.read()
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                break
+            if st.st_ino == os.fstat(self.f.fileno()).st_ino:
+                break
+            self.buf += self.f.read()
+            self.f.close()
+            self.f = open(self.path, "rb")
+        end = self.buf.rfind(b"\n") + 1
+        lines, self.buf = self.buf[:end], self.buf[end:]
+        for l in lines.splitlines():
+            out.append(json.loads(l))
+        return out
+
+    def close(self):
+        if self.f:
+            self.f.close()
+
+
+def card_value(code):
+    r = code[:-1]
+    return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
+
+
+def best_total(cards):
+    t = sum(card_value(c) for c in cards)
+    if any(c.startswith("A") for c in cards) and t + 10 <= 21:
+        return t + 10, True
+    return t, False
+
+
+class Player:
+    def __init__(self, acct):
+        self.acct = acct
+        self.round = None
+        self.cards = []
+        self.dealer = []
+        self.stake = 0
+        self.peeked = False
+        self.ready_at = None
+        self.pending = None
+        self.pending_h = 0
+        self.next_bet_at = 0
+        self.lazy = False
+        self.premature = False
+
+
+class Session:
+    """Several dev accounts playing rounds with the dealer: Bets, Peeks,
+    Hits, Stands, Doubles, a few Surrenders, premature and wrong-value
+    actions, Bets out of limits, deposits, lazy rounds left to time out.
+    Each player acts on the events of a card log (never on a card not yet
+    logged); step() also mines a block every `interval` seconds."""
+
+    def __init__(self, a, log_path, players, rng, interval=0.12, lazy=0.12):
+        self.a = a
+        self.d = a.accounts[9].address
+        self.tail = RotTail(log_path)
+        self.players = [Player(a.accounts[i]) for i in players]
+        self.by_addr = {p.acct.address: p for p in self.players}
+        self.by_tx = {}
+        self.by_round = {}
+        self.rng = rng
+        self.interval = interval
+        self.lazy = lazy
+        self.height = None
+        self.next_mine = time.monotonic()
+        self.mining = True
+        self.betting = True
+        self.sent = collections.Counter()
+
+    def send(self, p, data, value, what):
+        h = self.a.send(p.acct, self.d, data, value)
+        p.pending, p.pending_h = h, self.height
+        self.by_tx[h] = p
+        self.sent[what] += 1
+
+    def feed(self, line):
+        h = line["height"]
+        self.height = h
+        for e in line["events"]:
+            t = e["type"]
+            if t in ("action", "reject", "deposit", "ignored"):
+                p = self.by_tx.pop(e["tx"], None)
+                if p is None:
+                    continue
+                if p.pending == e["tx"]:
+                    p.pending = None
+                if t == "action":
+                    a = e["action"]
+                    if a == "Bet":
+                        p.round, p.cards, p.dealer = e["round"], [], []
+                        p.stake, p.peeked, p.ready_at = int(e["stake"]), False, h + 3
+                        p.lazy = self.rng.random() < self.lazy
+                        p.premature = self.rng.random() < 0.12
+                        self.by_round[p.round] = p
+                    elif a in ("Hit", "Peek"):
+                        p.ready_at = h + 1
+                        p.peeked = p.peeked or a == "Peek"
+                    else:
+                        p.ready_at = None      # Stand, Double, Surrender: wait
+                elif t == "reject":
+                    if e.get("reason") == "no_round" and p.round:
+                        self.by_round.pop(p.round, None)
+                        p.round = None
+                    if e.get("action") == "Bet" or p.round is None:
+                        p.next_bet_at = h + 1
+            elif t == "draw":
+                p = self.by_round.get(e["round"])
+                if p:
+                    if e["handOwner"] == "Dealer":
+                        p.dealer.append(e["card"])
+                    elif e.get("handIndex") == 0:
+                        p.cards.append(e["card"])
+            elif t == "timeout":
+                p = self.by_round.get(e["round"])
+                if p:
+                    if e["action"] == "Peek":
+                        p.peeked, p.ready_at = True, h + 1
+                    else:
+                        p.ready_at = None
+            elif t == "settle":
+                p = self.by_addr.get(e["player"])
+                if p:
+                    self.by_round.pop(e["round"], None)
+                    if p.round == e["round"]:
+                        p.round = None
+                    p.next_bet_at = h + self.rng.randint(1, 3)
+
+    def decide(self, p):
+        rng = self.rng
+        if p.pending:
+            if self.height - p.pending_h > 60:      # never seen: give up on it
+                self.by_tx.pop(p.pending, None)
+                p.pending = None
+            return
+        if p.round is None:
+            if not self.betting or self.height < p.next_bet_at:
+                return
+            r = rng.random()
+            if r < 0.05:
+                self.send(p, "0x", rng.randint(1, 10 ** 6), "deposit")
+            elif r < 0.08:
+                self.send(p, hj.BET, MIN_BET - 1, "bet_out_of_limits")
+            else:
+                self.send(p, hj.BET, rng.randint(MIN_BET, 50 * MIN_BET), "Bet")
+            return
+        if p.premature:
+            p.premature = False
+            self.send(p, hj.HIT, 0, "early Hit")
+            return
+        if p.ready_at is None or self.height < p.ready_at or p.lazy:
+            return
+        if p.dealer and p.dealer[0].startswith("A") and not p.peeked:
+            if rng.random() < 0.5:
+                self.send(p, hj.PEEK_INSURED, p.stake // 2, "Peek insured")
+            else:
+                self.send(p, hj.PEEK, 0, "Peek")
+            return
+        total, soft = best_total(p.cards)
+        if total >= 21 or len(p.cards) < 2:
+            p.ready_at = None
+            return
+        r = rng.random()
+        if len(p.cards) == 2 and not soft and total in (9, 10, 11) and r < 0.8:
+            self.send(p, hj.DOUBLE, p.stake, "Double")
+        elif len(p.cards) == 2 and r < 0.05:
+            self.send(p, hj.SURRENDER, 0, "Surrender")
+        elif r < 0.08:
+            self.send(p, hj.HIT, 7, "wrong-value Hit")
+        elif total < 12 or (total < 17 and r < 0.6):
+            self.send(p, hj.HIT, 0, "Hit")
+        else:
+            self.send(p, hj.STAND, 0, "Stand")
+
+    def step(self):
+        now = time.monotonic()
+        if self.mining and now >= self.next_mine:
+            self.a.rpc("evm_mine")
+            self.next_mine = max(self.next_mine + self.interval, now)
+        for line in self.tail.read():
+            self.feed(line)
+        if self.height is not None:
+            for p in self.players:
+                self.decide(p)
+
+    def run(self, seconds, until=None):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.step()
+            if until and until():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def pending_any(self):
+        return any(p.pending for p in self.players)
+
+
+def summary(data):
+    """Counts of what a card log holds."""
+    c = collections.Counter()
+    for l in data.splitlines():
+        for e in json.loads(l)["events"]:
+            t = e["type"]
+            if t == "action":
+                c[e["action"]] += 1
+            elif t == "reject":
+                c["reject"] += 1
+                c["reject:" + e["reason"]] += 1
+            else:
+                c[t] += 1
+    return c
+
+
+def fmt_counts(c, keys):
+    return " ".join("%s=%d" % (k, c[k]) for k in keys if c[k])
+
+
+# --------------------------------------------------------------------------
+# 1. Restart mid-round
+
+def case_restart_mid_round(ctx):
+    """SIGTERM while a round is being dealt and again during dealer play:
+    exit 0 within 2 s, the log ends at the committed offset, the round
+    continues after each restart and settles as the cards say; then SIGTERM
+    in the middle of a 1500-block catch-up (batch_blocks=2): exit 0 within
+    2 s, log and cursor agree; the final log equals `hashjack replay`."""
+    a = ctx.anvil("restart")
+    try:
+        d = a.accounts[9].address
+        first = start_point(a, 2)
+        dm = ctx.daemon(a, "restart", confirmations=2, start_height=first)
+        dm.start()
+        p = a.accounts[1]
+        stake = 12345
+        bet = a.send(p, d, hj.BET, stake)
+        x = int(a.mine(expect=[bet])["number"], 16)
+        a.grind("8", expect=[])                      # X+1 player
+        a.grind("9", expect=[])                      # X+2 dealer up 9
+        wait_log_height(dm, x + 1)
+        ls = dm.lines()
+        check(any(e["type"] == "draw" for e in hj.events(ls, height=x + 1)), "no draw at X+1")
+        times = []
+        rc, dt = sigterm_measured(dm)
+        times.append(dt)
+        check_eq(rc, 0, "exit status on SIGTERM mid-deal")
+        check(dt < 2.0, "SIGTERM mid-deal: exited after %.2fs (limit 2s)" % dt)
+        r = check_log_matches_cursor(dm, ctx.workdir, "after SIGTERM mid-deal")
+        check_eq(len(r["rounds"]), 1, "open rounds in the database after SIGTERM")
+        # while it is down: the player's second card, the window opens
+        a.grind("7", expect=[])                      # X+3: 8 + 7 = 15 vs 9
+        a.mine_empty(1)                              # X+4
+        dm.start()
+        wait_log_height(dm, x + 3)
+        stand = a.send(p, d, hj.STAND, 0)
+        a.mine(expect=[stand])                       # X+5
+        a.grind("7", expect=[])                      # X+6: dealer 9 + 7 = 16
+        wait_log_height(dm, x + 5)
+        acc = [e for e in hj.events(dm.lines(), height=x + 5, type="action")]
+        check_eq([e["action"] for e in acc], ["Stand"], "Stand at X+5")
+        rc, dt = sigterm_measured(dm)
+        times.append(dt)
+        check_eq(rc, 0, "exit status on SIGTERM during dealer play")
+        check(dt < 2.0, "SIGTERM during dealer play: exited after %.2fs" % dt)
+        check_log_matches_cursor(dm, ctx.workdir, "after SIGTERM in dealer play")
+        a.grind("K", expect=[])                      # X+7: 26, dealer busts
+        a.mine_empty(1)
+        dm.start()
+        wait_log_height(dm, x + 7)
+        st = hj.events(dm.lines(), type="settle")
+        check_eq(len(st), 1, "settlements")
+        check_eq((st[0]["round"], st[0]["playerHands"][0]["status"], st[0]["payout"],
+                  st[0]["dealerHand"]["total"]), (bet, "Win", str(2 * stake), 26), "settlement")
+        # SIGTERM in the middle of a catch-up
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        a.mine_empty(1500)
+        tip = a.height()
+        dm.overrides = ["--chain.batch_blocks=2"]
+        size0 = os.path.getsize(dm.card_log)
+        dm.start()
+        hj.wait_until(lambda: os.path.getsize(dm.card_log) > size0 + 20000, 30,
+                      "the catch-up to begin", interval=0.001)
+        rc, dt = sigterm_measured(dm)
+        times.append(dt)
+        check_eq(rc, 0, "exit status on SIGTERM during catch-up")
+        check(dt < 2.0, "SIGTERM during catch-up: exited after %.2fs" % dt)
+        r = check_log_matches_cursor(dm, ctx.workdir, "after SIGTERM in catch-up")
+        stopped_at = r["height"]
+        check(stopped_at < tip - 1, "the catch-up had finished (%d of %d) before SIGTERM:"
+              " no SIGTERM during catch-up measured" % (stopped_at, tip - 1))
+        dm.overrides = []
+        dm.start()
+        wait_log_height(dm, tip - 1, timeout=60)
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        data = log_bytes(dm.card_log)
+        check_heights(data, first, tip - 1, "card log")
+        check_bytes(data, ctx.replay_text(a, first, tip - 1), "card log vs hashjack replay")
+        r = db_rows(dm.state_dir, ctx.workdir)
+        check_eq(len(r["rounds"]), 0, "open rounds at the end")
+        check_eq([(x_[0], x_[6]) for x_ in r["payouts"]],
+                 [("return:%s:0" % bet[2:], str(2 * stake))], "payouts")
+    finally:
+        a.stop()
+    return ("SIGTERM mid-deal %.2fs, in dealer play %.2fs, in catch-up (at %d of %d) %.2fs; "
+            "all exit 0; round settled Win; log == replay for %d blocks"
+            % (times[0], times[1], stopped_at, tip - 1, times[2], tip - first))
+
+
+# --------------------------------------------------------------------------
+# 2. Node down for 10 s
+
+def case_node_down(ctx):
+    """anvil stopped (SIGTERM, chain written to its --state file) for 10 s
+    while rounds are open, then started again on the same port: the daemon
+    keeps running, logs its retries (warning from the third), resumes after
+    the node is back, and every height is logged exactly once; log equals
+    replay."""
+    a = ctx.anvil("down", keep_state=True)
+    try:
+        first = start_point(a, 2)
+        dm = ctx.daemon(a, "down", confirmations=2, start_height=first)
+        dm.start()
+        rng = random.Random(ctx.seed + 2)
+        s = Session(a, dm.card_log, [1, 2, 3], rng, lazy=0)
+        s.run(4)
+        s.betting = False
+        s.mining = False
+        # the mempool does not survive an anvil restart: empty it first
+        mine_until_empty(a)
+        a.rpc("evm_mine")
+        tip = a.height()
+        wait_log_height(dm, tip - 1)
+        open_rounds = len(db_rows(dm.state_dir, ctx.workdir)["rounds"])
+        off = stderr_size(dm)
+        port = a.port
+        check_eq(a.stop(), 0, "anvil exit status on SIGTERM")
+        t_down = time.monotonic()
+        time.sleep(10)
+        check(dm.running(), "hashjackd exited while the node was down (status %s):\n%s"
+              % (dm.proc.returncode if dm.proc else None, tail_text(dm.stderr(), 10)))
+        a.start()
+        t_up = time.monotonic()
+        check_eq(a.port, port, "anvil port after restart")
+        check_eq(a.height(), tip, "anvil tip after restart")
+        down_err = stderr_since(dm, off)
+        retries = [l for l in down_err.splitlines() if "retrying in" in l]
+        check(len(retries) >= 3, "retries logged while the node was down: %d:\n%s"
+              % (len(retries), down_err[-800:]))
+        check(any(l.startswith("<4>") for l in retries)
+              and all(l.startswith(("<4>", "<6>")) for l in retries),
+              "retry priorities (info, then warning from the third): %s" % retries[:4])
+        a.rpc("evm_mine")
+        wait_log_height(dm, tip, timeout=40)
+        resumed_after = time.monotonic() - t_up
+        s.mining = s.betting = True
+        s.run(3)
+        s.betting = False
+        s.run(2, until=lambda: not s.pending_any())
+        s.mining = False
+        mine_until_empty(a)
+        a.rpc("evm_mine")
+        last = a.height() - 1
+        wait_log_height(dm, last)
+        check_eq(dm.stop(), 0, "hashjackd exit status on SIGTERM")
+        data = log_bytes(dm.card_log)
+        check_heights(data, first, last, "card log")
+        check_bytes(data, ctx.replay_text(a, first, last), "card log vs hashjack replay")
+        c = summary(data)
+    finally:
+        a.stop()
+    return ("node down %.1fs with %d open rounds: %d retries logged, next block logged %.1fs "
+            "after the node came back; heights %d..%d once each; log == replay (%s)"
+            % (t_up - t_down, open_rounds, len(retries), resumed_after, first, last,
+               fmt_counts(c, ["Bet", "Hit", "Stand", "Double", "settle", "reject"])))
+
+
+# --------------------------------------------------------------------------
+# 3. Reorganisation within the confirmations
+
+def case_reorg_shallow(ctx):
+    """confirmations = 4; three anvil_reorg of depth 3, 1 and 3 while the
+    daemon sits at the edge (tip - 3): a Hit and a deposit dropped, the
+    deposit and a Bet moved into other blocks, a Stand added by the reorg.
+    The daemon never logs a replaced hash nor records a dropped transaction,
+    logs no reorganisation, and its log equals replay of the final chain."""
+    a = ctx.anvil("reorg")
+    try:
+        d = a.accounts[9].address
+        first = start_point(a, 4)
+        dm = ctx.daemon(a, "reorg", confirmations=4, start_height=first)
+        dm.start()
+        p1, p2, p4, p5 = (a.accounts[i] for i in (1, 2, 4, 5))
+        bet1 = a.send(p1, d, hj.BET, 5000)
+        x = int(a.mine(expect=[bet1])["number"], 16)
+        hit4 = a.send(p4, d, hj.HIT, 0)
+        a.mine(expect=[hit4])                          # X+1
+        dep5 = a.send(p5, d, "0x", 77)
+        a.mine(expect=[dep5])                          # X+2
+        a.mine(expect=[])                              # X+3
+        old = []
+        dropped = [hit4]
+
+        def at_edge(want):
+            wait_log_height(dm, want)
+            check(settle_quiet(dm), "the daemon went on past the final blocks")
+            check_eq(last_height_in(dm.card_log), want, "last logged height (tip - 3)")
+
+        at_edge(x)
+        # reorg A: X+1..X+3 replaced; the deposit moves to X+1, p2's Bet
+        # (signed by anvil) goes into X+3, p4's Hit is gone
+        got = a.reorg(3, [(a.raw[dep5], 0),
+                          ({"from": p2.address, "to": d, "value": hex(7000),
+                            "input": hj.BET}, 2)])
+        old.extend((h, o) for h, (o, _) in got.items())
+        b3 = a.block(x + 3)
+        check_eq(len(b3["transactions"]), 1, "txs of the new X+3")
+        bet2 = b3["transactions"][0]["hash"]
+        check_eq([t["hash"] for t in a.block(x + 1)["transactions"]], [dep5], "new X+1")
+        check(a.rpc("eth_getTransactionByHash", hit4) is None, "the Hit was dropped")
+        check(settle_quiet(dm), "the daemon logged something after reorg A")
+        a.mine_empty(2)                                # X+4, X+5
+        at_edge(x + 2)
+        # reorg B: the tip alone
+        got = a.reorg(1)
+        old.extend((h, o) for h, (o, _) in got.items())
+        # reorg C: X+3..X+5 replaced: p2's Bet moves to X+4, p1's Stand
+        # comes in X+5 (p1's window opens at X+4)
+        raw2 = a.rpc("eth_getRawTransactionByHash", bet2)
+        got = a.reorg(3, [(raw2, 1),
+                          ({"from": p1.address, "to": d, "value": "0x0",
+                            "input": hj.STAND}, 2)])
+        old.extend((h, o) for h, (o, _) in got.items())
+        check_eq([t["hash"] for t in a.block(x + 4)["transactions"]], [bet2], "new X+4")
+        a.mine_empty(3)                                # X+6..X+8
+        at_edge(x + 5)
+        stand2 = a.send(p2, d, hj.STAND, 0)
+        a.mine(expect=[stand2])
+        a.mine_empty(14)
+        last = a.height() - 3
+        wait_log_height(dm, last)
+        check(dm.running(), "hashjackd exited")
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        err = dm.stderr()
+        check("reorganisation" not in err, "a reorganisation was logged:\n%s"
+              % tail_text(err, 5))
+        data = log_bytes(dm.card_log)
+        for h, oh in old:
+            check(oh.encode() not in data, "replaced block %d (%s) is in the log" % (h, oh))
+        for t in dropped:
+            check(t.encode() not in data, "dropped tx %s is in the log" % t)
+        txids = {"0x" + r[0].hex() for r in db_rows(dm.state_dir, ctx.workdir)["txs"]}
+        check(not (set(dropped) & txids), "dropped tx recorded in the database")
+        check_heights(data, first, last, "card log")
+        check_bytes(data, ctx.replay_text(a, first, last), "card log vs replay of the final chain")
+        ls = [json.loads(l) for l in data.splitlines()]
+        acts = [(e["action"], e["tx"]) for e in hj.events(ls, type="action")]
+        check(("Bet", bet2) in acts and ("Bet", bet1) in acts, "both Bets accepted: %s" % acts)
+    finally:
+        a.stop()
+    return ("3 reorgs (depth 3, 1, 3) replaced %d blocks, dropped 1 tx, moved 2, added 2; "
+            "never logged; log == replay of blocks %d..%d" % (len(old), first, last))
+
+
+# --------------------------------------------------------------------------
+# 4. Reorganisation deeper than the confirmations
+
+def case_reorg_deep(ctx):
+    """confirmations = 2: reorgs of depth 2 (= confirmations) and 5 after the
+    daemon processed the replaced blocks: exit 3 within 10 s with the heights
+    and both hashes; card log and database rows (cursor with log dev/ino,
+    rounds, txs, payouts) unchanged; a restart exits 3 again, still
+    unchanged."""
+    a = ctx.anvil("deep")
+    out = []
+    try:
+        d = a.accounts[9].address
+        for k, depth in enumerate((2, 5)):
+            first = start_point(a, 2)
+            dm = ctx.daemon(a, "deep%d" % depth, confirmations=2, start_height=first,
+                            batch_blocks=3)
+            dm.start()
+            p = a.accounts[1 + k]
+            bet = a.send(p, d, hj.BET, 4000 + k)
+            dep = a.send(a.accounts[5], d, "0x", 5)
+            a.mine(expect=[bet, dep])
+            early = a.send(p, d, hj.STAND, 3)          # premature, refunded
+            a.mine(expect=[early])
+            a.mine_empty(4)
+            tip = a.height()
+            wait_log_height(dm, tip - 1)
+            before = wait_cursor(dm, tip - 1, ctx.workdir)
+            check(settle_quiet(dm), "the daemon went on past the final blocks")
+            log_before = log_bytes(dm.card_log)
+            check(len(before["rounds"]) == 1 and len(before["payouts"]) == 1,
+                  "an open round and a refund before the reorg: %d, %d"
+                  % (len(before["rounds"]), len(before["payouts"])))
+            got = a.reorg(depth)
+            a.rpc("evm_mine")
+            try:
+                rc = dm.wait_exit(10)
+            except TimeoutError:
+                raise Failed("hashjackd still running 10s after a reorg of depth %d:\n%s"
+                             % (depth, tail_text(dm.stderr(), 5)))
+            dm.stop()
+            check_eq(rc, 3, "exit status after a reorg of depth %d" % depth)
+            old_h, new_h = got[tip - 1]
+            err = [l for l in dm.stderr().splitlines() if "reorganisation" in l]
+            check(len(err) == 1, "one reorganisation message: %s" % err)
+            msg = err[0]
+            for want in (str(tip), str(tip - 1), old_h, new_h):
+                check(want in msg, "message lacks %s: %s" % (want, msg))
+            check(msg.startswith("<3>"), "message priority: %s" % msg)
+            check_bytes(log_bytes(dm.card_log), log_before, "card log after exit 3")
+            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
+                           "database after exit 3")
+            dm.start()
+            try:
+                rc2 = dm.wait_exit(10)
+            except TimeoutError:
+                raise Failed("hashjackd restarted after the reorg keeps running")
+            dm.stop()
+            check_eq(rc2, 3, "exit status of a restart after the reorg")
+            check_bytes(log_bytes(dm.card_log), log_before, "card log after the restart")
+            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
+                           "database after the restart")
+            out.append("depth %d: exit 3 twice, names %d/%d and both hashes" % (depth, tip, tip - 1))
+        last_msg = msg
+    finally:
+        a.stop()
+    return "; ".join(out) + '; message: "%s"' % last_msg[:160]
+
+
+# --------------------------------------------------------------------------
+# 5. kill -9 at random instants during a session
+
+def case_kill9_session(ctx):
+    """Five players play many rounds (blocks mined every 0.12 s, timeouts of
+    12 blocks) while daemon T (batch_blocks=2) is killed with SIGKILL at
+    random instants at least 20 times, often right after a restart onto a
+    backlog (catch-up), and restarted each time; daemon R runs uninterrupted
+    over the same chain with its own state dir.  Afterwards T's card log is
+    byte-identical to R's and to `hashjack replay`, and the databases hold
+    the same rows (meta, cursor height/hash/log_offset, txs, rounds,
+    payouts).  After each kill the log is never shorter than the committed
+    offset, and the restart cuts it back to exactly that offset."""
+    tb = 12
+    rng = random.Random(ctx.seed)
+    a = ctx.anvil("kill9")
+    try:
+        first = start_point(a, 2)
+        T = ctx.daemon(a, "kill9-T", confirmations=2, start_height=first, batch_blocks=2,
+                       timeout_blocks=tb)
+        R = ctx.daemon(a, "kill9-R", confirmations=2, start_height=first, timeout_blocks=tb)
+        R.start()
+        T.start()
+        t_off = 0
+        s = Session(a, R.card_log, [1, 2, 3, 4, 5], rng)
+        kills = []
+        phases = collections.Counter()
+        torn = 0
+        resumes_checked = 0
+        expect_resume = None          # (height, offset) committed at the last kill
+        deadline = time.monotonic() + 110
+        n = 0
+        while (len(kills) < 24 or phases["catch-up"] < 6) and time.monotonic() < deadline:
+            n += 1
+            catchup = n % 2 == 0
+            if catchup:
+                s.run(rng.uniform(0.0, 0.06) if n % 6 else rng.uniform(0.0, 0.25))
+            else:
+                s.run(rng.uniform(0.05, 1.0))
+            run_err = stderr_since(T, t_off)
+            if not T.running():
+                raise Failed("T exited by itself with %s:\n%s"
+                             % (T.proc.returncode, tail_text(run_err, 8)))
+            T.kill9()
+            run_err = stderr_since(T, t_off)
+            ph = ("following" if "caught up at block" in run_err else
+                  "catch-up" if ("resuming after block" in run_err or "first start" in run_err)
+                  else "startup")
+            phases[ph] += 1
+            kills.append(ph)
+            if expect_resume is not None:
+                m = re.search(r"resuming after block (\d+), \d+ open rounds, card log at (\d+) bytes",
+                              run_err)
+                if m:
+                    check_eq((int(m.group(1)), int(m.group(2))), expect_resume,
+                             "kill %d: resumed at (height, log offset) vs the commit" % len(kills))
+                    resumes_checked += 1
+            check(" <3>" not in run_err and "\n<3>" not in "\n" + run_err,
+                  "T logged an error:\n%s" % tail_text(run_err, 6))
+            r = db_rows(T.state_dir, ctx.workdir)
+            size = os.path.getsize(T.card_log)
+            check(size >= r["offset"], "kill %d: card log %d bytes, shorter than the committed %d"
+                  % (len(kills), size, r["offset"]))
+            if size > r["offset"]:
+                torn += 1
+            expect_resume = (r["height"], r["offset"])
+            # while T is down the chain goes on; sometimes a big backlog
+            if catchup:
+                s.run(rng.uniform(0.5, 1.5))
+                if n % 6 == 0:
+                    a.mine_empty(150)
+            else:
+                s.run(rng.uniform(0.0, 0.4))
+            t_off = stderr_size(T)
+            T.start()
+        check(len(kills) >= 20, "only %d kills in the time budget" % len(kills))
+        check(phases["catch-up"] >= 3, "only %d kills during catch-up (%s)"
+              % (phases["catch-up"], dict(phases)))
+        # the end: no new rounds, everything sent gets mined
+        s.betting = False
+        s.run(3, until=lambda: not s.pending_any())
+        s.mining = False
+        mine_until_empty(a)
+        a.mine_empty(2)
+        last = a.height() - 1
+        wait_log_height(R, last, timeout=30)
+        wait_log_height(T, last, timeout=30)
+        m = re.search(r"resuming after block (\d+), \d+ open rounds, card log at (\d+) bytes",
+                      stderr_since(T, t_off))
+        if m:
+            check_eq((int(m.group(1)), int(m.group(2))), expect_resume,
+                     "last restart: resumed at (height, log offset) vs the commit")
+            resumes_checked += 1
+        check_eq(T.stop(), 0, "T exit status on SIGTERM")
+        check_eq(R.stop(), 0, "R exit status on SIGTERM")
+        t_data, r_data = log_bytes(T.card_log), log_bytes(R.card_log)
+        check_heights(t_data, first, last, "T's card log")
+        check_bytes(t_data, r_data, "card logs of the killed and the uninterrupted daemon")
+        check_bytes(t_data, ctx.replay_text(a, first, last, tb), "T's card log vs replay")
+        t_db, r_db = db_rows(T.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir)
+        check_db_equal(t_db, r_db, "databases of the killed and the uninterrupted daemon")
+        for name, dm in (("T", T), ("R", R)):
+            bad = [l for l in dm.stderr().splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>"))]
+            check(not bad, "%s logged errors: %s" % (name, bad[:3]))
+        c = summary(t_data)
+        check(c["settle"] >= 20, "only %d rounds settled" % c["settle"])
+        for k in ("Bet", "Hit", "Stand", "Double"):
+            check(c[k] > 0, "no %s in the session" % k)
+    finally:
+        a.stop()
+    return ("%d kills (%s), %d left lines beyond the commit, %d restarts checked to resume "
+            "at the commit; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
+            "T == R == replay" % (
+                len(kills), ", ".join("%s %d" % kv for kv in sorted(phases.items())), torn,
+                resumes_checked, last - first + 1, c["settle"],
+                fmt_counts(c, ["Bet", "Peek", "Hit", "Stand", "Double", "Surrender",
+                               "timeout", "deposit", "reject"]),
+                len(t_db["txs"]), len(t_db["payouts"])))
+
+
+# --------------------------------------------------------------------------
+# 6. SIGHUP after moving the card log
+
+def case_sighup_rotation(ctx):
+    """Card log moved to .1 then SIGHUP: the daemon says so, continues in a
+    new file, the old one does not grow; then moved again and SIGHUP followed
+    at once (0, 2, 10 ms) by kill -9 and a restart, also in the middle of a
+    catch-up; at the end the pieces in order, concatenated, equal replay."""
+    a = ctx.anvil("hup")
+    rng = random.Random(ctx.seed + 6)
+    try:
+        first = start_point(a, 2)
+        dm = ctx.daemon(a, "hup", confirmations=2, start_height=first, batch_blocks=2)
+        dm.start()
+        s = Session(a, dm.card_log, [1, 2, 3], rng, lazy=0)
+        s.run(2)
+        pieces = []
+
+        def rotate():
+            dst = "%s.%d" % (dm.card_log, len(pieces) + 1)
+            os.rename(dm.card_log, dst)
+            pieces.append(dst)
+            return dst
+
+        off = stderr_size(dm)
+        old = rotate()
+        os.kill(dm.proc.pid, signal.SIGHUP)
+        hj.wait_until(lambda: "card log reopened" in stderr_since(dm, off), 5,
+                      "\"card log reopened\"")
+        size_old = os.path.getsize(old)
+        s.run(1.5)
+        check(os.path.exists(dm.card_log) and os.path.getsize(dm.card_log) > 0,
+              "no new card log after SIGHUP")
+        check_eq(os.path.getsize(old), size_old, "size of the moved log after the reopen")
+        check(dm.running(), "hashjackd exited after SIGHUP")
+        handled = 0
+        for delay in (0, 0.002, 0.01, "catch-up"):
+            if delay == "catch-up":
+                check_eq(dm.stop(), 0, "exit status on SIGTERM")
+                s.mining = False
+                a.mine_empty(300)
+                dm.start()
+                wait_log_height(dm, first + 40, timeout=20)
+                delay = 0.001
+                s.mining = True
+            off = stderr_size(dm)
+            rotate()
+            os.kill(dm.proc.pid, signal.SIGHUP)
+            if delay:
+                time.sleep(delay)
+            dm.kill9()
+            if "card log reopened" in stderr_since(dm, off):
+                handled += 1
+            dm.start()
+            s.run(1.0)
+        s.betting = False
+        s.run(2, until=lambda: not s.pending_any())
+        s.mining = False
+        mine_until_empty(a)
+        a.rpc("evm_mine")
+        last = a.height() - 1
+        wait_log_height(dm, last, timeout=20)
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        data = b"".join(log_bytes(p) for p in pieces) + log_bytes(dm.card_log)
+        check_heights(data, first, last, "the logs concatenated")
+        check_bytes(data, ctx.replay_text(a, first, last), "logs concatenated vs replay")
+        check("reopened" in dm.stderr(), "no reopen logged")
+    finally:
+        a.stop()
+    return ("%d rotations (%d with kill -9 right after SIGHUP, %d of those handled before the "
+            "kill); %d pieces + current == replay of blocks %d..%d"
+            % (len(pieces), len(pieces) - 1, handled, len(pieces), first, last))
+
+
+# --------------------------------------------------------------------------
+# 7. Operational checks
+
+GOOD_CONF = """\
+[chain]
+family = evm
+rpc_url = http://127.0.0.1:1
+confirmations = 3
+
+[dealer]
+address = 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+
+[rules]
+min_bet = 1000
+max_bet = 5000
+
+[state]
+directory = {state}
+"""
+
+
+def run_daemon(ctx, args, timeout=20, env=None):
+    r = subprocess.run([ctx.hashjackd] + list(args), stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=timeout, env=env)
+    return r.returncode, r.stdout, r.stderr
+
+
+def case_config_errors(ctx):
+    """Malformed files (unknown key, unknown section, bad values, duplicate
+    key, key above any section, min_bet above max_bet) exit 78 with
+    file:line: and the key on stderr, with and without --check-config, and
+    create no state; a missing required key exits 78 naming the file and the
+    key; a bad override exits 78; --check-config on a good file exits 0;
+    an unknown argument exits 64."""
+    d = os.path.join(ctx.workdir, "config")
+    os.makedirs(d)
+    state = os.path.join(d, "state-never")
+    good = GOOD_CONF.format(state=state)
+    lines = good.splitlines()
+
+    def variant(name, edit):
+        path = os.path.join(d, name + ".conf")
+        ls = list(lines)
+        edit(ls)
+        with open(path, "w") as f:
+            f.write("\n".join(ls) + "\n")
+        return path
+
+    def at(ls, prefix):
+        return next(i for i, l in enumerate(ls) if l.startswith(prefix))
+
+    # (name, edit, the offending line as written, its occurrence, what the
+    # message must name)
+    cases = [
+        ("unknown_key", lambda ls: ls.insert(at(ls, "confirmations") + 1, "confirmatons = 4"),
+         "confirmatons = 4", 1, "confirmatons"),
+        ("unknown_section", lambda ls: ls.extend(["[chian]", "x = 1"]), "[chian]", 1, "chian"),
+        ("bad_number", lambda ls: ls.__setitem__(at(ls, "confirmations"), "confirmations = abc"),
+         "confirmations = abc", 1, "confirmations"),
+        ("leading_zero", lambda ls: ls.__setitem__(at(ls, "confirmations"), "confirmations = 012"),
+         "confirmations = 012", 1, "confirmations"),
+        ("out_of_range", lambda ls: ls.__setitem__(at(ls, "confirmations"),
+                                                   "confirmations = 10001"),
+         "confirmations = 10001", 1, "confirmations"),
+        ("bad_address", lambda ls: ls.__setitem__(at(ls, "address"), "address = 0x1234"),
+         "address = 0x1234", 1, "address"),
+        ("bad_url", lambda ls: ls.__setitem__(at(ls, "rpc_url"), "rpc_url = ftp://x"),
+         "rpc_url = ftp://x", 1, "rpc_url"),
+        ("bad_bool", lambda ls: ls.append("log_fsync = maybe"), "log_fsync = maybe", 1,
+         "log_fsync"),
+        ("duplicate", lambda ls: ls.insert(at(ls, "confirmations") + 1, "confirmations = 3"),
+         "confirmations = 3", 2, "confirmations"),
+        ("above_section", lambda ls: ls.insert(0, "batch_blocks = 3"), "batch_blocks = 3", 1,
+         "batch_blocks"),
+        ("min_above_max", lambda ls: ls.__setitem__(at(ls, "max_bet"), "max_bet = 999"),
+         "max_bet = 999", 1, "max_bet"),
+    ]
+    done = []
+    for name, edit, marker, nth, key in cases:
+        path = variant(name, edit)
+        with open(path) as f:
+            where = [i + 1 for i, l in enumerate(f.read().splitlines()) if l == marker]
+        line = where[nth - 1]
+        for extra in (["--check-config"], []):
+            rc, out, err = run_daemon(ctx, ["-c", path] + extra)
+            check_eq(rc, 78, "%s%s: exit status (stderr %r)"
+                     % (name, " --check-config" if extra else "", err))
+            check("%s:%d:" % (path, line) in err and key in err,
+                  "%s: stderr lacks %s:%d: and %s: %r" % (name, path, line, key, err))
+        done.append(name)
+    check(not os.path.exists(state), "a failed start created the state directory")
+    # missing required keys: nowhere to point, so the file and the key
+    for name, prefix, key in (("no_dealer", "address", "[dealer] address"),
+                              ("no_min_bet", "min_bet", "[rules] min_bet"),
+                              ("no_max_bet", "max_bet", "[rules] max_bet")):
+        path = variant(name, lambda ls: ls.pop(at(ls, prefix)))
+        rc, out, err = run_daemon(ctx, ["-c", path, "--check-config"])
+        check_eq(rc, 78, "%s: exit status" % name)
+        check(path in err and key in err and "required" in err,
+              "%s: stderr %r" % (name, err))
+        done.append(name)
+    gpath = variant("good", lambda ls: None)
+    rc, out, err = run_daemon(ctx, ["-c", gpath, "--chain.confirmations=0", "--check-config"])
+    check_eq(rc, 78, "bad override: exit status")
+    check("confirmations" in err and "command line" in err, "bad override: stderr %r" % err)
+    rc, out, err = run_daemon(ctx, ["-c", gpath, "--check-config"])
+    check_eq(rc, 0, "--check-config on a good file: exit status (stderr %r)" % err)
+    check("configuration OK" in out and "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" in out,
+          "--check-config output: %r" % out)
+    rc, out, err = run_daemon(ctx, ["-c", gpath, "--chain.rpc_url=http://127.0.0.1:2",
+                                    "--check-config"])
+    check_eq(rc, 0, "good override: exit status")
+    check("127.0.0.1:2" in out, "override shown: %r" % out)
+    rc, out, err = run_daemon(ctx, ["-c", gpath, "--bogus"])
+    check_eq(rc, 64, "unknown argument: exit status")
+    check(not os.path.exists(state), "--check-config created the state directory")
+    return "%d malformed files -> 78 with file:line:/file + key; override 78; good 0; usage 64" % len(done)
+
+
+def case_state_dir_guard(ctx):
+    """A second daemon on a state dir in use exits 1 and says another one uses
+    it; the first keeps running.  The state dir then refuses (exit 4, naming
+    the field and both values, nothing changed) another dealer, other
+    min_bet / max_bet / timeout_blocks / preset... and works again with the
+    right ones."""
+    a = ctx.anvil("guard")
+    try:
+        dm = ctx.daemon(a, "guard", confirmations=1)
+        dm.start()
+        a.mine_empty(3)
+        wait_log_height(dm, a.height())
+        rc, out, err = run_daemon(ctx, ["-c", dm.conf])
+        check_eq(rc, 1, "second daemon on the same state dir: exit status (stderr %r)" % err)
+        check("another hashjackd" in err and dm.state_dir in err, "message: %r" % err)
+        check(dm.running(), "the first daemon stopped")
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        before = db_rows(dm.state_dir, ctx.workdir, with_file_id=True)
+        log_before = log_bytes(dm.card_log)
+        other = a.accounts[8].address
+        for arg, field, vals in (
+                ("--dealer.address=" + other, "dealer", (other, a.accounts[9].address)),
+                ("--rules.min_bet=999", "rules", ("min_bet=999", "min_bet=1000")),
+                ("--rules.max_bet=%d" % (MAX_BET - 1), "rules", (str(MAX_BET - 1), str(MAX_BET))),
+                ("--rules.timeout_blocks=99", "rules", ("timeout_blocks=99", "timeout_blocks=100"))):
+            rc, out, err = run_daemon(ctx, ["-c", dm.conf, arg])
+            check_eq(rc, 4, "%s: exit status (stderr %r)" % (arg, err[-300:]))
+            check(field in err and all(v in err for v in vals),
+                  "%s: the message names %s and both values: %r" % (arg, field, err[-400:]))
+        check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
+                       "database after the refusals")
+        check_bytes(log_bytes(dm.card_log), log_before, "card log after the refusals")
+        dm.start()
+        a.mine_empty(1)
+        wait_log_height(dm, a.height())
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+    finally:
+        a.stop()
+    return "second daemon -> 1 (\"another hashjackd\"); dealer, min_bet, max_bet, timeout_blocks -> 4"
+
+
+class NotifySocket:
+    """An AF_UNIX datagram socket standing in for systemd: records each
+    message with the card log's last height when it arrived."""
+
+    def __init__(self, path, card_log):
+        self.path = path
+        self.card_log = card_log
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.05)
+        self.msgs = []
+        self.stop_ = False
+        self.th = threading.Thread(target=self._run, daemon=True)
+        self.th.start()
+
+    def _run(self):
+        while not self.stop_:
+            try:
+                m = self.sock.recv(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            self.msgs.append((time.monotonic(), m.decode("utf-8", "replace"),
+                              last_height_in(self.card_log)))
+
+    def close(self):
+        self.stop_ = True
+        self.th.join(2)
+        self.sock.close()
+        os.unlink(self.path)
+
+    def texts(self):
+        return [m for _, m, _ in self.msgs]
+
+
+def case_sd_notify(ctx):
+    """NOTIFY_SOCKET and WATCHDOG_USEC=200000: STATUS= "catching up" with
+    heights during a 300-block catch-up, READY=1 once (when the log has the
+    last final block), STATUS= "following" after it, WATCHDOG=1 about every
+    100 ms, STOPPING=1 on SIGTERM, exit 0.  Without WATCHDOG_USEC, or with a
+    WATCHDOG_PID of another process, no WATCHDOG=1."""
+    a = ctx.anvil("notify")
+    sock_dir = tempfile.mkdtemp(prefix="hjn-", dir="/tmp")
+    try:
+        a.mine_empty(300)
+        tip = a.height()
+        dm = ctx.daemon(a, "notify", confirmations=2, start_height=1, batch_blocks=5)
+        ns = NotifySocket(os.path.join(sock_dir, "notify"), dm.card_log)
+        try:
+            with environ(NOTIFY_SOCKET=ns.path, WATCHDOG_USEC="200000", WATCHDOG_PID=None):
+                dm.start()
+            t0 = time.monotonic()
+            wait_log_height(dm, tip - 1)
+            hj.wait_until(lambda: "READY=1" in ns.texts(), 5, "READY=1")
+            time.sleep(1.2)
+            a.mine_empty(2)
+            wait_log_height(dm, tip + 1)
+            time.sleep(1.1)
+            os.kill(dm.proc.pid, signal.SIGTERM)
+            rc = dm.wait_exit(5)
+            dm.stop()
+            elapsed = time.monotonic() - t0
+            time.sleep(0.2)
+        finally:
+            ns.close()
+        check_eq(rc, 0, "exit status on SIGTERM")
+        msgs = ns.msgs
+        texts = [m for _, m, _ in msgs]
+        ready = [i for i, m in enumerate(texts) if m == "READY=1"]
+        check_eq(len(ready), 1, "READY=1 messages")
+        check(msgs[ready[0]][2] is not None and msgs[ready[0]][2] >= tip - 1,
+              "READY=1 arrived with the log at %s, before the catch-up to %d ended"
+              % (msgs[ready[0]][2], tip - 1))
+        st = [(i, m) for i, m in enumerate(texts) if m.startswith("STATUS=")]
+        pat = re.compile(r"STATUS=(catching up:|following,) block (\d+) of tip (\d+), "
+                         r"(\d+) open rounds")
+        for _, m in st:
+            check(pat.match(m), "STATUS= line without heights: %r" % m)
+        before = [m for i, m in st if i < ready[0]]
+        after = [m for i, m in st if i > ready[0]]
+        check(before and all("catching up" in m for m in before),
+              "STATUS= before READY=1: %s" % before)
+        check(after and all("following" in m for m in after), "STATUS= after READY=1: %s" % after)
+        last_status = pat.match(after[-1])
+        check(int(last_status.group(2)) >= tip - 1 and int(last_status.group(3)) >= tip,
+              "heights of the last STATUS=: %s" % after[-1])
+        check_eq(texts[-1], "STOPPING=1", "last message")
+        wd = texts.count("WATCHDOG=1")
+        check(wd >= elapsed / 0.1 * 0.6, "%d WATCHDOG=1 in %.1fs with WATCHDOG_USEC=200000"
+              % (wd, elapsed))
+        # no watchdog without WATCHDOG_USEC, nor for another process's
+        quiet = {}
+        for label, env in (("no WATCHDOG_USEC", {"WATCHDOG_USEC": None}),
+                           ("WATCHDOG_PID=1", {"WATCHDOG_USEC": "200000", "WATCHDOG_PID": "1"})):
+            ns2 = NotifySocket(os.path.join(sock_dir, "notify2"), dm.card_log)
+            try:
+                env = dict(env)
+                env.setdefault("WATCHDOG_PID", None)
+                with environ(NOTIFY_SOCKET=ns2.path, **env):
+                    dm.start()
+                hj.wait_until(lambda: "READY=1" in ns2.texts(), 10, "READY=1 (%s)" % label)
+                time.sleep(0.6)
+                check_eq(dm.stop(), 0, "exit status on SIGTERM (%s)" % label)
+                time.sleep(0.1)
+            finally:
+                ns2.close()
+            quiet[label] = ns2.texts()
+            check("WATCHDOG=1" not in quiet[label], "WATCHDOG=1 sent with %s" % label)
+            check_eq(quiet[label][-1], "STOPPING=1", "last message (%s)" % label)
+    finally:
+        shutil.rmtree(sock_dir, ignore_errors=True)
+        a.stop()
+    return ("READY=1 once with the log at %d; %d STATUS= (%d catching up), %d WATCHDOG=1 in %.1fs; "
+            "STOPPING=1 last; e.g. %r" % (msgs[ready[0]][2], len(st), len(before), wd, elapsed,
+                                          after[-1][:90]))
+
+
+def case_first_start_ahead(ctx):
+    """A first start at a block that is not final yet, as the defaults give
+    (start_height unset = the tip at first start, 12 confirmations), and a
+    start_height above the tip: the daemon waits until the block is final,
+    then deals it and follows."""
+    a = ctx.anvil("ahead")
+    bad, good = [], []
+    try:
+        a.mine_empty(5)
+        for k, (label, conf, ahead) in enumerate((
+                ("start_height unset, confirmations unset (12)", None, None),
+                ("start_height unset, confirmations = 3", 3, None),
+                ("start_height = tip + 3, confirmations = 1", 1, 3))):
+            tip0 = a.height()
+            first = tip0 + ahead if ahead else tip0
+            dm = ctx.daemon(a, "ahead%d" % k, confirmations=conf,
+                            start_height=first if ahead else None)
+            dm.start()
+            time.sleep(0.3)
+            final_tip = first + (conf or 12) - 1 + 2     # first..first+2 final
+            a.mine_empty(final_tip - a.height())
+            try:
+                wait_log_height(dm, first + 2, timeout=5)
+                check_eq(dm.stop(), 0, "exit status on SIGTERM")
+                check_bytes(log_bytes(dm.card_log), ctx.replay_text(a, first, first + 2),
+                            "%s: card log vs replay" % label)
+                good.append(label)
+            except (TimeoutError, Failed) as e:
+                err = dm.stderr().strip().splitlines()
+                bad.append("%s: tip %d at start, first block %d, tip now %d, nothing logged "
+                           "after 5 s (%s); last stderr line: %s"
+                           % (label, tip0, first, a.height(), str(e).splitlines()[0],
+                              err[-1] if err else ""))
+                dm.stop()
+    finally:
+        a.stop()
+    check(not bad, "\n    ".join(["the daemon never deals:"] + bad))
+    return "; ".join(good)
+
+
+CASES = [case_first_start_ahead, case_restart_mid_round, case_node_down, case_reorg_shallow, case_reorg_deep,
+         case_kill9_session, case_sighup_rotation, case_config_errors, case_state_dir_guard,
+         case_sd_notify]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hashjack", help="path to hashjack (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="path to hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="run only cases whose name contains this (repeatable)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--seed", type=int, default=None, help="random seed (default: from time)")
+    ap.add_argument("--timeout", type=int, default=900, help="deadline for the whole run (s)")
+    args = ap.parse_args()
+    hj.install_cleanup(args.timeout)
+    hashjack = hj.find_hashjack(args.hashjack)
+    hashjackd = hj.find_hashjackd(args.hashjackd)
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    workdir = tempfile.mkdtemp(prefix="hj-e2e-faults-")
+    kept = [False]
+    hj.add_exit_hook(lambda: not kept[0] and not args.keep
+                     and shutil.rmtree(workdir, ignore_errors=True))
+    ctx = Ctx(hashjack, hashjackd, workdir, seed)
+    print("seed %d" % seed, flush=True)
+    passed = failed = 0
+    t_all = time.monotonic()
+    try:
+        for case in CASES:
+            name = case.__name__[len("case_"):]
+            if args.only and not any(k in name for k in args.only):
+                continue
+            t = time.monotonic()
+            try:
+                detail = case(ctx)
+                passed += 1
+                print("ok   %-20s %5.1fs  %s" % (name, time.monotonic() - t, detail or ""),
+                      flush=True)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                failed += 1
+                print("FAIL %-20s %5.1fs  %s" % (name, time.monotonic() - t, e), flush=True)
+                if not isinstance(e, Failed):
+                    traceback.print_exc()
+            finally:
+                hj.kill_children()
+    finally:
+        hj.kill_children()
+        if args.keep or failed:
+            kept[0] = True
+            print("work directory kept: %s" % workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print("%d passed, %d failed (%.0fs, seed %d)" % (passed, failed, time.monotonic() - t_all,
+                                                     seed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
