@@ -476,13 +476,15 @@ static void pump(hjd_follower *f)
 		if (f->stopping)
 			return;
 	}
-	if (f->queue == NULL && f->cur.height + 1 == f->target) {
+	/* Nothing queued and nothing final left to fetch: caught up (also
+	 * when the configured start lies beyond the final blocks). */
+	if (f->queue == NULL && f->next_fetch >= f->target) {
 		if (!f->ready_sent) {
 			f->ready_sent = 1;
 			hjd_log(HJD_LOG_NOTICE,
-			        "caught up at block %" PRIu64 " (tip %" PRIu64
-			        "); following",
-			        f->cur.height, f->tip);
+			        "caught up: next block %" PRIu64
+			        ", tip %" PRIu64 "; following",
+			        f->next_fetch, f->tip);
 			hjd_notify("READY=1");
 			status(f, 1);
 		}

@@ -575,11 +575,38 @@ def case_daemon_smoke(ctx):
     return "log == replay for blocks %d..%d, across a restart" % (first, last)
 
 
+def case_daemon_start_beyond_final(ctx):
+    """Only with --hashjackd: a start height beyond the final blocks (tip 3,
+    confirmations 2, start 6) must not stall: the daemon says it is caught
+    up, keeps polling, and deals block 6 on as soon as each is final."""
+    if not ctx.hashjackd:
+        raise Skipped("no --hashjackd given")
+    a = hj.Anvil(workdir=os.path.join(ctx.workdir, "anvil-beyond")).start()
+    try:
+        d = a.accounts[9].address
+        a.mine_empty(3)
+        start = a.height() + 3
+        dm = hj.Hashjackd(ctx.hashjackd, a, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
+                          confirmations=2, start_height=start,
+                          workdir=os.path.join(ctx.workdir, "daemon-beyond"))
+        dm.start()
+        hj.wait_until(lambda: "caught up" in dm.stderr(), 10, "caught up")
+        a.mine_empty(6)
+        last = a.height() - 1
+        dm.wait_height(last, timeout=15)
+        check_eq([l["height"] for l in dm.lines()], list(range(start, last + 1)),
+                 "heights dealt")
+        check_eq(dm.stop(), 0, "hashjackd exit status on SIGTERM")
+    finally:
+        a.stop()
+    return "blocks %d..%d dealt after starting beyond the final blocks" % (start, last)
+
+
 CASES = [case_card_vectors, case_accounts, case_send_order_nonces, case_revert_drops_pending,
          case_grind_with_pending, case_round_hit_to_21, case_round_peek_insurance,
          case_failed_receipt_ignored, case_deposit_and_reject, case_reorg,
          case_restart_keeps_chain, case_pause_resume, case_bot_plays,
-         case_daemon_smoke]
+         case_daemon_smoke, case_daemon_start_beyond_final]
 
 
 def main():
