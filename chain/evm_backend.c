@@ -33,6 +33,9 @@ struct breq {
 	hj_blocks_cb cb;
 	void *arg;
 	hj_chain_block *blocks;
+	json_t *answer; /* the blocks' JSON, kept until the receipts arrive */
+	json_t **src;   /* each transaction to the dealer, in order */
+	size_t nsrc;
 };
 
 static struct evm *evm_of(hj_backend *b)
@@ -57,6 +60,8 @@ static void req_free(struct breq *r)
 		for (size_t i = 0; i < r->n; i++)
 			free(r->blocks[i].txs);
 	free(r->blocks);
+	free(r->src);
+	json_decref(r->answer);
 	free(r);
 }
 
@@ -131,9 +136,9 @@ static int to_dealer(struct evm *e, json_t *tx, char *err, size_t errlen)
 	return memcmp(addr, e->dealer, 20) == 0;
 }
 
-/* Normalises one transaction to the dealer, receipt status still unknown
- * (taken as success; fixed when the receipts arrive). */
-static int read_tx(json_t *tx, hj_action *out, char *err, size_t errlen)
+/* Normalises one transaction to the dealer with its receipt's outcome. */
+static int read_tx(json_t *tx, int success, hj_action *out, char *err,
+                   size_t errlen)
 {
 	uint8_t hash[32], from[20];
 	unsigned __int128 value, index;
@@ -181,7 +186,7 @@ static int read_tx(json_t *tx, hj_action *out, char *err, size_t errlen)
 	                 .value = value,
 	                 .input = input,
 	                 .input_len = ninput,
-	                 .success = 1,
+	                 .success = success,
 	                 .tx_index = (uint32_t)index};
 	hj_evm_action(&etx, out);
 	free(input);
@@ -242,9 +247,12 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 		json_t *tx = json_array_get(txs, k);
 		if (to_dealer(r->e, tx, why, sizeof why) != 1)
 			continue;
-		if (read_tx(tx, &cb->txs[cb->ntx], why, sizeof why))
+		/* Validated now, as if successful; a failed receipt makes
+		 * it again below. */
+		if (read_tx(tx, 1, &cb->txs[cb->ntx], why, sizeof why))
 			goto bad_tx;
 		cb->ntx++;
+		r->src[r->nsrc++] = tx;
 	}
 	return 0;
 bad_tx:
@@ -271,7 +279,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 			hj_action *a = &r->blocks[i].txs[j];
 			json_t *rc = json_array_get(result, k);
 			unsigned __int128 status;
-			char why[96];
+			char why[256];
 			if (json_is_null(rc)) {
 				snprintf(err, sizeof err,
 				         "block %" PRIu64
@@ -292,19 +300,10 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 				req_done(r, err);
 				return;
 			}
-			if (status == 0) {
-				/* A failed receipt moved nothing: the
-				 * transaction is logged, never played. */
-				hj_id txid = a->txid, sender = a->sender;
-				hj_amount value = a->value;
-				uint32_t index = a->tx_index;
-				memset(a, 0, sizeof *a);
-				a->kind = HJ_TX_FAILED;
-				a->txid = txid;
-				a->sender = sender;
-				a->value = value;
-				a->tx_index = index;
-			}
+			/* A failed receipt moved nothing: the transaction is
+			 * logged, never played. */
+			if (status == 0)
+				read_tx(r->src[k], 0, a, why, sizeof why);
 		}
 	}
 	req_done(r, NULL);
@@ -324,6 +323,19 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 		req_done(r, "batch answer has the wrong number of blocks");
 		return;
 	}
+	r->answer = json_incref(result);
+	for (size_t i = 0; i < r->n; i++) {
+		json_t *txs =
+		    json_object_get(json_array_get(result, i), "transactions");
+		ntx += json_array_size(txs);
+	}
+	/* At most every transaction of the batch goes to the dealer. */
+	r->src = ntx ? calloc(ntx, sizeof *r->src) : NULL;
+	if (ntx && !r->src) {
+		req_done(r, "out of memory");
+		return;
+	}
+	ntx = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		if (read_block(r, i, json_array_get(result, i), err,
 		               sizeof err)) {
