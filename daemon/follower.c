@@ -600,6 +600,8 @@ static int resume(hjd_follower *f)
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		return -1;
 	}
+	if (f->log.note[0])
+		hjd_log(HJD_LOG_WARNING, "%s", f->log.note);
 	f->have_parent = memcmp(f->cur.hash, zero, 32) != 0;
 	if (f->have_parent)
 		hj_table_set_last_height(f->table, f->cur.height);

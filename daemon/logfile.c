@@ -1,8 +1,10 @@
 #include "logfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,59 @@ static int open_fd(hjd_logfile *lf, struct stat *st, char *err, size_t errlen)
 	lf->dev = (uint64_t)st->st_dev;
 	lf->ino = (uint64_t)st->st_ino;
 	return 0;
+}
+
+/*
+ * After a rotation the file the cursor describes lives on under another
+ * name, possibly with lines written after the last commit.  Finds it in
+ * path's directory and cuts it back to the committed length.
+ */
+static void cut_rotated(hjd_logfile *lf, const hj_cursor *cur)
+{
+	char tmp[4096], dir[4096];
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	snprintf(tmp, sizeof tmp, "%s", lf->path);
+	snprintf(dir, sizeof dir, "%s", dirname(tmp));
+	d = opendir(dir);
+	while (d && (de = readdir(d)) != NULL) {
+		struct stat st;
+		char p[4400];
+
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    (uint64_t)st.st_dev != cur->log_dev ||
+		    (uint64_t)st.st_ino != cur->log_ino)
+			continue;
+		found = 1;
+		if ((uint64_t)st.st_size <= cur->log_offset)
+			break;
+		if (truncate(p, (off_t)cur->log_offset) == 0)
+			snprintf(lf->note, sizeof lf->note,
+			         "previous card log %.300s cut from %" PRIu64
+			         " to %" PRIu64
+			         " bytes (lines written after the last commit)",
+			         p, (uint64_t)st.st_size, cur->log_offset);
+		else
+			snprintf(lf->note, sizeof lf->note,
+			         "previous card log %.300s holds %" PRIu64
+			         " bytes past the last commit and could not be "
+			         "cut (%s): remove them by hand",
+			         p, (uint64_t)st.st_size - cur->log_offset,
+			         strerror(errno));
+		break;
+	}
+	if (d)
+		closedir(d);
+	if (!found)
+		snprintf(lf->note, sizeof lf->note,
+		         "previous card log (inode %" PRIu64
+		         ") is not beside %.300s: if it holds more than %" PRIu64
+		         " bytes, the rest was never committed and is written "
+		         "again in the new file",
+		         cur->log_ino, lf->path, cur->log_offset);
 }
 
 int hjd_logfile_open(hjd_logfile *lf, const char *path, const hj_cursor *cur,
@@ -84,6 +139,8 @@ int hjd_logfile_open(hjd_logfile *lf, const char *path, const hj_cursor *cur,
 		             : "no block processed yet");
 		return -EEXIST;
 	}
+	if (cur)
+		cut_rotated(lf, cur);
 	lf->offset = 0;
 	return 0;
 }

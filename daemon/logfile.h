@@ -26,6 +26,7 @@ typedef struct hjd_logfile {
 	uint64_t offset; /* committed length plus what was appended since */
 	uint64_t dev, ino;
 	int sync;
+	char note[600]; /* what open had to repair, for the caller to log */
 } hjd_logfile;
 
 /*
@@ -33,8 +34,12 @@ typedef struct hjd_logfile {
  *   - cur NULL (no block processed yet): the file must be empty or absent;
  *   - the file is the cursor's (same dev and ino): lines past
  *     cur->log_offset are cut; a shorter file is an error (lines lost);
- *   - another file (rotated while the daemon was down): it must be empty,
- *     and logging continues in it from offset 0.
+ *   - another file (rotated while the daemon was down, or just before a
+ *     crash): it must be empty, and logging continues in it from offset 0.
+ *     The cursor's file, when it is still in the same directory under
+ *     another name, is cut back to cur->log_offset: lines past it were
+ *     never committed and are written again in the new file.
+ * What was repaired is described in lf->note (empty when nothing was).
  * Returns 0 or a negative errno with the reason in err.
  */
 int hjd_logfile_open(hjd_logfile *lf, const char *path, const hj_cursor *cur,
