@@ -249,11 +249,12 @@ static void status(hjd_follower *f, int force)
 		snprintf(sum, sizeof sum, "?");
 	else
 		hj_amount_format(owed, sum);
-	snprintf(msg, sizeof msg,
-	         "STATUS=%s block %" PRIu64 " of tip %" PRIu64
-	         ", %zu open rounds, %" PRIu64 " payouts owed (%s)",
-	         f->ready_sent ? "following," : "catching up:", f->cur.height,
-	         f->tip, hj_table_count(f->table), count, sum);
+	snprintf(
+	    msg, sizeof msg,
+	    "STATUS=%s next block %" PRIu64 ", tip %" PRIu64
+	    ", %zu open rounds, %" PRIu64 " payouts owed (%s)",
+	    f->ready_sent ? "following:" : "catching up:", f->cur.height + 1,
+	    f->tip, hj_table_count(f->table), count, sum);
 	hjd_notify(msg);
 	/* A first catch-up can take longer than systemd's start timeout:
 	 * progress extends it. */
