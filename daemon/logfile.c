@@ -78,12 +78,13 @@ static void cut_rotated(hjd_logfile *lf, const hj_cursor *cur)
 	if (d)
 		closedir(d);
 	if (!found)
-		snprintf(lf->note, sizeof lf->note,
-		         "previous card log (inode %" PRIu64
-		         ") is not beside %.300s: if it holds more than %" PRIu64
-		         " bytes, the rest was never committed and is written "
-		         "again in the new file",
-		         cur->log_ino, lf->path, cur->log_offset);
+		snprintf(
+		    lf->note, sizeof lf->note,
+		    "previous card log (inode %" PRIu64
+		    ") is not beside %.300s: if it holds more than %" PRIu64
+		    " bytes, the rest was never committed and is written "
+		    "again in the new file",
+		    cur->log_ino, lf->path, cur->log_offset);
 }
 
 int hjd_logfile_open(hjd_logfile *lf, const char *path, const hj_cursor *cur,
