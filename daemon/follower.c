@@ -73,7 +73,6 @@ typedef struct hjd_follower {
 	uv_signal_t sigterm, sigint, sighup;
 	int ready_sent, stopping, exit_code, handles_open;
 	uint64_t status_at; /* loop time of the last STATUS= */
-	unsigned long blocks_done;
 } hjd_follower;
 
 static void stop(hjd_follower *f, int code);
@@ -332,7 +331,6 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		fatal(f, err);
 		return -1;
 	}
-	f->blocks_done += done;
 	if (reorg) {
 		char want[67], got[67];
 		hj_chain_block *cb = &b->blocks[done];
