@@ -61,6 +61,15 @@ typedef struct hj_action {
 	uint8_t insurance; /* Peek */
 	uint64_t side_pp;  /* Bet */
 	uint64_t side_t3;  /* Bet */
+	/* Bitcoin family.  A Bet's sender is its key P.  Every other action
+	 * names its round by the short id (the first 8 bytes of the Bet's
+	 * txid as displayed) and is signed by P: the table finds the round
+	 * by round_ref and asks its verifier (hj_table_set_verifier). */
+	uint8_t has_ref; /* round_ref and sig are set */
+	uint8_t round_ref[8];
+	uint8_t sig[64];
+	uint8_t signed_len;     /* payload bytes the signature covers */
+	uint8_t signed_part[5]; /* the payload without id and signature */
 } hj_action;
 
 #endif

@@ -24,6 +24,8 @@ struct hj_table {
 	size_t n, cap;
 	uint64_t last;
 	int have_last;
+	hj_verify_fn verify;
+	void *verify_ctx;
 };
 
 /* What processing one block needs at hand. */
@@ -287,6 +289,17 @@ static hj_round *find_player(hj_table *t, const hj_id *player)
 	return NULL;
 }
 
+/* The open round whose id begins with the short id ref. */
+static hj_round *find_ref(hj_table *t, const uint8_t ref[8])
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rounds[i].phase != HJ_PH_DONE &&
+		    t->rounds[i].id.len >= 8 &&
+		    memcmp(t->rounds[i].id.b, ref, 8) == 0)
+			return &t->rounds[i];
+	return NULL;
+}
+
 static void reject(struct blk *b, const hj_action *a, const hj_round *r,
                    hj_reason why)
 {
@@ -497,9 +510,17 @@ static void apply_tx(struct blk *b, const hj_action *a)
 		bet(b, a);
 		return;
 	}
-	hj_round *r = find_player(b->t, &a->sender);
+	hj_table *t = b->t;
+	hj_round *r =
+	    a->has_ref ? find_ref(t, a->round_ref) : find_player(t, &a->sender);
 	if (!r) {
 		reject(b, a, NULL, HJ_R_NO_ROUND);
+		return;
+	}
+	/* Bitcoin family: the round's key must have signed this action at
+	 * this seq, so a copy of an old payload, or another player's, fails. */
+	if (a->has_ref && (!t->verify || !t->verify(t->verify_ctx, r, a))) {
+		reject(b, a, r, HJ_R_BAD_SIGNATURE);
 		return;
 	}
 	hj_reason why = check(&b->t->rules, b->height, r, a);
@@ -602,6 +623,12 @@ void hj_table_free(hj_table *t)
 const hj_rules *hj_table_rules(const hj_table *t)
 {
 	return &t->rules;
+}
+
+void hj_table_set_verifier(hj_table *t, hj_verify_fn fn, void *ctx)
+{
+	t->verify = fn;
+	t->verify_ctx = ctx;
 }
 
 int hj_table_last_height(const hj_table *t, uint64_t *height)

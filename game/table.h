@@ -44,6 +44,15 @@ size_t hj_table_count(const hj_table *t);
 /* i-th open round in opening order; borrowed until the next change. */
 const hj_round *hj_table_round(const hj_table *t, size_t i);
 
+/*
+ * Bitcoin family: verifies the signature of an action that names its round
+ * by short id (a->has_ref), given the round it names (r->player is the key
+ * P, r->seq the count the signature must cover).  Returns 1 when valid.
+ * Without a verifier every such action is rejected as bad_signature.
+ */
+typedef int (*hj_verify_fn)(void *ctx, const hj_round *r, const hj_action *a);
+void hj_table_set_verifier(hj_table *t, hj_verify_fn fn, void *ctx);
+
 /* Adds a round restored from storage, after the rounds already held.
  * Returns 0, -EEXIST (the player has an open round) or -ENOMEM. */
 int hj_table_restore(hj_table *t, const hj_round *r);
