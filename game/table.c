@@ -514,6 +514,11 @@ static void apply_tx(struct blk *b, const hj_action *a)
 	hj_round *r =
 	    a->has_ref ? find_ref(t, a->round_ref) : find_player(t, &a->sender);
 	if (!r) {
+		/* Bitcoin family: a zero-value action naming none of our
+		 * rounds never reached the dealer address; it is another
+		 * dealer's (docs/BITCOIN.md). */
+		if (a->has_ref && a->value == 0)
+			return;
 		reject(b, a, NULL, HJ_R_NO_ROUND);
 		return;
 	}

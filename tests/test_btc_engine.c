@@ -135,6 +135,7 @@ static void test_unknown_short_id(void **state)
 	deal(&f, 1);
 	hj_round other = *fx_round(&f, 1);
 	other.id.b[0] ^= 0xff;
+	/* Paying the dealer: rejected and refunded. */
 	FX(&f, R(3), btc_act(&other, 1, 0, HJ_STAND, 5));
 	const ev_rec *e = fx_find(&f, HJ_EV_REJECT, 0);
 	assert_non_null(e);
@@ -142,6 +143,9 @@ static void test_unknown_short_id(void **state)
 	assert_false(e->has_round);
 	assert_true(e->amount == 5);
 	assert_int_equal(calls, 0);
+	/* Paying nothing: another dealer's action, no event at all. */
+	FX(&f, R(3), btc_act(&other, 1, 0, HJ_STAND, 0));
+	assert_int_equal(f.nev, 0);
 	fx_free(&f);
 }
 
