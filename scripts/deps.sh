@@ -8,7 +8,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config clang-format libjansson-dev libcmocka-dev
-	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev python3 systemd)
+	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev libsecp256k1-dev
+	python3 systemd)
 
 missing=()
 for p in "${pkgs[@]}"; do
