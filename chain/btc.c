@@ -1,0 +1,82 @@
+#include "btc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "btcsig.h"
+#include "payload.h"
+
+static const uint8_t magic[2] = {HJ_MAGIC0, HJ_MAGIC1};
+
+int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
+                  size_t script_len, uint32_t tx_index, hj_action *out,
+                  char *err, size_t errlen)
+{
+	uint8_t txid[HJ_BTC_HASH_LEN];
+	uint64_t value = 0;
+	size_t count = 0;
+	const uint8_t *data = NULL;
+	size_t n = 0;
+	size_t vout;
+	hj_payload pl;
+
+	memset(out, 0, sizeof *out);
+	if (hj_btc_tx_sum_to(tx, dealer_script, script_len, &value, &count)) {
+		snprintf(err, errlen, "outputs to the dealer overflow 64 bits");
+		return -ERANGE;
+	}
+	int has_data =
+	    hj_btc_tx_find_data(tx, magic, sizeof magic, &data, &n, &vout) == 1;
+
+	hj_btc_tx_txid(tx, txid);
+	out->txid.len = HJ_BTC_HASH_LEN;
+	for (int i = 0; i < HJ_BTC_HASH_LEN; i++)
+		out->txid.b[i] = txid[HJ_BTC_HASH_LEN - 1 - i];
+	out->tx_index = tx_index;
+	out->value = value;
+
+	if (!has_data) {
+		out->kind = HJ_TX_DEPOSIT;
+		return count > 0;
+	}
+	int rc = hj_payload_parse(HJ_BITCOIN, data, n, &pl);
+	if (rc != HJ_OK) {
+		/* Whose it is cannot be told: it is ours only if it paid us. */
+		out->kind = HJ_TX_MALFORMED;
+		out->act = pl.act;
+		out->reason = (hj_reason)rc;
+		return count > 0;
+	}
+	out->kind = HJ_TX_ACTION;
+	out->act = pl.act;
+	out->insurance = pl.insurance;
+	out->side_pp = pl.side_pp;
+	out->side_t3 = pl.side_t3;
+	if (pl.act == HJ_BET) {
+		out->sender.len = 32;
+		memcpy(out->sender.b, pl.key, 32);
+		return count > 0; /* a Bet that pays us nothing is not ours */
+	}
+	out->has_ref = 1;
+	memcpy(out->round_ref, pl.round, sizeof out->round_ref);
+	memcpy(out->sig, pl.sig, sizeof out->sig);
+	out->signed_len = (uint8_t)(n - HJ_BTC_TAIL_LEN);
+	memcpy(out->signed_part, data, out->signed_len);
+	return 1;
+}
+
+int hj_btc_verify(void *ctx, const hj_round *r, const hj_action *a)
+{
+	const struct hj_btc_verifier *v = ctx;
+
+	if (r->player.len != HJ_XONLY_LEN || !a->has_ref ||
+	    a->signed_len > sizeof a->signed_part)
+		return 0;
+	hj_btc_msg m = {.genesis = v->genesis,
+	                .short_id = a->round_ref,
+	                .seq = r->seq,
+	                .body = a->signed_part,
+	                .body_len = a->signed_len};
+	return hj_btc_action_verify(v->secp, r->player.b, &m, a->sig) == 0;
+}

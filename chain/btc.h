@@ -1,0 +1,40 @@
+/*
+ * Bitcoin-family adapter: one parsed transaction becomes the engine's
+ * hj_action when it concerns the dealer (docs/BITCOIN.md), and the table's
+ * verifier checks action signatures with BIP-340.  No JSON here.
+ */
+#ifndef HJ_BTC_H
+#define HJ_BTC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "action.h"
+#include "btc_tx.h"
+#include "round.h"
+#include "taproot.h"
+
+/*
+ * Fills *out from *tx (position tx_index in its block) for the dealer whose
+ * scriptPubKey is dealer_script.  Returns
+ *   1  the transaction concerns the dealer: it pays the dealer (a Bet with
+ *      its key P as sender, any staked action, a malformed payload, or a
+ *      deposit without the magic), or its payload names a round by short
+ *      id (the table ignores it when that round is not the dealer's);
+ *   0  it does not: no output to the dealer and no signed action;
+ *   -ERANGE its outputs to the dealer overflow 64 bits (err says so).
+ * Ids are as the node displays them: txid.b is the display order.
+ */
+int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
+                  size_t script_len, uint32_t tx_index, hj_action *out,
+                  char *err, size_t errlen);
+
+/* The table's verifier (hj_verify_fn) for one chain: ctx is a
+ * struct hj_btc_verifier. */
+struct hj_btc_verifier {
+	const hj_secp *secp;
+	uint8_t genesis[32]; /* block 0's hash as displayed */
+};
+int hj_btc_verify(void *ctx, const hj_round *r, const hj_action *a);
+
+#endif
