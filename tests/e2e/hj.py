@@ -213,7 +213,10 @@ def _tail(path, n=30):
 
 
 def _stop_process(proc, sig, timeout):
-    """Sends sig, waits up to timeout, then SIGKILL.  Returns the exit code."""
+    """Sends sig, waits up to timeout, then SIGKILL.  Returns the exit code
+    (None for a process never started)."""
+    if proc is None:
+        return None
     if proc.poll() is None:
         try:
             os.kill(proc.pid, signal.SIGCONT)
@@ -714,28 +717,38 @@ def read_cardlog(path, raw=False):
 
 
 class CardLogTail:
-    """Incremental reader: new complete lines since the last call.  Starts
-    again from the top if the file shrinks or is replaced."""
+    """Incremental reader: new complete lines since the last call.  Across a
+    logrotate-style move the moved file is read to its end before the new
+    one (the daemon writes no more to the old file once it reopened); a
+    file that shrinks (cut back on a restart) is read again from the top.
+    strict: a line that is not JSON raises instead of being skipped."""
 
-    def __init__(self, path):
+    def __init__(self, path, strict=False):
         self.path = path
-        self.offset = 0
-        self.ino = None
+        self.strict = strict
+        self.f = None
         self.buf = b""
 
     def read(self):
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return []
-        if self.ino is not None and (st.st_ino != self.ino or st.st_size < self.offset):
-            self.offset, self.buf = 0, b""
-        self.ino = st.st_ino
-        with open(self.path, "rb") as f:
-            f.seek(self.offset)
-            data = f.read()
-        self.offset += len(data)
-        self.buf += data
+        if self.f is None:
+            try:
+                self.f = open(self.path, "rb")
+            except FileNotFoundError:
+                return []
+        while True:
+            if os.fstat(self.f.fileno()).st_size < self.f.tell():
+                self.f.seek(0)
+                self.buf = b""
+            self.buf += self.f.read()
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                break
+            if st.st_ino == os.fstat(self.f.fileno()).st_ino:
+                break
+            self.buf += self.f.read()
+            self.f.close()
+            self.f = open(self.path, "rb")
         end = self.buf.rfind(b"\n") + 1
         lines, self.buf = self.buf[:end], self.buf[end:]
         out = []
@@ -743,8 +756,32 @@ class CardLogTail:
             try:
                 out.append(json.loads(l))
             except ValueError:
-                pass
+                if self.strict:
+                    raise
         return out
+
+    def close(self):
+        if self.f:
+            self.f.close()
+            self.f = None
+
+
+def last_logged_height(path):
+    """The height of the last complete line of a card log, reading only its
+    tail (cheap for big logs); None when there is none."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 65536))
+            tail = f.read()
+    except FileNotFoundError:
+        return None
+    end = tail.rfind(b"\n")
+    if end < 0:
+        return None
+    start = tail.rfind(b"\n", 0, end) + 1
+    m = re.match(rb'\{"v":1,"chain":"[a-z0-9-]+","height":(\d+),', tail[start:end])
+    return int(m.group(1)) if m else None
 
 
 class ReplayFollower:
@@ -881,8 +918,7 @@ class Hashjackd:
         return read_cardlog(self.card_log, raw=True)
 
     def last_height(self):
-        ls = self.lines()
-        return ls[-1]["height"] if ls else None
+        return last_logged_height(self.card_log)
 
     def wait_height(self, h, timeout=30):
         """Until the card log has a line for height h (or the daemon dies)."""

@@ -187,24 +187,6 @@ def log_bytes(path):
         return b""
 
 
-def last_height_in(path):
-    """The height of the last complete line of a log (cheap for big logs)."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - 65536))
-            tail = f.read()
-    except FileNotFoundError:
-        return None
-    end = tail.rfind(b"\n")
-    if end < 0:
-        return None
-    start = tail.rfind(b"\n", 0, end) + 1
-    m = re.match(rb'\{"v":1,"chain":"evm","height":(\d+),', tail[start:end])
-    return int(m.group(1)) if m else None
-
-
 def wait_log_height(dm, h, timeout=30, path=None):
     path = path or dm.card_log
 
@@ -212,7 +194,7 @@ def wait_log_height(dm, h, timeout=30, path=None):
         if not dm.running():
             raise Failed("hashjackd exited with %s while waiting for height %d:\n%s"
                          % (dm.proc.returncode, h, tail_text(dm.stderr(), 12)))
-        last = last_height_in(path)
+        last = hj.last_logged_height(path)
         return last is not None and last >= h
     hj.wait_until(done, timeout, "hashjackd to log height %d" % h)
 
@@ -255,7 +237,7 @@ def check_log_matches_cursor(dm, scratch, what):
     r = db_rows(dm.state_dir, scratch)
     size = os.path.getsize(dm.card_log)
     check_eq(size, r["offset"], "%s: card log size vs committed log_offset" % what)
-    check_eq(last_height_in(dm.card_log), r["height"], "%s: last logged height vs cursor" % what)
+    check_eq(hj.last_logged_height(dm.card_log), r["height"], "%s: last logged height vs cursor" % what)
     return r
 
 
@@ -314,45 +296,6 @@ def mine_until_empty(a, tries=5):
 # --------------------------------------------------------------------------
 # Players that act on what a card log says
 
-class RotTail:
-    """New complete lines of a card log, across logrotate-style moves: the
-    moved file is read to its end before the new one (the daemon writes no
-    more to the old file once it created the new one)."""
-
-    def __init__(self, path):
-        self.path = path
-        self.f = None
-        self.buf = b""
-
-    def read(self):
-        out = []
-        if self.f is None:
-            try:
-                self.f = open(self.path, "rb")
-            except FileNotFoundError:
-                return out
-        while True:
-            self.buf += self.f.read()
-            try:
-                st = os.stat(self.path)
-            except FileNotFoundError:
-                break
-            if st.st_ino == os.fstat(self.f.fileno()).st_ino:
-                break
-            self.buf += self.f.read()
-            self.f.close()
-            self.f = open(self.path, "rb")
-        end = self.buf.rfind(b"\n") + 1
-        lines, self.buf = self.buf[:end], self.buf[end:]
-        for l in lines.splitlines():
-            out.append(json.loads(l))
-        return out
-
-    def close(self):
-        if self.f:
-            self.f.close()
-
-
 def card_value(code):
     r = code[:-1]
     return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
@@ -391,7 +334,7 @@ class Session:
     def __init__(self, a, log_path, players, rng, interval=0.12, lazy=0.12):
         self.a = a
         self.d = a.accounts[9].address
-        self.tail = RotTail(log_path)
+        self.tail = hj.CardLogTail(log_path, strict=True)
         self.players = [Player(a.accounts[i]) for i in players]
         self.by_addr = {p.acct.address: p for p in self.players}
         self.by_tx = {}
@@ -743,7 +686,7 @@ def case_reorg_shallow(ctx):
         def at_edge(want):
             wait_log_height(dm, want)
             check(settle_quiet(dm), "the daemon went on past the final blocks")
-            check_eq(last_height_in(dm.card_log), want, "last logged height (tip - 3)")
+            check_eq(hj.last_logged_height(dm.card_log), want, "last logged height (tip - 3)")
 
         at_edge(x)
         # reorg A: X+1..X+3 replaced; the deposit moves to X+1, p2's Bet
@@ -1310,7 +1253,7 @@ class NotifySocket:
             except OSError:
                 return
             self.msgs.append((time.monotonic(), m.decode("utf-8", "replace"),
-                              last_height_in(self.card_log)))
+                              hj.last_logged_height(self.card_log)))
 
     def close(self):
         self.stop_ = True
