@@ -4,8 +4,48 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bech32.h"
 #include "btcsig.h"
 #include "payload.h"
+
+static const char *const known_hrps[] = {"bc",  "tb",   "bcrt",
+                                         "ltc", "tltc", "rltc"};
+
+int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
+                          const char **hrp, char *err, size_t errlen)
+{
+	char h[HJ_BECH32_HRP_MAX + 1], why[96];
+	uint8_t data[HJ_BECH32_DATA_MAX], prog[HJ_SEGWIT_PROG_MAX];
+	size_t ndata, plen;
+	hj_bech32_variant var;
+	int version;
+
+	if (hj_bech32_decode(addr, h, data, &ndata, &var, why, sizeof why)) {
+		snprintf(err, errlen,
+		         "not a segwit address (bech32 or bech32m): %s", why);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof known_hrps / sizeof *known_hrps; i++) {
+		if (strcmp(h, known_hrps[i]) != 0)
+			continue;
+		if (hj_segwit_decode(known_hrps[i], addr, &version, prog, &plen,
+		                     why, sizeof why)) {
+			snprintf(err, errlen, "not a segwit address: %s", why);
+			return -EINVAL;
+		}
+		script[0] = (uint8_t)(version ? 0x50 + version : 0);
+		script[1] = (uint8_t)plen;
+		memcpy(script + 2, prog, plen);
+		*len = plen + 2;
+		*hrp = known_hrps[i];
+		return 0;
+	}
+	snprintf(err, errlen,
+	         "unknown address prefix \"%s\" (known: bc, tb, bcrt, ltc, "
+	         "tltc, rltc)",
+	         h);
+	return -EINVAL;
+}
 
 static const uint8_t magic[2] = {HJ_MAGIC0, HJ_MAGIC1};
 

@@ -29,6 +29,20 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
                   size_t script_len, uint32_t tx_index, hj_action *out,
                   char *err, size_t errlen);
 
+/* Longest scriptPubKey of a segwit address: OP_n, a push, 40 bytes. */
+#define HJ_BTC_SCRIPT_MAX 42
+
+/*
+ * The scriptPubKey of a segwit address (bech32 v0 or bech32m v1..16, either
+ * case) whose prefix is one of the chains' (bc, tb, bcrt, ltc, tltc, rltc),
+ * written to script (HJ_BTC_SCRIPT_MAX bytes) with its length in *len and
+ * the prefix, lower case, in *hrp (static storage).  Returns 0, or -EINVAL
+ * with err saying why (an unknown prefix, a bad checksum, a legacy base58
+ * address, which the dealer cannot use).
+ */
+int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
+                          const char **hrp, char *err, size_t errlen);
+
 /* The table's verifier (hj_verify_fn) for one chain: ctx is a
  * struct hj_btc_verifier. */
 struct hj_btc_verifier {

@@ -3,6 +3,7 @@
  * transactions built here, parsed (chain/btc_tx), normalised (chain/btc),
  * and played by the table with real BIP-340 signatures (chain/btcsig).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -250,12 +251,68 @@ static void test_other_dealers_action_ignored(void **state)
 	world_free(&w);
 }
 
+/* BIP-173/BIP-350 address vectors, and what the dealer cannot use. */
+static void test_address_script(void **state)
+{
+	(void)state;
+	uint8_t script[HJ_BTC_SCRIPT_MAX];
+	size_t len = 0;
+	const char *hrp = NULL;
+	char err[160];
+	static const uint8_t p2wpkh[22] = {
+	    0x00, 0x14, 0x75, 0x1e, 0x76, 0xe8, 0x19, 0x91, 0x96, 0xd4, 0x54,
+	    0x94, 0x1c, 0x45, 0xd1, 0xb3, 0xa3, 0x23, 0xf1, 0x43, 0x3b, 0xd6};
+
+	assert_int_equal(
+	    hj_btc_address_script("BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4",
+	                          script, &len, &hrp, err, sizeof err),
+	    0);
+	assert_string_equal(hrp, "bc");
+	assert_int_equal(len, 22);
+	assert_memory_equal(script, p2wpkh, 22);
+	/* BIP-350: a v1 address on the main chain. */
+	assert_int_equal(
+	    hj_btc_address_script("bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e"
+	                          "72q4k9hcz7vqzk5jj0",
+	                          script, &len, &hrp, err, sizeof err),
+	    0);
+	assert_int_equal(len, 34);
+	assert_int_equal(script[0], 0x51);
+	assert_int_equal(script[1], 32);
+	assert_int_equal(script[2], 0x79);
+	/* A regtest Litecoin address from litecoind's getnewaddress. */
+	assert_int_equal(hj_btc_address_script(
+	                     "rltc1qccvndf7q62nwwp7h9d3j7gmlm2ex0anttw7k40",
+	                     script, &len, &hrp, err, sizeof err),
+	                 0);
+	assert_string_equal(hrp, "rltc");
+	assert_int_equal(len, 22);
+	/* Refused, each with a reason. */
+	assert_int_equal(
+	    hj_btc_address_script("tc1qw508d6qejxtdg4y5r3zarvary0c5xw7kg3g4ty",
+	                          script, &len, &hrp, err, sizeof err),
+	    -EINVAL);
+	assert_non_null(strstr(err, "unknown address prefix \"tc\""));
+	assert_int_equal(
+	    hj_btc_address_script("1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", script,
+	                          &len, &hrp, err, sizeof err),
+	    -EINVAL);
+	assert_non_null(strstr(err, "not a segwit address"));
+	/* bech32 (not bech32m) for version 1: BIP-350's invalid list. */
+	assert_int_equal(
+	    hj_btc_address_script("bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e"
+	                          "72q4k9hcz7vqh2y7hd",
+	                          script, &len, &hrp, err, sizeof err),
+	    -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_with_real_signatures),
 	    cmocka_unit_test(test_what_concerns_the_dealer),
 	    cmocka_unit_test(test_other_dealers_action_ignored),
+	    cmocka_unit_test(test_address_script),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
