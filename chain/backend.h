@@ -27,13 +27,17 @@ typedef struct hj_chain_block {
 	size_t ntx;
 } hj_chain_block;
 
-typedef void (*hj_ident_cb)(void *arg, const char *identity, const char *error);
+/* permanent: the error will not go away by asking again (the node runs
+ * another network than the dealer address is for): the daemon stops. */
+typedef void (*hj_ident_cb)(void *arg, const char *identity, const char *error,
+                            int permanent);
 typedef void (*hj_tip_cb)(void *arg, uint64_t height, const char *error);
 /* blocks[0..n) in height order; borrowed for the callback only. */
 typedef void (*hj_blocks_cb)(void *arg, hj_chain_block *blocks, size_t n,
                              const char *error);
 
 typedef struct hj_backend hj_backend;
+struct hj_table;
 
 struct hj_backend_ops {
 	const char *chain; /* the card log's "chain" */
@@ -41,6 +45,10 @@ struct hj_backend_ops {
 	/* A string naming the chain ("evm:1"), stored at first start. */
 	int (*identity)(hj_backend *b, hj_ident_cb cb, void *arg);
 	int (*tip)(hj_backend *b, hj_tip_cb cb, void *arg);
+	/* After identity() succeeded: installs in t what playing this chain
+	 * needs (the Bitcoin family's signature verifier).  NULL when
+	 * nothing is needed.  The backend must outlive t's use. */
+	void (*attach)(hj_backend *b, struct hj_table *t);
 	/* Blocks from .. from + n - 1. */
 	int (*blocks)(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 	              void *arg);

@@ -461,7 +461,7 @@ static void on_quantity(void *arg, json_t *result, const char *error)
 	} else {
 		char id[40];
 		snprintf(id, sizeof id, "evm:%" PRIu64, (uint64_t)v);
-		q->ident(q->arg, err ? NULL : id, err);
+		q->ident(q->arg, err ? NULL : id, err, 0);
 	}
 	free(q);
 }

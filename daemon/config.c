@@ -28,9 +28,12 @@
 #include <ini.h>
 
 #include "amount.h"
+#include "btc.h"
 
 #define DEFAULT_FAMILY    "evm"
 #define DEFAULT_RPC_URL   "http://127.0.0.1:8545"
+#define BITCOIN_RPC_URL   "http://127.0.0.1:8332"
+#define LITECOIN_RPC_URL  "http://127.0.0.1:9332"
 #define DEFAULT_STATE_DIR "/var/lib/hashjackd"
 #define CARD_LOG_NAME     "cards.jsonl"
 
@@ -42,10 +45,12 @@
 
 enum key_id {
 	K_FAMILY,
+	K_COIN,
 	K_RPC_URL,
 	K_RPC_USER,
 	K_RPC_PASSWORD,
 	K_RPC_BEARER,
+	K_RPC_COOKIE_FILE,
 	K_RPC_TIMEOUT_MS,
 	K_RPC_MAX_RESPONSE,
 	K_CONFIRMATIONS,
@@ -162,6 +167,23 @@ static int set_rpc_url(hjd_config *c, const char *v, char *why, size_t n)
 		}
 	}
 	return set_str(&c->rpc_url, v, 0);
+}
+
+static int set_coin(hjd_config *c, const char *v, char *why, size_t n)
+{
+	if (strcmp(v, "bitcoin") != 0 && strcmp(v, "litecoin") != 0) {
+		snprintf(why, n, "unknown coin (bitcoin or litecoin)");
+		return -EINVAL;
+	}
+	return set_str(&c->coin, v, 0);
+}
+
+static int set_rpc_cookie_file(hjd_config *c, const char *v, char *why,
+                               size_t n)
+{
+	(void)why;
+	(void)n;
+	return set_str(&c->rpc_cookie_file, v, 1);
 }
 
 static int set_rpc_user(hjd_config *c, const char *v, char *why, size_t n)
@@ -405,10 +427,12 @@ static int set_log_fsync(hjd_config *c, const char *v, char *why, size_t n)
 
 static const struct key keys[K_COUNT] = {
     [K_FAMILY] = {"chain", "family", set_family, 0},
+    [K_COIN] = {"chain", "coin", set_coin, 0},
     [K_RPC_URL] = {"chain", "rpc_url", set_rpc_url, 0},
     [K_RPC_USER] = {"chain", "rpc_user", set_rpc_user, 0},
     [K_RPC_PASSWORD] = {"chain", "rpc_password", set_rpc_password, 1},
     [K_RPC_BEARER] = {"chain", "rpc_bearer", set_rpc_bearer, 1},
+    [K_RPC_COOKIE_FILE] = {"chain", "rpc_cookie_file", set_rpc_cookie_file, 0},
     [K_RPC_TIMEOUT_MS] = {"chain", "rpc_timeout_ms", set_rpc_timeout_ms, 0},
     [K_RPC_MAX_RESPONSE] = {"chain", "rpc_max_response", set_rpc_max_response,
                             0},
@@ -524,13 +548,13 @@ void hjd_config_init(hjd_config *c)
 	memset(c, 0, sizeof *c);
 	/* A failed strdup leaves NULL; finish() fills it or says so. */
 	c->family = strdup(DEFAULT_FAMILY);
-	c->rpc_url = strdup(DEFAULT_RPC_URL);
+	/* rpc_url NULL: finish() fills the family's and coin's default. */
 	c->rpc_timeout_ms = 30000;
 	c->rpc_max_response = (size_t)64 * 1024 * 1024;
 	/* 0 is never valid: finish() fills the family's default. */
 	c->confirmations = 0;
 	c->poll_interval_ms = 1000;
-	c->batch_blocks = 100;
+	/* batch_blocks 0: finish() fills the family's default. */
 	(void)hj_rules_preset("bethash", &c->rules);
 	/* min_bet, max_bet and timeout_blocks 0 mean "not set". */
 	c->rules.min_bet = 0;
@@ -544,7 +568,9 @@ void hjd_config_free(hjd_config *c)
 	if (c == NULL)
 		return;
 	free(c->family);
+	free(c->coin);
 	free(c->rpc_url);
+	free(c->rpc_cookie_file);
 	free(c->rpc_user);
 	free(c->rpc_password);
 	free(c->rpc_bearer);
@@ -962,19 +988,56 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 	}
 	err[0] = '\0';
 	r = fill_str(&c->family, DEFAULT_FAMILY, err, errlen);
-	if (r == 0)
-		r = fill_str(&c->rpc_url, DEFAULT_RPC_URL, err, errlen);
 	if (r < 0)
 		return r;
 	evm = family_is_evm(c);
-	if (!evm) {
-		show(c->family, strlen(c->family), shown, sizeof shown);
+	if (evm && c->coin) {
 		snprintf(err, errlen,
-		         "[chain] family = %s: the Bitcoin family is not "
-		         "supported yet",
-		         shown);
+		         "[chain] coin = %s: only for family = bitcoin",
+		         c->coin);
 		return -EINVAL;
 	}
+	if (!evm && c->coin == NULL) {
+		snprintf(err, errlen,
+		         "[chain] coin: required with family = bitcoin "
+		         "(bitcoin or litecoin: with the node's network it "
+		         "gives the address prefix)");
+		return -EINVAL;
+	}
+	r = fill_str(&c->rpc_url,
+	             evm                               ? DEFAULT_RPC_URL
+	             : strcmp(c->coin, "bitcoin") == 0 ? BITCOIN_RPC_URL
+	                                               : LITECOIN_RPC_URL,
+	             err, errlen);
+	if (r < 0)
+		return r;
+	if (c->rpc_cookie_file && (c->rpc_user || c->rpc_bearer)) {
+		snprintf(err, errlen,
+		         "[chain] rpc_cookie_file = %s: rpc_user or "
+		         "rpc_bearer is set too; use one way to authenticate",
+		         c->rpc_cookie_file);
+		return -EINVAL;
+	}
+	if (!evm && !c->rpc_cookie_file && !c->rpc_user && !c->rpc_bearer) {
+		/* The node's default data directory, main network. */
+		const char *home = getenv("HOME");
+		char path[4096];
+
+		if (home == NULL || home[0] != '/') {
+			snprintf(err, errlen,
+			         "[chain] rpc_cookie_file: required (no "
+			         "rpc_user, and no $HOME to find "
+			         "~/.%s/.cookie)",
+			         c->coin);
+			return -EINVAL;
+		}
+		snprintf(path, sizeof path, "%s/.%s/.cookie", home, c->coin);
+		r = fill_str(&c->rpc_cookie_file, path, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	if (c->batch_blocks == 0)
+		c->batch_blocks = evm ? 100 : 8;
 	if (c->confirmations == 0)
 		c->confirmations = evm ? 12 : 6;
 	if (c->rules.timeout_blocks == 0)
@@ -1010,6 +1073,27 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		show(c->dealer, strlen(c->dealer), shown, sizeof shown);
 		snprintf(err, errlen, "[dealer] address = %s: %s", shown, why);
 		return -EINVAL;
+	}
+	if (!evm) {
+		uint8_t script[HJ_BTC_SCRIPT_MAX];
+		size_t len;
+		const char *hrp;
+
+		if (hj_btc_address_script(c->dealer, script, &len, &hrp, why,
+		                          sizeof why) < 0) {
+			show(c->dealer, strlen(c->dealer), shown, sizeof shown);
+			snprintf(err, errlen, "[dealer] address = %s: %s",
+			         shown, why);
+			return -EINVAL;
+		}
+		/* Outputs carry 64-bit values: so does every stake. */
+		if (c->rules.max_bet > UINT64_MAX) {
+			snprintf(err, errlen,
+			         "[rules] max_bet = %s: above 2^64 - 1, the "
+			         "largest output value on the Bitcoin family",
+			         hj_amount_format(c->rules.max_bet, b));
+			return -EINVAL;
+		}
 	}
 
 	if (c->rules.min_bet == 0) {

@@ -16,11 +16,16 @@
 
 typedef struct hjd_config {
 	/* [chain] */
-	char *family;   /* "evm" (the Bitcoin family: issue 4) */
-	char *rpc_url;  /* default http://127.0.0.1:8545 */
+	char *family;   /* "evm" (default) or "bitcoin" */
+	char *coin;     /* Bitcoin family: "bitcoin" or "litecoin" */
+	char *rpc_url;  /* default by family and coin: http://127.0.0.1:8545
+	                   (EVM), :8332 (bitcoin), :9332 (litecoin) */
 	char *rpc_user; /* basic auth, NULL when unset */
 	char *rpc_password;
 	char *rpc_bearer;          /* bearer token, NULL when unset */
+	char *rpc_cookie_file;     /* Bitcoin Core-style cookie; Bitcoin
+	                              family default ~/.<coin>/.cookie when
+	                              neither rpc_user nor this is set */
 	unsigned rpc_timeout_ms;   /* default 30000 */
 	size_t rpc_max_response;   /* default 64 MiB */
 	unsigned confirmations;    /* default 12 on EVM, 6 on Bitcoin */
@@ -29,7 +34,8 @@ typedef struct hjd_config {
 	uint64_t start_height; /* valid when start_height_set */
 	int start_height_set;  /* unset: the tip at first start */
 	/* [dealer] */
-	char *dealer; /* required; EVM: 0x + 40 hex, stored lower */
+	char *dealer; /* required; EVM: 0x + 40 hex, stored lower;
+	                 Bitcoin family: a segwit address */
 	/* [rules] */
 	hj_rules rules; /* preset (default bethash), min_bet and
 	                   max_bet required, timeout_blocks default

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "btc_backend.h"
 #include "evm_backend.h"
 #include "hex.h"
 #include "log.h"
@@ -611,7 +612,8 @@ static int resume(hjd_follower *f)
 	return 0;
 }
 
-static void on_identity(void *arg, const char *identity, const char *error);
+static void on_identity(void *arg, const char *identity, const char *error,
+                        int permanent);
 
 static void identity_again(uv_timer_t *t)
 {
@@ -620,7 +622,8 @@ static void identity_again(uv_timer_t *t)
 		fatal(f, "out of memory");
 }
 
-static void on_identity(void *arg, const char *identity, const char *error)
+static void on_identity(void *arg, const char *identity, const char *error,
+                        int permanent)
 {
 	hjd_follower *f = arg;
 	char rules[256], err[512];
@@ -628,6 +631,11 @@ static void on_identity(void *arg, const char *identity, const char *error)
 
 	if (f->stopping)
 		return;
+	if (error && permanent) {
+		hjd_log(HJD_LOG_ERR, "%s", error);
+		stop(f, HJD_EXIT_CONFIG);
+		return;
+	}
 	if (error) {
 		hjd_log(HJD_LOG_WARNING,
 		        "chain identity: %s; asking again in "
@@ -650,6 +658,8 @@ static void on_identity(void *arg, const char *identity, const char *error)
 	}
 	hjd_log(HJD_LOG_NOTICE, "chain %s, dealer %s, rules %s", identity,
 	        f->cfg->dealer, rules);
+	if (f->be->ops->attach)
+		f->be->ops->attach(f->be, f->table);
 	rc = hj_store_get_cursor(f->store, &f->cur, err, sizeof err);
 	if (rc == -ENOENT) {
 		if (f->be->ops->tip(f->be, on_first_tip, f))
@@ -804,7 +814,8 @@ int hjd_follow(const hjd_config *cfg)
 	f.log.fd = -1;
 	f.retry_ms = RETRY_MIN_MS;
 	hj_cardlog_init(&f.cl);
-	if (parse_dealer(cfg->dealer, dealer)) {
+	if (strcmp(cfg->family, "evm") == 0 &&
+	    parse_dealer(cfg->dealer, dealer)) {
 		hjd_log(HJD_LOG_ERR, "dealer address %s is not an EVM address",
 		        cfg->dealer);
 		return HJD_EXIT_FAILURE;
@@ -847,13 +858,21 @@ int hjd_follow(const hjd_config *cfg)
 	o.user = cfg->rpc_user;
 	o.password = cfg->rpc_password;
 	o.bearer = cfg->rpc_bearer;
+	o.cookie_file = cfg->rpc_cookie_file;
 	o.timeout_ms = cfg->rpc_timeout_ms;
 	o.max_response = cfg->rpc_max_response;
 	o.max_inflight = DEPTH + 1;
 	o.on_retry = on_retry_log;
 	o.arg = &f;
 	f.rpc = hj_rpc_new(&f.loop, &o, err, sizeof err);
-	f.be = f.rpc ? hj_evm_backend_new(f.rpc, dealer) : NULL;
+	if (f.rpc && strcmp(cfg->family, "evm") == 0) {
+		f.be = hj_evm_backend_new(f.rpc, dealer);
+		if (!f.be)
+			snprintf(err, sizeof err, "out of memory");
+	} else if (f.rpc) {
+		f.be = hj_btc_backend_new(f.rpc, cfg->coin, cfg->dealer, err,
+		                          sizeof err);
+	}
 
 	uv_timer_init(&f.loop, &f.poll);
 	uv_timer_init(&f.loop, &f.retry);
@@ -866,7 +885,7 @@ int hjd_follow(const hjd_config *cfg)
 	f.sigterm.data = f.sigint.data = f.sighup.data = &f;
 
 	if (!f.rpc || !f.be) {
-		hjd_log(HJD_LOG_ERR, "%s", f.rpc ? "out of memory" : err);
+		hjd_log(HJD_LOG_ERR, "%s", err);
 		stop(&f, HJD_EXIT_FAILURE);
 	} else {
 		uv_signal_start(&f.sigterm, on_signal, SIGTERM);

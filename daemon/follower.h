@@ -8,10 +8,13 @@
 
 #include "config.h"
 
-/* Exit statuses besides 0 and 78 (EX_CONFIG, decided by the caller). */
+/* Exit statuses besides 0. */
 #define HJD_EXIT_FAILURE  1 /* state, log or node trouble; see stderr */
 #define HJD_EXIT_REORG    3 /* reorganisation deeper than confirmations */
 #define HJD_EXIT_MISMATCH 4 /* state belongs to another chain/dealer/rules */
+#define HJD_EXIT_CONFIG                                                        \
+	78 /* EX_CONFIG: also the dealer address does not                      \
+	      fit the node's network */
 
 /* Runs until SIGTERM/SIGINT (returns 0) or a fatal condition. */
 int hjd_follow(const hjd_config *cfg);

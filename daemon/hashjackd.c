@@ -77,10 +77,11 @@ static void print_config(const hjd_config *c)
 	hjd_config_rules_str(c, rules, sizeof rules);
 	url_shown(c->rpc_url, url, sizeof url);
 	printf("configuration OK\n"
-	       "chain: %s at %s, %u confirmations, poll every %u ms\n"
+	       "chain: %s%s%s at %s, %u confirmations, poll every %u ms\n"
 	       "dealer: %s\nrules: %s\nstate: %s\ncard log: %s (fsync %s)\n",
-	       c->family, url, c->confirmations, c->poll_interval_ms, c->dealer,
-	       rules, c->state_dir, c->card_log, c->log_fsync ? "yes" : "no");
+	       c->family, c->coin ? " " : "", c->coin ? c->coin : "", url,
+	       c->confirmations, c->poll_interval_ms, c->dealer, rules,
+	       c->state_dir, c->card_log, c->log_fsync ? "yes" : "no");
 }
 
 int main(int argc, char **argv)

@@ -89,6 +89,8 @@ struct hj_rpc {
 	uv_timer_t curl_timer;
 	uv_timer_t retry_timer;
 	char *url, *user, *password;
+	char *cookie_file; /* user and password come from here */
+	int cookie_stale;  /* read it again before the next attempt */
 	struct curl_slist *headers;
 	size_t max_response;
 	unsigned timeout_ms, backoff_min_ms, backoff_max_ms, max_inflight;
@@ -154,6 +156,7 @@ static void client_free(hj_rpc *c)
 	free(c->url);
 	free_secret(c->user);
 	free_secret(c->password);
+	free(c->cookie_file);
 	free(c);
 	curl_global_cleanup();
 	if (done != NULL)
@@ -729,20 +732,60 @@ static struct xfer *xfer_get(hj_rpc *c)
 	                        (long)c->timeout_ms) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf) != CURLE_OK;
-	if (c->user != NULL) {
+	if (c->user != NULL || c->cookie_file != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH,
 		                        (long)CURLAUTH_BASIC) != CURLE_OK;
-		bad |=
-		    curl_easy_setopt(e, CURLOPT_USERNAME, c->user) != CURLE_OK;
-		bad |= curl_easy_setopt(e, CURLOPT_PASSWORD,
-		                        c->password ? c->password : "") !=
-		       CURLE_OK;
-	}
 	if (bad) {
 		xfer_free(x);
 		return NULL;
 	}
 	return x;
+}
+
+/* Reads "user:password" from the cookie file into c->user, c->password.
+ * Returns 0, or -1 with msg saying why. */
+static int read_cookie(hj_rpc *c, char *msg, size_t n)
+{
+	char buf[512];
+	size_t len;
+	FILE *f = fopen(c->cookie_file, "re");
+	char *colon;
+
+	if (f == NULL) {
+		snprintf(msg, n,
+		         "cannot read the cookie file %s: %s (is the node "
+		         "running? set [chain] rpc_cookie_file to its "
+		         "<datadir>/<network>/.cookie)",
+		         c->cookie_file, strerror(errno));
+		return -1;
+	}
+	len = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		buf[--len] = '\0';
+	colon = strchr(buf, ':');
+	if (colon == NULL || colon == buf || strchr(buf, '\n') != NULL ||
+	    len == sizeof buf - 1) {
+		explicit_bzero(buf, sizeof buf);
+		snprintf(msg, n,
+		         "the cookie file %s does not hold one line "
+		         "user:password",
+		         c->cookie_file);
+		return -1;
+	}
+	*colon = '\0';
+	free_secret(c->user);
+	free_secret(c->password);
+	c->user = strdup(buf);
+	c->password = strdup(colon + 1);
+	explicit_bzero(buf, sizeof buf);
+	if (c->user == NULL || c->password == NULL) {
+		snprintf(msg, n, "out of memory reading the cookie file");
+		return -1;
+	}
+	c->cookie_stale = 0;
+	return 0;
 }
 
 /* Starts attempt r->attempt + 1.  On failure the attempt counts as failed
@@ -753,6 +796,14 @@ static void start_attempt(hj_rpc *c, struct req *r)
 	CURLMcode mc;
 
 	r->attempt++;
+	if (c->cookie_file != NULL && c->cookie_stale) {
+		char msg[MSG_MAX];
+
+		if (read_cookie(c, msg, sizeof msg)) {
+			schedule_retry(c, r, msg, 0);
+			return;
+		}
+	}
 	x = xfer_get(c);
 	if (x == NULL) {
 		schedule_retry(c, r, "cannot set up a transfer (out of memory)",
@@ -764,6 +815,10 @@ static void start_attempt(hj_rpc *c, struct req *r)
 	r->too_big = 0;
 	r->status_seen = 0;
 	r->x = x;
+	if (c->user != NULL) {
+		curl_easy_setopt(x->easy, CURLOPT_USERNAME, c->user);
+		curl_easy_setopt(x->easy, CURLOPT_PASSWORD, c->password);
+	}
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE,
 	                 (curl_off_t)r->body_len);
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, r->body);
@@ -841,6 +896,16 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	if (status < 200 || status > 299) {
 		snippet(r, shown, sizeof shown);
 		resp_release(r);
+		if (status == 401 && c->cookie_file != NULL) {
+			/* The node restarted and wrote a new cookie. */
+			c->cookie_stale = 1;
+			snprintf(msg, sizeof msg,
+			         "HTTP 401 from the node: reading the cookie "
+			         "file %s again",
+			         c->cookie_file);
+			schedule_retry(c, r, msg, 0);
+			return;
+		}
 		if (status >= 400 && status <= 499 && status != 408 &&
 		    status != 429) {
 			snprintf(
@@ -956,6 +1021,12 @@ static int check_opts(const hj_rpc_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "a password without a user");
 		return -EINVAL;
 	}
+	if (o->cookie_file != NULL && (o->user != NULL || o->bearer != NULL)) {
+		snprintf(err, errlen,
+		         "a cookie file excludes basic auth (user) and a "
+		         "bearer token");
+		return -EINVAL;
+	}
 	if (o->user != NULL && o->bearer != NULL) {
 		snprintf(err, errlen,
 		         "basic auth (user) and a bearer token exclude each "
@@ -1039,6 +1110,12 @@ hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
 		c->user = strdup(o->user);
 		c->password = strdup(o->password ? o->password : "");
 		if (c->user == NULL || c->password == NULL)
+			goto nomem;
+	}
+	if (o->cookie_file != NULL) {
+		c->cookie_file = strdup(o->cookie_file);
+		c->cookie_stale = 1;
+		if (c->cookie_file == NULL)
 			goto nomem;
 	}
 	if (build_headers(c, o->bearer) != 0)

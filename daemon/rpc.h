@@ -26,7 +26,13 @@ typedef struct hj_rpc_opts {
 	const char *url;  /* http://host:port/path (https works too) */
 	const char *user; /* basic auth when not NULL */
 	const char *password;
-	const char *bearer;  /* "Authorization: Bearer ..." when not NULL */
+	const char *bearer; /* "Authorization: Bearer ..." when not NULL */
+	/* Basic auth from a Bitcoin Core-style cookie file ("user:password",
+	 * rewritten by the node at every start) when not NULL; excludes user
+	 * and bearer.  Read before the first request and again after an HTTP
+	 * 401, which is then retried like a transport error; a missing or
+	 * unreadable file is retried too (the node may not be up yet). */
+	const char *cookie_file;
 	size_t max_response; /* bytes of one HTTP response body */
 	unsigned timeout_ms; /* one attempt, connect to last byte */
 	unsigned backoff_min_ms;

@@ -84,6 +84,13 @@ static void assert_amount(hj_amount got, hj_amount want)
 #define MINIMAL                                                                \
 	"[dealer]\naddress = " ADDR "\n[rules]\nmin_bet = 1\nmax_bet = 1000\n"
 
+/* The same on the Bitcoin family (a litecoind regtest address). */
+#define BTC_ADDR "rltc1qccvndf7q62nwwp7h9d3j7gmlm2ex0anttw7k40"
+#define BTC_MINIMAL                                                            \
+	"[chain]\nfamily = bitcoin\ncoin = litecoin\nrpc_cookie_file = /c\n"   \
+	"[dealer]\naddress = " BTC_ADDR "\n[rules]\nmin_bet = 1\nmax_bet = "   \
+	"1000\n"
+
 /* ---- the file ---- */
 
 static void test_full_file(void **state)
@@ -651,10 +658,33 @@ static void test_finish_errors(void **state)
 	    "[chain]\nrpc_bearer = t\n" MINIMAL, "--chain.rpc_user=bob",
 	    "[chain] rpc_bearer = ***: rpc_user is set too; use "
 	    "basic auth or a bearer token, not both");
+	expect_finish_error("[chain]\nfamily = bitcoin\n" MINIMAL, NULL,
+	                    "[chain] coin: required with family = bitcoin "
+	                    "(bitcoin or litecoin: with the node's network "
+	                    "it gives the address prefix)");
+	expect_finish_error(MINIMAL, "--chain.coin=litecoin",
+	                    "[chain] coin = litecoin: only for family = "
+	                    "bitcoin");
 	expect_finish_error(
-	    "[chain]\nfamily = bitcoin\n" MINIMAL, NULL,
-	    "[chain] family = bitcoin: the Bitcoin family is not "
-	    "supported yet");
+	    "[chain]\nfamily = bitcoin\ncoin = litecoin\n" MINIMAL, NULL,
+	    "[dealer] address = " ADDR ": not a segwit "
+	    "address (bech32 or bech32m): no separator "
+	    "character");
+	expect_finish_error(
+	    BTC_MINIMAL,
+	    "--dealer.address=tc1qw508d6qejxtdg4y5r3"
+	    "zarvary0c5xw7kg3g4ty",
+	    "[dealer] address = tc1qw508d6qejxtdg4y5r3zarvary0c"
+	    "5xw7kg3g4ty: unknown address prefix \"tc\" (known: "
+	    "bc, tb, bcrt, ltc, tltc, rltc)");
+	expect_finish_error(BTC_MINIMAL, "--rules.max_bet=18446744073709551616",
+	                    "[rules] max_bet = 18446744073709551616: above "
+	                    "2^64 - 1, the largest output value on the "
+	                    "Bitcoin family");
+	expect_finish_error(BTC_MINIMAL, "--chain.rpc_user=u",
+	                    "[chain] rpc_cookie_file = /c: rpc_user or "
+	                    "rpc_bearer is set too; use one way to "
+	                    "authenticate");
 	/* Parsed under bitcoin, checked again under evm. */
 	expect_finish_error(
 	    "[chain]\nfamily = bitcoin\n[dealer]\naddress = "
@@ -662,6 +692,59 @@ static void test_finish_errors(void **state)
 	    "--chain.family=evm",
 	    "[dealer] address = bc1qxyz: not an EVM address (0x "
 	    "and 40 hex digits)");
+}
+
+/* The Bitcoin family's defaults follow the coin. */
+static void test_bitcoin_defaults(void **state)
+{
+	hjd_config c;
+	char err[512];
+
+	(void)state;
+	setenv("HOME", "/home/op", 1);
+	assert_int_equal(load("[chain]\nfamily = bitcoin\ncoin = litecoin\n"
+	                      "[dealer]\naddress = " BTC_ADDR "\n[rules]\n"
+	                      "min_bet = 1\nmax_bet = 2\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.rpc_url, "http://127.0.0.1:9332");
+	assert_string_equal(c.rpc_cookie_file, "/home/op/.litecoin/.cookie");
+	assert_int_equal(c.confirmations, 6);
+	assert_int_equal(c.batch_blocks, 8);
+	assert_int_equal(c.rules.timeout_blocks, 12);
+	hjd_config_free(&c);
+
+	assert_int_equal(load("[chain]\nfamily = bitcoin\ncoin = bitcoin\n"
+	                      "rpc_user = u\nrpc_password = p\n"
+	                      "[dealer]\naddress = " BTC_ADDR "\n[rules]\n"
+	                      "min_bet = 1\nmax_bet = 2\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.rpc_url, "http://127.0.0.1:8332");
+	assert_null(c.rpc_cookie_file);
+	hjd_config_free(&c);
+
+	/* EVM keeps its own. */
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.rpc_url, "http://127.0.0.1:8545");
+	assert_int_equal(c.batch_blocks, 100);
+	assert_null(c.rpc_cookie_file);
+	hjd_config_free(&c);
+
+	/* No HOME and no credentials: say what to set. */
+	unsetenv("HOME");
+	expect_finish_error("[chain]\nfamily = bitcoin\ncoin = litecoin\n"
+	                    "[dealer]\naddress = " BTC_ADDR "\n[rules]\n"
+	                    "min_bet = 1\nmax_bet = 2\n",
+	                    NULL,
+	                    "[chain] rpc_cookie_file: required (no rpc_user, "
+	                    "and no $HOME to find ~/.litecoin/.cookie)");
+	expect_arg_error("--chain.coin=dogecoin",
+	                 "command line: --chain.coin=dogecoin: unknown coin "
+	                 "(bitcoin or litecoin)");
 }
 
 static void test_state_directory(void **state)
@@ -1042,6 +1125,7 @@ int main(void)
 	    cmocka_unit_test(test_arg_errors),
 	    cmocka_unit_test(test_secrets_never_printed),
 	    cmocka_unit_test(test_finish_errors),
+	    cmocka_unit_test(test_bitcoin_defaults),
 	    cmocka_unit_test(test_state_directory),
 	    cmocka_unit_test(test_example_file),
 	    cmocka_unit_test(test_no_error_buffer),

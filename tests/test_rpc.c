@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -1211,6 +1212,94 @@ static void test_auth(void **state)
 	fx_end();
 }
 
+/* A Bitcoin Core-style cookie: read before the first request, read again
+ * after a 401 (the node restarted with a new one), retried while missing. */
+static char cookie_path[64];
+
+static void write_cookie(const char *text)
+{
+	FILE *f = fopen(cookie_path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void h_cookie(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char v[256];
+
+	header(r->head, "Authorization", v, sizeof v);
+	if (n == 0) {
+		assert_string_equal(v, "Basic X19jb29raWVfXzpvbmU=");
+		write_cookie("__cookie__:two\n"); /* the node restarts */
+		reply(c, 401, NULL, "");
+		return;
+	}
+	assert_string_equal(v, "Basic X19jb29raWVfXzp0d28="); /* :two */
+	reply_echo(c, r);
+}
+
+static void test_cookie(void **state)
+{
+	hj_rpc_opts o;
+	char err[256];
+	hj_rpc *bad;
+
+	(void)state;
+	snprintf(cookie_path, sizeof cookie_path, "/tmp/hj-cookie-%d",
+	         (int)getpid());
+	write_cookie("__cookie__:one"); /* no newline: both forms are read */
+	fx_opts(&o);
+	o.cookie_file = cookie_path;
+	fx_start(&o, h_cookie, 1);
+	call("getblockcount", NULL, 0);
+	fx_run();
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 1);
+	assert_contains(F.retry_what[0], "HTTP 401");
+	assert_contains(F.retry_what[0], "reading the cookie file");
+	assert_echo(0, "getblockcount", "[]");
+	fx_end();
+
+	/* Missing, then malformed: retried, and the message says which
+	 * file and what to set; no request reaches the node. */
+	unlink(cookie_path);
+	fx_opts(&o);
+	o.cookie_file = cookie_path;
+	o.backoff_min_ms = 1;
+	o.backoff_max_ms = 2;
+	fx_start(&o, h_echo, 1);
+	call("getblockcount", NULL, 0);
+	while (F.nretry < 2)
+		uv_run(&F.loop, UV_RUN_ONCE);
+	assert_int_equal(F.srv.nreq, 0);
+	assert_contains(F.retry_what[0], "cannot read the cookie file");
+	assert_contains(F.retry_what[0], cookie_path);
+	assert_contains(F.retry_what[0], "rpc_cookie_file");
+	write_cookie("no colon here\n");
+	while (F.nretry < 4)
+		uv_run(&F.loop, UV_RUN_ONCE);
+	assert_contains(F.retry_what[3], "does not hold one line");
+	assert_int_equal(F.srv.nreq, 0);
+	write_cookie("__cookie__:one\n");
+	fx_run();
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.srv.nreq, 1);
+	fx_end();
+	unlink(cookie_path);
+
+	/* A cookie excludes the other ways to authenticate. */
+	fx_opts(&o);
+	o.url = "http://127.0.0.1:1/";
+	o.cookie_file = cookie_path;
+	o.user = "alice";
+	o.password = "x";
+	bad = hj_rpc_new(&F.loop, &o, err, sizeof err);
+	assert_null(bad);
+	assert_contains(err, "cookie file excludes");
+}
+
 /* Request 0 fails (its retry waits 10 s), 1 and 2 are never answered,
  * 3 is still queued when the client closes at the third request. */
 static void h_close_in_flight(struct conn *c, const struct hreq *r, unsigned n)
@@ -1343,6 +1432,7 @@ int main(void)
 	    cmocka_unit_test(test_max_inflight),
 	    cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_auth),
+	    cmocka_unit_test(test_cookie),
 	    cmocka_unit_test(test_close_in_flight),
 	    cmocka_unit_test(test_close_from_callback),
 	};

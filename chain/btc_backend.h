@@ -1,0 +1,27 @@
+/* The Bitcoin-family backend over Bitcoin Core-style JSON-RPC. */
+#ifndef HJ_BTC_BACKEND_H
+#define HJ_BTC_BACKEND_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "rpc.h"
+
+/*
+ * identity: getblockchaininfo (the network's name, which with coin gives
+ * the address prefix; the dealer address must carry it) and getblockhash 0
+ * (the genesis hash, which every signed action commits to).  tip:
+ * getblockcount.  blocks: a batch of getblockhash, then a batch of
+ * getblock <hash> 0; each raw block is parsed here (chain/btc_tx.h), its
+ * header hash checked against the hash asked for, and every transaction
+ * that concerns the dealer normalised (chain/btc.h).  docs/BITCOIN.md
+ * explains why raw blocks.
+ *
+ * coin is "bitcoin" or "litecoin"; dealer a segwit address.  rpc is
+ * borrowed and must outlive the backend.  Returns NULL with the reason in
+ * err (a bad address, out of memory).
+ */
+hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
+                               const char *dealer, char *err, size_t errlen);
+
+#endif
