@@ -162,6 +162,21 @@ static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
 	}
 }
 
+/*
+ * Who a refund goes to: the sender (EVM `from`, a Bitcoin Bet's key P);
+ * else, on the Bitcoin family, the key of the round the action named;
+ * else nobody known: the payout is recorded unattributed (no recipient),
+ * with its txid (protocol v1, section 5).
+ */
+static const hj_id *refund_to(const hj_event *ev)
+{
+	if (ev->tx->sender.len > 0)
+		return &ev->tx->sender;
+	if (ev->round)
+		return &ev->round->player;
+	return NULL;
+}
+
 static void effects_sink(void *ctx, const hj_event *ev)
 {
 	struct effects *e = ctx;
@@ -190,7 +205,7 @@ static void effects_sink(void *ctx, const hj_event *ev)
 		                 .round = ev->round ? &ev->round->id : NULL,
 		                 .hand = -1,
 		                 .txid = &ev->tx->txid,
-		                 .recipient = &ev->tx->sender,
+		                 .recipient = refund_to(ev),
 		                 .amount = ev->amount,
 		                 .height = e->height},
 		    e->err, sizeof e->err);
