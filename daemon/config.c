@@ -171,11 +171,12 @@ static int set_rpc_url(hjd_config *c, const char *v, char *why, size_t n)
 
 static int set_coin(hjd_config *c, const char *v, char *why, size_t n)
 {
-	if (strcmp(v, "bitcoin") != 0 && strcmp(v, "litecoin") != 0) {
+	if (v[0] != '\0' && strcmp(v, "bitcoin") != 0 &&
+	    strcmp(v, "litecoin") != 0) {
 		snprintf(why, n, "unknown coin (bitcoin or litecoin)");
 		return -EINVAL;
 	}
-	return set_str(&c->coin, v, 0);
+	return set_str(&c->coin, v, 1);
 }
 
 static int set_rpc_cookie_file(hjd_config *c, const char *v, char *why,
