@@ -11,6 +11,21 @@
 static const char *const known_hrps[] = {"bc",  "tb",   "bcrt",
                                          "ltc", "tltc", "rltc"};
 
+/* Base58 text of an address's length (P2PKH, P2SH: 25 to 35 characters). */
+static int looks_base58(const char *s)
+{
+	static const char b58[] =
+	    "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+	size_t n = strlen(s);
+
+	if (n < 25 || n > 35)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (strchr(b58, s[i]) == NULL)
+			return 0;
+	return 1;
+}
+
 int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
                           const char **hrp, char *err, size_t errlen)
 {
@@ -21,8 +36,15 @@ int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
 	int version;
 
 	if (hj_bech32_decode(addr, h, data, &ndata, &var, why, sizeof why)) {
-		snprintf(err, errlen,
-		         "not a segwit address (bech32 or bech32m): %s", why);
+		if (looks_base58(addr))
+			snprintf(err, errlen,
+			         "not a segwit address (a legacy base58 "
+			         "address? the dealer's must be bech32 or "
+			         "bech32m)");
+		else
+			snprintf(err, errlen,
+			         "not a segwit address (bech32 or bech32m): %s",
+			         why);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof known_hrps / sizeof *known_hrps; i++) {

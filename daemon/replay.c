@@ -7,6 +7,13 @@
  * loop below is the same one the daemon runs.  Checking is strict: unknown
  * keys, wrong types, non-canonical amounts and hex of the wrong length are
  * all errors that name the field's path and quote the bad value.
+ *
+ * The two families differ only in what a block's transactions look like:
+ * EVM gives each as JSON fields (hj_evm_action normalises them), the
+ * Bitcoin family as the raw serialisation the node returns, parsed with
+ * hj_btc_tx_parse and normalised by hj_btc_action, the very call the
+ * daemon's backend makes on each transaction of a raw block.  A Bitcoin
+ * table verifies signed actions with hj_btc_verify, as the daemon's does.
  */
 #include "replay.h"
 #include "quote.h"
@@ -18,17 +25,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btc.h"
+#include "btcsig.h"
 #include "card.h"
 #include "evm.h"
 #include "hex.h"
 #include "rules.h"
+#include "taproot.h"
 
 /* Characters of a bad value quoted in a message. */
 #define SHOW_MAX 80
 /* Room for "blocks[N].txs[M].status" and the like. */
 #define PATH_MAX_ 96
 
-/* Where each transaction hash was seen, to refuse repeats. */
+/* Where each transaction hash (Bitcoin: txid, as displayed) was seen, to
+ * refuse repeats. */
 struct txref {
 	uint8_t hash[32];
 	size_t blk, tx;
@@ -43,13 +54,16 @@ struct rblock {
 struct doc {
 	const char *chain;
 	hj_family fam;
-	uint8_t dealer[HJ_EVM_ADDR_LEN];
+	uint8_t dealer[HJ_EVM_ADDR_LEN];     /* EVM */
+	uint8_t script[HJ_BTC_SCRIPT_MAX];   /* Bitcoin: the dealer's */
+	size_t script_len;                   /* scriptPubKey */
+	uint8_t genesis[HJ_BTC_GENESIS_LEN]; /* Bitcoin, as displayed */
 	hj_rules rules;
 	struct rblock *blocks;
 	size_t nblocks;
 	struct txref *refs; /* every transaction, dealer's or not */
 	size_t nrefs, caprefs;
-	uint8_t *input; /* scratch for decoding one tx's input */
+	uint8_t *input; /* scratch for one tx's input (Bitcoin: the tx) */
 	size_t capinput;
 };
 
@@ -182,9 +196,26 @@ static int get_string(struct ctx *c, const json_t *v, const char *path,
 	return 0;
 }
 
-/* "0x" and exactly n bytes: a hash (32) or an address (20). */
+/*
+ * Bitcoin-family hex never carries "0x": nodes print none and the log
+ * writes none.  Said outright, since "'x' at offset 1" would puzzle.
+ */
+static int refuse_0x(struct ctx *c, const json_t *v, const char *path,
+                     const char *what, const char *s, size_t len)
+{
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return fail(c, path, v,
+		            "is not %s: Bitcoin-family hex is written "
+		            "without \"0x\"",
+		            what);
+	return 0;
+}
+
+/* Exactly n bytes of hex: a hash (32) or an address (20); EVM behind
+ * "0x" (HJ_HEX_REQUIRED), Bitcoin bare (HJ_HEX_BARE). */
 static int get_hex(struct ctx *c, const json_t *v, const char *path,
-                   const char *what, uint8_t *out, size_t n)
+                   const char *what, hj_hex_prefix prefix, uint8_t *out,
+                   size_t n)
 {
 	char why[128];
 	const char *s = NULL;
@@ -194,10 +225,20 @@ static int get_hex(struct ctx *c, const json_t *v, const char *path,
 	rc = get_string(c, v, path, &s, &len);
 	if (rc)
 		return rc;
-	if (hj_hex_decode_exact(s, len, HJ_HEX_REQUIRED, out, n, why,
-	                        sizeof why))
+	if (prefix == HJ_HEX_BARE && (rc = refuse_0x(c, v, path, what, s, len)))
+		return rc;
+	if (hj_hex_decode_exact(s, len, prefix, out, n, why, sizeof why))
 		return fail(c, path, v, "is not %s: %s", what, why);
 	return 0;
+}
+
+/* A block or transaction hash in the family's form. */
+static int get_hash(struct ctx *c, const json_t *v, const char *path,
+                    const struct doc *d, uint8_t out[32])
+{
+	return get_hex(c, v, path, "a 32-byte hash",
+	               d->fam == HJ_EVM ? HJ_HEX_REQUIRED : HJ_HEX_BARE, out,
+	               32);
 }
 
 static int get_amount(struct ctx *c, const json_t *v, const char *path,
@@ -252,10 +293,66 @@ static int parse_chain(struct ctx *c, json_t *root, struct doc *d)
 		d->fam = HJ_EVM;
 		return 0;
 	}
-	if (strcmp(s, "bitcoin") == 0 && n == 7)
-		return fail(c, "chain", v,
-		            "is not supported yet (only \"evm\" for now)");
-	return fail(c, "chain", v, "is not a known chain (known: \"evm\")");
+	if (strcmp(s, "bitcoin") == 0 && n == 7) {
+		d->chain = "bitcoin";
+		d->fam = HJ_BITCOIN;
+		return 0;
+	}
+	return fail(c, "chain", v,
+	            "is not a known chain (known: \"evm\", \"bitcoin\")");
+}
+
+/*
+ * Whether s could be a legacy base58 address (P2PKH, P2SH: 25 to 35
+ * characters of the base58 alphabet), which bech32 decoding reports only
+ * as "mixed case" or a bad character: worth a hint.
+ */
+/*
+ * EVM: a 20-byte address.  Bitcoin family: a segwit address of a known
+ * prefix, kept as the scriptPubKey that outputs to the dealer carry.
+ */
+static int parse_dealer(struct ctx *c, json_t *root, struct doc *d)
+{
+	const json_t *v;
+	const char *s = NULL, *hrp = NULL;
+	size_t n = 0;
+	char why[160];
+	int rc;
+
+	if ((rc = member(c, root, "", "dealer", 1, &v)))
+		return rc;
+	if (d->fam == HJ_EVM)
+		return get_hex(c, v, "dealer", "a 20-byte address",
+		               HJ_HEX_REQUIRED, d->dealer, 20);
+	if ((rc = get_string(c, v, "dealer", &s, &n)))
+		return rc;
+	if (strlen(s) != n)
+		return fail(c, "dealer", v,
+		            "is not an address: it holds a NUL");
+	if (hj_btc_address_script(s, d->script, &d->script_len, &hrp, why,
+	                          sizeof why))
+		return fail(c, "dealer", v, "is not a dealer address: %s", why);
+	return 0;
+}
+
+/* The genesis hash every Bitcoin action signature covers; EVM has none. */
+static int parse_genesis(struct ctx *c, json_t *root, struct doc *d)
+{
+	const json_t *v;
+	int rc;
+
+	if (d->fam == HJ_EVM) {
+		v = json_object_get(root, "genesis");
+		if (v != NULL)
+			return fail(c, "genesis", v,
+			            "is only for \"chain\": \"bitcoin\" (EVM "
+			            "actions are not signed)");
+		return 0;
+	}
+	if ((rc = member(c, root, "", "genesis", 1, &v)))
+		return rc;
+	return get_hex(c, v, "genesis", "a 32-byte hash", HJ_HEX_BARE,
+	               d->genesis, 32);
 }
 
 static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
@@ -267,7 +364,8 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	json_t *rules;
 	const char *name = "bethash";
 	size_t n = 0;
-	uint64_t timeout = HJ_TIMEOUT_EVM;
+	uint64_t timeout =
+	    d->fam == HJ_EVM ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
 	hj_amount min_bet, max_bet;
 	char why[128], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
 	int rc;
@@ -299,8 +397,17 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	if ((rc = member(c, rules, "rules", "min_bet", 1, &v)) ||
 	    (rc = get_amount(c, v, "rules.min_bet", &min_bet)) ||
 	    (rc = member(c, rules, "rules", "max_bet", 1, &v)) ||
-	    (rc = get_amount(c, v, "rules.max_bet", &max_bet)) ||
-	    (rc = member(c, rules, "rules", "timeout_blocks", 0, &v)))
+	    (rc = get_amount(c, v, "rules.max_bet", &max_bet)))
+		return rc;
+	/* A Bitcoin-family value is a sum of u64 outputs that hj_btc_action
+	 * refuses to let overflow, so a higher limit could never be reached:
+	 * it is a unit mistake (wei-sized numbers), not a table. */
+	if (d->fam == HJ_BITCOIN && max_bet > UINT64_MAX)
+		return fail(c, "rules.max_bet", v,
+		            "is above 2^64 - 1, more than a Bitcoin-family "
+		            "transaction can carry (amounts are satoshis or "
+		            "litoshis)");
+	if ((rc = member(c, rules, "rules", "timeout_blocks", 0, &v)))
 		return rc;
 	if (v != NULL &&
 	    (rc = get_uint(c, v, "rules.timeout_blocks", UINT32_MAX, &timeout)))
@@ -336,18 +443,12 @@ static int add_ref(struct ctx *c, struct doc *d, const uint8_t hash[32],
 	return 0;
 }
 
-/* The tx's input, decoded into d->input; *n its length. */
-static int get_input(struct ctx *c, const json_t *v, const char *path,
-                     struct doc *d, size_t *n)
+/* Room in d->input for the bytes of len hex digits.  The document is in
+ * memory already, so this is bounded by its size. */
+static int grow_input(struct ctx *c, struct doc *d, size_t len)
 {
-	const char *s = NULL;
-	size_t len = 0, want;
-	char why[128];
-	int rc;
+	size_t want = len / 2 + 1;
 
-	if ((rc = get_string(c, v, path, &s, &len)))
-		return rc;
-	want = len / 2 + 1;
 	if (want > d->capinput) {
 		uint8_t *p = realloc(d->input, want);
 
@@ -356,6 +457,21 @@ static int get_input(struct ctx *c, const json_t *v, const char *path,
 		d->input = p;
 		d->capinput = want;
 	}
+	return 0;
+}
+
+/* The tx's input, decoded into d->input; *n its length. */
+static int get_input(struct ctx *c, const json_t *v, const char *path,
+                     struct doc *d, size_t *n)
+{
+	const char *s = NULL;
+	size_t len = 0;
+	char why[128];
+	int rc;
+
+	if ((rc = get_string(c, v, path, &s, &len)) ||
+	    (rc = grow_input(c, d, len)))
+		return rc;
 	if (hj_hex_decode(s, len, HJ_HEX_REQUIRED, d->input, d->capinput, n,
 	                  why, sizeof why))
 		return fail(c, path, v, "is not hex data: %s", why);
@@ -382,11 +498,12 @@ static int parse_tx(struct ctx *c, json_t *tx, const char *path, struct doc *d,
 
 	subpath(p, path, "hash");
 	if ((rc = member(c, tx, path, "hash", 1, &v)) ||
-	    (rc = get_hex(c, v, p, "a 32-byte hash", hash, 32)))
+	    (rc = get_hash(c, v, p, d, hash)))
 		return rc;
 	subpath(p, path, "from");
 	if ((rc = member(c, tx, path, "from", 1, &v)) ||
-	    (rc = get_hex(c, v, p, "a 20-byte address", from, 20)))
+	    (rc = get_hex(c, v, p, "a 20-byte address", HJ_HEX_REQUIRED, from,
+	                  20)))
 		return rc;
 	subpath(p, path, "to");
 	if ((rc = member(c, tx, path, "to", 1, &v)))
@@ -394,8 +511,8 @@ static int parse_tx(struct ctx *c, json_t *tx, const char *path, struct doc *d,
 	if (!json_is_null(v) && !json_is_string(v))
 		return fail(c, p, v, "is not an address or null");
 	if (!json_is_null(v)) {
-		if ((rc =
-		         get_hex(c, v, p, "a 20-byte address or null", to, 20)))
+		if ((rc = get_hex(c, v, p, "a 20-byte address or null",
+		                  HJ_HEX_REQUIRED, to, 20)))
 			return rc;
 		to_dealer = memcmp(to, d->dealer, 20) == 0;
 	}
@@ -444,6 +561,75 @@ static int parse_tx(struct ctx *c, json_t *tx, const char *path, struct doc *d,
 	return 0;
 }
 
+/*
+ * Whether tx is a coinbase: a single input spending no output (previous
+ * txid all zero, index ffffffff).  Read from the serialisation, whose
+ * layout is fixed: version, the marker 00 and a flag byte when present
+ * (a legacy transaction cannot start its inputs with 00: the parser
+ * refuses one without inputs), the input count (one byte when it is 1:
+ * the parser refuses longer forms), then the first input's previous txid
+ * and index.
+ */
+static int is_coinbase(const hj_btc_tx *tx)
+{
+	static const uint8_t none[36] = {
+	    [32] = 0xff, [33] = 0xff, [34] = 0xff, [35] = 0xff};
+	size_t o = 4 + (tx->raw_len > 4 && tx->raw[4] == 0 ? 2 : 0) + 1;
+
+	return tx->n_inputs == 1 && tx->raw_len >= o + sizeof none &&
+	       memcmp(tx->raw + o, none, sizeof none) == 0;
+}
+
+/*
+ * blocks[blk].txs[j] on the Bitcoin family: the raw transaction in hex,
+ * parsed strictly.  txs[0] must be the coinbase and no other transaction
+ * may be one, so that a list that left the coinbase out (and so shifted
+ * every txIndex) is refused rather than replayed wrong.  What concerns the
+ * dealer is decided by hj_btc_action, the daemon's own per-transaction
+ * step, and appended to rb.
+ */
+static int parse_btc_tx(struct ctx *c, const json_t *v, const char *path,
+                        struct doc *d, struct rblock *rb, size_t blk, size_t j)
+{
+	const char *s = NULL;
+	size_t len = 0, n = 0;
+	char why[192];
+	uint8_t txid[HJ_BTC_HASH_LEN], shown[HJ_BTC_HASH_LEN];
+	hj_btc_tx tx;
+	hj_action a;
+	int rc;
+
+	if ((rc = get_string(c, v, path, &s, &len)) ||
+	    (rc = refuse_0x(c, v, path, "a raw transaction", s, len)) ||
+	    (rc = grow_input(c, d, len)))
+		return rc;
+	if (hj_hex_decode(s, len, HJ_HEX_BARE, d->input, d->capinput, &n, why,
+	                  sizeof why))
+		return fail(c, path, v, "is not a raw transaction: %s", why);
+	if (hj_btc_tx_parse(d->input, n, &tx, why, sizeof why))
+		return fail(c, path, v, "is not a raw transaction: %s", why);
+	if (j == 0 && !is_coinbase(&tx))
+		return fail(c, path, v,
+		            "is not a coinbase transaction (txs lists every "
+		            "transaction of the block, the coinbase first)");
+	if (j > 0 && is_coinbase(&tx))
+		return fail(c, path, v,
+		            "is a coinbase transaction, which only txs[0] may "
+		            "be");
+	hj_btc_tx_txid(&tx, txid);
+	for (size_t k = 0; k < HJ_BTC_HASH_LEN; k++)
+		shown[k] = txid[HJ_BTC_HASH_LEN - 1 - k];
+	if ((rc = add_ref(c, d, shown, blk, j)))
+		return rc;
+	rc = hj_btc_action(&tx, d->script, d->script_len, (uint32_t)j, &a, why,
+	                   sizeof why);
+	if (rc < 0)
+		return fail(c, path, v, "cannot be played: %s", why);
+	if (rc == 1)
+		rb->txs[rb->ntx++] = a;
+	return 0;
+}
+
 static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 {
 	static const char *const keys[] = {
@@ -473,16 +659,17 @@ static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 		            d->blocks[i - 1].b.height + 1);
 	subpath(p, path, "hash");
 	if ((rc = member(c, blk, path, "hash", 1, &hv)) ||
-	    (rc = get_hex(c, hv, p, "a 32-byte hash", rb->b.hash, 32)))
+	    (rc = get_hash(c, hv, p, d, rb->b.hash)))
 		return rc;
 	subpath(p, path, "parent");
 	if ((rc = member(c, blk, path, "parent", 1, &pv)) ||
-	    (rc = get_hex(c, pv, p, "a 32-byte hash", rb->b.parent, 32)))
+	    (rc = get_hash(c, pv, p, d, rb->b.parent)))
 		return rc;
 	if (i > 0 && memcmp(rb->b.parent, d->blocks[i - 1].b.hash, 32)) {
 		char prev[67];
 
-		hj_hex_encode(d->blocks[i - 1].b.hash, 32, 1, prev);
+		hj_hex_encode(d->blocks[i - 1].b.hash, 32, d->fam == HJ_EVM,
+		              prev);
 		return fail(c, p, pv, "is not blocks[%zu].hash \"%s\"", i - 1,
 		            prev);
 	}
@@ -496,6 +683,10 @@ static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 	ntx = json_array_size(txs);
 	if (ntx > UINT32_MAX)
 		return fail(c, p, NULL, "has more than 2^32 - 1 transactions");
+	if (ntx == 0 && d->fam == HJ_BITCOIN)
+		return fail(c, p, v,
+		            "is empty: a Bitcoin-family block holds at least "
+		            "its coinbase transaction");
 	if (ntx > 0) {
 		rb->txs = calloc(ntx, sizeof *rb->txs);
 		if (rb->txs == NULL)
@@ -505,7 +696,12 @@ static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 		char tp[PATH_MAX_];
 
 		pathf(tp, "%s[%zu]", p, j);
-		rc = parse_tx(c, json_array_get(txs, j), tp, d, rb, i, j);
+		if (d->fam == HJ_EVM)
+			rc = parse_tx(c, json_array_get(txs, j), tp, d, rb, i,
+			              j);
+		else
+			rc = parse_btc_tx(c, json_array_get(txs, j), tp, d, rb,
+			                  i, j);
 		if (rc)
 			return rc;
 	}
@@ -550,7 +746,7 @@ static int check_repeats(struct ctx *c, struct doc *d)
 			again = b;
 		}
 	}
-	if (again != NULL) {
+	if (again != NULL && d->fam == HJ_EVM) {
 		char path[PATH_MAX_], h[67];
 
 		pathf(path, "blocks[%zu].txs[%zu].hash", again->blk, again->tx);
@@ -559,13 +755,22 @@ static int check_repeats(struct ctx *c, struct doc *d)
 		            "\"%s\" repeats blocks[%zu].txs[%zu].hash", h,
 		            first->blk, first->tx);
 	}
+	if (again != NULL) {
+		char path[PATH_MAX_], h[67];
+
+		pathf(path, "blocks[%zu].txs[%zu]", again->blk, again->tx);
+		hj_hex_encode(again->hash, 32, 0, h);
+		return fail(c, path, NULL,
+		            "has txid \"%s\", as blocks[%zu].txs[%zu] has", h,
+		            first->blk, first->tx);
+	}
 	return 0;
 }
 
 static int parse_doc(struct ctx *c, json_t *root, struct doc *d)
 {
 	static const char *const keys[] = {
-	    "chain", "dealer", "rules", "blocks", NULL,
+	    "chain", "genesis", "dealer", "rules", "blocks", NULL,
 	};
 	const json_t *v;
 	json_t *blocks;
@@ -574,10 +779,8 @@ static int parse_doc(struct ctx *c, json_t *root, struct doc *d)
 	if ((rc = need_object(c, root, "")) ||
 	    (rc = check_keys(c, root, "", keys)) ||
 	    (rc = parse_chain(c, root, d)) ||
-	    (rc = member(c, root, "", "dealer", 1, &v)) ||
-	    (rc =
-	         get_hex(c, v, "dealer", "a 20-byte address", d->dealer, 20)) ||
-	    (rc = parse_rules(c, root, d)) ||
+	    (rc = parse_genesis(c, root, d)) ||
+	    (rc = parse_dealer(c, root, d)) || (rc = parse_rules(c, root, d)) ||
 	    (rc = member(c, root, "", "blocks", 1, &v)))
 		return rc;
 	if (!json_is_array(v))
@@ -663,6 +866,8 @@ int hj_replay_block(hj_table *t, hj_cardlog *cl, const char *chain,
 static int run(struct ctx *c, const struct doc *d, FILE *out)
 {
 	hj_table *t = NULL;
+	hj_secp *secp = NULL;
+	struct hj_btc_verifier ver;
 	hj_cardlog cl;
 	char why[192];
 	int rc = 0;
@@ -672,6 +877,19 @@ static int run(struct ctx *c, const struct doc *d, FILE *out)
 	if (t == NULL) {
 		rc = oom(c);
 		goto out;
+	}
+	/* The daemon's verifier: signed actions checked at the round's seq
+	 * against the document's genesis. */
+	if (d->fam == HJ_BITCOIN) {
+		secp = hj_secp_new(why, sizeof why);
+		if (secp == NULL) {
+			snprintf(c->err, c->errlen, "%s: %s", c->name, why);
+			rc = -ENOMEM;
+			goto out;
+		}
+		ver.secp = secp;
+		memcpy(ver.genesis, d->genesis, sizeof ver.genesis);
+		hj_table_set_verifier(t, hj_btc_verify, &ver);
 	}
 	for (size_t i = 0; i < d->nblocks; i++) {
 		const struct rblock *rb = &d->blocks[i];
@@ -695,6 +913,7 @@ static int run(struct ctx *c, const struct doc *d, FILE *out)
 out:
 	hj_cardlog_release(&cl);
 	hj_table_free(t);
+	hj_secp_free(secp);
 	return rc;
 }
 

@@ -57,10 +57,15 @@ int hj_replay_block(hj_table *t, hj_cardlog *cl, const char *chain,
  * with a single fwrite.  The whole document is checked before the first
  * line is written, so bad input produces no output.
  *
+ * Both families' documents are read: "evm" (transactions as JSON fields)
+ * and "bitcoin" (raw transactions, normalised by hj_btc_action as the
+ * daemon's backend does, signatures checked by hj_btc_verify).
+ *
  * Returns 0, or with a message in err that names the place and the value:
  *   -EINVAL  the document is not valid JSON or not a valid replay document;
  *   -EIO     reading in or writing out failed;
- *   -ENOMEM  out of memory;
+ *   -ENOMEM  out of memory (or, Bitcoin, no secp256k1 context: no
+ *            randomness from the kernel to blind it with);
  *   -EMSGSIZE a line above HJ_CARDLOG_MAX (lines before it were written).
  */
 int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,

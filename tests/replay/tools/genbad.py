@@ -80,8 +80,8 @@ case('duplicate_key', "duplicate object key near '\"chain\"'",
      raw='{"chain": "evm", "chain": "evm"}\n')
 case('not_object', 'top level: [1,2] is not an object', raw='[1, 2]\n')
 case('missing_chain', 'top level: missing key "chain"', delk(root, 'chain'))
-case('chain_bitcoin', 'chain: "bitcoin" is not supported yet',
-     setk(root, 'chain', 'bitcoin'))
+case('evm_genesis', 'genesis: "' + '06' * 32 + '" is only for "chain": '
+     '"bitcoin"', setk(root, 'genesis', '06' * 32))
 case('chain_unknown', 'chain: "solana" is not a known chain',
      setk(root, 'chain', 'solana'))
 case('unknown_key', 'top level: unknown key "comment"',
