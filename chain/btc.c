@@ -69,13 +69,26 @@ int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
 	return -EINVAL;
 }
 
+/* The txid is hashed only for what is kept: most of a block is not. */
+static int keep(const hj_btc_tx *tx, hj_action *out, int yes)
+{
+	uint8_t txid[HJ_BTC_HASH_LEN];
+
+	if (!yes)
+		return 0;
+	hj_btc_tx_txid(tx, txid);
+	out->txid.len = HJ_BTC_HASH_LEN;
+	for (int i = 0; i < HJ_BTC_HASH_LEN; i++)
+		out->txid.b[i] = txid[HJ_BTC_HASH_LEN - 1 - i];
+	return 1;
+}
+
 static const uint8_t magic[2] = {HJ_MAGIC0, HJ_MAGIC1};
 
 int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
                   size_t script_len, uint32_t tx_index, hj_action *out,
                   char *err, size_t errlen)
 {
-	uint8_t txid[HJ_BTC_HASH_LEN];
 	uint64_t value = 0;
 	size_t count = 0;
 	const uint8_t *data = NULL;
@@ -91,16 +104,12 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
 	int has_data =
 	    hj_btc_tx_find_data(tx, magic, sizeof magic, &data, &n, &vout) == 1;
 
-	hj_btc_tx_txid(tx, txid);
-	out->txid.len = HJ_BTC_HASH_LEN;
-	for (int i = 0; i < HJ_BTC_HASH_LEN; i++)
-		out->txid.b[i] = txid[HJ_BTC_HASH_LEN - 1 - i];
 	out->tx_index = tx_index;
 	out->value = value;
 
 	if (!has_data) {
 		out->kind = HJ_TX_DEPOSIT;
-		return count > 0;
+		return keep(tx, out, count > 0);
 	}
 	int rc = hj_payload_parse(HJ_BITCOIN, data, n, &pl);
 	if (rc != HJ_OK) {
@@ -108,7 +117,7 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
 		out->kind = HJ_TX_MALFORMED;
 		out->act = pl.act;
 		out->reason = (hj_reason)rc;
-		return count > 0;
+		return keep(tx, out, count > 0);
 	}
 	out->kind = HJ_TX_ACTION;
 	out->act = pl.act;
@@ -118,14 +127,15 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
 	if (pl.act == HJ_BET) {
 		out->sender.len = 32;
 		memcpy(out->sender.b, pl.key, 32);
-		return count > 0; /* a Bet that pays us nothing is not ours */
+		/* A Bet that pays us nothing is not ours. */
+		return keep(tx, out, count > 0);
 	}
 	out->has_ref = 1;
 	memcpy(out->round_ref, pl.round, sizeof out->round_ref);
 	memcpy(out->sig, pl.sig, sizeof out->sig);
 	out->signed_len = (uint8_t)(n - HJ_BTC_TAIL_LEN);
 	memcpy(out->signed_part, data, out->signed_len);
-	return 1;
+	return keep(tx, out, 1);
 }
 
 int hj_btc_verify(void *ctx, const hj_round *r, const hj_action *a)

@@ -23,7 +23,8 @@
  *      id (the table ignores it when that round is not the dealer's);
  *   0  it does not: no output to the dealer and no signed action;
  *   -ERANGE its outputs to the dealer overflow 64 bits (err says so).
- * Ids are as the node displays them: txid.b is the display order.
+ * Ids are as the node displays them: txid.b is the display order.  *out
+ * is meaningful only when 1 is returned (the txid is hashed only then).
  */
 int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
                   size_t script_len, uint32_t tx_index, hj_action *out,
