@@ -17,6 +17,49 @@
 /* Version 4, one input 1 + 41, one output 1 + 9, locktime 4. */
 #define MIN_TX 60
 
+/* The flags after a segwit-style marker 00: witnesses, Litecoin MWEB. */
+#define FLAG_WITNESS 0x01
+#define FLAG_MWEB    0x08
+
+/*
+ * Litecoin MWEB, as litecoind serializes it (Litecoin Core's
+ * src/libmw/include/mw/models: block/Header.h, tx/Input.h, tx/Output.h,
+ * tx/Kernel.h, tx/TxBody.h), checked against the blocks litecoind 0.21.2
+ * returns (tests/data/btc).  Every size below is fixed by consensus:
+ * hashes 32 bytes, Pedersen commitments and public keys 33, signatures 64,
+ * range proofs 675.  Optional fields are present when a feature bit says
+ * so.
+ */
+#define MWEB_HASH   32
+#define MWEB_COMMIT 33
+#define MWEB_PUBKEY 33
+#define MWEB_SIG    64
+#define MWEB_PROOF  675
+/* Features, output id, commitment, output key, signature. */
+#define MIN_MWEB_INPUT (1 + MWEB_HASH + MWEB_COMMIT + MWEB_PUBKEY + MWEB_SIG)
+/* Commitment, sender and receiver keys, message features, proof, signature. */
+#define MIN_MWEB_OUTPUT                                                        \
+	(MWEB_COMMIT + 2 * MWEB_PUBKEY + 1 + MWEB_PROOF + MWEB_SIG)
+/* Features, excess, signature. */
+#define MIN_MWEB_KERNEL (1 + MWEB_COMMIT + MWEB_SIG)
+/* Amount VarInt 1, script length 1, one script byte (never empty). */
+#define MIN_PEGOUT 3
+
+/* Feature bits.  An input may add its input public key and extra data;
+ * an output's message its standard fields (key exchange public key, view
+ * tag, masked value, masked nonce) and extra data; a kernel a fee, a
+ * peg-in amount, peg-outs, a lock height, a stealth excess, extra data. */
+#define MWEB_INPUT_STEALTH_KEY 0x01
+#define MWEB_INPUT_EXTRA       0x02
+#define MWEB_OUTPUT_STANDARD   0x01
+#define MWEB_OUTPUT_EXTRA      0x02
+#define MWEB_KERNEL_FEE        0x01
+#define MWEB_KERNEL_PEGIN      0x02
+#define MWEB_KERNEL_PEGOUT     0x04
+#define MWEB_KERNEL_LOCK       0x08
+#define MWEB_KERNEL_STEALTH    0x10
+#define MWEB_KERNEL_EXTRA      0x20
+
 /*
  * A cursor over buf[0..len).  Every read checks the bytes left first; on
  * failure it writes "[tx N: ]offset O: what" into err and returns -EINVAL.
@@ -256,10 +299,321 @@ static int rd_witnesses(struct rd *r, size_t n_inputs, size_t start)
 	return 0;
 }
 
-/* One transaction from r->pos; on success r->pos is just past it. */
-static int rd_tx(struct rd *r, hj_btc_tx *tx)
+/*
+ * Bitcoin Core's VarInt (serialize.h, not CompactSize): base 128, most
+ * significant group first, the high bit set on every byte but the last,
+ * and one added at each continuation, so that every value has exactly one
+ * encoding.  Values above max are refused at the byte that would exceed
+ * it, as ReadVarInt does.
+ */
+static int rd_varint(struct rd *r, uint64_t *v, uint64_t max, const char *what)
+{
+	size_t at = r->pos;
+	uint64_t n = 0;
+	uint8_t c;
+	int rc;
+
+	do {
+		rc = need(r, 1, what);
+		if (rc)
+			return rc;
+		c = r->buf[r->pos++];
+		if (n > max >> 7)
+			return fail(r, at, "%s: VarInt exceeds %" PRIu64, what,
+			            max);
+		n = n << 7 | (c & 0x7f);
+		if (c & 0x80) {
+			if (n == max)
+				return fail(r, at,
+				            "%s: VarInt exceeds %" PRIu64, what,
+				            max);
+			n++;
+		}
+	} while (c & 0x80);
+	*v = n;
+	return 0;
+}
+
+/* n bytes of item i of an MWEB list; names them only on failure, so that
+ * walking a large extension block costs no formatting. */
+static int mweb_skip(struct rd *r, size_t n, const char *item, size_t i,
+                     const char *field)
+{
+	if (left(r) < n)
+		return fail(r, r->pos,
+		            "MWEB %s %zu %s: need %zu bytes, %zu left", item, i,
+		            field, n, left(r));
+	r->pos += n;
+	return 0;
+}
+
+/* The features byte of item i of an MWEB list. */
+static int mweb_features(struct rd *r, uint8_t *f, const char *item, size_t i)
+{
+	int rc = mweb_skip(r, 1, item, i, "features");
+
+	if (rc)
+		return rc;
+	*f = r->buf[r->pos - 1];
+	return 0;
+}
+
+/* Extra data of item i: a CompactSize length and the bytes. */
+static int mweb_extra(struct rd *r, const char *item, size_t i)
+{
+	char what[48];
+	size_t at, n;
+
+	snprintf(what, sizeof what, "MWEB %s %zu extra data", item, i);
+	return rd_string(r, &at, &n, what);
+}
+
+/* Input: features, output id, commitment, output public key, [input
+ * public key], [extra data], signature. */
+static int rd_mweb_inputs(struct rd *r)
+{
+	size_t n;
+	uint8_t f;
+	int rc;
+
+	rc = rd_count(r, &n, MIN_MWEB_INPUT, "MWEB input count");
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if ((rc = mweb_features(r, &f, "input", i)) ||
+		    (rc = mweb_skip(r, MWEB_HASH, "input", i, "output id")) ||
+		    (rc =
+		         mweb_skip(r, MWEB_COMMIT, "input", i, "commitment")) ||
+		    (rc = mweb_skip(r, MWEB_PUBKEY, "input", i,
+		                    "output public key")))
+			return rc;
+		if ((f & MWEB_INPUT_STEALTH_KEY) &&
+		    (rc = mweb_skip(r, MWEB_PUBKEY, "input", i,
+		                    "input public key")))
+			return rc;
+		if ((f & MWEB_INPUT_EXTRA) && (rc = mweb_extra(r, "input", i)))
+			return rc;
+		if ((rc = mweb_skip(r, MWEB_SIG, "input", i, "signature")))
+			return rc;
+	}
+	return 0;
+}
+
+/* Output: commitment, sender public key, receiver public key, message
+ * (features, [key exchange public key, view tag, masked value u64, masked
+ * nonce 16], [extra data]), range proof, signature. */
+static int rd_mweb_outputs(struct rd *r)
+{
+	size_t n;
+	uint8_t f;
+	int rc;
+
+	rc = rd_count(r, &n, MIN_MWEB_OUTPUT, "MWEB output count");
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if ((rc = mweb_skip(r, MWEB_COMMIT + 2 * MWEB_PUBKEY, "output",
+		                    i, "commitment and keys")) ||
+		    (rc = mweb_features(r, &f, "output", i)))
+			return rc;
+		if ((f & MWEB_OUTPUT_STANDARD) &&
+		    (rc = mweb_skip(r, MWEB_PUBKEY + 1 + 8 + 16, "output", i,
+		                    "standard fields")))
+			return rc;
+		if ((f & MWEB_OUTPUT_EXTRA) &&
+		    (rc = mweb_extra(r, "output", i)))
+			return rc;
+		if ((rc = mweb_skip(r, MWEB_PROOF, "output", i,
+		                    "range proof")) ||
+		    (rc = mweb_skip(r, MWEB_SIG, "output", i, "signature")))
+			return rc;
+	}
+	return 0;
+}
+
+/* A VarInt field of kernel i, up to max. */
+static int mweb_varint(struct rd *r, uint64_t max, size_t i, const char *field)
+{
+	char what[64];
+	uint64_t v;
+
+	snprintf(what, sizeof what, "MWEB kernel %zu %s", i, field);
+	return rd_varint(r, &v, max, what);
+}
+
+/* The peg-outs of kernel i: a count, then each an amount and a script,
+ * never empty (litecoind refuses an empty one). */
+static int mweb_pegouts(struct rd *r, size_t i)
+{
+	char what[96];
+	size_t n, at, slen;
+	uint64_t v;
+	int rc;
+
+	snprintf(what, sizeof what, "MWEB kernel %zu peg-out count", i);
+	rc = rd_count(r, &n, MIN_PEGOUT, what);
+	if (rc)
+		return rc;
+	for (size_t j = 0; j < n; j++) {
+		snprintf(what, sizeof what,
+		         "MWEB kernel %zu peg-out %zu amount", i, j);
+		rc = rd_varint(r, &v, INT64_MAX, what);
+		if (rc)
+			return rc;
+		snprintf(what, sizeof what,
+		         "MWEB kernel %zu peg-out %zu script", i, j);
+		rc = rd_string(r, &at, &slen, what);
+		if (rc)
+			return rc;
+		if (slen == 0)
+			return fail(r, at - 1, "%s is empty", what);
+	}
+	return 0;
+}
+
+/* Kernel: features, [fee], [peg-in amount], [peg-outs], [lock height],
+ * [stealth excess], [extra data], excess, signature.  Amounts are VarInts
+ * up to INT64_MAX (a CAmount), the lock height up to INT32_MAX.  Sets *n to
+ * the number of kernels. */
+static int rd_mweb_kernels(struct rd *r, size_t *n)
+{
+	uint8_t f;
+	int rc;
+
+	rc = rd_count(r, n, MIN_MWEB_KERNEL, "MWEB kernel count");
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < *n; i++) {
+		if ((rc = mweb_features(r, &f, "kernel", i)))
+			return rc;
+		if ((f & MWEB_KERNEL_FEE) &&
+		    (rc = mweb_varint(r, INT64_MAX, i, "fee")))
+			return rc;
+		if ((f & MWEB_KERNEL_PEGIN) &&
+		    (rc = mweb_varint(r, INT64_MAX, i, "peg-in amount")))
+			return rc;
+		if ((f & MWEB_KERNEL_PEGOUT) && (rc = mweb_pegouts(r, i)))
+			return rc;
+		if ((f & MWEB_KERNEL_LOCK) &&
+		    (rc = mweb_varint(r, INT32_MAX, i, "lock height")))
+			return rc;
+		if ((f & MWEB_KERNEL_STEALTH) &&
+		    (rc = mweb_skip(r, MWEB_PUBKEY, "kernel", i,
+		                    "stealth excess")))
+			return rc;
+		if ((f & MWEB_KERNEL_EXTRA) &&
+		    (rc = mweb_extra(r, "kernel", i)))
+			return rc;
+		if ((rc = mweb_skip(r, MWEB_COMMIT + MWEB_SIG, "kernel", i,
+		                    "excess and signature")))
+			return rc;
+	}
+	return 0;
+}
+
+/* A body, of a block or of a transaction: inputs, outputs, kernels.  Sets
+ * *n_kernels. */
+static int rd_mweb_body(struct rd *r, size_t *n_kernels)
+{
+	int rc;
+
+	if ((rc = rd_mweb_inputs(r)) || (rc = rd_mweb_outputs(r)))
+		return rc;
+	return rd_mweb_kernels(r, n_kernels);
+}
+
+/* An MWEB transaction, after its presence byte 01: kernel offset, stealth
+ * offset, body with at least one kernel (as litecoind requires). */
+static int rd_mweb_tx(struct rd *r)
+{
+	size_t start = r->pos, n_kernels;
+	int rc;
+
+	rc = need(r, 2 * MWEB_HASH, "MWEB transaction offsets");
+	if (rc)
+		return rc;
+	r->pos += 2 * MWEB_HASH;
+	rc = rd_mweb_body(r, &n_kernels);
+	if (rc)
+		return rc;
+	if (n_kernels == 0)
+		return fail(r, start, "MWEB transaction without a kernel");
+	return 0;
+}
+
+/*
+ * The extension block after a HogEx: presence byte 01, header (height
+ * VarInt, output root, kernel root, leaf set root, kernel offset, stealth
+ * offset, output and kernel MMR sizes as VarInts), body.  A 00 would mean
+ * no extension block, which litecoind's consensus refuses after a HogEx
+ * ("mweb-missing").
+ */
+static int rd_mweb_block(struct rd *r)
+{
+	size_t at = r->pos, n_kernels;
+	uint64_t v;
+	int rc;
+
+	rc = need(r, 1, "MWEB extension block");
+	if (rc)
+		return rc;
+	if (r->buf[at] != 0x01)
+		return fail(r, at,
+		            "MWEB extension block presence byte 0x%02x after "
+		            "the HogEx, expected 0x01",
+		            r->buf[at]);
+	r->pos++;
+	if ((rc = rd_varint(r, &v, INT32_MAX, "MWEB header height")))
+		return rc;
+	rc = need(r, 5 * MWEB_HASH, "MWEB header roots and offsets");
+	if (rc)
+		return rc;
+	r->pos += 5 * MWEB_HASH;
+	if ((rc =
+	         rd_varint(r, &v, UINT64_MAX, "MWEB header output MMR size")) ||
+	    (rc = rd_varint(r, &v, UINT64_MAX, "MWEB header kernel MMR size")))
+		return rc;
+	return rd_mweb_body(r, &n_kernels);
+}
+
+/* The MWEB part of a flag-08 transaction: 00 for the HogEx, 01 and an
+ * MWEB transaction otherwise (refused inside a block). */
+static int rd_mweb_part(struct rd *r, hj_btc_tx *tx, int in_block)
+{
+	size_t at = r->pos;
+	int rc;
+
+	rc = need(r, 1, "MWEB presence byte");
+	if (rc)
+		return rc;
+	switch (r->buf[at]) {
+	case 0x00:
+		tx->mweb = HJ_BTC_MWEB_HOGEX;
+		r->pos++;
+		return 0;
+	case 0x01:
+		if (in_block)
+			return fail(r, at,
+			            "MWEB transaction attached to a block's "
+			            "transaction (litecoind keeps them in the "
+			            "extension block)");
+		tx->mweb = HJ_BTC_MWEB_TX;
+		r->pos++;
+		return rd_mweb_tx(r);
+	default:
+		return fail(r, at,
+		            "MWEB presence byte 0x%02x, expected 0x00 "
+		            "or 0x01",
+		            r->buf[at]);
+	}
+}
+
+/* One transaction from r->pos; on success r->pos is just past it.  in_block
+ * refuses an attached MWEB transaction. */
+static int rd_tx(struct rd *r, hj_btc_tx *tx, int in_block)
 {
 	size_t start = r->pos, count_at;
+	uint8_t flags = 0;
 	int rc;
 
 	memset(tx, 0, sizeof *tx);
@@ -275,13 +629,13 @@ static int rd_tx(struct rd *r, hj_btc_tx *tx)
 		rc = need(r, 2, "segwit marker and flag");
 		if (rc)
 			return rc;
-		if (r->buf[r->pos + 1] != 0x01)
+		flags = r->buf[r->pos + 1];
+		if (flags == 0 || (flags & ~(FLAG_WITNESS | FLAG_MWEB)))
 			return fail(r, r->pos + 1,
-			            "segwit flag 0x%02x, "
-			            "expected 0x01 (MWEB, flag 0x08, is not "
-			            "supported)",
-			            r->buf[r->pos + 1]);
-		tx->segwit = 1;
+			            "flag 0x%02x after the marker, expected "
+			            "0x01 (segwit), 0x08 (MWEB) or 0x09",
+			            flags);
+		tx->segwit = (flags & FLAG_WITNESS) != 0;
 		r->pos += 2;
 	}
 	tx->body_start = r->pos - start;
@@ -290,7 +644,12 @@ static int rd_tx(struct rd *r, hj_btc_tx *tx)
 	if (rc)
 		return rc;
 	if (tx->n_inputs == 0)
-		return fail(r, count_at, "no inputs");
+		return fail(
+		    r, count_at,
+		    (flags & FLAG_MWEB)
+		        ? "no inputs (an MWEB-only transaction: its txid "
+		          "is an MWEB hash, not computed here)"
+		        : "no inputs");
 	rc = rd_inputs(r, tx->n_inputs);
 	if (rc)
 		return rc;
@@ -310,6 +669,12 @@ static int rd_tx(struct rd *r, hj_btc_tx *tx)
 		if (rc)
 			return rc;
 	}
+	tx->witness_end = r->pos - start;
+	if (flags & FLAG_MWEB) {
+		rc = rd_mweb_part(r, tx, in_block);
+		if (rc)
+			return rc;
+	}
 	rc = rd_u32(r, &tx->locktime, "locktime");
 	if (rc)
 		return rc;
@@ -325,7 +690,7 @@ int hj_btc_tx_parse(const uint8_t *buf, size_t len, hj_btc_tx *tx, char *err,
 	struct rd r = {buf, len, 0, -1, err, errlen};
 	int rc;
 
-	rc = rd_tx(&r, tx);
+	rc = rd_tx(&r, tx, 0);
 	if (rc)
 		return rc;
 	if (r.pos != len)
@@ -346,9 +711,29 @@ void hj_btc_tx_txid(const hj_btc_tx *tx, uint8_t txid[HJ_BTC_HASH_LEN])
 	hj_sha256d_final(&c, txid);
 }
 
+/* With an MWEB flag litecoind hashes the serialization it would write
+ * without MWEB data: the witness form (flag 01) or, with no witness, the
+ * txid's. */
 void hj_btc_tx_wtxid(const hj_btc_tx *tx, uint8_t wtxid[HJ_BTC_HASH_LEN])
 {
-	hj_sha256d(tx->raw, tx->raw_len, wtxid);
+	static const uint8_t segwit[2] = {0x00, FLAG_WITNESS};
+	hj_sha256_ctx c;
+
+	if (tx->mweb == HJ_BTC_MWEB_NONE) {
+		hj_sha256d(tx->raw, tx->raw_len, wtxid);
+		return;
+	}
+	if (!tx->segwit) {
+		hj_btc_tx_txid(tx, wtxid);
+		return;
+	}
+	hj_sha256_init(&c);
+	hj_sha256_update(&c, tx->raw, 4);
+	hj_sha256_update(&c, segwit, sizeof segwit);
+	hj_sha256_update(&c, tx->raw + tx->body_start,
+	                 tx->witness_end - tx->body_start);
+	hj_sha256_update(&c, tx->raw + tx->raw_len - 4, 4);
+	hj_sha256d_final(&c, wtxid);
 }
 
 void hj_btc_outputs_begin(const hj_btc_tx *tx, hj_btc_out_iter *it)
@@ -522,6 +907,22 @@ int hj_btc_block_next(hj_btc_block *b, hj_btc_tx *tx, char *err, size_t errlen)
 
 	if (b->next == b->n_tx) {
 		r.tx = -1;
+		/* Litecoin's CBlock reads the extension block exactly when the
+		 * last of two or more transactions is a HogEx, and nothing
+		 * after it.  It is walked rather than taken as the rest of the
+		 * buffer so that a cut or padded block is still an error. */
+		if (b->hogex && b->mweb_len == 0) {
+			rc = rd_mweb_block(&r);
+			if (rc)
+				return rc;
+			b->mweb_offset = b->pos;
+			b->mweb_len = r.pos - b->pos;
+			b->pos = r.pos;
+		}
+		if (b->pos != b->len && b->mweb_len != 0)
+			return fail(&r, b->pos,
+			            "%zu bytes after the MWEB extension block",
+			            b->len - b->pos);
 		if (b->pos != b->len)
 			return fail(&r, b->pos,
 			            "%zu bytes after the last of "
@@ -529,9 +930,15 @@ int hj_btc_block_next(hj_btc_block *b, hj_btc_tx *tx, char *err, size_t errlen)
 			            b->len - b->pos, b->n_tx);
 		return 0;
 	}
-	rc = rd_tx(&r, tx);
+	rc = rd_tx(&r, tx, 1);
 	if (rc)
 		return rc;
+	if (tx->mweb == HJ_BTC_MWEB_HOGEX &&
+	    (b->n_tx < 2 || b->next != b->n_tx - 1))
+		return fail(&r, tx->offset + 5,
+		            "a HogEx (flag 0x08, no MWEB transaction) that is "
+		            "not the last of two or more transactions");
+	b->hogex = tx->mweb == HJ_BTC_MWEB_HOGEX;
 	b->pos = r.pos;
 	b->next++;
 	return 1;

@@ -19,17 +19,41 @@
  * is an 80-byte header (version, previous block hash, merkle root, time,
  * bits, nonce), a transaction count and the transactions.
  *
+ * Litecoin MWEB (MimbleWimble extension blocks, LIP-0002/0003, active on
+ * mainnet since 2022).  The byte after the marker is a set of flags: 01
+ * witnesses, 08 MWEB data, 09 both.  With flag 08 an MWEB part comes after
+ * the witnesses and before the locktime: a byte 00 for the HogEx (the
+ * "integrating transaction", the last of every block since activation:
+ * it spends the previous HogEx and the block's peg-ins, and its outputs
+ * are the MWEB balance and the peg-outs), or a byte 01 and an MWEB
+ * transaction (wallets and the mempool only: a block carries MWEB
+ * transactions only inside its extension block).  A block whose last
+ * transaction, of two or more, is a HogEx ends with that extension block:
+ * a byte 01 and an MWEB block (header, inputs, outputs, kernels).  The
+ * MWEB parts are walked to their end and never interpreted; feature bits
+ * unknown here are ignored, as litecoind ignores them (they add no bytes).
+ * What the daemon sees of MWEB is canonical: a peg-in is an ordinary
+ * transaction paying a witness v9 script (59 20 and a kernel id), and a
+ * peg-out is an output of the HogEx, whose first output holds the MWEB
+ * balance (58 20 and the MWEB header hash).  Bitcoin never writes flag 08,
+ * so a Bitcoin block parses exactly as it did before MWEB was known here.
+ *
  * Strictness.  Parsing never trusts a count: each is first checked against
  * the bytes left, at the least size one item can take (41 bytes per input,
- * 9 per output, 1 per witness item, 60 per transaction), so a forged count
- * costs nothing.  A CompactSize in a longer form than its value needs is
+ * 9 per output, 1 per witness item, 60 per transaction, 163 per MWEB input,
+ * 839 per MWEB output, 98 per MWEB kernel), so a forged count costs
+ * nothing.  A CompactSize in a longer form than its value needs is
  * rejected (as Bitcoin Core does), as is a transaction with no inputs or no
- * outputs (invalid in any block), a segwit flag other than 01 (Litecoin's
- * MWEB flag 08 included: MWEB data is not parsed here), a segwit
- * transaction whose witness stacks are all empty, and any byte after the
- * last transaction.  Errors say what was wrong and at which byte offset,
- * counted from the start of the buffer given (a block's, for its
- * transactions), with the transaction's index within a block.
+ * outputs (invalid in any block; this refuses MWEB-only transactions, whose
+ * txid is a hash of their MWEB part), a flag other than 01, 08 and 09, an
+ * MWEB presence byte other than 00 and 01, a segwit transaction whose
+ * witness stacks are all empty, and any byte after the last transaction or
+ * after the extension block.  Within a block, as Litecoin's consensus
+ * rules require, no transaction may carry an MWEB transaction, a HogEx may
+ * only be the last of two or more transactions, and a HogEx must be
+ * followed by an extension block.  Errors say what was wrong and at which
+ * byte offset, counted from the start of the buffer given (a block's, for
+ * its transactions), with the transaction's index within a block.
  *
  * Cost.  Nothing allocates: transactions and outputs are views into the
  * caller's buffer, which must outlive them.  Parsing reads each byte once
@@ -52,6 +76,13 @@
 #define HJ_BTC_HEADER_LEN 80
 #define HJ_BTC_OP_RETURN  0x6a
 
+/* What a transaction's MWEB flag (Litecoin, flag 08) brought. */
+enum hj_btc_mweb {
+	HJ_BTC_MWEB_NONE = 0, /* no flag 08: every Bitcoin transaction */
+	HJ_BTC_MWEB_HOGEX,    /* the HogEx: flag 08, presence byte 00 */
+	HJ_BTC_MWEB_TX,       /* an MWEB transaction attached (not in blocks) */
+};
+
 /* One output.  script points into the parsed buffer (borrowed). */
 typedef struct hj_btc_output {
 	uint64_t value; /* base units; not checked against any money supply */
@@ -71,12 +102,15 @@ typedef struct hj_btc_tx {
 	uint32_t locktime;
 	size_t n_inputs;
 	size_t n_outputs;
-	int segwit; /* serialized with marker and flag (BIP-144) */
+	int segwit; /* witness stacks present (flag 01, BIP-144) */
+	int mweb;   /* enum hj_btc_mweb */
 	/* Private: raw[body_start..body_end) runs from the input count to the
-	 * end of the last output; outputs_start is the first output. */
+	 * end of the last output; outputs_start is the first output, and
+	 * raw[body_end..witness_end) holds the witnesses. */
 	size_t body_start;
 	size_t body_end;
 	size_t outputs_start;
+	size_t witness_end;
 } hj_btc_tx;
 
 /* A walk over a transaction's outputs (hj_btc_outputs_begin). */
@@ -100,31 +134,43 @@ typedef struct hj_btc_header {
 /*
  * A walk over a block's transactions.  Open it with hj_btc_block_open, then
  * call hj_btc_block_next until it returns 0 or an error.  Private fields
- * apart from header and n_tx.
+ * apart from header, n_tx, mweb_offset and mweb_len.
  */
 typedef struct hj_btc_block {
 	hj_btc_header header;
 	uint64_t n_tx; /* the count the block declares, at least 1 */
+	/* Litecoin: the MWEB extension block, buf[mweb_offset..+mweb_len)
+	 * from its presence byte 01, once hj_btc_block_next has returned 0;
+	 * both 0 when the block has none (every Bitcoin block). */
+	size_t mweb_offset;
+	size_t mweb_len;
 	const uint8_t *buf;
 	size_t len;
 	size_t pos;
 	uint64_t next; /* index of the next transaction */
+	int hogex;     /* the last transaction read was a HogEx */
 } hj_btc_block;
 
 /*
  * Parses buf[0..len), which must hold exactly one transaction, into *tx
- * (a view into buf).  Returns 0, or -EINVAL with err saying what and where
- * (*tx is then unspecified).
+ * (a view into buf).  An attached MWEB transaction (a Litecoin wallet's or
+ * mempool's form of a peg-in) is walked and skipped: tx->mweb says it was
+ * there.  Returns 0, or -EINVAL with err saying what and where (*tx is then
+ * unspecified).
  */
 int hj_btc_tx_parse(const uint8_t *buf, size_t len, hj_btc_tx *tx, char *err,
                     size_t errlen);
 
-/* The txid: double SHA-256 of the serialization without marker, flag and
- * witnesses, in internal order.  One pass over those bytes. */
+/* The txid: double SHA-256 of the serialization without marker, flag,
+ * witnesses and MWEB part, in internal order (as litecoind computes it for
+ * every transaction that has canonical inputs).  One pass over those
+ * bytes. */
 void hj_btc_tx_txid(const hj_btc_tx *tx, uint8_t txid[HJ_BTC_HASH_LEN]);
 
 /* The wtxid (BIP-141): double SHA-256 of the whole serialization; equal to
- * the txid for a legacy transaction. */
+ * the txid for a legacy transaction.  With an MWEB flag, as litecoind
+ * computes it: the MWEB part is left out (and the flag is 01), so a HogEx's
+ * wtxid is its txid. */
 void hj_btc_tx_wtxid(const hj_btc_tx *tx, uint8_t wtxid[HJ_BTC_HASH_LEN]);
 
 /* Starts a walk over tx's outputs, in order. */
@@ -195,8 +241,10 @@ int hj_btc_block_open(hj_btc_block *b, const uint8_t *buf, size_t len,
 
 /*
  * Parses the next transaction into *tx and returns 1; after the last one,
+ * walks the MWEB extension block if the last transaction was a HogEx, then
  * checks that no byte follows and returns 0; or returns -EINVAL with err
- * naming the transaction's index and the offset.  A block is well formed
+ * naming the transaction's index (none for the extension block) and the
+ * offset.  A block is well formed
  * only once this has returned 0: a caller must not act on what it read
  * from a block that ends in an error.  After an error or 0 the walk stays
  * where it is and keeps returning the same result.

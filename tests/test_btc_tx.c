@@ -34,8 +34,14 @@
  *          txid/hash from Core decoderawtransaction" (bitcoin_hash() there
  *          hashes the witness serialization: the wtxid), and
  *          test_segwit_tx_decode, testnet transaction 4be105f1....
+ *  [LTC]   Litecoin MWEB blocks and transactions from a private litecoind
+ *          0.21.2 regtest node, with the txids, wtxids and outputs the node
+ *          reported for them (getblock <hash> 2, decoderawtransaction):
+ *          tests/data/btc/ltc_mweb_regtest.h, written by
+ *          tests/data/btc/ltc_mweb_capture.py.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1304,8 +1310,9 @@ static void test_segwit_rules(void **state)
 	uint64_t seen;
 
 	(void)state;
-	/* Flags other than 01, Litecoin's MWEB 08 among them. */
-	static const char *const flags[] = {"00", "02", "03", "08", "09"};
+	/* Flags other than 01, 08 (Litecoin's MWEB) and 09. */
+	static const char *const flags[] = {"00", "02", "03", "04",
+	                                    "0a", "10", "80", "89"};
 	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
 		char want[ERRLEN];
 
@@ -1322,8 +1329,8 @@ static void test_segwit_rules(void **state)
 		put_le(&b, 0, 4);
 		assert_int_equal(parse_buf(&b, &tx, err), -EINVAL);
 		snprintf(want, sizeof want,
-		         "offset 5: segwit flag 0x%s, "
-		         "expected 0x01 (MWEB, flag 0x08, is not supported)",
+		         "offset 5: flag 0x%s after the marker, expected 0x01 "
+		         "(segwit), 0x08 (MWEB) or 0x09",
 		         flags[i]);
 		assert_string_equal(err, want);
 	}
@@ -1583,6 +1590,647 @@ static void test_mutations(void **state)
 	}
 }
 
+/* ================================================================== */
+/* Litecoin MWEB [LTC]                                                 */
+
+struct ltc_out {
+	uint64_t value;
+	const char *script; /* hex */
+};
+
+struct ltc_tx {
+	const char *txid;
+	const char *wtxid;
+	const struct ltc_out *out;
+	size_t n_out;
+};
+
+struct ltc_block {
+	uint64_t height;
+	const char *hash;
+	const char *hex;
+	const struct ltc_tx *tx;
+	size_t n_tx;
+};
+
+#include "data/btc/ltc_mweb_regtest.h"
+
+#define N_LTC_BLOCKS (sizeof LTC_BLOCKS / sizeof LTC_BLOCKS[0])
+
+/* The test's own reading of a VarInt (Bitcoin Core's, serialize.h), for
+ * the extension block's height. */
+static uint64_t varint_at(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		v = v << 7 | (p[i] & 0x7f);
+		if (!(p[i] & 0x80))
+			return v;
+		v++;
+	}
+	fail_msg("VarInt runs past %zu bytes", n);
+	return 0;
+}
+
+static const struct ltc_block *ltc_block(uint64_t height)
+{
+	for (size_t k = 0; k < N_LTC_BLOCKS; k++)
+		if (LTC_BLOCKS[k].height == height)
+			return &LTC_BLOCKS[k];
+	fail_msg("no block %" PRIu64, height);
+	return NULL;
+}
+
+/* tx's outputs are exactly want[0..n). */
+static void assert_outputs(const hj_btc_tx *tx, const struct ltc_out *want,
+                           size_t n)
+{
+	hj_btc_out_iter it;
+	hj_btc_output o;
+	uint8_t spk[200];
+
+	assert_int_equal(tx->n_outputs, n);
+	hj_btc_outputs_begin(tx, &it);
+	for (size_t j = 0; j < n; j++) {
+		size_t len = strlen(want[j].script) / 2;
+
+		assert_true(len <= sizeof spk);
+		unhex(want[j].script, spk, len);
+		assert_int_equal(hj_btc_outputs_next(&it, &o), 1);
+		assert_true(o.value == want[j].value);
+		assert_int_equal(o.script_len, len);
+		assert_memory_equal(o.script, spk, len);
+	}
+	assert_int_equal(hj_btc_outputs_next(&it, &o), 0);
+}
+
+/* The parts of a block that the rule tests splice: where its HogEx and its
+ * extension block lie. */
+struct ltc_parts {
+	uint8_t *raw;
+	size_t len;
+	size_t first;  /* the coinbase's offset */
+	size_t second; /* the next transaction's */
+	size_t hogex;  /* the HogEx's */
+	size_t ext;    /* the extension block's offset */
+};
+
+static void ltc_split(const struct ltc_block *lb, struct ltc_parts *p)
+{
+	char err[ERRLEN];
+	hj_btc_block b;
+	hj_btc_tx tx;
+
+	p->raw = unhex_alloc(lb->hex, &p->len);
+	assert_int_equal(hj_btc_block_open(&b, p->raw, p->len, err, ERRLEN), 0);
+	p->first = b.pos;
+	assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 1);
+	p->second = tx.offset + tx.raw_len;
+	while (hj_btc_block_next(&b, &tx, err, ERRLEN) == 1)
+		p->hogex = tx.offset;
+	assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
+	p->ext = b.mweb_offset;
+}
+
+/*
+ * Each block comes back as the node listed it: every canonical
+ * transaction at the offset where the previous one ended, with its txid,
+ * wtxid and outputs, the HogEx last; then the extension block, from the
+ * end of the HogEx to the end of the buffer, with the block's height.
+ */
+static void test_ltc_blocks(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < N_LTC_BLOCKS; k++) {
+		const struct ltc_block *lb = &LTC_BLOCKS[k];
+		size_t n, end = 81;
+		uint8_t *raw = unhex_alloc(lb->hex, &n);
+		char err[ERRLEN], hex[HJ_BTC_HASH_HEX];
+		hj_btc_block b;
+		hj_btc_tx tx;
+
+		assert_int_equal(hj_btc_block_open(&b, raw, n, err, ERRLEN), 0);
+		hj_btc_hash_hex(b.header.hash, hex);
+		assert_string_equal(hex, lb->hash);
+		assert_int_equal(b.n_tx, lb->n_tx);
+		for (size_t i = 0; i < lb->n_tx; i++) {
+			assert_int_equal(
+			    hj_btc_block_next(&b, &tx, err, ERRLEN), 1);
+			assert_int_equal(tx.offset, end);
+			assert_txid(&tx, lb->tx[i].txid);
+			assert_wtxid(&tx, lb->tx[i].wtxid);
+			assert_int_equal(tx.mweb, i + 1 == lb->n_tx
+			                              ? HJ_BTC_MWEB_HOGEX
+			                              : HJ_BTC_MWEB_NONE);
+			assert_outputs(&tx, lb->tx[i].out, lb->tx[i].n_out);
+			end = tx.offset + tx.raw_len;
+		}
+		assert_int_equal(b.mweb_len, 0);
+		assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
+		assert_int_equal(b.mweb_offset, end);
+		assert_int_equal(b.mweb_offset + b.mweb_len, n);
+		assert_int_equal(raw[end], 0x01);
+		assert_true(varint_at(raw + end + 1, n - end - 1) ==
+		            lb->height);
+		/* The end, and the end again. */
+		assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
+		assert_int_equal(b.mweb_offset, end);
+		assert_int_equal(b.mweb_offset + b.mweb_len, n);
+		free(raw);
+	}
+
+	/* Block 433 moved nothing through MWEB: presence byte, header (a
+	 * 2-byte height, five 32-byte fields, two 1-byte sizes), and no
+	 * inputs, outputs or kernels. */
+	{
+		struct ltc_parts p;
+
+		ltc_split(ltc_block(433), &p);
+		assert_int_equal(p.len - p.ext, 1 + 2 + 5 * 32 + 2 + 3);
+		assert_memory_equal(p.raw + p.len - 3, "\0\0\0", 3);
+		free(p.raw);
+	}
+}
+
+/*
+ * Block 435 as the daemon will read it: the magic payload found once, in
+ * the transaction that carries it; the dealer paid by that transaction and
+ * by a peg-out, which is an output of the HogEx; the sums are those of the
+ * outputs the node listed.
+ */
+static void test_ltc_dealer(void **state)
+{
+	static const uint8_t magic[2] = {0x48, 0x4a};
+	static const uint8_t payload[6] = {0x48, 0x4a, 1, 2, 3, 4};
+	const struct ltc_block *lb = ltc_block(435);
+	size_t n, spk_len = strlen(LTC_DEALER_SPK) / 2, found = 0, paid = 0;
+	uint8_t *raw = unhex_alloc(lb->hex, &n), spk[64];
+	uint64_t want_total = 0, want_hogex = 0, total = 0;
+	char err[ERRLEN];
+	hj_btc_block b;
+	hj_btc_tx tx;
+	int rc;
+
+	(void)state;
+	unhex(LTC_DEALER_SPK, spk, spk_len);
+	for (size_t i = 0; i < lb->n_tx; i++)
+		for (size_t j = 0; j < lb->tx[i].n_out; j++)
+			if (!strcmp(lb->tx[i].out[j].script, LTC_DEALER_SPK)) {
+				want_total += lb->tx[i].out[j].value;
+				if (i + 1 == lb->n_tx)
+					want_hogex += lb->tx[i].out[j].value;
+			}
+	assert_true(want_hogex > 0 && want_total > want_hogex);
+
+	assert_int_equal(hj_btc_block_open(&b, raw, n, err, ERRLEN), 0);
+	while ((rc = hj_btc_block_next(&b, &tx, err, ERRLEN)) == 1) {
+		const uint8_t *d;
+		size_t dn, vout, count;
+		uint64_t sum;
+
+		if (hj_btc_tx_find_data(&tx, magic, 2, &d, &dn, &vout)) {
+			found++;
+			assert_int_equal(tx.mweb, HJ_BTC_MWEB_NONE);
+			assert_int_equal(dn, sizeof payload);
+			assert_memory_equal(d, payload, sizeof payload);
+		}
+		assert_int_equal(
+		    hj_btc_tx_sum_to(&tx, spk, spk_len, &sum, &count), 0);
+		if (count == 0)
+			continue;
+		paid++;
+		total += sum;
+		if (tx.mweb == HJ_BTC_MWEB_HOGEX)
+			assert_true(sum == want_hogex);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(paid, 2);
+	assert_true(total == want_total);
+	free(raw);
+}
+
+/* Every proper prefix of each block fails, with a reason; a byte after
+ * the extension block is refused. */
+static void test_ltc_truncated(void **state)
+{
+	static struct buf b;
+	char err[ERRLEN], want[ERRLEN];
+	uint64_t seen;
+
+	(void)state;
+	for (size_t k = 0; k < N_LTC_BLOCKS; k++) {
+		size_t n;
+		uint8_t *full = unhex_alloc(LTC_BLOCKS[k].hex, &n);
+
+		assert_int_equal(walk(full, n, &seen, err), 0);
+		for (size_t len = 0; len < n; len++) {
+			uint8_t *p = malloc(len ? len : 1);
+
+			assert_non_null(p);
+			memcpy(p, full, len);
+			err[0] = '\0';
+			assert_int_equal(walk(p, len, &seen, err), -EINVAL);
+			assert_non_null(strstr(err, "offset "));
+			free(p);
+		}
+		b.n = 0;
+		put(&b, full, n);
+		put_hex(&b, "00");
+		assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+		assert_int_equal(seen, LTC_BLOCKS[k].n_tx);
+		snprintf(want, sizeof want,
+		         "offset %zu: 1 bytes after the MWEB extension block",
+		         n);
+		assert_string_equal(err, want);
+		free(full);
+	}
+}
+
+/*
+ * Transactions as a wallet or the mempool hold them, with their MWEB
+ * transaction attached: the canonical part reads as in the block, with
+ * the txid and wtxid the node gives.  An MWEB-only transaction is refused;
+ * the HogEx alone parses.
+ */
+static void test_ltc_wallet_txs(void **state)
+{
+	static const struct {
+		const char *hex, *txid, *wtxid;
+		uint64_t height;
+		uint8_t flag;
+	} v[] = {
+	    {LTC_PEGIN_WALLET_HEX, LTC_PEGIN_WALLET_TXID,
+	     LTC_PEGIN_WALLET_WTXID, 432, 0x09},
+	    {LTC_PEGIN_MEMPOOL_HEX, LTC_PEGIN_MEMPOOL_TXID,
+	     LTC_PEGIN_MEMPOOL_WTXID, 435, 0x08},
+	};
+	char err[ERRLEN];
+	hj_btc_tx tx;
+	size_t n;
+	uint8_t *t;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+		const struct ltc_block *lb = ltc_block(v[k].height);
+		const struct ltc_tx *in_block = NULL;
+
+		t = unhex_alloc(v[k].hex, &n);
+		assert_int_equal(t[4], 0x00);
+		assert_int_equal(t[5], v[k].flag);
+		assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), 0);
+		assert_int_equal(tx.mweb, HJ_BTC_MWEB_TX);
+		assert_int_equal(tx.segwit, v[k].flag == 0x09);
+		assert_int_equal(tx.raw_len, n);
+		assert_txid(&tx, v[k].txid);
+		assert_wtxid(&tx, v[k].wtxid);
+		for (size_t i = 0; i < lb->n_tx; i++)
+			if (!strcmp(lb->tx[i].txid, v[k].txid))
+				in_block = &lb->tx[i];
+		assert_non_null(in_block);
+		assert_string_equal(in_block->wtxid, v[k].wtxid);
+		assert_outputs(&tx, in_block->out, in_block->n_out);
+		free(t);
+		truncations_tx(v[k].hex);
+	}
+
+	t = unhex_alloc(LTC_MWEB_ONLY_HEX, &n);
+	assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), -EINVAL);
+	assert_string_equal(err, "offset 6: no inputs (an MWEB-only "
+	                         "transaction: its txid is an MWEB hash, not "
+	                         "computed here)");
+	free(t);
+
+	/* The HogEx of block 435, as getrawtransaction <txid> false <block>
+	 * gives it. */
+	{
+		const struct ltc_block *lb = ltc_block(435);
+		struct ltc_parts p;
+		uint8_t *h;
+
+		ltc_split(lb, &p);
+		n = p.ext - p.hogex;
+		h = malloc(n);
+		assert_non_null(h);
+		memcpy(h, p.raw + p.hogex, n);
+		assert_int_equal(hj_btc_tx_parse(h, n, &tx, err, ERRLEN), 0);
+		assert_int_equal(tx.mweb, HJ_BTC_MWEB_HOGEX);
+		assert_false(tx.segwit);
+		assert_txid(&tx, lb->tx[lb->n_tx - 1].txid);
+		assert_wtxid(&tx, lb->tx[lb->n_tx - 1].txid);
+		free(h);
+		free(p.raw);
+	}
+}
+
+/* Starts a block in b: p's header and a transaction count of n_tx. */
+static void ltc_rebuild(struct buf *b, const struct ltc_parts *p, size_t n_tx)
+{
+	b->n = 0;
+	put(b, p->raw, 80);
+	put_compact(b, n_tx);
+}
+
+/* Litecoin's rules on where MWEB data may be, with exact messages. */
+static void test_ltc_rules(void **state)
+{
+	static struct buf b;
+	struct ltc_parts p, q;
+	char err[ERRLEN], want[ERRLEN];
+	size_t cb_len, hogex_len;
+	uint64_t seen;
+	uint8_t *w;
+	size_t wn;
+
+	(void)state;
+	ltc_split(ltc_block(433), &p);
+	cb_len = p.hogex - p.first;
+	hogex_len = p.ext - p.hogex;
+
+	/* A HogEx before the last transaction. */
+	ltc_rebuild(&b, &p, 3);
+	put(&b, p.raw + p.first, cb_len);
+	put(&b, p.raw + p.hogex, hogex_len);
+	put(&b, p.raw + p.hogex, p.len - p.hogex);
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	assert_int_equal(seen, 1);
+	snprintf(want, sizeof want,
+	         "tx 1: offset %zu: a HogEx (flag 0x08, no MWEB transaction) "
+	         "that is not the last of two or more transactions",
+	         81 + cb_len + 5);
+	assert_string_equal(err, want);
+
+	/* A HogEx alone. */
+	ltc_rebuild(&b, &p, 1);
+	put(&b, p.raw + p.hogex, p.len - p.hogex);
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	assert_string_equal(err, "tx 0: offset 86: a HogEx (flag 0x08, no MWEB "
+	                         "transaction) that is not the last of two or "
+	                         "more transactions");
+
+	/* No HogEx: the extension block is just bytes after the last
+	 * transaction. */
+	ltc_rebuild(&b, &p, 1);
+	put(&b, p.raw + p.first, cb_len);
+	put(&b, p.raw + p.ext, p.len - p.ext);
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	snprintf(want, sizeof want,
+	         "offset %zu: %zu bytes after the last of 1 transactions",
+	         81 + cb_len, p.len - p.ext);
+	assert_string_equal(err, want);
+
+	/* A HogEx and a null extension block (presence byte 00). */
+	b.n = 0;
+	put(&b, p.raw, p.len);
+	b.b[p.ext] = 0x00;
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	assert_int_equal(seen, 2);
+	snprintf(want, sizeof want,
+	         "offset %zu: MWEB extension block presence byte 0x00 after "
+	         "the HogEx, expected 0x01",
+	         p.ext);
+	assert_string_equal(err, want);
+
+	/* The HogEx's own presence byte, just before its locktime. */
+	b.b[p.ext] = 0x01;
+	b.b[p.ext - 5] = 0x02;
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	snprintf(want, sizeof want,
+	         "tx 1: offset %zu: MWEB presence byte 0x02, expected 0x00 or "
+	         "0x01",
+	         p.ext - 5);
+	assert_string_equal(err, want);
+
+	/* An MWEB transaction attached inside a block: block 432 with the
+	 * wallet's form of its peg-in. */
+	ltc_split(ltc_block(432), &q);
+	w = unhex_alloc(LTC_PEGIN_WALLET_HEX, &wn);
+	ltc_rebuild(&b, &q, 3);
+	put(&b, q.raw + q.first, q.second - q.first);
+	put(&b, w, wn);
+	put(&b, q.raw + q.hogex, q.len - q.hogex);
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	assert_int_equal(seen, 1);
+	assert_non_null(strstr(err, "tx 1: offset "));
+	assert_non_null(strstr(err, ": MWEB transaction attached to a block's "
+	                            "transaction (litecoind keeps them in the "
+	                            "extension block)"));
+	free(w);
+	free(q.raw);
+
+	/* Counts in the extension block beyond the bytes left; at is the
+	 * count's offset in the body. */
+	{
+		static const struct {
+			const char *body;
+			size_t at;
+			const char *what;
+		} v[] = {
+		    {"feffffffff0000", 0,
+		     "MWEB input count 4294967295 needs at least 163 bytes "
+		     "each, 2 bytes left"},
+		    {"00ff00000000010000000000", 1,
+		     "MWEB output count 4294967296 needs at least 839 bytes "
+		     "each, 2 bytes left"},
+		    {"0000fd0001", 2,
+		     "MWEB kernel count 256 needs at least 98 bytes each, 0 "
+		     "bytes left"},
+		    {"0000fd0100", 2,
+		     "MWEB kernel count: non-canonical CompactSize: 1 written "
+		     "with prefix 0xfd"},
+		};
+
+		for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+			b.n = 0;
+			put(&b, p.raw, p.len - 3);
+			put_hex(&b, v[i].body);
+			assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+			snprintf(want, sizeof want, "offset %zu: %s",
+			         p.len - 3 + v[i].at, v[i].what);
+			assert_string_equal(err, want);
+		}
+	}
+
+	/* A height that does not fit an int32, as a VarInt. */
+	b.n = 0;
+	put(&b, p.raw, p.ext + 1);
+	put_hex(&b, "ffffffffff");
+	put(&b, p.raw + p.ext + 3, p.len - p.ext - 3);
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	snprintf(want, sizeof want,
+	         "offset %zu: MWEB header height: VarInt exceeds 2147483647",
+	         p.ext + 1);
+	assert_string_equal(err, want);
+	free(p.raw);
+}
+
+static void put_zeros(struct buf *b, size_t n)
+{
+	static const uint8_t z[1024];
+
+	assert_true(n <= sizeof z);
+	put(b, z, n);
+}
+
+/*
+ * Extension blocks built on block 433's header, to reach what the
+ * regtest blocks do not: every optional field, feature bits unknown here,
+ * an empty peg-out script, an oversized fee; and an MWEB transaction with
+ * no kernel.  Only the format's own facts are asserted: where the walk
+ * ends, and which field it refuses.
+ */
+static void test_ltc_synthetic(void **state)
+{
+	static struct buf b;
+	struct ltc_parts p;
+	char err[ERRLEN], want[ERRLEN];
+	uint64_t seen;
+	hj_btc_block blk;
+	hj_btc_tx tx;
+	size_t body;
+
+	(void)state;
+	ltc_split(ltc_block(433), &p);
+	body = p.len - 3;
+
+	b.n = 0;
+	put(&b, p.raw, body);
+	/* One input, features ff: input public key (01), extra data (02). */
+	put_hex(&b, "01ff");
+	put_zeros(&b, 32 + 33 + 33 + 33);
+	put_hex(&b, "02abcd");
+	put_zeros(&b, 64);
+	/* One output, message features ff: standard fields (01) and extra
+	 * data (02). */
+	put_hex(&b, "01");
+	put_zeros(&b, 3 * 33);
+	put_hex(&b, "ff");
+	put_zeros(&b, 33 + 1 + 8 + 16);
+	put_hex(&b, "01ee");
+	put_zeros(&b, 675 + 64);
+	/* One kernel, features ff: fee 128 (VarInt 80 00), peg-in 5, one
+	 * peg-out (5 to script 51), lock height 0, stealth excess, extra
+	 * data. */
+	put_hex(&b, "01ff8000050105015100");
+	put_zeros(&b, 33);
+	put_hex(&b, "01aa");
+	put_zeros(&b, 33 + 64);
+	assert_int_equal(walk(b.b, b.n, &seen, err), 0);
+	assert_int_equal(seen, 2);
+	assert_int_equal(hj_btc_block_open(&blk, b.b, b.n, err, ERRLEN), 0);
+	while (hj_btc_block_next(&blk, &tx, err, ERRLEN) == 1)
+		;
+	assert_int_equal(blk.mweb_offset, p.ext);
+	assert_int_equal(blk.mweb_len, b.n - p.ext);
+	for (size_t len = p.ext; len < b.n; len++) {
+		uint8_t *c = malloc(len);
+
+		assert_non_null(c);
+		memcpy(c, b.b, len);
+		err[0] = '\0';
+		assert_int_equal(walk(c, len, &seen, err), -EINVAL);
+		assert_non_null(strstr(err, "offset "));
+		free(c);
+	}
+
+	/* A peg-out to an empty script. */
+	b.n = 0;
+	put(&b, p.raw, body);
+	put_hex(&b, "00000104010500");
+	put_zeros(&b, 100);
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	snprintf(want, sizeof want,
+	         "offset %zu: MWEB kernel 0 peg-out 0 script is empty",
+	         body + 6);
+	assert_string_equal(err, want);
+
+	/* A fee beyond a CAmount. */
+	b.n = 0;
+	put(&b, p.raw, body);
+	put_hex(&b, "00000101ffffffffffffffffff7f");
+	put_zeros(&b, 100);
+	assert_int_equal(walk(b.b, b.n, &seen, err), -EINVAL);
+	snprintf(want, sizeof want,
+	         "offset %zu: MWEB kernel 0 fee: VarInt exceeds "
+	         "9223372036854775807",
+	         body + 4);
+	assert_string_equal(err, want);
+	free(p.raw);
+
+	/* An MWEB transaction without a kernel. */
+	b.n = 0;
+	put_le(&b, 2, 4);
+	put_hex(&b, "0008");
+	put_compact(&b, 1);
+	put_hex(&b, "0000000000000000000000000000000000000000000000000000000000"
+	            "000000ffffffff00ffffffff");
+	put_compact(&b, 1);
+	put_output(&b, 5, "51");
+	body = b.n + 1;
+	put_hex(&b, "01");
+	put_zeros(&b, 64);
+	put_hex(&b, "000000");
+	put_le(&b, 0, 4);
+	assert_int_equal(parse_buf(&b, &tx, err), -EINVAL);
+	snprintf(want, sizeof want,
+	         "offset %zu: MWEB transaction without a kernel", body);
+	assert_string_equal(err, want);
+}
+
+/* Every byte of each regtest block replaced by a few values: the walk
+ * stays inside the buffer and either succeeds or says why. */
+static void test_ltc_mutations(void **state)
+{
+	static const uint8_t vals[] = {0x00, 0x01, 0x08, 0x09,
+	                               0x7f, 0x80, 0xfd, 0xff};
+	char err[ERRLEN];
+
+	(void)state;
+	for (size_t k = 0; k < N_LTC_BLOCKS; k++) {
+		size_t n;
+		uint8_t *t = unhex_alloc(LTC_BLOCKS[k].hex, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t keep = t[i];
+
+			for (size_t j = 0; j < sizeof vals; j++) {
+				hj_btc_block b;
+				hj_btc_tx tx;
+				hj_btc_out_iter it;
+				hj_btc_output o;
+				int rc;
+
+				t[i] = vals[j];
+				err[0] = '\0';
+				rc = hj_btc_block_open(&b, t, n, err, ERRLEN);
+				while (rc == 0 &&
+				       (rc = hj_btc_block_next(&b, &tx, err,
+				                               ERRLEN)) == 1) {
+					assert_true(tx.raw >= t &&
+					            tx.raw + tx.raw_len <=
+					                t + n);
+					hj_btc_outputs_begin(&tx, &it);
+					while (hj_btc_outputs_next(&it, &o))
+						assert_true(
+						    o.script >= t &&
+						    o.script + o.script_len <=
+						        t + n);
+					rc = 0;
+				}
+				if (rc == 0)
+					assert_true(
+					    b.mweb_len == 0 ||
+					    b.mweb_offset + b.mweb_len == n);
+				else
+					assert_true(err[0] != '\0');
+			}
+			t[i] = keep;
+		}
+		free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1609,6 +2257,13 @@ int main(void)
 	    cmocka_unit_test(test_block_walk),
 	    cmocka_unit_test(test_block_253),
 	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_ltc_blocks),
+	    cmocka_unit_test(test_ltc_dealer),
+	    cmocka_unit_test(test_ltc_truncated),
+	    cmocka_unit_test(test_ltc_wallet_txs),
+	    cmocka_unit_test(test_ltc_rules),
+	    cmocka_unit_test(test_ltc_synthetic),
+	    cmocka_unit_test(test_ltc_mutations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
