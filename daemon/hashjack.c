@@ -3,6 +3,8 @@
  *
  *   hashjack card [--json] HASH...   the card of block hashes, and why
  *   hashjack replay [FILE|-]         the block-to-card log of a replay document
+ *   hashjack player SUBCOMMAND ...   the player's key and payloads on the
+ *                                    Bitcoin family (daemon/player.c)
  *
  * Exit codes follow sysexits(3), so scripts can tell a typo in the command
  * line from bad data from a missing file from a full disk.
@@ -14,6 +16,7 @@
 #include <sysexits.h>
 
 #include "card.h"
+#include "player.h"
 #include "quote.h"
 #include "replay.h"
 
@@ -23,13 +26,17 @@ static const char usage_main[] =
     "Usage: hashjack COMMAND [ARGS]\n"
     "       hashjack --help | --version\n"
     "\n"
-    "Hash Blackjack on chain: the card of a block hash, and the offline\n"
-    "verifier of the dealer's block-to-card log.\n"
+    "Hash Blackjack on chain: the card of a block hash, the offline\n"
+    "verifier of the dealer's block-to-card log, and the player's key and\n"
+    "action payloads on the Bitcoin family.\n"
     "\n"
     "Commands:\n"
     "  card [--json] HASH...  the card of each block hash, and why\n"
     "  replay [FILE|-]        replay the blocks of a JSON document (standard\n"
     "                         input by default) and print their log lines\n"
+    "  player SUBCOMMAND ...  the player on the Bitcoin family: key file,\n"
+    "                         payout address, Bet and signed action payloads\n"
+    "                         ('hashjack player --help')\n"
     "  help [COMMAND]         this text, or the help of COMMAND\n"
     "\n"
     "Options:\n"
@@ -42,7 +49,9 @@ static const char usage_main[] =
     "  65  bad input data: a bad hash, an invalid replay document\n"
     "  66  cannot open the input file\n"
     "  70  internal error: out of memory\n"
+    "  73  cannot create the output file (player keygen)\n"
     "  74  I/O error: reading the input or writing the output failed\n"
+    "  77  key file open to group or others (player)\n"
     "\n"
     "Run 'hashjack help COMMAND' for a command's details; the formats are\n"
     "in docs/CLI.md and docs/LOG.md.\n";
@@ -337,6 +346,8 @@ static int cmd_help(int argc, char **argv)
 		fputs(usage_main, stdout);
 		return EX_OK;
 	}
+	if (strcmp(argv[0], "player") == 0)
+		return hj_player_help(argc - 1, argv + 1);
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -380,6 +391,8 @@ int main(int argc, char **argv)
 		rc = cmd_card(argc - 2, argv + 2);
 	else if (strcmp(cmd, "replay") == 0)
 		rc = cmd_replay(argc - 2, argv + 2);
+	else if (strcmp(cmd, "player") == 0)
+		rc = hj_player_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else
