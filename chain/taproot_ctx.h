@@ -1,6 +1,7 @@
 /*
- * Private to chain/taproot.c and chain/btcsig.c: what an hj_secp holds, and
- * the one source of randomness both use.  Not for other modules.
+ * Private to chain/taproot.c, chain/btcsig.c and chain/evm_tx.c: what an
+ * hj_secp holds, and the one source of randomness they use.  Not for other
+ * modules.
  */
 #ifndef HJ_TAPROOT_CTX_H
 #define HJ_TAPROOT_CTX_H
