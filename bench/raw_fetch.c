@@ -1,11 +1,24 @@
 /*
- * The raw limit for the catch-up benchmark: a minimal batched JSON-RPC
- * client that fetches blocks from..to with eth_getBlockByNumber(h, true),
- * `batch` blocks per HTTP request, over one kept-alive connection, and
- * parses every response (as any client must).  No validation, no game, no
- * state: what the node and the wire allow.
+ * The raw limit for the catch-up benchmarks: a minimal batched JSON-RPC
+ * client that parses every response (as any client must).  No validation,
+ * no game, no state: what the node and the wire allow.
  *
- * Usage: raw_fetch URL FROM TO [BATCH]; prints "blocks N seconds S".
+ * EVM (default): blocks from..to with eth_getBlockByNumber(h, true),
+ * `batch` blocks per HTTP request.
+ *
+ * --btc (Bitcoin Core, Litecoin Core): per batch of heights, as hashjackd
+ * fetches them: one batched request of `getblockhash h`, then one of
+ * `getblock <hash> 0`; every block's hex is decoded to bytes.  Basic
+ * authentication with --auth USER:PASSWORD or --cookie FILE (the node's
+ * .cookie, which holds user:password).
+ *
+ * --depth N: N batches in flight at once (one kept-alive connection each;
+ * hashjackd keeps 3), taken in height order.  Default 1: one batch after
+ * the other over one connection.
+ *
+ * Usage: raw_fetch [--btc] [--auth USER:PASS | --cookie FILE] [--depth N]
+ *        URL FROM TO [BATCH]; prints "blocks N seconds S" (with --btc a
+ *        second line "bytes B": the decoded block bytes).
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -15,9 +28,29 @@
 #include <string.h>
 #include <time.h>
 
+#define MAX_DEPTH 16
+
 struct buf {
 	char *p;
 	size_t n, cap;
+};
+
+/* One batch in flight on its own easy handle (its own connection). */
+struct slot {
+	CURL *c;
+	struct buf b;
+	char *body;
+	uint64_t lo, hi; /* the batch's heights */
+	int stage;       /* 1: EVM blocks or BTC hashes; 2: BTC blocks */
+};
+
+struct run {
+	int btc;
+	unsigned batch;
+	uint64_t next, to; /* the next batch starts at next; the last height */
+	uint64_t got, bytes;
+	unsigned char *blk; /* decoded block (BTC) */
+	size_t cap;
 };
 
 static size_t on_data(char *d, size_t sz, size_t nm, void *arg)
@@ -44,64 +77,332 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int slot_init(struct slot *s, const char *url, struct curl_slist *h,
+                     const char *userpwd)
+{
+	memset(s, 0, sizeof *s);
+	s->c = curl_easy_init();
+	if (!s->c)
+		return -1;
+	curl_easy_setopt(s->c, CURLOPT_URL, url);
+	curl_easy_setopt(s->c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(s->c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(s->c, CURLOPT_WRITEDATA, &s->b);
+	curl_easy_setopt(s->c, CURLOPT_PRIVATE, (char *)s);
+	if (userpwd) {
+		curl_easy_setopt(s->c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(s->c, CURLOPT_USERPWD, userpwd);
+	}
+	return 0;
+}
+
+/* Sends req (consumed) on s. */
+static int submit(CURLM *m, struct slot *s, json_t *req)
+{
+	free(s->body);
+	s->body = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (!s->body)
+		return -1;
+	s->b.n = 0;
+	curl_easy_setopt(s->c, CURLOPT_POSTFIELDS, s->body);
+	return curl_multi_add_handle(m, s->c) == CURLM_OK ? 0 : -1;
+}
+
+/* The finished transfer's response array, or NULL (said why). */
+static json_t *response(struct slot *s, CURLcode rc)
+{
+	long status = 0;
+	if (rc != CURLE_OK) {
+		fprintf(stderr, "raw_fetch: %s\n", curl_easy_strerror(rc));
+		return NULL;
+	}
+	curl_easy_getinfo(s->c, CURLINFO_RESPONSE_CODE, &status);
+	json_t *resp = json_loadb(s->b.p, s->b.n, 0, NULL);
+	if (status != 200 || !json_is_array(resp)) {
+		fprintf(stderr, "raw_fetch: HTTP %ld, bad response: %.200s\n",
+		        status, s->b.n ? s->b.p : "");
+		json_decref(resp);
+		return NULL;
+	}
+	return resp;
+}
+
+static json_t *call(const char *ver, json_int_t id, const char *method,
+                    json_t *params)
+{
+	return json_pack("{s:s,s:I,s:s,s:o}", "jsonrpc", ver, "id", id,
+	                 "method", method, "params", params);
+}
+
+/* The result of the batch element with this id (checked: no error). */
+static json_t *result_of(json_t *resp, json_int_t id, size_t guess)
+{
+	json_t *x = json_array_get(resp, guess);
+	if (!x || json_integer_value(json_object_get(x, "id")) != id) {
+		size_t i;
+		json_array_foreach(resp, i, x)
+		{
+			if (json_integer_value(json_object_get(x, "id")) == id)
+				break;
+		}
+		if (i == json_array_size(resp))
+			x = NULL;
+	}
+	json_t *err = x ? json_object_get(x, "error") : NULL;
+	if (!x || (err && !json_is_null(err))) {
+		char *e = err ? json_dumps(err, JSON_COMPACT) : NULL;
+		fprintf(stderr, "raw_fetch: id %" JSON_INTEGER_FORMAT ": %s\n",
+		        id, e ? e : "missing");
+		free(e);
+		return NULL;
+	}
+	return json_object_get(x, "result");
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Hex to bytes into *out (grown as needed); the byte count or -1. */
+static long unhex(const char *s, size_t n, unsigned char **out, size_t *cap)
+{
+	if (n % 2)
+		return -1;
+	if (n / 2 > *cap) {
+		unsigned char *p = realloc(*out, n / 2);
+		if (!p)
+			return -1;
+		*out = p;
+		*cap = n / 2;
+	}
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hexval((unsigned char)s[i]);
+		int lo = hexval((unsigned char)s[i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		(*out)[i / 2] = (unsigned char)(hi << 4 | lo);
+	}
+	return (long)(n / 2);
+}
+
+/* The first request of a batch: EVM blocks, or BTC block hashes. */
+static json_t *first_request(int btc, uint64_t lo, uint64_t hi)
+{
+	json_t *req = json_array();
+	for (uint64_t k = lo; k <= hi; k++) {
+		char q[24];
+		snprintf(q, sizeof q, "0x%" PRIx64, k);
+		json_array_append_new(
+		    req,
+		    btc ? call("1.0", (json_int_t)k, "getblockhash",
+		               json_pack("[I]", (json_int_t)k))
+		        : call("2.0", (json_int_t)k, "eth_getBlockByNumber",
+		               json_pack("[sb]", q, 1)));
+	}
+	return req;
+}
+
+/* BTC: the getblock <hash> 0 batch for the hashes of resp, or NULL. */
+static json_t *blocks_request(const struct slot *s, json_t *resp)
+{
+	json_t *req = json_array();
+	for (uint64_t k = s->lo; k <= s->hi; k++) {
+		json_t *h = result_of(resp, (json_int_t)k, k - s->lo);
+		if (!json_is_string(h) || json_string_length(h) != 64) {
+			fprintf(stderr, "raw_fetch: no hash for %" PRIu64 "\n",
+			        k);
+			json_decref(req);
+			return NULL;
+		}
+		json_array_append_new(req,
+		                      call("1.0", (json_int_t)k, "getblock",
+		                           json_pack("[Oi]", h, 0)));
+	}
+	return req;
+}
+
+/* BTC: decodes every block of resp. */
+static int take_blocks(struct run *r, const struct slot *s, json_t *resp)
+{
+	for (uint64_t k = s->lo; k <= s->hi; k++) {
+		json_t *x = result_of(resp, (json_int_t)k, k - s->lo);
+		long n = json_is_string(x)
+		             ? unhex(json_string_value(x),
+		                     json_string_length(x), &r->blk, &r->cap)
+		             : -1;
+		if (n < 80) {
+			fprintf(stderr, "raw_fetch: bad block %" PRIu64 "\n",
+			        k);
+			return -1;
+		}
+		r->bytes += (uint64_t)n;
+		r->got++;
+	}
+	return 0;
+}
+
+/*
+ * A transfer of s finished: takes its response and either sends the
+ * batch's next request (BTC hashes -> blocks) or returns 1 (batch done).
+ */
+static int on_done(struct run *r, CURLM *m, struct slot *s, CURLcode rc)
+{
+	json_t *resp = response(s, rc);
+	int ret = -1;
+	if (!resp)
+		return -1;
+	if (r->btc && s->stage == 1) {
+		json_t *req = blocks_request(s, resp);
+		s->stage = 2;
+		ret = req && submit(m, s, req) == 0 ? 0 : -1;
+	} else if (r->btc) {
+		ret = take_blocks(r, s, resp) == 0 ? 1 : -1;
+	} else {
+		r->got += json_array_size(resp);
+		ret = 1;
+	}
+	json_decref(resp);
+	return ret;
+}
+
+/* Sends the next batch's first request on s. */
+static int start_batch(struct run *r, CURLM *m, struct slot *s)
+{
+	s->lo = r->next;
+	s->hi = r->to - r->next < r->batch ? r->to : r->next + r->batch - 1;
+	s->stage = 1;
+	r->next = s->hi + 1;
+	return submit(m, s, first_request(r->btc, s->lo, s->hi));
+}
+
+/* The first line of a cookie file ("user:password"), or NULL. */
+static char *read_cookie(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		return NULL;
+	}
+	char *ok = fgets(line, sizeof line, f);
+	fclose(f);
+	if (!ok)
+		return NULL;
+	line[strcspn(line, "\r\n")] = '\0';
+	return strdup(line);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: raw_fetch URL FROM TO [BATCH]\n");
+	struct run r = {0};
+	unsigned depth = 1;
+	int a = 1;
+	char *userpwd = NULL;
+
+	while (a < argc && strncmp(argv[a], "--", 2) == 0) {
+		if (strcmp(argv[a], "--btc") == 0) {
+			r.btc = 1;
+			a++;
+		} else if (strcmp(argv[a], "--depth") == 0 && a + 1 < argc) {
+			depth = (unsigned)strtoul(argv[a + 1], NULL, 10);
+			a += 2;
+		} else if (strcmp(argv[a], "--auth") == 0 && a + 1 < argc) {
+			free(userpwd);
+			userpwd = strdup(argv[a + 1]);
+			a += 2;
+		} else if (strcmp(argv[a], "--cookie") == 0 && a + 1 < argc) {
+			free(userpwd);
+			userpwd = read_cookie(argv[a + 1]);
+			if (!userpwd)
+				return 66;
+			a += 2;
+		} else {
+			break;
+		}
+	}
+	if (argc - a < 3 || depth == 0 || depth > MAX_DEPTH) {
+		fprintf(stderr, "usage: raw_fetch [--btc] [--auth USER:PASS | "
+		                "--cookie FILE] [--depth 1..16] URL FROM TO "
+		                "[BATCH]\n");
 		return 64;
 	}
-	const char *url = argv[1];
-	uint64_t from = strtoull(argv[2], NULL, 10);
-	uint64_t to = strtoull(argv[3], NULL, 10);
-	unsigned batch = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 10) : 100;
-	struct buf b = {0};
+	const char *url = argv[a];
+	uint64_t from = strtoull(argv[a + 1], NULL, 10);
+	uint64_t to = strtoull(argv[a + 2], NULL, 10);
+	unsigned batch =
+	    argc - a > 3 ? (unsigned)strtoul(argv[a + 3], NULL, 10) : 100;
 	struct curl_slist *h =
 	    curl_slist_append(NULL, "Content-Type: application/json");
-	CURL *c = curl_easy_init();
-	uint64_t got = 0;
+	/* As hashjackd: no "Expect: 100-continue" wait on large bodies. */
+	h = h ? curl_slist_append(h, "Expect:") : NULL;
+	struct slot slots[MAX_DEPTH];
+	CURLM *m = curl_multi_init();
+	unsigned active = 0;
+	int rc = 0;
 
-	if (!c || batch == 0 || to < from)
+	if (batch == 0 || to < from || !h || !m)
 		return 64;
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	for (unsigned i = 0; i < depth; i++)
+		if (slot_init(&slots[i], url, h, userpwd) < 0)
+			return 1;
+	r.next = from;
+	r.to = to;
+	r.batch = batch;
 	double t0 = now();
-	for (uint64_t hgt = from; hgt <= to; hgt += batch) {
-		uint64_t end = hgt + batch - 1 > to ? to : hgt + batch - 1;
-		json_t *req = json_array();
-		for (uint64_t k = hgt; k <= end; k++) {
-			char q[24];
-			snprintf(q, sizeof q, "0x%" PRIx64, k);
-			json_array_append_new(
-			    req,
-			    json_pack("{s:s,s:I,s:s,s:[sb]}", "jsonrpc", "2.0",
-			              "id", (json_int_t)k, "method",
-			              "eth_getBlockByNumber", "params", q, 1));
+	for (unsigned i = 0; i < depth && r.next <= to && rc == 0; i++) {
+		rc = start_batch(&r, m, &slots[i]);
+		active++;
+	}
+	while (active > 0 && rc == 0) {
+		int running, left;
+		CURLMsg *msg;
+		curl_multi_perform(m, &running);
+		while (rc == 0 && (msg = curl_multi_info_read(m, &left))) {
+			char *p;
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
+			                  &p);
+			struct slot *s = (struct slot *)p;
+			CURLcode res = msg->data.result;
+			curl_multi_remove_handle(m, s->c);
+			int d = on_done(&r, m, s, res);
+			if (d < 0) {
+				rc = -1;
+			} else if (d == 1) {
+				active--;
+				if (r.next <= to) {
+					rc = start_batch(&r, m, s);
+					active++;
+				}
+			}
 		}
-		char *body = json_dumps(req, JSON_COMPACT);
-		json_decref(req);
-		b.n = 0;
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		CURLcode rc = curl_easy_perform(c);
-		free(body);
-		if (rc != CURLE_OK) {
-			fprintf(stderr, "raw_fetch: %s\n",
-			        curl_easy_strerror(rc));
-			return 1;
-		}
-		json_t *resp = json_loadb(b.p, b.n, 0, NULL);
-		if (!json_is_array(resp)) {
-			fprintf(stderr, "raw_fetch: bad response\n");
-			return 1;
-		}
-		got += json_array_size(resp);
-		json_decref(resp);
+		if (active > 0 && rc == 0)
+			curl_multi_poll(m, NULL, 0, 1000, NULL);
 	}
 	double el = now() - t0;
-	printf("blocks %" PRIu64 " seconds %.3f\n", got, el);
-	curl_easy_cleanup(c);
+	if (rc == 0) {
+		printf("blocks %" PRIu64 " seconds %.3f\n", r.got, el);
+		if (r.btc)
+			printf("bytes %" PRIu64 "\n", r.bytes);
+	}
+	for (unsigned i = 0; i < depth; i++) {
+		curl_multi_remove_handle(m, slots[i].c);
+		curl_easy_cleanup(slots[i].c);
+		free(slots[i].b.p);
+		free(slots[i].body);
+	}
+	curl_multi_cleanup(m);
 	curl_slist_free_all(h);
-	free(b.p);
-	return 0;
+	free(r.blk);
+	free(userpwd);
+	return rc == 0 ? 0 : 1;
 }

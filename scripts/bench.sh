@@ -3,8 +3,10 @@
 # measured in the same run:
 #   engine:   card derivations and complete rounds per second on one core;
 #   catch-up: hashjackd over 20,000 pre-mined anvil blocks against a
-#             minimal batched JSON-RPC client fetching the same blocks.
-# Usage: scripts/bench.sh [engine|catchup|all] (default all)
+#             minimal batched JSON-RPC client fetching the same blocks;
+#   catch-up-btc: the same on a 5,000-block litecoind regtest chain
+#             (batched getblockhash + getblock <hash> 0, cookie auth).
+# Usage: scripts/bench.sh [engine|catchup|catchup-btc|all] (default all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
@@ -19,4 +21,8 @@ fi
 if [ "$what" = catchup ] || [ "$what" = all ]; then
 	echo "== catch-up"
 	python3 "$root/bench/catchup.py" --build "$build"
+fi
+if [ "$what" = catchup-btc ] || [ "$what" = all ]; then
+	echo "== catch-up, Bitcoin family (litecoind regtest)"
+	python3 "$root/bench/catchup_btc.py" --build "$build"
 fi

@@ -837,7 +837,9 @@ def find_hashjackd(path=None):
 
 
 class Hashjackd:
-    """The daemon with a generated config in workdir (a temp dir by default):
+    """The daemon with a generated config in workdir (a temp dir by default)
+    on an Anvil, or on any node with a daemon_chain() method giving its
+    [chain] keys (tests/e2e/ltc.py's Litecoind: family = bitcoin):
     workdir/hashjackd.conf, workdir/state/ (its state directory, card log
     workdir/state/cards.jsonl), stderr in workdir/hashjackd.stderr."""
 
@@ -846,7 +848,8 @@ class Hashjackd:
                  start_height=None, preset="bethash", workdir=None, extra=None,
                  overrides=()):
         self.binary = binary
-        self.anvil = anvil
+        self.anvil = anvil      # the node: an Anvil, or ltc.Litecoind
+        self.node = anvil
         self.workdir = workdir or _own_tempdir("hj-daemon-")
         self.state_dir = os.path.join(self.workdir, "state")
         os.makedirs(self.state_dir, exist_ok=True)
@@ -856,11 +859,13 @@ class Hashjackd:
         self.overrides = list(overrides)
         self.dealer = dealer.lower()
         self.proc = None
+        # A node other than anvil says what [chain] needs (family, url, auth).
+        chain = dict(anvil.daemon_chain()) if hasattr(anvil, "daemon_chain") \
+            else {"family": "evm", "rpc_url": anvil.url}
+        chain.update(confirmations=confirmations, poll_interval_ms=poll_interval_ms,
+                     batch_blocks=batch_blocks, start_height=start_height)
         sections = {
-            "chain": {"family": "evm", "rpc_url": anvil.url,
-                      "confirmations": confirmations,
-                      "poll_interval_ms": poll_interval_ms,
-                      "batch_blocks": batch_blocks, "start_height": start_height},
+            "chain": chain,
             "dealer": {"address": self.dealer},
             "rules": {"preset": preset, "min_bet": min_bet, "max_bet": max_bet,
                       "timeout_blocks": timeout_blocks},

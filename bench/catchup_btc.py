@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Catch-up benchmark, Bitcoin family: hashjackd against the raw limit on
+litecoind (regtest).
+
+Builds a regtest chain of BLOCKS blocks (tests/e2e/ltc.py; bulk blocks pay a
+burn address, P2WSH(OP_TRUE), so no wallet grows with them) holding ACTIONS
+action transactions spread over it, each made with the node's wallet as a
+player makes it (createrawtransaction, fundrawtransaction,
+signrawtransactionwithwallet, sendrawtransaction):
+  - Bets paying the dealer, payload 484a0101 + a random valid x-only key
+    (some out of the bet limits, some with the stake split over two
+    outputs to the dealer);
+  - zero-value signed-looking actions (Hit, Stand, Surrender, Peek) naming
+    an earlier Bet by its short id, with random signature bytes;
+  - plain deposits to the dealer (no OP_RETURN).
+Whether the daemon accepts, rejects or refunds them, they take its path.
+
+Then, in the same run:
+  - raw: bench's raw_fetch --btc, a minimal batched client fetching blocks
+    0..tip as hashjackd does (batched getblockhash, then batched getblock
+    <hash> 0, every block hex-decoded; cookie authentication), once one
+    batch at a time and once with --depth batches in flight (default 3,
+    as hashjackd), before and after hashjackd's run: the ratio is against
+    the better of those two.  litecoind's HTTP server
+    writes responses in 16 KiB pieces without TCP_NODELAY, so a response
+    over 16 KiB (a batch of more than ~28 regtest blocks) waits about 40 ms
+    for the client's delayed ACK: one batch at a time pays it in full,
+    several in flight hide it;
+  - hashjackd: family = bitcoin, coin = litecoin, cookie file, a fresh state
+    directory, start_height 0, confirmations 1, timed from start until its
+    card log holds every block.
+Prints both rates in blocks/s, their ratio and hashjackd's peak RSS.
+A hashjackd that does not take family = bitcoin yet fails its
+--check-config: the run then ends with status 2 and says so, after the raw
+figures.
+
+Usage: catchup_btc.py --build DIR [--blocks N] [--actions N] [--batch N]
+                      [--depth N] [--mweb] [--keep]
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+sys.path.insert(0, HERE)
+import hj  # noqa: E402
+import ltc  # noqa: E402
+from catchup import peak_rss_kib  # noqa: E402
+
+MIN_BET = 100000          # litoshis; above the 2940 dust limit per output
+MAX_BET = 10 ** 8
+P = 2 ** 256 - 2 ** 32 - 977   # secp256k1 field
+
+
+def random_xonly(rng):
+    """A random 32-byte x that is on secp256k1 (x^3 + 7 is a square)."""
+    while True:
+        x = rng.randrange(1, P)
+        if pow((x * x * x + 7) % P, (P - 1) // 2, P) == 1:
+            return "%064x" % x
+
+
+def premine(node, blocks, actions, rng, log):
+    """Mines blocks 1..blocks with `actions` transactions at random heights.
+    Returns (tip, dealer address, counts by kind)."""
+    dealer = node.new_address("dealer")
+    burn = node.rpc("decodescript", "51")["segwit"]["addresses"][0]
+    players = ["p%d" % i for i in range(6)]
+    node.mine(101)                                   # the funder's coins
+    node.fund(players * 3, 10 * ltc.COIN)            # 3 coins each, one transaction
+    start = node.height() + 1
+    if blocks < start + actions:
+        raise SystemExit("--blocks %d too small for %d actions" % (blocks, actions))
+    at = sorted(rng.sample(range(start, blocks + 1), actions))
+    bets = []
+    kinds = {}
+    t0 = time.monotonic()
+    for i, h in enumerate(at):
+        if node.height() < h - 1:
+            node.mine(h - 1 - node.height(), address=burn)
+        p = rng.choice(players)
+        r = rng.random()
+        if r < 0.45 or not bets:
+            kind, value = "bet", rng.randint(MIN_BET, MAX_BET)
+            data = ltc.bet_payload(random_xonly(rng))
+        elif r < 0.55:
+            kind, value = "bet-split", [rng.randint(MIN_BET, MAX_BET // 2) for _ in range(2)]
+            data = ltc.bet_payload(random_xonly(rng))
+        elif r < 0.62:
+            kind, value = "bet-out-of-limits", rng.choice([MIN_BET - 1, MAX_BET + 1])
+            data = ltc.bet_payload(random_xonly(rng))
+        elif r < 0.95:
+            kind, value = "zero-value", 0
+            act = rng.choice(["Hit", "Stand", "Surrender", "Peek"])
+            fields = "00" if act == "Peek" else ""
+            sig = "%0128x" % rng.getrandbits(512)
+            data = ltc.action_payload(act, fields, ltc.short_id(rng.choice(bets)), sig)
+        else:
+            kind, value, data = "deposit", rng.randint(10000, 10 ** 6), None
+        txid = node.send_action(p, dealer, value, data)
+        if kind.startswith("bet"):
+            bets.append(txid)
+        kinds[kind] = kinds.get(kind, 0) + 1
+        node.mine(1, address=burn)
+        if log and (i + 1) % 50 == 0:
+            log("  %d actions, height %d, %.1fs" % (i + 1, node.height(), time.monotonic() - t0))
+    if node.height() < blocks:
+        node.mine(blocks - node.height(), address=burn)
+    return node.height(), dealer, kinds
+
+
+def run_raw(build, node, tip, batch, depth):
+    r = subprocess.run([os.path.join(build, "raw_fetch"), "--btc", "--depth", str(depth),
+                        "--cookie", node.cookie_file, node.url, "0", str(tip), str(batch)],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise SystemExit("raw_fetch --btc failed (%d): %s" % (r.returncode, r.stderr.strip()))
+    out = r.stdout.split()
+    n, secs, nbytes = int(out[1]), float(out[3]), int(out[5])
+    if n != tip + 1:
+        raise SystemExit("raw_fetch fetched %d blocks, expected %d" % (n, tip + 1))
+    return n / secs, secs, nbytes
+
+
+def run_daemon(build, node, dealer, tip, batch, workdir):
+    """hashjackd over blocks 0..tip: (blocks/s, seconds, peak RSS KiB).
+    SystemExit(2) when this hashjackd refuses family = bitcoin."""
+    dm = hj.Hashjackd(os.path.join(build, "hashjackd"), node, dealer, MIN_BET, MAX_BET,
+                      confirmations=1, poll_interval_ms=100, batch_blocks=batch,
+                      start_height=0, workdir=workdir)
+    st, _, err = dm.check_config()
+    if st != 0:
+        err = err.strip()
+        if "bitcoin" in err.lower() or "unknown key" in err:
+            print("hashjackd: family = bitcoin not supported by this hashjackd "
+                  "(--check-config: %s)" % err, flush=True)
+            raise SystemExit(2)
+        raise SystemExit("hashjackd --check-config failed (%d): %s" % (st, err))
+    t0 = time.monotonic()
+    dm.start()
+    try:
+        def done():
+            if not dm.running():
+                raise SystemExit("hashjackd exited with %s:\n%s"
+                                 % (dm.proc.returncode, dm.stderr()[-3000:]))
+            last = dm.last_height()
+            return last is not None and last >= tip
+        hj.wait_until(done, 600, "hashjackd to deal block %d" % tip, 0.01)
+        elapsed = time.monotonic() - t0
+        rss = peak_rss_kib(dm.proc.pid)
+    finally:
+        rc = dm.stop(10)
+    if rc != 0:
+        raise SystemExit("hashjackd exited %s on SIGTERM:\n%s" % (rc, dm.stderr()[-3000:]))
+    n = len(dm.lines())
+    if n != tip + 1:
+        raise SystemExit("card log holds %d lines, expected %d" % (n, tip + 1))
+    return (tip + 1) / elapsed, elapsed, rss
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True, help="build directory (raw_fetch, hashjackd)")
+    ap.add_argument("--blocks", type=int, default=5000)
+    ap.add_argument("--actions", type=int, default=200)
+    ap.add_argument("--batch", type=int, default=100, help="blocks per batched request")
+    ap.add_argument("--depth", type=int, default=3,
+                    help="batches in flight for the raw client (hashjackd: 3)")
+    ap.add_argument("--mweb", action="store_true", help="activate MWEB at 432 (peg-in)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--timeout", type=int, default=1800, help="deadline for the whole run (s)")
+    a = ap.parse_args()
+    hj.install_cleanup(a.timeout)
+    for tool in ("raw_fetch", "hashjackd"):
+        if not os.access(os.path.join(a.build, tool), os.X_OK):
+            raise SystemExit("%s not found in %s" % (tool, a.build))
+    workdir = tempfile.mkdtemp(prefix="hj-bench-btc-")
+    if not a.keep:
+        hj.add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
+    node = ltc.Litecoind(workdir=os.path.join(workdir, "node"), mweb=a.mweb).start()
+    try:
+        print("building a regtest chain of %d blocks with %d action transactions%s..."
+              % (a.blocks, a.actions, " (MWEB from 432)" if a.mweb else ""), flush=True)
+        t = time.monotonic()
+        tip, dealer, kinds = premine(node, a.blocks, a.actions, random.Random(7),
+                                     lambda s: print(s, flush=True))
+        print("built in %.1fs: %s" % (time.monotonic() - t,
+                                      ", ".join("%s %d" % kv for kv in sorted(kinds.items()))),
+              flush=True)
+        node.flush()
+        seq_rate, seq_secs, nbytes = run_raw(a.build, node, tip, a.batch, 1)
+        raw_rate, raw_secs, _ = run_raw(a.build, node, tip, a.batch, a.depth)
+        print("blocks: %d (0..%d), %.1f MB of raw blocks, %d per batch"
+              % (tip + 1, tip, nbytes / 1e6, a.batch))
+        print("raw batched client, one batch at a time: %.0f blocks/s (%.2f s)"
+              % (seq_rate, seq_secs))
+        print("raw batched client, %d batches in flight: %.0f blocks/s (%.2f s)"
+              % (a.depth, raw_rate, raw_secs), flush=True)
+        rate, elapsed, rss = run_daemon(a.build, node, dealer, tip, a.batch,
+                                        os.path.join(workdir, "daemon"))
+        print("hashjackd catch-up: %.0f blocks/s (%.2f s, start to last line)"
+              % (rate, elapsed), flush=True)
+        again, again_secs, _ = run_raw(a.build, node, tip, a.batch, a.depth)
+        print("raw batched client, %d batches in flight, after hashjackd: %.0f blocks/s "
+              "(%.2f s)" % (a.depth, again, again_secs))
+        raw_rate = max(raw_rate, again)
+    finally:
+        node.stop()
+    print("ratio: %.2f against the better raw run in flight (target >= 0.80)"
+          % (rate / raw_rate))
+    print("hashjackd peak RSS: %.1f MiB (target < 64 MiB)" % (rss / 1024.0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
