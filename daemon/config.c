@@ -62,6 +62,7 @@ enum key_id {
 	K_MIN_BET,
 	K_MAX_BET,
 	K_TIMEOUT_BLOCKS,
+	K_MAX_EXPOSURE,
 	K_DIRECTORY,
 	K_CARD_LOG,
 	K_LOG_FSYNC,
@@ -342,6 +343,7 @@ static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
 	r.min_bet = c->rules.min_bet;
 	r.max_bet = c->rules.max_bet;
 	r.timeout_blocks = c->rules.timeout_blocks;
+	r.max_exposure = c->rules.max_exposure;
 	c->rules = r;
 	return 0;
 }
@@ -387,6 +389,28 @@ static int set_timeout_blocks(hjd_config *c, const char *v, char *why, size_t n)
 	if (r == 0)
 		c->rules.timeout_blocks = (uint32_t)x;
 	return r;
+}
+
+/* Any amount: 0 turns the limit off, and a sum of worst cases may well
+ * exceed 2^120 or, on the Bitcoin family, 2^64. */
+static int set_max_exposure(hjd_config *c, const char *v, char *why, size_t n)
+{
+	hj_amount x;
+	int r = hj_amount_parse(v, strlen(v), &x);
+
+	if (r == -ERANGE) {
+		snprintf(why, n,
+		         "out of range: must be 0 (no limit) to 2^128 - 1");
+		return -EINVAL;
+	}
+	if (r < 0) {
+		snprintf(why, n,
+		         "not a decimal amount in base units (digits only, no "
+		         "leading zero)");
+		return -EINVAL;
+	}
+	c->rules.max_exposure = x;
+	return 0;
 }
 
 static int set_directory(hjd_config *c, const char *v, char *why, size_t n)
@@ -447,6 +471,7 @@ static const struct key keys[K_COUNT] = {
     [K_MIN_BET] = {"rules", "min_bet", set_min_bet, 0},
     [K_MAX_BET] = {"rules", "max_bet", set_max_bet, 0},
     [K_TIMEOUT_BLOCKS] = {"rules", "timeout_blocks", set_timeout_blocks, 0},
+    [K_MAX_EXPOSURE] = {"rules", "max_exposure", set_max_exposure, 0},
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},
     [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
     [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},
@@ -756,6 +781,27 @@ static void check_pairs(struct load *l)
 			        "[rules] min_bet = %s: above max_bet %s "
 			        "(line %d)",
 			        a, b, at[K_MAX_BET]);
+	}
+	if (at[K_MAX_BET] && at[K_MAX_EXPOSURE] && c->rules.max_exposure &&
+	    c->rules.max_exposure <
+	        hj_rules_worst_return(&c->rules, c->rules.max_bet)) {
+		char w[HJ_AMOUNT_STRLEN];
+
+		hj_amount_format(c->rules.max_bet, a);
+		hj_amount_format(c->rules.max_exposure, b);
+		hj_amount_format(
+		    hj_rules_worst_return(&c->rules, c->rules.max_bet), w);
+		if (at[K_MAX_EXPOSURE] > at[K_MAX_BET])
+			fail_at(l, at[K_MAX_EXPOSURE], -EINVAL,
+			        "[rules] max_exposure = %s: below %s, the "
+			        "worst-case return of one max_bet Bet "
+			        "(max_bet %s, line %d)",
+			        b, w, a, at[K_MAX_BET]);
+		else
+			fail_at(l, at[K_MAX_BET], -EINVAL,
+			        "[rules] max_bet = %s: its worst-case return "
+			        "%s is above max_exposure %s (line %d)",
+			        a, w, b, at[K_MAX_EXPOSURE]);
 	}
 	if (at[K_RPC_USER] && at[K_RPC_BEARER] && c->rpc_user &&
 	    c->rpc_bearer) {
@@ -1111,6 +1157,21 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		         hj_amount_format(c->rules.min_bet, a));
 		return -EINVAL;
 	}
+	if (c->rules.max_exposure &&
+	    c->rules.max_exposure <
+	        hj_rules_worst_return(&c->rules, c->rules.max_bet)) {
+		char w[HJ_AMOUNT_STRLEN];
+
+		snprintf(
+		    err, errlen,
+		    "[rules] max_exposure = %s: below %s, the worst-case "
+		    "return of one max_bet Bet (max_bet %s)",
+		    hj_amount_format(c->rules.max_exposure, a),
+		    hj_amount_format(
+		        hj_rules_worst_return(&c->rules, c->rules.max_bet), w),
+		    hj_amount_format(c->rules.max_bet, b));
+		return -EINVAL;
+	}
 	if (hj_rules_check(&c->rules, why, sizeof why) < 0) {
 		snprintf(err, errlen, "[rules] %s", why);
 		return -EINVAL;
@@ -1118,13 +1179,21 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 	return finish_state(c, err, errlen);
 }
 
+/*
+ * max_exposure is written only when set, so that a state directory made
+ * before the key existed (or without it) still matches.
+ */
 void hjd_config_rules_str(const hjd_config *c, char *buf, size_t n)
 {
-	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN], e[HJ_AMOUNT_STRLEN];
 
-	snprintf(buf, n, "preset=%s min_bet=%s max_bet=%s timeout_blocks=%u",
-	         c->rules.preset ? c->rules.preset : "",
-	         hj_amount_format(c->rules.min_bet, a),
-	         hj_amount_format(c->rules.max_bet, b),
-	         (unsigned)c->rules.timeout_blocks);
+	snprintf(
+	    buf, n, "preset=%s min_bet=%s max_bet=%s timeout_blocks=%u%s%s",
+	    c->rules.preset ? c->rules.preset : "",
+	    hj_amount_format(c->rules.min_bet, a),
+	    hj_amount_format(c->rules.max_bet, b),
+	    (unsigned)c->rules.timeout_blocks,
+	    c->rules.max_exposure ? " max_exposure=" : "",
+	    c->rules.max_exposure ? hj_amount_format(c->rules.max_exposure, e)
+	                          : "");
 }

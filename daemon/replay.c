@@ -358,7 +358,8 @@ static int parse_genesis(struct ctx *c, json_t *root, struct doc *d)
 static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 {
 	static const char *const keys[] = {
-	    "preset", "min_bet", "max_bet", "timeout_blocks", NULL,
+	    "preset",         "min_bet",      "max_bet",
+	    "timeout_blocks", "max_exposure", NULL,
 	};
 	const json_t *v;
 	json_t *rules;
@@ -366,7 +367,7 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	size_t n = 0;
 	uint64_t timeout =
 	    d->fam == HJ_EVM ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
-	hj_amount min_bet, max_bet;
+	hj_amount min_bet, max_bet, max_exposure = 0, worst;
 	char why[128], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
 	int rc;
 
@@ -412,9 +413,23 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	if (v != NULL &&
 	    (rc = get_uint(c, v, "rules.timeout_blocks", UINT32_MAX, &timeout)))
 		return rc;
+	if ((rc = member(c, rules, "rules", "max_exposure", 0, &v)))
+		return rc;
+	if (v != NULL &&
+	    (rc = get_amount(c, v, "rules.max_exposure", &max_exposure)))
+		return rc;
 	d->rules.min_bet = min_bet;
 	d->rules.max_bet = max_bet;
 	d->rules.timeout_blocks = (uint32_t)timeout;
+	d->rules.max_exposure = max_exposure;
+	if (max_exposure && min_bet <= max_bet && max_bet <= HJ_MAX_BET &&
+	    max_exposure < (worst = hj_rules_worst_return(&d->rules, max_bet)))
+		return fail(
+		    c, "rules.max_exposure", v,
+		    "is below %s, the worst-case return of one max_bet "
+		    "Bet (max_bet \"%s\"), so no such Bet could ever be "
+		    "accepted",
+		    hj_amount_format(worst, a), hj_amount_format(max_bet, b));
 	if (hj_rules_check(&d->rules, why, sizeof why))
 		return fail(c, "rules", NULL,
 		            "%s (min_bet \"%s\", max_bet \"%s\", "

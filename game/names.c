@@ -31,6 +31,7 @@ static const char *const reason_names[HJ_R_COUNT] = {
     [HJ_R_NOT_ALLOWED] = "not_allowed",
     [HJ_R_WRONG_VALUE] = "wrong_value",
     [HJ_R_BAD_SIGNATURE] = "bad_signature",
+    [HJ_R_EXPOSURE] = "over_exposure",
 };
 
 const char *hj_reason_name(int reason)

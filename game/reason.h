@@ -28,6 +28,8 @@ typedef enum hj_reason {
 	HJ_R_NOT_ALLOWED,   /* the action is not allowed in this state */
 	HJ_R_WRONG_VALUE,   /* value differs from the stake the action needs */
 	HJ_R_BAD_SIGNATURE, /* Bitcoin family: signature missing or wrong */
+	HJ_R_EXPOSURE,      /* Bet whose worst-case return, added to the
+	                       open rounds', exceeds max_exposure */
 	HJ_R_COUNT
 } hj_reason;
 

@@ -39,9 +39,44 @@ int hj_rules_preset(const char *name, hj_rules *out)
 	return -ENOENT;
 }
 
+/* a * k, or HJ_AMOUNT_MAX when it does not fit. */
+static hj_amount sat_mul(hj_amount a, uint64_t k)
+{
+	return k && a > HJ_AMOUNT_MAX / k ? HJ_AMOUNT_MAX : a * k;
+}
+
+static hj_amount sat_add(hj_amount a, hj_amount b)
+{
+	return a > HJ_AMOUNT_MAX - b ? HJ_AMOUNT_MAX : a + b;
+}
+
+static hj_amount max2(hj_amount a, hj_amount b)
+{
+	return a > b ? a : b;
+}
+
+hj_amount hj_rules_worst_return(const hj_rules *r, hj_amount bet)
+{
+	uint32_t den = r->bj_den ? r->bj_den : 1;
+	/* floor(bet * num / den) as the table pays it: bet = q * den + rem. */
+	hj_amount bj = sat_add(sat_mul(bet / den, r->bj_num),
+	                       (bet % den) * r->bj_num / den);
+	hj_amount ins = sat_mul(bet / 2, (uint64_t)r->ins_pays + 1);
+	int dbl = r->double_hard_totals != 0;
+	hj_amount s1 = sat_mul(bet, dbl ? 2 : 1);
+	hj_amount s2 = sat_mul(bet, dbl && r->double_after_split ? 2 : 1);
+	hj_amount w = max2(sat_add(bet, bj), sat_add(bet, ins));
+
+	w = max2(w, sat_mul(s1, 2));
+	if (r->max_hands > 1)
+		w = max2(w, sat_mul(s2, 2 * (uint64_t)r->max_hands));
+	return w;
+}
+
 int hj_rules_check(const hj_rules *r, char *err, size_t errlen)
 {
 	const char *why = NULL;
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
 
 	if (r->min_bet < 1)
 		why = "min_bet must be at least 1";
@@ -55,6 +90,17 @@ int hj_rules_check(const hj_rules *r, char *err, size_t errlen)
 		why = "payout ratios out of range";
 	else if (r->max_hands < 1 || r->max_hands > HJ_MAX_HANDS)
 		why = "max_hands must be 1 to 4";
+	if (!why && r->max_exposure &&
+	    r->max_exposure < hj_rules_worst_return(r, r->max_bet)) {
+		if (err && errlen)
+			snprintf(err, errlen,
+			         "max_exposure %s is below %s, the worst-case "
+			         "return of one max_bet Bet",
+			         hj_amount_format(r->max_exposure, a),
+			         hj_amount_format(
+			             hj_rules_worst_return(r, r->max_bet), b));
+		return -EINVAL;
+	}
 	if (!why)
 		return 0;
 	if (err && errlen)

@@ -22,6 +22,9 @@ struct hj_table {
 	hj_rules rules;
 	hj_round *rounds; /* open rounds in opening order */
 	size_t n, cap;
+	/* Sum of hj_rules_worst_return() over rounds[0..n), saturating at
+	 * HJ_AMOUNT_MAX; exact whenever below it. */
+	hj_amount exposure;
 	uint64_t last;
 	int have_last;
 	hj_verify_fn verify;
@@ -323,10 +326,16 @@ static void accepted(struct blk *b, const hj_action *a, hj_round *r, int hand)
 	emit(b, &ev);
 }
 
+static hj_amount sat_add(hj_amount a, hj_amount b)
+{
+	return a > HJ_AMOUNT_MAX - b ? HJ_AMOUNT_MAX : a + b;
+}
+
 static void bet(struct blk *b, const hj_action *a)
 {
 	hj_table *t = b->t;
 	const hj_round *open = find_player(t, &a->sender);
+	hj_amount worst;
 
 	if (open) {
 		reject(b, a, open, HJ_R_SECOND_ROUND);
@@ -340,6 +349,17 @@ static void bet(struct blk *b, const hj_action *a)
 		reject(b, a, NULL, HJ_R_BET_LIMITS);
 		return;
 	}
+	/* Bankroll safety from the chain alone: the open rounds' worst cases
+	 * plus this one's, exactly max_exposure included.  Rounds settled
+	 * earlier in this block are already gone (compact). */
+	worst = hj_rules_worst_return(&t->rules, a->value);
+	if (t->rules.max_exposure &&
+	    (t->exposure > t->rules.max_exposure ||
+	     worst > t->rules.max_exposure - t->exposure)) {
+		reject(b, a, NULL, HJ_R_EXPOSURE);
+		return;
+	}
+	t->exposure = sat_add(t->exposure, worst);
 	/* apply_block reserved room for every transaction of the block. */
 	hj_round *r = &t->rounds[t->n++];
 	memset(r, 0, sizeof *r);
@@ -558,7 +578,19 @@ static void timeouts(struct blk *b)
 	}
 }
 
-/* Drops settled rounds, keeping the opening order. */
+/* The exposure of rounds[0..n) summed afresh. */
+static hj_amount exposure_sum(const hj_table *t)
+{
+	hj_amount sum = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		sum = sat_add(
+		    sum, hj_rules_worst_return(&t->rules, t->rounds[i].bet));
+	return sum;
+}
+
+/* Drops settled rounds, keeping the opening order, and releases their
+ * exposure. */
 static void compact(struct blk *b)
 {
 	hj_table *t = b->t;
@@ -566,11 +598,18 @@ static void compact(struct blk *b)
 
 	if (!b->settled)
 		return;
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		if (t->rounds[i].phase != HJ_PH_DONE)
 			t->rounds[w++] = t->rounds[i];
+		else if (t->exposure != HJ_AMOUNT_MAX)
+			t->exposure -=
+			    hj_rules_worst_return(&t->rules, t->rounds[i].bet);
+	}
 	t->n = w;
 	b->settled = 0;
+	/* A saturated sum lost the parts a subtraction needs. */
+	if (t->exposure == HJ_AMOUNT_MAX)
+		t->exposure = exposure_sum(t);
 }
 
 int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
@@ -654,6 +693,11 @@ size_t hj_table_count(const hj_table *t)
 	return t->n;
 }
 
+hj_amount hj_table_exposure(const hj_table *t)
+{
+	return t->exposure;
+}
+
 const hj_round *hj_table_round(const hj_table *t, size_t i)
 {
 	return i < t->n ? &t->rounds[i] : NULL;
@@ -672,5 +716,7 @@ int hj_table_restore(hj_table *t, const hj_round *r)
 		t->cap = cap;
 	}
 	t->rounds[t->n++] = *r;
+	t->exposure =
+	    sat_add(t->exposure, hj_rules_worst_return(&t->rules, r->bet));
 	return 0;
 }

@@ -41,6 +41,15 @@ int hj_table_last_height(const hj_table *t, uint64_t *height);
 void hj_table_set_last_height(hj_table *t, uint64_t height);
 
 size_t hj_table_count(const hj_table *t);
+
+/*
+ * The table's exposure: the sum of hj_rules_worst_return() over its open
+ * rounds (restored ones included), in base units, saturating at
+ * HJ_AMOUNT_MAX.  A Bet is accepted only while this plus its own worst case
+ * stays within rules.max_exposure (when not 0); a round's share is released
+ * when it settles.
+ */
+hj_amount hj_table_exposure(const hj_table *t);
 /* i-th open round in opening order; borrowed until the next change. */
 const hj_round *hj_table_round(const hj_table *t, size_t i);
 

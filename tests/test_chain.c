@@ -1775,6 +1775,7 @@ static void test_cardlog_reject_reasons(void **state)
 	    {HJ_R_NOT_ALLOWED, "not_allowed"},
 	    {HJ_R_WRONG_VALUE, "wrong_value"},
 	    {HJ_R_BAD_SIGNATURE, "bad_signature"},
+	    {HJ_R_EXPOSURE, "over_exposure"},
 	};
 	static struct docfx f;
 	char want[1024];

@@ -747,6 +747,115 @@ static void test_bitcoin_defaults(void **state)
 	                 "(bitcoin or litecoin)");
 }
 
+/* max_exposure: optional, 0 means no limit; the rules string names it only
+ * when set, so state directories made without it still match. */
+static void test_max_exposure(void **state)
+{
+	hjd_config c;
+	char err[512] = "", rs[256];
+
+	(void)state;
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_amount(c.rules.max_exposure, 0);
+	hjd_config_free(&c);
+
+	assert_int_equal(
+	    load(MINIMAL "max_exposure = 0\n", &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_amount(c.rules.max_exposure, 0);
+	hjd_config_rules_str(&c, rs, sizeof rs);
+	assert_string_equal(
+	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
+	hjd_config_free(&c);
+
+	/* Exactly the worst case of one max_bet Bet (4 * 1000). */
+	assert_int_equal(
+	    load(MINIMAL "max_exposure = 4000\n", &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_amount(c.rules.max_exposure, 4000);
+	hjd_config_rules_str(&c, rs, sizeof rs);
+	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
+	                        "timeout_blocks=100 max_exposure=4000");
+	hjd_config_free(&c);
+
+	/* A preset named after it keeps it, as it keeps the limits. */
+	assert_int_equal(load("[rules]\nmax_exposure = 5000\npreset = bethash\n"
+	                      "[dealer]\naddress = " ADDR "\n[rules]\n"
+	                      "min_bet = 1\nmax_bet = 1000\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_amount(c.rules.max_exposure, 5000);
+	hjd_config_free(&c);
+
+	/* Any amount up to 2^128 - 1, on the Bitcoin family above 2^64
+	 * too: a sum of worst cases is not an output value. */
+	assert_int_equal(load(BTC_MINIMAL
+	                      "max_exposure = "
+	                      "340282366920938463463374607431768211455\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_amount(c.rules.max_exposure, HJ_AMOUNT_MAX);
+	hjd_config_rules_str(&c, rs, sizeof rs);
+	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
+	                        "timeout_blocks=12 max_exposure="
+	                        "340282366920938463463374607431768211455");
+	hjd_config_free(&c);
+
+	/* An override, and the override set back to no limit. */
+	assert_int_equal(
+	    load(MINIMAL "max_exposure = 4000\n", &c, err, sizeof err), 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--rules.max_exposure=0", err, sizeof err),
+	    0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_amount(c.rules.max_exposure, 0);
+	hjd_config_free(&c);
+}
+
+static void test_max_exposure_errors(void **state)
+{
+	(void)state;
+	ERR("[rules]\nmax_exposure = 12a\n", 2,
+	    "[rules] max_exposure = 12a: not a decimal amount in base units "
+	    "(digits only, no leading zero)");
+	ERR("[rules]\nmax_exposure = 04000\n", 2,
+	    "[rules] max_exposure = 04000: not a decimal amount in base units "
+	    "(digits only, no leading zero)");
+	ERR("[rules]\nmax_exposure = -1\n", 2,
+	    "[rules] max_exposure = -1: not a decimal amount in base units "
+	    "(digits only, no leading zero)");
+	ERR("[rules]\nmax_exposure =\n", 2,
+	    "[rules] max_exposure = : not a decimal amount in base units "
+	    "(digits only, no leading zero)");
+	ERR("[rules]\nmax_exposure = 340282366920938463463374607431768211456\n",
+	    2,
+	    "[rules] max_exposure = 340282366920938463463374607431768211456: "
+	    "out of range: must be 0 (no limit) to 2^128 - 1");
+	/* Below one max_bet Bet's worst case, at the later line. */
+	ERR("[rules]\nmax_bet = 1000\nmax_exposure = 3999\n", 3,
+	    "[rules] max_exposure = 3999: below 4000, the worst-case return "
+	    "of one max_bet Bet (max_bet 1000, line 2)");
+	ERR("[rules]\nmax_exposure = 3999\n\nmax_bet = 1000\n", 4,
+	    "[rules] max_bet = 1000: its worst-case return 4000 is above "
+	    "max_exposure 3999 (line 2)");
+	expect_finish_error(MINIMAL, "--rules.max_exposure=3999",
+	                    "[rules] max_exposure = 3999: below 4000, the "
+	                    "worst-case return of one max_bet Bet (max_bet "
+	                    "1000)");
+	expect_finish_error(MINIMAL "max_exposure = 4000\n",
+	                    "--rules.max_bet=1001",
+	                    "[rules] max_exposure = 4000: below 4004, the "
+	                    "worst-case return of one max_bet Bet (max_bet "
+	                    "1001)");
+	expect_arg_error(
+	    "--rules.max_exposure=1e6",
+	    "command line: --rules.max_exposure=1e6: not a decimal "
+	    "amount in base units (digits only, no leading zero)");
+}
+
 static void test_state_directory(void **state)
 {
 	hjd_config c;
@@ -812,6 +921,7 @@ static void test_example_file(void **state)
 	    "#min_bet = ",
 	    "#max_bet = ",
 	    "#timeout_blocks = 100\n",
+	    "#max_exposure = 0\n",
 	    "#directory = /var/lib/hashjackd\n",
 	    "#card_log = cards.jsonl\n",
 	    "#log_fsync = yes\n",
@@ -856,6 +966,7 @@ static void test_example_file(void **state)
 	assert_int_equal(c.batch_blocks, 100);
 	assert_false(c.start_height_set);
 	assert_int_equal(c.rules.timeout_blocks, 100);
+	assert_amount(c.rules.max_exposure, 0);
 	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
 	assert_int_equal(c.log_fsync, 1);
@@ -1126,6 +1237,8 @@ int main(void)
 	    cmocka_unit_test(test_secrets_never_printed),
 	    cmocka_unit_test(test_finish_errors),
 	    cmocka_unit_test(test_bitcoin_defaults),
+	    cmocka_unit_test(test_max_exposure),
+	    cmocka_unit_test(test_max_exposure_errors),
 	    cmocka_unit_test(test_state_directory),
 	    cmocka_unit_test(test_example_file),
 	    cmocka_unit_test(test_no_error_buffer),

@@ -95,6 +95,8 @@ static const char *reason_s(hj_reason r)
 		return "wrong_value";
 	case HJ_R_BAD_SIGNATURE:
 		return "bad_signature";
+	case HJ_R_EXPOSURE:
+		return "over_exposure";
 	default:
 		return "?";
 	}
@@ -2194,6 +2196,307 @@ static void test_rules_without_late_surrender(void **state)
 	fx_free(&f);
 }
 
+/* ------------------------------------------------------------------ */
+/* Bankroll: the worst case of a round and max_exposure               */
+
+static hj_amount worst(const hj_rules *r, hj_amount bet)
+{
+	return hj_rules_worst_return(r, bet);
+}
+
+#define ASSERT_AMOUNT(got, want) assert_true((got) == (want))
+
+/* bethash: 4 * bet for every bet (a won double, or two won split hands);
+ * the other terms are 2.2 * bet (6:5 natural) and 2.5 * bet (a pushed
+ * natural plus insurance at 2:1). */
+static void test_worst_return_bethash_is_4_bets(void **state)
+{
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	ASSERT_AMOUNT(worst(&r, 0), 0);
+	ASSERT_AMOUNT(worst(&r, 1), 4);
+	ASSERT_AMOUNT(worst(&r, 7), 28);
+	ASSERT_AMOUNT(worst(&r, 1000), 4000);
+	ASSERT_AMOUNT(worst(&r, 100000), 400000);
+	ASSERT_AMOUNT(worst(&r, E30), 4 * E30);
+	ASSERT_AMOUNT(worst(&r, HJ_MAX_BET), 4 * HJ_MAX_BET);
+}
+
+/* Each term of the maximum wins somewhere. */
+static void test_worst_return_other_rules(void **state)
+{
+	hj_rules r;
+
+	(void)state;
+	/* No double, no split: the insurance term (10 + 5 * 3 = 25) beats
+	 * the natural (10 + 12 = 22) and a won hand (20). */
+	r = rules_bethash();
+	r.double_hard_totals = 0;
+	r.max_hands = 1;
+	ASSERT_AMOUNT(worst(&r, 10), 25);
+	/* ... and with an odd bet the insurance is floor(11 / 2) = 5:
+	 * 11 + 15 = 26 against the natural's 11 + floor(66 / 5) = 24. */
+	ASSERT_AMOUNT(worst(&r, 11), 26);
+	/* 3:2: the natural, 11 + floor(33 / 2) = 27, beats 26. */
+	r.bj_num = 3;
+	r.bj_den = 2;
+	ASSERT_AMOUNT(worst(&r, 11), 27);
+	ASSERT_AMOUNT(worst(&r, 1), 2); /* 1 + 1; insurance 0: 1 */
+	/* Insurance paying 10:1: 10 + 5 * 11 = 65. */
+	r = rules_bethash();
+	r.ins_pays = 10;
+	ASSERT_AMOUNT(worst(&r, 10), 65);
+	/* Doubling allowed, no split: one doubled hand, 4 * bet. */
+	r = rules_bethash();
+	r.max_hands = 1;
+	ASSERT_AMOUNT(worst(&r, 10), 40);
+	/* Three hands, no double after split: 3 * 2 * bet = 60, above the
+	 * doubled hand's 40. */
+	r = rules_bethash();
+	r.max_hands = 3;
+	ASSERT_AMOUNT(worst(&r, 10), 60);
+	/* Four hands, each doubled: 4 * 2 * 2 * bet. */
+	r.max_hands = 4;
+	r.double_after_split = 1;
+	r.double_hard_totals = HJ_DOUBLE_ANY_TWO;
+	ASSERT_AMOUNT(worst(&r, 5), 80);
+	/* double_after_split without any double allowed doubles nothing. */
+	r.double_hard_totals = 0;
+	ASSERT_AMOUNT(worst(&r, 5), 40);
+	/* Absurd ratios saturate instead of wrapping. */
+	r = rules_bethash();
+	r.bj_num = 1000;
+	r.bj_den = 1;
+	ASSERT_AMOUNT(worst(&r, 10), 10010);
+	ASSERT_AMOUNT(worst(&r, HJ_MAX_BET), HJ_AMOUNT_MAX);
+	r = rules_bethash();
+	r.ins_pays = 1000;
+	ASSERT_AMOUNT(worst(&r, HJ_MAX_BET), HJ_AMOUNT_MAX);
+}
+
+static void test_rules_check_max_exposure(void **state)
+{
+	hj_rules r = rules_bethash();
+	char err[160];
+
+	(void)state;
+	r.max_bet = 1000;
+	r.max_exposure = 0; /* no limit */
+	assert_int_equal(hj_rules_check(&r, err, sizeof err), 0);
+	r.max_exposure = 4000; /* exactly one max_bet Bet */
+	assert_int_equal(hj_rules_check(&r, err, sizeof err), 0);
+	r.max_exposure = HJ_AMOUNT_MAX;
+	assert_int_equal(hj_rules_check(&r, err, sizeof err), 0);
+	r.max_exposure = 3999;
+	assert_int_equal(hj_rules_check(&r, err, sizeof err), -EINVAL);
+	assert_string_equal(err, "max_exposure 3999 is below 4000, the "
+	                         "worst-case return of one max_bet Bet");
+	r.max_exposure = 1; /* no error buffer: the same verdict */
+	assert_int_equal(hj_rules_check(&r, NULL, 0), -EINVAL);
+}
+
+/* bethash with max_exposure m: a Bet of b exposes 4b. */
+static hj_rules rules_exposure(hj_amount m)
+{
+	hj_rules r = rules_bethash();
+	r.max_bet = 1000;
+	r.max_exposure = m;
+	return r;
+}
+
+static void test_exposure_limit_is_inclusive(void **state)
+{
+	fx f;
+	hj_rules r = rules_exposure(100);
+
+	(void)state;
+	start(&f, &r);
+	/* 40 + 60 = 100: exactly the limit; then even 1 (4) is too much. */
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 15), tx_bet(3, 1));
+	EXPECT(&f, "1 Bet 10 | 2 Bet 15 | 3 reject Bet over_exposure 1");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 100);
+	assert_null(fx_round(&f, 3));
+	assert_int_equal(hj_table_count(f.t), 2);
+	fx_free(&f);
+
+	r = rules_exposure(99);
+	start(&f, &r);
+	/* One unit over: 40 + 60 = 100 > 99; 40 + 56 = 96 fits, then 4
+	 * more would make 100. */
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 15), tx_bet(2, 14), tx_bet(3, 1));
+	EXPECT(&f, "1 Bet 10 | 2 reject Bet over_exposure 15 | 2 Bet 14"
+	           " | 3 reject Bet over_exposure 1");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 96);
+	fx_free(&f);
+
+	/* No limit: the exposure is still counted. */
+	start(&f, NULL);
+	B(&f, IDLE, tx_bet(1, E30), tx_bet(2, E30));
+	EXPECT(&f, "1 Bet 1000000000000000000000000000000"
+	           " | 2 Bet 1000000000000000000000000000000");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 8 * E30);
+	fx_free(&f);
+}
+
+/* The Bet's own defects come first: over_exposure is the last check. */
+static void test_exposure_checked_after_the_bets_own_defects(void **state)
+{
+	fx f;
+	hj_rules r = rules_exposure(4000);
+
+	(void)state;
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 1000)); /* 4000: the table is full */
+	B(&f, VOID, tx_bet(1, 1), tx_bet_side(2, 1, 5, 0), tx_bet(3, 1001),
+	  tx_bet(4, 0), tx_bet(5, 1));
+	EXPECT(&f, "1 reject Bet second_round 1"
+	           " | 2 reject Bet side_bets_not_offered 1"
+	           " | 3 reject Bet bet_out_of_limits 1001"
+	           " | 4 reject Bet bet_out_of_limits 0"
+	           " | 5 reject Bet over_exposure 1");
+	/* No round is named: the player has none. */
+	assert_false(f.ev[4].has_round);
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 4000);
+	fx_free(&f);
+}
+
+/*
+ * A round's exposure is fixed at its Bet: Double, Split and insurance are
+ * already in it and are never refused for exposure.  It is released when
+ * the round settles, in the block's draw step (a Bet in that block fits),
+ * or by a transaction (a later Bet in the same block fits); a timeout comes
+ * after the block's transactions, so its round frees room from the next
+ * block on.
+ */
+static void test_exposure_released_when_round_settles(void **state)
+{
+	fx f;
+	hj_rules r = rules_exposure(80);
+
+	(void)state;
+	r.timeout_blocks = 2;
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 10)); /* 1000: 40 + 40 */
+	EXPECT(&f, "1 Bet 10 | 2 Bet 10");
+	B(&f, R(5), tx_bet(3, 1));
+	EXPECT(&f, "1 draw 0 5C | 2 draw 0 5C | 3 reject Bet over_exposure 1");
+	B0(&f, R(9));
+	B0(&f, R(6)); /* both 11 against 9; windows open at 1004 */
+	/* Full, yet a Double is accepted: it was counted at the Bet. */
+	B(&f, IDLE, DOUBLE(1, 10), tx_bet(3, 1));
+	EXPECT(&f, "1 Double@0 10 | 3 reject Bet over_exposure 1");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 80);
+	/* 1005: player 1's 11 + 10 = 21 stands; the dealer draws from 1006.
+	 * Player 2 surrenders: settled by the transaction, so the Bet after
+	 * it fits, and the one after that does not. */
+	B(&f, TEN, SURRENDER(2), tx_bet(3, 10), tx_bet(4, 1));
+	EXPECT(&f, "1 draw 0 10C | 2 Surrender@0 0"
+	           " | 2 settle Surrender 5, stake 10, ret 5 | 3 Bet 10"
+	           " | 4 reject Bet over_exposure 1");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 80);
+	/* 1006: the dealer makes 9 + 8 = 17 and player 1's round settles in
+	 * the draw step: a Bet in the same block fits. */
+	B(&f, R(8), tx_bet(4, 10), tx_bet(5, 1));
+	EXPECT(&f, "1 draw D 8C | 1 settle Win 40, stake 20, ret 40"
+	           " | 3 draw 0 8C | 4 Bet 10 | 5 reject Bet over_exposure 1");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 80);
+	B0(&f, R(9)); /* 1007 */
+	EXPECT(&f, "3 draw D 9C | 4 draw 0 9C");
+	B0(&f, R(7)); /* 1008: player 3 has 8 + 7 = 15; window at 1009 */
+	EXPECT(&f, "3 draw 0 7C | 4 draw D 7C");
+	B0(&f, IDLE); /* 1009: player 4 has 9 + 2 = 11; window at 1010 */
+	EXPECT(&f, "4 draw 0 2D");
+	B0(&f, IDLE); /* 1010 */
+	EXPECT(&f, "");
+	/* 1011 = 1009 + 2: player 3 stands by timeout after this block's
+	 * transactions, so the Bet in it is still refused. */
+	B(&f, IDLE, tx_bet(5, 1));
+	EXPECT(&f, "5 reject Bet over_exposure 1 | 3 timeout Stand@0");
+	/* 1012: the dealer's 19 settles player 3 in the draw step. */
+	B(&f, TEN, tx_bet(5, 1));
+	EXPECT(&f, "3 draw D 10C | 3 settle Lose 0, stake 10, ret 0"
+	           " | 5 Bet 1 | 4 timeout Stand@0");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 44);
+	fx_free(&f);
+}
+
+/* Rounds restored from storage count as if they had been dealt here. */
+static void test_exposure_counts_restored_rounds(void **state)
+{
+	fx f, g;
+	hj_rules r = rules_exposure(100);
+
+	(void)state;
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 12));
+	B0(&f, R(5));
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 88);
+
+	fx_init(&g, &r);
+	for (size_t i = 0; i < hj_table_count(f.t); i++)
+		assert_int_equal(hj_table_restore(g.t, hj_table_round(f.t, i)),
+		                 0);
+	hj_table_set_last_height(g.t, 1001);
+	g.height = 1002;
+	ASSERT_AMOUNT(hj_table_exposure(g.t), 88);
+	/* A restore that fails changes nothing. */
+	assert_int_equal(hj_table_restore(g.t, hj_table_round(f.t, 0)),
+	                 -EEXIST);
+	ASSERT_AMOUNT(hj_table_exposure(g.t), 88);
+	/* 88 + 12 = 100 fits, 88 + 16 does not: the same on both tables. */
+	B(&f, R(9), tx_bet(3, 4), tx_bet(4, 3));
+	FX(&g, R(9), tx_bet(3, 4), tx_bet(4, 3));
+	EXPECT(&f, "1 draw D 9C | 2 draw D 9C | 3 reject Bet over_exposure 4"
+	           " | 4 Bet 3");
+	EXPECT(&g, "1 draw D 9C | 2 draw D 9C | 3 reject Bet over_exposure 4"
+	           " | 4 Bet 3");
+	ASSERT_AMOUNT(hj_table_exposure(g.t), 100);
+	fx_free(&f);
+	fx_free(&g);
+}
+
+/*
+ * docs/PROTOCOL.md's worked example: Bitcoin blocks 15 to 22 (section 12's
+ * round 1), max_exposure 600 000.  A bets 100 000 at 15 (400 000), E
+ * 50 000 at 16 (200 000: exactly the limit), F's 1 at 17 and 100 000 at 21
+ * are refused; A's Double at 19 is not checked; A's round settles in block
+ * 22's draw step, and F's 100 000 in block 22 fits.
+ */
+static void test_exposure_protocol_example(void **state)
+{
+	enum { A = 1, E = 5, F = 6 };
+	fx f;
+	hj_rules r = rules_bethash();
+
+	(void)state;
+	r.min_bet = 1;
+	r.max_bet = 100000;
+	r.max_exposure = 600000;
+	r.timeout_blocks = 12;
+	start(&f, &r);
+	B(&f, CARD(3, HJ_SPADES), tx_bet(A, 100000)); /* 15 */
+	EXPECT(&f, "1 Bet 100000");
+	B(&f, CARD(5, HJ_SPADES), tx_bet(E, 50000)); /* 16 */
+	EXPECT(&f, "1 draw 0 5S | 5 Bet 50000");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 600000);
+	B(&f, CARD(9, HJ_CLUBS), tx_bet(F, 1)); /* 17 */
+	EXPECT(&f, "1 draw D 9C | 5 draw 0 9C | 6 reject Bet over_exposure 1");
+	B(&f, CARD(6, HJ_DIAMONDS), DOUBLE(A, 100000)); /* 18 */
+	EXPECT(&f, "1 draw 0 6D | 5 draw D 6D"
+	           " | 1 reject Double premature 100000");
+	B(&f, CARD(6, HJ_CLUBS), DOUBLE(A, 100000)); /* 19 */
+	EXPECT(&f, "5 draw 0 6C | 1 Double@0 100000");
+	B0(&f, CARD(7, HJ_DIAMONDS));                   /* 20: A 18 */
+	B(&f, CARD(4, HJ_DIAMONDS), tx_bet(F, 100000)); /* 21: dealer 13 */
+	EXPECT(&f, "1 draw D 4D | 6 reject Bet over_exposure 100000");
+	B(&f, CARD(HJ_JACK, HJ_SPADES), tx_bet(F, 100000)); /* 22 */
+	EXPECT(&f, "1 draw D JS | 1 settle Win 400000, stake 200000,"
+	           " ret 400000 | 6 Bet 100000");
+	ASSERT_AMOUNT(hj_table_exposure(f.t), 600000);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2280,6 +2583,14 @@ int main(void)
 	    cmocka_unit_test(test_rules_split_aces),
 	    cmocka_unit_test(test_rules_split_by_rank),
 	    cmocka_unit_test(test_rules_without_late_surrender),
+	    cmocka_unit_test(test_worst_return_bethash_is_4_bets),
+	    cmocka_unit_test(test_worst_return_other_rules),
+	    cmocka_unit_test(test_rules_check_max_exposure),
+	    cmocka_unit_test(test_exposure_limit_is_inclusive),
+	    cmocka_unit_test(test_exposure_checked_after_the_bets_own_defects),
+	    cmocka_unit_test(test_exposure_released_when_round_settles),
+	    cmocka_unit_test(test_exposure_counts_restored_rounds),
+	    cmocka_unit_test(test_exposure_protocol_example),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

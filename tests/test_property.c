@@ -10,7 +10,12 @@
  * - Every round ends: nothing stays open longer than its timeouts allow,
  *   and the table drains once bets stop.
  * - Serialisation: a shadow table rebuilt every block from the encoded
- *   rounds produces exactly the same events as the live table.
+ *   rounds produces exactly the same events as the live table (so restored
+ *   rounds count towards the exposure as live ones do).
+ * - Bankroll: no round returns more than hj_rules_worst_return() of its
+ *   Bet, and bethash's 4 * bet is reached; the open rounds' worst cases
+ *   never sum above max_exposure; a Bet is refused over_exposure exactly
+ *   when it would take them above it.
  *
  * HJ_PROPERTY_ROUNDS and HJ_PROPERTY_SEED override the defaults.
  */
@@ -30,6 +35,9 @@
 #define TIMEOUT  3
 #define MIN_BET  10
 #define MAX_BET  1000000
+/* One max_bet round (4 * MAX_BET under bethash) and a few small ones:
+ * large Bets often wait for room. */
+#define MAX_EXPOSURE (4 * MAX_BET + 20000)
 
 static uint64_t rng_state;
 
@@ -56,6 +64,9 @@ struct tally {
 	uint64_t digest; /* of every event, to compare with the shadow */
 	uint64_t height;
 	unsigned long by_act[8], by_status[8], ins_won;
+	const hj_rules *ru;
+	hj_amount exposure; /* worst cases of the open rounds */
+	unsigned long over_exposure, worst_reached;
 };
 
 static void mix(uint64_t *d, uint64_t v)
@@ -177,12 +188,23 @@ static void on_event(void *ctx, const hj_event *e)
 			assert_false(t->open[p]);
 			t->open[p] = 1;
 			t->opened_at[p] = t->height;
+			t->exposure += hj_rules_worst_return(t->ru, e->amount);
+			assert_true(t->exposure <= MAX_EXPOSURE);
 		}
 		break;
 	case HJ_EV_REJECT:
 		assert_true(e->amount == e->tx->value);
 		t->refunded += e->amount;
 		t->rejected++;
+		if (e->reason == HJ_R_EXPOSURE) {
+			assert_true(e->act == HJ_BET && !e->round);
+			assert_true(e->amount >= MIN_BET &&
+			            e->amount <= MAX_BET);
+			assert_true(t->exposure + hj_rules_worst_return(
+			                              t->ru, e->amount) >
+			            MAX_EXPOSURE);
+			t->over_exposure++;
+		}
 		break;
 	case HJ_EV_DEPOSIT:
 		t->deposited += e->tx->value;
@@ -200,6 +222,11 @@ static void on_event(void *ctx, const hj_event *e)
 			t->by_status[e->settle->status[i]]++;
 		t->ins_won += e->settle->ins_ret > 0;
 		assert_true(t->round_stake[p] == e->settle->total_stake);
+		assert_true(e->settle->total_ret <=
+		            hj_rules_worst_return(t->ru, e->round->bet));
+		t->worst_reached += e->settle->total_ret ==
+		                    hj_rules_worst_return(t->ru, e->round->bet);
+		t->exposure -= hj_rules_worst_return(t->ru, e->round->bet);
 		mix_amount(&t->digest, e->settle->total_ret);
 		t->round_stake[p] = 0;
 		t->open[p] = 0;
@@ -298,9 +325,12 @@ static void run(unsigned long want, uint64_t seed)
 	ru.min_bet = MIN_BET;
 	ru.max_bet = MAX_BET;
 	ru.timeout_blocks = TIMEOUT;
+	ru.max_exposure = MAX_EXPOSURE;
+	assert_int_equal(hj_rules_check(&ru, NULL, 0), 0);
 	hj_table *live = hj_table_new(&ru);
 	assert_non_null(live);
 	memset(&t, 0, sizeof t);
+	t.ru = &ru;
 	rng_state = seed ? seed : 1;
 
 	for (uint64_t h = 1;; h++) {
@@ -371,8 +401,11 @@ static void run(unsigned long want, uint64_t seed)
 		                                      &shadow_digest),
 		                 0);
 		assert_true(shadow_digest == t.digest);
+		assert_true(hj_table_exposure(live) == t.exposure);
+		assert_true(hj_table_exposure(shadow) == t.exposure);
 		hj_table_free(shadow);
 	}
+	assert_true(hj_table_exposure(live) == 0);
 	hj_table_free(live);
 
 	assert_true(t.sent == t.staked + t.refunded + t.deposited + t.failed);
@@ -387,6 +420,8 @@ static void run(unsigned long want, uint64_t seed)
 	for (int i = HJ_ST_BLACKJACK; i <= HJ_ST_DEALER_BJ; i++)
 		assert_true(t.by_status[i] > 0);
 	assert_true(t.ins_won > 0);
+	assert_true(t.exposure == 0);
+	assert_true(t.over_exposure > 0 && t.worst_reached > 0);
 	printf("property: accepted");
 	for (int i = HJ_BET; i <= HJ_PEEK; i++)
 		printf(" %s %lu", hj_act_name(i), t.by_act[i]);
@@ -394,6 +429,9 @@ static void run(unsigned long want, uint64_t seed)
 	for (int i = HJ_ST_BLACKJACK; i <= HJ_ST_DEALER_BJ; i++)
 		printf(" %s %lu", hj_status_name(i), t.by_status[i]);
 	printf(", insurance won %lu\n", t.ins_won);
+	printf("property: %lu Bets refused over_exposure, %lu rounds returned "
+	       "their worst case\n",
+	       t.over_exposure, t.worst_reached);
 	printf("property: seed %llu, %lu rounds settled, %lu actions, "
 	       "%lu rejections, %lu timeouts, %lu void blocks\n",
 	       (unsigned long long)seed, t.settled, t.actions, t.rejected,

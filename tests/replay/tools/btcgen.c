@@ -736,6 +736,45 @@ static void btc_peek(void)
 	write_doc(&g);
 }
 
+/*
+ * The bankroll limit: max_bet 100000, max_exposure 600000, so a Bet of b
+ * exposes 4b (bethash).  A's 100000 (901) and B's 50000 (902) fill the
+ * table exactly; C's 10000 at 902 is refused over_exposure and refunded to
+ * tr(C).  A's natural against a 9 settles in block 904's draw step, which
+ * frees 400000 for C's Bet in the same block.  B then surrenders against a
+ * King (the dealer's second card, 10, is no blackjack) and C loses 17 to 19.
+ */
+static void btc_exposure(void)
+{
+	struct gen g;
+	struct player a, b, c;
+	uint8_t ra[32], rb[32], rc[32];
+
+	begin(&g, "btc_exposure", "bcrt", btc_regtest, 1, 901);
+	player_init(&a, 3);
+	player_init(&b, 7);
+	player_init(&c, 5);
+	json_object_set_new(g.rules, "max_bet", json_string("100000"));
+	json_object_set_new(g.rules, "max_exposure", json_string("600000"));
+	bet(&g, &a, 100000, ra);
+	block(&g, "3C"); /* 901 A's Bet: 400000 */
+	bet(&g, &b, 50000, rb);
+	bet(&g, &c, 10000, NULL);
+	block(&g, "AS"); /* 902 B's Bet: 600000; C's refused */
+	block(&g, "9D"); /* 903 A's up 9 */
+	bet(&g, &c, 10000, rc);
+	block(&g, "KH"); /* 904 A's natural settles; C's Bet fits */
+	block(&g, "7S"); /* 905 B 9 7 = 16 against K */
+	act(&g, 1, &b, &b, rb, HJ_SURRENDER, 0, 0, 0, NULL);
+	block(&g, "2C");  /* 906 Surrender; C's up 2 */
+	block(&g, "10H"); /* 907 B's dealer K 10: Surrender; C 17 */
+	act(&g, 1, &c, &c, rc, HJ_STAND, 0, 0, 0, NULL);
+	block(&g, "5D"); /* 908 Stand */
+	block(&g, "8C"); /* 909 dealer 10 */
+	block(&g, "9H"); /* 910 dealer 19: C loses */
+	write_doc(&g);
+}
+
 /* `sign SK GENESIS SEQ PAYLOAD`: see the top of the file. */
 static int sign_cmd(char **argv)
 {
@@ -782,6 +821,7 @@ int main(int argc, char **argv)
 	btc_signatures();
 	btc_deposits();
 	btc_peek();
+	btc_exposure();
 	hj_secp_free(secp);
 	return 0;
 }

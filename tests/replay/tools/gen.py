@@ -359,6 +359,33 @@ def peek_timeout():
     d.write()
 
 
+def exposure():
+    # max_exposure 6 ETH; under bethash a Bet of b exposes 4b.
+    d = Doc('exposure', 20300000, max_bet=str(E18))
+    d.rules['max_exposure'] = str(6 * E18)
+    p1, p2, p3, p4, p5 = (d.addr() for _ in range(5))
+    # 4 + 2 = 6 ETH: exactly the limit; then even 1000 wei (4000) is over.
+    d.block('5C', d.tx(p1, BET, E18), d.tx(p2, BET, E18 // 2),
+            d.tx(p3, BET, 1000))
+    d.block('9S')    # p1 p2 card 1
+    d.block('7D')    # p1 p2 up 7
+    d.block('2H', d.tx(p3, BET, 1000))  # p1 p2 11; still full
+    # p1's Double was counted at its Bet: accepted.  p2's Surrender
+    # settles at once and frees 2 ETH for p3's Bet after it, not for p5's.
+    d.block('4C', d.tx(p1, DOUBLE, E18), d.tx(p2, SURRENDER),
+            d.tx(p3, BET, E18 // 2), d.tx(p5, BET, 1000))
+    d.block('KH')    # p1 21, doubled; p3 card 1
+    # p1's dealer 17 settles in the draw step (Win 4 ETH): p4's Bet fits.
+    d.block('10S', d.tx(p4, BET, E18), d.tx(p5, BET, 1000))
+    d.block('8D')    # p3 18 against 10; p4 card 1
+    d.block('3C', d.tx(p3, STAND))  # p4 up 3
+    d.block('QS')    # p3's dealer 20: Lose; p4 18
+    d.block('9C', d.tx(p4, STAND))
+    d.block('5H')    # p4's dealer 8
+    d.block('JD')    # 18: Push
+    d.write()
+
+
 def multi():
     d = Doc('multi', 20100000)
     p1, p2, p3 = d.addr(), d.addr(), d.addr()
@@ -378,5 +405,5 @@ def multi():
 os.makedirs(OUT, exist_ok=True)
 os.makedirs(OUT + '_cards', exist_ok=True)
 for f in (win, bust, blackjack, split, double, original_bets, surrender,
-          peek, void, rejects, timeout, peek_timeout, multi):
+          peek, void, rejects, timeout, peek_timeout, multi, exposure):
     f()

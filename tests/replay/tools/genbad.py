@@ -107,6 +107,18 @@ case('min_bet_number',
      setk(rules, 'min_bet', 1000))
 case('missing_max_bet', 'rules: missing key "max_bet"',
      delk(rules, 'max_bet'))
+case('max_exposure_number',
+     'rules.max_exposure: 400000 is not a string (amounts are decimal '
+     'strings)', setk(rules, 'max_exposure', 400000))
+case('max_exposure_not_decimal',
+     'rules.max_exposure: "4e5" is not a decimal amount',
+     setk(rules, 'max_exposure', '4e5'))
+case('max_exposure_too_big', 'rules.max_exposure: "' + str(2**128) +
+     '" is above 2^128 - 1', setk(rules, 'max_exposure', str(2**128)))
+case('max_exposure_below_max_bet',
+     'rules.max_exposure: "399999" is below 400000, the worst-case return '
+     'of one max_bet Bet (max_bet "100000"), so no such Bet could ever be '
+     'accepted', setk(rules, 'max_exposure', '399999'))
 case('timeout_zero', 'rules: timeout_blocks must be at least 1',
      setk(rules, 'timeout_blocks', 0))
 case('timeout_string', 'rules.timeout_blocks: "5" is not an integer',
