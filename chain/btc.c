@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <secp256k1_extrakeys.h>
+
 #include "bech32.h"
 #include "btcsig.h"
 #include "payload.h"
@@ -95,6 +97,7 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
 	size_t n = 0;
 	size_t vout;
 	hj_payload pl;
+	secp256k1_xonly_pubkey key;
 
 	memset(out, 0, sizeof *out);
 	if (hj_btc_tx_sum_to(tx, dealer_script, script_len, &value, &count)) {
@@ -124,6 +127,16 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
 	out->insurance = pl.insurance;
 	out->side_pp = pl.side_pp;
 	out->side_t3 = pl.side_t3;
+	if (pl.act == HJ_BET && !secp256k1_xonly_pubkey_parse(
+	                            secp256k1_context_static, &key, pl.key)) {
+		/* Not a point: no signature could ever verify and tr(P) does
+		 * not exist, so nothing could be paid to it.  Refunded
+		 * unattributed, like any malformed payload. */
+		out->kind = HJ_TX_MALFORMED;
+		out->act = HJ_BET;
+		out->reason = HJ_R_BAD_FIELD;
+		return keep(tx, out, count > 0);
+	}
 	if (pl.act == HJ_BET) {
 		out->sender.len = 32;
 		memcpy(out->sender.b, pl.key, 32);

@@ -227,6 +227,30 @@ static void test_what_concerns_the_dealer(void **state)
 	struct out bet[2] = {{0, script, op_return(script, p, n)},
 	                     {5000, elsewhere, sizeof elsewhere}};
 	assert_int_equal(normalise(bet, 2, &a), 0);
+	/* Paying us, it is a Bet with the sender P. */
+	bet[1] = (struct out){5000, dealer, sizeof dealer};
+	assert_int_equal(normalise(bet, 2, &a), 1);
+	assert_int_equal(a.kind, HJ_TX_ACTION);
+	assert_int_equal(a.sender.len, 32);
+	/* A key that is no x-only public key (not below the field prime;
+	 * x = 0, off the curve) is a bad field: no one could sign for it or
+	 * be paid at tr(P), so it is refunded unattributed. */
+	static const uint8_t no_key[2][32] = {
+	    {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+	    {0}};
+	for (int k = 0; k < 2; k++) {
+		memcpy(pl.key, no_key[k], 32);
+		n = hj_payload_encode(HJ_BITCOIN, &pl, p);
+		bet[0].len = op_return(script, p, n);
+		assert_int_equal(normalise(bet, 2, &a), 1);
+		assert_int_equal(a.kind, HJ_TX_MALFORMED);
+		assert_int_equal(a.act, HJ_BET);
+		assert_int_equal(a.reason, HJ_R_BAD_FIELD);
+		assert_int_equal(a.sender.len, 0);
+		assert_true(a.value == 5000);
+	}
 	world_free(&w);
 }
 
