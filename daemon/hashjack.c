@@ -5,6 +5,7 @@
  *   hashjack replay [FILE|-]         the block-to-card log of a replay document
  *   hashjack player SUBCOMMAND ...   the player's key and payloads on the
  *                                    Bitcoin family (daemon/player.c)
+ *   hashjack ledger [OPTIONS]        the daemon's payouts (daemon/ledger.c)
  *
  * Exit codes follow sysexits(3), so scripts can tell a typo in the command
  * line from bad data from a missing file from a full disk.
@@ -16,6 +17,7 @@
 #include <sysexits.h>
 
 #include "card.h"
+#include "ledger.h"
 #include "player.h"
 #include "quote.h"
 #include "replay.h"
@@ -37,6 +39,9 @@ static const char usage_main[] =
     "  player SUBCOMMAND ...  the player on the Bitcoin family: key file,\n"
     "                         payout address, Bet and signed action payloads\n"
     "                         ('hashjack player --help')\n"
+    "  ledger [OPTIONS]       the daemon's payouts by state, recipient or\n"
+    "                         round, as a table or JSON ('hashjack ledger\n"
+    "                         --help')\n"
     "  help [COMMAND]         this text, or the help of COMMAND\n"
     "\n"
     "Options:\n"
@@ -51,6 +56,7 @@ static const char usage_main[] =
     "  70  internal error: out of memory\n"
     "  73  cannot create the output file (player keygen)\n"
     "  74  I/O error: reading the input or writing the output failed\n"
+    "  75  database busy or changing: try again (ledger)\n"
     "  77  key file open to group or others (player)\n"
     "\n"
     "Run 'hashjack help COMMAND' for a command's details; the formats are\n"
@@ -360,6 +366,8 @@ static int cmd_help(int argc, char **argv)
 	}
 	if (strcmp(argv[0], "player") == 0)
 		return hj_player_help(argc - 1, argv + 1);
+	if (strcmp(argv[0], "ledger") == 0 && argc == 1)
+		return hj_ledger_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -405,6 +413,8 @@ int main(int argc, char **argv)
 		rc = cmd_replay(argc - 2, argv + 2);
 	else if (strcmp(cmd, "player") == 0)
 		rc = hj_player_main(argc - 2, argv + 2);
+	else if (strcmp(cmd, "ledger") == 0)
+		rc = hj_ledger_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else
