@@ -1,0 +1,1427 @@
+#!/usr/bin/env python3
+"""Fault tests of hashjackd on the Bitcoin family, against a real litecoind
+in regtest with real transactions (issue 4, item 5), the counterpart of
+tests/e2e/test_faults.py (EVM):
+
+  reorg_shallow     confirmations = 3; invalidateblock of tip-1, of the tip
+                    and of tip-1 again, the blocks re-mined with other
+                    contents (a deposit and a Bet moved, a Hit dropped for
+                    good by a conflicting spend, a Stand added) while the
+                    daemon sits at the edge: it never logs a replaced block
+                    or the dropped transaction, logs no reorganisation, and
+                    its log and database equal a fresh daemon's over the
+                    final chain and `hashjack replay` of it
+  reorg_deep        confirmations = 2; reorgs of depth 2 and 4 after the
+                    daemon processed the blocks: exit 3 promptly, heights
+                    and both hashes named, card log and database unchanged
+                    (also after a restart, which exits 3 again)
+  kill9_session     >= 20 kill -9 at random instants (following, a few ms
+                    after a start, in the middle of catch-ups onto backlogs)
+                    while five players play (Bets, signed actions, forged,
+                    stale and replayed signatures, timeouts); restarted each
+                    time, resuming at the commit; log and
+                    database equal to an uninterrupted daemon's and the log
+                    to `hashjack replay`
+  node_restart      litecoind stopped and started (a new cookie): the daemon
+                    reads the cookie again after the 401 and goes on; node
+                    down 5 s: retries, goes on; a second daemon started while
+                    the node is down waits, naming the cookie file; no block
+                    skipped, logs equal replay, databases equal
+  sigterm_catchup   SIGTERM while following with rounds open and three times
+                    in the middle of a 2500-block catch-up: exit 0 within
+                    2 s, log and cursor agree, the restart resumes at the
+                    commit; log and database equal an uninterrupted daemon's
+  config_identity   a dealer address of another network (ltc1, bc1, bcrt1,
+                    tltc) or the wrong coin -> exit 78 naming both prefixes;
+                    a state directory of another dealer, rules or coin ->
+                    exit 4 naming the difference, nothing changed; a missing,
+                    then malformed cookie file: the daemon retries naming the
+                    file and deals once it is right
+  mweb_catchup      litecoind with MWEB active from 432 (HogEx, extension
+                    blocks, peg-ins, a peg-out paying the dealer): a daemon
+                    catching up over blocks 416.. (killed -9 twice on the
+                    way) equals one that followed them and `hashjack replay`
+
+    python3 tests/e2e/test_ltc_faults.py --hashjack build/hashjack \\
+        --hashjackd build/hashjackd [-k NAME] [--keep] [--seed N]
+
+Python 3 standard library only; uses tests/e2e/hj.py and tests/e2e/ltc.py
+(not modified here).  Binds 127.0.0.1 only; every wait has a deadline, the
+whole run too (--timeout).  Prints one line per case and a closing
+"N passed, M failed"; exit status 1 when a case failed.
+"""
+
+import argparse
+import collections
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hj  # noqa: E402
+import ltc  # noqa: E402
+
+MIN_BET = 10000          # litoshis; above the 2940 dust limit even halved
+MAX_BET = 10 ** 9
+TB = 12                  # timeout_blocks (the Bitcoin family's default)
+RESUMED = re.compile(r"resuming after block (\d+), (\d+) open rounds, card log at (\d+) bytes")
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failed(msg)
+
+
+def check_eq(got, want, what):
+    if got != want:
+        g, w = repr(got), repr(want)
+        if len(g) > 600:
+            g = g[:600] + "..."
+        if len(w) > 600:
+            w = w[:600] + "..."
+        raise Failed("%s:\n  got  %s\n  want %s" % (what, g, w))
+
+
+# --------------------------------------------------------------------------
+# Helpers of this file (generic ones are copies of test_faults.py's; see
+# the report for what should move into hj.py / ltc.py)
+
+def first_diff(a, b):
+    la, lb = a.splitlines(), b.splitlines()
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else b"<none>"
+        y = lb[i] if i < len(lb) else b"<none>"
+        if x != y:
+            return i + 1, x[:300], y[:300]
+    return None
+
+
+def check_bytes(got, want, what):
+    if got != want:
+        d = first_diff(got, want) or (0, b"", b"")
+        raise Failed("%s differ (%d vs %d bytes), first at line %s:\n  got  %s\n  want %s"
+                     % (what, len(got), len(want), d[0], d[1], d[2]))
+
+
+def file_size(path):
+    try:
+        return os.path.getsize(path)
+    except FileNotFoundError:
+        return 0
+
+
+def log_bytes(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
+def heights_of(data):
+    return [int(m.group(1)) for m in
+            re.finditer(rb'^\{"v":1,"chain":"bitcoin","height":(\d+),', data, re.M)]
+
+
+def check_heights(data, first, last, what):
+    hs = heights_of(data)
+    check(data.count(b"\n") == len(hs), "%s: a line without the expected prefix" % what)
+    if hs != list(range(first, last + 1)):
+        dup = sorted(h for h, k in collections.Counter(hs).items() if k > 1)
+        missing = sorted(set(range(first, last + 1)) - set(hs))
+        raise Failed("%s: heights are not %d..%d exactly once: %d lines, duplicates %s, "
+                     "missing %s" % (what, first, last, len(hs), dup[:10], missing[:10]))
+
+
+def tail_text(text, k):
+    return "\n".join(text.splitlines()[-k:])
+
+
+def stderr_size(dm):
+    try:
+        return os.path.getsize(dm.stderr_path)
+    except OSError:
+        return 0
+
+
+def stderr_since(dm, offset):
+    try:
+        with open(dm.stderr_path, "rb") as f:
+            f.seek(offset)
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def error_lines(text):
+    return [l for l in text.splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>"))]
+
+
+def wait_log_height(dm, h, timeout=30):
+    def done():
+        if not dm.running():
+            raise Failed("hashjackd exited with %s while waiting for height %d:\n%s"
+                         % (dm.proc.returncode, h, tail_text(dm.stderr(), 12)))
+        last = hj.last_logged_height(dm.card_log)
+        return last is not None and last >= h
+    try:
+        hj.wait_until(done, timeout, "hashjackd to log height %d" % h)
+    except TimeoutError as e:
+        raise Failed("%s (last logged %s); stderr:\n%s"
+                     % (e, hj.last_logged_height(dm.card_log), tail_text(dm.stderr(), 8)))
+
+
+def settle_quiet(dm, seconds=0.3):
+    before = log_bytes(dm.card_log)
+    time.sleep(seconds)
+    return log_bytes(dm.card_log) == before
+
+
+def db_rows(state_dir, scratch, with_file_id=False):
+    """The daemon's database as plain rows (meta, cursor, txs, rounds,
+    payouts), read from a copy of the database and its WAL so that nothing
+    of the daemon's is touched, also after a kill -9."""
+    tmp = tempfile.mkdtemp(prefix="db-", dir=scratch)
+    try:
+        for sfx in ("", "-wal"):
+            src = os.path.join(state_dir, "hashjackd.sqlite" + sfx)
+            if os.path.exists(src):
+                shutil.copyfile(src, os.path.join(tmp, "hashjackd.sqlite" + sfx))
+        con = sqlite3.connect(os.path.join(tmp, "hashjackd.sqlite"))
+        try:
+            cols = "height, hash, log_offset" + (", log_dev, log_ino" if with_file_id else "")
+            out = {
+                "meta": con.execute("SELECT family, chain, dealer, rules FROM meta").fetchall(),
+                "cursor": con.execute("SELECT %s FROM cursor" % cols).fetchall(),
+                "txs": con.execute("SELECT * FROM txs ORDER BY txid").fetchall(),
+                "rounds": con.execute("SELECT * FROM rounds ORDER BY id").fetchall(),
+                "payouts": con.execute("SELECT * FROM payouts ORDER BY id").fetchall(),
+            }
+        except sqlite3.OperationalError as e:
+            if "no such table" not in str(e):
+                raise
+            # no schema yet: a daemon killed while creating its database
+            out = {k: [] for k in ("meta", "cursor", "txs", "rounds", "payouts")}
+        finally:
+            con.close()
+        c = out["cursor"][0] if out["cursor"] else None
+        out["height"] = None if c is None else (c[0] if c[0] >= 0 else c[0] + 2 ** 64)
+        out["offset"] = 0 if c is None else c[2]
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_db_equal(got, want, what):
+    for k in ("meta", "cursor", "txs", "rounds", "payouts"):
+        if got[k] != want[k]:
+            g, w = set(got[k]), set(want[k])
+            raise Failed("%s: table %s differs (%d vs %d rows); only in first: %s; "
+                         "only in second: %s" % (what, k, len(got[k]), len(want[k]),
+                                                 sorted(map(repr, g - w))[:3],
+                                                 sorted(map(repr, w - g))[:3]))
+
+
+def check_log_matches_cursor(dm, scratch, what):
+    """After a clean stop: the log ends at the committed offset and its last
+    line is the cursor's block."""
+    r = db_rows(dm.state_dir, scratch)
+    check_eq(os.path.getsize(dm.card_log), r["offset"],
+             "%s: card log size vs committed log_offset" % what)
+    check_eq(hj.last_logged_height(dm.card_log), r["height"],
+             "%s: last logged height vs cursor" % what)
+    return r
+
+
+def sigterm_measured(dm, limit=2.0):
+    """SIGTERM; returns (exit status, seconds until it exited)."""
+    t = time.monotonic()
+    os.kill(dm.proc.pid, signal.SIGTERM)
+    try:
+        rc = dm.proc.wait(timeout=limit + 10)
+    except subprocess.TimeoutExpired:
+        dm.kill9()
+        raise Failed("hashjackd still running %.0fs after SIGTERM" % (limit + 10))
+    dt = time.monotonic() - t
+    dm.stop()
+    return rc, dt
+
+
+def run_tracked(argv, timeout=30):
+    """Runs a command to its end (killed at the deadline and at the test's
+    own end); returns (status, stdout, stderr)."""
+    p = hj._track(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, start_new_session=True))
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        hj._untrack(p)
+        raise Failed("%s still running after %ss:\n%s"
+                     % (" ".join(argv[:3]), timeout, err.decode("utf-8", "replace")[-800:]))
+    hj._untrack(p)
+    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def mine_until_empty(n, tries=5):
+    for _ in range(tries):
+        if not n.mempool():
+            return
+        n.mine(1)
+    check_eq(n.mempool(), [], "mempool after mining")
+
+
+def gen_block(n, items):
+    """generateblock with exactly these transactions (txids from the
+    mempool, or raw hex), in this order, to a fresh address (a re-mined
+    block must not come out identical to an invalidated one).  Not on an
+    MWEB chain: litecoind 0.21.2's generateblock fails there."""
+    return n.rpc("generateblock", n.fresh_address(), list(items))["hash"]
+
+
+def conflict_of(n, wallet, txid):
+    """A transaction of wallet spending txid's first input back to the wallet
+    (raw hex, not sent): mined instead of txid, it drops txid for good."""
+    w = n.wallet(wallet)
+    vin = ltc.parse_tx(n.sent.get(txid) or n.raw_tx(txid))["vin"][0]
+    prev = ltc.parse_tx(w.rpc("gettransaction", vin["txid"])["hex"])
+    out = prev["vout"][vin["vout"]]
+    spent = {"txid": vin["txid"], "vout": vin["vout"]}
+    raw = n.rpc("createrawtransaction", [spent],
+                [{w.new_address(): ltc.sats_to_coin(out["value"] - 5000)}])
+    # the coin is spent (by txid): the signer is told what it was
+    signed = w.rpc("signrawtransactionwithwallet", raw,
+                   [dict(spent, scriptPubKey=out["script"],
+                         amount=ltc.sats_to_coin(out["value"]))])
+    check(signed.get("complete"), "signing the conflicting spend: %s" % signed.get("errors"))
+    return signed["hex"]
+
+
+def summary(data):
+    c = collections.Counter()
+    for l in data.splitlines():
+        for e in json.loads(l)["events"]:
+            t = e["type"]
+            if t == "action":
+                c[e["action"]] += 1
+            elif t == "reject":
+                c["reject"] += 1
+                c["reject:" + e["reason"]] += 1
+            else:
+                c[t] += 1
+    return c
+
+
+def fmt_counts(c, keys):
+    return " ".join("%s=%d" % (k, c[k]) for k in keys if c[k])
+
+
+class Ctx:
+    def __init__(self, hashjack, hashjackd, workdir, seed):
+        self.hashjack = hashjack
+        self.hashjackd = hashjackd
+        self.workdir = workdir
+        self.seed = seed
+        self.keydir = os.path.join(workdir, "keys")
+        os.makedirs(self.keydir, exist_ok=True)
+
+    def node(self, name, mweb=False):
+        """A litecoind of its own, coinbases mature, with a dealer wallet;
+        returns (node, dealer address)."""
+        n = ltc.Litecoind(workdir=os.path.join(self.workdir, "ltc-" + name), mweb=mweb).start()
+        n.mine(101)
+        return n, n.new_address("dealer")
+
+    def daemon(self, n, dealer, name, **kw):
+        kw.setdefault("timeout_blocks", TB)
+        kw.setdefault("poll_interval_ms", 50)
+        return ltc.daemon(self.hashjackd, n, dealer, MIN_BET, MAX_BET,
+                          workdir=os.path.join(self.workdir, "daemon-" + name), **kw)
+
+    def replay_text(self, n, dealer, first, last, timeout_blocks=TB):
+        doc = n.export(first, last, dealer, MIN_BET, MAX_BET, timeout_blocks)
+        _, text = hj.replay(doc, self.hashjack, self.workdir)
+        return text.encode()
+
+    def player_cmd(self, *args):
+        rc, out, err = run_tracked([self.hashjack, "player"] + list(args), timeout=20)
+        if rc != 0:
+            raise Failed("hashjack player %s: exit %d: %s" % (args[0], rc, err.strip()))
+        return out.strip()
+
+    def keygen(self, name):
+        path = os.path.join(self.keydir, name + ".key")
+        pub = self.player_cmd("keygen", path)
+        check(re.fullmatch(r"[0-9a-f]{64}", pub), "keygen printed %r" % pub)
+        return path, pub
+
+    def sign(self, action, key, genesis, round_id, seq, insurance=None):
+        args = [action, "--key", key, "--genesis", genesis, "--round", round_id,
+                "--seq", str(seq)]
+        if action == "peek":
+            args += ["--insurance", "yes" if insurance else "no"]
+        return self.player_cmd(*args)
+
+    def players(self, n, names, utxos=3, sats=ltc.COIN):
+        """Players: a key file and a node wallet each, funded with `utxos`
+        coins of `sats` (one sendmany, mined)."""
+        tag = os.path.basename(n.workdir)
+        n.funder_mature(len(names) * utxos * sats + ltc.COIN)
+        out, amounts = [], {}
+        for name in names:
+            key, pub = self.keygen("%s-%s" % (tag, name))
+            p = Player(name, key, pub, self.player_cmd("bet", "--key", key))
+            check_eq(p.bet, ltc.bet_payload(pub), "bet payload of %s" % name)
+            w = n.wallet(name)
+            for _ in range(utxos):
+                amounts[w.new_address()] = ltc.sats_to_coin(sats)
+            out.append(p)
+        txid = n.wallet(n.FUNDER).rpc("sendmany", "", amounts)
+        n.mine(1)
+        check(txid not in n.mempool(), "funding not mined")
+        return out
+
+
+# --------------------------------------------------------------------------
+# Players that act on what a card log says (the Bitcoin family: a key P per
+# player, signed actions)
+
+def card_value(code):
+    r = code[:-1]
+    return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
+
+
+def best_total(cards):
+    t = sum(card_value(c) for c in cards)
+    if any(c.startswith("A") for c in cards) and t + 10 <= 21:
+        return t + 10, True
+    return t, False
+
+
+class Player:
+    def __init__(self, wallet, key, pub, bet):
+        self.wallet = wallet
+        self.key = key
+        self.pub = pub
+        self.bet = bet
+        self.round = None
+        self.seq = 0
+        self.cards = []
+        self.dealer = []
+        self.stake = 0
+        self.peeked = False
+        self.ready_at = None
+        self.pending = None
+        self.pending_h = 0
+        self.next_bet_at = 0
+        self.lazy = False
+        self.premature = False
+        self.last_payload = None     # of the last signed action sent
+
+
+class Session:
+    """Players playing rounds with the dealer through their node wallets:
+    Bets (some split over two outputs), Peeks, Hits, Stands, Doubles,
+    Surrenders, premature and wrong-value actions, actions signed by
+    another player's key or with a stale seq (bad_signature), Bets out of
+    limits, deposits, lazy rounds left to time out.  Each player acts on the
+    events of a card log (never on a card not yet logged); step() also mines
+    a block every `interval` seconds."""
+
+    def __init__(self, ctx, n, dealer, log_path, players, rng, interval=0.12, lazy=0.12,
+                 bad=0.06):
+        self.ctx = ctx
+        self.n = n
+        self.d = dealer
+        self.genesis = n.genesis()
+        self.tail = hj.CardLogTail(log_path, strict=True)
+        self.players = players
+        self.by_pub = {p.pub: p for p in players}
+        self.by_tx = {}
+        self.by_round = {}
+        self.rng = rng
+        self.interval = interval
+        self.lazy = lazy
+        self.bad = bad
+        self.height = None
+        self.next_mine = time.monotonic()
+        self.mining = True
+        self.betting = True
+        self.sent = collections.Counter()
+
+    def send(self, p, value, payload, what):
+        if payload is not None and payload != p.bet:
+            p.last_payload = payload
+        txid = self.n.send_action(p.wallet, self.d, value, payload)
+        p.pending, p.pending_h = txid, self.height
+        self.by_tx[txid] = p
+        self.sent[what] += 1
+
+    def sign(self, p, action, seq=None, key=None, insurance=None):
+        return self.ctx.sign(action, key or p.key, self.genesis, p.round,
+                             p.seq if seq is None else seq, insurance)
+
+    def feed(self, line):
+        h = line["height"]
+        self.height = h
+        rng = self.rng
+        for e in line["events"]:
+            t = e["type"]
+            p = None
+            if t in ("action", "reject", "deposit", "ignored"):
+                p = self.by_tx.pop(e["tx"], None)
+                if p is not None and p.pending == e["tx"]:
+                    p.pending = None
+            if t == "action":
+                a = e["action"]
+                if a == "Bet":
+                    q = self.by_pub.get(e["player"])
+                    if q is None:
+                        continue
+                    q.round, q.seq, q.cards, q.dealer = e["round"], 0, [], []
+                    q.stake, q.peeked, q.ready_at = int(e["stake"]), False, h + 3
+                    q.lazy = rng.random() < self.lazy
+                    q.premature = rng.random() < 0.2
+                    q.last_payload = None
+                    self.by_round[q.round] = q
+                    continue
+                q = self.by_round.get(e["round"])
+                if q is None:
+                    continue
+                q.seq += 1
+                if a in ("Hit", "Peek"):
+                    q.ready_at = h + 1
+                    q.peeked = q.peeked or a == "Peek"
+                else:
+                    q.ready_at = None          # Stand, Double, Surrender: wait
+            elif t == "reject":
+                if p is None:
+                    continue
+                if e.get("reason") == "no_round" and p.round:
+                    self.by_round.pop(p.round, None)
+                    p.round = None
+                if e.get("action") == "Bet" or p.round is None:
+                    p.next_bet_at = h + 1
+            elif t == "draw":
+                q = self.by_round.get(e["round"])
+                if q:
+                    if e["handOwner"] == "Dealer":
+                        q.dealer.append(e["card"])
+                    elif e.get("handIndex") == 0:
+                        q.cards.append(e["card"])
+            elif t == "timeout":
+                q = self.by_round.get(e["round"])
+                if q:
+                    q.seq += 1
+                    if e["action"] == "Peek":
+                        q.peeked, q.ready_at = True, h + 1
+                    else:
+                        q.ready_at = None
+            elif t == "settle":
+                q = self.by_round.pop(e["round"], None)
+                if q and q.round == e["round"]:
+                    q.round = None
+                    q.next_bet_at = h + rng.randint(1, 3)
+
+    def decide(self, p):
+        rng = self.rng
+        if p.pending:
+            if self.height - p.pending_h > 40:      # never seen: give up on it
+                self.by_tx.pop(p.pending, None)
+                p.pending = None
+            return
+        if p.round is None:
+            if not self.betting or self.height < p.next_bet_at:
+                return
+            r = rng.random()
+            if r < 0.05:
+                self.send(p, rng.randint(3000, 50000), None, "deposit")
+            elif r < 0.08:
+                self.send(p, MIN_BET - 1, p.bet, "bet_out_of_limits")
+            elif r < 0.16:
+                a = rng.randint(MIN_BET // 2, 2 * MIN_BET)
+                self.send(p, [a, rng.randint(MIN_BET // 2, 2 * MIN_BET)], p.bet, "split Bet")
+            else:
+                self.send(p, rng.randint(MIN_BET, 5 * MIN_BET), p.bet, "Bet")
+            return
+        if p.premature:
+            # right after the Bet: a valid early Hit (premature), or one
+            # that fails the signature check first (bad_signature)
+            p.premature = False
+            r = rng.random()
+            if r < 0.4:
+                self.send(p, 0, self.sign(p, "hit"), "early Hit")
+            elif r < 0.7:
+                other = rng.choice([q for q in self.players if q is not p])
+                self.send(p, 0, self.sign(p, "stand", key=other.key), "forged Stand")
+            else:
+                self.send(p, 0, self.sign(p, "hit", seq=p.seq + 1), "Hit with a wrong seq")
+            return
+        if p.ready_at is None or self.height < p.ready_at or p.lazy:
+            return
+        if p.dealer and p.dealer[0].startswith("A") and not p.peeked:
+            if rng.random() < 0.5:
+                self.send(p, p.stake // 2, self.sign(p, "peek", insurance=True), "Peek insured")
+            else:
+                self.send(p, 0, self.sign(p, "peek", insurance=False), "Peek")
+            return
+        total, soft = best_total(p.cards)
+        if total >= 21 or len(p.cards) < 2:
+            p.ready_at = None
+            return
+        r = rng.random()
+        if r < self.bad / 3:
+            other = rng.choice([q for q in self.players if q is not p])
+            self.send(p, 0, self.sign(p, "stand", key=other.key), "forged Stand")
+        elif r < 2 * self.bad / 3 and p.last_payload and p.seq > 0:
+            # the payload of an action already accepted, sent again: its
+            # seq is stale
+            self.send(p, 0, p.last_payload, "replayed payload")
+        elif r < self.bad:
+            stale = p.seq - 1 if p.seq > 0 else p.seq + 1
+            self.send(p, 0, self.sign(p, "hit", seq=stale), "stale Hit")
+        elif len(p.cards) == 2 and not soft and total in (9, 10, 11) and r < 0.8:
+            self.send(p, p.stake, self.sign(p, "double"), "Double")
+        elif len(p.cards) == 2 and r < 0.11:
+            self.send(p, 0, self.sign(p, "surrender"), "Surrender")
+        elif r < 0.14:
+            self.send(p, 5000, self.sign(p, "hit"), "wrong-value Hit")
+        elif total < 12 or (total < 17 and r < 0.6):
+            self.send(p, 0, self.sign(p, "hit"), "Hit")
+        else:
+            self.send(p, 0, self.sign(p, "stand"), "Stand")
+
+    def step(self):
+        now = time.monotonic()
+        if self.mining and now >= self.next_mine:
+            self.n.mine(1)
+            self.next_mine = max(self.next_mine + self.interval, now)
+        for line in self.tail.read():
+            self.feed(line)
+        if self.height is not None:
+            for p in self.players:
+                self.decide(p)
+
+    def run(self, seconds, until=None):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.step()
+            if until and until():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def pending_any(self):
+        return any(p.pending for p in self.players)
+
+    def finish(self, dms, settle_s=3):
+        """No new rounds; what was sent gets mined; mines 2 more blocks.
+        Returns the last final height (confirmations 2) after waiting for
+        every daemon of dms to log it."""
+        self.betting = False
+        self.run(settle_s, until=lambda: not self.pending_any())
+        self.mining = False
+        mine_until_empty(self.n)
+        self.n.mine(2)
+        last = self.n.height() - 1
+        for dm in dms:
+            wait_log_height(dm, last, timeout=60)
+        return last
+
+
+# --------------------------------------------------------------------------
+# 1. Reorganisations within the confirmations
+
+def case_reorg_shallow(ctx):
+    """confirmations = 3 (blocks up to tip - 2 are final).  With the daemon at
+    the edge: (A) invalidateblock of tip-1: the deposit of the old tip moves
+    into the new tip-1, a premature Hit is dropped for good (a conflicting
+    spend of its input is mined instead), a Bet comes in; (B) invalidateblock
+    of the tip, re-mined empty, a second deposit moves up a block; (C)
+    invalidateblock of tip-1: that deposit moves back, a signed Stand comes
+    in.  The daemon never logs a replaced hash nor the dropped transaction,
+    logs no reorganisation, and its log and database equal those of a fresh
+    daemon run over the final chain, and the log equals `hashjack replay`."""
+    n, d = ctx.node("shallow")
+    try:
+        p1, p2, p3 = ctx.players(n, ["p1", "p2", "p3"])
+        g = n.genesis()
+        first = n.height() + 1
+        n.mine(3)
+        dm = ctx.daemon(n, d, "shallow", confirmations=3, start_height=first)
+        dm.start()
+
+        def at_edge(want):
+            wait_log_height(dm, want)
+            check(settle_quiet(dm), "the daemon went on past the final blocks")
+            check_eq(hj.last_logged_height(dm.card_log), want, "last logged height (tip - 2)")
+            check_eq(n.height() - 2, want, "final height")
+
+        def hashes(lo, hi):
+            return {h: n.block_hash(h) for h in range(lo, hi + 1)}
+
+        at_edge(first)
+        bet1 = n.send_action(p1.wallet, d, 20000, p1.bet)
+        n.mine(1, expect=[bet1])
+        x = n.height()
+        hit = n.send_action(p1.wallet, d, 0, ctx.sign("hit", p1.key, g, bet1, 0))
+        n.mine(1, expect=[hit])                              # X+1 (premature Hit)
+        dep = n.send_action(p3.wallet, d, 30000, None)
+        n.mine(1, expect=[dep])                              # X+2
+        at_edge(x)
+        replaced = []
+        # (A) tip-1
+        old = hashes(x + 1, x + 2)
+        conflict = conflict_of(n, p1.wallet, hit)
+        n.rpc("invalidateblock", old[x + 1])
+        check_eq(sorted(n.mempool()), sorted([hit, dep]), "mempool after invalidating X+1")
+        bet2 = n.send_action(p2.wallet, d, 25000, p2.bet)
+        gen_block(n, [dep])                                  # X+1': the deposit
+        gen_block(n, [conflict, bet2])                       # X+2': Hit gone, Bet
+        check(hit not in n.mempool(), "the Hit is still in the mempool")
+        dep2 = n.send_action(p3.wallet, d, 40000, None)
+        n.mine(1, expect=[dep2])                             # X+3': deposit 2
+        replaced += [(h, old[h], n.block_hash(h)) for h in old]
+        at_edge(x + 1)
+        # (B) the tip alone
+        old = hashes(x + 3, x + 3)
+        n.rpc("invalidateblock", old[x + 3])
+        gen_block(n, [])                                     # X+3'': empty
+        check(settle_quiet(dm), "the daemon logged something after (B)")
+        n.mine(1, expect=[dep2])                             # X+4'': deposit 2
+        replaced += [(h, old[h], n.block_hash(h)) for h in old]
+        at_edge(x + 2)
+        # (C) tip-1 again: deposit 2 back to X+3, p1's Stand in X+4 (p1's
+        # window opened with its second card at X+3)
+        old = hashes(x + 3, x + 4)
+        n.rpc("invalidateblock", old[x + 3])
+        stand1 = n.send_action(p1.wallet, d, 0, ctx.sign("stand", p1.key, g, bet1, 0))
+        gen_block(n, [dep2])                                 # X+3'''
+        gen_block(n, [stand1])                               # X+4'''
+        n.mine(1, expect=[])                                 # X+5'''
+        replaced += [(h, o, n.block_hash(h)) for h, o in old.items()]
+        at_edge(x + 3)
+        for h, o, new in replaced:
+            check(o != new, "block %d was not replaced" % h)
+        # p2 acts on its round (cards at X+3, X+4, X+5) once its window is
+        # open, then the rounds end (p2's by timeout if not before)
+        hit2 = n.send_action(p2.wallet, d, 0, ctx.sign("hit", p2.key, g, bet2, 0))
+        n.mine(1, expect=[hit2])                             # X+6
+        n.mine(TB + 8)
+        last = n.height() - 2
+        wait_log_height(dm, last)
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        err = dm.stderr()
+        check("reorganisation" not in err, "a reorganisation was logged:\n%s" % tail_text(err, 5))
+        check(not error_lines(err), "errors logged: %s" % error_lines(err)[:3])
+        data = log_bytes(dm.card_log)
+        for h, o, _ in replaced:
+            check(o.encode() not in data, "replaced block %d (%s) is in the log" % (h, o))
+        check(hit.encode() not in data, "the dropped Hit %s is in the log" % hit)
+        rows = db_rows(dm.state_dir, ctx.workdir)
+        known = {t for r in rows["txs"] for t in (r[0].hex(), r[0][::-1].hex())}
+        check(dep in known, "txids in the database are not as expected")
+        check(hit not in known, "the dropped Hit is in the database")
+        check_heights(data, first, last, "card log")
+        lines = {l["height"]: l for l in (json.loads(x_) for x_ in data.splitlines())}
+        where = {e.get("tx"): (h, e["type"]) for h, l in lines.items() for e in l["events"]
+                 if "tx" in e}
+        check_eq(where.get(dep), (x + 1, "deposit"), "the deposit (moved to X+1)")
+        check_eq(where.get(bet2), (x + 2, "action"), "p2's Bet (in X+2)")
+        check_eq(where.get(dep2), (x + 3, "deposit"), "deposit 2 (X+3 -> X+4 -> X+3)")
+        check_eq(where.get(bet1), (x, "action"), "p1's Bet")
+        check_bytes(data, ctx.replay_text(n, d, first, last),
+                    "card log vs replay of the final chain")
+        # a fresh daemon over the final chain
+        fresh = ctx.daemon(n, d, "shallow-fresh", confirmations=3, start_height=first)
+        fresh.start()
+        wait_log_height(fresh, last)
+        check_eq(fresh.stop(), 0, "fresh daemon: exit status on SIGTERM")
+        check_bytes(data, log_bytes(fresh.card_log), "card log vs a fresh daemon's")
+        check_db_equal(rows, db_rows(fresh.state_dir, ctx.workdir),
+                       "database vs a fresh daemon's")
+        c = summary(data)
+    finally:
+        n.stop()
+    return ("3 reorgs (tip-1, tip, tip-1) replaced %d blocks; a Hit dropped, 2 deposits and "
+            "a Bet moved, a Stand added; never logged; log == fresh daemon == replay for "
+            "blocks %d..%d (%s)" % (len(replaced), first, last,
+                                   fmt_counts(c, ["Bet", "Hit", "Stand", "deposit",
+                                                  "timeout", "settle", "reject"])))
+
+
+# --------------------------------------------------------------------------
+# 2. Reorganisation deeper than the confirmations
+
+def case_reorg_deep(ctx):
+    """confirmations = 2: reorgs of depth 2 (= confirmations) and 4 after the
+    daemon processed the replaced blocks (a Bet, a deposit and a refunded
+    wrong-value action in them): exit 3 within 5 s with the heights and
+    both hashes, at priority error; card log and database rows (cursor with
+    the log's dev/ino, rounds, txs, payouts) unchanged; a restart exits 3
+    again, still unchanged."""
+    n, d = ctx.node("deep")
+    out = []
+    try:
+        ps = ctx.players(n, ["p1", "p2", "p3"])
+        g = n.genesis()
+        for k, depth in enumerate((2, 4)):
+            first = n.height() + 1
+            n.mine(2)
+            dm = ctx.daemon(n, d, "deep%d" % depth, confirmations=2, start_height=first,
+                            batch_blocks=3)
+            dm.start()
+            p = ps[k]
+            bet = n.send_action(p.wallet, d, 20000 + k, p.bet)
+            dep = n.send_action(ps[2].wallet, d, 5000, None)
+            n.mine(1, expect=[bet, dep])
+            early = n.send_action(p.wallet, d, 7000, ctx.sign("stand", p.key, g, bet, 0))
+            n.mine(1, expect=[early])
+            n.mine(4)
+            tip = n.height()
+            wait_log_height(dm, tip - 1)
+            before = hj.wait_until(
+                lambda: (lambda r: r if r["height"] == tip - 1 else None)(
+                    db_rows(dm.state_dir, ctx.workdir, with_file_id=True)),
+                15, "cursor at %d" % (tip - 1), interval=0.05)
+            check(settle_quiet(dm), "the daemon went on past the final blocks")
+            log_before = log_bytes(dm.card_log)
+            check(len(before["txs"]) == 3 and len(before["payouts"]) >= 1,
+                  "3 txs and a refund before the reorg: %d, %d"
+                  % (len(before["txs"]), len(before["payouts"])))
+            got = n.reorg(depth)                  # depth + 1 new blocks
+            t0 = time.monotonic()
+            try:
+                rc = dm.wait_exit(10)
+            except TimeoutError:
+                raise Failed("hashjackd still running 10s after a reorg of depth %d:\n%s"
+                             % (depth, tail_text(dm.stderr(), 5)))
+            dt = time.monotonic() - t0
+            dm.stop()
+            check_eq(rc, 3, "exit status after a reorg of depth %d" % depth)
+            check(dt < 5, "exit 3 took %.1fs" % dt)
+            old_h, new_h = got[tip - 1]
+            err = [l for l in dm.stderr().splitlines() if "reorganisation" in l]
+            check(len(err) == 1, "one reorganisation message: %s" % err)
+            msg = err[0]
+            for want in (str(tip), str(tip - 1), old_h, new_h):
+                check(want in msg, "message lacks %s: %s" % (want, msg))
+            check(msg.startswith("<3>"), "message priority: %s" % msg)
+            check_bytes(log_bytes(dm.card_log), log_before, "card log after exit 3")
+            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
+                           "database after exit 3")
+            dm.start()
+            try:
+                rc2 = dm.wait_exit(10)
+            except TimeoutError:
+                raise Failed("hashjackd restarted after the reorg keeps running")
+            dm.stop()
+            check_eq(rc2, 3, "exit status of a restart after the reorg")
+            check_bytes(log_bytes(dm.card_log), log_before, "card log after the restart")
+            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
+                           "database after the restart")
+            out.append("depth %d: exit 3 in %.2fs and again on restart" % (depth, dt))
+    finally:
+        n.stop()
+    return "; ".join(out) + '; message: "%s"' % msg[:200]
+
+
+# --------------------------------------------------------------------------
+# 3. kill -9 at random instants during a session
+
+def case_kill9_session(ctx):
+    """Five players play for at least 25 s (a block every 0.15 s, timeouts
+    of 12 blocks; they act on R's log) while daemon T (batch_blocks=2) is
+    killed with SIGKILL at random instants at least 24 times: while
+    following, a few ms after a start, and in the middle of catch-ups onto
+    backlogs of 200-600 blocks (at least 8 of those), and restarted each
+    time; daemon R runs uninterrupted over the same chain.  After each kill
+    the log is never shorter than the committed offset, and the restart
+    resumes exactly at the commit (height and log offset).  Afterwards T's
+    card log is byte-identical to R's and to `hashjack replay`, and the
+    databases hold the same rows."""
+    rng = random.Random(ctx.seed)
+    n, d = ctx.node("kill9")
+    try:
+        players = ctx.players(n, ["p%d" % i for i in range(1, 6)])
+        first = n.height() + 1
+        n.mine(2)
+        T = ctx.daemon(n, d, "kill9-T", confirmations=2, start_height=first, batch_blocks=2)
+        R = ctx.daemon(n, d, "kill9-R", confirmations=2, start_height=first)
+        R.start()
+        T.start()
+        t_off = 0
+        s = Session(ctx, n, d, R.card_log, players, rng, interval=0.15)
+        kills = []
+        phases = collections.Counter()
+        torn = resumes_checked = 0
+        expect_resume = None
+        t_begin = time.monotonic()
+        deadline = t_begin + 55
+        mode, size0 = "random", 0
+        while ((len(kills) < 24 or phases["catch-up"] < 8 or torn < 2
+                or time.monotonic() < t_begin + 25) and time.monotonic() < deadline):
+            if mode == "catch-up":
+                # T restarted onto a backlog: kill it once its log has grown
+                # by 0..60 kB (about 330 bytes per block), a few ms later
+                grow = rng.randint(0, 60000)
+                hj.wait_until(lambda: not T.running() or file_size(T.card_log) > size0 + grow,
+                              10, "T to catch up %d bytes" % grow, interval=0.0005)
+                time.sleep(rng.uniform(0, 0.003))
+            elif mode == "startup":
+                time.sleep(rng.uniform(0, 0.01))
+            else:
+                s.run(rng.uniform(0.0, 1.0))
+            run_err = stderr_since(T, t_off)
+            if not T.running():
+                raise Failed("T exited by itself with %s:\n%s"
+                             % (T.proc.returncode, tail_text(run_err, 8)))
+            T.kill9()
+            run_err = stderr_since(T, t_off)
+            ph = ("following" if "caught up" in run_err else
+                  "catch-up" if ("resuming after block" in run_err or "first start" in run_err)
+                  else "startup")
+            phases[ph] += 1
+            kills.append(ph)
+            if expect_resume is not None:
+                m = RESUMED.search(run_err)
+                if m:
+                    check_eq((int(m.group(1)), int(m.group(3))), expect_resume,
+                             "kill %d: resumed at (height, log offset) vs the commit"
+                             % len(kills))
+                    resumes_checked += 1
+            bad = error_lines(run_err)
+            check(not bad, "T logged an error: %s" % bad[:3])
+            r = db_rows(T.state_dir, ctx.workdir)
+            size = file_size(T.card_log)
+            check(size >= r["offset"], "kill %d: card log %d bytes, shorter than the "
+                  "committed %d" % (len(kills), size, r["offset"]))
+            if size > r["offset"]:
+                torn += 1
+            expect_resume = (r["height"], r["offset"])
+            size0 = r["offset"]
+            # while T is down the chain goes on; often a backlog
+            x = rng.random()
+            mode = "catch-up" if x < 0.4 else "startup" if x < 0.5 else "random"
+            s.run(rng.uniform(0.0, 0.4))
+            if mode == "catch-up":
+                n.mine(rng.randint(200, 600))
+            t_off = stderr_size(T)
+            T.start()
+        check(len(kills) >= 20, "only %d kills in the time budget" % len(kills))
+        check(phases["catch-up"] >= 5, "only %d kills during catch-up (%s)"
+              % (phases["catch-up"], dict(phases)))
+        last = s.finish([R, T])
+        m = RESUMED.search(stderr_since(T, t_off))
+        if m:
+            check_eq((int(m.group(1)), int(m.group(3))), expect_resume,
+                     "last restart: resumed at (height, log offset) vs the commit")
+            resumes_checked += 1
+        check_eq(T.stop(), 0, "T exit status on SIGTERM")
+        check_eq(R.stop(), 0, "R exit status on SIGTERM")
+        t_data, r_data = log_bytes(T.card_log), log_bytes(R.card_log)
+        check_heights(t_data, first, last, "T's card log")
+        check_bytes(t_data, r_data, "card logs of the killed and the uninterrupted daemon")
+        check_bytes(t_data, ctx.replay_text(n, d, first, last), "T's card log vs replay")
+        t_db, r_db = db_rows(T.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir)
+        check_db_equal(t_db, r_db, "databases of the killed and the uninterrupted daemon")
+        for name, dm in (("T", T), ("R", R)):
+            bad = error_lines(dm.stderr())
+            check(not bad, "%s logged errors: %s" % (name, bad[:3]))
+        c = summary(t_data)
+        check(c["settle"] >= 15, "only %d rounds settled" % c["settle"])
+        for k in ("Bet", "Hit", "Stand", "timeout", "reject:bad_signature"):
+            check(c[k] > 0, "no %s in the session (%s)" % (k, dict(c)))
+    finally:
+        n.stop()
+    return ("%d kills (%s), %d left lines beyond the commit, %d restarts checked to resume "
+            "at the commit; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
+            "T == R == replay" % (
+                len(kills), ", ".join("%s %d" % kv for kv in sorted(phases.items())), torn,
+                resumes_checked, last - first + 1, c["settle"],
+                fmt_counts(c, ["Bet", "Peek", "Hit", "Stand", "Double", "Surrender",
+                               "timeout", "deposit", "reject", "reject:bad_signature"]),
+                len(t_db["txs"]), len(t_db["payouts"])))
+
+
+# --------------------------------------------------------------------------
+# 4. Node restart (new cookie), node down
+
+def case_node_restart(ctx):
+    """While three players play (rounds open): litecoind stopped and started
+    at once on the same port, with a new cookie: the daemon goes on without
+    a restart, after logging the 401 and reading the cookie file again.
+    Then litecoind down for 5 s: the daemon keeps running, logs its retries
+    (info, then warning from the third), and goes on once the node is back;
+    a second daemon started while the node is down (no cookie file) keeps
+    running, says which cookie file it cannot read, and deals once the node
+    is up.  Every height exactly once; both logs equal replay; the
+    databases are equal."""
+    rng = random.Random(ctx.seed + 4)
+    n, d = ctx.node("restart")
+    try:
+        players = ctx.players(n, ["p1", "p2", "p3", "p4"])
+        first = n.height() + 1
+        n.mine(2)
+        dm = ctx.daemon(n, d, "restart", confirmations=2, start_height=first)
+        dm.start()
+        s = Session(ctx, n, d, dm.card_log, players[:3], rng, lazy=0)
+        s.run(3)
+        # a round surely open across the restarts
+        bet4 = n.send_action(players[3].wallet, d, 3 * MIN_BET, players[3].bet)
+        s.run(0.5)
+        wait_log_height(dm, n.height() - 1)
+        open_rounds = len(db_rows(dm.state_dir, ctx.workdir)["rounds"])
+        check(open_rounds >= 1, "no open round when the node restarts")
+        # (a) a quick restart: the old cookie is refused
+        off = stderr_size(dm)
+        cookie = n.cookie()
+        port = n.port
+        check_eq(n.stop(), 0, "litecoind exit status on stop")
+        n.start()
+        check_eq(n.port, port, "litecoind port after restart")
+        check(n.cookie() != cookie, "the cookie did not change")
+        h0 = n.height()
+        n.mine(2)
+        wait_log_height(dm, h0 + 1, timeout=40)
+        quick = stderr_since(dm, off)
+        check(any("401" in l and n.cookie_file in l for l in quick.splitlines()),
+              "no 401 / cookie re-read logged after the node restarted:\n%s" % quick[-800:])
+        check(dm.running(), "hashjackd exited after the node restart")
+        s.run(2)
+        # (b) down for 6 s, a second daemon started meanwhile
+        s.mining = False
+        mine_until_empty(n)
+        n.mine(1)
+        wait_log_height(dm, n.height() - 1)
+        tip = n.height()
+        off = stderr_size(dm)
+        check_eq(n.stop(), 0, "litecoind exit status on stop")
+        t_down = time.monotonic()
+        late = ctx.daemon(n, d, "restart-late", confirmations=2, start_height=first)
+        late.start()
+        time.sleep(5)
+        check(dm.running(), "hashjackd exited while the node was down (status %s):\n%s"
+              % (dm.proc.returncode if dm.proc else None, tail_text(dm.stderr(), 10)))
+        check(late.running(), "the daemon started with the node down exited (status %s):\n%s"
+              % (late.proc.returncode if late.proc else None, tail_text(late.stderr(), 10)))
+        late_err = late.stderr()
+        check("cannot read the cookie file %s" % n.cookie_file in late_err,
+              "the daemon started with the node down does not name the cookie file:\n%s"
+              % tail_text(late_err, 5))
+        n.start()
+        t_up = time.monotonic()
+        check_eq(n.height(), tip, "litecoind tip after the restart")
+        down_err = stderr_since(dm, off)
+        retries = [l for l in down_err.splitlines() if "retrying in" in l]
+        check(len(retries) >= 3, "retries logged while the node was down: %d:\n%s"
+              % (len(retries), down_err[-800:]))
+        check(any(l.startswith("<4>") for l in retries)
+              and all(l.startswith(("<4>", "<6>")) for l in retries),
+              "retry priorities (info, then warning from the third): %s" % retries[:4])
+        n.mine(1)
+        wait_log_height(dm, tip, timeout=40)
+        resumed_after = time.monotonic() - t_up
+        wait_log_height(late, tip, timeout=40)
+        s.mining = s.betting = True
+        s.run(3)
+        last = s.finish([dm, late])
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        check_eq(late.stop(), 0, "second daemon: exit status on SIGTERM")
+        data = log_bytes(dm.card_log)
+        check_heights(data, first, last, "card log")
+        check_bytes(data, ctx.replay_text(n, d, first, last), "card log vs replay")
+        check_bytes(log_bytes(late.card_log), data, "the second daemon's log vs the first's")
+        check_db_equal(db_rows(late.state_dir, ctx.workdir), db_rows(dm.state_dir, ctx.workdir),
+                       "databases of the two daemons")
+        check(bet4.encode() in data, "the open round's Bet is not in the log")
+        for name, x in (("first", dm), ("second", late)):
+            bad = error_lines(x.stderr())
+            check(not bad, "the %s daemon logged errors: %s" % (name, bad[:3]))
+        c = summary(data)
+    finally:
+        n.stop()
+    return ("quick restart: 401, cookie read again, went on; down %.1fs with %d open rounds: "
+            "%d retries logged, next block logged %.1fs after the node came back; the daemon "
+            "started meanwhile waited for the cookie; heights %d..%d once each; logs == replay "
+            "(%s)" % (t_up - t_down, open_rounds, len(retries), resumed_after, first, last,
+                      fmt_counts(c, ["Bet", "Hit", "Stand", "Double", "settle", "reject"])))
+
+
+# --------------------------------------------------------------------------
+# 5. SIGTERM in catch-up
+
+def case_sigterm_catchup(ctx):
+    """Daemon D: SIGTERM while following with rounds open (exit 0 within
+    2 s, log ends at the committed offset, "stopping after block N" names
+    the commit); 2500 blocks mined meanwhile, with a Bet in the first, so
+    rounds open and time out in the backlog; three restarts (batch_blocks=1)
+    each stopped by SIGTERM in the middle of the catch-up: exit 0 within
+    2 s, log and cursor agree, each restart resumes at the commit.  D's log
+    and database equal those of daemon R, which ran throughout, and the log
+    equals `hashjack replay`."""
+    rng = random.Random(ctx.seed + 5)
+    n, d = ctx.node("term")
+    try:
+        players = ctx.players(n, ["p1", "p2", "p3", "p4"])
+        first = n.height() + 1
+        n.mine(2)
+        D = ctx.daemon(n, d, "term-D", confirmations=2, start_height=first)
+        R = ctx.daemon(n, d, "term-R", confirmations=2, start_height=first)
+        R.start()
+        D.start()
+        s = Session(ctx, n, d, R.card_log, players[:3], rng, lazy=0.5)
+        s.run(4, until=lambda: len(s.by_round) >= 2 and s.height and s.height > first + 20)
+        s.run(1)
+        wait_log_height(D, n.height() - 1)
+        times = []
+        rc, dt = sigterm_measured(D)
+        times.append(dt)
+        check_eq(rc, 0, "exit status on SIGTERM while following")
+        check(dt < 2.0, "SIGTERM while following: exited after %.2fs" % dt)
+        r = check_log_matches_cursor(D, ctx.workdir, "after SIGTERM while following")
+        check_eq([int(x) for x in re.findall(r"SIGTERM: stopping after block (\d+)", D.stderr())],
+                 [r["height"]], "\"SIGTERM: stopping after block N\" vs the committed cursor")
+        open_rounds = len(r["rounds"])
+        s.mining = False
+        s.run(0.3)
+        # p4 bets and never acts: its round opens and times out in the backlog
+        bet4 = n.send_action(players[3].wallet, d, 2 * MIN_BET, players[3].bet)
+        n.mine(2500)
+        tip = n.height()
+        D.overrides = ["--chain.batch_blocks=1"]
+        stops = []
+        for _ in range(3):
+            size0 = os.path.getsize(D.card_log)
+            off = stderr_size(D)
+            D.start()
+            grow = rng.randint(20000, 150000)
+            hj.wait_until(lambda: not D.running() or os.path.getsize(D.card_log) > size0 + grow,
+                          30, "the catch-up to grow by %d bytes" % grow, interval=0.0005)
+            check(D.running(), "D exited: %s" % tail_text(D.stderr(), 5))
+            rc, dt = sigterm_measured(D)
+            times.append(dt)
+            check_eq(rc, 0, "exit status on SIGTERM during catch-up")
+            check(dt < 2.0, "SIGTERM during catch-up: exited after %.2fs" % dt)
+            said = re.findall(r"SIGTERM: stopping after block (\d+)", stderr_since(D, off))
+            check_eq([int(x) for x in said], [db_rows(D.state_dir, ctx.workdir)["height"]],
+                     "\"SIGTERM: stopping after block N\" vs the committed cursor")
+            m = RESUMED.search(stderr_since(D, off))
+            check(m, "no \"resuming after block\" line")
+            check_eq((int(m.group(1)), int(m.group(3))), (r["height"], r["offset"]),
+                     "restart resumed at (height, log offset) vs the commit")
+            check_eq(int(m.group(2)), len(r["rounds"]), "open rounds at the restart")
+            r = check_log_matches_cursor(D, ctx.workdir, "after SIGTERM in catch-up")
+            check(r["height"] < tip - 1, "the catch-up had finished (%d of %d) before SIGTERM"
+                  % (r["height"], tip - 1))
+            stops.append(r["height"])
+        D.overrides = []
+        D.start()
+        s.mining = True
+        s.run(2)
+        last = s.finish([R, D])
+        check_eq(D.stop(), 0, "D exit status on SIGTERM")
+        check_eq(R.stop(), 0, "R exit status on SIGTERM")
+        data = log_bytes(D.card_log)
+        check_heights(data, first, last, "card log")
+        check_bytes(data, log_bytes(R.card_log), "D's log vs R's")
+        check_bytes(data, ctx.replay_text(n, d, first, last), "card log vs replay")
+        check_db_equal(db_rows(D.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir),
+                       "databases of D and R")
+        c = summary(data)
+        check(c["timeout"] > 0, "no timeout in the log")
+        check(any(e["type"] == "timeout" and e["round"] == bet4
+                  for l in data.splitlines() for e in json.loads(l)["events"]),
+              "p4's round did not time out")
+    finally:
+        n.stop()
+    return ("SIGTERM following (%d open rounds) %.2fs; in catch-up at %s of %d: %s; all exit 0, "
+            "resumed at the commit; log == R == replay for %d blocks (%s)"
+            % (open_rounds, times[0], stops, tip - 1,
+               ", ".join("%.2fs" % t for t in times[1:]), last - first + 1,
+               fmt_counts(c, ["Bet", "Hit", "Stand", "timeout", "settle"])))
+
+
+# --------------------------------------------------------------------------
+# 6. Configuration and identity
+
+def case_config_identity(ctx):
+    """A dealer address of another network, valid bech32m (tr(P) as `hashjack
+    player address` writes it for litecoin main and testnet, bitcoin main and
+    regtest), or the right address with coin = bitcoin: exit 78 naming both
+    prefixes, nothing bound.  A state directory used with dealer A refuses
+    (exit 4, naming the field and both values, nothing changed) dealer B,
+    other rules, and coin = bitcoin with a bcrt1 dealer; works again with
+    the right ones.  rpc_cookie_file pointing at a missing file: the daemon
+    keeps running and says which file, then the file malformed: says so,
+    then the right cookie: it deals."""
+    n, d = ctx.node("config")
+    notes = []
+    try:
+        key, _ = ctx.keygen("config")
+        # (a) another network's address
+        for coin, chain, prefix, conf_coin in (("litecoin", "main", "ltc", None),
+                                               ("litecoin", "test", "tltc", None),
+                                               ("bitcoin", "main", "bc", None),
+                                               ("bitcoin", "regtest", "bcrt", None),
+                                               (None, None, "rltc", "bitcoin")):
+            addr = d if coin is None else ctx.player_cmd("address", "--key", key, "--coin",
+                                                         coin, "--chain", chain)
+            check(addr.startswith(prefix + "1"), "address %s" % addr)
+            label = "%s address with coin %s" % (prefix, conf_coin or "litecoin")
+            dm = ctx.daemon(n, addr, "net-%s-%s" % (prefix, conf_coin or "ltc"),
+                            confirmations=1, start_height=n.height())
+            if conf_coin:
+                dm.overrides = ["--chain.coin=" + conf_coin]
+            t = time.monotonic()
+            rc, out, err = run_tracked([ctx.hashjackd, "-c", dm.conf] + dm.overrides,
+                                       timeout=20)
+            dt = time.monotonic() - t
+            check_eq(rc, 78, "%s: exit status (stderr %r)" % (label, err[-400:]))
+            other = "bcrt" if conf_coin == "bitcoin" else "rltc"
+            check('"%s1"' % prefix in err and '"%s1"' % other in err,
+                  "%s: the message does not name %s1 and %s1: %r" % (label, prefix, other,
+                                                                    err[-400:]))
+            notes.append("%s1 %.1fs" % (prefix, dt))
+            meta = db_rows(dm.state_dir, ctx.workdir)["meta"] \
+                if os.path.exists(os.path.join(dm.state_dir, "hashjackd.sqlite")) else []
+            check_eq(meta, [], "%s: the state directory was bound" % label)
+        msg78 = [l for l in err.splitlines() if "prefix" in l or "begin" in l][-1:]
+        # (b) the state directory's identity
+        first = n.height() + 1
+        dm = ctx.daemon(n, d, "guard", confirmations=1, start_height=first)
+        dm.start()
+        n.mine(3)
+        wait_log_height(dm, n.height())
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        before = db_rows(dm.state_dir, ctx.workdir, with_file_id=True)
+        log_before = log_bytes(dm.card_log)
+        d2 = n.new_address("dealer")
+        bcrt = ctx.player_cmd("address", "--key", key, "--coin", "bitcoin", "--chain", "regtest")
+        ident = before["meta"][0][1]
+        check(ident.startswith("bitcoin:litecoin:regtest:" + n.genesis()),
+              "stored chain identity %r" % ident)
+        for args, field, vals in (
+                (["--dealer.address=" + d2], "dealer", (d2, d)),
+                (["--rules.min_bet=%d" % (MIN_BET + 1)], "rules",
+                 ("min_bet=%d" % (MIN_BET + 1), "min_bet=%d" % MIN_BET)),
+                (["--rules.timeout_blocks=%d" % (TB + 1)], "rules",
+                 ("timeout_blocks=%d" % (TB + 1), "timeout_blocks=%d" % TB)),
+                (["--chain.coin=bitcoin", "--dealer.address=" + bcrt], "chain",
+                 ("bitcoin:bitcoin:regtest", "bitcoin:litecoin:regtest"))):
+            rc, out, err = run_tracked([ctx.hashjackd, "-c", dm.conf] + args, timeout=20)
+            check_eq(rc, 4, "%s: exit status (stderr %r)" % (args, err[-300:]))
+            check(field in err and all(v in err for v in vals),
+                  "%s: the message names %s and both values: %r" % (args, field, err[-500:]))
+        msg4 = err.strip().splitlines()[-1]
+        check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
+                       "database after the refusals")
+        check_bytes(log_bytes(dm.card_log), log_before, "card log after the refusals")
+        dm.start()
+        n.mine(1)
+        wait_log_height(dm, n.height())
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        check_bytes(log_bytes(dm.card_log), ctx.replay_text(n, d, first, n.height()),
+                    "card log vs replay after the refusals")
+        # (c) the cookie file missing, then malformed, then right
+        cdir = os.path.join(ctx.workdir, "cookie-elsewhere")
+        cpath = os.path.join(cdir, ".cookie")
+        first = n.height() + 1
+        dm = ctx.daemon(n, d, "cookie", confirmations=1, start_height=first,
+                        extra={"chain": {"rpc_cookie_file": cpath}})
+        t0 = time.monotonic()
+        dm.start()
+        missing = "cannot read the cookie file %s" % cpath
+        hj.wait_until(lambda: dm.stderr().count(missing) >= 2 or not dm.running(), 10,
+                      "two messages naming the missing cookie file")
+        check(dm.running(), "the daemon exited without its cookie file (status %s):\n%s"
+              % (dm.proc.returncode, tail_text(dm.stderr(), 5)))
+        os.makedirs(cdir)
+        with open(cpath, "w") as f:
+            f.write("no colon here\n")
+        malformed = "the cookie file %s does not hold one line" % cpath
+        hj.wait_until(lambda: malformed in dm.stderr() or not dm.running(), 15,
+                      "a message naming the malformed cookie file")
+        check(dm.running(), "the daemon exited on a malformed cookie file (status %s)"
+              % dm.proc.returncode)
+        with open(cpath, "w") as f:
+            f.write(n.cookie())
+        n.mine(1)
+        wait_log_height(dm, first, timeout=40)
+        t_cookie = time.monotonic() - t0
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+        check_bytes(log_bytes(dm.card_log), ctx.replay_text(n, d, first, first),
+                    "card log after the cookie was fixed vs replay")
+        err = dm.stderr()
+        check(not error_lines(err), "errors logged while waiting for the cookie: %s"
+              % error_lines(err)[:3])
+    finally:
+        n.stop()
+    return ("other network -> 78 (%s): %s; state dir of dealer/min_bet/timeout_blocks/coin "
+            "-> 4, unchanged, e.g. %s; cookie missing then malformed: retried, named, dealt "
+            "%.1fs after start" % (", ".join(notes), (msg78[0] if msg78 else "")[:200],
+                                   msg4[:160], t_cookie))
+
+
+# --------------------------------------------------------------------------
+# 7. MWEB
+
+def case_mweb_catchup(ctx):
+    """litecoind with MWEB (active from block 432: the harness's peg-in at
+    431, every later block with a HogEx and an extension block).  Three
+    players play from block ~415 to past 470 while daemon R follows; after
+    activation a player pegs coins in and the harness's MWEB wallet pegs
+    out to the dealer (a HogEx output paying the dealer: a deposit).  Then
+    daemon T (batch_blocks=1) catches up over all of it from block ~415,
+    killed with -9 twice on the way: T's log equals R's and `hashjack
+    replay`; the databases are equal; the peg-out shows as a deposit by the
+    block's HogEx."""
+    rng = random.Random(ctx.seed + 7)
+    n, d = ctx.node("mweb", mweb=True)
+    try:
+        players = ctx.players(n, ["p1", "p2", "p3"])
+        n.fund("pegger", ltc.COIN)           # pegs in; the players hold no MWEB coins
+        n.mine(415 - n.height())
+        first = n.height() + 1
+        R = ctx.daemon(n, d, "mweb-R", confirmations=2, start_height=first)
+        R.start()
+        s = Session(ctx, n, d, R.card_log, players, rng, interval=0.1, lazy=0.2)
+        s.run(8, until=lambda: n.height() >= ltc.MWEB_HEIGHT + 8)
+        check(n.mweb_active(), "MWEB not active at %d" % n.height())
+        pegin = n.wallet("pegger").rpc("sendtoaddress", n.new_address("pegger", "mweb"), "0.1")
+        pegout = n.wallet(n.MWEB_WALLET).rpc("sendtoaddress", d, "0.00123")
+        s.run(4)
+        last = s.finish([R])
+        # the peg-out is an MWEB transaction (its txid is not a block's); in
+        # the canonical block it is an output of the HogEx, the last tx
+        script = n.script_of(d)
+        blocks = {h: n.block(h, 2) for h in range(first, last + 1)}
+        check(all("mweb" in blocks[h] for h in range(ltc.MWEB_HEIGHT, last + 1)),
+              "blocks without MWEB data after 432")
+        pegout_h = [h for h in range(ltc.MWEB_HEIGHT, last + 1)
+                    if any(o["scriptPubKey"]["hex"] == script
+                           for o in blocks[h]["tx"][-1]["vout"])]
+        check(len(pegout_h) == 1, "no HogEx (or more than one) pays the dealer: %s (peg-out %s)"
+              % (pegout_h, pegout))
+        hogex = blocks[pegout_h[0]]["tx"][-1]["txid"]
+        check(any(t["txid"] == pegin for b in blocks.values() for t in b["tx"]),
+              "the peg-in %s was not mined" % pegin)
+        T = ctx.daemon(n, d, "mweb-T", confirmations=2, start_height=first, batch_blocks=1)
+        kills = 0
+        for _ in range(2):
+            size0 = file_size(T.card_log)
+            T.start()
+            grow = rng.randint(0, 200 * (last - first) // 3)
+            hj.wait_until(lambda: not T.running() or file_size(T.card_log) > size0 + grow,
+                          20, "T to log %d bytes" % grow, interval=0.0005)
+            check(T.running(), "T exited: %s" % tail_text(T.stderr(), 5))
+            T.kill9()
+            kills += 1
+        off = stderr_size(T)
+        T.start()
+        hj.wait_until(lambda: "caught up" in stderr_since(T, off) or not T.running(), 60,
+                      "T to catch up")
+        wait_log_height(T, last, timeout=60)
+        check_eq(T.stop(), 0, "T exit status on SIGTERM")
+        check_eq(R.stop(), 0, "R exit status on SIGTERM")
+        data = log_bytes(T.card_log)
+        check_heights(data, first, last, "T's card log")
+        check_bytes(data, log_bytes(R.card_log), "T's log (catch-up) vs R's (following)")
+        check_bytes(data, ctx.replay_text(n, d, first, last), "T's log vs replay")
+        check_db_equal(db_rows(T.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir),
+                       "databases of T and R")
+        lines = {l["height"]: l for l in (json.loads(x) for x in data.splitlines())}
+        deps = [e for e in lines[pegout_h[0]]["events"] if e.get("tx") == hogex]
+        check_eq([(e["type"], e["value"]) for e in deps], [("deposit", "123000")],
+                 "the peg-out to the dealer: a deposit by the HogEx")
+        check(pegin not in data.decode(), "the peg-in (not to the dealer) is in the log")
+        for name, dm in (("T", T), ("R", R)):
+            bad = error_lines(dm.stderr())
+            check(not bad, "%s logged errors: %s" % (name, bad[:3]))
+        c = summary(data)
+        check(c["Bet"] > 0 and any(e["type"] == "action" for h in range(ltc.MWEB_HEIGHT, last + 1)
+                                   for e in lines[h]["events"]),
+              "no action after the MWEB activation")
+    finally:
+        n.stop()
+    return ("blocks %d..%d (MWEB from %d, peg-out at %d paid the dealer via HogEx %s..); "
+            "T caught up (%d kills on the way) == R == replay (%s)"
+            % (first, last, ltc.MWEB_HEIGHT, pegout_h[0], hogex[:12], kills,
+               fmt_counts(c, ["Bet", "Hit", "Stand", "Double", "deposit", "timeout", "settle",
+                              "reject"])))
+
+
+CASES = [case_reorg_shallow, case_reorg_deep, case_kill9_session, case_node_restart,
+         case_sigterm_catchup, case_config_identity, case_mweb_catchup]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hashjack", help="path to hashjack (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="path to hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="run only cases whose name contains this (repeatable)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--seed", type=int, default=None, help="random seed (default: from time)")
+    ap.add_argument("--timeout", type=int, default=480, help="deadline for the whole run (s)")
+    args = ap.parse_args()
+    hj.install_cleanup(args.timeout)
+    ltc.find_litecoind()
+    hashjack = hj.find_hashjack(args.hashjack)
+    hashjackd = hj.find_hashjackd(args.hashjackd)
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    workdir = tempfile.mkdtemp(prefix="hj-e2e-ltc-faults-")
+    kept = [False]
+    hj.add_exit_hook(lambda: not kept[0] and not args.keep
+                     and shutil.rmtree(workdir, ignore_errors=True))
+    ctx = Ctx(hashjack, hashjackd, workdir, seed)
+    print("seed %d" % seed, flush=True)
+    passed = failed = 0
+    t_all = time.monotonic()
+    try:
+        for case in CASES:
+            name = case.__name__[len("case_"):]
+            if args.only and not any(k in name for k in args.only):
+                continue
+            t = time.monotonic()
+            try:
+                detail = case(ctx)
+                passed += 1
+                print("ok   %-16s %5.1fs  %s" % (name, time.monotonic() - t, detail or ""),
+                      flush=True)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                failed += 1
+                print("FAIL %-16s %5.1fs  %s" % (name, time.monotonic() - t, e), flush=True)
+                if not isinstance(e, Failed):
+                    traceback.print_exc()
+            finally:
+                hj.kill_children()
+    finally:
+        hj.kill_children()
+        if args.keep or failed:
+            kept[0] = True
+            print("work directory kept: %s" % workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print("%d passed, %d failed (%.0fs, seed %d)" % (passed, failed, time.monotonic() - t_all,
+                                                     seed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
