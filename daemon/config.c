@@ -36,6 +36,18 @@
 #define LITECOIN_RPC_URL  "http://127.0.0.1:9332"
 #define DEFAULT_STATE_DIR "/var/lib/hashjackd"
 #define CARD_LOG_NAME     "cards.jsonl"
+#define MAX_OUTPUTS       100
+/*
+ * Dust: the smallest P2TR output a node relays, 3 x (43 bytes of output +
+ * 67 virtual bytes to spend it) x the dust relay fee per byte.  Bitcoin
+ * Core's -dustrelayfee is 3000 sat/kvB: 330.  Litecoin Core's is 10 times
+ * that (30000 litoshis/kvB): 3300, and litecoind 0.21.2 refuses 3299 to a
+ * P2TR address ("Transaction amount too small"), accepts 3300.
+ */
+#define DUST_BITCOIN  330
+#define DUST_LITECOIN 3300
+/* Output values are int64 on the node (CAmount). */
+#define DUST_MAX INT64_MAX
 
 /* A config file is a few dozen lines; anything this big is a mistake. */
 #define MAX_FILE_SIZE (1024 * 1024)
@@ -63,6 +75,9 @@ enum key_id {
 	K_MAX_BET,
 	K_TIMEOUT_BLOCKS,
 	K_MAX_EXPOSURE,
+	K_PAYOUT_WALLET,
+	K_DUST_LIMIT,
+	K_MAX_OUTPUTS,
 	K_DIRECTORY,
 	K_CARD_LOG,
 	K_LOG_FSYNC,
@@ -80,8 +95,8 @@ struct key {
 	int secret; /* the value is never shown */
 };
 
-static const char *const sections[] = {"chain", "dealer", "rules", "state",
-                                       NULL};
+static const char *const sections[] = {"chain",  "dealer", "rules",
+                                       "payout", "state",  NULL};
 
 /* ---- values ---- */
 
@@ -413,6 +428,39 @@ static int set_max_exposure(hjd_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
+static int set_payout_wallet(hjd_config *c, const char *v, char *why, size_t n)
+{
+	/* It goes into the URL path (percent-encoded) and into messages. */
+	for (const char *p = v; *p; p++) {
+		if ((unsigned char)*p < ' ' || *p == 0x7f) {
+			snprintf(why, n, "control character in wallet name");
+			return -EINVAL;
+		}
+	}
+	return set_str(&c->payout_wallet, v, 1);
+}
+
+static int set_dust_limit(hjd_config *c, const char *v, char *why, size_t n)
+{
+	uint64_t x;
+	int r;
+
+	/* Empty: back to the coin's default. */
+	if (v[0] == '\0') {
+		c->dust_limit = 0;
+		return 0;
+	}
+	r = parse_u64(v, 1, DUST_MAX, &x, why, n);
+	if (r == 0)
+		c->dust_limit = x;
+	return r;
+}
+
+static int set_max_outputs(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->max_outputs, v, 1, 1000, why, n);
+}
+
 static int set_directory(hjd_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] != '/') {
@@ -472,6 +520,9 @@ static const struct key keys[K_COUNT] = {
     [K_MAX_BET] = {"rules", "max_bet", set_max_bet, 0},
     [K_TIMEOUT_BLOCKS] = {"rules", "timeout_blocks", set_timeout_blocks, 0},
     [K_MAX_EXPOSURE] = {"rules", "max_exposure", set_max_exposure, 0},
+    [K_PAYOUT_WALLET] = {"payout", "wallet", set_payout_wallet, 0},
+    [K_DUST_LIMIT] = {"payout", "dust_limit", set_dust_limit, 0},
+    [K_MAX_OUTPUTS] = {"payout", "max_outputs", set_max_outputs, 0},
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},
     [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
     [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},
@@ -580,6 +631,7 @@ void hjd_config_init(hjd_config *c)
 	/* 0 is never valid: finish() fills the family's default. */
 	c->confirmations = 0;
 	c->poll_interval_ms = 1000;
+	c->max_outputs = MAX_OUTPUTS;
 	/* batch_blocks 0: finish() fills the family's default. */
 	(void)hj_rules_preset("bethash", &c->rules);
 	/* min_bet, max_bet and timeout_blocks 0 mean "not set". */
@@ -601,6 +653,7 @@ void hjd_config_free(hjd_config *c)
 	free(c->rpc_password);
 	free(c->rpc_bearer);
 	free(c->dealer);
+	free(c->payout_wallet);
 	free(c->state_dir);
 	free(c->card_log);
 	memset(c, 0, sizeof *c);
@@ -698,7 +751,7 @@ static char *read_line(char *str, int num, void *stream)
 			     sizeof shown);
 			fail_at(l, l->line, -EINVAL,
 			        "[%s]: unknown section (chain, dealer, rules, "
-			        "state)",
+			        "payout, state)",
 			        shown);
 			return NULL;
 		}
@@ -730,10 +783,11 @@ static int on_key(void *user, const char *section, const char *name,
 	 * read_line refuses unknown headers.
 	 */
 	if (id == -2) {
-		fail_at(l, l->line, -EINVAL,
-		        "%s: key outside a section ([chain], [dealer], [rules] "
-		        "or [state])",
-		        key);
+		fail_at(
+		    l, l->line, -EINVAL,
+		    "%s: key outside a section ([chain], [dealer], [rules], "
+		    "[payout] or [state])",
+		    key);
 		return 0;
 	}
 	if (id < 0) {
@@ -1083,6 +1137,18 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		if (r < 0)
 			return r;
 	}
+	if (evm && c->payout_wallet) {
+		show(c->payout_wallet, strlen(c->payout_wallet), shown,
+		     sizeof shown);
+		snprintf(err, errlen,
+		         "[payout] wallet = %s: only for family = bitcoin (a "
+		         "node wallet pays there)",
+		         shown);
+		return -EINVAL;
+	}
+	if (!evm && c->dust_limit == 0)
+		c->dust_limit = strcmp(c->coin, "bitcoin") == 0 ? DUST_BITCOIN
+		                                                : DUST_LITECOIN;
 	if (c->batch_blocks == 0)
 		c->batch_blocks = evm ? 100 : 8;
 	if (c->confirmations == 0)

@@ -40,6 +40,12 @@ typedef struct hjd_config {
 	hj_rules rules; /* preset (default bethash), min_bet and
 	                   max_bet required, timeout_blocks default
 	                   by family (100 EVM, 12 Bitcoin) */
+	/* [payout] */
+	char *payout_wallet;  /* the node wallet that pays (Bitcoin family),
+	                         NULL: payouts are only recorded */
+	hj_amount dust_limit; /* base units; 0 until finish() fills the
+	                         coin's default (330 bitcoin, 3300 litecoin) */
+	unsigned max_outputs; /* outputs per payout transaction, default 100 */
 	/* [state] */
 	char *state_dir; /* default $STATE_DIRECTORY, else
 	                    /var/lib/hashjackd */

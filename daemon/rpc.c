@@ -44,6 +44,11 @@
 #define MSG_MAX 1024
 /* Bytes of a non-2xx body kept to quote in messages; the rest is dropped. */
 #define SNIPPET_MAX 200
+/* Bytes of a non-2xx body kept for a call that wants the node's error
+ * answer (HJ_RPC_NODE_ERRORS): Bitcoin Core sends its JSON-RPC errors with
+ * HTTP 500.  An error answer is small; a longer body is cut and then is not
+ * JSON, which counts as no answer. */
+#define ERRBODY_MAX 65536
 /* First allocation of a body whose length the server did not announce. */
 #define BODY_MIN 16384
 
@@ -72,8 +77,10 @@ struct req {
 	char *body;              /* the request, serialised once */
 	size_t body_len;
 	char label[80]; /* method, or "batch of N (first method, ...)" */
-	hj_rpc_cb cb;
+	hj_rpc_cb cb;   /* one of cb and xcb */
+	hj_rpc_xcb xcb; /* hj_rpc_call_x */
 	void *arg;
+	unsigned flags;   /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
 	unsigned attempt; /* attempts started */
 	uint64_t due;     /* waiting: loop time (ms) of the next attempt */
 	struct xfer *x;   /* in flight */
@@ -358,14 +365,17 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 		}
 	}
 	if (r->status_seen < 200 || r->status_seen > 299) {
-		size_t keep = SNIPPET_MAX - r->resp_len;
+		size_t ecap = SNIPPET_MAX, keep;
 
+		if (r->flags & HJ_RPC_NODE_ERRORS)
+			ecap = ERRBODY_MAX < max ? ERRBODY_MAX : max;
 		if (r->resp == NULL) {
-			r->resp = malloc(SNIPPET_MAX);
+			r->resp = malloc(ecap);
 			if (r->resp == NULL)
 				return 0;
-			r->resp_cap = SNIPPET_MAX;
+			r->resp_cap = ecap;
 		}
+		keep = r->resp_cap - r->resp_len;
 		if (keep > n)
 			keep = n;
 		memcpy(r->resp + r->resp_len, p, keep);
@@ -437,9 +447,12 @@ static void show(const json_t *v, char *buf, size_t n)
 /*
  * One response object for request id.  Accepts JSON-RPC 2.0 and the 1.0
  * form some nodes still send ("error": null next to "result", no
- * "jsonrpc").  Returns the borrowed result, or NULL with the reason in msg.
+ * "jsonrpc").  Returns the borrowed result, or NULL with the reason in msg;
+ * when the reason is the answer's "error" member and errobj is not NULL,
+ * *errobj is that member (borrowed from o).
  */
-static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n)
+static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n,
+                         json_t **errobj)
 {
 	json_t *v, *err, *res;
 	char shown[160];
@@ -479,6 +492,8 @@ static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n)
 			show(err, shown, sizeof shown);
 			snprintf(msg, n, "JSON-RPC error %s", shown);
 		}
+		if (errobj != NULL)
+			*errobj = err;
 		return NULL;
 	}
 	res = json_object_get(o, "result");
@@ -541,7 +556,8 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 			         (long long)json_integer_value(id));
 			goto out;
 		}
-		res = check_one(el, json_integer_value(id), why, sizeof why);
+		res = check_one(el, json_integer_value(id), why, sizeof why,
+		                NULL);
 		if (res == NULL) {
 			snprintf(msg, n, "call %lld of %zu: %s",
 			         (long long)k + 1, r->n, why);
@@ -684,16 +700,65 @@ static void schedule_retry(hj_rpc *c, struct req *r, const char *msg,
 }
 
 /* Ends r: callback, then free.  r is off every list before user code
- * runs, so hj_rpc_close from the callback never sees it. */
-static void complete(hj_rpc *c, struct req *r, json_t *result, const char *msg)
+ * runs, so hj_rpc_close from the callback never sees it.  e->text gets the
+ * request's label in front. */
+static void complete_x(hj_rpc *c, struct req *r, json_t *result,
+                       const hj_rpc_error *e)
 {
 	char what[MSG_MAX + 96];
+	hj_rpc_error ex;
 
 	req_unlink(c, r);
-	if (msg != NULL)
-		snprintf(what, sizeof what, "%s: %s", r->label, msg);
-	r->cb(r->arg, result, msg != NULL ? what : NULL);
+	if (e != NULL) {
+		snprintf(what, sizeof what, "%s: %s", r->label, e->text);
+		ex = *e;
+		ex.text = what;
+		if (ex.message == NULL)
+			ex.message = "";
+	}
+	if (r->xcb != NULL)
+		r->xcb(r->arg, result, e != NULL ? &ex : NULL);
+	else
+		r->cb(r->arg, result, e != NULL ? what : NULL);
 	req_free(r);
+}
+
+static void complete(hj_rpc *c, struct req *r, json_t *result, const char *msg)
+{
+	hj_rpc_error e = {.kind = HJ_RPC_ERR_FINAL, .text = msg};
+
+	complete_x(c, r, result, msg != NULL ? &e : NULL);
+}
+
+/* Attempt r->attempt failed with msg.  not_sent: the failure proves the
+ * node never executed the request.  A HJ_RPC_ONCE call whose request may
+ * have been executed ends here (HJ_RPC_ERR_UNKNOWN); anything else is
+ * retried.  r may be freed on return. */
+static void failed(hj_rpc *c, struct req *r, const char *msg,
+                   uint64_t retry_after, int not_sent)
+{
+	hj_rpc_error e = {.kind = HJ_RPC_ERR_UNKNOWN, .text = msg};
+
+	if ((r->flags & HJ_RPC_ONCE) && !not_sent) {
+		complete_x(c, r, NULL, &e);
+		return;
+	}
+	schedule_retry(c, r, msg, retry_after);
+}
+
+/* The node's JSON-RPC error answer ends a HJ_RPC_NODE_ERRORS call. */
+static void node_error(hj_rpc *c, struct req *r, json_t *errobj,
+                       const char *msg)
+{
+	json_t *code = json_object_get(errobj, "code");
+	json_t *text = json_object_get(errobj, "message");
+	hj_rpc_error e = {.kind = HJ_RPC_ERR_NODE, .text = msg};
+
+	if (json_is_integer(code))
+		e.code = (long long)json_integer_value(code);
+	if (json_is_string(text))
+		e.message = json_string_value(text);
+	complete_x(c, r, NULL, &e);
 }
 
 /* ------------------------------------------------------------------ */
@@ -875,7 +940,7 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		    "rpc_max_response in [chain] if the node's answers are "
 		    "legitimately this large",
 		    c->max_response);
-		schedule_retry(c, r, msg, 0);
+		failed(c, r, msg, 0, 0);
 		return;
 	}
 	if (res != CURLE_OK) {
@@ -890,8 +955,30 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 			snprintf(msg, sizeof msg, "%s (%s)",
 			         curl_easy_strerror(res),
 			         x->errbuf[0] ? x->errbuf : "no details");
-		schedule_retry(c, r, msg, 0);
+		/* No connection: the request never left. */
+		failed(c, r, msg, 0,
+		       res == CURLE_COULDNT_CONNECT ||
+		           res == CURLE_COULDNT_RESOLVE_HOST ||
+		           res == CURLE_COULDNT_RESOLVE_PROXY);
 		return;
+	}
+	if ((status < 200 || status > 299) && (r->flags & HJ_RPC_NODE_ERRORS) &&
+	    status != 401) {
+		/* Bitcoin Core answers a failed call with HTTP 500 (404 for
+		 * an unknown method) and the JSON-RPC error in the body. */
+		json_t *errobj = NULL;
+
+		doc = json_loadb(r->resp != NULL ? r->resp : "", r->resp_len, 0,
+		                 NULL);
+		if (doc != NULL &&
+		    check_one(doc, r->id0, msg, sizeof msg, &errobj) == NULL &&
+		    errobj != NULL) {
+			resp_release(r);
+			node_error(c, r, errobj, msg);
+			json_decref(doc);
+			return;
+		}
+		json_decref(doc);
 	}
 	if (status < 200 || status > 299) {
 		snippet(r, shown, sizeof shown);
@@ -903,7 +990,8 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 			         "HTTP 401 from the node: reading the cookie "
 			         "file %s again",
 			         c->cookie_file);
-			schedule_retry(c, r, msg, 0);
+			/* Refused before execution: safe to send again. */
+			failed(c, r, msg, 0, 1);
 			return;
 		}
 		if (status >= 400 && status <= 499 && status != 408 &&
@@ -917,8 +1005,8 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 			return;
 		}
 		snprintf(msg, sizeof msg, "HTTP %ld: %s", status, shown);
-		schedule_retry(c, r, msg,
-		               retry_after > 0 ? (uint64_t)retry_after : 0);
+		failed(c, r, msg, retry_after > 0 ? (uint64_t)retry_after : 0,
+		       0);
 		return;
 	}
 
@@ -929,18 +1017,26 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		snprintf(msg, sizeof msg,
 		         "response is not JSON: %s at line %d, column %d",
 		         shown, je.line, je.column);
-		schedule_retry(c, r, msg, 0);
+		failed(c, r, msg, 0, 0);
 		return;
 	}
 	if (r->batch) {
 		result = check_batch(r, doc, msg, sizeof msg);
 	} else {
-		result = check_one(doc, r->id0, msg, sizeof msg);
+		json_t *errobj = NULL;
+
+		result = check_one(doc, r->id0, msg, sizeof msg, &errobj);
+		if (result == NULL && errobj != NULL &&
+		    (r->flags & HJ_RPC_NODE_ERRORS)) {
+			node_error(c, r, errobj, msg);
+			json_decref(doc);
+			return;
+		}
 		json_incref(result);
 	}
 	json_decref(doc);
 	if (result == NULL) {
-		schedule_retry(c, r, msg, 0);
+		failed(c, r, msg, 0, 0);
 		return;
 	}
 	complete(c, r, result, NULL);
@@ -1182,14 +1278,54 @@ static json_t *call_obj(json_int_t id, const char *method, json_t *params)
 	return o;
 }
 
+/*
+ * A call whose params are JSON text, sent as given: the envelope is written
+ * here around it.  The text must parse as an array or object (jansson's
+ * default), so the body stays valid JSON.  Returns the body or NULL (bad
+ * text: *bad set; out of memory).
+ */
+static char *text_call(json_int_t id, const char *method,
+                       const char *params_text, int *bad)
+{
+	json_t *m = NULL, *check = json_loads(params_text, 0, NULL);
+	char *ms = NULL, *body = NULL;
+	size_t n;
+
+	*bad = check == NULL;
+	json_decref(check);
+	if (*bad)
+		return NULL;
+	m = json_string(method);
+	if (m == NULL) {
+		*bad = 1; /* not UTF-8 */
+		return NULL;
+	}
+	ms = json_dumps(m, JSON_ENCODE_ANY);
+	if (ms == NULL)
+		goto out;
+	n = strlen(ms) + strlen(params_text) + 80;
+	body = malloc(n);
+	if (body != NULL)
+		snprintf(body, n,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%" JSON_INTEGER_FORMAT
+		         ",\"method\":%s,\"params\":%s}",
+		         id, ms, params_text);
+out:
+	free(ms);
+	json_decref(m);
+	return body;
+}
+
 static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
-                  json_t *const *params, hj_rpc_cb cb, void *arg)
+                  json_t *const *params, const char *params_text,
+                  unsigned flags, hj_rpc_cb cb, hj_rpc_xcb xcb, void *arg)
 {
 	json_t *doc = NULL;
 	struct req *r = NULL;
 	json_int_t id0 = c->next_id;
 	size_t i;
-	int rc = -ENOMEM;
+	int rc = -ENOMEM, bad = 0;
+	char *body = NULL;
 
 	for (i = 0; i < n; i++) {
 		if (methods[i] == NULL ||
@@ -1197,12 +1333,19 @@ static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
 		     !json_is_object(params[i])))
 			rc = -EINVAL;
 	}
-	if (n == 0 || cb == NULL)
+	if (n == 0 || (cb == NULL && xcb == NULL) ||
+	    (params_text != NULL && (n != 1 || params[0] != NULL)))
 		rc = -EINVAL;
 	i = 0; /* params[i..n) are still ours to release on failure */
 	if (rc == -EINVAL)
 		goto fail;
-	if (batch) {
+	if (params_text != NULL) {
+		body = text_call(id0, methods[0], params_text, &bad);
+		if (body == NULL) {
+			rc = bad ? -EINVAL : -ENOMEM;
+			goto fail;
+		}
+	} else if (batch) {
 		doc = json_array();
 		if (doc == NULL)
 			goto fail;
@@ -1225,7 +1368,8 @@ static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
 	r = calloc(1, sizeof *r);
 	if (r == NULL)
 		goto fail;
-	r->body = json_dumps(doc, JSON_COMPACT);
+	r->body = body != NULL ? body : json_dumps(doc, JSON_COMPACT);
+	body = NULL;
 	if (r->body == NULL)
 		goto fail;
 	json_decref(doc);
@@ -1235,6 +1379,8 @@ static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
 	r->n = n;
 	r->batch = batch;
 	r->cb = cb;
+	r->xcb = xcb;
+	r->flags = flags;
 	r->arg = arg;
 	if (batch)
 		snprintf(r->label, sizeof r->label, "batch of %zu (%s%s)", n,
@@ -1254,6 +1400,7 @@ static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
 	return 0;
 fail:
 	/* params[0..i) went into doc (or were released with it). */
+	free(body);
 	json_decref(doc);
 	for (; i < n; i++)
 		json_decref(params[i]);
@@ -1265,13 +1412,107 @@ fail:
 int hj_rpc_call(hj_rpc *c, const char *method, json_t *params, hj_rpc_cb cb,
                 void *arg)
 {
-	return submit(c, 1, 0, &method, &params, cb, arg);
+	return submit(c, 1, 0, &method, &params, NULL, 0, cb, NULL, arg);
+}
+
+int hj_rpc_call_x(hj_rpc *c, const char *method, json_t *params,
+                  const char *params_text, unsigned flags, hj_rpc_xcb cb,
+                  void *arg)
+{
+	if (params_text != NULL && params != NULL) {
+		json_decref(params);
+		return -EINVAL;
+	}
+	return submit(c, 1, 0, &method, &params, params_text, flags, NULL, cb,
+	              arg);
 }
 
 int hj_rpc_batch(hj_rpc *c, size_t n, const char *const *methods,
                  json_t *const *params, hj_rpc_cb cb, void *arg)
 {
-	return submit(c, n, 1, methods, params, cb, arg);
+	return submit(c, n, 1, methods, params, NULL, 0, cb, NULL, arg);
+}
+
+/* RFC 3986 unreserved characters stay; every other byte is %XX. */
+static char *percent_encode(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(s);
+	char *out = malloc(3 * n + 1), *o = out;
+
+	if (out == NULL)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+		    *p == '_' || *p == '~') {
+			*o++ = (char)*p;
+		} else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
+                      char *err, size_t errlen)
+{
+	CURLU *u = NULL;
+	char *enc = NULL, *path = NULL, *full = NULL;
+	CURLUcode uc;
+	int rc = -ENOMEM;
+	size_t n;
+
+	*out = NULL;
+	if (wallet == NULL || wallet[0] == '\0') {
+		snprintf(err, errlen, "empty wallet name");
+		return -EINVAL;
+	}
+	rc = check_url(url, err, errlen);
+	if (rc)
+		return rc;
+	rc = -ENOMEM;
+	u = curl_url();
+	enc = percent_encode(wallet);
+	if (u == NULL || enc == NULL)
+		goto nomem;
+	n = strlen(enc) + sizeof "/wallet/";
+	path = malloc(n);
+	if (path == NULL)
+		goto nomem;
+	snprintf(path, n, "/wallet/%s", enc);
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
+		snprintf(err, errlen, "bad URL");
+		rc = -EINVAL;
+		goto out;
+	}
+	uc = curl_url_set(u, CURLUPART_PATH, path, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_set(u, CURLUPART_QUERY, NULL, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_get(u, CURLUPART_URL, &full, 0);
+	if (uc != CURLUE_OK) {
+		snprintf(err, errlen, "wallet URL: %s", curl_url_strerror(uc));
+		rc = uc == CURLUE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;
+		goto out;
+	}
+	*out = strdup(full);
+	rc = *out != NULL ? 0 : -ENOMEM;
+	if (rc == 0)
+		goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+out:
+	curl_free(full);
+	free(path);
+	free(enc);
+	curl_url_cleanup(u);
+	return rc;
 }
 
 size_t hj_rpc_pending(const hj_rpc *c)

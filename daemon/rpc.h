@@ -11,6 +11,8 @@
  * backoff_max_ms).  3xx answers are retried too (redirects are not
  * followed).  Only a request that cannot succeed by retrying (HTTP 4xx
  * other than 408/429: bad credentials, wrong path) ends with an error.
+ * hj_rpc_call_x can ask for the node's error answers and for at most one
+ * attempt (a payment must not be sent twice by a retry).
  * Connections are kept alive and reused.  docs/RPC.md has the details.
  */
 #ifndef HJ_RPC_H
@@ -70,6 +72,70 @@ hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
  * on error params are released and cb is never called. */
 int hj_rpc_call(hj_rpc *c, const char *method, json_t *params, hj_rpc_cb cb,
                 void *arg);
+
+/*
+ * Calls that must not be retried blindly (a wallet's sendmany) or whose
+ * error answer the caller acts on (gettransaction of an unknown txid).
+ *
+ * HJ_RPC_NODE_ERRORS: a JSON-RPC error answer (in a 2xx body, or in the
+ * body of any other status, as Bitcoin Core sends it with HTTP 500 or 404)
+ * ends the call with kind HJ_RPC_ERR_NODE, the node's code and message.
+ *
+ * HJ_RPC_ONCE: at most one attempt reaches the node.  Failures that prove
+ * the request was never executed are still retried as usual: no
+ * connection could be made, the cookie file could not be read, HTTP 401
+ * (authentication comes before execution).  Any other failure (a timeout,
+ * a connection lost after the request went out, a 5xx without a JSON-RPC
+ * error, a body that is not a valid answer) ends the call with kind
+ * HJ_RPC_ERR_UNKNOWN: the node may or may not have executed it.
+ */
+#define HJ_RPC_NODE_ERRORS 0x1u
+#define HJ_RPC_ONCE        0x2u
+
+enum hj_rpc_err_kind {
+	HJ_RPC_ERR_NODE = 1, /* the node answered with a JSON-RPC error */
+	HJ_RPC_ERR_FINAL,    /* HTTP 4xx that retrying cannot fix */
+	HJ_RPC_ERR_UNKNOWN,  /* HJ_RPC_ONCE: no valid answer; the call may
+	                        or may not have been executed */
+};
+
+/* Borrowed by the callback: valid during the call only. */
+typedef struct hj_rpc_error {
+	enum hj_rpc_err_kind kind;
+	long long code;      /* HJ_RPC_ERR_NODE: the error's code */
+	const char *message; /* HJ_RPC_ERR_NODE: its message as sent (not
+	                        quoted: may hold any character), else "" */
+	const char *text;    /* one printable line: the method and what
+	                        happened, for a log */
+} hj_rpc_error;
+
+/* Like hj_rpc_cb, with the error as a structure (NULL on success). */
+typedef void (*hj_rpc_xcb)(void *arg, json_t *result,
+                           const hj_rpc_error *error);
+
+/*
+ * One call with flags (above).  params (stolen) or params_text (borrowed,
+ * copied): the JSON text of an array or object sent byte for byte, for
+ * values jansson cannot carry exactly (an amount such as 0.00012345 must
+ * reach the node as written: jansson keeps JSON reals as doubles).  At
+ * most one of the two; both NULL sends [].  Returns 0, -EINVAL (NULL
+ * method or cb, both params given, params neither array nor object,
+ * params_text not the JSON text of one) or -ENOMEM; cb is then never
+ * called.  Flags 0 behave as hj_rpc_call.
+ */
+int hj_rpc_call_x(hj_rpc *c, const char *method, json_t *params,
+                  const char *params_text, unsigned flags, hj_rpc_xcb cb,
+                  void *arg);
+
+/*
+ * Bitcoin Core's multiwallet endpoint: url with its path replaced by
+ * "/wallet/" and the wallet name, percent-encoded (the node decodes the
+ * whole rest of the path as the name, '/' included).  *out is the caller's
+ * to free.  Returns 0, -EINVAL with err (a bad URL, an empty name) or
+ * -ENOMEM.  The message never repeats the URL (it may hold a password).
+ */
+int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
+                      char *err, size_t errlen);
 
 /* One batch of n calls in a single HTTP request; params[i] each stolen.
  * Any error in any element retries the whole batch. */

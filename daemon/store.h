@@ -96,4 +96,125 @@ int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
 int hj_store_owed(hj_store *s, uint64_t *count, hj_amount *sum, char *err,
                   size_t errlen);
 
+/* ---- settlement, Bitcoin family (docs/PAYOUTS.md) ----
+ *
+ * A batch is one sendmany of the node's wallet.  Its life:
+ *
+ *   planned   committed before the call: its outputs (address, amount)
+ *             and the payouts it settles, which stay "owed"
+ *   sent      the node returned its txid: the payouts are "submitted"
+ *   confirmed the transaction is final: the payouts are "confirmed"
+ *   refused   the node refused the call: the payouts are owed again,
+ *             free for another batch
+ *   reverted  the transaction was conflicted by a final one: the payouts
+ *             are "owed" again
+ *
+ * At most one batch is planned at a time (-EEXIST otherwise).  The write
+ * calls below need a transaction (hj_store_begin) like the others, and
+ * check the state they move from: a batch or payout not in it is -EINVAL
+ * and nothing is written.
+ */
+
+/* The 16 hex digits (and a NUL) that make this database's wallet comments
+ * unique: "hashjack:<tag>:<batch id>". */
+int hj_store_payer_tag(hj_store *s, char tag[17], char *err, size_t errlen);
+
+/* An owed payout in no planned batch; fields borrowed for the callback. */
+typedef struct hj_owed_payout {
+	const char *id;
+	hj_id recipient; /* len 0: unattributed */
+	hj_amount amount;
+	uint64_t height; /* created_height */
+} hj_owed_payout;
+
+/*
+ * Calls fn for every owed payout in no planned batch, oldest first
+ * (created_height, then id).  A non-zero return from fn stops the walk and
+ * is returned.
+ */
+int hj_store_each_unbatched(hj_store *s,
+                            int (*fn)(void *arg, const hj_owed_payout *p),
+                            void *arg, char *err, size_t errlen);
+
+typedef struct hj_batch_output {
+	const char *address;
+	hj_amount amount; /* base units, above 0 */
+} hj_batch_output;
+
+typedef struct hj_batch_plan {
+	uint64_t height; /* the last processed block */
+	int64_t now;     /* unix seconds */
+	const hj_batch_output *outs;
+	size_t nouts;
+	const char *const *payouts; /* ids, each owed and in no batch */
+	size_t npayouts;
+} hj_batch_plan;
+
+/* Records a planned batch; *id is its number (from 1, never reused).  The
+ * payouts' amounts must add up to the outputs'. */
+int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
+                        char *err, size_t errlen);
+
+typedef struct hj_batch {
+	int64_t id;
+	int sent; /* 0: planned, 1: sent */
+	uint64_t created_height;
+	int64_t created_at;
+	unsigned attempts;    /* failed sendmany calls */
+	uint8_t txid[32];     /* sent: as the node displays it */
+	uint64_t sent_height; /* sent */
+	unsigned outputs;
+	hj_amount total;
+} hj_batch;
+
+/* Planned and sent batches with an id above after, in id order, at most
+ * max of them into out[0..*n). */
+int hj_store_open_batches(hj_store *s, int64_t after, hj_batch *out, size_t max,
+                          size_t *n, char *err, size_t errlen);
+
+/* Calls fn for each output of batch id, by address. */
+int hj_store_batch_outputs(hj_store *s, int64_t id,
+                           int (*fn)(void *arg, const char *address,
+                                     hj_amount amount),
+                           void *arg, char *err, size_t errlen);
+
+/* planned -> sent with txid at the tip height and time given; its
+ * payouts become submitted. */
+int hj_store_batch_sent(hj_store *s, int64_t id, const uint8_t txid[32],
+                        uint64_t height, int64_t now, char *err, size_t errlen);
+
+/* A sendmany of planned batch id failed with error (kept as last_error on
+ * the batch and its payouts).  refused: the node refused it, the batch
+ * becomes refused and its payouts free; else it stays planned. */
+int hj_store_batch_failed(hj_store *s, int64_t id, const char *error,
+                          int refused, char *err, size_t errlen);
+
+/* Sent batch id's transaction was replaced (the wallet's bumpfee): the
+ * batch and its payouts now name txid. */
+int hj_store_batch_retxid(hj_store *s, int64_t id, const uint8_t txid[32],
+                          char *err, size_t errlen);
+
+/* sent -> confirmed in block height; its payouts too. */
+int hj_store_batch_confirmed(hj_store *s, int64_t id, uint64_t height,
+                             char *err, size_t errlen);
+
+/* sent -> reverted for reason; its payouts owed again (submitted_*
+ * cleared, reason as last_error). */
+int hj_store_batch_reverted(hj_store *s, int64_t id, const char *reason,
+                            char *err, size_t errlen);
+
+/* What STATUS shows. */
+typedef struct hj_settle_totals {
+	uint64_t owed_n; /* state owed, all of them */
+	hj_amount owed;
+	uint64_t unattributed_n; /* ... of which without a recipient */
+	hj_amount unattributed;
+	uint64_t planned_n; /* ... of which in a planned batch */
+	hj_amount planned;
+	uint64_t submitted_n; /* state submitted: in flight */
+	hj_amount submitted;
+} hj_settle_totals;
+int hj_store_settle_totals(hj_store *s, hj_settle_totals *t, char *err,
+                           size_t errlen);
+
 #endif

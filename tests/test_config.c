@@ -251,13 +251,13 @@ static void test_structure_errors(void **state)
 {
 	(void)state;
 	ERR("[chain]\n[nope]\n", 2,
-	    "[nope]: unknown section (chain, dealer, rules, state)");
+	    "[nope]: unknown section (chain, dealer, rules, payout, state)");
 	ERR("[ chain ]\n", 1,
-	    "[ chain ]: unknown section (chain, dealer, rules, state)");
+	    "[ chain ]: unknown section (chain, dealer, rules, payout, state)");
 	ERR("[chain\nfamily = evm\n", 1, "section header without closing ']'");
 	ERR("; top\n\nfamily = evm\n", 3,
-	    "family: key outside a section ([chain], [dealer], [rules] "
-	    "or [state])");
+	    "family: key outside a section ([chain], [dealer], [rules], "
+	    "[payout] or [state])");
 	ERR("[chain]\nfamilly = evm\n", 2, "[chain] familly: unknown key");
 	ERR("[dealer]\nfamily = evm\n", 2, "[dealer] family: unknown key");
 	ERR("[chain]\nconfirmations = 3\n# again\n[chain]\nconfirmations = 3\n",
@@ -287,8 +287,9 @@ static void test_long_lines(void **state)
 	memset(text + n, 'a', 198 - (n - 8));
 	n = 8 + 198;
 	memcpy(text + n, "\n[nope]\n", 9);
-	expect_error(text, strlen(text), 3,
-	             "[nope]: unknown section (chain, dealer, rules, state)");
+	expect_error(
+	    text, strlen(text), 3,
+	    "[nope]: unknown section (chain, dealer, rules, payout, state)");
 	memcpy(text + n, "a\n", 3);
 	snprintf(want, sizeof want, "line longer than 198 bytes");
 	expect_error(text, strlen(text), 2, want);
@@ -448,7 +449,7 @@ static void test_first_error_wins(void **state)
 	    "[chain] confirmations = 0: out of range: must be 1 to 10000");
 	/* A section error stops the reading. */
 	ERR("[chain]\n[bad]\njunk\n", 2,
-	    "[bad]: unknown section (chain, dealer, rules, state)");
+	    "[bad]: unknown section (chain, dealer, rules, payout, state)");
 }
 
 static void test_missing_file(void **state)
@@ -747,6 +748,63 @@ static void test_bitcoin_defaults(void **state)
 	                 "(bitcoin or litecoin)");
 }
 
+/* [payout]: the wallet that pays (Bitcoin family only), the dust limit by
+ * coin, outputs per transaction. */
+static void test_payout(void **state)
+{
+	hjd_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load(BTC_MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_null(c.payout_wallet);
+	assert_amount(c.dust_limit, 3300);
+	assert_int_equal(c.max_outputs, 100);
+	hjd_config_free(&c);
+
+	assert_int_equal(
+	    load("[chain]\nfamily = bitcoin\ncoin = bitcoin\n"
+	         "rpc_cookie_file = /c\n[dealer]\naddress = " BTC_ADDR
+	         "\n[rules]\nmin_bet = 1\nmax_bet = 2\n"
+	         "[payout]\nwallet = dealer pays/1\n"
+	         "max_outputs = 1000\n",
+	         &c, err, sizeof err),
+	    0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.payout_wallet, "dealer pays/1");
+	assert_amount(c.dust_limit, 330);
+	assert_int_equal(c.max_outputs, 1000);
+	/* Empty: back to unset, and to the coin's default. */
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--payout.wallet=", err, sizeof err), 0);
+	assert_null(c.payout_wallet);
+	hjd_config_free(&c);
+
+	assert_int_equal(load(BTC_MINIMAL "[payout]\nwallet = w\n"
+	                                  "dust_limit = 1\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_amount(c.dust_limit, 1);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--payout.dust_limit=", err, sizeof err), 0);
+	assert_amount(c.dust_limit, 0);
+	hjd_config_free(&c);
+
+	ERR("[payout]\ndust_limit = 0\n", 2,
+	    "[payout] dust_limit = 0: out of range: must be 1 to "
+	    "9223372036854775807");
+	ERR("[payout]\nmax_outputs = 1001\n", 2,
+	    "[payout] max_outputs = 1001: out of range: must be 1 to 1000");
+	ERR("[payout]\nwallet = a\x01\n", 2,
+	    "[payout] wallet = a\\x01: control character in wallet name");
+	ERR("[payout]\nfee = 1\n", 2, "[payout] fee: unknown key");
+	expect_finish_error(MINIMAL "[payout]\nwallet = w\n", NULL,
+	                    "[payout] wallet = w: only for family = bitcoin "
+	                    "(a node wallet pays there)");
+}
+
 /* max_exposure: optional, 0 means no limit; the rules string names it only
  * when set, so state directories made without it still match. */
 static void test_max_exposure(void **state)
@@ -922,6 +980,9 @@ static void test_example_file(void **state)
 	    "#max_bet = ",
 	    "#timeout_blocks = 100\n",
 	    "#max_exposure = 0\n",
+	    "#wallet =\n",
+	    "#dust_limit =\n",
+	    "#max_outputs = 100\n",
 	    "#directory = /var/lib/hashjackd\n",
 	    "#card_log = cards.jsonl\n",
 	    "#log_fsync = yes\n",
@@ -1237,6 +1298,7 @@ int main(void)
 	    cmocka_unit_test(test_secrets_never_printed),
 	    cmocka_unit_test(test_finish_errors),
 	    cmocka_unit_test(test_bitcoin_defaults),
+	    cmocka_unit_test(test_payout),
 	    cmocka_unit_test(test_max_exposure),
 	    cmocka_unit_test(test_max_exposure_errors),
 	    cmocka_unit_test(test_state_directory),

@@ -10,7 +10,9 @@
  * that drop requests) closes the client and the server; a guard timer of
  * GUARD_MS closes everything and fails the test if that never happens.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -489,6 +492,9 @@ static void fx_opts(hj_rpc_opts *o)
 	o->arg = &F;
 }
 
+/* When set, fx_start points the client here instead of at the server. */
+static const char *fx_url;
+
 static void fx_start(hj_rpc_opts *o, handler_fn h, unsigned expect)
 {
 	char url[64], err[256] = "";
@@ -500,7 +506,7 @@ static void fx_start(hj_rpc_opts *o, handler_fn h, unsigned expect)
 	assert_int_equal(uv_loop_init(&F.loop), 0);
 	server_start(&F.srv, &F.loop, h);
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
-	o->url = url;
+	o->url = fx_url != NULL ? fx_url : url;
 	F.rpc = hj_rpc_new(&F.loop, o, err, sizeof err);
 	if (F.rpc == NULL)
 		fail_msg("hj_rpc_new: %s", err);
@@ -1412,6 +1418,341 @@ static void test_defaults(void **state)
 	assert_null(o.on_retry);
 }
 
+/* ------------------------------------------------------------------ */
+/* hj_rpc_call_x: the node's error answers, one attempt, params as text */
+
+static struct xres {
+	unsigned n;
+	int ok;
+	enum hj_rpc_err_kind kind[8];
+	long long code[8];
+	char message[8][256];
+	char text[8][1024];
+} X;
+
+static void on_x(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	unsigned i = X.n++;
+
+	(void)arg;
+	assert_true(i < 8);
+	if (e == NULL) {
+		assert_non_null(result);
+		X.ok++;
+		assert_null(F.result[i]);
+		F.result[i] = json_incref(result);
+	} else {
+		assert_null(result);
+		assert_non_null(e->message);
+		assert_non_null(e->text);
+		X.kind[i] = e->kind;
+		X.code[i] = e->code;
+		snprintf(X.message[i], sizeof X.message[i], "%s", e->message);
+		snprintf(X.text[i], sizeof X.text[i], "%s", e->text);
+	}
+	F.ncb++;
+	if (F.ncb == F.expect)
+		fx_finish();
+}
+
+/* Runs the loop until *count reaches n; fails when the guard fires. */
+static void run_until(const unsigned *count, unsigned n)
+{
+	while (*count < n) {
+		if (F.finished)
+			fail_msg("stopped at %u of %u (retries %u: %s)", *count,
+			         n, F.nretry, F.retry_what[0]);
+		uv_run(&F.loop, UV_RUN_ONCE);
+	}
+}
+
+static void xcall(const char *method, const char *text, unsigned flags)
+{
+	assert_int_equal(
+	    hj_rpc_call_x(F.rpc, method, NULL, text, flags, on_x, NULL), 0);
+}
+
+/* Bitcoin Core's way: HTTP 500 (404 for an unknown method) with the
+ * JSON-RPC 1.0 error in the body; also a 2.0 error in a 200. */
+static void h_node_errors(struct conn *c, const struct hreq *r, unsigned n)
+{
+	char body[256];
+	long long id = (long long)req_id(r);
+
+	if (n == 0)
+		snprintf(body, sizeof body,
+		         "{\"result\":null,\"error\":{\"code\":-6,\"message\":"
+		         "\"Insufficient funds\"},\"id\":%lld}",
+		         id);
+	else if (n == 1)
+		snprintf(body, sizeof body,
+		         "{\"result\":null,\"error\":{\"code\":-32601,"
+		         "\"message\":\"Method not found\"},\"id\":%lld}",
+		         id);
+	else
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":"
+		         "-5,\"message\":\"Invalid or non-wallet transaction "
+		         "id\"}}",
+		         id);
+	reply(c, n == 0 ? 500 : n == 1 ? 404 : 200, NULL, body);
+}
+
+static void h_node_error_500(struct conn *c, const struct hreq *r, unsigned n)
+{
+	h_node_errors(c, r, 0 * n);
+}
+
+static void test_node_errors(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	fx_start(&o, h_node_errors, 3);
+	xcall("sendmany", NULL, HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE);
+	/* Sequential: the next call goes out once the first is answered. */
+	run_until(&X.n, 1);
+	xcall("nosuchmethod", NULL, HJ_RPC_NODE_ERRORS);
+	run_until(&X.n, 2);
+	xcall("gettransaction", "[\"00\"]", HJ_RPC_NODE_ERRORS);
+	fx_run();
+
+	assert_int_equal(X.n, 3);
+	assert_int_equal(X.ok, 0);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(F.srv.nreq, 3);
+	assert_int_equal(X.kind[0], HJ_RPC_ERR_NODE);
+	assert_int_equal(X.code[0], -6);
+	assert_string_equal(X.message[0], "Insufficient funds");
+	assert_contains(X.text[0], "sendmany: JSON-RPC error -6");
+	assert_int_equal(X.kind[1], HJ_RPC_ERR_NODE);
+	assert_int_equal(X.code[1], -32601);
+	assert_string_equal(X.message[1], "Method not found");
+	assert_int_equal(X.kind[2], HJ_RPC_ERR_NODE);
+	assert_int_equal(X.code[2], -5);
+	assert_string_equal(X.message[2],
+	                    "Invalid or non-wallet transaction id");
+	fx_end();
+
+	/* Without the flag the same answer is retried, as before. */
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	fx_start(&o, h_node_error_500, 1);
+	xcall("sendmany", NULL, 0);
+	run_until(&F.srv.nreq, 3);
+	assert_int_equal(X.n, 0);
+	assert_true(F.nretry >= 2);
+	assert_contains(F.retry_what[0], "HTTP 500");
+	fx_finish();
+	fx_run();
+	fx_end();
+}
+
+/* Request n: 0 the connection closes before any answer, 1 no answer at all
+ * (the client times out), 2 HTTP 503 without a JSON-RPC body, 3 a 200
+ * that is not JSON.  None of them may be sent again. */
+static void h_once(struct conn *c, const struct hreq *r, unsigned n)
+{
+	(void)r;
+	if (n == 0)
+		conn_close(c);
+	else if (n == 2)
+		reply(c, 503, NULL, "busy");
+	else if (n == 3)
+		reply(c, 200, NULL, "garbage");
+}
+
+static void test_once(void **state)
+{
+	static const char *const why[] = {"", "timeout 200 ms", "HTTP 503",
+	                                  "not JSON"};
+	hj_rpc_opts o;
+
+	(void)state;
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	o.timeout_ms = 200;
+	fx_start(&o, h_once, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		xcall("sendmany", "[\"\",{}]",
+		      HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE);
+		run_until(&X.n, i + 1);
+		assert_int_equal(F.srv.nreq, i + 1);
+	}
+	fx_run();
+
+	assert_int_equal(X.n, 4);
+	assert_int_equal(X.ok, 0);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(F.srv.nreq, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(X.kind[i], HJ_RPC_ERR_UNKNOWN);
+		assert_string_equal(X.message[i], "");
+		assert_contains(X.text[i], "sendmany: ");
+		assert_contains(X.text[i], why[i]);
+	}
+	fx_end();
+}
+
+/* A 401 is answered before the node runs anything: even a HJ_RPC_ONCE
+ * call is sent again (after reading the cookie again). */
+static void h_401_then_echo(struct conn *c, const struct hreq *r, unsigned n)
+{
+	if (n == 0)
+		reply(c, 401, NULL, "");
+	else
+		reply_echo(c, r);
+}
+
+static void test_once_not_sent(void **state)
+{
+	hj_rpc_opts o;
+	char url[64];
+	int fd;
+	struct sockaddr_in a;
+	socklen_t alen = sizeof a;
+
+	(void)state;
+	snprintf(cookie_path, sizeof cookie_path, "/tmp/hj-cookie-x-%d",
+	         (int)getpid());
+	write_cookie("__cookie__:one\n");
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	o.cookie_file = cookie_path;
+	fx_start(&o, h_401_then_echo, 1);
+	xcall("sendmany", "[1]", HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE);
+	fx_run();
+	assert_int_equal(X.ok, 1);
+	assert_int_equal(F.srv.nreq, 2);
+	assert_int_equal(F.nretry, 1);
+	assert_contains(F.retry_what[0], "HTTP 401");
+	assert_echo(0, "sendmany", "[1]");
+	fx_end();
+	unlink(cookie_path);
+
+	/* Nobody listens on the port: no connection, so retried. */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	close(fd); /* the port is now closed */
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/", ntohs(a.sin_port));
+	fx_url = url;
+	fx_start(&o, h_echo, 1);
+	fx_url = NULL;
+	xcall("sendmany", "[2]", HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE);
+	run_until(&F.nretry, 2);
+	assert_int_equal(X.n, 0);
+	assert_contains(F.retry_what[1], "sendmany: ");
+	assert_contains(F.retry_what[1], "onnect");
+	fx_finish();
+	fx_run();
+	fx_end();
+}
+
+/* The server sees params exactly as given. */
+static char seen_body[1024];
+
+static void h_keep_body(struct conn *c, const struct hreq *r, unsigned n)
+{
+	(void)n;
+	snprintf(seen_body, sizeof seen_body, "%s", r->body);
+	reply_echo(c, r);
+}
+
+static void test_params_text(void **state)
+{
+	static const char text[] =
+	    "[\"\",{\"rltc1pa\":0.00012345,\"rltc1pb\":84000000.12345678,"
+	    "\"rltc1pc\":20999999.99999999},1,\"hashjack:0123456789abcdef:7\"]";
+	hj_rpc_opts o;
+	json_t *p, *r;
+	char *s;
+
+	(void)state;
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	fx_start(&o, h_keep_body, 1);
+	/* Refused without a call. */
+	p = json_array();
+	assert_int_equal(hj_rpc_call_x(F.rpc, "m", p, "[]", 0, on_x, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_rpc_call_x(F.rpc, "m", NULL, "1.5", 0, on_x, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_rpc_call_x(F.rpc, "m", NULL, "[1,", 0, on_x, NULL),
+	                 -EINVAL);
+	assert_int_equal(
+	    hj_rpc_call_x(F.rpc, "m", NULL, "[] []", 0, on_x, NULL), -EINVAL);
+	assert_int_equal(hj_rpc_call_x(F.rpc, NULL, NULL, "[]", 0, on_x, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_rpc_pending(F.rpc), 0);
+	xcall("sendmany", text, HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE);
+	fx_run();
+	assert_int_equal(X.ok, 1);
+	assert_non_null(strstr(seen_body, "\"method\":\"sendmany\""));
+	s = strstr(seen_body, "\"params\":");
+	assert_non_null(s);
+	assert_true(strncmp(s + 9, text, sizeof text - 1) == 0);
+	assert_string_equal(s + 9 + sizeof text - 1, "}");
+	r = json_object_get(F.result[0], "params");
+	assert_int_equal(json_array_size(r), 4);
+	fx_end();
+
+	/*
+	 * Why text: jansson keeps a JSON number with a fraction as a double
+	 * and prints it with 17 significant digits, so the amounts above
+	 * would not reach the node as written (Bitcoin Core refuses an
+	 * amount with more than 8 decimals: "Invalid amount").
+	 */
+	r = json_loads("0.00012345", JSON_DECODE_ANY, NULL);
+	s = json_dumps(r, JSON_ENCODE_ANY);
+	assert_string_not_equal(s, "0.00012345");
+	free(s);
+	json_decref(r);
+}
+
+static void test_wallet_url(void **state)
+{
+	static const struct {
+		const char *url, *wallet, *want;
+	} ok[] = {
+	    {"http://127.0.0.1:9332", "payer",
+	     "http://127.0.0.1:9332/wallet/payer"},
+	    {"http://127.0.0.1:9332/", "", NULL},
+	    {"http://u:p@127.0.0.1:9332/x/y?q=1#f", "a b/c%",
+	     "http://u:p@127.0.0.1:9332/wallet/a%20b%2fc%25"},
+	    {"https://node.example/rpc/", "h\xc3\xa9-_.~",
+	     "https://node.example/wallet/h%c3%a9-_.~"},
+	    {"ftp://127.0.0.1/", "w", NULL},
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		char *out = (char *)1;
+		int rc = hj_rpc_wallet_url(ok[i].url, ok[i].wallet, &out, err,
+		                           sizeof err);
+
+		if (ok[i].want == NULL) {
+			assert_int_equal(rc, -EINVAL);
+			assert_null(out);
+			assert_null(strstr(err, "127.0.0.1"));
+			continue;
+		}
+		if (rc != 0)
+			fail_msg("%s %s: %s", ok[i].url, ok[i].wallet, err);
+		assert_string_equal(out, ok[i].want);
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1435,6 +1776,11 @@ int main(void)
 	    cmocka_unit_test(test_cookie),
 	    cmocka_unit_test(test_close_in_flight),
 	    cmocka_unit_test(test_close_from_callback),
+	    cmocka_unit_test(test_node_errors),
+	    cmocka_unit_test(test_once),
+	    cmocka_unit_test(test_once_not_sent),
+	    cmocka_unit_test(test_params_text),
+	    cmocka_unit_test(test_wallet_url),
 	};
 	static const char *const proxies[] = {
 	    "http_proxy",  "HTTP_PROXY", "https_proxy",

@@ -543,13 +543,20 @@ static void test_open_creates_wal_database(void **state)
 	db = raw_open(path);
 	assert_string_equal(
 	    raw_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), 0x484a4b44);
 	assert_int_equal(
 	    raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
 	                "'table' AND name IN ('meta', 'cursor', 'rounds', "
-	                "'txs', 'payouts')"),
-	    5);
+	                "'txs', 'payouts', 'settlement', 'payout_batches', "
+	                "'payout_batch_outputs', 'payout_batch_items')"),
+	    9);
+	/* The tag of this database's wallet comments: 16 random hex
+	 * digits. */
+	assert_int_equal(
+	    raw_int(db, "SELECT count(*) FROM settlement WHERE length(tag) = "
+	                "16 AND tag NOT GLOB '*[^0-9a-f]*'"),
+	    1);
 	/* Room for settlement: these columns exist, NULL until then. */
 	assert_int_equal(
 	    raw_int(db, "SELECT count(*) FROM pragma_table_info('payouts') "
@@ -1473,10 +1480,10 @@ static void test_foreign_or_newer_database(void **state)
 	/* Ours, written by a later version. */
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 2");
+	raw_exec(db, "PRAGMA user_version = 3");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	assert_int_equal(hj_store_open(newer, &s, err, sizeof err), -EINVAL);
-	assert_non_null(strstr(err, "schema version 2"));
+	assert_non_null(strstr(err, "schema version 3"));
 	assert_non_null(strstr(err, "newer"));
 	assert_null(s);
 }
@@ -1516,6 +1523,386 @@ static void test_reader_sees_committed_only(void **state)
 	hj_store_close(s);
 }
 
+/* ---- settlement ---- */
+
+/* Three txs and four payouts: refunds to 0xaa.. (two), one unattributed,
+ * a return to 0xbb..; amounts 100, 200, 300, 4000 at heights 5, 5, 6, 7. */
+static void settle_fixture(hj_store *s)
+{
+	hj_action a = simple_tx(0x31, 100), b = simple_tx(0x32, 200),
+	          c = simple_tx(0x33, 300), d = simple_tx(0x34, 1);
+	hj_id bb = {.len = 32};
+	char err[256] = "";
+
+	memset(bb.b, 0xbb, 32);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	hj_action *all[4] = {&a, &b, &c, &d};
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(hj_store_add_tx(s, 5, all[i], "rejected",
+		                                 HJ_R_NO_ROUND, NULL, err,
+		                                 sizeof err),
+		                 0);
+	hj_payout p = refund_of(&a, "refund:31", 100);
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	p = refund_of(&b, "refund:32", 200);
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	p = refund_of(&c, "refund:33", 300);
+	p.recipient = NULL;
+	p.height = 6;
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	hj_payout r = {.id = "return:34:0",
+	               .kind = "return",
+	               .round = &d.txid,
+	               .hand = 0,
+	               .recipient = &bb,
+	               .amount = 4000,
+	               .height = 7};
+	assert_int_equal(hj_store_add_payout(s, &r, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+}
+
+struct seen {
+	unsigned n;
+	char ids[8][32];
+	int unattributed[8];
+	hj_amount amount[8];
+	uint64_t height[8];
+	int stop_at; /* return 7 at this call (from 1), 0 never */
+};
+
+static int see(void *arg, const hj_owed_payout *p)
+{
+	struct seen *v = arg;
+
+	assert_true(v->n < 8);
+	snprintf(v->ids[v->n], sizeof v->ids[0], "%s", p->id);
+	v->unattributed[v->n] = p->recipient.len == 0;
+	v->amount[v->n] = p->amount;
+	v->height[v->n] = p->height;
+	v->n++;
+	return (int)v->n == v->stop_at ? 7 : 0;
+}
+
+static const char *ids_of(const struct seen *v, char *buf, size_t n)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < v->n && o < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "",
+		                      v->ids[i]);
+	return buf;
+}
+
+static void unbatched(hj_store *s, const char *want)
+{
+	struct seen v = {0};
+	char err[256] = "", buf[256];
+
+	assert_int_equal(hj_store_each_unbatched(s, see, &v, err, sizeof err),
+	                 0);
+	assert_string_equal(ids_of(&v, buf, sizeof buf), want);
+}
+
+static void totals(hj_store *s, uint64_t owed_n, hj_amount owed,
+                   uint64_t unattr_n, uint64_t planned_n, hj_amount planned,
+                   uint64_t sub_n, hj_amount sub)
+{
+	hj_settle_totals t;
+	char err[256] = "";
+
+	assert_int_equal(hj_store_settle_totals(s, &t, err, sizeof err), 0);
+	assert_int_equal(t.owed_n, owed_n);
+	assert_true(t.owed == owed);
+	assert_int_equal(t.unattributed_n, unattr_n);
+	assert_int_equal(t.planned_n, planned_n);
+	assert_true(t.planned == planned);
+	assert_int_equal(t.submitted_n, sub_n);
+	assert_true(t.submitted == sub);
+}
+
+static int collect_out(void *arg, const char *address, hj_amount amount)
+{
+	char *buf = arg, a[HJ_AMOUNT_STRLEN];
+	size_t o = strlen(buf);
+
+	snprintf(buf + o, 256 - o, "%s%s=%s", o ? " " : "", address,
+	         hj_amount_format(amount, a));
+	return 0;
+}
+
+static int64_t plan(hj_store *s, const hj_batch_output *outs, size_t nouts,
+                    const char *const *ids, size_t nids, int want)
+{
+	hj_batch_plan pl = {.height = 9,
+	                    .now = 1700000000,
+	                    .outs = outs,
+	                    .nouts = nouts,
+	                    .payouts = ids,
+	                    .npayouts = nids};
+	int64_t id = -1;
+	char err[256] = "";
+	int rc;
+
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	rc = hj_store_plan_batch(s, &pl, &id, err, sizeof err);
+	if (rc != want)
+		fail_msg("plan: %d, want %d: %s", rc, want, err);
+	if (rc == 0) {
+		assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	} else {
+		hj_store_rollback(s);
+		id = -1;
+	}
+	return id;
+}
+
+static const char *col(sqlite3 *db, const char *sql, char *buf)
+{
+	return raw_text(db, sql, buf, 512);
+}
+
+static void test_settlement_lifecycle(void **state)
+{
+	const char *path = db_path("settle.db");
+	hj_store *s = open_ok(path);
+	hj_batch_output outs[2] = {{"tr-aa", 300}, {"tr-bb", 4000}};
+	const char *ids[3] = {"refund:31", "refund:32", "return:34:0"};
+	uint8_t txid[32], txid2[32];
+	hj_batch b[4];
+	size_t n = 9;
+	int64_t id, id2;
+	char err[256] = "", buf[512], tag[17];
+	struct seen v = {.stop_at = 2};
+	sqlite3 *db;
+
+	(void)state;
+	memset(txid, 0x5e, 32);
+	memset(txid2, 0x5f, 32);
+	settle_fixture(s);
+	assert_int_equal(hj_store_payer_tag(s, tag, err, sizeof err), 0);
+	assert_int_equal(strlen(tag), 16);
+
+	/* Oldest first; the walk stops when the callback says so. */
+	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
+	assert_int_equal(hj_store_each_unbatched(s, see, &v, err, sizeof err),
+	                 7);
+	assert_int_equal(v.n, 2);
+	assert_true(v.amount[1] == 200 && v.height[1] == 5);
+	v = (struct seen){0};
+	assert_int_equal(hj_store_each_unbatched(s, see, &v, err, sizeof err),
+	                 0);
+	assert_int_equal(v.unattributed[2], 1);
+	assert_int_equal(v.unattributed[3], 0);
+	totals(s, 4, 4600, 1, 0, 0, 0, 0);
+
+	/* Refused plans write nothing: outputs that do not add up to the
+	 * payouts, a payout given twice, an unknown or unowed payout, an
+	 * address twice, outside a transaction. */
+	plan(s, outs, 1, ids, 3, -EINVAL);
+	const char *twice[2] = {"refund:31", "refund:31"};
+	hj_batch_output one = {"tr-aa", 200};
+	plan(s, &one, 1, twice, 2, -EINVAL);
+	const char *unknown[1] = {"refund:99"};
+	one.amount = 1;
+	plan(s, &one, 1, unknown, 1, -EINVAL);
+	hj_batch_output same[2] = {{"tr-aa", 100}, {"tr-aa", 200}};
+	plan(s, same, 2, ids, 2, -EEXIST);
+	hj_batch_plan pl = {
+	    .outs = outs, .nouts = 2, .payouts = ids, .npayouts = 3};
+	assert_int_equal(hj_store_plan_batch(s, &pl, &id, err, sizeof err),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "outside a transaction"));
+	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
+
+	/* Planned: the payouts stay owed, out of the free list. */
+	id = plan(s, outs, 2, ids, 3, 0);
+	assert_int_equal(id, 1);
+	unbatched(s, "refund:33");
+	totals(s, 4, 4600, 1, 3, 4300, 0, 0);
+	/* One planned batch at a time. */
+	const char *ids33[1] = {"refund:33"};
+	one.amount = 300;
+	plan(s, &one, 1, ids33, 1, -EEXIST);
+	buf[0] = '\0';
+	assert_int_equal(
+	    hj_store_batch_outputs(s, id, collect_out, buf, err, sizeof err),
+	    0);
+	assert_string_equal(buf, "tr-aa=300 tr-bb=4000");
+	assert_int_equal(hj_store_open_batches(s, 0, b, 4, &n, err, sizeof err),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].id, 1);
+	assert_int_equal(b[0].sent, 0);
+	assert_int_equal(b[0].created_height, 9);
+	assert_int_equal(b[0].created_at, 1700000000);
+	assert_int_equal(b[0].outputs, 2);
+	assert_true(b[0].total == 4300);
+
+	/* An unknown outcome: still planned, the error kept. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_store_batch_failed(s, id, "timeout", 0, err, sizeof err), 0);
+	/* Only a sent batch can confirm. */
+	assert_int_equal(hj_store_batch_confirmed(s, id, 10, err, sizeof err),
+	                 -EINVAL);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_open_batches(s, 0, b, 4, &n, err, sizeof err),
+	                 0);
+	assert_int_equal(b[0].attempts, 1);
+	unbatched(s, "refund:33");
+
+	/* Sent: submitted with the txid, height and time. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_store_batch_sent(s, id, txid, 11, 1700000100, err, sizeof err),
+	    0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	totals(s, 1, 300, 1, 0, 0, 3, 4300);
+	assert_int_equal(hj_store_open_batches(s, 0, b, 4, &n, err, sizeof err),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].sent, 1);
+	assert_int_equal(b[0].sent_height, 11);
+	assert_memory_equal(b[0].txid, txid, 32);
+	db = raw_open(path);
+	assert_string_equal(
+	    col(db,
+	        "SELECT group_concat(id || ' ' || state || ' ' || "
+	        "lower(hex(submitted_txid)) || ' ' || submitted_height || ' ' "
+	        "|| submitted_at || ' ' || ifnull(last_error, '-'), '; ') FROM "
+	        "(SELECT * FROM payouts WHERE state = 'submitted' ORDER BY id)",
+	        buf),
+	    "refund:31 submitted "
+	    "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e "
+	    "11 1700000100 -; "
+	    "refund:32 submitted "
+	    "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e "
+	    "11 1700000100 -; "
+	    "return:34:0 submitted "
+	    "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e "
+	    "11 1700000100 -");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+
+	/* Sent twice is refused; replaced (bumpfee), then confirmed. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_store_batch_sent(s, id, txid, 11, 1700000100, err, sizeof err),
+	    -EINVAL);
+	assert_int_equal(hj_store_batch_retxid(s, id, txid2, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_store_batch_confirmed(s, id, 12, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	totals(s, 1, 300, 1, 0, 0, 0, 0);
+	assert_int_equal(hj_store_open_batches(s, 0, b, 4, &n, err, sizeof err),
+	                 0);
+	assert_int_equal(n, 0);
+	db = raw_open(path);
+	assert_string_equal(
+	    col(db,
+	        "SELECT group_concat(id || ' ' || state || ' ' || "
+	        "substr(lower(hex(submitted_txid)), 1, 4) || ' ' || "
+	        "confirmed_height, '; ') FROM (SELECT * FROM payouts WHERE "
+	        "state = 'confirmed' ORDER BY id)",
+	        buf),
+	    "refund:31 confirmed 5f5f 12; refund:32 confirmed 5f5f 12; "
+	    "return:34:0 confirmed 5f5f 12");
+	assert_string_equal(
+	    col(db,
+	        "SELECT id || ' ' || state || ' ' || outputs || ' ' || total "
+	        "|| ' ' || attempts || ' ' || confirmed_height || ' ' || "
+	        "substr(lower(hex(txid)), 1, 4) FROM payout_batches",
+	        buf),
+	    "1 confirmed 2 4300 1 12 5f5f");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+
+	/* A confirmed payout is never planned again. */
+	one.amount = 100;
+	plan(s, &one, 1, ids, 1, -EINVAL);
+
+	/* Refused: the payout is free again, with the node's message. */
+	one.amount = 300;
+	id2 = plan(s, &one, 1, ids33, 1, 0);
+	assert_int_equal(id2, 2);
+	unbatched(s, "");
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_batch_failed(s, id2, "Insufficient funds", 1,
+	                                       err, sizeof err),
+	                 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	unbatched(s, "refund:33");
+	totals(s, 1, 300, 1, 0, 0, 0, 0);
+
+	/* Planned again (a new number), sent, then reverted: owed again,
+	 * its submitted columns cleared, the reason kept. */
+	id2 = plan(s, &one, 1, ids33, 1, 0);
+	assert_int_equal(id2, 3);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_store_batch_sent(s, id2, txid, 13, 1700000200, err, sizeof err),
+	    0);
+	assert_int_equal(
+	    hj_store_batch_reverted(s, id2, "conflicted", err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	unbatched(s, "refund:33");
+	db = raw_open(path);
+	assert_string_equal(
+	    col(db,
+	        "SELECT state || ' ' || ifnull(submitted_txid, '-') || ' ' || "
+	        "ifnull(submitted_height, '-') || ' ' || last_error FROM "
+	        "payouts WHERE id = 'refund:33'",
+	        buf),
+	    "owed - - conflicted");
+	assert_string_equal(
+	    col(db,
+	        "SELECT group_concat(id || ' ' || state || ' ' || "
+	        "ifnull(last_error, '-'), '; ') FROM (SELECT * FROM "
+	        "payout_batches ORDER BY id)",
+	        buf),
+	    "1 confirmed -; 2 refused Insufficient funds; 3 reverted "
+	    "conflicted");
+	assert_string_equal(
+	    col(db,
+	        "SELECT group_concat(batch || ':' || payout, ' ') FROM (SELECT "
+	        "* FROM payout_batch_items ORDER BY batch, payout)",
+	        buf),
+	    "1:refund:31 1:refund:32 1:return:34:0 2:refund:33 3:refund:33");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	hj_store_close(s);
+}
+
+/* A version 1 database (before settlement) gets the new tables at open,
+ * its rows untouched. */
+static void test_migrate_from_1(void **state)
+{
+	const char *path = db_path("v1.db");
+	hj_store *s = open_ok(path);
+	char *before, *after;
+	sqlite3 *db;
+
+	(void)state;
+	settle_fixture(s);
+	hj_store_close(s);
+	db = raw_open(path);
+	raw_exec(db, "DROP TABLE payout_batch_items; DROP TABLE "
+	             "payout_batch_outputs; DROP TABLE payout_batches; DROP "
+	             "TABLE settlement; PRAGMA user_version = 1");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	before = dump_db(path);
+	s = open_ok(path);
+	after = dump_db(path);
+	assert_string_equal(before, after);
+	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
+	hj_store_close(s);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM settlement"), 1);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	free(before);
+	free(after);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1538,6 +1925,8 @@ int main(void)
 	    cmocka_unit_test(test_not_a_database),
 	    cmocka_unit_test(test_foreign_or_newer_database),
 	    cmocka_unit_test(test_reader_sees_committed_only),
+	    cmocka_unit_test(test_settlement_lifecycle),
+	    cmocka_unit_test(test_migrate_from_1),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, remove_dir);

@@ -1,0 +1,1502 @@
+/*
+ * Bitcoin-family payouts through the node's wallet (payout_btc.h,
+ * docs/PAYOUTS.md).
+ *
+ * A pass, started by a kick and never two at once, walks these steps, each
+ * an RPC call on the wallet's client whose callback goes on to the next:
+ *
+ *   1. the planned batch, if any (at most one exists):
+ *        planned in this process and never sent: send it (5);
+ *        else getrpcinfo until the node runs no sendmany (a call of ours
+ *        that timed out, or was cut by a crash, may still be running), then
+ *        look for its comment in the wallet (listtransactions, newest
+ *        first): found, check the transaction pays exactly the batch's
+ *        outputs (gettransaction, the raw hex) and record its txid; not
+ *        found, send it (5);
+ *   2. each sent batch: gettransaction; confirmed at the daemon's depth,
+ *      or replaced (bumpfee), or conflicted by a final transaction (then
+ *      look for another transaction with its comment before the payouts
+ *      are owed again);
+ *   3. if no batch is planned: group what is owed by recipient, keep the
+ *      recipients owed at least the dust limit, plan a batch of at most
+ *      max_outputs of them (committed), send it (5);
+ *   4. getbalance, the totals, STATUS;
+ *   5. (send) sendmany with HJ_RPC_ONCE: a txid is committed at once; a
+ *      refusal by the node lets the payouts go (the next pass plans them
+ *      again, after a backoff); no answer leaves the batch planned, to be
+ *      looked up (1) before it is ever sent again.
+ *
+ * Every write is one store transaction; a failed one is fatal (the follower
+ * stops, a restart resumes from the last commit).
+ */
+#include "payout_btc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bech32.h"
+#include "btc.h"
+#include "btc_tx.h"
+#include "hex.h"
+#include "log.h"
+#include "quote.h"
+#include "taproot.h"
+
+#define OPEN_MAX  64  /* batches looked at per pass; the rest next pass */
+#define PAGE      100 /* listtransactions entries per call */
+#define MATCH_MAX 8   /* distinct transactions kept for one comment */
+/* How far before a batch was planned its transaction may appear to have
+ * been received: the node's clock against ours.  Looking further back only
+ * costs more pages. */
+#define SCAN_MARGIN_S   7200
+#define RPCINFO_WAIT_MS 250
+#define BACKOFF_MIN_MS  1000
+#define BACKOFF_MAX_MS  60000
+/* The sendmany arguments: at most max_outputs (1000) outputs of about 130
+ * bytes each. */
+#define PARAMS_MAX ((size_t)1 << 20)
+#define COIN       100000000u
+/* Output values are int64 on the node (CAmount). */
+#define OUTPUT_MAX                    ((hj_amount)INT64_MAX)
+#define RPC_WALLET_INSUFFICIENT_FUNDS (-6)
+#define RPC_INVALID_ADDRESS_OR_KEY    (-5)
+
+struct match {
+	uint8_t txid[32];
+	long long conf;
+	int replacement; /* replaces or was replaced by another (bumpfee) */
+};
+
+/* An owed payout, while grouping. */
+struct rec {
+	uint8_t to[32];
+	hj_amount amount;
+	uint64_t height;
+	char *id;
+};
+
+/* A recipient's payouts recs[first .. first + n). */
+struct grp {
+	size_t first, n;
+	hj_amount sum;
+	uint64_t height; /* of the oldest */
+	char addr[HJ_BECH32_BUF];
+};
+
+struct hjd_payer {
+	uv_loop_t *loop;
+	hj_store *store;
+	hj_rpc *rpc;
+	uv_timer_t timer;
+	char *wallet;
+	const char *hrp;
+	hj_secp *secp;
+	char tag[17];
+	hj_amount dust;
+	unsigned max_outputs, conf;
+	void (*on_status)(void *);
+	void (*on_fatal)(void *, const char *);
+	void *arg;
+
+	uint64_t processed, tip;
+	int started, busy, dirty, closing, open_handles;
+	void (*done)(void *);
+	void *done_arg;
+
+	/* After a failed sendmany: no other before retry_at (loop time) or
+	 * before a new block is processed, whichever comes first. */
+	unsigned backoff_ms;
+	uint64_t retry_at;
+	uint64_t failed_at_block;
+	int64_t fresh; /* planned by this process, never sent: no lookup */
+	int halted;    /* a transaction with a batch's comment does not pay
+	                  its outputs: nothing is sent until an operator
+	                  looks */
+
+	/* The pass. */
+	hj_batch open[OPEN_MAX];
+	size_t nopen, cur;
+	int64_t planned; /* its id, 0 when none */
+	int64_t send_id;
+	int64_t send_at; /* unix seconds, when sendmany went out */
+	hj_amount send_total;
+	char refusal[600];
+	long long refusal_code;
+	int send_new; /* the batch in sendmany was planned in step 3 */
+	int more;     /* step 3 left payable recipients out (max_outputs) */
+	uint64_t rpcinfo_since;
+	int64_t scan_id, scan_since;
+	long long scan_skip;
+	void (*scan_done)(hjd_payer *p);
+	struct match matches[MATCH_MAX];
+	size_t nmatch;
+	uint8_t verify_txid[32];
+	char *params;
+	size_t params_len, params_cap;
+
+	/* What STATUS shows. */
+	hj_settle_totals tot;
+	int have_tot;
+	uint64_t dust_n, unpayable_n;
+	hj_amount dust_sum, payable;
+	int have_balance;
+	hj_amount balance;
+	char warning[1024];
+	char last_note[1024]; /* the last repeated warning logged */
+	char summary[1400];   /* the last status logged */
+};
+
+static void after_planned(hjd_payer *p);
+static void after_scan_revert(hjd_payer *p);
+static void after_scan_planned(hjd_payer *p);
+static void after_scan_refused(hjd_payer *p);
+static void confirm_next(hjd_payer *p);
+static void plan_new(hjd_payer *p);
+static void balance(hjd_payer *p);
+static void pass_end(hjd_payer *p);
+static void send_batch(hjd_payer *p, int64_t id, int fresh_plan);
+
+/* ---- small helpers ---- */
+
+static void txid_hex(const uint8_t t[32], char out[65])
+{
+	hj_hex_encode(t, 32, 0, out);
+}
+
+static int txid_parse(json_t *v, uint8_t out[32])
+{
+	if (!json_is_string(v))
+		return -1;
+	return hj_hex_decode_exact(json_string_value(v), json_string_length(v),
+	                           HJ_HEX_BARE, out, 32, NULL, 0)
+	           ? -1
+	           : 0;
+}
+
+/* Base units as the node writes coins: exactly 8 decimals. */
+static void coins(hj_amount v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%" PRIu64 ".%08" PRIu64, (uint64_t)(v / COIN),
+	         (uint64_t)(v % COIN));
+}
+
+/*
+ * A coin amount the node sent (a JSON number with 8 decimals) in base
+ * units, for display and warnings only: jansson hands it over as a double,
+ * and printing that with 8 decimals gives the node's digits back for every
+ * amount below 2^53 base units.  Nothing that settles uses this.
+ */
+static int units_of(json_t *v, hj_amount *out)
+{
+	char buf[64], *dot;
+	hj_amount whole, frac = 0;
+	double d;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = (hj_amount)json_integer_value(v) * COIN;
+		return 0;
+	}
+	if (!json_is_real(v))
+		return -1;
+	d = json_real_value(v);
+	if (!(d >= 0 && d < 9.0e7))
+		return -1;
+	snprintf(buf, sizeof buf, "%.8f", d);
+	dot = strchr(buf, '.');
+	if (dot == NULL || strlen(dot + 1) != 8 ||
+	    hj_amount_parse(buf, (size_t)(dot - buf), &whole))
+		return -1;
+	for (const char *c = dot + 1; *c; c++)
+		frac = frac * 10 + (hj_amount)(*c - '0');
+	*out = whole * COIN + frac;
+	return 0;
+}
+
+static void comment_of(const hjd_payer *p, int64_t id, char *buf, size_t n)
+{
+	snprintf(buf, n, "hashjack:%s:%lld", p->tag, (long long)id);
+}
+
+static int64_t now_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+/* Logs msg at prio unless it is the note logged last (a condition that
+ * lasts is said once, and again when it changes). */
+static void note(hjd_payer *p, int prio, const char *msg)
+{
+	size_t k = strnlen(msg, sizeof p->last_note - 1);
+
+	if (strncmp(p->last_note, msg, sizeof p->last_note - 1) == 0)
+		return;
+	memcpy(p->last_note, msg, k);
+	p->last_note[k] = '\0';
+	hjd_log(prio, "%s", msg);
+}
+
+static void fatal(hjd_payer *p, const char *msg)
+{
+	p->busy = 0;
+	p->closing = 1; /* the follower closes us; nothing more is done */
+	p->on_fatal(p->arg, msg);
+}
+
+/* A write is begin(), one store call, commit(call's result): 0, or -1
+ * after fatal() (rolled back). */
+static int begin(hjd_payer *p, char *err, size_t errlen)
+{
+	if (hj_store_begin(p->store, err, errlen)) {
+		fatal(p, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int commit(hjd_payer *p, int rc, char *err, size_t errlen)
+{
+	if (rc == 0 && hj_store_commit(p->store, err, errlen) == 0)
+		return 0;
+	hj_store_rollback(p->store);
+	fatal(p, err);
+	return -1;
+}
+
+static void backoff(hjd_payer *p)
+{
+	p->retry_at = uv_now(p->loop) + p->backoff_ms;
+	p->failed_at_block = p->processed;
+	p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+	                                                   : p->backoff_ms * 2;
+}
+
+static int may_send(const hjd_payer *p)
+{
+	return !p->halted &&
+	       (p->retry_at == 0 || uv_now(p->loop) >= p->retry_at ||
+	        p->processed > p->failed_at_block);
+}
+
+/* ---- the timer: waits inside a pass, and the next pass ---- */
+
+static void rpcinfo(hjd_payer *p);
+static void pass_start(hjd_payer *p);
+
+static void on_timer(uv_timer_t *t)
+{
+	hjd_payer *p = t->data;
+
+	if (p->closing)
+		return;
+	if (p->busy)
+		rpcinfo(p); /* the only wait inside a pass */
+	else
+		pass_start(p);
+}
+
+/* ---- 1. the planned batch ---- */
+
+static void scan_page(hjd_payer *p);
+
+/* Looks for wallet transactions whose comment names batch id, received
+ * since `since` (unix seconds, minus the margin); then calls done with
+ * p->matches filled. */
+static void scan(hjd_payer *p, int64_t id, int64_t since,
+                 void (*done)(hjd_payer *p))
+{
+	p->scan_id = id;
+	p->scan_since = since - SCAN_MARGIN_S;
+	p->scan_skip = 0;
+	p->scan_done = done;
+	p->nmatch = 0;
+	scan_page(p);
+}
+
+static void add_match(hjd_payer *p, json_t *e)
+{
+	struct match m;
+
+	memset(&m, 0, sizeof m);
+	if (txid_parse(json_object_get(e, "txid"), m.txid))
+		return;
+	m.conf = json_integer_value(json_object_get(e, "confirmations"));
+	m.replacement = json_object_get(e, "replaced_by_txid") != NULL ||
+	                json_object_get(e, "replaces_txid") != NULL;
+	for (size_t i = 0; i < p->nmatch; i++)
+		if (memcmp(p->matches[i].txid, m.txid, 32) == 0)
+			return;
+	if (p->nmatch < MATCH_MAX)
+		p->matches[p->nmatch++] = m;
+}
+
+static void on_scan_page(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_payer *p = arg;
+	char want[64], msg[600];
+	int older = 0;
+	size_t i, n;
+	json_t *el;
+
+	if (p->closing)
+		return;
+	if (e != NULL || !json_is_array(result)) {
+		snprintf(msg, sizeof msg,
+		         "payouts: looking for batch %lld in wallet %s: %s; "
+		         "nothing is sent before it is found or known absent",
+		         (long long)p->scan_id, p->wallet,
+		         e ? e->text
+		           : "listtransactions did not return a list");
+		note(p, HJD_LOG_WARNING, msg);
+		/* Without the whole answer neither "found" nor "absent" is
+		 * known: give up this lookup until later. */
+		if (p->scan_done == after_scan_revert) {
+			p->cur++;
+			confirm_next(p);
+		} else {
+			backoff(p);
+			after_planned(p);
+		}
+		return;
+	}
+	comment_of(p, p->scan_id, want, sizeof want);
+	n = json_array_size(result);
+	json_array_foreach(result, i, el)
+	{
+		json_t *c = json_object_get(el, "comment");
+		json_t *cat = json_object_get(el, "category");
+		json_t *tr = json_object_get(el, "timereceived");
+
+		if (i == 0 && json_is_integer(tr) &&
+		    json_integer_value(tr) < p->scan_since)
+			older = 1;
+		if (json_is_string(c) &&
+		    strcmp(json_string_value(c), want) == 0 &&
+		    json_is_string(cat) &&
+		    strcmp(json_string_value(cat), "send") == 0)
+			add_match(p, el);
+	}
+	/* Pages run from the newest back; the first entry of a page is its
+	 * oldest.  Done at the wallet's first transaction, or once a whole
+	 * page was received before the batch was planned. */
+	if (n < PAGE || older) {
+		p->scan_done(p);
+		return;
+	}
+	p->scan_skip += PAGE;
+	scan_page(p);
+}
+
+static void scan_page(hjd_payer *p)
+{
+	json_t *params =
+	    json_pack("[s, i, I, b]", "*", PAGE, (json_int_t)p->scan_skip, 1);
+
+	if (params == NULL ||
+	    hj_rpc_call_x(p->rpc, "listtransactions", params, NULL,
+	                  HJ_RPC_NODE_ERRORS, on_scan_page, p))
+		fatal(p, "payouts: out of memory");
+}
+
+/* The outputs a batch must have, as scripts, for the check below. */
+struct want_out {
+	char addr[HJ_BECH32_BUF];
+	uint8_t script[HJ_BTC_SCRIPT_MAX];
+	size_t len;
+	hj_amount amount;
+	int seen;
+};
+
+struct want_list {
+	struct want_out *v;
+	size_t n, cap;
+	char err[160];
+};
+
+static int collect_want(void *arg, const char *address, hj_amount amount)
+{
+	struct want_list *w = arg;
+	const char *hrp;
+
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+		struct want_out *v = realloc(w->v, cap * sizeof *v);
+
+		if (v == NULL)
+			return -ENOMEM;
+		w->v = v;
+		w->cap = cap;
+	}
+	memset(&w->v[w->n], 0, sizeof w->v[0]);
+	if (strlen(address) >= HJ_BECH32_BUF ||
+	    hj_btc_address_script(address, w->v[w->n].script, &w->v[w->n].len,
+	                          &hrp, w->err, sizeof w->err))
+		return -EINVAL;
+	memcpy(w->v[w->n].addr, address, strlen(address) + 1);
+	w->v[w->n++].amount = amount;
+	return 0;
+}
+
+/*
+ * Whether raw (hex) is a transaction with txid that pays every output of
+ * batch id exactly (other outputs, the change, are the wallet's business).
+ * 1 yes, 0 no (why says), -1 a store failure (why says).
+ */
+static int pays_batch(hjd_payer *p, int64_t id, json_t *hex,
+                      const uint8_t txid[32], char *why, size_t n)
+{
+	struct want_list w = {0};
+	uint8_t *raw = NULL, got[32];
+	size_t len, rawlen;
+	hj_btc_tx tx;
+	hj_btc_out_iter it;
+	hj_btc_output o;
+	char err[300];
+	int rc = 0;
+
+	if (!json_is_string(hex)) {
+		snprintf(why, n, "gettransaction gave no hex");
+		return 0;
+	}
+	rc = hj_store_batch_outputs(p->store, id, collect_want, &w, err,
+	                            sizeof err);
+	if (rc) {
+		snprintf(why, n, "%s", rc == -EINVAL && w.err[0] ? w.err : err);
+		free(w.v);
+		return rc == -EINVAL && w.err[0] ? 0 : -1;
+	}
+	len = json_string_length(hex);
+	raw = malloc(len / 2 + 1);
+	if (raw == NULL) {
+		snprintf(why, n, "out of memory");
+		free(w.v);
+		return -1;
+	}
+	rc = 0;
+	if (hj_hex_decode(json_string_value(hex), len, HJ_HEX_BARE, raw,
+	                  len / 2 + 1, &rawlen, why, n) ||
+	    hj_btc_tx_parse(raw, rawlen, &tx, why, n))
+		goto out;
+	hj_btc_tx_txid(&tx, got);
+	for (int k = 0; k < 16; k++) {
+		uint8_t t = got[k];
+		got[k] = got[31 - k];
+		got[31 - k] = t;
+	}
+	if (memcmp(got, txid, 32) != 0) {
+		snprintf(why, n, "its hex does not hash to its txid");
+		goto out;
+	}
+	hj_btc_outputs_begin(&tx, &it);
+	while (hj_btc_outputs_next(&it, &o)) {
+		for (size_t i = 0; i < w.n; i++) {
+			struct want_out *x = &w.v[i];
+
+			if (!x->seen && x->len == o.script_len &&
+			    memcmp(x->script, o.script, x->len) == 0 &&
+			    x->amount == (hj_amount)o.value) {
+				x->seen = 1;
+				break;
+			}
+		}
+	}
+	rc = 1;
+	for (size_t i = 0; i < w.n; i++) {
+		if (!w.v[i].seen) {
+			char a[32];
+
+			coins(w.v[i].amount, a, sizeof a);
+			snprintf(why, n, "it does not pay %s to %s", a,
+			         w.v[i].addr);
+			rc = 0;
+			break;
+		}
+	}
+out:
+	free(raw);
+	free(w.v);
+	return rc;
+}
+
+static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_payer *p = arg;
+	char why[400], err[400], tx[65], msg[900];
+	int64_t id = p->planned;
+	int ok;
+
+	if (p->closing)
+		return;
+	txid_hex(p->verify_txid, tx);
+	if (e != NULL) {
+		snprintf(msg, sizeof msg,
+		         "payouts: batch %lld: reading transaction %s: %s; "
+		         "asking again later",
+		         (long long)id, tx, e->text);
+		note(p, HJD_LOG_WARNING, msg);
+		backoff(p);
+		after_planned(p);
+		return;
+	}
+	ok = pays_batch(p, id, json_object_get(result, "hex"), p->verify_txid,
+	                why, sizeof why);
+	if (ok < 0) {
+		fatal(p, why);
+		return;
+	}
+	if (!ok) {
+		p->halted = 1;
+		snprintf(
+		    p->warning, sizeof p->warning,
+		    "PAYOUTS HALTED: transaction %s of wallet %s carries "
+		    "the comment of batch %lld but does not pay its outputs "
+		    "(%s); nothing more is sent until an operator checks "
+		    "(docs/PAYOUTS.md)",
+		    tx, p->wallet, (long long)id, why);
+		hjd_log(HJD_LOG_ERR, "payouts: %s", p->warning);
+		after_planned(p);
+		return;
+	}
+	if (begin(p, err, sizeof err) ||
+	    commit(p,
+	           hj_store_batch_sent(p->store, id, p->verify_txid, p->tip,
+	                               now_s(), err, sizeof err),
+	           err, sizeof err))
+		return;
+	hjd_log(HJD_LOG_NOTICE,
+	        "payouts: batch %lld was sent before (found in wallet %s by "
+	        "its comment): txid %s, recorded",
+	        (long long)id, p->wallet, tx);
+	p->dirty = 1;
+	after_planned(p);
+}
+
+static void after_scan_planned(hjd_payer *p)
+{
+	const struct match *best = NULL;
+	size_t live = 0;
+	char a[65], b[65];
+
+	for (size_t i = 0; i < p->nmatch; i++) {
+		const struct match *m = &p->matches[i];
+
+		if (best == NULL || m->conf > best->conf)
+			best = m;
+		if (m->conf >= 0 && !m->replacement)
+			live++;
+	}
+	if (best == NULL) {
+		/* Never reached the wallet: send it again, same outputs, same
+		 * comment. */
+		hjd_log(HJD_LOG_NOTICE,
+		        "payouts: batch %lld is not in wallet %s: sending it "
+		        "(again)",
+		        (long long)p->planned, p->wallet);
+		send_batch(p, p->planned, 0);
+		return;
+	}
+	if (live > 1) {
+		txid_hex(p->matches[0].txid, a);
+		txid_hex(p->matches[1].txid, b);
+		hjd_log(HJD_LOG_ERR,
+		        "payouts: batch %lld is in wallet %s %zu times (%s, "
+		        "%s, ...): its outputs were paid more than once; the "
+		        "daemon records one and never sends it again",
+		        (long long)p->planned, p->wallet, live, a, b);
+	}
+	memcpy(p->verify_txid, best->txid, 32);
+	txid_hex(best->txid, a);
+	if (hj_rpc_call_x(p->rpc, "gettransaction", json_pack("[s, b]", a, 1),
+	                  NULL, HJ_RPC_NODE_ERRORS, on_verify, p))
+		fatal(p, "payouts: out of memory");
+}
+
+static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_payer *p = arg;
+	json_t *active = json_object_get(result, "active_commands"), *c;
+	uint64_t now = uv_now(p->loop);
+	char msg[600];
+	size_t i;
+	int busy = 0;
+
+	if (p->closing)
+		return;
+	if (e != NULL || !json_is_array(active)) {
+		/* Not knowing is not a reason to skip the wait. */
+		snprintf(msg, sizeof msg,
+		         "payouts: getrpcinfo: %s; asking again",
+		         e ? e->text : "no active_commands");
+		note(p, HJD_LOG_WARNING, msg);
+		busy = 1;
+	}
+	json_array_foreach(active, i, c)
+	{
+		json_t *m = json_object_get(c, "method");
+
+		if (json_is_string(m) &&
+		    strcmp(json_string_value(m), "sendmany") == 0)
+			busy = 1;
+	}
+	if (busy) {
+		if (now - p->rpcinfo_since >= 10000) {
+			snprintf(
+			    msg, sizeof msg,
+			    "payouts: the node is running a sendmany; "
+			    "waiting for it to end before looking for batch "
+			    "%lld in wallet %s",
+			    (long long)p->planned, p->wallet);
+			note(p, HJD_LOG_WARNING, msg);
+		}
+		uv_timer_start(&p->timer, on_timer, RPCINFO_WAIT_MS, 0);
+		return;
+	}
+	scan(p, p->planned, p->open[0].created_at, after_scan_planned);
+}
+
+static void rpcinfo(hjd_payer *p)
+{
+	if (hj_rpc_call_x(p->rpc, "getrpcinfo", NULL, NULL, HJ_RPC_NODE_ERRORS,
+	                  on_rpcinfo, p))
+		fatal(p, "payouts: out of memory");
+}
+
+/* ---- 5. sendmany ---- */
+
+struct params_buf {
+	hjd_payer *p;
+	size_t n;
+	hj_amount total;
+};
+
+static int put(hjd_payer *p, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (p->params_len + k + 1 > p->params_cap) {
+		size_t cap = p->params_cap ? p->params_cap : 4096;
+		char *b;
+
+		while (cap < p->params_len + k + 1)
+			cap *= 2;
+		if (cap > PARAMS_MAX)
+			return -E2BIG;
+		b = realloc(p->params, cap);
+		if (b == NULL)
+			return -ENOMEM;
+		p->params = b;
+		p->params_cap = cap;
+	}
+	memcpy(p->params + p->params_len, s, k + 1);
+	p->params_len += k;
+	return 0;
+}
+
+/* "address":0.00012345 -- the address is bech32 (lower-case letters and
+ * digits, checked when planned), the amount exact. */
+static int put_output(void *arg, const char *address, hj_amount amount)
+{
+	struct params_buf *b = arg;
+	char a[40], item[200];
+
+	if (amount > OUTPUT_MAX || strlen(address) >= HJ_BECH32_BUF)
+		return -ERANGE;
+	for (const char *c = address; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			return -EINVAL;
+	coins(amount, a, sizeof a);
+	snprintf(item, sizeof item, "%s\"%s\":%s", b->n ? "," : "", address, a);
+	b->n++;
+	b->total += amount;
+	return put(b->p, item);
+}
+
+static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_payer *p = arg;
+	int64_t id = p->send_id;
+	char err[400], msg[900], tx[65];
+	uint8_t txid[32];
+	int fresh_plan = p->send_new;
+	int refused;
+
+	if (p->closing)
+		return;
+	p->fresh = 0;
+	if (e == NULL && txid_parse(result, txid) == 0) {
+		if (begin(p, err, sizeof err) ||
+		    commit(p,
+		           hj_store_batch_sent(p->store, id, txid, p->tip,
+		                               now_s(), err, sizeof err),
+		           err, sizeof err))
+			return;
+		txid_hex(txid, tx);
+		hjd_log(HJD_LOG_NOTICE,
+		        "payouts: batch %lld sent by wallet %s: txid %s",
+		        (long long)id, p->wallet, tx);
+		p->last_note[0] = '\0';
+		p->backoff_ms = BACKOFF_MIN_MS;
+		p->retry_at = 0;
+		if (strncmp(p->warning, "INSUFFICIENT", 12) == 0)
+			p->warning[0] = '\0';
+		if (p->more)
+			p->dirty = 1;
+		if (fresh_plan)
+			balance(p);
+		else
+			after_planned(p);
+		return;
+	}
+	/* A node's refusal means the wallet made no transaction (Bitcoin
+	 * Core checks everything before it commits one); anything else may
+	 * have reached the wallet. */
+	refused = e != NULL && e->kind == HJ_RPC_ERR_NODE;
+	if (refused) {
+		/* Even so, the batch is let go only once its comment is known
+		 * to be absent from the wallet. */
+		snprintf(p->refusal, sizeof p->refusal,
+		         "the node refused sendmany: %s", e->text);
+		p->refusal_code = e->code;
+		p->planned = id;
+		scan(p, id, p->send_at, after_scan_refused);
+		return;
+	}
+	if (e == NULL)
+		snprintf(msg, sizeof msg,
+		         "sendmany answered no txid: the wallet may have sent "
+		         "it");
+	else
+		snprintf(
+		    msg, sizeof msg,
+		    "no answer to sendmany (%s): the wallet may or may not "
+		    "have sent it",
+		    e->text);
+	if (begin(p, err, sizeof err) ||
+	    commit(p,
+	           hj_store_batch_failed(p->store, id, msg, 0, err, sizeof err),
+	           err, sizeof err))
+		return;
+	backoff(p);
+	hjd_log(HJD_LOG_ERR,
+	        "payouts: batch %lld: %s; it will be looked for in the wallet "
+	        "by its comment before it is ever sent again; next try in %u s "
+	        "or at the next block",
+	        (long long)id, msg,
+	        (unsigned)((p->retry_at - uv_now(p->loop) + 999) / 1000));
+	if (fresh_plan)
+		balance(p);
+	else
+		after_planned(p);
+}
+
+/* After a refusal, the lookup of the batch's comment: absent (always, with
+ * Bitcoin Core), the batch is refused and its payouts free; present, the
+ * wallet made it after all and it is recorded like any batch found. */
+static void after_scan_refused(hjd_payer *p)
+{
+	int64_t id = p->send_id;
+	char err[400];
+
+	if (p->nmatch > 0) {
+		hjd_log(HJD_LOG_WARNING,
+		        "payouts: batch %lld: %s, yet a transaction with its "
+		        "comment is in wallet %s: recording it",
+		        (long long)id, p->refusal, p->wallet);
+		after_scan_planned(p);
+		return;
+	}
+	if (begin(p, err, sizeof err) ||
+	    commit(p,
+	           hj_store_batch_failed(p->store, id, p->refusal, 1, err,
+	                                 sizeof err),
+	           err, sizeof err))
+		return;
+	backoff(p);
+	hjd_log(HJD_LOG_WARNING,
+	        "payouts: batch %lld: %s; its payouts stay owed; next try in "
+	        "%u s or at the next block",
+	        (long long)id, p->refusal,
+	        (unsigned)((p->retry_at - uv_now(p->loop) + 999) / 1000));
+	if (p->refusal_code == RPC_WALLET_INSUFFICIENT_FUNDS) {
+		char have[40] = "unknown", need[40];
+
+		if (p->have_balance)
+			coins(p->balance, have, sizeof have);
+		coins(p->send_total, need, sizeof need);
+		snprintf(p->warning, sizeof p->warning,
+		         "INSUFFICIENT FUNDS in wallet %s: balance %s, a batch "
+		         "of %s to pay; payouts stay owed until funds arrive",
+		         p->wallet, have, need);
+		hjd_log(HJD_LOG_WARNING, "payouts: %s", p->warning);
+	}
+	if (p->send_new)
+		balance(p);
+	else
+		after_planned(p);
+}
+
+/* Sends batch id (outputs from the store, so a batch sent again is sent
+ * byte for byte the same). */
+static void send_batch(hjd_payer *p, int64_t id, int fresh_plan)
+{
+	struct params_buf b = {.p = p};
+	char comment[64], tail[96], err[300], msg[500];
+	int rc;
+
+	p->params_len = 0;
+	rc = put(p, "[\"\",{");
+	if (rc == 0)
+		rc = hj_store_batch_outputs(p->store, id, put_output, &b, err,
+		                            sizeof err);
+	comment_of(p, id, comment, sizeof comment);
+	snprintf(tail, sizeof tail, "},1,\"%s\"]", comment);
+	if (rc == 0)
+		rc = put(p, tail);
+	if (rc || b.n == 0) {
+		/* A batch the node could never take as it stands: refuse it
+		 * here as the node would, its payouts stay owed. */
+		snprintf(msg, sizeof msg, "batch %lld cannot be sent: %s",
+		         (long long)id,
+		         rc == -ERANGE   ? "an output above 2^63 - 1"
+		         : rc == -EINVAL ? "an address that is not bech32"
+		         : rc == -E2BIG  ? "its arguments exceed 1 MiB"
+		         : b.n == 0      ? "no output"
+		                         : "out of memory");
+		hjd_log(HJD_LOG_ERR, "payouts: %s", msg);
+		if (begin(p, err, sizeof err) ||
+		    commit(p,
+		           hj_store_batch_failed(p->store, id, msg, 1, err,
+		                                 sizeof err),
+		           err, sizeof err))
+			return;
+		backoff(p);
+		if (fresh_plan)
+			balance(p);
+		else
+			after_planned(p);
+		return;
+	}
+	p->send_id = id;
+	p->send_at = now_s();
+	p->send_new = fresh_plan;
+	p->send_total = b.total;
+	hjd_log(HJD_LOG_INFO,
+	        "payouts: batch %lld: sendmany of %zu outputs from wallet %s, "
+	        "comment %s",
+	        (long long)id, b.n, p->wallet, comment);
+	if (hj_rpc_call_x(p->rpc, "sendmany", NULL, p->params,
+	                  HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE, on_sent, p))
+		fatal(p, "payouts: sendmany arguments refused (out of memory)");
+}
+
+/* ---- 2. sent batches ---- */
+
+static void after_scan_revert(hjd_payer *p)
+{
+	const hj_batch *b = &p->open[p->cur];
+	const struct match *best = NULL;
+	char err[400], reason[400], tx[65];
+
+	for (size_t i = 0; i < p->nmatch; i++) {
+		const struct match *m = &p->matches[i];
+
+		if (memcmp(m->txid, b->txid, 32) == 0 ||
+		    m->conf <= -(long long)p->conf)
+			continue;
+		if (best == NULL || m->conf > best->conf)
+			best = m;
+	}
+	if (best != NULL) {
+		/* Another transaction with its comment (a replacement the
+		 * wallet made) may still confirm: follow that one. */
+		if (begin(p, err, sizeof err) ||
+		    commit(p,
+		           hj_store_batch_retxid(p->store, b->id, best->txid,
+		                                 err, sizeof err),
+		           err, sizeof err))
+			return;
+		txid_hex(best->txid, tx);
+		hjd_log(HJD_LOG_NOTICE,
+		        "payouts: batch %lld: its transaction was conflicted; "
+		        "following %s, which carries its comment",
+		        (long long)b->id, tx);
+	} else {
+		txid_hex(b->txid, tx);
+		snprintf(reason, sizeof reason,
+		         "transaction %s was conflicted by a transaction with "
+		         "%u or more confirmations and can never confirm: owed "
+		         "again",
+		         tx, p->conf);
+		if (begin(p, err, sizeof err) ||
+		    commit(p,
+		           hj_store_batch_reverted(p->store, b->id, reason, err,
+		                                   sizeof err),
+		           err, sizeof err))
+			return;
+		hjd_log(HJD_LOG_WARNING, "payouts: batch %lld: %s",
+		        (long long)b->id, reason);
+		p->dirty = 1;
+	}
+	p->cur++;
+	confirm_next(p);
+}
+
+static void on_rebroadcast(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_payer *p = arg;
+	const hj_batch *b = &p->open[p->cur];
+	char tx[65], msg[700];
+
+	(void)result;
+	if (p->closing)
+		return;
+	txid_hex(b->txid, tx);
+	if (e == NULL)
+		snprintf(msg, sizeof msg,
+		         "payouts: batch %lld: transaction %s was not in the "
+		         "node's mempool; sent it again (the same transaction)",
+		         (long long)b->id, tx);
+	else
+		snprintf(msg, sizeof msg,
+		         "payouts: batch %lld: transaction %s is not in the "
+		         "node's mempool and could not be sent again: %s",
+		         (long long)b->id, tx, e->text);
+	note(p, e == NULL ? HJD_LOG_NOTICE : HJD_LOG_WARNING, msg);
+	p->cur++;
+	confirm_next(p);
+}
+
+static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_payer *p = arg;
+	const hj_batch *b = &p->open[p->cur];
+	json_t *confj, *hj, *rep;
+	char err[400], tx[65], msg[700];
+	uint8_t txid[32];
+	long long conf;
+	uint64_t height;
+
+	if (p->closing)
+		return;
+	txid_hex(b->txid, tx);
+	if (e != NULL) {
+		snprintf(msg, sizeof msg,
+		         "payouts: batch %lld: transaction %s: %s%s",
+		         (long long)b->id, tx, e->text,
+		         e->kind == HJ_RPC_ERR_NODE &&
+		                 e->code == RPC_INVALID_ADDRESS_OR_KEY
+		             ? " (not in the wallet: was the wallet replaced? "
+		               "its payouts stay submitted)"
+		             : "");
+		note(p, HJD_LOG_WARNING, msg);
+		p->cur++;
+		confirm_next(p);
+		return;
+	}
+	confj = json_object_get(result, "confirmations");
+	conf =
+	    json_is_integer(confj) ? (long long)json_integer_value(confj) : 0;
+	rep = json_object_get(result, "replaced_by_txid");
+	if (conf >= (long long)p->conf) {
+		hj = json_object_get(result, "blockheight");
+		height = json_is_integer(hj) && json_integer_value(hj) >= 0
+		             ? (uint64_t)json_integer_value(hj)
+		             : p->tip + 1 - (uint64_t)conf;
+		if (begin(p, err, sizeof err) ||
+		    commit(p,
+		           hj_store_batch_confirmed(p->store, b->id, height,
+		                                    err, sizeof err),
+		           err, sizeof err))
+			return;
+		hjd_log(
+		    HJD_LOG_NOTICE,
+		    "payouts: batch %lld confirmed: txid %s in block %" PRIu64
+		    " (%lld confirmations)",
+		    (long long)b->id, tx, height, conf);
+	} else if (conf <= 0 && txid_parse(rep, txid) == 0) {
+		if (begin(p, err, sizeof err) ||
+		    commit(p,
+		           hj_store_batch_retxid(p->store, b->id, txid, err,
+		                                 sizeof err),
+		           err, sizeof err))
+			return;
+		hjd_log(
+		    HJD_LOG_NOTICE,
+		    "payouts: batch %lld: transaction %s was replaced by %s "
+		    "(bumpfee); following it",
+		    (long long)b->id, tx, json_string_value(rep));
+	} else if (conf <= -(long long)p->conf) {
+		/* Final conflict: the last check before the payouts are owed
+		 * again is for another transaction with the same comment. */
+		scan(p, b->id, b->created_at, after_scan_revert);
+		return;
+	} else if (conf == 0 &&
+	           json_is_false(json_object_get(result, "trusted")) &&
+	           json_is_string(json_object_get(result, "hex"))) {
+		/* Unconfirmed and out of the node's mempool (evicted, or
+		 * dropped as not final after the tip went back): the same
+		 * signed bytes again.  The same transaction cannot pay twice;
+		 * a refusal (its inputs spent elsewhere) changes nothing. */
+		if (hj_rpc_call_x(
+		        p->rpc, "sendrawtransaction",
+		        json_pack("[O]", json_object_get(result, "hex")), NULL,
+		        HJ_RPC_NODE_ERRORS, on_rebroadcast, p))
+			fatal(p, "payouts: out of memory");
+		return;
+	}
+	p->cur++;
+	confirm_next(p);
+}
+
+static void confirm_next(hjd_payer *p)
+{
+	char tx[65];
+
+	while (p->cur < p->nopen && !p->open[p->cur].sent)
+		p->cur++;
+	if (p->cur >= p->nopen) {
+		plan_new(p);
+		return;
+	}
+	txid_hex(p->open[p->cur].txid, tx);
+	if (hj_rpc_call_x(p->rpc, "gettransaction", json_pack("[s, b]", tx, 1),
+	                  NULL, HJ_RPC_NODE_ERRORS, on_gettx, p))
+		fatal(p, "payouts: out of memory");
+}
+
+static void after_planned(hjd_payer *p)
+{
+	p->cur = 0;
+	confirm_next(p);
+}
+
+/* ---- 3. planning ---- */
+
+struct group_ctx {
+	hjd_payer *p;
+	struct rec *recs;
+	size_t n, cap;
+	int nomem;
+};
+
+static int collect_owed(void *arg, const hj_owed_payout *o)
+{
+	struct group_ctx *g = arg;
+	struct rec *r;
+
+	if (o->recipient.len == 0)
+		return 0; /* unattributed: shown, never paid automatically */
+	if (o->recipient.len != 32) {
+		g->p->unpayable_n++;
+		return 0;
+	}
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		struct rec *v = realloc(g->recs, cap * sizeof *v);
+
+		if (v == NULL)
+			return -ENOMEM;
+		g->recs = v;
+		g->cap = cap;
+	}
+	r = &g->recs[g->n];
+	memcpy(r->to, o->recipient.b, 32);
+	r->amount = o->amount;
+	r->height = o->height;
+	r->id = strdup(o->id);
+	if (r->id == NULL)
+		return -ENOMEM;
+	g->n++;
+	return 0;
+}
+
+static int rec_cmp(const void *x, const void *y)
+{
+	const struct rec *a = x, *b = y;
+	int c = memcmp(a->to, b->to, 32);
+
+	if (c)
+		return c;
+	if (a->height != b->height)
+		return a->height < b->height ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+static int grp_cmp(const void *x, const void *y)
+{
+	const struct grp *a = x, *b = y;
+
+	if (a->height != b->height)
+		return a->height < b->height ? -1 : 1;
+	return strcmp(a->addr, b->addr);
+}
+
+static void plan_new(hjd_payer *p)
+{
+	struct group_ctx g = {.p = p};
+	struct grp *grps = NULL;
+	hj_batch_output *outs = NULL;
+	const char **ids = NULL;
+	size_t ngrp = 0, nout = 0, nid = 0;
+	char err[400], why[200], total_s[40];
+	hj_amount total = 0;
+	int64_t id = 0;
+	int rc;
+
+	p->dust_n = 0;
+	p->dust_sum = 0;
+	p->unpayable_n = 0;
+	p->payable = 0;
+	p->more = 0;
+	rc = hj_store_each_unbatched(p->store, collect_owed, &g, err,
+	                             sizeof err);
+	if (rc) {
+		if (rc != -ENOMEM)
+			fatal(p, err);
+		else
+			fatal(p, "payouts: out of memory");
+		goto out;
+	}
+	if (g.n > 1)
+		qsort(g.recs, g.n, sizeof *g.recs, rec_cmp);
+	grps = calloc(g.n ? g.n : 1, sizeof *grps);
+	if (grps == NULL) {
+		fatal(p, "payouts: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < g.n;) {
+		struct grp *x = &grps[ngrp]; /* reused when not payable */
+		size_t j = i;
+
+		memset(x, 0, sizeof *x);
+		x->first = i;
+		x->height = g.recs[i].height;
+		while (j < g.n && memcmp(g.recs[j].to, g.recs[i].to, 32) == 0) {
+			if (x->sum + g.recs[j].amount > OUTPUT_MAX)
+				break; /* the rest waits for the next batch */
+			x->sum += g.recs[j].amount;
+			j++;
+		}
+		if (j == i) /* one payout above 2^63 - 1: never payable */
+			j++;
+		x->n = j - i;
+		while (j < g.n && memcmp(g.recs[j].to, g.recs[i].to, 32) == 0)
+			j++;
+		i = j;
+		if (x->sum == 0 ||
+		    hj_taproot_address(p->secp, g.recs[x->first].to, p->hrp,
+		                       x->addr, why, sizeof why)) {
+			p->unpayable_n += x->n;
+			continue;
+		}
+		if (x->sum < p->dust) {
+			p->dust_n += x->n;
+			p->dust_sum += x->sum;
+			continue;
+		}
+		p->payable += x->sum;
+		ngrp++;
+	}
+	if (p->planned != 0 || !may_send(p) || ngrp == 0) {
+		balance(p);
+		goto out;
+	}
+	/* Oldest debts first. */
+	qsort(grps, ngrp, sizeof *grps, grp_cmp);
+	if (ngrp > p->max_outputs) {
+		p->more = 1;
+		ngrp = p->max_outputs;
+	}
+	outs = calloc(ngrp, sizeof *outs);
+	for (size_t i = 0; i < ngrp; i++)
+		nid += grps[i].n;
+	ids = calloc(nid, sizeof *ids);
+	if (outs == NULL || ids == NULL) {
+		fatal(p, "payouts: out of memory");
+		goto out;
+	}
+	nid = 0;
+	for (size_t i = 0; i < ngrp; i++) {
+		outs[nout].address = grps[i].addr;
+		outs[nout++].amount = grps[i].sum;
+		total += grps[i].sum;
+		for (size_t k = 0; k < grps[i].n; k++)
+			ids[nid++] = g.recs[grps[i].first + k].id;
+	}
+	hj_batch_plan plan = {.height = p->processed,
+	                      .now = now_s(),
+	                      .outs = outs,
+	                      .nouts = nout,
+	                      .payouts = ids,
+	                      .npayouts = nid};
+	if (begin(p, err, sizeof err) ||
+	    commit(p,
+	           hj_store_plan_batch(p->store, &plan, &id, err, sizeof err),
+	           err, sizeof err))
+		goto out;
+	coins(total, total_s, sizeof total_s);
+	hjd_log(HJD_LOG_INFO,
+	        "payouts: batch %lld planned: %zu payouts to %zu recipients, "
+	        "%s in all",
+	        (long long)id, nid, nout, total_s);
+	p->fresh = id;
+	send_batch(p, id, 1);
+out:
+	for (size_t i = 0; i < g.n; i++)
+		free(g.recs[i].id);
+	free(g.recs);
+	free(grps);
+	free(outs);
+	free(ids);
+}
+
+/* ---- 4. balance, totals, the end of a pass ---- */
+
+static void on_balance(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_payer *p = arg;
+	char msg[600];
+
+	if (p->closing)
+		return;
+	if (e != NULL) {
+		p->have_balance = 0;
+		snprintf(msg, sizeof msg, "payouts: wallet %s: %s", p->wallet,
+		         e->text);
+		note(p, HJD_LOG_WARNING, msg);
+	} else if (units_of(result, &p->balance) == 0) {
+		p->have_balance = 1;
+	}
+	pass_end(p);
+}
+
+static void balance(hjd_payer *p)
+{
+	if (hj_rpc_call_x(p->rpc, "getbalance", NULL, NULL, HJ_RPC_NODE_ERRORS,
+	                  on_balance, p))
+		fatal(p, "payouts: out of memory");
+}
+
+static void pass_end(hjd_payer *p)
+{
+	char err[300], have[40], need[40], line[sizeof p->summary];
+	uint64_t now = uv_now(p->loop);
+
+	if (hj_store_settle_totals(p->store, &p->tot, err, sizeof err) == 0)
+		p->have_tot = 1;
+	if (!p->halted && p->have_balance && p->payable > p->balance) {
+		coins(p->balance, have, sizeof have);
+		coins(p->payable, need, sizeof need);
+		snprintf(
+		    p->warning, sizeof p->warning,
+		    "INSUFFICIENT FUNDS in wallet %s: balance %s, %s payable "
+		    "owed; payouts stay owed until funds arrive",
+		    p->wallet, have, need);
+		note(p, HJD_LOG_WARNING, p->warning);
+	} else if (!p->halted && p->have_balance &&
+	           strncmp(p->warning, "INSUFFICIENT", 12) == 0 &&
+	           p->payable <= p->balance) {
+		p->warning[0] = '\0';
+	}
+	p->busy = 0;
+	/* The same line on stderr, when it changed: at most once a pass. */
+	hjd_payer_status(p, line, sizeof line);
+	if (strcmp(line, p->summary) != 0) {
+		memcpy(p->summary, line, sizeof line);
+		hjd_log(HJD_LOG_INFO, "%s", line);
+	}
+	p->on_status(p->arg);
+	if (p->dirty)
+		uv_timer_start(&p->timer, on_timer, 0, 0);
+	else if (p->retry_at > now)
+		uv_timer_start(&p->timer, on_timer, p->retry_at - now, 0);
+}
+
+static void pass_start(hjd_payer *p)
+{
+	char err[400];
+	size_t n;
+
+	if (p->closing || !p->started)
+		return;
+	if (p->busy) {
+		p->dirty = 1;
+		return;
+	}
+	p->busy = 1;
+	p->dirty = 0;
+	uv_timer_stop(&p->timer);
+	if (hj_store_open_batches(p->store, 0, p->open, OPEN_MAX, &n, err,
+	                          sizeof err)) {
+		fatal(p, err);
+		return;
+	}
+	p->nopen = n;
+	p->planned = 0;
+	if (n > 0 && !p->open[0].sent) {
+		/* Ids only grow and one batch at most is planned: when there
+		 * is one it is the oldest open batch. */
+		p->planned = p->open[0].id;
+	}
+	for (size_t i = 1; i < n; i++)
+		if (!p->open[i].sent) {
+			fatal(p, "payouts: two planned batches in the store");
+			return;
+		}
+	if (p->planned == 0 || !may_send(p)) {
+		after_planned(p);
+		return;
+	}
+	if (p->planned == p->fresh) {
+		send_batch(p, p->planned, 0);
+		return;
+	}
+	p->rpcinfo_since = uv_now(p->loop);
+	rpcinfo(p);
+}
+
+/* ---- the interface ---- */
+
+void hjd_payer_kick(hjd_payer *p, uint64_t processed, uint64_t tip)
+{
+	if (p == NULL || p->closing)
+		return;
+	p->processed = processed;
+	p->tip = tip;
+	p->started = 1;
+	pass_start(p);
+}
+
+void hjd_payer_status(const hjd_payer *p, char *buf, size_t n)
+{
+	char owed[40], dust[40], unattr[40], flight[40], bal[40] = "?";
+	char bad[40] = "";
+
+	if (!p->have_tot) {
+		snprintf(buf, n, "payouts: starting");
+		return;
+	}
+	coins(p->tot.owed, owed, sizeof owed);
+	coins(p->dust_sum, dust, sizeof dust);
+	coins(p->tot.unattributed, unattr, sizeof unattr);
+	coins(p->tot.submitted, flight, sizeof flight);
+	if (p->have_balance)
+		coins(p->balance, bal, sizeof bal);
+	if (p->unpayable_n)
+		snprintf(bad, sizeof bad, ", %" PRIu64 " unpayable",
+		         p->unpayable_n);
+	snprintf(buf, n,
+	         "payouts: %" PRIu64 " owed (%s; %" PRIu64 " below dust %s, "
+	         "%" PRIu64 " unattributed %s%s), %" PRIu64
+	         " in flight (%s), wallet %s balance %s%s%s",
+	         p->tot.owed_n, owed, p->dust_n, dust, p->tot.unattributed_n,
+	         unattr, bad, p->tot.submitted_n, flight, p->wallet, bal,
+	         p->warning[0] ? "; " : "", p->warning);
+}
+
+static void on_closed_part(hjd_payer *p)
+{
+	if (--p->open_handles > 0)
+		return;
+	void (*done)(void *) = p->done;
+	void *arg = p->done_arg;
+
+	free(p->wallet);
+	free(p->params);
+	hj_secp_free(p->secp);
+	free(p);
+	if (done)
+		done(arg);
+}
+
+static void on_rpc_closed(void *arg)
+{
+	on_closed_part(arg);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+	on_closed_part(h->data);
+}
+
+void hjd_payer_close(hjd_payer *p, void (*done)(void *arg), void *arg)
+{
+	if (p == NULL || p->open_handles > 0)
+		return;
+	p->closing = 1;
+	p->done = done;
+	p->done_arg = arg;
+	p->open_handles = 2;
+	hj_rpc_close(p->rpc, on_rpc_closed, p);
+	uv_close((uv_handle_t *)&p->timer, on_timer_closed);
+}
+
+int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
+                  size_t errlen)
+{
+	hjd_payer *p;
+	hj_rpc_opts ro = *o->node;
+	uint8_t script[HJ_BTC_SCRIPT_MAX];
+	size_t slen;
+	char *url = NULL, why[300];
+	int rc;
+
+	*out = NULL;
+	p = calloc(1, sizeof *p);
+	if (p == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->loop = o->loop;
+	p->store = o->store;
+	p->dust = o->dust_limit;
+	p->max_outputs = o->max_outputs;
+	p->conf = o->confirmations;
+	p->on_status = o->on_status;
+	p->on_fatal = o->on_fatal;
+	p->arg = o->arg;
+	p->backoff_ms = BACKOFF_MIN_MS;
+	rc = hj_btc_address_script(o->dealer, script, &slen, &p->hrp, why,
+	                           sizeof why);
+	if (rc) {
+		snprintf(err, errlen, "dealer address: %s", why);
+		goto fail;
+	}
+	p->secp = hj_secp_new(why, sizeof why);
+	p->wallet = strdup(o->wallet);
+	if (p->secp == NULL || p->wallet == NULL) {
+		snprintf(err, errlen, "%s", p->secp ? "out of memory" : why);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = hj_store_payer_tag(o->store, p->tag, err, errlen);
+	if (rc)
+		goto fail;
+	rc = hj_rpc_wallet_url(o->node->url, o->wallet, &url, why, sizeof why);
+	if (rc) {
+		snprintf(err, errlen, "[payout] wallet: %s", why);
+		goto fail;
+	}
+	ro.url = url;
+	/* One call at a time: a pass is a sequence. */
+	ro.max_inflight = 1;
+	p->rpc = hj_rpc_new(o->loop, &ro, why, sizeof why);
+	free(url);
+	if (p->rpc == NULL) {
+		snprintf(err, errlen, "wallet client: %s", why);
+		rc = -EINVAL;
+		goto fail;
+	}
+	uv_timer_init(o->loop, &p->timer);
+	p->timer.data = p;
+	*out = p;
+	return 0;
+fail:
+	hj_secp_free(p->secp);
+	free(p->wallet);
+	free(p);
+	return rc ? rc : -EINVAL;
+}
