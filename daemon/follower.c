@@ -13,12 +13,18 @@
  * Any failure after the engine has moved on (a store or log write) is
  * fatal: the process exits and a restart resumes from the last commit,
  * cutting the card log back to it.
+ *
+ * With [payout] wallet set, the payer (payout_btc.h) is kicked after every
+ * commit: the payouts a committed batch created are final (their blocks
+ * are), so they may be paid at once.  Kicks start only once the state was
+ * checked to be this chain's (on_identity) and the tip is known.
  */
 #include "follower.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +39,7 @@
 #include "log.h"
 #include "logfile.h"
 #include "notify.h"
+#include "payout_btc.h"
 #include "replay.h"
 #include "rpc.h"
 #include "store.h"
@@ -57,6 +64,8 @@ typedef struct hjd_follower {
 	hj_backend *be;
 	hj_store *store;
 	hj_table *table;
+	hjd_payer *payer; /* [payout] wallet set: pays what is owed */
+	int payer_ready;  /* the state is this chain's: paying may start */
 	hjd_logfile log;
 	hj_cardlog cl;
 	hj_cursor cur;
@@ -78,6 +87,14 @@ typedef struct hjd_follower {
 
 static void stop(hjd_follower *f, int code);
 static void pump(hjd_follower *f);
+
+/* Payouts: one pass per committed batch (payouts of final blocks), and one
+ * at start for what was owed before. */
+static void payer_kick(hjd_follower *f)
+{
+	if (f->payer && f->payer_ready && f->have_tip)
+		hjd_payer_kick(f->payer, f->cur.height, f->tip);
+}
 
 /* ---- effects of events on the store ---- */
 
@@ -253,23 +270,28 @@ static void effects_sink(void *ctx, const hj_event *ev)
 static void status(hjd_follower *f, int force)
 {
 	uint64_t now = uv_now(&f->loop);
-	char msg[256], sum[HJ_AMOUNT_STRLEN], err[160];
+	char msg[1700], sum[HJ_AMOUNT_STRLEN], err[160], pay[1400];
 	uint64_t count = 0;
 	hj_amount owed = 0;
 
 	if (!force && now - f->status_at < 1000)
 		return;
 	f->status_at = now;
-	if (hj_store_owed(f->store, &count, &owed, err, sizeof err))
-		snprintf(sum, sizeof sum, "?");
-	else
-		hj_amount_format(owed, sum);
-	snprintf(
-	    msg, sizeof msg,
-	    "STATUS=%s next block %" PRIu64 ", tip %" PRIu64
-	    ", %zu open rounds, %" PRIu64 " payouts owed (%s)",
-	    f->ready_sent ? "following:" : "catching up:", f->cur.height + 1,
-	    f->tip, hj_table_count(f->table), count, sum);
+	if (f->payer) {
+		hjd_payer_status(f->payer, pay, sizeof pay);
+	} else {
+		if (hj_store_owed(f->store, &count, &owed, err, sizeof err))
+			snprintf(sum, sizeof sum, "?");
+		else
+			hj_amount_format(owed, sum);
+		snprintf(pay, sizeof pay, "%" PRIu64 " payouts owed (%s)",
+		         count, sum);
+	}
+	snprintf(msg, sizeof msg,
+	         "STATUS=%s next block %" PRIu64 ", tip %" PRIu64
+	         ", %zu open rounds, %s",
+	         f->ready_sent ? "following:" : "catching up:",
+	         f->cur.height + 1, f->tip, hj_table_count(f->table), pay);
 	hjd_notify(msg);
 	/* A first catch-up can take longer than systemd's start timeout:
 	 * progress extends it. */
@@ -363,6 +385,7 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		stop(f, HJD_EXIT_REORG);
 		return -1;
 	}
+	payer_kick(f);
 	return 0;
 }
 
@@ -535,6 +558,10 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 			        " to %" PRIu64,
 			        f->tip, height);
 		set_tip(f, height);
+		if (f->payer_ready == 1) {
+			f->payer_ready = 2;
+			payer_kick(f);
+		}
 	}
 	pump(f);
 	status(f, 0);
@@ -599,6 +626,10 @@ static void on_first_tip(void *arg, uint64_t height, const char *error)
 	if (first_start(f, height)) {
 		stop(f, HJD_EXIT_FAILURE);
 		return;
+	}
+	if (f->payer_ready == 1) {
+		f->payer_ready = 2;
+		payer_kick(f);
 	}
 	f->next_fetch = f->cur.height + 1;
 	pump(f);
@@ -673,6 +704,9 @@ static void on_identity(void *arg, const char *identity, const char *error,
 	}
 	hjd_log(HJD_LOG_NOTICE, "chain %s, dealer %s, rules %s", identity,
 	        f->cfg->dealer, rules);
+	/* The state is this chain's: what it owes may be paid (kicked once
+	 * the tip is known). */
+	f->payer_ready = 1;
 	if (f->be->ops->attach)
 		f->be->ops->attach(f->be, f->table);
 	rc = hj_store_get_cursor(f->store, &f->cur, err, sizeof err);
@@ -748,6 +782,23 @@ static void close_handle(hjd_follower *f, uv_handle_t *h)
 	}
 }
 
+static void on_payer_closed(void *arg)
+{
+	hjd_follower *f = arg;
+
+	f->payer = NULL;
+}
+
+static void on_payer_status(void *arg)
+{
+	status(arg, 1);
+}
+
+static void on_payer_fatal(void *arg, const char *msg)
+{
+	fatal(arg, msg);
+}
+
 static void on_rpc_closed(void *arg)
 {
 	hjd_follower *f = arg;
@@ -777,6 +828,8 @@ static void stop(hjd_follower *f, int code)
 	close_handle(f, (uv_handle_t *)&f->sigterm);
 	close_handle(f, (uv_handle_t *)&f->sigint);
 	close_handle(f, (uv_handle_t *)&f->sighup);
+	if (f->payer)
+		hjd_payer_close(f->payer, on_payer_closed, f);
 	if (f->rpc)
 		hj_rpc_close(f->rpc, on_rpc_closed, f);
 }
@@ -816,6 +869,25 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/* SIGTERM or SIGINT before the loop's handlers exist (the first
+ * milliseconds: opening the store, the lock): remembered, then acted on as
+ * soon as they do, so that an early stop still exits 0. */
+static volatile sig_atomic_t early_signal;
+
+static void on_early_signal(int signum)
+{
+	early_signal = signum;
+}
+
+void hjd_catch_early_signals(void)
+{
+	struct sigaction early = {.sa_handler = on_early_signal};
+
+	sigemptyset(&early.sa_mask);
+	sigaction(SIGTERM, &early, NULL);
+	sigaction(SIGINT, &early, NULL);
+}
+
 int hjd_follow(const hjd_config *cfg)
 {
 	hjd_follower f;
@@ -824,6 +896,7 @@ int hjd_follow(const hjd_config *cfg)
 	hj_rpc_opts o;
 	int rc, lockfd;
 
+	hjd_catch_early_signals();
 	memset(&f, 0, sizeof f);
 	f.cfg = cfg;
 	f.log.fd = -1;
@@ -888,6 +961,23 @@ int hjd_follow(const hjd_config *cfg)
 		f.be = hj_btc_backend_new(f.rpc, cfg->coin, cfg->dealer, err,
 		                          sizeof err);
 	}
+	if (f.be && cfg->payout_wallet && strcmp(cfg->family, "bitcoin") == 0) {
+		hjd_payer_opts po = {.loop = &f.loop,
+		                     .store = f.store,
+		                     .node = &o,
+		                     .wallet = cfg->payout_wallet,
+		                     .dealer = cfg->dealer,
+		                     .dust_limit = cfg->dust_limit,
+		                     .max_outputs = cfg->max_outputs,
+		                     .confirmations = cfg->confirmations,
+		                     .on_status = on_payer_status,
+		                     .on_fatal = on_payer_fatal,
+		                     .arg = &f};
+		if (hjd_payer_new(&po, &f.payer, err, sizeof err)) {
+			f.be->ops->free(f.be);
+			f.be = NULL;
+		}
+	}
 
 	uv_timer_init(&f.loop, &f.poll);
 	uv_timer_init(&f.loop, &f.retry);
@@ -906,6 +996,10 @@ int hjd_follow(const hjd_config *cfg)
 		uv_signal_start(&f.sigterm, on_signal, SIGTERM);
 		uv_signal_start(&f.sigint, on_signal, SIGINT);
 		uv_signal_start(&f.sighup, on_signal, SIGHUP);
+		if (early_signal)
+			on_signal(early_signal == SIGINT ? &f.sigint
+			                                 : &f.sigterm,
+			          early_signal);
 		uint64_t wd = hjd_watchdog_usec();
 		if (wd)
 			uv_timer_start(&f.watchdog, on_watchdog, wd / 2000,

@@ -16,6 +16,11 @@
 	78 /* EX_CONFIG: also the dealer address does not                      \
 	      fit the node's network */
 
+/* Remembers a SIGTERM or SIGINT that arrives before hjd_follow's loop
+ * handles them (hjd_follow then stops at once, exit 0); main calls it
+ * first thing. */
+void hjd_catch_early_signals(void);
+
 /* Runs until SIGTERM/SIGINT (returns 0) or a fatal condition. */
 int hjd_follow(const hjd_config *cfg);
 

@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 	int check = 0, rc;
 	char err[512];
 
+	hjd_catch_early_signals();
 	hjd_config_init(&cfg);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

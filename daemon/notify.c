@@ -59,9 +59,11 @@ int hjd_notify(const char *msg)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* Never block the loop: a notify socket nobody reads (a test's, a
+	 * wedged manager's) drops the message (-EAGAIN) instead. */
 	do
-		w = sendto(fd, msg, len, MSG_NOSIGNAL, (struct sockaddr *)&sa,
-		           salen);
+		w = sendto(fd, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT,
+		           (struct sockaddr *)&sa, salen);
 	while (w < 0 && errno == EINTR);
 	r = w < 0 ? -errno : (size_t)w == len ? 0 : -EIO;
 	close(fd);
