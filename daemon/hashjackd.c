@@ -82,6 +82,16 @@ static void print_config(const hjd_config *c)
 	       c->family, c->coin ? " " : "", c->coin ? c->coin : "", url,
 	       c->confirmations, c->poll_interval_ms, c->dealer, rules,
 	       c->state_dir, c->card_log, c->log_fsync ? "yes" : "no");
+	if (c->payout_wallet) {
+		char dust[HJ_AMOUNT_STRLEN];
+
+		printf("payouts: wallet %s, dust limit %s, at most %u "
+		       "outputs per transaction\n",
+		       c->payout_wallet, hj_amount_format(c->dust_limit, dust),
+		       c->max_outputs);
+	} else {
+		printf("payouts: recorded, not sent (no [payout] wallet)\n");
+	}
 }
 
 int main(int argc, char **argv)
