@@ -270,7 +270,8 @@ static void effects_sink(void *ctx, const hj_event *ev)
 static void status(hjd_follower *f, int force)
 {
 	uint64_t now = uv_now(&f->loop);
-	char msg[1700], sum[HJ_AMOUNT_STRLEN], err[160], pay[1400];
+	char msg[1800], sum[HJ_AMOUNT_STRLEN], err[160], pay[1400];
+	char expo[HJ_AMOUNT_STRLEN];
 	uint64_t count = 0;
 	hj_amount owed = 0;
 
@@ -289,9 +290,10 @@ static void status(hjd_follower *f, int force)
 	}
 	snprintf(msg, sizeof msg,
 	         "STATUS=%s next block %" PRIu64 ", tip %" PRIu64
-	         ", %zu open rounds, %s",
+	         ", %zu open rounds (worst case %s), %s",
 	         f->ready_sent ? "following:" : "catching up:",
-	         f->cur.height + 1, f->tip, hj_table_count(f->table), pay);
+	         f->cur.height + 1, f->tip, hj_table_count(f->table),
+	         hj_amount_format(hj_table_exposure(f->table), expo), pay);
 	hjd_notify(msg);
 	/* A first catch-up can take longer than systemd's start timeout:
 	 * progress extends it. */
