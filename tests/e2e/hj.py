@@ -13,8 +13,12 @@ Python 3, standard library only.  What it gives a test:
   card; exporting blocks as a ``hashjack replay`` document.
 - card_of(): protocol v1 section 1 in Python (the same object as the log's
   ``card``).
-- replay(): runs ``hashjack replay`` and returns the parsed log lines.
+- replay(): runs ``hashjack replay`` and returns the parsed log lines;
+  replay_rules(): a replay document's "rules".
 - read_cardlog(), wait_until(): reading a card log; polling with a deadline.
+- CardLogPlayers, LogPlayer: the loop of simulated players that act on what
+  a card log says while blocks are mined (the fault tests' sessions derive
+  from it).
 - Hashjackd: runs the daemon with a generated config in a temporary directory.
 
 Things about anvil 1.7.1 this relies on (tests/e2e/test_harness.py checks
@@ -40,6 +44,7 @@ each of them):
 """
 
 import atexit
+import collections
 import contextlib
 import json
 import os
@@ -287,6 +292,36 @@ def card_matcher(want):
 
 
 # --------------------------------------------------------------------------
+# JSON-RPC batches and replay documents (anvil and litecoind alike)
+
+def batch_results(calls, resp, base):
+    """The results of a JSON-RPC batch reply resp (in any order) to calls
+    [(method, params)] sent with ids base, base + 1, ...; RpcError for the
+    first call that failed."""
+    by_id = {x["id"]: x for x in resp}
+    out = []
+    for i, (m, _) in enumerate(calls):
+        x = by_id[base + i]
+        if x.get("error"):
+            raise RpcError(m, x["error"])
+        out.append(x.get("result"))
+    return out
+
+
+def replay_rules(min_bet, max_bet, timeout_blocks=None, preset=None):
+    """The "rules" of a `hashjack replay` document: the bets as decimal
+    strings; preset and timeout_blocks left out when None."""
+    rules = {}
+    if preset is not None:
+        rules["preset"] = preset
+    rules["min_bet"] = str(min_bet)
+    rules["max_bet"] = str(max_bet)
+    if timeout_blocks is not None:
+        rules["timeout_blocks"] = timeout_blocks
+    return rules
+
+
+# --------------------------------------------------------------------------
 # anvil
 
 def _hex(n):
@@ -448,14 +483,7 @@ class Anvil:
         req = urllib.request.Request(self.url, body, {"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=timeout) as r:
             resp = json.load(r)
-        by_id = {x["id"]: x for x in resp}
-        out = []
-        for i, (m, _) in enumerate(calls):
-            x = by_id[base + i]
-            if x.get("error"):
-                raise RpcError(m, x["error"])
-            out.append(x.get("result"))
-        return out
+        return batch_results(calls, resp, base)
 
     def height(self):
         return _int(self.rpc("eth_blockNumber"))
@@ -636,13 +664,7 @@ class Anvil:
         every transaction of each block, lower-case, value in decimal, and the
         receipt status of each transaction to the dealer."""
         dealer = dealer.lower()
-        rules = {}
-        if preset is not None:
-            rules["preset"] = preset
-        rules["min_bet"] = str(min_bet)
-        rules["max_bet"] = str(max_bet)
-        if timeout_blocks is not None:
-            rules["timeout_blocks"] = timeout_blocks
+        rules = replay_rules(min_bet, max_bet, timeout_blocks, preset)
         blocks = []
         heights = list(range(first, last + 1))
         for i in range(0, len(heights), 100):
@@ -782,6 +804,75 @@ def last_logged_height(path):
     start = tail.rfind(b"\n", 0, end) + 1
     m = re.match(rb'\{"v":1,"chain":"[a-z0-9-]+","height":(\d+),', tail[start:end])
     return int(m.group(1)) if m else None
+
+
+class LogPlayer:
+    """What a player of CardLogPlayers knows from the log: its open round,
+    its first hand's cards, the dealer's, its stake, whether it peeked,
+    from which height it may act (ready_at) or bet again (next_bet_at);
+    what it sent and has not seen logged yet (pending, sent at pending_h);
+    whether it leaves this round to time out (lazy) or acts too early
+    (premature)."""
+
+    def __init__(self):
+        self.round = None
+        self.cards = []
+        self.dealer = []
+        self.stake = 0
+        self.peeked = False
+        self.ready_at = None
+        self.pending = None
+        self.pending_h = 0
+        self.next_bet_at = 0
+        self.lazy = False
+        self.premature = False
+
+
+class CardLogPlayers:
+    """Players that act on what a card log says, never on a card not yet
+    logged: step() mines a block every `interval` seconds while `mining`
+    (mine_block()), gives each new line of the log to feed(line) (which
+    sets `height`) and, once a line was seen, lets each player decide(p).
+    A subclass gives mine_block(), feed() and decide(); its players are
+    LogPlayers."""
+
+    def __init__(self, log_path, players, rng, interval=0.12, lazy=0.12):
+        self.tail = CardLogTail(log_path, strict=True)
+        self.players = players
+        self.by_tx = {}
+        self.by_round = {}
+        self.rng = rng
+        self.interval = interval
+        self.lazy = lazy
+        self.height = None
+        self.next_mine = time.monotonic()
+        self.mining = True
+        self.betting = True
+        self.sent = collections.Counter()
+
+    def step(self):
+        now = time.monotonic()
+        if self.mining and now >= self.next_mine:
+            self.mine_block()
+            self.next_mine = max(self.next_mine + self.interval, now)
+        for line in self.tail.read():
+            self.feed(line)
+        if self.height is not None:
+            for p in self.players:
+                self.decide(p)
+
+    def run(self, seconds, until=None):
+        """Steps for `seconds`, or until until() is true (returns True)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.step()
+            if until and until():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def pending_any(self):
+        return any(p.pending for p in self.players)
 
 
 class ReplayFollower:

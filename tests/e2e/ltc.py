@@ -586,14 +586,7 @@ class Litecoind:
         status, resp = self._post(path, body, timeout)
         if not isinstance(resp, list):
             raise HarnessError("batch: HTTP %d: %r" % (status, resp))
-        by_id = {x["id"]: x for x in resp}
-        out = []
-        for i, (m, _) in enumerate(calls):
-            x = by_id[base + i]
-            if x.get("error"):
-                raise RpcError(m, x["error"])
-            out.append(x.get("result"))
-        return out
+        return hj.batch_results(calls, resp, base)
 
     # -- chain ----------------------------------------------------------------
 
@@ -942,13 +935,7 @@ class Litecoind:
         "hash", "parent", "txs": [raw hex of every transaction of the block, in
         order]}]}; hashes as getblockhash gives them (64 hex, no 0x).  rules:
         preset and timeout_blocks are left out when None."""
-        rules = {}
-        if preset is not None:
-            rules["preset"] = preset
-        rules["min_bet"] = str(min_bet)
-        rules["max_bet"] = str(max_bet)
-        if timeout_blocks is not None:
-            rules["timeout_blocks"] = timeout_blocks
+        rules = hj.replay_rules(min_bet, max_bet, timeout_blocks, preset)
         blocks = []
         heights = list(range(first, last + 1))
         for i in range(0, len(heights), 100):

@@ -29,14 +29,12 @@
     python3 tests/e2e/test_faults.py --hashjack build/release/hashjack \\
         --hashjackd build/release/hashjackd [-k NAME] [--keep] [--seed N]
 
-Python 3 standard library only; uses tests/e2e/hj.py (not modified here).
-Binds 127.0.0.1 only; every wait has a deadline, the whole run too.  Prints
-one line per check and a closing "N passed, M failed"; exit status 1 when a
-check failed.
+Python 3 standard library only; uses tests/e2e/hj.py and the checks shared
+with tests/e2e/test_ltc_faults.py (tests/e2e/checks.py).  Binds 127.0.0.1
+only; every wait has a deadline, the whole run too.  Prints one line per
+check and a closing "N passed, M failed"; exit status 1 when a check failed.
 """
 
-import argparse
-import collections
 import contextlib
 import json
 import os
@@ -45,62 +43,28 @@ import re
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
+from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
+                    check_db_equal, check_eq, check_heights, check_log_matches_cursor,
+                    check_reorg_refused, check_retries, db_rows, fault_main, fmt_counts,
+                    hand_total, heights_of, log_bytes, settle_quiet, sigterm_measured,
+                    stderr_since, stderr_size, summary, tail_text, wait_cursor, wait_log_height)
 
 MIN_BET = 1000
 MAX_BET = 10 ** 18
 TB = 100            # timeout_blocks of the scripted scenarios
-RESUMED = re.compile(r"resuming after block (\d+), \d+ open rounds, card log at (\d+) bytes")
-
-
-class Failed(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failed(msg)
-
-
-def check_eq(got, want, what):
-    if got != want:
-        g, w = repr(got), repr(want)
-        if len(g) > 600:
-            g = g[:600] + "..."
-        if len(w) > 600:
-            w = w[:600] + "..."
-        raise Failed("%s:\n  got  %s\n  want %s" % (what, g, w))
-
-
-def first_diff(a, b):
-    """Where two byte strings part: (line number, line of a, line of b)."""
-    la, lb = a.splitlines(), b.splitlines()
-    for i in range(max(len(la), len(lb))):
-        x = la[i] if i < len(la) else b"<none>"
-        y = lb[i] if i < len(lb) else b"<none>"
-        if x != y:
-            return i + 1, x[:300], y[:300]
-    return None
-
-
-def check_bytes(got, want, what):
-    if got != want:
-        d = first_diff(got, want)
-        raise Failed("%s differ (%d vs %d bytes), first at line %s:\n  got  %s\n  want %s"
-                     % (what, len(got), len(want), d[0], d[1], d[2]))
+CHAIN = "evm"       # the card log's "chain"
 
 
 # --------------------------------------------------------------------------
-# Helpers of this file (hj.py is shared; see the report for what it lacks)
+# Helpers of this file (the generic ones are checks.py's)
 
 class Ctx:
     def __init__(self, hashjack, hashjackd, workdir, seed):
@@ -122,139 +86,6 @@ class Ctx:
         doc = a.export(first, last, a.accounts[9].address, MIN_BET, MAX_BET, timeout_blocks)
         _, text = hj.replay(doc, self.hashjack, self.workdir)
         return text.encode()
-
-
-def db_rows(state_dir, scratch, with_file_id=False):
-    """The daemon's database as plain rows: meta, cursor, txs, rounds,
-    payouts.  Read from a copy of the database and its WAL (not the -shm: the
-    copy rebuilds it), so that nothing of the daemon's files is touched, also
-    after a kill -9."""
-    tmp = tempfile.mkdtemp(prefix="db-", dir=scratch)
-    try:
-        for sfx in ("", "-wal"):
-            src = os.path.join(state_dir, "hashjackd.sqlite" + sfx)
-            if os.path.exists(src):
-                shutil.copyfile(src, os.path.join(tmp, "hashjackd.sqlite" + sfx))
-        con = sqlite3.connect(os.path.join(tmp, "hashjackd.sqlite"))
-        try:
-            cur_cols = "height, hash, log_offset" + (", log_dev, log_ino" if with_file_id else "")
-            out = {
-                "meta": con.execute("SELECT family, chain, dealer, rules FROM meta").fetchall(),
-                "cursor": con.execute("SELECT %s FROM cursor" % cur_cols).fetchall(),
-                "txs": con.execute("SELECT * FROM txs ORDER BY txid").fetchall(),
-                "rounds": con.execute("SELECT * FROM rounds ORDER BY id").fetchall(),
-                "payouts": con.execute("SELECT * FROM payouts ORDER BY id").fetchall(),
-            }
-        finally:
-            con.close()
-        c = out["cursor"][0] if out["cursor"] else None
-        out["height"] = None if c is None else (c[0] if c[0] >= 0 else c[0] + 2 ** 64)
-        out["offset"] = None if c is None else c[2]
-        return out
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def check_db_equal(got, want, what):
-    for k in ("meta", "cursor", "txs", "rounds", "payouts"):
-        if got[k] != want[k]:
-            g, w = set(got[k]), set(want[k])
-            raise Failed("%s: table %s differs (%d vs %d rows); only in first: %s; "
-                         "only in second: %s" % (what, k, len(got[k]), len(want[k]),
-                            sorted(map(repr, g - w))[:3], sorted(map(repr, w - g))[:3]))
-
-
-def heights_of(data):
-    return [int(m.group(1)) for m in re.finditer(rb'^\{"v":1,"chain":"evm","height":(\d+),',
-                                                 data, re.M)]
-
-
-def check_heights(data, first, last, what):
-    hs = heights_of(data)
-    check(data.count(b"\n") == len(hs), "%s: a line without the expected prefix" % what)
-    if hs != list(range(first, last + 1)):
-        dup = sorted(h for h, n in collections.Counter(hs).items() if n > 1)
-        missing = sorted(set(range(first, last + 1)) - set(hs))
-        raise Failed("%s: heights are not %d..%d exactly once: %d lines, duplicates %s, "
-                     "missing %s" % (what, first, last, len(hs), dup[:10], missing[:10]))
-
-
-def log_bytes(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return b""
-
-
-def wait_log_height(dm, h, timeout=30, path=None):
-    path = path or dm.card_log
-
-    def done():
-        if not dm.running():
-            raise Failed("hashjackd exited with %s while waiting for height %d:\n%s"
-                         % (dm.proc.returncode, h, tail_text(dm.stderr(), 12)))
-        last = hj.last_logged_height(path)
-        return last is not None and last >= h
-    hj.wait_until(done, timeout, "hashjackd to log height %d" % h)
-
-
-def settle_quiet(dm, seconds=0.3):
-    """Checks the daemon logs nothing more for a while (it is at the edge)."""
-    before = log_bytes(dm.card_log)
-    time.sleep(seconds)
-    return log_bytes(dm.card_log) == before
-
-
-def wait_cursor(dm, h, scratch, timeout=15):
-    def done():
-        r = db_rows(dm.state_dir, scratch, with_file_id=True)
-        return r if r["height"] == h else None
-    return hj.wait_until(done, timeout, "cursor at %d" % h, interval=0.05)
-
-
-def tail_text(text, n):
-    return "\n".join(text.splitlines()[-n:])
-
-
-def sigterm_measured(dm, limit=2.0):
-    """SIGTERM; returns (exit status, seconds until it exited)."""
-    t = time.monotonic()
-    os.kill(dm.proc.pid, signal.SIGTERM)
-    try:
-        rc = dm.proc.wait(timeout=limit + 10)
-    except subprocess.TimeoutExpired:
-        dm.kill9()
-        raise Failed("hashjackd still running %.0fs after SIGTERM" % (limit + 10))
-    dt = time.monotonic() - t
-    dm.stop()   # forget the process (it has exited)
-    return rc, dt
-
-
-def check_log_matches_cursor(dm, scratch, what):
-    """After a clean stop: the log ends exactly at the committed offset and
-    its last line is the cursor's block."""
-    r = db_rows(dm.state_dir, scratch)
-    size = os.path.getsize(dm.card_log)
-    check_eq(size, r["offset"], "%s: card log size vs committed log_offset" % what)
-    check_eq(hj.last_logged_height(dm.card_log), r["height"], "%s: last logged height vs cursor" % what)
-    return r
-
-
-def stderr_since(dm, offset):
-    try:
-        with open(dm.stderr_path, "rb") as f:
-            f.seek(offset)
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
-def stderr_size(dm):
-    try:
-        return os.path.getsize(dm.stderr_path)
-    except OSError:
-        return 0
 
 
 @contextlib.contextmanager
@@ -296,35 +127,13 @@ def mine_until_empty(a, tries=5):
 # --------------------------------------------------------------------------
 # Players that act on what a card log says
 
-def card_value(code):
-    r = code[:-1]
-    return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
-
-
-def best_total(cards):
-    t = sum(card_value(c) for c in cards)
-    if any(c.startswith("A") for c in cards) and t + 10 <= 21:
-        return t + 10, True
-    return t, False
-
-
-class Player:
+class Player(hj.LogPlayer):
     def __init__(self, acct):
+        super().__init__()
         self.acct = acct
-        self.round = None
-        self.cards = []
-        self.dealer = []
-        self.stake = 0
-        self.peeked = False
-        self.ready_at = None
-        self.pending = None
-        self.pending_h = 0
-        self.next_bet_at = 0
-        self.lazy = False
-        self.premature = False
 
 
-class Session:
+class Session(hj.CardLogPlayers):
     """Several dev accounts playing rounds with the dealer: Bets, Peeks,
     Hits, Stands, Doubles, a few Surrenders, premature and wrong-value
     actions, Bets out of limits, deposits, lazy rounds left to time out.
@@ -334,19 +143,9 @@ class Session:
     def __init__(self, a, log_path, players, rng, interval=0.12, lazy=0.12):
         self.a = a
         self.d = a.accounts[9].address
-        self.tail = hj.CardLogTail(log_path, strict=True)
-        self.players = [Player(a.accounts[i]) for i in players]
+        super().__init__(log_path, [Player(a.accounts[i]) for i in players], rng,
+                         interval, lazy)
         self.by_addr = {p.acct.address: p for p in self.players}
-        self.by_tx = {}
-        self.by_round = {}
-        self.rng = rng
-        self.interval = interval
-        self.lazy = lazy
-        self.height = None
-        self.next_mine = time.monotonic()
-        self.mining = True
-        self.betting = True
-        self.sent = collections.Counter()
 
     def send(self, p, data, value, what):
         h = self.a.send(p.acct, self.d, data, value)
@@ -436,7 +235,7 @@ class Session:
             else:
                 self.send(p, hj.PEEK, 0, "Peek")
             return
-        total, soft = best_total(p.cards)
+        total, soft = hand_total(p.cards)
         if total >= 21 or len(p.cards) < 2:
             p.ready_at = None
             return
@@ -452,48 +251,8 @@ class Session:
         else:
             self.send(p, hj.STAND, 0, "Stand")
 
-    def step(self):
-        now = time.monotonic()
-        if self.mining and now >= self.next_mine:
-            self.a.rpc("evm_mine")
-            self.next_mine = max(self.next_mine + self.interval, now)
-        for line in self.tail.read():
-            self.feed(line)
-        if self.height is not None:
-            for p in self.players:
-                self.decide(p)
-
-    def run(self, seconds, until=None):
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            self.step()
-            if until and until():
-                return True
-            time.sleep(0.01)
-        return False
-
-    def pending_any(self):
-        return any(p.pending for p in self.players)
-
-
-def summary(data):
-    """Counts of what a card log holds."""
-    c = collections.Counter()
-    for l in data.splitlines():
-        for e in json.loads(l)["events"]:
-            t = e["type"]
-            if t == "action":
-                c[e["action"]] += 1
-            elif t == "reject":
-                c["reject"] += 1
-                c["reject:" + e["reason"]] += 1
-            else:
-                c[t] += 1
-    return c
-
-
-def fmt_counts(c, keys):
-    return " ".join("%s=%d" % (k, c[k]) for k in keys if c[k])
+    def mine_block(self):
+        self.a.rpc("evm_mine")
 
 
 # --------------------------------------------------------------------------
@@ -580,7 +339,7 @@ def case_restart_mid_round(ctx):
         wait_log_height(dm, tip - 1, timeout=60)
         check_eq(dm.stop(), 0, "exit status on SIGTERM")
         data = log_bytes(dm.card_log)
-        check_heights(data, first, tip - 1, "card log")
+        check_heights(data, first, tip - 1, "card log", CHAIN)
         check_bytes(data, ctx.replay_text(a, first, tip - 1), "card log vs hashjack replay")
         r = db_rows(dm.state_dir, ctx.workdir)
         check_eq(len(r["rounds"]), 0, "open rounds at the end")
@@ -632,13 +391,7 @@ def case_node_down(ctx):
         t_up = time.monotonic()
         check_eq(a.port, port, "anvil port after restart")
         check_eq(a.height(), tip, "anvil tip after restart")
-        down_err = stderr_since(dm, off)
-        retries = [l for l in down_err.splitlines() if "retrying in" in l]
-        check(len(retries) >= 3, "retries logged while the node was down: %d:\n%s"
-              % (len(retries), down_err[-800:]))
-        check(any(l.startswith("<4>") for l in retries)
-              and all(l.startswith(("<4>", "<6>")) for l in retries),
-              "retry priorities (info, then warning from the third): %s" % retries[:4])
+        retries = check_retries(stderr_since(dm, off))
         a.rpc("evm_mine")
         wait_log_height(dm, tip, timeout=40)
         resumed_after = time.monotonic() - t_up
@@ -653,7 +406,7 @@ def case_node_down(ctx):
         wait_log_height(dm, last)
         check_eq(dm.stop(), 0, "hashjackd exit status on SIGTERM")
         data = log_bytes(dm.card_log)
-        check_heights(data, first, last, "card log")
+        check_heights(data, first, last, "card log", CHAIN)
         check_bytes(data, ctx.replay_text(a, first, last), "card log vs hashjack replay")
         c = summary(data)
     finally:
@@ -740,7 +493,7 @@ def case_reorg_shallow(ctx):
             check(t.encode() not in data, "dropped tx %s is in the log" % t)
         txids = {"0x" + r[0].hex() for r in db_rows(dm.state_dir, ctx.workdir)["txs"]}
         check(not (set(dropped) & txids), "dropped tx recorded in the database")
-        check_heights(data, first, last, "card log")
+        check_heights(data, first, last, "card log", CHAIN)
         check_bytes(data, ctx.replay_text(a, first, last), "card log vs replay of the final chain")
         ls = [json.loads(l) for l in data.splitlines()]
         acts = [(e["action"], e["tx"]) for e in hj.events(ls, type="action")]
@@ -795,26 +548,7 @@ def case_reorg_deep(ctx):
                              % (depth, tail_text(dm.stderr(), 5)))
             dm.stop()
             check_eq(rc, 3, "exit status after a reorg of depth %d" % depth)
-            old_h, new_h = got[tip - 1]
-            err = [l for l in dm.stderr().splitlines() if "reorganisation" in l]
-            check(len(err) == 1, "one reorganisation message: %s" % err)
-            msg = err[0]
-            for want in (str(tip), str(tip - 1), old_h, new_h):
-                check(want in msg, "message lacks %s: %s" % (want, msg))
-            check(msg.startswith("<3>"), "message priority: %s" % msg)
-            check_bytes(log_bytes(dm.card_log), log_before, "card log after exit 3")
-            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
-                           "database after exit 3")
-            dm.start()
-            try:
-                rc2 = dm.wait_exit(10)
-            except TimeoutError:
-                raise Failed("hashjackd restarted after the reorg keeps running")
-            dm.stop()
-            check_eq(rc2, 3, "exit status of a restart after the reorg")
-            check_bytes(log_bytes(dm.card_log), log_before, "card log after the restart")
-            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
-                           "database after the restart")
+            msg = check_reorg_refused(dm, tip, got[tip - 1], before, log_before, ctx.workdir)
             out.append("depth %d: exit 3 twice, names %d/%d and both hashes"
                        % (depth, tip, tip - 1))
         last_msg = msg
@@ -849,68 +583,35 @@ def case_kill9_session(ctx):
         R = ctx.daemon(a, "kill9-R", confirmations=2, start_height=first, timeout_blocks=tb)
         R.start()
         T.start()
-        t_off = 0
+        K = Kills(T, ctx.workdir)
         s = Session(a, R.card_log, [1, 2, 3, 4, 5], rng)
-        kills = []
-        phases = collections.Counter()
-        torn = 0
-        resumes_checked = 0
-        expect_resume = None          # (height, offset) committed at the last kill
         t_begin = time.monotonic()
         deadline = t_begin + 100
-        mode, size0 = "random", 0
-        while ((len(kills) < 24 or phases["catch-up"] < 8 or torn < 2
+        mode = "random"
+        while ((len(K.kills) < 24 or K.phases["catch-up"] < 8 or K.torn < 2
                 or time.monotonic() < t_begin + 45) and time.monotonic() < deadline):
             if mode == "catch-up":
                 # T was restarted onto a backlog of 80-200 blocks: kill it
                 # once its log has grown by 0..30 kB (it writes ~300 B per
                 # empty block), a few ms later
                 grow = rng.randint(0, 30000)
-                hj.wait_until(lambda: not T.running() or os.path.getsize(T.card_log) > size0 + grow,
+                hj.wait_until(lambda: not T.running()
+                              or os.path.getsize(T.card_log) > K.size0 + grow,
                               10, "T to catch up %d bytes" % grow, interval=0.0005)
                 time.sleep(rng.uniform(0, 0.005))
             elif mode == "startup":
                 time.sleep(rng.uniform(0, 0.01))
             else:
                 s.run(rng.uniform(0.0, 1.0))
-            run_err = stderr_since(T, t_off)
-            if not T.running():
-                raise Failed("T exited by itself with %s:\n%s"
-                             % (T.proc.returncode, tail_text(run_err, 8)))
-            T.kill9()
-            run_err = stderr_since(T, t_off)
-            ph = ("following" if "caught up" in run_err else
-                  "catch-up" if ("resuming after block" in run_err or "first start" in run_err)
-                  else "startup")
-            phases[ph] += 1
-            kills.append(ph)
-            if expect_resume is not None:
-                m = RESUMED.search(run_err)
-                if m:
-                    check_eq((int(m.group(1)), int(m.group(2))), expect_resume,
-                             "kill %d: resumed at (height, log offset) vs the commit" % len(kills))
-                    resumes_checked += 1
-            bad = [l for l in run_err.splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>"))]
-            check(not bad, "T logged an error: %s" % bad[:3])
-            r = db_rows(T.state_dir, ctx.workdir)
-            size = os.path.getsize(T.card_log)
-            check(size >= r["offset"], "kill %d: card log %d bytes, shorter than the committed %d"
-                  % (len(kills), size, r["offset"]))
-            if size > r["offset"]:
-                torn += 1
-            expect_resume = (r["height"], r["offset"])
-            size0 = r["offset"]
+            K.kill()
             # while T is down the chain goes on; half the time a backlog
             r = rng.random()
             mode = "catch-up" if r < 0.4 else "startup" if r < 0.5 else "random"
             s.run(rng.uniform(0.0, 0.5))
             if mode == "catch-up":
                 a.mine_empty(rng.randint(80, 200))
-            t_off = stderr_size(T)
-            T.start()
-        check(len(kills) >= 20, "only %d kills in the time budget" % len(kills))
-        check(phases["catch-up"] >= 5, "only %d kills during catch-up (%s)"
-              % (phases["catch-up"], dict(phases)))
+            K.restart()
+        K.check_count()
         # the end: no new rounds, everything sent gets mined
         s.betting = False
         s.run(3, until=lambda: not s.pending_any())
@@ -920,34 +621,19 @@ def case_kill9_session(ctx):
         last = a.height() - 1
         wait_log_height(R, last, timeout=30)
         wait_log_height(T, last, timeout=30)
-        m = RESUMED.search(stderr_since(T, t_off))
-        if m:
-            check_eq((int(m.group(1)), int(m.group(2))), expect_resume,
-                     "last restart: resumed at (height, log offset) vs the commit")
-            resumes_checked += 1
-        check_eq(T.stop(), 0, "T exit status on SIGTERM")
-        check_eq(R.stop(), 0, "R exit status on SIGTERM")
-        t_data, r_data = log_bytes(T.card_log), log_bytes(R.card_log)
-        check_heights(t_data, first, last, "T's card log")
-        check_bytes(t_data, r_data, "card logs of the killed and the uninterrupted daemon")
-        check_bytes(t_data, ctx.replay_text(a, first, last, tb), "T's card log vs replay")
-        t_db, r_db = db_rows(T.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir)
-        check_db_equal(t_db, r_db, "databases of the killed and the uninterrupted daemon")
-        for name, dm in (("T", T), ("R", R)):
-            bad = [l for l in dm.stderr().splitlines()
-                   if l.startswith(("<0>", "<1>", "<2>", "<3>"))]
-            check(not bad, "%s logged errors: %s" % (name, bad[:3]))
+        K.check_last_resume()
+        t_data, t_db = check_as_uninterrupted(T, R, first, last,
+                                              lambda: ctx.replay_text(a, first, last, tb),
+                                              ctx.workdir, CHAIN)
         c = summary(t_data)
         check(c["settle"] >= 20, "only %d rounds settled" % c["settle"])
         for k in ("Bet", "Hit", "Stand", "Double"):
             check(c[k] > 0, "no %s in the session" % k)
     finally:
         a.stop()
-    return ("%d kills (%s), %d left lines beyond the commit, %d restarts checked to resume "
-            "at the commit; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
+    return ("%s; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
             "T == R == replay" % (
-                len(kills), ", ".join("%s %d" % kv for kv in sorted(phases.items())), torn,
-                resumes_checked, last - first + 1, c["settle"],
+                K.describe(), last - first + 1, c["settle"],
                 fmt_counts(c, ["Bet", "Peek", "Hit", "Stand", "Double", "Surrender",
                                "timeout", "deposit", "reject"]),
                 len(t_db["txs"]), len(t_db["payouts"])))
@@ -1033,7 +719,7 @@ def case_sighup_rotation(ctx):
         check_eq(dm.stop(), 0, "exit status on SIGTERM")
         data = b"".join(log_bytes(p) for p in pieces) + log_bytes(dm.card_log)
         try:
-            check_heights(data, first, last, "the logs concatenated")
+            check_heights(data, first, last, "the logs concatenated", CHAIN)
             check_bytes(data, ctx.replay_text(a, first, last), "logs concatenated vs replay")
         except Failed as e:
             if beyond:
@@ -1229,7 +915,8 @@ def case_state_dir_guard(ctx):
         os.kill(dm.proc.pid, signal.SIGINT)
         check_eq(dm.wait_exit(5), 0, "exit status on SIGINT")
         dm.stop()
-        check_eq(heights_of(log_bytes(dm.card_log)), [a.height()], "heights in the new card log")
+        check_eq(heights_of(log_bytes(dm.card_log), CHAIN), [a.height()],
+                 "heights in the new card log")
     finally:
         a.stop()
     return ("second daemon -> 1 (\"another hashjackd\"); dealer, min_bet, max_bet, "
@@ -1401,55 +1088,7 @@ CASES = [case_first_start_ahead, case_restart_mid_round, case_node_down, case_re
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hashjack", help="path to hashjack (default build/release/hashjack)")
-    ap.add_argument("--hashjackd", help="path to hashjackd (default build/release/hashjackd)")
-    ap.add_argument("-k", dest="only", action="append", default=[],
-                    help="run only cases whose name contains this (repeatable)")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("--seed", type=int, default=None, help="random seed (default: from time)")
-    ap.add_argument("--timeout", type=int, default=600, help="deadline for the whole run (s)")
-    args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
-    hashjack = hj.find_hashjack(args.hashjack)
-    hashjackd = hj.find_hashjackd(args.hashjackd)
-    seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-faults-")
-    kept = [False]
-    hj.add_exit_hook(lambda: not kept[0] and not args.keep
-                     and shutil.rmtree(workdir, ignore_errors=True))
-    ctx = Ctx(hashjack, hashjackd, workdir, seed)
-    print("seed %d" % seed, flush=True)
-    passed = failed = 0
-    t_all = time.monotonic()
-    try:
-        for case in CASES:
-            name = case.__name__[len("case_"):]
-            if args.only and not any(k in name for k in args.only):
-                continue
-            t = time.monotonic()
-            try:
-                detail = case(ctx)
-                passed += 1
-                print("ok   %-20s %5.1fs  %s" % (name, time.monotonic() - t, detail or ""),
-                      flush=True)
-            except Exception as e:  # noqa: BLE001 - report and go on
-                failed += 1
-                print("FAIL %-20s %5.1fs  %s" % (name, time.monotonic() - t, e), flush=True)
-                if not isinstance(e, Failed):
-                    traceback.print_exc()
-            finally:
-                hj.kill_children()
-    finally:
-        hj.kill_children()
-        if args.keep or failed:
-            kept[0] = True
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed (%.0fs, seed %d)" % (passed, failed, time.monotonic() - t_all,
-                                                     seed))
-    return 1 if failed else 0
+    return fault_main(__doc__, CASES, "hj-e2e-faults-", 20, 600, Ctx)
 
 
 if __name__ == "__main__":

@@ -27,30 +27,29 @@ return), and the transactions table rows.  At the end of a session: every
 card log line is compared byte for byte with the line built from those
 expectations (docs/LOG.md's key order, compact JSON), the log with
 `hashjack replay` of the blocks exported from the node, and the daemon's
-SQLite database (read-only) with the ledger the expectations imply.
+SQLite database (read-only) with the ledger the expectations imply.  The
+model and those checks are shared with tests/e2e/test_ltc_game.py
+(tests/e2e/checks.py).
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline and so has the whole run (--timeout).
 """
 
 import argparse
-import collections
 import http.server
 import json
 import os
 import random
-import shutil
-import sqlite3
 import sys
-import tempfile
 import threading
 import time
-import traceback
 import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
+from checks import (Blk, Failed, GameRunner, Round, SessionModel, Tx, WorkDir,  # noqa: E402
+                    bj)
 
 MIN_BET = 1000
 MAX_BET = 10 ** 18
@@ -71,31 +70,6 @@ def bet_payload(pp=None, t3=None):
     if t3 is not None:
         p += "%016x" % t3
     return p
-
-
-def bj(s):
-    """Blackjack return, preset bethash (6:5, rounded down)."""
-    return s + (s * 6) // 5
-
-
-class Failed(Exception):
-    pass
-
-
-# --------------------------------------------------------------------------
-# Cards and totals
-
-def card_value(code):
-    r = code[:-1]
-    return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
-
-
-def best_total(codes):
-    """The log's total: an Ace counts 11 when that does not bust."""
-    t = sum(card_value(c) for c in codes)
-    if any(c[:-1] == "A" for c in codes) and t + 10 <= 21:
-        t += 10
-    return t
 
 
 # --------------------------------------------------------------------------
@@ -161,117 +135,11 @@ class RewriteProxy:
 # --------------------------------------------------------------------------
 # Session: one anvil, one daemon, the expectations
 
-class Tx:
-    def __init__(self, hash, sender, value, data):
-        self.hash = hash
-        self.sender = sender.address
-        self.value = value
-        self.data = data
-        self.h = None
-        self.idx = None
+class Session(SessionModel):
+    HEX_PREFIX = "0x"
 
-
-class Blk:
-    def __init__(self, h, hash, card):
-        self.h = h
-        self.hash = hash
-        self.card = card
-        self.code = card["code"] if card else None
-
-
-class Round:
-    """Tracks the cards and stakes of one round (what the settle event
-    repeats); results and returns are written by each scenario from the
-    rules."""
-
-    def __init__(self, S, player, tx, stake):
-        self.S = S
-        self.player = player.address
-        self.tx = tx
-        self.id = tx.hash
-        self.bet = stake
-        self.hands = [{"cards": [], "stake": stake}]
-        self.dealer = []
-        self.ins = None
-
-    def accepted_bet(self):
-        t = self.tx
-        self.S.add(t.h, {"type": "action", "action": "Bet", "round": self.id,
-                         "player": self.player, "tx": t.hash, "txIndex": t.idx,
-                         "stake": str(t.value)})
-        self.S.txrow(t, "accepted", "Bet", None, self.id)
-
-    def draw(self, b, hand):
-        if b.code is None:
-            raise Failed("draw from void block %d" % b.h)
-        if hand == "D":
-            self.dealer.append(b.code)
-            e = {"type": "draw", "round": self.id, "handOwner": "Dealer", "card": b.code}
-        else:
-            self.hands[hand]["cards"].append(b.code)
-            e = {"type": "draw", "round": self.id, "handOwner": "Player",
-                 "handIndex": hand, "card": b.code}
-        self.S.add(b.h, e)
-
-    def act(self, t, action, hand=None, insurance=None):
-        e = {"type": "action", "action": action, "round": self.id,
-             "player": self.player, "tx": t.hash, "txIndex": t.idx}
-        if hand is not None:
-            e["handIndex"] = hand
-        if insurance is not None:
-            e["insurance"] = insurance
-        e["stake"] = str(t.value)
-        self.S.add(t.h, e)
-        self.S.txrow(t, "accepted", action, None, self.id)
-        self._apply(action, hand, t.value, insurance)
-
-    def _apply(self, action, hand, value, insurance=None):
-        if action == "Double":
-            self.hands[hand]["stake"] += value
-        elif action == "Split":
-            h = self.hands[hand]
-            new = {"cards": [h["cards"][1]], "stake": value}
-            h["cards"] = h["cards"][:1]
-            self.hands.insert(hand + 1, new)
-        elif action == "Peek" and insurance:
-            self.ins = value
-
-    def timeout(self, b, action, hand=None):
-        e = {"type": "timeout", "round": self.id, "action": action}
-        if hand is not None:
-            e["handIndex"] = hand
-        self.S.add(b.h, e)
-
-    def settle(self, b, results, ins_payout=None):
-        """results: [(status, return)] for hand 0, 1, ..."""
-        if len(results) != len(self.hands):
-            raise Failed("settle: %d results for %d hands" % (len(results), len(self.hands)))
-        hands = []
-        stake = paid = 0
-        for i, (h, (status, ret)) in enumerate(zip(self.hands, results)):
-            hands.append({"handIndex": i, "cards": list(h["cards"]),
-                          "total": best_total(h["cards"]), "betAmount": str(h["stake"]),
-                          "status": status, "payout": str(ret)})
-            stake += h["stake"]
-            paid += ret
-        e = {"type": "settle", "round": self.id, "player": self.player,
-             "dealerHand": {"cards": list(self.dealer), "total": best_total(self.dealer)},
-             "playerHands": hands}
-        if self.ins is not None:
-            e["insurance"] = {"betAmount": str(self.ins), "payout": str(ins_payout or 0)}
-            stake += self.ins
-            paid += ins_payout or 0
-        e["betAmount"] = str(stake)
-        e["payout"] = str(paid)
-        self.S.add(b.h, e)
-        return paid
-
-
-class Session:
     def __init__(self, ctx, name, proxy=False):
-        self.ctx = ctx
-        self.name = name
-        self.workdir = os.path.join(ctx.workdir, name)
+        super().__init__(ctx, name)
         self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
                           accounts=N_ACCOUNTS).start()
         self.dealer = self.a.accounts[0].address
@@ -286,9 +154,6 @@ class Session:
                                poll_interval_ms=50, workdir=os.path.join(self.workdir, "daemon"),
                                extra=extra)
         self.dm.start()
-        self.pending = []
-        self.exp = collections.defaultdict(list)   # height -> [events]
-        self.rows = {}                             # txid -> expected txs row
         self.voids = {}                            # height -> void hash
 
     # -- chain ------------------------------------------------------------
@@ -302,18 +167,18 @@ class Session:
 
     def send(self, who, data, value=0, gas_limit=None):
         h = self.a.send(who, self.dealer, data, value, gas_limit=gas_limit)
-        t = Tx(h, who, value, data)
+        t = Tx(h, value, data, who.address)
         self.pending.append(t)
         return t
 
     def bet(self, who, stake, data=BET):
         t = self.send(who, data, stake)
-        return Round(self, who, t, stake)
+        return Round(self, who.address, t, stake)
 
     def _mined(self, b):
         h = int(b["number"], 16)
         got = [t["hash"] for t in b["transactions"]]
-        want = [t.hash for t in self.pending]
+        want = [t.txid for t in self.pending]
         if got != want:
             raise Failed("block %d holds %s, expected %s" % (h, got, want))
         for i, t in enumerate(self.pending):
@@ -327,7 +192,7 @@ class Session:
         if want is None:
             b = self.a.mine()
         else:
-            b, _ = self.a.grind(want, expect=[t.hash for t in self.pending])
+            b, _ = self.a.grind(want, expect=[t.txid for t in self.pending])
         h = self._mined(b)
         return Blk(h, b["hash"], hj.card_of(b["hash"]))
 
@@ -344,63 +209,27 @@ class Session:
         self.voids[h] = v
         return Blk(h, v, None)
 
-    def at(self, t):
-        """The block that holds transaction t (for events after it)."""
-        return Blk(t.h, None, None)
+    def height(self):
+        return self.a.height()
 
-    # -- expectations -------------------------------------------------------
+    def mine_plain(self):
+        self.a.mine()
 
-    def add(self, h, e):
-        self.exp[h].append(e)
+    def mine_leftovers(self):
+        if self.a.pending():
+            self.a.mine()
 
-    def txrow(self, t, outcome, action, reason, round_id):
-        self.rows[t.hash] = (t.hash[2:], t.h, t.idx, t.sender[2:], str(t.value), outcome,
-                             action, reason, round_id[2:] if round_id else None)
-
-    def rej(self, t, reason, action=None, r=None):
-        e = {"type": "reject", "tx": t.hash, "txIndex": t.idx, "from": t.sender}
-        if action is not None:
-            e["action"] = action
-        if r is not None:
-            e["round"] = r.id
-        e["reason"] = reason
-        e["refund"] = str(t.value)
-        self.add(t.h, e)
-        self.txrow(t, "rejected", action, reason, r.id if r else None)
+    # -- expectations (EVM's own; the rest is SessionModel's) ---------------
 
     def dep(self, t):
-        self.add(t.h, {"type": "deposit", "tx": t.hash, "txIndex": t.idx, "from": t.sender,
+        self.add(t.h, {"type": "deposit", "tx": t.txid, "txIndex": t.idx, "from": t.sender,
                        "value": str(t.value)})
         self.txrow(t, "deposit", None, None, None)
 
     def ign(self, t):
-        self.add(t.h, {"type": "ignored", "tx": t.hash, "txIndex": t.idx, "from": t.sender,
+        self.add(t.h, {"type": "ignored", "tx": t.txid, "txIndex": t.idx, "from": t.sender,
                        "reason": "tx_failed"})
         self.txrow(t, "ignored", None, None, None)
-
-    def expected_payouts(self):
-        """The ledger the expected events imply (docs/STATE.md, payouts)."""
-        out = {}
-        for h, evs in self.exp.items():
-            for e in evs:
-                if e["type"] == "reject" and e["refund"] != "0":
-                    tx = e["tx"][2:]
-                    out["refund:" + tx] = ("refund:" + tx, "refund",
-                                           e["round"][2:] if "round" in e else None, None,
-                                           tx, e["from"][2:], e["refund"], "owed", h)
-                elif e["type"] == "settle":
-                    rid = e["round"][2:]
-                    for hand in e["playerHands"]:
-                        if hand["payout"] != "0":
-                            pid = "return:%s:%d" % (rid, hand["handIndex"])
-                            out[pid] = (pid, "return", rid, hand["handIndex"], None,
-                                        e["player"][2:], hand["payout"], "owed", h)
-                    ins = e.get("insurance")
-                    if ins and ins["payout"] != "0":
-                        pid = "insurance:" + rid
-                        out[pid] = (pid, "insurance", rid, None, None, e["player"][2:],
-                                    ins["payout"], "owed", h)
-        return out
 
     # -- the end ------------------------------------------------------------
 
@@ -423,28 +252,6 @@ class Session:
             finally:
                 if self.proxy:
                     self.proxy.close()
-
-
-def line_bytes(blk, events):
-    """The card log line docs/LOG.md defines, compact, keys in its order."""
-    o = {"v": 1, "chain": "evm", "height": blk["height"], "hash": blk["hash"],
-         "parent": blk["parent"]}
-    c = hj.card_of(blk["hash"])
-    if c is None:
-        o["void"] = True
-    else:
-        o["card"] = c
-    o["events"] = events
-    return json.dumps(o, separators=(",", ":")) + "\n"
-
-
-def hexcol(c):
-    """A BLOB column as lower-case hex, NULL kept (hex(NULL) is '')."""
-    return "CASE WHEN %s IS NULL THEN NULL ELSE lower(hex(%s)) END" % (c, c)
-
-
-def dumps(x):
-    return json.dumps(x, separators=(",", ":"))
 
 
 # --------------------------------------------------------------------------
@@ -1334,8 +1141,8 @@ def sc_failed_receipts(S):
         f2 = S.send(q, "0x", 7, gas_limit=100000)
         S.mine()
     for t in (f1, f2):
-        if int(S.a.receipt(t.hash)["status"], 16) != 0:
-            raise Failed("receipt of %s did not fail" % t.hash)
+        if int(S.a.receipt(t.txid)["status"], 16) != 0:
+            raise Failed("receipt of %s did not fail" % t.txid)
     S.ign(f1)
     S.ign(f2)
     s = 10 ** 15 + 67
@@ -1348,7 +1155,7 @@ def sc_failed_receipts(S):
         f3 = S.send(p, STAND, gas_limit=100000)
         d = S.send(q, "0x", 9)
         S.mine()
-    if int(S.a.receipt(f3.hash)["status"], 16) != 0:
+    if int(S.a.receipt(f3.txid)["status"], 16) != 0:
         raise Failed("receipt of the Stand did not fail")
     S.ign(f3)
     S.dep(d)
@@ -1464,208 +1271,33 @@ VOID = [sc_void_shifts, sc_void_peek, sc_void_split]
 
 
 # --------------------------------------------------------------------------
-# Running and checking
+# Running and checking (checks.GameRunner; what is EVM's own)
 
-class Runner:
-    def __init__(self, args, workdir):
-        self.args = args
-        self.workdir = workdir
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.hashjackd = hj.find_hashjackd(args.hashjackd)
-        self.passed = 0
-        self.failed = 0
-
-    def report(self, ok, name, detail, t0=None):
-        took = "%5.1fs" % (time.monotonic() - t0) if t0 is not None else "      "
-        if ok:
-            self.passed += 1
-            print("ok   %-44s %s  %s" % (name, took, detail), flush=True)
-        else:
-            self.failed += 1
-            print("FAIL %-44s %s  %s" % (name, took, detail), flush=True)
+class Runner(GameRunner):
+    CHAIN = "evm"
+    CONFIRMATIONS = CONFIRMATIONS
 
     def session(self, name, scenarios, proxy=False):
-        sel = [sc for sc in scenarios
-               if not self.args.only or any(k in sc.__name__ for k in self.args.only)]
+        sel = self.select(scenarios)
         if not sel:
             return
         S = Session(self, name, proxy=proxy)
         try:
-            played = []
-            for sc in sel:
-                h0 = S.a.height()
-                t0 = time.monotonic()
-                try:
-                    detail = sc(S)
-                    err = None
-                except Exception as e:  # noqa: BLE001 - report, go on
-                    detail, err = None, e
-                    if not isinstance(e, Failed):
-                        traceback.print_exc()
-                    # leave a clean mempool to the next scenario: what this
-                    # one left pending goes into a block of its own range
-                    S.pending = []
-                    try:
-                        if S.a.pending():
-                            S.a.mine()
-                    except Exception:  # noqa: BLE001
-                        pass
-                played.append((sc.__name__[3:], h0 + 1, S.a.height(), detail, err,
-                               time.monotonic() - t0))
-            self.finish(S, played)
+            self.finish(S, self.play(S, sel))
         finally:
             S.close()
 
-    def finish(self, S, played):
-        name = S.name
-        t0 = time.monotonic()
-        # the last scenario block is processed once the tip is one above it
-        S.a.mine()
-        last = S.a.height() - (CONFIRMATIONS - 1)
-        try:
-            S.dm.wait_height(last, timeout=60)
-        except Exception as e:  # noqa: BLE001
-            self.report(False, "%s: daemon catches up" % name, str(e), t0)
-            return
-        time.sleep(0.3)
-        raw = S.dm.log_bytes()
-        text = raw.decode()
-        lines = text.splitlines(keepends=True)
-        heights = [json.loads(l)["height"] for l in lines]
-        self.report(heights == list(range(S.first, last + 1)),
-                    "%s: card log holds blocks %d..%d once each" % (name, S.first, last),
-                    "%d lines; the unconfirmed tip %d is not dealt" % (len(lines), last + 1)
-                    if heights == list(range(S.first, last + 1))
-                    else "heights %s" % heights[-5:])
-        doc = S.export(S.first, last)
-        by_h = {b["height"]: b for b in doc["blocks"]}
-        got_line = {json.loads(l)["height"]: l for l in lines}
-
-        # every scenario: every line of its blocks, byte for byte
-        covered = set()
-        for sname, h0, h1, detail, err, took in played:
-            covered.update(range(h0, h1 + 1))
-            if err is not None:
-                self.report(False, "%s: %s" % (name, sname), "scenario broke: %s" % err)
-                continue
-            bad = []
-            for h in range(h0, h1 + 1):
-                want = line_bytes(by_h[h], S.exp.get(h, []))
-                got = got_line.get(h)
-                if got != want:
-                    bad.append((h, got, want))
-            if bad:
-                h, got, want = bad[0]
-                gl = json.loads(got) if got else None
-                wl = json.loads(want)
-                msg = "block %d (%d of %d blocks differ)" % (h, len(bad), h1 - h0 + 1)
-                if gl and gl["events"] != wl["events"]:
-                    msg += ":\n      got  events %s\n      want events %s" % (
-                        dumps(gl["events"]), dumps(wl["events"]))
-                elif gl and dumps(gl["events"]) != dumps(wl["events"]):
-                    msg += ": same events, different key order:\n      got  %s\n      want %s" % (
-                        got.strip(), want.strip())
-                else:
-                    msg += ":\n      got  %s\n      want %s" % ((got or "(none)").strip(),
-                                                              want.strip())
-                self.report(False, "%s: %s" % (name, sname), msg)
-            else:
-                self.report(True, "%s: %s" % (name, sname),
-                            "%s (blocks %d..%d)" % (detail, h0, h1), None)
-        outside = [h for h in range(S.first, last + 1) if h not in covered]
-        others = [h for h in outside if got_line.get(h) != line_bytes(by_h[h], [])]
-        self.report(not others, "%s: blocks outside scenarios are plain cards" % name,
-                    "%d blocks" % len(outside) if not others else "differ: %s" % others[:5])
+    def check_chain(self, S, doc, got_line, last):
         voids = [h for h in S.voids if h <= last]
         if S.proxy:
             seen = [h for h in voids if json.loads(got_line[h]).get("void") is True]
-            self.report(voids and seen == voids, "%s: daemon saw the void blocks" % name,
+            self.report(voids and seen == voids, "%s: daemon saw the void blocks" % S.name,
                         "heights %s" % voids)
 
-        # (a) the log equals hashjack replay of the same blocks
-        try:
-            _, rtext = hj.replay(doc, self.hashjack, S.workdir)
-            same = rtext == text
-            if same:
-                detail = "%d lines, %d bytes identical" % (len(lines), len(raw))
-            else:
-                rl = rtext.splitlines(keepends=True)
-                k = next((i for i, (x, y) in enumerate(zip(rl, lines)) if x != y),
-                         min(len(rl), len(lines)))
-                detail = "first difference at line %d:\n      daemon %s\n      replay %s" % (
-                    k, lines[k].strip() if k < len(lines) else "(none)",
-                    rl[k].strip() if k < len(rl) else "(none)")
-            self.report(same, "%s: card log == hashjack replay" % name, detail)
-        except Exception as e:  # noqa: BLE001
-            self.report(False, "%s: card log == hashjack replay" % name, str(e))
-
-        # (b) the database
-        self.check_db(S, last)
-
-        # the daemon: no error on stderr, SIGTERM exits 0
-        errs = [l for l in S.dm.stderr().splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>"))]
-        self.report(not errs, "%s: daemon stderr has no error line" % name,
-                    "" if not errs else errs[0])
-        rc = S.dm.stop()
-        self.report(rc == 0, "%s: hashjackd exits 0 on SIGTERM" % name, "status %s" % rc)
-
-    def check_db(self, S, last):
-        name = S.name
-        path = os.path.join(S.dm.state_dir, "hashjackd.sqlite")
-        try:
-            db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
-        except sqlite3.Error as e:
-            self.report(False, "%s: database opens read-only" % name, str(e))
-            return
-        try:
-            q = db.execute
-            cur = q("SELECT height FROM cursor").fetchall()
-            self.report(cur == [(last,)], "%s: database cursor at the last logged block" % name,
-                        "cursor %s" % cur)
-            rows = q("SELECT %s, height, tx_index, %s, value, outcome, action, reason, %s "
-                     "FROM txs" % (hexcol("txid"), hexcol("sender"), hexcol("round"))).fetchall()
-            got = {r[0]: r for r in rows}
-            want = {v[0]: v for v in S.rows.values()}
-            self.report_diff("%s: txs: every transaction to the dealer" % name, got, want,
-                             "%d rows (%s)" % (len(want), ", ".join(
-                                 "%d %s" % (n, o) for o, n in sorted(collections.Counter(
-                                     v[5] for v in want.values()).items()))))
-            rows = q("SELECT id, kind, %s, hand, %s, %s, amount, state, created_height "
-                     "FROM payouts" % (hexcol("round"), hexcol("txid"),
-                                       hexcol("recipient"))).fetchall()
-            got = {r[0]: r for r in rows}
-            want = S.expected_payouts()
-            kinds = collections.Counter(v[1] for v in want.values())
-            self.report_diff("%s: payouts: exactly the returns, insurance and refunds owed"
-                             % name, got, want,
-                             "%d rows (%s)" % (len(want), ", ".join(
-                                 "%d %s" % (n, k) for k, n in sorted(kinds.items()))))
-            n = q("SELECT count(*) FROM rounds").fetchone()[0]
-            self.report(n == 0, "%s: no open round left" % name, "%d open" % n)
-            ic = q("PRAGMA integrity_check").fetchall()
-            fk = q("PRAGMA foreign_key_check").fetchall()
-            self.report(ic == [("ok",)] and fk == [], "%s: database integrity" % name,
-                        "integrity %s, foreign keys %s" % (ic[0][0], fk or "ok"))
-        except sqlite3.Error as e:
-            self.report(False, "%s: database query" % name, str(e))
-        finally:
-            db.close()
-
-    def report_diff(self, what, got, want, detail):
-        if got == want:
-            self.report(True, what, detail)
-            return
-        missing = [want[k] for k in want if k not in got]
-        extra = [got[k] for k in got if k not in want]
-        wrong = [(got[k], want[k]) for k in want if k in got and got[k] != want[k]]
-        msg = "%d missing, %d unexpected, %d different" % (len(missing), len(extra), len(wrong))
-        for m in missing[:3]:
-            msg += "\n      missing    %s" % (m,)
-        for x in extra[:3]:
-            msg += "\n      unexpected %s" % (x,)
-        for g, w in wrong[:3]:
-            msg += "\n      got        %s\n      want       %s" % (g, w)
-        self.report(False, what, msg)
+    def check_db_head(self, S, q, last):
+        cur = q("SELECT height FROM cursor").fetchall()
+        self.report(cur == [(last,)], "%s: database cursor at the last logged block" % S.name,
+                    "cursor %s" % cur)
 
 
 def main():
@@ -1679,27 +1311,14 @@ def main():
                     help="deadline for the whole run in seconds (default 600)")
     args = ap.parse_args()
     hj.install_cleanup(args.timeout)
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-game-")
-    kept = [args.keep]
-    hj.add_exit_hook(lambda: kept[0] or shutil.rmtree(workdir, ignore_errors=True))
+    wd = WorkDir("hj-e2e-game-", args.keep)
     t0 = time.monotonic()
-    R = Runner(args, workdir)
-    try:
+    R = Runner(args, wd.path)
+
+    def sessions():
         R.session("main", MAIN)
         R.session("void", VOID, proxy=True)
-    except Exception as e:  # noqa: BLE001
-        R.report(False, "session", "%s: %s" % (type(e).__name__, e))
-        traceback.print_exc()
-    finally:
-        hj.kill_children()
-        if R.failed:
-            kept[0] = True
-        if kept[0]:
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed (%.0fs)" % (R.passed, R.failed, time.monotonic() - t0))
-    return 1 if R.failed or not R.passed else 0
+    return R.run(sessions, wd, t0)
 
 
 if __name__ == "__main__":

@@ -12,17 +12,17 @@ when a case failed.  Every wait has a deadline, the whole run too (--timeout).
 """
 
 import argparse
+import functools
 import os
-import shutil
 import sys
-import tempfile
 import time
-import traceback
 import urllib.error
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 import hj  # noqa: E402
+from checks import Cases, Failed, Skipped, WorkDir, check  # noqa: E402
 
 MIN_BET = 1000
 MAX_BET = 10 ** 20
@@ -64,22 +64,8 @@ class Ctx:
         return lines
 
 
-class Failed(Exception):
-    pass
-
-
-class Skipped(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failed(msg)
-
-
-def check_eq(got, want, what):
-    if got != want:
-        raise Failed("%s:\n  got  %s\n  want %s" % (what, got, want))
+# check_eq() of these tests shows the values whole (str)
+check_eq = functools.partial(checks.check_eq, show=str)
 
 
 def check_events(lines, first, expected, what):
@@ -620,42 +606,17 @@ def main():
     args = ap.parse_args()
     hj.install_cleanup(args.timeout)
     hashjack = hj.find_hashjack(args.hashjack)
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-harness-")
-    if not args.keep:
-        # removed after a signal or the deadline too (a failed run keeps it)
-        hj.add_exit_hook(lambda: os.path.isdir(workdir) and not kept[0]
-                         and shutil.rmtree(workdir, ignore_errors=True))
-    kept = [False]
-    ctx = Ctx(hashjack, workdir, args.hashjackd)
-    passed = failed = skipped = 0
+    wd = WorkDir("hj-e2e-harness-", args.keep)
+    ctx = Ctx(hashjack, wd.path, args.hashjackd)
+    cases = Cases(26)
     try:
-        for case in CASES:
-            name = case.__name__[len("case_"):]
-            if args.only and not any(k in name for k in args.only):
-                continue
-            t = time.monotonic()
-            try:
-                detail = case(ctx)
-                passed += 1
-                print("ok   %-26s %5.1fs  %s" % (name, time.monotonic() - t, detail or ""), flush=True)
-            except Skipped as e:
-                skipped += 1
-                print("skip %-26s        %s" % (name, e), flush=True)
-            except Exception as e:  # noqa: BLE001 - report and go on
-                failed += 1
-                print("FAIL %-26s %5.1fs  %s" % (name, time.monotonic() - t, e), flush=True)
-                if not isinstance(e, Failed):
-                    traceback.print_exc()
+        cases.run(ctx, CASES, args.only)
     finally:
         hj.kill_children()
-        if args.keep or failed:
-            kept[0] = True
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed%s" % (passed, failed,
-                                      ", %d skipped" % skipped if skipped else ""))
-    return 1 if failed else 0
+        wd.close(cases.failed)
+    print("%d passed, %d failed%s" % (cases.passed, cases.failed,
+                                      ", %d skipped" % cases.skipped if cases.skipped else ""))
+    return 1 if cases.failed else 0
 
 
 if __name__ == "__main__":

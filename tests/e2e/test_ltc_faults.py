@@ -45,238 +45,40 @@ tests/e2e/test_faults.py (EVM):
     python3 tests/e2e/test_ltc_faults.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--seed N]
 
-Python 3 standard library only; uses tests/e2e/hj.py and tests/e2e/ltc.py
-(not modified here).  Binds 127.0.0.1 only; every wait has a deadline, the
-whole run too (--timeout).  Prints one line per case and a closing
-"N passed, M failed"; exit status 1 when a case failed.
+Python 3 standard library only; uses tests/e2e/hj.py, tests/e2e/ltc.py and
+the checks shared with tests/e2e/test_faults.py (tests/e2e/checks.py).
+Binds 127.0.0.1 only; every wait has a deadline, the whole run too
+(--timeout).  Prints one line per case and a closing "N passed, M failed";
+exit status 1 when a case failed.
 """
 
-import argparse
-import collections
 import json
 import os
 import random
 import re
-import shutil
-import signal
-import sqlite3
-import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
 import ltc  # noqa: E402
+from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
+                    check_db_equal, check_eq, check_heights, check_log_matches_cursor,
+                    check_reorg_refused, check_retries, db_rows, error_lines, fault_main,
+                    file_size, fmt_counts, hand_total, log_bytes, run_tracked, settle_quiet,
+                    sigterm_measured, stderr_since, stderr_size, summary, tail_text, wait_cursor,
+                    wait_log_height)
 
 MIN_BET = 10000          # litoshis; above the 2940 dust limit even halved
 MAX_BET = 10 ** 9
 TB = 12                  # timeout_blocks (the Bitcoin family's default)
 RESUMED = re.compile(r"resuming after block (\d+), (\d+) open rounds, card log at (\d+) bytes")
-
-
-class Failed(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failed(msg)
-
-
-def check_eq(got, want, what):
-    if got != want:
-        g, w = repr(got), repr(want)
-        if len(g) > 600:
-            g = g[:600] + "..."
-        if len(w) > 600:
-            w = w[:600] + "..."
-        raise Failed("%s:\n  got  %s\n  want %s" % (what, g, w))
+CHAIN = "bitcoin"        # the card log's "chain"
 
 
 # --------------------------------------------------------------------------
-# Helpers of this file (generic ones are copies of test_faults.py's; see
-# the report for what should move into hj.py / ltc.py)
-
-def first_diff(a, b):
-    la, lb = a.splitlines(), b.splitlines()
-    for i in range(max(len(la), len(lb))):
-        x = la[i] if i < len(la) else b"<none>"
-        y = lb[i] if i < len(lb) else b"<none>"
-        if x != y:
-            return i + 1, x[:300], y[:300]
-    return None
-
-
-def check_bytes(got, want, what):
-    if got != want:
-        d = first_diff(got, want) or (0, b"", b"")
-        raise Failed("%s differ (%d vs %d bytes), first at line %s:\n  got  %s\n  want %s"
-                     % (what, len(got), len(want), d[0], d[1], d[2]))
-
-
-def file_size(path):
-    try:
-        return os.path.getsize(path)
-    except FileNotFoundError:
-        return 0
-
-
-def log_bytes(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return b""
-
-
-def heights_of(data):
-    return [int(m.group(1)) for m in
-            re.finditer(rb'^\{"v":1,"chain":"bitcoin","height":(\d+),', data, re.M)]
-
-
-def check_heights(data, first, last, what):
-    hs = heights_of(data)
-    check(data.count(b"\n") == len(hs), "%s: a line without the expected prefix" % what)
-    if hs != list(range(first, last + 1)):
-        dup = sorted(h for h, k in collections.Counter(hs).items() if k > 1)
-        missing = sorted(set(range(first, last + 1)) - set(hs))
-        raise Failed("%s: heights are not %d..%d exactly once: %d lines, duplicates %s, "
-                     "missing %s" % (what, first, last, len(hs), dup[:10], missing[:10]))
-
-
-def tail_text(text, k):
-    return "\n".join(text.splitlines()[-k:])
-
-
-def stderr_size(dm):
-    try:
-        return os.path.getsize(dm.stderr_path)
-    except OSError:
-        return 0
-
-
-def stderr_since(dm, offset):
-    try:
-        with open(dm.stderr_path, "rb") as f:
-            f.seek(offset)
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
-def error_lines(text):
-    return [l for l in text.splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>"))]
-
-
-def wait_log_height(dm, h, timeout=30):
-    def done():
-        if not dm.running():
-            raise Failed("hashjackd exited with %s while waiting for height %d:\n%s"
-                         % (dm.proc.returncode, h, tail_text(dm.stderr(), 12)))
-        last = hj.last_logged_height(dm.card_log)
-        return last is not None and last >= h
-    try:
-        hj.wait_until(done, timeout, "hashjackd to log height %d" % h)
-    except TimeoutError as e:
-        raise Failed("%s (last logged %s); stderr:\n%s"
-                     % (e, hj.last_logged_height(dm.card_log), tail_text(dm.stderr(), 8)))
-
-
-def settle_quiet(dm, seconds=0.3):
-    before = log_bytes(dm.card_log)
-    time.sleep(seconds)
-    return log_bytes(dm.card_log) == before
-
-
-def db_rows(state_dir, scratch, with_file_id=False):
-    """The daemon's database as plain rows (meta, cursor, txs, rounds,
-    payouts), read from a copy of the database and its WAL so that nothing
-    of the daemon's is touched, also after a kill -9."""
-    tmp = tempfile.mkdtemp(prefix="db-", dir=scratch)
-    try:
-        for sfx in ("", "-wal"):
-            src = os.path.join(state_dir, "hashjackd.sqlite" + sfx)
-            if os.path.exists(src):
-                shutil.copyfile(src, os.path.join(tmp, "hashjackd.sqlite" + sfx))
-        con = sqlite3.connect(os.path.join(tmp, "hashjackd.sqlite"))
-        try:
-            cols = "height, hash, log_offset" + (", log_dev, log_ino" if with_file_id else "")
-            out = {
-                "meta": con.execute("SELECT family, chain, dealer, rules FROM meta").fetchall(),
-                "cursor": con.execute("SELECT %s FROM cursor" % cols).fetchall(),
-                "txs": con.execute("SELECT * FROM txs ORDER BY txid").fetchall(),
-                "rounds": con.execute("SELECT * FROM rounds ORDER BY id").fetchall(),
-                "payouts": con.execute("SELECT * FROM payouts ORDER BY id").fetchall(),
-            }
-        except sqlite3.OperationalError as e:
-            if "no such table" not in str(e):
-                raise
-            # no schema yet: a daemon killed while creating its database
-            out = {k: [] for k in ("meta", "cursor", "txs", "rounds", "payouts")}
-        finally:
-            con.close()
-        c = out["cursor"][0] if out["cursor"] else None
-        out["height"] = None if c is None else (c[0] if c[0] >= 0 else c[0] + 2 ** 64)
-        out["offset"] = 0 if c is None else c[2]
-        return out
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def check_db_equal(got, want, what):
-    for k in ("meta", "cursor", "txs", "rounds", "payouts"):
-        if got[k] != want[k]:
-            g, w = set(got[k]), set(want[k])
-            raise Failed("%s: table %s differs (%d vs %d rows); only in first: %s; "
-                         "only in second: %s" % (what, k, len(got[k]), len(want[k]),
-                                                 sorted(map(repr, g - w))[:3],
-                                                 sorted(map(repr, w - g))[:3]))
-
-
-def check_log_matches_cursor(dm, scratch, what):
-    """After a clean stop: the log ends at the committed offset and its last
-    line is the cursor's block."""
-    r = db_rows(dm.state_dir, scratch)
-    check_eq(os.path.getsize(dm.card_log), r["offset"],
-             "%s: card log size vs committed log_offset" % what)
-    check_eq(hj.last_logged_height(dm.card_log), r["height"],
-             "%s: last logged height vs cursor" % what)
-    return r
-
-
-def sigterm_measured(dm, limit=2.0):
-    """SIGTERM; returns (exit status, seconds until it exited)."""
-    t = time.monotonic()
-    os.kill(dm.proc.pid, signal.SIGTERM)
-    try:
-        rc = dm.proc.wait(timeout=limit + 10)
-    except subprocess.TimeoutExpired:
-        dm.kill9()
-        raise Failed("hashjackd still running %.0fs after SIGTERM" % (limit + 10))
-    dt = time.monotonic() - t
-    dm.stop()
-    return rc, dt
-
-
-def run_tracked(argv, timeout=30):
-    """Runs a command to its end (killed at the deadline and at the test's
-    own end); returns (status, stdout, stderr)."""
-    p = hj._track(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=True))
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        hj._untrack(p)
-        raise Failed("%s still running after %ss:\n%s"
-                     % (" ".join(argv[:3]), timeout, err.decode("utf-8", "replace")[-800:]))
-    hj._untrack(p)
-    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-
+# Helpers of this file (the generic ones are checks.py's)
 
 def mine_until_empty(n, tries=5):
     for _ in range(tries):
@@ -310,25 +112,6 @@ def conflict_of(n, wallet, txid):
                          amount=ltc.sats_to_coin(out["value"]))])
     check(signed.get("complete"), "signing the conflicting spend: %s" % signed.get("errors"))
     return signed["hex"]
-
-
-def summary(data):
-    c = collections.Counter()
-    for l in data.splitlines():
-        for e in json.loads(l)["events"]:
-            t = e["type"]
-            if t == "action":
-                c[e["action"]] += 1
-            elif t == "reject":
-                c["reject"] += 1
-                c["reject:" + e["reason"]] += 1
-            else:
-                c[t] += 1
-    return c
-
-
-def fmt_counts(c, keys):
-    return " ".join("%s=%d" % (k, c[k]) for k in keys if c[k])
 
 
 class Ctx:
@@ -401,40 +184,18 @@ class Ctx:
 # Players that act on what a card log says (the Bitcoin family: a key P per
 # player, signed actions)
 
-def card_value(code):
-    r = code[:-1]
-    return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
-
-
-def best_total(cards):
-    t = sum(card_value(c) for c in cards)
-    if any(c.startswith("A") for c in cards) and t + 10 <= 21:
-        return t + 10, True
-    return t, False
-
-
-class Player:
+class Player(hj.LogPlayer):
     def __init__(self, wallet, key, pub, bet):
+        super().__init__()
         self.wallet = wallet
         self.key = key
         self.pub = pub
         self.bet = bet
-        self.round = None
         self.seq = 0
-        self.cards = []
-        self.dealer = []
-        self.stake = 0
-        self.peeked = False
-        self.ready_at = None
-        self.pending = None
-        self.pending_h = 0
-        self.next_bet_at = 0
-        self.lazy = False
-        self.premature = False
         self.last_payload = None     # of the last signed action sent
 
 
-class Session:
+class Session(hj.CardLogPlayers):
     """Players playing rounds with the dealer through their node wallets:
     Bets (some split over two outputs), Peeks, Hits, Stands, Doubles,
     Surrenders, premature and wrong-value actions, actions signed by
@@ -449,20 +210,9 @@ class Session:
         self.n = n
         self.d = dealer
         self.genesis = n.genesis()
-        self.tail = hj.CardLogTail(log_path, strict=True)
-        self.players = players
+        super().__init__(log_path, players, rng, interval, lazy)
         self.by_pub = {p.pub: p for p in players}
-        self.by_tx = {}
-        self.by_round = {}
-        self.rng = rng
-        self.interval = interval
-        self.lazy = lazy
         self.bad = bad
-        self.height = None
-        self.next_mine = time.monotonic()
-        self.mining = True
-        self.betting = True
-        self.sent = collections.Counter()
 
     def send(self, p, value, payload, what):
         if payload is not None and payload != p.bet:
@@ -580,7 +330,7 @@ class Session:
             else:
                 self.send(p, 0, self.sign(p, "peek", insurance=False), "Peek")
             return
-        total, soft = best_total(p.cards)
+        total, soft = hand_total(p.cards)
         if total >= 21 or len(p.cards) < 2:
             p.ready_at = None
             return
@@ -606,28 +356,8 @@ class Session:
         else:
             self.send(p, 0, self.sign(p, "stand"), "Stand")
 
-    def step(self):
-        now = time.monotonic()
-        if self.mining and now >= self.next_mine:
-            self.n.mine(1)
-            self.next_mine = max(self.next_mine + self.interval, now)
-        for line in self.tail.read():
-            self.feed(line)
-        if self.height is not None:
-            for p in self.players:
-                self.decide(p)
-
-    def run(self, seconds, until=None):
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            self.step()
-            if until and until():
-                return True
-            time.sleep(0.01)
-        return False
-
-    def pending_any(self):
-        return any(p.pending for p in self.players)
+    def mine_block(self):
+        self.n.mine(1)
 
     def finish(self, dms, settle_s=3):
         """No new rounds; what was sent gets mined; mines 2 more blocks.
@@ -737,7 +467,7 @@ def case_reorg_shallow(ctx):
         known = {t for r in rows["txs"] for t in (r[0].hex(), r[0][::-1].hex())}
         check(dep in known, "txids in the database are not as expected")
         check(hit not in known, "the dropped Hit is in the database")
-        check_heights(data, first, last, "card log")
+        check_heights(data, first, last, "card log", CHAIN)
         lines = {l["height"]: l for l in (json.loads(x_) for x_ in data.splitlines())}
         where = {e.get("tx"): (h, e["type"]) for h, l in lines.items() for e in l["events"]
                  if "tx" in e}
@@ -795,10 +525,7 @@ def case_reorg_deep(ctx):
             n.mine(4)
             tip = n.height()
             wait_log_height(dm, tip - 1)
-            before = hj.wait_until(
-                lambda: (lambda r: r if r["height"] == tip - 1 else None)(
-                    db_rows(dm.state_dir, ctx.workdir, with_file_id=True)),
-                15, "cursor at %d" % (tip - 1), interval=0.05)
+            before = wait_cursor(dm, tip - 1, ctx.workdir)
             check(settle_quiet(dm), "the daemon went on past the final blocks")
             log_before = log_bytes(dm.card_log)
             check(len(before["txs"]) == 3 and len(before["payouts"]) >= 1,
@@ -815,26 +542,7 @@ def case_reorg_deep(ctx):
             dm.stop()
             check_eq(rc, 3, "exit status after a reorg of depth %d" % depth)
             check(dt < 5, "exit 3 took %.1fs" % dt)
-            old_h, new_h = got[tip - 1]
-            err = [l for l in dm.stderr().splitlines() if "reorganisation" in l]
-            check(len(err) == 1, "one reorganisation message: %s" % err)
-            msg = err[0]
-            for want in (str(tip), str(tip - 1), old_h, new_h):
-                check(want in msg, "message lacks %s: %s" % (want, msg))
-            check(msg.startswith("<3>"), "message priority: %s" % msg)
-            check_bytes(log_bytes(dm.card_log), log_before, "card log after exit 3")
-            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
-                           "database after exit 3")
-            dm.start()
-            try:
-                rc2 = dm.wait_exit(10)
-            except TimeoutError:
-                raise Failed("hashjackd restarted after the reorg keeps running")
-            dm.stop()
-            check_eq(rc2, 3, "exit status of a restart after the reorg")
-            check_bytes(log_bytes(dm.card_log), log_before, "card log after the restart")
-            check_db_equal(db_rows(dm.state_dir, ctx.workdir, with_file_id=True), before,
-                           "database after the restart")
+            msg = check_reorg_refused(dm, tip, got[tip - 1], before, log_before, ctx.workdir)
             out.append("depth %d: exit 3 in %.2fs and again on restart" % (depth, dt))
     finally:
         n.stop()
@@ -865,95 +573,47 @@ def case_kill9_session(ctx):
         R = ctx.daemon(n, d, "kill9-R", confirmations=2, start_height=first)
         R.start()
         T.start()
-        t_off = 0
+        K = Kills(T, ctx.workdir)
         s = Session(ctx, n, d, R.card_log, players, rng, interval=0.15)
-        kills = []
-        phases = collections.Counter()
-        torn = resumes_checked = 0
-        expect_resume = None
         t_begin = time.monotonic()
         deadline = t_begin + 55
-        mode, size0 = "random", 0
-        while ((len(kills) < 24 or phases["catch-up"] < 8 or torn < 2
+        mode = "random"
+        while ((len(K.kills) < 24 or K.phases["catch-up"] < 8 or K.torn < 2
                 or time.monotonic() < t_begin + 25) and time.monotonic() < deadline):
             if mode == "catch-up":
                 # T restarted onto a backlog: kill it once its log has grown
                 # by 0..60 kB (about 330 bytes per block), a few ms later
                 grow = rng.randint(0, 60000)
-                hj.wait_until(lambda: not T.running() or file_size(T.card_log) > size0 + grow,
+                hj.wait_until(lambda: not T.running() or file_size(T.card_log) > K.size0 + grow,
                               10, "T to catch up %d bytes" % grow, interval=0.0005)
                 time.sleep(rng.uniform(0, 0.003))
             elif mode == "startup":
                 time.sleep(rng.uniform(0, 0.01))
             else:
                 s.run(rng.uniform(0.0, 1.0))
-            run_err = stderr_since(T, t_off)
-            if not T.running():
-                raise Failed("T exited by itself with %s:\n%s"
-                             % (T.proc.returncode, tail_text(run_err, 8)))
-            T.kill9()
-            run_err = stderr_since(T, t_off)
-            ph = ("following" if "caught up" in run_err else
-                  "catch-up" if ("resuming after block" in run_err or "first start" in run_err)
-                  else "startup")
-            phases[ph] += 1
-            kills.append(ph)
-            if expect_resume is not None:
-                m = RESUMED.search(run_err)
-                if m:
-                    check_eq((int(m.group(1)), int(m.group(3))), expect_resume,
-                             "kill %d: resumed at (height, log offset) vs the commit"
-                             % len(kills))
-                    resumes_checked += 1
-            bad = error_lines(run_err)
-            check(not bad, "T logged an error: %s" % bad[:3])
-            r = db_rows(T.state_dir, ctx.workdir)
-            size = file_size(T.card_log)
-            check(size >= r["offset"], "kill %d: card log %d bytes, shorter than the "
-                  "committed %d" % (len(kills), size, r["offset"]))
-            if size > r["offset"]:
-                torn += 1
-            expect_resume = (r["height"], r["offset"])
-            size0 = r["offset"]
+            K.kill()
             # while T is down the chain goes on; often a backlog
             x = rng.random()
             mode = "catch-up" if x < 0.4 else "startup" if x < 0.5 else "random"
             s.run(rng.uniform(0.0, 0.4))
             if mode == "catch-up":
                 n.mine(rng.randint(200, 600))
-            t_off = stderr_size(T)
-            T.start()
-        check(len(kills) >= 20, "only %d kills in the time budget" % len(kills))
-        check(phases["catch-up"] >= 5, "only %d kills during catch-up (%s)"
-              % (phases["catch-up"], dict(phases)))
+            K.restart()
+        K.check_count()
         last = s.finish([R, T])
-        m = RESUMED.search(stderr_since(T, t_off))
-        if m:
-            check_eq((int(m.group(1)), int(m.group(3))), expect_resume,
-                     "last restart: resumed at (height, log offset) vs the commit")
-            resumes_checked += 1
-        check_eq(T.stop(), 0, "T exit status on SIGTERM")
-        check_eq(R.stop(), 0, "R exit status on SIGTERM")
-        t_data, r_data = log_bytes(T.card_log), log_bytes(R.card_log)
-        check_heights(t_data, first, last, "T's card log")
-        check_bytes(t_data, r_data, "card logs of the killed and the uninterrupted daemon")
-        check_bytes(t_data, ctx.replay_text(n, d, first, last), "T's card log vs replay")
-        t_db, r_db = db_rows(T.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir)
-        check_db_equal(t_db, r_db, "databases of the killed and the uninterrupted daemon")
-        for name, dm in (("T", T), ("R", R)):
-            bad = error_lines(dm.stderr())
-            check(not bad, "%s logged errors: %s" % (name, bad[:3]))
+        K.check_last_resume()
+        t_data, t_db = check_as_uninterrupted(T, R, first, last,
+                                              lambda: ctx.replay_text(n, d, first, last),
+                                              ctx.workdir, CHAIN)
         c = summary(t_data)
         check(c["settle"] >= 15, "only %d rounds settled" % c["settle"])
         for k in ("Bet", "Hit", "Stand", "timeout", "reject:bad_signature"):
             check(c[k] > 0, "no %s in the session (%s)" % (k, dict(c)))
     finally:
         n.stop()
-    return ("%d kills (%s), %d left lines beyond the commit, %d restarts checked to resume "
-            "at the commit; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
+    return ("%s; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
             "T == R == replay" % (
-                len(kills), ", ".join("%s %d" % kv for kv in sorted(phases.items())), torn,
-                resumes_checked, last - first + 1, c["settle"],
+                K.describe(), last - first + 1, c["settle"],
                 fmt_counts(c, ["Bet", "Peek", "Hit", "Stand", "Double", "Surrender",
                                "timeout", "deposit", "reject", "reject:bad_signature"]),
                 len(t_db["txs"]), len(t_db["payouts"])))
@@ -1027,13 +687,7 @@ def case_node_restart(ctx):
         n.start()
         t_up = time.monotonic()
         check_eq(n.height(), tip, "litecoind tip after the restart")
-        down_err = stderr_since(dm, off)
-        retries = [l for l in down_err.splitlines() if "retrying in" in l]
-        check(len(retries) >= 3, "retries logged while the node was down: %d:\n%s"
-              % (len(retries), down_err[-800:]))
-        check(any(l.startswith("<4>") for l in retries)
-              and all(l.startswith(("<4>", "<6>")) for l in retries),
-              "retry priorities (info, then warning from the third): %s" % retries[:4])
+        retries = check_retries(stderr_since(dm, off))
         n.mine(1)
         wait_log_height(dm, tip, timeout=40)
         resumed_after = time.monotonic() - t_up
@@ -1044,7 +698,7 @@ def case_node_restart(ctx):
         check_eq(dm.stop(), 0, "exit status on SIGTERM")
         check_eq(late.stop(), 0, "second daemon: exit status on SIGTERM")
         data = log_bytes(dm.card_log)
-        check_heights(data, first, last, "card log")
+        check_heights(data, first, last, "card log", CHAIN)
         check_bytes(data, ctx.replay_text(n, d, first, last), "card log vs replay")
         check_bytes(log_bytes(late.card_log), data, "the second daemon's log vs the first's")
         check_db_equal(db_rows(late.state_dir, ctx.workdir), db_rows(dm.state_dir, ctx.workdir),
@@ -1138,7 +792,7 @@ def case_sigterm_catchup(ctx):
         check_eq(D.stop(), 0, "D exit status on SIGTERM")
         check_eq(R.stop(), 0, "R exit status on SIGTERM")
         data = log_bytes(D.card_log)
-        check_heights(data, first, last, "card log")
+        check_heights(data, first, last, "card log", CHAIN)
         check_bytes(data, log_bytes(R.card_log), "D's log vs R's")
         check_bytes(data, ctx.replay_text(n, d, first, last), "card log vs replay")
         check_db_equal(db_rows(D.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir),
@@ -1340,7 +994,7 @@ def case_mweb_catchup(ctx):
         check_eq(T.stop(), 0, "T exit status on SIGTERM")
         check_eq(R.stop(), 0, "R exit status on SIGTERM")
         data = log_bytes(T.card_log)
-        check_heights(data, first, last, "T's card log")
+        check_heights(data, first, last, "T's card log", CHAIN)
         check_bytes(data, log_bytes(R.card_log), "T's log (catch-up) vs R's (following)")
         check_bytes(data, ctx.replay_text(n, d, first, last), "T's log vs replay")
         check_db_equal(db_rows(T.state_dir, ctx.workdir), db_rows(R.state_dir, ctx.workdir),
@@ -1371,56 +1025,7 @@ CASES = [case_reorg_shallow, case_reorg_deep, case_kill9_session, case_node_rest
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hashjack", help="path to hashjack (default build/release/hashjack)")
-    ap.add_argument("--hashjackd", help="path to hashjackd (default build/release/hashjackd)")
-    ap.add_argument("-k", dest="only", action="append", default=[],
-                    help="run only cases whose name contains this (repeatable)")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("--seed", type=int, default=None, help="random seed (default: from time)")
-    ap.add_argument("--timeout", type=int, default=480, help="deadline for the whole run (s)")
-    args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
-    ltc.find_litecoind()
-    hashjack = hj.find_hashjack(args.hashjack)
-    hashjackd = hj.find_hashjackd(args.hashjackd)
-    seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-ltc-faults-")
-    kept = [False]
-    hj.add_exit_hook(lambda: not kept[0] and not args.keep
-                     and shutil.rmtree(workdir, ignore_errors=True))
-    ctx = Ctx(hashjack, hashjackd, workdir, seed)
-    print("seed %d" % seed, flush=True)
-    passed = failed = 0
-    t_all = time.monotonic()
-    try:
-        for case in CASES:
-            name = case.__name__[len("case_"):]
-            if args.only and not any(k in name for k in args.only):
-                continue
-            t = time.monotonic()
-            try:
-                detail = case(ctx)
-                passed += 1
-                print("ok   %-16s %5.1fs  %s" % (name, time.monotonic() - t, detail or ""),
-                      flush=True)
-            except Exception as e:  # noqa: BLE001 - report and go on
-                failed += 1
-                print("FAIL %-16s %5.1fs  %s" % (name, time.monotonic() - t, e), flush=True)
-                if not isinstance(e, Failed):
-                    traceback.print_exc()
-            finally:
-                hj.kill_children()
-    finally:
-        hj.kill_children()
-        if args.keep or failed:
-            kept[0] = True
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed (%.0fs, seed %d)" % (passed, failed, time.monotonic() - t_all,
-                                                     seed))
-    return 1 if failed else 0
+    return fault_main(__doc__, CASES, "hj-e2e-ltc-faults-", 16, 480, Ctx, ltc.find_litecoind)
 
 
 if __name__ == "__main__":

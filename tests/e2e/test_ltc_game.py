@@ -10,7 +10,8 @@ long, values split over several outputs to the dealer, plain deposits, MWEB
 peg-outs to the dealer (paid by the HogEx), zero-value actions and Bets that
 are nobody's business.  The values come from the protocol
 (shared/spec/hash-blackjack-v1.md, docs/PROTOCOL.md, docs/LOG.md,
-docs/STATE.md, docs/BITCOIN.md); this file mirrors tests/e2e/test_game.py.
+docs/STATE.md, docs/BITCOIN.md); this file mirrors tests/e2e/test_game.py
+and shares its expectation model and checks (tests/e2e/checks.py).
 
     python3 tests/e2e/test_ltc_game.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--timeout S]
@@ -53,22 +54,19 @@ Every wait has a deadline and so has the whole run (--timeout).
 """
 
 import argparse
-import collections
-import json
 import os
-import shutil
-import sqlite3
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 import hj  # noqa: E402
 import ltc  # noqa: E402
+from checks import Failed, GameRunner, SessionModel, Tx, WorkDir, bj  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 8
@@ -81,31 +79,6 @@ FEE_STEP = 6           # each later one pays this much less per vB
 MWEB_START = 420       # the mweb session's first dealt block (before 432)
 # Bitcoin mainnet's genesis: a signature over it is worthless on this chain.
 OTHER_GENESIS = "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f"
-
-
-def bj(s):
-    """Blackjack return, preset bethash (6:5, rounded down)."""
-    return s + (s * 6) // 5
-
-
-class Failed(Exception):
-    pass
-
-
-# --------------------------------------------------------------------------
-# Cards and totals
-
-def card_value(code):
-    r = code[:-1]
-    return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
-
-
-def best_total(codes):
-    """The log's total: an Ace counts 11 when that does not bust."""
-    t = sum(card_value(c) for c in codes)
-    if any(c[:-1] == "A" for c in codes) and t + 10 <= 21:
-        t += 10
-    return t
 
 
 def flip_sig(payload):
@@ -129,49 +102,29 @@ class Player:
         self.wallet = S.wallets[n % len(S.wallets)]
 
 
-class Tx:
-    def __init__(self, txid, value, payload, sender=None):
-        self.txid = txid
-        self.value = value          # the sum of the outputs to the dealer
-        self.payload = payload      # OP_RETURN data (hex), None for none
-        self.sender = sender        # the Bet's key P (the log's "from")
-        self.h = None
-        self.idx = None
+class Blk(checks.Blk):
+    """A block; hogex (txid) and hogex_idx: its HogEx, on an MWEB block."""
 
-
-class Blk:
     def __init__(self, h, hash, card, hogex=None, hogex_idx=None):
-        self.h = h
-        self.hash = hash
-        self.card = card
-        self.code = card["code"] if card else None
+        super().__init__(h, hash, card)
         self.hogex = hogex
         self.hogex_idx = hogex_idx
 
 
-class Round:
-    """Tracks the cards, stakes and seq of one round (what the settle event
-    repeats, what the next signature covers); results and returns are
-    written by each scenario from the rules."""
+class Round(checks.Round):
+    """A round of a Player (self.who; the log's "player" is its key P) that
+    also tracks its seq (what the next signature covers)."""
 
     def __init__(self, S, player, tx, stake):
-        self.S = S
-        self.player = player
-        self.P = player.P
-        self.tx = tx
-        self.id = tx.txid
-        self.bet = stake
+        super().__init__(S, player.P, tx, stake)
+        self.who = player
         self.seq = 0
-        self.hands = [{"cards": [], "stake": stake}]
-        self.dealer = []
-        self.ins = None
-        S.round_key[self.id] = self.P
 
     # -- sending ------------------------------------------------------------
 
     def sign(self, action, seq=None, insurance=None, signer=None, genesis=None):
         """The payload `hashjack player` prints for this round."""
-        return self.S.sign(signer or self.player, action, self.id,
+        return self.S.sign(signer or self.who, action, self.id,
                            self.seq if seq is None else seq, insurance, genesis)
 
     def send(self, action, value=0, seq=None, insurance=None, signer=None, genesis=None,
@@ -182,97 +135,28 @@ class Round:
         p = self.sign(action, seq, insurance, signer, genesis)
         if mutate:
             p = mutate(p)
-        return self.S.send(self.player, p, value, extra)
+        return self.S.send(self.who, p, value, extra)
 
-    # -- expectations -------------------------------------------------------
-
-    def accepted_bet(self):
-        t = self.tx
-        self.S.add(t.h, {"type": "action", "action": "Bet", "round": self.id,
-                         "player": self.P, "tx": t.txid, "txIndex": t.idx,
-                         "stake": str(t.value)})
-        self.S.txrow(t, "accepted", "Bet", None, self.id)
-
-    def draw(self, b, hand):
-        if b.code is None:
-            raise Failed("draw from void block %d" % b.h)
-        if hand == "D":
-            self.dealer.append(b.code)
-            e = {"type": "draw", "round": self.id, "handOwner": "Dealer", "card": b.code}
-        else:
-            self.hands[hand]["cards"].append(b.code)
-            e = {"type": "draw", "round": self.id, "handOwner": "Player",
-                 "handIndex": hand, "card": b.code}
-        self.S.add(b.h, e)
+    # -- expectations (an accepted action or a timeout moves the seq) --------
 
     def act(self, t, action, hand=None, insurance=None):
-        e = {"type": "action", "action": action, "round": self.id,
-             "player": self.P, "tx": t.txid, "txIndex": t.idx}
-        if hand is not None:
-            e["handIndex"] = hand
-        if insurance is not None:
-            e["insurance"] = insurance
-        e["stake"] = str(t.value)
-        self.S.add(t.h, e)
-        self.S.txrow(t, "accepted", action, None, self.id)
+        super().act(t, action, hand, insurance)
         self.seq += 1
-        if action == "Double":
-            self.hands[hand]["stake"] += t.value
-        elif action == "Split":
-            h = self.hands[hand]
-            new = {"cards": [h["cards"][1]], "stake": t.value}
-            h["cards"] = h["cards"][:1]
-            self.hands.insert(hand + 1, new)
-        elif action == "Peek" and insurance:
-            self.ins = t.value
 
     def timeout(self, b, action, hand=None):
-        e = {"type": "timeout", "round": self.id, "action": action}
-        if hand is not None:
-            e["handIndex"] = hand
-        self.S.add(b.h, e)
+        super().timeout(b, action, hand)
         self.seq += 1
 
-    def settle(self, b, results, ins_payout=None):
-        """results: [(status, return)] for hand 0, 1, ..."""
-        if len(results) != len(self.hands):
-            raise Failed("settle: %d results for %d hands" % (len(results), len(self.hands)))
-        hands = []
-        stake = paid = 0
-        for i, (h, (status, ret)) in enumerate(zip(self.hands, results)):
-            hands.append({"handIndex": i, "cards": list(h["cards"]),
-                          "total": best_total(h["cards"]), "betAmount": str(h["stake"]),
-                          "status": status, "payout": str(ret)})
-            stake += h["stake"]
-            paid += ret
-        e = {"type": "settle", "round": self.id, "player": self.P,
-             "dealerHand": {"cards": list(self.dealer), "total": best_total(self.dealer)},
-             "playerHands": hands}
-        if self.ins is not None:
-            e["insurance"] = {"betAmount": str(self.ins), "payout": str(ins_payout or 0)}
-            stake += self.ins
-            paid += ins_payout or 0
-        e["betAmount"] = str(stake)
-        e["payout"] = str(paid)
-        self.S.add(b.h, e)
-        return paid
 
-
-class Session:
+class Session(SessionModel):
     def __init__(self, ctx, name, mweb=False, timeout_blocks=3, extra_args=()):
-        self.ctx = ctx
-        self.name = name
+        super().__init__(ctx, name)
         self.mweb = mweb
         self.timeout_cfg = timeout_blocks            # None: the default
         self.T = timeout_blocks or 12                # what the rules are
-        self.workdir = os.path.join(ctx.workdir, name)
         self.keydir = os.path.join(self.workdir, "keys")
         os.makedirs(self.keydir, exist_ok=True)
         self.hashjack = ctx.hashjack
-        self.pending = []
-        self.exp = collections.defaultdict(list)   # height -> [events]
-        self.rows = {}                             # txid -> expected txs row
-        self.round_key = {}                        # round id -> P
         self.nplayers = 0
         self.dm = None
         self.default_policy = not any(a.startswith("-datacarriersize") for a in extra_args)
@@ -452,66 +336,23 @@ class Session:
         for _ in range(k):
             self.mine()
 
-    def at(self, t):
-        """The block that holds transaction t (for events after it)."""
-        return Blk(t.h, None, None)
-
     def height(self):
         return self.node.height()
 
-    # -- expectations -------------------------------------------------------
+    def mine_plain(self):
+        self.node.mine(1)
 
-    def add(self, h, e):
-        self.exp[h].append(e)
+    def mine_leftovers(self):
+        if self.node.mempool():
+            self.node.mine(1)
 
-    def txrow(self, t, outcome, action, reason, round_id):
-        self.rows[t.txid] = (t.txid, t.h, t.idx, t.sender, str(t.value), outcome,
-                             action, reason, round_id)
-
-    def rej(self, t, reason, action=None, r=None):
-        e = {"type": "reject", "tx": t.txid, "txIndex": t.idx}
-        if t.sender:
-            e["from"] = t.sender
-        if action is not None:
-            e["action"] = action
-        if r is not None:
-            e["round"] = r.id
-        e["reason"] = reason
-        e["refund"] = str(t.value)
-        self.add(t.h, e)
-        self.txrow(t, "rejected", action, reason, r.id if r else None)
+    # -- expectations (the family's own; the rest is SessionModel's) ---------
 
     def dep(self, t, h=None, idx=None):
         self.add(t.h if h is None else h,
                  {"type": "deposit", "tx": t.txid, "txIndex": t.idx if idx is None else idx,
                   "value": str(t.value)})
         self.txrow(t, "deposit", None, None, None)
-
-    def expected_payouts(self):
-        """The ledger the expected events imply (docs/STATE.md, payouts):
-        a refund goes to the rejected Bet's key ("from"), else to the named
-        round's key, else to nobody known (NULL)."""
-        out = {}
-        for h, evs in self.exp.items():
-            for e in evs:
-                if e["type"] == "reject" and e["refund"] != "0":
-                    tx = e["tx"]
-                    to = e.get("from") or (self.round_key[e["round"]] if "round" in e else None)
-                    out["refund:" + tx] = ("refund:" + tx, "refund", e.get("round"), None,
-                                           tx, to, e["refund"], "owed", h)
-                elif e["type"] == "settle":
-                    rid = e["round"]
-                    for hand in e["playerHands"]:
-                        if hand["payout"] != "0":
-                            pid = "return:%s:%d" % (rid, hand["handIndex"])
-                            out[pid] = (pid, "return", rid, hand["handIndex"], None,
-                                        e["player"], hand["payout"], "owed", h)
-                    ins = e.get("insurance")
-                    if ins and ins["payout"] != "0":
-                        pid = "insurance:" + rid
-                        out[pid] = (pid, "insurance", rid, None, None, e["player"],
-                                    ins["payout"], "owed", h)
-        return out
 
     # -- the end ------------------------------------------------------------
 
@@ -524,28 +365,6 @@ class Session:
                 self.dm.stop()
         finally:
             self.node.stop()
-
-
-def line_bytes(blk, events):
-    """The card log line docs/LOG.md defines, compact, keys in its order."""
-    o = {"v": 1, "chain": "bitcoin", "height": blk["height"], "hash": blk["hash"],
-         "parent": blk["parent"]}
-    c = hj.card_of(blk["hash"])
-    if c is None:
-        o["void"] = True
-    else:
-        o["card"] = c
-    o["events"] = events
-    return json.dumps(o, separators=(",", ":")) + "\n"
-
-
-def hexcol(c):
-    """A BLOB column as lower-case hex, NULL kept (hex(NULL) is '')."""
-    return "CASE WHEN %s IS NULL THEN NULL ELSE lower(hex(%s)) END" % (c, c)
-
-
-def dumps(x):
-    return json.dumps(x, separators=(",", ":"))
 
 
 def deal(S, r, up, first, second):
@@ -1595,29 +1414,14 @@ MWEB = [sc_mweb_pegout] + MAIN
 
 
 # --------------------------------------------------------------------------
-# Running and checking
+# Running and checking (checks.GameRunner; what is the Bitcoin family's own)
 
-class Runner:
-    def __init__(self, args, workdir):
-        self.args = args
-        self.workdir = workdir
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.hashjackd = hj.find_hashjackd(args.hashjackd)
-        self.passed = 0
-        self.failed = 0
-
-    def report(self, ok, name, detail, t0=None):
-        took = "%5.1fs" % (time.monotonic() - t0) if t0 is not None else "      "
-        if ok:
-            self.passed += 1
-            print("ok   %-44s %s  %s" % (name, took, detail), flush=True)
-        else:
-            self.failed += 1
-            print("FAIL %-44s %s  %s" % (name, took, detail), flush=True)
+class Runner(GameRunner):
+    CHAIN = "bitcoin"
+    CONFIRMATIONS = CONFIRMATIONS
 
     def session(self, name, scenarios, **kw):
-        sel = [sc for sc in scenarios
-               if not self.args.only or any(k in sc.__name__ for k in self.args.only)]
+        sel = self.select(scenarios)
         if not sel:
             return
         t0 = time.monotonic()
@@ -1633,189 +1437,38 @@ class Runner:
                         "height %d, dealing from %d, MWEB %s" % (
                             S.height(), S.first, "active" if S.node.mweb_active() else "off"),
                         t0)
-            played = []
-            for sc in sel:
-                h0 = S.height()
-                t1 = time.monotonic()
-                try:
-                    detail = sc(S)
-                    err = None
-                except Exception as e:  # noqa: BLE001 - report, go on
-                    detail, err = None, e
-                    if not isinstance(e, Failed):
-                        traceback.print_exc()
-                    # leave a clean mempool to the next scenario: what this
-                    # one left pending goes into a block of its own range
-                    S.pending = []
-                    try:
-                        if S.node.mempool():
-                            S.node.mine(1)
-                    except Exception:  # noqa: BLE001
-                        pass
-                played.append((sc.__name__[3:], h0 + 1, S.height(), detail, err,
-                               time.monotonic() - t1))
-            self.finish(S, played)
+            self.finish(S, self.play(S, sel))
         finally:
             S.close()
 
-    def finish(self, S, played):
-        name = S.name
-        t0 = time.monotonic()
-        # the last scenario block is processed once the tip is one above it
-        S.node.mine(1)
-        last = S.height() - (CONFIRMATIONS - 1)
-        try:
-            S.dm.wait_height(last, timeout=60)
-        except Exception as e:  # noqa: BLE001
-            self.report(False, "%s: daemon catches up" % name, str(e), t0)
-            return
-        time.sleep(0.3)
-        raw = S.dm.log_bytes()
-        text = raw.decode()
-        lines = text.splitlines(keepends=True)
-        heights = [json.loads(l)["height"] for l in lines]
-        ok = heights == list(range(S.first, last + 1))
-        self.report(ok, "%s: card log holds blocks %d..%d once each" % (name, S.first, last),
-                    "%d lines; the unconfirmed tip %d is not dealt" % (len(lines), last + 1)
-                    if ok else "heights %s" % heights[-5:])
-        doc = S.export(S.first, last)
-        by_h = {b["height"]: b for b in doc["blocks"]}
-        got_line = {json.loads(l)["height"]: l for l in lines}
+    def scenario_detail(self, detail, h0, h1, took):
+        return "%s (%s, %.1fs)" % (detail, "blocks %d..%d" % (h0, h1)
+                                   if h1 >= h0 else "no block", took)
 
-        # every scenario: every line of its blocks, byte for byte
-        covered = set()
-        for sname, h0, h1, detail, err, took in played:
-            covered.update(range(h0, h1 + 1))
-            if err is not None:
-                self.report(False, "%s: %s" % (name, sname), "scenario broke: %s" % err)
-                continue
-            bad = []
-            for h in range(h0, h1 + 1):
-                want = line_bytes(by_h[h], S.exp.get(h, []))
-                got = got_line.get(h)
-                if got != want:
-                    bad.append((h, got, want))
-            if bad:
-                h, got, want = bad[0]
-                gl = json.loads(got) if got else None
-                wl = json.loads(want)
-                msg = "block %d (%d of %d blocks differ)" % (h, len(bad), h1 - h0 + 1)
-                if gl and gl["events"] != wl["events"]:
-                    msg += ":\n      got  events %s\n      want events %s" % (
-                        dumps(gl["events"]), dumps(wl["events"]))
-                elif gl and dumps(gl["events"]) != dumps(wl["events"]):
-                    msg += ": same events, different key order:\n      got  %s\n      want %s" % (
-                        got.strip(), want.strip())
-                else:
-                    msg += ":\n      got  %s\n      want %s" % ((got or "(none)").strip(),
-                                                              want.strip())
-                self.report(False, "%s: %s" % (name, sname), msg)
-            else:
-                self.report(True, "%s: %s" % (name, sname),
-                            "%s (%s, %.1fs)" % (detail, "blocks %d..%d" % (h0, h1)
-                                                if h1 >= h0 else "no block", took))
-        outside = [h for h in range(S.first, last + 1) if h not in covered]
-        others = [h for h in outside if got_line.get(h) != line_bytes(by_h[h], [])]
-        self.report(not others, "%s: blocks outside scenarios are plain cards" % name,
-                    "%d blocks" % len(outside) if not others else "differ: %s" % others[:5])
+    def check_chain(self, S, doc, got_line, last):
         if S.mweb:
             mw = [b["height"] for b in doc["blocks"]
                   if ltc.parse_tx(b["txs"][-1])["flag"] & 8]
             self.report(mw and mw[0] == ltc.MWEB_HEIGHT and mw == list(range(mw[0], last + 1)),
-                        "%s: MWEB blocks dealt (HogEx last)" % name,
+                        "%s: MWEB blocks dealt (HogEx last)" % S.name,
                         "heights %d..%d of %d..%d" % (mw[0], mw[-1], S.first, last)
                         if mw else "none")
 
-        # (a) the log equals hashjack replay of the same blocks
-        try:
-            _, rtext = hj.replay(doc, self.hashjack, S.workdir)
-            same = rtext == text
-            if same:
-                detail = "%d lines, %d bytes identical" % (len(lines), len(raw))
-            else:
-                rl = rtext.splitlines(keepends=True)
-                k = next((i for i, (x, y) in enumerate(zip(rl, lines)) if x != y),
-                         min(len(rl), len(lines)))
-                detail = "first difference at line %d:\n      daemon %s\n      replay %s" % (
-                    k, lines[k].strip() if k < len(lines) else "(none)",
-                    rl[k].strip() if k < len(rl) else "(none)")
-            self.report(same, "%s: card log == hashjack replay" % name, detail)
-        except Exception as e:  # noqa: BLE001
-            self.report(False, "%s: card log == hashjack replay" % name, str(e))
-
-        # (b) the database
-        self.check_db(S, last)
-
-        # the daemon: no error on stderr, SIGTERM exits 0
-        errs = [l for l in S.dm.stderr().splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>"))]
-        self.report(not errs, "%s: daemon stderr has no error line" % name,
-                    "" if not errs else errs[0])
-        rc = S.dm.stop()
-        self.report(rc == 0, "%s: hashjackd exits 0 on SIGTERM" % name, "status %s" % rc)
-
-    def check_db(self, S, last):
+    def check_db_head(self, S, q, last):
         name = S.name
-        path = os.path.join(S.dm.state_dir, "hashjackd.sqlite")
-        try:
-            db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
-        except sqlite3.Error as e:
-            self.report(False, "%s: database opens read-only" % name, str(e))
-            return
-        try:
-            q = db.execute
-            meta = q("SELECT family, chain, dealer FROM meta").fetchall()
-            want = [("bitcoin", "bitcoin:litecoin:regtest:" + S.genesis, S.dealer)]
-            self.report(meta == want, "%s: database meta: this chain and dealer" % name,
-                        "%s" % (meta,) if meta == want else "got %s, want %s" % (meta, want))
-            cur = q("SELECT height, lower(hex(hash)) FROM cursor").fetchall()
-            want = [(last, S.node.block_hash(last))]
-            self.report(cur == want, "%s: database cursor at the last logged block" % name,
-                        "cursor %s" % (cur,) if cur == want else "got %s, want %s" % (cur, want))
-            rows = q("SELECT %s, height, tx_index, %s, value, outcome, action, reason, %s "
-                     "FROM txs" % (hexcol("txid"), hexcol("sender"), hexcol("round"))).fetchall()
-            got = {r[0]: r for r in rows}
-            want = {v[0]: v for v in S.rows.values()}
-            self.report_diff("%s: txs: every transaction to the dealer" % name, got, want,
-                             "%d rows (%s)" % (len(want), ", ".join(
-                                 "%d %s" % (n, o) for o, n in sorted(collections.Counter(
-                                     v[5] for v in want.values()).items()))))
-            rows = q("SELECT id, kind, %s, hand, %s, %s, amount, state, created_height "
-                     "FROM payouts" % (hexcol("round"), hexcol("txid"),
-                                       hexcol("recipient"))).fetchall()
-            got = {r[0]: r for r in rows}
-            want = S.expected_payouts()
-            kinds = collections.Counter(v[1] for v in want.values())
-            unattr = sum(1 for v in want.values() if v[5] is None)
-            self.report_diff("%s: payouts: exactly the returns, insurance and refunds owed"
-                             % name, got, want,
-                             "%d rows (%s; %d refunds unattributed)" % (len(want), ", ".join(
-                                 "%d %s" % (n, k) for k, n in sorted(kinds.items())), unattr))
-            n = q("SELECT count(*) FROM rounds").fetchone()[0]
-            self.report(n == 0, "%s: no open round left" % name, "%d open" % n)
-            ic = q("PRAGMA integrity_check").fetchall()
-            fk = q("PRAGMA foreign_key_check").fetchall()
-            self.report(ic == [("ok",)] and fk == [], "%s: database integrity" % name,
-                        "integrity %s, foreign keys %s" % (ic[0][0], fk or "ok"))
-        except sqlite3.Error as e:
-            self.report(False, "%s: database query" % name, str(e))
-        finally:
-            db.close()
+        meta = q("SELECT family, chain, dealer FROM meta").fetchall()
+        want = [("bitcoin", "bitcoin:litecoin:regtest:" + S.genesis, S.dealer)]
+        self.report(meta == want, "%s: database meta: this chain and dealer" % name,
+                    "%s" % (meta,) if meta == want else "got %s, want %s" % (meta, want))
+        cur = q("SELECT height, lower(hex(hash)) FROM cursor").fetchall()
+        want = [(last, S.node.block_hash(last))]
+        self.report(cur == want, "%s: database cursor at the last logged block" % name,
+                    "cursor %s" % (cur,) if cur == want else "got %s, want %s" % (cur, want))
 
-    def report_diff(self, what, got, want, detail):
-        if got == want:
-            self.report(True, what, detail)
-            return
-        missing = [want[k] for k in want if k not in got]
-        extra = [got[k] for k in got if k not in want]
-        wrong = [(got[k], want[k]) for k in want if k in got and got[k] != want[k]]
-        msg = "%d missing, %d unexpected, %d different" % (len(missing), len(extra), len(wrong))
-        for m in missing[:3]:
-            msg += "\n      missing    %s" % (m,)
-        for x in extra[:3]:
-            msg += "\n      unexpected %s" % (x,)
-        for g, w in wrong[:3]:
-            msg += "\n      got        %s\n      want       %s" % (g, w)
-        self.report(False, what, msg)
+    def payouts_detail(self, want, kinds):
+        unattr = sum(1 for v in want.values() if v[5] is None)
+        return "%d rows (%s; %d refunds unattributed)" % (len(want), ", ".join(
+            "%d %s" % (n, k) for k, n in sorted(kinds.items())), unattr)
 
 
 def main():
@@ -1832,31 +1485,18 @@ def main():
     args = ap.parse_args()
     hj.install_cleanup(args.timeout)
     ltc.find_litecoind()  # a clear message when it is missing
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-ltc-game-")
-    kept = [args.keep]
-    hj.add_exit_hook(lambda: kept[0] or shutil.rmtree(workdir, ignore_errors=True))
+    wd = WorkDir("hj-e2e-ltc-game-", args.keep)
     t0 = time.monotonic()
-    R = Runner(args, workdir)
-    sessions = args.session or ["main", "mweb"]
-    try:
-        if "main" in sessions:
+    R = Runner(args, wd.path)
+    only = args.session or ["main", "mweb"]
+
+    def sessions():
+        if "main" in only:
             R.session("main", MAIN)
-        if "mweb" in sessions:
+        if "mweb" in only:
             R.session("mweb", MWEB, mweb=True, timeout_blocks=None,
                       extra_args=["-datacarriersize=400"])
-    except Exception as e:  # noqa: BLE001
-        R.report(False, "session", "%s: %s" % (type(e).__name__, e))
-        traceback.print_exc()
-    finally:
-        hj.kill_children()
-        if R.failed:
-            kept[0] = True
-        if kept[0]:
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed (%.0fs)" % (R.passed, R.failed, time.monotonic() - t0))
-    return 1 if R.failed or not R.passed else 0
+    return R.run(sessions, wd, t0)
 
 
 if __name__ == "__main__":

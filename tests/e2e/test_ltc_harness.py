@@ -18,43 +18,29 @@ deadline, the whole run too (--timeout).
 
 import argparse
 import base64
+import functools
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
-import traceback
 import urllib.error
 import urllib.request
 from decimal import Decimal
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 import hj  # noqa: E402
 import ltc  # noqa: E402
+from checks import Cases, Failed, Skipped, WorkDir, check  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 9
 TIMEOUT_BLOCKS = 12
 
 
-class Failed(Exception):
-    pass
-
-
-class Skipped(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failed(msg)
-
-
-def check_eq(got, want, what):
-    if got != want:
-        raise Failed("%s:\n  got  %s\n  want %s" % (what, got, want))
+# check_eq() of these tests shows the values whole (str)
+check_eq = functools.partial(checks.check_eq, show=str)
 
 
 class Ctx:
@@ -445,44 +431,20 @@ def main():
     args = ap.parse_args()
     hj.install_cleanup(args.timeout)
     ltc.find_litecoind()  # a clear message when it is missing
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-ltc-")
-    kept = [False]
-    if not args.keep:
-        hj.add_exit_hook(lambda: os.path.isdir(workdir) and not kept[0]
-                         and shutil.rmtree(workdir, ignore_errors=True))
-    ctx = Ctx(workdir, args.hashjack, args.hashjackd)
-    passed = failed = skipped = 0
+    wd = WorkDir("hj-e2e-ltc-", args.keep)
+    ctx = Ctx(wd.path, args.hashjack, args.hashjackd)
+    cases = Cases(22)
     t0 = time.monotonic()
     try:
-        for case in CASES:
-            name = case.__name__[len("case_"):]
-            if args.only and not any(k in name for k in args.only):
-                continue
-            t = time.monotonic()
-            try:
-                detail = case(ctx)
-                passed += 1
-                print("ok   %-22s %5.1fs  %s" % (name, time.monotonic() - t, detail or ""),
-                      flush=True)
-            except Skipped as e:
-                skipped += 1
-                print("skip %-22s        %s" % (name, e), flush=True)
-            except Exception as e:  # noqa: BLE001 - report and go on
-                failed += 1
-                print("FAIL %-22s %5.1fs  %s" % (name, time.monotonic() - t, e), flush=True)
-                if not isinstance(e, Failed):
-                    traceback.print_exc()
+        cases.run(ctx, CASES, args.only)
     finally:
         hj.kill_children()
-        if args.keep or failed:
-            kept[0] = True
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed%s in %.1fs" % (passed, failed,
-                                               ", %d skipped" % skipped if skipped else "",
+        wd.close(cases.failed)
+    print("%d passed, %d failed%s in %.1fs" % (cases.passed, cases.failed,
+                                               ", %d skipped" % cases.skipped
+                                               if cases.skipped else "",
                                                time.monotonic() - t0))
-    return 1 if failed else 0
+    return 1 if cases.failed else 0
 
 
 if __name__ == "__main__":

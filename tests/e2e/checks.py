@@ -1,0 +1,1035 @@
+"""What the end-to-end tests check, shared by both chain families.
+
+Python 3, standard library only.  hj.py (and ltc.py on top of it) drives
+the processes: the nodes, the daemon, `hashjack replay`.  This module holds
+what the test files do with them, the same on anvil and on litecoind:
+
+- failures and assertions: Failed, Skipped, check(), check_eq(),
+  check_bytes() (with the first differing line);
+- card logs, stderr and the daemon's process: log_bytes(), heights_of() /
+  check_heights() (the log's "chain" given), summary(), error_lines(),
+  stderr_since(), wait_log_height(), settle_quiet(), sigterm_measured(),
+  run_tracked();
+- the daemon's database: db_rows() (read from a copy), check_db_equal(),
+  check_log_matches_cursor(), wait_cursor();
+- the fault tests' checks: Kills (kill -9 again and again, each kill
+  checked), check_as_uninterrupted(), check_reorg_refused(),
+  check_retries();
+- running cases (the fault and harness tests): Cases, WorkDir, fault_main();
+- the game tests' expectation model: card totals, Tx / Blk / Round, the
+  expected events and table rows of a session (SessionModel: the hex
+  prefix the log writes and the database does not, "0x" on EVM, is its
+  one parameter), line_bytes() (docs/LOG.md's line, the chain given), and
+  GameRunner, which plays the scenarios and checks each session's card log
+  byte for byte against the model and `hashjack replay`, and its database
+  against the ledger the model implies.
+
+A check that fails raises Failed (the game runner reports instead and goes
+on); anything else that escapes a case is a broken test (a traceback).
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hj  # noqa: E402
+
+ERROR_PRIORITIES = ("<0>", "<1>", "<2>", "<3>")     # sd-daemon prefixes: emerg..err
+
+
+# --------------------------------------------------------------------------
+# Failures and assertions
+
+class Failed(Exception):
+    pass
+
+
+class Skipped(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failed(msg)
+
+
+def short_repr(x, limit=600):
+    s = repr(x)
+    return s[:limit] + "..." if len(s) > limit else s
+
+
+def check_eq(got, want, what, show=short_repr):
+    """got == want, else Failed naming what, with both values as show()
+    writes them (repr cut at 600 characters; the harness tests give str)."""
+    if got != want:
+        raise Failed("%s:\n  got  %s\n  want %s" % (what, show(got), show(want)))
+
+
+def first_diff(a, b):
+    """Where two byte strings part: (line number, line of a, line of b)."""
+    la, lb = a.splitlines(), b.splitlines()
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else b"<none>"
+        y = lb[i] if i < len(lb) else b"<none>"
+        if x != y:
+            return i + 1, x[:300], y[:300]
+    return None
+
+
+def check_bytes(got, want, what):
+    if got != want:
+        d = first_diff(got, want) or (0, b"", b"")
+        raise Failed("%s differ (%d vs %d bytes), first at line %s:\n  got  %s\n  want %s"
+                     % (what, len(got), len(want), d[0], d[1], d[2]))
+
+
+# --------------------------------------------------------------------------
+# Files and card logs
+
+def file_size(path):
+    try:
+        return os.path.getsize(path)
+    except FileNotFoundError:
+        return 0
+
+
+def log_bytes(path):
+    """All of a file (a card log, also a last line not complete yet)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
+def tail_text(text, n):
+    return "\n".join(text.splitlines()[-n:])
+
+
+def heights_of(data, chain):
+    """The heights of the lines of a card log (bytes) that begin as
+    docs/LOG.md says for this chain ("evm", "bitcoin")."""
+    line = rb'^\{"v":1,"chain":"' + re.escape(chain.encode()) + rb'","height":(\d+),'
+    return [int(m.group(1)) for m in re.finditer(line, data, re.M)]
+
+
+def check_heights(data, first, last, what, chain):
+    """Every line of the log is a line of this chain and the heights are
+    first..last, each exactly once."""
+    hs = heights_of(data, chain)
+    check(data.count(b"\n") == len(hs), "%s: a line without the expected prefix" % what)
+    if hs != list(range(first, last + 1)):
+        dup = sorted(h for h, n in collections.Counter(hs).items() if n > 1)
+        missing = sorted(set(range(first, last + 1)) - set(hs))
+        raise Failed("%s: heights are not %d..%d exactly once: %d lines, duplicates %s, "
+                     "missing %s" % (what, first, last, len(hs), dup[:10], missing[:10]))
+
+
+def summary(data):
+    """Counts of what a card log holds: actions by name, rejections (also
+    by reason), and the other event types."""
+    c = collections.Counter()
+    for l in data.splitlines():
+        for e in json.loads(l)["events"]:
+            t = e["type"]
+            if t == "action":
+                c[e["action"]] += 1
+            elif t == "reject":
+                c["reject"] += 1
+                c["reject:" + e["reason"]] += 1
+            else:
+                c[t] += 1
+    return c
+
+
+def fmt_counts(c, keys):
+    return " ".join("%s=%d" % (k, c[k]) for k in keys if c[k])
+
+
+def dumps(x):
+    """Compact JSON, as the card log writes it."""
+    return json.dumps(x, separators=(",", ":"))
+
+
+def line_bytes(blk, events, chain):
+    """The card log line docs/LOG.md defines for an exported block (its
+    "height", "hash", "parent") and these events, compact, keys in its
+    order."""
+    o = {"v": 1, "chain": chain, "height": blk["height"], "hash": blk["hash"],
+         "parent": blk["parent"]}
+    c = hj.card_of(blk["hash"])
+    if c is None:
+        o["void"] = True
+    else:
+        o["card"] = c
+    o["events"] = events
+    return json.dumps(o, separators=(",", ":")) + "\n"
+
+
+# --------------------------------------------------------------------------
+# The daemon's process and its stderr
+
+def stderr_size(dm):
+    try:
+        return os.path.getsize(dm.stderr_path)
+    except OSError:
+        return 0
+
+
+def stderr_since(dm, offset):
+    """What hj.Hashjackd dm wrote to its stderr file from byte offset on."""
+    try:
+        with open(dm.stderr_path, "rb") as f:
+            f.seek(offset)
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def error_lines(text):
+    """The lines of a daemon's stderr at priority error or worse."""
+    return [l for l in text.splitlines() if l.startswith(ERROR_PRIORITIES)]
+
+
+def wait_log_height(dm, h, timeout=30):
+    """Until dm's card log has a line for height h; Failed when the daemon
+    exits first or the deadline passes (with the last logged height and
+    the end of its stderr)."""
+    def done():
+        if not dm.running():
+            raise Failed("hashjackd exited with %s while waiting for height %d:\n%s"
+                         % (dm.proc.returncode, h, tail_text(dm.stderr(), 12)))
+        last = hj.last_logged_height(dm.card_log)
+        return last is not None and last >= h
+    try:
+        hj.wait_until(done, timeout, "hashjackd to log height %d" % h)
+    except TimeoutError as e:
+        raise Failed("%s (last logged %s); stderr:\n%s"
+                     % (e, hj.last_logged_height(dm.card_log), tail_text(dm.stderr(), 8)))
+
+
+def settle_quiet(dm, seconds=0.3):
+    """Checks the daemon logs nothing more for a while (it is at the edge)."""
+    before = log_bytes(dm.card_log)
+    time.sleep(seconds)
+    return log_bytes(dm.card_log) == before
+
+
+def sigterm_measured(dm, limit=2.0):
+    """SIGTERM; returns (exit status, seconds until it exited)."""
+    t = time.monotonic()
+    os.kill(dm.proc.pid, signal.SIGTERM)
+    try:
+        rc = dm.proc.wait(timeout=limit + 10)
+    except subprocess.TimeoutExpired:
+        dm.kill9()
+        raise Failed("hashjackd still running %.0fs after SIGTERM" % (limit + 10))
+    dt = time.monotonic() - t
+    dm.stop()   # forget the process (it has exited)
+    return rc, dt
+
+
+def run_tracked(argv, timeout=30):
+    """Runs a command to its end (killed at the deadline and at the test's
+    own end); returns (status, stdout, stderr)."""
+    p = hj._track(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, start_new_session=True))
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        hj._untrack(p)
+        raise Failed("%s still running after %ss:\n%s"
+                     % (" ".join(argv[:3]), timeout, err.decode("utf-8", "replace")[-800:]))
+    hj._untrack(p)
+    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------
+# The daemon's database
+
+TABLES = ("meta", "cursor", "txs", "rounds", "payouts")
+
+
+def db_rows(state_dir, scratch, with_file_id=False):
+    """The daemon's database as plain rows: meta, cursor, txs, rounds,
+    payouts (all [] before the schema exists: a daemon killed while
+    creating its database), and the cursor's "height" (None: no cursor)
+    and "offset" (0: no cursor).  Read from a copy of the database and its
+    WAL (not the -shm: the copy rebuilds it), so that nothing of the
+    daemon's files is touched, also after a kill -9."""
+    tmp = tempfile.mkdtemp(prefix="db-", dir=scratch)
+    try:
+        for sfx in ("", "-wal"):
+            src = os.path.join(state_dir, "hashjackd.sqlite" + sfx)
+            if os.path.exists(src):
+                shutil.copyfile(src, os.path.join(tmp, "hashjackd.sqlite" + sfx))
+        con = sqlite3.connect(os.path.join(tmp, "hashjackd.sqlite"))
+        try:
+            cols = "height, hash, log_offset" + (", log_dev, log_ino" if with_file_id else "")
+            out = {
+                "meta": con.execute("SELECT family, chain, dealer, rules FROM meta").fetchall(),
+                "cursor": con.execute("SELECT %s FROM cursor" % cols).fetchall(),
+                "txs": con.execute("SELECT * FROM txs ORDER BY txid").fetchall(),
+                "rounds": con.execute("SELECT * FROM rounds ORDER BY id").fetchall(),
+                "payouts": con.execute("SELECT * FROM payouts ORDER BY id").fetchall(),
+            }
+        except sqlite3.OperationalError as e:
+            if "no such table" not in str(e):
+                raise
+            out = {k: [] for k in TABLES}
+        finally:
+            con.close()
+        c = out["cursor"][0] if out["cursor"] else None
+        out["height"] = None if c is None else (c[0] if c[0] >= 0 else c[0] + 2 ** 64)
+        out["offset"] = 0 if c is None else c[2]
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_db_equal(got, want, what):
+    for k in TABLES:
+        if got[k] != want[k]:
+            g, w = set(got[k]), set(want[k])
+            raise Failed("%s: table %s differs (%d vs %d rows); only in first: %s; "
+                         "only in second: %s" % (what, k, len(got[k]), len(want[k]),
+                                                 sorted(map(repr, g - w))[:3],
+                                                 sorted(map(repr, w - g))[:3]))
+
+
+def check_log_matches_cursor(dm, scratch, what):
+    """After a clean stop: the log ends exactly at the committed offset and
+    its last line is the cursor's block.  Returns db_rows()."""
+    r = db_rows(dm.state_dir, scratch)
+    check_eq(os.path.getsize(dm.card_log), r["offset"],
+             "%s: card log size vs committed log_offset" % what)
+    check_eq(hj.last_logged_height(dm.card_log), r["height"],
+             "%s: last logged height vs cursor" % what)
+    return r
+
+
+def wait_cursor(dm, h, scratch, timeout=15):
+    """Until the daemon's committed cursor is at height h; returns its
+    db_rows() (the cursor with the log's dev and inode)."""
+    def done():
+        r = db_rows(dm.state_dir, scratch, with_file_id=True)
+        return r if r["height"] == h else None
+    return hj.wait_until(done, timeout, "cursor at %d" % h, interval=0.05)
+
+
+def hexcol(c):
+    """A BLOB column as lower-case hex, NULL kept (hex(NULL) is '')."""
+    return "CASE WHEN %s IS NULL THEN NULL ELSE lower(hex(%s)) END" % (c, c)
+
+
+# --------------------------------------------------------------------------
+# The fault tests' checks: kill -9 sessions, reorganisations, node down
+
+class Kills:
+    """kill -9 of a daemon T again and again (restart() after each), each
+    checked: T was still running; the phase it was in, from what it logged
+    since its last start (following, catch-up, startup); its restart
+    resumed exactly at the commit of the kill before (height, log offset),
+    when it said so; no error logged; its card log never shorter than the
+    committed offset (torn: longer, lines beyond the commit).  size0: the
+    committed offset at the last kill."""
+
+    RESUMED = re.compile(r"resuming after block (\d+), \d+ open rounds, card log at (\d+) bytes")
+
+    def __init__(self, T, scratch):
+        self.T = T
+        self.scratch = scratch
+        self.kills = []
+        self.phases = collections.Counter()
+        self.torn = 0
+        self.resumes_checked = 0
+        self.expect_resume = None      # (height, offset) committed at the last kill
+        self.t_off = 0                 # T's stderr size at its last start
+        self.size0 = 0
+
+    def kill(self):
+        T = self.T
+        run_err = stderr_since(T, self.t_off)
+        if not T.running():
+            raise Failed("T exited by itself with %s:\n%s"
+                         % (T.proc.returncode, tail_text(run_err, 8)))
+        T.kill9()
+        run_err = stderr_since(T, self.t_off)
+        ph = ("following" if "caught up" in run_err else
+              "catch-up" if ("resuming after block" in run_err or "first start" in run_err)
+              else "startup")
+        self.phases[ph] += 1
+        self.kills.append(ph)
+        if self.expect_resume is not None:
+            self._check_resume(run_err, "kill %d" % len(self.kills))
+        bad = error_lines(run_err)
+        check(not bad, "T logged an error: %s" % bad[:3])
+        r = db_rows(T.state_dir, self.scratch)
+        size = file_size(T.card_log)
+        check(size >= r["offset"], "kill %d: card log %d bytes, shorter than the committed %d"
+              % (len(self.kills), size, r["offset"]))
+        if size > r["offset"]:
+            self.torn += 1
+        self.expect_resume = (r["height"], r["offset"])
+        self.size0 = r["offset"]
+
+    def restart(self):
+        self.t_off = stderr_size(self.T)
+        self.T.start()
+
+    def check_last_resume(self):
+        """The last restart (T running to the end) resumed at the commit."""
+        self._check_resume(stderr_since(self.T, self.t_off), "last restart")
+
+    def _check_resume(self, err, what):
+        m = self.RESUMED.search(err)
+        if m:
+            check_eq((int(m.group(1)), int(m.group(2))), self.expect_resume,
+                     "%s: resumed at (height, log offset) vs the commit" % what)
+            self.resumes_checked += 1
+
+    def describe(self):
+        return ("%d kills (%s), %d left lines beyond the commit, %d restarts checked to "
+                "resume at the commit" % (
+                    len(self.kills), ", ".join("%s %d" % kv for kv in sorted(self.phases.items())),
+                    self.torn, self.resumes_checked))
+
+    def check_count(self):
+        check(len(self.kills) >= 20, "only %d kills in the time budget" % len(self.kills))
+        check(self.phases["catch-up"] >= 5, "only %d kills during catch-up (%s)"
+              % (self.phases["catch-up"], dict(self.phases)))
+
+
+def check_as_uninterrupted(T, R, first, last, replay, scratch, chain):
+    """The end of a kill -9 session: daemon T (killed again and again) and
+    R (uninterrupted, same chain) exit 0 on SIGTERM; T's card log holds
+    first..last once each and equals R's and replay() (`hashjack replay`
+    of the blocks); the databases hold the same rows; neither logged an
+    error.  Returns (T's log, T's db_rows)."""
+    check_eq(T.stop(), 0, "T exit status on SIGTERM")
+    check_eq(R.stop(), 0, "R exit status on SIGTERM")
+    t_data, r_data = log_bytes(T.card_log), log_bytes(R.card_log)
+    check_heights(t_data, first, last, "T's card log", chain)
+    check_bytes(t_data, r_data, "card logs of the killed and the uninterrupted daemon")
+    check_bytes(t_data, replay(), "T's card log vs replay")
+    t_db, r_db = db_rows(T.state_dir, scratch), db_rows(R.state_dir, scratch)
+    check_db_equal(t_db, r_db, "databases of the killed and the uninterrupted daemon")
+    for name, dm in (("T", T), ("R", R)):
+        bad = error_lines(dm.stderr())
+        check(not bad, "%s logged errors: %s" % (name, bad[:3]))
+    return t_data, t_db
+
+
+def check_reorg_refused(dm, tip, hashes, before, log_before, scratch):
+    """After dm exited 3 on a reorganisation that replaced block tip - 1
+    (hashes: its old and new hash): one message at priority error naming
+    tip, tip - 1 and both hashes; card log and database rows (before:
+    db_rows() with the file id) unchanged; a restart exits 3 again, still
+    unchanged.  Returns the message."""
+    old_h, new_h = hashes
+    err = [l for l in dm.stderr().splitlines() if "reorganisation" in l]
+    check(len(err) == 1, "one reorganisation message: %s" % err)
+    msg = err[0]
+    for want in (str(tip), str(tip - 1), old_h, new_h):
+        check(want in msg, "message lacks %s: %s" % (want, msg))
+    check(msg.startswith("<3>"), "message priority: %s" % msg)
+    check_bytes(log_bytes(dm.card_log), log_before, "card log after exit 3")
+    check_db_equal(db_rows(dm.state_dir, scratch, with_file_id=True), before,
+                   "database after exit 3")
+    dm.start()
+    try:
+        rc2 = dm.wait_exit(10)
+    except TimeoutError:
+        raise Failed("hashjackd restarted after the reorg keeps running")
+    dm.stop()
+    check_eq(rc2, 3, "exit status of a restart after the reorg")
+    check_bytes(log_bytes(dm.card_log), log_before, "card log after the restart")
+    check_db_equal(db_rows(dm.state_dir, scratch, with_file_id=True), before,
+                   "database after the restart")
+    return msg
+
+
+def check_retries(err):
+    """The retries a daemon logged while its node was down (err: its stderr
+    meanwhile): at least three, at priority info and then warning from the
+    third.  Returns them."""
+    retries = [l for l in err.splitlines() if "retrying in" in l]
+    check(len(retries) >= 3, "retries logged while the node was down: %d:\n%s"
+          % (len(retries), err[-800:]))
+    check(any(l.startswith("<4>") for l in retries)
+          and all(l.startswith(("<4>", "<6>")) for l in retries),
+          "retry priorities (info, then warning from the third): %s" % retries[:4])
+    return retries
+
+
+# --------------------------------------------------------------------------
+# Running cases, the work directory
+
+class WorkDir:
+    """A temporary directory for a test run, removed at the end, also when
+    a signal or the overall deadline ends the run, unless keep (--keep) or
+    a check failed; close() says when it is kept."""
+
+    def __init__(self, prefix, keep=False):
+        self.path = tempfile.mkdtemp(prefix=prefix)
+        self.keep = keep
+        hj.add_exit_hook(self._remove)
+
+    def _remove(self):
+        if not self.keep:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+    def close(self, failed):
+        if failed:
+            self.keep = True
+        if self.keep:
+            print("work directory kept: %s" % self.path)
+        else:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+class Cases:
+    """Runs test cases (functions case_NAME(ctx) returning a one-line
+    detail) and counts them: one line each, "ok", "skip" (Skipped) or
+    "FAIL" (with a traceback unless it is a Failed), the name padded to
+    width."""
+
+    def __init__(self, width):
+        self.width = width
+        self.passed = self.failed = self.skipped = 0
+
+    def run(self, ctx, cases, only=(), after_each=None):
+        """Each case whose name (less "case_") contains one of only (all
+        when empty); after_each() after each (e.g. hj.kill_children)."""
+        w = self.width
+        for case in cases:
+            name = case.__name__[len("case_"):]
+            if only and not any(k in name for k in only):
+                continue
+            t = time.monotonic()
+            try:
+                detail = case(ctx)
+                self.passed += 1
+                print("ok   %-*s %5.1fs  %s" % (w, name, time.monotonic() - t, detail or ""),
+                      flush=True)
+            except Skipped as e:
+                self.skipped += 1
+                print("skip %-*s        %s" % (w, name, e), flush=True)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                self.failed += 1
+                print("FAIL %-*s %5.1fs  %s" % (w, name, time.monotonic() - t, e), flush=True)
+                if not isinstance(e, Failed):
+                    traceback.print_exc()
+            finally:
+                if after_each:
+                    after_each()
+
+
+def fault_main(doc, cases, prefix, width, timeout, make_ctx, check_tools=None):
+    """main() of the fault tests: the command line (--hashjack, --hashjackd,
+    -k, --keep, --seed, --timeout with this default), the work directory
+    (prefix), make_ctx(hashjack, hashjackd, workdir, seed), each case with
+    every process killed after it; "N passed, M failed" with the seed.
+    check_tools(): a clear message early when the node is missing.
+    Returns the exit status."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--hashjack", help="path to hashjack (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="path to hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="run only cases whose name contains this (repeatable)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--seed", type=int, default=None, help="random seed (default: from time)")
+    ap.add_argument("--timeout", type=int, default=timeout,
+                    help="deadline for the whole run (s)")
+    args = ap.parse_args()
+    hj.install_cleanup(args.timeout)
+    if check_tools:
+        check_tools()
+    hashjack = hj.find_hashjack(args.hashjack)
+    hashjackd = hj.find_hashjackd(args.hashjackd)
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    wd = WorkDir(prefix, args.keep)
+    ctx = make_ctx(hashjack, hashjackd, wd.path, seed)
+    print("seed %d" % seed, flush=True)
+    res = Cases(width)
+    t_all = time.monotonic()
+    try:
+        res.run(ctx, cases, args.only, after_each=hj.kill_children)
+    finally:
+        hj.kill_children()
+        wd.close(res.failed)
+    print("%d passed, %d failed (%.0fs, seed %d)" % (res.passed, res.failed,
+                                                     time.monotonic() - t_all, seed))
+    return 1 if res.failed else 0
+
+
+# --------------------------------------------------------------------------
+# Cards and totals
+
+def card_value(code):
+    r = code[:-1]
+    return 1 if r == "A" else 10 if r in ("10", "J", "Q", "K") else int(r)
+
+
+def hand_total(codes):
+    """(total, soft): an Ace counts 11 when that does not bust (soft)."""
+    t = sum(card_value(c) for c in codes)
+    if any(c[:-1] == "A" for c in codes) and t + 10 <= 21:
+        return t + 10, True
+    return t, False
+
+
+def best_total(codes):
+    """The log's total: an Ace counts 11 when that does not bust."""
+    return hand_total(codes)[0]
+
+
+def bj(s):
+    """Blackjack return, preset bethash (6:5, rounded down)."""
+    return s + (s * 6) // 5
+
+
+# --------------------------------------------------------------------------
+# The game tests' expectation model
+
+class Tx:
+    """A transaction of a scenario: txid as the log writes it, value (paid
+    to the dealer), payload (the action's data, None for none), sender (the
+    log's "from": an EVM address, the Bitcoin family's Bet key P, or None);
+    h and idx (block and position) once mined."""
+
+    def __init__(self, txid, value, payload, sender=None):
+        self.txid = txid
+        self.value = value
+        self.payload = payload
+        self.sender = sender
+        self.h = None
+        self.idx = None
+
+
+class Blk:
+    def __init__(self, h, hash, card):
+        self.h = h
+        self.hash = hash
+        self.card = card
+        self.code = card["code"] if card else None
+
+
+class Round:
+    """Tracks the cards and stakes of one round (what the settle event
+    repeats) and writes its expected events and rows into the session S;
+    results and returns are written by each scenario from the rules.
+    player: the log's "player" (an EVM address, the Bitcoin family's key
+    P)."""
+
+    def __init__(self, S, player, tx, stake):
+        self.S = S
+        self.player = player
+        self.tx = tx
+        self.id = tx.txid
+        self.bet = stake
+        self.hands = [{"cards": [], "stake": stake}]
+        self.dealer = []
+        self.ins = None
+        S.round_key[self.id] = player
+
+    def accepted_bet(self):
+        t = self.tx
+        self.S.add(t.h, {"type": "action", "action": "Bet", "round": self.id,
+                         "player": self.player, "tx": t.txid, "txIndex": t.idx,
+                         "stake": str(t.value)})
+        self.S.txrow(t, "accepted", "Bet", None, self.id)
+
+    def draw(self, b, hand):
+        if b.code is None:
+            raise Failed("draw from void block %d" % b.h)
+        if hand == "D":
+            self.dealer.append(b.code)
+            e = {"type": "draw", "round": self.id, "handOwner": "Dealer", "card": b.code}
+        else:
+            self.hands[hand]["cards"].append(b.code)
+            e = {"type": "draw", "round": self.id, "handOwner": "Player",
+                 "handIndex": hand, "card": b.code}
+        self.S.add(b.h, e)
+
+    def act(self, t, action, hand=None, insurance=None):
+        e = {"type": "action", "action": action, "round": self.id,
+             "player": self.player, "tx": t.txid, "txIndex": t.idx}
+        if hand is not None:
+            e["handIndex"] = hand
+        if insurance is not None:
+            e["insurance"] = insurance
+        e["stake"] = str(t.value)
+        self.S.add(t.h, e)
+        self.S.txrow(t, "accepted", action, None, self.id)
+        if action == "Double":
+            self.hands[hand]["stake"] += t.value
+        elif action == "Split":
+            h = self.hands[hand]
+            new = {"cards": [h["cards"][1]], "stake": t.value}
+            h["cards"] = h["cards"][:1]
+            self.hands.insert(hand + 1, new)
+        elif action == "Peek" and insurance:
+            self.ins = t.value
+
+    def timeout(self, b, action, hand=None):
+        e = {"type": "timeout", "round": self.id, "action": action}
+        if hand is not None:
+            e["handIndex"] = hand
+        self.S.add(b.h, e)
+
+    def settle(self, b, results, ins_payout=None):
+        """results: [(status, return)] for hand 0, 1, ..."""
+        if len(results) != len(self.hands):
+            raise Failed("settle: %d results for %d hands" % (len(results), len(self.hands)))
+        hands = []
+        stake = paid = 0
+        for i, (h, (status, ret)) in enumerate(zip(self.hands, results)):
+            hands.append({"handIndex": i, "cards": list(h["cards"]),
+                          "total": best_total(h["cards"]), "betAmount": str(h["stake"]),
+                          "status": status, "payout": str(ret)})
+            stake += h["stake"]
+            paid += ret
+        e = {"type": "settle", "round": self.id, "player": self.player,
+             "dealerHand": {"cards": list(self.dealer), "total": best_total(self.dealer)},
+             "playerHands": hands}
+        if self.ins is not None:
+            e["insurance"] = {"betAmount": str(self.ins), "payout": str(ins_payout or 0)}
+            stake += self.ins
+            paid += ins_payout or 0
+        e["betAmount"] = str(stake)
+        e["payout"] = str(paid)
+        self.S.add(b.h, e)
+        return paid
+
+
+class SessionModel:
+    """What a game session expects: the events of each height (exp) and the
+    rows of the transactions table (rows), written by the scenarios through
+    Round, rej() and the family's own dep(); expected_payouts() is the
+    ledger they imply.  A family's Session derives from it and sets
+    HEX_PREFIX: what the log writes before a hash, an address or a key and
+    the database's BLOB columns do not hold ("0x" on EVM)."""
+
+    HEX_PREFIX = ""
+
+    def __init__(self, ctx, name):
+        self.ctx = ctx
+        self.name = name
+        self.workdir = os.path.join(ctx.workdir, name)
+        self.pending = []
+        self.exp = collections.defaultdict(list)   # height -> [events]
+        self.rows = {}                             # txid -> expected txs row
+        self.round_key = {}                        # round id -> the round's player
+
+    def db_hex(self, x):
+        """A hash, address or key of the log as the database's hex() gives
+        it (None stays None)."""
+        return None if x is None else x[len(self.HEX_PREFIX):]
+
+    def at(self, t):
+        """The block that holds transaction t (for events after it)."""
+        return Blk(t.h, None, None)
+
+    def add(self, h, e):
+        self.exp[h].append(e)
+
+    def txrow(self, t, outcome, action, reason, round_id):
+        u = self.db_hex
+        self.rows[t.txid] = (u(t.txid), t.h, t.idx, u(t.sender), str(t.value), outcome,
+                             action, reason, u(round_id))
+
+    def rej(self, t, reason, action=None, r=None):
+        e = {"type": "reject", "tx": t.txid, "txIndex": t.idx}
+        if t.sender:
+            e["from"] = t.sender
+        if action is not None:
+            e["action"] = action
+        if r is not None:
+            e["round"] = r.id
+        e["reason"] = reason
+        e["refund"] = str(t.value)
+        self.add(t.h, e)
+        self.txrow(t, "rejected", action, reason, r.id if r else None)
+
+    def expected_payouts(self):
+        """The ledger the expected events imply (docs/STATE.md, payouts):
+        a refund goes to the rejection's "from" (on EVM every rejection has
+        one; on the Bitcoin family a rejected Bet's key), else to the named
+        round's player, else to nobody known (NULL)."""
+        u = self.db_hex
+        out = {}
+        for h, evs in self.exp.items():
+            for e in evs:
+                if e["type"] == "reject" and e["refund"] != "0":
+                    tx = u(e["tx"])
+                    to = e.get("from") or (self.round_key[e["round"]] if "round" in e else None)
+                    out["refund:" + tx] = ("refund:" + tx, "refund", u(e.get("round")), None,
+                                           tx, u(to), e["refund"], "owed", h)
+                elif e["type"] == "settle":
+                    rid = u(e["round"])
+                    for hand in e["playerHands"]:
+                        if hand["payout"] != "0":
+                            pid = "return:%s:%d" % (rid, hand["handIndex"])
+                            out[pid] = (pid, "return", rid, hand["handIndex"], None,
+                                        u(e["player"]), hand["payout"], "owed", h)
+                    ins = e.get("insurance")
+                    if ins and ins["payout"] != "0":
+                        pid = "insurance:" + rid
+                        out[pid] = (pid, "insurance", rid, None, None, u(e["player"]),
+                                    ins["payout"], "owed", h)
+        return out
+
+
+class GameRunner:
+    """Plays the scenarios of a game test in sessions and checks each
+    session at its end, one line per check ("ok" / "FAIL"): every line of
+    the card log byte for byte against the model, the log against `hashjack
+    replay` of the blocks exported from the node, the database against the
+    model's rows and ledger, no error on stderr, exit 0 on SIGTERM.
+
+    A family's Runner sets CHAIN (the log's "chain") and CONFIRMATIONS and
+    may override scenario_detail(), check_chain(), check_db_head() and
+    payouts_detail().  Its sessions (SessionModel) give height(),
+    mine_plain() (one block, no checks), mine_leftovers() (a block for what
+    a broken scenario left in the mempool), export(first, last), close(),
+    and first (the first dealt block), dm (the hj.Hashjackd)."""
+
+    CHAIN = None
+    CONFIRMATIONS = None
+
+    def __init__(self, args, workdir):
+        self.args = args
+        self.workdir = workdir
+        self.hashjack = hj.find_hashjack(args.hashjack)
+        self.hashjackd = hj.find_hashjackd(args.hashjackd)
+        self.passed = 0
+        self.failed = 0
+
+    def report(self, ok, name, detail, t0=None):
+        took = "%5.1fs" % (time.monotonic() - t0) if t0 is not None else "      "
+        if ok:
+            self.passed += 1
+            print("ok   %-44s %s  %s" % (name, took, detail), flush=True)
+        else:
+            self.failed += 1
+            print("FAIL %-44s %s  %s" % (name, took, detail), flush=True)
+
+    def report_diff(self, what, got, want, detail):
+        if got == want:
+            self.report(True, what, detail)
+            return
+        missing = [want[k] for k in want if k not in got]
+        extra = [got[k] for k in got if k not in want]
+        wrong = [(got[k], want[k]) for k in want if k in got and got[k] != want[k]]
+        msg = "%d missing, %d unexpected, %d different" % (len(missing), len(extra), len(wrong))
+        for m in missing[:3]:
+            msg += "\n      missing    %s" % (m,)
+        for x in extra[:3]:
+            msg += "\n      unexpected %s" % (x,)
+        for g, w in wrong[:3]:
+            msg += "\n      got        %s\n      want       %s" % (g, w)
+        self.report(False, what, msg)
+
+    def run(self, sessions, workdir, t0):
+        """Runs sessions() (the test's sessions one after another), then
+        kills what is left and closes the work directory; prints the
+        closing "N passed, M failed" and returns the exit status."""
+        try:
+            sessions()
+        except Exception as e:  # noqa: BLE001
+            self.report(False, "session", "%s: %s" % (type(e).__name__, e))
+            traceback.print_exc()
+        finally:
+            hj.kill_children()
+            workdir.close(self.failed)
+        print("%d passed, %d failed (%.0fs)" % (self.passed, self.failed, time.monotonic() - t0))
+        return 1 if self.failed or not self.passed else 0
+
+    def select(self, scenarios):
+        """The scenarios -k names (all without -k)."""
+        return [sc for sc in scenarios
+                if not self.args.only or any(k in sc.__name__ for k in self.args.only)]
+
+    def play(self, S, scenarios):
+        """Plays each scenario sc_NAME(S) in S; returns [(NAME, first block,
+        last block, detail, error, seconds)].  A scenario that breaks is
+        recorded with its error and leaves a clean mempool to the next one:
+        what it left pending goes into a block of its own range."""
+        played = []
+        for sc in scenarios:
+            h0 = S.height()
+            t0 = time.monotonic()
+            try:
+                detail = sc(S)
+                err = None
+            except Exception as e:  # noqa: BLE001 - report, go on
+                detail, err = None, e
+                if not isinstance(e, Failed):
+                    traceback.print_exc()
+                S.pending = []
+                try:
+                    S.mine_leftovers()
+                except Exception:  # noqa: BLE001
+                    pass
+            played.append((sc.__name__[3:], h0 + 1, S.height(), detail, err,
+                           time.monotonic() - t0))
+        return played
+
+    # -- hooks ----------------------------------------------------------------
+
+    def scenario_detail(self, detail, h0, h1, took):
+        """What the "ok" line of a scenario says after its summary."""
+        return "%s (blocks %d..%d)" % (detail, h0, h1)
+
+    def check_chain(self, S, doc, got_line, last):
+        """The family's own checks of the session's log."""
+
+    def check_db_head(self, S, q, last):
+        """The family's checks of the database's meta and cursor (q:
+        execute)."""
+
+    def payouts_detail(self, want, kinds):
+        return "%d rows (%s)" % (len(want), ", ".join(
+            "%d %s" % (n, k) for k, n in sorted(kinds.items())))
+
+    # -- the end of a session ---------------------------------------------------
+
+    def finish(self, S, played):
+        name = S.name
+        t0 = time.monotonic()
+        # the last scenario block is processed once the tip is one above it
+        S.mine_plain()
+        last = S.height() - (self.CONFIRMATIONS - 1)
+        try:
+            S.dm.wait_height(last, timeout=60)
+        except Exception as e:  # noqa: BLE001
+            self.report(False, "%s: daemon catches up" % name, str(e), t0)
+            return
+        time.sleep(0.3)
+        raw = S.dm.log_bytes()
+        text = raw.decode()
+        lines = text.splitlines(keepends=True)
+        heights = [json.loads(l)["height"] for l in lines]
+        ok = heights == list(range(S.first, last + 1))
+        self.report(ok, "%s: card log holds blocks %d..%d once each" % (name, S.first, last),
+                    "%d lines; the unconfirmed tip %d is not dealt" % (len(lines), last + 1)
+                    if ok else "heights %s" % heights[-5:])
+        doc = S.export(S.first, last)
+        by_h = {b["height"]: b for b in doc["blocks"]}
+        got_line = {json.loads(l)["height"]: l for l in lines}
+
+        # every scenario: every line of its blocks, byte for byte
+        covered = set()
+        for sname, h0, h1, detail, err, took in played:
+            covered.update(range(h0, h1 + 1))
+            if err is not None:
+                self.report(False, "%s: %s" % (name, sname), "scenario broke: %s" % err)
+                continue
+            bad = []
+            for h in range(h0, h1 + 1):
+                want = line_bytes(by_h[h], S.exp.get(h, []), self.CHAIN)
+                got = got_line.get(h)
+                if got != want:
+                    bad.append((h, got, want))
+            if bad:
+                h, got, want = bad[0]
+                gl = json.loads(got) if got else None
+                wl = json.loads(want)
+                msg = "block %d (%d of %d blocks differ)" % (h, len(bad), h1 - h0 + 1)
+                if gl and gl["events"] != wl["events"]:
+                    msg += ":\n      got  events %s\n      want events %s" % (
+                        dumps(gl["events"]), dumps(wl["events"]))
+                elif gl and dumps(gl["events"]) != dumps(wl["events"]):
+                    msg += ": same events, different key order:\n      got  %s\n      want %s" % (
+                        got.strip(), want.strip())
+                else:
+                    msg += ":\n      got  %s\n      want %s" % ((got or "(none)").strip(),
+                                                              want.strip())
+                self.report(False, "%s: %s" % (name, sname), msg)
+            else:
+                self.report(True, "%s: %s" % (name, sname),
+                            self.scenario_detail(detail, h0, h1, took), None)
+        outside = [h for h in range(S.first, last + 1) if h not in covered]
+        others = [h for h in outside if got_line.get(h) != line_bytes(by_h[h], [], self.CHAIN)]
+        self.report(not others, "%s: blocks outside scenarios are plain cards" % name,
+                    "%d blocks" % len(outside) if not others else "differ: %s" % others[:5])
+        self.check_chain(S, doc, got_line, last)
+
+        # (a) the log equals hashjack replay of the same blocks
+        try:
+            _, rtext = hj.replay(doc, self.hashjack, S.workdir)
+            same = rtext == text
+            if same:
+                detail = "%d lines, %d bytes identical" % (len(lines), len(raw))
+            else:
+                rl = rtext.splitlines(keepends=True)
+                k = next((i for i, (x, y) in enumerate(zip(rl, lines)) if x != y),
+                         min(len(rl), len(lines)))
+                detail = "first difference at line %d:\n      daemon %s\n      replay %s" % (
+                    k, lines[k].strip() if k < len(lines) else "(none)",
+                    rl[k].strip() if k < len(rl) else "(none)")
+            self.report(same, "%s: card log == hashjack replay" % name, detail)
+        except Exception as e:  # noqa: BLE001
+            self.report(False, "%s: card log == hashjack replay" % name, str(e))
+
+        # (b) the database
+        self.check_db(S, last)
+
+        # the daemon: no error on stderr, SIGTERM exits 0
+        errs = error_lines(S.dm.stderr())
+        self.report(not errs, "%s: daemon stderr has no error line" % name,
+                    "" if not errs else errs[0])
+        rc = S.dm.stop()
+        self.report(rc == 0, "%s: hashjackd exits 0 on SIGTERM" % name, "status %s" % rc)
+
+    def check_db(self, S, last):
+        name = S.name
+        path = os.path.join(S.dm.state_dir, "hashjackd.sqlite")
+        try:
+            db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
+        except sqlite3.Error as e:
+            self.report(False, "%s: database opens read-only" % name, str(e))
+            return
+        try:
+            q = db.execute
+            self.check_db_head(S, q, last)
+            rows = q("SELECT %s, height, tx_index, %s, value, outcome, action, reason, %s "
+                     "FROM txs" % (hexcol("txid"), hexcol("sender"), hexcol("round"))).fetchall()
+            got = {r[0]: r for r in rows}
+            want = {v[0]: v for v in S.rows.values()}
+            self.report_diff("%s: txs: every transaction to the dealer" % name, got, want,
+                             "%d rows (%s)" % (len(want), ", ".join(
+                                 "%d %s" % (n, o) for o, n in sorted(collections.Counter(
+                                     v[5] for v in want.values()).items()))))
+            rows = q("SELECT id, kind, %s, hand, %s, %s, amount, state, created_height "
+                     "FROM payouts" % (hexcol("round"), hexcol("txid"),
+                                       hexcol("recipient"))).fetchall()
+            got = {r[0]: r for r in rows}
+            want = S.expected_payouts()
+            kinds = collections.Counter(v[1] for v in want.values())
+            self.report_diff("%s: payouts: exactly the returns, insurance and refunds owed"
+                             % name, got, want, self.payouts_detail(want, kinds))
+            n = q("SELECT count(*) FROM rounds").fetchone()[0]
+            self.report(n == 0, "%s: no open round left" % name, "%d open" % n)
+            ic = q("PRAGMA integrity_check").fetchall()
+            fk = q("PRAGMA foreign_key_check").fetchall()
+            self.report(ic == [("ok",)] and fk == [], "%s: database integrity" % name,
+                        "integrity %s, foreign keys %s" % (ic[0][0], fk or "ok"))
+        except sqlite3.Error as e:
+            self.report(False, "%s: database query" % name, str(e))
+        finally:
+            db.close()
