@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hex.h"
+#include "quote.h"
 
 #define SAY(...)                                                               \
 	do {                                                                   \
@@ -85,40 +86,6 @@ int hj_dealer_key_path(const char *source, char *path, size_t cap, char *err,
 	return 0;
 }
 
-/* Writes s as one shell word into out: bare when it is plain, else in
- * single quotes. */
-static void shell_word(const char *s, char *out, size_t cap)
-{
-	size_t o = 0;
-	int plain = s[0] != '\0';
-
-	for (const char *c = s; *c != '\0'; c++)
-		if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') &&
-		    !(*c >= '0' && *c <= '9') &&
-		    strchr("/._-+,:@%", *c) == NULL)
-			plain = 0;
-	if (plain) {
-		snprintf(out, cap, "%s", s);
-		return;
-	}
-	if (cap < 3) {
-		if (cap > 0)
-			out[0] = '\0';
-		return;
-	}
-	out[o++] = '\'';
-	for (const char *c = s; *c != '\0' && o + 5 < cap; c++) {
-		if (*c == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else {
-			out[o++] = *c;
-		}
-	}
-	out[o++] = '\'';
-	out[o] = '\0';
-}
-
 /*
  * Whether fd's POSIX access ACL grants nothing to anyone but the file's
  * owner and this process's user: how systemd lets a service read a
@@ -189,7 +156,7 @@ static int check_file(int fd, const struct where *w, char *err, size_t errlen)
 		return 0;
 	/* As OpenSSH does with private keys: a secret that others may read
 	 * (or replace) is not one to sign payouts with. */
-	shell_word(w->path, fix, sizeof fix);
+	hj_shell_word(w->path, fix, sizeof fix);
 	if (w->credential)
 		SAY("%s has mode %04o: group or others may access the secret "
 		    "key; systemd creates credentials with mode 0400, so "

@@ -320,38 +320,6 @@ static int usage(const char *sub, const char *fmt, ...)
 	return EX_USAGE;
 }
 
-/* A file name as a shell argument: as is when it is plain, else quoted. */
-static void shell_word(const char *s, char *buf, size_t n)
-{
-	size_t w = 0;
-	int plain = *s != '\0';
-
-	for (const char *c = s; *c && plain; c++)
-		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
-		               "VWXYZ0123456789_./+-,:@%",
-		               *c) != NULL;
-	if (plain) {
-		snprintf(buf, n, "%s", s);
-		return;
-	}
-	/* '...' with every ' written as '\'' ; cut when it does not fit. */
-	if (n < 8) {
-		snprintf(buf, n, "''");
-		return;
-	}
-	buf[w++] = '\'';
-	for (const char *c = s; *c && w + 6 < n; c++) {
-		if (*c == '\'') {
-			memcpy(buf + w, "'\\''", 4);
-			w += 4;
-		} else {
-			buf[w++] = *c;
-		}
-	}
-	buf[w++] = '\'';
-	buf[w] = '\0';
-}
-
 /* ---- command line ----------------------------------------------------- */
 
 enum opt {
@@ -601,7 +569,7 @@ static int key_read(const hj_secp *ctx, const char *path, struct key *k,
 	/* As OpenSSH does with private keys: a secret that others may read
 	 * (or replace) is not one to sign with. */
 	if (st.st_mode & 077) {
-		shell_word(path, fix, sizeof fix);
+		hj_shell_word(path, fix, sizeof fix);
 		snprintf(
 		    err, errlen,
 		    "key file %s has mode %04o: group or others may access "

@@ -1,6 +1,7 @@
 #include "quote.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void hj_quote(const char *k, char *buf, size_t n)
 {
@@ -28,4 +29,34 @@ void hj_quote(const char *k, char *buf, size_t n)
 	}
 	buf[o++] = '"';
 	buf[o] = '\0';
+}
+
+void hj_shell_word(const char *s, char *buf, size_t n)
+{
+	size_t w = 0;
+	int plain = *s != '\0';
+
+	for (const char *c = s; *c && plain; c++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+		               "VWXYZ0123456789_./+-,:@%",
+		               *c) != NULL;
+	if (plain) {
+		snprintf(buf, n, "%s", s);
+		return;
+	}
+	if (n < 8) {
+		snprintf(buf, n, "''");
+		return;
+	}
+	buf[w++] = '\'';
+	for (const char *c = s; *c && w + 6 < n; c++) {
+		if (*c == '\'') {
+			memcpy(buf + w, "'\\''", 4);
+			w += 4;
+		} else {
+			buf[w++] = *c;
+		}
+	}
+	buf[w++] = '\'';
+	buf[w] = '\0';
 }

@@ -11,4 +11,12 @@
  */
 void hj_quote(const char *s, char *buf, size_t n);
 
+/*
+ * Writes s into buf (n >= 8 bytes) as one shell word, for a command a
+ * message tells the user to run ("chmod 600 FILE"): as is when it holds
+ * only letters, digits and _./+-,:@%, else between single quotes with
+ * each ' written as '\''.  A word too long for buf is cut (still quoted).
+ */
+void hj_shell_word(const char *s, char *buf, size_t n);
+
 #endif
