@@ -54,7 +54,7 @@
 #define DEFAULT_STATE_DIR "/var/lib/hashjackd"
 /* What the daemon writes: PRAGMA application_id "HJKD", schema version. */
 #define HJ_APPLICATION_ID 0x484a4b44
-#define HJ_SCHEMA_VERSION 2
+#define HJ_SCHEMA_VERSION 3
 /* A WAL reader waits only while another connection recovers the WAL
  * index after a crash; the daemon's own writes never make it wait. */
 #define BUSY_TIMEOUT_MS 5000

@@ -28,9 +28,10 @@
 #include "quote.h"
 #include "store.h"
 
-/* PRAGMA user_version: the schema this file creates and reads.  Version 1
- * (before settlement) is migrated to 2 at open. */
-#define HJ_SCHEMA_VERSION 2
+/* PRAGMA user_version: the schema this file creates and reads.  Older
+ * versions (1: before settlement, 2: before EVM payouts and the balance)
+ * are migrated at open. */
+#define HJ_SCHEMA_VERSION 3
 /* PRAGMA application_id: "HJKD", so that another program's database is
  * told apart from ours, whatever its user_version. */
 #define HJ_APPLICATION_ID 0x484a4b44
@@ -164,6 +165,49 @@ static const char schema_v2_sql[] =
                                " PRIMARY KEY (batch, payout)) WITHOUT ROWID;"
                                "CREATE INDEX payout_batch_items_payout ON "
                                "payout_batch_items (payout);";
+
+/*
+ * Version 3: EVM payouts and the dealer's balance.  On EVM a batch is one
+ * transaction from the dealer's key to one recipient: it carries the nonce
+ * assigned when it was planned (never reused: unique) and its gas limit,
+ * and every signed version of it (the first, re-signed ones after a
+ * refusal, replacements of a stuck one: same nonce, same recipient and
+ * value, higher fees) is recorded before it is sent.  Once mined, the
+ * batch records what its transaction cost the dealer.  The balance row is
+ * the last spendable balance the payer read, with its warning, for
+ * `hashjack status`.
+ */
+static const char schema_v3_sql[] =
+    "ALTER TABLE payout_batches ADD COLUMN nonce INTEGER CHECK (nonce >= "
+    "0);"
+    "ALTER TABLE payout_batches ADD COLUMN gas_limit INTEGER CHECK "
+    "(gas_limit > 0);"
+    "ALTER TABLE payout_batches ADD COLUMN gas_used INTEGER;"
+    "ALTER TABLE payout_batches ADD COLUMN fee TEXT;"
+    "CREATE UNIQUE INDEX payout_batches_nonce ON payout_batches (nonce) "
+    "WHERE nonce IS NOT NULL;"
+    "CREATE TABLE payout_tx_versions ("
+    " batch INTEGER NOT NULL REFERENCES payout_batches (id),"
+    " seq INTEGER NOT NULL CHECK (seq >= 1),"
+    " hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),"
+    " raw BLOB NOT NULL,"
+    " max_fee TEXT NOT NULL " AMOUNT_CHECK(
+        "max_fee") ","
+                   " priority_fee TEXT NOT NULL " AMOUNT_CHECK(
+                       "priority_fee") ","
+                                       " signed_at INTEGER NOT NULL,"
+                                       " PRIMARY KEY (batch, seq)) "
+                                       "WITHOUT ROWID;"
+                                       "CREATE TABLE dealer_balance ("
+                                       " id INTEGER PRIMARY KEY CHECK (id "
+                                       "= 1),"
+                                       " amount TEXT NOT NULL " AMOUNT_CHECK(
+                                           "amount") ","
+                                                     " height INTEGER NOT "
+                                                     "NULL,"
+                                                     " at INTEGER NOT "
+                                                     "NULL,"
+                                                     " warning TEXT);";
 
 enum {
 	ST_META_GET,
@@ -451,10 +495,14 @@ static int create_schema(hj_store *s, char *err, size_t errlen)
 		goto out;
 	if (fresh)
 		ret = exec(s, schema_sql, "create schema", err, errlen);
-	if (ret == 0)
+	if (ret == 0 && (fresh || ver < 2))
 		ret = exec(s, schema_v2_sql,
 		           fresh ? "create schema" : "migrate schema 1 to 2",
 		           err, errlen);
+	if (ret == 0)
+		ret = exec(s, schema_v3_sql,
+		           fresh ? "create schema" : "migrate schema to 3", err,
+		           errlen);
 	if (ret)
 		goto out;
 	snprintf(sql, sizeof sql, "PRAGMA application_id = %d",
@@ -1384,16 +1432,30 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		}
 		total += v;
 	}
+	if (plan->version != NULL &&
+	    (plan->nouts != 1 || plan->gas_limit == 0 ||
+	     plan->gas_limit > INT64_MAX || plan->nonce > INT64_MAX)) {
+		say(err, errlen,
+		    "%s: plan batch: a transaction with a nonce has one "
+		    "output, a gas limit and a signed version",
+		    s->path);
+		return -EINVAL;
+	}
 	ret = run(s, "plan batch",
 	          "INSERT INTO payout_batches (state, created_height, "
-	          "created_at, outputs, total) VALUES ('planned', ?1, ?2, ?3, "
-	          "?4)",
-	          NULL, err, errlen, "iiit", (int64_t)plan->height, plan->now,
-	          (int64_t)plan->nouts, hj_amount_format(total, total_s));
+	          "created_at, outputs, total, nonce, gas_limit) VALUES "
+	          "('planned', ?1, ?2, ?3, ?4, CASE WHEN ?7 THEN ?5 END, CASE "
+	          "WHEN ?7 THEN ?6 END)",
+	          NULL, err, errlen, "iiitiii", (int64_t)plan->height,
+	          plan->now, (int64_t)plan->nouts,
+	          hj_amount_format(total, total_s), (int64_t)plan->nonce,
+	          (int64_t)plan->gas_limit, (int64_t)(plan->version != NULL));
 	if (ret == -EINVAL) {
-		/* The unique index on planned batches. */
-		say(err, errlen, "%s: plan batch: a batch is already planned",
-		    s->path);
+		/* The unique indexes on planned batches and on nonces. */
+		say(err, errlen,
+		    "%s: plan batch: a batch is already planned%s",
+		    s->path,
+		    plan->version ? ", or its nonce is already used" : "");
 		return -EEXIST;
 	}
 	if (ret)
@@ -1457,6 +1519,8 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		    s->path, hj_amount_format(paid, a), total_s);
 		ret = -EINVAL;
 	}
+	if (ret == 0 && plan->version != NULL)
+		ret = hj_store_add_version(s, *id, plan->version, err, errlen);
 	return ret;
 }
 
@@ -1465,8 +1529,9 @@ int hj_store_open_batches(hj_store *s, int64_t after, hj_batch *out, size_t max,
 {
 	static const char sql[] =
 	    "SELECT id, state, created_height, created_at, attempts, txid, "
-	    "sent_height, outputs, total FROM payout_batches WHERE state IN "
-	    "('planned', 'sent') AND id > ?1 ORDER BY id LIMIT ?2";
+	    "sent_height, outputs, total, coalesce(nonce, -1), "
+	    "coalesce(gas_limit, 0), sent_at FROM payout_batches WHERE state "
+	    "IN ('planned', 'sent') AND id > ?1 ORDER BY id LIMIT ?2";
 	sqlite3_stmt *st = NULL;
 	size_t k = 0;
 	int rc, ret = 0;
@@ -1508,6 +1573,9 @@ int hj_store_open_batches(hj_store *s, int64_t after, hj_batch *out, size_t max,
 		                    errlen);
 		if (ret)
 			break;
+		b->nonce = sqlite3_column_int64(st, 9);
+		b->gas_limit = (uint64_t)sqlite3_column_int64(st, 10);
+		b->sent_at = sqlite3_column_int64(st, 11);
 		k++;
 	}
 	if (ret == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -1614,8 +1682,9 @@ int hj_store_batch_sent(hj_store *s, int64_t id, const uint8_t txid[32],
 	    "= ?3, sent_at = ?4, last_error = NULL WHERE id = ?1 AND state = "
 	    "'planned'",
 	    "UPDATE payouts SET state = 'submitted', submitted_txid = ?2, "
-	    "submitted_height = ?3, submitted_at = ?4, last_error = NULL "
-	    "WHERE state = 'owed' AND " ITEMS_OF_1,
+	    "submitted_height = ?3, submitted_at = ?4, last_error = NULL, "
+	    "nonce = (SELECT nonce FROM payout_batches WHERE id = ?1) WHERE "
+	    "state = 'owed' AND " ITEMS_OF_1,
 	    txid, (int64_t)height, now, NULL, err, errlen);
 }
 
@@ -1667,8 +1736,8 @@ int hj_store_batch_reverted(hj_store *s, int64_t id, const char *reason,
 	    "UPDATE payout_batches SET state = 'reverted', last_error = ?5 "
 	    "WHERE id = ?1 AND state = 'sent'",
 	    "UPDATE payouts SET state = 'owed', submitted_txid = NULL, "
-	    "submitted_height = NULL, submitted_at = NULL, last_error = ?5 "
-	    "WHERE state = 'submitted' AND " ITEMS_OF_1,
+	    "submitted_height = NULL, submitted_at = NULL, nonce = NULL, "
+	    "last_error = ?5 WHERE state = 'submitted' AND " ITEMS_OF_1,
 	    NULL, 0, 0, reason, err, errlen);
 }
 
@@ -1731,4 +1800,157 @@ int hj_store_settle_totals(hj_store *s, hj_settle_totals *t, char *err,
 	if (ret == 0)
 		*t = x;
 	return ret;
+}
+
+int hj_store_add_version(hj_store *s, int64_t batch, const hj_tx_version *v,
+                         char *err, size_t errlen)
+{
+	char fee[HJ_AMOUNT_STRLEN], tip[HJ_AMOUNT_STRLEN];
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = in_tx(s, "record a signed transaction", err, errlen)))
+		return ret;
+	if (v->raw == NULL || v->raw_len == 0 || v->raw_len > INT32_MAX) {
+		say(err, errlen, "%s: record a signed transaction: no bytes",
+		    s->path);
+		return -EINVAL;
+	}
+	/* The batch must hold a nonce and still be open. */
+	if (sqlite3_prepare_v2(
+	        s->db,
+	        "INSERT INTO payout_tx_versions (batch, seq, hash, raw, "
+	        "max_fee, priority_fee, signed_at) SELECT ?1, 1 + coalesce("
+	        "(SELECT max(seq) FROM payout_tx_versions WHERE batch = ?1), "
+	        "0), ?2, ?3, ?4, ?5, ?6 FROM payout_batches WHERE id = ?1 AND "
+	        "nonce IS NOT NULL AND state IN ('planned', 'sent')",
+	        -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "record a signed transaction", err, errlen);
+	if (sqlite3_bind_int64(st, 1, batch) ||
+	    sqlite3_bind_blob(st, 2, v->hash, 32, SQLITE_STATIC) ||
+	    sqlite3_bind_blob(st, 3, v->raw, (int)v->raw_len, SQLITE_STATIC) ||
+	    bind_text(st, 4, hj_amount_format(v->max_fee, fee)) ||
+	    bind_text(st, 5, hj_amount_format(v->priority_fee, tip)) ||
+	    sqlite3_bind_int64(st, 6, v->signed_at)) {
+		ret = db_fail(s, "record a signed transaction", err, errlen);
+	} else if (sqlite3_step(st) != SQLITE_DONE) {
+		ret = db_fail(s, "record a signed transaction", err, errlen);
+	} else if (sqlite3_changes(s->db) != 1) {
+		say(err, errlen,
+		    "%s: record a signed transaction: batch %lld is not an "
+		    "open transaction with a nonce",
+		    s->path, (long long)batch);
+		ret = -EINVAL;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int hj_store_each_version(hj_store *s, int64_t batch,
+                          int (*fn)(void *arg, const hj_tx_version *v),
+                          void *arg, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT seq, hash, raw, max_fee, priority_fee, "
+	                       "signed_at FROM payout_tx_versions WHERE batch "
+	                       "= ?1 ORDER BY seq DESC",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "signed transactions", err, errlen);
+	if (sqlite3_bind_int64(st, 1, batch)) {
+		ret = db_fail(s, "signed transactions", err, errlen);
+		sqlite3_finalize(st);
+		return ret;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hj_tx_version v;
+		char name[48];
+
+		memset(&v, 0, sizeof v);
+		snprintf(name, sizeof name, "%lld version %lld",
+		         (long long)batch, (long long)sqlite3_column_int64(st, 0));
+		v.seq = (unsigned)sqlite3_column_int64(st, 0);
+		v.raw = sqlite3_column_blob(st, 2);
+		v.raw_len = (size_t)sqlite3_column_bytes(st, 2);
+		if (sqlite3_column_bytes(st, 1) != 32 || v.raw == NULL) {
+			say(err, errlen, "%s: batch %s: bad hash or no bytes",
+			    s->path, name);
+			ret = -EINVAL;
+			break;
+		}
+		memcpy(v.hash, sqlite3_column_blob(st, 1), 32);
+		ret = column_amount(s, st, 3, "batch", name, &v.max_fee, err,
+		                    errlen);
+		if (ret == 0)
+			ret = column_amount(s, st, 4, "batch", name,
+			                    &v.priority_fee, err, errlen);
+		if (ret)
+			break;
+		v.signed_at = sqlite3_column_int64(st, 5);
+		ret = fn(arg, &v);
+		if (ret)
+			break;
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = db_fail(s, "signed transactions", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int hj_store_next_nonce(hj_store *s, uint64_t *next, char *err, size_t errlen)
+{
+	int64_t v = 0;
+	int ret = query_i64(s, "next nonce",
+	                    "SELECT coalesce(max(nonce), -1) + 1 + 0 * ?1 FROM "
+	                    "payout_batches",
+	                    0, &v, err, errlen);
+
+	if (ret == 0)
+		*next = (uint64_t)v;
+	return ret;
+}
+
+int hj_store_batch_cost(hj_store *s, int64_t id, uint64_t gas_used,
+                        hj_amount fee, char *err, size_t errlen)
+{
+	char f[HJ_AMOUNT_STRLEN];
+	int n = 0, ret;
+
+	if ((ret = in_tx(s, "batch cost", err, errlen)) ||
+	    (ret = fits_i64(gas_used, "batch cost: gas", err, errlen)))
+		return ret;
+	ret = run(s, "batch cost",
+	          "UPDATE payout_batches SET gas_used = ?2, fee = ?3 WHERE id "
+	          "= ?1 AND state = 'confirmed'",
+	          &n, err, errlen, "iit", id, (int64_t)gas_used,
+	          hj_amount_format(fee, f));
+	if (ret == 0 && n != 1) {
+		say(err, errlen, "%s: batch cost: batch %lld is not confirmed",
+		    s->path, (long long)id);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+int hj_store_set_balance(hj_store *s, hj_amount amount, uint64_t height,
+                         int64_t at, const char *warning, char *err,
+                         size_t errlen)
+{
+	char a[HJ_AMOUNT_STRLEN];
+	int ret;
+
+	if ((ret = in_tx(s, "record the balance", err, errlen)) ||
+	    (ret = fits_i64(height, "record the balance: height", err,
+	                    errlen)))
+		return ret;
+	return run(s, "record the balance",
+	           "INSERT INTO dealer_balance (id, amount, height, at, "
+	           "warning) VALUES (1, ?1, ?2, ?3, NULLIF(?4, '')) ON "
+	           "CONFLICT (id) DO UPDATE SET amount = excluded.amount, "
+	           "height = excluded.height, at = excluded.at, warning = "
+	           "excluded.warning",
+	           NULL, err, errlen, "tiit", hj_amount_format(amount, a),
+	           (int64_t)height, at, warning ? warning : "");
 }

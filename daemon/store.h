@@ -141,6 +141,17 @@ typedef struct hj_batch_output {
 	hj_amount amount; /* base units, above 0 */
 } hj_batch_output;
 
+/* One signed version of an EVM payout transaction (same nonce, recipient
+ * and value as the batch's; fees in wei per gas). */
+typedef struct hj_tx_version {
+	unsigned seq; /* 1, 2, ... in signing order (set by the store) */
+	uint8_t hash[32];
+	const uint8_t *raw; /* borrowed */
+	size_t raw_len;
+	hj_amount max_fee, priority_fee;
+	int64_t signed_at; /* unix seconds */
+} hj_tx_version;
+
 typedef struct hj_batch_plan {
 	uint64_t height; /* the last processed block */
 	int64_t now;     /* unix seconds */
@@ -148,6 +159,12 @@ typedef struct hj_batch_plan {
 	size_t nouts;
 	const char *const *payouts; /* ids, each owed and in no batch */
 	size_t npayouts;
+	/* EVM: the first signed version of the transaction, its nonce
+	 * (unique among batches) and gas limit; one output.  Bitcoin family:
+	 * version NULL, the other two unused. */
+	const hj_tx_version *version;
+	uint64_t nonce;
+	uint64_t gas_limit;
 } hj_batch_plan;
 
 /* Records a planned batch; *id is its number (from 1, never reused).  The
@@ -165,6 +182,9 @@ typedef struct hj_batch {
 	uint64_t sent_height; /* sent */
 	unsigned outputs;
 	hj_amount total;
+	int64_t sent_at;    /* sent: unix seconds */
+	int64_t nonce;      /* EVM: the nonce, else -1 */
+	uint64_t gas_limit; /* EVM, else 0 */
 } hj_batch;
 
 /* Planned and sent batches with an id above after, in id order, at most
@@ -202,6 +222,35 @@ int hj_store_batch_confirmed(hj_store *s, int64_t id, uint64_t height,
  * cleared, reason as last_error). */
 int hj_store_batch_reverted(hj_store *s, int64_t id, const char *reason,
                             char *err, size_t errlen);
+
+/* ---- EVM transactions (docs/PAYOUTS-EVM.md) ----
+ *
+ * A batch with a nonce is one EVM transaction.  Every signed version of it
+ * is recorded (before it is sent) with hj_store_add_version, while the
+ * batch is planned or sent; each version pays the same recipient the same
+ * value with the same nonce, so at most one of them is ever mined.
+ */
+int hj_store_add_version(hj_store *s, int64_t batch, const hj_tx_version *v,
+                         char *err, size_t errlen);
+
+/* Calls fn for each version of batch, newest first.  v->raw is valid only
+ * during the call. */
+int hj_store_each_version(hj_store *s, int64_t batch,
+                          int (*fn)(void *arg, const hj_tx_version *v),
+                          void *arg, char *err, size_t errlen);
+
+/* One above the highest nonce any batch ever took (0 when none). */
+int hj_store_next_nonce(hj_store *s, uint64_t *next, char *err, size_t errlen);
+
+/* A confirmed batch's cost: gas used and the fee paid (wei). */
+int hj_store_batch_cost(hj_store *s, int64_t id, uint64_t gas_used,
+                        hj_amount fee, char *err, size_t errlen);
+
+/* The dealer's spendable balance as last read at the node's tip height,
+ * and the payer's warning (NULL or "" when none), for `hashjack status`. */
+int hj_store_set_balance(hj_store *s, hj_amount amount, uint64_t height,
+                         int64_t at, const char *warning, char *err,
+                         size_t errlen);
 
 /* What STATUS shows. */
 typedef struct hj_settle_totals {

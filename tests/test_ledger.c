@@ -1001,11 +1001,11 @@ static void test_not_hashjackd(void **state)
 	expect(&r, 65, "", want);
 
 	make_ltc(newer);
-	sql(newer, "PRAGMA user_version = 3");
+	sql(newer, "PRAGMA user_version = 4");
 	RUN(&r, "--db", newer);
 	snprintf(want, sizeof want,
-	         "hashjack: ledger: %s: schema version 3 was written by a "
-	         "newer hashjackd; this hashjack reads version 2\n",
+	         "hashjack: ledger: %s: schema version 4 was written by a "
+	         "newer hashjackd; this hashjack reads version 3\n",
 	         newer);
 	expect(&r, 65, "", want);
 

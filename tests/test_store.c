@@ -543,7 +543,7 @@ static void test_open_creates_wal_database(void **state)
 	db = raw_open(path);
 	assert_string_equal(
 	    raw_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), 0x484a4b44);
 	assert_int_equal(
 	    raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
@@ -1480,10 +1480,10 @@ static void test_foreign_or_newer_database(void **state)
 	/* Ours, written by a later version. */
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 3");
+	raw_exec(db, "PRAGMA user_version = 4");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	assert_int_equal(hj_store_open(newer, &s, err, sizeof err), -EINVAL);
-	assert_non_null(strstr(err, "schema version 3"));
+	assert_non_null(strstr(err, "schema version 4"));
 	assert_non_null(strstr(err, "newer"));
 	assert_null(s);
 }
@@ -1874,6 +1874,170 @@ static void test_settlement_lifecycle(void **state)
 
 /* A version 1 database (before settlement) gets the new tables at open,
  * its rows untouched. */
+struct versions {
+	unsigned n, seq[4];
+	uint8_t first[4];
+	size_t len[4];
+};
+
+static int see_version(void *arg, const hj_tx_version *v)
+{
+	struct versions *w = arg;
+
+	if (w->n < 4) {
+		w->seq[w->n] = v->seq;
+		w->first[w->n] = v->hash[0];
+		w->len[w->n] = v->raw_len;
+	}
+	w->n++;
+	return 0;
+}
+
+/* Runs one write in its own transaction and expects want. */
+#define WRITE(s, want, call)                                                   \
+	do {                                                                   \
+		char e_[256] = "";                                             \
+		int rc_;                                                       \
+		assert_int_equal(hj_store_begin(s, e_, sizeof e_), 0);         \
+		rc_ = (call);                                                  \
+		if (rc_ != (want))                                             \
+			fail_msg("%s: %d, want %d: %s", #call, rc_, (want),    \
+			         e_);                                          \
+		if (rc_ == 0)                                                  \
+			assert_int_equal(hj_store_commit(s, e_, sizeof e_),    \
+			                 0);                                   \
+		else                                                           \
+			hj_store_rollback(s);                                  \
+	} while (0)
+
+/* EVM: a batch is one transaction with a nonce and its signed versions;
+ * nonces are never reused; the payouts carry the nonce once submitted and
+ * lose it when reverted; the cost is kept once confirmed. */
+static void test_evm_transactions(void **state)
+{
+	const char *path = db_path("evm.db");
+	hj_store *s = open_ok(path);
+	hj_batch_output out = {"0xaa", 300}, out2 = {"0xbb", 4000};
+	const char *ids[2] = {"refund:31", "refund:32"};
+	const char *ids2[1] = {"return:34:0"};
+	uint8_t raw[3] = {2, 1, 0}, hash[32];
+	hj_tx_version v = {.raw = raw,
+	                   .raw_len = 3,
+	                   .max_fee = 20,
+	                   .priority_fee = 1,
+	                   .signed_at = 1700000001};
+	hj_batch_plan pl = {.height = 9,
+	                    .now = 1700000000,
+	                    .outs = &out,
+	                    .nouts = 1,
+	                    .payouts = ids,
+	                    .npayouts = 2,
+	                    .version = &v,
+	                    .nonce = 7,
+	                    .gas_limit = 21000};
+	struct versions w = {0};
+	hj_batch b[2];
+	size_t n = 0;
+	uint64_t next = 99;
+	int64_t id = 0, id2 = 0;
+	char err[256] = "";
+	sqlite3 *db;
+
+	(void)state;
+	settle_fixture(s);
+	memset(v.hash, 0x71, 32);
+	assert_int_equal(hj_store_next_nonce(s, &next, err, sizeof err), 0);
+	assert_int_equal(next, 0);
+	/* Two outputs, or no gas limit: refused. */
+	pl.nouts = 2;
+	WRITE(s, -EINVAL, hj_store_plan_batch(s, &pl, &id, e_, sizeof e_));
+	pl.nouts = 1;
+	pl.gas_limit = 0;
+	WRITE(s, -EINVAL, hj_store_plan_batch(s, &pl, &id, e_, sizeof e_));
+	pl.gas_limit = 21000;
+	WRITE(s, 0, hj_store_plan_batch(s, &pl, &id, e_, sizeof e_));
+	assert_int_equal(hj_store_next_nonce(s, &next, err, sizeof err), 0);
+	assert_int_equal(next, 8);
+	assert_int_equal(hj_store_open_batches(s, 0, b, 2, &n, err, sizeof err),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].nonce, 7);
+	assert_int_equal(b[0].gas_limit, 21000);
+	assert_int_equal(b[0].sent, 0);
+
+	/* A second version: newest first.  A hash already recorded is
+	 * refused. */
+	memset(v.hash, 0x72, 32);
+	v.raw_len = 2;
+	WRITE(s, 0, hj_store_add_version(s, id, &v, e_, sizeof e_));
+	WRITE(s, -EINVAL, hj_store_add_version(s, id, &v, e_, sizeof e_));
+	assert_int_equal(
+	    hj_store_each_version(s, id, see_version, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.seq[0], 2);
+	assert_int_equal(w.first[0], 0x72);
+	assert_int_equal(w.len[0], 2);
+	assert_int_equal(w.seq[1], 1);
+	assert_int_equal(w.first[1], 0x71);
+
+	/* The same nonce again is refused even once nothing is planned. */
+	memset(hash, 0x72, 32);
+	WRITE(s, 0,
+	      hj_store_batch_sent(s, id, hash, 10, 1700000002, e_, sizeof e_));
+	memset(v.hash, 0x73, 32);
+	pl.outs = &out2;
+	pl.payouts = ids2;
+	pl.npayouts = 1;
+	WRITE(s, -EEXIST, hj_store_plan_batch(s, &pl, &id2, e_, sizeof e_));
+	pl.nonce = 8;
+	WRITE(s, 0, hj_store_plan_batch(s, &pl, &id2, e_, sizeof e_));
+
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE "
+	                             "state = 'submitted' AND nonce = 7"),
+	                 2);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+
+	/* Cost only once confirmed; a version to a closed batch refused. */
+	WRITE(s, -EINVAL, hj_store_batch_cost(s, id, 21000, 420000, e_,
+	                                      sizeof e_));
+	WRITE(s, 0, hj_store_batch_confirmed(s, id, 12, e_, sizeof e_));
+	WRITE(s, 0,
+	      hj_store_batch_cost(s, id, 21000, 420000, e_, sizeof e_));
+	memset(v.hash, 0x74, 32);
+	WRITE(s, -EINVAL, hj_store_add_version(s, id, &v, e_, sizeof e_));
+
+	/* Reverted: owed again, no nonce. */
+	memset(hash, 0x73, 32);
+	WRITE(s, 0,
+	      hj_store_batch_sent(s, id2, hash, 13, 1700000003, e_, sizeof e_));
+	WRITE(s, 0, hj_store_batch_reverted(s, id2, "nonce 8 used elsewhere",
+	                                    e_, sizeof e_));
+	WRITE(s, 0, hj_store_set_balance(s, 123456, 14, 1700000004, "LOW", e_,
+	                                 sizeof e_));
+	WRITE(s, 0, hj_store_set_balance(s, 5, 15, 1700000005, NULL, e_,
+	                                 sizeof e_));
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE "
+	                             "state = 'confirmed' AND nonce = 7"),
+	                 2);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE id "
+	                             "= 'return:34:0' AND state = 'owed' AND "
+	                             "nonce IS NULL"),
+	                 1);
+	assert_int_equal(raw_int(db, "SELECT gas_used FROM payout_batches "
+	                             "WHERE nonce = 7"),
+	                 21000);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM dealer_balance "
+	                             "WHERE amount = '5' AND height = 15 AND "
+	                             "warning IS NULL"),
+	                 1);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	assert_int_equal(hj_store_next_nonce(s, &next, err, sizeof err), 0);
+	assert_int_equal(next, 9);
+	hj_store_close(s);
+}
+
 static void test_migrate_from_1(void **state)
 {
 	const char *path = db_path("v1.db");
@@ -1885,9 +2049,10 @@ static void test_migrate_from_1(void **state)
 	settle_fixture(s);
 	hj_store_close(s);
 	db = raw_open(path);
-	raw_exec(db, "DROP TABLE payout_batch_items; DROP TABLE "
-	             "payout_batch_outputs; DROP TABLE payout_batches; DROP "
-	             "TABLE settlement; PRAGMA user_version = 1");
+	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
+	             "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
+	             "DROP TABLE settlement; PRAGMA user_version = 1");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	before = dump_db(path);
 	s = open_ok(path);
@@ -1896,11 +2061,55 @@ static void test_migrate_from_1(void **state)
 	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM settlement"), 1);
+	assert_int_equal(
+	    raw_int(db, "SELECT count(*) FROM pragma_table_info("
+	                "'payout_batches') WHERE name = 'nonce'"),
+	    1);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	free(before);
 	free(after);
+}
+
+/* A version 2 database (Bitcoin-family batches, no EVM columns) gains
+ * them, keeps its batches and its tag. */
+static void test_migrate_from_2(void **state)
+{
+	const char *path = db_path("v2.db");
+	hj_store *s = open_ok(path);
+	hj_batch_output out = {"tr-aa", 100};
+	const char *ids[1] = {"refund:31"};
+	hj_batch b[2];
+	size_t n = 0;
+	char err[256] = "", tag[17], tag2[17];
+	sqlite3 *db;
+
+	(void)state;
+	settle_fixture(s);
+	plan(s, &out, 1, ids, 1, 0);
+	assert_int_equal(hj_store_payer_tag(s, tag, err, sizeof err), 0);
+	hj_store_close(s);
+	db = raw_open(path);
+	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP INDEX payout_batches_nonce; "
+	             "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
+	             "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
+	             "payout_batches DROP COLUMN gas_used; ALTER TABLE "
+	             "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	s = open_ok(path);
+	assert_int_equal(hj_store_payer_tag(s, tag2, err, sizeof err), 0);
+	assert_string_equal(tag, tag2);
+	assert_int_equal(hj_store_open_batches(s, 0, b, 2, &n, err, sizeof err),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].nonce, -1);
+	assert_int_equal(b[0].gas_limit, 0);
+	hj_store_close(s);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
 int main(void)
@@ -1927,6 +2136,8 @@ int main(void)
 	    cmocka_unit_test(test_reader_sees_committed_only),
 	    cmocka_unit_test(test_settlement_lifecycle),
 	    cmocka_unit_test(test_migrate_from_1),
+	    cmocka_unit_test(test_migrate_from_2),
+	    cmocka_unit_test(test_evm_transactions),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, remove_dir);
