@@ -37,6 +37,11 @@
 #define DEFAULT_STATE_DIR "/var/lib/hashjackd"
 #define CARD_LOG_NAME     "cards.jsonl"
 #define MAX_OUTPUTS       100
+/* EVM payouts: the fee cap (100 gwei), the tip floor (1 gwei), and how
+ * long a transaction may stay unmined before it is replaced. */
+#define MAX_FEE_PER_GAS  100000000000u
+#define MIN_PRIORITY_FEE 1000000000u
+#define STUCK_AFTER_S    300
 /*
  * Dust: the smallest P2TR output a node relays, 3 x (43 bytes of output +
  * 67 virtual bytes to spend it) x the dust relay fee per byte.  Bitcoin
@@ -78,6 +83,10 @@ enum key_id {
 	K_PAYOUT_WALLET,
 	K_DUST_LIMIT,
 	K_MAX_OUTPUTS,
+	K_DEALER_KEY,
+	K_MAX_FEE_PER_GAS,
+	K_MIN_PRIORITY_FEE,
+	K_STUCK_AFTER,
 	K_DIRECTORY,
 	K_CARD_LOG,
 	K_LOG_FSYNC,
@@ -461,6 +470,44 @@ static int set_max_outputs(hjd_config *c, const char *v, char *why, size_t n)
 	return set_unsigned(&c->max_outputs, v, 1, 1000, why, n);
 }
 
+static int set_dealer_key(hjd_config *c, const char *v, char *why, size_t n)
+{
+	if (v[0] == '\0') {
+		snprintf(why, n,
+		         "empty value (a path, or a systemd credential name)");
+		return -EINVAL;
+	}
+	return set_str(&c->dealer_key, v, 0);
+}
+
+/* A fee in wei per gas, 1 to 2^64 - 1 (no node takes more). */
+static int set_fee(hj_amount *dst, const char *v, char *why, size_t n)
+{
+	uint64_t x;
+	int r = parse_u64(v, 1, UINT64_MAX, &x, why, n);
+
+	if (r == 0)
+		*dst = x;
+	return r;
+}
+
+static int set_max_fee_per_gas(hjd_config *c, const char *v, char *why,
+                               size_t n)
+{
+	return set_fee(&c->max_fee_per_gas, v, why, n);
+}
+
+static int set_min_priority_fee(hjd_config *c, const char *v, char *why,
+                                size_t n)
+{
+	return set_fee(&c->min_priority_fee, v, why, n);
+}
+
+static int set_stuck_after(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->stuck_after_s, v, 1, 86400, why, n);
+}
+
 static int set_directory(hjd_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] != '/') {
@@ -523,6 +570,11 @@ static const struct key keys[K_COUNT] = {
     [K_PAYOUT_WALLET] = {"payout", "wallet", set_payout_wallet, 0},
     [K_DUST_LIMIT] = {"payout", "dust_limit", set_dust_limit, 0},
     [K_MAX_OUTPUTS] = {"payout", "max_outputs", set_max_outputs, 0},
+    [K_DEALER_KEY] = {"payout", "dealer_key", set_dealer_key, 0},
+    [K_MAX_FEE_PER_GAS] = {"payout", "max_fee_per_gas", set_max_fee_per_gas, 0},
+    [K_MIN_PRIORITY_FEE] = {"payout", "min_priority_fee", set_min_priority_fee,
+                            0},
+    [K_STUCK_AFTER] = {"payout", "stuck_after", set_stuck_after, 0},
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},
     [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
     [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},
@@ -632,6 +684,9 @@ void hjd_config_init(hjd_config *c)
 	c->confirmations = 0;
 	c->poll_interval_ms = 1000;
 	c->max_outputs = MAX_OUTPUTS;
+	c->max_fee_per_gas = MAX_FEE_PER_GAS;
+	c->min_priority_fee = MIN_PRIORITY_FEE;
+	c->stuck_after_s = STUCK_AFTER_S;
 	/* batch_blocks 0: finish() fills the family's default. */
 	(void)hj_rules_preset("bethash", &c->rules);
 	/* min_bet, max_bet and timeout_blocks 0 mean "not set". */
@@ -654,6 +709,7 @@ void hjd_config_free(hjd_config *c)
 	free(c->rpc_bearer);
 	free(c->dealer);
 	free(c->payout_wallet);
+	free(c->dealer_key);
 	free(c->state_dir);
 	free(c->card_log);
 	memset(c, 0, sizeof *c);
@@ -1141,9 +1197,29 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		show(c->payout_wallet, strlen(c->payout_wallet), shown,
 		     sizeof shown);
 		snprintf(err, errlen,
-		         "[payout] wallet = %s: only for family = bitcoin (a "
-		         "node wallet pays there)",
+		         "[payout] wallet = %s: only for family = bitcoin (on "
+		         "EVM the daemon signs: [payout] dealer_key)",
 		         shown);
+		return -EINVAL;
+	}
+	if (!evm && c->dealer_key) {
+		show(c->dealer_key, strlen(c->dealer_key), shown, sizeof shown);
+		snprintf(err, errlen,
+		         "[payout] dealer_key = %s: only for family = evm (on "
+		         "the Bitcoin family a node wallet pays: [payout] "
+		         "wallet)",
+		         shown);
+		return -EINVAL;
+	}
+	if (evm && c->min_priority_fee > c->max_fee_per_gas) {
+		char tip[HJ_AMOUNT_STRLEN], cap[HJ_AMOUNT_STRLEN];
+
+		snprintf(
+		    err, errlen,
+		    "[payout] min_priority_fee = %s: above max_fee_per_gas "
+		    "%s (the cap holds the tip too)",
+		    hj_amount_format(c->min_priority_fee, tip),
+		    hj_amount_format(c->max_fee_per_gas, cap));
 		return -EINVAL;
 	}
 	if (!evm && c->dust_limit == 0)

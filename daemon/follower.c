@@ -40,6 +40,7 @@
 #include "logfile.h"
 #include "notify.h"
 #include "payout_btc.h"
+#include "payout_evm.h"
 #include "replay.h"
 #include "rpc.h"
 #include "store.h"
@@ -64,8 +65,9 @@ typedef struct hjd_follower {
 	hj_backend *be;
 	hj_store *store;
 	hj_table *table;
-	hjd_payer *payer; /* [payout] wallet set: pays what is owed */
-	int payer_ready;  /* the state is this chain's: paying may start */
+	hjd_payer *payer;         /* [payout] wallet set: pays what is owed */
+	hjd_evm_payer *evm_payer; /* [payout] dealer_key set */
+	int payer_ready; /* the state is this chain's: paying may start */
 	hjd_logfile log;
 	hj_cardlog cl;
 	hj_cursor cur;
@@ -92,8 +94,12 @@ static void pump(hjd_follower *f);
  * at start for what was owed before. */
 static void payer_kick(hjd_follower *f)
 {
-	if (f->payer && f->payer_ready && f->have_tip)
+	if (!f->payer_ready || !f->have_tip)
+		return;
+	if (f->payer)
 		hjd_payer_kick(f->payer, f->cur.height, f->tip);
+	if (f->evm_payer)
+		hjd_evm_payer_kick(f->evm_payer, f->cur.height, f->tip);
 }
 
 /* ---- effects of events on the store ---- */
@@ -280,6 +286,8 @@ static void status(hjd_follower *f, int force)
 	f->status_at = now;
 	if (f->payer) {
 		hjd_payer_status(f->payer, pay, sizeof pay);
+	} else if (f->evm_payer) {
+		hjd_evm_payer_status(f->evm_payer, pay, sizeof pay);
 	} else {
 		if (hj_store_owed(f->store, &count, &owed, err, sizeof err))
 			snprintf(sum, sizeof sum, "?");
@@ -791,6 +799,20 @@ static void on_payer_closed(void *arg)
 	f->payer = NULL;
 }
 
+static void on_evm_payer_closed(void *arg)
+{
+	hjd_follower *f = arg;
+
+	f->evm_payer = NULL;
+}
+
+static hj_amount payer_exposure(void *arg)
+{
+	hjd_follower *f = arg;
+
+	return hj_table_exposure(f->table);
+}
+
 static void on_payer_status(void *arg)
 {
 	status(arg, 1);
@@ -832,6 +854,8 @@ static void stop(hjd_follower *f, int code)
 	close_handle(f, (uv_handle_t *)&f->sighup);
 	if (f->payer)
 		hjd_payer_close(f->payer, on_payer_closed, f);
+	if (f->evm_payer)
+		hjd_evm_payer_close(f->evm_payer, on_evm_payer_closed, f);
 	if (f->rpc)
 		hj_rpc_close(f->rpc, on_rpc_closed, f);
 }
@@ -976,6 +1000,26 @@ int hjd_follow(const hjd_config *cfg)
 		                     .on_fatal = on_payer_fatal,
 		                     .arg = &f};
 		if (hjd_payer_new(&po, &f.payer, err, sizeof err)) {
+			f.be->ops->free(f.be);
+			f.be = NULL;
+		}
+	}
+	if (f.be && cfg->dealer_key && strcmp(cfg->family, "evm") == 0) {
+		hjd_evm_payer_opts po = {
+		    .loop = &f.loop,
+		    .store = f.store,
+		    .node = &o,
+		    .key_source = cfg->dealer_key,
+		    .dealer = cfg->dealer,
+		    .max_fee_per_gas = cfg->max_fee_per_gas,
+		    .min_priority_fee = cfg->min_priority_fee,
+		    .stuck_after_s = cfg->stuck_after_s,
+		    .confirmations = cfg->confirmations,
+		    .exposure = payer_exposure,
+		    .on_status = on_payer_status,
+		    .on_fatal = on_payer_fatal,
+		    .arg = &f};
+		if (hjd_evm_payer_new(&po, &f.evm_payer, err, sizeof err)) {
 			f.be->ops->free(f.be);
 			f.be = NULL;
 		}

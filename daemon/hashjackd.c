@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "dealer_key.h"
 #include "follower.h"
 #include "log.h"
 
@@ -89,9 +90,49 @@ static void print_config(const hjd_config *c)
 		       "outputs per transaction\n",
 		       c->payout_wallet, hj_amount_format(c->dust_limit, dust),
 		       c->max_outputs);
+	} else if (c->dealer_key) {
+		char cap[HJ_AMOUNT_STRLEN], tip[HJ_AMOUNT_STRLEN];
+
+		printf("payouts: signed with the key %s (its address is the "
+		       "dealer's), fees at most %s wei per gas, tip at least "
+		       "%s, replaced when unmined for %u s\n",
+		       c->dealer_key, hj_amount_format(c->max_fee_per_gas, cap),
+		       hj_amount_format(c->min_priority_fee, tip),
+		       c->stuck_after_s);
 	} else {
-		printf("payouts: recorded, not sent (no [payout] wallet)\n");
+		printf("payouts: recorded, not sent (no [payout] %s)\n",
+		       strcmp(c->family, "evm") == 0 ? "dealer_key" : "wallet");
 	}
+}
+
+/*
+ * The EVM dealer key, read once before anything starts so that a key that
+ * is missing, readable by others or of another address is a configuration
+ * error (exit 78) that --check-config reports too.  The payer reads it
+ * again for itself; this copy is wiped at once.
+ */
+static int check_dealer_key(const hjd_config *c, char *err, size_t errlen)
+{
+	uint8_t sk[HJ_EVM_SECKEY_LEN];
+	hj_secp *ctx;
+	char why[600];
+	int rc;
+
+	if (c->dealer_key == NULL)
+		return 0;
+	ctx = hj_secp_new(why, sizeof why);
+	if (ctx == NULL) {
+		snprintf(err, errlen, "%s", why);
+		return -ENOMEM;
+	}
+	rc = hj_dealer_key_load(ctx, c->dealer_key, c->dealer, sk, NULL, why,
+	                        sizeof why);
+	explicit_bzero(sk, sizeof sk);
+	hj_secp_free(ctx);
+	if (rc)
+		snprintf(err, errlen, "[payout] dealer_key = %s: %s",
+		         c->dealer_key, why);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -99,7 +140,7 @@ int main(int argc, char **argv)
 	hjd_config cfg;
 	const char *path = NULL;
 	int check = 0, rc;
-	char err[512];
+	char err[1200];
 
 	hjd_catch_early_signals();
 	hjd_config_init(&cfg);
@@ -161,6 +202,11 @@ int main(int argc, char **argv)
 	if (hjd_config_finish(&cfg, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s%s%s", path ? path : "",
 		        path ? ": " : "", err);
+		hjd_config_free(&cfg);
+		return EX_CONFIG_;
+	}
+	if (check_dealer_key(&cfg, err, sizeof err)) {
+		hjd_log(HJD_LOG_ERR, "%s", err);
 		hjd_config_free(&cfg);
 		return EX_CONFIG_;
 	}

@@ -1452,8 +1452,7 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	          (int64_t)plan->gas_limit, (int64_t)(plan->version != NULL));
 	if (ret == -EINVAL) {
 		/* The unique indexes on planned batches and on nonces. */
-		say(err, errlen,
-		    "%s: plan batch: a batch is already planned%s",
+		say(err, errlen, "%s: plan batch: a batch is already planned%s",
 		    s->path,
 		    plan->version ? ", or its nonce is already used" : "");
 		return -EEXIST;
@@ -1870,7 +1869,8 @@ int hj_store_each_version(hj_store *s, int64_t batch,
 
 		memset(&v, 0, sizeof v);
 		snprintf(name, sizeof name, "%lld version %lld",
-		         (long long)batch, (long long)sqlite3_column_int64(st, 0));
+		         (long long)batch,
+		         (long long)sqlite3_column_int64(st, 0));
 		v.seq = (unsigned)sqlite3_column_int64(st, 0);
 		v.raw = sqlite3_column_blob(st, 2);
 		v.raw_len = (size_t)sqlite3_column_bytes(st, 2);
@@ -1942,8 +1942,7 @@ int hj_store_set_balance(hj_store *s, hj_amount amount, uint64_t height,
 	int ret;
 
 	if ((ret = in_tx(s, "record the balance", err, errlen)) ||
-	    (ret = fits_i64(height, "record the balance: height", err,
-	                    errlen)))
+	    (ret = fits_i64(height, "record the balance: height", err, errlen)))
 		return ret;
 	return run(s, "record the balance",
 	           "INSERT INTO dealer_balance (id, amount, height, at, "

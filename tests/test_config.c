@@ -802,7 +802,57 @@ static void test_payout(void **state)
 	ERR("[payout]\nfee = 1\n", 2, "[payout] fee: unknown key");
 	expect_finish_error(MINIMAL "[payout]\nwallet = w\n", NULL,
 	                    "[payout] wallet = w: only for family = bitcoin "
-	                    "(a node wallet pays there)");
+	                    "(on EVM the daemon signs: [payout] dealer_key)");
+}
+
+/* EVM payouts: the key source, the fee cap and floor, the stuck time. */
+static void test_payout_evm(void **state)
+{
+	hjd_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_null(c.dealer_key);
+	assert_amount(c.max_fee_per_gas, 100000000000u);
+	assert_amount(c.min_priority_fee, 1000000000u);
+	assert_int_equal(c.stuck_after_s, 300);
+	hjd_config_free(&c);
+
+	assert_int_equal(load(MINIMAL "[payout]\ndealer_key = dealer.key\n"
+	                              "max_fee_per_gas = 18446744073709551615\n"
+	                              "min_priority_fee = 1\n"
+	                              "stuck_after = 86400\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.dealer_key, "dealer.key");
+	assert_amount(c.max_fee_per_gas, UINT64_MAX);
+	assert_amount(c.min_priority_fee, 1);
+	assert_int_equal(c.stuck_after_s, 86400);
+	hjd_config_free(&c);
+
+	ERR("[payout]\ndealer_key =\n", 2,
+	    "[payout] dealer_key = : empty value (a path, or a systemd "
+	    "credential name)");
+	ERR("[payout]\nmax_fee_per_gas = 0\n", 2,
+	    "[payout] max_fee_per_gas = 0: out of range: must be 1 to "
+	    "18446744073709551615");
+	ERR("[payout]\nmin_priority_fee = 18446744073709551616\n", 2,
+	    "[payout] min_priority_fee = 18446744073709551616: out of range: "
+	    "must be 1 to 18446744073709551615");
+	ERR("[payout]\nstuck_after = 0\n", 2,
+	    "[payout] stuck_after = 0: out of range: must be 1 to 86400");
+	expect_finish_error(MINIMAL "[payout]\nmax_fee_per_gas = 10\n"
+	                            "min_priority_fee = 11\n",
+	                    NULL,
+	                    "[payout] min_priority_fee = 11: above "
+	                    "max_fee_per_gas 10 (the cap holds the tip too)");
+	expect_finish_error(BTC_MINIMAL "[payout]\ndealer_key = /k\n", NULL,
+	                    "[payout] dealer_key = /k: only for family = evm "
+	                    "(on the Bitcoin family a node wallet pays: "
+	                    "[payout] wallet)");
 }
 
 /* max_exposure: optional, 0 means no limit; the rules string names it only
@@ -1299,6 +1349,7 @@ int main(void)
 	    cmocka_unit_test(test_finish_errors),
 	    cmocka_unit_test(test_bitcoin_defaults),
 	    cmocka_unit_test(test_payout),
+	    cmocka_unit_test(test_payout_evm),
 	    cmocka_unit_test(test_max_exposure),
 	    cmocka_unit_test(test_max_exposure_errors),
 	    cmocka_unit_test(test_state_directory),

@@ -1999,11 +1999,10 @@ static void test_evm_transactions(void **state)
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 
 	/* Cost only once confirmed; a version to a closed batch refused. */
-	WRITE(s, -EINVAL, hj_store_batch_cost(s, id, 21000, 420000, e_,
-	                                      sizeof e_));
-	WRITE(s, 0, hj_store_batch_confirmed(s, id, 12, e_, sizeof e_));
-	WRITE(s, 0,
+	WRITE(s, -EINVAL,
 	      hj_store_batch_cost(s, id, 21000, 420000, e_, sizeof e_));
+	WRITE(s, 0, hj_store_batch_confirmed(s, id, 12, e_, sizeof e_));
+	WRITE(s, 0, hj_store_batch_cost(s, id, 21000, 420000, e_, sizeof e_));
 	memset(v.hash, 0x74, 32);
 	WRITE(s, -EINVAL, hj_store_add_version(s, id, &v, e_, sizeof e_));
 
@@ -2011,12 +2010,14 @@ static void test_evm_transactions(void **state)
 	memset(hash, 0x73, 32);
 	WRITE(s, 0,
 	      hj_store_batch_sent(s, id2, hash, 13, 1700000003, e_, sizeof e_));
-	WRITE(s, 0, hj_store_batch_reverted(s, id2, "nonce 8 used elsewhere",
-	                                    e_, sizeof e_));
-	WRITE(s, 0, hj_store_set_balance(s, 123456, 14, 1700000004, "LOW", e_,
-	                                 sizeof e_));
-	WRITE(s, 0, hj_store_set_balance(s, 5, 15, 1700000005, NULL, e_,
-	                                 sizeof e_));
+	WRITE(s, 0,
+	      hj_store_batch_reverted(s, id2, "nonce 8 used elsewhere", e_,
+	                              sizeof e_));
+	WRITE(s, 0,
+	      hj_store_set_balance(s, 123456, 14, 1700000004, "LOW", e_,
+	                           sizeof e_));
+	WRITE(s, 0,
+	      hj_store_set_balance(s, 5, 15, 1700000005, NULL, e_, sizeof e_));
 	db = raw_open(path);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE "
 	                             "state = 'confirmed' AND nonce = 7"),
@@ -2063,10 +2064,9 @@ static void test_migrate_from_1(void **state)
 	db = raw_open(path);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM settlement"), 1);
-	assert_int_equal(
-	    raw_int(db, "SELECT count(*) FROM pragma_table_info("
-	                "'payout_batches') WHERE name = 'nonce'"),
-	    1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_table_info("
+	                             "'payout_batches') WHERE name = 'nonce'"),
+	                 1);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	free(before);
 	free(after);

@@ -1,0 +1,1287 @@
+/*
+ * EVM payouts signed by the daemon (payout_evm.h, docs/PAYOUTS-EVM.md).
+ *
+ * A pass, started by a kick and never two at once, walks these steps, each
+ * an RPC call whose callback goes on to the next:
+ *
+ *   0. eth_chainId, once per process (the chain id every version signs);
+ *   1. one batch request: the dealer's transaction count at the latest
+ *      block (L), at the last final block (F, tip - confirmations + 1) and
+ *      pending (P), its balance, and eth_feeHistory for the fees;
+ *   2. each open batch (a nonce, oldest first):
+ *        nonce < F: its nonce is final.  The receipts of its versions: one
+ *        in a final block with status 1 confirms it (cost recorded); with
+ *        status 0, or none of them mined, its payouts are owed again
+ *        (reverted), since no version can ever be mined now;
+ *        F <= nonce < L: mined, not final yet: wait;
+ *        nonce >= L, planned: send its newest version (re-signed first
+ *        when the fees it carries are below what the node wants now);
+ *        nonce >= L, sent and its newest version older than stuck_after:
+ *        a replacement, same nonce, fees up by 1/8 (capped), recorded,
+ *        then sent;
+ *   3. if no batch is planned any more: the oldest owed recipient's
+ *      payouts together, eth_estimateGas, a nonce (the store's next, or P
+ *      when another sender used the key), signed, committed with its
+ *      payouts, sent; then the next recipient;
+ *   4. the totals, the bankroll warning, the balance row, STATUS.
+ *
+ * eth_sendRawTransaction is safe to repeat (the same bytes are the same
+ * transaction), so a planned batch after a crash is simply sent again.
+ */
+#include "payout_evm.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dealer_key.h"
+#include "evm_tx.h"
+#include "hex.h"
+#include "log.h"
+
+#define OPEN_MAX 64 /* batches looked at per pass; the rest next */
+/* Versions one batch may have: a planned batch is re-signed only while
+ * below it (each version's receipt is read once its nonce is final). */
+#define VERS_MAX       64
+#define SKIP_MAX       16 /* recipients skipped in a pass (no gas estimate) */
+#define FEE_BLOCKS     "0x5"
+#define BACKOFF_MIN_MS 1000
+#define BACKOFF_MAX_MS 60000
+#define GAS_TRANSFER   21000u
+
+struct ver {
+	uint8_t hash[32];
+	hj_amount max_fee, tip;
+	int64_t signed_at;
+};
+
+struct hjd_evm_payer {
+	uv_loop_t *loop;
+	hj_store *store;
+	hj_rpc *rpc;
+	uv_timer_t timer;
+	hj_secp *secp;
+	uint8_t sk[HJ_EVM_SECKEY_LEN];
+	uint8_t dealer[HJ_EVM_ADDR_LEN];
+	char dealer_hex[2 * HJ_EVM_ADDR_LEN + 3];
+	hj_amount cap, min_tip;
+	unsigned stuck_s, conf;
+	hj_amount (*exposure)(void *);
+	void (*on_status)(void *);
+	void (*on_fatal)(void *, const char *);
+	void *arg;
+
+	uint64_t processed, tip;
+	int started, busy, dirty, closing, open_handles;
+	void (*done)(void *);
+	void *done_arg;
+
+	int have_chain_id;
+	uint64_t chain_id;
+	unsigned backoff_ms;
+	uint64_t retry_at, failed_at_block;
+	int halted; /* the node answered a hash other than ours */
+
+	/* The pass's view of the chain (step 1). */
+	uint64_t latest_n, final_n, pending_n, final_height;
+	hj_amount base_fee, want_tip, want_max; /* fees a new version gets */
+	int have_balance;
+	hj_amount balance;
+
+	hj_batch open[OPEN_MAX];
+	size_t nopen, cur;
+	int planned_left; /* a planned batch is still unsent this pass */
+	struct ver vers[VERS_MAX];
+	size_t nvers;
+	uint8_t raw[HJ_EIP1559_RAW_MAX]; /* the newest version's bytes */
+	size_t raw_len;
+
+	/* Step 3. */
+	uint8_t skip[SKIP_MAX][HJ_EVM_ADDR_LEN];
+	size_t nskip;
+	int skip_full; /* more could not be paid: the rest next pass */
+	uint8_t to[HJ_EVM_ADDR_LEN];
+	hj_amount value;
+	char **ids;
+	size_t nids, capids;
+	int have_to;
+
+	/* The send in flight. */
+	int64_t send_id;
+	int send_planned; /* the batch was planned (not a replacement) */
+	int send_new;     /* planned in step 3 of this pass */
+	int64_t send_nonce;
+	uint8_t send_hash[32];
+
+	hj_settle_totals tot;
+	int have_tot;
+	int funds_short; /* the node refused a transaction for funds */
+	char warning[1024];
+	char last_note[1024];
+	char summary[1400];
+};
+
+static void pass_end(hjd_evm_payer *p);
+static void next_open(hjd_evm_payer *p);
+static void plan_new(hjd_evm_payer *p);
+
+/* ---- small helpers ---- */
+
+static int64_t now_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+static void note(hjd_evm_payer *p, int prio, const char *msg)
+{
+	size_t k = strnlen(msg, sizeof p->last_note - 1);
+
+	if (strncmp(p->last_note, msg, sizeof p->last_note - 1) == 0)
+		return;
+	memcpy(p->last_note, msg, k);
+	p->last_note[k] = '\0';
+	hjd_log(prio, "%s", msg);
+}
+
+static void fatal(hjd_evm_payer *p, const char *msg)
+{
+	p->busy = 0;
+	p->closing = 1;
+	p->on_fatal(p->arg, msg);
+}
+
+static int begin(hjd_evm_payer *p, char *err, size_t errlen)
+{
+	if (hj_store_begin(p->store, err, errlen)) {
+		fatal(p, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int commit(hjd_evm_payer *p, int rc, char *err, size_t errlen)
+{
+	if (rc == 0 && hj_store_commit(p->store, err, errlen) == 0)
+		return 0;
+	hj_store_rollback(p->store);
+	fatal(p, err);
+	return -1;
+}
+
+static void backoff(hjd_evm_payer *p)
+{
+	p->retry_at = uv_now(p->loop) + p->backoff_ms;
+	p->failed_at_block = p->processed;
+	p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+	                                                   : p->backoff_ms * 2;
+}
+
+static int may_send(const hjd_evm_payer *p)
+{
+	return !p->halted &&
+	       (p->retry_at == 0 || uv_now(p->loop) >= p->retry_at ||
+	        p->processed > p->failed_at_block);
+}
+
+static void addr_hex(const uint8_t a[HJ_EVM_ADDR_LEN], char out[43])
+{
+	hj_hex_encode(a, HJ_EVM_ADDR_LEN, 1, out);
+}
+
+static void hash_hex(const uint8_t h[32], char out[67])
+{
+	hj_hex_encode(h, 32, 1, out);
+}
+
+/* "0x" and the shortest hex of v, as JSON-RPC quantities are written. */
+static void quantity(unsigned __int128 v, char out[40])
+{
+	static const char digit[] = "0123456789abcdef";
+	char tmp[40];
+	size_t n = 0, k = 0;
+
+	do {
+		tmp[n++] = digit[(unsigned)(v & 15)];
+		v >>= 4;
+	} while (v);
+	out[k++] = '0';
+	out[k++] = 'x';
+	while (n)
+		out[k++] = tmp[--n];
+	out[k] = '\0';
+}
+
+static int get_quantity(json_t *v, unsigned __int128 *out)
+{
+	if (!json_is_string(v))
+		return -1;
+	return hj_hex_quantity(json_string_value(v), json_string_length(v), out,
+	                       NULL, 0)
+	           ? -1
+	           : 0;
+}
+
+static int get_u64(json_t *v, uint64_t *out)
+{
+	unsigned __int128 q;
+
+	if (get_quantity(v, &q) || q > UINT64_MAX)
+		return -1;
+	*out = (uint64_t)q;
+	return 0;
+}
+
+static hj_amount min_amount(hj_amount a, hj_amount b)
+{
+	return a < b ? a : b;
+}
+
+/* The node's error text, quoted safely for a log line. */
+static void node_says(const hj_rpc_error *e, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	if (e->kind != HJ_RPC_ERR_NODE) {
+		snprintf(buf, n, "%s", e->text);
+		return;
+	}
+	for (const char *c = e->message; *c && k + 5 < n; c++) {
+		unsigned char u = (unsigned char)*c;
+
+		if (u >= ' ' && u < 0x7f && u != '\\')
+			buf[k++] = (char)u;
+		else
+			k += (size_t)snprintf(buf + k, n - k, "\\x%02x", u);
+	}
+	buf[k] = '\0';
+}
+
+static int says(const hj_rpc_error *e, const char *what)
+{
+	return e->kind == HJ_RPC_ERR_NODE && e->message &&
+	       strstr(e->message, what) != NULL;
+}
+
+/* ---- the timer: the next pass ---- */
+
+static void pass_start(hjd_evm_payer *p);
+
+static void on_timer(uv_timer_t *t)
+{
+	hjd_evm_payer *p = t->data;
+
+	if (!p->closing && !p->busy)
+		pass_start(p);
+}
+
+/* ---- 4. the end of a pass ---- */
+
+static void pass_end(hjd_evm_payer *p)
+{
+	char err[300], line[sizeof p->summary], a[HJ_AMOUNT_STRLEN],
+	    b[HJ_AMOUNT_STRLEN], c[HJ_AMOUNT_STRLEN], d[HJ_AMOUNT_STRLEN],
+	    e[HJ_AMOUNT_STRLEN];
+	uint64_t now = uv_now(p->loop);
+	hj_amount expo = p->exposure ? p->exposure(p->arg) : 0, need;
+	int rc;
+
+	if (hj_store_settle_totals(p->store, &p->tot, err, sizeof err) == 0)
+		p->have_tot = 1;
+	if (p->halted) {
+		/* The warning says why; it stays. */
+	} else if (p->have_balance && p->have_tot) {
+		need = p->tot.owed - p->tot.unattributed;
+		need = need > HJ_AMOUNT_MAX - p->tot.submitted
+		           ? HJ_AMOUNT_MAX
+		           : need + p->tot.submitted;
+		need =
+		    need > HJ_AMOUNT_MAX - expo ? HJ_AMOUNT_MAX : need + expo;
+		if (need > p->balance || p->funds_short) {
+			snprintf(
+			    p->warning, sizeof p->warning,
+			    "INSUFFICIENT FUNDS: the dealer %s holds %s wei, "
+			    "below owed %s + in flight %s + open rounds' "
+			    "worst case %s = %s; payouts stay owed until "
+			    "funds arrive",
+			    p->dealer_hex, hj_amount_format(p->balance, a),
+			    hj_amount_format(p->tot.owed - p->tot.unattributed,
+			                     b),
+			    hj_amount_format(p->tot.submitted, c),
+			    hj_amount_format(expo, d),
+			    hj_amount_format(need, e));
+			if (need <= p->balance)
+				snprintf(
+				    p->warning, sizeof p->warning,
+				    "INSUFFICIENT FUNDS: the node refused a "
+				    "payout for funds (balance %s wei, "
+				    "gas included); payouts stay owed until "
+				    "funds arrive",
+				    hj_amount_format(p->balance, a));
+			note(p, HJD_LOG_WARNING, p->warning);
+		} else if (strncmp(p->warning, "INSUFFICIENT", 12) == 0) {
+			p->warning[0] = '\0';
+			note(
+			    p, HJD_LOG_NOTICE,
+			    "payouts: funds suffice again for what is owed, in "
+			    "flight and at stake");
+		}
+	}
+	if (p->have_balance) {
+		if (begin(p, err, sizeof err))
+			return;
+		rc = hj_store_set_balance(p->store, p->balance, p->tip, now_s(),
+		                          p->warning, err, sizeof err);
+		if (commit(p, rc, err, sizeof err))
+			return;
+	}
+	p->busy = 0;
+	hjd_evm_payer_status(p, line, sizeof line);
+	if (strcmp(line, p->summary) != 0) {
+		memcpy(p->summary, line, sizeof line);
+		hjd_log(HJD_LOG_INFO, "%s", line);
+	}
+	p->on_status(p->arg);
+	if (p->dirty)
+		uv_timer_start(&p->timer, on_timer, 0, 0);
+	else if (p->retry_at > now)
+		uv_timer_start(&p->timer, on_timer, p->retry_at - now, 0);
+}
+
+/* A node that did not answer: the pass ends, the next one starts over. */
+static void unreachable(hjd_evm_payer *p, const char *what, const char *why)
+{
+	char msg[700];
+
+	snprintf(msg, sizeof msg, "payouts: %s: %s; retried", what, why);
+	note(p, HJD_LOG_WARNING, msg);
+	backoff(p);
+	pass_end(p);
+}
+
+/* ---- fees ---- */
+
+/* What a new version asks: the tip the last blocks paid at their median
+ * (at least the floor), and twice the next block's base fee on top,
+ * both within the cap. */
+static void fees_from_history(hjd_evm_payer *p, json_t *h)
+{
+	json_t *base = json_object_get(h, "baseFeePerGas");
+	json_t *reward = json_object_get(h, "reward");
+	hj_amount tips[16], t, v;
+	size_t n = 0;
+
+	p->base_fee = 0;
+	if (json_is_array(base) && json_array_size(base) > 0 &&
+	    get_quantity(json_array_get(base, json_array_size(base) - 1), &v) ==
+	        0)
+		p->base_fee = v;
+	if (json_is_array(reward))
+		for (size_t i = 0; i < json_array_size(reward) && n < 16; i++)
+			if (get_quantity(
+			        json_array_get(json_array_get(reward, i), 0),
+			        &v) == 0)
+				tips[n++] = v;
+	/* Insertion sort: at most 16. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && tips[j - 1] > tips[j]; j--) {
+			t = tips[j];
+			tips[j] = tips[j - 1];
+			tips[j - 1] = t;
+		}
+	t = n ? tips[n / 2] : 0;
+	if (t < p->min_tip)
+		t = p->min_tip;
+	p->want_tip = min_amount(t, p->cap);
+	v = p->base_fee > (HJ_AMOUNT_MAX - p->want_tip) / 2
+	        ? HJ_AMOUNT_MAX
+	        : 2 * p->base_fee + p->want_tip;
+	p->want_max = min_amount(v, p->cap);
+}
+
+/* ---- signing ---- */
+
+/*
+ * Signs a version of (nonce, to, value, gas) with the fees given into
+ * p->raw; *v gets its hash and fees.  Returns 0, or -1 after fatal (a key
+ * that no longer signs is nothing a retry fixes).
+ */
+static int sign(hjd_evm_payer *p, uint64_t nonce, const uint8_t to[20],
+                hj_amount value, uint64_t gas, hj_amount max_fee, hj_amount tip,
+                struct ver *v)
+{
+	hj_eip1559_tx tx = {.chain_id = p->chain_id,
+	                    .nonce = nonce,
+	                    .max_priority_fee_per_gas = tip,
+	                    .max_fee_per_gas = max_fee,
+	                    .gas_limit = gas,
+	                    .value = value};
+	char err[300], msg[400];
+
+	memcpy(tx.to, to, HJ_EVM_ADDR_LEN);
+	if (hj_eip1559_sign(p->secp, &tx, p->sk, p->raw, sizeof p->raw,
+	                    &p->raw_len, v->hash, err, sizeof err)) {
+		snprintf(msg, sizeof msg, "payouts: signing failed: %s", err);
+		fatal(p, msg);
+		return -1;
+	}
+	v->max_fee = max_fee;
+	v->tip = tip;
+	v->signed_at = now_s();
+	return 0;
+}
+
+static hj_tx_version as_version(const hjd_evm_payer *p, const struct ver *v)
+{
+	hj_tx_version t = {.raw = p->raw,
+	                   .raw_len = p->raw_len,
+	                   .max_fee = v->max_fee,
+	                   .priority_fee = v->tip,
+	                   .signed_at = v->signed_at};
+
+	memcpy(t.hash, v->hash, 32);
+	return t;
+}
+
+/* ---- sending ---- */
+
+static void after_send(hjd_evm_payer *p)
+{
+	if (p->send_new) {
+		plan_new(p);
+		return;
+	}
+	p->cur++;
+	next_open(p);
+}
+
+/* The node has our version (accepted now, or known already). */
+static void accepted(hjd_evm_payer *p)
+{
+	char err[300];
+	int rc;
+
+	if (begin(p, err, sizeof err))
+		return;
+	if (p->send_planned)
+		rc = hj_store_batch_sent(p->store, p->send_id, p->send_hash,
+		                         p->tip, now_s(), err, sizeof err);
+	else
+		rc = hj_store_batch_retxid(p->store, p->send_id, p->send_hash,
+		                           err, sizeof err);
+	if (commit(p, rc, err, sizeof err))
+		return;
+	if (p->send_planned)
+		p->planned_left = 0;
+	p->backoff_ms = BACKOFF_MIN_MS;
+	p->retry_at = 0;
+	p->funds_short = 0;
+	after_send(p);
+}
+
+static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_evm_payer *p = arg;
+	char said[600], msg[1200], hex[67], err[300];
+	uint8_t h[32];
+	int rc;
+
+	if (p->closing)
+		return;
+	hash_hex(p->send_hash, hex);
+	if (e == NULL) {
+		if (!json_is_string(result) ||
+		    hj_hex_decode_exact(json_string_value(result),
+		                        json_string_length(result),
+		                        HJ_HEX_REQUIRED, h, 32, NULL, 0) ||
+		    memcmp(h, p->send_hash, 32) != 0) {
+			p->halted = 1;
+			snprintf(p->warning, sizeof p->warning,
+			         "PAYOUTS HALTED: the node answered "
+			         "eth_sendRawTransaction of %s with another "
+			         "hash; nothing more is sent until an operator "
+			         "looks (docs/PAYOUTS-EVM.md)",
+			         hex);
+			hjd_log(HJD_LOG_ERR, "%s", p->warning);
+			pass_end(p);
+			return;
+		}
+		accepted(p);
+		return;
+	}
+	node_says(e, said, sizeof said);
+	if (says(e, "already known") || says(e, "known transaction") ||
+	    says(e, "already imported")) {
+		accepted(p);
+		return;
+	}
+	if (e->kind != HJ_RPC_ERR_NODE) {
+		unreachable(p, "eth_sendRawTransaction", said);
+		return;
+	}
+	if (says(e, "nonce too low")) {
+		/* Its nonce is mined: by one of our versions (confirmed once
+		 * final) or by another transaction (reverted once final). */
+		snprintf(
+		    msg, sizeof msg,
+		    "payouts: batch %lld (nonce %lld): the node says \"%s\"; "
+		    "its receipts are checked once the nonce is final",
+		    (long long)p->send_id, (long long)p->send_nonce, said);
+		note(p, HJD_LOG_NOTICE, msg);
+		after_send(p);
+		return;
+	}
+	snprintf(msg, sizeof msg,
+	         "payouts: the node refused %s of batch %lld (nonce %lld, %s): "
+	         "%s; %s",
+	         hex, (long long)p->send_id, (long long)p->send_nonce,
+	         p->send_planned ? "its payouts stay owed and are retried"
+	                         : "a replacement; the transaction it "
+	                           "replaces stays in flight",
+	         said,
+	         p->send_planned ? "sent again at the next block or after a "
+	                           "backoff"
+	                         : "tried again later");
+	note(p, HJD_LOG_WARNING, msg);
+	if (says(e, "insufficient funds"))
+		p->funds_short = 1;
+	if (p->send_planned) {
+		if (begin(p, err, sizeof err))
+			return;
+		rc = hj_store_batch_failed(p->store, p->send_id, said, 0, err,
+		                           sizeof err);
+		if (commit(p, rc, err, sizeof err))
+			return;
+		backoff(p);
+		pass_end(
+		    p); /* nothing after a planned batch the node refused */
+		return;
+	}
+	after_send(p);
+}
+
+static void send_raw(hjd_evm_payer *p, int64_t id, int64_t nonce,
+                     const uint8_t hash[32], int planned, int fresh)
+{
+	char *hex = malloc(2 * p->raw_len + 3);
+	json_t *params;
+
+	if (hex == NULL) {
+		fatal(p, "payouts: out of memory");
+		return;
+	}
+	hj_hex_encode(p->raw, p->raw_len, 1, hex);
+	params = json_pack("[s]", hex);
+	free(hex);
+	p->send_id = id;
+	p->send_nonce = nonce;
+	p->send_planned = planned;
+	p->send_new = fresh;
+	memcpy(p->send_hash, hash, 32);
+	if (params == NULL ||
+	    hj_rpc_call_x(p->rpc, "eth_sendRawTransaction", params, NULL,
+	                  HJ_RPC_NODE_ERRORS, on_sent, p))
+		fatal(p, "payouts: out of memory");
+}
+
+/* ---- 2. open batches ---- */
+
+struct load {
+	hjd_evm_payer *p;
+	int got_raw;
+};
+
+static int load_version(void *arg, const hj_tx_version *v)
+{
+	struct load *l = arg;
+	hjd_evm_payer *p = l->p;
+
+	if (!l->got_raw) {
+		if (v->raw_len > sizeof p->raw)
+			return -E2BIG;
+		memcpy(p->raw, v->raw, v->raw_len);
+		p->raw_len = v->raw_len;
+		l->got_raw = 1;
+	}
+	if (p->nvers < VERS_MAX) {
+		struct ver *w = &p->vers[p->nvers++];
+
+		memcpy(w->hash, v->hash, 32);
+		w->max_fee = v->max_fee;
+		w->tip = v->priority_fee;
+		w->signed_at = v->signed_at;
+	}
+	return 0;
+}
+
+/* Decodes the newest version's bytes (recorded by us, checked again: a
+ * damaged row must not put out another transaction). */
+static int newest_tx(hjd_evm_payer *p, hj_eip1559_tx *tx)
+{
+	uint8_t from[HJ_EVM_ADDR_LEN];
+	char err[300], msg[500];
+	const hj_batch *b = &p->open[p->cur];
+
+	if (hj_eip1559_recover(p->secp, p->raw, p->raw_len, tx, from, err,
+	                       sizeof err) ||
+	    memcmp(from, p->dealer, sizeof from) != 0 ||
+	    tx->nonce != (uint64_t)b->nonce || tx->value != b->total ||
+	    tx->chain_id != p->chain_id) {
+		snprintf(msg, sizeof msg,
+		         "payouts: batch %lld: its recorded transaction is not "
+		         "the dealer's transfer of the batch (%s)",
+		         (long long)b->id, err[0] ? err : "fields differ");
+		fatal(p, msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Re-signs the batch's transaction with fees (max_fee, tip), records
+ * the version, sends it. */
+static void resign(hjd_evm_payer *p, hj_amount max_fee, hj_amount tip)
+{
+	const hj_batch *b = &p->open[p->cur];
+	hj_eip1559_tx tx;
+	hj_tx_version t;
+	struct ver v;
+	char err[300];
+	int rc;
+
+	if (newest_tx(p, &tx) ||
+	    sign(p, tx.nonce, tx.to, tx.value, tx.gas_limit, max_fee, tip, &v))
+		return;
+	t = as_version(p, &v);
+	if (begin(p, err, sizeof err))
+		return;
+	rc = hj_store_add_version(p->store, b->id, &t, err, sizeof err);
+	if (commit(p, rc, err, sizeof err))
+		return;
+	send_raw(p, b->id, b->nonce, v.hash, !b->sent, 0);
+}
+
+static hj_amount bump(hj_amount v)
+{
+	return v > HJ_AMOUNT_MAX - v / 8 - 1 ? HJ_AMOUNT_MAX : v + v / 8 + 1;
+}
+
+static void open_unmined(hjd_evm_payer *p)
+{
+	const hj_batch *b = &p->open[p->cur];
+	const struct ver *n = &p->vers[0];
+	hj_amount max_fee, tip;
+	char msg[600], hex[67];
+
+	if (!b->sent) {
+		p->planned_left = 1;
+		if (!may_send(p)) {
+			pass_end(p);
+			return;
+		}
+		/* Never accepted: fees may simply follow the node's. */
+		if ((n->max_fee < p->want_max || n->tip < p->want_tip) &&
+		    p->nvers < VERS_MAX) {
+			resign(p,
+			       p->want_max > n->max_fee ? p->want_max
+			                                : n->max_fee,
+			       p->want_tip > n->tip ? p->want_tip : n->tip);
+			return;
+		}
+		send_raw(p, b->id, b->nonce, n->hash, 1, 0);
+		return;
+	}
+	if (now_s() - n->signed_at < (int64_t)p->stuck_s) {
+		p->cur++;
+		next_open(p);
+		return;
+	}
+	/* Stuck: a replacement must raise both fees (nodes want about
+	 * 10 %; we add 1/8), within the cap. */
+	max_fee = min_amount(bump(n->max_fee), p->cap);
+	tip = min_amount(bump(n->tip), max_fee);
+	if (p->want_max > max_fee)
+		max_fee = p->want_max;
+	if (p->want_tip > tip && p->want_tip <= max_fee)
+		tip = p->want_tip;
+	if (max_fee <= n->max_fee || tip <= n->tip || p->nvers >= VERS_MAX) {
+		hash_hex(n->hash, hex);
+		snprintf(
+		    msg, sizeof msg,
+		    "payouts: batch %lld (nonce %lld) unmined since %lld s; "
+		    "its fees are at max_fee_per_gas already, so it is "
+		    "sent again as it is (%s)",
+		    (long long)b->id, (long long)b->nonce,
+		    (long long)(now_s() - n->signed_at), hex);
+		note(p, HJD_LOG_WARNING, msg);
+		send_raw(p, b->id, b->nonce, n->hash, 0, 0);
+		return;
+	}
+	snprintf(msg, sizeof msg,
+	         "payouts: batch %lld (nonce %lld) unmined for %lld s: "
+	         "replaced with higher fees",
+	         (long long)b->id, (long long)b->nonce,
+	         (long long)(now_s() - n->signed_at));
+	note(p, HJD_LOG_NOTICE, msg);
+	resign(p, max_fee, tip);
+}
+
+/* The nonce is final: the receipts of the versions decide. */
+static void on_receipts(void *arg, json_t *result, const char *error)
+{
+	hjd_evm_payer *p = arg;
+	const hj_batch *b;
+	char err[300], msg[700], hex[67];
+	uint64_t height = 0, gas = 0, status = 0;
+	unsigned __int128 price = 0;
+	size_t found = SIZE_MAX;
+	int rc, later = 0;
+
+	if (p->closing)
+		return;
+	if (error != NULL) {
+		unreachable(p, "eth_getTransactionReceipt", error);
+		return;
+	}
+	b = &p->open[p->cur];
+	for (size_t i = 0; i < p->nvers && i < json_array_size(result); i++) {
+		json_t *r = json_array_get(result, i);
+		uint64_t h;
+
+		if (json_is_null(r))
+			continue;
+		if (!json_is_object(r) ||
+		    get_u64(json_object_get(r, "blockNumber"), &h) ||
+		    get_u64(json_object_get(r, "status"), &status) ||
+		    get_u64(json_object_get(r, "gasUsed"), &gas) ||
+		    get_quantity(json_object_get(r, "effectiveGasPrice"),
+		                 &price)) {
+			unreachable(p, "eth_getTransactionReceipt",
+			            "a receipt without blockNumber, status, "
+			            "gasUsed or effectiveGasPrice");
+			return;
+		}
+		if (h > p->final_height) {
+			later = 1;
+			continue;
+		}
+		found = i;
+		height = h;
+		break;
+	}
+	if (found == SIZE_MAX && later) {
+		/* Reorganised since step 1: the next pass looks again. */
+		p->cur++;
+		next_open(p);
+		return;
+	}
+	if (begin(p, err, sizeof err))
+		return;
+	if (found != SIZE_MAX && status == 1) {
+		const uint8_t *h = p->vers[found].hash;
+
+		rc = 0;
+		if (!b->sent)
+			rc = hj_store_batch_sent(p->store, b->id, h, height,
+			                         now_s(), err, sizeof err);
+		else if (memcmp(b->txid, h, 32) != 0)
+			rc = hj_store_batch_retxid(p->store, b->id, h, err,
+			                           sizeof err);
+		if (rc == 0)
+			rc = hj_store_batch_confirmed(p->store, b->id, height,
+			                              err, sizeof err);
+		if (rc == 0)
+			rc = hj_store_batch_cost(p->store, b->id, gas,
+			                         (hj_amount)gas * price, err,
+			                         sizeof err);
+		if (commit(p, rc, err, sizeof err))
+			return;
+		hash_hex(h, hex);
+		hjd_log(HJD_LOG_INFO,
+		        "payouts: batch %lld (nonce %lld) confirmed: %s in "
+		        "block %" PRIu64,
+		        (long long)b->id, (long long)b->nonce, hex, height);
+	} else {
+		if (found != SIZE_MAX) {
+			hash_hex(p->vers[found].hash, hex);
+			snprintf(msg, sizeof msg,
+			         "the transfer %s failed in block %" PRIu64
+			         " (the recipient refused it)",
+			         hex, height);
+		} else {
+			snprintf(msg, sizeof msg,
+			         "nonce %lld was taken by a transaction this "
+			         "daemon did not sign (is the dealer key used "
+			         "elsewhere?)",
+			         (long long)b->nonce);
+		}
+		rc = b->sent ? hj_store_batch_reverted(p->store, b->id, msg,
+		                                       err, sizeof err)
+		             : hj_store_batch_failed(p->store, b->id, msg, 1,
+		                                     err, sizeof err);
+		if (commit(p, rc, err, sizeof err))
+			return;
+		hjd_log(HJD_LOG_ERR,
+		        "payouts: batch %lld: %s; its payouts are owed again",
+		        (long long)b->id, msg);
+	}
+	p->cur++;
+	next_open(p);
+}
+
+static void receipts(hjd_evm_payer *p)
+{
+	const char *methods[VERS_MAX];
+	json_t *params[VERS_MAX];
+	char hex[67];
+
+	for (size_t i = 0; i < p->nvers; i++) {
+		hash_hex(p->vers[i].hash, hex);
+		methods[i] = "eth_getTransactionReceipt";
+		params[i] = json_pack("[s]", hex);
+		if (params[i] == NULL) {
+			for (size_t k = 0; k < i; k++)
+				json_decref(params[k]);
+			fatal(p, "payouts: out of memory");
+			return;
+		}
+	}
+	if (hj_rpc_batch(p->rpc, p->nvers, methods, params, on_receipts, p))
+		fatal(p, "payouts: out of memory");
+}
+
+static void next_open(hjd_evm_payer *p)
+{
+	const hj_batch *b;
+	struct load l = {.p = p};
+	char err[300], msg[400];
+
+	if (p->closing)
+		return;
+	if (p->cur >= p->nopen) {
+		plan_new(p);
+		return;
+	}
+	b = &p->open[p->cur];
+	p->nvers = 0;
+	if (b->nonce < 0 ||
+	    hj_store_each_version(p->store, b->id, load_version, &l, err,
+	                          sizeof err) ||
+	    p->nvers == 0) {
+		snprintf(msg, sizeof msg,
+		         "payouts: batch %lld is not an EVM transaction with a "
+		         "signed version%s%s",
+		         (long long)b->id, err[0] ? ": " : "", err);
+		fatal(p, msg);
+		return;
+	}
+	if ((uint64_t)b->nonce < p->final_n) {
+		receipts(p);
+	} else if ((uint64_t)b->nonce < p->latest_n) {
+		if (!b->sent)
+			p->planned_left = 1; /* known once final */
+		p->cur++;
+		next_open(p);
+	} else {
+		open_unmined(p);
+	}
+}
+
+/* ---- 3. a new batch ---- */
+
+static void ids_clear(hjd_evm_payer *p)
+{
+	for (size_t i = 0; i < p->nids; i++)
+		free(p->ids[i]);
+	p->nids = 0;
+	p->have_to = 0;
+	p->value = 0;
+}
+
+static int skipped(const hjd_evm_payer *p, const uint8_t *to)
+{
+	for (size_t i = 0; i < p->nskip; i++)
+		if (memcmp(p->skip[i], to, HJ_EVM_ADDR_LEN) == 0)
+			return 1;
+	return 0;
+}
+
+/* Collects the payouts of the oldest owed recipient not skipped. */
+static int gather(void *arg, const hj_owed_payout *o)
+{
+	hjd_evm_payer *p = arg;
+	char **v;
+
+	if (o->recipient.len != HJ_EVM_ADDR_LEN || skipped(p, o->recipient.b))
+		return 0;
+	if (!p->have_to) {
+		memcpy(p->to, o->recipient.b, HJ_EVM_ADDR_LEN);
+		p->have_to = 1;
+	} else if (memcmp(p->to, o->recipient.b, HJ_EVM_ADDR_LEN) != 0) {
+		return 0;
+	}
+	if (o->amount > HJ_AMOUNT_MAX - p->value)
+		return 0; /* the rest next time */
+	if (p->nids == p->capids) {
+		size_t cap = p->capids ? 2 * p->capids : 16;
+
+		v = realloc(p->ids, cap * sizeof *v);
+		if (v == NULL)
+			return -ENOMEM;
+		p->ids = v;
+		p->capids = cap;
+	}
+	p->ids[p->nids] = strdup(o->id);
+	if (p->ids[p->nids] == NULL)
+		return -ENOMEM;
+	p->nids++;
+	p->value += o->amount;
+	return 0;
+}
+
+static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	hjd_evm_payer *p = arg;
+	char said[600], msg[900], to[43], err[300];
+	hj_batch_output out;
+	hj_tx_version t;
+	struct ver v;
+	uint64_t gas, nonce;
+	int64_t id;
+	int rc;
+
+	if (p->closing)
+		return;
+	addr_hex(p->to, to);
+	if (e != NULL) {
+		node_says(e, said, sizeof said);
+		if (e->kind != HJ_RPC_ERR_NODE) {
+			unreachable(p, "eth_estimateGas", said);
+			return;
+		}
+		snprintf(
+		    msg, sizeof msg,
+		    "payouts: cannot pay %s: the node estimates no gas for "
+		    "the transfer (%s); its payouts stay owed",
+		    to, said);
+		note(p, HJD_LOG_WARNING, msg);
+		if (p->nskip < SKIP_MAX)
+			memcpy(p->skip[p->nskip++], p->to, HJ_EVM_ADDR_LEN);
+		else
+			p->skip_full = 1;
+		plan_new(p);
+		return;
+	}
+	if (get_u64(result, &gas) || gas == 0 || gas > 30000000) {
+		unreachable(p, "eth_estimateGas", "not a gas amount");
+		return;
+	}
+	/* A plain transfer costs exactly 21000; code at the recipient may
+	 * cost more when the block differs from the estimate's. */
+	if (gas > GAS_TRANSFER)
+		gas += gas / 5;
+	if (hj_store_next_nonce(p->store, &nonce, err, sizeof err)) {
+		fatal(p, err);
+		return;
+	}
+	if (p->pending_n > nonce) {
+		snprintf(msg, sizeof msg,
+		         "payouts: the dealer account's next nonce is %" PRIu64
+		         " but this daemon has used only up to %" PRIu64
+		         ": another program sends from the dealer key; "
+		         "continuing at %" PRIu64,
+		         p->pending_n, nonce, p->pending_n);
+		note(p, HJD_LOG_WARNING, msg);
+		nonce = p->pending_n;
+	}
+	if (sign(p, nonce, p->to, p->value, gas, p->want_max, p->want_tip, &v))
+		return;
+	t = as_version(p, &v);
+	out.address = to;
+	out.amount = p->value;
+	hj_batch_plan plan = {.height = p->processed,
+	                      .now = now_s(),
+	                      .outs = &out,
+	                      .nouts = 1,
+	                      .payouts = (const char *const *)p->ids,
+	                      .npayouts = p->nids,
+	                      .version = &t,
+	                      .nonce = nonce,
+	                      .gas_limit = gas};
+	if (begin(p, err, sizeof err))
+		return;
+	rc = hj_store_plan_batch(p->store, &plan, &id, err, sizeof err);
+	if (commit(p, rc, err, sizeof err))
+		return;
+	ids_clear(p);
+	hjd_log(HJD_LOG_INFO,
+	        "payouts: batch %lld: %s wei to %s, nonce %" PRIu64
+	        ", %zu payouts",
+	        (long long)id, hj_amount_format(out.amount, said), to, nonce,
+	        plan.npayouts);
+	p->planned_left = 1;
+	send_raw(p, id, (int64_t)nonce, v.hash, 1, 1);
+}
+
+static void plan_new(hjd_evm_payer *p)
+{
+	char err[300], to[43], val[40];
+	json_t *params;
+	int rc;
+
+	if (p->closing)
+		return;
+	if (p->planned_left || !may_send(p) || p->skip_full) {
+		pass_end(p);
+		return;
+	}
+	ids_clear(p);
+	rc = hj_store_each_unbatched(p->store, gather, p, err, sizeof err);
+	if (rc) {
+		fatal(p, rc == -ENOMEM ? "payouts: out of memory" : err);
+		return;
+	}
+	if (!p->have_to || p->value == 0) {
+		ids_clear(p);
+		pass_end(p);
+		return;
+	}
+	addr_hex(p->to, to);
+	quantity(p->value, val);
+	params = json_pack("[{s:s, s:s, s:s}]", "from", p->dealer_hex, "to", to,
+	                   "value", val);
+	if (params == NULL ||
+	    hj_rpc_call_x(p->rpc, "eth_estimateGas", params, NULL,
+	                  HJ_RPC_NODE_ERRORS, on_estimate, p))
+		fatal(p, "payouts: out of memory");
+}
+
+/* ---- 1. the chain's view ---- */
+
+static void on_view(void *arg, json_t *result, const char *error)
+{
+	hjd_evm_payer *p = arg;
+	char err[300];
+	unsigned __int128 bal;
+	size_t n;
+
+	if (p->closing)
+		return;
+	if (error != NULL) {
+		unreachable(p, "the dealer's nonce, balance and fees", error);
+		return;
+	}
+	if (get_u64(json_array_get(result, 0), &p->latest_n) ||
+	    get_u64(json_array_get(result, 1), &p->final_n) ||
+	    get_u64(json_array_get(result, 2), &p->pending_n) ||
+	    get_quantity(json_array_get(result, 3), &bal) ||
+	    !json_is_object(json_array_get(result, 4))) {
+		unreachable(
+		    p, "the dealer's nonce, balance and fees",
+		    "an answer that is not a quantity or a fee history");
+		return;
+	}
+	p->balance = bal;
+	p->have_balance = 1;
+	fees_from_history(p, json_array_get(result, 4));
+	if (hj_store_open_batches(p->store, 0, p->open, OPEN_MAX, &n, err,
+	                          sizeof err)) {
+		fatal(p, err);
+		return;
+	}
+	p->nopen = n;
+	p->cur = 0;
+	p->nskip = 0;
+	p->skip_full = 0;
+	p->planned_left = 0;
+	next_open(p);
+}
+
+static void view(hjd_evm_payer *p)
+{
+	static const char *const methods[5] = {
+	    "eth_getTransactionCount", "eth_getTransactionCount",
+	    "eth_getTransactionCount", "eth_getBalance", "eth_feeHistory"};
+	json_t *params[5];
+	char final[40];
+
+	p->final_height = p->tip + 1 >= p->conf ? p->tip + 1 - p->conf : 0;
+	quantity(p->final_height, final);
+	params[0] = json_pack("[s,s]", p->dealer_hex, "latest");
+	params[1] = json_pack("[s,s]", p->dealer_hex, final);
+	params[2] = json_pack("[s,s]", p->dealer_hex, "pending");
+	params[3] = json_pack("[s,s]", p->dealer_hex, "latest");
+	params[4] = json_pack("[s,s,[i]]", FEE_BLOCKS, "latest", 50);
+	for (int i = 0; i < 5; i++)
+		if (params[i] == NULL) {
+			for (int k = 0; k < 5; k++)
+				json_decref(params[k]);
+			fatal(p, "payouts: out of memory");
+			return;
+		}
+	if (hj_rpc_batch(p->rpc, 5, methods, params, on_view, p))
+		fatal(p, "payouts: out of memory");
+}
+
+static void on_chain_id(void *arg, json_t *result, const char *error)
+{
+	hjd_evm_payer *p = arg;
+
+	if (p->closing)
+		return;
+	if (error != NULL || get_u64(result, &p->chain_id)) {
+		unreachable(p, "eth_chainId", error ? error : "not a quantity");
+		return;
+	}
+	p->have_chain_id = 1;
+	view(p);
+}
+
+static void pass_start(hjd_evm_payer *p)
+{
+	if (p->closing || !p->started)
+		return;
+	if (p->busy) {
+		p->dirty = 1;
+		return;
+	}
+	p->busy = 1;
+	p->dirty = 0;
+	uv_timer_stop(&p->timer);
+	if (p->have_chain_id) {
+		view(p);
+		return;
+	}
+	if (hj_rpc_call(p->rpc, "eth_chainId", NULL, on_chain_id, p))
+		fatal(p, "payouts: out of memory");
+}
+
+/* ---- the interface ---- */
+
+void hjd_evm_payer_kick(hjd_evm_payer *p, uint64_t processed, uint64_t tip)
+{
+	if (p == NULL || p->closing)
+		return;
+	p->processed = processed;
+	p->tip = tip;
+	p->started = 1;
+	pass_start(p);
+}
+
+void hjd_evm_payer_status(const hjd_evm_payer *p, char *buf, size_t n)
+{
+	char owed[HJ_AMOUNT_STRLEN], unattr[HJ_AMOUNT_STRLEN],
+	    flight[HJ_AMOUNT_STRLEN], bal[HJ_AMOUNT_STRLEN] = "?";
+
+	if (!p->have_tot) {
+		snprintf(buf, n, "payouts: starting");
+		return;
+	}
+	hj_amount_format(p->tot.owed, owed);
+	hj_amount_format(p->tot.unattributed, unattr);
+	hj_amount_format(p->tot.submitted, flight);
+	if (p->have_balance)
+		hj_amount_format(p->balance, bal);
+	snprintf(buf, n,
+	         "payouts: %" PRIu64 " owed (%s wei; %" PRIu64
+	         " unattributed %s), %" PRIu64
+	         " in flight (%s), dealer balance %s wei%s%s",
+	         p->tot.owed_n, owed, p->tot.unattributed_n, unattr,
+	         p->tot.submitted_n, flight, bal, p->warning[0] ? "; " : "",
+	         p->warning);
+}
+
+static void on_closed_part(hjd_evm_payer *p)
+{
+	if (--p->open_handles > 0)
+		return;
+	void (*done)(void *) = p->done;
+	void *arg = p->done_arg;
+
+	ids_clear(p);
+	free(p->ids);
+	explicit_bzero(p->sk, sizeof p->sk);
+	hj_secp_free(p->secp);
+	free(p);
+	if (done)
+		done(arg);
+}
+
+static void on_rpc_closed(void *arg)
+{
+	on_closed_part(arg);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+	on_closed_part(h->data);
+}
+
+void hjd_evm_payer_close(hjd_evm_payer *p, void (*done)(void *arg), void *arg)
+{
+	if (p == NULL || p->open_handles > 0)
+		return;
+	p->closing = 1;
+	p->done = done;
+	p->done_arg = arg;
+	p->open_handles = 2;
+	hj_rpc_close(p->rpc, on_rpc_closed, p);
+	uv_close((uv_handle_t *)&p->timer, on_timer_closed);
+}
+
+int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
+                      char *err, size_t errlen)
+{
+	hjd_evm_payer *p;
+	hj_rpc_opts ro = *o->node;
+	char why[600];
+	int rc;
+
+	*out = NULL;
+	p = calloc(1, sizeof *p);
+	if (p == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->loop = o->loop;
+	p->store = o->store;
+	p->cap = o->max_fee_per_gas;
+	p->min_tip = o->min_priority_fee;
+	p->stuck_s = o->stuck_after_s;
+	p->conf = o->confirmations;
+	p->exposure = o->exposure;
+	p->on_status = o->on_status;
+	p->on_fatal = o->on_fatal;
+	p->arg = o->arg;
+	p->backoff_ms = BACKOFF_MIN_MS;
+	p->secp = hj_secp_new(why, sizeof why);
+	if (p->secp == NULL) {
+		snprintf(err, errlen, "%s", why);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = hj_dealer_key_load(p->secp, o->key_source, o->dealer, p->sk,
+	                        p->dealer, why, sizeof why);
+	if (rc) {
+		snprintf(err, errlen, "[payout] dealer_key: %s", why);
+		goto fail;
+	}
+	addr_hex(p->dealer, p->dealer_hex);
+	ro.max_inflight = 1;
+	p->rpc = hj_rpc_new(o->loop, &ro, why, sizeof why);
+	if (p->rpc == NULL) {
+		snprintf(err, errlen, "payout client: %s", why);
+		rc = -EINVAL;
+		goto fail;
+	}
+	uv_timer_init(o->loop, &p->timer);
+	p->timer.data = p;
+	*out = p;
+	return 0;
+fail:
+	explicit_bzero(p->sk, sizeof p->sk);
+	hj_secp_free(p->secp);
+	free(p);
+	return rc ? rc : -EINVAL;
+}
