@@ -996,6 +996,7 @@ int hjd_follow(const hjd_config *cfg)
 		                     .dust_limit = cfg->dust_limit,
 		                     .max_outputs = cfg->max_outputs,
 		                     .confirmations = cfg->confirmations,
+		                     .exposure = payer_exposure,
 		                     .on_status = on_payer_status,
 		                     .on_fatal = on_payer_fatal,
 		                     .arg = &f};

@@ -98,6 +98,7 @@ struct hjd_payer {
 	char tag[17];
 	hj_amount dust;
 	unsigned max_outputs, conf;
+	hj_amount (*exposure)(void *);
 	void (*on_status)(void *);
 	void (*on_fatal)(void *, const char *);
 	void *arg;
@@ -1282,11 +1283,22 @@ static void balance(hjd_payer *p)
 
 static void pass_end(hjd_payer *p)
 {
-	char err[300], have[40], need[40], line[sizeof p->summary];
+	char err[300], have[40], need[40], owed[40], expo_s[40],
+	    line[sizeof p->summary];
 	uint64_t now = uv_now(p->loop);
+	hj_amount expo = p->exposure ? p->exposure(p->arg) : 0, bank = 0;
+	int rc;
 
 	if (hj_store_settle_totals(p->store, &p->tot, err, sizeof err) == 0)
 		p->have_tot = 1;
+	/* The bankroll: what is owed to known recipients and what the open
+	 * rounds may still win.  The wallet's balance already excludes the
+	 * payouts in flight (their transaction spent the coins). */
+	if (p->have_tot) {
+		bank = p->tot.owed - p->tot.unattributed;
+		bank =
+		    bank > HJ_AMOUNT_MAX - expo ? HJ_AMOUNT_MAX : bank + expo;
+	}
 	if (!p->halted && p->have_balance && p->payable > p->balance) {
 		coins(p->balance, have, sizeof have);
 		coins(p->payable, need, sizeof need);
@@ -1296,10 +1308,27 @@ static void pass_end(hjd_payer *p)
 		    "owed; payouts stay owed until funds arrive",
 		    p->wallet, have, need);
 		note(p, HJD_LOG_WARNING, p->warning);
+	} else if (!p->halted && p->have_balance && bank > p->balance) {
+		coins(p->balance, have, sizeof have);
+		coins(p->tot.owed - p->tot.unattributed, owed, sizeof owed);
+		coins(expo, expo_s, sizeof expo_s);
+		coins(bank, need, sizeof need);
+		snprintf(p->warning, sizeof p->warning,
+		         "INSUFFICIENT FUNDS in wallet %s: balance %s, below "
+		         "owed %s + open rounds' worst case %s = %s",
+		         p->wallet, have, owed, expo_s, need);
+		note(p, HJD_LOG_WARNING, p->warning);
 	} else if (!p->halted && p->have_balance &&
-	           strncmp(p->warning, "INSUFFICIENT", 12) == 0 &&
-	           p->payable <= p->balance) {
+	           strncmp(p->warning, "INSUFFICIENT", 12) == 0) {
 		p->warning[0] = '\0';
+	}
+	if (p->have_balance) {
+		if (begin(p, err, sizeof err))
+			return;
+		rc = hj_store_set_balance(p->store, p->balance, p->tip, now_s(),
+		                          p->warning, err, sizeof err);
+		if (commit(p, rc, err, sizeof err))
+			return;
 	}
 	p->busy = 0;
 	/* The same line on stderr, when it changed: at most once a pass. */
@@ -1455,6 +1484,7 @@ int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
 	p->dust = o->dust_limit;
 	p->max_outputs = o->max_outputs;
 	p->conf = o->confirmations;
+	p->exposure = o->exposure;
 	p->on_status = o->on_status;
 	p->on_fatal = o->on_fatal;
 	p->arg = o->arg;

@@ -41,6 +41,9 @@ typedef struct hjd_payer_opts {
 	hj_amount dust_limit;    /* base units, at least 1 */
 	unsigned max_outputs;    /* per transaction, at least 1 */
 	unsigned confirmations;  /* the daemon's: final at this depth */
+	/* The open rounds' worst-case returns (hj_table_exposure), for the
+	 * bankroll warning; may be NULL. */
+	hj_amount (*exposure)(void *arg);
 	/* The totals or a warning changed: STATUS= is worth sending. */
 	void (*on_status)(void *arg);
 	/* A write to the store failed: the daemon must stop (a restart

@@ -833,9 +833,14 @@ static void test_payout_evm(void **state)
 	assert_int_equal(c.stuck_after_s, 86400);
 	hjd_config_free(&c);
 
-	ERR("[payout]\ndealer_key =\n", 2,
-	    "[payout] dealer_key = : empty value (a path, or a systemd "
-	    "credential name)");
+	/* Empty: back to unset. */
+	assert_int_equal(load(MINIMAL "[payout]\ndealer_key = /k\n", &c, err,
+	                      sizeof err),
+	                 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--payout.dealer_key=", err, sizeof err), 0);
+	assert_null(c.dealer_key);
+	hjd_config_free(&c);
 	ERR("[payout]\nmax_fee_per_gas = 0\n", 2,
 	    "[payout] max_fee_per_gas = 0: out of range: must be 1 to "
 	    "18446744073709551615");
