@@ -834,9 +834,9 @@ static void test_payout_evm(void **state)
 	hjd_config_free(&c);
 
 	/* Empty: back to unset. */
-	assert_int_equal(load(MINIMAL "[payout]\ndealer_key = /k\n", &c, err,
-	                      sizeof err),
-	                 0);
+	assert_int_equal(
+	    load(MINIMAL "[payout]\ndealer_key = /k\n", &c, err, sizeof err),
+	    0);
 	assert_int_equal(
 	    hjd_config_set_arg(&c, "--payout.dealer_key=", err, sizeof err), 0);
 	assert_null(c.dealer_key);
