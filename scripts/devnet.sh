@@ -3,11 +3,11 @@
 #
 # Installs what is missing (scripts/deps.sh), builds hashjack and hashjackd
 # (Release, build/release), starts anvil on 127.0.0.1 mining a block a
-# second, starts hashjackd on it as the dealer (anvil's dev account 9), starts
-# scripts/bot.py playing basic strategy with dev accounts 1 to 4, and shows
-# the dealer's card log as it grows, one line per block (height, card, what
-# happened; docs/LOG.md has the full format).  Ctrl-C (or SIGTERM) stops
-# everything it started.
+# second, starts hashjackd on it as the dealer (anvil's dev account 9, whose
+# key signs the payouts), starts scripts/bot.py playing basic strategy with
+# dev accounts 1 to 4, and shows the dealer's card log as it grows, one line
+# per block (height, card, what happened; docs/LOG.md has the full format).
+# Ctrl-C (or SIGTERM) stops everything it started.
 #
 #   scripts/devnet.sh [--duration SECONDS] [--keep]
 #
@@ -115,6 +115,9 @@ done
 rpc="http://127.0.0.1:$port"
 dealer=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["available_accounts"][9].lower())' \
 	"$state/anvil.json")
+# The dealer's key signs the payouts: a file only we may read.
+(umask 077 && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["private_keys"][9])' \
+	"$state/anvil.json" >"$state/dealer.key")
 
 min_bet=1000000000000000   # 0.001 ETH
 max_bet=100000000000000000 # 0.1 ETH
@@ -136,6 +139,10 @@ min_bet = $min_bet
 max_bet = $max_bet
 timeout_blocks = 30
 
+[payout]
+dealer_key = $state/dealer.key
+stuck_after = 30
+
 [state]
 directory = $state/state
 card_log = $state/state/cards.jsonl
@@ -154,7 +161,7 @@ pretty_pid=$!
 
 cat >&2 <<EOF
 devnet: anvil $rpc (a block a second), chain state in $state
-devnet: hashjackd dealer $dealer, 2 confirmations, bets $min_bet..$max_bet wei (diagnostics: $state/hashjackd.log)
+devnet: hashjackd dealer $dealer, 2 confirmations, bets $min_bet..$max_bet wei, pays with its key (payouts and diagnostics: $state/hashjackd.log)
 devnet: bot players: dev accounts 1 to 4; the card log follows (height, card, events). Ctrl-C stops.
 EOF
 
