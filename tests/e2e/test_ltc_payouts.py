@@ -6,7 +6,7 @@ exactly once, also across kill -9 (docs/PAYOUTS.md).
     python3 tests/e2e/test_ltc_payouts.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--seed N]
 
-One node; three daemons, one after the other, each with its own dealer
+One node; four daemons, one after the other, each with its own dealer
 address, state directory and paying wallet:
 
   game     confirmations 2, the paying wallet funded.  Rounds by seven
@@ -21,6 +21,28 @@ address, state directory and paying wallet:
            unattributed one is owed and never paid, the wallet made one
            transaction per batch comment, STATUS showed the amount below
            dust.
+  session  confirmations 2, timeout_blocks 3, the paying wallet funded.
+           At least 50 rounds by eight players (each its own key P), in
+           groups whose players bet in one block and act in the same
+           blocks, cards chosen by grinding: every outcome (Win, Lose,
+           Push, Bust, Blackjack 6:5 against 5, K and an Ace, dealer
+           blackjack at the Peek and found late, late Surrender at once
+           and against a ten with the dealer's second card drawn, Double
+           won and lost, splits of 8,8 and 10,J, insurance taken and
+           declined, a late dealer blackjack after a Double and after a
+           Split, default Peek and Stand by timeout) and rejections
+           (wrong_value, premature, not_allowed, bad_signature,
+           bet_out_of_limits, side_bets_not_offered, second_round,
+           refunded to the key; no_round and too_long, unattributed).
+           The expectation model of the game tests (checks.SessionModel)
+           writes down every block's events; checks.GameRunner compares
+           the card log with it block by block and with `hashjack replay`,
+           and the txs and payouts tables with the ledger it implies
+           (every attributed payout confirmed).  Then each tr(P) holds
+           exactly the model's returns and refunds (scantxoutset), every
+           payout is in exactly one confirmed batch, each tr(P)'s outputs
+           are exactly those batches' outputs to it, one wallet
+           transaction per batch.
   faults   confirmations 1, dust_limit 6000.  The paying wallet starts
            empty: the node
            refuses sendmany (Insufficient funds), the payouts stay owed
@@ -72,6 +94,7 @@ import traceback
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 import hj  # noqa: E402
 import ltc  # noqa: E402
 
@@ -909,6 +932,872 @@ def halt(R):
 
 
 # --------------------------------------------------------------------------
+# The session: at least 50 rounds by several players through one paying
+# daemon, every outcome, rejections; the expectation model of the game tests
+# (checks.SessionModel, checks.Round) says what each tr(P) must receive.
+
+SESSION_T = 3           # the session daemon's timeout_blocks
+SESSION_PLAYERS = 8
+REFUND = 4000           # value of most rejected actions: above the dust limit
+
+
+def flip_sig(payload):
+    """The payload with the last byte of its signature changed."""
+    return payload[:-2] + "%02x" % (int(payload[-2:], 16) ^ 0x01)
+
+
+def mempool_order(pool, first):
+    """The txids of getrawmempool (verbose) pool that are not in first, each
+    after the ones it depends on (first's are taken as placed before)."""
+    done = set(first)
+    left = [t for t in sorted(pool) if t not in done]
+    out = []
+    while left:
+        ready = [t for t in left if all(d in done or d not in pool for d in pool[t]["depends"])]
+        if not ready:
+            raise Failed("mempool dependencies form a cycle: %s" % left[:3])
+        for t in ready:
+            out.append(t)
+            done.add(t)
+        left = [t for t in left if t not in done]
+    return out
+
+
+def unspents(node, address):
+    """[(txid, litoshis)] of the unspent outputs paying address (scantxoutset)."""
+    r = node.rpc("scantxoutset", "start", ["addr(%s)" % address], timeout=60)
+    if not r.get("success"):
+        raise Failed("scantxoutset failed: %r" % r)
+    return sorted((u["txid"], ltc.coin_to_sats(u["amount"])) for u in r["unspents"])
+
+
+class MRound(checks.Round):
+    """A round of the expectation model (checks.Round: cards, stakes, the
+    events it writes) played by a Player of this file, signing its actions
+    at its seq (the count of accepted or timed-out actions)."""
+
+    def __init__(self, S, who, tx, stake):
+        super().__init__(S, who.P, tx, stake)
+        self.who = who
+        self.seq = 0
+
+    def sign(self, action, seq=None, insurance=None, signer=None):
+        args = [action.lower(), "--key", (signer or self.who).key, "--genesis",
+                self.S.genesis, "--round", self.id,
+                "--seq", str(self.seq if seq is None else seq)]
+        if action == "Peek":
+            args += ["--insurance", "yes" if insurance else "no"]
+        return self.S.tool(*args).strip()
+
+    def send(self, action, value=0, seq=None, insurance=None, signer=None, mutate=None):
+        p = self.sign(action, seq, insurance, signer)
+        return self.S.send(self.who, mutate(p) if mutate else p, value)
+
+    def act(self, t, action, hand=None, insurance=None):
+        super().act(t, action, hand, insurance)
+        self.seq += 1
+
+    def timeout(self, b, action, hand=None):
+        super().timeout(b, action, hand)
+        self.seq += 1
+
+
+class ModelSession(Session, checks.SessionModel):
+    """A paying Session (a daemon with [payout] wallet, confirmations 2,
+    timeout_blocks SESSION_T) that writes down what the protocol gives, as
+    test_ltc_game.py's sessions do: each block's events and the rows of the
+    transactions table; expected_payouts() is the ledger they imply, every
+    attributed payout confirmed in the end, unattributed ones owed.
+
+    Blocks are made with generateblock: first the transactions the session
+    sent since the last block, in the order sent (so their txIndex is known),
+    then whatever else the mempool holds (the daemon's payout transactions,
+    parents first), so that payouts confirm as the session goes.  A block
+    with a wanted card is ground (made, looked at, invalidated, made again)
+    with the daemon paused."""
+
+    def __init__(self, R, name, payer, timeout_blocks=SESSION_T):
+        checks.SessionModel.__init__(self, R, name)
+        Session.__init__(self, R, name, R.node, R.wallets, payer, confirmations=2)
+        self.T = timeout_blocks
+        self.dm = ltc.daemon(R.hashjackd, self.node, self.dealer, MIN_BET, MAX_BET,
+                             timeout_blocks=timeout_blocks, confirmations=self.conf,
+                             poll_interval_ms=50, start_height=self.first,
+                             workdir=os.path.join(self.workdir, "daemon"),
+                             extra={"payout": {"wallet": payer}})
+        self.next_player = 0
+        self.nstake = 0
+        self.tries = 0
+
+    # -- players and transactions ---------------------------------------------
+
+    def take(self, n):
+        """n different players, taken in turn from the session's players."""
+        if n > len(self.players):
+            raise Failed("%d players wanted, %d exist" % (n, len(self.players)))
+        out = [self.players[(self.next_player + i) % len(self.players)] for i in range(n)]
+        self.next_player = (self.next_player + n) % len(self.players)
+        return out
+
+    def stake(self):
+        """A new odd stake (floor(s/2) and floor(6s/5) round down)."""
+        self.nstake += 1
+        return 10001 + 7918 * self.nstake
+
+    def send(self, who, payload, value, sender=None):
+        txid = self.node.send_action(who.wallet, self.dealer, value, payload)
+        t = checks.Tx(txid, value, payload, sender)
+        self.pending.append(t)
+        return t
+
+    def send_bet(self, who, value, payload=None):
+        """A Bet (accepted or not): its sender is P."""
+        return self.send(who, payload or self.tool("bet", "--key", who.key).strip(), value,
+                         sender=who.P)
+
+    def bet(self, who, stake):
+        return MRound(self, who, self.send_bet(who, stake), stake)
+
+    def table(self, who, first, up, second):
+        """One Bet each by who, in one block; the three cards of the deal
+        (the same for all).  Returns the rounds."""
+        rs = [self.bet(p, self.stake()) for p in who]
+        self.mine()
+        for r in rs:
+            r.accepted_bet()
+        for want, hand in ((first, 0), (up, "D"), (second, 0)):
+            b = self.mine(want)
+            for r in rs:
+                r.draw(b, hand)
+        return rs
+
+    # -- blocks ------------------------------------------------------------------
+
+    def mine(self, want=None, max_tries=3000):
+        """The next block: the pending transactions in order, then the rest of
+        the mempool; with want, ground for that card (hj.card_matcher).
+        Returns its checks.Blk; the pending transactions get h and idx."""
+        node = self.node
+        mine = [t.txid for t in self.pending]
+        pool = node.rpc("getrawmempool", True)
+        for t in mine:
+            if t not in pool:
+                raise Failed("transaction %s is not in the mempool" % t)
+            if any(d in pool and d not in mine for d in pool[t]["depends"]):
+                raise Failed("transaction %s depends on one the session did not send" % t)
+        txs = mine + mempool_order(pool, mine)
+        match = hj.card_matcher(want if want is not None else "any")
+        tip = node.height()
+        os.kill(self.dm.proc.pid, signal.SIGSTOP)
+        try:
+            for _ in range(max_tries):
+                self.tries += 1
+                h = node.rpc("generateblock", node.fresh_address(), txs)["hash"]
+                if want is None or match(hj.card_of(h)):
+                    break
+                node.rpc("invalidateblock", h)
+                if node.height() != tip:
+                    raise Failed("invalidateblock left the tip at %d" % node.height())
+            else:
+                raise Failed("no block with card %r after %d tries" % (want, max_tries))
+        finally:
+            os.kill(self.dm.proc.pid, signal.SIGCONT)
+        b = node.block(h, 1)
+        got = ltc.Litecoind.block_txids(b)
+        if got != txs:
+            raise Failed("block %d holds %s, expected %s" % (b["height"], got, txs))
+        for i, t in enumerate(self.pending):
+            t.h, t.idx = b["height"], i + 1
+        self.pending = []
+        return checks.Blk(b["height"], h, hj.card_of(h))
+
+    def mine_n(self, k):
+        for _ in range(k):
+            self.mine()
+
+    # -- what checks.GameRunner.finish() needs -------------------------------
+
+    def height(self):
+        return self.node.height()
+
+    def mine_plain(self):
+        self.node.mine(1)
+
+    def mine_leftovers(self):
+        if self.node.mempool():
+            self.node.mine(1)
+
+    def export(self, first, last):
+        return self.node.export(first, last, self.dealer, MIN_BET, MAX_BET, self.T)
+
+    def expected_payouts(self):
+        """The model's ledger as it must stand once everything is paid: every
+        attributed payout confirmed, the unattributed ones owed."""
+        out = {}
+        for k, v in checks.SessionModel.expected_payouts(self).items():
+            out[k] = v[:7] + ("confirmed" if v[5] else "owed",) + v[8:]
+        return out
+
+
+# Groups of rounds.  Each group's players bet in one block (two blocks in a
+# few groups: their cards shift by one) and act in the same blocks; X = the
+# Bet's block, W = the opening of the first action window.  Each returns a
+# one-line summary.
+
+def sc_vs9_lose_bust_surrender(S):
+    """Six rounds 10+6 against 9.  In X+3 a Hit of e paying 5000 is
+    premature.  At W: a Stands; b Hits; d's Double (16) is not_allowed, d's
+    Stand with a flipped signature paying 4000 is bad_signature, then d
+    Stands; e Stands; f's Surrender paying 4000 is wrong_value, f Stands; c
+    Surrenders (settled at once, floor(s/2)).  W+1 (10): b busts, the
+    dealer's 19 beats a, d, e, f."""
+    ra, rb, rc, rd, re, rf = rs = [S.bet(p, S.stake()) for p in S.take(6)]
+    S.mine()
+    for r in rs:
+        r.accepted_bet()
+    for want, hand in (("10", 0), ("9", "D")):
+        b = S.mine(want)
+        for r in rs:
+            r.draw(b, hand)
+    early = re.send("Hit", 5000)
+    b = S.mine("6")
+    for r in rs:
+        r.draw(b, 0)
+    S.rej(early, "premature", "Hit", re)
+    st_a = ra.send("Stand")
+    hit_b = rb.send("Hit")
+    db_d = rd.send("Double", rd.bet)
+    forged = rd.send("Stand", REFUND, mutate=flip_sig)
+    st_d = rd.send("Stand")
+    st_e = re.send("Stand")
+    wv_f = rf.send("Surrender", REFUND)
+    st_f = rf.send("Stand")
+    su_c = rc.send("Surrender")
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    S.rej(db_d, "not_allowed", "Double", rd)
+    S.rej(forged, "bad_signature", "Stand", rd)
+    rd.act(st_d, "Stand", 0)
+    re.act(st_e, "Stand", 0)
+    S.rej(wv_f, "wrong_value", "Surrender", rf)
+    rf.act(st_f, "Stand", 0)
+    rc.act(su_c, "Surrender", 0)
+    rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
+    b = S.mine("10")
+    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)])
+    rb.draw(b, 0); rb.settle(b, [("Bust", 0)])
+    for r in (rd, re, rf):
+        r.draw(b, "D"); r.settle(b, [("Lose", 0)])
+    return "6 rounds: 4 Lose, Bust, Surrender; premature, not_allowed, bad_signature, wrong_value"
+
+
+def sc_vs7_push_win_bust(S):
+    """Five rounds 10+8 against 7.  At W: a Stands; b and c Hit; d's Split
+    of a non-pair is not_allowed, d Stands; a second Bet of e is
+    second_round (refunded to its key), e Stands.  W+1 (A): the dealer's
+    soft 18 stands: a, d, e Push; b and c hold 19.  W+2: b Stands, c Hits.
+    W+3 (10): b's dealer 17, b Wins; c busts."""
+    ra, rb, rc, rd, re = S.table(S.take(5), "10", "7", "8")
+    st_a = ra.send("Stand")
+    hit_b = rb.send("Hit")
+    hit_c = rc.send("Hit")
+    sp_d = rd.send("Split", rd.bet)
+    st_d = rd.send("Stand")
+    again = S.send_bet(re.who, 20001)
+    st_e = re.send("Stand")
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    rc.act(hit_c, "Hit", 0)
+    S.rej(sp_d, "not_allowed", "Split", rd)
+    rd.act(st_d, "Stand", 0)
+    S.rej(again, "second_round", "Bet", re)
+    re.act(st_e, "Stand", 0)
+    b = S.mine("A")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)])
+    rb.draw(b, 0)
+    rc.draw(b, 0)
+    for r in (rd, re):
+        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
+    st_b = rb.send("Stand")
+    hit_c = rc.send("Hit")
+    S.mine()
+    rb.act(st_b, "Stand", 0)
+    rc.act(hit_c, "Hit", 0)
+    b = S.mine("10")
+    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet)])
+    rc.draw(b, 0); rc.settle(b, [("Bust", 0)])
+    return "5 rounds: 3 Push, Win, Bust; not_allowed Split, second_round"
+
+
+def sc_bj_vs_ten(S):
+    """a1, a2 bet at X, b1..b3 at X+1 (their cards shift by one).  a: A, K
+    up, Q: blackjack against a ten, a Stand of a1 paying 4000 is
+    not_allowed (the dealer draws); X+4 (A): the dealer's blackjack, Push.
+    b: K, Q up, A: blackjack; X+5 (7): Blackjack paid 6:5."""
+    a1, a2, b1, b2, b3 = S.take(5)
+    ra = [S.bet(p, S.stake()) for p in (a1, a2)]
+    S.mine()
+    for r in ra:
+        r.accepted_bet()
+    rb = [S.bet(p, S.stake()) for p in (b1, b2, b3)]
+    b = S.mine("A")
+    for r in ra:
+        r.draw(b, 0)
+    for r in rb:
+        r.accepted_bet()
+    b = S.mine("K")
+    for r in ra:
+        r.draw(b, "D")
+    for r in rb:
+        r.draw(b, 0)
+    st = ra[0].send("Stand", REFUND)
+    b = S.mine("Q")
+    for r in ra:
+        r.draw(b, 0)
+    for r in rb:
+        r.draw(b, "D")
+    S.rej(st, "not_allowed", "Stand", ra[0])
+    b = S.mine("A")
+    for r in ra:
+        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
+    for r in rb:
+        r.draw(b, 0)
+    b = S.mine("7")
+    for r in rb:
+        r.draw(b, "D"); r.settle(b, [("Blackjack", checks.bj(r.bet))])
+    return "5 rounds: 2 blackjacks pushed by the dealer's, 3 paid 6:5 against Q+7"
+
+
+def sc_peek(S):
+    """Five rounds 10+9 against an Ace.  At W: a Peeks with insurance; b's
+    Stand paying 4000 is not_allowed (Peek due), b's insured Peek paying
+    floor(s/2)+1 is wrong_value, b Peeks without.  W+1 (K): dealer
+    blackjack: a Loses, insurance 3 x floor(s/2); b Loses; c Peeks insured,
+    d without.  W+2 (7): soft 18, no blackjack.  W+3: c Stands: the dealer
+    stands on two cards, Win, insurance lost; d Surrenders: floor(s/2); e
+    never acted: the default Peek.  W+4 (6): soft 17.  W+5: e's Stand signed
+    at seq 0 paying 4000 is bad_signature (the timeout counted); the default
+    Stand at W+8; W+9 (10): the dealer hit soft 17 to hard 17, e Wins."""
+    ra, rb, rc, rd, re = S.table(S.take(5), "10", "A", "9")
+    pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
+    st_b = rb.send("Stand", REFUND)
+    wv_b = rb.send("Peek", rb.bet // 2 + 1, insurance=True)
+    pk_b = rb.send("Peek", insurance=False)
+    S.mine()
+    ra.act(pk_a, "Peek", insurance=True)
+    S.rej(st_b, "not_allowed", "Stand", rb)
+    S.rej(wv_b, "wrong_value", "Peek", rb)
+    rb.act(pk_b, "Peek", insurance=False)
+    pk_c = rc.send("Peek", rc.bet // 2, insurance=True)
+    pk_d = rd.send("Peek", insurance=False)
+    b = S.mine("K")
+    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)], ins_payout=3 * (ra.bet // 2))
+    rb.draw(b, "D"); rb.settle(b, [("Lose", 0)])
+    rc.act(pk_c, "Peek", insurance=True)
+    rd.act(pk_d, "Peek", insurance=False)
+    b = S.mine("7")
+    rc.draw(b, "D")
+    rd.draw(b, "D")
+    st_c = rc.send("Stand")
+    su_d = rd.send("Surrender")
+    b = S.mine()
+    rc.act(st_c, "Stand", 0); rc.settle(b, [("Win", 2 * rc.bet)], ins_payout=0)
+    rd.act(su_d, "Surrender", 0); rd.settle(b, [("Surrender", rd.bet // 2)])
+    re.timeout(b, "Peek")
+    re.draw(S.mine("6"), "D")
+    stale = re.send("Stand", REFUND, seq=0)
+    b = S.mine()
+    S.rej(stale, "bad_signature", "Stand", re)
+    S.mine_n(S.T - 1)
+    b = S.mine()
+    re.timeout(b, "Stand", 0)
+    b = S.mine("10")
+    re.draw(b, "D"); re.settle(b, [("Win", 2 * re.bet)])
+    return "5 rounds: insured and plain Peek into a blackjack, insured Peek then Win, " \
+        "Surrender after Peek, default Peek and Stand (H17)"
+
+
+def sc_bj_vs_ace(S):
+    """Four blackjacks A, K against an Ace.  At W: a Peeks insured (even
+    money), b without; W+1 (Q): dealer blackjack: a Push + 3 x insurance, b
+    Push; c Peeks without, d insured.  W+2 (4): Blackjack paid, d's
+    insurance lost."""
+    ra, rb, rc, rd = S.table(S.take(4), "A", "A", "K")
+    pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
+    pk_b = rb.send("Peek", insurance=False)
+    S.mine()
+    ra.act(pk_a, "Peek", insurance=True)
+    rb.act(pk_b, "Peek", insurance=False)
+    pk_c = rc.send("Peek", insurance=False)
+    pk_d = rd.send("Peek", rd.bet // 2, insurance=True)
+    b = S.mine("Q")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
+    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
+    rc.act(pk_c, "Peek", insurance=False)
+    rd.act(pk_d, "Peek", insurance=True)
+    b = S.mine("4")
+    rc.draw(b, "D"); rc.settle(b, [("Blackjack", checks.bj(rc.bet))])
+    rd.draw(b, "D"); rd.settle(b, [("Blackjack", checks.bj(rd.bet))], ins_payout=0)
+    return "4 rounds: even money, Push, 2 Blackjacks (one insured)"
+
+
+def sc_bj_vs_5_bets_refused(S):
+    """a, b, c bet at X with three Bets refused in the same block (below
+    min_bet, above max_bet, a perfect-pairs side stake: refunded to their
+    keys); d, e at X+1.  a..c: J, 5 up, A: Blackjack at X+3.  d, e: 5, A up,
+    6 = 11.  X+5: d Peeks, e Peeks insured; X+6 (2): no blackjack.  X+7: d
+    Doubles, e Stands.  X+8 (10): d 21; e's dealer A+2+10 = 13.  X+9 (4):
+    e's dealer 17, e Loses (insurance lost); d's dealer soft 17 hits.
+    X+10 (3): soft 20; d's doubled 21 Wins 4s."""
+    a, b, c, d, e, f, g, h = S.take(8)
+    ra = [S.bet(p, S.stake()) for p in (a, b, c)]
+    low = S.send_bet(f, MIN_BET - 1)
+    high = S.send_bet(g, MAX_BET + 1)
+    side = S.send_bet(h, 20001, S.tool("bet", "--key", h.key, "--perfect-pairs",
+                                       "1000").strip())
+    S.mine()
+    for r in ra:
+        r.accepted_bet()
+    S.rej(low, "bet_out_of_limits", "Bet")
+    S.rej(high, "bet_out_of_limits", "Bet")
+    S.rej(side, "side_bets_not_offered", "Bet")
+    rd, re = S.bet(d, S.stake()), S.bet(e, S.stake())
+    x = S.mine("J")
+    for r in ra:
+        r.draw(x, 0)
+    rd.accepted_bet(); re.accepted_bet()
+    x = S.mine("5")
+    for r in ra:
+        r.draw(x, "D")
+    rd.draw(x, 0); re.draw(x, 0)
+    x = S.mine("A")
+    for r in ra:
+        r.draw(x, 0); r.settle(x, [("Blackjack", checks.bj(r.bet))])
+    rd.draw(x, "D"); re.draw(x, "D")
+    x = S.mine("6")
+    rd.draw(x, 0); re.draw(x, 0)
+    pk_d = rd.send("Peek", insurance=False)
+    pk_e = re.send("Peek", re.bet // 2, insurance=True)
+    S.mine()
+    rd.act(pk_d, "Peek", insurance=False)
+    re.act(pk_e, "Peek", insurance=True)
+    x = S.mine("2")
+    rd.draw(x, "D"); re.draw(x, "D")
+    db_d = rd.send("Double", rd.bet)
+    st_e = re.send("Stand")
+    S.mine()
+    rd.act(db_d, "Double", 0)
+    re.act(st_e, "Stand", 0)
+    x = S.mine("10")
+    rd.draw(x, 0); re.draw(x, "D")
+    x = S.mine("4")
+    rd.draw(x, "D")
+    re.draw(x, "D"); re.settle(x, [("Lose", 0)], ins_payout=0)
+    x = S.mine("3")
+    rd.draw(x, "D"); rd.settle(x, [("Win", 4 * rd.bet)])
+    return "5 rounds: 3 Blackjacks vs 5, a doubled 11 Wins after Peek, insured Lose; " \
+        "3 Bets refused"
+
+
+def sc_doubles(S):
+    """Five rounds 6+4 against 6.  At W: a Doubles; b's Double paying s-1 is
+    wrong_value; c Hits; d Surrenders (at once); e Stands.  W+1 (K): a 20, c
+    20; b Doubles.  W+2 (2): b 12; e's dealer 6+K+2 = 18, e Loses; c's Double
+    on three cards is not_allowed, c Stands.  W+3 (10): a's dealer 18, a's
+    doubled 20 Wins.  W+4 (5): b's and c's dealer 21: b's doubled 12 Loses,
+    c Loses."""
+    ra, rb, rc, rd, re = S.table(S.take(5), "6", "6", "4")
+    db_a = ra.send("Double", ra.bet)
+    wv_b = rb.send("Double", rb.bet - 1)
+    hit_c = rc.send("Hit")
+    st_e = re.send("Stand")
+    su_d = rd.send("Surrender")
+    S.mine()
+    ra.act(db_a, "Double", 0)
+    S.rej(wv_b, "wrong_value", "Double", rb)
+    rc.act(hit_c, "Hit", 0)
+    re.act(st_e, "Stand", 0)
+    rd.act(su_d, "Surrender", 0); rd.settle(S.at(su_d), [("Surrender", rd.bet // 2)])
+    db_b = rb.send("Double", rb.bet)
+    b = S.mine("K")
+    ra.draw(b, 0)
+    rc.draw(b, 0)
+    re.draw(b, "D")
+    rb.act(db_b, "Double", 0)
+    dd_c = rc.send("Double", rc.bet)
+    st_c = rc.send("Stand")
+    b = S.mine("2")
+    ra.draw(b, "D")
+    rb.draw(b, 0)
+    re.draw(b, "D"); re.settle(b, [("Lose", 0)])
+    S.rej(dd_c, "not_allowed", "Double", rc)
+    rc.act(st_c, "Stand", 0)
+    b = S.mine("10")
+    ra.draw(b, "D"); ra.settle(b, [("Win", 4 * ra.bet)])
+    rb.draw(b, "D")
+    rc.draw(b, "D")
+    b = S.mine("5")
+    rb.draw(b, "D"); rb.settle(b, [("Lose", 0)])
+    rc.draw(b, "D"); rc.settle(b, [("Lose", 0)])
+    return "5 rounds: Double Win, Double Lose, Surrender, 2 Lose; wrong_value, not_allowed"
+
+
+def sc_split_8s(S):
+    """Three rounds 8,8 against 6.  At W: a and b Split, c Stands.  W+1 (10):
+    hands 0 get 18; c's dealer 16.  W+2 (3): hands 1 get 11; c's dealer 19, c
+    Loses.  W+3: a Hits hand 1; b's Double of a split hand is not_allowed, b
+    Stands hand 1.  W+4 (K): a's hand 1 21 stands; b Stands hand 0.  W+5
+    (9): b's dealer 15; a Stands hand 0.  W+6 (10): b's dealer busts: both
+    hands Win; a's dealer 16.  W+7 (5): 21: a's 18 Loses, its 21 Pushes."""
+    ra, rb, rc = S.table(S.take(3), "8", "6", "8")
+    sp_a = ra.send("Split", ra.bet)
+    sp_b = rb.send("Split", rb.bet)
+    st_c = rc.send("Stand")
+    S.mine()
+    ra.act(sp_a, "Split", 0)
+    rb.act(sp_b, "Split", 0)
+    rc.act(st_c, "Stand", 0)
+    b = S.mine("10")
+    ra.draw(b, 0); rb.draw(b, 0); rc.draw(b, "D")
+    b = S.mine("3")
+    ra.draw(b, 1); rb.draw(b, 1)
+    rc.draw(b, "D"); rc.settle(b, [("Lose", 0)])
+    hit_a = ra.send("Hit")
+    db_b = rb.send("Double", rb.bet)
+    st_b = rb.send("Stand")
+    S.mine()
+    ra.act(hit_a, "Hit", 1)
+    S.rej(db_b, "not_allowed", "Double", rb)
+    rb.act(st_b, "Stand", 1)
+    st_b = rb.send("Stand")
+    b = S.mine("K")
+    ra.draw(b, 1)
+    rb.act(st_b, "Stand", 0)
+    st_a = ra.send("Stand")
+    b = S.mine("9")
+    rb.draw(b, "D")
+    ra.act(st_a, "Stand", 0)
+    b = S.mine("10")
+    ra.draw(b, "D")
+    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet), ("Win", 2 * rb.bet)])
+    b = S.mine("5")
+    ra.draw(b, "D"); ra.settle(b, [("Lose", 0), ("Push", ra.bet)])
+    return "3 rounds: split Win+Win, split Lose+Push, Lose; no Double after a split"
+
+
+def sc_split_10j(S):
+    """Four rounds 10, J against 9.  At W: a and c Split (pairs by value), b
+    Stands, d Hits.  W+1 (A): hands 0 make a two-card 21 (not a blackjack);
+    b's dealer 20: Push; d 21.  W+2 (Q): hands 1 20; d's dealer 19, d Wins.
+    W+3: a Stands hand 1; c's second Split is not_allowed, c Stands.  W+4 (A):
+    the dealer 20: hands 0 Win 1:1, hands 1 Push."""
+    ra, rb, rc, rd = S.table(S.take(4), "10", "9", "J")
+    sp_a = ra.send("Split", ra.bet)
+    st_b = rb.send("Stand")
+    sp_c = rc.send("Split", rc.bet)
+    hit_d = rd.send("Hit")
+    S.mine()
+    ra.act(sp_a, "Split", 0)
+    rb.act(st_b, "Stand", 0)
+    rc.act(sp_c, "Split", 0)
+    rd.act(hit_d, "Hit", 0)
+    b = S.mine("A")
+    ra.draw(b, 0)
+    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
+    rc.draw(b, 0)
+    rd.draw(b, 0)
+    b = S.mine("Q")
+    ra.draw(b, 1)
+    rc.draw(b, 1)
+    rd.draw(b, "D"); rd.settle(b, [("Win", 2 * rd.bet)])
+    st_a = ra.send("Stand")
+    sp2_c = rc.send("Split", rc.bet)
+    st_c = rc.send("Stand")
+    S.mine()
+    ra.act(st_a, "Stand", 1)
+    S.rej(sp2_c, "not_allowed", "Split", rc)
+    rc.act(st_c, "Stand", 1)
+    b = S.mine("A")
+    for r in (ra, rc):
+        r.draw(b, "D"); r.settle(b, [("Win", 2 * r.bet), ("Push", r.bet)])
+    return "4 rounds: 2 splits of 10-J (21 paid 1:1, Push), Push, Win; a second Split refused"
+
+
+def sc_vs_ten_surrender(S):
+    """Four rounds 10+6 against K.  At W: a Surrenders (the dealer's second
+    card is due: a Stand after it paying 4000 is not_allowed); d Hits.  W+1
+    (7): no blackjack: a gets floor(s/2); d busts; b Surrenders, c Stands.
+    W+2 (A): dealer blackjack: b's Surrender Loses all, c DealerBlackjack."""
+    ra, rb, rc, rd = S.table(S.take(4), "10", "K", "6")
+    su_a = ra.send("Surrender")
+    st_a = ra.send("Stand", REFUND, seq=1)
+    hit_d = rd.send("Hit")
+    S.mine()
+    ra.act(su_a, "Surrender", 0)
+    S.rej(st_a, "not_allowed", "Stand", ra)
+    rd.act(hit_d, "Hit", 0)
+    su_b = rb.send("Surrender")
+    st_c = rc.send("Stand")
+    b = S.mine("7")
+    ra.draw(b, "D"); ra.settle(b, [("Surrender", ra.bet // 2)])
+    rd.draw(b, 0); rd.settle(b, [("Bust", 0)])
+    rb.act(su_b, "Surrender", 0)
+    rc.act(st_c, "Stand", 0)
+    b = S.mine("A")
+    rb.draw(b, "D"); rb.settle(b, [("Lose", 0)])
+    rc.draw(b, "D"); rc.settle(b, [("DealerBlackjack", 0)])
+    return "4 rounds: Surrender vs K+7, Surrender vs K+A, DealerBlackjack, Bust"
+
+
+def sc_vs_ten_double_split(S):
+    """Four rounds 5,5 against Q.  At W: a Doubles, b Splits, c Stands.  W+1
+    (9): a 19; b's hand 0 14; c's dealer 19, c Loses; d Doubles.  W+2 (A):
+    a's dealer blackjack found late: the doubled hand returns s; b's hand 1
+    soft 16; d 21.  W+3 (8): d's dealer 18, d's doubled 21 Wins; b Stands
+    hand 1.  W+4: b Stands hand 0.  W+5 (A): dealer blackjack: b's hands
+    return 0 and s."""
+    ra, rb, rc, rd = S.table(S.take(4), "5", "Q", "5")
+    db_a = ra.send("Double", ra.bet)
+    sp_b = rb.send("Split", rb.bet)
+    st_c = rc.send("Stand")
+    S.mine()
+    ra.act(db_a, "Double", 0)
+    rb.act(sp_b, "Split", 0)
+    rc.act(st_c, "Stand", 0)
+    db_d = rd.send("Double", rd.bet)
+    b = S.mine("9")
+    ra.draw(b, 0)
+    rb.draw(b, 0)
+    rc.draw(b, "D"); rc.settle(b, [("Lose", 0)])
+    rd.act(db_d, "Double", 0)
+    b = S.mine("A")
+    ra.draw(b, "D"); ra.settle(b, [("DealerBlackjack", ra.bet)])
+    rb.draw(b, 1)
+    rd.draw(b, 0)
+    st_b = rb.send("Stand")
+    b = S.mine("8")
+    rd.draw(b, "D"); rd.settle(b, [("Win", 4 * rd.bet)])
+    rb.act(st_b, "Stand", 1)
+    st_b = rb.send("Stand")
+    S.mine()
+    rb.act(st_b, "Stand", 0)
+    b = S.mine("A")
+    rb.draw(b, "D"); rb.settle(b, [("DealerBlackjack", 0), ("DealerBlackjack", rb.bet)])
+    return "4 rounds: late dealer blackjack after a Double and after a Split " \
+        "(added stakes back), Double Win, Lose"
+
+
+def sc_timeouts_and_strays(S):
+    """Three rounds 10+8 against 9.  At W: a Hit for a's round signed by c's
+    key, paying 4000: bad_signature, refunded to a's key.  W+1: c
+    Surrenders (at once).  W+2: c's Stand for its settled round paying
+    4000 is no_round, a Stand payload one byte too long paying 4000 is
+    too_long (both unattributed: never paid).  W+3: b Stands in the last
+    block of its window; a never acted: the default Stand.  W+4 (8): 17,
+    both Win."""
+    ra, rb, rc = S.table(S.take(3), "10", "9", "8")
+    foreign = ra.send("Hit", REFUND, signer=rc.who)
+    S.mine()
+    S.rej(foreign, "bad_signature", "Hit", ra)
+    su_c = rc.send("Surrender")
+    S.mine()
+    rc.act(su_c, "Surrender", 0); rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
+    late = rc.send("Stand", REFUND)
+    toolong = S.send(rb.who, rb.sign("Stand") + "ff", REFUND)
+    S.mine()
+    S.rej(late, "no_round", "Stand")
+    S.rej(toolong, "too_long", "Stand")
+    st_b = rb.send("Stand")
+    b = S.mine()
+    if b.h != ra.tx.h + 4 + S.T:
+        raise Failed("window arithmetic: %d != %d" % (b.h, ra.tx.h + 4 + S.T))
+    rb.act(st_b, "Stand", 0)
+    ra.timeout(b, "Stand", 0)
+    b = S.mine("8")
+    for r in (ra, rb):
+        r.draw(b, "D"); r.settle(b, [("Win", 2 * r.bet)])
+    return "3 rounds: default Stand, a Stand at W+T, Surrender; 2 unattributed refunds"
+
+
+SESSION_GROUPS = [sc_vs9_lose_bust_surrender, sc_vs7_push_win_bust, sc_bj_vs_ten, sc_peek,
+                  sc_bj_vs_ace, sc_bj_vs_5_bets_refused, sc_doubles, sc_split_8s,
+                  sc_split_10j, sc_vs_ten_surrender, sc_vs_ten_double_split,
+                  sc_timeouts_and_strays]
+
+
+class SessionChecks(checks.GameRunner):
+    """checks.GameRunner's end of a session (the card log byte for byte
+    against the model, group by group; the log against `hashjack replay`;
+    the transactions and payouts tables against the model; stderr; SIGTERM),
+    reporting through this file's Runner."""
+
+    CHAIN = "bitcoin"
+    CONFIRMATIONS = 2
+
+    def __init__(self, R):
+        super().__init__(R.args, R.workdir)
+        self.R = R
+
+    def report(self, ok, name, detail, t0=None):
+        self.R.report(ok, name, detail)
+
+    def scenario_detail(self, detail, h0, h1, took):
+        return "%s (blocks %d..%d, %.1fs)" % (detail, h0, h1, took)
+
+    def payouts_detail(self, want, kinds):
+        return "%d rows (%s; %d unattributed, owed)" % (len(want), ", ".join(
+            "%d %s" % (n, k) for k, n in sorted(kinds.items())),
+            sum(1 for v in want.values() if v[5] is None))
+
+
+def model_counts(S):
+    """What the model says the session holds: rounds, hand results, insurance
+    taken, timeouts, rejections by reason, actions by name."""
+    rounds = 0
+    results = collections.Counter()
+    rej = collections.Counter()
+    acts = collections.Counter()
+    for evs in S.exp.values():
+        for e in evs:
+            if e["type"] == "settle":
+                rounds += 1
+                for hd in e["playerHands"]:
+                    results[hd["status"]] += 1
+                if "insurance" in e:
+                    results["insured"] += 1
+            elif e["type"] == "reject":
+                rej[e["reason"]] += 1
+            elif e["type"] == "timeout":
+                acts["timeout " + e["action"]] += 1
+            elif e["type"] == "action":
+                acts[e["action"]] += 1
+    return rounds, results, rej, acts
+
+
+def check_session_paid(R, S):
+    """After the daemon stopped: each player's tr(P) holds exactly what the
+    model's ledger owes it; every payout is in exactly one confirmed batch
+    (the unattributed ones in none) and each tr(P)'s outputs are exactly
+    those batches' outputs to it; one wallet transaction per batch."""
+    want = S.expected_payouts()
+    owed = collections.Counter()
+    for v in want.values():
+        if v[5]:
+            owed[v[5]] += int(v[6])
+    bad = []
+    outs = 0
+    for p in S.players:
+        got = unspents(S.node, p.addr)
+        outs += len(got)
+        total = sum(v for _, v in got)
+        if total != owed[p.P]:
+            bad.append("%s: tr(P) received %d in %d outputs, the model says %d"
+                       % (p.name, total, len(got), owed[p.P]))
+    R.report(not bad and sum(owed.values()) > 0,
+             "session: each tr(P) received exactly the model's returns and refunds",
+             "%d players (%d paid), %d litoshis in %d outputs (%s)" % (
+                 len(S.players), len(owed), sum(owed.values()), outs,
+                 ", ".join(str(owed[p.P]) for p in S.players))
+             if not bad else "; ".join(bad[:4]))
+
+    # Nothing twice: each payout in one live batch, confirmed; each batch
+    # output paid once, to the address and amount its payouts add up to.
+    items = S.query("SELECT i.payout, b.id, b.state FROM payout_batch_items i "
+                    "JOIN payout_batches b ON b.id = i.batch")
+    live = collections.defaultdict(list)
+    for pid, bid, state in items:
+        if state in ("planned", "sent", "confirmed"):
+            live[pid].append((bid, state))
+    bad = []
+    for pid, v in want.items():
+        states = [s for _, s in live.get(pid, [])]
+        if states != (["confirmed"] if v[5] else []):
+            bad.append("%s in batches %s" % (pid, live.get(pid)))
+    bad += ["%s paid but not owed" % pid for pid in live if pid not in want]
+    addr_of = {p.P: p.addr for p in S.players}
+    sums = collections.Counter()
+    for pid, lst in live.items():
+        if pid in want and want[pid][5]:
+            for bid, _ in lst:
+                sums[(bid, addr_of.get(want[pid][5]))] += int(want[pid][6])
+    rows = S.query("SELECT o.batch, o.address, o.amount, lower(hex(b.txid)) FROM "
+                   "payout_batch_outputs o JOIN payout_batches b ON b.id = o.batch "
+                   "WHERE b.state IN ('sent', 'confirmed')")
+    paid = collections.defaultdict(list)
+    for bid, addr, amount, txid in rows:
+        if sums.get((bid, addr)) != int(amount):
+            bad.append("batch %d pays %s %s, its payouts add up to %s"
+                       % (bid, addr, amount, sums.get((bid, addr))))
+        paid[addr].append((txid, int(amount)))
+    for p in S.players:
+        got = unspents(S.node, p.addr)
+        if sorted(paid[p.addr]) != got:
+            bad.append("%s: tr(P) holds %s, the batches paid %s"
+                       % (p.name, got, sorted(paid[p.addr])))
+        dup = [t for t, n in collections.Counter(t for t, _ in got).items() if n > 1]
+        if dup:
+            bad.append("%s: paid twice by %s" % (p.name, dup))
+    comments = wallet_comments(S.node.wallet(S.payer), "hashjack:%s:" % S.tag())
+    sent = [b for b in S.batches() if b[1] in ("sent", "confirmed", "reverted")]
+    dup = {c: t for c, t in comments.items() if len(t) != 1}
+    if dup or len(comments) != len(sent) or \
+            {b[2] for b in sent} != (set().union(*comments.values()) if comments else set()):
+        bad.append("wallet: %d comments for %d batches, duplicated %s"
+                   % (len(comments), len(sent), dup))
+    R.report(not bad, "session: every payout paid once, in one confirmed batch",
+             "%d payouts in %d batches, one wallet transaction each" % (
+                 sum(1 for v in want.values() if v[5]), len(sent))
+             if not bad else "; ".join(bad[:4]))
+    return not bad
+
+
+def session(R):
+    node = R.node
+    t0 = time.monotonic()
+    S = ModelSession(R, "session", "pay-session")
+    R.sessions.append(S)
+    for _ in range(SESSION_PLAYERS):
+        S.player()
+    S.start()
+    node.mine(2)
+    S.dm.wait_height(S.first, 30)
+    C = SessionChecks(R)
+    played = C.play(S, SESSION_GROUPS)
+    n_blocks = node.height() - S.first + 1
+    t_play = time.monotonic() - t0
+    try:
+        S.settle_wait(timeout=60)
+    except Failed as e:
+        R.report(False, "session: every payout confirmed", str(e))
+    rounds, results, rej, acts = model_counts(S)
+    C.finish(S, played)
+    check_session_paid(R, S)
+    hands = sum(v for k, v in results.items() if k != "insured")
+    missing = [k for k in ("Win", "Lose", "Push", "Bust", "Blackjack", "DealerBlackjack",
+                           "Surrender", "insured") if not results[k]]
+    R.report(rounds >= 50 and not missing and not any(x[4] for x in played),
+             "session: %d rounds by %d players, every outcome" % (rounds, len(S.players)),
+             "%d hands: %s; %d insured" % (hands, " ".join(
+                 "%s=%d" % (k, v) for k, v in sorted(results.items()) if k != "insured"),
+                 results["insured"]) + ("; missing %s" % missing if missing else ""))
+    missing = [k for k in ("wrong_value", "premature", "not_allowed", "bad_signature",
+                           "bet_out_of_limits", "too_long") if not rej[k]]
+    R.report(not missing, "session: %d rejections" % sum(rej.values()),
+             " ".join("%s=%d" % kv for kv in sorted(rej.items()))
+             + ("; missing %s" % missing if missing else ""))
+    missing = [k for k in ("Hit", "Stand", "Double", "Split", "Surrender", "Peek",
+                           "timeout Peek", "timeout Stand") if not acts[k]]
+    R.report(not missing, "session: every action, and timeouts",
+             " ".join("%s=%d" % kv for kv in sorted(acts.items()))
+             + ("; missing %s" % missing if missing else ""))
+    R.report(True, "session: run time",
+             "%.1fs (played in %.1fs: %d blocks, %d generateblock tries)"
+             % (time.monotonic() - t0, t_play, n_blocks, S.tries))
+
+
+# --------------------------------------------------------------------------
 
 class Runner:
     def __init__(self, args, workdir):
@@ -961,7 +1850,8 @@ def main():
     ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
     ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
     ap.add_argument("-k", dest="only", action="append", default=[],
-                    help="only the session whose name contains this (game, faults, halt)")
+                    help="only the session whose name contains this "
+                         "(game, session, faults, halt)")
     ap.add_argument("--kills", type=int, default=30, help="kill -9 rounds (default 30)")
     ap.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -980,8 +1870,8 @@ def main():
     R = Runner(args, workdir)
     try:
         R.setup()
-        for name, fn in (("game", game), ("faults", lambda r: faults(r, args.kills)),
-                         ("halt", halt)):
+        for name, fn in (("game", game), ("session", session),
+                         ("faults", lambda r: faults(r, args.kills)), ("halt", halt)):
             if args.only and not any(k in name for k in args.only):
                 continue
             try:
