@@ -6,6 +6,8 @@
  *   hashjack player SUBCOMMAND ...   the player's key and payloads on the
  *                                    Bitcoin family (daemon/player.c)
  *   hashjack ledger [OPTIONS]        the daemon's payouts (daemon/ledger.c)
+ *   hashjack status [OPTIONS]        the daemon's state: rounds, payouts,
+ *                                    balance (daemon/status.c)
  *
  * Exit codes follow sysexits(3), so scripts can tell a typo in the command
  * line from bad data from a missing file from a full disk.
@@ -21,6 +23,7 @@
 #include "player.h"
 #include "quote.h"
 #include "replay.h"
+#include "status.h"
 
 #define PROG "hashjack"
 
@@ -42,6 +45,9 @@ static const char usage_main[] =
     "  ledger [OPTIONS]       the daemon's payouts by state, recipient or\n"
     "                         round, as a table or JSON ('hashjack ledger\n"
     "                         --help')\n"
+    "  status [OPTIONS]       the daemon's state: last block, open rounds and\n"
+    "                         their worst case, payouts owed and in flight,\n"
+    "                         balance, shortfall ('hashjack status --help')\n"
     "  help [COMMAND]         this text, or the help of COMMAND\n"
     "\n"
     "Options:\n"
@@ -56,7 +62,7 @@ static const char usage_main[] =
     "  70  internal error: out of memory\n"
     "  73  cannot create the output file (player keygen)\n"
     "  74  I/O error: reading the input or writing the output failed\n"
-    "  75  database busy or changing: try again (ledger)\n"
+    "  75  database busy or changing: try again (ledger, status)\n"
     "  77  key file open to group or others (player)\n"
     "\n"
     "Run 'hashjack help COMMAND' for a command's details; the formats are\n"
@@ -368,6 +374,8 @@ static int cmd_help(int argc, char **argv)
 		return hj_player_help(argc - 1, argv + 1);
 	if (strcmp(argv[0], "ledger") == 0 && argc == 1)
 		return hj_ledger_help();
+	if (strcmp(argv[0], "status") == 0 && argc == 1)
+		return hj_status_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -415,6 +423,8 @@ int main(int argc, char **argv)
 		rc = hj_player_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "ledger") == 0)
 		rc = hj_ledger_main(argc - 2, argv + 2);
+	else if (strcmp(cmd, "status") == 0)
+		rc = hj_status_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else

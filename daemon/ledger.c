@@ -2,64 +2,33 @@
  * `hashjack ledger` (see ledger.h; the formats are in docs/CLI.md, the
  * schema in docs/STATE.md).
  *
- * Reading without disturbing the daemon.  The daemon's database is in WAL
- * mode, where a reader never blocks the writer.  But a plain read-only
- * SQLite connection still writes beside the database: it creates the
- * -wal and -shm files when they are missing (the daemon is stopped), and
- * those files, created by root, would keep a DynamicUser daemon from
- * opening its own database (docs/STATE.md).  So this file reads in one of
- * two ways, chosen by whether the -wal file exists:
- *
- * - It exists: a connection (the daemon, or one that crashed) uses the
- *   WAL, which may hold committed data the database file does not.  Read
- *   it normally, read-only, through a VFS that never creates or deletes a
- *   file: if the daemon closed and removed its WAL in the meantime, the
- *   open fails instead of creating one, and the read starts over.
- * - It does not: no connection is open and the database file holds every
- *   commit.  Read it as immutable (no locks, no -shm, no -wal), and check
- *   afterwards that the -wal is still absent and the file unchanged
- *   (inode, size, times); otherwise a daemon started meanwhile, and the
- *   read starts over.
- *
- * Everything selected is read in one read transaction and kept in memory,
- * the connection is closed, and only then is anything printed: output
- * piped into a pager never holds a read transaction open, which would keep
- * the daemon's checkpoints from cutting its WAL back.
+ * The database is read through daemon/dbread.c, which it shares with
+ * `hashjack status`: read-only, with no file created or removed beside it,
+ * in one read transaction, started over while the daemon starts or stops.
+ * Everything selected is kept in memory and printed only once the
+ * connection is closed, so that output piped into a pager never holds a
+ * read transaction open.
  */
 #include "ledger.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sysexits.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "amount.h"
 #include "bech32.h"
+#include "dbread.h"
 #include "hex.h"
 #include "quote.h"
 #include "taproot.h"
 
-#define PROG    "hashjack"
-#define DB_NAME "hashjackd.sqlite"
-/* The daemon's default (daemon/config.c), when $STATE_DIRECTORY is unset. */
-#define DEFAULT_STATE_DIR "/var/lib/hashjackd"
-/* What the daemon writes: PRAGMA application_id "HJKD", schema version. */
-#define HJ_APPLICATION_ID 0x484a4b44
-#define HJ_SCHEMA_VERSION 3
-/* A WAL reader waits only while another connection recovers the WAL
- * index after a crash; the daemon's own writes never make it wait. */
-#define BUSY_TIMEOUT_MS 5000
-/* Reads started over because the daemon started or stopped meanwhile. */
-#define ATTEMPTS 3
+#define PROG "hashjack"
 /* The selection is held in memory before printing: at most this much. */
 #define ROWS_MAX_BYTES ((size_t)1 << 30)
 
@@ -232,49 +201,13 @@ static int one_of(const char *v, const char *const *set, size_t n)
  * them, and nothing may follow. */
 static int parse_args(int argc, char **argv, struct filter *f)
 {
-	char shown[SHOWLEN];
+	static const unsigned char flag[O_COUNT] = {[O_JSON] = 1};
+	char err[ERRLEN];
 
 	memset(f, 0, sizeof *f);
-	for (int i = 0; i < argc; i++) {
-		const char *arg = argv[i], *eq;
-		size_t len;
-		int o;
-
-		if (strcmp(arg, "--") == 0) {
-			if (i + 1 < argc) {
-				hj_quote(argv[i + 1], shown, sizeof shown);
-				return usage("unexpected argument %s", shown);
-			}
-			break;
-		}
-		if (arg[0] != '-' || arg[1] == '\0') {
-			hj_quote(arg, shown, sizeof shown);
-			return usage("unexpected argument %s", shown);
-		}
-		eq = strchr(arg, '=');
-		len = eq ? (size_t)(eq - arg) : strlen(arg);
-		for (o = 0; o < O_COUNT; o++)
-			if (strlen(opt_name[o]) == len &&
-			    strncmp(arg, opt_name[o], len) == 0)
-				break;
-		if (o == O_COUNT) {
-			hj_quote(arg, shown, sizeof shown);
-			return usage("unknown option %s", shown);
-		}
-		if (f->v[o] != NULL)
-			return usage("%s given twice", opt_name[o]);
-		if (o == O_JSON) {
-			if (eq != NULL)
-				return usage("--json takes no value");
-			f->v[o] = arg;
-		} else if (eq != NULL) {
-			f->v[o] = eq + 1;
-		} else if (i + 1 < argc) {
-			f->v[o] = argv[++i];
-		} else {
-			return usage("%s needs a value", opt_name[o]);
-		}
-	}
+	if (hj_dbread_options(argc, argv, opt_name, flag, O_COUNT, f->v, err,
+	                      sizeof err))
+		return usage("%s", err);
 	return 0;
 }
 
@@ -365,79 +298,8 @@ static int parse_filter(struct filter *f)
 
 /* ---- the chain the database belongs to -------------------------------- */
 
-struct chain {
-	int evm;           /* else the Bitcoin family */
-	const char *unit;  /* "ETH", "BTC", "LTC" */
-	unsigned decimals; /* of the unit: 18 or 8 */
-	const char *hrp;   /* Bitcoin family: tr(P)'s prefix */
-	char id[200];      /* meta.chain, for messages */
-};
-
-/*
- * meta.family and meta.chain as the daemon writes them: "evm" with
- * "evm:<chain id>", or "bitcoin" with
- * "bitcoin:<coin>:<network>:<genesis>" (chain/evm_backend.c,
- * chain/btc_backend.c).  Returns 0 or EX_DATAERR with err.
- */
-static int parse_chain(const char *path, const char *family, const char *id,
-                       struct chain *c, char *err, size_t errlen)
-{
-	char fam[SHOWLEN], shown[SHOWLEN], coin[32], net[32], why[200];
-	const char *p, *q;
-	size_t n;
-
-	memset(c, 0, sizeof *c);
-	hj_quote(family, fam, sizeof fam);
-	hj_quote(id, shown, sizeof shown);
-	snprintf(c->id, sizeof c->id, "%s", id);
-	if (strcmp(family, "evm") == 0) {
-		n = strlen(id);
-		if (n < 5 || n > 24 || strncmp(id, "evm:", 4) != 0 ||
-		    strspn(id + 4, "0123456789") != n - 4)
-			goto bad;
-		c->evm = 1;
-		c->unit = "ETH";
-		c->decimals = 18;
-		return 0;
-	}
-	if (strcmp(family, "bitcoin") != 0) {
-		say(err, errlen,
-		    "%s: meta: family %s is not a chain family this hashjack "
-		    "knows (evm, bitcoin)",
-		    path, fam);
-		return EX_DATAERR;
-	}
-	if (strncmp(id, "bitcoin:", 8) != 0)
-		goto bad;
-	p = id + 8;
-	q = strchr(p, ':');
-	if (q == NULL || (size_t)(q - p) >= sizeof coin)
-		goto bad;
-	snprintf(coin, sizeof coin, "%.*s", (int)(q - p), p);
-	p = q + 1;
-	q = strchr(p, ':');
-	if (q == NULL || (size_t)(q - p) >= sizeof net)
-		goto bad;
-	snprintf(net, sizeof net, "%.*s", (int)(q - p), p);
-	if (strlen(q + 1) != 64 || !all_hex(q + 1, 64))
-		goto bad;
-	if (hj_taproot_hrp(coin, net, &c->hrp, why, sizeof why)) {
-		say(err, errlen, "%s: meta: chain %s: %s", path, shown, why);
-		return EX_DATAERR;
-	}
-	c->unit = strcmp(coin, "litecoin") == 0 ? "LTC" : "BTC";
-	c->decimals = 8;
-	return 0;
-bad:
-	say(err, errlen,
-	    "%s: meta: chain %s is not a chain identity of family %s "
-	    "(\"evm:<chain id>\" or \"bitcoin:<coin>:<network>:<genesis>\")",
-	    path, shown, fam);
-	return EX_DATAERR;
-}
-
 /* The filters that depend on the chain.  Returns 0 or EX_USAGE with err. */
-static int check_filter(struct filter *f, const struct chain *c, char *err,
+static int check_filter(struct filter *f, const hj_dbchain *c, char *err,
                         size_t errlen)
 {
 	char shown[SHOWLEN], why[200];
@@ -546,7 +408,7 @@ struct row {
 
 struct ledger {
 	int have_chain; /* 0: a database with no meta row and no payout */
-	struct chain chain;
+	hj_dbchain chain;
 	struct row *rows;
 	size_t n, cap;
 	size_t bytes; /* held, against ROWS_MAX_BYTES */
@@ -608,116 +470,6 @@ static const char payouts_sql[] =
     " AND (?5 = 0 OR recipient IS NULL)"
     " ORDER BY created_height, id";
 
-/* What a failed SQLite call means for the exit status; err says what. */
-static int sql_fail(sqlite3 *db, const char *path, const char *what, char *err,
-                    size_t errlen)
-{
-	int rc = sqlite3_extended_errcode(db) & 0xff;
-
-	say(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(db));
-	switch (rc) {
-	case SQLITE_NOTADB:
-		say(err, errlen, "%s: not an SQLite database (%s)", path,
-		    sqlite3_errmsg(db));
-		return EX_DATAERR;
-	case SQLITE_CORRUPT:
-	case SQLITE_ERROR: /* a schema this hashjack does not read */
-	case SQLITE_MISMATCH:
-		return EX_DATAERR;
-	case SQLITE_CANTOPEN:
-		/* The file itself opened (check_file): its WAL did not. */
-		say(err, errlen,
-		    "%s: %s: %s (its -wal or -shm file may be unreadable: run "
-		    "as root or as the daemon's user)",
-		    path, what, sqlite3_errmsg(db));
-		return EX_NOINPUT;
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		return EX_NOINPUT;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return EX_TEMPFAIL;
-	case SQLITE_NOMEM:
-		return EX_SOFTWARE;
-	default:
-		return EX_IOERR;
-	}
-}
-
-/* One integer, from a PRAGMA or a count, while reading the schema. */
-static int query_int(sqlite3 *db, const char *path, const char *sql, int64_t *v,
-                     char *err, size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int ret = 0;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(db, path, "read the schema", err, errlen);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*v = sqlite3_column_int64(st, 0);
-	else
-		ret = sql_fail(db, path, "read the schema", err, errlen);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* Whether this is the daemon's database, in the words of docs/STATE.md. */
-static int check_identity(sqlite3 *db, const char *path, char *err,
-                          size_t errlen)
-{
-	int64_t has_meta = 0, has_payouts = 0, app = 0, ver = 0;
-	int rc;
-
-	rc = query_int(db, path,
-	               "SELECT count(*) FROM sqlite_schema WHERE type = "
-	               "'table' AND name = 'meta'",
-	               &has_meta, err, errlen);
-	if (rc == 0)
-		rc = query_int(db, path,
-		               "SELECT count(*) FROM sqlite_schema WHERE type "
-		               "= 'table' AND name = 'payouts'",
-		               &has_payouts, err, errlen);
-	if (rc == 0)
-		rc = query_int(db, path, "PRAGMA application_id", &app, err,
-		               errlen);
-	if (rc == 0)
-		rc = query_int(db, path, "PRAGMA user_version", &ver, err,
-		               errlen);
-	if (rc)
-		return rc;
-	if (!has_meta || !has_payouts) {
-		say(err, errlen,
-		    "%s: not a hashjackd database: no table%s %s%s%s", path,
-		    !has_meta && !has_payouts ? "s" : "",
-		    has_meta ? "" : "\"meta\"",
-		    !has_meta && !has_payouts ? " and " : "",
-		    has_payouts ? "" : "\"payouts\"");
-		return EX_DATAERR;
-	}
-	if (app != HJ_APPLICATION_ID) {
-		say(err, errlen,
-		    "%s: not a hashjackd database: application_id 0x%08llx, "
-		    "expected 0x%08x",
-		    path, (unsigned long long)(uint32_t)app, HJ_APPLICATION_ID);
-		return EX_DATAERR;
-	}
-	if (ver > HJ_SCHEMA_VERSION) {
-		say(err, errlen,
-		    "%s: schema version %lld was written by a newer hashjackd; "
-		    "this hashjack reads version %d",
-		    path, (long long)ver, HJ_SCHEMA_VERSION);
-		return EX_DATAERR;
-	}
-	if (ver < 1) {
-		say(err, errlen,
-		    "%s: hashjackd database without a schema version "
-		    "(user_version %lld)",
-		    path, (long long)ver);
-		return EX_DATAERR;
-	}
-	return 0;
-}
-
 /* Reads meta into lg->chain; lg->have_chain stays 0 for a database that
  * has neither a meta row nor a payout (the daemon never reached a node). */
 static int read_meta(sqlite3 *db, const char *path, struct ledger *lg,
@@ -730,18 +482,18 @@ static int read_meta(sqlite3 *db, const char *path, struct ledger *lg,
 	if (sqlite3_prepare_v2(db,
 	                       "SELECT family, chain FROM meta WHERE id = 1",
 	                       -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(db, path, "read meta", err, errlen);
+		return hj_dbread_sql_fail(db, path, "read meta", err, errlen);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const char *fam = (const char *)sqlite3_column_text(st, 0);
 		const char *id = (const char *)sqlite3_column_text(st, 1);
 
-		ret = parse_chain(path, fam ? fam : "", id ? id : "",
-		                  &lg->chain, err, errlen);
+		ret = hj_dbread_chain(path, fam ? fam : "", id ? id : "",
+		                      &lg->chain, err, errlen);
 		lg->have_chain = ret == 0;
 	} else if (rc == SQLITE_DONE) {
-		ret = query_int(db, path, "SELECT count(*) FROM payouts", &n,
-		                err, errlen);
+		ret = hj_dbread_int(db, path, "SELECT count(*) FROM payouts",
+		                    &n, err, errlen);
 		if (ret == 0 && n > 0) {
 			say(err, errlen,
 			    "%s: %lld payouts but no meta row: the database "
@@ -750,7 +502,7 @@ static int read_meta(sqlite3 *db, const char *path, struct ledger *lg,
 			ret = EX_DATAERR;
 		}
 	} else {
-		ret = sql_fail(db, path, "read meta", err, errlen);
+		ret = hj_dbread_sql_fail(db, path, "read meta", err, errlen);
 	}
 	sqlite3_finalize(st);
 	return ret;
@@ -759,8 +511,8 @@ static int read_meta(sqlite3 *db, const char *path, struct ledger *lg,
 /* Text of a BLOB id in the chain's form: "0x" and hex on EVM, bare hex on
  * the Bitcoin family.  Returns 0, or -1 when the column is not a BLOB of
  * 1 to 32 bytes.  NULL columns give NULL. */
-static int id_text(sqlite3_stmt *st, int col, const struct chain *c,
-                   char buf[67], const char **out)
+static int id_text(sqlite3_stmt *st, int col, const hj_dbchain *c, char buf[67],
+                   const char **out)
 {
 	int n = sqlite3_column_bytes(st, col);
 
@@ -806,7 +558,7 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
                     const struct filter *flt, struct ledger *lg, char *err,
                     size_t errlen)
 {
-	const struct chain *c = &lg->chain;
+	const hj_dbchain *c = &lg->chain;
 	const char *src[NF] = {0}, *bad = NULL;
 	char round[67], tx[67], sub[67], key[67], rcp[HJ_BECH32_BUF + 2];
 	char hand[24], created[24], nonce[24], subh[24], subat[24], conf[24];
@@ -937,7 +689,8 @@ static int read_payouts(sqlite3 *db, const char *path, const hj_secp *ctx,
 	int rc, ret = 0;
 
 	if (sqlite3_prepare_v2(db, payouts_sql, -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(db, path, "read payouts", err, errlen);
+		return hj_dbread_sql_fail(db, path, "read payouts", err,
+		                          errlen);
 	/* The values are borrowed from argv and flt, which outlive st. */
 	if (flt->v[O_STATE_FILTER])
 		sqlite3_bind_text(st, 1, flt->v[O_STATE_FILTER], -1,
@@ -956,350 +709,68 @@ static int read_payouts(sqlite3 *db, const char *path, const hj_secp *ctx,
 			break;
 	}
 	if (ret == 0 && rc != SQLITE_DONE)
-		ret = sql_fail(db, path, "read payouts", err, errlen);
+		ret = hj_dbread_sql_fail(db, path, "read payouts", err, errlen);
 	sqlite3_finalize(st);
 	return ret;
 }
 
-/* ---- opening without a trace ------------------------------------------ */
+/* ---- reading ---------------------------------------------------------- */
 
-/*
- * A VFS that is the default one except that it never creates a WAL or a
- * journal file and never deletes any file.  The connection is read-only,
- * so the database file itself is never written or created either.
- */
-static sqlite3_vfs ro_vfs;
-static sqlite3_vfs *ro_base;
+struct read {
+	struct filter *flt;
+	hj_secp **ctx; /* made once, kept across attempts */
+	struct ledger *lg;
+	int usage_err; /* an EX_USAGE is the command line's */
+};
 
-static int ro_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file,
-                   int flags, int *out)
+static void read_reset(void *arg)
 {
-	(void)vfs;
-	if (flags & (SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_JOURNAL |
-	             SQLITE_OPEN_SUPER_JOURNAL))
-		flags &= ~SQLITE_OPEN_CREATE;
-	return ro_base->xOpen(ro_base, name, file, flags, out);
+	ledger_clear(((struct read *)arg)->lg);
 }
 
-static int ro_delete(sqlite3_vfs *vfs, const char *name, int sync_dir)
+/* Inside hj_dbread's read transaction: meta, then every selected payout. */
+static int read_all(sqlite3 *db, const char *path, int version, void *arg,
+                    char *err, size_t errlen)
 {
-	(void)vfs;
-	(void)name;
-	(void)sync_dir;
-	return SQLITE_IOERR_DELETE;
-}
+	struct read *rd = arg;
+	struct ledger *lg = rd->lg;
+	int ret;
 
-static const char *ro_vfs_name(void)
-{
-	if (ro_base == NULL) {
-		sqlite3_vfs *base = sqlite3_vfs_find(NULL);
-
-		if (base == NULL)
-			return NULL;
-		ro_vfs = *base;
-		ro_vfs.pNext = NULL;
-		ro_vfs.zName = "hashjack-readonly";
-		ro_vfs.xOpen = ro_open;
-		ro_vfs.xDelete = ro_delete;
-		if (sqlite3_vfs_register(&ro_vfs, 0) != SQLITE_OK)
-			return NULL;
-		ro_base = base;
-	}
-	return ro_vfs.zName;
-}
-
-/* "file:" URI of path, every byte but [A-Za-z0-9/._~-] percent-encoded
- * (a path may hold '?', '#' or '%').  Caller frees. */
-static char *uri_of(const char *path, int immutable)
-{
-	static const char hexd[] = "0123456789ABCDEF";
-	const char *tail = immutable ? "?mode=ro&immutable=1" : "?mode=ro";
-	size_t n = strlen(path), w = 0;
-	char *u = malloc(3 * n + 8 + strlen(tail) + 1);
-
-	if (u == NULL)
-		return NULL;
-	/* "file://" and an empty authority keep a path beginning "//"
-	 * from being read as one. */
-	w += (size_t)snprintf(u, 8, "%s", path[0] == '/' ? "file://" : "file:");
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("/._~-", *p)) {
-			u[w++] = (char)*p;
-		} else {
-			u[w++] = '%';
-			u[w++] = hexd[*p >> 4];
-			u[w++] = hexd[*p & 15];
-		}
-	}
-	memcpy(u + w, tail, strlen(tail) + 1);
-	return u;
-}
-
-/* One read of the whole selection, in one read transaction. */
-static int read_once(const char *path, int immutable, struct filter *flt,
-                     hj_secp **ctx, struct ledger *lg, int *usage_err,
-                     char *err, size_t errlen)
-{
-	const char *vfs = ro_vfs_name();
-	char *uri = uri_of(path, immutable);
-	sqlite3 *db = NULL;
-	int rc, ret;
-
-	if (vfs == NULL || uri == NULL) {
-		free(uri);
-		say(err, errlen, "cannot set up SQLite's read-only access");
-		return EX_SOFTWARE;
-	}
-	rc = sqlite3_open_v2(
-	    uri, &db,
-	    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, vfs);
-	free(uri);
-	if (rc != SQLITE_OK) {
-		if (db == NULL) {
-			say(err, errlen, "%s: cannot open: %s", path,
-			    sqlite3_errstr(rc));
-			return EX_SOFTWARE;
-		}
-		ret = sql_fail(db, path, "cannot open", err, errlen);
-		goto out;
-	}
-	sqlite3_extended_result_codes(db, 1);
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	/* The last connection to close would checkpoint the WAL into the
-	 * database file: never this one. */
-	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-
-	/* One snapshot for the identity, meta and every payout. */
-	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = sql_fail(db, path, "begin", err, errlen);
-		goto out;
-	}
-	ret = check_identity(db, path, err, errlen);
-	if (ret == 0)
-		ret = read_meta(db, path, lg, err, errlen);
+	(void)version; /* payouts are alike in every version */
+	ret = read_meta(db, path, lg, err, errlen);
 	if (ret == 0 && lg->have_chain) {
-		ret = check_filter(flt, &lg->chain, err, errlen);
-		*usage_err = ret == EX_USAGE;
+		ret = check_filter(rd->flt, &lg->chain, err, errlen);
+		rd->usage_err = ret == EX_USAGE;
 	}
-	if (ret == 0 && lg->have_chain && !lg->chain.evm && *ctx == NULL) {
+	if (ret == 0 && lg->have_chain && !lg->chain.evm && *rd->ctx == NULL) {
 		char why[200];
 
-		*ctx = hj_secp_new(why, sizeof why);
-		if (*ctx == NULL) {
-			say(err, errlen, "%s", why);
+		*rd->ctx = hj_secp_new(why, sizeof why);
+		if (*rd->ctx == NULL) {
+			snprintf(err, errlen, "%s", why);
 			ret = EX_SOFTWARE;
 		}
 	}
 	if (ret == 0 && lg->have_chain)
-		ret = read_payouts(db, path, *ctx, flt, lg, err, errlen);
-	/* Only reads happened: the end of the transaction cannot lose
-	 * anything, and the connection closes anyway. */
-	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-out:
-	sqlite3_close(db);
+		ret =
+		    read_payouts(db, path, *rd->ctx, rd->flt, lg, err, errlen);
 	return ret;
-}
-
-/* The database file, opened and checked the way open(2) sees it, so that
- * a missing file is never created and its error is the system's. */
-static int check_file(const char *path, struct stat *st, char *err,
-                      size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0) {
-		say(err, errlen, "cannot open database %s: %s", path,
-		    strerror(errno));
-		return EX_NOINPUT;
-	}
-	if (fstat(fd, st) != 0) {
-		say(err, errlen, "cannot stat database %s: %s", path,
-		    strerror(errno));
-		close(fd);
-		return EX_IOERR;
-	}
-	close(fd);
-	if (!S_ISREG(st->st_mode)) {
-		say(err, errlen, "cannot open database %s: %s", path,
-		    S_ISDIR(st->st_mode) ? strerror(EISDIR)
-		                         : "not a regular file");
-		return EX_NOINPUT;
-	}
-	/* The daemon's first open, before it wrote anything.  (SQLite would
-	 * also delete a WAL beside an empty database file.) */
-	if (st->st_size == 0) {
-		say(err, errlen,
-		    "%s: an empty file: not a hashjackd database (yet)", path);
-		return EX_DATAERR;
-	}
-	return 0;
-}
-
-/* 1 when path exists, 0 when it does not, -1 with err otherwise. */
-static int exists(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0)
-		return 1;
-	if (errno == ENOENT)
-		return 0;
-	say(err, errlen, "cannot stat %s: %s", path, strerror(errno));
-	return -1;
-}
-
-static int same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	       a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
-/* Reads the selection from path into lg (see the top of this file). */
-static int read_ledger(const char *path, struct filter *flt, hj_secp **ctx,
-                       struct ledger *lg, int *usage_err, char *err,
-                       size_t errlen)
-{
-	size_t n = strlen(path);
-	char *wal = malloc(n + 5);
-	struct stat before, after;
-	int rc = 0, had_wal, has_wal;
-
-	if (wal == NULL) {
-		say(err, errlen, "out of memory");
-		return EX_SOFTWARE;
-	}
-	memcpy(wal, path, n);
-	memcpy(wal + n, "-wal", 5);
-	for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-		ledger_clear(lg);
-		rc = check_file(path, &before, err, errlen);
-		if (rc)
-			goto out;
-		had_wal = exists(wal, err, errlen);
-		if (had_wal < 0) {
-			rc = EX_IOERR;
-			goto out;
-		}
-		rc = read_once(path, !had_wal, flt, ctx, lg, usage_err, err,
-		               errlen);
-		has_wal = exists(wal, err, errlen);
-		if (has_wal < 0) {
-			rc = EX_IOERR;
-			goto out;
-		}
-		if (had_wal) {
-			/* The daemon removed its WAL as this read began. */
-			if (rc == EX_NOINPUT && !has_wal)
-				continue;
-			goto out;
-		}
-		if (!has_wal && stat(path, &after) == 0 &&
-		    same_file(&before, &after))
-			goto out;
-	}
-	say(err, errlen,
-	    "%s: the database changed while it was read (%d times): the "
-	    "daemon is starting or stopping; try again",
-	    path, ATTEMPTS);
-	rc = EX_TEMPFAIL;
-out:
-	if (rc)
-		ledger_clear(lg);
-	free(wal);
-	return rc;
 }
 
 /* ---- output ----------------------------------------------------------- */
 
-struct buf {
-	char *p;
-	size_t n, cap;
-	int nomem;
-};
-
-static void buf_put(struct buf *b, const char *s, size_t n)
-{
-	if (b->nomem)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = (b->n + n + 1) * 2;
-		char *p = realloc(b->p, cap);
-
-		if (p == NULL) {
-			b->nomem = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
-
-static void buf_str(struct buf *b, const char *s)
-{
-	buf_put(b, s, strlen(s));
-}
-
-static void buf_pad(struct buf *b, size_t k)
+static void buf_pad(struct hj_buf *b, size_t k)
 {
 	while (k-- > 0)
-		buf_put(b, " ", 1);
+		hj_buf_put(b, " ", 1);
 }
 
-/* Text from the database for a table cell: printable ASCII stays, a
- * backslash and every other byte become \\ and \xNN, so that a cell is
- * one line and its length is its width. */
-static void buf_printable(struct buf *b, const char *s)
+/* The amount in the coin's unit (hj_dbread_coins). */
+static void buf_human(struct hj_buf *b, hj_amount v, unsigned decimals)
 {
-	static const char hexd[] = "0123456789abcdef";
+	char c[HJ_COINS_STRLEN];
 
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		char esc[4] = {'\\', 'x', hexd[*p >> 4], hexd[*p & 15]};
-
-		if (*p == '\\')
-			buf_put(b, "\\\\", 2);
-		else if (*p >= 0x20 && *p < 0x7f)
-			buf_put(b, (const char *)p, 1);
-		else
-			buf_put(b, esc, 4);
-	}
-}
-
-/* The amount in the coin's unit: exact, without trailing zeros
- * ("1.5", "0.000000000000000001", "2"). */
-static void buf_human(struct buf *b, hj_amount v, unsigned decimals)
-{
-	char d[HJ_AMOUNT_STRLEN];
-	size_t n = strlen(hj_amount_format(v, d)), f;
-
-	if (n <= decimals) {
-		buf_str(b, "0");
-		f = n;
-		while (f > 0 && d[f - 1] == '0')
-			f--;
-		if (f == 0)
-			return;
-		buf_str(b, ".");
-		for (size_t i = n; i < decimals; i++)
-			buf_put(b, "0", 1);
-		buf_put(b, d, f);
-		return;
-	}
-	buf_put(b, d, n - decimals);
-	f = decimals;
-	while (f > 0 && d[n - decimals + f - 1] == '0')
-		f--;
-	if (f > 0) {
-		buf_str(b, ".");
-		buf_put(b, d + n - decimals, f);
-	}
+	hj_buf_str(b, hj_dbread_coins(v, decimals, c));
 }
 
 /*
@@ -1314,7 +785,7 @@ struct grid {
 	const enum align *align;
 	size_t nrows;
 	/* Writes row r's cell in column c into b (emptied before). */
-	void (*cell)(const void *ctx, size_t r, int c, struct buf *b);
+	void (*cell)(const void *ctx, size_t r, int c, struct hj_buf *b);
 	const void *ctx;
 };
 
@@ -1339,7 +810,7 @@ static void measure(const char *s, size_t n, enum align al, struct width *w)
 	}
 }
 
-static void place(struct buf *line, const char *s, size_t n, enum align al,
+static void place(struct hj_buf *line, const char *s, size_t n, enum align al,
                   const struct width *w, int header)
 {
 	size_t lead = 0, l;
@@ -1355,14 +826,14 @@ static void place(struct buf *line, const char *s, size_t n, enum align al,
 		lead = w->w - w->right - l;
 	}
 	buf_pad(line, lead);
-	buf_put(line, s, n);
+	hj_buf_put(line, s, n);
 	buf_pad(line, w->w - lead - n);
 }
 
 static int print_grid(const struct grid *g)
 {
 	struct width w[16] = {{0}};
-	struct buf cell = {0}, line = {0};
+	struct hj_buf cell = {0}, line = {0};
 	int ret = 0;
 
 	if (g->ncols > 16)
@@ -1374,7 +845,7 @@ static int print_grid(const struct grid *g)
 	for (size_t r = 0; r < g->nrows; r++) {
 		for (int c = 0; c < g->ncols; c++) {
 			cell.n = 0;
-			buf_put(&cell, "", 0);
+			hj_buf_put(&cell, "", 0);
 			g->cell(g->ctx, r, c, &cell);
 			if (!cell.nomem)
 				measure(cell.p, cell.n, g->align[c], &w[c]);
@@ -1391,7 +862,7 @@ static int print_grid(const struct grid *g)
 				continue;
 			}
 			cell.n = 0;
-			buf_put(&cell, "", 0);
+			hj_buf_put(&cell, "", 0);
 			g->cell(g->ctx, r - 1, c, &cell);
 			if (!cell.nomem)
 				place(&line, cell.p, cell.n, g->align[c], &w[c],
@@ -1401,7 +872,7 @@ static int print_grid(const struct grid *g)
 			break;
 		while (line.n > 0 && line.p[line.n - 1] == ' ')
 			line.n--;
-		buf_put(&line, "\n", 1);
+		hj_buf_put(&line, "\n", 1);
 		if (!line.nomem)
 			fwrite(line.p, 1, line.n, stdout);
 	}
@@ -1442,7 +913,7 @@ struct payout_table {
 	int col[NTABLE_COLS]; /* index into table_cols of each shown column */
 };
 
-static void payout_cell(const void *ctx, size_t r, int c, struct buf *b)
+static void payout_cell(const void *ctx, size_t r, int c, struct hj_buf *b)
 {
 	const struct payout_table *t = ctx;
 	const struct row *row = &t->lg->rows[r];
@@ -1452,15 +923,15 @@ static void payout_cell(const void *ctx, size_t r, int c, struct buf *b)
 		buf_human(b, row->amount, t->lg->chain.decimals);
 	} else if (f == F_RECIPIENT && row->f[f] == NULL) {
 		if (row->f[F_KEY] != NULL) {
-			buf_str(b, "invalid-key:");
-			buf_str(b, row->f[F_KEY]);
+			hj_buf_str(b, "invalid-key:");
+			hj_buf_str(b, row->f[F_KEY]);
 		} else {
-			buf_str(b, "unattributed");
+			hj_buf_str(b, "unattributed");
 		}
 	} else if (row->f[f] == NULL) {
-		buf_str(b, "-");
+		hj_buf_str(b, "-");
 	} else {
-		buf_printable(b, row->f[f]);
+		hj_buf_printable(b, row->f[f]);
 	}
 }
 
@@ -1532,21 +1003,21 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 	return 0;
 }
 
-static void total_cell(const void *ctx, size_t r, int c, struct buf *b)
+static void total_cell(const void *ctx, size_t r, int c, struct hj_buf *b)
 {
 	const struct totals *t = ctx;
 	char d[HJ_AMOUNT_STRLEN];
 
 	switch (c) {
 	case 0:
-		buf_printable(b, t->t[r].state);
+		hj_buf_printable(b, t->t[r].state);
 		break;
 	case 1:
 		snprintf(d, sizeof d, "%llu", (unsigned long long)t->t[r].n);
-		buf_str(b, d);
+		hj_buf_str(b, d);
 		break;
 	case 2:
-		buf_str(b, hj_amount_format(t->t[r].sum, d));
+		hj_buf_str(b, hj_amount_format(t->t[r].sum, d));
 		break;
 	default:
 		buf_human(b, t->t[r].sum, t->decimals);
@@ -1600,21 +1071,6 @@ static int print_table(const struct ledger *lg, const struct totals *tot,
 	                                 .ctx = tot});
 }
 
-/* A JSON string of database text; bytes that are not UTF-8 are written
- * as \xNN (the table's escapes) rather than refused. */
-static json_t *json_text(const char *s)
-{
-	struct buf b = {0};
-	json_t *j = json_string(s);
-
-	if (j != NULL)
-		return j;
-	buf_printable(&b, s);
-	j = b.nomem ? NULL : json_string(b.p);
-	free(b.p);
-	return j;
-}
-
 static int print_json(const struct ledger *lg)
 {
 	for (size_t i = 0; i < lg->n; i++) {
@@ -1629,7 +1085,7 @@ static int print_json(const struct ledger *lg)
 			else if (fields[f].number)
 				v = json_integer(strtoll(r->f[f], NULL, 10));
 			else
-				v = json_text(r->f[f]);
+				v = hj_dbread_json_text(r->f[f]);
 			bad = json_object_set_new(o, fields[f].json, v) != 0;
 		}
 		line = bad ? NULL
@@ -1645,29 +1101,15 @@ static int print_json(const struct ledger *lg)
 
 /* ---- the command ------------------------------------------------------ */
 
-/* DIR/hashjackd.sqlite; caller frees. */
-static char *db_in(const char *dir)
-{
-	size_t n = strlen(dir);
-	char *p;
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	p = malloc(n + 1 + sizeof DB_NAME);
-	if (p != NULL)
-		snprintf(p, n + 1 + sizeof DB_NAME, "%.*s/%s", (int)n, dir,
-		         DB_NAME);
-	return p;
-}
-
 int hj_ledger_main(int argc, char **argv)
 {
 	struct ledger lg = {0};
 	struct totals tot = {0};
 	struct filter flt;
 	hj_secp *ctx = NULL;
+	struct read rd;
 	char err[ERRLEN] = "", *path = NULL;
-	int rc, usage_err = 0;
+	int rc;
 
 	/* --help wins over everything else on the line. */
 	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -1679,28 +1121,13 @@ int hj_ledger_main(int argc, char **argv)
 	if (rc)
 		return rc;
 
-	if (flt.v[O_DB] != NULL) {
-		path = strdup(flt.v[O_DB]);
-	} else if (flt.v[O_STATE] != NULL) {
-		path = db_in(flt.v[O_STATE]);
-	} else {
-		/* The daemon's rule (daemon/config.c): systemd's
-		 * $STATE_DIRECTORY is a colon-separated list of absolute
-		 * paths, the first one is ours. */
-		const char *env = getenv("STATE_DIRECTORY");
-		size_t n = env ? strcspn(env, ":") : 0;
-		char *dir = env && env[0] == '/' && n > 0
-		                ? strndup(env, n)
-		                : strdup(DEFAULT_STATE_DIR);
-
-		path = dir ? db_in(dir) : NULL;
-		free(dir);
-	}
+	path = hj_dbread_path(flt.v[O_DB], flt.v[O_STATE]);
 	if (path == NULL)
 		return fail(EX_SOFTWARE, "out of memory");
 
-	rc = read_ledger(path, &flt, &ctx, &lg, &usage_err, err, sizeof err);
-	if (rc == EX_USAGE && usage_err)
+	rd = (struct read){.flt = &flt, .ctx = &ctx, .lg = &lg};
+	rc = hj_dbread(path, read_all, read_reset, &rd, err, sizeof err);
+	if (rc == EX_USAGE && rd.usage_err)
 		rc = usage("%s", err);
 	else if (rc)
 		rc = fail(rc, "%s", err);
