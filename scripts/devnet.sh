@@ -89,6 +89,11 @@ cleanup() {
 			print("devnet: %d blocks logged, %d rounds settled" % (n, settled))
 		EOF
 	fi
+	# What the dealer paid, owes and holds, from its database.
+	if [ -s "$state/state/hashjackd.sqlite" ]; then
+		"$build/hashjack" status --db "$state/state/hashjackd.sqlite" 2>&1 |
+			grep -E '^(owed|in flight|confirmed|balance|SHORT|warning)' | sed 's/^/devnet: /' >&2 || true
+	fi
 	if [ "$keep" -eq 1 ] || [ "$rc" -ne 0 ]; then
 		say "state kept in $state"
 	else
