@@ -366,24 +366,33 @@ static void unreachable(hjd_evm_payer *p, const char *what, const char *why)
 /* What a new version asks: the tip the last blocks paid at their median
  * (at least the floor), and twice the next block's base fee on top,
  * both within the cap. */
-static void fees_from_history(hjd_evm_payer *p, json_t *h)
+static int fees_from_history(hjd_evm_payer *p, json_t *h)
 {
 	json_t *base = json_object_get(h, "baseFeePerGas");
 	json_t *reward = json_object_get(h, "reward");
-	hj_amount tips[16], t, v;
+	hj_amount tips[16], t, v = 0;
 	size_t n = 0;
 
-	p->base_fee = 0;
-	if (json_is_array(base) && json_array_size(base) > 0 &&
-	    get_quantity(json_array_get(base, json_array_size(base) - 1), &v) ==
-	        0)
-		p->base_fee = v;
-	if (json_is_array(reward))
-		for (size_t i = 0; i < json_array_size(reward) && n < 16; i++)
-			if (get_quantity(
-			        json_array_get(json_array_get(reward, i), 0),
-			        &v) == 0)
-				tips[n++] = v;
+	/* Every figure must be a quantity: fees guessed from a damaged
+	 * answer would sign a transaction that waits or overpays. */
+	if (!json_is_array(base) || json_array_size(base) == 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(base); i++)
+		if (get_quantity(json_array_get(base, i), &v))
+			return -1;
+	p->base_fee = v; /* the last one: the next block's */
+	/* A node may leave reward out when it has no block to sample. */
+	if (reward != NULL && !json_is_array(reward))
+		return -1;
+	for (size_t i = 0; reward && i < json_array_size(reward); i++) {
+		json_t *r = json_array_get(reward, i);
+
+		if (!json_is_array(r) || json_array_size(r) != 1 ||
+		    get_quantity(json_array_get(r, 0), &v))
+			return -1;
+		if (n < 16)
+			tips[n++] = v;
+	}
 	/* Insertion sort: at most 16. */
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && tips[j - 1] > tips[j]; j--) {
@@ -399,6 +408,7 @@ static void fees_from_history(hjd_evm_payer *p, json_t *h)
 	        ? HJ_AMOUNT_MAX
 	        : 2 * p->base_fee + p->want_tip;
 	p->want_max = min_amount(v, p->cap);
+	return 0;
 }
 
 /* ---- signing ---- */
@@ -1082,9 +1092,22 @@ static void on_view(void *arg, json_t *result, const char *error)
 		    "an answer that is not a quantity or a fee history");
 		return;
 	}
+	/* An account's count is never higher at an older block: a node
+	 * that says otherwise cannot be trusted to tell a final nonce. */
+	if (p->final_n > p->latest_n || p->latest_n > p->pending_n) {
+		unreachable(p, "the dealer's nonce",
+		            "its counts at the final block, the latest block "
+		            "and pending do not grow in that order");
+		return;
+	}
+	if (fees_from_history(p, json_array_get(result, 4))) {
+		unreachable(
+		    p, "eth_feeHistory",
+		    "baseFeePerGas or reward is not a list of quantities");
+		return;
+	}
 	p->balance = bal;
 	p->have_balance = 1;
-	fees_from_history(p, json_array_get(result, 4));
 	if (hj_store_open_batches(p->store, 0, p->open, OPEN_MAX, &n, err,
 	                          sizeof err)) {
 		fatal(p, err);

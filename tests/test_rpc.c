@@ -1,8 +1,9 @@
 /*
  * The JSON-RPC client (daemon/rpc.h) against an HTTP/1.1 server of our own
- * on the same libuv loop, bound to 127.0.0.1 on an ephemeral port.  Each
- * test gives the server a handler that decides, request by request, what
- * to answer (a reply, a late reply, nothing, half a reply, a close).
+ * (http_fake.h) on the same libuv loop, bound to 127.0.0.1 on an ephemeral
+ * port.  Each test gives the server a handler that decides, request by
+ * request, what to answer (a reply, a late reply, nothing, half a reply, a
+ * close).
  *
  * libuv test style: callbacks count, the test asserts the counts after
  * uv_run() returns, and every test ends with uv_loop_close() == 0.  A run
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,345 +28,12 @@
 #include <jansson.h>
 #include <uv.h>
 
+#include "http_fake.h"
 #include "rpc.h"
 
 #define GUARD_MS  5000
 #define MAX_REQ   64
 #define MAX_RETRY 64
-
-/* ------------------------------------------------------------------ */
-/* The server                                                          */
-
-struct conn;
-
-/* One parsed request.  head: request line and headers; body: the bytes
- * after them (both NUL-terminated); json: the body parsed, or NULL. */
-struct hreq {
-	char *head;
-	char *body;
-	size_t body_len;
-	json_t *json;
-};
-
-/* Decides what request number n (from 0, over all connections) gets. */
-typedef void (*handler_fn)(struct conn *c, const struct hreq *r, unsigned n);
-
-struct conn {
-	uv_tcp_t tcp;
-	uv_timer_t timer; /* a late reply */
-	struct server *srv;
-	struct conn *next;
-	unsigned index; /* accept order, from 0 */
-	char *buf;      /* bytes received, not yet parsed */
-	size_t len;
-	int busy; /* a request waits for its reply */
-	int closing;
-	int closed_handles;
-	char *later; /* the late reply */
-	size_t later_len;
-};
-
-struct server {
-	uv_loop_t *loop;
-	uv_tcp_t listener;
-	int port;
-	handler_fn handler;
-	struct conn *conns;
-	unsigned nconns; /* connections accepted */
-	unsigned nreq;   /* requests received */
-	unsigned outstanding, max_outstanding;
-	uint64_t req_time[MAX_REQ];   /* uv_now() when request n arrived */
-	uint64_t reply_time[MAX_REQ]; /* ... when its reply was written */
-	unsigned req_conn[MAX_REQ];   /* connection of request n */
-	char method[MAX_REQ][64];     /* method of request n, "" for a batch */
-	char head[MAX_REQ][1024];     /* request n's head, cut */
-};
-
-static void conn_try_parse(struct conn *c);
-
-static void on_conn_closed(uv_handle_t *h)
-{
-	struct conn *c = h->data;
-
-	if (++c->closed_handles == 2) {
-		free(c->buf);
-		free(c->later);
-		free(c);
-	}
-}
-
-static void conn_close(struct conn *c)
-{
-	struct conn **pp;
-
-	if (c->closing)
-		return;
-	c->closing = 1;
-	if (c->busy) {
-		c->busy = 0;
-		c->srv->outstanding--;
-	}
-	for (pp = &c->srv->conns; *pp != c; pp = &(*pp)->next)
-		;
-	*pp = c->next;
-	uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
-	uv_close((uv_handle_t *)&c->timer, on_conn_closed);
-}
-
-struct wreq {
-	uv_write_t w;
-	struct conn *c;
-	char data[];
-};
-
-static void on_written(uv_write_t *w, int status)
-{
-	(void)status; /* UV_ECANCELED when the peer went away first */
-	free(w);
-}
-
-static void on_shutdown(uv_shutdown_t *s, int status)
-{
-	struct conn *c = s->data;
-
-	(void)status;
-	free(s);
-	conn_close(c);
-}
-
-/* Writes bytes; the request counts as answered.  close_after: shut the
- * connection down once they are out. */
-static void send_raw(struct conn *c, const char *data, size_t len,
-                     int close_after)
-{
-	struct wreq *w = malloc(sizeof *w + len);
-	uv_buf_t b;
-
-	assert_non_null(w);
-	if (c->closing) {
-		free(w);
-		return;
-	}
-	memcpy(w->data, data, len);
-	w->c = c;
-	b = uv_buf_init(w->data, (unsigned)len);
-	assert_int_equal(
-	    uv_write(&w->w, (uv_stream_t *)&c->tcp, &b, 1, on_written), 0);
-	if (c->srv->nreq > 0 && c->srv->nreq <= MAX_REQ)
-		c->srv->reply_time[c->srv->nreq - 1] = uv_now(c->srv->loop);
-	if (c->busy) {
-		c->busy = 0;
-		c->srv->outstanding--;
-	}
-	if (close_after) {
-		uv_shutdown_t *s = malloc(sizeof *s);
-
-		assert_non_null(s);
-		s->data = c;
-		assert_int_equal(
-		    uv_shutdown(s, (uv_stream_t *)&c->tcp, on_shutdown), 0);
-		return;
-	}
-	conn_try_parse(c);
-}
-
-/* A whole response; extra: more header lines, each ending in \r\n. */
-static char *response(int status, const char *extra, const char *body,
-                      size_t *len)
-{
-	size_t blen = strlen(body),
-	       n = blen + 256 + (extra ? strlen(extra) : 0);
-	char *s = malloc(n);
-	int h;
-
-	assert_non_null(s);
-	h = snprintf(s, n,
-	             "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-	             "Content-Length: %zu\r\n%s\r\n",
-	             status, blen, extra ? extra : "");
-	assert_true(h > 0 && (size_t)h + blen < n);
-	memcpy(s + h, body, blen);
-	*len = (size_t)h + blen;
-	return s;
-}
-
-static void reply(struct conn *c, int status, const char *extra,
-                  const char *body)
-{
-	size_t len;
-	char *s = response(status, extra, body, &len);
-
-	send_raw(c, s, len, 0);
-	free(s);
-}
-
-static void on_later(uv_timer_t *t)
-{
-	struct conn *c = t->data;
-	char *s = c->later;
-
-	c->later = NULL;
-	send_raw(c, s, c->later_len, 0);
-	free(s);
-}
-
-static void reply_later(struct conn *c, uint64_t ms, int status,
-                        const char *body)
-{
-	assert_null(c->later);
-	c->later = response(status, NULL, body, &c->later_len);
-	uv_timer_start(&c->timer, on_later, ms, 0);
-}
-
-/* The value of header name in head, or "" (cut to n bytes). */
-static void header(const char *head, const char *name, char *out, size_t n)
-{
-	size_t nl = strlen(name);
-	const char *p = strstr(head, "\r\n");
-
-	out[0] = '\0';
-	while (p != NULL && p[2] != '\0') {
-		p += 2;
-		if (strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
-			const char *v = p + nl + 1, *e = strstr(v, "\r\n");
-
-			while (*v == ' ')
-				v++;
-			if (e == NULL)
-				e = v + strlen(v);
-			snprintf(out, n, "%.*s", (int)(e - v), v);
-			return;
-		}
-		p = strstr(p, "\r\n");
-	}
-}
-
-static void conn_try_parse(struct conn *c)
-{
-	struct server *s = c->srv;
-	struct hreq r = {0};
-	char cl[32], *end;
-	size_t hlen, blen = 0, total;
-	unsigned n;
-
-	if (c->busy || c->closing || c->len == 0)
-		return;
-	end = memmem(c->buf, c->len, "\r\n\r\n", 4);
-	if (end == NULL)
-		return;
-	hlen = (size_t)(end - c->buf) + 4;
-	r.head = strndup(c->buf, hlen);
-	assert_non_null(r.head);
-	header(r.head, "Content-Length", cl, sizeof cl);
-	if (cl[0] != '\0')
-		blen = strtoul(cl, NULL, 10);
-	total = hlen + blen;
-	if (c->len < total) {
-		free(r.head);
-		return;
-	}
-	r.body = strndup(c->buf + hlen, blen);
-	assert_non_null(r.body);
-	r.body_len = blen;
-	r.json = json_loadb(r.body, blen, 0, NULL);
-	memmove(c->buf, c->buf + total, c->len - total);
-	c->len -= total;
-
-	n = s->nreq++;
-	c->busy = 1;
-	if (++s->outstanding > s->max_outstanding)
-		s->max_outstanding = s->outstanding;
-	if (n < MAX_REQ) {
-		json_t *m = json_object_get(r.json, "method");
-
-		s->req_time[n] = uv_now(s->loop);
-		s->req_conn[n] = c->index;
-		snprintf(s->method[n], sizeof s->method[n], "%s",
-		         json_is_string(m) ? json_string_value(m) : "");
-		snprintf(s->head[n], sizeof s->head[n], "%s", r.head);
-	}
-	s->handler(c, &r, n);
-	json_decref(r.json);
-	free(r.head);
-	free(r.body);
-}
-
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
-{
-	(void)h;
-	b->base = malloc(suggested);
-	b->len = b->base ? suggested : 0;
-}
-
-static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
-{
-	struct conn *c = st->data;
-
-	if (nread < 0) {
-		free(b->base);
-		conn_close(c);
-		return;
-	}
-	if (nread > 0) {
-		char *nb = realloc(c->buf, c->len + (size_t)nread);
-
-		assert_non_null(nb);
-		c->buf = nb;
-		memcpy(c->buf + c->len, b->base, (size_t)nread);
-		c->len += (size_t)nread;
-	}
-	free(b->base);
-	conn_try_parse(c);
-}
-
-static void on_connection(uv_stream_t *l, int status)
-{
-	struct server *s = l->data;
-	struct conn *c;
-
-	assert_int_equal(status, 0);
-	c = calloc(1, sizeof *c);
-	assert_non_null(c);
-	c->srv = s;
-	c->index = s->nconns++;
-	uv_tcp_init(s->loop, &c->tcp);
-	uv_timer_init(s->loop, &c->timer);
-	c->tcp.data = c;
-	c->timer.data = c;
-	c->next = s->conns;
-	s->conns = c;
-	assert_int_equal(uv_accept(l, (uv_stream_t *)&c->tcp), 0);
-	assert_int_equal(
-	    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read), 0);
-}
-
-static void server_start(struct server *s, uv_loop_t *loop, handler_fn h)
-{
-	struct sockaddr_in a;
-	struct sockaddr_storage got;
-	int len = sizeof got;
-
-	memset(s, 0, sizeof *s);
-	s->loop = loop;
-	s->handler = h;
-	assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &a), 0);
-	assert_int_equal(uv_tcp_init(loop, &s->listener), 0);
-	s->listener.data = s;
-	assert_int_equal(uv_tcp_bind(&s->listener, (struct sockaddr *)&a, 0),
-	                 0);
-	assert_int_equal(
-	    uv_listen((uv_stream_t *)&s->listener, 16, on_connection), 0);
-	assert_int_equal(
-	    uv_tcp_getsockname(&s->listener, (struct sockaddr *)&got, &len), 0);
-	s->port = ntohs(((struct sockaddr_in *)&got)->sin_port);
-}
-
-static void server_close(struct server *s)
-{
-	uv_close((uv_handle_t *)&s->listener, NULL);
-	while (s->conns != NULL)
-		conn_close(s->conns);
-}
 
 /* ------------------------------------------------------------------ */
 /* Answers                                                             */
@@ -385,7 +52,7 @@ static json_t *echo_one(const json_t *e)
 }
 
 /* Echo of a whole request, batch elements in reverse order when reverse. */
-static char *echo_body(const struct hreq *r, int reverse)
+static char *echo_body(const struct hf_req *r, int reverse)
 {
 	json_t *out;
 	char *s;
@@ -408,15 +75,15 @@ static char *echo_body(const struct hreq *r, int reverse)
 	return s;
 }
 
-static void reply_echo(struct conn *c, const struct hreq *r)
+static void reply_echo(struct hf_conn *c, const struct hf_req *r)
 {
 	char *s = echo_body(r, 0);
 
-	reply(c, 200, NULL, s);
+	hf_reply(c, 200, NULL, s);
 	free(s);
 }
 
-static json_int_t req_id(const struct hreq *r)
+static json_int_t req_id(const struct hf_req *r)
 {
 	json_t *id = json_object_get(r->json, "id");
 
@@ -429,7 +96,7 @@ static json_int_t req_id(const struct hreq *r)
 
 static struct fx {
 	uv_loop_t loop;
-	struct server srv;
+	struct hf_server srv;
 	hj_rpc *rpc;
 	uv_timer_t guard;
 	int guard_fired;
@@ -456,7 +123,7 @@ static void fx_finish(void)
 		return;
 	F.finished = 1;
 	hj_rpc_close(F.rpc, on_rpc_closed, &F);
-	server_close(&F.srv);
+	hf_server_close(&F.srv);
 	uv_close((uv_handle_t *)&F.guard, NULL);
 }
 
@@ -495,7 +162,7 @@ static void fx_opts(hj_rpc_opts *o)
 /* When set, fx_start points the client here instead of at the server. */
 static const char *fx_url;
 
-static void fx_start(hj_rpc_opts *o, handler_fn h, unsigned expect)
+static void fx_start(hj_rpc_opts *o, hf_handler h, unsigned expect)
 {
 	char url[64], err[256] = "";
 
@@ -504,7 +171,7 @@ static void fx_start(hj_rpc_opts *o, handler_fn h, unsigned expect)
 	memset(&F, 0, sizeof F);
 	F.expect = expect;
 	assert_int_equal(uv_loop_init(&F.loop), 0);
-	server_start(&F.srv, &F.loop, h);
+	hf_server_start(&F.srv, &F.loop, h);
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
 	o->url = fx_url != NULL ? fx_url : url;
 	F.rpc = hj_rpc_new(&F.loop, o, err, sizeof err);
@@ -584,7 +251,7 @@ static void assert_contains(const char *s, const char *part)
 /* ------------------------------------------------------------------ */
 /* Tests                                                               */
 
-static void h_echo(struct conn *c, const struct hreq *r, unsigned n)
+static void h_echo(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	(void)n;
 	reply_echo(c, r);
@@ -609,11 +276,11 @@ static void test_single(void **state)
 	assert_echo(0, "eth_getBlockByNumber", "[\"0x10\", true]");
 	assert_int_equal(F.srv.nreq, 1);
 	assert_true(strncmp(F.srv.head[0], "POST / HTTP/1.1\r\n", 17) == 0);
-	header(F.srv.head[0], "Content-Type", v, sizeof v);
+	hf_header(F.srv.head[0], "Content-Type", v, sizeof v);
 	assert_string_equal(v, "application/json");
-	header(F.srv.head[0], "Expect", v, sizeof v);
+	hf_header(F.srv.head[0], "Expect", v, sizeof v);
 	assert_string_equal(v, "");
-	header(F.srv.head[0], "Authorization", v, sizeof v);
+	hf_header(F.srv.head[0], "Authorization", v, sizeof v);
 	assert_string_equal(v, "");
 	fx_end();
 
@@ -634,12 +301,12 @@ static void test_single(void **state)
 }
 
 /* The batch's elements come back reversed. */
-static void h_reversed(struct conn *c, const struct hreq *r, unsigned n)
+static void h_reversed(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	char *s = echo_body(r, 1);
 
 	(void)n;
-	reply(c, 200, NULL, s);
+	hf_reply(c, 200, NULL, s);
 	free(s);
 }
 
@@ -677,7 +344,7 @@ static void test_batch_out_of_order(void **state)
 }
 
 /* Request n of a batch of 3: a wrong answer per n, the right one at 6. */
-static void h_batch_bad(struct conn *c, const struct hreq *r, unsigned n)
+static void h_batch_bad(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	char *s = echo_body(r, 1);
 	json_t *a = json_loads(s, 0, NULL);
@@ -716,7 +383,7 @@ static void h_batch_bad(struct conn *c, const struct hreq *r, unsigned n)
 	}
 	s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
-	reply(c, 200, NULL, s);
+	hf_reply(c, 200, NULL, s);
 	free(s);
 }
 
@@ -750,10 +417,10 @@ static void test_batch_bad_ids(void **state)
 	fx_end();
 }
 
-static void h_500_once(struct conn *c, const struct hreq *r, unsigned n)
+static void h_500_once(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	if (n == 0)
-		reply(c, 500, NULL, "overloaded");
+		hf_reply(c, 500, NULL, "overloaded");
 	else
 		reply_echo(c, r);
 }
@@ -778,14 +445,14 @@ static void test_retry_500(void **state)
 	fx_end();
 }
 
-static void h_429_408(struct conn *c, const struct hreq *r, unsigned n)
+static void h_429_408(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	if (n == 0)
-		reply(c, 429, NULL, "slow down");
+		hf_reply(c, 429, NULL, "slow down");
 	else if (n == 1)
-		reply(c, 408, NULL, "");
+		hf_reply(c, 408, NULL, "");
 	else if (n == 2)
-		reply(c, 503, "Retry-After: 1\r\n", "");
+		hf_reply(c, 503, "Retry-After: 1\r\n", "");
 	else
 		reply_echo(c, r);
 }
@@ -816,11 +483,11 @@ static void test_retry_429(void **state)
 	fx_end();
 }
 
-static void h_401(struct conn *c, const struct hreq *r, unsigned n)
+static void h_401(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	(void)r;
 	(void)n;
-	reply(c, 401, NULL, "bad credentials");
+	hf_reply(c, 401, NULL, "bad credentials");
 }
 
 static void test_401_final(void **state)
@@ -844,43 +511,44 @@ static void test_401_final(void **state)
 
 /* Envelopes that are not JSON-RPC answers to our request, then a good one
  * in the JSON-RPC 1.0 form ("error": null, no "jsonrpc"). */
-static void h_bad_envelope(struct conn *c, const struct hreq *r, unsigned n)
+static void h_bad_envelope(struct hf_conn *c, const struct hf_req *r,
+                           unsigned n)
 {
 	char body[256];
 	json_int_t id = req_id(r);
 
 	switch (n) {
 	case 0:
-		reply(c, 200, NULL, "not json");
+		hf_reply(c, 200, NULL, "not json");
 		break;
 	case 1:
 		snprintf(body, sizeof body,
 		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":1}",
 		         (long long)id + 1);
-		reply(c, 200, NULL, body);
+		hf_reply(c, 200, NULL, body);
 		break;
 	case 2:
-		reply(c, 200, NULL, "[]");
+		hf_reply(c, 200, NULL, "[]");
 		break;
 	case 3:
 		snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%lld}",
 		         (long long)id);
-		reply(c, 200, NULL, body);
+		hf_reply(c, 200, NULL, body);
 		break;
 	case 4:
 		snprintf(body, sizeof body,
 		         "{\"jsonrpc\":\"1.5\",\"id\":%lld,\"result\":1}",
 		         (long long)id);
-		reply(c, 200, NULL, body);
+		hf_reply(c, 200, NULL, body);
 		break;
 	case 5:
-		reply(c, 200, NULL, "");
+		hf_reply(c, 200, NULL, "");
 		break;
 	default:
 		snprintf(body, sizeof body,
 		         "{\"id\":%lld,\"result\":\"0x7a69\",\"error\":null}",
 		         (long long)id);
-		reply(c, 200, NULL, body);
+		hf_reply(c, 200, NULL, body);
 		break;
 	}
 }
@@ -907,7 +575,7 @@ static void test_invalid_json(void **state)
 	fx_end();
 }
 
-static void h_rpc_error(struct conn *c, const struct hreq *r, unsigned n)
+static void h_rpc_error(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	char body[256];
 
@@ -916,13 +584,13 @@ static void h_rpc_error(struct conn *c, const struct hreq *r, unsigned n)
 		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":"
 		         "-32000,\"message\":\"header not found\"}}",
 		         (long long)req_id(r));
-		reply(c, 200, NULL, body);
+		hf_reply(c, 200, NULL, body);
 	} else if (n == 1) {
 		/* A null result is a result (an unknown block). */
 		snprintf(body, sizeof body,
 		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":null}",
 		         (long long)req_id(r));
-		reply(c, 200, NULL, body);
+		hf_reply(c, 200, NULL, body);
 	}
 }
 
@@ -948,7 +616,7 @@ static void test_rpc_error(void **state)
 #define LIMIT 1000
 
 /* A valid answer of exactly len bytes: the result is a padded string. */
-static char *sized_answer(const struct hreq *r, size_t len)
+static char *sized_answer(const struct hf_req *r, size_t len)
 {
 	char head[64], *s = malloc(len + 1);
 	int h = snprintf(head, sizeof head, "{\"id\":%lld,\"result\":\"",
@@ -962,13 +630,13 @@ static char *sized_answer(const struct hreq *r, size_t len)
 	return s;
 }
 
-static void h_too_big(struct conn *c, const struct hreq *r, unsigned n)
+static void h_too_big(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	char *s;
 
 	if (n == 0) { /* Content-Length announces too much */
 		s = sized_answer(r, 2 * LIMIT);
-		reply(c, 200, NULL, s);
+		hf_reply(c, 200, NULL, s);
 	} else if (n == 1) { /* chunked: found while reading */
 		char *raw;
 		int h;
@@ -980,11 +648,11 @@ static void h_too_big(struct conn *c, const struct hreq *r, unsigned n)
 		             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
 		             "\r\n%x\r\n%s\r\n0\r\n\r\n",
 		             2 * LIMIT, s);
-		send_raw(c, raw, (size_t)h, 0);
+		hf_send_raw(c, raw, (size_t)h, 0);
 		free(raw);
 	} else { /* exactly the limit is fine */
 		s = sized_answer(r, LIMIT);
-		reply(c, 200, NULL, s);
+		hf_reply(c, 200, NULL, s);
 	}
 	free(s);
 }
@@ -1013,7 +681,7 @@ static void test_too_big(void **state)
 	fx_end();
 }
 
-static void h_silent_once(struct conn *c, const struct hreq *r, unsigned n)
+static void h_silent_once(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	if (n > 0)
 		reply_echo(c, r);
@@ -1044,15 +712,15 @@ static void test_timeout(void **state)
 	fx_end();
 }
 
-static void h_cut(struct conn *c, const struct hreq *r, unsigned n)
+static void h_cut(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	static const char part[] = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n"
 	                           "\r\n{\"jsonrpc\":";
 
 	if (n == 0)
-		send_raw(c, part, sizeof part - 1, 1); /* then closes */
+		hf_send_raw(c, part, sizeof part - 1, 1); /* then closes */
 	else if (n == 1)
-		conn_close(c); /* nothing at all */
+		hf_conn_close(c); /* nothing at all */
 	else
 		reply_echo(c, r);
 }
@@ -1109,12 +777,12 @@ static void test_keepalive(void **state)
 	fx_end();
 }
 
-static void h_slow(struct conn *c, const struct hreq *r, unsigned n)
+static void h_slow(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	char *s = echo_body(r, 0);
 
 	(void)n;
-	reply_later(c, 30, 200, s);
+	hf_reply_later(c, 30, 200, s);
 	free(s);
 }
 
@@ -1149,10 +817,10 @@ static void test_max_inflight(void **state)
 
 #define FAILS 8
 
-static void h_500_many(struct conn *c, const struct hreq *r, unsigned n)
+static void h_500_many(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	if (n < FAILS)
-		reply(c, 502, NULL, "");
+		hf_reply(c, 502, NULL, "");
 	else
 		reply_echo(c, r);
 }
@@ -1201,7 +869,7 @@ static void test_auth(void **state)
 	call("eth_chainId", NULL, 0);
 	fx_run();
 	assert_int_equal(F.nerr, 0);
-	header(F.srv.head[0], "Authorization", v, sizeof v);
+	hf_header(F.srv.head[0], "Authorization", v, sizeof v);
 	assert_string_equal(v, "Basic YWxpY2U6czNjcmV0"); /* alice:s3cret */
 	fx_end();
 
@@ -1211,9 +879,9 @@ static void test_auth(void **state)
 	call("eth_chainId", NULL, 0);
 	fx_run();
 	assert_int_equal(F.nerr, 0);
-	header(F.srv.head[0], "Authorization", v, sizeof v);
+	hf_header(F.srv.head[0], "Authorization", v, sizeof v);
 	assert_string_equal(v, "Bearer tok.en-123");
-	header(F.srv.head[0], "Content-Type", v, sizeof v);
+	hf_header(F.srv.head[0], "Content-Type", v, sizeof v);
 	assert_string_equal(v, "application/json");
 	fx_end();
 }
@@ -1231,15 +899,15 @@ static void write_cookie(const char *text)
 	fclose(f);
 }
 
-static void h_cookie(struct conn *c, const struct hreq *r, unsigned n)
+static void h_cookie(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	char v[256];
 
-	header(r->head, "Authorization", v, sizeof v);
+	hf_header(r->head, "Authorization", v, sizeof v);
 	if (n == 0) {
 		assert_string_equal(v, "Basic X19jb29raWVfXzpvbmU=");
 		write_cookie("__cookie__:two\n"); /* the node restarts */
-		reply(c, 401, NULL, "");
+		hf_reply(c, 401, NULL, "");
 		return;
 	}
 	assert_string_equal(v, "Basic X19jb29raWVfXzp0d28="); /* :two */
@@ -1308,11 +976,12 @@ static void test_cookie(void **state)
 
 /* Request 0 fails (its retry waits 10 s), 1 and 2 are never answered,
  * 3 is still queued when the client closes at the third request. */
-static void h_close_in_flight(struct conn *c, const struct hreq *r, unsigned n)
+static void h_close_in_flight(struct hf_conn *c, const struct hf_req *r,
+                              unsigned n)
 {
 	(void)r;
 	if (n == 0) {
-		reply(c, 500, NULL, "");
+		hf_reply(c, 500, NULL, "");
 	} else if (n == 2) {
 		assert_int_equal(F.nretry, 1);
 		assert_int_equal(hj_rpc_pending(F.rpc), 4);
@@ -1347,7 +1016,7 @@ static void test_close_in_flight(void **state)
 
 /* The first answer's callback closes the client; the second, in flight
  * at that moment, never calls back. */
-static void h_first_only(struct conn *c, const struct hreq *r, unsigned n)
+static void h_first_only(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	if (n == 0)
 		reply_echo(c, r);
@@ -1474,7 +1143,7 @@ static void xcall(const char *method, const char *text, unsigned flags)
 
 /* Bitcoin Core's way: HTTP 500 (404 for an unknown method) with the
  * JSON-RPC 1.0 error in the body; also a 2.0 error in a 200. */
-static void h_node_errors(struct conn *c, const struct hreq *r, unsigned n)
+static void h_node_errors(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	char body[256];
 	long long id = (long long)req_id(r);
@@ -1495,10 +1164,11 @@ static void h_node_errors(struct conn *c, const struct hreq *r, unsigned n)
 		         "-5,\"message\":\"Invalid or non-wallet transaction "
 		         "id\"}}",
 		         id);
-	reply(c, n == 0 ? 500 : n == 1 ? 404 : 200, NULL, body);
+	hf_reply(c, n == 0 ? 500 : n == 1 ? 404 : 200, NULL, body);
 }
 
-static void h_node_error_500(struct conn *c, const struct hreq *r, unsigned n)
+static void h_node_error_500(struct hf_conn *c, const struct hf_req *r,
+                             unsigned n)
 {
 	h_node_errors(c, r, 0 * n);
 }
@@ -1553,15 +1223,15 @@ static void test_node_errors(void **state)
 /* Request n: 0 the connection closes before any answer, 1 no answer at all
  * (the client times out), 2 HTTP 503 without a JSON-RPC body, 3 a 200
  * that is not JSON.  None of them may be sent again. */
-static void h_once(struct conn *c, const struct hreq *r, unsigned n)
+static void h_once(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	(void)r;
 	if (n == 0)
-		conn_close(c);
+		hf_conn_close(c);
 	else if (n == 2)
-		reply(c, 503, NULL, "busy");
+		hf_reply(c, 503, NULL, "busy");
 	else if (n == 3)
-		reply(c, 200, NULL, "garbage");
+		hf_reply(c, 200, NULL, "garbage");
 }
 
 static void test_once(void **state)
@@ -1598,10 +1268,11 @@ static void test_once(void **state)
 
 /* A 401 is answered before the node runs anything: even a HJ_RPC_ONCE
  * call is sent again (after reading the cookie again). */
-static void h_401_then_echo(struct conn *c, const struct hreq *r, unsigned n)
+static void h_401_then_echo(struct hf_conn *c, const struct hf_req *r,
+                            unsigned n)
 {
 	if (n == 0)
-		reply(c, 401, NULL, "");
+		hf_reply(c, 401, NULL, "");
 	else
 		reply_echo(c, r);
 }
@@ -1660,7 +1331,7 @@ static void test_once_not_sent(void **state)
 /* The server sees params exactly as given. */
 static char seen_body[1024];
 
-static void h_keep_body(struct conn *c, const struct hreq *r, unsigned n)
+static void h_keep_body(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	(void)n;
 	snprintf(seen_body, sizeof seen_body, "%s", r->body);
