@@ -259,10 +259,12 @@ static void node_says(const hj_rpc_error *e, char *buf, size_t n)
 	buf[k] = '\0';
 }
 
+/* Node messages differ in case between clients ("insufficient funds" in
+ * geth, "Insufficient funds" in anvil). */
 static int says(const hj_rpc_error *e, const char *what)
 {
 	return e->kind == HJ_RPC_ERR_NODE && e->message &&
-	       strstr(e->message, what) != NULL;
+	       strcasestr(e->message, what) != NULL;
 }
 
 /* ---- the timer: the next pass ---- */

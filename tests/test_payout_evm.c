@@ -1095,7 +1095,7 @@ static void test_no_gas_estimate(void **state)
 /* 2. Refused for funds                                                */
 
 #define NO_FUNDS                                                               \
-	"insufficient funds for gas * price + value: balance 0, tx cost "      \
+	"Insufficient funds for gas * price + value: balance 0, tx cost "      \
 	"105000000000350, overshot 105000000000350"
 
 /* The node refuses the first transaction: it stays planned with the

@@ -1,0 +1,1808 @@
+#!/usr/bin/env python3
+"""EVM payouts (issue 5): hashjackd signs and sends what the dealer owes with
+[payout] dealer_key, each payout exactly once, on a real anvil
+(daemon/payout_evm.h, daemon/payout_evm.c).
+
+    python3 tests/e2e/test_payouts.py --hashjack build/hashjack \\
+        --hashjackd build/hashjackd [-k NAME] [--keep] [--seed N] [--kills N]
+
+Each scenario has an anvil of its own (dealer: dev account 0, players: the
+next accounts) and a daemon with [payout] dealer_key (a 0600 file holding
+the dealer's key as anvil prints it):
+
+  session   confirmations 2, timeout_blocks 3.  The game matrix of
+            tests/e2e/test_game.py ("main": every action, settlement path
+            and rejection, cards chosen by grinding) played by a pool of
+            eight players, plus three tables of several players at once:
+            57 rounds.  The expectation model of tests/e2e/checks.py
+            (checks.SessionModel, checks.Round) writes down each block's
+            events; checks.GameRunner checks the card log byte for byte,
+            against `hashjack replay`, and the database's txs and payouts
+            tables against it.  The payer runs all along: its transactions
+            enter the blocks the session mines (while a block is ground the
+            daemon is paused and every transaction of each try, the
+            dealer's included, is sent again after the revert).  Then:
+            each player's final balance - initial balance == the model's
+            returns and refunds to it - the values of its successful
+            transactions - gasUsed x effectiveGasPrice of all of them,
+            exactly, in wei; every payout confirmed in exactly one batch;
+            each confirmed batch's transaction on chain as recorded (from
+            the dealer, to its recipient, its value and nonce, its block,
+            its gas); the dealer's nonces 0..N-1 each used once, N = the
+            confirmed batches; each recipient paid exactly its payouts.
+  kills     confirmations 1.  --kills (30) rounds of: refunds to several
+            players (several per block) mined, hashjackd started and
+            killed with SIGKILL at a random instant of its payout
+            submission (0-3 ms or 0-30 ms after a "payouts: batch" line,
+            or 0-600 ms after start), a block mined or not.  Then three
+            eth_sendRawTransaction calls lost by a proxy (never reaching
+            the node; its answer lost, the daemon alive; its answer lost,
+            the daemon killed).  Then one clean run: every payout
+            confirmed, each recipient received exactly its refunds (from
+            the blocks), none twice, the dealer's nonces contiguous.
+  refusals  confirmations 1.  (a) The dealer's balance set to 0 before
+            refunds of a few hundred wei arrive: the balance then covers
+            what is owed but not the gas, and the node refuses the transfer
+            ("Insufficient funds for gas * price + value"): payouts owed
+            with the node's message as last_error, "INSUFFICIENT FUNDS" on
+            stderr and in STATUS (NOTIFY_SOCKET); the balance set to 1 wei,
+            below what is owed: the same warning, also in the
+            dealer_balance row; funded: paid once, the warning lifted.
+            (b) The next base fee set to 1000 gwei, above max_fee_per_gas
+            (100 gwei): refused, owed with the node's message, retried at
+            the next block; a restart with max_fee_per_gas 5000 gwei
+            re-signs and pays it (a second version).  Then 400 gwei with
+            the default cap: refused at every block until the base fee
+            falls below the cap; paid once.  (c) Nothing owed but an open
+            round whose worst case exceeds the balance: INSUFFICIENT FUNDS;
+            funded: lifted.
+  stuck     stuck_after 2.  The payout transaction is dropped from anvil's
+            pool (anvil_dropTransaction) unmined; a block before 2 s
+            changes nothing; a block after it makes the daemon send a
+            replacement (same nonce, recipient, value and gas, higher
+            fees: a second row in payout_tx_versions), which is mined and
+            confirmed; the player is paid once.
+  foreign   confirmations 2.  The payout transaction is dropped and the
+            dealer key sends another transaction with the same nonce
+            (cast); not reverted before that nonce is final; once final
+            the batch is reverted, its payouts owed again and paid under
+            the next nonce; exactly once; the dealer's transaction count
+            is the confirmed batches + 1.
+  key       dealer_key with mode 0644: exit 78 naming the chmod; the key
+            of another address: exit 78 naming both addresses;
+            --check-config prints the payouts line with the fees given;
+            the secret key is never printed.
+
+One line per check, then "N passed, M failed"; exit status 1 on failure.
+Every wait has a deadline and so has the whole run (--timeout); every
+process started is stopped.
+
+NotifySocket is a copy of the one in tests/e2e/test_ltc_payouts.py (a
+candidate for the harness).
+"""
+
+import argparse
+import collections
+import contextlib
+import http.server
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import types
+import urllib.error
+import urllib.request
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+import hj  # noqa: E402
+import test_game  # noqa: E402  (the game matrix and its EVM session)
+from checks import Failed  # noqa: E402
+
+MIN_BET = test_game.MIN_BET
+MAX_BET = test_game.MAX_BET
+TIMEOUT = test_game.TIMEOUT
+BET, HIT, STAND, DOUBLE = hj.BET, hj.HIT, hj.STAND, hj.DOUBLE
+SPLIT, SURRENDER, PEEK, PEEK_INS = hj.SPLIT, hj.SURRENDER, hj.PEEK, hj.PEEK_INSURED
+GWEI = 10 ** 9
+DEFAULT_CAP = 100 * GWEI      # [payout] max_fee_per_gas's default
+SESSION_PLAYERS = 8
+
+
+# --------------------------------------------------------------------------
+# Helpers
+
+class NotifySocket:
+    """A datagram socket in the role of systemd's $NOTIFY_SOCKET: keeps every
+    STATUS= the daemon sends.  Read all the time by a thread, as systemd
+    does: the daemon's sendto blocks once the socket's queue is full.
+    (A copy of tests/e2e/test_ltc_payouts.py's.)"""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.2)
+        self.statuses = []
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self):
+        while not self.stopping:
+            try:
+                msg = self.sock.recv(65536).decode("utf-8", "replace")
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with self.lock:
+                for line in msg.split("\n"):
+                    if line.startswith("STATUS="):
+                        self.statuses.append(line[7:])
+                del self.statuses[:-1000]
+
+    def read(self):
+        with self.lock:
+            return list(self.statuses)
+
+    def close(self):
+        self.stopping = True
+        self.thread.join(5)
+        self.sock.close()
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+class SendProxy:
+    """A JSON-RPC proxy in front of anvil that can lose eth_sendRawTransaction
+    calls.  arm(mode, n): the next n requests holding eth_sendRawTransaction
+    are "swallow"ed (never forwarded: the client's attempt times out) or
+    "lose"d (forwarded: the node has the transaction, but its answer is
+    never returned); every other request passes.  A held request is
+    released (its connection closed, no answer) at close() or after 20 s."""
+
+    def __init__(self, upstream):
+        self.upstream = upstream
+        self.lock = threading.Lock()
+        self.mode, self.left = "pass", 0
+        self.swallowed = self.lost = 0
+        self.release = threading.Event()
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n)
+                mode = proxy._take(body)
+                if mode == "swallow":
+                    proxy.release.wait(20)
+                    self.close_connection = True
+                    return
+                try:
+                    req = urllib.request.Request(proxy.upstream, body,
+                                                 {"Content-Type": "application/json"})
+                    with urllib.request.urlopen(req, timeout=10) as r:
+                        out, code = r.read(), 200
+                except (OSError, urllib.error.URLError) as e:
+                    out, code = ("proxy: %s" % e).encode(), 502
+                if mode == "lose":
+                    proxy.release.wait(20)
+                    self.close_connection = True
+                    return
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def _take(self, body):
+        with self.lock:
+            if b'"eth_sendRawTransaction"' not in body or self.left <= 0:
+                return "pass"
+            self.left -= 1
+            if self.mode == "swallow":
+                self.swallowed += 1
+            else:
+                self.lost += 1
+            return self.mode
+
+    def arm(self, mode, n=1):
+        with self.lock:
+            self.mode, self.left = mode, n
+
+    def disarm(self):
+        with self.lock:
+            self.left = 0
+
+    def close(self):
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def write_key(path, key, mode=0o600):
+    """The dealer key file: "0x" and 64 hex digits and a newline, as anvil
+    prints keys; created with `mode`."""
+    if os.path.exists(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        os.write(fd, (key + "\n").encode())
+    finally:
+        os.close(fd)
+    os.chmod(path, mode)
+    return path
+
+
+def rlp_decode(b, i=0):
+    """One RLP item of b at i: (bytes or list, next offset)."""
+    p = b[i]
+    if p < 0x80:
+        return b[i:i + 1], i + 1
+    if p < 0xb8:
+        n = p - 0x80
+        return b[i + 1:i + 1 + n], i + 1 + n
+    if p < 0xc0:
+        k = p - 0xb7
+        n = int.from_bytes(b[i + 1:i + 1 + k], "big")
+        return b[i + 1 + k:i + 1 + k + n], i + 1 + k + n
+    if p < 0xf8:
+        n, s = p - 0xc0, i + 1
+    else:
+        k = p - 0xf7
+        n, s = int.from_bytes(b[i + 1:i + 1 + k], "big"), i + 1 + k
+    out, j = [], s
+    while j < s + n:
+        x, j = rlp_decode(b, j)
+        out.append(x)
+    return out, s + n
+
+
+def decode_1559(raw):
+    """The fields of a signed EIP-1559 transaction (0x02 || rlp(...))."""
+    if raw[0] != 2:
+        raise Failed("not an EIP-1559 transaction: type %d" % raw[0])
+    f, end = rlp_decode(raw, 1)
+    if end != len(raw) or len(f) != 12:
+        raise Failed("malformed EIP-1559 transaction")
+    num = [int.from_bytes(x, "big") for x in f[:5]]
+    return {"chain_id": num[0], "nonce": num[1], "tip": num[2], "max_fee": num[3],
+            "gas": num[4], "to": "0x" + f[5].hex(), "value": int.from_bytes(f[6], "big"),
+            "data": f[7].hex()}
+
+
+def scan(a, first, last):
+    """Every transaction of blocks first..last with its receipt: dicts with
+    hash, from, to, value, nonce, block, index, status, gas (gasUsed), price
+    (effectiveGasPrice)."""
+    out = []
+    heights = list(range(first, last + 1))
+    for i in range(0, len(heights), 100):
+        chunk = heights[i:i + 100]
+        blocks = a.rpc_batch([("eth_getBlockByNumber", [hex(h), True]) for h in chunk])
+        txs = []
+        for h, b in zip(chunk, blocks):
+            if b is None:
+                raise Failed("no block %d" % h)
+            for k, t in enumerate(b["transactions"]):
+                txs.append({"hash": t["hash"].lower(), "from": t["from"].lower(),
+                            "to": (t.get("to") or "").lower() or None,
+                            "value": int(t["value"], 16), "nonce": int(t["nonce"], 16),
+                            "block": h, "index": k})
+        for j in range(0, len(txs), 200):
+            part = txs[j:j + 200]
+            recs = a.rpc_batch([("eth_getTransactionReceipt", [t["hash"]]) for t in part])
+            for t, r in zip(part, recs):
+                if r is None:
+                    raise Failed("no receipt for %s" % t["hash"])
+                t["status"] = int(r["status"], 16)
+                t["gas"] = int(r["gasUsed"], 16)
+                t["price"] = int(r["effectiveGasPrice"], 16)
+        out += txs
+    return out
+
+
+def cast_send(a, acct, to, value, nonce, timeout=30):
+    """A transfer signed by acct with this nonce (cast send --async); returns
+    its hash."""
+    cmd = [a.cast, "send", "--async", "--rpc-url", a.url, "--private-key", acct.key,
+           "--nonce", str(nonce), to, "--value", str(value)]
+    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=timeout)
+    out = r.stdout.strip().splitlines()
+    if r.returncode != 0 or not out or not re.fullmatch(r"0x[0-9a-f]{64}", out[-1]):
+        raise Failed("cast send failed (%s): %s %s" % (r.returncode, r.stderr.strip(),
+                                                       r.stdout.strip()))
+    return out[-1]
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failed(msg)
+
+
+def lines_with(text, pat):
+    return [l for l in text.splitlines() if pat in l]
+
+
+# --------------------------------------------------------------------------
+# What every paying session shares: its database, waiting for payouts, the
+# daemon started with NOTIFY_SOCKET
+
+class Paying:
+    """Mixed into a session with .a (hj.Anvil), .dm (hj.Hashjackd), .conf,
+    .dealer, .notify, .workdir."""
+
+    def start(self, *args):
+        os.environ["NOTIFY_SOCKET"] = self.notify.path
+        try:
+            self.dm.start(*args)
+        finally:
+            del os.environ["NOTIFY_SOCKET"]
+
+    @property
+    def db_path(self):
+        return os.path.join(self.dm.state_dir, "hashjackd.sqlite")
+
+    def q(self, sql, args=()):
+        if not os.path.exists(self.db_path):
+            return []
+        db = sqlite3.connect("file:%s?mode=ro" % self.db_path, uri=True, timeout=10)
+        try:
+            return db.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as e:
+            if "no such table" in str(e):
+                return []
+            raise
+        finally:
+            db.close()
+
+    def payouts(self):
+        rows = self.q("SELECT id, lower(hex(recipient)), amount, state, last_error, nonce "
+                      "FROM payouts")
+        return {r[0]: {"id": r[0], "to": "0x" + r[1], "amount": int(r[2]), "state": r[3],
+                       "last_error": r[4], "nonce": r[5]} for r in rows}
+
+    def batches(self):
+        rows = self.q("SELECT id, state, total, nonce, lower(hex(txid)), confirmed_height, "
+                      "gas_limit, gas_used, fee, attempts, last_error FROM payout_batches "
+                      "ORDER BY id")
+        return {r[0]: {"id": r[0], "state": r[1], "total": int(r[2]), "nonce": r[3],
+                       "txid": "0x" + r[4] if r[4] else None, "confirmed": r[5],
+                       "gas_limit": r[6], "gas_used": r[7], "fee": r[8], "attempts": r[9],
+                       "last_error": r[10]} for r in rows}
+
+    def versions(self, batch=None):
+        rows = self.q("SELECT batch, seq, lower(hex(hash)), raw, max_fee, priority_fee "
+                      "FROM payout_tx_versions ORDER BY batch, seq")
+        out = [{"batch": r[0], "seq": r[1], "hash": "0x" + r[2], "raw": bytes(r[3]),
+                "max_fee": int(r[4]), "tip": int(r[5])} for r in rows]
+        return [v for v in out if batch is None or v["batch"] == batch]
+
+    def err_since(self, mark):
+        return checks.stderr_since(self.dm, mark)
+
+    def dealer_pool(self):
+        """Hashes of the dealer's transactions in anvil's pool."""
+        c = self.a.rpc("txpool_content")
+        out = []
+        for sender, by_nonce in list(c.get("pending", {}).items()) + \
+                list(c.get("queued", {}).items()):
+            if sender.lower() == self.dealer:
+                out += [t["hash"].lower() for t in by_nonce.values()]
+        return out
+
+    def processed(self):
+        """The height the daemon must have processed for the tip to be
+        seen: tip - confirmations + 1."""
+        return self.a.height() - (self.conf - 1)
+
+    def settle_wait(self, expect_n=None, timeout=60, mine=None):
+        """Mines (mine(), default one plain block) until every payout in the
+        database is confirmed, no batch is planned or sent, and (with
+        expect_n) the database holds expect_n payouts.  Returns the payout
+        rows."""
+        mine = mine or (lambda: self.a.mine())
+        t0 = time.monotonic()
+        while True:
+            mine()
+            checks.wait_log_height(self.dm, self.processed(), 30)
+            time.sleep(0.15)
+            rows = self.payouts()
+            open_b = [b for b in self.batches().values() if b["state"] in ("planned", "sent")]
+            if rows and all(r["state"] == "confirmed" for r in rows.values()) and not open_b \
+                    and (expect_n is None or len(rows) == expect_n):
+                return rows
+            if time.monotonic() - t0 > timeout:
+                raise Failed("payouts not all confirmed after %ds: %s; open batches %s"
+                             % (timeout, [(r["id"][:20], r["state"], r["last_error"])
+                                          for r in rows.values()
+                                          if r["state"] != "confirmed"][:4],
+                                [(b["id"], b["state"], b["last_error"]) for b in open_b][:3]))
+
+    def close(self):
+        try:
+            if self.dm.running():
+                self.dm.stop()
+        finally:
+            try:
+                self.notify.close()
+            finally:
+                self.a.stop()
+
+
+class PaySession(Paying):
+    """A fresh anvil (dealer: account 0; players: the next `players`) and a
+    paying daemon (not started).  refund() sends a transaction that is
+    rejected with its value refunded; expect holds what each payout must
+    be: {payout id: (recipient, amount)}."""
+
+    def __init__(self, R, name, players=6, conf=1, payout=None, min_bet=MIN_BET):
+        self.R = R
+        self.name = name
+        self.conf = conf
+        self.workdir = os.path.join(R.workdir, name)
+        os.makedirs(self.workdir, exist_ok=True)
+        self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
+                          accounts=players + 3).start()
+        R.sessions.append(self)
+        self.dealer_acct = self.a.accounts[0]
+        self.dealer = self.dealer_acct.address
+        self.players = self.a.accounts[1:1 + players]
+        self.spare = self.a.accounts[1 + players:]
+        self.min_bet = min_bet
+        self.key = write_key(os.path.join(self.workdir, "dealer.key"), self.dealer_acct.key)
+        self.a.mine_empty(2)
+        self.first = self.a.height()
+        self.initial = {p.address: self.a.balance(p.address) for p in self.players}
+        pay = {"dealer_key": self.key}
+        pay.update(payout or {})
+        self.dm = hj.Hashjackd(R.hashjackd, self.a, self.dealer, min_bet, MAX_BET, TIMEOUT,
+                               confirmations=conf, start_height=self.first,
+                               poll_interval_ms=50,
+                               workdir=os.path.join(self.workdir, "daemon"),
+                               extra={"payout": pay})
+        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        self.expect = {}
+        self.foreign = []
+
+    def begin(self):
+        """Starts the daemon and waits until it has dealt the first block."""
+        self.start()
+        if self.conf > 1:
+            self.a.mine_empty(self.conf - 1)
+        checks.wait_log_height(self.dm, self.processed(), 30)
+
+    def refund(self, who, value=None, kind=None):
+        """A Bet below min_bet (bet_out_of_limits) or a Hit without a round
+        (no_round): rejected, its value owed back to who."""
+        kind = kind or random.choice(("bet", "hit"))
+        if kind == "bet":
+            value = value or random.randrange(1, self.min_bet)
+            t = self.a.send(who, self.dealer, BET, value)
+        else:
+            value = value or random.randrange(1, 10 ** 12)
+            t = self.a.send(who, self.dealer, HIT, value)
+        self.expect["refund:" + t[2:]] = (who.address, value)
+        return t
+
+
+# --------------------------------------------------------------------------
+# The shared end: everything paid, once
+
+def check_paid(R, S, name, expect, foreign=(), balances=None):
+    """What a paying session ends with (the daemon stopped or idle):
+    expect {payout id: (recipient, amount)} is exactly the ledger, every
+    payout confirmed; each in exactly one confirmed batch (none planned or
+    sent), each batch's one output its payouts' recipient and sum; each
+    confirmed batch's transaction on chain as recorded; the dealer's
+    transactions on chain are the confirmed batches' and the foreign ones,
+    with nonces 0..N-1; each recipient received exactly its payouts; with
+    balances ({address: initial balance}), each player's balance moved by
+    exactly its payouts - the values of its successful transactions - the
+    gas of all of them.  Returns True when all held."""
+    a, dealer = S.a, S.dealer
+    all_ok = True
+
+    def rep(ok, what, detail):
+        nonlocal all_ok
+        all_ok = all_ok and bool(ok)
+        R.report(ok, "%s: %s" % (name, what), detail)
+
+    rows = S.payouts()
+    got = {k: (r["to"], r["amount"]) for k, r in rows.items()}
+    unconf = [(k[:24], r["state"]) for k, r in rows.items() if r["state"] != "confirmed"]
+    diff = {k: (got.get(k), expect.get(k)) for k in set(got) | set(expect)
+            if got.get(k) != expect.get(k)}
+    rep(not diff and not unconf and expect, "every payout owed is in the ledger, confirmed",
+        "%d payouts, %d wei" % (len(expect), sum(v for _, v in expect.values()))
+        if not diff and not unconf else "%d differ %s; unconfirmed %s"
+        % (len(diff), list(diff.items())[:3], unconf[:4]))
+
+    batches = S.batches()
+    items = S.q("SELECT batch, payout FROM payout_batch_items")
+    outs = S.q("SELECT batch, address, amount FROM payout_batch_outputs")
+    versions = collections.defaultdict(list)
+    for v in S.versions():
+        versions[v["batch"]].append(v)
+    confirmed = {i: b for i, b in batches.items() if b["state"] == "confirmed"}
+    bad = []
+    of_payout = collections.defaultdict(list)
+    of_batch = collections.defaultdict(list)
+    for b, p in items:
+        of_payout[p].append(b)
+        of_batch[b].append(p)
+    for pid in expect:
+        cs = [b for b in of_payout.get(pid, []) if batches[b]["state"] == "confirmed"]
+        live = [b for b in of_payout.get(pid, []) if batches[b]["state"] in ("planned", "sent")]
+        if len(cs) != 1 or live:
+            bad.append("%s in confirmed batches %s, open %s" % (pid[:24], cs, live))
+    bad += ["%s batched, not owed" % p[:24] for p in of_payout if p not in expect]
+    for bid, b in confirmed.items():
+        ps = of_batch.get(bid, [])
+        recips = {expect[p][0] for p in ps if p in expect}
+        total = sum(expect[p][1] for p in ps if p in expect)
+        o = [(ad.lower(), int(am)) for bb, ad, am in outs if bb == bid]
+        if len(recips) != 1 or o != [(recips.pop(), total)] or b["total"] != total:
+            bad.append("batch %d: total %d, output %s, its payouts add up to %d"
+                       % (bid, b["total"], o, total))
+    kinds = collections.Counter(b["state"] for b in batches.values())
+    rep(not bad, "each payout in exactly one confirmed batch, which adds up",
+        "%d batches (%s)" % (len(batches), ", ".join("%d %s" % (n, s) for s, n in
+                                                     sorted(kinds.items())))
+        if not bad else "; ".join(bad[:4]))
+
+    tip = a.height()
+    txs = scan(a, 1, tip)
+    by_hash = {t["hash"]: t for t in txs}
+    bad = []
+    for bid, b in sorted(confirmed.items()):
+        t = by_hash.get(b["txid"])
+        o = [(ad.lower(), int(am)) for bb, ad, am in outs if bb == bid]
+        if t is None:
+            bad.append("batch %d: %s is in no block" % (bid, b["txid"]))
+            continue
+        want = {"from": dealer, "to": o[0][0] if o else None, "value": b["total"],
+                "nonce": b["nonce"], "block": b["confirmed"], "status": 1}
+        have = {k: t[k] for k in want}
+        if have != want:
+            bad.append("batch %d: chain %s, database %s" % (bid, have, want))
+        if (b["gas_used"], b["fee"]) != (t["gas"], str(t["gas"] * t["price"])):
+            bad.append("batch %d: gas %s fee %s recorded, receipt %d x %d"
+                       % (bid, b["gas_used"], b["fee"], t["gas"], t["price"]))
+        if b["txid"] not in [v["hash"] for v in versions[bid]]:
+            bad.append("batch %d: %s is none of its versions" % (bid, b["txid"]))
+    fees = sum(t["gas"] * t["price"] for t in txs if t["hash"] in
+               {b["txid"] for b in confirmed.values()})
+    rep(not bad, "each confirmed batch's transaction is on chain as recorded",
+        "%d transactions from the dealer, to the recipient, value, nonce, block, gas "
+        "(%d wei of fees)" % (len(confirmed), fees) if not bad else "; ".join(bad[:3]))
+
+    mine = [t for t in txs if t["from"] == dealer]
+    count = int(a.rpc("eth_getTransactionCount", dealer, "latest"), 16)
+    nonces = sorted(t["nonce"] for t in mine)
+    want_hashes = {b["txid"] for b in confirmed.values()} | set(foreign)
+    b_nonces = sorted([b["nonce"] for b in confirmed.values()] +
+                      [by_hash[f]["nonce"] for f in foreign if f in by_hash])
+    ok = nonces == list(range(count)) and b_nonces == nonces and \
+        {t["hash"] for t in mine} == want_hashes and count == len(confirmed) + len(foreign)
+    rep(ok, "dealer nonces used once each, none skipped",
+        "nonces 0..%d: %d confirmed batches + %d foreign" % (count - 1, len(confirmed),
+                                                              len(foreign))
+        if ok else "chain nonces %s, count %d, batches+foreign %s; %d transactions not "
+        "recorded" % (nonces[:12], count, b_nonces[:12],
+                      len({t["hash"] for t in mine} - want_hashes)))
+
+    owed = collections.Counter()
+    for to, v in expect.values():
+        owed[to] += v
+    paid = collections.Counter()
+    for t in mine:
+        if t["hash"] not in foreign and t["status"] == 1:
+            paid[t["to"]] += t["value"]
+    bad = ["%s received %d, owed %d" % (k, paid[k], owed[k])
+           for k in set(owed) | set(paid) if paid[k] != owed[k]]
+    rep(not bad, "each recipient received exactly its payouts' sum (from the blocks)",
+        "%d recipients, %d wei in %d transactions" % (len(owed), sum(owed.values()),
+                                                       len(mine) - len(foreign))
+        if not bad else "; ".join(bad[:4]))
+
+    if balances:
+        bad = []
+        detail = []
+        for addr, initial in sorted(balances.items()):
+            final = a.balance(addr)
+            own = [t for t in txs if t["from"] == addr]
+            sent = sum(t["value"] for t in own if t["status"] == 1)
+            gas = sum(t["gas"] * t["price"] for t in own)
+            want = owed[addr] - sent - gas
+            if final - initial != want:
+                bad.append("%s: balance moved by %d, expected %d (payouts %d - sent %d - "
+                           "gas %d)" % (addr, final - initial, want, owed[addr], sent, gas))
+            detail.append("%d txs" % len(own))
+        rep(not bad, "each player's balance change == payouts - values sent - gas, in wei",
+            "%d players (%s)" % (len(balances), ", ".join(detail)) if not bad
+            else "; ".join(bad[:3]))
+    return all_ok
+
+
+def payer_lines(S, err):
+    """The payer's plan and confirmation lines of a stderr text checked
+    against the database: one "payouts: batch N: V wei to A, nonce K, M
+    payouts" per batch planned and one "payouts: batch N (nonce K)
+    confirmed: H in block B" per batch confirmed, each with the batch's
+    values.  Returns (problems, plan lines, confirmation lines)."""
+    plan = re.compile(r"payouts: batch (\d+): (\d+) wei to (0x[0-9a-f]{40}), nonce (\d+), "
+                      r"(\d+) payouts")
+    conf = re.compile(r"payouts: batch (\d+) \(nonce (\d+)\) confirmed: (0x[0-9a-f]{64}) in "
+                      r"block (\d+)")
+    batches = S.batches()
+    outs = {b: (ad.lower(), int(am)) for b, ad, am in
+            S.q("SELECT batch, address, amount FROM payout_batch_outputs")}
+    n_items = collections.Counter(b for b, _ in S.q("SELECT batch, payout FROM "
+                                                    "payout_batch_items"))
+    bad = []
+    planned = collections.Counter()
+    for m in plan.finditer(err):
+        bid, v, to, nonce, n = int(m[1]), int(m[2]), m[3], int(m[4]), int(m[5])
+        planned[bid] += 1
+        b = batches.get(bid)
+        if b is None or (v, to, nonce, n) != (b["total"], outs[bid][0], b["nonce"],
+                                              n_items[bid]):
+            bad.append("plan line %s vs batch %s" % (m[0], b))
+    confd = collections.Counter()
+    for m in conf.finditer(err):
+        bid = int(m[1])
+        confd[bid] += 1
+        b = batches.get(bid)
+        if b is None or (int(m[2]), m[3], int(m[4])) != (b["nonce"], b["txid"], b["confirmed"]):
+            bad.append("confirmation line %s vs batch %s" % (m[0], b))
+    if set(planned) != set(batches) or any(n != 1 for n in planned.values()):
+        bad.append("plan lines %s for batches %s" % (dict(planned), sorted(batches)))
+    conf_ids = {i for i, b in batches.items() if b["state"] == "confirmed"}
+    if set(confd) != conf_ids or any(n != 1 for n in confd.values()):
+        bad.append("confirmation lines %s for confirmed batches %s" % (dict(confd),
+                                                                         sorted(conf_ids)))
+    return bad, len(planned), len(confd)
+
+
+# --------------------------------------------------------------------------
+# 1. session: the game matrix with the payer running
+
+class GameSession(test_game.Session, Paying):
+    """test_game.Session (its scenarios, its expectation model) with a paying
+    daemon: [payout] dealer_key, confirmations 2, timeout_blocks 3.  Its
+    players come from a pool of SESSION_PLAYERS accounts in turn, so each
+    plays many rounds.  A block's transactions from the dealer (payouts)
+    are not the session's: the session's own must be the others, in the
+    order sent; their txIndex is where they are in the block."""
+
+    def __init__(self, R, name):
+        checks.SessionModel.__init__(self, R, name)
+        self.R = R
+        self.conf = test_game.CONFIRMATIONS
+        os.makedirs(self.workdir, exist_ok=True)
+        self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
+                          accounts=SESSION_PLAYERS + 2).start()
+        R.sessions.append(self)
+        self.dealer_acct = self.a.accounts[0]
+        self.dealer = self.dealer_acct.address
+        self.pool = self.a.accounts[1:1 + SESSION_PLAYERS]
+        self.next_player = 0
+        self.nstake = 0
+        self.proxy = None
+        self.voids = {}
+        self.rng = random.Random(11)
+        self.tries = 0
+        self.pauses = 0
+        self.resent = 0                            # dealer's txs sent again by grind()
+        self.ground = set()                        # heights of ground blocks
+        self.last_played = None
+        self.a.mine_empty(2)
+        self.first = self.a.height()
+        self.initial = {p.address: self.a.balance(p.address) for p in self.pool}
+        key = write_key(os.path.join(self.workdir, "dealer.key"), self.dealer_acct.key)
+        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        self.dm = hj.Hashjackd(R.hashjackd, self.a, self.dealer, MIN_BET, MAX_BET, TIMEOUT,
+                               confirmations=self.conf, start_height=self.first,
+                               poll_interval_ms=50, workdir=os.path.join(self.workdir, "daemon"),
+                               extra={"payout": {"dealer_key": key}})
+        self.start()
+
+    def player(self):
+        p = self.pool[self.next_player % len(self.pool)]
+        self.next_player += 1
+        return p
+
+    def stake(self):
+        """A new odd stake (floor(s/2) and floor(6s/5) round down)."""
+        self.nstake += 1
+        return 10 ** 15 + 1001 + 2 * self.nstake
+
+    # -- blocks ---------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def paused(self):
+        """The daemon stopped (SIGSTOP) meanwhile: it sees no try of a ground
+        block and sends nothing new."""
+        pid = self.dm.proc.pid if self.dm.running() else None
+        if pid:
+            os.kill(pid, signal.SIGSTOP)
+            self.pauses += 1
+        try:
+            yield
+        finally:
+            if pid:
+                os.kill(pid, signal.SIGCONT)
+
+    def grind(self, want, max_tries=3000):
+        """Like hj.Anvil.grind, with payouts in the pool: every transaction of
+        each try (the dealer's too, also one that reached the node while the
+        daemon was being paused) is sent again after the revert, in the
+        block's order; one that is there already is left."""
+        a = self.a
+        match = hj.card_matcher(want)
+        parent = a.block("latest", full=False)
+        n = int(parent["number"], 16) + 1
+        ts0 = int(parent["timestamp"], 16) + 1
+        for k in range(max_tries):
+            self.tries += 1
+            snap = a.rpc("evm_snapshot")
+            a.rpc("evm_mine", {"timestamp": ts0 + k})
+            b = a.block(n)
+            hashes = [t["hash"] for t in b["transactions"]]
+            for h in hashes:
+                if h not in a.raw:
+                    a.raw[h] = a.rpc("eth_getRawTransactionByHash", h)
+            if match(hj.card_of(b["hash"])):
+                return b
+            if not a.rpc("evm_revert", snap):
+                raise Failed("evm_revert %s refused" % snap)
+            if a.height() != n - 1:
+                raise Failed("evm_revert left the tip at %d" % a.height())
+            for t in b["transactions"]:
+                h = t["hash"]
+                try:
+                    got = a.send_raw(a.raw[h])
+                except hj.RpcError as e:
+                    if "already" in str(e):
+                        continue
+                    raise
+                if got != h:
+                    raise Failed("re-sent %s came back as %s" % (h, got))
+                if t["from"].lower() == self.dealer:
+                    self.resent += 1
+        raise Failed("no block with card %r after %d tries" % (want, max_tries))
+
+    def _mined(self, b):
+        h = int(b["number"], 16)
+        own = [(i, t["hash"]) for i, t in enumerate(b["transactions"])
+               if t["from"].lower() != self.dealer]
+        want = [t.txid for t in self.pending]
+        if [x for _, x in own] != want:
+            raise Failed("block %d holds %s besides the dealer's, expected %s"
+                         % (h, [x for _, x in own], want))
+        for (i, _), t in zip(own, self.pending):
+            t.h, t.idx = h, i
+        self.pending = []
+        return h
+
+    def mine(self, want=None):
+        if want is None:
+            b = self.a.mine()
+        else:
+            with self.paused():
+                b = self.grind(want)
+            self.ground.add(int(b["number"], 16))
+        h = self._mined(b)
+        return checks.Blk(h, b["hash"], hj.card_of(b["hash"]))
+
+    def mine_plain(self):
+        self.a.mine()
+
+    def mine_leftovers(self):
+        if self.a.pending():
+            self.a.mine()
+
+    def expected_payouts(self):
+        """The model's ledger once everything is paid: every payout
+        confirmed (on EVM every payout has a recipient)."""
+        out = {}
+        for k, v in checks.SessionModel.expected_payouts(self).items():
+            out[k] = v[:7] + ("confirmed",) + v[8:]
+        return out
+
+    def close(self):
+        Paying.close(self)
+
+
+def table(S, n, first, up, second):
+    """n players bet in one block and get the same three cards.  Returns
+    (players, rounds)."""
+    ps = [S.player() for _ in range(n)]
+    rs = [S.bet(p, S.stake()) for p in ps]
+    S.mine()
+    for r in rs:
+        r.accepted_bet()
+    for want, hand in ((first, 0), (up, "D"), (second, 0)):
+        b = S.mine(want)
+        for r in rs:
+            r.draw(b, hand)
+    return ps, rs
+
+
+def sc_table_six_vs_9(S):
+    """Six players, 10+6 against 9 (tests/e2e/test_ltc_payouts.py's
+    sc_vs9_lose_bust_surrender on EVM).  In the block of the second card a
+    Hit of e paying 5000 is premature.  At W: a Stands; b Hits; d's Double
+    (16) is not_allowed (refunded), d Stands; e Stands; f's Surrender paying
+    4000 is wrong_value, f Stands; c Surrenders (settled at once, floor(s/2)).
+    W+1 (10): b busts, the dealer's 19 beats a, d, e, f."""
+    ps = [S.player() for _ in range(6)]
+    rs = [S.bet(p, S.stake()) for p in ps]
+    ra, rb, rc, rd, re_, rf = rs
+    pa, pb, pc, pd, pe, pf = ps
+    S.mine()
+    for r in rs:
+        r.accepted_bet()
+    for want, hand in (("10", 0), ("9", "D")):
+        b = S.mine(want)
+        for r in rs:
+            r.draw(b, hand)
+    early = S.send(pe, HIT, 5000)
+    b = S.mine("6")
+    for r in rs:
+        r.draw(b, 0)
+    S.rej(early, "premature", "Hit", re_)
+    st_a = S.send(pa, STAND)
+    hit_b = S.send(pb, HIT)
+    db_d = S.send(pd, DOUBLE, rd.bet)
+    st_d = S.send(pd, STAND)
+    st_e = S.send(pe, STAND)
+    wv_f = S.send(pf, SURRENDER, 4000)
+    st_f = S.send(pf, STAND)
+    su_c = S.send(pc, SURRENDER)
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    S.rej(db_d, "not_allowed", "Double", rd)
+    rd.act(st_d, "Stand", 0)
+    re_.act(st_e, "Stand", 0)
+    S.rej(wv_f, "wrong_value", "Surrender", rf)
+    rf.act(st_f, "Stand", 0)
+    rc.act(su_c, "Surrender", 0)
+    rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
+    b = S.mine("10")
+    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)])
+    rb.draw(b, 0); rb.settle(b, [("Bust", 0)])
+    for r in (rd, re_, rf):
+        r.draw(b, "D"); r.settle(b, [("Lose", 0)])
+    return "6 rounds: 4 Lose, Bust, Surrender; premature, not_allowed, wrong_value"
+
+
+def sc_table_five_vs_7(S):
+    """Five players, 10+8 against 7 (test_ltc_payouts.py's
+    sc_vs7_push_win_bust on EVM).  At W: a Stands; b and c Hit; d's Split of
+    a non-pair is not_allowed, d Stands; a second Bet of e is second_round
+    (refunded), e Stands.  W+1 (A): the dealer's soft 18 stands: a, d, e
+    Push; b and c hold 19.  W+2: b Stands, c Hits.  W+3 (10): b's dealer 17,
+    b Wins; c busts."""
+    (pa, pb, pc, pd, pe), (ra, rb, rc, rd, re_) = table(S, 5, "10", "7", "8")
+    st_a = S.send(pa, STAND)
+    hit_b = S.send(pb, HIT)
+    hit_c = S.send(pc, HIT)
+    sp_d = S.send(pd, SPLIT, rd.bet)
+    st_d = S.send(pd, STAND)
+    again = S.send(pe, BET, 20001)
+    st_e = S.send(pe, STAND)
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    rc.act(hit_c, "Hit", 0)
+    S.rej(sp_d, "not_allowed", "Split", rd)
+    rd.act(st_d, "Stand", 0)
+    S.rej(again, "second_round", "Bet", re_)
+    re_.act(st_e, "Stand", 0)
+    b = S.mine("A")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)])
+    rb.draw(b, 0)
+    rc.draw(b, 0)
+    for r in (rd, re_):
+        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
+    st_b = S.send(pb, STAND)
+    hit_c = S.send(pc, HIT)
+    S.mine()
+    rb.act(st_b, "Stand", 0)
+    rc.act(hit_c, "Hit", 0)
+    b = S.mine("10")
+    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet)])
+    rc.draw(b, 0); rc.settle(b, [("Bust", 0)])
+    return "5 rounds: 3 Push, Win, Bust; not_allowed Split, second_round"
+
+
+def sc_table_bj_vs_ace(S):
+    """Four blackjacks A, K against an Ace (test_ltc_payouts.py's
+    sc_bj_vs_ace on EVM).  At W: a Peeks insured (even money), b without;
+    W+1 (Q): dealer blackjack: a Push + 3 x insurance, b Push; c Peeks
+    without, d insured.  W+2 (4): Blackjack paid 6:5, d's insurance lost."""
+    (pa, pb, pc, pd), (ra, rb, rc, rd) = table(S, 4, "A", "A", "K")
+    pk_a = S.send(pa, PEEK_INS, ra.bet // 2)
+    pk_b = S.send(pb, PEEK)
+    S.mine()
+    ra.act(pk_a, "Peek", insurance=True)
+    rb.act(pk_b, "Peek", insurance=False)
+    pk_c = S.send(pc, PEEK)
+    pk_d = S.send(pd, PEEK_INS, rd.bet // 2)
+    b = S.mine("Q")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
+    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
+    rc.act(pk_c, "Peek", insurance=False)
+    rd.act(pk_d, "Peek", insurance=True)
+    b = S.mine("4")
+    rc.draw(b, "D"); rc.settle(b, [("Blackjack", checks.bj(rc.bet))])
+    rd.draw(b, "D"); rd.settle(b, [("Blackjack", checks.bj(rd.bet))], ins_payout=0)
+    return "4 rounds: even money, Push, 2 Blackjacks (one insured)"
+
+
+SESSION_SCENARIOS = test_game.MAIN + [sc_table_six_vs_9, sc_table_five_vs_7,
+                                      sc_table_bj_vs_ace]
+
+
+class SessionChecks(checks.GameRunner):
+    """checks.GameRunner's end of a session, reporting through Runner."""
+
+    CHAIN = "evm"
+    CONFIRMATIONS = test_game.CONFIRMATIONS
+
+    def __init__(self, R):
+        super().__init__(types.SimpleNamespace(hashjack=R.hashjack, hashjackd=R.hashjackd,
+                                               only=[]), R.workdir)
+        self.R = R
+
+    def report(self, ok, name, detail, t0=None):
+        self.R.report(ok, name, detail)
+
+    def scenario_detail(self, detail, h0, h1, took):
+        return "%s (blocks %d..%d, %.1fs)" % (detail, h0, h1, took)
+
+    def check_db_head(self, S, q, last):
+        cur = q("SELECT height FROM cursor").fetchall()
+        self.report(cur == [(last,)], "%s: database cursor at the last logged block" % S.name,
+                    "cursor %s" % cur)
+
+
+MALFORMED = ("truncated", "bad_version", "unknown_action", "bad_length", "too_long",
+             "bad_field")
+
+
+def coverage(S):
+    """What the model's events hold: (rounds, hand results, rejections by
+    reason, actions, the features issue 5 asks for that are missing)."""
+    rounds = 0
+    results = collections.Counter()
+    rej = collections.Counter()
+    acts = collections.Counter()
+    actions = collections.defaultdict(list)    # round -> [(action, insurance)]
+    up = {}                                    # round -> the dealer's first card
+    settles = []
+    for h in sorted(S.exp):
+        for e in S.exp[h]:
+            t = e["type"]
+            if t == "settle":
+                rounds += 1
+                settles.append(e)
+                for hd in e["playerHands"]:
+                    results[hd["status"]] += 1
+                if "insurance" in e:
+                    results["insured"] += 1
+            elif t == "reject":
+                rej[e["reason"]] += 1
+            elif t == "timeout":
+                acts["timeout " + e["action"]] += 1
+            elif t == "action":
+                acts[e["action"]] += 1
+                actions[e["round"]].append((e["action"], e.get("insurance")))
+            elif t == "draw" and e["handOwner"] == "Dealer":
+                up.setdefault(e["round"], e["card"])
+    have = set(k for k in results if results[k])
+    for e in settles:
+        acted = [a for a, _ in actions[e["round"]]]
+        st = {hd["status"] for hd in e["playerHands"]}
+        first = [hd["cards"][0][:-1] for hd in e["playerHands"]]
+        u = up.get(e["round"], "")[:-1]
+        if "Double" in acted and "Win" in st:
+            have.add("double win")
+        if "Double" in acted and "Lose" in st:
+            have.add("double lose")
+        if "Double" in acted and "DealerBlackjack" in st:
+            have.add("dealer blackjack found late after a Double")
+        if "Split" in acted and "DealerBlackjack" in st:
+            have.add("dealer blackjack found late after a Split")
+        if "Split" in acted and len(first) == 2 and first[0] != first[1]:
+            have.add("split 10-J")
+        if "Surrender" in acted and u in ("10", "J", "Q", "K"):
+            have.add("late surrender vs a ten")
+        if "Surrender" in acted and u == "A":
+            have.add("late surrender vs an Ace")
+        if "Blackjack" in st:
+            have.add("blackjack 6:5")
+    for peeks in actions.values():
+        for a, ins in peeks:
+            if a == "Peek":
+                have.add("peek insured" if ins else "peek declined")
+    if any(k.startswith("timeout") for k in acts):
+        have.add("timeouts")
+    for r in ("wrong_value", "premature", "not_allowed", "bet_out_of_limits",
+              "second_round"):
+        if rej[r]:
+            have.add(r)
+    if any(rej[r] for r in MALFORMED):
+        have.add("malformed")
+    wanted = ["Win", "Lose", "Push", "Bust", "blackjack 6:5", "DealerBlackjack",
+              "late surrender vs a ten", "late surrender vs an Ace", "double win",
+              "double lose", "split 10-J", "peek insured", "peek declined",
+              "dealer blackjack found late after a Double",
+              "dealer blackjack found late after a Split", "timeouts", "wrong_value",
+              "premature", "not_allowed", "bet_out_of_limits", "malformed", "second_round"]
+    return rounds, results, rej, acts, [w for w in wanted if w not in have]
+
+
+def session(R):
+    t0 = time.monotonic()
+    S = GameSession(R, "session")
+    C = SessionChecks(R)
+    played = C.play(S, SESSION_SCENARIOS)
+    t_play = time.monotonic() - t0
+    n_blocks = S.height() - S.first + 1
+    last_played = S.height()
+    want = S.expected_payouts()
+    try:
+        S.settle_wait(expect_n=len(want), timeout=90)
+    except Failed as e:
+        R.report(False, "session: every payout confirmed", str(e))
+    rounds, results, rej, acts, missing = coverage(S)
+    C.finish(S, played)              # stops the daemon (SIGTERM, exit 0)
+    expect = {k: ("0x" + v[5], int(v[6])) for k, v in want.items()}
+    check_paid(R, S, "session", expect, balances=S.initial)
+    bad, n_plan, n_conf = payer_lines(S, S.dm.stderr())
+    R.report(not bad, "session: one plan and one confirmation line per batch, as recorded",
+             "%d + %d lines" % (n_plan, n_conf) if not bad else "; ".join(bad[:3]))
+    confirmed = {b["txid"]: b for b in S.batches().values() if b["state"] == "confirmed"}
+    in_play = [t for t in scan(S.a, S.first, last_played) if t["hash"] in confirmed]
+    in_ground = [t for t in in_play if t["block"] in S.ground]
+    R.report(len(in_play) >= len(confirmed) // 2 and in_ground and S.resent,
+             "session: payouts were mined while the game went on",
+             "%d of %d payout transactions in the scenarios' blocks, %d of them in ground "
+             "blocks; %d sent again by the grinding" % (len(in_play), len(confirmed),
+                                                        len(in_ground), S.resent))
+    refused = lines_with(S.dm.stderr(), "refused")
+    R.report(not refused, "session: the node refused nothing", refused[0] if refused else "")
+    per = collections.Counter()
+    for e in (e for evs in S.exp.values() for e in evs if e["type"] == "settle"):
+        per[e["player"]] += 1
+    hands = sum(v for k, v in results.items() if k != "insured")
+    ok = rounds >= 50 and len(per) >= 5 and not any(x[4] for x in played)
+    R.report(ok, "session: %d rounds by %d players" % (rounds, len(per)),
+             "%d hands: %s; %d insured; rounds per player %s" % (
+                 hands, " ".join("%s=%d" % (k, v) for k, v in sorted(results.items())
+                                 if k != "insured"),
+                 results["insured"], sorted(per.values())))
+    R.report(not missing, "session: every outcome and rejection issue 5 names",
+             "all %d present" % 22 if not missing else "missing: %s" % missing)
+    R.report(sum(rej.values()) > 0, "session: %d rejections, value refunded"
+             % sum(rej.values()), " ".join("%s=%d" % kv for kv in sorted(rej.items())))
+    R.report(True, "session: actions", " ".join("%s=%d" % kv for kv in sorted(acts.items())))
+    R.report(True, "session: run time",
+             "%.1fs (played in %.1fs: %d blocks, %d tries while grinding, daemon paused "
+             "%d times)" % (time.monotonic() - t0, t_play, n_blocks, S.tries, S.pauses))
+
+
+# --------------------------------------------------------------------------
+# 2. kills: kill -9 at random instants of the payout submission
+
+def classify_kill(S):
+    """What a kill left: for a planned batch (committed, not recorded as
+    accepted), whether its newest version is at the node (pool or block)."""
+    out = []
+    for b in S.batches().values():
+        if b["state"] != "planned":
+            continue
+        v = S.versions(b["id"])[-1]
+        at = S.a.rpc("eth_getTransactionByHash", v["hash"]) is not None
+        out.append("planned, at the node" if at else "planned, not at the node")
+    return out
+
+
+def kills(R, n_kills):
+    rng = R.rng
+    S = PaySession(R, "kills", players=6, conf=1)
+    t0 = time.monotonic()
+    seen = collections.Counter()
+    left = collections.Counter()
+    batch_line = re.compile(r"payouts: batch \d+: ")
+    for i in range(n_kills):
+        for _ in range(rng.randint(2, 6)):
+            S.refund(rng.choice(S.players))
+        S.a.mine()
+        mark = checks.stderr_size(S.dm)
+        S.start()
+        how = i % 3
+        if how < 2:
+            def line():
+                if not S.dm.running():
+                    raise Failed("hashjackd exited: %s" % S.err_since(mark)[-600:])
+                return batch_line.search(S.err_since(mark))
+            try:
+                hj.wait_until(line, 10, "a payouts: batch line", interval=0.0005)
+                seen["after a batch line"] += 1
+            except TimeoutError:
+                seen["no batch line within 10 s"] += 1
+            time.sleep(rng.random() * (0.003 if how == 0 else 0.03))
+        else:
+            time.sleep(rng.random() * 0.6)
+            seen["at a random delay"] += 1
+        if not S.dm.running():
+            raise Failed("hashjackd exited by itself: %s" % S.err_since(mark)[-600:])
+        S.dm.kill9()
+        for k in classify_kill(S):
+            left[k] += 1
+        if rng.random() < 0.5:
+            S.a.mine()
+    R.report(True, "kills: %d kill -9 during payout submission" % n_kills,
+             "%.1fs; %d refunds; %s" % (time.monotonic() - t0, len(S.expect),
+                                        ", ".join("%s %d" % kv for kv in sorted(seen.items()))))
+    R.report(sum(left.values()) > 0, "kills: some kills left a batch planned (committed, "
+             "not recorded as sent)", ", ".join("%s %d" % kv for kv in sorted(left.items()))
+             or "none")
+
+    lost_sends(R, S)
+
+    # One clean run: all paid once.
+    mark = checks.stderr_size(S.dm)
+    S.start()
+    try:
+        S.settle_wait(expect_n=len(S.expect), timeout=90)
+    except Failed as e:
+        R.report(False, "kills: the clean run pays everything", str(e))
+    rc = S.dm.stop()
+    R.report(rc == 0, "kills: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+    check_paid(R, S, "kills", S.expect, balances=S.initial)
+    errs = checks.error_lines(S.dm.stderr())
+    R.report(not errs, "kills: no error on stderr over all runs", errs[0] if errs else
+             "%d runs" % (n_kills + 5))
+    try:
+        r = checks.check_log_matches_cursor(S.dm, S.workdir, "kills")
+        checks.check_heights(checks.log_bytes(S.dm.card_log), S.first, r["height"],
+                             "kills: card log", "evm")
+        R.report(True, "kills: the card log holds every block once, ends at the commit",
+                 "blocks %d..%d" % (S.first, r["height"]))
+    except Failed as e:
+        R.report(False, "kills: the card log holds every block once, ends at the commit",
+                 str(e))
+    bad, n_plan, n_conf = payer_lines(S, S.dm.stderr())
+    # A kill may come between the commit of a batch and its log line: a
+    # plan line may be missing, never doubled.
+    bad = [b for b in bad if not b.startswith("plan lines")]
+    R.report(not bad, "kills: the confirmation lines match the database",
+             "%d plan lines, %d confirmation lines" % (n_plan, n_conf) if not bad
+             else "; ".join(bad[:3]))
+
+
+def lost_sends(R, S):
+    """Three eth_sendRawTransaction calls lost by a proxy, each ending paid
+    once (checked at the end with the rest):
+    a. never reaching the node, the daemon alive: the client's attempt
+       times out and is retried with the same bytes;
+    b. reaching the node, its answer lost, the daemon alive: the retry is
+       "already imported", taken as accepted;
+    c. the same, the daemon killed while it waits: the restart sends the
+       planned batch again."""
+    proxy = SendProxy(S.a.url)
+    R.proxies.append(proxy)
+    S.dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=1500"]
+
+    def run(name, mode, kill):
+        who = random.choice(S.players)
+        n0 = proxy.swallowed + proxy.lost
+        mark = checks.stderr_size(S.dm)
+        if not S.dm.running():
+            S.start()
+        proxy.arm(mode, 1)
+        try:
+            S.refund(who)
+            S.a.mine()
+            hj.wait_until(lambda: proxy.swallowed + proxy.lost > n0, 20,
+                          "the proxy to lose an eth_sendRawTransaction")
+            bid = max(S.batches())
+            if kill:
+                S.dm.kill9()
+                S.start()
+            # Paid: the batch is sent, then confirmed after a block.
+            hj.wait_until(lambda: S.batches()[bid]["state"] in ("sent", "confirmed"), 30,
+                          "batch %d to be sent" % bid)
+            S.a.mine()
+            hj.wait_until(lambda: S.batches()[bid]["state"] == "confirmed", 30,
+                          "batch %d to be confirmed" % bid)
+            b = S.batches()[bid]
+            R.report(True, "kills: eth_sendRawTransaction %s" % name,
+                     "batch %d confirmed, nonce %d, %d version(s), %d attempt(s) failed"
+                     % (bid, b["nonce"], len(S.versions(bid)), b["attempts"]))
+        except (TimeoutError, hj.HarnessError, Failed) as e:
+            R.report(False, "kills: eth_sendRawTransaction %s" % name,
+                     "%s\n%s" % (e, S.err_since(mark)[-1200:]))
+        finally:
+            proxy.disarm()
+
+    try:
+        run("never reaching the node, daemon alive: retried, paid once", "swallow", False)
+        run("answer lost, daemon alive: the retry is already known, paid once", "lose", False)
+        run("answer lost, daemon killed: the restart sends it again, paid once", "lose", True)
+    finally:
+        if S.dm.running():
+            S.dm.kill9()
+        S.dm.overrides = []
+        proxy.release.set()
+
+
+# --------------------------------------------------------------------------
+# 3. refusals: too little ETH; a fee cap below the base fee
+
+def wait_cond(fn, timeout, what):
+    try:
+        return hj.wait_until(fn, timeout, what, interval=0.05)
+    except TimeoutError:
+        return None
+
+
+def refusals(R):
+    S = PaySession(R, "refusals", players=4, conf=1)
+    a = S.a
+    S.begin()
+
+    # (a) insufficient funds
+    a.rpc("anvil_setBalance", S.dealer, "0x0")
+    for p in S.players[:3]:
+        S.refund(p, random.randrange(100, MIN_BET), kind="bet")
+    mark = checks.stderr_size(S.dm)
+    a.mine()
+    checks.wait_log_height(S.dm, a.height(), 30)
+
+    def refused():
+        rows = S.payouts()
+        errs = [r for r in rows.values() if r["last_error"]]
+        return len(rows) == 3 and all(r["state"] == "owed" for r in rows.values()) and \
+            errs and "payouts: the node refused" in S.err_since(mark) and errs
+    errs = wait_cond(refused, 15, "the refusal")
+    planned = [b for b in S.batches().values() if b["state"] == "planned"]
+    R.report(bool(errs) and all("Insufficient funds" in r["last_error"] for r in errs)
+             and len(planned) == 1,
+             "refusals: too little ETH: the node refuses, payouts owed with its message",
+             ("%d owed; last_error %r; batch %d stays planned"
+              % (len(S.payouts()), errs[0]["last_error"], planned[0]["id"]))
+             if errs and planned else "payouts %s; batches %s; stderr %s" % (
+                 list(S.payouts().values())[:3], list(S.batches().values()),
+                 S.err_since(mark)[-600:]))
+    # The balance covers what is owed (the refunded values arrived) but not
+    # the gas: the warning must come from the refusal itself.
+    bal = a.balance(S.dealer)
+    owed = sum(v for _, v in S.expect.values())
+    got = wait_cond(lambda: "INSUFFICIENT FUNDS" in S.err_since(mark) and
+                    any("INSUFFICIENT FUNDS" in x for x in S.notify.read()), 5,
+                    "INSUFFICIENT FUNDS")
+    st = [x for x in S.notify.read() if "payouts:" in x]
+    R.report(bool(got), "refusals: refused for funds (balance %d >= owed %d, gas not "
+             "covered): stderr and STATUS say INSUFFICIENT FUNDS" % (bal, owed),
+             (lines_with(S.err_since(mark), "INSUFFICIENT FUNDS") or [""])[0][:200]
+             if got else "no INSUFFICIENT FUNDS within 5 s; stderr:\n%s\n      last STATUS %s"
+             % (S.err_since(mark)[-700:], st[-1:]))
+
+    mark = checks.stderr_size(S.dm)
+    a.rpc("anvil_setBalance", S.dealer, "0x1")
+    a.mine()
+    got = wait_cond(lambda: "INSUFFICIENT FUNDS" in S.err_since(mark) and
+                    any("INSUFFICIENT FUNDS" in x and "holds 1 wei" in x
+                        for x in S.notify.read()), 10, "INSUFFICIENT FUNDS")
+    rows = S.payouts()
+    row = S.q("SELECT amount, warning FROM dealer_balance")
+    R.report(bool(got) and all(r["state"] == "owed" for r in rows.values()) and
+             row and row[0][0] == "1" and "INSUFFICIENT FUNDS" in (row[0][1] or ""),
+             "refusals: balance 1 wei, below what is owed: stderr, STATUS and the "
+             "dealer_balance row say INSUFFICIENT FUNDS",
+             (lines_with(S.err_since(mark), "INSUFFICIENT FUNDS") or [""])[0][:200]
+             if got else "stderr:\n%s\n      last STATUS %s"
+             % (S.err_since(mark)[-700:], S.notify.read()[-1:]))
+    mark = checks.stderr_size(S.dm)
+    a.rpc("anvil_setBalance", S.dealer, hex(10 * hj.ETHER))
+    try:
+        rows = S.settle_wait(expect_n=3, timeout=30)
+        b = S.batches()
+        R.report(all(r["state"] == "confirmed" for r in rows.values()) and
+                 "funds suffice again" in S.err_since(mark),
+                 "refusals: funded: paid, the warning lifted",
+                 "%d payouts in %d batches; %s" % (len(rows), len(b), (lines_with(
+                     S.err_since(mark), "funds suffice") or ["no 'funds suffice' line"])[0]))
+    except Failed as e:
+        R.report(False, "refusals: funded: paid, the warning lifted", str(e))
+
+    # (b1) a fee cap below the base fee: refused; the cap raised by a restart
+    fee_cap_raised(R, S)
+    # (b2) the base fee falls below the cap
+    fee_falls(R, S)
+    # an open round's worst case above the balance
+    exposure(R, S)
+
+    rc = S.dm.stop()
+    R.report(rc == 0, "refusals: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+    check_paid(R, S, "refusals", S.expect, balances=S.initial)
+    errs = checks.error_lines(S.dm.stderr())
+    R.report(not errs, "refusals: no error on stderr", errs[0] if errs else "")
+
+
+def exposure(R, S):
+    """Nothing owed, but an open round's worst case above the dealer's
+    balance: INSUFFICIENT FUNDS; funded: lifted.  The round stays open (too
+    few blocks for it to settle): it owes nothing."""
+    a = S.a
+    checks.wait_log_height(S.dm, S.processed(), 30)
+    stake = 10 ** 15
+    a.send(S.players[3], S.dealer, BET, stake)
+    a.mine()
+    checks.wait_log_height(S.dm, S.processed(), 30)
+    mark = checks.stderr_size(S.dm)
+    a.rpc("anvil_setBalance", S.dealer, hex(stake))
+    a.mine()
+    pat = re.compile(r"INSUFFICIENT FUNDS: the dealer 0x[0-9a-f]{40} holds %d wei, below owed "
+                     r"0 \+ in flight 0 \+ open rounds' worst case (\d+) = (\d+)" % stake)
+
+    def warned():
+        m = pat.search(S.err_since(mark))
+        return m and any(pat.search(x) for x in S.notify.read()) and m
+    m = wait_cond(warned, 10, "INSUFFICIENT FUNDS")
+    R.report(bool(m) and int(m[1]) > stake,
+             "refusals: an open round's worst case above the balance: INSUFFICIENT FUNDS",
+             m[0][:200] if m else "stderr:\n%s" % S.err_since(mark)[-600:])
+    mark = checks.stderr_size(S.dm)
+    a.rpc("anvil_setBalance", S.dealer, hex(10 * hj.ETHER))
+    a.mine()
+    got = wait_cond(lambda: "funds suffice again" in S.err_since(mark), 10, "the warning lifted")
+    R.report(bool(got), "refusals: funded again: the warning lifted",
+             (lines_with(S.err_since(mark), "funds suffice") or [""])[0])
+
+
+def base_fee(a):
+    return int(a.block("pending", full=False)["baseFeePerGas"], 16)
+
+
+def high_fee_refunds(S, fee, who):
+    """Refunds to who mined with the daemon paused, then the next block's
+    base fee set to fee: the daemon's first pass on them sees it."""
+    a = S.a
+    for p in who:
+        S.refund(p, random.randrange(100, MIN_BET), kind="bet")
+    os.kill(S.dm.proc.pid, signal.SIGSTOP)
+    try:
+        a.mine()
+        a.rpc("anvil_setNextBlockBaseFeePerGas", hex(fee))
+    finally:
+        os.kill(S.dm.proc.pid, signal.SIGCONT)
+
+
+def fee_cap_raised(R, S):
+    a = S.a
+    n0 = len(S.payouts())
+    b0 = max(S.batches() or [0])
+    mark = checks.stderr_size(S.dm)
+    high_fee_refunds(S, 1000 * GWEI, S.players[:1])
+
+    def refused():
+        rows = [r for r in S.payouts().values() if r["last_error"]]
+        return len(S.payouts()) == n0 + 1 and rows and rows
+    rows = wait_cond(refused, 15, "the refusal")
+    msg = (lines_with(S.err_since(mark), "payouts: the node refused") or [""])[0]
+    R.report(bool(rows) and "max fee per gas less than block base fee" in rows[0]["last_error"]
+             and "max fee per gas less than block base fee" in msg,
+             "refusals: max_fee_per_gas 100 gwei below a base fee of 1000 gwei: refused, "
+             "owed with the node's message",
+             msg[:230] if rows else "payouts %s; stderr %s" % (
+                 list(S.payouts().values())[-2:], S.err_since(mark)[-600:]))
+    bid = max(S.batches())
+    att0 = S.batches()[bid]["attempts"]
+    a.mine()            # a block: sent again, refused again (base fee ~875 gwei)
+    ok = wait_cond(lambda: S.batches()[bid]["attempts"] > att0, 10, "a retry")
+    b = S.batches()[bid]
+    R.report(bool(ok) and b["state"] == "planned" and S.payouts() and
+             all(r["state"] == "owed" for r in S.payouts().values() if r["last_error"]),
+             "refusals: retried at the next block, still owed",
+             "batch %d: %d attempts, base fee now %d gwei" % (bid, b["attempts"],
+                                                              base_fee(a) // GWEI))
+    # Restart with a higher cap: the planned batch is re-signed (a second
+    # version, same nonce) and paid.
+    S.dm.stop()
+    S.dm.overrides = ["--payout.max_fee_per_gas=%d" % (5000 * GWEI)]
+    mark = checks.stderr_size(S.dm)
+    try:
+        S.start()
+        rows = S.settle_wait(expect_n=n0 + 1, timeout=30)
+        vs = S.versions(bid)
+        b = S.batches()[bid]
+        dec = [decode_1559(v["raw"]) for v in vs]
+        same = len({(d["nonce"], d["to"], d["value"], d["gas"]) for d in dec}) == 1
+        R.report(b["state"] == "confirmed" and b["id"] > b0 and len(vs) == 2 and same and
+                 dec[1]["max_fee"] > dec[0]["max_fee"] and b["txid"] == vs[1]["hash"],
+                 "refusals: a restart with max_fee_per_gas 5000 gwei re-signs it: paid once",
+                 "batch %d: versions max_fee %s gwei, the second mined, nonce %d"
+                 % (bid, [d["max_fee"] // GWEI for d in dec], b["nonce"]))
+    except Failed as e:
+        R.report(False, "refusals: a restart with max_fee_per_gas 5000 gwei re-signs it: "
+                 "paid once", str(e))
+    S.dm.stop()
+    S.dm.overrides = []
+    S.start()
+
+
+def fee_falls(R, S):
+    a = S.a
+    old = set(S.payouts())
+    n0 = len(old)
+    mark = checks.stderr_size(S.dm)
+    checks.wait_log_height(S.dm, S.processed(), 30)
+    high_fee_refunds(S, 400 * GWEI, S.players[1:3])
+    ok = wait_cond(lambda: len(S.payouts()) == n0 + 2 and
+                   "max fee per gas less than block base fee" in S.err_since(mark), 15,
+                   "the refusal")
+    fees = []
+    blocks = 0
+    try:
+        if not ok:
+            raise Failed("no refusal: %s" % S.err_since(mark)[-600:])
+
+        def mine():
+            nonlocal blocks
+            fees.append(base_fee(a) // GWEI)
+            blocks += 1
+            a.mine()
+        # While the next block's base fee is above the cap nothing can be
+        # paid; each block is a retry.
+        new = set(S.payouts()) - old
+        while True:
+            mine()
+            checks.wait_log_height(S.dm, S.processed(), 30)
+            time.sleep(0.2)
+            if base_fee(a) <= DEFAULT_CAP:
+                break
+            rows = S.payouts()
+            if any(rows[k]["state"] != "owed" for k in new):
+                raise Failed("paid with the next base fee at %d gwei, above the cap: %s"
+                             % (base_fee(a) // GWEI, [rows[k]["state"] for k in new]))
+            if blocks > 40:
+                raise Failed("the base fee does not fall: %s" % fees[-5:])
+        above = blocks
+        bid = min(b["id"] for b in S.batches().values()
+                  if set(S.q("SELECT payout FROM payout_batch_items WHERE batch = ?",
+                             (b["id"],))) & {(k,) for k in new})
+        attempts = S.batches()[bid]["attempts"]
+        rows = S.settle_wait(expect_n=n0 + 2, timeout=30, mine=mine)
+        R.report(True, "refusals: base fee 400 gwei above the 100 gwei cap: owed and retried "
+                 "each block until it falls below, then paid once",
+                 "refused at %d blocks (base fee gwei %s), batch %d refused %d times, paid "
+                 "after %d more blocks" % (above, fees[:2] + ["..."] + fees[above - 2:above],
+                                           bid, attempts, blocks - above))
+    except Failed as e:
+        R.report(False, "refusals: base fee 400 gwei above the 100 gwei cap: owed and retried "
+                 "until it falls below, then paid once", str(e))
+
+
+# --------------------------------------------------------------------------
+# 4. stuck: a payout dropped from the pool is replaced with higher fees
+
+def stuck(R):
+    S = PaySession(R, "stuck", players=2, conf=1, payout={"stuck_after": 2})
+    a = S.a
+    S.begin()
+    who = S.players[0]
+    S.refund(who, 777, kind="bet")
+    a.mine()
+    try:
+        hj.wait_until(lambda: S.dealer_pool(), 15, "the payout transaction in the pool")
+        t_sent = time.monotonic()
+        [v1] = S.versions()
+        pool = S.dealer_pool()
+        check(pool == [v1["hash"]], "pool %s, version 1 %s" % (pool, v1["hash"]))
+        a.rpc("anvil_dropTransaction", v1["hash"])
+        check(not S.dealer_pool(), "still in the pool after anvil_dropTransaction")
+        # A block at once: not stuck yet.
+        a.mine()
+        checks.wait_log_height(S.dm, a.height(), 10)
+        time.sleep(0.3)
+        early = len(S.versions())
+        early_t = time.monotonic() - t_sent
+        # signed_at has whole seconds: the pass must come within 1 s of
+        # the signature for "below stuck_after" to be sure.
+        R.report((early == 1 and not S.dealer_pool()) or early_t > 0.9,
+                 "stuck: a block %.1fs after sending (below stuck_after 2 s): no replacement"
+                 % early_t, "%d version(s)%s" % (early, "" if early_t <= 0.9 else
+                                                  " (not conclusive: the machine is slow)"))
+        time.sleep(max(0, 3.2 - (time.monotonic() - t_sent)))
+        mark = checks.stderr_size(S.dm)
+        a.mine()
+        hj.wait_until(lambda: len(S.versions()) == 2 and S.dealer_pool(), 10,
+                      "a replacement")
+        v1, v2 = S.versions()
+        d1, d2 = decode_1559(v1["raw"]), decode_1559(v2["raw"])
+        line = (lines_with(S.err_since(mark), "replaced with higher fees") or [""])[0]
+        same = all(d1[k] == d2[k] for k in ("nonce", "to", "value", "gas", "chain_id"))
+        higher = d2["max_fee"] >= d1["max_fee"] + d1["max_fee"] // 8 + 1 and \
+            d2["tip"] >= d1["tip"] + d1["tip"] // 8 + 1
+        R.report(same and higher and line and S.dealer_pool() == [v2["hash"]] and
+                 (v2["max_fee"], v2["tip"]) == (d2["max_fee"], d2["tip"]),
+                 "stuck: after stuck_after a replacement: same nonce, recipient, value; fees "
+                 "up by at least 1/8",
+                 "%s; max fee %d -> %d, tip %d -> %d wei" % (
+                     line[:110], d1["max_fee"], d2["max_fee"], d1["tip"], d2["tip"]))
+        rows = S.settle_wait(expect_n=1, timeout=20)
+        [b] = S.batches().values()
+        R.report(b["state"] == "confirmed" and b["txid"] == v2["hash"],
+                 "stuck: the replacement is mined and confirmed",
+                 "batch %d: %s in block %s" % (b["id"], b["txid"][:18], b["confirmed"]))
+    except (Failed, TimeoutError, hj.HarnessError, ValueError) as e:
+        R.report(False, "stuck: replacement of a dropped payout",
+                 "%s\n%s" % (e, S.dm.stderr()[-1200:]))
+    rc = S.dm.stop()
+    R.report(rc == 0, "stuck: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+    check_paid(R, S, "stuck", S.expect, balances=S.initial)
+    errs = checks.error_lines(S.dm.stderr())
+    R.report(not errs, "stuck: no error on stderr", errs[0] if errs else "")
+
+
+# --------------------------------------------------------------------------
+# 5. foreign: the nonce taken by a transaction the daemon did not sign
+
+def foreign(R):
+    S = PaySession(R, "foreign", players=2, conf=2)
+    a = S.a
+    S.begin()
+    who = S.players[0]
+    other = S.spare[0]
+    S.refund(who, 555, kind="bet")
+    S.refund(who, 444, kind="hit")
+    a.mine()
+    a.mine()          # final at confirmations 2
+    try:
+        hj.wait_until(lambda: S.dealer_pool(), 15, "the payout transaction in the pool")
+        [b1] = S.batches().values()
+        [v1] = S.versions()
+        a.rpc("anvil_dropTransaction", v1["hash"])
+        check(not S.dealer_pool(), "still in the pool after anvil_dropTransaction")
+        f = cast_send(a, S.dealer_acct, other.address, 1, b1["nonce"])
+        S.foreign.append(f)
+        a.mine()
+        h = a.height()
+        check(a.receipt(f) is not None, "the foreign transaction was not mined")
+        checks.wait_log_height(S.dm, h - 1, 10)
+        time.sleep(0.5)
+        st = S.batches()[b1["id"]]["state"]
+        R.report(st == "sent", "foreign: nonce %d taken in block %d, not final yet: the batch "
+                 "waits" % (b1["nonce"], h), "batch %d %s" % (b1["id"], st))
+        mark = checks.stderr_size(S.dm)
+        a.mine()
+        hj.wait_until(lambda: S.batches()[b1["id"]]["state"] == "reverted", 10,
+                      "the batch to be reverted")
+        line = (lines_with(S.err_since(mark), "owed again") or [""])[0]
+        rows = S.payouts()
+        R.report("nonce %d was taken" % b1["nonce"] in line and
+                 S.batches()[b1["id"]]["last_error"],
+                 "foreign: once final the batch is reverted, its payouts owed again",
+                 line[:200])
+        rows = S.settle_wait(expect_n=2, timeout=30)
+        bs = S.batches()
+        new = [b for b in bs.values() if b["state"] == "confirmed"]
+        R.report(len(new) == 1 and new[0]["nonce"] == b1["nonce"] + 1 and
+                 all(r["nonce"] == b1["nonce"] + 1 for r in rows.values()),
+                 "foreign: paid again under the next nonce",
+                 "batch %d: nonce %d, %d wei" % (new[0]["id"], new[0]["nonce"], new[0]["total"])
+                 if new else "%s" % list(bs.values()))
+    except (Failed, TimeoutError, hj.HarnessError) as e:
+        R.report(False, "foreign: a nonce taken by another transaction",
+                 "%s\n%s" % (e, S.dm.stderr()[-1200:]))
+    rc = S.dm.stop()
+    R.report(rc == 0, "foreign: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+    check_paid(R, S, "foreign", S.expect, foreign=S.foreign, balances=S.initial)
+    errs = [l for l in checks.error_lines(S.dm.stderr()) if "owed again" not in l]
+    R.report(not errs, "foreign: no error on stderr but the reversal", errs[0] if errs else "")
+
+
+# --------------------------------------------------------------------------
+# 6. key: the key file's mode and address; --check-config
+
+def key(R):
+    wd = os.path.join(R.workdir, "key")
+    os.makedirs(wd, exist_ok=True)
+    a = hj.Anvil(workdir=os.path.join(wd, "anvil"), keep_state=False, accounts=3).start()
+    try:
+        dealer, other = a.accounts[0], a.accounts[1]
+        secrets = [dealer.key[2:].lower(), other.key[2:].lower()]
+
+        def daemon(name, key_path, payout=None):
+            pay = {"dealer_key": key_path}
+            pay.update(payout or {})
+            return hj.Hashjackd(R.hashjackd, a, dealer.address, MIN_BET, MAX_BET, TIMEOUT,
+                                workdir=os.path.join(wd, name), extra={"payout": pay})
+
+        def leaks(*texts):
+            return any(s in t.lower() for s in secrets for t in texts)
+
+        # mode 0644
+        p = write_key(os.path.join(wd, "open.key"), dealer.key, 0o644)
+        dm = daemon("open", p)
+        rc, out, err = dm.check_config()
+        dm.start()
+        try:
+            rc2 = dm.wait_exit(15)
+        except TimeoutError:
+            dm.stop()
+            rc2 = "still running"
+        err2 = dm.stderr()
+        want = "chmod 600 %s" % p
+        R.report(rc == 78 and rc2 == 78 and want in err and want in err2 and
+                 "0644" in err2 and not leaks(out, err, err2),
+                 "key: mode 0644: exit 78 naming the chmod (start and --check-config)",
+                 "%s, %s: %s" % (rc, rc2, (lines_with(err2, "chmod") or [err2])[0][:200]))
+        # another address's key
+        p = write_key(os.path.join(wd, "other.key"), other.key)
+        dm = daemon("other", p)
+        rc, out, err = dm.check_config()
+        dm.start()
+        try:
+            rc2 = dm.wait_exit(15)
+        except TimeoutError:
+            dm.stop()
+            rc2 = "still running"
+        err2 = dm.stderr()
+        R.report(rc == 78 and rc2 == 78 and all(x in e.lower() for x in
+                                                (dealer.address, other.address)
+                                                for e in (err, err2))
+                 and not leaks(out, err, err2),
+                 "key: a key of another address: exit 78 naming both addresses",
+                 "%s, %s: %s" % (rc, rc2, err2.strip().splitlines()[-1][:220]
+                                 if err2.strip() else "(no stderr)"))
+        # --check-config with a good key
+        p = write_key(os.path.join(wd, "dealer.key"), dealer.key)
+        dm = daemon("good", p, {"max_fee_per_gas": 123 * GWEI, "min_priority_fee": 2 * GWEI,
+                                "stuck_after": 45})
+        rc, out, err = dm.check_config()
+        line = (lines_with(out, "payouts:") or [""])[0]
+        want = ("payouts: signed with the key %s (its address is the dealer's), fees at most "
+                "%d wei per gas, tip at least %d, replaced when unmined for 45 s"
+                % (p, 123 * GWEI, 2 * GWEI))
+        R.report(rc == 0 and line == want and not leaks(out, err),
+                 "key: --check-config prints the payouts line", line or out[-300:])
+        dm = daemon("default", p)
+        rc, out, err = dm.check_config()
+        line = (lines_with(out, "payouts:") or [""])[0]
+        R.report(rc == 0 and "fees at most %d wei per gas, tip at least %d, replaced when "
+                 "unmined for 300 s" % (DEFAULT_CAP, GWEI) in line,
+                 "key: --check-config shows the defaults (100 gwei, 1 gwei, 300 s)", line)
+    finally:
+        a.stop()
+
+
+# --------------------------------------------------------------------------
+
+class Runner:
+    def __init__(self, args, workdir):
+        self.args = args
+        self.workdir = workdir
+        self.hashjack = hj.find_hashjack(args.hashjack)
+        self.hashjackd = hj.find_hashjackd(args.hashjackd)
+        self.rng = random.Random(args.seed)
+        self.passed = self.failed = 0
+        self.sessions = []
+        self.proxies = []
+
+    def report(self, ok, name, detail=""):
+        ok = bool(ok)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        detail = str(detail)
+        print("%s %-70s %s" % ("ok  " if ok else "FAIL", name, detail), flush=True)
+
+    def close(self):
+        for x in self.proxies:
+            try:
+                x.close()
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+        for S in self.sessions:
+            try:
+                S.close()
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+        self.sessions = []
+
+
+SCENARIOS = ("session", "kills", "refusals", "stuck", "foreign", "key")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="only scenarios whose name contains this (%s)" % ", ".join(SCENARIOS))
+    ap.add_argument("--kills", type=int, default=30, help="kill -9 rounds (default 30)")
+    ap.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--timeout", type=int, default=360,
+                    help="deadline for the whole run in seconds (default 360)")
+    args = ap.parse_args()
+    if args.seed is None:
+        args.seed = random.randrange(1 << 30)
+    hj.install_cleanup(args.timeout)
+    hj.find_tool("anvil")
+    workdir = tempfile.mkdtemp(prefix="hj-e2e-payouts-")
+    kept = [args.keep]
+    hj.add_exit_hook(lambda: kept[0] or shutil.rmtree(workdir, ignore_errors=True))
+    t0 = time.monotonic()
+    print("seed %d" % args.seed, flush=True)
+    random.seed(args.seed)
+    R = Runner(args, workdir)
+    fns = {"session": session, "kills": lambda r: kills(r, args.kills), "refusals": refusals,
+           "stuck": stuck, "foreign": foreign, "key": key}
+    try:
+        for name in SCENARIOS:
+            if args.only and not any(k in name for k in args.only):
+                continue
+            t1 = time.monotonic()
+            try:
+                fns[name](R)
+            except Exception as e:  # noqa: BLE001 - report, go on
+                traceback.print_exc()
+                R.report(False, "%s: scenario" % name, "%s: %s" % (type(e).__name__, e))
+            finally:
+                R.close()
+                hj.kill_children()
+            print("---- %s: %.1fs" % (name, time.monotonic() - t1), flush=True)
+    finally:
+        R.close()
+        hj.kill_children()
+        if R.failed:
+            kept[0] = True
+        if kept[0]:
+            print("work directory kept: %s" % workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print("%d passed, %d failed (%.0fs, seed %d)" % (R.passed, R.failed,
+                                                     time.monotonic() - t0, args.seed))
+    return 1 if R.failed or not R.passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
