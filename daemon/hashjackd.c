@@ -24,8 +24,9 @@ static void usage(FILE *out)
 	        "       hashjackd --help | --version\n"
 	        "\n"
 	        "The Hash Blackjack dealer: follows a node, deals every final "
-	        "block as a\ncard, settles rounds, records what is owed and "
-	        "writes the block-to-card log.\n"
+	        "block as a\ncard, settles rounds, pays what is owed (with "
+	        "[payout] wallet or\ndealer_key; else records it) and writes "
+	        "the block-to-card log.\n"
 	        "\n"
 	        "Options:\n"
 	        "  -c, --config FILE     configuration file "
@@ -51,10 +52,12 @@ static void usage(FILE *out)
 	        "  4   the state directory belongs to another chain, dealer or "
 	        "rules\n"
 	        "  64  usage error\n"
-	        "  78  configuration error\n"
+	        "  78  configuration error (the dealer key included)\n"
 	        "\n"
 	        "Every key is documented in hashjackd.conf.example and "
-	        "docs/CONFIG.md;\noperation in docs/OPERATION.md.\n");
+	        "docs/CONFIG.md;\noperation in docs/OPERATION.md, payouts in "
+	        "docs/PAYOUTS.md and\ndocs/PAYOUTS-EVM.md; `hashjack status` "
+	        "shows the state.\n");
 }
 
 /* The URL without any "user:password@" it carries. */
