@@ -55,8 +55,41 @@
 /* Room for a quoted value in a message (hj_quote cuts longer ones). */
 #define SHOWLEN 100
 
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen,
-                                                      const char *fmt, ...)
+/* ---- messages --------------------------------------------------------- */
+
+/* "hashjack: CMD: MESSAGE" on stderr, after what is on stdout; no
+ * newline. */
+__attribute__((format(printf, 2, 0))) static void
+tell(const char *cmd, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "hashjack: %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+}
+
+int hj_dbread_fail(const char *cmd, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(cmd, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int hj_dbread_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(cmd, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'hashjack %s --help'.\n", cmd);
+	return EX_USAGE;
+}
+
+void hj_dbread_say(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -82,15 +115,16 @@ int hj_dbread_options(int argc, char **argv, const char *const *names,
 		if (strcmp(arg, "--") == 0) {
 			if (i + 1 < argc) {
 				hj_quote(argv[i + 1], shown, sizeof shown);
-				say(err, errlen, "unexpected argument %s",
-				    shown);
+				hj_dbread_say(err, errlen,
+				              "unexpected argument %s", shown);
 				return -1;
 			}
 			break;
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
 			hj_quote(arg, shown, sizeof shown);
-			say(err, errlen, "unexpected argument %s", shown);
+			hj_dbread_say(err, errlen, "unexpected argument %s",
+			              shown);
 			return -1;
 		}
 		eq = strchr(arg, '=');
@@ -101,16 +135,17 @@ int hj_dbread_options(int argc, char **argv, const char *const *names,
 				break;
 		if (o == n) {
 			hj_quote(arg, shown, sizeof shown);
-			say(err, errlen, "unknown option %s", shown);
+			hj_dbread_say(err, errlen, "unknown option %s", shown);
 			return -1;
 		}
 		if (v[o] != NULL) {
-			say(err, errlen, "%s given twice", names[o]);
+			hj_dbread_say(err, errlen, "%s given twice", names[o]);
 			return -1;
 		}
 		if (flag[o]) {
 			if (eq != NULL) {
-				say(err, errlen, "%s takes no value", names[o]);
+				hj_dbread_say(err, errlen, "%s takes no value",
+				              names[o]);
 				return -1;
 			}
 			v[o] = arg;
@@ -119,7 +154,8 @@ int hj_dbread_options(int argc, char **argv, const char *const *names,
 		} else if (i + 1 < argc) {
 			v[o] = argv[++i];
 		} else {
-			say(err, errlen, "%s needs a value", names[o]);
+			hj_dbread_say(err, errlen, "%s needs a value",
+			              names[o]);
 			return -1;
 		}
 	}
@@ -169,11 +205,12 @@ int hj_dbread_sql_fail(sqlite3 *db, const char *path, const char *what,
 {
 	int rc = sqlite3_extended_errcode(db) & 0xff;
 
-	say(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+	hj_dbread_say(err, errlen, "%s: %s: %s", path, what,
+	              sqlite3_errmsg(db));
 	switch (rc) {
 	case SQLITE_NOTADB:
-		say(err, errlen, "%s: not an SQLite database (%s)", path,
-		    sqlite3_errmsg(db));
+		hj_dbread_say(err, errlen, "%s: not an SQLite database (%s)",
+		              path, sqlite3_errmsg(db));
 		return EX_DATAERR;
 	case SQLITE_CORRUPT:
 	case SQLITE_ERROR: /* a schema this hashjack does not read */
@@ -181,7 +218,8 @@ int hj_dbread_sql_fail(sqlite3 *db, const char *path, const char *what,
 		return EX_DATAERR;
 	case SQLITE_CANTOPEN:
 		/* The file itself opened (check_file): its WAL did not. */
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "%s: %s: %s (its -wal or -shm file may be unreadable: run "
 		    "as root or as the daemon's user)",
 		    path, what, sqlite3_errmsg(db));
@@ -243,33 +281,35 @@ static int check_identity(sqlite3 *db, const char *path, int *version,
 	if (rc)
 		return rc;
 	if (!has_meta || !has_payouts) {
-		say(err, errlen,
-		    "%s: not a hashjackd database: no table%s %s%s%s", path,
-		    !has_meta && !has_payouts ? "s" : "",
-		    has_meta ? "" : "\"meta\"",
-		    !has_meta && !has_payouts ? " and " : "",
-		    has_payouts ? "" : "\"payouts\"");
+		hj_dbread_say(err, errlen,
+		              "%s: not a hashjackd database: no table%s %s%s%s",
+		              path, !has_meta && !has_payouts ? "s" : "",
+		              has_meta ? "" : "\"meta\"",
+		              !has_meta && !has_payouts ? " and " : "",
+		              has_payouts ? "" : "\"payouts\"");
 		return EX_DATAERR;
 	}
 	if (app != HJ_APPLICATION_ID) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "%s: not a hashjackd database: application_id 0x%08llx, "
 		    "expected 0x%08x",
 		    path, (unsigned long long)(uint32_t)app, HJ_APPLICATION_ID);
 		return EX_DATAERR;
 	}
 	if (ver > HJ_DBREAD_SCHEMA_MAX) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "%s: schema version %lld was written by a newer hashjackd; "
 		    "this hashjack reads version %d",
 		    path, (long long)ver, HJ_DBREAD_SCHEMA_MAX);
 		return EX_DATAERR;
 	}
 	if (ver < 1) {
-		say(err, errlen,
-		    "%s: hashjackd database without a schema version "
-		    "(user_version %lld)",
-		    path, (long long)ver);
+		hj_dbread_say(err, errlen,
+		              "%s: hashjackd database without a schema version "
+		              "(user_version %lld)",
+		              path, (long long)ver);
 		return EX_DATAERR;
 	}
 	*version = (int)ver;
@@ -362,7 +402,8 @@ static int read_once(const char *path, int immutable, hj_dbread_fn fn,
 
 	if (vfs == NULL || uri == NULL) {
 		free(uri);
-		say(err, errlen, "cannot set up SQLite's read-only access");
+		hj_dbread_say(err, errlen,
+		              "cannot set up SQLite's read-only access");
 		return EX_SOFTWARE;
 	}
 	rc = sqlite3_open_v2(
@@ -371,8 +412,8 @@ static int read_once(const char *path, int immutable, hj_dbread_fn fn,
 	free(uri);
 	if (rc != SQLITE_OK) {
 		if (db == NULL) {
-			say(err, errlen, "%s: cannot open: %s", path,
-			    sqlite3_errstr(rc));
+			hj_dbread_say(err, errlen, "%s: cannot open: %s", path,
+			              sqlite3_errstr(rc));
 			return EX_SOFTWARE;
 		}
 		ret = hj_dbread_sql_fail(db, path, "cannot open", err, errlen);
@@ -408,27 +449,28 @@ static int check_file(const char *path, struct stat *st, char *err,
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0) {
-		say(err, errlen, "cannot open database %s: %s", path,
-		    strerror(errno));
+		hj_dbread_say(err, errlen, "cannot open database %s: %s", path,
+		              strerror(errno));
 		return EX_NOINPUT;
 	}
 	if (fstat(fd, st) != 0) {
-		say(err, errlen, "cannot stat database %s: %s", path,
-		    strerror(errno));
+		hj_dbread_say(err, errlen, "cannot stat database %s: %s", path,
+		              strerror(errno));
 		close(fd);
 		return EX_IOERR;
 	}
 	close(fd);
 	if (!S_ISREG(st->st_mode)) {
-		say(err, errlen, "cannot open database %s: %s", path,
-		    S_ISDIR(st->st_mode) ? strerror(EISDIR)
-		                         : "not a regular file");
+		hj_dbread_say(err, errlen, "cannot open database %s: %s", path,
+		              S_ISDIR(st->st_mode) ? strerror(EISDIR)
+		                                   : "not a regular file");
 		return EX_NOINPUT;
 	}
 	/* The daemon's first open, before it wrote anything.  (SQLite would
 	 * also delete a WAL beside an empty database file.) */
 	if (st->st_size == 0) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "%s: an empty file: not a hashjackd database (yet)", path);
 		return EX_DATAERR;
 	}
@@ -444,7 +486,7 @@ static int exists(const char *path, char *err, size_t errlen)
 		return 1;
 	if (errno == ENOENT)
 		return 0;
-	say(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+	hj_dbread_say(err, errlen, "cannot stat %s: %s", path, strerror(errno));
 	return -1;
 }
 
@@ -467,7 +509,7 @@ int hj_dbread(const char *path, hj_dbread_fn fn, void (*reset)(void *arg),
 	int rc = 0, had_wal, has_wal;
 
 	if (wal == NULL) {
-		say(err, errlen, "out of memory");
+		hj_dbread_say(err, errlen, "out of memory");
 		return EX_SOFTWARE;
 	}
 	memcpy(wal, path, n);
@@ -499,7 +541,8 @@ int hj_dbread(const char *path, hj_dbread_fn fn, void (*reset)(void *arg),
 		    same_file(&before, &after))
 			goto out;
 	}
-	say(err, errlen,
+	hj_dbread_say(
+	    err, errlen,
 	    "%s: the database changed while it was read (%d times): the "
 	    "daemon is starting or stopping; try again",
 	    path, ATTEMPTS);
@@ -543,7 +586,8 @@ int hj_dbread_chain(const char *path, const char *family, const char *id,
 		return 0;
 	}
 	if (strcmp(family, "bitcoin") != 0) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "%s: meta: family %s is not a chain family this hashjack "
 		    "knows (evm, bitcoin)",
 		    path, fam);
@@ -564,7 +608,8 @@ int hj_dbread_chain(const char *path, const char *family, const char *id,
 	if (strlen(q + 1) != 64 || !all_hex(q + 1, 64))
 		goto bad;
 	if (hj_taproot_hrp(coin, net, &c->hrp, why, sizeof why)) {
-		say(err, errlen, "%s: meta: chain %s: %s", path, shown, why);
+		hj_dbread_say(err, errlen, "%s: meta: chain %s: %s", path,
+		              shown, why);
 		return EX_DATAERR;
 	}
 	if (strcmp(coin, "litecoin") == 0) {
@@ -577,7 +622,8 @@ int hj_dbread_chain(const char *path, const char *family, const char *id,
 	c->decimals = 8;
 	return 0;
 bad:
-	say(err, errlen,
+	hj_dbread_say(
+	    err, errlen,
 	    "%s: meta: chain %s is not a chain identity of family %s "
 	    "(\"evm:<chain id>\" or \"bitcoin:<coin>:<network>:<genesis>\")",
 	    path, shown, fam);
@@ -615,14 +661,16 @@ int hj_dbread_rules(const char *s, hj_rules *out, char *err, size_t errlen)
 		if (i == 4 && *p == '\0')
 			break;
 		if (i > 0 && *p++ != ' ') {
-			say(err, errlen, "expected a space at offset %zu",
-			    (size_t)(p - 1 - s));
+			hj_dbread_say(err, errlen,
+			              "expected a space at offset %zu",
+			              (size_t)(p - 1 - s));
 			return -EINVAL;
 		}
 		v = rules_field(&p, key[i], &len);
 		if (v == NULL) {
-			say(err, errlen, "expected \"%s=\" at offset %zu",
-			    key[i], (size_t)(p - s));
+			hj_dbread_say(err, errlen,
+			              "expected \"%s=\" at offset %zu", key[i],
+			              (size_t)(p - s));
 			return -EINVAL;
 		}
 		if (i == 0) {
@@ -631,32 +679,34 @@ int hj_dbread_rules(const char *s, hj_rules *out, char *err, size_t errlen)
 			memcpy(name, v, len);
 			name[len] = '\0';
 		} else if (hj_amount_parse(v, len, &amt[i])) {
-			say(err, errlen,
-			    "%s: \"%.*s\" is not a canonical decimal", key[i],
-			    (int)(len > 40 ? 40 : len), v);
+			hj_dbread_say(err, errlen,
+			              "%s: \"%.*s\" is not a canonical decimal",
+			              key[i], (int)(len > 40 ? 40 : len), v);
 			return -EINVAL;
 		}
 	}
 	if (*p != '\0') {
-		say(err, errlen, "unexpected text at offset %zu",
-		    (size_t)(p - s));
+		hj_dbread_say(err, errlen, "unexpected text at offset %zu",
+		              (size_t)(p - s));
 		return -EINVAL;
 	}
 	/* Written only when not 0, so 0 is not the canonical form. */
 	if (nkeys == 5 && amt[4] == 0) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "max_exposure: 0 is never written (no limit leaves the "
 		    "key out)");
 		return -EINVAL;
 	}
 	if (amt[3] > UINT32_MAX) {
-		say(err, errlen, "timeout_blocks: above 4294967295");
+		hj_dbread_say(err, errlen, "timeout_blocks: above 4294967295");
 		return -EINVAL;
 	}
 	if (hj_rules_preset(name, &r) != 0) {
 		hj_quote(name, shown, sizeof shown);
-		say(err, errlen, "preset %s: not a preset this hashjack knows",
-		    shown);
+		hj_dbread_say(err, errlen,
+		              "preset %s: not a preset this hashjack knows",
+		              shown);
 		return -EINVAL;
 	}
 	r.min_bet = amt[1];
@@ -664,7 +714,7 @@ int hj_dbread_rules(const char *s, hj_rules *out, char *err, size_t errlen)
 	r.timeout_blocks = (uint32_t)amt[3];
 	r.max_exposure = amt[4];
 	if (hj_rules_check(&r, why, sizeof why)) {
-		say(err, errlen, "%s", why);
+		hj_dbread_say(err, errlen, "%s", why);
 		return -EINVAL;
 	}
 	*out = r;

@@ -8,7 +8,9 @@
  * the tool writes amounts and the database's text.
  *
  * Functions that can fail return a sysexits(3) code (0 on success) with the
- * reason in the caller's err buffer; nothing here prints or logs.
+ * reason in the caller's err buffer; nothing here prints or logs, but for
+ * hj_dbread_fail and hj_dbread_usage, which the two subcommands print
+ * their messages with.
  */
 #ifndef HJ_DBREAD_H
 #define HJ_DBREAD_H
@@ -24,6 +26,21 @@
 
 /* The schema versions this tool reads (daemon/store.c writes the last). */
 #define HJ_DBREAD_SCHEMA_MAX 3
+
+/*
+ * The subcommand cmd's ("ledger", "status") messages: stdout is flushed,
+ * then "hashjack: CMD: " and the message go to stderr on one line.
+ * hj_dbread_fail returns code; hj_dbread_usage adds a line "Try 'hashjack
+ * CMD --help'." and returns EX_USAGE.
+ */
+int hj_dbread_fail(const char *cmd, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int hj_dbread_usage(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The message into err (vsnprintf: cut to errlen). */
+void hj_dbread_say(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /*
  * The command line of `ledger` and `status`: options only, "--opt VALUE",

@@ -12,7 +12,6 @@
 #include "ledger.h"
 
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +27,7 @@
 #include "quote.h"
 #include "taproot.h"
 
-#define PROG "hashjack"
+#define CMD "ledger" /* in messages: "hashjack: ledger: ..." */
 /* The selection is held in memory before printing: at most this much. */
 #define ROWS_MAX_BYTES ((size_t)1 << 30)
 
@@ -100,47 +99,6 @@ int hj_ledger_help(void)
 	return EX_OK;
 }
 
-/* ---- messages --------------------------------------------------------- */
-
-static int fail(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int fail(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(PROG ": ledger: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
-
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(PROG ": ledger: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'hashjack ledger --help'.\n", stderr);
-	return EX_USAGE;
-}
-
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen,
-                                                      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- command line ----------------------------------------------------- */
 
 enum opt {
@@ -207,7 +165,7 @@ static int parse_args(int argc, char **argv, struct filter *f)
 	memset(f, 0, sizeof *f);
 	if (hj_dbread_options(argc, argv, opt_name, flag, O_COUNT, f->v, err,
 	                      sizeof err))
-		return usage("%s", err);
+		return hj_dbread_usage(CMD, "%s", err);
 	return 0;
 }
 
@@ -231,23 +189,28 @@ static int parse_filter(struct filter *f)
 	size_t n, ndata;
 
 	if (f->v[O_STATE] && f->v[O_DB])
-		return usage("--state and --db: give one or the other");
+		return hj_dbread_usage(
+		    CMD, "--state and --db: give one or the other");
 	for (int o = O_STATE; o <= O_DB; o++)
 		if (f->v[o] && f->v[o][0] == '\0')
-			return usage("%s: empty", opt_name[o]);
+			return hj_dbread_usage(CMD, "%s: empty", opt_name[o]);
 	v = f->v[O_STATE_FILTER];
 	if (v && !one_of(v, states, NSTATES)) {
 		hj_quote(v, shown, sizeof shown);
-		return usage("--state-filter %s: not a payout state (owed, "
-		             "submitted or confirmed)",
-		             shown);
+		return hj_dbread_usage(
+		    CMD,
+		    "--state-filter %s: not a payout state (owed, "
+		    "submitted or confirmed)",
+		    shown);
 	}
 	v = f->v[O_KIND];
 	if (v && !one_of(v, kinds, NKINDS)) {
 		hj_quote(v, shown, sizeof shown);
-		return usage("--kind %s: not a payout kind (return, insurance "
-		             "or refund)",
-		             shown);
+		return hj_dbread_usage(
+		    CMD,
+		    "--kind %s: not a payout kind (return, insurance "
+		    "or refund)",
+		    shown);
 	}
 	v = f->v[O_ROUND];
 	if (v) {
@@ -256,9 +219,11 @@ static int parse_filter(struct filter *f)
 		if (hj_hex_decode_exact(v, n, HJ_HEX_OPTIONAL, f->round,
 		                        sizeof f->round, why, sizeof why)) {
 			hj_quote(v, shown, sizeof shown);
-			return usage("--round %s: not a round id (the Bet's "
-			             "transaction id, 64 hex digits): %s",
-			             shown, why);
+			return hj_dbread_usage(
+			    CMD,
+			    "--round %s: not a round id (the Bet's "
+			    "transaction id, 64 hex digits): %s",
+			    shown, why);
 		}
 		f->has_round = 1;
 	}
@@ -288,10 +253,12 @@ static int parse_filter(struct filter *f)
 			    (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] - 'A' + 'a'
 			                                      : v[i]);
 	} else {
-		return usage("--recipient %s: not an EVM address (0x + 40 hex "
-		             "digits), a key P (64 hex digits), a payout "
-		             "address tr(P) or \"unattributed\"",
-		             shown);
+		return hj_dbread_usage(
+		    CMD,
+		    "--recipient %s: not an EVM address (0x + 40 hex "
+		    "digits), a key P (64 hex digits), a payout "
+		    "address tr(P) or \"unattributed\"",
+		    shown);
 	}
 	return 0;
 }
@@ -309,7 +276,8 @@ static int check_filter(struct filter *f, const hj_dbchain *c, char *err,
 
 	if (f->has_round && f->round_0x && !c->evm) {
 		hj_quote(f->v[O_ROUND], shown, sizeof shown);
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "--round %s: Bitcoin-family hex is written without \"0x\" "
 		    "(the database is %s)",
 		    shown, c->id);
@@ -319,7 +287,8 @@ static int check_filter(struct filter *f, const hj_dbchain *c, char *err,
 		return 0;
 	hj_quote(f->v[O_RECIPIENT], shown, sizeof shown);
 	if (c->evm && f->rcp != R_EVM) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "--recipient %s: a Bitcoin-family recipient, but the "
 		    "database is %s, whose recipients are addresses (0x + 40 "
 		    "hex digits)",
@@ -327,7 +296,8 @@ static int check_filter(struct filter *f, const hj_dbchain *c, char *err,
 		return EX_USAGE;
 	}
 	if (!c->evm && f->rcp == R_EVM) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "--recipient %s: an EVM address, but the database is %s, "
 		    "whose recipients are payout addresses tr(P) or keys P "
 		    "(64 hex digits)",
@@ -338,14 +308,16 @@ static int check_filter(struct filter *f, const hj_dbchain *c, char *err,
 		return 0;
 	if (hj_segwit_decode(c->hrp, f->raddr, &version, prog, &proglen, why,
 	                     sizeof why)) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "--recipient %s: not an address of the database's chain "
 		    "%s (addresses beginning \"%s1\"): %s",
 		    shown, c->id, c->hrp, why);
 		return EX_USAGE;
 	}
 	if (version != 1 || proglen != 32) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "--recipient %s: not a taproot address (witness version "
 		    "1, 32 bytes): payouts go to tr(P)",
 		    shown);
@@ -495,7 +467,8 @@ static int read_meta(sqlite3 *db, const char *path, struct ledger *lg,
 		ret = hj_dbread_int(db, path, "SELECT count(*) FROM payouts",
 		                    &n, err, errlen);
 		if (ret == 0 && n > 0) {
-			say(err, errlen,
+			hj_dbread_say(
+			    err, errlen,
 			    "%s: %lld payouts but no meta row: the database "
 			    "does not say which chain they are on",
 			    path, (long long)n);
@@ -568,7 +541,8 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 	char *mem;
 
 	if (text_of(st, C_ID, 0, &src[F_ID])) {
-		say(err, errlen, "%s: a payout whose id is not text", path);
+		hj_dbread_say(err, errlen, "%s: a payout whose id is not text",
+		              path);
 		return EX_DATAERR;
 	}
 	if (text_of(st, C_KIND, 0, &src[F_KIND]))
@@ -602,7 +576,8 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 		bad = col_name[C_ERROR];
 	if (bad != NULL) {
 		hj_quote(src[F_ID], shown, sizeof shown);
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "%s: payout %s: column %s does not hold what the schema "
 		    "says (docs/STATE.md)",
 		    path, shown, bad);
@@ -618,7 +593,8 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 		if (sqlite3_column_type(st, C_RECIPIENT) != SQLITE_BLOB ||
 		    n != want) {
 			hj_quote(src[F_ID], shown, sizeof shown);
-			say(err, errlen,
+			hj_dbread_say(
+			    err, errlen,
 			    "%s: payout %s: recipient is not %s (%d bytes)",
 			    path, shown,
 			    c->evm ? "an EVM address" : "an x-only key P",
@@ -648,7 +624,8 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 		total += len[i];
 	}
 	if (lg->bytes + total + sizeof r > ROWS_MAX_BYTES) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "the selection is larger than %zu MiB; narrow it with "
 		    "--state-filter, --recipient, --round or --kind",
 		    ROWS_MAX_BYTES >> 20);
@@ -677,7 +654,7 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 	lg->bytes += total + sizeof r;
 	return 0;
 nomem:
-	say(err, errlen, "out of memory");
+	hj_dbread_say(err, errlen, "out of memory");
 	return EX_SOFTWARE;
 }
 
@@ -837,8 +814,8 @@ static int print_grid(const struct grid *g)
 	int ret = 0;
 
 	if (g->ncols > 16)
-		return fail(EX_SOFTWARE, "internal error: %d columns",
-		            g->ncols);
+		return hj_dbread_fail(CMD, EX_SOFTWARE,
+		                      "internal error: %d columns", g->ncols);
 
 	for (int c = 0; c < g->ncols; c++)
 		w[c].w = strlen(g->head[c]);
@@ -877,7 +854,7 @@ static int print_grid(const struct grid *g)
 			fwrite(line.p, 1, line.n, stdout);
 	}
 	if (cell.nomem || line.nomem)
-		ret = fail(EX_SOFTWARE, "out of memory");
+		ret = hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
 	free(cell.p);
 	free(line.p);
 	return ret;
@@ -973,7 +950,7 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 	size_t n = 0;
 
 	if (t == NULL)
-		return fail(EX_SOFTWARE, "out of memory");
+		return hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
 	for (size_t i = 0; i < lg->n; i++) {
 		const struct row *r = &lg->rows[i];
 		size_t k;
@@ -986,9 +963,10 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 		if (t[k].sum > HJ_AMOUNT_MAX - r->amount ||
 		    all.sum > HJ_AMOUNT_MAX - r->amount) {
 			free(t);
-			return fail(EX_DATAERR,
-			            "the payouts' sum exceeds 2^128 - 1 base "
-			            "units: not a real ledger");
+			return hj_dbread_fail(
+			    CMD, EX_DATAERR,
+			    "the payouts' sum exceeds 2^128 - 1 base "
+			    "units: not a real ledger");
 		}
 		t[k].n++;
 		t[k].sum += r->amount;
@@ -1092,7 +1070,8 @@ static int print_json(const struct ledger *lg)
 		           : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(o);
 		if (line == NULL)
-			return fail(EX_SOFTWARE, "out of memory");
+			return hj_dbread_fail(CMD, EX_SOFTWARE,
+			                      "out of memory");
 		puts(line);
 		free(line);
 	}
@@ -1123,14 +1102,14 @@ int hj_ledger_main(int argc, char **argv)
 
 	path = hj_dbread_path(flt.v[O_DB], flt.v[O_STATE]);
 	if (path == NULL)
-		return fail(EX_SOFTWARE, "out of memory");
+		return hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
 
 	rd = (struct read){.flt = &flt, .ctx = &ctx, .lg = &lg};
 	rc = hj_dbread(path, read_all, read_reset, &rd, err, sizeof err);
 	if (rc == EX_USAGE && rd.usage_err)
-		rc = usage("%s", err);
+		rc = hj_dbread_usage(CMD, "%s", err);
 	else if (rc)
-		rc = fail(rc, "%s", err);
+		rc = hj_dbread_fail(CMD, rc, "%s", err);
 	else if (flt.v[O_JSON])
 		rc = print_json(&lg);
 	else if ((rc = sum_states(&lg, &tot)) == 0)

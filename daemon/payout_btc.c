@@ -43,6 +43,7 @@
 #include "btc_tx.h"
 #include "hex.h"
 #include "log.h"
+#include "payer.h"
 #include "quote.h"
 #include "taproot.h"
 
@@ -54,8 +55,6 @@
  * costs more pages. */
 #define SCAN_MARGIN_S   7200
 #define RPCINFO_WAIT_MS 250
-#define BACKOFF_MIN_MS  1000
-#define BACKOFF_MAX_MS  60000
 /* The sendmany arguments: at most max_outputs (1000) outputs of about 130
  * bytes each. */
 #define PARAMS_MAX ((size_t)1 << 20)
@@ -88,10 +87,7 @@ struct grp {
 };
 
 struct hjd_payer {
-	uv_loop_t *loop;
-	hj_store *store;
-	hj_rpc *rpc;
-	uv_timer_t timer;
+	hjd_payer_base base; /* first: the base's hooks cast it back */
 	char *wallet;
 	const char *hrp;
 	hj_secp *secp;
@@ -99,24 +95,10 @@ struct hjd_payer {
 	hj_amount dust;
 	unsigned max_outputs, conf;
 	hj_amount (*exposure)(void *);
-	void (*on_status)(void *);
-	void (*on_fatal)(void *, const char *);
-	void *arg;
 
-	uint64_t processed, tip;
-	int started, busy, dirty, closing, open_handles;
-	void (*done)(void *);
-	void *done_arg;
-
-	/* After a failed sendmany: no other before retry_at (loop time) or
-	 * before a new block is processed, whichever comes first. */
-	unsigned backoff_ms;
-	uint64_t retry_at;
-	uint64_t failed_at_block;
 	int64_t fresh; /* planned by this process, never sent: no lookup */
-	int halted;    /* a transaction with a batch's comment does not pay
-	                  its outputs: nothing is sent until an operator
-	                  looks */
+	/* base.halted is set when a transaction with a batch's comment does
+	 * not pay its outputs. */
 
 	/* The pass. */
 	hj_batch open[OPEN_MAX];
@@ -144,11 +126,6 @@ struct hjd_payer {
 	int have_tot;
 	uint64_t dust_n, unpayable_n;
 	hj_amount dust_sum, payable;
-	int have_balance;
-	hj_amount balance;
-	char warning[1024];
-	char last_note[1024]; /* the last repeated warning logged */
-	char summary[1400];   /* the last status logged */
 };
 
 static void after_planned(hjd_payer *p);
@@ -227,78 +204,6 @@ static int64_t now_s(void)
 	return (int64_t)time(NULL);
 }
 
-/* Logs msg at prio unless it is the note logged last (a condition that
- * lasts is said once, and again when it changes). */
-static void note(hjd_payer *p, int prio, const char *msg)
-{
-	size_t k = strnlen(msg, sizeof p->last_note - 1);
-
-	if (strncmp(p->last_note, msg, sizeof p->last_note - 1) == 0)
-		return;
-	memcpy(p->last_note, msg, k);
-	p->last_note[k] = '\0';
-	hjd_log(prio, "%s", msg);
-}
-
-static void fatal(hjd_payer *p, const char *msg)
-{
-	p->busy = 0;
-	p->closing = 1; /* the follower closes us; nothing more is done */
-	p->on_fatal(p->arg, msg);
-}
-
-/* A write is begin(), one store call, commit(call's result): 0, or -1
- * after fatal() (rolled back). */
-static int begin(hjd_payer *p, char *err, size_t errlen)
-{
-	if (hj_store_begin(p->store, err, errlen)) {
-		fatal(p, err);
-		return -1;
-	}
-	return 0;
-}
-
-static int commit(hjd_payer *p, int rc, char *err, size_t errlen)
-{
-	if (rc == 0 && hj_store_commit(p->store, err, errlen) == 0)
-		return 0;
-	hj_store_rollback(p->store);
-	fatal(p, err);
-	return -1;
-}
-
-static void backoff(hjd_payer *p)
-{
-	p->retry_at = uv_now(p->loop) + p->backoff_ms;
-	p->failed_at_block = p->processed;
-	p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
-	                                                   : p->backoff_ms * 2;
-}
-
-static int may_send(const hjd_payer *p)
-{
-	return !p->halted &&
-	       (p->retry_at == 0 || uv_now(p->loop) >= p->retry_at ||
-	        p->processed > p->failed_at_block);
-}
-
-/* ---- the timer: waits inside a pass, and the next pass ---- */
-
-static void rpcinfo(hjd_payer *p);
-static void pass_start(hjd_payer *p);
-
-static void on_timer(uv_timer_t *t)
-{
-	hjd_payer *p = t->data;
-
-	if (p->closing)
-		return;
-	if (p->busy)
-		rpcinfo(p); /* the only wait inside a pass */
-	else
-		pass_start(p);
-}
-
 /* ---- 1. the planned batch ---- */
 
 static void scan_page(hjd_payer *p);
@@ -342,7 +247,7 @@ static void on_scan_page(void *arg, json_t *result, const hj_rpc_error *e)
 	size_t i, n;
 	json_t *el;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	if (e != NULL || !json_is_array(result)) {
 		snprintf(msg, sizeof msg,
@@ -351,14 +256,14 @@ static void on_scan_page(void *arg, json_t *result, const hj_rpc_error *e)
 		         (long long)p->scan_id, p->wallet,
 		         e ? e->text
 		           : "listtransactions did not return a list");
-		note(p, HJD_LOG_WARNING, msg);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		/* Without the whole answer neither "found" nor "absent" is
 		 * known: give up this lookup until later. */
 		if (p->scan_done == after_scan_revert) {
 			p->cur++;
 			confirm_next(p);
 		} else {
-			backoff(p);
+			hjd_payer_base_backoff(&p->base);
 			after_planned(p);
 		}
 		return;
@@ -397,9 +302,9 @@ static void scan_page(hjd_payer *p)
 	    json_pack("[s, i, I, b]", "*", PAGE, (json_int_t)p->scan_skip, 1);
 
 	if (params == NULL ||
-	    hj_rpc_call_x(p->rpc, "listtransactions", params, NULL,
+	    hj_rpc_call_x(p->base.rpc, "listtransactions", params, NULL,
 	                  HJ_RPC_NODE_ERRORS, on_scan_page, p))
-		fatal(p, "payouts: out of memory");
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 /* The outputs a batch must have, as scripts, for the check below. */
@@ -462,7 +367,7 @@ static int pays_batch(hjd_payer *p, int64_t id, json_t *hex,
 		snprintf(why, n, "gettransaction gave no hex");
 		return 0;
 	}
-	rc = hj_store_batch_outputs(p->store, id, collect_want, &w, err,
+	rc = hj_store_batch_outputs(p->base.store, id, collect_want, &w, err,
 	                            sizeof err);
 	if (rc) {
 		snprintf(why, n, "%s", rc == -EINVAL && w.err[0] ? w.err : err);
@@ -529,7 +434,7 @@ static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
 	int64_t id = p->planned;
 	int ok;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	txid_hex(p->verify_txid, tx);
 	if (e != NULL) {
@@ -537,41 +442,42 @@ static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
 		         "payouts: batch %lld: reading transaction %s: %s; "
 		         "asking again later",
 		         (long long)id, tx, e->text);
-		note(p, HJD_LOG_WARNING, msg);
-		backoff(p);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+		hjd_payer_base_backoff(&p->base);
 		after_planned(p);
 		return;
 	}
 	ok = pays_batch(p, id, json_object_get(result, "hex"), p->verify_txid,
 	                why, sizeof why);
 	if (ok < 0) {
-		fatal(p, why);
+		hjd_payer_base_fatal(&p->base, why);
 		return;
 	}
 	if (!ok) {
-		p->halted = 1;
+		p->base.halted = 1;
 		snprintf(
-		    p->warning, sizeof p->warning,
+		    p->base.warning, sizeof p->base.warning,
 		    "PAYOUTS HALTED: transaction %s of wallet %s carries "
 		    "the comment of batch %lld but does not pay its outputs "
 		    "(%s); nothing more is sent until an operator checks "
 		    "(docs/PAYOUTS.md)",
 		    tx, p->wallet, (long long)id, why);
-		hjd_log(HJD_LOG_ERR, "payouts: %s", p->warning);
+		hjd_log(HJD_LOG_ERR, "payouts: %s", p->base.warning);
 		after_planned(p);
 		return;
 	}
-	if (begin(p, err, sizeof err) ||
-	    commit(p,
-	           hj_store_batch_sent(p->store, id, p->verify_txid, p->tip,
-	                               now_s(), err, sizeof err),
-	           err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+	    hjd_payer_base_commit(
+	        &p->base,
+	        hj_store_batch_sent(p->base.store, id, p->verify_txid,
+	                            p->base.tip, now_s(), err, sizeof err),
+	        err, sizeof err))
 		return;
 	hjd_log(HJD_LOG_NOTICE,
 	        "payouts: batch %lld was sent before (found in wallet %s by "
 	        "its comment): txid %s, recorded",
 	        (long long)id, p->wallet, tx);
-	p->dirty = 1;
+	p->base.dirty = 1;
 	after_planned(p);
 }
 
@@ -610,28 +516,29 @@ static void after_scan_planned(hjd_payer *p)
 	}
 	memcpy(p->verify_txid, best->txid, 32);
 	txid_hex(best->txid, a);
-	if (hj_rpc_call_x(p->rpc, "gettransaction", json_pack("[s, b]", a, 1),
-	                  NULL, HJ_RPC_NODE_ERRORS, on_verify, p))
-		fatal(p, "payouts: out of memory");
+	if (hj_rpc_call_x(p->base.rpc, "gettransaction",
+	                  json_pack("[s, b]", a, 1), NULL, HJ_RPC_NODE_ERRORS,
+	                  on_verify, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	hjd_payer *p = arg;
 	json_t *active = json_object_get(result, "active_commands"), *c;
-	uint64_t now = uv_now(p->loop);
+	uint64_t now = uv_now(p->base.loop);
 	char msg[600];
 	size_t i;
 	int busy = 0;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	if (e != NULL || !json_is_array(active)) {
 		/* Not knowing is not a reason to skip the wait. */
 		snprintf(msg, sizeof msg,
 		         "payouts: getrpcinfo: %s; asking again",
 		         e ? e->text : "no active_commands");
-		note(p, HJD_LOG_WARNING, msg);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		busy = 1;
 	}
 	json_array_foreach(active, i, c)
@@ -650,9 +557,9 @@ static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
 			    "waiting for it to end before looking for batch "
 			    "%lld in wallet %s",
 			    (long long)p->planned, p->wallet);
-			note(p, HJD_LOG_WARNING, msg);
+			hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		}
-		uv_timer_start(&p->timer, on_timer, RPCINFO_WAIT_MS, 0);
+		hjd_payer_base_timer(&p->base, RPCINFO_WAIT_MS);
 		return;
 	}
 	scan(p, p->planned, p->open[0].created_at, after_scan_planned);
@@ -660,9 +567,9 @@ static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
 
 static void rpcinfo(hjd_payer *p)
 {
-	if (hj_rpc_call_x(p->rpc, "getrpcinfo", NULL, NULL, HJ_RPC_NODE_ERRORS,
-	                  on_rpcinfo, p))
-		fatal(p, "payouts: out of memory");
+	if (hj_rpc_call_x(p->base.rpc, "getrpcinfo", NULL, NULL,
+	                  HJ_RPC_NODE_ERRORS, on_rpcinfo, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 /* ---- 5. sendmany ---- */
@@ -724,27 +631,28 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 	int fresh_plan = p->send_new;
 	int refused;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	p->fresh = 0;
 	if (e == NULL && txid_parse(result, txid) == 0) {
-		if (begin(p, err, sizeof err) ||
-		    commit(p,
-		           hj_store_batch_sent(p->store, id, txid, p->tip,
-		                               now_s(), err, sizeof err),
-		           err, sizeof err))
+		if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+		    hjd_payer_base_commit(&p->base,
+		                          hj_store_batch_sent(p->base.store, id,
+		                                              txid, p->base.tip,
+		                                              now_s(), err,
+		                                              sizeof err),
+		                          err, sizeof err))
 			return;
 		txid_hex(txid, tx);
 		hjd_log(HJD_LOG_NOTICE,
 		        "payouts: batch %lld sent by wallet %s: txid %s",
 		        (long long)id, p->wallet, tx);
-		p->last_note[0] = '\0';
-		p->backoff_ms = BACKOFF_MIN_MS;
-		p->retry_at = 0;
-		if (strncmp(p->warning, "INSUFFICIENT", 12) == 0)
-			p->warning[0] = '\0';
+		p->base.last_note[0] = '\0';
+		hjd_payer_base_backoff_reset(&p->base);
+		if (strncmp(p->base.warning, "INSUFFICIENT", 12) == 0)
+			p->base.warning[0] = '\0';
 		if (p->more)
-			p->dirty = 1;
+			p->base.dirty = 1;
 		if (fresh_plan)
 			balance(p);
 		else
@@ -775,18 +683,20 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 		    "no answer to sendmany (%s): the wallet may or may not "
 		    "have sent it",
 		    e->text);
-	if (begin(p, err, sizeof err) ||
-	    commit(p,
-	           hj_store_batch_failed(p->store, id, msg, 0, err, sizeof err),
-	           err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+	    hjd_payer_base_commit(&p->base,
+	                          hj_store_batch_failed(p->base.store, id, msg,
+	                                                0, err, sizeof err),
+	                          err, sizeof err))
 		return;
-	backoff(p);
-	hjd_log(HJD_LOG_ERR,
-	        "payouts: batch %lld: %s; it will be looked for in the wallet "
-	        "by its comment before it is ever sent again; next try in %u s "
-	        "or at the next block",
-	        (long long)id, msg,
-	        (unsigned)((p->retry_at - uv_now(p->loop) + 999) / 1000));
+	hjd_payer_base_backoff(&p->base);
+	hjd_log(
+	    HJD_LOG_ERR,
+	    "payouts: batch %lld: %s; it will be looked for in the wallet "
+	    "by its comment before it is ever sent again; next try in %u s "
+	    "or at the next block",
+	    (long long)id, msg,
+	    (unsigned)((p->base.retry_at - uv_now(p->base.loop) + 999) / 1000));
 	if (fresh_plan)
 		balance(p);
 	else
@@ -809,29 +719,31 @@ static void after_scan_refused(hjd_payer *p)
 		after_scan_planned(p);
 		return;
 	}
-	if (begin(p, err, sizeof err) ||
-	    commit(p,
-	           hj_store_batch_failed(p->store, id, p->refusal, 1, err,
-	                                 sizeof err),
-	           err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+	    hjd_payer_base_commit(&p->base,
+	                          hj_store_batch_failed(p->base.store, id,
+	                                                p->refusal, 1, err,
+	                                                sizeof err),
+	                          err, sizeof err))
 		return;
-	backoff(p);
-	hjd_log(HJD_LOG_WARNING,
-	        "payouts: batch %lld: %s; its payouts stay owed; next try in "
-	        "%u s or at the next block",
-	        (long long)id, p->refusal,
-	        (unsigned)((p->retry_at - uv_now(p->loop) + 999) / 1000));
+	hjd_payer_base_backoff(&p->base);
+	hjd_log(
+	    HJD_LOG_WARNING,
+	    "payouts: batch %lld: %s; its payouts stay owed; next try in "
+	    "%u s or at the next block",
+	    (long long)id, p->refusal,
+	    (unsigned)((p->base.retry_at - uv_now(p->base.loop) + 999) / 1000));
 	if (p->refusal_code == RPC_WALLET_INSUFFICIENT_FUNDS) {
 		char have[40] = "unknown", need[40];
 
-		if (p->have_balance)
-			coins(p->balance, have, sizeof have);
+		if (p->base.have_balance)
+			coins(p->base.balance, have, sizeof have);
 		coins(p->send_total, need, sizeof need);
-		snprintf(p->warning, sizeof p->warning,
+		snprintf(p->base.warning, sizeof p->base.warning,
 		         "INSUFFICIENT FUNDS in wallet %s: balance %s, a batch "
 		         "of %s to pay; payouts stay owed until funds arrive",
 		         p->wallet, have, need);
-		hjd_log(HJD_LOG_WARNING, "payouts: %s", p->warning);
+		hjd_log(HJD_LOG_WARNING, "payouts: %s", p->base.warning);
 	}
 	if (p->send_new)
 		balance(p);
@@ -850,8 +762,8 @@ static void send_batch(hjd_payer *p, int64_t id, int fresh_plan)
 	p->params_len = 0;
 	rc = put(p, "[\"\",{");
 	if (rc == 0)
-		rc = hj_store_batch_outputs(p->store, id, put_output, &b, err,
-		                            sizeof err);
+		rc = hj_store_batch_outputs(p->base.store, id, put_output, &b,
+		                            err, sizeof err);
 	comment_of(p, id, comment, sizeof comment);
 	snprintf(tail, sizeof tail, "},1,\"%s\"]", comment);
 	if (rc == 0)
@@ -867,13 +779,14 @@ static void send_batch(hjd_payer *p, int64_t id, int fresh_plan)
 		         : b.n == 0      ? "no output"
 		                         : "out of memory");
 		hjd_log(HJD_LOG_ERR, "payouts: %s", msg);
-		if (begin(p, err, sizeof err) ||
-		    commit(p,
-		           hj_store_batch_failed(p->store, id, msg, 1, err,
-		                                 sizeof err),
-		           err, sizeof err))
+		if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+		    hjd_payer_base_commit(&p->base,
+		                          hj_store_batch_failed(p->base.store,
+		                                                id, msg, 1, err,
+		                                                sizeof err),
+		                          err, sizeof err))
 			return;
-		backoff(p);
+		hjd_payer_base_backoff(&p->base);
 		if (fresh_plan)
 			balance(p);
 		else
@@ -888,9 +801,11 @@ static void send_batch(hjd_payer *p, int64_t id, int fresh_plan)
 	        "payouts: batch %lld: sendmany of %zu outputs from wallet %s, "
 	        "comment %s",
 	        (long long)id, b.n, p->wallet, comment);
-	if (hj_rpc_call_x(p->rpc, "sendmany", NULL, p->params,
+	if (hj_rpc_call_x(p->base.rpc, "sendmany", NULL, p->params,
 	                  HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE, on_sent, p))
-		fatal(p, "payouts: sendmany arguments refused (out of memory)");
+		hjd_payer_base_fatal(
+		    &p->base,
+		    "payouts: sendmany arguments refused (out of memory)");
 }
 
 /* ---- 2. sent batches ---- */
@@ -913,11 +828,12 @@ static void after_scan_revert(hjd_payer *p)
 	if (best != NULL) {
 		/* Another transaction with its comment (a replacement the
 		 * wallet made) may still confirm: follow that one. */
-		if (begin(p, err, sizeof err) ||
-		    commit(p,
-		           hj_store_batch_retxid(p->store, b->id, best->txid,
-		                                 err, sizeof err),
-		           err, sizeof err))
+		if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+		    hjd_payer_base_commit(
+		        &p->base,
+		        hj_store_batch_retxid(p->base.store, b->id, best->txid,
+		                              err, sizeof err),
+		        err, sizeof err))
 			return;
 		txid_hex(best->txid, tx);
 		hjd_log(HJD_LOG_NOTICE,
@@ -931,15 +847,16 @@ static void after_scan_revert(hjd_payer *p)
 		         "%u or more confirmations and can never confirm: owed "
 		         "again",
 		         tx, p->conf);
-		if (begin(p, err, sizeof err) ||
-		    commit(p,
-		           hj_store_batch_reverted(p->store, b->id, reason, err,
-		                                   sizeof err),
-		           err, sizeof err))
+		if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+		    hjd_payer_base_commit(
+		        &p->base,
+		        hj_store_batch_reverted(p->base.store, b->id, reason,
+		                                err, sizeof err),
+		        err, sizeof err))
 			return;
 		hjd_log(HJD_LOG_WARNING, "payouts: batch %lld: %s",
 		        (long long)b->id, reason);
-		p->dirty = 1;
+		p->base.dirty = 1;
 	}
 	p->cur++;
 	confirm_next(p);
@@ -952,7 +869,7 @@ static void on_rebroadcast(void *arg, json_t *result, const hj_rpc_error *e)
 	char tx[65], msg[700];
 
 	(void)result;
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	txid_hex(b->txid, tx);
 	if (e == NULL)
@@ -965,7 +882,8 @@ static void on_rebroadcast(void *arg, json_t *result, const hj_rpc_error *e)
 		         "payouts: batch %lld: transaction %s is not in the "
 		         "node's mempool and could not be sent again: %s",
 		         (long long)b->id, tx, e->text);
-	note(p, e == NULL ? HJD_LOG_NOTICE : HJD_LOG_WARNING, msg);
+	hjd_payer_base_note(&p->base,
+	                    e == NULL ? HJD_LOG_NOTICE : HJD_LOG_WARNING, msg);
 	p->cur++;
 	confirm_next(p);
 }
@@ -980,7 +898,7 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 	long long conf;
 	uint64_t height;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	txid_hex(b->txid, tx);
 	if (e != NULL) {
@@ -992,7 +910,7 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 		             ? " (not in the wallet: was the wallet replaced? "
 		               "its payouts stay submitted)"
 		             : "");
-		note(p, HJD_LOG_WARNING, msg);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		p->cur++;
 		confirm_next(p);
 		return;
@@ -1005,12 +923,13 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 		hj = json_object_get(result, "blockheight");
 		height = json_is_integer(hj) && json_integer_value(hj) >= 0
 		             ? (uint64_t)json_integer_value(hj)
-		             : p->tip + 1 - (uint64_t)conf;
-		if (begin(p, err, sizeof err) ||
-		    commit(p,
-		           hj_store_batch_confirmed(p->store, b->id, height,
-		                                    err, sizeof err),
-		           err, sizeof err))
+		             : p->base.tip + 1 - (uint64_t)conf;
+		if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+		    hjd_payer_base_commit(
+		        &p->base,
+		        hj_store_batch_confirmed(p->base.store, b->id, height,
+		                                 err, sizeof err),
+		        err, sizeof err))
 			return;
 		hjd_log(
 		    HJD_LOG_NOTICE,
@@ -1018,11 +937,12 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 		    " (%lld confirmations)",
 		    (long long)b->id, tx, height, conf);
 	} else if (conf <= 0 && txid_parse(rep, txid) == 0) {
-		if (begin(p, err, sizeof err) ||
-		    commit(p,
-		           hj_store_batch_retxid(p->store, b->id, txid, err,
-		                                 sizeof err),
-		           err, sizeof err))
+		if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+		    hjd_payer_base_commit(
+		        &p->base,
+		        hj_store_batch_retxid(p->base.store, b->id, txid, err,
+		                              sizeof err),
+		        err, sizeof err))
 			return;
 		hjd_log(
 		    HJD_LOG_NOTICE,
@@ -1042,10 +962,11 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 		 * signed bytes again.  The same transaction cannot pay twice;
 		 * a refusal (its inputs spent elsewhere) changes nothing. */
 		if (hj_rpc_call_x(
-		        p->rpc, "sendrawtransaction",
+		        p->base.rpc, "sendrawtransaction",
 		        json_pack("[O]", json_object_get(result, "hex")), NULL,
 		        HJ_RPC_NODE_ERRORS, on_rebroadcast, p))
-			fatal(p, "payouts: out of memory");
+			hjd_payer_base_fatal(&p->base,
+			                     "payouts: out of memory");
 		return;
 	}
 	p->cur++;
@@ -1063,9 +984,10 @@ static void confirm_next(hjd_payer *p)
 		return;
 	}
 	txid_hex(p->open[p->cur].txid, tx);
-	if (hj_rpc_call_x(p->rpc, "gettransaction", json_pack("[s, b]", tx, 1),
-	                  NULL, HJ_RPC_NODE_ERRORS, on_gettx, p))
-		fatal(p, "payouts: out of memory");
+	if (hj_rpc_call_x(p->base.rpc, "gettransaction",
+	                  json_pack("[s, b]", tx, 1), NULL, HJ_RPC_NODE_ERRORS,
+	                  on_gettx, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 static void after_planned(hjd_payer *p)
@@ -1152,20 +1074,21 @@ static void plan_new(hjd_payer *p)
 	p->unpayable_n = 0;
 	p->payable = 0;
 	p->more = 0;
-	rc = hj_store_each_unbatched(p->store, collect_owed, &g, err,
+	rc = hj_store_each_unbatched(p->base.store, collect_owed, &g, err,
 	                             sizeof err);
 	if (rc) {
 		if (rc != -ENOMEM)
-			fatal(p, err);
+			hjd_payer_base_fatal(&p->base, err);
 		else
-			fatal(p, "payouts: out of memory");
+			hjd_payer_base_fatal(&p->base,
+			                     "payouts: out of memory");
 		goto out;
 	}
 	if (g.n > 1)
 		qsort(g.recs, g.n, sizeof *g.recs, rec_cmp);
 	grps = calloc(g.n ? g.n : 1, sizeof *grps);
 	if (grps == NULL) {
-		fatal(p, "payouts: out of memory");
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < g.n;) {
@@ -1201,7 +1124,8 @@ static void plan_new(hjd_payer *p)
 		p->payable += x->sum;
 		ngrp++;
 	}
-	if (p->planned != 0 || !may_send(p) || ngrp == 0) {
+	if (p->planned != 0 || !hjd_payer_base_may_send(&p->base) ||
+	    ngrp == 0) {
 		balance(p);
 		goto out;
 	}
@@ -1216,7 +1140,7 @@ static void plan_new(hjd_payer *p)
 		nid += grps[i].n;
 	ids = calloc(nid, sizeof *ids);
 	if (outs == NULL || ids == NULL) {
-		fatal(p, "payouts: out of memory");
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 		goto out;
 	}
 	nid = 0;
@@ -1227,16 +1151,17 @@ static void plan_new(hjd_payer *p)
 		for (size_t k = 0; k < grps[i].n; k++)
 			ids[nid++] = g.recs[grps[i].first + k].id;
 	}
-	hj_batch_plan plan = {.height = p->processed,
+	hj_batch_plan plan = {.height = p->base.processed,
 	                      .now = now_s(),
 	                      .outs = outs,
 	                      .nouts = nout,
 	                      .payouts = ids,
 	                      .npayouts = nid};
-	if (begin(p, err, sizeof err) ||
-	    commit(p,
-	           hj_store_plan_batch(p->store, &plan, &id, err, sizeof err),
-	           err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+	    hjd_payer_base_commit(
+	        &p->base,
+	        hj_store_plan_batch(p->base.store, &plan, &id, err, sizeof err),
+	        err, sizeof err))
 		goto out;
 	coins(total, total_s, sizeof total_s);
 	hjd_log(HJD_LOG_INFO,
@@ -1261,35 +1186,33 @@ static void on_balance(void *arg, json_t *result, const hj_rpc_error *e)
 	hjd_payer *p = arg;
 	char msg[600];
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	if (e != NULL) {
-		p->have_balance = 0;
+		p->base.have_balance = 0;
 		snprintf(msg, sizeof msg, "payouts: wallet %s: %s", p->wallet,
 		         e->text);
-		note(p, HJD_LOG_WARNING, msg);
-	} else if (units_of(result, &p->balance) == 0) {
-		p->have_balance = 1;
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+	} else if (units_of(result, &p->base.balance) == 0) {
+		p->base.have_balance = 1;
 	}
 	pass_end(p);
 }
 
 static void balance(hjd_payer *p)
 {
-	if (hj_rpc_call_x(p->rpc, "getbalance", NULL, NULL, HJ_RPC_NODE_ERRORS,
-	                  on_balance, p))
-		fatal(p, "payouts: out of memory");
+	if (hj_rpc_call_x(p->base.rpc, "getbalance", NULL, NULL,
+	                  HJ_RPC_NODE_ERRORS, on_balance, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 static void pass_end(hjd_payer *p)
 {
-	char err[300], have[40], need[40], owed[40], expo_s[40],
-	    line[sizeof p->summary];
-	uint64_t now = uv_now(p->loop);
-	hj_amount expo = p->exposure ? p->exposure(p->arg) : 0, bank = 0;
-	int rc;
+	char err[300], have[40], need[40], owed[40], expo_s[40];
+	hj_amount expo = p->exposure ? p->exposure(p->base.arg) : 0, bank = 0;
 
-	if (hj_store_settle_totals(p->store, &p->tot, err, sizeof err) == 0)
+	if (hj_store_settle_totals(p->base.store, &p->tot, err, sizeof err) ==
+	    0)
 		p->have_tot = 1;
 	/* The bankroll: what is owed to known recipients and what the open
 	 * rounds may still win.  The wallet's balance already excludes the
@@ -1299,68 +1222,44 @@ static void pass_end(hjd_payer *p)
 		bank =
 		    bank > HJ_AMOUNT_MAX - expo ? HJ_AMOUNT_MAX : bank + expo;
 	}
-	if (!p->halted && p->have_balance && p->payable > p->balance) {
-		coins(p->balance, have, sizeof have);
+	if (!p->base.halted && p->base.have_balance &&
+	    p->payable > p->base.balance) {
+		coins(p->base.balance, have, sizeof have);
 		coins(p->payable, need, sizeof need);
 		snprintf(
-		    p->warning, sizeof p->warning,
+		    p->base.warning, sizeof p->base.warning,
 		    "INSUFFICIENT FUNDS in wallet %s: balance %s, %s payable "
 		    "owed; payouts stay owed until funds arrive",
 		    p->wallet, have, need);
-		note(p, HJD_LOG_WARNING, p->warning);
-	} else if (!p->halted && p->have_balance && bank > p->balance) {
-		coins(p->balance, have, sizeof have);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, p->base.warning);
+	} else if (!p->base.halted && p->base.have_balance &&
+	           bank > p->base.balance) {
+		coins(p->base.balance, have, sizeof have);
 		coins(p->tot.owed - p->tot.unattributed, owed, sizeof owed);
 		coins(expo, expo_s, sizeof expo_s);
 		coins(bank, need, sizeof need);
-		snprintf(p->warning, sizeof p->warning,
+		snprintf(p->base.warning, sizeof p->base.warning,
 		         "INSUFFICIENT FUNDS in wallet %s: balance %s, below "
 		         "owed %s + open rounds' worst case %s = %s",
 		         p->wallet, have, owed, expo_s, need);
-		note(p, HJD_LOG_WARNING, p->warning);
-	} else if (!p->halted && p->have_balance &&
-	           strncmp(p->warning, "INSUFFICIENT", 12) == 0) {
-		p->warning[0] = '\0';
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, p->base.warning);
+	} else if (!p->base.halted && p->base.have_balance &&
+	           strncmp(p->base.warning, "INSUFFICIENT", 12) == 0) {
+		p->base.warning[0] = '\0';
 	}
-	if (p->have_balance) {
-		if (begin(p, err, sizeof err))
-			return;
-		rc = hj_store_set_balance(p->store, p->balance, p->tip, now_s(),
-		                          p->warning, err, sizeof err);
-		if (commit(p, rc, err, sizeof err))
-			return;
-	}
-	p->busy = 0;
-	/* The same line on stderr, when it changed: at most once a pass. */
-	hjd_payer_status(p, line, sizeof line);
-	if (strcmp(line, p->summary) != 0) {
-		memcpy(p->summary, line, sizeof line);
-		hjd_log(HJD_LOG_INFO, "%s", line);
-	}
-	p->on_status(p->arg);
-	if (p->dirty)
-		uv_timer_start(&p->timer, on_timer, 0, 0);
-	else if (p->retry_at > now)
-		uv_timer_start(&p->timer, on_timer, p->retry_at - now, 0);
+	hjd_payer_base_pass_end(&p->base);
 }
 
-static void pass_start(hjd_payer *p)
+/* A pass (the base's run hook). */
+static void pass_run(hjd_payer_base *base)
 {
+	hjd_payer *p = (hjd_payer *)base;
 	char err[400];
 	size_t n;
 
-	if (p->closing || !p->started)
-		return;
-	if (p->busy) {
-		p->dirty = 1;
-		return;
-	}
-	p->busy = 1;
-	p->dirty = 0;
-	uv_timer_stop(&p->timer);
-	if (hj_store_open_batches(p->store, 0, p->open, OPEN_MAX, &n, err,
+	if (hj_store_open_batches(p->base.store, 0, p->open, OPEN_MAX, &n, err,
 	                          sizeof err)) {
-		fatal(p, err);
+		hjd_payer_base_fatal(&p->base, err);
 		return;
 	}
 	p->nopen = n;
@@ -1372,10 +1271,12 @@ static void pass_start(hjd_payer *p)
 	}
 	for (size_t i = 1; i < n; i++)
 		if (!p->open[i].sent) {
-			fatal(p, "payouts: two planned batches in the store");
+			hjd_payer_base_fatal(
+			    &p->base,
+			    "payouts: two planned batches in the store");
 			return;
 		}
-	if (p->planned == 0 || !may_send(p)) {
+	if (p->planned == 0 || !hjd_payer_base_may_send(&p->base)) {
 		after_planned(p);
 		return;
 	}
@@ -1383,7 +1284,7 @@ static void pass_start(hjd_payer *p)
 		send_batch(p, p->planned, 0);
 		return;
 	}
-	p->rpcinfo_since = uv_now(p->loop);
+	p->rpcinfo_since = uv_now(p->base.loop);
 	rpcinfo(p);
 }
 
@@ -1391,12 +1292,8 @@ static void pass_start(hjd_payer *p)
 
 void hjd_payer_kick(hjd_payer *p, uint64_t processed, uint64_t tip)
 {
-	if (p == NULL || p->closing)
-		return;
-	p->processed = processed;
-	p->tip = tip;
-	p->started = 1;
-	pass_start(p);
+	if (p != NULL)
+		hjd_payer_base_kick(&p->base, processed, tip);
 }
 
 void hjd_payer_status(const hjd_payer *p, char *buf, size_t n)
@@ -1412,8 +1309,8 @@ void hjd_payer_status(const hjd_payer *p, char *buf, size_t n)
 	coins(p->dust_sum, dust, sizeof dust);
 	coins(p->tot.unattributed, unattr, sizeof unattr);
 	coins(p->tot.submitted, flight, sizeof flight);
-	if (p->have_balance)
-		coins(p->balance, bal, sizeof bal);
+	if (p->base.have_balance)
+		coins(p->base.balance, bal, sizeof bal);
 	if (p->unpayable_n)
 		snprintf(bad, sizeof bad, ", %" PRIu64 " unpayable",
 		         p->unpayable_n);
@@ -1423,44 +1320,37 @@ void hjd_payer_status(const hjd_payer *p, char *buf, size_t n)
 	         " in flight (%s), wallet %s balance %s%s%s",
 	         p->tot.owed_n, owed, p->dust_n, dust, p->tot.unattributed_n,
 	         unattr, bad, p->tot.submitted_n, flight, p->wallet, bal,
-	         p->warning[0] ? "; " : "", p->warning);
+	         p->base.warning[0] ? "; " : "", p->base.warning);
 }
 
-static void on_closed_part(hjd_payer *p)
+/* The timer during a pass: the wait for the node's sendmany is over. */
+static void wake(hjd_payer_base *b)
 {
-	if (--p->open_handles > 0)
-		return;
-	void (*done)(void *) = p->done;
-	void *arg = p->done_arg;
+	rpcinfo((hjd_payer *)b);
+}
+
+static void status_of(const hjd_payer_base *b, char *buf, size_t n)
+{
+	hjd_payer_status((const hjd_payer *)b, buf, n);
+}
+
+static void release(hjd_payer_base *b)
+{
+	hjd_payer *p = (hjd_payer *)b;
 
 	free(p->wallet);
 	free(p->params);
 	hj_secp_free(p->secp);
 	free(p);
-	if (done)
-		done(arg);
 }
 
-static void on_rpc_closed(void *arg)
-{
-	on_closed_part(arg);
-}
-
-static void on_timer_closed(uv_handle_t *h)
-{
-	on_closed_part(h->data);
-}
+static const struct hjd_payer_base_ops ops = {
+    .run = pass_run, .wake = wake, .status = status_of, .release = release};
 
 void hjd_payer_close(hjd_payer *p, void (*done)(void *arg), void *arg)
 {
-	if (p == NULL || p->open_handles > 0)
-		return;
-	p->closing = 1;
-	p->done = done;
-	p->done_arg = arg;
-	p->open_handles = 2;
-	hj_rpc_close(p->rpc, on_rpc_closed, p);
-	uv_close((uv_handle_t *)&p->timer, on_timer_closed);
+	if (p != NULL)
+		hjd_payer_base_close(&p->base, done, arg);
 }
 
 int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
@@ -1479,16 +1369,12 @@ int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	p->loop = o->loop;
-	p->store = o->store;
+	hjd_payer_base_init(&p->base, &ops, o->loop, o->store, o->on_status,
+	                    o->on_fatal, o->arg);
 	p->dust = o->dust_limit;
 	p->max_outputs = o->max_outputs;
 	p->conf = o->confirmations;
 	p->exposure = o->exposure;
-	p->on_status = o->on_status;
-	p->on_fatal = o->on_fatal;
-	p->arg = o->arg;
-	p->backoff_ms = BACKOFF_MIN_MS;
 	rc = hj_btc_address_script(o->dealer, script, &slen, &p->hrp, why,
 	                           sizeof why);
 	if (rc) {
@@ -1511,17 +1397,12 @@ int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
 		goto fail;
 	}
 	ro.url = url;
-	/* One call at a time: a pass is a sequence. */
-	ro.max_inflight = 1;
-	p->rpc = hj_rpc_new(o->loop, &ro, why, sizeof why);
+	rc = hjd_payer_base_open(&p->base, &ro, why, sizeof why);
 	free(url);
-	if (p->rpc == NULL) {
+	if (rc) {
 		snprintf(err, errlen, "wallet client: %s", why);
-		rc = -EINVAL;
 		goto fail;
 	}
-	uv_timer_init(o->loop, &p->timer);
-	p->timer.data = p;
 	*out = p;
 	return 0;
 fail:

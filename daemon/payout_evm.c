@@ -41,16 +41,15 @@
 #include "evm_tx.h"
 #include "hex.h"
 #include "log.h"
+#include "payer.h"
 
 #define OPEN_MAX 64 /* batches looked at per pass; the rest next */
 /* Versions one batch may have: a planned batch is re-signed only while
  * below it (each version's receipt is read once its nonce is final). */
-#define VERS_MAX       64
-#define SKIP_MAX       16 /* recipients skipped in a pass (no gas estimate) */
-#define FEE_BLOCKS     "0x5"
-#define BACKOFF_MIN_MS 1000
-#define BACKOFF_MAX_MS 60000
-#define GAS_TRANSFER   21000u
+#define VERS_MAX     64
+#define SKIP_MAX     16 /* recipients skipped in a pass (no gas estimate) */
+#define FEE_BLOCKS   "0x5"
+#define GAS_TRANSFER 21000u
 
 struct ver {
 	uint8_t hash[32];
@@ -59,10 +58,7 @@ struct ver {
 };
 
 struct hjd_evm_payer {
-	uv_loop_t *loop;
-	hj_store *store;
-	hj_rpc *rpc;
-	uv_timer_t timer;
+	hjd_payer_base base; /* first: the base's hooks cast it back */
 	hj_secp *secp;
 	uint8_t sk[HJ_EVM_SECKEY_LEN];
 	uint8_t dealer[HJ_EVM_ADDR_LEN];
@@ -70,26 +66,14 @@ struct hjd_evm_payer {
 	hj_amount cap, min_tip;
 	unsigned stuck_s, conf;
 	hj_amount (*exposure)(void *);
-	void (*on_status)(void *);
-	void (*on_fatal)(void *, const char *);
-	void *arg;
-
-	uint64_t processed, tip;
-	int started, busy, dirty, closing, open_handles;
-	void (*done)(void *);
-	void *done_arg;
 
 	int have_chain_id;
 	uint64_t chain_id;
-	unsigned backoff_ms;
-	uint64_t retry_at, failed_at_block;
-	int halted; /* the node answered a hash other than ours */
+	/* base.halted is set when the node answered a hash other than ours. */
 
 	/* The pass's view of the chain (step 1). */
 	uint64_t latest_n, final_n, pending_n, final_height;
 	hj_amount base_fee, want_tip, want_max; /* fees a new version gets */
-	int have_balance;
-	hj_amount balance;
 
 	hj_batch open[OPEN_MAX];
 	size_t nopen, cur;
@@ -119,9 +103,6 @@ struct hjd_evm_payer {
 	hj_settle_totals tot;
 	int have_tot;
 	int funds_short; /* the node refused a transaction for funds */
-	char warning[1024];
-	char last_note[1024];
-	char summary[1400];
 };
 
 static void pass_end(hjd_evm_payer *p);
@@ -133,57 +114,6 @@ static void plan_new(hjd_evm_payer *p);
 static int64_t now_s(void)
 {
 	return (int64_t)time(NULL);
-}
-
-static void note(hjd_evm_payer *p, int prio, const char *msg)
-{
-	size_t k = strnlen(msg, sizeof p->last_note - 1);
-
-	if (strncmp(p->last_note, msg, sizeof p->last_note - 1) == 0)
-		return;
-	memcpy(p->last_note, msg, k);
-	p->last_note[k] = '\0';
-	hjd_log(prio, "%s", msg);
-}
-
-static void fatal(hjd_evm_payer *p, const char *msg)
-{
-	p->busy = 0;
-	p->closing = 1;
-	p->on_fatal(p->arg, msg);
-}
-
-static int begin(hjd_evm_payer *p, char *err, size_t errlen)
-{
-	if (hj_store_begin(p->store, err, errlen)) {
-		fatal(p, err);
-		return -1;
-	}
-	return 0;
-}
-
-static int commit(hjd_evm_payer *p, int rc, char *err, size_t errlen)
-{
-	if (rc == 0 && hj_store_commit(p->store, err, errlen) == 0)
-		return 0;
-	hj_store_rollback(p->store);
-	fatal(p, err);
-	return -1;
-}
-
-static void backoff(hjd_evm_payer *p)
-{
-	p->retry_at = uv_now(p->loop) + p->backoff_ms;
-	p->failed_at_block = p->processed;
-	p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
-	                                                   : p->backoff_ms * 2;
-}
-
-static int may_send(const hjd_evm_payer *p)
-{
-	return !p->halted &&
-	       (p->retry_at == 0 || uv_now(p->loop) >= p->retry_at ||
-	        p->processed > p->failed_at_block);
 }
 
 static void addr_hex(const uint8_t a[HJ_EVM_ADDR_LEN], char out[43])
@@ -267,89 +197,58 @@ static int says(const hj_rpc_error *e, const char *what)
 	       strcasestr(e->message, what) != NULL;
 }
 
-/* ---- the timer: the next pass ---- */
-
-static void pass_start(hjd_evm_payer *p);
-
-static void on_timer(uv_timer_t *t)
-{
-	hjd_evm_payer *p = t->data;
-
-	if (!p->closing && !p->busy)
-		pass_start(p);
-}
-
 /* ---- 4. the end of a pass ---- */
 
 static void pass_end(hjd_evm_payer *p)
 {
-	char err[300], line[sizeof p->summary], a[HJ_AMOUNT_STRLEN],
-	    b[HJ_AMOUNT_STRLEN], c[HJ_AMOUNT_STRLEN], d[HJ_AMOUNT_STRLEN],
-	    e[HJ_AMOUNT_STRLEN];
-	uint64_t now = uv_now(p->loop);
-	hj_amount expo = p->exposure ? p->exposure(p->arg) : 0, need;
-	int rc;
+	char err[300], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN],
+	    c[HJ_AMOUNT_STRLEN], d[HJ_AMOUNT_STRLEN], e[HJ_AMOUNT_STRLEN];
+	hj_amount expo = p->exposure ? p->exposure(p->base.arg) : 0, need;
 
-	if (hj_store_settle_totals(p->store, &p->tot, err, sizeof err) == 0)
+	if (hj_store_settle_totals(p->base.store, &p->tot, err, sizeof err) ==
+	    0)
 		p->have_tot = 1;
-	if (p->halted) {
+	if (p->base.halted) {
 		/* The warning says why; it stays. */
-	} else if (p->have_balance && p->have_tot) {
+	} else if (p->base.have_balance && p->have_tot) {
 		need = p->tot.owed - p->tot.unattributed;
 		need = need > HJ_AMOUNT_MAX - p->tot.submitted
 		           ? HJ_AMOUNT_MAX
 		           : need + p->tot.submitted;
 		need =
 		    need > HJ_AMOUNT_MAX - expo ? HJ_AMOUNT_MAX : need + expo;
-		if (need > p->balance || p->funds_short) {
+		if (need > p->base.balance || p->funds_short) {
 			snprintf(
-			    p->warning, sizeof p->warning,
+			    p->base.warning, sizeof p->base.warning,
 			    "INSUFFICIENT FUNDS: the dealer %s holds %s wei, "
 			    "below owed %s + in flight %s + open rounds' "
 			    "worst case %s = %s; payouts stay owed until "
 			    "funds arrive",
-			    p->dealer_hex, hj_amount_format(p->balance, a),
+			    p->dealer_hex, hj_amount_format(p->base.balance, a),
 			    hj_amount_format(p->tot.owed - p->tot.unattributed,
 			                     b),
 			    hj_amount_format(p->tot.submitted, c),
 			    hj_amount_format(expo, d),
 			    hj_amount_format(need, e));
-			if (need <= p->balance)
+			if (need <= p->base.balance)
 				snprintf(
-				    p->warning, sizeof p->warning,
+				    p->base.warning, sizeof p->base.warning,
 				    "INSUFFICIENT FUNDS: the node refused a "
 				    "payout for funds (balance %s wei, "
 				    "gas included); payouts stay owed until "
 				    "funds arrive",
-				    hj_amount_format(p->balance, a));
-			note(p, HJD_LOG_WARNING, p->warning);
-		} else if (strncmp(p->warning, "INSUFFICIENT", 12) == 0) {
-			p->warning[0] = '\0';
-			note(
-			    p, HJD_LOG_NOTICE,
+				    hj_amount_format(p->base.balance, a));
+			hjd_payer_base_note(&p->base, HJD_LOG_WARNING,
+			                    p->base.warning);
+		} else if (strncmp(p->base.warning, "INSUFFICIENT", 12) == 0) {
+			p->base.warning[0] = '\0';
+			hjd_payer_base_note(
+			    &p->base, HJD_LOG_NOTICE,
 			    "payouts: funds suffice again for what is owed, in "
 			    "flight and at stake");
 		}
 	}
-	if (p->have_balance) {
-		if (begin(p, err, sizeof err))
-			return;
-		rc = hj_store_set_balance(p->store, p->balance, p->tip, now_s(),
-		                          p->warning, err, sizeof err);
-		if (commit(p, rc, err, sizeof err))
-			return;
-	}
-	p->busy = 0;
-	hjd_evm_payer_status(p, line, sizeof line);
-	if (strcmp(line, p->summary) != 0) {
-		memcpy(p->summary, line, sizeof line);
-		hjd_log(HJD_LOG_INFO, "%s", line);
-	}
-	p->on_status(p->arg);
-	if (p->dirty)
-		uv_timer_start(&p->timer, on_timer, 0, 0);
-	else if (p->retry_at > now)
-		uv_timer_start(&p->timer, on_timer, p->retry_at - now, 0);
+	hjd_payer_base_pass_end(&p->base);
 }
 
 /* A node that did not answer: the pass ends, the next one starts over. */
@@ -358,8 +257,8 @@ static void unreachable(hjd_evm_payer *p, const char *what, const char *why)
 	char msg[700];
 
 	snprintf(msg, sizeof msg, "payouts: %s: %s; retried", what, why);
-	note(p, HJD_LOG_WARNING, msg);
-	backoff(p);
+	hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+	hjd_payer_base_backoff(&p->base);
 	pass_end(p);
 }
 
@@ -436,7 +335,7 @@ static int sign(hjd_evm_payer *p, uint64_t nonce, const uint8_t to[20],
 	if (hj_eip1559_sign(p->secp, &tx, p->sk, p->raw, sizeof p->raw,
 	                    &p->raw_len, v->hash, err, sizeof err)) {
 		snprintf(msg, sizeof msg, "payouts: signing failed: %s", err);
-		fatal(p, msg);
+		hjd_payer_base_fatal(&p->base, msg);
 		return -1;
 	}
 	v->max_fee = max_fee;
@@ -475,20 +374,20 @@ static void accepted(hjd_evm_payer *p)
 	char err[300];
 	int rc;
 
-	if (begin(p, err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err))
 		return;
 	if (p->send_planned)
-		rc = hj_store_batch_sent(p->store, p->send_id, p->send_hash,
-		                         p->tip, now_s(), err, sizeof err);
+		rc =
+		    hj_store_batch_sent(p->base.store, p->send_id, p->send_hash,
+		                        p->base.tip, now_s(), err, sizeof err);
 	else
-		rc = hj_store_batch_retxid(p->store, p->send_id, p->send_hash,
-		                           err, sizeof err);
-	if (commit(p, rc, err, sizeof err))
+		rc = hj_store_batch_retxid(p->base.store, p->send_id,
+		                           p->send_hash, err, sizeof err);
+	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
 		return;
 	if (p->send_planned)
 		p->planned_left = 0;
-	p->backoff_ms = BACKOFF_MIN_MS;
-	p->retry_at = 0;
+	hjd_payer_base_backoff_reset(&p->base);
 	p->funds_short = 0;
 	after_send(p);
 }
@@ -500,7 +399,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 	uint8_t h[32];
 	int rc;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	hash_hex(p->send_hash, hex);
 	if (e == NULL) {
@@ -509,14 +408,14 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 		                        json_string_length(result),
 		                        HJ_HEX_REQUIRED, h, 32, NULL, 0) ||
 		    memcmp(h, p->send_hash, 32) != 0) {
-			p->halted = 1;
-			snprintf(p->warning, sizeof p->warning,
+			p->base.halted = 1;
+			snprintf(p->base.warning, sizeof p->base.warning,
 			         "PAYOUTS HALTED: the node answered "
 			         "eth_sendRawTransaction of %s with another "
 			         "hash; nothing more is sent until an operator "
 			         "looks (docs/PAYOUTS-EVM.md)",
 			         hex);
-			hjd_log(HJD_LOG_ERR, "%s", p->warning);
+			hjd_log(HJD_LOG_ERR, "%s", p->base.warning);
 			pass_end(p);
 			return;
 		}
@@ -541,7 +440,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 		    "payouts: batch %lld (nonce %lld): the node says \"%s\"; "
 		    "its receipts are checked once the nonce is final",
 		    (long long)p->send_id, (long long)p->send_nonce, said);
-		note(p, HJD_LOG_NOTICE, msg);
+		hjd_payer_base_note(&p->base, HJD_LOG_NOTICE, msg);
 		after_send(p);
 		return;
 	}
@@ -556,17 +455,17 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 	         p->send_planned ? "sent again at the next block or after a "
 	                           "backoff"
 	                         : "tried again later");
-	note(p, HJD_LOG_WARNING, msg);
+	hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 	if (says(e, "insufficient funds"))
 		p->funds_short = 1;
 	if (p->send_planned) {
-		if (begin(p, err, sizeof err))
+		if (hjd_payer_base_begin(&p->base, err, sizeof err))
 			return;
-		rc = hj_store_batch_failed(p->store, p->send_id, said, 0, err,
-		                           sizeof err);
-		if (commit(p, rc, err, sizeof err))
+		rc = hj_store_batch_failed(p->base.store, p->send_id, said, 0,
+		                           err, sizeof err);
+		if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
 			return;
-		backoff(p);
+		hjd_payer_base_backoff(&p->base);
 		pass_end(
 		    p); /* nothing after a planned batch the node refused */
 		return;
@@ -581,7 +480,7 @@ static void send_raw(hjd_evm_payer *p, int64_t id, int64_t nonce,
 	json_t *params;
 
 	if (hex == NULL) {
-		fatal(p, "payouts: out of memory");
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 		return;
 	}
 	hj_hex_encode(p->raw, p->raw_len, 1, hex);
@@ -593,9 +492,9 @@ static void send_raw(hjd_evm_payer *p, int64_t id, int64_t nonce,
 	p->send_new = fresh;
 	memcpy(p->send_hash, hash, 32);
 	if (params == NULL ||
-	    hj_rpc_call_x(p->rpc, "eth_sendRawTransaction", params, NULL,
+	    hj_rpc_call_x(p->base.rpc, "eth_sendRawTransaction", params, NULL,
 	                  HJ_RPC_NODE_ERRORS, on_sent, p))
-		fatal(p, "payouts: out of memory");
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 /* ---- 2. open batches ---- */
@@ -645,7 +544,7 @@ static int newest_tx(hjd_evm_payer *p, hj_eip1559_tx *tx)
 		         "payouts: batch %lld: its recorded transaction is not "
 		         "the dealer's transfer of the batch (%s)",
 		         (long long)b->id, err[0] ? err : "fields differ");
-		fatal(p, msg);
+		hjd_payer_base_fatal(&p->base, msg);
 		return -1;
 	}
 	return 0;
@@ -666,10 +565,10 @@ static void resign(hjd_evm_payer *p, hj_amount max_fee, hj_amount tip)
 	    sign(p, tx.nonce, tx.to, tx.value, tx.gas_limit, max_fee, tip, &v))
 		return;
 	t = as_version(p, &v);
-	if (begin(p, err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err))
 		return;
-	rc = hj_store_add_version(p->store, b->id, &t, err, sizeof err);
-	if (commit(p, rc, err, sizeof err))
+	rc = hj_store_add_version(p->base.store, b->id, &t, err, sizeof err);
+	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
 		return;
 	send_raw(p, b->id, b->nonce, v.hash, !b->sent, 0);
 }
@@ -688,7 +587,7 @@ static void open_unmined(hjd_evm_payer *p)
 
 	if (!b->sent) {
 		p->planned_left = 1;
-		if (!may_send(p)) {
+		if (!hjd_payer_base_may_send(&p->base)) {
 			pass_end(p);
 			return;
 		}
@@ -726,7 +625,7 @@ static void open_unmined(hjd_evm_payer *p)
 		    "sent again as it is (%s)",
 		    (long long)b->id, (long long)b->nonce,
 		    (long long)(now_s() - n->signed_at), hex);
-		note(p, HJD_LOG_WARNING, msg);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		send_raw(p, b->id, b->nonce, n->hash, 0, 0);
 		return;
 	}
@@ -735,7 +634,7 @@ static void open_unmined(hjd_evm_payer *p)
 	         "replaced with higher fees",
 	         (long long)b->id, (long long)b->nonce,
 	         (long long)(now_s() - n->signed_at));
-	note(p, HJD_LOG_NOTICE, msg);
+	hjd_payer_base_note(&p->base, HJD_LOG_NOTICE, msg);
 	resign(p, max_fee, tip);
 }
 
@@ -750,7 +649,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 	size_t found = SIZE_MAX;
 	int rc, later = 0;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	if (error != NULL) {
 		unreachable(p, "eth_getTransactionReceipt", error);
@@ -788,26 +687,27 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 		next_open(p);
 		return;
 	}
-	if (begin(p, err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err))
 		return;
 	if (found != SIZE_MAX && status == 1) {
 		const uint8_t *h = p->vers[found].hash;
 
 		rc = 0;
 		if (!b->sent)
-			rc = hj_store_batch_sent(p->store, b->id, h, height,
-			                         now_s(), err, sizeof err);
+			rc =
+			    hj_store_batch_sent(p->base.store, b->id, h, height,
+			                        now_s(), err, sizeof err);
 		else if (memcmp(b->txid, h, 32) != 0)
-			rc = hj_store_batch_retxid(p->store, b->id, h, err,
+			rc = hj_store_batch_retxid(p->base.store, b->id, h, err,
 			                           sizeof err);
 		if (rc == 0)
-			rc = hj_store_batch_confirmed(p->store, b->id, height,
-			                              err, sizeof err);
+			rc = hj_store_batch_confirmed(p->base.store, b->id,
+			                              height, err, sizeof err);
 		if (rc == 0)
-			rc = hj_store_batch_cost(p->store, b->id, gas,
+			rc = hj_store_batch_cost(p->base.store, b->id, gas,
 			                         (hj_amount)gas * price, err,
 			                         sizeof err);
-		if (commit(p, rc, err, sizeof err))
+		if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
 			return;
 		hash_hex(h, hex);
 		hjd_log(HJD_LOG_INFO,
@@ -828,11 +728,11 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 			         "elsewhere?)",
 			         (long long)b->nonce);
 		}
-		rc = b->sent ? hj_store_batch_reverted(p->store, b->id, msg,
-		                                       err, sizeof err)
-		             : hj_store_batch_failed(p->store, b->id, msg, 1,
-		                                     err, sizeof err);
-		if (commit(p, rc, err, sizeof err))
+		rc = b->sent ? hj_store_batch_reverted(p->base.store, b->id,
+		                                       msg, err, sizeof err)
+		             : hj_store_batch_failed(p->base.store, b->id, msg,
+		                                     1, err, sizeof err);
+		if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
 			return;
 		hjd_log(HJD_LOG_ERR,
 		        "payouts: batch %lld: %s; its payouts are owed again",
@@ -855,12 +755,14 @@ static void receipts(hjd_evm_payer *p)
 		if (params[i] == NULL) {
 			for (size_t k = 0; k < i; k++)
 				json_decref(params[k]);
-			fatal(p, "payouts: out of memory");
+			hjd_payer_base_fatal(&p->base,
+			                     "payouts: out of memory");
 			return;
 		}
 	}
-	if (hj_rpc_batch(p->rpc, p->nvers, methods, params, on_receipts, p))
-		fatal(p, "payouts: out of memory");
+	if (hj_rpc_batch(p->base.rpc, p->nvers, methods, params, on_receipts,
+	                 p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 static void next_open(hjd_evm_payer *p)
@@ -869,7 +771,7 @@ static void next_open(hjd_evm_payer *p)
 	struct load l = {.p = p};
 	char err[300], msg[400];
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	if (p->cur >= p->nopen) {
 		plan_new(p);
@@ -878,14 +780,14 @@ static void next_open(hjd_evm_payer *p)
 	b = &p->open[p->cur];
 	p->nvers = 0;
 	if (b->nonce < 0 ||
-	    hj_store_each_version(p->store, b->id, load_version, &l, err,
+	    hj_store_each_version(p->base.store, b->id, load_version, &l, err,
 	                          sizeof err) ||
 	    p->nvers == 0) {
 		snprintf(msg, sizeof msg,
 		         "payouts: batch %lld is not an EVM transaction with a "
 		         "signed version%s%s",
 		         (long long)b->id, err[0] ? ": " : "", err);
-		fatal(p, msg);
+		hjd_payer_base_fatal(&p->base, msg);
 		return;
 	}
 	if ((uint64_t)b->nonce < p->final_n) {
@@ -963,7 +865,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	int64_t id;
 	int rc;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	addr_hex(p->to, to);
 	if (e != NULL) {
@@ -977,7 +879,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 		    "payouts: cannot pay %s: the node estimates no gas for "
 		    "the transfer (%s); its payouts stay owed",
 		    to, said);
-		note(p, HJD_LOG_WARNING, msg);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		if (p->nskip < SKIP_MAX)
 			memcpy(p->skip[p->nskip++], p->to, HJ_EVM_ADDR_LEN);
 		else
@@ -993,8 +895,8 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	 * cost more when the block differs from the estimate's. */
 	if (gas > GAS_TRANSFER)
 		gas += gas / 5;
-	if (hj_store_next_nonce(p->store, &nonce, err, sizeof err)) {
-		fatal(p, err);
+	if (hj_store_next_nonce(p->base.store, &nonce, err, sizeof err)) {
+		hjd_payer_base_fatal(&p->base, err);
 		return;
 	}
 	if (p->pending_n > nonce) {
@@ -1004,7 +906,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 		         ": another program sends from the dealer key; "
 		         "continuing at %" PRIu64,
 		         p->pending_n, nonce, p->pending_n);
-		note(p, HJD_LOG_WARNING, msg);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		nonce = p->pending_n;
 	}
 	if (sign(p, nonce, p->to, p->value, gas, p->want_max, p->want_tip, &v))
@@ -1012,7 +914,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	t = as_version(p, &v);
 	out.address = to;
 	out.amount = p->value;
-	hj_batch_plan plan = {.height = p->processed,
+	hj_batch_plan plan = {.height = p->base.processed,
 	                      .now = now_s(),
 	                      .outs = &out,
 	                      .nouts = 1,
@@ -1021,10 +923,10 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	                      .version = &t,
 	                      .nonce = nonce,
 	                      .gas_limit = gas};
-	if (begin(p, err, sizeof err))
+	if (hjd_payer_base_begin(&p->base, err, sizeof err))
 		return;
-	rc = hj_store_plan_batch(p->store, &plan, &id, err, sizeof err);
-	if (commit(p, rc, err, sizeof err))
+	rc = hj_store_plan_batch(p->base.store, &plan, &id, err, sizeof err);
+	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
 		return;
 	ids_clear(p);
 	hjd_log(HJD_LOG_INFO,
@@ -1042,16 +944,18 @@ static void plan_new(hjd_evm_payer *p)
 	json_t *params;
 	int rc;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
-	if (p->planned_left || !may_send(p) || p->skip_full) {
+	if (p->planned_left || !hjd_payer_base_may_send(&p->base) ||
+	    p->skip_full) {
 		pass_end(p);
 		return;
 	}
 	ids_clear(p);
-	rc = hj_store_each_unbatched(p->store, gather, p, err, sizeof err);
+	rc = hj_store_each_unbatched(p->base.store, gather, p, err, sizeof err);
 	if (rc) {
-		fatal(p, rc == -ENOMEM ? "payouts: out of memory" : err);
+		hjd_payer_base_fatal(
+		    &p->base, rc == -ENOMEM ? "payouts: out of memory" : err);
 		return;
 	}
 	if (!p->have_to || p->value == 0) {
@@ -1064,9 +968,9 @@ static void plan_new(hjd_evm_payer *p)
 	params = json_pack("[{s:s, s:s, s:s}]", "from", p->dealer_hex, "to", to,
 	                   "value", val);
 	if (params == NULL ||
-	    hj_rpc_call_x(p->rpc, "eth_estimateGas", params, NULL,
+	    hj_rpc_call_x(p->base.rpc, "eth_estimateGas", params, NULL,
 	                  HJ_RPC_NODE_ERRORS, on_estimate, p))
-		fatal(p, "payouts: out of memory");
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 /* ---- 1. the chain's view ---- */
@@ -1078,7 +982,7 @@ static void on_view(void *arg, json_t *result, const char *error)
 	unsigned __int128 bal;
 	size_t n;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	if (error != NULL) {
 		unreachable(p, "the dealer's nonce, balance and fees", error);
@@ -1108,11 +1012,11 @@ static void on_view(void *arg, json_t *result, const char *error)
 		    "baseFeePerGas or reward is not a list of quantities");
 		return;
 	}
-	p->balance = bal;
-	p->have_balance = 1;
-	if (hj_store_open_batches(p->store, 0, p->open, OPEN_MAX, &n, err,
+	p->base.balance = bal;
+	p->base.have_balance = 1;
+	if (hj_store_open_batches(p->base.store, 0, p->open, OPEN_MAX, &n, err,
 	                          sizeof err)) {
-		fatal(p, err);
+		hjd_payer_base_fatal(&p->base, err);
 		return;
 	}
 	p->nopen = n;
@@ -1131,7 +1035,8 @@ static void view(hjd_evm_payer *p)
 	json_t *params[5];
 	char final[40];
 
-	p->final_height = p->tip + 1 >= p->conf ? p->tip + 1 - p->conf : 0;
+	p->final_height =
+	    p->base.tip + 1 >= p->conf ? p->base.tip + 1 - p->conf : 0;
 	quantity(p->final_height, final);
 	params[0] = json_pack("[s,s]", p->dealer_hex, "latest");
 	params[1] = json_pack("[s,s]", p->dealer_hex, final);
@@ -1142,18 +1047,19 @@ static void view(hjd_evm_payer *p)
 		if (params[i] == NULL) {
 			for (int k = 0; k < 5; k++)
 				json_decref(params[k]);
-			fatal(p, "payouts: out of memory");
+			hjd_payer_base_fatal(&p->base,
+			                     "payouts: out of memory");
 			return;
 		}
-	if (hj_rpc_batch(p->rpc, 5, methods, params, on_view, p))
-		fatal(p, "payouts: out of memory");
+	if (hj_rpc_batch(p->base.rpc, 5, methods, params, on_view, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 static void on_chain_id(void *arg, json_t *result, const char *error)
 {
 	hjd_evm_payer *p = arg;
 
-	if (p->closing)
+	if (p->base.closing)
 		return;
 	if (error != NULL || get_u64(result, &p->chain_id)) {
 		unreachable(p, "eth_chainId", error ? error : "not a quantity");
@@ -1163,35 +1069,25 @@ static void on_chain_id(void *arg, json_t *result, const char *error)
 	view(p);
 }
 
-static void pass_start(hjd_evm_payer *p)
+/* A pass (the base's run hook). */
+static void pass_run(hjd_payer_base *b)
 {
-	if (p->closing || !p->started)
-		return;
-	if (p->busy) {
-		p->dirty = 1;
-		return;
-	}
-	p->busy = 1;
-	p->dirty = 0;
-	uv_timer_stop(&p->timer);
+	hjd_evm_payer *p = (hjd_evm_payer *)b;
+
 	if (p->have_chain_id) {
 		view(p);
 		return;
 	}
-	if (hj_rpc_call(p->rpc, "eth_chainId", NULL, on_chain_id, p))
-		fatal(p, "payouts: out of memory");
+	if (hj_rpc_call(p->base.rpc, "eth_chainId", NULL, on_chain_id, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
 /* ---- the interface ---- */
 
 void hjd_evm_payer_kick(hjd_evm_payer *p, uint64_t processed, uint64_t tip)
 {
-	if (p == NULL || p->closing)
-		return;
-	p->processed = processed;
-	p->tip = tip;
-	p->started = 1;
-	pass_start(p);
+	if (p != NULL)
+		hjd_payer_base_kick(&p->base, processed, tip);
 }
 
 void hjd_evm_payer_status(const hjd_evm_payer *p, char *buf, size_t n)
@@ -1206,60 +1102,46 @@ void hjd_evm_payer_status(const hjd_evm_payer *p, char *buf, size_t n)
 	hj_amount_format(p->tot.owed, owed);
 	hj_amount_format(p->tot.unattributed, unattr);
 	hj_amount_format(p->tot.submitted, flight);
-	if (p->have_balance)
-		hj_amount_format(p->balance, bal);
+	if (p->base.have_balance)
+		hj_amount_format(p->base.balance, bal);
 	snprintf(buf, n,
 	         "payouts: %" PRIu64 " owed (%s wei; %" PRIu64
 	         " unattributed %s), %" PRIu64
 	         " in flight (%s), dealer balance %s wei%s%s",
 	         p->tot.owed_n, owed, p->tot.unattributed_n, unattr,
-	         p->tot.submitted_n, flight, bal, p->warning[0] ? "; " : "",
-	         p->warning);
+	         p->tot.submitted_n, flight, bal,
+	         p->base.warning[0] ? "; " : "", p->base.warning);
 }
 
-static void on_closed_part(hjd_evm_payer *p)
+static void status_of(const hjd_payer_base *b, char *buf, size_t n)
 {
-	if (--p->open_handles > 0)
-		return;
-	void (*done)(void *) = p->done;
-	void *arg = p->done_arg;
+	hjd_evm_payer_status((const hjd_evm_payer *)b, buf, n);
+}
+
+static void release(hjd_payer_base *b)
+{
+	hjd_evm_payer *p = (hjd_evm_payer *)b;
 
 	ids_clear(p);
 	free(p->ids);
 	explicit_bzero(p->sk, sizeof p->sk);
 	hj_secp_free(p->secp);
 	free(p);
-	if (done)
-		done(arg);
 }
 
-static void on_rpc_closed(void *arg)
-{
-	on_closed_part(arg);
-}
-
-static void on_timer_closed(uv_handle_t *h)
-{
-	on_closed_part(h->data);
-}
+static const struct hjd_payer_base_ops ops = {
+    .run = pass_run, .status = status_of, .release = release};
 
 void hjd_evm_payer_close(hjd_evm_payer *p, void (*done)(void *arg), void *arg)
 {
-	if (p == NULL || p->open_handles > 0)
-		return;
-	p->closing = 1;
-	p->done = done;
-	p->done_arg = arg;
-	p->open_handles = 2;
-	hj_rpc_close(p->rpc, on_rpc_closed, p);
-	uv_close((uv_handle_t *)&p->timer, on_timer_closed);
+	if (p != NULL)
+		hjd_payer_base_close(&p->base, done, arg);
 }
 
 int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
                       char *err, size_t errlen)
 {
 	hjd_evm_payer *p;
-	hj_rpc_opts ro = *o->node;
 	char why[600];
 	int rc;
 
@@ -1269,17 +1151,13 @@ int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	p->loop = o->loop;
-	p->store = o->store;
+	hjd_payer_base_init(&p->base, &ops, o->loop, o->store, o->on_status,
+	                    o->on_fatal, o->arg);
 	p->cap = o->max_fee_per_gas;
 	p->min_tip = o->min_priority_fee;
 	p->stuck_s = o->stuck_after_s;
 	p->conf = o->confirmations;
 	p->exposure = o->exposure;
-	p->on_status = o->on_status;
-	p->on_fatal = o->on_fatal;
-	p->arg = o->arg;
-	p->backoff_ms = BACKOFF_MIN_MS;
 	p->secp = hj_secp_new(why, sizeof why);
 	if (p->secp == NULL) {
 		snprintf(err, errlen, "%s", why);
@@ -1293,15 +1171,11 @@ int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
 		goto fail;
 	}
 	addr_hex(p->dealer, p->dealer_hex);
-	ro.max_inflight = 1;
-	p->rpc = hj_rpc_new(o->loop, &ro, why, sizeof why);
-	if (p->rpc == NULL) {
+	rc = hjd_payer_base_open(&p->base, o->node, why, sizeof why);
+	if (rc) {
 		snprintf(err, errlen, "payout client: %s", why);
-		rc = -EINVAL;
 		goto fail;
 	}
-	uv_timer_init(o->loop, &p->timer);
-	p->timer.data = p;
 	*out = p;
 	return 0;
 fail:

@@ -34,7 +34,7 @@
 #include "rules.h"
 #include "table.h"
 
-#define PROG   "hashjack"
+#define CMD    "status" /* in messages: "hashjack: status: ..." */
 #define ERRLEN 1024
 /* Room for a quoted value in a message (hj_quote cuts longer ones). */
 #define SHOWLEN 100
@@ -130,47 +130,6 @@ int hj_status_help(void)
 	return EX_OK;
 }
 
-/* ---- messages --------------------------------------------------------- */
-
-static int fail(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int fail(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(PROG ": status: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
-
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(PROG ": status: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'hashjack status --help'.\n", stderr);
-	return EX_USAGE;
-}
-
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen,
-                                                      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- what is read ----------------------------------------------------- */
 
 struct tally {
@@ -249,16 +208,16 @@ static void status_reset(void *arg)
 static int damaged(const char *path, const char *what, const char *col,
                    char *err, size_t errlen)
 {
-	say(err, errlen,
-	    "%s: %s: column %s does not hold what the schema says "
-	    "(docs/STATE.md)",
-	    path, what, col);
+	hj_dbread_say(err, errlen,
+	              "%s: %s: column %s does not hold what the schema says "
+	              "(docs/STATE.md)",
+	              path, what, col);
 	return EX_DATAERR;
 }
 
 static int nomem(char *err, size_t errlen)
 {
-	say(err, errlen, "out of memory");
+	hj_dbread_say(err, errlen, "out of memory");
 	return EX_SOFTWARE;
 }
 
@@ -406,9 +365,9 @@ static int read_rounds(sqlite3 *db, const char *path, struct status *st,
 		st->nrounds++;
 		if (sqlite3_column_type(q, 0) != SQLITE_BLOB || idlen < 1 ||
 		    idlen > 32) {
-			say(err, errlen,
-			    "%s: open round %zu: no valid round id", path,
-			    st->nrounds);
+			hj_dbread_say(err, errlen,
+			              "%s: open round %zu: no valid round id",
+			              path, st->nrounds);
 			ret = EX_DATAERR;
 			break;
 		}
@@ -417,7 +376,8 @@ static int read_rounds(sqlite3 *db, const char *path, struct status *st,
 		hj_hex_encode(id.b, id.len, 0, hex);
 		if (sqlite3_column_type(q, 1) != SQLITE_BLOB ||
 		    len > HJ_ROUND_ENCODED_MAX) {
-			say(err, errlen,
+			hj_dbread_say(
+			    err, errlen,
 			    "%s: round %s: data is not a round encoding (%d "
 			    "bytes)",
 			    path, hex, len);
@@ -426,12 +386,14 @@ static int read_rounds(sqlite3 *db, const char *path, struct status *st,
 		}
 		if (hj_round_decode(sqlite3_column_blob(q, 1), (size_t)len, &r,
 		                    why, sizeof why)) {
-			say(err, errlen, "%s: round %s: %s", path, hex, why);
+			hj_dbread_say(err, errlen, "%s: round %s: %s", path,
+			              hex, why);
 			ret = EX_DATAERR;
 			break;
 		}
 		if (!hj_id_eq(&id, &r.id)) {
-			say(err, errlen,
+			hj_dbread_say(
+			    err, errlen,
 			    "%s: round %s: the encoded round has another id",
 			    path, hex);
 			ret = EX_DATAERR;
@@ -442,7 +404,8 @@ static int read_rounds(sqlite3 *db, const char *path, struct status *st,
 		ret = hj_table_restore(t, &r);
 		if (ret) {
 			if (ret == -EEXIST)
-				say(err, errlen,
+				hj_dbread_say(
+				    err, errlen,
 				    "%s: round %s: its player has another "
 				    "open round",
 				    path, hex);
@@ -523,7 +486,8 @@ static int read_payouts(sqlite3 *db, const char *path, struct status *st,
 			char s2[SHOWLEN];
 
 			hj_quote(state, s2, sizeof s2);
-			say(err, errlen,
+			hj_dbread_say(
+			    err, errlen,
 			    "%s: payout %s: state %s is not owed, submitted "
 			    "or confirmed",
 			    path, shown, s2);
@@ -531,7 +495,8 @@ static int read_payouts(sqlite3 *db, const char *path, struct status *st,
 			break;
 		}
 		if (over) {
-			say(err, errlen,
+			hj_dbread_say(
+			    err, errlen,
 			    "%s: the payouts' sum exceeds 2^128 - 1 base "
 			    "units: not a real ledger",
 			    path);
@@ -652,7 +617,8 @@ static int read_batches(sqlite3 *db, const char *path, struct status *st,
 		b.versions = sqlite3_column_int64(q, 8);
 		if (st->nopen == OPEN_MAX) {
 			free(b.address);
-			say(err, errlen,
+			hj_dbread_say(
+			    err, errlen,
 			    "%s: more than %d payout batches are planned or "
 			    "sent: not a real state",
 			    path, OPEN_MAX);
@@ -702,7 +668,8 @@ static int read_all(sqlite3 *db, const char *path, int version, void *arg,
 		ret = read_batches(db, path, st, err, errlen);
 	if (ret == 0 && st->family == NULL &&
 	    (st->nrounds > 0 || st->owed.n + st->flight.n + st->confirmed.n)) {
-		say(err, errlen,
+		hj_dbread_say(
+		    err, errlen,
 		    "%s: open rounds or payouts but no meta row: the database "
 		    "does not say which chain they are on",
 		    path);
@@ -1170,17 +1137,20 @@ static int parse_args(int argc, char **argv, const char **v)
 
 	if (hj_dbread_options(argc, argv, opt_name, flag, O_COUNT, v, err,
 	                      sizeof err))
-		return usage("%s", err);
+		return hj_dbread_usage(CMD, "%s", err);
 	if (v[O_STATE_DIR] && v[O_STATE])
-		return usage("--state and --state-dir are the same option: "
-		             "give it once");
+		return hj_dbread_usage(
+		    CMD, "--state and --state-dir are the same option: "
+		         "give it once");
 	if (v[O_STATE] && v[O_DB])
-		return usage("--state and --db: give one or the other");
+		return hj_dbread_usage(
+		    CMD, "--state and --db: give one or the other");
 	if (v[O_STATE_DIR] && v[O_DB])
-		return usage("--state-dir and --db: give one or the other");
+		return hj_dbread_usage(
+		    CMD, "--state-dir and --db: give one or the other");
 	for (int o = O_STATE_DIR; o <= O_DB; o++)
 		if (v[o] && v[o][0] == '\0')
-			return usage("%s: empty", opt_name[o]);
+			return hj_dbread_usage(CMD, "%s: empty", opt_name[o]);
 	return 0;
 }
 
@@ -1204,24 +1174,25 @@ int hj_status_main(int argc, char **argv)
 	path = hj_dbread_path(opt[O_DB], opt[O_STATE_DIR] ? opt[O_STATE_DIR]
 	                                                  : opt[O_STATE]);
 	if (path == NULL)
-		return fail(EX_SOFTWARE, "out of memory");
+		return hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
 
 	rc = hj_dbread(path, read_all, status_reset, &st, err, sizeof err);
 	if (rc) {
-		rc = fail(rc, "%s", err);
+		rc = hj_dbread_fail(CMD, rc, "%s", err);
 	} else if (judge(&st, &v)) {
-		rc = fail(EX_DATAERR,
-		          "%s: what is owed, in flight and the worst case add "
-		          "up to more than 2^128 - 1 base units: not a real "
-		          "state",
-		          path);
+		rc = hj_dbread_fail(
+		    CMD, EX_DATAERR,
+		    "%s: what is owed, in flight and the worst case add "
+		    "up to more than 2^128 - 1 base units: not a real "
+		    "state",
+		    path);
 	} else if (opt[O_JSON]) {
 		j = json_all(&st, &v, path);
 		text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)
 		         : NULL;
 		json_decref(j);
 		if (text == NULL) {
-			rc = fail(EX_SOFTWARE, "out of memory");
+			rc = hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
 		} else {
 			puts(text);
 			free(text);
@@ -1229,7 +1200,7 @@ int hj_status_main(int argc, char **argv)
 	} else {
 		text_all(&st, &v, path, &out);
 		if (out.nomem)
-			rc = fail(EX_SOFTWARE, "out of memory");
+			rc = hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
 		else
 			fwrite(out.p, 1, out.n, stdout);
 	}

@@ -1,0 +1,209 @@
+/*
+ * The machinery both payers share (see payer.h).
+ */
+#include "payer.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+
+#define BACKOFF_MIN_MS 1000
+#define BACKOFF_MAX_MS 60000
+
+void hjd_payer_base_init(hjd_payer_base *b,
+                         const struct hjd_payer_base_ops *ops, uv_loop_t *loop,
+                         hj_store *store, void (*on_status)(void *arg),
+                         void (*on_fatal)(void *arg, const char *msg),
+                         void *arg)
+{
+	b->ops = ops;
+	b->loop = loop;
+	b->store = store;
+	b->on_status = on_status;
+	b->on_fatal = on_fatal;
+	b->arg = arg;
+	b->backoff_ms = BACKOFF_MIN_MS;
+}
+
+void hjd_payer_base_note(hjd_payer_base *b, int prio, const char *msg)
+{
+	size_t k = strnlen(msg, sizeof b->last_note - 1);
+
+	if (strncmp(b->last_note, msg, sizeof b->last_note - 1) == 0)
+		return;
+	memcpy(b->last_note, msg, k);
+	b->last_note[k] = '\0';
+	hjd_log(prio, "%s", msg);
+}
+
+void hjd_payer_base_fatal(hjd_payer_base *b, const char *msg)
+{
+	b->busy = 0;
+	b->closing = 1; /* the follower closes us; nothing more is done */
+	b->on_fatal(b->arg, msg);
+}
+
+int hjd_payer_base_begin(hjd_payer_base *b, char *err, size_t errlen)
+{
+	if (hj_store_begin(b->store, err, errlen)) {
+		hjd_payer_base_fatal(b, err);
+		return -1;
+	}
+	return 0;
+}
+
+int hjd_payer_base_commit(hjd_payer_base *b, int rc, char *err, size_t errlen)
+{
+	if (rc == 0 && hj_store_commit(b->store, err, errlen) == 0)
+		return 0;
+	hj_store_rollback(b->store);
+	hjd_payer_base_fatal(b, err);
+	return -1;
+}
+
+void hjd_payer_base_backoff(hjd_payer_base *b)
+{
+	b->retry_at = uv_now(b->loop) + b->backoff_ms;
+	b->failed_at_block = b->processed;
+	b->backoff_ms = b->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+	                                                   : b->backoff_ms * 2;
+}
+
+void hjd_payer_base_backoff_reset(hjd_payer_base *b)
+{
+	b->backoff_ms = BACKOFF_MIN_MS;
+	b->retry_at = 0;
+}
+
+int hjd_payer_base_may_send(const hjd_payer_base *b)
+{
+	return !b->halted &&
+	       (b->retry_at == 0 || uv_now(b->loop) >= b->retry_at ||
+	        b->processed > b->failed_at_block);
+}
+
+/* ---- passes and the timer ---- */
+
+static void pass_start(hjd_payer_base *b)
+{
+	if (b->closing || !b->started)
+		return;
+	if (b->busy) {
+		b->dirty = 1;
+		return;
+	}
+	b->busy = 1;
+	b->dirty = 0;
+	uv_timer_stop(&b->timer);
+	b->ops->run(b);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+	hjd_payer_base *b = t->data;
+
+	if (b->closing)
+		return;
+	if (!b->busy)
+		pass_start(b);
+	else if (b->ops->wake)
+		b->ops->wake(b);
+}
+
+int hjd_payer_base_open(hjd_payer_base *b, const hj_rpc_opts *node, char *why,
+                        size_t n)
+{
+	hj_rpc_opts ro = *node;
+
+	ro.max_inflight = 1;
+	b->rpc = hj_rpc_new(b->loop, &ro, why, n);
+	if (b->rpc == NULL)
+		return -EINVAL;
+	uv_timer_init(b->loop, &b->timer);
+	b->timer.data = b;
+	return 0;
+}
+
+void hjd_payer_base_timer(hjd_payer_base *b, uint64_t ms)
+{
+	uv_timer_start(&b->timer, on_timer, ms, 0);
+}
+
+void hjd_payer_base_kick(hjd_payer_base *b, uint64_t processed, uint64_t tip)
+{
+	if (b->closing)
+		return;
+	b->processed = processed;
+	b->tip = tip;
+	b->started = 1;
+	pass_start(b);
+}
+
+void hjd_payer_base_pass_end(hjd_payer_base *b)
+{
+	char err[300], line[sizeof b->summary];
+	uint64_t now = uv_now(b->loop);
+	int rc;
+
+	if (b->have_balance) {
+		if (hjd_payer_base_begin(b, err, sizeof err))
+			return;
+		rc = hj_store_set_balance(b->store, b->balance, b->tip,
+		                          (int64_t)time(NULL), b->warning, err,
+		                          sizeof err);
+		if (hjd_payer_base_commit(b, rc, err, sizeof err))
+			return;
+	}
+	b->busy = 0;
+	/* The same line on stderr, when it changed: at most once a pass. */
+	b->ops->status(b, line, sizeof line);
+	if (strcmp(line, b->summary) != 0) {
+		memcpy(b->summary, line, sizeof line);
+		hjd_log(HJD_LOG_INFO, "%s", line);
+	}
+	b->on_status(b->arg);
+	if (b->dirty)
+		hjd_payer_base_timer(b, 0);
+	else if (b->retry_at > now)
+		hjd_payer_base_timer(b, b->retry_at - now);
+}
+
+/* ---- closing ---- */
+
+static void on_closed_part(hjd_payer_base *b)
+{
+	void (*done)(void *);
+	void *arg;
+
+	if (--b->open_handles > 0)
+		return;
+	done = b->done;
+	arg = b->done_arg;
+	b->ops->release(b);
+	if (done)
+		done(arg);
+}
+
+static void on_rpc_closed(void *arg)
+{
+	on_closed_part(arg);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+	on_closed_part(h->data);
+}
+
+void hjd_payer_base_close(hjd_payer_base *b, void (*done)(void *arg), void *arg)
+{
+	if (b->open_handles > 0)
+		return;
+	b->closing = 1;
+	b->done = done;
+	b->done_arg = arg;
+	b->open_handles = 2;
+	hj_rpc_close(b->rpc, on_rpc_closed, b);
+	uv_close((uv_handle_t *)&b->timer, on_timer_closed);
+}
