@@ -16,13 +16,21 @@ what the test files do with them, the same on anvil and on litecoind:
   checked), check_as_uninterrupted(), check_reorg_refused(),
   check_retries();
 - running cases (the fault and harness tests): Cases, WorkDir, fault_main();
-- the game tests' expectation model: card totals, Tx / Blk / Round, the
-  expected events and table rows of a session (SessionModel: the hex
-  prefix the log writes and the database does not, "0x" on EVM, is its
-  one parameter), line_bytes() (docs/LOG.md's line, the chain given), and
-  GameRunner, which plays the scenarios and checks each session's card log
-  byte for byte against the model and `hashjack replay`, and its database
-  against the ledger the model implies.
+  the payout tests' PayoutRunner (one line per check) and payout_args();
+- the game tests' expectation model: card totals, Tx / Blk / Round (and
+  SignedRound, the Bitcoin family's, signed at its seq through its
+  session's PlayerTool, `hashjack player`), the expected
+  events and table rows of a session (SessionModel: the hex prefix the log
+  writes and the database does not, "0x" on EVM, is its one parameter),
+  line_bytes() (docs/LOG.md's line, the chain given), and GameRunner
+  (LitecoindBlocks: its hooks for a session on litecoind), which plays the
+  scenarios and checks each session's card log byte for byte against the
+  model and `hashjack replay`, and its database against the ledger the
+  model implies;
+- the payout tests' tables of several players, played on both families
+  (sc_vs9_lose_bust_surrender, sc_vs7_push_win_bust, sc_bj_vs_ace), and
+  their end: batch_problems() (each payout in exactly one confirmed batch,
+  each batch's outputs what its payouts add up to).
 
 A check that fails raises Failed (the game runner reports instead and goes
 on); anything else that escapes a case is a broken test (a traceback).
@@ -32,6 +40,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -538,6 +547,60 @@ class Cases:
                     after_each()
 
 
+class PayoutRunner:
+    """What the payout tests' runners share: the tools (--hashjack,
+    --hashjackd), rng (random.Random(--seed)), one line per check ("ok" or
+    "FAIL", the name padded to WIDTH, the detail) counted in passed and
+    failed, and close(): the proxies and sessions appended to it, each
+    closed even when another fails, then forgotten."""
+
+    WIDTH = 62
+
+    def __init__(self, args, workdir):
+        self.args = args
+        self.workdir = workdir
+        self.hashjack = hj.find_hashjack(args.hashjack)
+        self.hashjackd = hj.find_hashjackd(args.hashjackd)
+        self.rng = random.Random(args.seed)
+        self.passed = self.failed = 0
+        self.sessions = []
+        self.proxies = []
+
+    def report(self, ok, name, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        print("%s %-*s %s" % ("ok  " if ok else "FAIL", self.WIDTH, name, detail), flush=True)
+
+    def close(self):
+        for x in self.proxies + self.sessions:
+            try:
+                x.close()
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+        self.proxies, self.sessions = [], []
+
+
+def payout_args(doc, only, timeout):
+    """The payout tests' command line: --hashjack, --hashjackd, -k (only:
+    what it selects), --kills, --seed (default: a random one), --keep,
+    --timeout (this default)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[], help=only)
+    ap.add_argument("--kills", type=int, default=30, help="kill -9 rounds (default 30)")
+    ap.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--timeout", type=int, default=timeout,
+                    help="deadline for the whole run in seconds (default %d)" % timeout)
+    args = ap.parse_args()
+    if args.seed is None:
+        args.seed = random.randrange(1 << 30)
+    return args
+
+
 def fault_main(doc, cases, prefix, width, timeout, make_ctx, check_tools=None):
     """main() of the fault tests: the command line (--hashjack, --hashjackd,
     -k, --keep, --seed, --timeout with this default), the work directory
@@ -716,6 +779,75 @@ class Round:
         return paid
 
 
+class PlayerTool:
+    """`hashjack player` for a session of the Bitcoin family (self.hashjack:
+    the tool; self.genesis: the chain's genesis hash): tool(*args), its
+    stdout (Failed when it fails), and sign(), what SignedRound asks of its
+    session."""
+
+    def tool(self, *args):
+        r = subprocess.run([self.hashjack, "player"] + list(args), stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode != 0:
+            raise Failed("hashjack player %s: exit %d: %s"
+                         % (args[0], r.returncode, r.stderr.strip()))
+        return r.stdout
+
+    def sign(self, player, action, round_id, seq, insurance=None, genesis=None):
+        """The payload of round_id's action signed by player at seq (over
+        genesis, by default the chain's)."""
+        args = [action.lower(), "--key", player.key, "--genesis", genesis or self.genesis,
+                "--round", round_id, "--seq", str(seq)]
+        if action == "Peek":
+            args += ["--insurance", "yes" if insurance else "no"]
+        p = self.tool(*args).strip()
+        want = 77 if action == "Peek" else 76
+        if len(p) != 2 * want:
+            raise Failed("hashjack player %s printed %d bytes" % (action.lower(), len(p) // 2))
+        return p
+
+
+class SignedRound(Round):
+    """A Round of the Bitcoin family: its player (self.who, with .P, .key,
+    .wallet; the log's "player" is its key P) signs each action at the
+    round's seq, the count of its accepted or timed-out actions (act() and
+    timeout() move it).  The session gives sign(player, action, round id,
+    seq, insurance, genesis) (PlayerTool's) and send(who, payload, value,
+    extra)."""
+
+    def __init__(self, S, player, tx, stake):
+        super().__init__(S, player.P, tx, stake)
+        self.who = player
+        self.seq = 0
+
+    # -- sending ------------------------------------------------------------
+
+    def sign(self, action, seq=None, insurance=None, signer=None, genesis=None):
+        """The payload `hashjack player` prints for this round."""
+        return self.S.sign(signer or self.who, action, self.id,
+                           self.seq if seq is None else seq, insurance, genesis)
+
+    def send(self, action, value=0, seq=None, insurance=None, signer=None, genesis=None,
+             extra=(), mutate=None):
+        """An action of this round, signed at seq (default: the round's seq
+        now), from the player's wallet.  value: an int, or a list (the value
+        split over that many outputs to the dealer)."""
+        p = self.sign(action, seq, insurance, signer, genesis)
+        if mutate:
+            p = mutate(p)
+        return self.S.send(self.who, p, value, extra)
+
+    # -- expectations (an accepted action or a timeout moves the seq) --------
+
+    def act(self, t, action, hand=None, insurance=None):
+        super().act(t, action, hand, insurance)
+        self.seq += 1
+
+    def timeout(self, b, action, hand=None):
+        super().timeout(b, action, hand)
+        self.seq += 1
+
+
 class SessionModel:
     """What a game session expects: the events of each height (exp) and the
     rows of the transactions table (rows), written by the scenarios through
@@ -751,6 +883,19 @@ class SessionModel:
         u = self.db_hex
         self.rows[t.txid] = (u(t.txid), t.h, t.idx, u(t.sender), str(t.value), outcome,
                              action, reason, u(round_id))
+
+    def table(self, who, first, up, second):
+        """One Bet each by who (players), in one block; the three cards of
+        the deal (the same for all).  Returns the rounds."""
+        rs = [self.bet(p, self.stake()) for p in who]
+        self.mine()
+        for r in rs:
+            r.accepted_bet()
+        for want, hand in ((first, 0), (up, "D"), (second, 0)):
+            b = self.mine(want)
+            for r in rs:
+                r.draw(b, hand)
+        return rs
 
     def rej(self, t, reason, action=None, r=None):
         e = {"type": "reject", "tx": t.txid, "txIndex": t.idx}
@@ -792,6 +937,153 @@ class SessionModel:
                         out[pid] = (pid, "insurance", rid, None, None, u(e["player"]),
                                     ins["payout"], "owed", h)
         return out
+
+
+class LitecoindBlocks:
+    """What GameRunner asks of a session on one litecoind (self.node, an
+    ltc.Litecoind; the session's own mine() makes a checked block):
+    height(), mine_plain(), mine_leftovers(), and mine_n()."""
+
+    def height(self):
+        return self.node.height()
+
+    def mine_plain(self):
+        self.node.mine(1)
+
+    def mine_leftovers(self):
+        if self.node.mempool():
+            self.node.mine(1)
+
+    def mine_n(self, k):
+        """k blocks without transactions."""
+        if self.pending:
+            raise Failed("mine_n with transactions pending")
+        for _ in range(k):
+            self.mine()
+
+
+# --------------------------------------------------------------------------
+# Tables of several players, played by both payout tests' sessions
+#
+# A session gives take(n) (n different players), stake() (a new stake),
+# bet(player, stake) (a round whose send(action, value, insurance=) sends
+# its actions), send_bet(player, value) (a Bet that is no round's),
+# table(), mine(card), rej(), at(), and forged(round, action, value): that
+# action with a bad signature (the Bitcoin family), or None where actions
+# are not signed (EVM).  X = the Bet's block, W = the opening of the action
+# window.  Each returns a one-line summary.
+
+def sc_vs9_lose_bust_surrender(S):
+    """Six rounds 10+6 against 9.  In X+3 a Hit of e paying 5000 is
+    premature.  At W: a Stands; b Hits; d's Double (16) is not_allowed,
+    d's Stand with a flipped signature paying 4000 is bad_signature (where
+    actions are signed), then d Stands; e Stands; f's Surrender paying
+    4000 is wrong_value, f Stands; c Surrenders (settled at once,
+    floor(s/2)).  W+1 (10): b busts, the dealer's 19 beats a, d, e, f."""
+    ra, rb, rc, rd, re_, rf = rs = [S.bet(p, S.stake()) for p in S.take(6)]
+    S.mine()
+    for r in rs:
+        r.accepted_bet()
+    for want, hand in (("10", 0), ("9", "D")):
+        b = S.mine(want)
+        for r in rs:
+            r.draw(b, hand)
+    early = re_.send("Hit", 5000)
+    b = S.mine("6")
+    for r in rs:
+        r.draw(b, 0)
+    S.rej(early, "premature", "Hit", re_)
+    st_a = ra.send("Stand")
+    hit_b = rb.send("Hit")
+    db_d = rd.send("Double", rd.bet)
+    forged = S.forged(rd, "Stand", 4000)
+    st_d = rd.send("Stand")
+    st_e = re_.send("Stand")
+    wv_f = rf.send("Surrender", 4000)
+    st_f = rf.send("Stand")
+    su_c = rc.send("Surrender")
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    S.rej(db_d, "not_allowed", "Double", rd)
+    if forged is not None:
+        S.rej(forged, "bad_signature", "Stand", rd)
+    rd.act(st_d, "Stand", 0)
+    re_.act(st_e, "Stand", 0)
+    S.rej(wv_f, "wrong_value", "Surrender", rf)
+    rf.act(st_f, "Stand", 0)
+    rc.act(su_c, "Surrender", 0)
+    rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
+    b = S.mine("10")
+    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)])
+    rb.draw(b, 0); rb.settle(b, [("Bust", 0)])
+    for r in (rd, re_, rf):
+        r.draw(b, "D"); r.settle(b, [("Lose", 0)])
+    return "6 rounds: 4 Lose, Bust, Surrender; premature, not_allowed, %swrong_value" % (
+        "bad_signature, " if forged is not None else "")
+
+
+def sc_vs7_push_win_bust(S):
+    """Five rounds 10+8 against 7.  At W: a Stands; b and c Hit; d's Split
+    of a non-pair is not_allowed, d Stands; a second Bet of e is
+    second_round (refunded to e), e Stands.  W+1 (A): the dealer's soft 18
+    stands: a, d, e Push; b and c hold 19.  W+2: b Stands, c Hits.  W+3
+    (10): b's dealer 17, b Wins; c busts."""
+    ra, rb, rc, rd, re_ = S.table(S.take(5), "10", "7", "8")
+    st_a = ra.send("Stand")
+    hit_b = rb.send("Hit")
+    hit_c = rc.send("Hit")
+    sp_d = rd.send("Split", rd.bet)
+    st_d = rd.send("Stand")
+    again = S.send_bet(re_.who, 20001)
+    st_e = re_.send("Stand")
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    rc.act(hit_c, "Hit", 0)
+    S.rej(sp_d, "not_allowed", "Split", rd)
+    rd.act(st_d, "Stand", 0)
+    S.rej(again, "second_round", "Bet", re_)
+    re_.act(st_e, "Stand", 0)
+    b = S.mine("A")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)])
+    rb.draw(b, 0)
+    rc.draw(b, 0)
+    for r in (rd, re_):
+        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
+    st_b = rb.send("Stand")
+    hit_c = rc.send("Hit")
+    S.mine()
+    rb.act(st_b, "Stand", 0)
+    rc.act(hit_c, "Hit", 0)
+    b = S.mine("10")
+    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet)])
+    rc.draw(b, 0); rc.settle(b, [("Bust", 0)])
+    return "5 rounds: 3 Push, Win, Bust; not_allowed Split, second_round"
+
+
+def sc_bj_vs_ace(S):
+    """Four blackjacks A, K against an Ace.  At W: a Peeks insured (even
+    money), b without; W+1 (Q): dealer blackjack: a Push + 3 x insurance, b
+    Push; c Peeks without, d insured.  W+2 (4): Blackjack paid 6:5, d's
+    insurance lost."""
+    ra, rb, rc, rd = S.table(S.take(4), "A", "A", "K")
+    pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
+    pk_b = rb.send("Peek", insurance=False)
+    S.mine()
+    ra.act(pk_a, "Peek", insurance=True)
+    rb.act(pk_b, "Peek", insurance=False)
+    pk_c = rc.send("Peek", insurance=False)
+    pk_d = rd.send("Peek", rd.bet // 2, insurance=True)
+    b = S.mine("Q")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
+    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
+    rc.act(pk_c, "Peek", insurance=False)
+    rd.act(pk_d, "Peek", insurance=True)
+    b = S.mine("4")
+    rc.draw(b, "D"); rc.settle(b, [("Blackjack", bj(rc.bet))])
+    rd.draw(b, "D"); rd.settle(b, [("Blackjack", bj(rd.bet))], ins_payout=0)
+    return "4 rounds: even money, Push, 2 Blackjacks (one insured)"
 
 
 class GameRunner:
@@ -1033,3 +1325,46 @@ class GameRunner:
             self.report(False, "%s: database query" % name, str(e))
         finally:
             db.close()
+
+
+# --------------------------------------------------------------------------
+# The payout tests' end (the EVM payer and the Bitcoin family's alike)
+
+OPEN_BATCH = ("planned", "sent")
+
+
+def batch_problems(q, want, paying=("confirmed",)):
+    """A paying daemon's payout batches (q(sql): rows of its database)
+    against want, {payout id: (address, amount)}, the address None for a
+    payout nobody can be paid (unattributed): each payout with an address
+    in exactly one confirmed batch and in no open one (planned, sent), one
+    without in neither; no batch holds a payout that is not in want; each
+    batch in a state of paying has one output to each address its payouts
+    go to, of exactly what they add up to, and no other.  Returns (the
+    problems, {batch: its outputs [(address, amount)], sorted})."""
+    state = dict(q("SELECT id, state FROM payout_batches"))
+    of_payout = collections.defaultdict(list)
+    for bid, pid in q("SELECT batch, payout FROM payout_batch_items"):
+        of_payout[pid].append(bid)
+    bad = []
+    for pid, (to, _) in want.items():
+        cs = [b for b in of_payout.get(pid, []) if state[b] == "confirmed"]
+        live = [b for b in of_payout.get(pid, []) if state[b] in OPEN_BATCH]
+        if len(cs) != (1 if to else 0) or live:
+            bad.append("%s in confirmed batches %s, open %s" % (pid[:24], cs, live))
+    bad += ["%s batched, not owed" % p[:24] for p in of_payout if p not in want]
+    owes = collections.defaultdict(collections.Counter)    # batch -> address -> sum
+    for pid, bids in of_payout.items():
+        to, amount = want.get(pid, (None, 0))
+        for b in bids:
+            if to:
+                owes[b][to.lower()] += int(amount)
+    outs = collections.defaultdict(list)
+    for bid, ad, am in q("SELECT batch, address, amount FROM payout_batch_outputs"):
+        outs[bid].append((ad.lower(), int(am)))
+    for bid in sorted(state):
+        outs[bid].sort()
+        if state[bid] in paying and outs[bid] != sorted(owes[bid].items()):
+            bad.append("batch %d: outputs %s, its payouts add up to %s"
+                       % (bid, outs[bid], sorted(owes[bid].items())))
+    return bad, dict(outs)

@@ -15,11 +15,17 @@ Python 3, standard library only.  What it gives a test:
   ``card``).
 - replay(): runs ``hashjack replay`` and returns the parsed log lines;
   replay_rules(): a replay document's "rules".
-- read_cardlog(), wait_until(): reading a card log; polling with a deadline.
+- read_cardlog(), wait_until(), close_all(): reading a card log; polling
+  with a deadline; closing several things, each even when one fails.
 - CardLogPlayers, LogPlayer: the loop of simulated players that act on what
   a card log says while blocks are mined (the fault tests' sessions derive
   from it).
 - Hashjackd: runs the daemon with a generated config in a temporary directory.
+- NotifySocket: systemd's notify protocol read by a test (the STATUS= lines
+  hashjackd sends to $NOTIFY_SOCKET).
+- RpcProxy: a JSON-RPC proxy between hashjackd and its node (anvil or
+  litecoind) that can swallow a method's calls or lose their answers, and
+  whose subclasses may rewrite answers.
 
 Things about anvil 1.7.1 this relies on (tests/e2e/test_harness.py checks
 each of them):
@@ -46,15 +52,18 @@ each of them):
 import atexit
 import collections
 import contextlib
+import http.server
 import json
 import os
 import random
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -193,6 +202,22 @@ def install_cleanup(overall_timeout=None):
             os._exit(124)
         signal.signal(signal.SIGALRM, on_alarm)
         signal.alarm(int(overall_timeout))
+
+
+def close_all(*fns):
+    """Calls each of fns in turn (None is passed over), every one of them
+    even when one raises; then raises the first error, if any (a session's
+    close(): the daemon, the node, a socket, a proxy)."""
+    err = None
+    for fn in fns:
+        if fn is None:
+            continue
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001 - the rest must close too
+            err = err or e
+    if err is not None:
+        raise err
 
 
 def wait_until(pred, timeout, what="condition", interval=0.02):
@@ -998,6 +1023,11 @@ class Hashjackd:
         """SIGTERM; returns the exit status (SIGKILL after timeout: -9)."""
         return _stop_process(self.proc, signal.SIGTERM, timeout)
 
+    def close(self):
+        """stop() if it is running (a session's end)."""
+        if self.running():
+            self.stop()
+
     def kill9(self):
         return _stop_process(self.proc, signal.SIGKILL, 10)
 
@@ -1032,6 +1062,157 @@ class Hashjackd:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+# --------------------------------------------------------------------------
+# In front of hashjackd: systemd's notify socket, a JSON-RPC proxy
+
+class NotifySocket:
+    """A datagram socket in the role of systemd's $NOTIFY_SOCKET: keeps every
+    STATUS= the daemon sends.  Read all the time by a thread, as systemd
+    does: the daemon's sendto blocks once the socket's queue is full."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.2)
+        self.statuses = []
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self):
+        while not self.stopping:
+            try:
+                msg = self.sock.recv(65536).decode("utf-8", "replace")
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with self.lock:
+                for line in msg.split("\n"):
+                    if line.startswith("STATUS="):
+                        self.statuses.append(line[7:])
+                del self.statuses[:-1000]
+
+    def start_daemon(self, dm, *args):
+        """dm.start(*args) (a Hashjackd) with $NOTIFY_SOCKET naming this
+        socket; the environment is put back after."""
+        os.environ["NOTIFY_SOCKET"] = self.path
+        try:
+            dm.start(*args)
+        finally:
+            del os.environ["NOTIFY_SOCKET"]
+
+    def read(self):
+        with self.lock:
+            return list(self.statuses)
+
+    def close(self):
+        self.stopping = True
+        self.thread.join(5)
+        self.sock.close()
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+class RpcProxy:
+    """An HTTP proxy in front of a node's JSON-RPC (anvil or litecoind), for
+    hashjackd's [chain] rpc_url: each POST goes on to upstream (same path,
+    so a litecoind wallet's /wallet/NAME too, with the client's
+    Authorization), and the node's answer (its status and body, an error
+    too) comes back through answer(), which a subclass may override to
+    rewrite it.  With method (e.g. "eth_sendRawTransaction", "sendmany"),
+    arm(mode, n): the next n requests whose body names that method are
+    "swallow"ed (never forwarded: the client waits for an answer that
+    never comes) or "lose"d (forwarded: the node acts on them, their
+    answers are never returned); swallowed and lost count them (a lost one
+    once the node has answered).  A held connection is closed without an
+    answer at close() or after 20 s.  Every other request passes."""
+
+    def __init__(self, upstream, method=None, timeout=10):
+        self.upstream = upstream.rstrip("/")
+        self.method = method
+        self.lock = threading.Lock()
+        self.mode, self.left = "pass", 0
+        self.swallowed = self.lost = 0
+        self.release = threading.Event()
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n)
+                mode = proxy._take(body)
+                if mode == "swallow":
+                    proxy.release.wait(20)
+                    self.close_connection = True
+                    return
+                headers = {"Content-Type": "application/json"}
+                if self.headers.get("Authorization"):
+                    headers["Authorization"] = self.headers["Authorization"]
+                try:
+                    req = urllib.request.Request(proxy.upstream + self.path, body, headers)
+                    with urllib.request.urlopen(req, timeout=timeout) as r:
+                        out, code = proxy.answer(r.read()), 200
+                except urllib.error.HTTPError as e:
+                    out, code = e.read(), e.code
+                except (OSError, urllib.error.URLError) as e:
+                    out, code = ("proxy: %s" % e).encode(), 502
+                if mode == "lose":
+                    with proxy.lock:
+                        proxy.lost += 1
+                    proxy.release.wait(20)
+                    self.close_connection = True
+                    return
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def _take(self, body):
+        with self.lock:
+            if self.left <= 0 or not self.method or \
+                    ('"%s"' % self.method).encode() not in body:
+                return "pass"
+            self.left -= 1
+            if self.mode == "swallow":
+                self.swallowed += 1
+            return self.mode
+
+    def answer(self, data):
+        """The node's answer (bytes, status 200) as the client gets it."""
+        return data
+
+    def arm(self, mode, n=1):
+        with self.lock:
+            self.mode, self.left = mode, n
+
+    def disarm(self):
+        with self.lock:
+            self.left = 0
+
+    def close(self):
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
 
 
 # --------------------------------------------------------------------------

@@ -14,11 +14,12 @@ Two daemon sessions, each on its own anvil (confirmations 2, timeout_blocks
 
 - "main": the scenarios one after another, each with fresh player accounts
   (a few deliberately share blocks);
-- "void": the daemon reads anvil through a small JSON-RPC proxy (this file)
-  that replaces the hash of chosen blocks by a hash without a rank digit
-  (and the next block's parent hash with it), since anvil cannot be ground
-  for a void block ((3/16)^63).  The same replacement is applied to the
-  exported blocks given to `hashjack replay`.
+- "void": the daemon reads anvil through a small JSON-RPC proxy (this
+  file's RewriteProxy, an hj.RpcProxy) that replaces the hash of chosen
+  blocks by a hash without a rank digit (and the next block's parent hash
+  with it), since anvil cannot be ground for a void block ((3/16)^63).  The
+  same replacement is applied to the exported blocks given to `hashjack
+  replay`.
 
 Each scenario writes down, block by block, the exact events the protocol
 gives (draws, actions, rejections with reasons and refunds, deposits,
@@ -36,15 +37,11 @@ Every wait has a deadline and so has the whole run (--timeout).
 """
 
 import argparse
-import http.server
 import json
 import os
 import random
 import sys
-import threading
 import time
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
@@ -75,86 +72,68 @@ def bet_payload(pp=None, t3=None):
 # --------------------------------------------------------------------------
 # A JSON-RPC proxy that turns chosen blocks void
 
-class RewriteProxy:
-    """Forwards every POST to upstream and replaces, in each answer, the
+class RewriteProxy(hj.RpcProxy):
+    """hj.RpcProxy in front of anvil that replaces, in each answer, the
     strings of self.map (a real block hash -> a void hash).  The node's
     answers name a block hash as the block's "hash", as the next block's
     "parentHash" and in receipts: all are replaced alike, so the chain the
     daemon sees stays linked."""
 
     def __init__(self, upstream):
-        self.upstream = upstream
         self.map = {}
-        self.lock = threading.Lock()
         self.requests = 0
-        proxy = self
+        super().__init__(upstream)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                n = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(n)
-                try:
-                    req = urllib.request.Request(proxy.upstream, body,
-                                                 {"Content-Type": "application/json"})
-                    with urllib.request.urlopen(req, timeout=10) as r:
-                        data = r.read().decode()
-                    with proxy.lock:
-                        proxy.requests += 1
-                        for old, new in proxy.map.items():
-                            data = data.replace(old, new)
-                    out, code = data.encode(), 200
-                except (OSError, urllib.error.URLError) as e:
-                    out, code = ("proxy: %s" % e).encode(), 502
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever,
-                                       kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
+    def answer(self, data):
+        with self.lock:
+            self.requests += 1
+            text = data.decode()
+            for old, new in self.map.items():
+                text = text.replace(old, new)
+        return text.encode()
 
     def add(self, real, void):
         with self.lock:
             self.map[real.lower()] = void
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 # --------------------------------------------------------------------------
 # Session: one anvil, one daemon, the expectations
 
 class Session(SessionModel):
+    """An anvil of ACCOUNTS dev accounts (the dealer's, then the players')
+    and a daemon on it, started.  A subclass may add to the daemon's config
+    (daemon_extra(), called once the anvil is up) and start it otherwise
+    (start_daemon())."""
+
     HEX_PREFIX = "0x"
+    ACCOUNTS = N_ACCOUNTS
 
     def __init__(self, ctx, name, proxy=False):
         super().__init__(ctx, name)
         self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
-                          accounts=N_ACCOUNTS).start()
+                          accounts=self.ACCOUNTS).start()
         self.dealer = self.a.accounts[0].address
         self.next_player = 1
         self.proxy = RewriteProxy(self.a.url) if proxy else None
         self.rng = random.Random(11)
+        self.voids = {}                            # height -> void hash
         self.a.mine_empty(2)
         self.first = self.a.height()
-        extra = {"chain": {"rpc_url": self.proxy.url}} if proxy else None
+        extra = {"chain": {"rpc_url": self.proxy.url}} if proxy else {}
+        extra.update(self.daemon_extra())
         self.dm = hj.Hashjackd(ctx.hashjackd, self.a, self.dealer, MIN_BET, MAX_BET, TIMEOUT,
                                confirmations=CONFIRMATIONS, start_height=self.first,
                                poll_interval_ms=50, workdir=os.path.join(self.workdir, "daemon"),
-                               extra=extra)
+                               extra=extra or None)
+        self.start_daemon()
+
+    def daemon_extra(self):
+        """More sections of the daemon's config ({section: {key: value}})."""
+        return {}
+
+    def start_daemon(self):
         self.dm.start()
-        self.voids = {}                            # height -> void hash
 
     # -- chain ------------------------------------------------------------
 
@@ -243,15 +222,7 @@ class Session(SessionModel):
         return doc
 
     def close(self):
-        try:
-            if self.dm.running():
-                self.dm.stop()
-        finally:
-            try:
-                self.a.stop()
-            finally:
-                if self.proxy:
-                    self.proxy.close()
+        hj.close_all(self.dm.close, self.a.stop, self.proxy and self.proxy.close)
 
 
 # --------------------------------------------------------------------------

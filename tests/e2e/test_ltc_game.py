@@ -56,7 +56,6 @@ Every wait has a deadline and so has the whole run (--timeout).
 import argparse
 import os
 import struct
-import subprocess
 import sys
 import time
 import traceback
@@ -111,44 +110,12 @@ class Blk(checks.Blk):
         self.hogex_idx = hogex_idx
 
 
-class Round(checks.Round):
-    """A round of a Player (self.who; the log's "player" is its key P) that
-    also tracks its seq (what the next signature covers)."""
-
-    def __init__(self, S, player, tx, stake):
-        super().__init__(S, player.P, tx, stake)
-        self.who = player
-        self.seq = 0
-
-    # -- sending ------------------------------------------------------------
-
-    def sign(self, action, seq=None, insurance=None, signer=None, genesis=None):
-        """The payload `hashjack player` prints for this round."""
-        return self.S.sign(signer or self.who, action, self.id,
-                           self.seq if seq is None else seq, insurance, genesis)
-
-    def send(self, action, value=0, seq=None, insurance=None, signer=None, genesis=None,
-             extra=(), mutate=None):
-        """An action of this round, signed at seq (default: the round's seq
-        now), from the player's wallet.  value: an int, or a list (the value
-        split over that many outputs to the dealer)."""
-        p = self.sign(action, seq, insurance, signer, genesis)
-        if mutate:
-            p = mutate(p)
-        return self.S.send(self.who, p, value, extra)
-
-    # -- expectations (an accepted action or a timeout moves the seq) --------
-
-    def act(self, t, action, hand=None, insurance=None):
-        super().act(t, action, hand, insurance)
-        self.seq += 1
-
-    def timeout(self, b, action, hand=None):
-        super().timeout(b, action, hand)
-        self.seq += 1
+# A round of a Player (self.who; the log's "player" is its key P) that also
+# tracks its seq (what the next signature covers).
+Round = checks.SignedRound
 
 
-class Session(SessionModel):
+class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
     def __init__(self, ctx, name, mweb=False, timeout_blocks=3, extra_args=()):
         super().__init__(ctx, name)
         self.mweb = mweb
@@ -208,25 +175,6 @@ class Session(SessionModel):
             n.mine(self.first - n.height())
 
     # -- tools ----------------------------------------------------------------
-
-    def tool(self, *args):
-        r = subprocess.run([self.hashjack, "player"] + list(args), stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=30)
-        if r.returncode != 0:
-            raise Failed("hashjack player %s: exit %d: %s"
-                         % (args[0], r.returncode, r.stderr.strip()))
-        return r.stdout
-
-    def sign(self, player, action, round_id, seq, insurance=None, genesis=None):
-        args = [action.lower(), "--key", player.key, "--genesis", genesis or self.genesis,
-                "--round", round_id, "--seq", str(seq)]
-        if action == "Peek":
-            args += ["--insurance", "yes" if insurance else "no"]
-        p = self.tool(*args).strip()
-        want = 77 if action == "Peek" else 76
-        if len(p) != 2 * want:
-            raise Failed("hashjack player %s printed %d bytes" % (action.lower(), len(p) // 2))
-        return p
 
     def bet_payload(self, player, pp=None, t3=None):
         """The Bet payload `hashjack player bet` prints (side stakes given as
@@ -328,23 +276,6 @@ class Session(SessionModel):
         else:
             b, _ = self.node.grind(want)
         return self._mined(b)
-
-    def mine_n(self, k):
-        """k blocks without transactions."""
-        if self.pending:
-            raise Failed("mine_n with transactions pending")
-        for _ in range(k):
-            self.mine()
-
-    def height(self):
-        return self.node.height()
-
-    def mine_plain(self):
-        self.node.mine(1)
-
-    def mine_leftovers(self):
-        if self.node.mempool():
-            self.node.mine(1)
 
     # -- expectations (the family's own; the rest is SessionModel's) ---------
 

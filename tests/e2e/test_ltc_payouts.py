@@ -71,24 +71,18 @@ Amounts are integers (litoshis) throughout; coin amounts from the node are
 Decimals.  Every wait has a deadline, and so has the whole run; every
 process started is stopped.  One line per check, then "N passed, M failed".
 
-What could move into tests/e2e/ltc.py: tr_address() (a key's tr(P) via
-`hashjack player address`), Litecoind.utxo_total() (scantxoutset of an
-address), wallet_comments() (a wallet's send transactions by comment) and
-NotifySocket (systemd's notify protocol, read by a test).
+The notify socket (STATUS) and the proxy that loses a sendmany are the
+harness's (hj.NotifySocket, hj.RpcProxy); the session's model and checks
+are tests/e2e/checks.py's.  What could move into tests/e2e/ltc.py:
+unspents() and utxo_total() (scantxoutset of an address) and
+wallet_comments() (a wallet's send transactions by comment).
 """
 
-import argparse
 import collections
 import os
-import random
-import shutil
 import signal
-import socket
 import sqlite3
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 import traceback
 
@@ -97,6 +91,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 import hj  # noqa: E402
 import ltc  # noqa: E402
+from checks import Failed, bj, hexcol  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 8
@@ -111,175 +106,22 @@ UTXOS = 30
 UTXO_SATS = ltc.COIN
 
 
-class Failed(Exception):
-    pass
-
-
-def bj(s):
-    return s + (s * 6) // 5
-
-
 # --------------------------------------------------------------------------
 # Helpers (candidates for the harness)
 
-class NotifySocket:
-    """A datagram socket in the role of systemd's $NOTIFY_SOCKET: keeps every
-    STATUS= the daemon sends.  Read all the time by a thread, as systemd
-    does: the daemon's sendto blocks once the socket's queue is full."""
-
-    def __init__(self, path):
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(path)
-        self.sock.settimeout(0.2)
-        self.statuses = []
-        self.lock = threading.Lock()
-        self.stopping = False
-        self.thread = threading.Thread(target=self._drain, daemon=True)
-        self.thread.start()
-
-    def _drain(self):
-        while not self.stopping:
-            try:
-                msg = self.sock.recv(65536).decode("utf-8", "replace")
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with self.lock:
-                for line in msg.split("\n"):
-                    if line.startswith("STATUS="):
-                        self.statuses.append(line[7:])
-                del self.statuses[:-1000]
-
-    def read(self):
-        with self.lock:
-            return list(self.statuses)
-
-    def close(self):
-        self.stopping = True
-        self.thread.join(5)
-        self.sock.close()
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
-
-
-class RpcProxy:
-    """A TCP proxy in front of the node's RPC port that can lose a sendmany:
-    mode "pass" forwards everything; "swallow" never forwards a request
-    holding "sendmany" (it never reaches the node: the client waits for an
-    answer that never comes); "lose" forwards it and throws the node's
-    answer away (the node has sent the transaction, the client never
-    learns its txid).  Other requests pass in every mode."""
-
-    def __init__(self, node_port):
-        self.node_port = node_port
-        self.mode = "pass"
-        self.swallowed = self.lost = 0
-        self.lock = threading.Lock()
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.listener.settimeout(0.2)
-        self.port = self.listener.getsockname()[1]
-        self.url = "http://127.0.0.1:%d" % self.port
-        self.stopping = False
-        self.socks = []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self):
-        while not self.stopping:
-            try:
-                c, _ = self.listener.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with self.lock:
-                self.socks.append(c)
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    @staticmethod
-    def _read_message(sock, buf):
-        """One HTTP message (headers and Content-Length body) from sock;
-        returns (message, rest) or (None, buf) at the end."""
-        while b"\r\n\r\n" not in buf:
-            d = sock.recv(65536)
-            if not d:
-                return None, buf
-            buf += d
-        head, _, rest = buf.partition(b"\r\n\r\n")
-        n = 0
-        for line in head.split(b"\r\n")[1:]:
-            k, _, v = line.partition(b":")
-            if k.strip().lower() == b"content-length":
-                n = int(v.strip())
-        while len(rest) < n:
-            d = sock.recv(65536)
-            if not d:
-                return None, buf
-            rest += d
-        return head + b"\r\n\r\n" + rest[:n], rest[n:]
-
-    def _serve(self, c):
-        up = None
-        cbuf = ubuf = b""
-        try:
-            up = socket.create_connection(("127.0.0.1", self.node_port), timeout=60)
-            with self.lock:
-                self.socks.append(up)
-            while not self.stopping:
-                req, cbuf = self._read_message(c, cbuf)
-                if req is None:
-                    return
-                mode = self.mode if b'"sendmany"' in req else "pass"
-                if mode == "swallow":
-                    with self.lock:
-                        self.swallowed += 1
-                    while c.recv(65536):    # until the client goes away
-                        pass
-                    return
-                up.sendall(req)
-                resp, ubuf = self._read_message(up, ubuf)
-                if resp is None:
-                    return
-                if mode == "lose":
-                    with self.lock:
-                        self.lost += 1
-                    while c.recv(65536):
-                        pass
-                    return
-                c.sendall(resp)
-        except OSError:
-            return
-        finally:
-            for x in (c, up):
-                if x is not None:
-                    x.close()
-
-    def close(self):
-        self.stopping = True
-        self.listener.close()
-        with self.lock:
-            for x in self.socks:
-                try:
-                    x.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                x.close()
-        self.thread.join(5)
+def unspents(node, address):
+    """[(txid, litoshis)] of the unspent outputs paying address (scantxoutset)."""
+    r = node.rpc("scantxoutset", "start", ["addr(%s)" % address], timeout=60)
+    if not r.get("success"):
+        raise Failed("scantxoutset failed: %r" % r)
+    return sorted((u["txid"], ltc.coin_to_sats(u["amount"])) for u in r["unspents"])
 
 
 def utxo_total(node, address):
     """Sum (litoshis) and count of the unspent outputs paying address, from the
     node's UTXO set (confirmed outputs only)."""
-    r = node.rpc("scantxoutset", "start", ["addr(%s)" % address], timeout=60)
-    if not r.get("success"):
-        raise Failed("scantxoutset failed: %r" % r)
-    return sum(ltc.coin_to_sats(u["amount"]) for u in r["unspents"]), len(r["unspents"])
+    got = unspents(node, address)
+    return sum(v for _, v in got), len(got)
 
 
 def wallet_comments(wallet, prefix="hashjack:"):
@@ -317,21 +159,24 @@ class Round:
         self.S, self.p, self.id, self.stake, self.seq = S, player, txid, stake, 0
 
     def send(self, action, value=0, seq=None, insurance=None):
-        args = [action.lower(), "--key", self.p.key, "--genesis", self.S.genesis,
-                "--round", self.id, "--seq", str(self.seq if seq is None else seq)]
-        if action == "Peek":
-            args += ["--insurance", "yes" if insurance else "no"]
-        payload = self.S.tool(*args).strip()
+        payload = self.S.sign(self.p, action, self.id, self.seq if seq is None else seq,
+                              insurance)
         t = self.S.send(self.p, payload, value)
         if seq is None:
             self.seq += 1
         return t
 
 
-class Session:
+class Session(checks.PlayerTool):
+    """A paying daemon on node (not started: start()) with its own dealer
+    address, paying wallet and notify socket; its players (player()) and
+    what each is owed (expect); its database read (payouts(), batches()).
+    `hashjack player` is checks.PlayerTool's."""
+
     def __init__(self, R, name, node, wallets, payer, confirmations, funded=True,
                  dust=None):
         self.R = R
+        self.hashjack = R.hashjack
         self.name = name
         self.node = node
         self.wallets = wallets
@@ -350,7 +195,7 @@ class Session:
         node.create_wallet(payer)
         if funded:
             node.fund(payer, 3 * ltc.COIN)
-        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        self.notify = hj.NotifySocket(os.path.join(self.workdir, "notify.sock"))
         self.dust = dust or DUST
         self.first = node.height() + 1
         self.dm = ltc.daemon(R.hashjackd, node, self.dealer, MIN_BET, MAX_BET,
@@ -360,15 +205,7 @@ class Session:
                              extra={"payout": {"wallet": payer, "dust_limit": dust}})
         self.db_path = os.path.join(self.dm.state_dir, "hashjackd.sqlite")
 
-    # -- tools --------------------------------------------------------------
-
-    def tool(self, *args):
-        r = subprocess.run([self.R.hashjack, "player"] + list(args),
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=30)
-        if r.returncode != 0:
-            raise Failed("hashjack player %s: %s" % (args[0], r.stderr.strip()))
-        return r.stdout
+    # -- players and transactions ---------------------------------------------
 
     def player(self):
         p = Player(self, "%s-p%d" % (self.name, len(self.players) + 1),
@@ -377,11 +214,7 @@ class Session:
         return p
 
     def start(self):
-        os.environ["NOTIFY_SOCKET"] = self.notify.path
-        try:
-            self.dm.start()
-        finally:
-            del os.environ["NOTIFY_SOCKET"]
+        self.notify.start_daemon(self.dm)
 
     def send(self, who, payload, value):
         t = self.node.send_action(who.wallet, self.dealer, value, payload)
@@ -485,20 +318,11 @@ class Session:
         return self.query("SELECT tag FROM settlement")[0][0]
 
     def close(self):
-        try:
-            if self.dm.running():
-                self.dm.stop()
-        finally:
-            self.notify.close()
+        hj.close_all(self.dm.close, self.notify.close)
 
 
 # --------------------------------------------------------------------------
 # Checks shared by both sessions
-
-def hexcol(c):
-    """A BLOB column as lower-case hex, NULL kept (hex(NULL) is '')."""
-    return "CASE WHEN %s IS NULL THEN NULL ELSE lower(hex(%s)) END" % (c, c)
-
 
 def owed_left(rows):
     """P -> what is still owed to it (state owed): below dust, it waits."""
@@ -831,13 +655,13 @@ def lost_sendmany(R, S, players):
        times out (outcome unknown), the batch stays planned, the next pass
        finds it in the wallet and records its txid;
     c. the same, the daemon killed while it waits: the restart finds it."""
-    proxy = RpcProxy(S.node.port)
+    proxy = hj.RpcProxy(S.node.url, "sendmany", timeout=60)
     R.proxies.append(proxy)
     S.dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=1500"]
 
     def run(name, mode, kill, want, value, who):
         mark = len(S.dm.stderr())
-        proxy.mode = mode
+        proxy.arm(mode)
         n0 = proxy.swallowed + proxy.lost
         if not S.dm.running():
             S.start()
@@ -848,7 +672,7 @@ def lost_sendmany(R, S, players):
                           "the proxy to lose a sendmany")
             if kill:
                 S.dm.kill9()
-            proxy.mode = "pass"
+            proxy.disarm()
             if not S.dm.running():
                 S.start()
             hj.wait_until(lambda: want in S.dm.stderr()[mark:], 30, repr(want))
@@ -859,7 +683,7 @@ def lost_sendmany(R, S, players):
             R.report(False, "faults: sendmany %s" % name,
                      "%s\n%s" % (e, S.dm.stderr()[mark:][-1200:]))
         finally:
-            proxy.mode = "pass"
+            proxy.disarm()
 
     try:
         run("never reached the node, daemon killed: sent again after a lookup",
@@ -884,19 +708,19 @@ def halt(R):
     node = R.node
     S = Session(R, "halt", node, R.wallets, "pay-halt", confirmations=1)
     R.sessions.append(S)
-    proxy = RpcProxy(node.port)
+    proxy = hj.RpcProxy(node.url, "sendmany", timeout=60)
     R.proxies.append(proxy)
     S.dm.overrides = ["--chain.rpc_url=" + proxy.url]
     S.start()
     node.mine(1)
     S.dm.wait_height(S.first, 30)
     p = S.player()
-    proxy.mode = "swallow"
+    proxy.arm("swallow")
     S.refund_bet(p, 8000)
     S.mine()
     hj.wait_until(lambda: proxy.swallowed >= 1, 20, "the sendmany to be swallowed")
     S.dm.kill9()
-    proxy.mode = "pass"
+    proxy.disarm()
     S.dm.overrides = []
     [(bid, state, _, _, _)] = S.batches()
     comment = "hashjack:%s:%d" % (S.tag(), bid)
@@ -934,7 +758,8 @@ def halt(R):
 # --------------------------------------------------------------------------
 # The session: at least 50 rounds by several players through one paying
 # daemon, every outcome, rejections; the expectation model of the game tests
-# (checks.SessionModel, checks.Round) says what each tr(P) must receive.
+# (checks.SessionModel, checks.SignedRound) says what each tr(P) must
+# receive.
 
 SESSION_T = 3           # the session daemon's timeout_blocks
 SESSION_PLAYERS = 8
@@ -963,46 +788,7 @@ def mempool_order(pool, first):
     return out
 
 
-def unspents(node, address):
-    """[(txid, litoshis)] of the unspent outputs paying address (scantxoutset)."""
-    r = node.rpc("scantxoutset", "start", ["addr(%s)" % address], timeout=60)
-    if not r.get("success"):
-        raise Failed("scantxoutset failed: %r" % r)
-    return sorted((u["txid"], ltc.coin_to_sats(u["amount"])) for u in r["unspents"])
-
-
-class MRound(checks.Round):
-    """A round of the expectation model (checks.Round: cards, stakes, the
-    events it writes) played by a Player of this file, signing its actions
-    at its seq (the count of accepted or timed-out actions)."""
-
-    def __init__(self, S, who, tx, stake):
-        super().__init__(S, who.P, tx, stake)
-        self.who = who
-        self.seq = 0
-
-    def sign(self, action, seq=None, insurance=None, signer=None):
-        args = [action.lower(), "--key", (signer or self.who).key, "--genesis",
-                self.S.genesis, "--round", self.id,
-                "--seq", str(self.seq if seq is None else seq)]
-        if action == "Peek":
-            args += ["--insurance", "yes" if insurance else "no"]
-        return self.S.tool(*args).strip()
-
-    def send(self, action, value=0, seq=None, insurance=None, signer=None, mutate=None):
-        p = self.sign(action, seq, insurance, signer)
-        return self.S.send(self.who, mutate(p) if mutate else p, value)
-
-    def act(self, t, action, hand=None, insurance=None):
-        super().act(t, action, hand, insurance)
-        self.seq += 1
-
-    def timeout(self, b, action, hand=None):
-        super().timeout(b, action, hand)
-        self.seq += 1
-
-
-class ModelSession(Session, checks.SessionModel):
+class ModelSession(Session, checks.LitecoindBlocks, checks.SessionModel):
     """A paying Session (a daemon with [payout] wallet, confirmations 2,
     timeout_blocks SESSION_T) that writes down what the protocol gives, as
     test_ltc_game.py's sessions do: each block's events and the rows of the
@@ -1044,8 +830,9 @@ class ModelSession(Session, checks.SessionModel):
         self.nstake += 1
         return 10001 + 7918 * self.nstake
 
-    def send(self, who, payload, value, sender=None):
-        txid = self.node.send_action(who.wallet, self.dealer, value, payload)
+    def send(self, who, payload, value, extra=(), sender=None):
+        txid = self.node.send_action(who.wallet, self.dealer, value, payload,
+                                     extra_outputs=list(extra))
         t = checks.Tx(txid, value, payload, sender)
         self.pending.append(t)
         return t
@@ -1056,20 +843,11 @@ class ModelSession(Session, checks.SessionModel):
                          sender=who.P)
 
     def bet(self, who, stake):
-        return MRound(self, who, self.send_bet(who, stake), stake)
+        return checks.SignedRound(self, who, self.send_bet(who, stake), stake)
 
-    def table(self, who, first, up, second):
-        """One Bet each by who, in one block; the three cards of the deal
-        (the same for all).  Returns the rounds."""
-        rs = [self.bet(p, self.stake()) for p in who]
-        self.mine()
-        for r in rs:
-            r.accepted_bet()
-        for want, hand in ((first, 0), (up, "D"), (second, 0)):
-            b = self.mine(want)
-            for r in rs:
-                r.draw(b, hand)
-        return rs
+    def forged(self, r, action, value):
+        """r's action paying value, its signature flipped (bad_signature)."""
+        return r.send(action, value, mutate=flip_sig)
 
     # -- blocks ------------------------------------------------------------------
 
@@ -1111,21 +889,7 @@ class ModelSession(Session, checks.SessionModel):
         self.pending = []
         return checks.Blk(b["height"], h, hj.card_of(h))
 
-    def mine_n(self, k):
-        for _ in range(k):
-            self.mine()
-
-    # -- what checks.GameRunner.finish() needs -------------------------------
-
-    def height(self):
-        return self.node.height()
-
-    def mine_plain(self):
-        self.node.mine(1)
-
-    def mine_leftovers(self):
-        if self.node.mempool():
-            self.node.mine(1)
+    # -- what checks.GameRunner.finish() needs (with LitecoindBlocks') --------
 
     def export(self, first, last):
         return self.node.export(first, last, self.dealer, MIN_BET, MAX_BET, self.T)
@@ -1142,94 +906,9 @@ class ModelSession(Session, checks.SessionModel):
 # Groups of rounds.  Each group's players bet in one block (two blocks in a
 # few groups: their cards shift by one) and act in the same blocks; X = the
 # Bet's block, W = the opening of the first action window.  Each returns a
-# one-line summary.
-
-def sc_vs9_lose_bust_surrender(S):
-    """Six rounds 10+6 against 9.  In X+3 a Hit of e paying 5000 is
-    premature.  At W: a Stands; b Hits; d's Double (16) is not_allowed, d's
-    Stand with a flipped signature paying 4000 is bad_signature, then d
-    Stands; e Stands; f's Surrender paying 4000 is wrong_value, f Stands; c
-    Surrenders (settled at once, floor(s/2)).  W+1 (10): b busts, the
-    dealer's 19 beats a, d, e, f."""
-    ra, rb, rc, rd, re, rf = rs = [S.bet(p, S.stake()) for p in S.take(6)]
-    S.mine()
-    for r in rs:
-        r.accepted_bet()
-    for want, hand in (("10", 0), ("9", "D")):
-        b = S.mine(want)
-        for r in rs:
-            r.draw(b, hand)
-    early = re.send("Hit", 5000)
-    b = S.mine("6")
-    for r in rs:
-        r.draw(b, 0)
-    S.rej(early, "premature", "Hit", re)
-    st_a = ra.send("Stand")
-    hit_b = rb.send("Hit")
-    db_d = rd.send("Double", rd.bet)
-    forged = rd.send("Stand", REFUND, mutate=flip_sig)
-    st_d = rd.send("Stand")
-    st_e = re.send("Stand")
-    wv_f = rf.send("Surrender", REFUND)
-    st_f = rf.send("Stand")
-    su_c = rc.send("Surrender")
-    S.mine()
-    ra.act(st_a, "Stand", 0)
-    rb.act(hit_b, "Hit", 0)
-    S.rej(db_d, "not_allowed", "Double", rd)
-    S.rej(forged, "bad_signature", "Stand", rd)
-    rd.act(st_d, "Stand", 0)
-    re.act(st_e, "Stand", 0)
-    S.rej(wv_f, "wrong_value", "Surrender", rf)
-    rf.act(st_f, "Stand", 0)
-    rc.act(su_c, "Surrender", 0)
-    rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
-    b = S.mine("10")
-    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)])
-    rb.draw(b, 0); rb.settle(b, [("Bust", 0)])
-    for r in (rd, re, rf):
-        r.draw(b, "D"); r.settle(b, [("Lose", 0)])
-    return "6 rounds: 4 Lose, Bust, Surrender; premature, not_allowed, bad_signature, wrong_value"
-
-
-def sc_vs7_push_win_bust(S):
-    """Five rounds 10+8 against 7.  At W: a Stands; b and c Hit; d's Split
-    of a non-pair is not_allowed, d Stands; a second Bet of e is
-    second_round (refunded to its key), e Stands.  W+1 (A): the dealer's
-    soft 18 stands: a, d, e Push; b and c hold 19.  W+2: b Stands, c Hits.
-    W+3 (10): b's dealer 17, b Wins; c busts."""
-    ra, rb, rc, rd, re = S.table(S.take(5), "10", "7", "8")
-    st_a = ra.send("Stand")
-    hit_b = rb.send("Hit")
-    hit_c = rc.send("Hit")
-    sp_d = rd.send("Split", rd.bet)
-    st_d = rd.send("Stand")
-    again = S.send_bet(re.who, 20001)
-    st_e = re.send("Stand")
-    S.mine()
-    ra.act(st_a, "Stand", 0)
-    rb.act(hit_b, "Hit", 0)
-    rc.act(hit_c, "Hit", 0)
-    S.rej(sp_d, "not_allowed", "Split", rd)
-    rd.act(st_d, "Stand", 0)
-    S.rej(again, "second_round", "Bet", re)
-    re.act(st_e, "Stand", 0)
-    b = S.mine("A")
-    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)])
-    rb.draw(b, 0)
-    rc.draw(b, 0)
-    for r in (rd, re):
-        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
-    st_b = rb.send("Stand")
-    hit_c = rc.send("Hit")
-    S.mine()
-    rb.act(st_b, "Stand", 0)
-    rc.act(hit_c, "Hit", 0)
-    b = S.mine("10")
-    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet)])
-    rc.draw(b, 0); rc.settle(b, [("Bust", 0)])
-    return "5 rounds: 3 Push, Win, Bust; not_allowed Split, second_round"
-
+# one-line summary.  Three groups are checks.py's, which the EVM payout test
+# (tests/e2e/test_payouts.py) plays too: sc_vs9_lose_bust_surrender,
+# sc_vs7_push_win_bust, sc_bj_vs_ace.
 
 def sc_bj_vs_ten(S):
     """a1, a2 bet at X, b1..b3 at X+1 (their cards shift by one).  a: A, K
@@ -1266,7 +945,7 @@ def sc_bj_vs_ten(S):
         r.draw(b, 0)
     b = S.mine("7")
     for r in rb:
-        r.draw(b, "D"); r.settle(b, [("Blackjack", checks.bj(r.bet))])
+        r.draw(b, "D"); r.settle(b, [("Blackjack", bj(r.bet))])
     return "5 rounds: 2 blackjacks pushed by the dealer's, 3 paid 6:5 against Q+7"
 
 
@@ -1319,30 +998,6 @@ def sc_peek(S):
         "Surrender after Peek, default Peek and Stand (H17)"
 
 
-def sc_bj_vs_ace(S):
-    """Four blackjacks A, K against an Ace.  At W: a Peeks insured (even
-    money), b without; W+1 (Q): dealer blackjack: a Push + 3 x insurance, b
-    Push; c Peeks without, d insured.  W+2 (4): Blackjack paid, d's
-    insurance lost."""
-    ra, rb, rc, rd = S.table(S.take(4), "A", "A", "K")
-    pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
-    pk_b = rb.send("Peek", insurance=False)
-    S.mine()
-    ra.act(pk_a, "Peek", insurance=True)
-    rb.act(pk_b, "Peek", insurance=False)
-    pk_c = rc.send("Peek", insurance=False)
-    pk_d = rd.send("Peek", rd.bet // 2, insurance=True)
-    b = S.mine("Q")
-    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
-    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
-    rc.act(pk_c, "Peek", insurance=False)
-    rd.act(pk_d, "Peek", insurance=True)
-    b = S.mine("4")
-    rc.draw(b, "D"); rc.settle(b, [("Blackjack", checks.bj(rc.bet))])
-    rd.draw(b, "D"); rd.settle(b, [("Blackjack", checks.bj(rd.bet))], ins_payout=0)
-    return "4 rounds: even money, Push, 2 Blackjacks (one insured)"
-
-
 def sc_bj_vs_5_bets_refused(S):
     """a, b, c bet at X with three Bets refused in the same block (below
     min_bet, above max_bet, a perfect-pairs side stake: refunded to their
@@ -1374,7 +1029,7 @@ def sc_bj_vs_5_bets_refused(S):
     rd.draw(x, 0); re.draw(x, 0)
     x = S.mine("A")
     for r in ra:
-        r.draw(x, 0); r.settle(x, [("Blackjack", checks.bj(r.bet))])
+        r.draw(x, 0); r.settle(x, [("Blackjack", bj(r.bet))])
     rd.draw(x, "D"); re.draw(x, "D")
     x = S.mine("6")
     rd.draw(x, 0); re.draw(x, 0)
@@ -1621,10 +1276,10 @@ def sc_timeouts_and_strays(S):
     return "3 rounds: default Stand, a Stand at W+T, Surrender; 2 unattributed refunds"
 
 
-SESSION_GROUPS = [sc_vs9_lose_bust_surrender, sc_vs7_push_win_bust, sc_bj_vs_ten, sc_peek,
-                  sc_bj_vs_ace, sc_bj_vs_5_bets_refused, sc_doubles, sc_split_8s,
-                  sc_split_10j, sc_vs_ten_surrender, sc_vs_ten_double_split,
-                  sc_timeouts_and_strays]
+SESSION_GROUPS = [checks.sc_vs9_lose_bust_surrender, checks.sc_vs7_push_win_bust,
+                  sc_bj_vs_ten, sc_peek, checks.sc_bj_vs_ace, sc_bj_vs_5_bets_refused,
+                  sc_doubles, sc_split_8s, sc_split_10j, sc_vs_ten_surrender,
+                  sc_vs_ten_double_split, sc_timeouts_and_strays]
 
 
 class SessionChecks(checks.GameRunner):
@@ -1702,35 +1357,17 @@ def check_session_paid(R, S):
                  ", ".join(str(owed[p.P]) for p in S.players))
              if not bad else "; ".join(bad[:4]))
 
-    # Nothing twice: each payout in one live batch, confirmed; each batch
+    # Nothing twice: each payout in one batch, confirmed; each batch
     # output paid once, to the address and amount its payouts add up to.
-    items = S.query("SELECT i.payout, b.id, b.state FROM payout_batch_items i "
-                    "JOIN payout_batches b ON b.id = i.batch")
-    live = collections.defaultdict(list)
-    for pid, bid, state in items:
-        if state in ("planned", "sent", "confirmed"):
-            live[pid].append((bid, state))
-    bad = []
-    for pid, v in want.items():
-        states = [s for _, s in live.get(pid, [])]
-        if states != (["confirmed"] if v[5] else []):
-            bad.append("%s in batches %s" % (pid, live.get(pid)))
-    bad += ["%s paid but not owed" % pid for pid in live if pid not in want]
     addr_of = {p.P: p.addr for p in S.players}
-    sums = collections.Counter()
-    for pid, lst in live.items():
-        if pid in want and want[pid][5]:
-            for bid, _ in lst:
-                sums[(bid, addr_of.get(want[pid][5]))] += int(want[pid][6])
-    rows = S.query("SELECT o.batch, o.address, o.amount, lower(hex(b.txid)) FROM "
-                   "payout_batch_outputs o JOIN payout_batches b ON b.id = o.batch "
-                   "WHERE b.state IN ('sent', 'confirmed')")
+    bad, outs = checks.batch_problems(
+        S.query, {pid: (v[5] and addr_of.get(v[5], "P=" + v[5]), int(v[6]))
+                  for pid, v in want.items()}, paying=("sent", "confirmed"))
     paid = collections.defaultdict(list)
-    for bid, addr, amount, txid in rows:
-        if sums.get((bid, addr)) != int(amount):
-            bad.append("batch %d pays %s %s, its payouts add up to %s"
-                       % (bid, addr, amount, sums.get((bid, addr))))
-        paid[addr].append((txid, int(amount)))
+    for bid, state, txid, _, _ in S.batches():
+        if state in ("sent", "confirmed"):
+            for addr, amount in outs.get(bid, []):
+                paid[addr].append((txid, amount))
     for p in S.players:
         got = unspents(S.node, p.addr)
         if sorted(paid[p.addr]) != got:
@@ -1799,25 +1436,14 @@ def session(R):
 
 # --------------------------------------------------------------------------
 
-class Runner:
+class Runner(checks.PayoutRunner):
+    """checks.PayoutRunner with the one node all sessions share and the
+    players' wallets on it."""
+
     def __init__(self, args, workdir):
-        self.args = args
-        self.workdir = workdir
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.hashjackd = hj.find_hashjackd(args.hashjackd)
-        self.rng = random.Random(args.seed)
-        self.passed = self.failed = 0
-        self.sessions = []
+        super().__init__(args, workdir)
         self.node = None
         self.wallets = []
-        self.proxies = []
-
-    def report(self, ok, name, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        print("%s %-62s %s" % ("ok  " if ok else "FAIL", name, detail), flush=True)
 
     def setup(self):
         n = self.node = ltc.Litecoind(workdir=os.path.join(self.workdir, "node"))
@@ -1834,40 +1460,20 @@ class Runner:
         n.mine(1)
 
     def close(self):
-        for x in self.proxies:
-            x.close()
-        for S in self.sessions:
-            try:
-                S.close()
-            except Exception:  # noqa: BLE001
-                traceback.print_exc()
+        super().close()
         if self.node is not None:
             self.node.stop()
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
-    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
-    ap.add_argument("-k", dest="only", action="append", default=[],
-                    help="only the session whose name contains this "
-                         "(game, session, faults, halt)")
-    ap.add_argument("--kills", type=int, default=30, help="kill -9 rounds (default 30)")
-    ap.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("--timeout", type=int, default=280,
-                    help="deadline for the whole run in seconds (default 280)")
-    args = ap.parse_args()
-    if args.seed is None:
-        args.seed = random.randrange(1 << 30)
+    args = checks.payout_args(__doc__, "only the session whose name contains this "
+                              "(game, session, faults, halt)", 280)
     hj.install_cleanup(args.timeout)
     ltc.find_litecoind()
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-ltc-payouts-")
-    kept = [args.keep]
-    hj.add_exit_hook(lambda: kept[0] or shutil.rmtree(workdir, ignore_errors=True))
+    wd = checks.WorkDir("hj-e2e-ltc-payouts-", args.keep)
     t0 = time.monotonic()
     print("seed %d" % args.seed, flush=True)
-    R = Runner(args, workdir)
+    R = Runner(args, wd.path)
     try:
         R.setup()
         for name, fn in (("game", game), ("session", session),
@@ -1885,12 +1491,7 @@ def main():
     finally:
         R.close()
         hj.kill_children()
-        if R.failed:
-            kept[0] = True
-        if kept[0]:
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        wd.close(R.failed)
     print("%d passed, %d failed (%.0fs)" % (R.passed, R.failed, time.monotonic() - t0))
     return 1 if R.failed or not R.passed else 0
 

@@ -13,7 +13,8 @@ the dealer's key as anvil prints it):
   session   confirmations 2, timeout_blocks 3.  The game matrix of
             tests/e2e/test_game.py ("main": every action, settlement path
             and rejection, cards chosen by grinding) played by a pool of
-            eight players, plus three tables of several players at once:
+            eight players, plus three tables of several players at once
+            (checks.py's, which tests/e2e/test_ltc_payouts.py plays too):
             57 rounds.  The expectation model of tests/e2e/checks.py
             (checks.SessionModel, checks.Round) writes down each block's
             events; checks.GameRunner checks the card log byte for byte,
@@ -30,6 +31,9 @@ the dealer's key as anvil prints it):
             the dealer, to its recipient, its value and nonce, its block,
             its gas); the dealer's nonces 0..N-1 each used once, N = the
             confirmed batches; each recipient paid exactly its payouts.
+            The batch checks are checks.batch_problems(), as in
+            test_ltc_payouts.py; the notify socket and the proxy of
+            "kills" are the harness's (hj.NotifySocket, hj.RpcProxy).
   kills     confirmations 1.  --kills (30) rounds of: refunds to several
             players (several per block) mined, hashjackd started and
             killed with SIGKILL at a random instant of its payout
@@ -76,38 +80,27 @@ the dealer's key as anvil prints it):
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline and so has the whole run (--timeout); every
 process started is stopped.
-
-NotifySocket is a copy of the one in tests/e2e/test_ltc_payouts.py (a
-candidate for the harness).
 """
 
-import argparse
 import collections
 import contextlib
-import http.server
 import os
 import random
 import re
-import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import traceback
 import types
-import urllib.error
-import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 import hj  # noqa: E402
 import test_game  # noqa: E402  (the game matrix and its EVM session)
-from checks import Failed  # noqa: E402
+from checks import Failed, check  # noqa: E402
 
 MIN_BET = test_game.MIN_BET
 MAX_BET = test_game.MAX_BET
@@ -121,130 +114,6 @@ SESSION_PLAYERS = 8
 
 # --------------------------------------------------------------------------
 # Helpers
-
-class NotifySocket:
-    """A datagram socket in the role of systemd's $NOTIFY_SOCKET: keeps every
-    STATUS= the daemon sends.  Read all the time by a thread, as systemd
-    does: the daemon's sendto blocks once the socket's queue is full.
-    (A copy of tests/e2e/test_ltc_payouts.py's.)"""
-
-    def __init__(self, path):
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(path)
-        self.sock.settimeout(0.2)
-        self.statuses = []
-        self.lock = threading.Lock()
-        self.stopping = False
-        self.thread = threading.Thread(target=self._drain, daemon=True)
-        self.thread.start()
-
-    def _drain(self):
-        while not self.stopping:
-            try:
-                msg = self.sock.recv(65536).decode("utf-8", "replace")
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with self.lock:
-                for line in msg.split("\n"):
-                    if line.startswith("STATUS="):
-                        self.statuses.append(line[7:])
-                del self.statuses[:-1000]
-
-    def read(self):
-        with self.lock:
-            return list(self.statuses)
-
-    def close(self):
-        self.stopping = True
-        self.thread.join(5)
-        self.sock.close()
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
-
-
-class SendProxy:
-    """A JSON-RPC proxy in front of anvil that can lose eth_sendRawTransaction
-    calls.  arm(mode, n): the next n requests holding eth_sendRawTransaction
-    are "swallow"ed (never forwarded: the client's attempt times out) or
-    "lose"d (forwarded: the node has the transaction, but its answer is
-    never returned); every other request passes.  A held request is
-    released (its connection closed, no answer) at close() or after 20 s."""
-
-    def __init__(self, upstream):
-        self.upstream = upstream
-        self.lock = threading.Lock()
-        self.mode, self.left = "pass", 0
-        self.swallowed = self.lost = 0
-        self.release = threading.Event()
-        proxy = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                n = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(n)
-                mode = proxy._take(body)
-                if mode == "swallow":
-                    proxy.release.wait(20)
-                    self.close_connection = True
-                    return
-                try:
-                    req = urllib.request.Request(proxy.upstream, body,
-                                                 {"Content-Type": "application/json"})
-                    with urllib.request.urlopen(req, timeout=10) as r:
-                        out, code = r.read(), 200
-                except (OSError, urllib.error.URLError) as e:
-                    out, code = ("proxy: %s" % e).encode(), 502
-                if mode == "lose":
-                    proxy.release.wait(20)
-                    self.close_connection = True
-                    return
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever,
-                                       kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def _take(self, body):
-        with self.lock:
-            if b'"eth_sendRawTransaction"' not in body or self.left <= 0:
-                return "pass"
-            self.left -= 1
-            if self.mode == "swallow":
-                self.swallowed += 1
-            else:
-                self.lost += 1
-            return self.mode
-
-    def arm(self, mode, n=1):
-        with self.lock:
-            self.mode, self.left = mode, n
-
-    def disarm(self):
-        with self.lock:
-            self.left = 0
-
-    def close(self):
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
-
 
 def write_key(path, key, mode=0o600):
     """The dealer key file: "0x" and 64 hex digits and a newline, as anvil
@@ -342,11 +211,6 @@ def cast_send(a, acct, to, value, nonce, timeout=30):
     return out[-1]
 
 
-def check(cond, msg):
-    if not cond:
-        raise Failed(msg)
-
-
 def lines_with(text, pat):
     return [l for l in text.splitlines() if pat in l]
 
@@ -360,11 +224,7 @@ class Paying:
     .dealer, .notify, .workdir."""
 
     def start(self, *args):
-        os.environ["NOTIFY_SOCKET"] = self.notify.path
-        try:
-            self.dm.start(*args)
-        finally:
-            del os.environ["NOTIFY_SOCKET"]
+        self.notify.start_daemon(self.dm, *args)
 
     @property
     def db_path(self):
@@ -447,14 +307,7 @@ class Paying:
                                 [(b["id"], b["state"], b["last_error"]) for b in open_b][:3]))
 
     def close(self):
-        try:
-            if self.dm.running():
-                self.dm.stop()
-        finally:
-            try:
-                self.notify.close()
-            finally:
-                self.a.stop()
+        hj.close_all(self.dm.close, self.notify.close, self.a.stop)
 
 
 class PaySession(Paying):
@@ -488,7 +341,7 @@ class PaySession(Paying):
                                poll_interval_ms=50,
                                workdir=os.path.join(self.workdir, "daemon"),
                                extra={"payout": pay})
-        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        self.notify = hj.NotifySocket(os.path.join(self.workdir, "notify.sock"))
         self.expect = {}
         self.foreign = []
 
@@ -546,32 +399,15 @@ def check_paid(R, S, name, expect, foreign=(), balances=None):
         % (len(diff), list(diff.items())[:3], unconf[:4]))
 
     batches = S.batches()
-    items = S.q("SELECT batch, payout FROM payout_batch_items")
-    outs = S.q("SELECT batch, address, amount FROM payout_batch_outputs")
     versions = collections.defaultdict(list)
     for v in S.versions():
         versions[v["batch"]].append(v)
     confirmed = {i: b for i, b in batches.items() if b["state"] == "confirmed"}
-    bad = []
-    of_payout = collections.defaultdict(list)
-    of_batch = collections.defaultdict(list)
-    for b, p in items:
-        of_payout[p].append(b)
-        of_batch[b].append(p)
-    for pid in expect:
-        cs = [b for b in of_payout.get(pid, []) if batches[b]["state"] == "confirmed"]
-        live = [b for b in of_payout.get(pid, []) if batches[b]["state"] in ("planned", "sent")]
-        if len(cs) != 1 or live:
-            bad.append("%s in confirmed batches %s, open %s" % (pid[:24], cs, live))
-    bad += ["%s batched, not owed" % p[:24] for p in of_payout if p not in expect]
+    bad, outs = checks.batch_problems(S.q, expect)
     for bid, b in confirmed.items():
-        ps = of_batch.get(bid, [])
-        recips = {expect[p][0] for p in ps if p in expect}
-        total = sum(expect[p][1] for p in ps if p in expect)
-        o = [(ad.lower(), int(am)) for bb, ad, am in outs if bb == bid]
-        if len(recips) != 1 or o != [(recips.pop(), total)] or b["total"] != total:
-            bad.append("batch %d: total %d, output %s, its payouts add up to %d"
-                       % (bid, b["total"], o, total))
+        o = outs.get(bid, [])
+        if len(o) != 1 or b["total"] != o[0][1]:
+            bad.append("batch %d: total %d, outputs %s" % (bid, b["total"], o))
     kinds = collections.Counter(b["state"] for b in batches.values())
     rep(not bad, "each payout in exactly one confirmed batch, which adds up",
         "%d batches (%s)" % (len(batches), ", ".join("%d %s" % (n, s) for s, n in
@@ -584,7 +420,7 @@ def check_paid(R, S, name, expect, foreign=(), balances=None):
     bad = []
     for bid, b in sorted(confirmed.items()):
         t = by_hash.get(b["txid"])
-        o = [(ad.lower(), int(am)) for bb, ad, am in outs if bb == bid]
+        o = outs.get(bid, [])
         if t is None:
             bad.append("batch %d: %s is in no block" % (bid, b["txid"]))
             continue
@@ -695,50 +531,75 @@ def payer_lines(S, err):
 # --------------------------------------------------------------------------
 # 1. session: the game matrix with the payer running
 
+class PayRound(checks.Round):
+    """A round of the model (test_game.Session's) whose account who sends
+    its own actions, as the tables of checks.py ask (send(action, value,
+    insurance=): the action's payload, hj.PAYLOADS)."""
+
+    def __init__(self, S, who, tx, stake):
+        super().__init__(S, who.address, tx, stake)
+        self.who = who
+
+    def send(self, action, value=0, insurance=None):
+        name = "PeekInsured" if action == "Peek" and insurance else action
+        return self.S.send(self.who, hj.PAYLOADS[name], value)
+
+
 class GameSession(test_game.Session, Paying):
     """test_game.Session (its scenarios, its expectation model) with a paying
     daemon: [payout] dealer_key, confirmations 2, timeout_blocks 3.  Its
     players come from a pool of SESSION_PLAYERS accounts in turn, so each
-    plays many rounds.  A block's transactions from the dealer (payouts)
-    are not the session's: the session's own must be the others, in the
-    order sent; their txIndex is where they are in the block."""
+    plays many rounds; its rounds (PayRound) send their own actions, and
+    it gives take(), send_bet() and forged(), for checks.py's tables.  A
+    block's transactions from the dealer (payouts) are not the session's:
+    the session's own must be the others, in the order sent; their txIndex
+    is where they are in the block."""
+
+    ACCOUNTS = SESSION_PLAYERS + 2
 
     def __init__(self, R, name):
-        checks.SessionModel.__init__(self, R, name)
         self.R = R
         self.conf = test_game.CONFIRMATIONS
-        os.makedirs(self.workdir, exist_ok=True)
-        self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
-                          accounts=SESSION_PLAYERS + 2).start()
-        R.sessions.append(self)
-        self.dealer_acct = self.a.accounts[0]
-        self.dealer = self.dealer_acct.address
-        self.pool = self.a.accounts[1:1 + SESSION_PLAYERS]
-        self.next_player = 0
         self.nstake = 0
-        self.proxy = None
-        self.voids = {}
-        self.rng = random.Random(11)
         self.tries = 0
         self.pauses = 0
         self.resent = 0                            # dealer's txs sent again by grind()
         self.ground = set()                        # heights of ground blocks
-        self.last_played = None
-        self.a.mine_empty(2)
-        self.first = self.a.height()
+        test_game.Session.__init__(self, R, name)
+        self.next_player = 0
+
+    def daemon_extra(self):
+        """The anvil is up: the session is R's to close, the players' pool
+        and initial balances, the dealer's key file, the notify socket."""
+        self.R.sessions.append(self)
+        self.pool = self.a.accounts[1:1 + SESSION_PLAYERS]
         self.initial = {p.address: self.a.balance(p.address) for p in self.pool}
-        key = write_key(os.path.join(self.workdir, "dealer.key"), self.dealer_acct.key)
-        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
-        self.dm = hj.Hashjackd(R.hashjackd, self.a, self.dealer, MIN_BET, MAX_BET, TIMEOUT,
-                               confirmations=self.conf, start_height=self.first,
-                               poll_interval_ms=50, workdir=os.path.join(self.workdir, "daemon"),
-                               extra={"payout": {"dealer_key": key}})
+        key = write_key(os.path.join(self.workdir, "dealer.key"), self.a.accounts[0].key)
+        self.notify = hj.NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        return {"payout": {"dealer_key": key}}
+
+    def start_daemon(self):
         self.start()
 
     def player(self):
         p = self.pool[self.next_player % len(self.pool)]
         self.next_player += 1
         return p
+
+    def take(self, n):
+        """n different players (n <= SESSION_PLAYERS), in turn."""
+        return [self.player() for _ in range(n)]
+
+    def bet(self, who, stake, data=BET):
+        return PayRound(self, who, self.send(who, data, stake), stake)
+
+    def send_bet(self, who, value):
+        """A Bet that opens no round (a second one, a rejected one)."""
+        return self.send(who, BET, value)
+
+    def forged(self, r, action, value):
+        """None: EVM actions are not signed (checks.sc_vs9_lose_bust_surrender)."""
+        return None
 
     def stake(self):
         """A new odd stake (floor(s/2) and floor(6s/5) round down)."""
@@ -823,13 +684,6 @@ class GameSession(test_game.Session, Paying):
         h = self._mined(b)
         return checks.Blk(h, b["hash"], hj.card_of(b["hash"]))
 
-    def mine_plain(self):
-        self.a.mine()
-
-    def mine_leftovers(self):
-        if self.a.pending():
-            self.a.mine()
-
     def expected_payouts(self):
         """The model's ledger once everything is paid: every payout
         confirmed (on EVM every payout has a recipient)."""
@@ -842,132 +696,23 @@ class GameSession(test_game.Session, Paying):
         Paying.close(self)
 
 
-def table(S, n, first, up, second):
-    """n players bet in one block and get the same three cards.  Returns
-    (players, rounds)."""
-    ps = [S.player() for _ in range(n)]
-    rs = [S.bet(p, S.stake()) for p in ps]
-    S.mine()
-    for r in rs:
-        r.accepted_bet()
-    for want, hand in ((first, 0), (up, "D"), (second, 0)):
-        b = S.mine(want)
-        for r in rs:
-            r.draw(b, hand)
-    return ps, rs
-
-
 def sc_table_six_vs_9(S):
-    """Six players, 10+6 against 9 (tests/e2e/test_ltc_payouts.py's
-    sc_vs9_lose_bust_surrender on EVM).  In the block of the second card a
-    Hit of e paying 5000 is premature.  At W: a Stands; b Hits; d's Double
-    (16) is not_allowed (refunded), d Stands; e Stands; f's Surrender paying
-    4000 is wrong_value, f Stands; c Surrenders (settled at once, floor(s/2)).
-    W+1 (10): b busts, the dealer's 19 beats a, d, e, f."""
-    ps = [S.player() for _ in range(6)]
-    rs = [S.bet(p, S.stake()) for p in ps]
-    ra, rb, rc, rd, re_, rf = rs
-    pa, pb, pc, pd, pe, pf = ps
-    S.mine()
-    for r in rs:
-        r.accepted_bet()
-    for want, hand in (("10", 0), ("9", "D")):
-        b = S.mine(want)
-        for r in rs:
-            r.draw(b, hand)
-    early = S.send(pe, HIT, 5000)
-    b = S.mine("6")
-    for r in rs:
-        r.draw(b, 0)
-    S.rej(early, "premature", "Hit", re_)
-    st_a = S.send(pa, STAND)
-    hit_b = S.send(pb, HIT)
-    db_d = S.send(pd, DOUBLE, rd.bet)
-    st_d = S.send(pd, STAND)
-    st_e = S.send(pe, STAND)
-    wv_f = S.send(pf, SURRENDER, 4000)
-    st_f = S.send(pf, STAND)
-    su_c = S.send(pc, SURRENDER)
-    S.mine()
-    ra.act(st_a, "Stand", 0)
-    rb.act(hit_b, "Hit", 0)
-    S.rej(db_d, "not_allowed", "Double", rd)
-    rd.act(st_d, "Stand", 0)
-    re_.act(st_e, "Stand", 0)
-    S.rej(wv_f, "wrong_value", "Surrender", rf)
-    rf.act(st_f, "Stand", 0)
-    rc.act(su_c, "Surrender", 0)
-    rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
-    b = S.mine("10")
-    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)])
-    rb.draw(b, 0); rb.settle(b, [("Bust", 0)])
-    for r in (rd, re_, rf):
-        r.draw(b, "D"); r.settle(b, [("Lose", 0)])
-    return "6 rounds: 4 Lose, Bust, Surrender; premature, not_allowed, wrong_value"
+    """Six players, 10+6 against 9: checks.sc_vs9_lose_bust_surrender (also
+    tests/e2e/test_ltc_payouts.py's) on EVM, where actions are not signed
+    (no bad_signature)."""
+    return checks.sc_vs9_lose_bust_surrender(S)
 
 
 def sc_table_five_vs_7(S):
-    """Five players, 10+8 against 7 (test_ltc_payouts.py's
-    sc_vs7_push_win_bust on EVM).  At W: a Stands; b and c Hit; d's Split of
-    a non-pair is not_allowed, d Stands; a second Bet of e is second_round
-    (refunded), e Stands.  W+1 (A): the dealer's soft 18 stands: a, d, e
-    Push; b and c hold 19.  W+2: b Stands, c Hits.  W+3 (10): b's dealer 17,
-    b Wins; c busts."""
-    (pa, pb, pc, pd, pe), (ra, rb, rc, rd, re_) = table(S, 5, "10", "7", "8")
-    st_a = S.send(pa, STAND)
-    hit_b = S.send(pb, HIT)
-    hit_c = S.send(pc, HIT)
-    sp_d = S.send(pd, SPLIT, rd.bet)
-    st_d = S.send(pd, STAND)
-    again = S.send(pe, BET, 20001)
-    st_e = S.send(pe, STAND)
-    S.mine()
-    ra.act(st_a, "Stand", 0)
-    rb.act(hit_b, "Hit", 0)
-    rc.act(hit_c, "Hit", 0)
-    S.rej(sp_d, "not_allowed", "Split", rd)
-    rd.act(st_d, "Stand", 0)
-    S.rej(again, "second_round", "Bet", re_)
-    re_.act(st_e, "Stand", 0)
-    b = S.mine("A")
-    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)])
-    rb.draw(b, 0)
-    rc.draw(b, 0)
-    for r in (rd, re_):
-        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
-    st_b = S.send(pb, STAND)
-    hit_c = S.send(pc, HIT)
-    S.mine()
-    rb.act(st_b, "Stand", 0)
-    rc.act(hit_c, "Hit", 0)
-    b = S.mine("10")
-    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet)])
-    rc.draw(b, 0); rc.settle(b, [("Bust", 0)])
-    return "5 rounds: 3 Push, Win, Bust; not_allowed Split, second_round"
+    """Five players, 10+8 against 7: checks.sc_vs7_push_win_bust (also
+    test_ltc_payouts.py's) on EVM."""
+    return checks.sc_vs7_push_win_bust(S)
 
 
 def sc_table_bj_vs_ace(S):
-    """Four blackjacks A, K against an Ace (test_ltc_payouts.py's
-    sc_bj_vs_ace on EVM).  At W: a Peeks insured (even money), b without;
-    W+1 (Q): dealer blackjack: a Push + 3 x insurance, b Push; c Peeks
-    without, d insured.  W+2 (4): Blackjack paid 6:5, d's insurance lost."""
-    (pa, pb, pc, pd), (ra, rb, rc, rd) = table(S, 4, "A", "A", "K")
-    pk_a = S.send(pa, PEEK_INS, ra.bet // 2)
-    pk_b = S.send(pb, PEEK)
-    S.mine()
-    ra.act(pk_a, "Peek", insurance=True)
-    rb.act(pk_b, "Peek", insurance=False)
-    pk_c = S.send(pc, PEEK)
-    pk_d = S.send(pd, PEEK_INS, rd.bet // 2)
-    b = S.mine("Q")
-    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
-    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
-    rc.act(pk_c, "Peek", insurance=False)
-    rd.act(pk_d, "Peek", insurance=True)
-    b = S.mine("4")
-    rc.draw(b, "D"); rc.settle(b, [("Blackjack", checks.bj(rc.bet))])
-    rd.draw(b, "D"); rd.settle(b, [("Blackjack", checks.bj(rd.bet))], ins_payout=0)
-    return "4 rounds: even money, Push, 2 Blackjacks (one insured)"
+    """Four blackjacks A, K against an Ace: checks.sc_bj_vs_ace (also
+    test_ltc_payouts.py's) on EVM."""
+    return checks.sc_bj_vs_ace(S)
 
 
 SESSION_SCENARIOS = test_game.MAIN + [sc_table_six_vs_9, sc_table_five_vs_7,
@@ -1223,7 +968,7 @@ def lost_sends(R, S):
        "already imported", taken as accepted;
     c. the same, the daemon killed while it waits: the restart sends the
        planned batch again."""
-    proxy = SendProxy(S.a.url)
+    proxy = hj.RpcProxy(S.a.url, "eth_sendRawTransaction")
     R.proxies.append(proxy)
     S.dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=1500"]
 
@@ -1657,17 +1402,22 @@ def key(R):
         def leaks(*texts):
             return any(s in t.lower() for s in secrets for t in texts)
 
+        def refused(name, key_path):
+            """--check-config, then a start, with this key: (the check's
+            status, stdout and stderr, the start's exit status and stderr)."""
+            dm = daemon(name, key_path)
+            rc, out, err = dm.check_config()
+            dm.start()
+            try:
+                rc2 = dm.wait_exit(15)
+            except TimeoutError:
+                dm.stop()
+                rc2 = "still running"
+            return rc, out, err, rc2, dm.stderr()
+
         # mode 0644
         p = write_key(os.path.join(wd, "open.key"), dealer.key, 0o644)
-        dm = daemon("open", p)
-        rc, out, err = dm.check_config()
-        dm.start()
-        try:
-            rc2 = dm.wait_exit(15)
-        except TimeoutError:
-            dm.stop()
-            rc2 = "still running"
-        err2 = dm.stderr()
+        rc, out, err, rc2, err2 = refused("open", p)
         want = "chmod 600 %s" % p
         R.report(rc == 78 and rc2 == 78 and want in err and want in err2 and
                  "0644" in err2 and not leaks(out, err, err2),
@@ -1675,15 +1425,7 @@ def key(R):
                  "%s, %s: %s" % (rc, rc2, (lines_with(err2, "chmod") or [err2])[0][:200]))
         # another address's key
         p = write_key(os.path.join(wd, "other.key"), other.key)
-        dm = daemon("other", p)
-        rc, out, err = dm.check_config()
-        dm.start()
-        try:
-            rc2 = dm.wait_exit(15)
-        except TimeoutError:
-            dm.stop()
-            rc2 = "still running"
-        err2 = dm.stderr()
+        rc, out, err, rc2, err2 = refused("other", p)
         R.report(rc == 78 and rc2 == 78 and all(x in e.lower() for x in
                                                 (dealer.address, other.address)
                                                 for e in (err, err2))
@@ -1714,66 +1456,23 @@ def key(R):
 
 # --------------------------------------------------------------------------
 
-class Runner:
-    def __init__(self, args, workdir):
-        self.args = args
-        self.workdir = workdir
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.hashjackd = hj.find_hashjackd(args.hashjackd)
-        self.rng = random.Random(args.seed)
-        self.passed = self.failed = 0
-        self.sessions = []
-        self.proxies = []
-
-    def report(self, ok, name, detail=""):
-        ok = bool(ok)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        detail = str(detail)
-        print("%s %-70s %s" % ("ok  " if ok else "FAIL", name, detail), flush=True)
-
-    def close(self):
-        for x in self.proxies:
-            try:
-                x.close()
-            except Exception:  # noqa: BLE001
-                traceback.print_exc()
-        for S in self.sessions:
-            try:
-                S.close()
-            except Exception:  # noqa: BLE001
-                traceback.print_exc()
-        self.sessions = []
+class Runner(checks.PayoutRunner):
+    WIDTH = 70
 
 
 SCENARIOS = ("session", "kills", "refusals", "stuck", "foreign", "key")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
-    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
-    ap.add_argument("-k", dest="only", action="append", default=[],
-                    help="only scenarios whose name contains this (%s)" % ", ".join(SCENARIOS))
-    ap.add_argument("--kills", type=int, default=30, help="kill -9 rounds (default 30)")
-    ap.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("--timeout", type=int, default=360,
-                    help="deadline for the whole run in seconds (default 360)")
-    args = ap.parse_args()
-    if args.seed is None:
-        args.seed = random.randrange(1 << 30)
+    args = checks.payout_args(__doc__, "only scenarios whose name contains this (%s)"
+                              % ", ".join(SCENARIOS), 360)
     hj.install_cleanup(args.timeout)
     hj.find_tool("anvil")
-    workdir = tempfile.mkdtemp(prefix="hj-e2e-payouts-")
-    kept = [args.keep]
-    hj.add_exit_hook(lambda: kept[0] or shutil.rmtree(workdir, ignore_errors=True))
+    wd = checks.WorkDir("hj-e2e-payouts-", args.keep)
     t0 = time.monotonic()
     print("seed %d" % args.seed, flush=True)
     random.seed(args.seed)
-    R = Runner(args, workdir)
+    R = Runner(args, wd.path)
     fns = {"session": session, "kills": lambda r: kills(r, args.kills), "refusals": refusals,
            "stuck": stuck, "foreign": foreign, "key": key}
     try:
@@ -1793,12 +1492,7 @@ def main():
     finally:
         R.close()
         hj.kill_children()
-        if R.failed:
-            kept[0] = True
-        if kept[0]:
-            print("work directory kept: %s" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        wd.close(R.failed)
     print("%d passed, %d failed (%.0fs, seed %d)" % (R.passed, R.failed,
                                                      time.monotonic() - t0, args.seed))
     return 1 if R.failed or not R.passed else 0
