@@ -103,7 +103,8 @@ struct hjd_payer {
 	/* The pass. */
 	hj_batch open[OPEN_MAX];
 	size_t nopen, cur;
-	int64_t planned; /* its id, 0 when none */
+	int64_t planned;        /* its id, 0 when none */
+	hj_batch planned_batch; /* its row, when planned is not 0 */
 	int64_t send_id;
 	int64_t send_at; /* unix seconds, when sendmany went out */
 	hj_amount send_total;
@@ -562,7 +563,7 @@ static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
 		hjd_payer_base_timer(&p->base, RPCINFO_WAIT_MS);
 		return;
 	}
-	scan(p, p->planned, p->open[0].created_at, after_scan_planned);
+	scan(p, p->planned, p->planned_batch.created_at, after_scan_planned);
 }
 
 static void rpcinfo(hjd_payer *p)
@@ -1256,6 +1257,7 @@ static void pass_run(hjd_payer_base *base)
 	hjd_payer *p = (hjd_payer *)base;
 	char err[400];
 	size_t n;
+	int found;
 
 	if (hj_store_open_batches(p->base.store, 0, p->open, OPEN_MAX, &n, err,
 	                          sizeof err)) {
@@ -1263,19 +1265,15 @@ static void pass_run(hjd_payer_base *base)
 		return;
 	}
 	p->nopen = n;
-	p->planned = 0;
-	if (n > 0 && !p->open[0].sent) {
-		/* Ids only grow and one batch at most is planned: when there
-		 * is one it is the oldest open batch. */
-		p->planned = p->open[0].id;
+	/* At most one batch is planned (a unique index); it may stand after
+	 * sent ones still waiting for their confirmations, or beyond the
+	 * first OPEN_MAX open batches. */
+	if (hj_store_planned_batch(p->base.store, &p->planned_batch, &found,
+	                           err, sizeof err)) {
+		hjd_payer_base_fatal(&p->base, err);
+		return;
 	}
-	for (size_t i = 1; i < n; i++)
-		if (!p->open[i].sent) {
-			hjd_payer_base_fatal(
-			    &p->base,
-			    "payouts: two planned batches in the store");
-			return;
-		}
+	p->planned = found ? p->planned_batch.id : 0;
 	if (p->planned == 0 || !hjd_payer_base_may_send(&p->base)) {
 		after_planned(p);
 		return;

@@ -1584,6 +1584,30 @@ int hj_store_open_batches(hj_store *s, int64_t after, hj_batch *out, size_t max,
 	return ret;
 }
 
+int hj_store_planned_batch(hj_store *s, hj_batch *out, int *found, char *err,
+                           size_t errlen)
+{
+	int64_t id = 0;
+	size_t n = 0;
+	int ret =
+	    query_i64(s, "planned batch",
+	              "SELECT coalesce((SELECT id FROM payout_batches WHERE "
+	              "state = 'planned'), 0 * ?1)",
+	              0, &id, err, errlen);
+
+	*found = 0;
+	if (ret || id == 0)
+		return ret;
+	ret = hj_store_open_batches(s, id - 1, out, 1, &n, err, errlen);
+	if (ret == 0 && (n != 1 || out->id != id || out->sent)) {
+		say(err, errlen, "%s: planned batch %lld vanished", s->path,
+		    (long long)id);
+		ret = -EIO;
+	}
+	*found = ret == 0;
+	return ret;
+}
+
 int hj_store_batch_outputs(hj_store *s, int64_t id,
                            int (*fn)(void *arg, const char *address,
                                      hj_amount amount),

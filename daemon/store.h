@@ -192,6 +192,11 @@ typedef struct hj_batch {
 int hj_store_open_batches(hj_store *s, int64_t after, hj_batch *out, size_t max,
                           size_t *n, char *err, size_t errlen);
 
+/* The planned batch, if there is one (*found 1), wherever it stands among
+ * the open ones. */
+int hj_store_planned_batch(hj_store *s, hj_batch *out, int *found, char *err,
+                           size_t errlen);
+
 /* Calls fn for each output of batch id, by address. */
 int hj_store_batch_outputs(hj_store *s, int64_t id,
                            int (*fn)(void *arg, const char *address,

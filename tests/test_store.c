@@ -2039,6 +2039,40 @@ static void test_evm_transactions(void **state)
 	hj_store_close(s);
 }
 
+/* The planned batch is found wherever it stands: after sent ones still
+ * waiting for their confirmations. */
+static void test_planned_after_sent(void **state)
+{
+	const char *path = db_path("planned.db");
+	hj_store *s = open_ok(path);
+	hj_batch_output a = {"tr-aa", 100}, b = {"tr-bb", 200};
+	const char *ia[1] = {"refund:31"}, *ib[1] = {"refund:32"};
+	uint8_t txid[32];
+	hj_batch got;
+	int64_t first, second;
+	int found = 7;
+	char err[256] = "";
+
+	(void)state;
+	memset(txid, 0x5e, 32);
+	settle_fixture(s);
+	assert_int_equal(
+	    hj_store_planned_batch(s, &got, &found, err, sizeof err), 0);
+	assert_int_equal(found, 0);
+	first = plan(s, &a, 1, ia, 1, 0);
+	WRITE(
+	    s, 0,
+	    hj_store_batch_sent(s, first, txid, 10, 1700000002, e_, sizeof e_));
+	second = plan(s, &b, 1, ib, 1, 0);
+	assert_int_equal(
+	    hj_store_planned_batch(s, &got, &found, err, sizeof err), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(got.id, second);
+	assert_int_equal(got.sent, 0);
+	assert_true(got.total == 200);
+	hj_store_close(s);
+}
+
 static void test_migrate_from_1(void **state)
 {
 	const char *path = db_path("v1.db");
@@ -2138,6 +2172,7 @@ int main(void)
 	    cmocka_unit_test(test_migrate_from_1),
 	    cmocka_unit_test(test_migrate_from_2),
 	    cmocka_unit_test(test_evm_transactions),
+	    cmocka_unit_test(test_planned_after_sent),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, remove_dir);

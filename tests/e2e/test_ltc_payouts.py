@@ -6,7 +6,7 @@ exactly once, also across kill -9 (docs/PAYOUTS.md).
     python3 tests/e2e/test_ltc_payouts.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--seed N]
 
-One node; four daemons, one after the other, each with its own dealer
+One node; five daemons, one after the other, each with its own dealer
 address, state directory and paying wallet:
 
   game     confirmations 2, the paying wallet funded.  Rounds by seven
@@ -66,6 +66,19 @@ address, state directory and paying wallet:
            other outputs is made by hand: the restarted daemon records
            nothing, says PAYOUTS HALTED (stderr, STATUS) and sends nothing
            more.
+  unconfirmed
+           confirmations 3, through a proxy that loses sendmany's answers.
+           A regression: the payer once took a planned batch to be the
+           oldest open one and stopped ("two planned batches in the
+           store", at every start) when it stood behind a sent batch.
+           Batch 1 is sent and never mined until the end; new refunds are
+           mined in blocks that hold only them (generateblock); batch 2's
+           answer is lost and the daemon killed, so it stays planned
+           behind the unconfirmed batch 1; the restarted daemon keeps
+           running and finds batch 2 in the wallet by its comment.  Batch
+           3 the same, the daemon alive.  Then everything mined: every
+           payout in exactly one confirmed batch, each tr(P) paid exactly,
+           one wallet transaction per batch, no error on stderr.
 
 Amounts are integers (litoshis) throughout; coin amounts from the node are
 Decimals.  Every wait has a deadline, and so has the whole run; every
@@ -753,6 +766,173 @@ def halt(R):
              "%d payouts owed, batches %s" % (len(rows), [x[:2] for x in b]))
     rc = S.dm.stop()
     R.report(rc == 0, "halt: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+
+
+# --------------------------------------------------------------------------
+# The unconfirmed session: a batch planned behind a sent, unconfirmed one
+
+def mine_own(S, blocks=1):
+    """blocks blocks (generateblock), the first holding exactly the
+    transactions the session sent since the last block (in that order), the
+    others nothing: never the payer's transactions, which stay in the
+    mempool.  Returns the first block's height."""
+    node = S.node
+    txs = list(S.pending)
+    first = None
+    for i in range(blocks):
+        h = node.rpc("generateblock", node.fresh_address(), txs if i == 0 else [])["hash"]
+        b = node.block(h, 1)
+        got = ltc.Litecoind.block_txids(b)
+        if got != (txs if i == 0 else []):
+            raise Failed("block %d holds %s, expected %s" % (b["height"], got, txs))
+        first = b["height"] if first is None else first
+    S.pending = []
+    return first
+
+
+def unconfirmed(R):
+    """Regression: the payer took a planned batch to be the oldest open one.
+    Batch 1 is sent and stays unconfirmed (never mined until the end;
+    confirmations 3); new refunds are mined in blocks that hold only them
+    (generateblock); batch 2's sendmany reaches the node but its answer is
+    lost (proxy), and the daemon is killed while it waits, so batch 2 stays
+    planned behind the sent batch 1.  The restarted daemon must not stop
+    ("two planned batches in the store", at every start before the fix) and
+    must find batch 2 in the wallet by its comment.  Then batch 3 the same
+    way with the daemon alive (its call times out; the next pass finds it).
+    In the end everything is mined: every payout in exactly one confirmed
+    batch, each tr(P) paid exactly its refunds, one wallet transaction per
+    batch."""
+    node = R.node
+    t0 = time.monotonic()
+    S = Session(R, "unconfirmed", node, R.wallets, "pay-unconfirmed", confirmations=3)
+    R.sessions.append(S)
+    proxy = hj.RpcProxy(node.url, "sendmany", timeout=60)
+    R.proxies.append(proxy)
+    S.dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=1500"]
+    wallet = node.wallet(S.payer)
+    want = {}           # payout id -> (address, amount)
+
+    def refund(value):
+        p = S.player()
+        t = S.refund_bet(p, value)
+        want["refund:" + t] = (p.addr, value)
+        return t
+
+    def alive():
+        if not S.dm.running():
+            raise Failed("hashjackd exited with %s: %s" % (
+                S.dm.proc.returncode, S.dm.stderr().strip().splitlines()[-1:]))
+        return True
+
+    def stderr_has(text, mark, timeout):
+        hj.wait_until(lambda: alive() and text in S.dm.stderr()[mark:], timeout, repr(text))
+        return [x for x in S.dm.stderr()[mark:].splitlines() if text in x][0]
+
+    def batch_states():
+        return [(b[0], b[1]) for b in S.batches()]
+
+    def unconfirmed_tx(txid):
+        return wallet.rpc("gettransaction", txid)["confirmations"] == 0 and \
+            txid in node.mempool()
+
+    def lose(value, kill):
+        """A refund made final in blocks of its own; its batch's sendmany
+        reaches the node, its answer is lost; the daemon killed at once
+        (kill) or left alone.  Returns the stderr offset before."""
+        mark = len(S.dm.stderr())
+        n0 = proxy.lost
+        proxy.arm("lose")
+        refund(value)
+        mine_own(S, S.conf)
+        try:
+            hj.wait_until(lambda: alive() and proxy.lost > n0, 20,
+                          "the proxy to lose a sendmany's answer")
+            if kill:
+                S.dm.kill9()
+        finally:
+            proxy.disarm()
+        return mark
+
+    name = "unconfirmed: "
+    try:
+        S.start()
+        # Batch 1: sent, left unconfirmed in the mempool.
+        refund(7001)
+        mine_own(S, S.conf)
+        hj.wait_until(lambda: alive() and batch_states() == [(1, "sent")], 20,
+                      "batch 1 to be sent")
+        T1 = S.batches()[0][2]
+        R.report(unconfirmed_tx(T1), name + "batch 1 sent, its transaction unconfirmed",
+                 "txid %s in the mempool" % T1)
+
+        # Batch 2: planned after it, its answer lost, the daemon killed.
+        lose(7002, True)
+        states = batch_states()
+        comments = wallet_comments(wallet, "hashjack:%s:" % S.tag())
+        c2 = "hashjack:%s:2" % S.tag()
+        R.report(states == [(1, "sent"), (2, "planned")] and len(comments.get(c2, ())) == 1
+                 and unconfirmed_tx(T1),
+                 name + "batch 2 planned behind the sent batch 1, in the wallet",
+                 "batches %s; wallet comments %s" % (
+                     states, {c.rsplit(":", 1)[1]: sorted(t) for c, t in comments.items()}))
+
+        # The restart: no stop, batch 2 found by its comment.
+        mark = len(S.dm.stderr())
+        S.start()
+        try:
+            line = stderr_has("batch 2 was sent before", mark, 20)
+            time.sleep(0.5)
+            alive()
+            b = S.batches()
+            ok = [x[:2] for x in b] == [(1, "sent"), (2, "sent")] and \
+                b[1][2] in comments[c2] and unconfirmed_tx(T1) and \
+                "two planned batches" not in S.dm.stderr()
+            R.report(ok, name + "restart: still running, batch 2 found by its comment",
+                     line[:170] if ok else "batches %s" % b)
+        except (Failed, TimeoutError, hj.HarnessError) as e:
+            R.report(False, name + "restart: still running, batch 2 found by its comment",
+                     "%s\n%s" % (e, S.dm.stderr()[mark:][-800:]))
+            return
+
+        # Batch 3: behind two sent ones, its answer lost, the daemon alive.
+        mark = lose(7003, False)
+        try:
+            stderr_has("batch 3: no answer to sendmany", mark, 10)
+            line = stderr_has("batch 3 was sent before", mark, 20)
+            time.sleep(0.5)
+            alive()
+            b = S.batches()
+            ok = [x[:2] for x in b] == [(1, "sent"), (2, "sent"), (3, "sent")] and \
+                unconfirmed_tx(T1) and "two planned batches" not in S.dm.stderr()
+            R.report(ok, name + "alive: batch 3 found by its comment after a lost answer",
+                     line[:170] if ok else "batches %s" % b)
+        except (Failed, TimeoutError, hj.HarnessError) as e:
+            R.report(False, name + "alive: batch 3 found by its comment after a lost answer",
+                     "%s\n%s" % (e, S.dm.stderr()[mark:][-800:]))
+            return
+
+        # The end: everything mined, every payout paid once.
+        rows = S.settle_wait(timeout=30)
+        alive()
+        bad, _ = checks.batch_problems(S.query, want, paying=("sent", "confirmed"))
+        states = batch_states()
+        if states != [(1, "confirmed"), (2, "confirmed"), (3, "confirmed")]:
+            bad.append("batches %s" % states)
+        R.report(not bad, name + "every payout in exactly one confirmed batch",
+                 "%d payouts, batches %s" % (len(want), [s for _, s in states])
+                 if not bad else "; ".join(bad[:4]))
+        check_paid(R, S, rows, "the end")
+        err = S.dm.stderr()
+        errs = [l for l in err.splitlines()
+                if l.startswith(("<0>", "<1>", "<2>", "<3>")) and "no answer to sendmany" not in l]
+        R.report(not errs and "two planned batches" not in err,
+                 name + "no error on stderr (but the lost answer)", errs[0] if errs else "")
+        rc = S.dm.stop()
+        R.report(rc == 0, name + "hashjackd exits 0 on SIGTERM",
+                 "status %s; %.1fs" % (rc, time.monotonic() - t0))
+    except (Failed, TimeoutError, hj.HarnessError) as e:
+        R.report(False, name + "session", "%s\n%s" % (e, S.dm.stderr()[-800:]))
 
 
 # --------------------------------------------------------------------------
@@ -1467,7 +1647,7 @@ class Runner(checks.PayoutRunner):
 
 def main():
     args = checks.payout_args(__doc__, "only the session whose name contains this "
-                              "(game, session, faults, halt)", 280)
+                              "(game, session, faults, halt, unconfirmed)", 280)
     hj.install_cleanup(args.timeout)
     ltc.find_litecoind()
     wd = checks.WorkDir("hj-e2e-ltc-payouts-", args.keep)
@@ -1477,7 +1657,8 @@ def main():
     try:
         R.setup()
         for name, fn in (("game", game), ("session", session),
-                         ("faults", lambda r: faults(r, args.kills)), ("halt", halt)):
+                         ("faults", lambda r: faults(r, args.kills)), ("halt", halt),
+                         ("unconfirmed", unconfirmed)):
             if args.only and not any(k in name for k in args.only):
                 continue
             try:
