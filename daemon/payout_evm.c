@@ -773,6 +773,17 @@ static void next_open(hjd_evm_payer *p)
 
 	if (p->base.closing)
 		return;
+	if (p->cur >= p->nopen && p->nopen == OPEN_MAX) {
+		/* The next page of open batches: each is looked at every
+		 * pass, so that none waits behind others for its turn. */
+		if (hj_store_open_batches(
+		        p->base.store, p->open[OPEN_MAX - 1].id, p->open,
+		        OPEN_MAX, &p->nopen, err, sizeof err)) {
+			hjd_payer_base_fatal(&p->base, err);
+			return;
+		}
+		p->cur = 0;
+	}
 	if (p->cur >= p->nopen) {
 		plan_new(p);
 		return;

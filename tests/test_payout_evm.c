@@ -44,8 +44,8 @@
 #include "store.h"
 
 #define GUARD_MS 10000
-#define MAX_SENT 32
-#define MAX_RCPT 16
+#define MAX_SENT 160
+#define MAX_RCPT 128
 #define MAX_EST  16
 
 #define CHAIN_ID 31337
@@ -95,6 +95,10 @@ static struct script {
 	 * no answer at all (and the loop stops). */
 	const char *send_error, *send_result;
 	int send_silent;
+	/* ... except the transaction with nonce refuse_nonce, which gets a
+	 * JSON-RPC error with message refuse_error (when not NULL). */
+	const char *refuse_error;
+	uint64_t refuse_nonce;
 	/* The next fault_n requests whose method (the first element's, for
 	 * a batch) is fault_method get HTTP fault_status and fault_body. */
 	const char *fault_method;
@@ -174,6 +178,15 @@ static json_t *answer_send(json_t *id, json_t *params)
 
 	N.sends++;
 	record_send(params, hash);
+	if (S.refuse_error) {
+		const struct sent *s = &N.sent[N.nsent - 1];
+		hj_eip1559_tx tx;
+
+		assert_int_equal(
+		    hj_eip1559_decode(s->raw, s->len, &tx, NULL, NULL, 0), 0);
+		if (tx.nonce == S.refuse_nonce)
+			return answer_error(id, S.refuse_error);
+	}
 	if (S.send_error)
 		return answer_error(id, S.send_error);
 	if (S.send_result)
@@ -1810,6 +1823,138 @@ static void test_malformed_fee_history(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* 7. More open batches than the payer reads at once                   */
+
+#define MANY 70 /* recipients paid a batch each: more than a page (64) */
+
+/* Recipient i: distinct addresses, none of them R1, R2 or the dealer. */
+static const char *many_addr(unsigned i)
+{
+	static char buf[4][43];
+	static unsigned k;
+	char *a = buf[k++ % 4];
+
+	snprintf(a, sizeof buf[0], "0x%040x", 0x10000u + i);
+	return a;
+}
+
+/* Batches first..last (ids) in state, batch id k with nonce k - 1. */
+static void expect_batches(int first, int last, const char *state,
+                           const char *pstate)
+{
+	for (int id = first; id <= last; id++)
+		expect_batch(id, state, id - 1, pstate);
+}
+
+/* More open batches than the payer reads from the store at once (64):
+ * MANY recipients, a transaction each in the first pass (nonces 0..69),
+ * the node refusing the last one (nonce 69), which stays planned; one more
+ * recipient owed.  Every later pass reaches all of them: the planned batch,
+ * the 70th, is sent again and nothing else is planned while it stands;
+ * batches beyond the 64th whose nonce is final are confirmed in the same
+ * pass as the first ones; once the 70th is accepted the last recipient is
+ * paid under nonce 70.  Never a fatal error (the store refuses a second
+ * planned batch). */
+static void test_open_beyond_page(void **state)
+{
+	char id[32];
+
+	(void)state;
+	fx_open(NULL);
+	for (unsigned i = 0; i < MANY; i++) {
+		snprintf(id, sizeof id, "refund:m%02u", i);
+		owe(id, many_addr(i), 1000 + i, 5);
+	}
+	owe("refund:z1", many_addr(MANY), 5000, 6);
+	S.refuse_error = "txpool is full";
+	S.refuse_nonce = MANY - 1;
+
+	/* The first pass: MANY transactions, the last refused. */
+	step(10, 10, 1);
+	assert_int_equal(N.estimates, MANY);
+	assert_int_equal(N.sends, MANY);
+	for (unsigned i = 0; i < MANY; i++)
+		check_tx(i, i, many_addr(i), 1000 + i, 21000, TIP, MAX_FEE);
+	assert_int_equal(q_int("SELECT count(*) FROM payout_batches"), MANY);
+	expect_batches(1, MANY - 1, "sent", "submitted");
+	expect_batch(MANY, "planned", MANY - 1, "owed");
+	EXPECT_Q("1", "SELECT attempts FROM payout_batches WHERE id = 70");
+	EXPECT_Q("owed", "SELECT state FROM payouts WHERE id = 'refund:z1'");
+	assert_true(log_has("txpool is full"));
+
+	/* Nothing mined, the next block: the planned batch, behind 69 sent
+	 * ones, is sent again (the same bytes), refused again; nothing new
+	 * is planned for the last recipient. */
+	counts(0, 0, MANY - 1);
+	step(11, 11, 1);
+	assert_int_equal(N.sends, MANY + 1);
+	same_bytes(MANY - 1, MANY);
+	assert_int_equal(N.estimates, MANY);
+	assert_int_equal(N.receipts, 0);
+	assert_int_equal(q_int("SELECT count(*) FROM payout_batches"), MANY);
+	expect_batches(1, MANY - 1, "sent", "submitted");
+	expect_batch(MANY, "planned", MANY - 1, "owed");
+	EXPECT_Q("2", "SELECT attempts FROM payout_batches WHERE id = 70");
+	EXPECT_Q("0", "SELECT count(*) FROM payout_batch_items WHERE payout = "
+	              "'refund:z1'");
+
+	/* Nonces 0..65 mined and final (final height 10, receipts in block
+	 * 9): in one pass all 66 are confirmed, the 65th and 66th too; the
+	 * rest waits; the planned batch is sent again, refused again. */
+	counts(66, 66, MANY - 1);
+	for (size_t k = 0; k < 66; k++)
+		receipt(N.sent[k].hash, 9, 1, 21000, 2000000000u);
+	step(12, 12, 1);
+	assert_int_equal(N.receipts, 66);
+	expect_batches(1, 66, "confirmed", "confirmed");
+	EXPECT_Q(
+	    "9|21000|42000000000000",
+	    "SELECT confirmed_height || '|' || gas_used || '|' || fee FROM "
+	    "payout_batches WHERE id = 66");
+	expect_batches(67, MANY - 1, "sent", "submitted");
+	expect_batch(MANY, "planned", MANY - 1, "owed");
+	EXPECT_Q("3", "SELECT attempts FROM payout_batches WHERE id = 70");
+	assert_int_equal(N.sends, MANY + 2);
+	same_bytes(MANY - 1, MANY + 1);
+	assert_int_equal(N.estimates, MANY);
+	assert_int_equal(q_int("SELECT count(*) FROM payout_batches"), MANY);
+
+	/* The node takes it now: sent; then the last recipient is paid
+	 * under nonce 70. */
+	S.refuse_error = NULL;
+	step(13, 13, 1);
+	assert_int_equal(N.sends, MANY + 4);
+	same_bytes(MANY - 1, MANY + 2);
+	expect_batch(MANY, "sent", MANY - 1, "submitted");
+	EXPECT_Q(hash_of(MANY - 1),
+	         "SELECT lower(hex(txid)) FROM payout_batches WHERE id = 70");
+	check_tx(MANY + 3, MANY, many_addr(MANY), 5000, 21000, TIP, MAX_FEE);
+	assert_int_equal(N.estimates, MANY + 1);
+	assert_int_equal(q_int("SELECT count(*) FROM payout_batches"),
+	                 MANY + 1);
+	expect_batch(MANY + 1, "sent", MANY, "submitted");
+	EXPECT_Q("refund:z1",
+	         "SELECT payout FROM payout_batch_items WHERE batch = 71");
+	assert_int_equal(N.receipts, 66);
+
+	/* All final: the rest confirmed, nothing more sent. */
+	counts(MANY + 1, MANY + 1, MANY + 1);
+	for (size_t k = 66; k < MANY; k++)
+		receipt(N.sent[k].hash, 15, 1, 21000, 2000000000u);
+	receipt(N.sent[MANY + 3].hash, 15, 1, 21000, 2000000000u);
+	step(20, 20, 1);
+	assert_int_equal(N.receipts, 66 + 5);
+	expect_batches(1, MANY + 1, "confirmed", "confirmed");
+	EXPECT_Q("0", "SELECT count(*) FROM payouts WHERE state <> "
+	              "'confirmed'");
+	assert_int_equal(N.sends, MANY + 4);
+	assert_int_equal(N.estimates, MANY + 1);
+	assert_int_equal(T.nfatal, 0);
+	assert_false(log_has("already planned"));
+	fx_close();
+}
+
+/* ------------------------------------------------------------------ */
 /* Restart, key                                                        */
 
 /* The send of a planned batch gets no answer and the daemon stops: the
@@ -1948,6 +2093,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_other_hash, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_http_faults, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_malformed_fee_history, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_open_beyond_page, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_restart_resends_planned, setup,
 	                                    teardown),
