@@ -6,240 +6,32 @@
  *
  * The binary is the `hashjack` next to this test in the build directory
  * (or $HJ_HASHJACK).  Every database lives in one mkdtemp directory,
- * removed at the end.
+ * removed at the end (tests/tool_util.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "hex.h"
 #include "store.h"
-
-static char tmpdir[64];
-static char bin[PATH_MAX];
-
-static const char *path_in(const char *name)
-{
-	static char buf[16][160];
-	static unsigned k;
-	char *p = buf[k++ % 16];
-
-	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
-
-/* Removes the directory and every file in it (it holds one directory,
- * "state", with files only). */
-static int remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char sub[300];
-	int ret = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR ? remove_tree(sub) : unlink(sub))
-			ret = -1;
-	}
-	closedir(d);
-	if (rmdir(dir) != 0)
-		ret = -1;
-	return ret;
-}
-
-static int setup(void **state)
-{
-	const char *env = getenv("HJ_HASHJACK");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	(void)state;
-	if (env != NULL) {
-		snprintf(bin, sizeof bin, "%s", env);
-	} else {
-		n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n < 0)
-			return -1;
-		self[n] = '\0';
-		snprintf(bin, sizeof bin, "%s/hashjack", dirname(self));
-	}
-	if (access(bin, X_OK) != 0) {
-		fprintf(stderr, "test_ledger: no hashjack binary at %s\n", bin);
-		return -1;
-	}
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/hj-test-ledger-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return remove_tree(tmpdir);
-}
-
-/* ---- running the tool ---- */
-
-struct res {
-	int rc;
-	char out[32768];
-	char err[4096];
-	double secs;
-};
-
-static void slurp(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "rb");
-	size_t got;
-
-	assert_non_null(f);
-	got = fread(buf, 1, n - 1, f);
-	assert_true(feof(f));
-	buf[got] = '\0';
-	fclose(f);
-}
-
-/*
- * Runs `hashjack ARGS...` with $STATE_DIRECTORY set to statedir
- * (unset when NULL), standard output to out (a file in tmpdir when NULL).
- */
-static void runv(struct res *r, const char *statedir, const char *out,
-                 const char *const *args)
-{
-	char outp[200], errp[200], *argv[32];
-	struct timespec t0, t1;
-	int n = 0, status;
-	pid_t pid;
-
-	if (out)
-		snprintf(outp, sizeof outp, "%s", out);
-	else
-		snprintf(outp, sizeof outp, "%s/stdout", tmpdir);
-	snprintf(errp, sizeof errp, "%s/stderr", tmpdir);
-	argv[n++] = bin;
-	for (; *args; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(99);
-		if (statedir)
-			setenv("STATE_DIRECTORY", statedir, 1);
-		else
-			unsetenv("STATE_DIRECTORY");
-		execv(bin, argv);
-		_exit(98);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_true(WIFEXITED(status));
-	r->rc = WEXITSTATUS(status);
-	r->secs = (double)(t1.tv_sec - t0.tv_sec) +
-	          (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (out == NULL)
-		slurp(outp, r->out, sizeof r->out);
-	else
-		r->out[0] = '\0';
-	slurp(errp, r->err, sizeof r->err);
-}
-
-/* `hashjack ledger ...` */
-#define RUN(r, ...)                                                            \
-	runv((r), NULL, NULL,                                                  \
-	     (const char *const[]){"ledger", __VA_ARGS__, NULL})
-
-/* Exit status, stdout and stderr, exactly. */
-static void expect(const struct res *r, int rc, const char *out,
-                   const char *err)
-{
-	if (r->rc != rc || strcmp(r->out, out) != 0 || strcmp(r->err, err) != 0)
-		fail_msg("exit %d (want %d)\n--- stdout:\n%s--- want:\n%s"
-		         "--- stderr:\n%s--- want:\n%s",
-		         r->rc, rc, r->out, out, r->err, err);
-}
-
-/* A usage error: exit 64, the message and the --help line. */
-static void expect_usage(const struct res *r, const char *msg)
-{
-	char err[1024];
-
-	snprintf(err, sizeof err,
-	         "hashjack: ledger: %s\nTry 'hashjack ledger --help'.\n", msg);
-	expect(r, 64, "", err);
-}
+#include "tool_util.h"
 
 /* ---- building databases with the daemon's store ---- */
 
-static hj_id id_of(uint8_t tag, uint8_t len)
-{
-	hj_id id;
-
-	memset(&id, 0, sizeof id);
-	id.len = len;
-	memset(id.b, tag, len);
-	return id;
-}
-
-static hj_id id_hex(const char *hex)
-{
-	hj_id id;
-	size_t n = strlen(hex) / 2;
-
-	memset(&id, 0, sizeof id);
-	assert_int_equal(
-	    hj_hex_decode_exact(hex, 2 * n, HJ_HEX_BARE, id.b, n, NULL, 0), 0);
-	id.len = (uint8_t)n;
-	return id;
-}
-
-static void add_tx(hj_store *s, uint64_t height, uint8_t tag,
-                   const hj_id *sender, const char *outcome, const hj_id *round)
-{
-	hj_action a;
-	char err[256] = "";
-
-	memset(&a, 0, sizeof a);
-	a.kind = HJ_TX_ACTION;
-	a.act = HJ_BET;
-	a.tx_index = tag;
-	a.txid = id_of(tag, 32);
-	if (sender)
-		a.sender = *sender;
-	a.value = 1000;
-	if (hj_store_add_tx(s, height, &a, outcome,
-	                    strcmp(outcome, "rejected") == 0 ? HJ_R_WRONG_VALUE
-	                                                     : HJ_OK,
-	                    round, err, sizeof err))
-		fail_msg("add_tx: %s", err);
-}
+/* meta.rules of every database here (the ledger does not show them). */
+#define RULES "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100"
 
 /* A payout with the daemon's id ("return:<round>:<hand>", ...). */
 static void add_payout(hj_store *s, const char *kind, const hj_id *round,
@@ -270,61 +62,9 @@ static void add_payout(hj_store *s, const char *kind, const hj_id *round,
 		fail_msg("add_payout: %s", err);
 }
 
-static hj_store *store_open(const char *path, const char *family,
-                            const char *chain, const char *dealer)
-{
-	hj_store_meta m = {
-	    .family = family,
-	    .chain = chain,
-	    .dealer = dealer,
-	    .rules =
-	        "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100"};
-	hj_store *s = NULL;
-	char err[256] = "";
-
-	if (hj_store_open(path, &s, err, sizeof err) ||
-	    hj_store_check_meta(s, &m, err, sizeof err))
-		fail_msg("open %s: %s", path, err);
-	return s;
-}
-
-static void store_begin(hj_store *s)
-{
-	char err[256] = "";
-
-	if (hj_store_begin(s, err, sizeof err))
-		fail_msg("begin: %s", err);
-}
-
-static void store_commit(hj_store *s)
-{
-	char err[256] = "";
-
-	if (hj_store_commit(s, err, sizeof err))
-		fail_msg("commit: %s", err);
-}
-
-/* SQL on a database that no store has open. */
-static void sql(const char *path, const char *text)
-{
-	sqlite3 *db = NULL;
-	char *msg = NULL;
-
-	assert_int_equal(
-	    sqlite3_open_v2(path, &db,
-	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
-	    SQLITE_OK);
-	if (sqlite3_exec(db, text, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", text, msg ? msg : "?");
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-}
-
-#define HEX32(b) b b b b b b b b b b b b b b b b b b b b b b b b b b b b b b b b
-#define A        HEX32("a1")
-#define B        HEX32("b2")
-#define R        HEX32("c3")
-#define X        "1111111111111111111111111111111111111111"
-#define Y        "f39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+#define A HEX32("a1")
+#define B HEX32("b2")
+#define R HEX32("c3")
 
 /*
  * An EVM ledger: round A's two hands (one submitted, one confirmed) and
@@ -333,19 +73,18 @@ static void sql(const char *path, const char *text)
  */
 static void make_evm(const char *path)
 {
-	hj_store *s = store_open(path, "evm", "evm:31337",
-	                         "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+	hj_store *s = store_open(path, "evm", "evm:31337", EVM_DEALER, RULES);
 	hj_id a = id_of(0xa1, 32), b = id_of(0xb2, 32), r = id_of(0xc3, 32);
 	hj_id x = id_hex(X), y = id_hex(Y);
 
 	store_begin(s);
-	add_tx(s, 99, 0xc3, &y, "rejected", NULL);
+	add_tx(s, 99, 0xc3, &y, 1000, "rejected", NULL);
 	add_payout(s, "refund", NULL, -1, &r, &y, "5000000000000000000", 99);
-	add_tx(s, 100, 0xa1, &x, "accepted", &a);
+	add_tx(s, 100, 0xa1, &x, 1000, "accepted", &a);
 	add_payout(s, "return", &a, 0, NULL, &x, "2000000000000000000", 100);
 	add_payout(s, "return", &a, 1, NULL, &x, "1500000000000000000", 100);
 	add_payout(s, "insurance", &a, -1, NULL, &x, "1", 100);
-	add_tx(s, 101, 0xb2, &y, "accepted", &b);
+	add_tx(s, 101, 0xb2, &y, 1000, "accepted", &b);
 	add_payout(s, "return", &b, 0, NULL, &y, "1000", 101);
 	store_commit(s);
 	hj_store_close(s);
@@ -367,17 +106,8 @@ static void make_evm(const char *path)
 	          " CAST(x'c328' AS TEXT) WHERE id = 'refund:" R "'");
 }
 
-/* BIP-86's first receiving key and address (m/86'/0'/0'/0/0), and the
- * key of docs/BITCOIN-KEYS.md's example key file with its address on
- * Litecoin regtest (tests/player.sh checks it with an independent
- * implementation). */
-#define P86  "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115"
+/* BIP-86's first receiving address (m/86'/0'/0'/0/0): P86 on mainnet. */
 #define BC86 "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr"
-#define RLTC86                                                                 \
-	"rltc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqytm4cm"
-#define PDOC "dff1d77f2a671c5f36183726db2341be58feae1da2deced843240f7b502ba659"
-#define RLTCDOC                                                                \
-	"rltc1p0t2rw5pjcw8t5n7xphk2wharpgaxhhe0kw8huctj3r3dxampzl9sdp4qm8"
 /* Above the field's prime: no curve point has it as x. */
 #define PBAD HEX32("ff")
 #define BTC_MAIN                                                               \
@@ -395,19 +125,20 @@ static void make_evm(const char *path)
  */
 static void make_btc(const char *path)
 {
-	hj_store *s = store_open(path, "bitcoin", BTC_MAIN,
-	                         "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4");
+	hj_store *s =
+	    store_open(path, "bitcoin", BTC_MAIN,
+	               "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", RULES);
 	hj_id c = id_of(0x3c, 32), d = id_of(0x4d, 32), e = id_of(0x5e, 32);
 	hj_id g = id_of(0x6f, 32), p = id_hex(P86), bad = id_of(0xff, 32);
 
 	store_begin(s);
-	add_tx(s, 840000, 0x3c, NULL, "accepted", &c);
+	add_tx(s, 840000, 0x3c, NULL, 1000, "accepted", &c);
 	add_payout(s, "return", &c, 0, NULL, &p, "150000000", 840001);
-	add_tx(s, 840002, 0x4d, NULL, "rejected", NULL);
+	add_tx(s, 840002, 0x4d, NULL, 1000, "rejected", NULL);
 	add_payout(s, "refund", NULL, -1, &d, NULL, "546", 840002);
-	add_tx(s, 840002, 0x5e, NULL, "rejected", &c);
+	add_tx(s, 840002, 0x5e, NULL, 1000, "rejected", &c);
 	add_payout(s, "refund", &c, -1, &e, &p, "20000", 840002);
-	add_tx(s, 840003, 0x6f, NULL, "accepted", &g);
+	add_tx(s, 840003, 0x6f, NULL, 1000, "accepted", &g);
 	add_payout(s, "return", &g, 0, NULL, &bad, "100000000", 840006);
 	store_commit(s);
 	hj_store_close(s);
@@ -430,18 +161,14 @@ static void make_btc(const char *path)
 /* A Litecoin regtest ledger: two owed payouts to two keys. */
 static void make_ltc(const char *path)
 {
-	hj_store *s = store_open(
-	    path, "bitcoin",
-	    "bitcoin:litecoin:regtest:"
-	    "530827f38f93b43ed12af0b3ad25a288dc02ed74d6d7857862df51fc56c416f9",
-	    "rltc1qmk0xvyew4vfp6axd85z85s30szcka03uf2e9x7");
+	hj_store *s = store_open(path, "bitcoin", LTC_CHAIN, LTC_DEALER, RULES);
 	hj_id a = id_of(0x1a, 32), b = id_of(0x2b, 32), p = id_hex(P86),
 	      q = id_hex(PDOC);
 
 	store_begin(s);
-	add_tx(s, 200, 0x1a, NULL, "accepted", &a);
+	add_tx(s, 200, 0x1a, NULL, 1000, "accepted", &a);
 	add_payout(s, "return", &a, 0, NULL, &p, "12345678", 200);
-	add_tx(s, 201, 0x2b, NULL, "accepted", &b);
+	add_tx(s, 201, 0x2b, NULL, 1000, "accepted", &b);
 	add_payout(s, "insurance", &b, -1, NULL, &q, "50000000", 201);
 	store_commit(s);
 	hj_store_close(s);
@@ -451,7 +178,8 @@ static const char *evm_db, *btc_db, *ltc_db;
 
 static int setup_dbs(void **state)
 {
-	if (setup(state))
+	(void)state;
+	if (tool_setup("ledger"))
 		return -1;
 	evm_db = strdup(path_in("evm.sqlite"));
 	btc_db = strdup(path_in("btc.sqlite"));
@@ -466,8 +194,9 @@ static int teardown_dbs(void **state)
 {
 	free((char *)evm_db);
 	free((char *)btc_db);
+	(void)state;
 	free((char *)ltc_db);
-	return teardown(state);
+	return tool_teardown();
 }
 
 /* ---- what a file looks like, to prove it untouched ---- */
@@ -1121,12 +850,6 @@ static void test_write_error(void **state)
 	expect(&r, 74, "", "hashjack: write error: No space left on device\n");
 }
 
-static void wal_shm(const char *db, char *wal, char *shm, size_t n)
-{
-	snprintf(wal, n, "%s-wal", db);
-	snprintf(shm, n, "%s-shm", db);
-}
-
 /*
  * The daemon in the middle of a batch: its write transaction is open
  * (BEGIN IMMEDIATE, rows written, not committed).  The tool reads the last
@@ -1145,10 +868,9 @@ static void test_daemon_writing(void **state)
 	(void)state;
 	wal_shm(db, wal, shm, sizeof wal);
 	make_evm(db);
-	s = store_open(db, "evm", "evm:31337",
-	               "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+	s = store_open(db, "evm", "evm:31337", EVM_DEALER, RULES);
 	store_begin(s);
-	add_tx(s, 120, 0xd9, &x, "rejected", NULL);
+	add_tx(s, 120, 0xd9, &x, 1000, "rejected", NULL);
 	add_payout(s, "refund", NULL, -1, &t, &x, "7", 120);
 
 	snap_take(db, &main_before);
@@ -1216,17 +938,13 @@ static void test_daemon_crashed(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		hj_store *s = store_open(
-		    db, "bitcoin",
-		    "bitcoin:litecoin:regtest:"
-		    "530827f38f93b43ed12af0b3ad25a288dc02ed74d6d7857862df51fc5"
-		    "6c416f9",
-		    "rltc1qmk0xvyew4vfp6axd85z85s30szcka03uf2e9x7");
+		hj_store *s =
+		    store_open(db, "bitcoin", LTC_CHAIN, LTC_DEALER, RULES);
 		hj_id c = id_of(0x3c, 32), d = id_of(0x4d, 32);
 
 		store_begin(s);
-		add_tx(s, 202, 0x3c, NULL, "accepted", &c);
-		add_tx(s, 202, 0x4d, NULL, "rejected", &c);
+		add_tx(s, 202, 0x3c, NULL, 1000, "accepted", &c);
+		add_tx(s, 202, 0x4d, NULL, 1000, "rejected", &c);
 		add_payout(s, "refund", &c, -1, &d, NULL, "999", 202);
 		store_commit(s);
 		_exit(0); /* no close: the WAL stays as a crash leaves it */

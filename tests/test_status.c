@@ -15,154 +15,30 @@
  *
  * The binary is the `hashjack` next to this test in the build directory
  * (or $HJ_HASHJACK).  Every database lives in one mkdtemp directory,
- * removed at the end.
+ * removed at the end (tests/tool_util.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "config.h"
 #include "dbread.h"
 #include "hex.h"
 #include "store.h"
 #include "table.h"
-
-static char tmpdir[64];
-static char bin[PATH_MAX];
-
-static const char *path_in(const char *name)
-{
-	static char buf[16][160];
-	static unsigned k;
-	char *p = buf[k++ % 16];
-
-	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
-
-/* Removes the directory and every file in it (and in its directories). */
-static int remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char sub[300];
-	int ret = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR ? remove_tree(sub) : unlink(sub))
-			ret = -1;
-	}
-	closedir(d);
-	if (rmdir(dir) != 0)
-		ret = -1;
-	return ret;
-}
-
-/* ---- running the tool ---- */
-
-struct res {
-	int rc;
-	char out[16384];
-	char err[4096];
-	int64_t t0, t1; /* the clock before and after the run */
-};
-
-static void slurp(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "rb");
-	size_t got;
-
-	assert_non_null(f);
-	got = fread(buf, 1, n - 1, f);
-	assert_true(feof(f));
-	buf[got] = '\0';
-	fclose(f);
-}
-
-/* Runs `hashjack ARGS...` with $STATE_DIRECTORY set to statedir (unset
- * when NULL). */
-static void runv(struct res *r, const char *statedir, const char *const *args)
-{
-	char outp[200], errp[200], *argv[32];
-	int n = 0, status;
-	pid_t pid;
-
-	snprintf(outp, sizeof outp, "%s/stdout", tmpdir);
-	snprintf(errp, sizeof errp, "%s/stderr", tmpdir);
-	argv[n++] = bin;
-	for (; *args; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	r->t0 = (int64_t)time(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(99);
-		if (statedir)
-			setenv("STATE_DIRECTORY", statedir, 1);
-		else
-			unsetenv("STATE_DIRECTORY");
-		execv(bin, argv);
-		_exit(98);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	r->t1 = (int64_t)time(NULL);
-	assert_true(WIFEXITED(status));
-	r->rc = WEXITSTATUS(status);
-	slurp(outp, r->out, sizeof r->out);
-	slurp(errp, r->err, sizeof r->err);
-}
-
-/* `hashjack status ...` */
-#define RUN(r, ...)                                                            \
-	runv((r), NULL, (const char *const[]){"status", __VA_ARGS__, NULL})
-
-/* Exit status, stdout and stderr, exactly. */
-static void expect(const struct res *r, int rc, const char *out,
-                   const char *err)
-{
-	if (r->rc != rc || strcmp(r->out, out) != 0 || strcmp(r->err, err) != 0)
-		fail_msg("exit %d (want %d)\n--- stdout:\n%s--- want:\n%s"
-		         "--- stderr:\n%s--- want:\n%s",
-		         r->rc, rc, r->out, out, r->err, err);
-}
-
-/* A usage error: exit 64, the message and the --help line. */
-static void expect_usage(const struct res *r, const char *msg)
-{
-	char err[1024];
-
-	snprintf(err, sizeof err,
-	         "hashjack: status: %s\nTry 'hashjack status --help'.\n", msg);
-	expect(r, 64, "", err);
-}
+#include "tool_util.h"
 
 /* Text that depends on the time the tool read the clock. */
 typedef void (*expected_fn)(int64_t now, char *buf, size_t n);
@@ -245,50 +121,6 @@ static hj_amount amt(const char *s)
 
 /* ---- building databases with the daemon's store ---- */
 
-static hj_id id_of(uint8_t tag, uint8_t len)
-{
-	hj_id id;
-
-	memset(&id, 0, sizeof id);
-	id.len = len;
-	memset(id.b, tag, len);
-	return id;
-}
-
-static hj_id id_hex(const char *hex)
-{
-	hj_id id;
-	size_t n = strlen(hex) / 2;
-
-	memset(&id, 0, sizeof id);
-	assert_int_equal(
-	    hj_hex_decode_exact(hex, 2 * n, HJ_HEX_BARE, id.b, n, NULL, 0), 0);
-	id.len = (uint8_t)n;
-	return id;
-}
-
-static void add_tx(hj_store *s, uint64_t height, uint8_t tag,
-                   const hj_id *sender, hj_amount value, const char *outcome,
-                   const hj_id *round)
-{
-	hj_action a;
-	char err[256] = "";
-
-	memset(&a, 0, sizeof a);
-	a.kind = HJ_TX_ACTION;
-	a.act = HJ_BET;
-	a.tx_index = tag;
-	a.txid = id_of(tag, 32);
-	if (sender)
-		a.sender = *sender;
-	a.value = value;
-	if (hj_store_add_tx(s, height, &a, outcome,
-	                    strcmp(outcome, "rejected") == 0 ? HJ_R_WRONG_VALUE
-	                                                     : HJ_OK,
-	                    round, err, sizeof err))
-		fail_msg("add_tx: %s", err);
-}
-
 /* A payout with the daemon's id ("return:<round>:<hand>", ...) for a
  * transaction recorded here. */
 static void add_payout(hj_store *s, const char *kind, uint8_t tag,
@@ -350,37 +182,6 @@ static void open_round(hj_store *s, hj_table *t, uint64_t height, uint8_t tag,
 	add_tx(s, height, tag, player, bet, "accepted", &a.txid);
 }
 
-static hj_store *store_open(const char *path, const char *family,
-                            const char *chain, const char *dealer,
-                            const char *rules)
-{
-	hj_store_meta m = {
-	    .family = family, .chain = chain, .dealer = dealer, .rules = rules};
-	hj_store *s = NULL;
-	char err[256] = "";
-
-	if (hj_store_open(path, &s, err, sizeof err) ||
-	    hj_store_check_meta(s, &m, err, sizeof err))
-		fail_msg("open %s: %s", path, err);
-	return s;
-}
-
-static void store_begin(hj_store *s)
-{
-	char err[256] = "";
-
-	if (hj_store_begin(s, err, sizeof err))
-		fail_msg("begin: %s", err);
-}
-
-static void store_commit(hj_store *s)
-{
-	char err[256] = "";
-
-	if (hj_store_commit(s, err, sizeof err))
-		fail_msg("commit: %s", err);
-}
-
 static void set_cursor(hj_store *s, uint64_t height, uint8_t tag)
 {
 	hj_cursor c;
@@ -391,21 +192,6 @@ static void set_cursor(hj_store *s, uint64_t height, uint8_t tag)
 	memset(c.hash, tag, 32);
 	if (hj_store_set_cursor(s, &c, err, sizeof err))
 		fail_msg("set cursor: %s", err);
-}
-
-/* SQL on a database that no store has open. */
-static void sql(const char *path, const char *text)
-{
-	sqlite3 *db = NULL;
-	char *msg = NULL;
-
-	assert_int_equal(
-	    sqlite3_open_v2(path, &db,
-	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
-	    SQLITE_OK);
-	if (sqlite3_exec(db, text, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", text, msg ? msg : "?");
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
 /* meta.rules as the daemon writes it. */
@@ -500,35 +286,19 @@ static void set_balance(hj_store *s, const char *amount, uint64_t height,
 		fail_msg("balance: %s", err);
 }
 
-#define HEX32(b) b b b b b b b b b b b b b b b b b b b b b b b b b b b b b b b b
 /* The hash of 32 bytes tt: Htt. */
-#define H1B    HEX32("1b")
-#define H2A    HEX32("2a")
-#define H2B    HEX32("2b")
-#define H2C    HEX32("2c")
-#define H3C    HEX32("3c")
-#define H4D    HEX32("4d")
-#define H8B    HEX32("8b")
-#define HD1    HEX32("d1")
-#define HD2    HEX32("d2")
-#define HD3    HEX32("d3")
-#define HE3    HEX32("e3")
-#define HE5    HEX32("e5")
-#define X      "1111111111111111111111111111111111111111"
-#define Y      "f39fd6e51aad88f6f4ce6ab8827279cfffb92266"
-#define DEALER "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
-/* BIP-86's first key and the key of docs/BITCOIN-KEYS.md's example, with
- * their addresses on Litecoin regtest (as tests/test_ledger.c has them). */
-#define P86 "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115"
-#define RLTC86                                                                 \
-	"rltc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqytm4cm"
-#define PDOC "dff1d77f2a671c5f36183726db2341be58feae1da2deced843240f7b502ba659"
-#define RLTCDOC                                                                \
-	"rltc1p0t2rw5pjcw8t5n7xphk2wharpgaxhhe0kw8huctj3r3dxampzl9sdp4qm8"
-#define LTC_CHAIN                                                              \
-	"bitcoin:litecoin:regtest:"                                            \
-	"530827f38f93b43ed12af0b3ad25a288dc02ed74d6d7857862df51fc56c416f9"
-#define LTC_DEALER "rltc1qmk0xvyew4vfp6axd85z85s30szcka03uf2e9x7"
+#define H1B HEX32("1b")
+#define H2A HEX32("2a")
+#define H2B HEX32("2b")
+#define H2C HEX32("2c")
+#define H3C HEX32("3c")
+#define H4D HEX32("4d")
+#define H8B HEX32("8b")
+#define HD1 HEX32("d1")
+#define HD2 HEX32("d2")
+#define HD3 HEX32("d3")
+#define HE3 HEX32("e3")
+#define HE5 HEX32("e5")
 
 /* When the fixtures were written; the stored times are relative to it. */
 static int64_t T;
@@ -556,7 +326,7 @@ static void make_evm(const char *path, const char *balance, const char *warning)
 
 	rules_str("bethash", "1000", "2000000000000000000", 100, NULL,
 	          evm_rules, sizeof evm_rules, &r);
-	s = store_open(path, "evm", "evm:31337", DEALER, evm_rules);
+	s = store_open(path, "evm", "evm:31337", EVM_DEALER, evm_rules);
 	t = hj_table_new(&r);
 	assert_non_null(t);
 	store_begin(s);
@@ -652,26 +422,8 @@ static const char *evm_db, *evm_short_db, *evm_nobal_db, *ltc_db, *ltc_short_db;
 
 static int setup(void **state)
 {
-	const char *env = getenv("HJ_HASHJACK");
-	char self[PATH_MAX];
-	ssize_t n;
-
 	(void)state;
-	if (env != NULL) {
-		snprintf(bin, sizeof bin, "%s", env);
-	} else {
-		n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n < 0)
-			return -1;
-		self[n] = '\0';
-		snprintf(bin, sizeof bin, "%s/hashjack", dirname(self));
-	}
-	if (access(bin, X_OK) != 0) {
-		fprintf(stderr, "test_status: no hashjack binary at %s\n", bin);
-		return -1;
-	}
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/hj-test-status-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
+	if (tool_setup("status"))
 		return -1;
 	T = (int64_t)time(NULL);
 	evm_db = strdup(path_in("evm.sqlite"));
@@ -700,7 +452,7 @@ static int teardown(void **state)
 	free((char *)evm_nobal_db);
 	free((char *)ltc_db);
 	free((char *)ltc_short_db);
-	return remove_tree(tmpdir);
+	return tool_teardown();
 }
 
 /* ---- the worst case ---- */
@@ -736,7 +488,7 @@ static int evm_head(char *buf, size_t n, const char *db)
 	    "database        %s (schema version 3)\n"
 	    "family          evm\n"
 	    "chain           evm:31337\n"
-	    "dealer          " DEALER "\n"
+	    "dealer          " EVM_DEALER "\n"
 	    "rules           preset=bethash min_bet=1000 "
 	    "max_bet=2000000000000000000 timeout_blocks=100\n"
 	    "last block      305 0x" H3C "\n"
@@ -1013,14 +765,14 @@ static void test_empty(void **state)
 	char err[256];
 
 	(void)state;
-	hj_store_close(store_open(db, "evm", "evm:1", DEALER,
+	hj_store_close(store_open(db, "evm", "evm:1", EVM_DEALER,
 	                          "preset=bethash min_bet=1 max_bet=5 "
 	                          "timeout_blocks=100"));
 	snprintf(want, sizeof want,
 	         "database        %s (schema version 3)\n"
 	         "family          evm\n"
 	         "chain           evm:1\n"
-	         "dealer          " DEALER "\n"
+	         "dealer          " EVM_DEALER "\n"
 	         "rules           preset=bethash min_bet=1 max_bet=5 "
 	         "timeout_blocks=100\n"
 	         "last block      no block processed yet\n"
@@ -1199,7 +951,7 @@ static void test_json_evm(void **state)
 	assert_int_equal(jint(j, "schemaVersion"), 3);
 	assert_string_equal(jstr(j, "family"), "evm");
 	assert_string_equal(jstr(j, "chain"), "evm:31337");
-	assert_string_equal(jstr(j, "dealer"), DEALER);
+	assert_string_equal(jstr(j, "dealer"), EVM_DEALER);
 	assert_string_equal(jstr(j, "rules"), evm_rules);
 	assert_true(json_is_null(json_object_get(j, "rulesError")));
 	assert_string_equal(jstr(j, "unit"), "ETH");
@@ -1461,14 +1213,14 @@ static void test_state_directory(void **state)
 	RUN(&r, "--state", dir);
 	expect_at(&r, state_text);
 	snprintf(env, sizeof env, "%s:/nonexistent", dir);
-	runv(&r, env, (const char *const[]){"status", NULL});
+	runv(&r, env, NULL, (const char *const[]){"status", NULL});
 	expect_at(&r, state_text);
-	runv(&r, "/nonexistent",
+	runv(&r, "/nonexistent", NULL,
 	     (const char *const[]){"status", "--db", state_db, NULL});
 	expect_at(&r, state_text);
 	/* Not an absolute path: ignored, as the daemon does. */
 	if (access("/var/lib/hashjackd/hashjackd.sqlite", F_OK) != 0) {
-		runv(&r, "state", (const char *const[]){"status", NULL});
+		runv(&r, "state", NULL, (const char *const[]){"status", NULL});
 		expect(&r, 66, "",
 		       "hashjack: status: cannot open database "
 		       "/var/lib/hashjackd/hashjackd.sqlite: No such file or "
@@ -1500,9 +1252,9 @@ static void test_help(void **state)
 			fail_msg("--help does not explain \"%s\"", *l);
 	RUN(&again, "--db", "/nonexistent", "--bogus", "-h");
 	expect(&again, 0, r.out, "");
-	runv(&again, NULL, (const char *const[]){"help", "status", NULL});
+	runv(&again, NULL, NULL, (const char *const[]){"help", "status", NULL});
 	expect(&again, 0, r.out, "");
-	runv(&again, NULL, (const char *const[]){"--help", NULL});
+	runv(&again, NULL, NULL, (const char *const[]){"--help", NULL});
 	assert_int_equal(again.rc, 0);
 	assert_non_null(strstr(again.out, "  status [OPTIONS]"));
 }
@@ -1561,7 +1313,7 @@ static void test_bad_databases(void **state)
 	expect(&r, 66, "",
 	       "hashjack: status: cannot open database "
 	       "/nonexistent/hashjackd.sqlite: No such file or directory\n");
-	runv(&r, "/nonexistent", (const char *const[]){"status", NULL});
+	runv(&r, "/nonexistent", NULL, (const char *const[]){"status", NULL});
 	expect(&r, 66, "",
 	       "hashjack: status: cannot open database "
 	       "/nonexistent/hashjackd.sqlite: No such file or directory\n");
@@ -1635,8 +1387,7 @@ static void test_read_only(void **state)
 	struct res r;
 
 	(void)state;
-	snprintf(wal, sizeof wal, "%s-wal", ltc_db);
-	snprintf(shm, sizeof shm, "%s-shm", ltc_db);
+	wal_shm(ltc_db, wal, shm, sizeof wal);
 	assert_int_equal(stat(ltc_db, &before), 0);
 	assert_int_not_equal(access(wal, F_OK), 0);
 	RUN(&r, "--db", ltc_db);
