@@ -1949,8 +1949,11 @@ static void test_evm_transactions(void **state)
 	assert_int_equal(hj_store_next_nonce(s, &next, err, sizeof err), 0);
 	assert_int_equal(next, 0);
 	/* Two outputs, or no gas limit: refused. */
+	hj_batch_output two[2] = {{"0xaa", 100}, {"0xbb", 200}};
+	pl.outs = two;
 	pl.nouts = 2;
 	WRITE(s, -EINVAL, hj_store_plan_batch(s, &pl, &id, e_, sizeof e_));
+	pl.outs = &out;
 	pl.nouts = 1;
 	pl.gas_limit = 0;
 	WRITE(s, -EINVAL, hj_store_plan_batch(s, &pl, &id, e_, sizeof e_));

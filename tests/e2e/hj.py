@@ -59,6 +59,7 @@ import random
 import re
 import shutil
 import signal
+import sqlite3
 import socket
 import subprocess
 import sys
@@ -1046,15 +1047,36 @@ class Hashjackd:
     def last_height(self):
         return last_logged_height(self.card_log)
 
+    def committed_height(self):
+        """The last block the database holds as processed (its cursor), or
+        None.  The card log line of a block is written before the commit of
+        its database transaction, so the log may be ahead for a moment."""
+        path = os.path.join(self.state_dir, "hashjackd.sqlite")
+        if not os.path.exists(path):
+            return None
+        try:
+            db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
+            try:
+                row = db.execute("SELECT height FROM cursor WHERE id = 1").fetchone()
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return None
+        return None if row is None or row[0] < 0 else row[0]
+
     def wait_height(self, h, timeout=30):
-        """Until the card log has a line for height h (or the daemon dies)."""
+        """Until the card log has a line for height h and the database has
+        committed it (or the daemon dies)."""
         def done():
             if not self.running():
                 raise HarnessError("hashjackd exited with %s:\n%s"
                                    % (self.proc.returncode, _tail(self.stderr_path)))
             last = self.last_height()
-            return last is not None and last >= h
-        return wait_until(done, timeout, "hashjackd to log height %d" % h)
+            if last is None or last < h:
+                return False
+            db = self.committed_height()
+            return db is not None and db >= h
+        return wait_until(done, timeout, "hashjackd to log and commit height %d" % h)
 
     def stderr(self):
         try:
