@@ -618,13 +618,11 @@ static void open_unmined(hjd_evm_payer *p)
 		tip = p->want_tip;
 	if (max_fee <= n->max_fee || tip <= n->tip || p->nvers >= VERS_MAX) {
 		hash_hex(n->hash, hex);
-		snprintf(
-		    msg, sizeof msg,
-		    "payouts: batch %lld (nonce %lld) unmined since %lld s; "
-		    "its fees are at max_fee_per_gas already, so it is "
-		    "sent again as it is (%s)",
-		    (long long)b->id, (long long)b->nonce,
-		    (long long)(now_s() - n->signed_at), hex);
+		snprintf(msg, sizeof msg,
+		         "payouts: batch %lld (nonce %lld) unmined for more "
+		         "than stuck_after; its fees are at max_fee_per_gas "
+		         "already, so it is sent again as it is (%s)",
+		         (long long)b->id, (long long)b->nonce, hex);
 		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		send_raw(p, b->id, b->nonce, n->hash, 0, 0);
 		return;
