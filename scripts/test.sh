@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds with AddressSanitizer and
-# UndefinedBehaviorSanitizer and warnings as errors, and runs every test.
+# Installs what is missing; builds the Release configuration with gcc and
+# with clang, warnings as errors, so that the README's first command (a
+# Release build) prints no warning with either compiler; then builds with
+# AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors, and
+# runs every test.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
+
+for cc in gcc clang; do
+	echo "test: Release build with $cc, -Werror" >&2
+	CC=$cc cmake -S "$root" -B "$root/build/release-$cc" -DHJ_WERROR=ON \
+		-DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build "$root/build/release-$cc" -j"$(nproc)" >/dev/null
+done
 
 build="$root/build/test"
 cmake -S "$root" -B "$build" -DHJ_SANITIZE=ON -DHJ_WERROR=ON \

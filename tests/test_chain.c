@@ -1089,7 +1089,7 @@ static json_t *parse(const char *line)
 	json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, &e);
 
 	if (j == NULL)
-		fail_msg("not JSON (%s at %zu): %s", e.text, e.position, line);
+		fail_msg("not JSON (%s at %d): %s", e.text, e.position, line);
 	assert_true(json_is_object(j));
 	return j;
 }

@@ -2030,7 +2030,7 @@ static void test_key_refused(void **state)
 	assert_null(T.payer);
 	expect_contains(err, "[payout] dealer_key");
 	expect_contains(err, "belongs to address");
-	expect_lacks(err, OTHER_KEY + 2); /* never the secret */
+	expect_lacks(err, &OTHER_KEY[2]); /* never the secret */
 
 	unlink(T.key);
 	err[0] = '\0';
