@@ -408,8 +408,6 @@ void hj_cardlog_sink(void *ctx, const hj_event *ev)
 	hj_cardlog *cl = ctx;
 
 	hj_cardlog_event(cl, ev);
-	if (cl->tee)
-		cl->tee(cl->tee_ctx, ev);
 }
 
 int hj_cardlog_end(hj_cardlog *cl, const char **line, size_t *len)

@@ -11,6 +11,8 @@
  *	hj_table_apply_block(t, ..., hj_cardlog_sink, &cl);
  *	hj_cardlog_end(&cl, &line, &len);   (then one write of line[0..len))
  *
+ * hj_deal_block (deal.h) does exactly that for the daemon and the replay.
+ *
  * Formatting is by hand, not through a JSON library, so that key order,
  * spacing and number forms are fixed by this file alone: compact, keys in
  * the documented order, optional keys left out rather than null, amounts as
@@ -44,11 +46,6 @@ typedef struct hj_cardlog {
 	unsigned nevents; /* events written since begin */
 	uint8_t with_0x;  /* hashes and ids carry "0x" (EVM) */
 	uint8_t open;     /* between begin and end */
-	/* When set, hj_cardlog_sink passes every event on to tee(tee_ctx)
-	 * after writing it: the daemon records its effects in the same
-	 * pass.  NULL after init. */
-	hj_sink tee;
-	void *tee_ctx;
 } hj_cardlog;
 
 /* Prepares an empty log buffer; nothing is allocated until begin. */
@@ -75,7 +72,7 @@ int hj_cardlog_begin(hj_cardlog *cl, const char *chain, hj_family fam,
  */
 int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev);
 
-/* hj_cardlog_event as an hj_sink, then cl->tee; ctx is the hj_cardlog. */
+/* hj_cardlog_event as an hj_sink; ctx is the hj_cardlog. */
 void hj_cardlog_sink(void *ctx, const hj_event *ev);
 
 /*

@@ -4,7 +4,7 @@
  * Heights below `target` (tip - confirmations + 1) are final.  Batches of
  * blocks are fetched ahead (up to DEPTH requests in flight) and applied
  * strictly in height order as they arrive: parent hash checked, the engine
- * run through hj_replay_block (the same step as `hashjack replay`), the
+ * run through hj_deal_block (the same step as `hashjack replay`), the
  * lines appended to the card log, and the batch's effects, the open rounds
  * and the cursor committed in one SQLite transaction.  Everything runs in
  * loop callbacks, so a signal is handled between two batches: the block in
@@ -34,6 +34,7 @@
 #include <uv.h>
 
 #include "btc_backend.h"
+#include "deal.h"
 #include "evm_backend.h"
 #include "hex.h"
 #include "log.h"
@@ -41,7 +42,6 @@
 #include "notify.h"
 #include "payout_btc.h"
 #include "payout_evm.h"
-#include "replay.h"
 #include "rpc.h"
 #include "store.h"
 
@@ -332,8 +332,6 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		fatal(f, err);
 		return -1;
 	}
-	f->cl.tee = effects_sink;
-	f->cl.tee_ctx = &eff;
 	for (; done < b->n; done++) {
 		hj_chain_block *cb = &b->blocks[done];
 		hj_block hb;
@@ -348,9 +346,10 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		memcpy(hb.hash, cb->hash, 32);
 		memcpy(hb.parent, cb->parent, 32);
 		eff.height = cb->height;
-		if (hj_replay_block(f->table, &f->cl, f->be->ops->chain,
-		                    f->be->ops->family, &hb, cb->txs, cb->ntx,
-		                    &line, &len, err, sizeof err)) {
+		if (hj_deal_block(f->table, &f->cl, f->be->ops->chain,
+		                  f->be->ops->family, &hb, cb->txs, cb->ntx,
+		                  effects_sink, &eff, &line, &len, err,
+		                  sizeof err)) {
 			hj_store_rollback(f->store);
 			fatal(f, err);
 			return -1;
@@ -369,7 +368,6 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		memcpy(f->cur.hash, cb->hash, 32);
 		f->have_parent = 1;
 	}
-	f->cl.tee = NULL;
 	hjd_logfile_mark(&f->log, &f->cur);
 	if (hj_store_save_rounds(f->store, f->table, err, sizeof err) ||
 	    hjd_logfile_sync(&f->log, err, sizeof err) ||

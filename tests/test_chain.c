@@ -25,9 +25,9 @@
 
 #include "card.h"
 #include "cardlog.h"
+#include "deal.h"
 #include "evm.h"
 #include "hex.h"
-#include "replay.h"
 #include "rules.h"
 #include "table.h"
 
@@ -2161,8 +2161,24 @@ struct sblock {
 
 /*
  * Applies the blocks to a table with hj_cardlog_sink, and to a second
- * table through hj_replay_block: both must give exactly the wanted lines.
+ * table through hj_deal_block: both must give exactly the wanted lines, and
+ * the step's sink gets each event the line has, in the line's order.
  */
+struct seen {
+	hj_cardlog *cl; /* the step's line, being built */
+	unsigned n;
+};
+
+static void count_event(void *ctx, const hj_event *ev)
+{
+	struct seen *s = ctx;
+
+	(void)ev;
+	s->n++;
+	/* The line has the event before the sink sees it. */
+	assert_int_equal(s->cl->nevents, s->n);
+}
+
 static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 {
 	hj_table *t = hj_table_new(ru), *t2 = hj_table_new(ru);
@@ -2178,6 +2194,7 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 		hj_card card;
 		const char *l2 = NULL;
 		size_t len2 = 0;
+		struct seen seen = {.cl = &cl2};
 		char *line;
 		json_t *j;
 
@@ -2202,10 +2219,12 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 		free(line);
 		assert_int_equal(hj_table_count(t), b[i].open_after);
 
-		assert_int_equal(hj_replay_block(t2, &cl2, "evm", HJ_EVM, &hb,
-		                                 b[i].txs, b[i].ntx, &l2, &len2,
-		                                 err, sizeof err),
+		assert_int_equal(hj_deal_block(t2, &cl2, "evm", HJ_EVM, &hb,
+		                               b[i].txs, b[i].ntx, count_event,
+		                               &seen, &l2, &len2, err,
+		                               sizeof err),
 		                 0);
+		assert_int_equal(seen.n, cl2.nevents);
 		assert_int_equal(len2, strlen(b[i].want));
 		assert_memory_equal(l2, b[i].want, len2);
 	}

@@ -1,5 +1,5 @@
 /*
- * The JSON-RPC client (daemon/rpc.h) against an HTTP/1.1 server of our own
+ * The JSON-RPC client (chain/rpc.h) against an HTTP/1.1 server of our own
  * (http_fake.h) on the same libuv loop, bound to 127.0.0.1 on an ephemeral
  * port.  Each test gives the server a handler that decides, request by
  * request, what to answer (a reply, a late reply, nothing, half a reply, a

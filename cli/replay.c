@@ -27,7 +27,7 @@
 
 #include "btc.h"
 #include "btcsig.h"
-#include "card.h"
+#include "deal.h"
 #include "evm.h"
 #include "hex.h"
 #include "rules.h"
@@ -816,68 +816,6 @@ static int parse_doc(struct ctx *c, json_t *root, struct doc *d)
 	return check_repeats(c, d);
 }
 
-int hj_replay_block(hj_table *t, hj_cardlog *cl, const char *chain,
-                    hj_family fam, const hj_block *b, const hj_action *txs,
-                    size_t ntx, const char **line, size_t *len, char *err,
-                    size_t errlen)
-{
-	char hex[2 * 32 + 3];
-	hj_card card;
-	uint64_t last = 0;
-	int rc;
-
-	hj_hex_encode(b->hash, 32, 0, hex);
-	rc = hj_card_from_hash(hex, 64, &card, NULL, 0);
-	if (rc) {
-		snprintf(err, errlen, "block %" PRIu64 ": no card: %d",
-		         b->height, rc);
-		return rc;
-	}
-	rc = hj_cardlog_begin(cl, chain, fam, b->height, b->hash, b->parent,
-	                      &card);
-	if (rc) {
-		snprintf(err, errlen,
-		         "block %" PRIu64 ": cannot start its "
-		         "log line (%s)",
-		         b->height,
-		         rc == -EINVAL     ? "bad chain name or card"
-		         : rc == -EMSGSIZE ? "line limit too small"
-		                           : "out of memory");
-		return rc;
-	}
-	rc = hj_table_apply_block(t, b->height, &card, txs, ntx,
-	                          hj_cardlog_sink, cl);
-	if (rc == -EINVAL) {
-		if (hj_table_last_height(t, &last))
-			snprintf(err, errlen,
-			         "block %" PRIu64 " does not follow block "
-			         "%" PRIu64,
-			         b->height, last);
-		else
-			snprintf(err, errlen, "block %" PRIu64 " refused",
-			         b->height);
-		return rc;
-	}
-	if (rc) {
-		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
-		         b->height);
-		return rc;
-	}
-	rc = hj_cardlog_end(cl, line, len);
-	if (rc == -EMSGSIZE)
-		snprintf(err, errlen,
-		         "block %" PRIu64 ": log line longer than %zu bytes",
-		         b->height, cl->max);
-	else if (rc == -ENOMEM)
-		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
-		         b->height);
-	else if (rc)
-		snprintf(err, errlen,
-		         "block %" PRIu64 ": an event could not be logged",
-		         b->height);
-	return rc;
-}
-
 static int run(struct ctx *c, const struct doc *d, FILE *out)
 {
 	hj_table *t = NULL;
@@ -911,8 +849,9 @@ static int run(struct ctx *c, const struct doc *d, FILE *out)
 		const char *line;
 		size_t len;
 
-		rc = hj_replay_block(t, &cl, d->chain, d->fam, &rb->b, rb->txs,
-		                     rb->ntx, &line, &len, why, sizeof why);
+		rc = hj_deal_block(t, &cl, d->chain, d->fam, &rb->b, rb->txs,
+		                   rb->ntx, NULL, NULL, &line, &len, why,
+		                   sizeof why);
 		if (rc) {
 			snprintf(c->err, c->errlen, "%s: blocks[%zu]: %s",
 			         c->name, i, why);

@@ -4,10 +4,10 @@
  *   hashjack card [--json] HASH...   the card of block hashes, and why
  *   hashjack replay [FILE|-]         the block-to-card log of a replay document
  *   hashjack player SUBCOMMAND ...   the player's key and payloads on the
- *                                    Bitcoin family (daemon/player.c)
- *   hashjack ledger [OPTIONS]        the daemon's payouts (daemon/ledger.c)
+ *                                    Bitcoin family (cli/player.c)
+ *   hashjack ledger [OPTIONS]        the daemon's payouts (cli/ledger.c)
  *   hashjack status [OPTIONS]        the daemon's state: rounds, payouts,
- *                                    balance (daemon/status.c)
+ *                                    balance (cli/status.c)
  *
  * Exit codes follow sysexits(3), so scripts can tell a typo in the command
  * line from bad data from a missing file from a full disk.

@@ -2,7 +2,7 @@
  * `hashjack status` (see status.h; the format is in docs/CLI.md, the
  * schema in docs/STATE.md).
  *
- * Everything is read in one read transaction of hj_dbread (daemon/dbread.c,
+ * Everything is read in one read transaction of hj_dbread (cli/dbread.c,
  * shared with `hashjack ledger`), kept in memory, and printed once the
  * connection is closed.  The worst case of the open rounds is what the
  * daemon computes (hj_table_exposure): the round blobs are decoded by

@@ -2,7 +2,7 @@
  * `hashjack ledger` (see ledger.h; the formats are in docs/CLI.md, the
  * schema in docs/STATE.md).
  *
- * The database is read through daemon/dbread.c, which it shares with
+ * The database is read through cli/dbread.c, which it shares with
  * `hashjack status`: read-only, with no file created or removed beside it,
  * in one read transaction, started over while the daemon starts or stops.
  * Everything selected is kept in memory and printed only once the

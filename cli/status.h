@@ -7,7 +7,7 @@
  * and the payout transactions not yet settled.  As text or one JSON
  * object.
  *
- * The database is read the way `hashjack ledger` reads it (daemon/dbread.h):
+ * The database is read the way `hashjack ledger` reads it (cli/dbread.h):
  * read-only, nothing created beside it, safe while the daemon runs.
  *
  * Output goes to stdout and errors to stderr, one "hashjack: status: ..."

@@ -1,0 +1,87 @@
+/* Dealing one block (see deal.h). */
+#include "deal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "card.h"
+#include "hex.h"
+
+/* The card log first, then the caller's sink. */
+struct fan {
+	hj_cardlog *cl;
+	hj_sink sink;
+	void *ctx;
+};
+
+static void fan_out(void *arg, const hj_event *ev)
+{
+	struct fan *f = arg;
+
+	hj_cardlog_event(f->cl, ev);
+	if (f->sink)
+		f->sink(f->ctx, ev);
+}
+
+int hj_deal_block(hj_table *t, hj_cardlog *cl, const char *chain, hj_family fam,
+                  const hj_block *b, const hj_action *txs, size_t ntx,
+                  hj_sink sink, void *ctx, const char **line, size_t *len,
+                  char *err, size_t errlen)
+{
+	struct fan f = {.cl = cl, .sink = sink, .ctx = ctx};
+	char hex[2 * 32 + 3];
+	hj_card card;
+	uint64_t last = 0;
+	int rc;
+
+	hj_hex_encode(b->hash, 32, 0, hex);
+	rc = hj_card_from_hash(hex, 64, &card, NULL, 0);
+	if (rc) {
+		snprintf(err, errlen, "block %" PRIu64 ": no card: %d",
+		         b->height, rc);
+		return rc;
+	}
+	rc = hj_cardlog_begin(cl, chain, fam, b->height, b->hash, b->parent,
+	                      &card);
+	if (rc) {
+		snprintf(err, errlen,
+		         "block %" PRIu64 ": cannot start its "
+		         "log line (%s)",
+		         b->height,
+		         rc == -EINVAL     ? "bad chain name or card"
+		         : rc == -EMSGSIZE ? "line limit too small"
+		                           : "out of memory");
+		return rc;
+	}
+	rc = hj_table_apply_block(t, b->height, &card, txs, ntx, fan_out, &f);
+	if (rc == -EINVAL) {
+		if (hj_table_last_height(t, &last))
+			snprintf(err, errlen,
+			         "block %" PRIu64 " does not follow block "
+			         "%" PRIu64,
+			         b->height, last);
+		else
+			snprintf(err, errlen, "block %" PRIu64 " refused",
+			         b->height);
+		return rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
+		         b->height);
+		return rc;
+	}
+	rc = hj_cardlog_end(cl, line, len);
+	if (rc == -EMSGSIZE)
+		snprintf(err, errlen,
+		         "block %" PRIu64 ": log line longer than %zu bytes",
+		         b->height, cl->max);
+	else if (rc == -ENOMEM)
+		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
+		         b->height);
+	else if (rc)
+		snprintf(err, errlen,
+		         "block %" PRIu64 ": an event could not be logged",
+		         b->height);
+	return rc;
+}
