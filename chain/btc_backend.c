@@ -469,10 +469,10 @@ static const struct hj_backend_ops btc_ops = {
 };
 
 hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
-                               const char *dealer, char *err, size_t errlen)
+                               const hj_dealer *dealer, char *err,
+                               size_t errlen)
 {
 	struct btc *b = calloc(1, sizeof *b);
-	char why[200];
 
 	if (!b) {
 		snprintf(err, errlen, "out of memory");
@@ -486,12 +486,9 @@ hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
 		return NULL;
 	}
 	memcpy(b->coin, coin, strlen(coin) + 1);
-	if (hj_btc_address_script(dealer, b->script, &b->script_len, &b->hrp,
-	                          why, sizeof why)) {
-		snprintf(err, errlen, "dealer address %s: %s", dealer, why);
-		free(b);
-		return NULL;
-	}
+	memcpy(b->script, dealer->script, dealer->script_len);
+	b->script_len = dealer->script_len;
+	b->hrp = dealer->hrp;
 	b->secp = hj_secp_new(err, errlen);
 	if (!b->secp) {
 		free(b);

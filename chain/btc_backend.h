@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "backend.h"
+#include "dealer.h"
 #include "rpc.h"
 
 /*
@@ -17,11 +18,12 @@
  * that concerns the dealer normalised (chain/btc.h).  docs/BITCOIN.md
  * explains why raw blocks.
  *
- * coin is "bitcoin" or "litecoin"; dealer a segwit address.  rpc is
- * borrowed and must outlive the backend.  Returns NULL with the reason in
- * err (a bad address, out of memory).
+ * coin is "bitcoin" or "litecoin"; dealer a Bitcoin-family one, copied.
+ * rpc is borrowed and must outlive the backend.  Returns NULL with the
+ * reason in err (an unknown coin, out of memory).
  */
 hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
-                               const char *dealer, char *err, size_t errlen);
+                               const hj_dealer *dealer, char *err,
+                               size_t errlen);
 
 #endif

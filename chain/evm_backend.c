@@ -525,13 +525,13 @@ static const struct hj_backend_ops evm_ops = {
     .free = evm_free,
 };
 
-hj_backend *hj_evm_backend_new(hj_rpc *rpc, const uint8_t dealer[20])
+hj_backend *hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer)
 {
 	struct evm *e = calloc(1, sizeof *e);
 	if (!e)
 		return NULL;
 	e->base.ops = &evm_ops;
 	e->rpc = rpc;
-	memcpy(e->dealer, dealer, 20);
+	memcpy(e->dealer, dealer->addr, sizeof e->dealer);
 	return &e->base;
 }

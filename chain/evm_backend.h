@@ -3,6 +3,7 @@
 #define HJ_EVM_BACKEND_H
 
 #include "backend.h"
+#include "dealer.h"
 #include "rpc.h"
 
 /*
@@ -10,8 +11,9 @@
  * and eth_getTransactionReceipt for every transaction to the dealer (its
  * status decides whether anything moved; batched, one request per batch
  * of blocks that has any).
- * rpc is borrowed and must outlive the backend.  NULL on ENOMEM.
+ * rpc is borrowed and must outlive the backend; dealer (an EVM one) is
+ * copied.  NULL on ENOMEM.
  */
-hj_backend *hj_evm_backend_new(hj_rpc *rpc, const uint8_t dealer[20]);
+hj_backend *hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer);
 
 #endif

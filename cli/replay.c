@@ -28,6 +28,7 @@
 #include "btc.h"
 #include "btcsig.h"
 #include "deal.h"
+#include "dealer.h"
 #include "evm.h"
 #include "hex.h"
 #include "rules.h"
@@ -54,9 +55,7 @@ struct rblock {
 struct doc {
 	const char *chain;
 	hj_family fam;
-	uint8_t dealer[HJ_EVM_ADDR_LEN];     /* EVM */
-	uint8_t script[HJ_BTC_SCRIPT_MAX];   /* Bitcoin: the dealer's */
-	size_t script_len;                   /* scriptPubKey */
+	hj_dealer dealer;
 	uint8_t genesis[HJ_BTC_GENESIS_LEN]; /* Bitcoin, as displayed */
 	hj_rules rules;
 	struct rblock *blocks;
@@ -303,35 +302,29 @@ static int parse_chain(struct ctx *c, json_t *root, struct doc *d)
 }
 
 /*
- * Whether s could be a legacy base58 address (P2PKH, P2SH: 25 to 35
- * characters of the base58 alphabet), which bech32 decoding reports only
- * as "mixed case" or a bad character: worth a hint.
- */
-/*
  * EVM: a 20-byte address.  Bitcoin family: a segwit address of a known
  * prefix, kept as the scriptPubKey that outputs to the dealer carry.
+ * Parsed as the daemon's configuration parses it (hj_dealer_parse).
  */
 static int parse_dealer(struct ctx *c, json_t *root, struct doc *d)
 {
 	const json_t *v;
-	const char *s = NULL, *hrp = NULL;
+	const char *s = NULL;
 	size_t n = 0;
 	char why[160];
 	int rc;
 
-	if ((rc = member(c, root, "", "dealer", 1, &v)))
+	if ((rc = member(c, root, "", "dealer", 1, &v)) ||
+	    (rc = get_string(c, v, "dealer", &s, &n)))
 		return rc;
-	if (d->fam == HJ_EVM)
-		return get_hex(c, v, "dealer", "a 20-byte address",
-		               HJ_HEX_REQUIRED, d->dealer, 20);
-	if ((rc = get_string(c, v, "dealer", &s, &n)))
-		return rc;
-	if (strlen(s) != n)
+	if (d->fam == HJ_BITCOIN && strlen(s) != n)
 		return fail(c, "dealer", v,
 		            "is not an address: it holds a NUL");
-	if (hj_btc_address_script(s, d->script, &d->script_len, &hrp, why,
-	                          sizeof why))
-		return fail(c, "dealer", v, "is not a dealer address: %s", why);
+	if (hj_dealer_parse(d->fam, s, n, &d->dealer, why, sizeof why))
+		return fail(c, "dealer", v, "is not %s: %s",
+		            d->fam == HJ_EVM ? "a 20-byte address"
+		                             : "a dealer address",
+		            why);
 	return 0;
 }
 
@@ -529,7 +522,7 @@ static int parse_tx(struct ctx *c, json_t *tx, const char *path, struct doc *d,
 		if ((rc = get_hex(c, v, p, "a 20-byte address or null",
 		                  HJ_HEX_REQUIRED, to, 20)))
 			return rc;
-		to_dealer = memcmp(to, d->dealer, 20) == 0;
+		to_dealer = memcmp(to, d->dealer.addr, 20) == 0;
 	}
 	subpath(p, path, "value");
 	if ((rc = member(c, tx, path, "value", 1, &v)) ||
@@ -636,8 +629,8 @@ static int parse_btc_tx(struct ctx *c, const json_t *v, const char *path,
 		shown[k] = txid[HJ_BTC_HASH_LEN - 1 - k];
 	if ((rc = add_ref(c, d, shown, blk, j)))
 		return rc;
-	rc = hj_btc_action(&tx, d->script, d->script_len, (uint32_t)j, &a, why,
-	                   sizeof why);
+	rc = hj_btc_action(&tx, d->dealer.script, d->dealer.script_len,
+	                   (uint32_t)j, &a, why, sizeof why);
 	if (rc < 0)
 		return fail(c, path, v, "cannot be played: %s", why);
 	if (rc == 1)

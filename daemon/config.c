@@ -28,9 +28,7 @@
 #include <ini.h>
 
 #include "amount.h"
-#include "btc.h"
 
-#define DEFAULT_FAMILY    "evm"
 #define DEFAULT_RPC_URL   "http://127.0.0.1:8545"
 #define BITCOIN_RPC_URL   "http://127.0.0.1:8332"
 #define LITECOIN_RPC_URL  "http://127.0.0.1:9332"
@@ -172,11 +170,15 @@ static int set_unsigned(unsigned *dst, const char *v, uint64_t lo, uint64_t hi,
 
 static int set_family(hjd_config *c, const char *v, char *why, size_t n)
 {
-	if (strcmp(v, "evm") != 0 && strcmp(v, "bitcoin") != 0) {
+	if (strcmp(v, "evm") == 0) {
+		c->family = HJ_EVM;
+	} else if (strcmp(v, "bitcoin") == 0) {
+		c->family = HJ_BITCOIN;
+	} else {
 		snprintf(why, n, "unknown family (evm or bitcoin)");
 		return -EINVAL;
 	}
-	return set_str(&c->family, v, 0);
+	return 0;
 }
 
 static int set_rpc_url(hjd_config *c, const char *v, char *why, size_t n)
@@ -293,59 +295,27 @@ static int set_start_height(hjd_config *c, const char *v, char *why, size_t n)
 	return r;
 }
 
-static int is_hex(char ch)
-{
-	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') ||
-	       (ch >= 'A' && ch <= 'F');
-}
-
-/* 0 when v is an EVM address: "0x" and 40 hex digits, either case. */
-static int check_evm_address(const char *v, char *why, size_t n)
-{
-	size_t i;
-
-	if (strncmp(v, "0x", 2) != 0)
-		goto bad;
-	for (i = 2; v[i] != '\0'; i++)
-		if (!is_hex(v[i]))
-			goto bad;
-	if (i != 42)
-		goto bad;
-	return 0;
-bad:
-	snprintf(why, n, "not an EVM address (0x and 40 hex digits)");
-	return -EINVAL;
-}
-
-static int family_is_evm(const hjd_config *c)
-{
-	return c->family == NULL || strcmp(c->family, "evm") == 0;
-}
+/* An EVM address that does not parse, whatever the hex decoder found. */
+#define NOT_EVM_ADDRESS "not an EVM address (0x and 40 hex digits)"
 
 static int set_address(hjd_config *c, const char *v, char *why, size_t n)
 {
-	int r;
-
 	/*
 	 * Checked by the family known now; finish() checks again by the final
 	 * family, since an override may change it after this line.
 	 */
-	if (family_is_evm(c)) {
-		r = check_evm_address(v, why, n);
-		if (r < 0)
-			return r;
+	if (c->family == HJ_EVM) {
+		hj_dealer d;
+
+		if (hj_dealer_parse(HJ_EVM, v, strlen(v), &d, why, n) < 0) {
+			snprintf(why, n, NOT_EVM_ADDRESS);
+			return -EINVAL;
+		}
 	} else if (v[0] == '\0') {
 		snprintf(why, n, "empty value");
 		return -EINVAL;
 	}
-	r = set_str(&c->dealer, v, 0);
-	if (r == 0 && family_is_evm(c)) {
-		/* The chain adapter compares addresses in lower case. */
-		for (char *p = c->dealer; *p; p++)
-			if (*p >= 'A' && *p <= 'F')
-				*p = (char)(*p - 'A' + 'a');
-	}
-	return r;
+	return set_str(&c->address, v, 0);
 }
 
 static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
@@ -673,8 +643,7 @@ static void show_value(int id, const char *v, char *buf, size_t n)
 void hjd_config_init(hjd_config *c)
 {
 	memset(c, 0, sizeof *c);
-	/* A failed strdup leaves NULL; finish() fills it or says so. */
-	c->family = strdup(DEFAULT_FAMILY);
+	c->family = HJ_EVM;
 	/* rpc_url NULL: finish() fills the family's and coin's default. */
 	c->rpc_timeout_ms = 30000;
 	c->rpc_max_response = (size_t)64 * 1024 * 1024;
@@ -698,14 +667,13 @@ void hjd_config_free(hjd_config *c)
 {
 	if (c == NULL)
 		return;
-	free(c->family);
 	free(c->coin);
 	free(c->rpc_url);
 	free(c->rpc_cookie_file);
 	free(c->rpc_user);
 	free(c->rpc_password);
 	free(c->rpc_bearer);
-	free(c->dealer);
+	free(c->address);
 	free(c->payout_wallet);
 	free(c->dealer_key);
 	free(c->state_dir);
@@ -1142,10 +1110,7 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		errlen = sizeof none;
 	}
 	err[0] = '\0';
-	r = fill_str(&c->family, DEFAULT_FAMILY, err, errlen);
-	if (r < 0)
-		return r;
-	evm = family_is_evm(c);
+	evm = c->family == HJ_EVM;
 	if (evm && c->coin) {
 		snprintf(err, errlen,
 		         "[chain] coin = %s: only for family = bitcoin",
@@ -1250,29 +1215,24 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		return -EINVAL;
 	}
 
-	if (c->dealer == NULL) {
+	if (c->address == NULL) {
 		snprintf(err, errlen,
 		         "[dealer] address: required (the address players "
 		         "send their actions to)");
 		return -EINVAL;
 	}
-	if (evm && check_evm_address(c->dealer, why, sizeof why) < 0) {
-		show(c->dealer, strlen(c->dealer), shown, sizeof shown);
+	/* The one place the address is parsed: everything after uses
+	 * c->dealer.  EVM's reason is the key's own sentence, as when the
+	 * line was read. */
+	if (hj_dealer_parse(c->family, c->address, strlen(c->address),
+	                    &c->dealer, why, sizeof why) < 0) {
+		if (evm)
+			snprintf(why, sizeof why, NOT_EVM_ADDRESS);
+		show(c->address, strlen(c->address), shown, sizeof shown);
 		snprintf(err, errlen, "[dealer] address = %s: %s", shown, why);
 		return -EINVAL;
 	}
 	if (!evm) {
-		uint8_t script[HJ_BTC_SCRIPT_MAX];
-		size_t len;
-		const char *hrp;
-
-		if (hj_btc_address_script(c->dealer, script, &len, &hrp, why,
-		                          sizeof why) < 0) {
-			show(c->dealer, strlen(c->dealer), shown, sizeof shown);
-			snprintf(err, errlen, "[dealer] address = %s: %s",
-			         shown, why);
-			return -EINVAL;
-		}
 		/* Outputs carry 64-bit values: so does every stake. */
 		if (c->rules.max_bet > UINT64_MAX) {
 			snprintf(err, errlen,

@@ -12,15 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dealer.h"
+#include "payload.h"
 #include "rules.h"
 
 typedef struct hjd_config {
 	/* [chain] */
-	char *family;   /* "evm" (default) or "bitcoin" */
-	char *coin;     /* Bitcoin family: "bitcoin" or "litecoin" */
-	char *rpc_url;  /* default by family and coin: http://127.0.0.1:8545
-	                   (EVM), :8332 (bitcoin), :9332 (litecoin) */
-	char *rpc_user; /* basic auth, NULL when unset */
+	hj_family family; /* HJ_EVM (default) or HJ_BITCOIN */
+	char *coin;       /* Bitcoin family: "bitcoin" or "litecoin" */
+	char *rpc_url;    /* default by family and coin: http://127.0.0.1:8545
+	                     (EVM), :8332 (bitcoin), :9332 (litecoin) */
+	char *rpc_user;   /* basic auth, NULL when unset */
 	char *rpc_password;
 	char *rpc_bearer;          /* bearer token, NULL when unset */
 	char *rpc_cookie_file;     /* Bitcoin Core-style cookie; Bitcoin
@@ -34,8 +36,10 @@ typedef struct hjd_config {
 	uint64_t start_height; /* valid when start_height_set */
 	int start_height_set;  /* unset: the tip at first start */
 	/* [dealer] */
-	char *dealer; /* required; EVM: 0x + 40 hex, stored lower;
-	                 Bitcoin family: a segwit address */
+	char *address;    /* required: the text as configured */
+	hj_dealer dealer; /* the address parsed by finish(): EVM 0x + 40
+	                     hex (text in lower case), Bitcoin family a
+	                     segwit address of a known prefix */
 	/* [rules] */
 	hj_rules rules; /* preset (default bethash), min_bet and
 	                   max_bet required, timeout_blocks default

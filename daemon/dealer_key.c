@@ -298,35 +298,16 @@ out:
 	return rc;
 }
 
-int hj_dealer_addr_parse(const char *text, uint8_t addr[HJ_EVM_ADDR_LEN],
-                         char *err, size_t errlen)
-{
-	char why[128];
-
-	if (text == NULL ||
-	    hj_hex_decode_exact(text, strlen(text), HJ_HEX_REQUIRED, addr,
-	                        HJ_EVM_ADDR_LEN, why, sizeof why) != 0) {
-		SAY("dealer address \"%s\": %s (expected 0x and 40 hex "
-		    "digits)",
-		    text != NULL ? text : "", text != NULL ? why : "missing");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int hj_dealer_key_load(const hj_secp *ctx, const char *source,
-                       const char *expected, uint8_t sk[HJ_EVM_SECKEY_LEN],
+                       const uint8_t expected[HJ_EVM_ADDR_LEN],
+                       uint8_t sk[HJ_EVM_SECKEY_LEN],
                        uint8_t addr[HJ_EVM_ADDR_LEN], char *err, size_t errlen)
 {
-	uint8_t want[HJ_EVM_ADDR_LEN], have[HJ_EVM_ADDR_LEN];
+	uint8_t have[HJ_EVM_ADDR_LEN];
 	char want_s[2 * HJ_EVM_ADDR_LEN + 3], have_s[2 * HJ_EVM_ADDR_LEN + 3];
 	struct where w;
 	int rc;
 
-	/* The configuration is checked before the secret is touched. */
-	rc = hj_dealer_addr_parse(expected, want, err, errlen);
-	if (rc)
-		return rc;
 	rc = hj_dealer_key_read(ctx, source, sk, err, errlen);
 	if (rc)
 		return rc;
@@ -334,9 +315,9 @@ int hj_dealer_key_load(const hj_secp *ctx, const char *source,
 	rc = hj_evm_address(ctx, sk, have, err, errlen);
 	if (rc)
 		goto fail;
-	if (memcmp(have, want, HJ_EVM_ADDR_LEN) != 0) {
+	if (memcmp(have, expected, HJ_EVM_ADDR_LEN) != 0) {
 		hj_hex_encode(have, HJ_EVM_ADDR_LEN, 1, have_s);
-		hj_hex_encode(want, HJ_EVM_ADDR_LEN, 1, want_s);
+		hj_hex_encode(expected, HJ_EVM_ADDR_LEN, 1, want_s);
 		/* Resolved again for the message only: it worked above. */
 		if (hj_dealer_key_path(source, w.path, sizeof w.path, NULL, 0))
 			w.path[0] = '\0';

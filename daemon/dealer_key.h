@@ -59,22 +59,15 @@ int hj_dealer_key_read(const hj_secp *ctx, const char *source,
                        uint8_t sk[HJ_EVM_SECKEY_LEN], char *err, size_t errlen);
 
 /*
- * Parses an address as configured: "0x" then 40 hex digits in any case (no
- * EIP-55 checksum check).  Returns 0, or -EINVAL with err.
- */
-int hj_dealer_addr_parse(const char *text, uint8_t addr[HJ_EVM_ADDR_LEN],
-                         char *err, size_t errlen);
-
-/*
  * hj_dealer_key_read, then derives the key's address and compares it with
- * expected (as hj_dealer_addr_parse reads it).  On success sk holds the
- * key and addr (may be NULL) its address.  Returns 0, or the errors of
- * hj_dealer_key_read, or -EINVAL with err for an unreadable expected
- * address or one that differs from the key's (both named).  sk is wiped
- * on error.
+ * expected (the configured dealer's, hj_dealer.addr).  On success sk holds
+ * the key and addr (may be NULL) its address.  Returns 0, or the errors of
+ * hj_dealer_key_read, or -EINVAL with err for an address that differs from
+ * the key's (both named).  sk is wiped on error.
  */
 int hj_dealer_key_load(const hj_secp *ctx, const char *source,
-                       const char *expected, uint8_t sk[HJ_EVM_SECKEY_LEN],
+                       const uint8_t expected[HJ_EVM_ADDR_LEN],
+                       uint8_t sk[HJ_EVM_SECKEY_LEN],
                        uint8_t addr[HJ_EVM_ADDR_LEN], char *err, size_t errlen);
 
 #endif

@@ -1,51 +1,43 @@
 /*
- * Following the chain.
+ * Following the chain: fetch -> deal -> commit.
  *
  * Heights below `target` (tip - confirmations + 1) are final.  Batches of
- * blocks are fetched ahead (up to DEPTH requests in flight) and applied
- * strictly in height order as they arrive: parent hash checked, the engine
- * run through hj_deal_block (the same step as `hashjack replay`), the
- * lines appended to the card log, and the batch's effects, the open rounds
- * and the cursor committed in one SQLite transaction.  Everything runs in
- * loop callbacks, so a signal is handled between two batches: the block in
- * hand is always finished.
+ * blocks are fetched ahead (up to HJD_FOLLOWER_DEPTH requests in flight) and
+ * applied strictly in height order as they arrive: parent hash checked, each
+ * block dealt by hj_deal_block (the same step as `hashjack replay`), whose
+ * events also reach effects_sink here: the rows hj_effects_of says each leaves
+ * are written to the store.  The lines are appended to the card log, and
+ * the batch's effects, the open rounds and the cursor committed in one
+ * SQLite transaction.  Everything runs in loop callbacks, so a stop is
+ * handled between two batches: the block in hand is always finished.
  *
  * Any failure after the engine has moved on (a store or log write) is
  * fatal: the process exits and a restart resumes from the last commit,
  * cutting the card log back to it.
  *
- * With [payout] wallet set, the payer (payout_btc.h) is kicked after every
- * commit: the payouts a committed batch created are final (their blocks
- * are), so they may be paid at once.  Kicks start only once the state was
- * checked to be this chain's (on_identity) and the tip is known.
+ * The payer, when there is one, is kicked after every commit: the payouts
+ * a committed batch created are final (their blocks are), so they may be
+ * paid at once.  Kicks start only once the state was checked to be this
+ * chain's (on_identity) and the tip is known.
+ *
+ * What the follower is given (the store, the table, the node's client and
+ * backend, the payer) is built by hashjackd.c, which also handles signals.
  */
 #include "follower.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <uv.h>
 
-#include "btc_backend.h"
 #include "deal.h"
-#include "evm_backend.h"
+#include "effects.h"
 #include "hex.h"
 #include "log.h"
 #include "logfile.h"
 #include "notify.h"
-#include "payout_btc.h"
-#include "payout_evm.h"
-#include "rpc.h"
-#include "store.h"
 
-#define DEPTH        3
 #define RETRY_MIN_MS 250
 #define RETRY_MAX_MS 10000
 
@@ -58,21 +50,19 @@ struct batch {
 	hj_chain_block *blocks; /* deep copies once ready */
 };
 
-typedef struct hjd_follower {
+struct hjd_follower {
 	const hjd_config *cfg;
-	uv_loop_t loop;
-	hj_rpc *rpc;
-	hj_backend *be;
-	hj_store *store;
-	hj_table *table;
-	hjd_payer *payer;         /* [payout] wallet set: pays what is owed */
-	hjd_evm_payer *evm_payer; /* [payout] dealer_key set */
-	int payer_ready; /* the state is this chain's: paying may start */
+	uv_loop_t *loop;
+	hj_rpc *rpc;      /* owned: closed at stop */
+	hj_backend *be;   /* owned: freed once rpc is closed */
+	hj_store *store;  /* borrowed */
+	hj_table *table;  /* borrowed */
+	hjd_payer *payer; /* owned, NULL when payouts are only recorded */
+	int payer_ready;  /* the state is this chain's: paying may start */
 	hjd_logfile log;
 	hj_cardlog cl;
 	hj_cursor cur;
 	int have_parent; /* cur.hash is a real block's hash */
-	char identity[64];
 
 	uint64_t tip, target; /* target: first height not yet final */
 	int have_tip;
@@ -81,11 +71,12 @@ typedef struct hjd_follower {
 	unsigned inflight;
 	unsigned retry_ms;
 
-	uv_timer_t poll, retry, watchdog;
-	uv_signal_t sigterm, sigint, sighup;
-	int ready_sent, stopping, exit_code, handles_open;
+	uv_timer_t poll, retry;
+	int ready_sent, stopping, exit_code;
+	void (*on_stop)(void *arg);
+	void *stop_arg;
 	uint64_t status_at; /* loop time of the last STATUS= */
-} hjd_follower;
+};
 
 static void stop(hjd_follower *f, int code);
 static void pump(hjd_follower *f);
@@ -96,13 +87,10 @@ static void payer_kick(hjd_follower *f)
 {
 	if (!f->payer_ready || !f->have_tip)
 		return;
-	if (f->payer)
-		hjd_payer_kick(f->payer, f->cur.height, f->tip);
-	if (f->evm_payer)
-		hjd_evm_payer_kick(f->evm_payer, f->cur.height, f->tip);
+	hjd_payer_kick(f->payer, f->cur.height, f->tip);
 }
 
-/* ---- effects of events on the store ---- */
+/* ---- what each event leaves: a journal line, store rows ---- */
 
 struct effects {
 	hjd_follower *f;
@@ -110,25 +98,6 @@ struct effects {
 	int rc;
 	char err[320];
 };
-
-static void id_hex(const hj_id *id, char *out)
-{
-	hj_hex_encode(id->b, id->len, 0, out);
-}
-
-static const char *outcome_of(hj_ev t)
-{
-	switch (t) {
-	case HJ_EV_ACTION:
-		return "accepted";
-	case HJ_EV_REJECT:
-		return "rejected";
-	case HJ_EV_DEPOSIT:
-		return "deposit";
-	default:
-		return "ignored";
-	}
-}
 
 static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
 {
@@ -185,97 +154,33 @@ static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
 	}
 }
 
-/*
- * Who a refund goes to: the sender (EVM `from`, a Bitcoin Bet's key P);
- * else, on the Bitcoin family, the key of the round the action named;
- * else nobody known: the payout is recorded unattributed (no recipient),
- * with its txid (protocol v1, section 5).
- */
-static const hj_id *refund_to(const hj_event *ev)
-{
-	if (ev->tx->sender.len > 0)
-		return &ev->tx->sender;
-	if (ev->round)
-		return &ev->round->player;
-	return NULL;
-}
-
+/* The step's sink (hj_deal_block): the event's journal line, then the
+ * rows it leaves (effects.h) in the block's transaction.  The first failed
+ * write is kept in e->rc; apply_batch stops on it. */
 static void effects_sink(void *ctx, const hj_event *ev)
 {
 	struct effects *e = ctx;
 	hj_store *st = e->f->store;
-	char a[65], pid[160];
+	hj_effects out;
 
 	if (e->rc)
 		return;
 	log_event(e->f, e->height, ev);
-	switch (ev->type) {
-	case HJ_EV_ACTION:
-	case HJ_EV_REJECT:
-	case HJ_EV_DEPOSIT:
-	case HJ_EV_IGNORED:
-		e->rc = hj_store_add_tx(
-		    st, e->height, ev->tx, outcome_of(ev->type), ev->reason,
-		    ev->round ? &ev->round->id : NULL, e->err, sizeof e->err);
-		if (e->rc || ev->type != HJ_EV_REJECT || ev->amount == 0)
-			return;
-		id_hex(&ev->tx->txid, a);
-		snprintf(pid, sizeof pid, "refund:%s", a);
-		e->rc = hj_store_add_payout(
-		    st,
-		    &(hj_payout){.id = pid,
-		                 .kind = "refund",
-		                 .round = ev->round ? &ev->round->id : NULL,
-		                 .hand = -1,
-		                 .txid = &ev->tx->txid,
-		                 .recipient = refund_to(ev),
-		                 .amount = ev->amount,
-		                 .height = e->height},
-		    e->err, sizeof e->err);
-		return;
-	case HJ_EV_SETTLE: {
-		const hj_round *r = ev->round;
-		id_hex(&r->id, a);
-		for (int i = 0; i < r->nhands && !e->rc; i++) {
-			if (ev->settle->ret[i] == 0)
-				continue;
-			snprintf(pid, sizeof pid, "return:%s:%d", a, i);
-			e->rc = hj_store_add_payout(
-			    st,
-			    &(hj_payout){.id = pid,
-			                 .kind = "return",
-			                 .round = &r->id,
-			                 .hand = i,
-			                 .recipient = &r->player,
-			                 .amount = ev->settle->ret[i],
-			                 .height = e->height},
-			    e->err, sizeof e->err);
-		}
-		if (!e->rc && ev->settle->ins_ret) {
-			snprintf(pid, sizeof pid, "insurance:%s", a);
-			e->rc = hj_store_add_payout(
-			    st,
-			    &(hj_payout){.id = pid,
-			                 .kind = "insurance",
-			                 .round = &r->id,
-			                 .hand = -1,
-			                 .recipient = &r->player,
-			                 .amount = ev->settle->ins_ret,
-			                 .height = e->height},
-			    e->err, sizeof e->err);
-		}
-		return;
-	}
-	default:
-		return;
-	}
+	hj_effects_of(ev, e->height, &out);
+	if (out.has_tx)
+		e->rc = hj_store_add_tx(st, e->height, out.tx.tx,
+		                        out.tx.outcome, out.tx.reason,
+		                        out.tx.round, e->err, sizeof e->err);
+	for (size_t i = 0; i < out.npayouts && !e->rc; i++)
+		e->rc = hj_store_add_payout(st, &out.payouts[i], e->err,
+		                            sizeof e->err);
 }
 
 /* ---- status ---- */
 
 static void status(hjd_follower *f, int force)
 {
-	uint64_t now = uv_now(&f->loop);
+	uint64_t now = uv_now(f->loop);
 	char msg[1800], sum[HJ_AMOUNT_STRLEN], err[160], pay[1400];
 	char expo[HJ_AMOUNT_STRLEN];
 	uint64_t count = 0;
@@ -286,8 +191,6 @@ static void status(hjd_follower *f, int force)
 	f->status_at = now;
 	if (f->payer) {
 		hjd_payer_status(f->payer, pay, sizeof pay);
-	} else if (f->evm_payer) {
-		hjd_evm_payer_status(f->evm_payer, pay, sizeof pay);
 	} else {
 		if (hj_store_owed(f->store, &count, &owed, err, sizeof err))
 			snprintf(sum, sizeof sum, "?");
@@ -496,13 +399,13 @@ static void fetch(hjd_follower *f, struct batch *b)
 
 static void on_poll(uv_timer_t *t);
 
-/* Keeps DEPTH batches in flight while final blocks remain; when caught up,
- * says READY=1 once and polls the tip. */
+/* Keeps HJD_FOLLOWER_DEPTH batches in flight while final blocks remain; when
+ * caught up, says READY=1 once and polls the tip. */
 static void pump(hjd_follower *f)
 {
 	if (f->stopping)
 		return;
-	while (f->inflight < DEPTH && f->next_fetch < f->target) {
+	while (f->inflight < HJD_FOLLOWER_DEPTH && f->next_fetch < f->target) {
 		uint64_t left = f->target - f->next_fetch;
 		struct batch *b = calloc(1, sizeof *b);
 		if (!b) {
@@ -698,11 +601,10 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		uv_timer_start(&f->retry, identity_again, RETRY_MAX_MS, 0);
 		return;
 	}
-	snprintf(f->identity, sizeof f->identity, "%s", identity);
 	hjd_config_rules_str(f->cfg, rules, sizeof rules);
 	hj_store_meta m = {.family = f->be->ops->chain,
 	                   .chain = identity,
-	                   .dealer = f->cfg->dealer,
+	                   .dealer = f->cfg->dealer.text,
 	                   .rules = rules};
 	rc = hj_store_check_meta(f->store, &m, err, sizeof err);
 	if (rc) {
@@ -711,7 +613,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		return;
 	}
 	hjd_log(HJD_LOG_NOTICE, "chain %s, dealer %s, rules %s", identity,
-	        f->cfg->dealer, rules);
+	        f->cfg->dealer.text, rules);
 	/* The state is this chain's: what it owes may be paid (kicked once
 	 * the tip is known). */
 	f->payer_ready = 1;
@@ -735,90 +637,13 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		fatal(f, "out of memory");
 }
 
-/* ---- signals, watchdog, shutdown ---- */
-
-static void on_signal(uv_signal_t *s, int signum)
-{
-	hjd_follower *f = s->data;
-	char err[400];
-
-	if (signum == SIGHUP) {
-		/* logrotate moved the file: continue in a new one and commit
-		 * its identity at once, so a crash cannot confuse the two. */
-		if (f->log.fd < 0)
-			return;
-		if (hjd_logfile_reopen(&f->log, err, sizeof err)) {
-			hjd_log(HJD_LOG_ERR,
-			        "SIGHUP: %s; still writing to the "
-			        "old file",
-			        err);
-			return;
-		}
-		hjd_logfile_mark(&f->log, &f->cur);
-		if (hj_store_begin(f->store, err, sizeof err) ||
-		    hj_store_set_cursor(f->store, &f->cur, err, sizeof err) ||
-		    hj_store_commit(f->store, err, sizeof err)) {
-			hj_store_rollback(f->store);
-			fatal(f, err);
-			return;
-		}
-		hjd_log(HJD_LOG_NOTICE, "card log reopened: %s", f->log.path);
-		return;
-	}
-	hjd_log(HJD_LOG_NOTICE, "%s: stopping after block %" PRIu64,
-	        signum == SIGTERM ? "SIGTERM" : "SIGINT", f->cur.height);
-	stop(f, 0);
-}
-
-static void on_watchdog(uv_timer_t *t)
-{
-	(void)t;
-	hjd_notify("WATCHDOG=1");
-}
-
-static void on_closed(uv_handle_t *h)
-{
-	hjd_follower *f = h->data;
-	f->handles_open--;
-}
-
-static void close_handle(hjd_follower *f, uv_handle_t *h)
-{
-	if (!uv_is_closing(h)) {
-		h->data = f;
-		uv_close(h, on_closed);
-	}
-}
+/* ---- stopping ---- */
 
 static void on_payer_closed(void *arg)
 {
 	hjd_follower *f = arg;
 
 	f->payer = NULL;
-}
-
-static void on_evm_payer_closed(void *arg)
-{
-	hjd_follower *f = arg;
-
-	f->evm_payer = NULL;
-}
-
-static hj_amount payer_exposure(void *arg)
-{
-	hjd_follower *f = arg;
-
-	return hj_table_exposure(f->table);
-}
-
-static void on_payer_status(void *arg)
-{
-	status(arg, 1);
-}
-
-static void on_payer_fatal(void *arg, const char *msg)
-{
-	fatal(arg, msg);
 }
 
 static void on_rpc_closed(void *arg)
@@ -844,227 +669,110 @@ static void stop(hjd_follower *f, int code)
 	f->stopping = 1;
 	f->exit_code = code;
 	hjd_notify("STOPPING=1");
-	close_handle(f, (uv_handle_t *)&f->poll);
-	close_handle(f, (uv_handle_t *)&f->retry);
-	close_handle(f, (uv_handle_t *)&f->watchdog);
-	close_handle(f, (uv_handle_t *)&f->sigterm);
-	close_handle(f, (uv_handle_t *)&f->sigint);
-	close_handle(f, (uv_handle_t *)&f->sighup);
+	uv_close((uv_handle_t *)&f->poll, NULL);
+	uv_close((uv_handle_t *)&f->retry, NULL);
 	if (f->payer)
 		hjd_payer_close(f->payer, on_payer_closed, f);
-	if (f->evm_payer)
-		hjd_evm_payer_close(f->evm_payer, on_evm_payer_closed, f);
 	if (f->rpc)
 		hj_rpc_close(f->rpc, on_rpc_closed, f);
+	if (f->on_stop)
+		f->on_stop(f->stop_arg);
 }
 
-static int parse_dealer(const char *s, uint8_t out[20])
+/* ---- the interface ---- */
+
+hjd_follower *hjd_follower_new(const hjd_follower_opts *o)
 {
-	return hj_hex_decode_exact(s, strlen(s), HJ_HEX_REQUIRED, out, 20, NULL,
-	                           0);
+	hjd_follower *f = calloc(1, sizeof *f);
+
+	if (f == NULL)
+		return NULL;
+	f->cfg = o->cfg;
+	f->loop = o->loop;
+	f->store = o->store;
+	f->table = o->table;
+	f->rpc = o->rpc;
+	f->be = o->be;
+	f->on_stop = o->on_stop;
+	f->stop_arg = o->stop_arg;
+	f->log.fd = -1;
+	f->retry_ms = RETRY_MIN_MS;
+	hj_cardlog_init(&f->cl);
+	uv_timer_init(f->loop, &f->poll);
+	uv_timer_init(f->loop, &f->retry);
+	f->poll.data = f->retry.data = f;
+	return f;
 }
 
-static void on_retry_log(void *arg, const char *what, unsigned attempt,
-                         unsigned delay_ms)
+void hjd_follower_set_payer(hjd_follower *f, hjd_payer *p)
 {
-	(void)arg;
-	hjd_log(attempt >= 3 ? HJD_LOG_WARNING : HJD_LOG_INFO,
-	        "node: %s (attempt %u); retrying in %u ms", what, attempt,
-	        delay_ms);
+	f->payer = p;
 }
 
-static int mkdir_p(const char *dir)
+void hjd_follower_start(hjd_follower *f)
 {
-	char path[4096];
-	size_t n = strlen(dir);
-
-	if (n == 0 || n >= sizeof path)
-		return -ENAMETOOLONG;
-	memcpy(path, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		char c = path[i];
-		path[i] = '\0';
-		if (mkdir(path, 0700) != 0 && errno != EEXIST)
-			return -errno;
-		path[i] = c;
-	}
-	return 0;
+	if (f->be->ops->identity(f->be, on_identity, f))
+		fatal(f, "out of memory");
 }
 
-/* SIGTERM or SIGINT before the loop's handlers exist (the first
- * milliseconds: opening the store, the lock): remembered, then acted on as
- * soon as they do, so that an early stop still exits 0. */
-static volatile sig_atomic_t early_signal;
-
-static void on_early_signal(int signum)
+void hjd_follower_stop(hjd_follower *f, const char *cause)
 {
-	early_signal = signum;
+	if (f->stopping)
+		return;
+	hjd_log(HJD_LOG_NOTICE, "%s: stopping after block %" PRIu64, cause,
+	        f->cur.height);
+	stop(f, 0);
 }
 
-void hjd_catch_early_signals(void)
+void hjd_follower_fail(hjd_follower *f, int code)
 {
-	struct sigaction early = {.sa_handler = on_early_signal};
-
-	sigemptyset(&early.sa_mask);
-	sigaction(SIGTERM, &early, NULL);
-	sigaction(SIGINT, &early, NULL);
+	stop(f, code);
 }
 
-int hjd_follow(const hjd_config *cfg)
+/* logrotate moved the file: continue in a new one and commit its identity
+ * at once, so a crash cannot confuse the two. */
+void hjd_follower_reopen_log(hjd_follower *f)
 {
-	hjd_follower f;
-	char err[512], dbpath[4200];
-	uint8_t dealer[20];
-	hj_rpc_opts o;
-	int rc, lockfd;
+	char err[400];
 
-	hjd_catch_early_signals();
-	memset(&f, 0, sizeof f);
-	f.cfg = cfg;
-	f.log.fd = -1;
-	f.retry_ms = RETRY_MIN_MS;
-	hj_cardlog_init(&f.cl);
-	if (strcmp(cfg->family, "evm") == 0 &&
-	    parse_dealer(cfg->dealer, dealer)) {
-		hjd_log(HJD_LOG_ERR, "dealer address %s is not an EVM address",
-		        cfg->dealer);
-		return HJD_EXIT_FAILURE;
+	if (f->stopping || f->log.fd < 0)
+		return;
+	if (hjd_logfile_reopen(&f->log, err, sizeof err)) {
+		hjd_log(HJD_LOG_ERR,
+		        "SIGHUP: %s; still writing to the old file", err);
+		return;
 	}
-	rc = mkdir_p(cfg->state_dir);
-	if (rc) {
-		hjd_log(HJD_LOG_ERR, "state directory %s: %s", cfg->state_dir,
-		        strerror(-rc));
-		return HJD_EXIT_FAILURE;
+	hjd_logfile_mark(&f->log, &f->cur);
+	if (hj_store_begin(f->store, err, sizeof err) ||
+	    hj_store_set_cursor(f->store, &f->cur, err, sizeof err) ||
+	    hj_store_commit(f->store, err, sizeof err)) {
+		hj_store_rollback(f->store);
+		fatal(f, err);
+		return;
 	}
-	/* One daemon per state directory: a second one would deal the same
-	 * blocks twice into the same card log. */
-	snprintf(dbpath, sizeof dbpath, "%s/hashjackd.lock", cfg->state_dir);
-	lockfd = open(dbpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB) != 0) {
-		hjd_log(HJD_LOG_ERR, "state directory %s: %s", cfg->state_dir,
-		        errno == EWOULDBLOCK ? "another hashjackd is using it"
-		                             : strerror(errno));
-		if (lockfd >= 0)
-			close(lockfd);
-		return HJD_EXIT_FAILURE;
-	}
-	snprintf(dbpath, sizeof dbpath, "%s/hashjackd.sqlite", cfg->state_dir);
-	if (hj_store_open(dbpath, &f.store, err, sizeof err)) {
-		hjd_log(HJD_LOG_ERR, "%s", err);
-		close(lockfd);
-		return HJD_EXIT_FAILURE;
-	}
-	f.table = hj_table_new(&cfg->rules);
-	if (!f.table || uv_loop_init(&f.loop) != 0) {
-		hjd_log(HJD_LOG_ERR, "out of memory");
-		hj_table_free(f.table);
-		hj_store_close(f.store);
-		close(lockfd);
-		return HJD_EXIT_FAILURE;
-	}
+	hjd_log(HJD_LOG_NOTICE, "card log reopened: %s", f->log.path);
+}
 
-	hj_rpc_opts_default(&o);
-	o.url = cfg->rpc_url;
-	o.user = cfg->rpc_user;
-	o.password = cfg->rpc_password;
-	o.bearer = cfg->rpc_bearer;
-	o.cookie_file = cfg->rpc_cookie_file;
-	o.timeout_ms = cfg->rpc_timeout_ms;
-	o.max_response = cfg->rpc_max_response;
-	o.max_inflight = DEPTH + 1;
-	o.on_retry = on_retry_log;
-	o.arg = &f;
-	f.rpc = hj_rpc_new(&f.loop, &o, err, sizeof err);
-	if (f.rpc && strcmp(cfg->family, "evm") == 0) {
-		f.be = hj_evm_backend_new(f.rpc, dealer);
-		if (!f.be)
-			snprintf(err, sizeof err, "out of memory");
-	} else if (f.rpc) {
-		f.be = hj_btc_backend_new(f.rpc, cfg->coin, cfg->dealer, err,
-		                          sizeof err);
-	}
-	if (f.be && cfg->payout_wallet && strcmp(cfg->family, "bitcoin") == 0) {
-		hjd_payer_opts po = {.loop = &f.loop,
-		                     .store = f.store,
-		                     .node = &o,
-		                     .wallet = cfg->payout_wallet,
-		                     .dealer = cfg->dealer,
-		                     .dust_limit = cfg->dust_limit,
-		                     .max_outputs = cfg->max_outputs,
-		                     .confirmations = cfg->confirmations,
-		                     .exposure = payer_exposure,
-		                     .on_status = on_payer_status,
-		                     .on_fatal = on_payer_fatal,
-		                     .arg = &f};
-		if (hjd_payer_new(&po, &f.payer, err, sizeof err)) {
-			f.be->ops->free(f.be);
-			f.be = NULL;
-		}
-	}
-	if (f.be && cfg->dealer_key && strcmp(cfg->family, "evm") == 0) {
-		hjd_evm_payer_opts po = {
-		    .loop = &f.loop,
-		    .store = f.store,
-		    .node = &o,
-		    .key_source = cfg->dealer_key,
-		    .dealer = cfg->dealer,
-		    .max_fee_per_gas = cfg->max_fee_per_gas,
-		    .min_priority_fee = cfg->min_priority_fee,
-		    .stuck_after_s = cfg->stuck_after_s,
-		    .confirmations = cfg->confirmations,
-		    .exposure = payer_exposure,
-		    .on_status = on_payer_status,
-		    .on_fatal = on_payer_fatal,
-		    .arg = &f};
-		if (hjd_evm_payer_new(&po, &f.evm_payer, err, sizeof err)) {
-			f.be->ops->free(f.be);
-			f.be = NULL;
-		}
-	}
+int hjd_follower_exit_code(const hjd_follower *f)
+{
+	return f->exit_code;
+}
 
-	uv_timer_init(&f.loop, &f.poll);
-	uv_timer_init(&f.loop, &f.retry);
-	uv_timer_init(&f.loop, &f.watchdog);
-	uv_signal_init(&f.loop, &f.sigterm);
-	uv_signal_init(&f.loop, &f.sigint);
-	uv_signal_init(&f.loop, &f.sighup);
-	f.handles_open = 6;
-	f.poll.data = f.retry.data = f.watchdog.data = &f;
-	f.sigterm.data = f.sigint.data = f.sighup.data = &f;
+void hjd_follower_free(hjd_follower *f)
+{
+	if (f == NULL)
+		return;
+	hjd_logfile_close(&f->log);
+	hj_cardlog_release(&f->cl);
+	free(f);
+}
 
-	if (!f.rpc || !f.be) {
-		hjd_log(HJD_LOG_ERR, "%s", err);
-		stop(&f, HJD_EXIT_FAILURE);
-	} else {
-		uv_signal_start(&f.sigterm, on_signal, SIGTERM);
-		uv_signal_start(&f.sigint, on_signal, SIGINT);
-		uv_signal_start(&f.sighup, on_signal, SIGHUP);
-		if (early_signal)
-			on_signal(early_signal == SIGINT ? &f.sigint
-			                                 : &f.sigterm,
-			          early_signal);
-		uint64_t wd = hjd_watchdog_usec();
-		if (wd)
-			uv_timer_start(&f.watchdog, on_watchdog, wd / 2000,
-			               wd / 2000);
-		hjd_log(HJD_LOG_NOTICE,
-		        "hashjackd %s: node %s, state %s, card "
-		        "log %s",
-		        HJ_VERSION_STRING, cfg->rpc_url, cfg->state_dir,
-		        cfg->card_log);
-		if (f.be->ops->identity(f.be, on_identity, &f))
-			fatal(&f, "out of memory");
-	}
-	uv_run(&f.loop, UV_RUN_DEFAULT);
-	if (uv_loop_close(&f.loop) != 0)
-		hjd_log(HJD_LOG_WARNING, "event loop closed with handles open");
+void hjd_follower_payer_status(void *arg)
+{
+	status(arg, 1);
+}
 
-	hjd_logfile_close(&f.log);
-	hj_cardlog_release(&f.cl);
-	hj_table_free(f.table);
-	hj_store_close(f.store);
-	close(lockfd);
-	return f.exit_code;
+void hjd_follower_payer_fatal(void *arg, const char *msg)
+{
+	fatal(arg, msg);
 }

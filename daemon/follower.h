@@ -1,12 +1,36 @@
 /*
- * The daemon proper: follows the chain through a backend, deals every final
- * block with the engine, writes the card log and commits the state, on one
- * libuv loop.  See docs/OPERATION.md.
+ * The dealer proper: follows the chain through a backend, deals every final
+ * block with the engine (deal.h), writes the card log and commits the
+ * state, on one libuv loop; kicks the payer after every commit.  See
+ * docs/OPERATION.md.
+ *
+ * hashjackd.c builds what the follower is given (the store, the table, the
+ * node's client and backend, the payer) and handles signals; the follower
+ * only follows:
+ *
+ *	f = hjd_follower_new(&opts);          takes the client and backend
+ *	hjd_follower_set_payer(f, payer);     optional; takes the payer
+ *	hjd_follower_start(f);
+ *	uv_run(loop, ...);                    until the follower stops
+ *	code = hjd_follower_exit_code(f);
+ *	hjd_follower_free(f);
+ *
+ * The follower stops by hjd_follower_stop, or by itself on a fatal
+ * condition; it then closes everything it holds and calls its on_stop, so
+ * that its caller closes what else keeps the loop alive, and the loop
+ * ends.
  */
 #ifndef HJD_FOLLOWER_H
 #define HJD_FOLLOWER_H
 
+#include <uv.h>
+
+#include "backend.h"
 #include "config.h"
+#include "payer.h"
+#include "rpc.h"
+#include "store.h"
+#include "table.h"
 
 /* Exit statuses besides 0. */
 #define HJD_EXIT_FAILURE  1 /* state, log or node trouble; see stderr */
@@ -16,12 +40,58 @@
 	78 /* EX_CONFIG: also the dealer address does not                      \
 	      fit the node's network */
 
-/* Remembers a SIGTERM or SIGINT that arrives before hjd_follow's loop
- * handles them (hjd_follow then stops at once, exit 0); main calls it
- * first thing. */
-void hjd_catch_early_signals(void);
+/* Batches of blocks the follower keeps in flight, and the requests it may
+ * have in flight in all (one more: the tip); the node's client is made
+ * with max_inflight HJD_FOLLOWER_INFLIGHT. */
+#define HJD_FOLLOWER_DEPTH    3
+#define HJD_FOLLOWER_INFLIGHT (HJD_FOLLOWER_DEPTH + 1)
 
-/* Runs until SIGTERM/SIGINT (returns 0) or a fatal condition. */
-int hjd_follow(const hjd_config *cfg);
+typedef struct hjd_follower hjd_follower;
+
+typedef struct hjd_follower_opts {
+	uv_loop_t *loop;
+	const hjd_config *cfg; /* borrowed: confirmations, polling, batch
+	                          size, start height, card log, rules */
+	hj_store *store;       /* borrowed */
+	hj_table *table;       /* borrowed: the rules', empty or restored by
+	                          the follower from the store */
+	hj_rpc *rpc;           /* taken: closed when the follower stops */
+	hj_backend *be;        /* taken: over rpc, freed once it is closed */
+	/* Called once when the follower starts to stop, with stop_arg: the
+	 * moment to close what else keeps the loop alive (the signals).
+	 * May be NULL. */
+	void (*on_stop)(void *arg);
+	void *stop_arg;
+} hjd_follower_opts;
+
+/* NULL on ENOMEM (nothing taken then). */
+hjd_follower *hjd_follower_new(const hjd_follower_opts *o);
+
+/* Takes p: kicked after every commit once the state is known to be this
+ * chain's, closed when the follower stops.  Its on_status and on_fatal
+ * are hjd_follower_payer_status and hjd_follower_payer_fatal with the
+ * follower as their argument. */
+void hjd_follower_set_payer(hjd_follower *f, hjd_payer *p);
+void hjd_follower_payer_status(void *follower);
+void hjd_follower_payer_fatal(void *follower, const char *msg);
+
+/* Asks the node who it is; the rest follows on the loop. */
+void hjd_follower_start(hjd_follower *f);
+
+/* Stops after the block in hand (cause, e.g. "SIGTERM", is logged): exit
+ * status 0.  hjd_follower_fail stops with code instead.  Later calls do
+ * nothing. */
+void hjd_follower_stop(hjd_follower *f, const char *cause);
+void hjd_follower_fail(hjd_follower *f, int code);
+
+/* Continues the card log in a new file at its configured path (SIGHUP,
+ * after logrotate moved it). */
+void hjd_follower_reopen_log(hjd_follower *f);
+
+/* After the loop ended: 0 after hjd_follower_stop, else why it stopped. */
+int hjd_follower_exit_code(const hjd_follower *f);
+
+/* After the loop ended.  NULL is fine. */
+void hjd_follower_free(hjd_follower *f);
 
 #endif

@@ -1,16 +1,29 @@
 /*
  * hashjackd: the Hash Blackjack dealer daemon.  Parses the command line and
- * the configuration, then follows the chain (follower.c).
+ * the configuration, builds what the dealer is made of (the store, the
+ * table, the node's client and the family's backend, the family's payer),
+ * hands them to the follower (follower.c), and turns signals into its
+ * stop and its card log's reopening.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <uv.h>
 
+#include "btc_backend.h"
 #include "config.h"
 #include "dealer_key.h"
+#include "evm_backend.h"
 #include "follower.h"
 #include "log.h"
+#include "notify.h"
+#include "payout_btc.h"
+#include "payout_evm.h"
 
 #define EX_USAGE_      64
 #define EX_CONFIG_     78
@@ -83,9 +96,10 @@ static void print_config(const hjd_config *c)
 	printf("configuration OK\n"
 	       "chain: %s%s%s at %s, %u confirmations, poll every %u ms\n"
 	       "dealer: %s\nrules: %s\nstate: %s\ncard log: %s (fsync %s)\n",
-	       c->family, c->coin ? " " : "", c->coin ? c->coin : "", url,
-	       c->confirmations, c->poll_interval_ms, c->dealer, rules,
-	       c->state_dir, c->card_log, c->log_fsync ? "yes" : "no");
+	       hj_family_name(c->family), c->coin ? " " : "",
+	       c->coin ? c->coin : "", url, c->confirmations,
+	       c->poll_interval_ms, c->dealer.text, rules, c->state_dir,
+	       c->card_log, c->log_fsync ? "yes" : "no");
 	if (c->payout_wallet) {
 		char dust[HJ_AMOUNT_STRLEN];
 
@@ -104,7 +118,7 @@ static void print_config(const hjd_config *c)
 		       c->stuck_after_s);
 	} else {
 		printf("payouts: recorded, not sent (no [payout] %s)\n",
-		       strcmp(c->family, "evm") == 0 ? "dealer_key" : "wallet");
+		       c->family == HJ_EVM ? "dealer_key" : "wallet");
 	}
 }
 
@@ -128,13 +142,284 @@ static int check_dealer_key(const hjd_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", why);
 		return -ENOMEM;
 	}
-	rc = hj_dealer_key_load(ctx, c->dealer_key, c->dealer, sk, NULL, why,
-	                        sizeof why);
+	rc = hj_dealer_key_load(ctx, c->dealer_key, c->dealer.addr, sk, NULL,
+	                        why, sizeof why);
 	explicit_bzero(sk, sizeof sk);
 	hj_secp_free(ctx);
 	if (rc)
 		snprintf(err, errlen, "[payout] dealer_key = %s: %s",
 		         c->dealer_key, why);
+	return rc;
+}
+
+/* ---- running ---- */
+
+/* SIGTERM or SIGINT before the loop's handlers exist (the first
+ * milliseconds: opening the store, the lock): remembered, then acted on as
+ * soon as they do, so that an early stop still exits 0. */
+static volatile sig_atomic_t early_signal;
+
+static void on_early_signal(int signum)
+{
+	early_signal = signum;
+}
+
+static void catch_early_signals(void)
+{
+	struct sigaction early = {.sa_handler = on_early_signal};
+
+	sigemptyset(&early.sa_mask);
+	sigaction(SIGTERM, &early, NULL);
+	sigaction(SIGINT, &early, NULL);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+	hjd_follower *f = s->data;
+
+	if (signum == SIGHUP)
+		hjd_follower_reopen_log(f);
+	else
+		hjd_follower_stop(f, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+static void on_watchdog(uv_timer_t *t)
+{
+	(void)t;
+	hjd_notify("WATCHDOG=1");
+}
+
+static void on_retry_log(void *arg, const char *what, unsigned attempt,
+                         unsigned delay_ms)
+{
+	(void)arg;
+	hjd_log(attempt >= 3 ? HJD_LOG_WARNING : HJD_LOG_INFO,
+	        "node: %s (attempt %u); retrying in %u ms", what, attempt,
+	        delay_ms);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char path[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof path)
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		char c = path[i];
+		path[i] = '\0';
+		if (mkdir(path, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		path[i] = c;
+	}
+	return 0;
+}
+
+/* The state directory, and in it the lock that keeps a second daemon out:
+ * it would deal the same blocks twice into the same card log.  Returns the
+ * lock's descriptor, or -1 after saying why. */
+static int lock_state(const hjd_config *cfg)
+{
+	char path[4200];
+	int rc = mkdir_p(cfg->state_dir), fd;
+
+	if (rc) {
+		hjd_log(HJD_LOG_ERR, "state directory %s: %s", cfg->state_dir,
+		        strerror(-rc));
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/hashjackd.lock", cfg->state_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		hjd_log(HJD_LOG_ERR, "state directory %s: %s", cfg->state_dir,
+		        errno == EWOULDBLOCK ? "another hashjackd is using it"
+		                             : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The family's backend over rpc; NULL with err. */
+static hj_backend *backend_new(const hjd_config *cfg, hj_rpc *rpc, char *err,
+                               size_t errlen)
+{
+	hj_backend *be = NULL;
+
+	switch (cfg->family) {
+	case HJ_EVM:
+		be = hj_evm_backend_new(rpc, &cfg->dealer);
+		if (be == NULL)
+			snprintf(err, errlen, "out of memory");
+		break;
+	case HJ_BITCOIN:
+		be = hj_btc_backend_new(rpc, cfg->coin, &cfg->dealer, err,
+		                        errlen);
+		break;
+	}
+	return be;
+}
+
+/* The family's payer, when the configuration says how to pay: 0 with *out
+ * (NULL when payouts are only recorded), or a negative errno with err. */
+static int payer_new(const hjd_config *cfg, const hjd_payer_opts *o,
+                     hjd_payer **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (cfg->family == HJ_BITCOIN && cfg->payout_wallet) {
+		hjd_btc_payout po = {.wallet = cfg->payout_wallet,
+		                     .dust_limit = cfg->dust_limit,
+		                     .max_outputs = cfg->max_outputs};
+		return hjd_btc_payer_new(o, &po, out, err, errlen);
+	}
+	if (cfg->family == HJ_EVM && cfg->dealer_key) {
+		hjd_evm_payout po = {.key_source = cfg->dealer_key,
+		                     .max_fee_per_gas = cfg->max_fee_per_gas,
+		                     .min_priority_fee = cfg->min_priority_fee,
+		                     .stuck_after_s = cfg->stuck_after_s};
+		return hjd_evm_payer_new(o, &po, out, err, errlen);
+	}
+	return 0;
+}
+
+/* What turns signals into the follower's stop and its log's reopening, and
+ * tells systemd the daemon lives; closed when the follower stops. */
+struct process {
+	uv_signal_t sigs[3];
+	uv_timer_t watchdog;
+};
+
+static const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
+
+static void process_start(struct process *p, uv_loop_t *loop, hjd_follower *f)
+{
+	uint64_t wd = hjd_watchdog_usec();
+
+	for (size_t i = 0; i < 3; i++) {
+		uv_signal_init(loop, &p->sigs[i]);
+		p->sigs[i].data = f;
+		uv_signal_start(&p->sigs[i], on_signal, signums[i]);
+	}
+	uv_timer_init(loop, &p->watchdog);
+	if (wd)
+		uv_timer_start(&p->watchdog, on_watchdog, wd / 2000, wd / 2000);
+}
+
+static void process_close(void *arg)
+{
+	struct process *p = arg;
+
+	for (size_t i = 0; i < 3; i++)
+		uv_close((uv_handle_t *)&p->sigs[i], NULL);
+	uv_close((uv_handle_t *)&p->watchdog, NULL);
+}
+
+/* Runs the dealer until a signal stops it (0) or a fatal condition. */
+static int run(const hjd_config *cfg)
+{
+	char err[512], dbpath[4200];
+	uv_loop_t loop;
+	struct process proc;
+	hj_store *store = NULL;
+	hj_table *table = NULL;
+	hj_rpc *rpc = NULL;
+	hj_backend *be = NULL;
+	hjd_follower *f = NULL;
+	hjd_payer *payer = NULL;
+	hj_rpc_opts o;
+	int lockfd, rc = HJD_EXIT_FAILURE;
+
+	lockfd = lock_state(cfg);
+	if (lockfd < 0)
+		return HJD_EXIT_FAILURE;
+	snprintf(dbpath, sizeof dbpath, "%s/hashjackd.sqlite", cfg->state_dir);
+	if (hj_store_open(dbpath, &store, err, sizeof err)) {
+		hjd_log(HJD_LOG_ERR, "%s", err);
+		close(lockfd);
+		return HJD_EXIT_FAILURE;
+	}
+	table = hj_table_new(&cfg->rules);
+	if (!table || uv_loop_init(&loop) != 0) {
+		hjd_log(HJD_LOG_ERR, "out of memory");
+		hj_table_free(table);
+		hj_store_close(store);
+		close(lockfd);
+		return HJD_EXIT_FAILURE;
+	}
+
+	hj_rpc_opts_default(&o);
+	o.url = cfg->rpc_url;
+	o.user = cfg->rpc_user;
+	o.password = cfg->rpc_password;
+	o.bearer = cfg->rpc_bearer;
+	o.cookie_file = cfg->rpc_cookie_file;
+	o.timeout_ms = cfg->rpc_timeout_ms;
+	o.max_response = cfg->rpc_max_response;
+	o.max_inflight = HJD_FOLLOWER_INFLIGHT;
+	o.on_retry = on_retry_log;
+	rpc = hj_rpc_new(&loop, &o, err, sizeof err);
+	if (rpc)
+		be = backend_new(cfg, rpc, err, sizeof err);
+	if (be)
+		f = hjd_follower_new(
+		    &(hjd_follower_opts){.loop = &loop,
+		                         .cfg = cfg,
+		                         .store = store,
+		                         .table = table,
+		                         .rpc = rpc,
+		                         .be = be,
+		                         .on_stop = process_close,
+		                         .stop_arg = &proc});
+	if (!f) {
+		if (rpc && be)
+			snprintf(err, sizeof err, "out of memory");
+		hjd_log(HJD_LOG_ERR, "%s", err);
+		if (be)
+			be->ops->free(be);
+		hj_rpc_close(rpc, NULL, NULL);
+		goto out;
+	}
+	process_start(&proc, &loop, f);
+	if (payer_new(cfg,
+	              &(hjd_payer_opts){.loop = &loop,
+	                                .store = store,
+	                                .node = &o,
+	                                .dealer = &cfg->dealer,
+	                                .confirmations = cfg->confirmations,
+	                                .table = table,
+	                                .on_status = hjd_follower_payer_status,
+	                                .on_fatal = hjd_follower_payer_fatal,
+	                                .arg = f},
+	              &payer, err, sizeof err)) {
+		hjd_log(HJD_LOG_ERR, "%s", err);
+		hjd_follower_fail(f, HJD_EXIT_FAILURE);
+		goto out;
+	}
+	hjd_follower_set_payer(f, payer);
+	if (early_signal) {
+		hjd_follower_stop(f, early_signal == SIGINT ? "SIGINT"
+		                                            : "SIGTERM");
+	} else {
+		hjd_log(HJD_LOG_NOTICE,
+		        "hashjackd %s: node %s, state %s, card log %s",
+		        HJ_VERSION_STRING, cfg->rpc_url, cfg->state_dir,
+		        cfg->card_log);
+		hjd_follower_start(f);
+	}
+out:
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&loop) != 0)
+		hjd_log(HJD_LOG_WARNING, "event loop closed with handles open");
+	if (f)
+		rc = hjd_follower_exit_code(f);
+	hjd_follower_free(f);
+	hj_table_free(table);
+	hj_store_close(store);
+	close(lockfd);
 	return rc;
 }
 
@@ -145,7 +430,7 @@ int main(int argc, char **argv)
 	int check = 0, rc;
 	char err[1200];
 
-	hjd_catch_early_signals();
+	catch_early_signals();
 	hjd_config_init(&cfg);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -218,7 +503,7 @@ int main(int argc, char **argv)
 		hjd_config_free(&cfg);
 		return 0;
 	}
-	rc = hjd_follow(&cfg);
+	rc = run(&cfg);
 	hjd_config_free(&cfg);
 	return rc;
 }

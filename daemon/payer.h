@@ -1,14 +1,14 @@
 /*
- * What the two payers (payout_btc.c, payout_evm.c) share: the client and
- * the timer they own and close together, a pass that never overlaps
- * another (kicks during one coalesce into one more), the backoff after a
- * failed send, one store write transaction at a time (fatal when it
- * fails), warnings logged once while they last, and the end of a pass
- * (the balance row, the status line when it changed, the next pass).
+ * A payer: pays what the dealer owes, each payout exactly once whatever
+ * crashes on the way, on the follower's loop and in its store.  One per
+ * family, behind one interface (as chain/backend.h is for the node):
  *
- * Each payer embeds a struct hjd_payer_base as its first member, so that
- * the hooks it gives (struct hjd_payer_base_ops) may cast the base they
- * get back to the payer; everything else of a payer stays in its file.
+ *   payout_btc.h  the Bitcoin family, through a wallet of the node
+ *                 (docs/PAYOUTS.md)
+ *   payout_evm.h  EVM, transactions signed with the dealer's key
+ *                 (docs/PAYOUTS-EVM.md)
+ *
+ * Each family's header has its constructor; the follower sees only this.
  * Nothing here is thread-safe: it all runs on the follower's loop.
  */
 #ifndef HJD_PAYER_H
@@ -18,110 +18,50 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "amount.h"
+#include "dealer.h"
 #include "rpc.h"
 #include "store.h"
+#include "table.h"
 
-typedef struct hjd_payer_base hjd_payer_base;
+typedef struct hjd_payer hjd_payer;
 
-/* What a payer does at the points the base decides. */
-struct hjd_payer_base_ops {
-	/* A pass, once busy is set and the timer stopped; it ends with
-	 * hjd_payer_base_pass_end (or a fatal error). */
-	void (*run)(hjd_payer_base *b);
-	/* The timer fired during a pass: the end of a wait the payer started
-	 * with hjd_payer_base_timer.  NULL when the payer never waits. */
-	void (*wake)(hjd_payer_base *b);
-	/* The payer's status line (its public status function). */
-	void (*status)(const hjd_payer_base *b, char *buf, size_t n);
-	/* Frees the payer, b included: the client and the timer are closed. */
-	void (*release)(hjd_payer_base *b);
-};
-
-struct hjd_payer_base {
-	const struct hjd_payer_base_ops *ops;
+/* What both constructors take; everything borrowed is borrowed for the
+ * payer's life. */
+typedef struct hjd_payer_opts {
 	uv_loop_t *loop;
-	hj_store *store; /* borrowed: the follower's */
-	hj_rpc *rpc;     /* the payer's own client, closed by the base */
-	uv_timer_t timer;
+	hj_store *store;         /* borrowed: the follower's */
+	const hj_rpc_opts *node; /* the node's client options, copied */
+	const hj_dealer *dealer; /* copied where needed: the Bitcoin family's
+	                            prefix is tr(P)'s, the EVM key's address
+	                            must be the dealer's */
+	unsigned confirmations;  /* the daemon's: final at this depth */
+	/* The open rounds, whose worst-case returns (hj_table_exposure) the
+	 * bankroll warning counts; borrowed, may be NULL (none counted). */
+	const hj_table *table;
+	/* The totals or a warning changed: STATUS= is worth sending. */
 	void (*on_status)(void *arg);
+	/* A write to the store failed: the daemon must stop (a restart
+	 * resumes from the last commit).  The payer does nothing more. */
 	void (*on_fatal)(void *arg, const char *msg);
 	void *arg;
+} hjd_payer_opts;
 
-	uint64_t processed, tip; /* as the last kick said */
-	int started, busy, dirty, closing, open_handles;
-	void (*done)(void *);
-	void *done_arg;
+/*
+ * Something may be payable or confirmed: the follower committed blocks up
+ * to processed (or started), and the node's tip is tip.  A pass starts at
+ * once, or after the one running; kicks during a pass coalesce.  Nothing
+ * is sent before the first kick.
+ */
+void hjd_payer_kick(hjd_payer *p, uint64_t processed, uint64_t tip);
 
-	/* After a failed send: no other before retry_at (loop time, ms) or
-	 * before a new block is processed, whichever comes first. */
-	unsigned backoff_ms;
-	uint64_t retry_at;
-	uint64_t failed_at_block;
-	int halted; /* nothing is sent until an operator looks */
+/* One line for STATUS= and the log: owed, in flight, the balance, and the
+ * current warning if any. */
+void hjd_payer_status(const hjd_payer *p, char *buf, size_t n);
 
-	/* The dealer's balance as last read, and the warning that goes with
-	 * it: both recorded at the end of a pass (hj_store_set_balance). */
-	int have_balance;
-	hj_amount balance;
-	char warning[1024];
-	char last_note[1024]; /* the last repeated warning logged */
-	char summary[1400];   /* the last status logged */
-};
-
-/* Fills b for a new payer (the rest zero, as calloc leaves it); ops and
- * the callbacks are borrowed.  The client is the payer's to set. */
-void hjd_payer_base_init(hjd_payer_base *b,
-                         const struct hjd_payer_base_ops *ops, uv_loop_t *loop,
-                         hj_store *store, void (*on_status)(void *arg),
-                         void (*on_fatal)(void *arg, const char *msg),
-                         void *arg);
-
-/* The client (node's options, copied; one call at a time: a pass is a
- * sequence) and the timer, last in the payer's constructor: from then on
- * the payer is freed only through hjd_payer_base_close.  Returns 0, or
- * -EINVAL with why (no client made). */
-int hjd_payer_base_open(hjd_payer_base *b, const hj_rpc_opts *node, char *why,
-                        size_t n);
-
-/* Logs msg at prio unless it is the note logged last (a condition that
- * lasts is said once, and again when it changes). */
-void hjd_payer_base_note(hjd_payer_base *b, int prio, const char *msg);
-
-/* The daemon must stop: nothing more is done (the follower closes the
- * payer); msg is passed to on_fatal. */
-void hjd_payer_base_fatal(hjd_payer_base *b, const char *msg);
-
-/* A write is begin, one store call, commit(the call's result): 0, or -1
- * after hjd_payer_base_fatal with err (rolled back). */
-int hjd_payer_base_begin(hjd_payer_base *b, char *err, size_t errlen);
-int hjd_payer_base_commit(hjd_payer_base *b, int rc, char *err, size_t errlen);
-
-/* A send failed: the next waits for the backoff (1 s, doubling up to
- * 60 s) or a new block.  A send succeeded: the backoff starts over. */
-void hjd_payer_base_backoff(hjd_payer_base *b);
-void hjd_payer_base_backoff_reset(hjd_payer_base *b);
-
-/* Whether a send may go out now (not halted, the backoff over). */
-int hjd_payer_base_may_send(const hjd_payer_base *b);
-
-/* As the payers' kick functions (b not NULL): a pass starts at once, or
- * after the one running. */
-void hjd_payer_base_kick(hjd_payer_base *b, uint64_t processed, uint64_t tip);
-
-/* Starts the timer: in ms, ops->wake during a pass, else the next pass. */
-void hjd_payer_base_timer(hjd_payer_base *b, uint64_t ms);
-
-/* The end of a pass: records the balance and the warning when a balance
- * was read, logs the status line when it changed, calls on_status, and
- * starts the next pass at once when kicked meanwhile, else when the
- * backoff ends. */
-void hjd_payer_base_pass_end(hjd_payer_base *b);
-
-/* As the payers' close functions (b not NULL): the client and the timer
- * are closed, then ops->release, then done(arg).  A second call does
- * nothing. */
-void hjd_payer_base_close(hjd_payer_base *b, void (*done)(void *arg),
-                          void *arg);
+/* Drops every request in flight (their answers are never acted on), closes
+ * the payer's client and timer, frees p (wiping any key), then calls
+ * done(arg) from the loop.  NULL is fine (done is then not called); a
+ * second call does nothing. */
+void hjd_payer_close(hjd_payer *p, void (*done)(void *arg), void *arg);
 
 #endif

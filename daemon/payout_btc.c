@@ -43,7 +43,7 @@
 #include "btc_tx.h"
 #include "hex.h"
 #include "log.h"
-#include "payer.h"
+#include "payer_base.h"
 #include "quote.h"
 #include "taproot.h"
 
@@ -86,15 +86,14 @@ struct grp {
 	char addr[HJ_BECH32_BUF];
 };
 
-struct hjd_payer {
-	hjd_payer_base base; /* first: the base's hooks cast it back */
+typedef struct btc_payer {
+	hjd_payer base; /* first: the base's hooks cast it back */
 	char *wallet;
 	const char *hrp;
 	hj_secp *secp;
 	char tag[17];
 	hj_amount dust;
 	unsigned max_outputs, conf;
-	hj_amount (*exposure)(void *);
 
 	int64_t fresh; /* planned by this process, never sent: no lookup */
 	/* base.halted is set when a transaction with a batch's comment does
@@ -115,7 +114,7 @@ struct hjd_payer {
 	uint64_t rpcinfo_since;
 	int64_t scan_id, scan_since;
 	long long scan_skip;
-	void (*scan_done)(hjd_payer *p);
+	void (*scan_done)(struct btc_payer *p);
 	struct match matches[MATCH_MAX];
 	size_t nmatch;
 	uint8_t verify_txid[32];
@@ -127,17 +126,17 @@ struct hjd_payer {
 	int have_tot;
 	uint64_t dust_n, unpayable_n;
 	hj_amount dust_sum, payable;
-};
+} btc_payer;
 
-static void after_planned(hjd_payer *p);
-static void after_scan_revert(hjd_payer *p);
-static void after_scan_planned(hjd_payer *p);
-static void after_scan_refused(hjd_payer *p);
-static void confirm_next(hjd_payer *p);
-static void plan_new(hjd_payer *p);
-static void balance(hjd_payer *p);
-static void pass_end(hjd_payer *p);
-static void send_batch(hjd_payer *p, int64_t id, int fresh_plan);
+static void after_planned(btc_payer *p);
+static void after_scan_revert(btc_payer *p);
+static void after_scan_planned(btc_payer *p);
+static void after_scan_refused(btc_payer *p);
+static void confirm_next(btc_payer *p);
+static void plan_new(btc_payer *p);
+static void balance(btc_payer *p);
+static void pass_end(btc_payer *p);
+static void send_batch(btc_payer *p, int64_t id, int fresh_plan);
 
 /* ---- small helpers ---- */
 
@@ -195,7 +194,7 @@ static int units_of(json_t *v, hj_amount *out)
 	return 0;
 }
 
-static void comment_of(const hjd_payer *p, int64_t id, char *buf, size_t n)
+static void comment_of(const btc_payer *p, int64_t id, char *buf, size_t n)
 {
 	snprintf(buf, n, "hashjack:%s:%lld", p->tag, (long long)id);
 }
@@ -207,13 +206,13 @@ static int64_t now_s(void)
 
 /* ---- 1. the planned batch ---- */
 
-static void scan_page(hjd_payer *p);
+static void scan_page(btc_payer *p);
 
 /* Looks for wallet transactions whose comment names batch id, received
  * since `since` (unix seconds, minus the margin); then calls done with
  * p->matches filled. */
-static void scan(hjd_payer *p, int64_t id, int64_t since,
-                 void (*done)(hjd_payer *p))
+static void scan(btc_payer *p, int64_t id, int64_t since,
+                 void (*done)(btc_payer *p))
 {
 	p->scan_id = id;
 	p->scan_since = since - SCAN_MARGIN_S;
@@ -223,7 +222,7 @@ static void scan(hjd_payer *p, int64_t id, int64_t since,
 	scan_page(p);
 }
 
-static void add_match(hjd_payer *p, json_t *e)
+static void add_match(btc_payer *p, json_t *e)
 {
 	struct match m;
 
@@ -242,7 +241,7 @@ static void add_match(hjd_payer *p, json_t *e)
 
 static void on_scan_page(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_payer *p = arg;
+	btc_payer *p = arg;
 	char want[64], msg[600];
 	int older = 0;
 	size_t i, n;
@@ -297,7 +296,7 @@ static void on_scan_page(void *arg, json_t *result, const hj_rpc_error *e)
 	scan_page(p);
 }
 
-static void scan_page(hjd_payer *p)
+static void scan_page(btc_payer *p)
 {
 	json_t *params =
 	    json_pack("[s, i, I, b]", "*", PAGE, (json_int_t)p->scan_skip, 1);
@@ -352,7 +351,7 @@ static int collect_want(void *arg, const char *address, hj_amount amount)
  * batch id exactly (other outputs, the change, are the wallet's business).
  * 1 yes, 0 no (why says), -1 a store failure (why says).
  */
-static int pays_batch(hjd_payer *p, int64_t id, json_t *hex,
+static int pays_batch(btc_payer *p, int64_t id, json_t *hex,
                       const uint8_t txid[32], char *why, size_t n)
 {
 	struct want_list w = {0};
@@ -430,7 +429,7 @@ out:
 
 static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_payer *p = arg;
+	btc_payer *p = arg;
 	char why[400], err[400], tx[65], msg[900];
 	int64_t id = p->planned;
 	int ok;
@@ -482,7 +481,7 @@ static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
 	after_planned(p);
 }
 
-static void after_scan_planned(hjd_payer *p)
+static void after_scan_planned(btc_payer *p)
 {
 	const struct match *best = NULL;
 	size_t live = 0;
@@ -525,7 +524,7 @@ static void after_scan_planned(hjd_payer *p)
 
 static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_payer *p = arg;
+	btc_payer *p = arg;
 	json_t *active = json_object_get(result, "active_commands"), *c;
 	uint64_t now = uv_now(p->base.loop);
 	char msg[600];
@@ -566,7 +565,7 @@ static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
 	scan(p, p->planned, p->planned_batch.created_at, after_scan_planned);
 }
 
-static void rpcinfo(hjd_payer *p)
+static void rpcinfo(btc_payer *p)
 {
 	if (hj_rpc_call_x(p->base.rpc, "getrpcinfo", NULL, NULL,
 	                  HJ_RPC_NODE_ERRORS, on_rpcinfo, p))
@@ -576,12 +575,12 @@ static void rpcinfo(hjd_payer *p)
 /* ---- 5. sendmany ---- */
 
 struct params_buf {
-	hjd_payer *p;
+	btc_payer *p;
 	size_t n;
 	hj_amount total;
 };
 
-static int put(hjd_payer *p, const char *s)
+static int put(btc_payer *p, const char *s)
 {
 	size_t k = strlen(s);
 
@@ -625,7 +624,7 @@ static int put_output(void *arg, const char *address, hj_amount amount)
 
 static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_payer *p = arg;
+	btc_payer *p = arg;
 	int64_t id = p->send_id;
 	char err[400], msg[900], tx[65];
 	uint8_t txid[32];
@@ -707,7 +706,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 /* After a refusal, the lookup of the batch's comment: absent (always, with
  * Bitcoin Core), the batch is refused and its payouts free; present, the
  * wallet made it after all and it is recorded like any batch found. */
-static void after_scan_refused(hjd_payer *p)
+static void after_scan_refused(btc_payer *p)
 {
 	int64_t id = p->send_id;
 	char err[400];
@@ -754,7 +753,7 @@ static void after_scan_refused(hjd_payer *p)
 
 /* Sends batch id (outputs from the store, so a batch sent again is sent
  * byte for byte the same). */
-static void send_batch(hjd_payer *p, int64_t id, int fresh_plan)
+static void send_batch(btc_payer *p, int64_t id, int fresh_plan)
 {
 	struct params_buf b = {.p = p};
 	char comment[64], tail[96], err[300], msg[500];
@@ -811,7 +810,7 @@ static void send_batch(hjd_payer *p, int64_t id, int fresh_plan)
 
 /* ---- 2. sent batches ---- */
 
-static void after_scan_revert(hjd_payer *p)
+static void after_scan_revert(btc_payer *p)
 {
 	const hj_batch *b = &p->open[p->cur];
 	const struct match *best = NULL;
@@ -865,7 +864,7 @@ static void after_scan_revert(hjd_payer *p)
 
 static void on_rebroadcast(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_payer *p = arg;
+	btc_payer *p = arg;
 	const hj_batch *b = &p->open[p->cur];
 	char tx[65], msg[700];
 
@@ -891,7 +890,7 @@ static void on_rebroadcast(void *arg, json_t *result, const hj_rpc_error *e)
 
 static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_payer *p = arg;
+	btc_payer *p = arg;
 	const hj_batch *b = &p->open[p->cur];
 	json_t *confj, *hj, *rep;
 	char err[400], tx[65], msg[700];
@@ -974,7 +973,7 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 	confirm_next(p);
 }
 
-static void confirm_next(hjd_payer *p)
+static void confirm_next(btc_payer *p)
 {
 	char tx[65];
 
@@ -991,7 +990,7 @@ static void confirm_next(hjd_payer *p)
 		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
-static void after_planned(hjd_payer *p)
+static void after_planned(btc_payer *p)
 {
 	p->cur = 0;
 	confirm_next(p);
@@ -1000,7 +999,7 @@ static void after_planned(hjd_payer *p)
 /* ---- 3. planning ---- */
 
 struct group_ctx {
-	hjd_payer *p;
+	btc_payer *p;
 	struct rec *recs;
 	size_t n, cap;
 	int nomem;
@@ -1058,7 +1057,7 @@ static int grp_cmp(const void *x, const void *y)
 	return strcmp(a->addr, b->addr);
 }
 
-static void plan_new(hjd_payer *p)
+static void plan_new(btc_payer *p)
 {
 	struct group_ctx g = {.p = p};
 	struct grp *grps = NULL;
@@ -1184,7 +1183,7 @@ out:
 
 static void on_balance(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_payer *p = arg;
+	btc_payer *p = arg;
 	char msg[600];
 
 	if (p->base.closing)
@@ -1200,17 +1199,17 @@ static void on_balance(void *arg, json_t *result, const hj_rpc_error *e)
 	pass_end(p);
 }
 
-static void balance(hjd_payer *p)
+static void balance(btc_payer *p)
 {
 	if (hj_rpc_call_x(p->base.rpc, "getbalance", NULL, NULL,
 	                  HJ_RPC_NODE_ERRORS, on_balance, p))
 		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
-static void pass_end(hjd_payer *p)
+static void pass_end(btc_payer *p)
 {
 	char err[300], have[40], need[40], owed[40], expo_s[40];
-	hj_amount expo = p->exposure ? p->exposure(p->base.arg) : 0, bank = 0;
+	hj_amount expo = hjd_payer_base_exposure(&p->base), bank = 0;
 
 	if (hj_store_settle_totals(p->base.store, &p->tot, err, sizeof err) ==
 	    0)
@@ -1252,9 +1251,9 @@ static void pass_end(hjd_payer *p)
 }
 
 /* A pass (the base's run hook). */
-static void pass_run(hjd_payer_base *base)
+static void pass_run(hjd_payer *base)
 {
-	hjd_payer *p = (hjd_payer *)base;
+	btc_payer *p = (btc_payer *)base;
 	char err[400];
 	size_t n;
 	int found;
@@ -1286,16 +1285,12 @@ static void pass_run(hjd_payer_base *base)
 	rpcinfo(p);
 }
 
-/* ---- the interface ---- */
+/* ---- the base's hooks, the constructor ---- */
 
-void hjd_payer_kick(hjd_payer *p, uint64_t processed, uint64_t tip)
+/* The status line (the base's status hook). */
+static void status_of(const hjd_payer *b, char *buf, size_t n)
 {
-	if (p != NULL)
-		hjd_payer_base_kick(&p->base, processed, tip);
-}
-
-void hjd_payer_status(const hjd_payer *p, char *buf, size_t n)
-{
+	const btc_payer *p = (const btc_payer *)b;
 	char owed[40], dust[40], unattr[40], flight[40], bal[40] = "?";
 	char bad[40] = "";
 
@@ -1322,19 +1317,14 @@ void hjd_payer_status(const hjd_payer *p, char *buf, size_t n)
 }
 
 /* The timer during a pass: the wait for the node's sendmany is over. */
-static void wake(hjd_payer_base *b)
+static void wake(hjd_payer *b)
 {
-	rpcinfo((hjd_payer *)b);
+	rpcinfo((btc_payer *)b);
 }
 
-static void status_of(const hjd_payer_base *b, char *buf, size_t n)
+static void release(hjd_payer *b)
 {
-	hjd_payer_status((const hjd_payer *)b, buf, n);
-}
-
-static void release(hjd_payer_base *b)
-{
-	hjd_payer *p = (hjd_payer *)b;
+	btc_payer *p = (btc_payer *)b;
 
 	free(p->wallet);
 	free(p->params);
@@ -1345,19 +1335,11 @@ static void release(hjd_payer_base *b)
 static const struct hjd_payer_base_ops ops = {
     .run = pass_run, .wake = wake, .status = status_of, .release = release};
 
-void hjd_payer_close(hjd_payer *p, void (*done)(void *arg), void *arg)
+int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
+                      hjd_payer **out, char *err, size_t errlen)
 {
-	if (p != NULL)
-		hjd_payer_base_close(&p->base, done, arg);
-}
-
-int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
-                  size_t errlen)
-{
-	hjd_payer *p;
+	btc_payer *p;
 	hj_rpc_opts ro = *o->node;
-	uint8_t script[HJ_BTC_SCRIPT_MAX];
-	size_t slen;
 	char *url = NULL, why[300];
 	int rc;
 
@@ -1367,20 +1349,13 @@ int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	hjd_payer_base_init(&p->base, &ops, o->loop, o->store, o->on_status,
-	                    o->on_fatal, o->arg);
-	p->dust = o->dust_limit;
-	p->max_outputs = o->max_outputs;
+	hjd_payer_base_init(&p->base, &ops, o);
+	p->dust = po->dust_limit;
+	p->max_outputs = po->max_outputs;
 	p->conf = o->confirmations;
-	p->exposure = o->exposure;
-	rc = hj_btc_address_script(o->dealer, script, &slen, &p->hrp, why,
-	                           sizeof why);
-	if (rc) {
-		snprintf(err, errlen, "dealer address: %s", why);
-		goto fail;
-	}
+	p->hrp = o->dealer->hrp;
 	p->secp = hj_secp_new(why, sizeof why);
-	p->wallet = strdup(o->wallet);
+	p->wallet = strdup(po->wallet);
 	if (p->secp == NULL || p->wallet == NULL) {
 		snprintf(err, errlen, "%s", p->secp ? "out of memory" : why);
 		rc = -ENOMEM;
@@ -1389,7 +1364,7 @@ int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
 	rc = hj_store_payer_tag(o->store, p->tag, err, errlen);
 	if (rc)
 		goto fail;
-	rc = hj_rpc_wallet_url(o->node->url, o->wallet, &url, why, sizeof why);
+	rc = hj_rpc_wallet_url(o->node->url, po->wallet, &url, why, sizeof why);
 	if (rc) {
 		snprintf(err, errlen, "[payout] wallet: %s", why);
 		goto fail;
@@ -1401,7 +1376,7 @@ int hjd_payer_new(const hjd_payer_opts *o, hjd_payer **out, char *err,
 		snprintf(err, errlen, "wallet client: %s", why);
 		goto fail;
 	}
-	*out = p;
+	*out = &p->base;
 	return 0;
 fail:
 	hj_secp_free(p->secp);

@@ -41,7 +41,7 @@
 #include "evm_tx.h"
 #include "hex.h"
 #include "log.h"
-#include "payer.h"
+#include "payer_base.h"
 
 #define OPEN_MAX 64 /* batches looked at per pass; the rest next */
 /* Versions one batch may have: a planned batch is re-signed only while
@@ -57,15 +57,14 @@ struct ver {
 	int64_t signed_at;
 };
 
-struct hjd_evm_payer {
-	hjd_payer_base base; /* first: the base's hooks cast it back */
+typedef struct evm_payer {
+	hjd_payer base; /* first: the base's hooks cast it back */
 	hj_secp *secp;
 	uint8_t sk[HJ_EVM_SECKEY_LEN];
 	uint8_t dealer[HJ_EVM_ADDR_LEN];
 	char dealer_hex[2 * HJ_EVM_ADDR_LEN + 3];
 	hj_amount cap, min_tip;
 	unsigned stuck_s, conf;
-	hj_amount (*exposure)(void *);
 
 	int have_chain_id;
 	uint64_t chain_id;
@@ -103,11 +102,11 @@ struct hjd_evm_payer {
 	hj_settle_totals tot;
 	int have_tot;
 	int funds_short; /* the node refused a transaction for funds */
-};
+} evm_payer;
 
-static void pass_end(hjd_evm_payer *p);
-static void next_open(hjd_evm_payer *p);
-static void plan_new(hjd_evm_payer *p);
+static void pass_end(evm_payer *p);
+static void next_open(evm_payer *p);
+static void plan_new(evm_payer *p);
 
 /* ---- small helpers ---- */
 
@@ -199,11 +198,11 @@ static int says(const hj_rpc_error *e, const char *what)
 
 /* ---- 4. the end of a pass ---- */
 
-static void pass_end(hjd_evm_payer *p)
+static void pass_end(evm_payer *p)
 {
 	char err[300], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN],
 	    c[HJ_AMOUNT_STRLEN], d[HJ_AMOUNT_STRLEN], e[HJ_AMOUNT_STRLEN];
-	hj_amount expo = p->exposure ? p->exposure(p->base.arg) : 0, need;
+	hj_amount expo = hjd_payer_base_exposure(&p->base), need;
 
 	if (hj_store_settle_totals(p->base.store, &p->tot, err, sizeof err) ==
 	    0)
@@ -252,7 +251,7 @@ static void pass_end(hjd_evm_payer *p)
 }
 
 /* A node that did not answer: the pass ends, the next one starts over. */
-static void unreachable(hjd_evm_payer *p, const char *what, const char *why)
+static void unreachable(evm_payer *p, const char *what, const char *why)
 {
 	char msg[700];
 
@@ -267,7 +266,7 @@ static void unreachable(hjd_evm_payer *p, const char *what, const char *why)
 /* What a new version asks: the tip the last blocks paid at their median
  * (at least the floor), and twice the next block's base fee on top,
  * both within the cap. */
-static int fees_from_history(hjd_evm_payer *p, json_t *h)
+static int fees_from_history(evm_payer *p, json_t *h)
 {
 	json_t *base = json_object_get(h, "baseFeePerGas");
 	json_t *reward = json_object_get(h, "reward");
@@ -319,7 +318,7 @@ static int fees_from_history(hjd_evm_payer *p, json_t *h)
  * p->raw; *v gets its hash and fees.  Returns 0, or -1 after fatal (a key
  * that no longer signs is nothing a retry fixes).
  */
-static int sign(hjd_evm_payer *p, uint64_t nonce, const uint8_t to[20],
+static int sign(evm_payer *p, uint64_t nonce, const uint8_t to[20],
                 hj_amount value, uint64_t gas, hj_amount max_fee, hj_amount tip,
                 struct ver *v)
 {
@@ -344,7 +343,7 @@ static int sign(hjd_evm_payer *p, uint64_t nonce, const uint8_t to[20],
 	return 0;
 }
 
-static hj_tx_version as_version(const hjd_evm_payer *p, const struct ver *v)
+static hj_tx_version as_version(const evm_payer *p, const struct ver *v)
 {
 	hj_tx_version t = {.raw = p->raw,
 	                   .raw_len = p->raw_len,
@@ -358,7 +357,7 @@ static hj_tx_version as_version(const hjd_evm_payer *p, const struct ver *v)
 
 /* ---- sending ---- */
 
-static void after_send(hjd_evm_payer *p)
+static void after_send(evm_payer *p)
 {
 	if (p->send_new) {
 		plan_new(p);
@@ -369,7 +368,7 @@ static void after_send(hjd_evm_payer *p)
 }
 
 /* The node has our version (accepted now, or known already). */
-static void accepted(hjd_evm_payer *p)
+static void accepted(evm_payer *p)
 {
 	char err[300];
 	int rc;
@@ -394,7 +393,7 @@ static void accepted(hjd_evm_payer *p)
 
 static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_evm_payer *p = arg;
+	evm_payer *p = arg;
 	char said[600], msg[1200], hex[67], err[300];
 	uint8_t h[32];
 	int rc;
@@ -473,7 +472,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 	after_send(p);
 }
 
-static void send_raw(hjd_evm_payer *p, int64_t id, int64_t nonce,
+static void send_raw(evm_payer *p, int64_t id, int64_t nonce,
                      const uint8_t hash[32], int planned, int fresh)
 {
 	char *hex = malloc(2 * p->raw_len + 3);
@@ -500,14 +499,14 @@ static void send_raw(hjd_evm_payer *p, int64_t id, int64_t nonce,
 /* ---- 2. open batches ---- */
 
 struct load {
-	hjd_evm_payer *p;
+	evm_payer *p;
 	int got_raw;
 };
 
 static int load_version(void *arg, const hj_tx_version *v)
 {
 	struct load *l = arg;
-	hjd_evm_payer *p = l->p;
+	evm_payer *p = l->p;
 
 	if (!l->got_raw) {
 		if (v->raw_len > sizeof p->raw)
@@ -529,7 +528,7 @@ static int load_version(void *arg, const hj_tx_version *v)
 
 /* Decodes the newest version's bytes (recorded by us, checked again: a
  * damaged row must not put out another transaction). */
-static int newest_tx(hjd_evm_payer *p, hj_eip1559_tx *tx)
+static int newest_tx(evm_payer *p, hj_eip1559_tx *tx)
 {
 	uint8_t from[HJ_EVM_ADDR_LEN];
 	char err[300], msg[500];
@@ -552,7 +551,7 @@ static int newest_tx(hjd_evm_payer *p, hj_eip1559_tx *tx)
 
 /* Re-signs the batch's transaction with fees (max_fee, tip), records
  * the version, sends it. */
-static void resign(hjd_evm_payer *p, hj_amount max_fee, hj_amount tip)
+static void resign(evm_payer *p, hj_amount max_fee, hj_amount tip)
 {
 	const hj_batch *b = &p->open[p->cur];
 	hj_eip1559_tx tx;
@@ -578,7 +577,7 @@ static hj_amount bump(hj_amount v)
 	return v > HJ_AMOUNT_MAX - v / 8 - 1 ? HJ_AMOUNT_MAX : v + v / 8 + 1;
 }
 
-static void open_unmined(hjd_evm_payer *p)
+static void open_unmined(evm_payer *p)
 {
 	const hj_batch *b = &p->open[p->cur];
 	const struct ver *n = &p->vers[0];
@@ -639,7 +638,7 @@ static void open_unmined(hjd_evm_payer *p)
 /* The nonce is final: the receipts of the versions decide. */
 static void on_receipts(void *arg, json_t *result, const char *error)
 {
-	hjd_evm_payer *p = arg;
+	evm_payer *p = arg;
 	const hj_batch *b;
 	char err[300], msg[700], hex[67];
 	uint64_t height = 0, gas = 0, status = 0;
@@ -740,7 +739,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 	next_open(p);
 }
 
-static void receipts(hjd_evm_payer *p)
+static void receipts(evm_payer *p)
 {
 	const char *methods[VERS_MAX];
 	json_t *params[VERS_MAX];
@@ -763,7 +762,7 @@ static void receipts(hjd_evm_payer *p)
 		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
-static void next_open(hjd_evm_payer *p)
+static void next_open(evm_payer *p)
 {
 	const hj_batch *b;
 	struct load l = {.p = p};
@@ -813,7 +812,7 @@ static void next_open(hjd_evm_payer *p)
 
 /* ---- 3. a new batch ---- */
 
-static void ids_clear(hjd_evm_payer *p)
+static void ids_clear(evm_payer *p)
 {
 	for (size_t i = 0; i < p->nids; i++)
 		free(p->ids[i]);
@@ -822,7 +821,7 @@ static void ids_clear(hjd_evm_payer *p)
 	p->value = 0;
 }
 
-static int skipped(const hjd_evm_payer *p, const uint8_t *to)
+static int skipped(const evm_payer *p, const uint8_t *to)
 {
 	for (size_t i = 0; i < p->nskip; i++)
 		if (memcmp(p->skip[i], to, HJ_EVM_ADDR_LEN) == 0)
@@ -833,7 +832,7 @@ static int skipped(const hjd_evm_payer *p, const uint8_t *to)
 /* Collects the payouts of the oldest owed recipient not skipped. */
 static int gather(void *arg, const hj_owed_payout *o)
 {
-	hjd_evm_payer *p = arg;
+	evm_payer *p = arg;
 	char **v;
 
 	if (o->recipient.len != HJ_EVM_ADDR_LEN || skipped(p, o->recipient.b))
@@ -865,7 +864,7 @@ static int gather(void *arg, const hj_owed_payout *o)
 
 static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 {
-	hjd_evm_payer *p = arg;
+	evm_payer *p = arg;
 	char said[600], msg[900], to[43], err[300];
 	hj_batch_output out;
 	hj_tx_version t;
@@ -947,7 +946,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	send_raw(p, id, (int64_t)nonce, v.hash, 1, 1);
 }
 
-static void plan_new(hjd_evm_payer *p)
+static void plan_new(evm_payer *p)
 {
 	char err[300], to[43], val[40];
 	json_t *params;
@@ -986,7 +985,7 @@ static void plan_new(hjd_evm_payer *p)
 
 static void on_view(void *arg, json_t *result, const char *error)
 {
-	hjd_evm_payer *p = arg;
+	evm_payer *p = arg;
 	char err[300];
 	unsigned __int128 bal;
 	size_t n;
@@ -1036,7 +1035,7 @@ static void on_view(void *arg, json_t *result, const char *error)
 	next_open(p);
 }
 
-static void view(hjd_evm_payer *p)
+static void view(evm_payer *p)
 {
 	static const char *const methods[5] = {
 	    "eth_getTransactionCount", "eth_getTransactionCount",
@@ -1066,7 +1065,7 @@ static void view(hjd_evm_payer *p)
 
 static void on_chain_id(void *arg, json_t *result, const char *error)
 {
-	hjd_evm_payer *p = arg;
+	evm_payer *p = arg;
 
 	if (p->base.closing)
 		return;
@@ -1079,9 +1078,9 @@ static void on_chain_id(void *arg, json_t *result, const char *error)
 }
 
 /* A pass (the base's run hook). */
-static void pass_run(hjd_payer_base *b)
+static void pass_run(hjd_payer *b)
 {
-	hjd_evm_payer *p = (hjd_evm_payer *)b;
+	evm_payer *p = (evm_payer *)b;
 
 	if (p->have_chain_id) {
 		view(p);
@@ -1091,16 +1090,12 @@ static void pass_run(hjd_payer_base *b)
 		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
-/* ---- the interface ---- */
+/* ---- the base's hooks, the constructor ---- */
 
-void hjd_evm_payer_kick(hjd_evm_payer *p, uint64_t processed, uint64_t tip)
+/* The status line (the base's status hook). */
+static void status_of(const hjd_payer *b, char *buf, size_t n)
 {
-	if (p != NULL)
-		hjd_payer_base_kick(&p->base, processed, tip);
-}
-
-void hjd_evm_payer_status(const hjd_evm_payer *p, char *buf, size_t n)
-{
+	const evm_payer *p = (const evm_payer *)b;
 	char owed[HJ_AMOUNT_STRLEN], unattr[HJ_AMOUNT_STRLEN],
 	    flight[HJ_AMOUNT_STRLEN], bal[HJ_AMOUNT_STRLEN] = "?";
 
@@ -1122,14 +1117,9 @@ void hjd_evm_payer_status(const hjd_evm_payer *p, char *buf, size_t n)
 	         p->base.warning[0] ? "; " : "", p->base.warning);
 }
 
-static void status_of(const hjd_payer_base *b, char *buf, size_t n)
+static void release(hjd_payer *b)
 {
-	hjd_evm_payer_status((const hjd_evm_payer *)b, buf, n);
-}
-
-static void release(hjd_payer_base *b)
-{
-	hjd_evm_payer *p = (hjd_evm_payer *)b;
+	evm_payer *p = (evm_payer *)b;
 
 	ids_clear(p);
 	free(p->ids);
@@ -1141,16 +1131,10 @@ static void release(hjd_payer_base *b)
 static const struct hjd_payer_base_ops ops = {
     .run = pass_run, .status = status_of, .release = release};
 
-void hjd_evm_payer_close(hjd_evm_payer *p, void (*done)(void *arg), void *arg)
+int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
+                      hjd_payer **out, char *err, size_t errlen)
 {
-	if (p != NULL)
-		hjd_payer_base_close(&p->base, done, arg);
-}
-
-int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
-                      char *err, size_t errlen)
-{
-	hjd_evm_payer *p;
+	evm_payer *p;
 	char why[600];
 	int rc;
 
@@ -1160,20 +1144,18 @@ int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	hjd_payer_base_init(&p->base, &ops, o->loop, o->store, o->on_status,
-	                    o->on_fatal, o->arg);
-	p->cap = o->max_fee_per_gas;
-	p->min_tip = o->min_priority_fee;
-	p->stuck_s = o->stuck_after_s;
+	hjd_payer_base_init(&p->base, &ops, o);
+	p->cap = po->max_fee_per_gas;
+	p->min_tip = po->min_priority_fee;
+	p->stuck_s = po->stuck_after_s;
 	p->conf = o->confirmations;
-	p->exposure = o->exposure;
 	p->secp = hj_secp_new(why, sizeof why);
 	if (p->secp == NULL) {
 		snprintf(err, errlen, "%s", why);
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = hj_dealer_key_load(p->secp, o->key_source, o->dealer, p->sk,
+	rc = hj_dealer_key_load(p->secp, po->key_source, o->dealer->addr, p->sk,
 	                        p->dealer, why, sizeof why);
 	if (rc) {
 		snprintf(err, errlen, "[payout] dealer_key: %s", why);
@@ -1185,7 +1167,7 @@ int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
 		snprintf(err, errlen, "payout client: %s", why);
 		goto fail;
 	}
-	*out = p;
+	*out = &p->base;
 	return 0;
 fail:
 	explicit_bzero(p->sk, sizeof p->sk);

@@ -19,55 +19,28 @@
  *
  * Like the Bitcoin-family payer it runs on the follower's loop and shares
  * its store; every write is its own transaction made between two of the
- * follower's.
+ * follower's.  The follower drives it through payer.h.
  */
 #ifndef HJD_PAYOUT_EVM_H
 #define HJD_PAYOUT_EVM_H
 
 #include <stddef.h>
-#include <stdint.h>
-#include <uv.h>
 
 #include "amount.h"
-#include "rpc.h"
-#include "store.h"
+#include "payer.h"
 
-typedef struct hjd_evm_payer hjd_evm_payer;
-
-typedef struct hjd_evm_payer_opts {
-	uv_loop_t *loop;
-	hj_store *store;            /* borrowed: the follower's */
-	const hj_rpc_opts *node;    /* the node's client options, copied */
+/* What only this family's payer takes ([payout] of the configuration). */
+typedef struct hjd_evm_payout {
 	const char *key_source;     /* [payout] dealer_key (dealer_key.h) */
-	const char *dealer;         /* the configured address: the key's
-	                               address must equal it */
 	hj_amount max_fee_per_gas;  /* wei, the cap on every version */
 	hj_amount min_priority_fee; /* wei, the tip's floor */
 	unsigned stuck_after_s;     /* replace a version unmined this long */
-	unsigned confirmations;     /* the daemon's: final at this depth */
-	/* The open rounds' worst-case returns (hj_table_exposure), for the
-	 * bankroll warning. */
-	hj_amount (*exposure)(void *arg);
-	void (*on_status)(void *arg);
-	void (*on_fatal)(void *arg, const char *msg);
-	void *arg;
-} hjd_evm_payer_opts;
+} hjd_evm_payout;
 
-/* Reads the key (refused unless its file is private and its address is the
- * dealer's), makes the client.  Returns 0 and *out, or a negative errno
- * with err.  Nothing is sent before hjd_evm_payer_kick. */
-int hjd_evm_payer_new(const hjd_evm_payer_opts *o, hjd_evm_payer **out,
-                      char *err, size_t errlen);
-
-/* As hjd_payer_kick: blocks up to processed are committed, tip is the
- * node's tip.  Passes never overlap; kicks during one coalesce. */
-void hjd_evm_payer_kick(hjd_evm_payer *p, uint64_t processed, uint64_t tip);
-
-/* One line for STATUS= and the log. */
-void hjd_evm_payer_status(const hjd_evm_payer *p, char *buf, size_t n);
-
-/* Drops what is in flight, wipes the key, frees p, then done(arg) from the
- * loop.  NULL is fine. */
-void hjd_evm_payer_close(hjd_evm_payer *p, void (*done)(void *arg), void *arg);
+/* A payer (payer.h) for EVM chains: reads the key (refused unless its file
+ * is private and its address is o->dealer's), makes the client.  Returns 0
+ * and *out, or a negative errno with err. */
+int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
+                      hjd_payer **out, char *err, size_t errlen);
 
 #endif

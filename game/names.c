@@ -1,5 +1,6 @@
 /* Stable names used in the card log, messages and documentation. */
 #include "action.h"
+#include "payload.h"
 #include "reason.h"
 #include "round.h"
 
@@ -58,4 +59,9 @@ const char *hj_status_name(int status)
 	    status >= (int)(sizeof status_names / sizeof status_names[0]))
 		return "None";
 	return status_names[status];
+}
+
+const char *hj_family_name(hj_family fam)
+{
+	return fam == HJ_EVM ? "evm" : "bitcoin";
 }

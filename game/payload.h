@@ -27,6 +27,10 @@
 
 typedef enum hj_family { HJ_EVM = 0, HJ_BITCOIN = 1 } hj_family;
 
+/* The family's name as the configuration, the card log and the state write
+ * it: "evm", "bitcoin". */
+const char *hj_family_name(hj_family fam);
+
 /* A parsed payload.  Fields an action does not carry are zero. */
 typedef struct hj_payload {
 	hj_act act;

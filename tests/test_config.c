@@ -128,7 +128,7 @@ static void test_full_file(void **state)
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
 	assert_string_equal(err, "");
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
-	assert_string_equal(c.family, "evm");
+	assert_int_equal(c.family, HJ_EVM);
 	assert_string_equal(c.rpc_url, "https://node.example:8545/rpc");
 	assert_string_equal(c.rpc_user, "alice");
 	/* ";" only starts a comment after a blank; a blank inside stays. */
@@ -141,7 +141,7 @@ static void test_full_file(void **state)
 	assert_int_equal(c.batch_blocks, 1000);
 	assert_true(c.start_height_set);
 	assert_int_equal(c.start_height, 18446744073709551u);
-	assert_string_equal(c.dealer, ADDR_LOW);
+	assert_string_equal(c.dealer.text, ADDR_LOW);
 	assert_string_equal(c.rules.preset, "bethash");
 	assert_amount(c.rules.min_bet, 1000000000000000u);
 	assert_amount(c.rules.max_bet, (hj_amount)1 << 120);
@@ -167,7 +167,7 @@ static void test_defaults(void **state)
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(err, "");
-	assert_string_equal(c.family, "evm");
+	assert_int_equal(c.family, HJ_EVM);
 	assert_string_equal(c.rpc_url, "http://127.0.0.1:8545");
 	assert_null(c.rpc_user);
 	assert_null(c.rpc_password);
@@ -178,7 +178,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.poll_interval_ms, 1000);
 	assert_int_equal(c.batch_blocks, 100);
 	assert_false(c.start_height_set);
-	assert_string_equal(c.dealer, ADDR);
+	assert_string_equal(c.dealer.text, ADDR);
 	assert_string_equal(c.rules.preset, "bethash");
 	assert_int_equal(c.rules.timeout_blocks, 100);
 	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
@@ -210,7 +210,7 @@ static void test_syntax_accepted(void **state)
 
 	(void)state;
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
-	assert_string_equal(c.dealer, ADDR);
+	assert_string_equal(c.address, ADDR);
 	assert_amount(c.rules.min_bet, 5);
 	assert_amount(c.rules.max_bet, 5);
 	assert_string_equal(c.rpc_bearer, "abc.def-ghi");
@@ -517,7 +517,7 @@ static void test_overrides(void **state)
 	assert_string_equal(err, "");
 	assert_int_equal(c.confirmations, 7);
 	assert_amount(c.rules.max_bet, 2000);
-	assert_string_equal(c.dealer, ADDR_LOW);
+	assert_string_equal(c.dealer.text, ADDR_LOW);
 	assert_null(c.rpc_user);
 	assert_null(c.rpc_password);
 	assert_string_equal(c.rpc_bearer, "t0k");
@@ -1073,7 +1073,7 @@ static void test_example_file(void **state)
 	/* The same as a file that says only the required keys. */
 	assert_int_equal(load(MINIMAL, &d, err, sizeof err), 0);
 	assert_int_equal(hjd_config_finish(&d, err, sizeof err), 0);
-	assert_string_equal(c.family, d.family);
+	assert_int_equal(c.family, d.family);
 	assert_string_equal(c.rpc_url, d.rpc_url);
 	assert_int_equal(c.rpc_timeout_ms, 30000);
 	assert_int_equal(c.rpc_max_response, 67108864);
@@ -1113,7 +1113,7 @@ static void test_example_file(void **state)
 	}
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
-	assert_string_equal(c.dealer, ADDR);
+	assert_string_equal(c.dealer.text, ADDR);
 	assert_amount(c.rules.min_bet, 10000000000000000u);
 	assert_amount(c.rules.max_bet, 1000000000000000000u);
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");

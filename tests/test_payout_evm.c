@@ -393,7 +393,8 @@ static struct fx {
 	uv_timer_t guard;
 	int guard_fired;
 	hj_store *store;
-	hjd_evm_payer *payer;
+	hjd_payer *payer;
+	hj_dealer dealer;
 	hj_rpc_opts ro;
 	char url[64];
 	struct fx_opts o;
@@ -414,10 +415,12 @@ static const hj_store_meta META = {
 
 static void addr_of(const char *text, uint8_t out[HJ_EVM_ADDR_LEN])
 {
+	hj_dealer d;
 	char err[256];
 
-	if (hj_dealer_addr_parse(text, out, err, sizeof err))
+	if (hj_dealer_parse(HJ_EVM, text, strlen(text), &d, err, sizeof err))
 		fail_msg("%s: %s", text, err);
+	memcpy(out, d.addr, HJ_EVM_ADDR_LEN);
 }
 
 /* ---- the log: the payer's lines go to stderr ---- */
@@ -607,7 +610,7 @@ static void owe(const char *id, const char *recipient, hj_amount amount,
 static void on_status(void *arg)
 {
 	assert_ptr_equal(arg, &T);
-	hjd_evm_payer_status(T.payer, T.status, sizeof T.status);
+	hjd_payer_status(T.payer, T.status, sizeof T.status);
 	T.passes++;
 	if (T.passes >= T.until)
 		uv_stop(&T.loop);
@@ -649,21 +652,25 @@ static void write_key(const char *text, mode_t mode)
 
 static int payer_new(char *err, size_t errlen)
 {
-	hjd_evm_payer_opts po = {.loop = &T.loop,
-	                         .store = T.store,
-	                         .node = &T.ro,
-	                         .key_source = T.key,
-	                         .dealer = DEALER,
-	                         .max_fee_per_gas = T.o.cap,
-	                         .min_priority_fee = T.o.min_tip,
-	                         .stuck_after_s = T.o.stuck,
-	                         .confirmations = T.o.conf,
-	                         .exposure = NULL,
-	                         .on_status = on_status,
-	                         .on_fatal = on_fatal,
-	                         .arg = &T};
+	hjd_payer_opts o = {.loop = &T.loop,
+	                    .store = T.store,
+	                    .node = &T.ro,
+	                    .dealer = &T.dealer,
+	                    .confirmations = T.o.conf,
+	                    .table = NULL,
+	                    .on_status = on_status,
+	                    .on_fatal = on_fatal,
+	                    .arg = &T};
+	hjd_evm_payout po = {.key_source = T.key,
+	                     .max_fee_per_gas = T.o.cap,
+	                     .min_priority_fee = T.o.min_tip,
+	                     .stuck_after_s = T.o.stuck};
+	char why[128];
 
-	return hjd_evm_payer_new(&po, &T.payer, err, errlen);
+	if (hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &T.dealer, why,
+	                    sizeof why))
+		fail_msg("%s: %s", DEALER, why);
+	return hjd_evm_payer_new(&o, &po, &T.payer, err, errlen);
 }
 
 /* The loop, the node, the store and a payer with o (NULL: defaults). */
@@ -705,7 +712,7 @@ static void fx_close(void)
 {
 	unsigned want = T.payer ? 1 : 0;
 
-	hjd_evm_payer_close(T.payer, on_payer_closed, &T);
+	hjd_payer_close(T.payer, on_payer_closed, &T);
 	T.payer = NULL;
 	hf_server_close(&T.srv);
 	uv_close((uv_handle_t *)&T.guard, NULL);
@@ -739,7 +746,7 @@ static void run(unsigned passes)
  * kick, then passes passes. */
 static void step(uint64_t processed, uint64_t tip, unsigned passes)
 {
-	hjd_evm_payer_kick(T.payer, processed, tip);
+	hjd_payer_kick(T.payer, processed, tip);
 	run(passes);
 	assert_true(T.passes >= T.until);
 }
@@ -1975,7 +1982,7 @@ static void test_restart_resends_planned(void **state)
 	         "SELECT lower(hex(raw)) FROM payout_tx_versions WHERE batch = "
 	         "1");
 
-	hjd_evm_payer_close(T.payer, on_payer_closed, &T);
+	hjd_payer_close(T.payer, on_payer_closed, &T);
 	T.payer = NULL;
 	while (T.closed == 0)
 		uv_run(&T.loop, UV_RUN_ONCE);
@@ -2043,7 +2050,7 @@ static void test_key_refused(void **state)
 	write_key(DEALER_KEY, 0600);
 	if (payer_new(err, sizeof err))
 		fail_msg("hjd_evm_payer_new: %s", err);
-	hjd_evm_payer_close(T.payer, on_payer_closed, &T);
+	hjd_payer_close(T.payer, on_payer_closed, &T);
 	T.payer = NULL;
 	assert_int_equal(uv_run(&T.loop, UV_RUN_DEFAULT), 0);
 	assert_int_equal(T.closed, 1);

@@ -1,7 +1,8 @@
 /*
- * The machinery both payers share (see payer.h).
+ * The payer interface (payer.h) and the machinery both payers share
+ * (payer_base.h).
  */
-#include "payer.h"
+#include "payer_base.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,22 +13,20 @@
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 60000
 
-void hjd_payer_base_init(hjd_payer_base *b,
-                         const struct hjd_payer_base_ops *ops, uv_loop_t *loop,
-                         hj_store *store, void (*on_status)(void *arg),
-                         void (*on_fatal)(void *arg, const char *msg),
-                         void *arg)
+void hjd_payer_base_init(hjd_payer *b, const struct hjd_payer_base_ops *ops,
+                         const hjd_payer_opts *o)
 {
 	b->ops = ops;
-	b->loop = loop;
-	b->store = store;
-	b->on_status = on_status;
-	b->on_fatal = on_fatal;
-	b->arg = arg;
+	b->loop = o->loop;
+	b->store = o->store;
+	b->table = o->table;
+	b->on_status = o->on_status;
+	b->on_fatal = o->on_fatal;
+	b->arg = o->arg;
 	b->backoff_ms = BACKOFF_MIN_MS;
 }
 
-void hjd_payer_base_note(hjd_payer_base *b, int prio, const char *msg)
+void hjd_payer_base_note(hjd_payer *b, int prio, const char *msg)
 {
 	size_t k = strnlen(msg, sizeof b->last_note - 1);
 
@@ -38,14 +37,14 @@ void hjd_payer_base_note(hjd_payer_base *b, int prio, const char *msg)
 	hjd_log(prio, "%s", msg);
 }
 
-void hjd_payer_base_fatal(hjd_payer_base *b, const char *msg)
+void hjd_payer_base_fatal(hjd_payer *b, const char *msg)
 {
 	b->busy = 0;
 	b->closing = 1; /* the follower closes us; nothing more is done */
 	b->on_fatal(b->arg, msg);
 }
 
-int hjd_payer_base_begin(hjd_payer_base *b, char *err, size_t errlen)
+int hjd_payer_base_begin(hjd_payer *b, char *err, size_t errlen)
 {
 	if (hj_store_begin(b->store, err, errlen)) {
 		hjd_payer_base_fatal(b, err);
@@ -54,7 +53,7 @@ int hjd_payer_base_begin(hjd_payer_base *b, char *err, size_t errlen)
 	return 0;
 }
 
-int hjd_payer_base_commit(hjd_payer_base *b, int rc, char *err, size_t errlen)
+int hjd_payer_base_commit(hjd_payer *b, int rc, char *err, size_t errlen)
 {
 	if (rc == 0 && hj_store_commit(b->store, err, errlen) == 0)
 		return 0;
@@ -63,7 +62,7 @@ int hjd_payer_base_commit(hjd_payer_base *b, int rc, char *err, size_t errlen)
 	return -1;
 }
 
-void hjd_payer_base_backoff(hjd_payer_base *b)
+void hjd_payer_base_backoff(hjd_payer *b)
 {
 	b->retry_at = uv_now(b->loop) + b->backoff_ms;
 	b->failed_at_block = b->processed;
@@ -71,22 +70,27 @@ void hjd_payer_base_backoff(hjd_payer_base *b)
 	                                                   : b->backoff_ms * 2;
 }
 
-void hjd_payer_base_backoff_reset(hjd_payer_base *b)
+void hjd_payer_base_backoff_reset(hjd_payer *b)
 {
 	b->backoff_ms = BACKOFF_MIN_MS;
 	b->retry_at = 0;
 }
 
-int hjd_payer_base_may_send(const hjd_payer_base *b)
+int hjd_payer_base_may_send(const hjd_payer *b)
 {
 	return !b->halted &&
 	       (b->retry_at == 0 || uv_now(b->loop) >= b->retry_at ||
 	        b->processed > b->failed_at_block);
 }
 
+hj_amount hjd_payer_base_exposure(const hjd_payer *b)
+{
+	return b->table ? hj_table_exposure(b->table) : 0;
+}
+
 /* ---- passes and the timer ---- */
 
-static void pass_start(hjd_payer_base *b)
+static void pass_start(hjd_payer *b)
 {
 	if (b->closing || !b->started)
 		return;
@@ -102,7 +106,7 @@ static void pass_start(hjd_payer_base *b)
 
 static void on_timer(uv_timer_t *t)
 {
-	hjd_payer_base *b = t->data;
+	hjd_payer *b = t->data;
 
 	if (b->closing)
 		return;
@@ -112,7 +116,7 @@ static void on_timer(uv_timer_t *t)
 		b->ops->wake(b);
 }
 
-int hjd_payer_base_open(hjd_payer_base *b, const hj_rpc_opts *node, char *why,
+int hjd_payer_base_open(hjd_payer *b, const hj_rpc_opts *node, char *why,
                         size_t n)
 {
 	hj_rpc_opts ro = *node;
@@ -126,22 +130,12 @@ int hjd_payer_base_open(hjd_payer_base *b, const hj_rpc_opts *node, char *why,
 	return 0;
 }
 
-void hjd_payer_base_timer(hjd_payer_base *b, uint64_t ms)
+void hjd_payer_base_timer(hjd_payer *b, uint64_t ms)
 {
 	uv_timer_start(&b->timer, on_timer, ms, 0);
 }
 
-void hjd_payer_base_kick(hjd_payer_base *b, uint64_t processed, uint64_t tip)
-{
-	if (b->closing)
-		return;
-	b->processed = processed;
-	b->tip = tip;
-	b->started = 1;
-	pass_start(b);
-}
-
-void hjd_payer_base_pass_end(hjd_payer_base *b)
+void hjd_payer_base_pass_end(hjd_payer *b)
 {
 	char err[300], line[sizeof b->summary];
 	uint64_t now = uv_now(b->loop);
@@ -170,9 +164,24 @@ void hjd_payer_base_pass_end(hjd_payer_base *b)
 		hjd_payer_base_timer(b, b->retry_at - now);
 }
 
-/* ---- closing ---- */
+/* ---- the interface: kick, status, close ---- */
 
-static void on_closed_part(hjd_payer_base *b)
+void hjd_payer_kick(hjd_payer *b, uint64_t processed, uint64_t tip)
+{
+	if (b == NULL || b->closing)
+		return;
+	b->processed = processed;
+	b->tip = tip;
+	b->started = 1;
+	pass_start(b);
+}
+
+void hjd_payer_status(const hjd_payer *b, char *buf, size_t n)
+{
+	b->ops->status(b, buf, n);
+}
+
+static void on_closed_part(hjd_payer *b)
 {
 	void (*done)(void *);
 	void *arg;
@@ -196,9 +205,9 @@ static void on_timer_closed(uv_handle_t *h)
 	on_closed_part(h->data);
 }
 
-void hjd_payer_base_close(hjd_payer_base *b, void (*done)(void *arg), void *arg)
+void hjd_payer_close(hjd_payer *b, void (*done)(void *arg), void *arg)
 {
-	if (b->open_handles > 0)
+	if (b == NULL || b->open_handles > 0)
 		return;
 	b->closing = 1;
 	b->done = done;

@@ -1,0 +1,105 @@
+/* What an event leaves in the store (see effects.h). */
+#include "effects.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hex.h"
+
+static const char *outcome_of(hj_ev t)
+{
+	switch (t) {
+	case HJ_EV_ACTION:
+		return "accepted";
+	case HJ_EV_REJECT:
+		return "rejected";
+	case HJ_EV_DEPOSIT:
+		return "deposit";
+	default:
+		return "ignored";
+	}
+}
+
+static const hj_id *refund_to(const hj_event *ev)
+{
+	if (ev->tx->sender.len > 0)
+		return &ev->tx->sender;
+	if (ev->round)
+		return &ev->round->player;
+	return NULL;
+}
+
+/* The next payout of out, its id written from fmt; fields zeroed but for
+ * hand, which is -1 (not a hand's). */
+__attribute__((format(printf, 2, 3))) static hj_payout *
+next_payout(hj_effects *out, const char *fmt, ...)
+{
+	size_t i = out->npayouts++;
+	hj_payout *p = &out->payouts[i];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out->id[i], sizeof out->id[i], fmt, ap);
+	va_end(ap);
+	memset(p, 0, sizeof *p);
+	p->id = out->id[i];
+	p->hand = -1;
+	return p;
+}
+
+void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out)
+{
+	char hex[2 * sizeof ev->tx->txid.b + 1];
+	hj_payout *p;
+
+	memset(out, 0, sizeof *out);
+	switch (ev->type) {
+	case HJ_EV_ACTION:
+	case HJ_EV_REJECT:
+	case HJ_EV_DEPOSIT:
+	case HJ_EV_IGNORED:
+		out->has_tx = 1;
+		out->tx =
+		    (hj_tx_row){.tx = ev->tx,
+		                .outcome = outcome_of(ev->type),
+		                .reason = ev->reason,
+		                .round = ev->round ? &ev->round->id : NULL};
+		if (ev->type != HJ_EV_REJECT || ev->amount == 0)
+			return;
+		hj_hex_encode(ev->tx->txid.b, ev->tx->txid.len, 0, hex);
+		p = next_payout(out, "refund:%s", hex);
+		p->kind = "refund";
+		p->round = ev->round ? &ev->round->id : NULL;
+		p->txid = &ev->tx->txid;
+		p->recipient = refund_to(ev);
+		p->amount = ev->amount;
+		p->height = height;
+		return;
+	case HJ_EV_SETTLE:
+		hj_hex_encode(ev->round->id.b, ev->round->id.len, 0, hex);
+		for (int i = 0; i < ev->round->nhands; i++) {
+			if (ev->settle->ret[i] == 0)
+				continue;
+			p = next_payout(out, "return:%s:%d", hex, i);
+			p->kind = "return";
+			p->round = &ev->round->id;
+			p->hand = i;
+			p->recipient = &ev->round->player;
+			p->amount = ev->settle->ret[i];
+			p->height = height;
+		}
+		if (ev->settle->ins_ret) {
+			p = next_payout(out, "insurance:%s", hex);
+			p->kind = "insurance";
+			p->round = &ev->round->id;
+			p->recipient = &ev->round->player;
+			p->amount = ev->settle->ins_ret;
+			p->height = height;
+		}
+		return;
+	case HJ_EV_DRAW:
+	case HJ_EV_TIMEOUT:
+		return;
+	}
+}
