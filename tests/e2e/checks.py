@@ -18,10 +18,13 @@ what the test files do with them, the same on anvil and on litecoind:
 - running cases (the fault and harness tests): Cases, WorkDir, fault_main();
   the payout tests' PayoutRunner (one line per check) and payout_args();
 - the game tests' expectation model: card totals, Tx / Blk / Round (and
-  SignedRound, the Bitcoin family's, signed at its seq through its
-  session's PlayerTool, `hashjack player`), the expected
-  events and table rows of a session (SessionModel: the hex prefix the log
-  writes and the database does not, "0x" on EVM, is its one parameter),
+  the rounds that send their player's actions: EvmRound, calldata from
+  the player's account; SignedRound, the Bitcoin family's, signed at its
+  seq through its session's PlayerTool, `hashjack player`), the expected
+  events and table rows of a session (SessionModel: its two parameters
+  are the hex prefix the log writes and the database does not, "0x" on
+  EVM, and whether a transaction paying the dealer nothing that names no
+  open round is seen),
   line_bytes() (docs/LOG.md's line, the chain given), and GameRunner
   (LitecoindBlocks: its hooks for a session on litecoind), which plays the
   scenarios and checks each session's card log byte for byte against the
@@ -779,6 +782,29 @@ class Round:
         return paid
 
 
+class EvmRound(Round):
+    """A Round of EVM: its player (self.who, an hj.Account; the log's
+    "player" is its address) sends each action from its account with the
+    action's calldata (hj.PAYLOADS); nothing is signed, so a seq means
+    nothing here.  The session gives send(who, payload, value)."""
+
+    def __init__(self, S, player, tx, stake):
+        super().__init__(S, player.address, tx, stake)
+        self.who = player
+
+    def payload(self, action, insurance=None):
+        """The action's calldata (hex, "0x")."""
+        return hj.PAYLOADS["PeekInsured" if action == "Peek" and insurance else action]
+
+    def send(self, action, value=0, seq=None, insurance=None, extra=()):
+        """An action of this round from the player's account.  seq is the
+        Bitcoin family's (see SignedRound.send) and is not used; extra
+        must be empty (a transaction pays one address)."""
+        if extra:
+            raise Failed("an EVM transaction pays one address: extra %s" % (extra,))
+        return self.S.send(self.who, self.payload(action, insurance), value)
+
+
 class PlayerTool:
     """`hashjack player` for a session of the Bitcoin family (self.hashjack:
     the tool; self.genesis: the chain's genesis hash): tool(*args), its
@@ -827,6 +853,11 @@ class SignedRound(Round):
         return self.S.sign(signer or self.who, action, self.id,
                            self.seq if seq is None else seq, insurance, genesis)
 
+    def payload(self, action, insurance=None):
+        """The action's payload, signed at the round's seq now (what
+        EvmRound.payload is on EVM)."""
+        return self.sign(action, insurance=insurance)
+
     def send(self, action, value=0, seq=None, insurance=None, signer=None, genesis=None,
              extra=(), mutate=None):
         """An action of this round, signed at seq (default: the round's seq
@@ -851,12 +882,19 @@ class SignedRound(Round):
 class SessionModel:
     """What a game session expects: the events of each height (exp) and the
     rows of the transactions table (rows), written by the scenarios through
-    Round, rej() and the family's own dep(); expected_payouts() is the
-    ledger they imply.  A family's Session derives from it and sets
+    Round, rej(), rej_unpaid() and the family's own dep(); expected_payouts()
+    is the ledger they imply.  A family's Session derives from it and sets
     HEX_PREFIX: what the log writes before a hash, an address or a key and
-    the database's BLOB columns do not hold ("0x" on EVM)."""
+    the database's BLOB columns do not hold ("0x" on EVM), and SEES_UNPAID
+    (below)."""
 
     HEX_PREFIX = ""
+
+    # Whether a transaction that pays the dealer nothing and names none of
+    # its open rounds is seen: on EVM every transaction to the dealer
+    # address is; on the Bitcoin family it is not the dealer's business
+    # and gives no event (docs/BITCOIN.md).
+    SEES_UNPAID = True
 
     def __init__(self, ctx, name):
         self.ctx = ctx
@@ -896,6 +934,22 @@ class SessionModel:
             for r in rs:
                 r.draw(b, hand)
         return rs
+
+    def mine_n(self, k):
+        """k blocks without transactions."""
+        if self.pending:
+            raise Failed("mine_n with transactions pending")
+        for _ in range(k):
+            self.mine()
+
+    def rej_unpaid(self, t, reason, action):
+        """t pays the dealer nothing and names no open round: rejected for
+        reason (no round named, nothing owed) where such a transaction is
+        seen (SEES_UNPAID), else no event and no row."""
+        if t.value != 0:
+            raise Failed("rej_unpaid of a transaction paying %d" % t.value)
+        if self.SEES_UNPAID:
+            self.rej(t, reason, action)
 
     def rej(self, t, reason, action=None, r=None):
         e = {"type": "reject", "tx": t.txid, "txIndex": t.idx}
@@ -942,7 +996,7 @@ class SessionModel:
 class LitecoindBlocks:
     """What GameRunner asks of a session on one litecoind (self.node, an
     ltc.Litecoind; the session's own mine() makes a checked block):
-    height(), mine_plain(), mine_leftovers(), and mine_n()."""
+    height(), mine_plain() and mine_leftovers()."""
 
     def height(self):
         return self.node.height()
@@ -953,13 +1007,6 @@ class LitecoindBlocks:
     def mine_leftovers(self):
         if self.node.mempool():
             self.node.mine(1)
-
-    def mine_n(self, k):
-        """k blocks without transactions."""
-        if self.pending:
-            raise Failed("mine_n with transactions pending")
-        for _ in range(k):
-            self.mine()
 
 
 # --------------------------------------------------------------------------

@@ -531,26 +531,12 @@ def payer_lines(S, err):
 # --------------------------------------------------------------------------
 # 1. session: the game matrix with the payer running
 
-class PayRound(checks.Round):
-    """A round of the model (test_game.Session's) whose account who sends
-    its own actions, as the tables of checks.py ask (send(action, value,
-    insurance=): the action's payload, hj.PAYLOADS)."""
-
-    def __init__(self, S, who, tx, stake):
-        super().__init__(S, who.address, tx, stake)
-        self.who = who
-
-    def send(self, action, value=0, insurance=None):
-        name = "PeekInsured" if action == "Peek" and insurance else action
-        return self.S.send(self.who, hj.PAYLOADS[name], value)
-
-
 class GameSession(test_game.Session, Paying):
     """test_game.Session (its scenarios, its expectation model) with a paying
     daemon: [payout] dealer_key, confirmations 2, timeout_blocks 3.  Its
     players come from a pool of SESSION_PLAYERS accounts in turn, so each
-    plays many rounds; its rounds (PayRound) send their own actions, and
-    it gives take(), send_bet() and forged(), for checks.py's tables.  A
+    plays many rounds; its rounds (checks.EvmRound) send their own actions,
+    and it gives take() and forged(), for checks.py's tables.  A
     block's transactions from the dealer (payouts) are not the session's:
     the session's own must be the others, in the order sent; their txIndex
     is where they are in the block."""
@@ -589,13 +575,6 @@ class GameSession(test_game.Session, Paying):
     def take(self, n):
         """n different players (n <= SESSION_PLAYERS), in turn."""
         return [self.player() for _ in range(n)]
-
-    def bet(self, who, stake, data=BET):
-        return PayRound(self, who, self.send(who, data, stake), stake)
-
-    def send_bet(self, who, value):
-        """A Bet that opens no round (a second one, a rejected one)."""
-        return self.send(who, BET, value)
 
     def forged(self, r, action, value):
         """None: EVM actions are not signed (checks.sc_vs9_lose_bust_surrender)."""
