@@ -4,12 +4,15 @@ Python 3, standard library only.  tests/e2e/test_game.py plays this book on
 anvil and tests/e2e/test_ltc_game.py on litecoind regtest, each followed by
 its family's own scenarios (void blocks and failed receipts on EVM;
 signatures, values over several outputs, OP_RETURN forms and MWEB on the
-Bitcoin family; each its own malformed payloads and deposits).  A scenario
-sends real transactions through its session, mines blocks with the cards
-it wants and writes down, block by block, the exact events the protocol
-gives and the rows of the transactions table (checks.SessionModel); the
-family's runner (checks.GameRunner) then checks the daemon's card log
-against them byte for byte, against `hashjack replay`, and its database.
+Bitcoin family; each its own malformed payloads and deposits).  The payout
+tests (tests/e2e/test_payouts.py, test_ltc_payouts.py) play the tables of
+several players at the end of this file, test_payouts.py the game
+scenarios too.  A scenario sends real transactions through its session,
+mines blocks with the cards it wants and writes down, block by block, the
+exact events the protocol gives and the rows of the transactions table
+(checks.SessionModel); the family's runner (checks.GameRunner) then checks
+the daemon's card log against them byte for byte, against `hashjack
+replay`, and its database.
 
 What a scenario asks of its session S (test_game.Session on EVM,
 test_ltc_game.Session on the Bitcoin family):
@@ -37,19 +40,19 @@ test_ltc_game.Session on the Bitcoin family):
 - What only one family has, as functions that give nothing on the other:
   S.parts(value, n), value paid in n outputs to the dealer (the Bitcoin
   family; EVM: value); S.elsewhere(value), outputs paying value to another
-  address as well (the Bitcoin family; EVM: none); S.stale(r, action,
-  seq), r's action signed at seq, which the round is past (bad_signature;
-  EVM: None, nothing is signed).
+  address, for r.send's extra (the Bitcoin family; EVM: none);
+  S.stale(r, action, seq), r's action signed at seq, which the round is
+  past (bad_signature; EVM: None, nothing is signed).
 
 A round r (checks.EvmRound, checks.SignedRound) sends its player's actions:
 r.send(action, value=0, seq=None, insurance=None, extra=()), where seq
 (the Bitcoin family's; EVM sends no signature) is the seq the round will
-have when the action is looked at, by default its seq now: an action sent
-in the block of an accepted one of the same round is signed at the next
-seq.  r.payload(action) is the payload alone.  What the protocol gives is
-written through r.accepted_bet(), r.draw(b, hand), r.act(t, action, hand,
-insurance), r.timeout(b, action, hand) and r.settle(b, [(status, return)],
-ins_payout) (checks.Round).
+have when the action is looked at, by default its seq now; an action sent
+after one of the same round that the same block will accept is given the
+next seq (seq=1 in the stories below).  r.payload(action) is the payload
+alone.  What the protocol gives is written through r.accepted_bet(),
+r.draw(b, hand), r.act(t, action, hand, insurance), r.timeout(b, action,
+hand) and r.settle(b, [(status, return)], ins_payout) (checks.Round).
 
 X is the Bet's block, W the opening of an action window, Y the block of a
 Split or a Peek (docs/PROTOCOL.md).  Each scenario returns a one-line
@@ -62,6 +65,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Failed, bj  # noqa: E402
 
+
+# --------------------------------------------------------------------------
+# The game tests' scenarios (test_game.MAIN, test_ltc_game.MAIN)
 
 def deal(S, r, first, up, second):
     """Mines r's Bet and the three cards of its deal; returns the block of
@@ -871,3 +877,126 @@ BOOK = [sc_win_stand, sc_lose_dealer_play, sc_push_min_bet_second_bet, sc_bust_p
         sc_surrender_vs_ace, sc_timeout_stand_last_block, sc_timeout_peek_then_stand_h17,
         sc_timeout_peek_dbj, sc_timeout_split_hands, sc_players_same_blocks,
         sc_bet_rejections]
+
+
+# --------------------------------------------------------------------------
+# Tables of several players, played by both payout tests' sessions
+# (test_payouts.GameSession, test_ltc_payouts.ModelSession), whose few
+# players play many rounds.  They ask of the session take(n) (n different
+# players), stake() (a new odd stake), bet(p, stake), send_bet(p, value),
+# table(players, first, up, second) (a Bet each in one block, then the
+# deal: checks.SessionModel.table), mine(want), rej(), at(), and
+# forged(r, action, value): r's action paying value with a bad signature
+# (the Bitcoin family), or None where actions are not signed (EVM).
+
+def sc_vs9_lose_bust_surrender(S):
+    """Six rounds 10+6 against 9.  In X+3 a Hit of e paying 5000 is
+    premature.  At W: a Stands; b Hits; d's Double (16) is not_allowed,
+    d's Stand with a flipped signature paying 4000 is bad_signature (where
+    actions are signed), then d Stands; e Stands; f's Surrender paying
+    4000 is wrong_value, f Stands; c Surrenders (settled at once,
+    floor(s/2)).  W+1 (10): b busts, the dealer's 19 beats a, d, e, f."""
+    ra, rb, rc, rd, re_, rf = rs = [S.bet(p, S.stake()) for p in S.take(6)]
+    S.mine()
+    for r in rs:
+        r.accepted_bet()
+    for want, hand in (("10", 0), ("9", "D")):
+        b = S.mine(want)
+        for r in rs:
+            r.draw(b, hand)
+    early = re_.send("Hit", 5000)
+    b = S.mine("6")
+    for r in rs:
+        r.draw(b, 0)
+    S.rej(early, "premature", "Hit", re_)
+    st_a = ra.send("Stand")
+    hit_b = rb.send("Hit")
+    db_d = rd.send("Double", rd.bet)
+    forged = S.forged(rd, "Stand", 4000)
+    st_d = rd.send("Stand")
+    st_e = re_.send("Stand")
+    wv_f = rf.send("Surrender", 4000)
+    st_f = rf.send("Stand")
+    su_c = rc.send("Surrender")
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    S.rej(db_d, "not_allowed", "Double", rd)
+    if forged is not None:
+        S.rej(forged, "bad_signature", "Stand", rd)
+    rd.act(st_d, "Stand", 0)
+    re_.act(st_e, "Stand", 0)
+    S.rej(wv_f, "wrong_value", "Surrender", rf)
+    rf.act(st_f, "Stand", 0)
+    rc.act(su_c, "Surrender", 0)
+    rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
+    b = S.mine("10")
+    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)])
+    rb.draw(b, 0); rb.settle(b, [("Bust", 0)])
+    for r in (rd, re_, rf):
+        r.draw(b, "D"); r.settle(b, [("Lose", 0)])
+    return "6 rounds: 4 Lose, Bust, Surrender; premature, not_allowed, %swrong_value" % (
+        "bad_signature, " if forged is not None else "")
+
+
+def sc_vs7_push_win_bust(S):
+    """Five rounds 10+8 against 7.  At W: a Stands; b and c Hit; d's Split
+    of a non-pair is not_allowed, d Stands; a second Bet of e is
+    second_round (refunded to e), e Stands.  W+1 (A): the dealer's soft 18
+    stands: a, d, e Push; b and c hold 19.  W+2: b Stands, c Hits.  W+3
+    (10): b's dealer 17, b Wins; c busts."""
+    ra, rb, rc, rd, re_ = S.table(S.take(5), "10", "7", "8")
+    st_a = ra.send("Stand")
+    hit_b = rb.send("Hit")
+    hit_c = rc.send("Hit")
+    sp_d = rd.send("Split", rd.bet)
+    st_d = rd.send("Stand")
+    again = S.send_bet(re_.who, 20001)
+    st_e = re_.send("Stand")
+    S.mine()
+    ra.act(st_a, "Stand", 0)
+    rb.act(hit_b, "Hit", 0)
+    rc.act(hit_c, "Hit", 0)
+    S.rej(sp_d, "not_allowed", "Split", rd)
+    rd.act(st_d, "Stand", 0)
+    S.rej(again, "second_round", "Bet", re_)
+    re_.act(st_e, "Stand", 0)
+    b = S.mine("A")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)])
+    rb.draw(b, 0)
+    rc.draw(b, 0)
+    for r in (rd, re_):
+        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
+    st_b = rb.send("Stand")
+    hit_c = rc.send("Hit")
+    S.mine()
+    rb.act(st_b, "Stand", 0)
+    rc.act(hit_c, "Hit", 0)
+    b = S.mine("10")
+    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet)])
+    rc.draw(b, 0); rc.settle(b, [("Bust", 0)])
+    return "5 rounds: 3 Push, Win, Bust; not_allowed Split, second_round"
+
+
+def sc_bj_vs_ace(S):
+    """Four blackjacks A, K against an Ace.  At W: a Peeks insured (even
+    money), b without; W+1 (Q): dealer blackjack: a Push + 3 x insurance, b
+    Push; c Peeks without, d insured.  W+2 (4): Blackjack paid 6:5, d's
+    insurance lost."""
+    ra, rb, rc, rd = S.table(S.take(4), "A", "A", "K")
+    pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
+    pk_b = rb.send("Peek", insurance=False)
+    S.mine()
+    ra.act(pk_a, "Peek", insurance=True)
+    rb.act(pk_b, "Peek", insurance=False)
+    pk_c = rc.send("Peek", insurance=False)
+    pk_d = rd.send("Peek", rd.bet // 2, insurance=True)
+    b = S.mine("Q")
+    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
+    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
+    rc.act(pk_c, "Peek", insurance=False)
+    rd.act(pk_d, "Peek", insurance=True)
+    b = S.mine("4")
+    rc.draw(b, "D"); rc.settle(b, [("Blackjack", bj(rc.bet))])
+    rd.draw(b, "D"); rd.settle(b, [("Blackjack", bj(rd.bet))], ins_payout=0)
+    return "4 rounds: even money, Push, 2 Blackjacks (one insured)"

@@ -14,8 +14,8 @@ the dealer's key as anvil prints it):
             tests/e2e/test_game.py ("main": every action, settlement path
             and rejection, cards chosen by grinding) played by a pool of
             eight players, plus three tables of several players at once
-            (checks.py's, which tests/e2e/test_ltc_payouts.py plays too):
-            57 rounds.  The expectation model of tests/e2e/checks.py
+            (tests/e2e/book.py's, which tests/e2e/test_ltc_payouts.py plays
+            too): 57 rounds.  The expectation model of tests/e2e/checks.py
             (checks.SessionModel, checks.Round) writes down each block's
             events; checks.GameRunner checks the card log byte for byte,
             against `hashjack replay`, and the database's txs and payouts
@@ -97,6 +97,7 @@ import types
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import book  # noqa: E402
 import checks  # noqa: E402
 import hj  # noqa: E402
 import test_game  # noqa: E402  (the game matrix and its EVM session)
@@ -536,7 +537,7 @@ class GameSession(test_game.Session, Paying):
     daemon: [payout] dealer_key, confirmations 2, timeout_blocks 3.  Its
     players come from a pool of SESSION_PLAYERS accounts in turn, so each
     plays many rounds; its rounds (checks.EvmRound) send their own actions,
-    and it gives take() and forged(), for checks.py's tables.  A
+    and it gives take() and forged(), for the book's tables.  A
     block's transactions from the dealer (payouts) are not the session's:
     the session's own must be the others, in the order sent; their txIndex
     is where they are in the block."""
@@ -577,7 +578,7 @@ class GameSession(test_game.Session, Paying):
         return [self.player() for _ in range(n)]
 
     def forged(self, r, action, value):
-        """None: EVM actions are not signed (checks.sc_vs9_lose_bust_surrender)."""
+        """None: EVM actions are not signed (book.sc_vs9_lose_bust_surrender)."""
         return None
 
     def stake(self):
@@ -676,22 +677,22 @@ class GameSession(test_game.Session, Paying):
 
 
 def sc_table_six_vs_9(S):
-    """Six players, 10+6 against 9: checks.sc_vs9_lose_bust_surrender (also
+    """Six players, 10+6 against 9: book.sc_vs9_lose_bust_surrender (also
     tests/e2e/test_ltc_payouts.py's) on EVM, where actions are not signed
     (no bad_signature)."""
-    return checks.sc_vs9_lose_bust_surrender(S)
+    return book.sc_vs9_lose_bust_surrender(S)
 
 
 def sc_table_five_vs_7(S):
-    """Five players, 10+8 against 7: checks.sc_vs7_push_win_bust (also
+    """Five players, 10+8 against 7: book.sc_vs7_push_win_bust (also
     test_ltc_payouts.py's) on EVM."""
-    return checks.sc_vs7_push_win_bust(S)
+    return book.sc_vs7_push_win_bust(S)
 
 
 def sc_table_bj_vs_ace(S):
-    """Four blackjacks A, K against an Ace: checks.sc_bj_vs_ace (also
+    """Four blackjacks A, K against an Ace: book.sc_bj_vs_ace (also
     test_ltc_payouts.py's) on EVM."""
-    return checks.sc_bj_vs_ace(S)
+    return book.sc_bj_vs_ace(S)
 
 
 SESSION_SCENARIOS = test_game.MAIN + [sc_table_six_vs_9, sc_table_five_vs_7,
