@@ -18,19 +18,21 @@ what the test files do with them, the same on anvil and on litecoind:
 - running cases (the fault and harness tests): Cases, WorkDir, fault_main();
   the payout tests' PayoutRunner (one line per check) and payout_args();
 - the game tests' expectation model: card totals, Tx / Blk / Round (and
-  SignedRound, the Bitcoin family's, signed at its seq through its
-  session's PlayerTool, `hashjack player`), the expected
-  events and table rows of a session (SessionModel: the hex prefix the log
-  writes and the database does not, "0x" on EVM, is its one parameter),
+  the rounds that send their player's actions: EvmRound, calldata from
+  the player's account; SignedRound, the Bitcoin family's, signed at its
+  seq through its session's PlayerTool, `hashjack player`), the expected
+  events and table rows of a session (SessionModel: its two parameters
+  are the hex prefix the log writes and the database does not, "0x" on
+  EVM, and whether a transaction paying the dealer nothing that names no
+  open round is seen),
   line_bytes() (docs/LOG.md's line, the chain given), and GameRunner
   (LitecoindBlocks: its hooks for a session on litecoind), which plays the
   scenarios and checks each session's card log byte for byte against the
   model and `hashjack replay`, and its database against the ledger the
-  model implies;
-- the payout tests' tables of several players, played on both families
-  (sc_vs9_lose_bust_surrender, sc_vs7_push_win_bust, sc_bj_vs_ace), and
-  their end: batch_problems() (each payout in exactly one confirmed batch,
-  each batch's outputs what its payouts add up to).
+  model implies (the scenarios are tests/e2e/book.py's and each family's
+  own);
+- the payout tests' end: batch_problems() (each payout in exactly one
+  confirmed batch, each batch's outputs what its payouts add up to).
 
 A check that fails raises Failed (the game runner reports instead and goes
 on); anything else that escapes a case is a broken test (a traceback).
@@ -779,6 +781,29 @@ class Round:
         return paid
 
 
+class EvmRound(Round):
+    """A Round of EVM: its player (self.who, an hj.Account; the log's
+    "player" is its address) sends each action from its account with the
+    action's calldata (hj.PAYLOADS); nothing is signed, so a seq means
+    nothing here.  The session gives send(who, payload, value)."""
+
+    def __init__(self, S, player, tx, stake):
+        super().__init__(S, player.address, tx, stake)
+        self.who = player
+
+    def payload(self, action, insurance=None):
+        """The action's calldata (hex, "0x")."""
+        return hj.PAYLOADS["PeekInsured" if action == "Peek" and insurance else action]
+
+    def send(self, action, value=0, seq=None, insurance=None, extra=()):
+        """An action of this round from the player's account.  seq is the
+        Bitcoin family's (see SignedRound.send) and is not used; extra
+        must be empty (a transaction pays one address)."""
+        if extra:
+            raise Failed("an EVM transaction pays one address: extra %s" % (extra,))
+        return self.S.send(self.who, self.payload(action, insurance), value)
+
+
 class PlayerTool:
     """`hashjack player` for a session of the Bitcoin family (self.hashjack:
     the tool; self.genesis: the chain's genesis hash): tool(*args), its
@@ -827,6 +852,11 @@ class SignedRound(Round):
         return self.S.sign(signer or self.who, action, self.id,
                            self.seq if seq is None else seq, insurance, genesis)
 
+    def payload(self, action, insurance=None):
+        """The action's payload, signed at the round's seq now (what
+        EvmRound.payload is on EVM)."""
+        return self.sign(action, insurance=insurance)
+
     def send(self, action, value=0, seq=None, insurance=None, signer=None, genesis=None,
              extra=(), mutate=None):
         """An action of this round, signed at seq (default: the round's seq
@@ -851,12 +881,19 @@ class SignedRound(Round):
 class SessionModel:
     """What a game session expects: the events of each height (exp) and the
     rows of the transactions table (rows), written by the scenarios through
-    Round, rej() and the family's own dep(); expected_payouts() is the
-    ledger they imply.  A family's Session derives from it and sets
+    Round, rej(), rej_unpaid() and the family's own dep(); expected_payouts()
+    is the ledger they imply.  A family's Session derives from it and sets
     HEX_PREFIX: what the log writes before a hash, an address or a key and
-    the database's BLOB columns do not hold ("0x" on EVM)."""
+    the database's BLOB columns do not hold ("0x" on EVM), and SEES_UNPAID
+    (below)."""
 
     HEX_PREFIX = ""
+
+    # Whether a transaction that pays the dealer nothing and names none of
+    # its open rounds is seen: on EVM every transaction to the dealer
+    # address is; on the Bitcoin family it is not the dealer's business
+    # and gives no event (docs/BITCOIN.md).
+    SEES_UNPAID = True
 
     def __init__(self, ctx, name):
         self.ctx = ctx
@@ -896,6 +933,22 @@ class SessionModel:
             for r in rs:
                 r.draw(b, hand)
         return rs
+
+    def mine_n(self, k):
+        """k blocks without transactions."""
+        if self.pending:
+            raise Failed("mine_n with transactions pending")
+        for _ in range(k):
+            self.mine()
+
+    def rej_unpaid(self, t, reason, action):
+        """t pays the dealer nothing and names no open round: rejected for
+        reason (no round named, nothing owed) where such a transaction is
+        seen (SEES_UNPAID), else no event and no row."""
+        if t.value != 0:
+            raise Failed("rej_unpaid of a transaction paying %d" % t.value)
+        if self.SEES_UNPAID:
+            self.rej(t, reason, action)
 
     def rej(self, t, reason, action=None, r=None):
         e = {"type": "reject", "tx": t.txid, "txIndex": t.idx}
@@ -942,7 +995,7 @@ class SessionModel:
 class LitecoindBlocks:
     """What GameRunner asks of a session on one litecoind (self.node, an
     ltc.Litecoind; the session's own mine() makes a checked block):
-    height(), mine_plain(), mine_leftovers(), and mine_n()."""
+    height(), mine_plain() and mine_leftovers()."""
 
     def height(self):
         return self.node.height()
@@ -953,137 +1006,6 @@ class LitecoindBlocks:
     def mine_leftovers(self):
         if self.node.mempool():
             self.node.mine(1)
-
-    def mine_n(self, k):
-        """k blocks without transactions."""
-        if self.pending:
-            raise Failed("mine_n with transactions pending")
-        for _ in range(k):
-            self.mine()
-
-
-# --------------------------------------------------------------------------
-# Tables of several players, played by both payout tests' sessions
-#
-# A session gives take(n) (n different players), stake() (a new stake),
-# bet(player, stake) (a round whose send(action, value, insurance=) sends
-# its actions), send_bet(player, value) (a Bet that is no round's),
-# table(), mine(card), rej(), at(), and forged(round, action, value): that
-# action with a bad signature (the Bitcoin family), or None where actions
-# are not signed (EVM).  X = the Bet's block, W = the opening of the action
-# window.  Each returns a one-line summary.
-
-def sc_vs9_lose_bust_surrender(S):
-    """Six rounds 10+6 against 9.  In X+3 a Hit of e paying 5000 is
-    premature.  At W: a Stands; b Hits; d's Double (16) is not_allowed,
-    d's Stand with a flipped signature paying 4000 is bad_signature (where
-    actions are signed), then d Stands; e Stands; f's Surrender paying
-    4000 is wrong_value, f Stands; c Surrenders (settled at once,
-    floor(s/2)).  W+1 (10): b busts, the dealer's 19 beats a, d, e, f."""
-    ra, rb, rc, rd, re_, rf = rs = [S.bet(p, S.stake()) for p in S.take(6)]
-    S.mine()
-    for r in rs:
-        r.accepted_bet()
-    for want, hand in (("10", 0), ("9", "D")):
-        b = S.mine(want)
-        for r in rs:
-            r.draw(b, hand)
-    early = re_.send("Hit", 5000)
-    b = S.mine("6")
-    for r in rs:
-        r.draw(b, 0)
-    S.rej(early, "premature", "Hit", re_)
-    st_a = ra.send("Stand")
-    hit_b = rb.send("Hit")
-    db_d = rd.send("Double", rd.bet)
-    forged = S.forged(rd, "Stand", 4000)
-    st_d = rd.send("Stand")
-    st_e = re_.send("Stand")
-    wv_f = rf.send("Surrender", 4000)
-    st_f = rf.send("Stand")
-    su_c = rc.send("Surrender")
-    S.mine()
-    ra.act(st_a, "Stand", 0)
-    rb.act(hit_b, "Hit", 0)
-    S.rej(db_d, "not_allowed", "Double", rd)
-    if forged is not None:
-        S.rej(forged, "bad_signature", "Stand", rd)
-    rd.act(st_d, "Stand", 0)
-    re_.act(st_e, "Stand", 0)
-    S.rej(wv_f, "wrong_value", "Surrender", rf)
-    rf.act(st_f, "Stand", 0)
-    rc.act(su_c, "Surrender", 0)
-    rc.settle(S.at(su_c), [("Surrender", rc.bet // 2)])
-    b = S.mine("10")
-    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)])
-    rb.draw(b, 0); rb.settle(b, [("Bust", 0)])
-    for r in (rd, re_, rf):
-        r.draw(b, "D"); r.settle(b, [("Lose", 0)])
-    return "6 rounds: 4 Lose, Bust, Surrender; premature, not_allowed, %swrong_value" % (
-        "bad_signature, " if forged is not None else "")
-
-
-def sc_vs7_push_win_bust(S):
-    """Five rounds 10+8 against 7.  At W: a Stands; b and c Hit; d's Split
-    of a non-pair is not_allowed, d Stands; a second Bet of e is
-    second_round (refunded to e), e Stands.  W+1 (A): the dealer's soft 18
-    stands: a, d, e Push; b and c hold 19.  W+2: b Stands, c Hits.  W+3
-    (10): b's dealer 17, b Wins; c busts."""
-    ra, rb, rc, rd, re_ = S.table(S.take(5), "10", "7", "8")
-    st_a = ra.send("Stand")
-    hit_b = rb.send("Hit")
-    hit_c = rc.send("Hit")
-    sp_d = rd.send("Split", rd.bet)
-    st_d = rd.send("Stand")
-    again = S.send_bet(re_.who, 20001)
-    st_e = re_.send("Stand")
-    S.mine()
-    ra.act(st_a, "Stand", 0)
-    rb.act(hit_b, "Hit", 0)
-    rc.act(hit_c, "Hit", 0)
-    S.rej(sp_d, "not_allowed", "Split", rd)
-    rd.act(st_d, "Stand", 0)
-    S.rej(again, "second_round", "Bet", re_)
-    re_.act(st_e, "Stand", 0)
-    b = S.mine("A")
-    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)])
-    rb.draw(b, 0)
-    rc.draw(b, 0)
-    for r in (rd, re_):
-        r.draw(b, "D"); r.settle(b, [("Push", r.bet)])
-    st_b = rb.send("Stand")
-    hit_c = rc.send("Hit")
-    S.mine()
-    rb.act(st_b, "Stand", 0)
-    rc.act(hit_c, "Hit", 0)
-    b = S.mine("10")
-    rb.draw(b, "D"); rb.settle(b, [("Win", 2 * rb.bet)])
-    rc.draw(b, 0); rc.settle(b, [("Bust", 0)])
-    return "5 rounds: 3 Push, Win, Bust; not_allowed Split, second_round"
-
-
-def sc_bj_vs_ace(S):
-    """Four blackjacks A, K against an Ace.  At W: a Peeks insured (even
-    money), b without; W+1 (Q): dealer blackjack: a Push + 3 x insurance, b
-    Push; c Peeks without, d insured.  W+2 (4): Blackjack paid 6:5, d's
-    insurance lost."""
-    ra, rb, rc, rd = S.table(S.take(4), "A", "A", "K")
-    pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
-    pk_b = rb.send("Peek", insurance=False)
-    S.mine()
-    ra.act(pk_a, "Peek", insurance=True)
-    rb.act(pk_b, "Peek", insurance=False)
-    pk_c = rc.send("Peek", insurance=False)
-    pk_d = rd.send("Peek", rd.bet // 2, insurance=True)
-    b = S.mine("Q")
-    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
-    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
-    rc.act(pk_c, "Peek", insurance=False)
-    rd.act(pk_d, "Peek", insurance=True)
-    b = S.mine("4")
-    rc.draw(b, "D"); rc.settle(b, [("Blackjack", bj(rc.bet))])
-    rd.draw(b, "D"); rd.settle(b, [("Blackjack", bj(rd.bet))], ins_payout=0)
-    return "4 rounds: even money, Push, 2 Blackjacks (one insured)"
 
 
 class GameRunner:

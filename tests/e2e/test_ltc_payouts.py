@@ -86,9 +86,10 @@ process started is stopped.  One line per check, then "N passed, M failed".
 
 The notify socket (STATUS) and the proxy that loses a sendmany are the
 harness's (hj.NotifySocket, hj.RpcProxy); the session's model and checks
-are tests/e2e/checks.py's.  What could move into tests/e2e/ltc.py:
-unspents() and utxo_total() (scantxoutset of an address) and
-wallet_comments() (a wallet's send transactions by comment).
+are tests/e2e/checks.py's, three of its groups tests/e2e/book.py's.  What
+could move into tests/e2e/ltc.py: unspents() and utxo_total()
+(scantxoutset of an address) and wallet_comments() (a wallet's send
+transactions by comment).
 """
 
 import collections
@@ -101,6 +102,7 @@ import traceback
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import book  # noqa: E402
 import checks  # noqa: E402
 import hj  # noqa: E402
 import ltc  # noqa: E402
@@ -1086,7 +1088,7 @@ class ModelSession(Session, checks.LitecoindBlocks, checks.SessionModel):
 # Groups of rounds.  Each group's players bet in one block (two blocks in a
 # few groups: their cards shift by one) and act in the same blocks; X = the
 # Bet's block, W = the opening of the first action window.  Each returns a
-# one-line summary.  Three groups are checks.py's, which the EVM payout test
+# one-line summary.  Three groups are book.py's, which the EVM payout test
 # (tests/e2e/test_payouts.py) plays too: sc_vs9_lose_bust_surrender,
 # sc_vs7_push_win_bust, sc_bj_vs_ace.
 
@@ -1456,8 +1458,8 @@ def sc_timeouts_and_strays(S):
     return "3 rounds: default Stand, a Stand at W+T, Surrender; 2 unattributed refunds"
 
 
-SESSION_GROUPS = [checks.sc_vs9_lose_bust_surrender, checks.sc_vs7_push_win_bust,
-                  sc_bj_vs_ten, sc_peek, checks.sc_bj_vs_ace, sc_bj_vs_5_bets_refused,
+SESSION_GROUPS = [book.sc_vs9_lose_bust_surrender, book.sc_vs7_push_win_bust,
+                  sc_bj_vs_ten, sc_peek, book.sc_bj_vs_ace, sc_bj_vs_5_bets_refused,
                   sc_doubles, sc_split_8s, sc_split_10j, sc_vs_ten_surrender,
                   sc_vs_ten_double_split, sc_timeouts_and_strays]
 

@@ -14,8 +14,8 @@ the dealer's key as anvil prints it):
             tests/e2e/test_game.py ("main": every action, settlement path
             and rejection, cards chosen by grinding) played by a pool of
             eight players, plus three tables of several players at once
-            (checks.py's, which tests/e2e/test_ltc_payouts.py plays too):
-            57 rounds.  The expectation model of tests/e2e/checks.py
+            (tests/e2e/book.py's, which tests/e2e/test_ltc_payouts.py plays
+            too): 57 rounds.  The expectation model of tests/e2e/checks.py
             (checks.SessionModel, checks.Round) writes down each block's
             events; checks.GameRunner checks the card log byte for byte,
             against `hashjack replay`, and the database's txs and payouts
@@ -97,6 +97,7 @@ import types
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import book  # noqa: E402
 import checks  # noqa: E402
 import hj  # noqa: E402
 import test_game  # noqa: E402  (the game matrix and its EVM session)
@@ -531,26 +532,12 @@ def payer_lines(S, err):
 # --------------------------------------------------------------------------
 # 1. session: the game matrix with the payer running
 
-class PayRound(checks.Round):
-    """A round of the model (test_game.Session's) whose account who sends
-    its own actions, as the tables of checks.py ask (send(action, value,
-    insurance=): the action's payload, hj.PAYLOADS)."""
-
-    def __init__(self, S, who, tx, stake):
-        super().__init__(S, who.address, tx, stake)
-        self.who = who
-
-    def send(self, action, value=0, insurance=None):
-        name = "PeekInsured" if action == "Peek" and insurance else action
-        return self.S.send(self.who, hj.PAYLOADS[name], value)
-
-
 class GameSession(test_game.Session, Paying):
     """test_game.Session (its scenarios, its expectation model) with a paying
     daemon: [payout] dealer_key, confirmations 2, timeout_blocks 3.  Its
     players come from a pool of SESSION_PLAYERS accounts in turn, so each
-    plays many rounds; its rounds (PayRound) send their own actions, and
-    it gives take(), send_bet() and forged(), for checks.py's tables.  A
+    plays many rounds; its rounds (checks.EvmRound) send their own actions,
+    and it gives take() and forged(), for the book's tables.  A
     block's transactions from the dealer (payouts) are not the session's:
     the session's own must be the others, in the order sent; their txIndex
     is where they are in the block."""
@@ -590,15 +577,8 @@ class GameSession(test_game.Session, Paying):
         """n different players (n <= SESSION_PLAYERS), in turn."""
         return [self.player() for _ in range(n)]
 
-    def bet(self, who, stake, data=BET):
-        return PayRound(self, who, self.send(who, data, stake), stake)
-
-    def send_bet(self, who, value):
-        """A Bet that opens no round (a second one, a rejected one)."""
-        return self.send(who, BET, value)
-
     def forged(self, r, action, value):
-        """None: EVM actions are not signed (checks.sc_vs9_lose_bust_surrender)."""
+        """None: EVM actions are not signed (book.sc_vs9_lose_bust_surrender)."""
         return None
 
     def stake(self):
@@ -697,22 +677,22 @@ class GameSession(test_game.Session, Paying):
 
 
 def sc_table_six_vs_9(S):
-    """Six players, 10+6 against 9: checks.sc_vs9_lose_bust_surrender (also
+    """Six players, 10+6 against 9: book.sc_vs9_lose_bust_surrender (also
     tests/e2e/test_ltc_payouts.py's) on EVM, where actions are not signed
     (no bad_signature)."""
-    return checks.sc_vs9_lose_bust_surrender(S)
+    return book.sc_vs9_lose_bust_surrender(S)
 
 
 def sc_table_five_vs_7(S):
-    """Five players, 10+8 against 7: checks.sc_vs7_push_win_bust (also
+    """Five players, 10+8 against 7: book.sc_vs7_push_win_bust (also
     test_ltc_payouts.py's) on EVM."""
-    return checks.sc_vs7_push_win_bust(S)
+    return book.sc_vs7_push_win_bust(S)
 
 
 def sc_table_bj_vs_ace(S):
-    """Four blackjacks A, K against an Ace: checks.sc_bj_vs_ace (also
+    """Four blackjacks A, K against an Ace: book.sc_bj_vs_ace (also
     test_ltc_payouts.py's) on EVM."""
-    return checks.sc_bj_vs_ace(S)
+    return book.sc_bj_vs_ace(S)
 
 
 SESSION_SCENARIOS = test_game.MAIN + [sc_table_six_vs_9, sc_table_five_vs_7,
