@@ -234,6 +234,21 @@ def wait_until(pred, timeout, what="condition", interval=0.02):
         time.sleep(interval)
 
 
+def all_threads_stopped(pid):
+    """Whether every thread of pid is in state T (stopped by a signal), as
+    /proc/PID/task/*/stat says."""
+    task = "/proc/%d/task" % pid
+    for tid in os.listdir(task):
+        try:
+            with open(os.path.join(task, tid, "stat")) as f:
+                stat = f.read()
+        except FileNotFoundError:
+            continue  # a thread that ended meanwhile
+        if stat[stat.rindex(")") + 2] not in "Tt":
+            return False
+    return True
+
+
 def _tail(path, n=30):
     try:
         with open(path, "rb") as f:
@@ -472,8 +487,12 @@ class Anvil:
         return _stop_process(self.proc, signal.SIGKILL, 10)
 
     def pause(self):
-        """SIGSTOP: the port stays open but nothing answers (requests time out)."""
+        """SIGSTOP: the port stays open but nothing answers (requests time out).
+        Returns once every thread of anvil is stopped: kill() only queues the
+        signal, and a thread still running on the other core could answer
+        one more request."""
         os.kill(self.proc.pid, signal.SIGSTOP)
+        wait_until(lambda: all_threads_stopped(self.proc.pid), 10, "anvil to stop (SIGSTOP)")
 
     def resume(self):
         os.kill(self.proc.pid, signal.SIGCONT)
