@@ -404,12 +404,132 @@ static void test_deal_cap_table(void **state)
 	free(txs);
 }
 
+/* ------------------------------------------------------------------ */
+/* The step's refusals                                                */
+
+static void count_only(void *ctx, const hj_event *ev)
+{
+	(void)ev;
+	(*(unsigned *)ctx)++;
+}
+
+#define LINE5                                                                  \
+	HEAD("5", VEC2, "0x" GENESIS)                                          \
+	DOC_CARD_AS ",\"events\":[" DOC_DEPOSIT "]}\n"
+#define HEAD6 HEAD("6", VEC2, "0x" GENESIS) DOC_CARD_AS ",\"events\":["
+#define LINE7 HEAD("7", VEC2, "0x" GENESIS) DOC_CARD_AS ",\"events\":[]}\n"
+
+/*
+ * What hj_deal_block refuses, each with deal.h's code and its exact
+ * message: a height that does not follow, a chain name the log refuses and
+ * a cap below the line's header leave the table where it was, and the
+ * caller's sink sees nothing; a line that outgrows its cap comes after the
+ * block was applied (the table moved on, the sink saw every event).  The
+ * first block of a table may have any height, and the sink may be NULL.
+ */
+static void test_deal_refusals(void **state)
+{
+	hj_rules ru = rules(100);
+	hj_table *t = hj_table_new(&ru);
+	hj_action dep[3];
+	hj_cardlog cl;
+	hj_block b;
+	struct seen seen;
+	const char *line;
+	size_t len;
+	uint64_t last = 0;
+	unsigned n = 0;
+	char err[256], want[256];
+
+	(void)state;
+	assert_non_null(t);
+	for (uint32_t i = 0; i < 3; i++)
+		dep[i] = evm_tx(T_DEP, F_DEP, 123, NULL, 0, 1, i);
+	memset(&b, 0, sizeof b);
+	unhex(VEC2, b.hash, 32);
+	unhex(GENESIS, b.parent, 32);
+	hj_cardlog_init(&cl);
+
+	b.height = 5;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 1, NULL,
+	                               NULL, &line, &len, err, sizeof err),
+	                 0);
+	assert_int_equal(len, strlen(LINE5));
+	assert_memory_equal(line, LINE5, len);
+
+	/* 7 after 5. */
+	b.height = 7;
+	seen = (struct seen){.cl = &cl};
+	snprintf(err, sizeof err, "(unset)");
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 1,
+	                               count_event, &seen, &line, &len, err,
+	                               sizeof err),
+	                 -EINVAL);
+	assert_string_equal(err, "block 7 does not follow block 5");
+	assert_int_equal(seen.n, 0);
+	assert_int_equal(hj_table_last_height(t, &last), 1);
+	assert_int_equal(last, 5);
+
+	/* A chain name the card log refuses. */
+	b.height = 6;
+	snprintf(err, sizeof err, "(unset)");
+	assert_int_equal(hj_deal_block(t, &cl, "EVM", HJ_EVM, &b, dep, 1,
+	                               count_event, &seen, &line, &len, err,
+	                               sizeof err),
+	                 -EINVAL);
+	assert_string_equal(
+	    err, "block 6: cannot start its log line (bad chain name or card)");
+	assert_int_equal(seen.n, 0);
+	assert_int_equal(hj_table_last_height(t, &last), 1);
+	assert_int_equal(last, 5);
+
+	/* A cap below the header. */
+	cl.max = strlen(HEAD6) - 1;
+	snprintf(err, sizeof err, "(unset)");
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 1,
+	                               count_event, &seen, &line, &len, err,
+	                               sizeof err),
+	                 -EMSGSIZE);
+	assert_string_equal(
+	    err, "block 6: cannot start its log line (line limit too small)");
+	assert_int_equal(seen.n, 0);
+	assert_int_equal(hj_table_last_height(t, &last), 1);
+	assert_int_equal(last, 5);
+
+	/* Room for one deposit, three in the block: applied, and refused. */
+	cl.max = strlen(HEAD6 DOC_DEPOSIT "]}\n");
+	snprintf(err, sizeof err, "(unset)");
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 3,
+	                               count_only, &n, &line, &len, err,
+	                               sizeof err),
+	                 -EMSGSIZE);
+	snprintf(want, sizeof want, "block 6: log line longer than %zu bytes",
+	         strlen(HEAD6 DOC_DEPOSIT "]}\n"));
+	assert_string_equal(err, want);
+	assert_int_equal(n, 3);
+	assert_int_equal(hj_table_last_height(t, &last), 1);
+	assert_int_equal(last, 6);
+
+	/* The same cap holds the next block's line. */
+	b.height = 7;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, NULL, 0,
+	                               count_only, &n, &line, &len, err,
+	                               sizeof err),
+	                 0);
+	assert_int_equal(len, strlen(LINE7));
+	assert_memory_equal(line, LINE7, len);
+	assert_int_equal(n, 3);
+	hj_cardlog_release(&cl);
+	hj_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_deal_table_insured),
 	    cmocka_unit_test(test_deal_table_timeout),
 	    cmocka_unit_test(test_deal_cap_table),
+	    cmocka_unit_test(test_deal_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
