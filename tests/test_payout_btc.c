@@ -1155,6 +1155,18 @@ static void step(uint64_t processed, uint64_t tip, unsigned passes)
 	assert_true(T.passes >= T.until);
 }
 
+/* A known bug shows: the fixture is closed (no handle is left behind),
+ * then the test fails with "BUG: " and what happened. */
+#define BUG_IF(cond, ...)                                                      \
+	do {                                                                   \
+		if (cond) {                                                    \
+			char m_[8192];                                         \
+			snprintf(m_, sizeof m_, __VA_ARGS__);                  \
+			fx_close();                                            \
+			fail_msg("BUG: %s", m_);                               \
+		}                                                              \
+	} while (0)
+
 /* ------------------------------------------------------------------ */
 /* Setup                                                               */
 
@@ -1566,6 +1578,50 @@ static void test_lost_answer_absent(void **state)
 	expect_log("payouts: batch 1 is not in wallet " WALLET
 	           ": sending it (again)");
 	assert_int_equal(q_int("SELECT count(*) FROM payout_batches"), 1);
+	fx_close();
+}
+
+/*
+ * BUG (chain/rpc.c, HJ_RPC_ONCE): the same lost answer, with the sendmany
+ * on a connection kept alive from an earlier call (as every sendmany after
+ * a pass's first call is).  libcurl sends a request again by itself, on a
+ * fresh connection, when a reused connection closes before any byte of
+ * the answer (lib/transfer.c, Curl_retry_request: "Connection died,
+ * retrying a fresh connect"), POST or not: the node gets the sendmany
+ * twice and the wallet pays the batch twice, against HJ_RPC_ONCE's "at
+ * most one attempt reaches the node" and PAYOUTS.md's step 4.  A node that
+ * closes the connection after running the call without answering (a proxy
+ * in front of it, -rpcservertimeout on a slow wallet) is enough.
+ * Expected: one sendmany, one transaction.
+ */
+static void test_lost_answer_reused_connection(void **state)
+{
+	(void)state;
+	fx_open(NULL);
+	owe("refund:a1", P1, 100000, 5);
+	step(10, 10, 1);
+	expect_seq("sendmany getbalance");
+	expect_batch(1, "sent", 1, 100000, 0, 0);
+
+	owe("refund:b1", P2, 500000, 10);
+	S.send = SEND_LOST_AFTER;
+	step(11, 11, 1);
+	BUG_IF(N.sendmany != 2,
+	       "the node received %u sendmany for batch 2 (the client sent "
+	       "it again on a fresh connection after the kept-alive one "
+	       "closed without an answer): the wallet made %zu transactions "
+	       "for it; requests: %s",
+	       N.sendmany - 1, W.ntx - 1, N.seq);
+	expect_seq("gettransaction sendmany getbalance");
+	expect_batch(2, "planned", 1, 500000, 1, -1);
+
+	S.send = SEND_OK;
+	run(1);
+	expect_seq("getrpcinfo listtransactions gettransaction gettransaction "
+	           "getbalance");
+	expect_batch(2, "sent", 1, 500000, 1, 1);
+	assert_int_equal(N.sendmany, 2);
+	assert_int_equal(W.ntx, 2);
 	fx_close();
 }
 
@@ -2235,6 +2291,8 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_answer_absent, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_lost_answer_reused_connection,
+	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_funds, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_restart_before_call, setup,
