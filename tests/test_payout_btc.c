@@ -2240,6 +2240,44 @@ static void test_malformed_gettransaction(void **state)
 	fx_close();
 }
 
+/*
+ * BUG (daemon/payout_btc.c, on_gettx): gettransaction without
+ * "blockheight" (or with a negative one) and more confirmations than the
+ * tip height + 1 the payer was given: the block is computed as
+ * tip + 1 - confirmations in unsigned 64 bits, wraps, and
+ * hj_store_batch_confirmed refuses the height; the payer takes the
+ * refusal for a store failure and calls on_fatal, which stops the daemon
+ * (and again at every restart while the node answers so).  A node's
+ * answer must never stop the daemon.  Expected: no fatal error, and no
+ * confirmation recorded in a block above the tip.
+ */
+static void test_confirmations_above_tip(void **state)
+{
+	(void)state;
+	fx_open(NULL);
+	owe("refund:a1", P1, 100000, 5);
+	step(10, 10, 1);
+	expect_seq("sendmany getbalance");
+
+	S.gettx_bad = "{\"confirmations\":100}";
+	S.gettx_bad_n = 1;
+	payer_kick(11, 11);
+	T.until = T.passes + 1;
+	assert_int_equal(uv_timer_start(&T.guard, on_guard, GUARD_MS, 0), 0);
+	uv_run(&T.loop, UV_RUN_DEFAULT);
+	log_off();
+	uv_timer_stop(&T.guard);
+	BUG_IF(T.nfatal != 0,
+	       "a gettransaction answer stopped the daemon (on_fatal: %s)",
+	       T.fatal);
+	assert_false(T.guard_fired);
+	EXPECT_Q("0",
+	         "SELECT count(*) FROM payout_batches WHERE "
+	         "confirmed_height > %d",
+	         11);
+	fx_close();
+}
+
 /* ------------------------------------------------------------------ */
 /* 10. HTTP faults                                                     */
 
@@ -2381,6 +2419,8 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_malformed_gettransaction,
 	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_confirmations_above_tip, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_http_faults, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_new_refused, setup, teardown),
 	};
