@@ -1266,6 +1266,58 @@ static void test_once(void **state)
 	fx_end();
 }
 
+/*
+ * BUG (chain/rpc.c, HJ_RPC_ONCE): a call on a kept-alive connection that
+ * the server closes without a byte of answer.  Request 0 is answered and
+ * its connection kept; request 1, a sendmany with HJ_RPC_ONCE, goes out on
+ * that connection and the server closes it.  libcurl then sends the
+ * request again by itself on a fresh connection (lib/transfer.c,
+ * Curl_retry_request: "Connection died, retrying a fresh connect"), which
+ * it does for any request on a reused connection that got nothing back,
+ * POST included, before the client sees a failure: the server receives
+ * the sendmany twice, against "at most one attempt reaches the node".
+ * (CURLOPT_FRESH_CONNECT or CURLOPT_FORBID_REUSE on such calls would
+ * keep libcurl from it.)  Expected: one attempt, HJ_RPC_ERR_UNKNOWN.
+ */
+static void h_echo_then_close(struct hf_conn *c, const struct hf_req *r,
+                              unsigned n)
+{
+	if (n == 0)
+		reply_echo(c, r);
+	else
+		hf_conn_close(c);
+}
+
+static void test_once_reused_connection(void **state)
+{
+	hj_rpc_opts o;
+	unsigned nreq, nconns;
+
+	(void)state;
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	fx_start(&o, h_echo_then_close, 2);
+	xcall("getbalance", "[]", HJ_RPC_NODE_ERRORS);
+	run_until(&X.n, 1);
+	assert_int_equal(X.ok, 1);
+	xcall("sendmany", "[\"\",{}]", HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE);
+	run_until(&X.n, 2);
+	nreq = F.srv.nreq;
+	nconns = F.srv.nconns;
+	assert_true(nreq >= 2);
+	fx_run();
+	fx_end();
+	if (nreq != 2)
+		fail_msg("BUG: a HJ_RPC_ONCE call reached the server %u times "
+		         "(%u connections): libcurl sent it again after the "
+		         "kept-alive connection closed without an answer",
+		         nreq - 1, nconns);
+	assert_int_equal(X.ok, 1);
+	assert_int_equal(X.kind[1], HJ_RPC_ERR_UNKNOWN);
+	assert_contains(X.text[1], "sendmany: ");
+	assert_int_equal(F.nretry, 0);
+}
+
 /* A 401 is answered before the node runs anything: even a HJ_RPC_ONCE
  * call is sent again (after reading the cookie again). */
 static void h_401_then_echo(struct hf_conn *c, const struct hf_req *r,
@@ -1449,6 +1501,7 @@ int main(void)
 	    cmocka_unit_test(test_close_from_callback),
 	    cmocka_unit_test(test_node_errors),
 	    cmocka_unit_test(test_once),
+	    cmocka_unit_test(test_once_reused_connection),
 	    cmocka_unit_test(test_once_not_sent),
 	    cmocka_unit_test(test_params_text),
 	    cmocka_unit_test(test_wallet_url),

@@ -1,0 +1,1382 @@
+/*
+ * The block-to-card log line (daemon/cardlog.h, docs/LOG.md, protocol v1
+ * section 8), event by event: every example of docs/LOG.md, byte for byte,
+ * from the events it describes; both families' forms; the line-size cap;
+ * misuse.  Blocks through a real table are tests/test_deal.c's.
+ *
+ * Every expected value was written from the spec, the header or
+ * docs/LOG.md, not copied from what the code prints.  The DOC_* lines
+ * (cardlog_util.h) are the example lines of docs/LOG.md, verbatim: the log
+ * writer must reproduce them byte for byte from the events they describe.
+ * Every line is also parsed back with jansson, and the order of its keys
+ * compared with the order docs/LOG.md gives.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "card.h"
+#include "cardlog.h"
+#include "cardlog_util.h"
+#include "hex.h"
+
+/* 10^18: one ether in wei. */
+#define E18 ((hj_amount)1000000000000000000ull)
+
+static hj_id id_of(const char *s)
+{
+	hj_id id;
+	size_t digits = strlen(s) - (s[0] == '0' && s[1] == 'x' ? 2 : 0);
+
+	memset(&id, 0, sizeof id);
+	assert_true(digits % 2 == 0 && digits / 2 <= 32);
+	id.len = (uint8_t)(digits / 2);
+	unhex(s, id.b, id.len);
+	return id;
+}
+
+/* Key orders of docs/LOG.md (a whole line's: cardlog_util.h). */
+static const char *const K_CARD[] = {"rank", "suit",      "value",      "code",
+                                     "pos",  "rankDigit", "colorDigit", NULL};
+static const char *const K_DRAW_P[] = {"type",      "round", "handOwner",
+                                       "handIndex", "card",  NULL};
+static const char *const K_DRAW_D[] = {"type", "round", "handOwner", "card",
+                                       NULL};
+static const char *const K_ACT_BET[] = {"type", "action",  "round", "player",
+                                        "tx",   "txIndex", "stake", NULL};
+static const char *const K_ACT_HAND[] = {"type",      "action", "round",
+                                         "player",    "tx",     "txIndex",
+                                         "handIndex", "stake",  NULL};
+static const char *const K_ACT_PEEK[] = {"type",      "action", "round",
+                                         "player",    "tx",     "txIndex",
+                                         "insurance", "stake",  NULL};
+static const char *const K_REJ_FULL[] = {"type",   "tx",     "txIndex",
+                                         "from",   "action", "round",
+                                         "reason", "refund", NULL};
+static const char *const K_REJ_ACT[] = {"type",   "tx",     "txIndex", "from",
+                                        "action", "reason", "refund",  NULL};
+static const char *const K_REJ_MIN[] = {"type",   "tx",     "txIndex", "from",
+                                        "reason", "refund", NULL};
+static const char *const K_DEPOSIT[] = {"type", "tx",    "txIndex",
+                                        "from", "value", NULL};
+static const char *const K_IGNORED[] = {"type", "tx",     "txIndex",
+                                        "from", "reason", NULL};
+static const char *const K_TO_HAND[] = {"type", "round", "action", "handIndex",
+                                        NULL};
+static const char *const K_TO_PEEK[] = {"type", "round", "action", NULL};
+static const char *const K_SETTLE[] = {"type",       "round",       "player",
+                                       "dealerHand", "playerHands", "betAmount",
+                                       "payout",     NULL};
+static const char *const K_SETTLE_INS[] = {
+    "type",      "round",     "player", "dealerHand", "playerHands",
+    "insurance", "betAmount", "payout", NULL};
+static const char *const K_HAND_D[] = {"cards", "total", NULL};
+static const char *const K_HAND_P[] = {
+    "handIndex", "cards", "total", "betAmount", "status", "payout", NULL};
+static const char *const K_INS[] = {"betAmount", "payout", NULL};
+
+static const char *jstr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_string(v))
+		fail_msg("\"%s\" is not a string", k);
+	return json_string_value(v);
+}
+
+static json_int_t jint(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_integer(v))
+		fail_msg("\"%s\" is not an integer", k);
+	return json_integer_value(v);
+}
+
+static void begin_block(hj_cardlog *cl, uint64_t height, const char *hash,
+                        const char *parent)
+{
+	uint8_t h[32], p[32];
+	hj_card card;
+
+	unhex(hash, h, 32);
+	unhex(parent, p, 32);
+	assert_int_equal(hj_card_from_hash(hash, strlen(hash), &card, NULL, 0),
+	                 0);
+	assert_int_equal(
+	    hj_cardlog_begin(cl, "evm", HJ_EVM, height, h, p, &card), 0);
+}
+
+static void begin_std(hj_cardlog *cl)
+{
+	begin_block(cl, STD_HEIGHT, VEC2, GENESIS);
+}
+
+static hj_round mkround(const char *id, const char *player)
+{
+	hj_round r;
+
+	memset(&r, 0, sizeof r);
+	r.id = id_of(id);
+	r.player = id_of(player);
+	r.nhands = 1;
+	r.phase = HJ_PH_PLAY;
+	return r;
+}
+
+static hj_action mktx(hj_txkind kind, const char *hash, uint32_t idx,
+                      const char *from, hj_amount value)
+{
+	hj_action a;
+
+	memset(&a, 0, sizeof a);
+	a.kind = kind;
+	a.txid = id_of(hash);
+	a.tx_index = idx;
+	if (from != NULL)
+		a.sender = id_of(from);
+	a.value = value;
+	return a;
+}
+
+/*
+ * Writes ev as the only event of the standard line and checks the whole
+ * line against want and the event's keys against keys.  Returns the parsed
+ * line (the caller decrefs it) and sets *evo to the event's object.
+ */
+static json_t *one_event(const hj_event *ev, const char *want,
+                         const char *const *keys, json_t **evo)
+{
+	hj_cardlog cl;
+	size_t n = strlen(STD_PREFIX) + strlen(want) + strlen(SUFFIX) + 1;
+	char *line, *expect = malloc(n);
+	json_t *j, *evs;
+
+	assert_non_null(expect);
+	hj_cardlog_init(&cl);
+	begin_std(&cl);
+	assert_int_equal(hj_cardlog_event(&cl, ev), 0);
+	line = finish(&cl);
+	hj_cardlog_release(&cl);
+	snprintf(expect, n, "%s%s%s", STD_PREFIX, want, SUFFIX);
+	assert_string_equal(line, expect);
+	j = parse(line);
+	assert_keys(j, K_LINE_CARD);
+	evs = json_object_get(j, "events");
+	assert_true(json_is_array(evs));
+	assert_int_equal(json_array_size(evs), 1);
+	*evo = json_array_get(evs, 0);
+	assert_keys(*evo, keys);
+	free(line);
+	free(expect);
+	return j;
+}
+
+/* Every example event of docs/LOG.md, built from what it describes. */
+enum {
+	D_DRAW_PLAYER,
+	D_DRAW_DEALER,
+	D_BET,
+	D_HIT,
+	D_STAND,
+	D_DOUBLE,
+	D_SPLIT,
+	D_SURRENDER,
+	D_PEEK,
+	D_REJECT_VALUE,
+	D_REJECT_NO_ROUND,
+	D_REJECT_VERSION,
+	D_DEPOSIT,
+	D_IGNORED,
+	D_TIMEOUT_STAND,
+	D_TIMEOUT_PEEK,
+	D_SETTLE_INSURED,
+	D_SETTLE_SPLIT,
+	NDOC
+};
+
+static const char *const doc_want[NDOC] = {
+    DOC_DRAW_PLAYER,  DOC_DRAW_DEALER,     DOC_BET,
+    DOC_HIT,          DOC_STAND,           DOC_DOUBLE,
+    DOC_SPLIT,        DOC_SURRENDER,       DOC_PEEK,
+    DOC_REJECT_VALUE, DOC_REJECT_NO_ROUND, DOC_REJECT_VERSION,
+    DOC_DEPOSIT,      DOC_IGNORED,         DOC_TIMEOUT_STAND,
+    DOC_TIMEOUT_PEEK, DOC_SETTLE_INSURED,  DOC_SETTLE_SPLIT,
+};
+
+static const char *const *const doc_keys[NDOC] = {
+    K_DRAW_P,   K_DRAW_D,   K_ACT_BET,  K_ACT_HAND, K_ACT_HAND,   K_ACT_HAND,
+    K_ACT_HAND, K_ACT_HAND, K_ACT_PEEK, K_REJ_FULL, K_REJ_ACT,    K_REJ_MIN,
+    K_DEPOSIT,  K_IGNORED,  K_TO_HAND,  K_TO_PEEK,  K_SETTLE_INS, K_SETTLE,
+};
+
+struct docfx {
+	hj_round r_bet, r_hit, r_stand, r_double, r_split, r_surr, r_peek;
+	hj_round r_to_stand, r_to_peek, r_split_done;
+	hj_action t_bet, t_hit, t_stand, t_double, t_split, t_surr, t_peek;
+	hj_action t_rej1, t_rej2, t_rej3, t_dep, t_ign;
+	hj_settlement s_ins, s_split;
+	hj_event ev[NDOC];
+};
+
+#define C(rank, suit) hj_code((rank), (suit))
+
+/* Fills *f in place: the events point into it. */
+static void doc_events(struct docfx *f)
+{
+	hj_round *r;
+	hj_event *ev = f->ev;
+
+	memset(f, 0, sizeof *f);
+	f->r_bet = mkround(R_BET, P_BET);
+	f->r_hit = mkround(R_HIT, P_HIT);
+	f->r_stand = mkround(R_STAND, P_STAND);
+	f->r_double = mkround(R_DOUBLE, P_DOUBLE);
+	f->r_split = mkround(R_SPLIT, P_SPLIT);
+	f->r_surr = mkround(R_SURR, P_SURR);
+	f->r_peek = mkround(R_PEEK, P_PEEK);
+	f->r_to_stand = mkround(R_TO_STAND, P_STAND);
+	f->r_to_peek = mkround(R_TO_PEEK, P_HIT);
+
+	f->t_bet = mktx(HJ_TX_ACTION, R_BET, 0, P_BET, 1001);
+	f->t_bet.act = HJ_BET;
+	/* No sender on the Hit: an action's "player" is the round's. */
+	f->t_hit = mktx(HJ_TX_ACTION, T_HIT, 0, NULL, 0);
+	f->t_hit.act = HJ_HIT;
+	f->t_stand = mktx(HJ_TX_ACTION, T_STAND, 0, P_STAND, 0);
+	f->t_stand.act = HJ_STAND;
+	f->t_double = mktx(HJ_TX_ACTION, T_DOUBLE, 1, P_DOUBLE,
+	                   (hj_amount)200000000000000000ull);
+	f->t_double.act = HJ_DOUBLE;
+	f->t_split = mktx(HJ_TX_ACTION, T_SPLIT, 0, P_SPLIT, 40000);
+	f->t_split.act = HJ_SPLIT;
+	f->t_surr = mktx(HJ_TX_ACTION, T_SURR, 0, P_SURR, 0);
+	f->t_surr.act = HJ_SURRENDER;
+	f->t_peek = mktx(HJ_TX_ACTION, T_PEEK, 1, P_PEEK, 500);
+	f->t_peek.act = HJ_PEEK;
+	f->t_peek.insurance = 1;
+	f->t_rej1 = mktx(HJ_TX_ACTION, T_REJ1, 0, P_DOUBLE,
+	                 (hj_amount)100000000000000000ull);
+	f->t_rej1.act = HJ_DOUBLE;
+	f->t_rej2 = mktx(HJ_TX_ACTION, T_REJ2, 2, F_REJ2, 7);
+	f->t_rej2.act = HJ_HIT;
+	f->t_rej3 = mktx(HJ_TX_MALFORMED, T_REJ3, 3, F_REJ3, 1000);
+	f->t_rej3.reason = HJ_R_BAD_VERSION;
+	f->t_dep = mktx(HJ_TX_DEPOSIT, T_DEP, 0, F_DEP, 123);
+	f->t_ign = mktx(HJ_TX_FAILED, T_IGN, 1, F_IGN, 5);
+
+	ev[D_DRAW_PLAYER] = (hj_event){.type = HJ_EV_DRAW,
+	                               .round = &f->r_bet,
+	                               .hand = 0,
+	                               .card = C(HJ_ACE, HJ_SPADES)};
+	ev[D_DRAW_DEALER] = (hj_event){.type = HJ_EV_DRAW,
+	                               .round = &f->r_bet,
+	                               .hand = HJ_DEALER,
+	                               .card = C(9, HJ_DIAMONDS)};
+#define ACTION(i, rr, tt, a, h)                                                \
+	ev[i] = (hj_event){.type = HJ_EV_ACTION,                               \
+	                   .round = &f->rr,                                    \
+	                   .tx = &f->tt,                                       \
+	                   .act = (a),                                         \
+	                   .hand = (h),                                        \
+	                   .amount = f->tt.value}
+	ACTION(D_BET, r_bet, t_bet, HJ_BET, -1);
+	ACTION(D_HIT, r_hit, t_hit, HJ_HIT, 0);
+	ACTION(D_STAND, r_stand, t_stand, HJ_STAND, 0);
+	ACTION(D_DOUBLE, r_double, t_double, HJ_DOUBLE, 0);
+	ACTION(D_SPLIT, r_split, t_split, HJ_SPLIT, 0);
+	ACTION(D_SURRENDER, r_surr, t_surr, HJ_SURRENDER, 0);
+	ACTION(D_PEEK, r_peek, t_peek, HJ_PEEK, -1);
+#undef ACTION
+	ev[D_REJECT_VALUE] = (hj_event){.type = HJ_EV_REJECT,
+	                                .round = &f->r_double,
+	                                .tx = &f->t_rej1,
+	                                .act = HJ_DOUBLE,
+	                                .reason = HJ_R_WRONG_VALUE,
+	                                .amount = f->t_rej1.value};
+	ev[D_REJECT_NO_ROUND] = (hj_event){.type = HJ_EV_REJECT,
+	                                   .tx = &f->t_rej2,
+	                                   .act = HJ_HIT,
+	                                   .reason = HJ_R_NO_ROUND,
+	                                   .amount = 7};
+	ev[D_REJECT_VERSION] = (hj_event){.type = HJ_EV_REJECT,
+	                                  .tx = &f->t_rej3,
+	                                  .act = HJ_ACT_NONE,
+	                                  .reason = HJ_R_BAD_VERSION,
+	                                  .amount = 1000};
+	ev[D_DEPOSIT] = (hj_event){.type = HJ_EV_DEPOSIT, .tx = &f->t_dep};
+	ev[D_IGNORED] = (hj_event){.type = HJ_EV_IGNORED, .tx = &f->t_ign};
+	ev[D_TIMEOUT_STAND] = (hj_event){.type = HJ_EV_TIMEOUT,
+	                                 .round = &f->r_to_stand,
+	                                 .act = HJ_STAND,
+	                                 .hand = 0};
+	ev[D_TIMEOUT_PEEK] = (hj_event){.type = HJ_EV_TIMEOUT,
+	                                .round = &f->r_to_peek,
+	                                .act = HJ_PEEK,
+	                                .hand = -1};
+
+	/* Insurance taken, dealer blackjack behind an Ace: the hand loses,
+	 * insurance returns 3 x 500. */
+	r = &f->r_peek;
+	r->bet = 1000;
+	r->insured = 1;
+	r->insurance = 500;
+	r->dealer_n = 2;
+	r->dealer[0] = C(HJ_ACE, HJ_HEARTS);
+	r->dealer[1] = C(HJ_KING, HJ_DIAMONDS);
+	r->hands[0].stake = 1000;
+	r->hands[0].n = 2;
+	r->hands[0].cards[0] = C(HJ_TEN, HJ_SPADES);
+	r->hands[0].cards[1] = C(9, HJ_CLUBS);
+	f->s_ins.status[0] = HJ_ST_LOSE;
+	f->s_ins.ret[0] = 0;
+	f->s_ins.ins_ret = 1500;
+	f->s_ins.total_stake = 1500;
+	f->s_ins.total_ret = 1500;
+	ev[D_SETTLE_INSURED] =
+	    (hj_event){.type = HJ_EV_SETTLE, .round = r, .settle = &f->s_ins};
+
+	/* A split round that met a late dealer blackjack. */
+	f->r_split_done = mkround(R_SPLIT, P_SPLIT);
+	r = &f->r_split_done;
+	r->bet = 40000;
+	r->nhands = 2;
+	r->dealer_n = 2;
+	r->dealer[0] = C(HJ_TEN, HJ_HEARTS);
+	r->dealer[1] = C(HJ_ACE, HJ_CLUBS);
+	r->hands[0].stake = 40000;
+	r->hands[0].n = 2;
+	r->hands[0].cards[0] = C(9, HJ_SPADES);
+	r->hands[0].cards[1] = C(2, HJ_CLUBS);
+	r->hands[1].stake = 40000;
+	r->hands[1].n = 2;
+	r->hands[1].cards[0] = C(9, HJ_DIAMONDS);
+	r->hands[1].cards[1] = C(HJ_KING, HJ_SPADES);
+	f->s_split.status[0] = HJ_ST_DEALER_BJ;
+	f->s_split.status[1] = HJ_ST_DEALER_BJ;
+	f->s_split.ret[0] = 0;
+	f->s_split.ret[1] = 40000;
+	f->s_split.total_stake = 80000;
+	f->s_split.total_ret = 40000;
+	ev[D_SETTLE_SPLIT] =
+	    (hj_event){.type = HJ_EV_SETTLE, .round = r, .settle = &f->s_split};
+}
+
+static const char *const type_names[] = {
+    [HJ_EV_DRAW] = "draw",       [HJ_EV_ACTION] = "action",
+    [HJ_EV_REJECT] = "reject",   [HJ_EV_DEPOSIT] = "deposit",
+    [HJ_EV_IGNORED] = "ignored", [HJ_EV_TIMEOUT] = "timeout",
+    [HJ_EV_SETTLE] = "settle",
+};
+
+/* The parsed event says what ev says (independently of the exact bytes). */
+static void check_parsed(json_t *e, const hj_event *ev)
+{
+	json_t *v;
+
+	assert_string_equal(jstr(e, "type"), type_names[ev->type]);
+	if (ev->tx != NULL) {
+		assert_int_equal(jint(e, "txIndex"), ev->tx->tx_index);
+		assert_int_equal(strlen(jstr(e, "tx")), 66);
+	}
+	if (ev->round != NULL && ev->type != HJ_EV_REJECT)
+		assert_int_equal(strlen(jstr(e, "round")), 66);
+	switch (ev->type) {
+	case HJ_EV_DRAW:
+		assert_string_equal(jstr(e, "handOwner"), ev->hand == HJ_DEALER
+		                                              ? "Dealer"
+		                                              : "Player");
+		if (ev->hand == HJ_DEALER)
+			assert_null(json_object_get(e, "handIndex"));
+		else
+			assert_int_equal(jint(e, "handIndex"), ev->hand);
+		break;
+	case HJ_EV_ACTION:
+		assert_string_equal(jstr(e, "action"), hj_act_name(ev->act));
+		assert_int_equal(strlen(jstr(e, "player")), 42);
+		assert_null(json_object_get(e, "from"));
+		if (ev->hand < 0)
+			assert_null(json_object_get(e, "handIndex"));
+		else
+			assert_int_equal(jint(e, "handIndex"), ev->hand);
+		v = json_object_get(e, "insurance");
+		if (ev->act == HJ_PEEK)
+			assert_true(json_is_boolean(v) &&
+			            json_boolean_value(v) ==
+			                !!ev->tx->insurance);
+		else
+			assert_null(v);
+		assert_non_null(jstr(e, "stake"));
+		break;
+	case HJ_EV_REJECT:
+		assert_int_equal(strlen(jstr(e, "from")), 42);
+		assert_string_equal(jstr(e, "reason"),
+		                    hj_reason_name(ev->reason));
+		if (ev->round == NULL)
+			assert_null(json_object_get(e, "round"));
+		if (ev->act == HJ_ACT_NONE)
+			assert_null(json_object_get(e, "action"));
+		break;
+	case HJ_EV_DEPOSIT:
+	case HJ_EV_IGNORED:
+		assert_int_equal(strlen(jstr(e, "from")), 42);
+		assert_null(json_object_get(e, "round"));
+		break;
+	case HJ_EV_TIMEOUT:
+		assert_string_equal(jstr(e, "action"), hj_act_name(ev->act));
+		break;
+	case HJ_EV_SETTLE: {
+		json_t *hands = json_object_get(e, "playerHands");
+
+		assert_keys(json_object_get(e, "dealerHand"), K_HAND_D);
+		assert_true(json_is_array(hands));
+		assert_int_equal(json_array_size(hands), ev->round->nhands);
+		for (size_t i = 0; i < json_array_size(hands); i++) {
+			json_t *h = json_array_get(hands, i);
+
+			assert_keys(h, K_HAND_P);
+			assert_int_equal(jint(h, "handIndex"), i);
+			assert_int_equal(
+			    json_array_size(json_object_get(h, "cards")),
+			    ev->round->hands[i].n);
+		}
+		if (ev->round->insured)
+			assert_keys(json_object_get(e, "insurance"), K_INS);
+		else
+			assert_null(json_object_get(e, "insurance"));
+		break;
+	}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_cardlog_void_block(void **state)
+{
+	static const char want[] =
+	    HEAD("19000007", VOID_EF, VEC2) "\"void\":true,\"events\":[]}\n";
+	static const char want_ev[] = HEAD(
+	    "19000007", VOID_EF, VEC2) "\"void\":true,\"events\":[" DOC_DEPOSIT
+	                               "," DOC_TIMEOUT_PEEK "]}\n";
+	static struct docfx f;
+	hj_cardlog cl;
+	hj_card card;
+	char *line;
+	json_t *j, *evs;
+
+	(void)state;
+	/* The spec's void vectors really are void. */
+	assert_int_equal(
+	    hj_card_from_hash(VOID_EF, strlen(VOID_EF), &card, NULL, 0), 0);
+	assert_int_equal(card.rank, 0);
+	assert_int_equal(hj_card_from_hash("d" Z60 "000", 64, &card, NULL, 0),
+	                 0);
+	assert_int_equal(card.rank, 0);
+
+	hj_cardlog_init(&cl);
+	begin_block(&cl, 19000007, VOID_EF, VEC2);
+	line = finish(&cl);
+	assert_string_equal(line, want);
+	j = parse(line);
+	assert_keys(j, K_LINE_VOID);
+	assert_int_equal(jint(j, "v"), 1);
+	assert_string_equal(jstr(j, "chain"), "evm");
+	assert_int_equal(jint(j, "height"), 19000007);
+	assert_string_equal(jstr(j, "hash"), VOID_EF);
+	assert_string_equal(jstr(j, "parent"), VEC2);
+	assert_true(json_is_true(json_object_get(j, "void")));
+	assert_null(json_object_get(j, "card"));
+	evs = json_object_get(j, "events");
+	assert_true(json_is_array(evs));
+	assert_int_equal(json_array_size(evs), 0);
+	json_decref(j);
+	free(line);
+
+	/* A void block has no draws but may have transactions and
+	 * timeouts. */
+	doc_events(&f);
+	begin_block(&cl, 19000007, VOID_EF, VEC2);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_TIMEOUT_PEEK]), 0);
+	line = finish(&cl);
+	assert_string_equal(line, want_ev);
+	j = parse(line);
+	assert_keys(j, K_LINE_VOID);
+	evs = json_object_get(j, "events");
+	assert_int_equal(json_array_size(evs), 2);
+	check_parsed(json_array_get(evs, 0), &f.ev[D_DEPOSIT]);
+	check_parsed(json_array_get(evs, 1), &f.ev[D_TIMEOUT_PEEK]);
+	json_decref(j);
+	free(line);
+	hj_cardlog_release(&cl);
+}
+
+static void test_cardlog_cards(void **state)
+{
+	static const struct {
+		const char *hash, *card;
+	} v[] = {
+	    {VEC2, DOC_CARD_AS},
+	    {"0x" GENESIS, CARDJ("6", "Hearts", "6", "6H", "62", "6", "2")},
+	    {"0x" Z60 "003a",
+	     CARDJ("10", "Spades", "10", "10S", "63", "a", "3")},
+	    {"0x" Z60 "0ec0", CARDJ("Q", "Hearts", "10", "QH", "62", "c", "e")},
+	    {"0x" Z60 "004d", CARDJ("K", "Clubs", "10", "KC", "63", "d", "4")},
+	    {"0x" Z60 "00fb", CARDJ("J", "Spades", "10", "JS", "63", "b", "f")},
+	    {"0x" Z60 "0059",
+	     CARDJ("9", "Diamonds", "9", "9D", "63", "9", "5")},
+	    {"0x71" Z60 "00", CARDJ("A", "Spades", "1", "AS", "1", "1", "7")},
+	    {"0xe2" E60 "fe", CARDJ("2", "Hearts", "2", "2H", "1", "2", "e")},
+	};
+	char want[512];
+	hj_cardlog cl;
+
+	(void)state;
+	hj_cardlog_init(&cl);
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		char *line;
+		json_t *j, *c;
+
+		begin_block(&cl, 7, v[i].hash, VEC2);
+		line = finish(&cl);
+		snprintf(
+		    want, sizeof want,
+		    "{\"v\":1,\"chain\":\"evm\",\"height\":7,\"hash\":\"%s\","
+		    "\"parent\":\"%s\",%s,\"events\":[]}\n",
+		    v[i].hash, VEC2, v[i].card);
+		assert_string_equal(line, want);
+		j = parse(line);
+		assert_keys(j, K_LINE_CARD);
+		c = json_object_get(j, "card");
+		assert_keys(c, K_CARD);
+		assert_null(json_object_get(j, "void"));
+		json_decref(j);
+		free(line);
+	}
+
+	/* The fields of the spec's Ace of Spades, parsed back. */
+	{
+		char *line;
+		json_t *j, *c;
+
+		begin_block(&cl, 19000006, VEC2, GENESIS);
+		line = finish(&cl);
+		j = parse(line);
+		c = json_object_get(j, "card");
+		assert_string_equal(jstr(c, "rank"), "A");
+		assert_string_equal(jstr(c, "suit"), "Spades");
+		assert_int_equal(jint(c, "value"), 1);
+		assert_string_equal(jstr(c, "code"), "AS");
+		assert_int_equal(jint(c, "pos"), 61);
+		assert_string_equal(jstr(c, "rankDigit"), "1");
+		assert_string_equal(jstr(c, "colorDigit"), "b");
+		json_decref(j);
+		free(line);
+	}
+
+	/* A hash the node printed in upper case is logged lower-cased. */
+	{
+		static const char up[] =
+		    "0x0B6BC29980DBB1E93857D094F4A68184D33F"
+		    "3C956609C997693DEA129192B10E";
+		uint8_t h[32], p[32];
+		hj_card card;
+		char *line;
+
+		assert_int_equal(hj_hex_decode_exact(up, strlen(up),
+		                                     HJ_HEX_REQUIRED, h, 32,
+		                                     NULL, 0),
+		                 0);
+		unhex(GENESIS, p, 32);
+		assert_int_equal(
+		    hj_card_from_hash(up, strlen(up), &card, NULL, 0), 0);
+		assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM,
+		                                  STD_HEIGHT, h, p, &card),
+		                 0);
+		line = finish(&cl);
+		assert_string_equal(line, STD_PREFIX SUFFIX);
+		free(line);
+	}
+	hj_cardlog_release(&cl);
+}
+
+/* Each example event of docs/LOG.md, alone on a line. */
+static void test_cardlog_doc_events(void **state)
+{
+	static struct docfx f;
+
+	(void)state;
+	doc_events(&f);
+	for (int i = 0; i < NDOC; i++) {
+		json_t *e,
+		    *j = one_event(&f.ev[i], doc_want[i], doc_keys[i], &e);
+
+		check_parsed(e, &f.ev[i]);
+		json_decref(j);
+	}
+}
+
+/* Spot checks of values in the parsed examples. */
+static void test_cardlog_doc_values(void **state)
+{
+	static struct docfx f;
+	json_t *j, *e, *d, *hs, *h;
+
+	(void)state;
+	doc_events(&f);
+
+	j = one_event(&f.ev[D_DRAW_PLAYER], DOC_DRAW_PLAYER, K_DRAW_P, &e);
+	assert_string_equal(jstr(e, "round"), R_BET);
+	/* A draw's card is the line's card. */
+	assert_string_equal(jstr(e, "card"),
+	                    jstr(json_object_get(j, "card"), "code"));
+	json_decref(j);
+
+	j = one_event(&f.ev[D_DOUBLE], DOC_DOUBLE, K_ACT_HAND, &e);
+	assert_string_equal(jstr(e, "stake"), "200000000000000000");
+	assert_string_equal(jstr(e, "player"), P_DOUBLE);
+	assert_string_equal(jstr(e, "tx"), T_DOUBLE);
+	assert_int_equal(jint(e, "txIndex"), 1);
+	json_decref(j);
+
+	j = one_event(&f.ev[D_PEEK], DOC_PEEK, K_ACT_PEEK, &e);
+	assert_true(json_is_true(json_object_get(e, "insurance")));
+	assert_string_equal(jstr(e, "stake"), "500");
+	json_decref(j);
+
+	j = one_event(&f.ev[D_REJECT_VALUE], DOC_REJECT_VALUE, K_REJ_FULL, &e);
+	assert_string_equal(jstr(e, "from"), P_DOUBLE);
+	assert_string_equal(jstr(e, "round"), R_DOUBLE);
+	assert_string_equal(jstr(e, "refund"), "100000000000000000");
+	json_decref(j);
+
+	j = one_event(&f.ev[D_SETTLE_INSURED], DOC_SETTLE_INSURED, K_SETTLE_INS,
+	              &e);
+	d = json_object_get(e, "dealerHand");
+	assert_int_equal(jint(d, "total"), 21);
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(d, "cards"), 1)),
+	    "KD");
+	hs = json_object_get(e, "playerHands");
+	h = json_array_get(hs, 0);
+	assert_int_equal(jint(h, "total"), 19);
+	assert_string_equal(jstr(h, "status"), "Lose");
+	assert_string_equal(jstr(h, "payout"), "0");
+	assert_string_equal(jstr(json_object_get(e, "insurance"), "payout"),
+	                    "1500");
+	assert_string_equal(jstr(e, "betAmount"), "1500");
+	assert_string_equal(jstr(e, "payout"), "1500");
+	json_decref(j);
+}
+
+static void test_cardlog_actions_more(void **state)
+{
+	static struct docfx f;
+	hj_event ev;
+	json_t *j, *e;
+
+	(void)state;
+	doc_events(&f);
+
+	/* Peek without insurance: false, stake "0". */
+	f.t_peek.insurance = 0;
+	f.t_peek.value = 0;
+	ev = f.ev[D_PEEK];
+	ev.amount = 0;
+	j = one_event(
+	    &ev,
+	    "{\"type\":\"action\",\"action\":\"Peek\",\"round\":\"" R_PEEK
+	    "\",\"player\":\"" P_PEEK "\",\"tx\":\"" T_PEEK
+	    "\",\"txIndex\":1,\"insurance\":false,\"stake\":\"0\"}",
+	    K_ACT_PEEK, &e);
+	assert_true(json_is_false(json_object_get(e, "insurance")));
+	json_decref(j);
+
+	/* An action on hand 1, a stake above 2^64. */
+	ev = f.ev[D_SPLIT];
+	ev.hand = 1;
+	ev.amount = (hj_amount)1 << 64;
+	f.t_split.tx_index = 4294967295u;
+	j = one_event(
+	    &ev,
+	    "{\"type\":\"action\",\"action\":\"Split\",\"round\":\"" R_SPLIT
+	    "\",\"player\":\"" P_SPLIT "\",\"tx\":\"" T_SPLIT
+	    "\",\"txIndex\":4294967295,\"handIndex\":1,"
+	    "\"stake\":\"18446744073709551616\"}",
+	    K_ACT_HAND, &e);
+	json_decref(j);
+
+	/* The other timeouts: Stand on hand 1. */
+	ev = f.ev[D_TIMEOUT_STAND];
+	ev.hand = 1;
+	j = one_event(&ev,
+	              "{\"type\":\"timeout\",\"round\":\"" R_TO_STAND
+	              "\",\"action\":\"Stand\",\"handIndex\":1}",
+	              K_TO_HAND, &e);
+	json_decref(j);
+
+	/* A draw to the second hand. */
+	ev = f.ev[D_DRAW_PLAYER];
+	ev.hand = 1;
+	ev.card = C(HJ_TEN, HJ_HEARTS);
+	j = one_event(&ev,
+	              "{\"type\":\"draw\",\"round\":\"" R_BET
+	              "\",\"handOwner\":\"Player\",\"handIndex\":1,"
+	              "\"card\":\"10H\"}",
+	              K_DRAW_P, &e);
+	json_decref(j);
+}
+
+static void test_cardlog_reject_reasons(void **state)
+{
+	/* The reason table of docs/LOG.md. */
+	static const struct {
+		hj_reason r;
+		const char *name;
+	} v[] = {
+	    {HJ_R_TRUNCATED, "truncated"},
+	    {HJ_R_BAD_VERSION, "bad_version"},
+	    {HJ_R_UNKNOWN_ACTION, "unknown_action"},
+	    {HJ_R_BAD_LENGTH, "bad_length"},
+	    {HJ_R_TOO_LONG, "too_long"},
+	    {HJ_R_BAD_FIELD, "bad_field"},
+	    {HJ_R_SIDE_BETS, "side_bets_not_offered"},
+	    {HJ_R_NO_ROUND, "no_round"},
+	    {HJ_R_SECOND_ROUND, "second_round"},
+	    {HJ_R_BET_LIMITS, "bet_out_of_limits"},
+	    {HJ_R_PREMATURE, "premature"},
+	    {HJ_R_NOT_ALLOWED, "not_allowed"},
+	    {HJ_R_WRONG_VALUE, "wrong_value"},
+	    {HJ_R_BAD_SIGNATURE, "bad_signature"},
+	    {HJ_R_EXPOSURE, "over_exposure"},
+	};
+	static struct docfx f;
+	char want[1024];
+	hj_event ev;
+	json_t *j, *e;
+
+	(void)state;
+	assert_int_equal(sizeof v / sizeof v[0], HJ_R_COUNT - 2);
+	doc_events(&f);
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		ev = f.ev[D_REJECT_VERSION];
+		ev.reason = v[i].r;
+		snprintf(want, sizeof want,
+		         "{\"type\":\"reject\",\"tx\":\"" T_REJ3
+		         "\",\"txIndex\":3,\"from\":\"" F_REJ3
+		         "\",\"reason\":\"%s\",\"refund\":\"1000\"}",
+		         v[i].name);
+		j = one_event(&ev, want, K_REJ_MIN, &e);
+		json_decref(j);
+	}
+
+	/* A Bet while the sender's round is open names the Bet and that
+	 * round; the refund is all of the value, whatever its size. */
+	ev = (hj_event){.type = HJ_EV_REJECT,
+	                .round = &f.r_bet,
+	                .tx = &f.t_rej2,
+	                .act = HJ_BET,
+	                .reason = HJ_R_SECOND_ROUND,
+	                .amount = HJ_AMOUNT_MAX};
+	j = one_event(&ev,
+	              "{\"type\":\"reject\",\"tx\":\"" T_REJ2
+	              "\",\"txIndex\":2,\"from\":\"" F_REJ2
+	              "\",\"action\":\"Bet\",\"round\":\"" R_BET
+	              "\",\"reason\":\"second_round\",\"refund\":"
+	              "\"340282366920938463463374607431768211455\"}",
+	              K_REJ_FULL, &e);
+	json_decref(j);
+
+	/* A malformed payload whose action byte was known names it. */
+	ev = (hj_event){.type = HJ_EV_REJECT,
+	                .tx = &f.t_rej3,
+	                .act = HJ_PEEK,
+	                .reason = HJ_R_BAD_FIELD,
+	                .amount = 0};
+	j = one_event(&ev,
+	              "{\"type\":\"reject\",\"tx\":\"" T_REJ3
+	              "\",\"txIndex\":3,\"from\":\"" F_REJ3
+	              "\",\"action\":\"Peek\",\"reason\":\"bad_field\","
+	              "\"refund\":\"0\"}",
+	              K_REJ_ACT, &e);
+	json_decref(j);
+}
+
+static void test_cardlog_deposit_ignored(void **state)
+{
+	static struct docfx f;
+	hj_event ev;
+	json_t *j, *e;
+
+	(void)state;
+	doc_events(&f);
+	f.t_dep.value = 0;
+	ev = f.ev[D_DEPOSIT];
+	j = one_event(&ev,
+	              "{\"type\":\"deposit\",\"tx\":\"" T_DEP
+	              "\",\"txIndex\":0,\"from\":\"" F_DEP
+	              "\",\"value\":\"0\"}",
+	              K_DEPOSIT, &e);
+	assert_string_equal(jstr(e, "value"), "0");
+	json_decref(j);
+
+	f.t_dep.value = HJ_AMOUNT_MAX;
+	j = one_event(
+	    &ev,
+	    "{\"type\":\"deposit\",\"tx\":\"" T_DEP
+	    "\",\"txIndex\":0,\"from\":\"" F_DEP
+	    "\",\"value\":\"340282366920938463463374607431768211455\"}",
+	    K_DEPOSIT, &e);
+	json_decref(j);
+
+	/* "ignored" carries no value and always the one reason. */
+	f.t_ign.value = E18;
+	j = one_event(&f.ev[D_IGNORED], DOC_IGNORED, K_IGNORED, &e);
+	assert_string_equal(jstr(e, "reason"), "tx_failed");
+	json_decref(j);
+}
+
+static void test_cardlog_settle(void **state)
+{
+	/* The status table of docs/LOG.md. */
+	static const char *const status[] = {
+	    [HJ_ST_BLACKJACK] = "Blackjack",
+	    [HJ_ST_WIN] = "Win",
+	    [HJ_ST_PUSH] = "Push",
+	    [HJ_ST_LOSE] = "Lose",
+	    [HJ_ST_BUST] = "Bust",
+	    [HJ_ST_SURRENDER] = "Surrender",
+	    [HJ_ST_DEALER_BJ] = "DealerBlackjack",
+	};
+	hj_round r = mkround(R_STAND, P_STAND);
+	hj_settlement st;
+	hj_event ev = {.type = HJ_EV_SETTLE, .round = &r, .settle = &st};
+	char want[2048];
+	json_t *j, *e;
+
+	(void)state;
+	r.dealer_n = 1;
+	r.dealer[0] = C(7, HJ_DIAMONDS);
+	r.hands[0].stake = 1000;
+	r.hands[0].n = 2;
+	r.hands[0].cards[0] = C(HJ_TEN, HJ_SPADES);
+	r.hands[0].cards[1] = C(9, HJ_CLUBS);
+	for (int s = HJ_ST_BLACKJACK; s <= HJ_ST_DEALER_BJ; s++) {
+		memset(&st, 0, sizeof st);
+		st.status[0] = (uint8_t)s;
+		st.ret[0] = (hj_amount)(1230 + s);
+		st.total_stake = 1000;
+		st.total_ret = (hj_amount)(1230 + s);
+		snprintf(want, sizeof want,
+		         "{\"type\":\"settle\",\"round\":\"" R_STAND
+		         "\",\"player\":\"" P_STAND
+		         "\",\"dealerHand\":{\"cards\":[\"7D\"],\"total\":7},"
+		         "\"playerHands\":[{\"handIndex\":0,\"cards\":[\"10S\","
+		         "\"9C\"],\"total\":19,\"betAmount\":\"1000\","
+		         "\"status\":\"%s\",\"payout\":\"%d\"}],"
+		         "\"betAmount\":\"1000\",\"payout\":\"%d\"}",
+		         status[s], 1230 + s, 1230 + s);
+		j = one_event(&ev, want, K_SETTLE, &e);
+		check_parsed(e, &ev);
+		json_decref(j);
+	}
+
+	/* Insurance taken on a 1-wei bet: its stake is floor(1 / 2) = 0,
+	 * yet it was taken, so the object is there. */
+	{
+		hj_round r1 = mkround(R_PEEK, P_PEEK);
+		hj_settlement s1;
+		hj_event ev1 = {
+		    .type = HJ_EV_SETTLE, .round = &r1, .settle = &s1};
+
+		memset(&s1, 0, sizeof s1);
+		r1.bet = 1;
+		r1.insured = 1;
+		r1.insurance = 0;
+		r1.dealer_n = 2;
+		r1.dealer[0] = C(HJ_ACE, HJ_HEARTS);
+		r1.dealer[1] = C(HJ_KING, HJ_DIAMONDS);
+		r1.hands[0].stake = 1;
+		r1.hands[0].n = 2;
+		r1.hands[0].cards[0] = C(HJ_TEN, HJ_SPADES);
+		r1.hands[0].cards[1] = C(9, HJ_CLUBS);
+		s1.status[0] = HJ_ST_LOSE;
+		s1.total_stake = 1;
+		j = one_event(
+		    &ev1,
+		    "{\"type\":\"settle\",\"round\":\"" R_PEEK
+		    "\",\"player\":\"" P_PEEK "\",\"dealerHand\":{\"cards\":["
+		    "\"AH\",\"KD\"],\"total\":21},"
+		    "\"playerHands\":[{\"handIndex\":0,\"cards\":[\"10S\","
+		    "\"9C\"],"
+		    "\"total\":19,\"betAmount\":\"1\",\"status\":\"Lose\","
+		    "\"payout\":\"0\"}],\"insurance\":{\"betAmount\":\"0\","
+		    "\"payout\":\"0\"},\"betAmount\":\"1\",\"payout\":\"0\"}",
+		    K_SETTLE_INS, &e);
+		check_parsed(e, &ev1);
+		json_decref(j);
+	}
+
+	/* Best totals: an ace counts 11 unless that busts; a bust hand
+	 * shows its sum. */
+	memset(&st, 0, sizeof st);
+	r.dealer_n = 2;
+	r.dealer[0] = C(HJ_ACE, HJ_CLUBS);
+	r.dealer[1] = C(6, HJ_DIAMONDS);
+	r.nhands = 3;
+	r.hands[0] = (hj_hand){.stake = 10, .n = 3};
+	r.hands[0].cards[0] = C(HJ_ACE, HJ_HEARTS);
+	r.hands[0].cards[1] = C(HJ_ACE, HJ_SPADES);
+	r.hands[0].cards[2] = C(9, HJ_CLUBS);
+	r.hands[1] = (hj_hand){.stake = 10, .n = 3};
+	r.hands[1].cards[0] = C(HJ_ACE, HJ_DIAMONDS);
+	r.hands[1].cards[1] = C(5, HJ_SPADES);
+	r.hands[1].cards[2] = C(HJ_KING, HJ_HEARTS);
+	r.hands[2] = (hj_hand){.stake = 10, .n = 3};
+	r.hands[2].cards[0] = C(HJ_KING, HJ_CLUBS);
+	r.hands[2].cards[1] = C(HJ_QUEEN, HJ_DIAMONDS);
+	r.hands[2].cards[2] = C(5, HJ_HEARTS);
+	st.status[0] = HJ_ST_WIN;
+	st.ret[0] = 20;
+	st.status[1] = HJ_ST_LOSE;
+	st.status[2] = HJ_ST_BUST;
+	st.total_stake = 30;
+	st.total_ret = 20;
+	j = one_event(
+	    &ev,
+	    "{\"type\":\"settle\",\"round\":\"" R_STAND
+	    "\",\"player\":\"" P_STAND
+	    "\",\"dealerHand\":{\"cards\":[\"AC\",\"6D\"],\"total\":17},"
+	    "\"playerHands\":["
+	    "{\"handIndex\":0,\"cards\":[\"AH\",\"AS\",\"9C\"],\"total\":21,"
+	    "\"betAmount\":\"10\",\"status\":\"Win\",\"payout\":\"20\"},"
+	    "{\"handIndex\":1,\"cards\":[\"AD\",\"5S\",\"KH\"],\"total\":16,"
+	    "\"betAmount\":\"10\",\"status\":\"Lose\",\"payout\":\"0\"},"
+	    "{\"handIndex\":2,\"cards\":[\"KC\",\"QD\",\"5H\"],\"total\":25,"
+	    "\"betAmount\":\"10\",\"status\":\"Bust\",\"payout\":\"0\"}],"
+	    "\"betAmount\":\"30\",\"payout\":\"20\"}",
+	    K_SETTLE, &e);
+	check_parsed(e, &ev);
+	json_decref(j);
+}
+
+/* Every example in one line, in order, comma-separated. */
+static void test_cardlog_many_events(void **state)
+{
+	static struct docfx f;
+	hj_cardlog cl;
+	size_t n = strlen(STD_PREFIX) + strlen(SUFFIX) + 1, w;
+	char *want, *line;
+	json_t *j, *evs;
+
+	(void)state;
+	doc_events(&f);
+	for (int i = 0; i < NDOC; i++)
+		n += strlen(doc_want[i]) + 1;
+	want = malloc(n);
+	assert_non_null(want);
+	w = (size_t)snprintf(want, n, "%s", STD_PREFIX);
+	for (int i = 0; i < NDOC; i++)
+		w += (size_t)snprintf(want + w, n - w, "%s%s", i ? "," : "",
+		                      doc_want[i]);
+	snprintf(want + w, n - w, "%s", SUFFIX);
+
+	hj_cardlog_init(&cl);
+	begin_std(&cl);
+	for (int i = 0; i < NDOC; i++)
+		assert_int_equal(hj_cardlog_event(&cl, &f.ev[i]), 0);
+	line = finish(&cl);
+	assert_string_equal(line, want);
+	j = parse(line);
+	assert_keys(j, K_LINE_CARD);
+	evs = json_object_get(j, "events");
+	assert_int_equal(json_array_size(evs), NDOC);
+	for (int i = 0; i < NDOC; i++) {
+		assert_keys(json_array_get(evs, i), doc_keys[i]);
+		check_parsed(json_array_get(evs, i), &f.ev[i]);
+	}
+	json_decref(j);
+	free(line);
+	free(want);
+	hj_cardlog_release(&cl);
+}
+
+/* The Bitcoin family: no "0x", no "from" (LOG.md, Value forms). */
+static void test_cardlog_bitcoin_form(void **state)
+{
+	static const char want[] =
+	    "{\"v\":1,\"chain\":\"bitcoin\",\"height\":0,\"hash\":\"" GENESIS
+	    "\",\"parent\":\"" Z60 "0000\","
+	    "\"card\":{\"rank\":\"6\",\"suit\":\"Hearts\",\"value\":6,"
+	    "\"code\":\"6H\",\"pos\":62,\"rankDigit\":\"6\",\"colorDigit\":"
+	    "\"2\"},\"events\":["
+	    "{\"type\":\"deposit\",\"tx\":\"" T_DEP_H
+	    "\",\"txIndex\":0,\"value\":\"5000\"},"
+	    "{\"type\":\"action\",\"action\":\"Bet\",\"round\":\"" VEC2_H
+	    "\",\"player\":\"" R_PEEK_H "\",\"tx\":\"" VEC2_H
+	    "\",\"txIndex\":1,\"stake\":\"10000\"},"
+	    "{\"type\":\"draw\",\"round\":\"" VEC2_H
+	    "\",\"handOwner\":\"Player\",\"handIndex\":0,\"card\":\"6H\"},"
+	    "{\"type\":\"reject\",\"tx\":\"" T_HIT_H
+	    "\",\"txIndex\":2,\"action\":\"Hit\",\"round\":\"" VEC2_H
+	    "\",\"reason\":\"bad_signature\",\"refund\":\"546\"}"
+	    "]}\n";
+	uint8_t h[32], p[32];
+	hj_round r = mkround(VEC2, R_PEEK);
+	hj_action dep = mktx(HJ_TX_DEPOSIT, T_DEP, 0, NULL, 5000);
+	hj_action bet = mktx(HJ_TX_ACTION, VEC2, 1, NULL, 10000);
+	hj_action hit = mktx(HJ_TX_ACTION, T_HIT, 2, NULL, 546);
+	hj_event ev[4] = {
+	    {.type = HJ_EV_DEPOSIT, .tx = &dep},
+	    {.type = HJ_EV_ACTION,
+	     .round = &r,
+	     .tx = &bet,
+	     .act = HJ_BET,
+	     .hand = -1,
+	     .amount = 10000},
+	    {.type = HJ_EV_DRAW,
+	     .round = &r,
+	     .hand = 0,
+	     .card = C(6, HJ_HEARTS)},
+	    {.type = HJ_EV_REJECT,
+	     .round = &r,
+	     .tx = &hit,
+	     .act = HJ_HIT,
+	     .reason = HJ_R_BAD_SIGNATURE,
+	     .amount = 546},
+	};
+	hj_cardlog cl;
+	hj_card card;
+	char *line;
+	json_t *j, *evs;
+
+	(void)state;
+	bet.act = HJ_BET;
+	hit.act = HJ_HIT;
+	unhex(GENESIS, h, 32);
+	memset(p, 0, sizeof p);
+	assert_int_equal(hj_card_from_hash(GENESIS, 64, &card, NULL, 0), 0);
+	hj_cardlog_init(&cl);
+	assert_int_equal(
+	    hj_cardlog_begin(&cl, "bitcoin", HJ_BITCOIN, 0, h, p, &card), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(hj_cardlog_event(&cl, &ev[i]), 0);
+	line = finish(&cl);
+	assert_string_equal(line, want);
+	j = parse(line);
+	assert_keys(j, K_LINE_CARD);
+	evs = json_object_get(j, "events");
+	assert_int_equal(json_array_size(evs), 4);
+	assert_null(json_object_get(json_array_get(evs, 0), "from"));
+	assert_null(json_object_get(json_array_get(evs, 3), "from"));
+	json_decref(j);
+	free(line);
+	hj_cardlog_release(&cl);
+}
+
+static void test_cardlog_heights(void **state)
+{
+	hj_cardlog cl;
+	char *line;
+
+	(void)state;
+	hj_cardlog_init(&cl);
+	begin_block(&cl, 0, VOID_EF, VEC2);
+	line = finish(&cl);
+	assert_string_equal(line, HEAD("0", VOID_EF, VEC2) "\"void\":true,"
+	                                                   "\"events\":[]}\n");
+	free(line);
+	begin_block(&cl, UINT64_MAX, VOID_EF, VEC2);
+	line = finish(&cl);
+	assert_string_equal(line, HEAD("18446744073709551615", VOID_EF,
+	                               VEC2) "\"void\":true,\"events\":[]}\n");
+	free(line);
+	hj_cardlog_release(&cl);
+}
+
+/* ------------------------------------------------------------------ */
+/* The line-size cap                                                  */
+
+static void test_cardlog_cap_exact(void **state)
+{
+	static struct docfx f;
+	const size_t P = strlen(STD_PREFIX), E = strlen(DOC_DEPOSIT);
+	const char *line;
+	size_t len;
+	hj_cardlog cl;
+	char *s;
+
+	(void)state;
+	doc_events(&f);
+	hj_cardlog_init(&cl);
+	assert_true(cl.max == HJ_CARDLOG_MAX);
+	assert_true(HJ_CARDLOG_MAX == 16u * 1024 * 1024);
+
+	/* No events: the line is P + 3 bytes, "\n" included. */
+	cl.max = P + 3;
+	begin_std(&cl);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
+	assert_int_equal(len, P + 3);
+	assert_memory_equal(line, STD_PREFIX SUFFIX, len);
+	cl.max = P + 2;
+	begin_std(&cl);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
+
+	/* Three deposits: P + 3E + 2 commas + 3. */
+	cl.max = P + 3 * E + 2 + 3;
+	begin_std(&cl);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
+	assert_int_equal(len, cl.max);
+	cl.max--;
+	begin_std(&cl);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
+
+	/* The third event does not fit: it and everything after it report
+	 * the error, which end returns. */
+	cl.max = P + 2 * E + 1 + 3;
+	begin_std(&cl);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), -EMSGSIZE);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_TIMEOUT_PEEK]),
+	                 -EMSGSIZE);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
+
+	/* Not even the header fits. */
+	cl.max = 40;
+	assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, 1, f.r_bet.id.b,
+	                                  f.r_bet.id.b, &(hj_card){0}),
+	                 -EMSGSIZE);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), -EMSGSIZE);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
+
+	/* The error is cleared by the next begin. */
+	cl.max = HJ_CARDLOG_MAX;
+	begin_std(&cl);
+	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
+	s = finish(&cl);
+	assert_string_equal(s, STD_PREFIX DOC_DEPOSIT SUFFIX);
+	free(s);
+	hj_cardlog_release(&cl);
+}
+
+/* The real cap, 16 MiB: the first event past it is an error, not a crash
+ * and not a cut line. */
+static void test_cardlog_cap_default(void **state)
+{
+	static struct docfx f;
+	const size_t P = strlen(STD_PREFIX), E = strlen(DOC_DEPOSIT);
+	/* Events that fit: P + k E + (k - 1) <= max. */
+	const size_t k = (HJ_CARDLOG_MAX - P + 1) / (E + 1);
+	const char *line;
+	size_t len, ok = 0;
+	hj_cardlog cl;
+	int rc = 0;
+
+	(void)state;
+	doc_events(&f);
+	hj_cardlog_init(&cl);
+	begin_std(&cl);
+	while (ok < k + 10 &&
+	       (rc = hj_cardlog_event(&cl, &f.ev[D_DEPOSIT])) == 0)
+		ok++;
+	assert_int_equal(rc, -EMSGSIZE);
+	assert_int_equal(ok, k);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
+	hj_cardlog_release(&cl);
+}
+
+/* ------------------------------------------------------------------ */
+/* Misuse: -EINVAL, sticky until the next begin.                       */
+
+/* ev fails with -EINVAL on a fresh line; so does every later call. */
+static void assert_refused(hj_cardlog *cl, const hj_event *ev,
+                           const hj_event *good)
+{
+	const char *line;
+	size_t len;
+
+	begin_std(cl);
+	assert_int_equal(hj_cardlog_event(cl, ev), -EINVAL);
+	assert_int_equal(hj_cardlog_event(cl, good), -EINVAL);
+	assert_int_equal(hj_cardlog_end(cl, &line, &len), -EINVAL);
+}
+
+static void test_cardlog_errors(void **state)
+{
+	static struct docfx f;
+	static const char *const bad_chains[] = {
+	    "",      "EVM",   "Evm",  "ev m",       "evm\"",
+	    "evm\n", "evm_1", "ev.m", "\xc3\xa9vm",
+	};
+	uint8_t h[32];
+	hj_card card = {0};
+	const hj_event *good;
+	const char *line;
+	size_t len;
+	hj_cardlog cl;
+	hj_event ev;
+	char *s;
+
+	(void)state;
+	doc_events(&f);
+	good = &f.ev[D_DEPOSIT];
+	memset(h, 0, sizeof h);
+	hj_cardlog_release(NULL);
+	hj_cardlog_init(&cl);
+	hj_cardlog_release(&cl); /* nothing allocated yet */
+	hj_cardlog_init(&cl);
+
+	/* Outside begin..end. */
+	assert_int_equal(hj_cardlog_event(&cl, good), -EINVAL);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EINVAL);
+
+	/* Chain names: lower-case letters, digits and '-' only. */
+	for (size_t i = 0; i < sizeof bad_chains / sizeof bad_chains[0]; i++) {
+		assert_int_equal(hj_cardlog_begin(&cl, bad_chains[i], HJ_EVM, 1,
+		                                  h, h, &card),
+		                 -EINVAL);
+		assert_int_equal(hj_cardlog_event(&cl, good), -EINVAL);
+		assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EINVAL);
+	}
+	assert_int_equal(
+	    hj_cardlog_begin(&cl, "eth-classic-61", HJ_EVM, 1, h, h, &card), 0);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
+	assert_memory_equal(line, "{\"v\":1,\"chain\":\"eth-classic-61\",", 32);
+
+	/* Cards hj_card_from_hash never makes: nothing would escape them. */
+	static const hj_card bad_cards[] = {
+	    {.rank = 14,
+	     .suit = 0,
+	     .pos = 63,
+	     .rank_digit = '1',
+	     .color_digit = '0'},
+	    {.rank = 1,
+	     .suit = 4,
+	     .pos = 63,
+	     .rank_digit = '1',
+	     .color_digit = '0'},
+	    {.rank = 1,
+	     .suit = 0,
+	     .pos = 0,
+	     .rank_digit = '1',
+	     .color_digit = '0'},
+	    {.rank = 1,
+	     .suit = 0,
+	     .pos = 63,
+	     .rank_digit = '"',
+	     .color_digit = '0'},
+	    {.rank = 1,
+	     .suit = 0,
+	     .pos = 63,
+	     .rank_digit = '1',
+	     .color_digit = 'G'},
+	};
+	for (size_t i = 0; i < sizeof bad_cards / sizeof bad_cards[0]; i++)
+		assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, 1, h, h,
+		                                  &bad_cards[i]),
+		                 -EINVAL);
+
+	/* Events that lack what they need. */
+	ev = (hj_event){.type = HJ_EV_DRAW, .hand = 0, .card = C(2, 0)};
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_DRAW_PLAYER];
+	ev.card = 0; /* not a card */
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_DRAW_PLAYER];
+	ev.hand = -1;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_BET];
+	ev.tx = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_BET];
+	ev.round = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_REJECT_NO_ROUND];
+	ev.tx = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_DEPOSIT];
+	ev.tx = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_IGNORED];
+	ev.tx = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_TIMEOUT_STAND];
+	ev.round = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_SETTLE_SPLIT];
+	ev.round = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_SETTLE_SPLIT];
+	ev.settle = NULL;
+	assert_refused(&cl, &ev, good);
+	ev = f.ev[D_DEPOSIT];
+	ev.type = (hj_ev)99;
+	assert_refused(&cl, &ev, good);
+	/* An id longer than hj_id can hold. */
+	f.t_dep.txid.len = 33;
+	assert_refused(&cl, &f.ev[D_DEPOSIT], &f.ev[D_IGNORED]);
+	f.t_dep.txid.len = 32;
+
+	/* Through the sink, which cannot return the error: end does. */
+	begin_std(&cl);
+	ev = f.ev[D_BET];
+	ev.round = NULL;
+	hj_cardlog_sink(&cl, good);
+	hj_cardlog_sink(&cl, &ev);
+	hj_cardlog_sink(&cl, good);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EINVAL);
+
+	/* An event after end is outside begin..end. */
+	begin_std(&cl);
+	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
+	assert_int_equal(hj_cardlog_event(&cl, good), -EINVAL);
+
+	/* Every error is cleared by the next begin, and the line carries
+	 * nothing of the lines before. */
+	begin_std(&cl);
+	assert_int_equal(hj_cardlog_event(&cl, good), 0);
+	s = finish(&cl);
+	assert_string_equal(s, STD_PREFIX DOC_DEPOSIT SUFFIX);
+	free(s);
+	begin_std(&cl);
+	s = finish(&cl);
+	assert_string_equal(s, STD_PREFIX SUFFIX);
+	free(s);
+	hj_cardlog_release(&cl);
+	hj_cardlog_release(&cl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cardlog_void_block),
+	    cmocka_unit_test(test_cardlog_cards),
+	    cmocka_unit_test(test_cardlog_doc_events),
+	    cmocka_unit_test(test_cardlog_doc_values),
+	    cmocka_unit_test(test_cardlog_actions_more),
+	    cmocka_unit_test(test_cardlog_reject_reasons),
+	    cmocka_unit_test(test_cardlog_deposit_ignored),
+	    cmocka_unit_test(test_cardlog_settle),
+	    cmocka_unit_test(test_cardlog_many_events),
+	    cmocka_unit_test(test_cardlog_bitcoin_form),
+	    cmocka_unit_test(test_cardlog_heights),
+	    cmocka_unit_test(test_cardlog_cap_exact),
+	    cmocka_unit_test(test_cardlog_cap_default),
+	    cmocka_unit_test(test_cardlog_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
