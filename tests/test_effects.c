@@ -225,11 +225,9 @@ static void test_settle(void **state)
 static void test_nothing(void **state)
 {
 	hj_round r = round_of("dd");
-	hj_event evs[] = {{.type = HJ_EV_DRAW, .round = &r, .hand = 0},
-	                  {.type = HJ_EV_TIMEOUT,
-	                   .round = &r,
-	                   .act = HJ_STAND,
-	                   .amount = 3}};
+	hj_event evs[] = {
+	    {.type = HJ_EV_DRAW, .round = &r, .hand = 0},
+	    {.type = HJ_EV_TIMEOUT, .round = &r, .act = HJ_STAND, .amount = 3}};
 	hj_effects e;
 
 	(void)state;
