@@ -889,6 +889,12 @@ static void start_attempt(hj_rpc *c, struct req *r)
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, r->body);
 	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, r);
+	/* When a reused connection turns out closed before any answer,
+	 * libcurl sends the request again on a new one, unseen by us: but
+	 * the node may have run it.  A call that must not run twice goes on
+	 * a connection of its own, which libcurl never retries. */
+	curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT,
+	                 (r->flags & HJ_RPC_ONCE) ? 1L : 0L);
 	mc = curl_multi_add_handle(c->multi, x->easy);
 	if (mc != CURLM_OK) {
 		char msg[MSG_MAX];
