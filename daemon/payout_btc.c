@@ -109,8 +109,9 @@ typedef struct btc_payer {
 	hj_amount send_total;
 	char refusal[600];
 	long long refusal_code;
-	int send_new; /* the batch in sendmany was planned in step 3 */
-	int more;     /* step 3 left payable recipients out (max_outputs) */
+	int funds_refused; /* the last sendmany was refused for funds */
+	int send_new;      /* the batch in sendmany was planned in step 3 */
+	int more; /* step 3 left payable recipients out (max_outputs) */
 	uint64_t rpcinfo_since;
 	int64_t scan_id, scan_since;
 	long long scan_skip;
@@ -651,6 +652,13 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 		hjd_payer_base_backoff_reset(&p->base);
 		if (strncmp(p->base.warning, "INSUFFICIENT", 12) == 0)
 			p->base.warning[0] = '\0';
+		p->funds_refused = 0;
+		/* What was payable is in flight now: the balance read next
+		 * no longer holds it, and need not. */
+		if (fresh_plan)
+			p->payable -= p->payable < p->send_total
+			                  ? p->payable
+			                  : p->send_total;
 		if (p->more)
 			p->base.dirty = 1;
 		if (fresh_plan)
@@ -736,6 +744,9 @@ static void after_scan_refused(btc_payer *p)
 	if (p->refusal_code == RPC_WALLET_INSUFFICIENT_FUNDS) {
 		char have[40] = "unknown", need[40];
 
+		/* The balance may cover the batch but not its fee: the
+		 * warning stays until a send succeeds (pass_end). */
+		p->funds_refused = 1;
 		if (p->base.have_balance)
 			coins(p->base.balance, have, sizeof have);
 		coins(p->send_total, need, sizeof need);
@@ -919,8 +930,21 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 	conf =
 	    json_is_integer(confj) ? (long long)json_integer_value(confj) : 0;
 	rep = json_object_get(result, "replaced_by_txid");
-	if (conf >= (long long)p->conf) {
-		hj = json_object_get(result, "blockheight");
+	hj = json_object_get(result, "blockheight");
+	if (conf >= (long long)p->conf &&
+	    !(json_is_integer(hj) && json_integer_value(hj) >= 0) &&
+	    (uint64_t)conf > p->base.tip + 1) {
+		/* No block height, and more confirmations than the tip we
+		 * were told allows: the node is ahead of it.  Decided at a
+		 * later pass, when the tip has caught up. */
+		snprintf(
+		    msg, sizeof msg,
+		    "payouts: batch %lld: transaction %s has %lld "
+		    "confirmations but no block height, beyond tip %" PRIu64
+		    "; deciding later",
+		    (long long)b->id, tx, conf, p->base.tip);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+	} else if (conf >= (long long)p->conf) {
 		height = json_is_integer(hj) && json_integer_value(hj) >= 0
 		             ? (uint64_t)json_integer_value(hj)
 		             : p->base.tip + 1 - (uint64_t)conf;
@@ -1244,6 +1268,7 @@ static void pass_end(btc_payer *p)
 		         p->wallet, have, owed, expo_s, need);
 		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, p->base.warning);
 	} else if (!p->base.halted && p->base.have_balance &&
+	           !p->funds_refused &&
 	           strncmp(p->base.warning, "INSUFFICIENT", 12) == 0) {
 		p->base.warning[0] = '\0';
 	}

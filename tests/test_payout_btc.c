@@ -27,7 +27,8 @@
  * machine cannot break; the one upper bound ("nothing is sent again in
  * the same block while the backoff lasts") is checked only when the kick
  * comes within it.  Every test closes the payer and the server and checks
- * uv_loop_close().  Tests marked BUG fail on purpose: each names the bug.
+ * uv_loop_close().  Tests marked "Regression" failed on the code before
+ * the fix they name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1155,15 +1156,15 @@ static void step(uint64_t processed, uint64_t tip, unsigned passes)
 	assert_true(T.passes >= T.until);
 }
 
-/* A known bug shows: the fixture is closed (no handle is left behind),
- * then the test fails with "BUG: " and what happened. */
-#define BUG_IF(cond, ...)                                                      \
+/* A regression shows: the fixture is closed (no handle is left behind),
+ * then the test fails with what happened. */
+#define FAIL_IF(cond, ...)                                                     \
 	do {                                                                   \
 		if (cond) {                                                    \
 			char m_[8192];                                         \
 			snprintf(m_, sizeof m_, __VA_ARGS__);                  \
 			fx_close();                                            \
-			fail_msg("BUG: %s", m_);                               \
+			fail_msg("%s", m_);                                    \
 		}                                                              \
 	} while (0)
 
@@ -1582,13 +1583,13 @@ static void test_lost_answer_absent(void **state)
 }
 
 /*
- * BUG (chain/rpc.c, HJ_RPC_ONCE): the same lost answer, with the sendmany
- * on a connection kept alive from an earlier call (as every sendmany after
- * a pass's first call is).  libcurl sends a request again by itself, on a
- * fresh connection, when a reused connection closes before any byte of
- * the answer (lib/transfer.c, Curl_retry_request: "Connection died,
- * retrying a fresh connect"), POST or not: the node gets the sendmany
- * twice and the wallet pays the batch twice, against HJ_RPC_ONCE's "at
+ * Regression (chain/rpc.c, HJ_RPC_ONCE, fixed by CURLOPT_FRESH_CONNECT): the
+ * same lost answer, with the sendmany on a connection kept alive from an
+ * earlier call (as every sendmany after a pass's first call is).  libcurl sends
+ * a request again by itself, on a fresh connection, when a reused connection
+ * closes before any byte of the answer (lib/transfer.c, Curl_retry_request:
+ * "Connection died, retrying a fresh connect"), POST or not: the node gets the
+ * sendmany twice and the wallet pays the batch twice, against HJ_RPC_ONCE's "at
  * most one attempt reaches the node" and PAYOUTS.md's step 4.  A node that
  * closes the connection after running the call without answering (a proxy
  * in front of it, -rpcservertimeout on a slow wallet) is enough.
@@ -1606,12 +1607,12 @@ static void test_lost_answer_reused_connection(void **state)
 	owe("refund:b1", P2, 500000, 10);
 	S.send = SEND_LOST_AFTER;
 	step(11, 11, 1);
-	BUG_IF(N.sendmany != 2,
-	       "the node received %u sendmany for batch 2 (the client sent "
-	       "it again on a fresh connection after the kept-alive one "
-	       "closed without an answer): the wallet made %zu transactions "
-	       "for it; requests: %s",
-	       N.sendmany - 1, W.ntx - 1, N.seq);
+	FAIL_IF(N.sendmany != 2,
+	        "the node received %u sendmany for batch 2 (the client sent "
+	        "it again on a fresh connection after the kept-alive one "
+	        "closed without an answer): the wallet made %zu transactions "
+	        "for it; requests: %s",
+	        N.sendmany - 1, W.ntx - 1, N.seq);
 	expect_seq("gettransaction sendmany getbalance");
 	expect_batch(2, "planned", 1, 500000, 1, -1);
 
@@ -1717,8 +1718,8 @@ static void test_refused_funds(void **state)
 }
 
 /*
- * BUG (daemon/payout_btc.c, pass_end): the node refuses for funds while
- * the balance covers what is payable but not the fee (balance 0.006, a
+ * Regression (daemon/payout_btc.c, pass_end, fixed): the node refuses for funds
+ * while the balance covers what is payable but not the fee (balance 0.006, a
  * batch of 0.006).  after_scan_refused sets the documented warning
  * ("INSUFFICIENT FUNDS in wallet W: balance B, a batch of X to pay;
  * payouts stay owed until funds arrive"), and pass_end, in the same pass,
@@ -1746,20 +1747,21 @@ static void test_refused_for_the_fee(void **state)
 	expect_seq("sendmany listtransactions getbalance");
 	expect_batch(1, "refused", 2, 600000, 1, -1);
 	expect_log(warn);
-	BUG_IF(strstr(T.status, warn) == NULL,
-	       "refused for funds, yet the status line lacks \"%s\": \"%s\"",
-	       warn, T.status);
+	FAIL_IF(strstr(T.status, warn) == NULL,
+	        "refused for funds, yet the status line lacks \"%s\": \"%s\"",
+	        warn, T.status);
 	EXPECT_Q(warn, "SELECT warning FROM dealer_balance WHERE id = %d", 1);
 	fx_close();
 }
 
 /*
- * BUG (daemon/payout_btc.c, pass_end): a batch is paid and the wallet is
- * left with less than was just paid (0.0039859 after paying 0.006).  pass_end
- * compares the balance read after the send with the payable sum computed before
- * it, and says "INSUFFICIENT FUNDS ... 0.00600000 payable owed; payouts stay
- * owed until funds arrive" (STATUS, the log, dealer_balance) although nothing
- * is owed any more: every payout is in flight.  Expected: no warning.
+ * Regression (daemon/payout_btc.c, pass_end, fixed): a batch is paid and the
+ * wallet is left with less than was just paid (0.0039859 after paying 0.006).
+ * pass_end compares the balance read after the send with the payable sum
+ * computed before it, and says "INSUFFICIENT FUNDS ... 0.00600000 payable owed;
+ * payouts stay owed until funds arrive" (STATUS, the log, dealer_balance)
+ * although nothing is owed any more: every payout is in flight.  Expected: no
+ * warning.
  */
 static void test_paid_no_false_warning(void **state)
 {
@@ -1772,8 +1774,8 @@ static void test_paid_no_false_warning(void **state)
 	expect_batch(1, "sent", 2, 600000, 0, 0);
 	expect_contains(T.status, "payouts: 0 owed (0.00000000;");
 	expect_contains(T.status, "3 in flight (0.00600000)");
-	BUG_IF(strstr(T.status, "INSUFFICIENT") != NULL,
-	       "everything paid, yet the status warns: \"%s\"", T.status);
+	FAIL_IF(strstr(T.status, "INSUFFICIENT") != NULL,
+	        "everything paid, yet the status warns: \"%s\"", T.status);
 	EXPECT_Q("",
 	         "SELECT ifnull(warning, '') FROM dealer_balance WHERE id "
 	         "= %d",
@@ -2241,7 +2243,7 @@ static void test_malformed_gettransaction(void **state)
 }
 
 /*
- * BUG (daemon/payout_btc.c, on_gettx): gettransaction without
+ * Regression (daemon/payout_btc.c, on_gettx, fixed): gettransaction without
  * "blockheight" (or with a negative one) and more confirmations than the
  * tip height + 1 the payer was given: the block is computed as
  * tip + 1 - confirmations in unsigned 64 bits, wraps, and
@@ -2267,9 +2269,9 @@ static void test_confirmations_above_tip(void **state)
 	uv_run(&T.loop, UV_RUN_DEFAULT);
 	log_off();
 	uv_timer_stop(&T.guard);
-	BUG_IF(T.nfatal != 0,
-	       "a gettransaction answer stopped the daemon (on_fatal: %s)",
-	       T.fatal);
+	FAIL_IF(T.nfatal != 0,
+	        "a gettransaction answer stopped the daemon (on_fatal: %s)",
+	        T.fatal);
 	assert_false(T.guard_fired);
 	EXPECT_Q("0",
 	         "SELECT count(*) FROM payout_batches WHERE "

@@ -1267,11 +1267,11 @@ static void test_once(void **state)
 }
 
 /*
- * BUG (chain/rpc.c, HJ_RPC_ONCE): a call on a kept-alive connection that
- * the server closes without a byte of answer.  Request 0 is answered and
- * its connection kept; request 1, a sendmany with HJ_RPC_ONCE, goes out on
- * that connection and the server closes it.  libcurl then sends the
- * request again by itself on a fresh connection (lib/transfer.c,
+ * Regression (chain/rpc.c, HJ_RPC_ONCE, fixed by CURLOPT_FRESH_CONNECT): a call
+ * on a kept-alive connection that the server closes without a byte of answer.
+ * Request 0 is answered and its connection kept; request 1, a sendmany with
+ * HJ_RPC_ONCE, goes out on that connection and the server closes it.  libcurl
+ * then sends the request again by itself on a fresh connection (lib/transfer.c,
  * Curl_retry_request: "Connection died, retrying a fresh connect"), which
  * it does for any request on a reused connection that got nothing back,
  * POST included, before the client sees a failure: the server receives
@@ -1308,7 +1308,7 @@ static void test_once_reused_connection(void **state)
 	fx_run();
 	fx_end();
 	if (nreq != 2)
-		fail_msg("BUG: a HJ_RPC_ONCE call reached the server %u times "
+		fail_msg("a HJ_RPC_ONCE call reached the server %u times "
 		         "(%u connections): libcurl sent it again after the "
 		         "kept-alive connection closed without an answer",
 		         nreq - 1, nconns);
