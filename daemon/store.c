@@ -28,16 +28,27 @@
 #include "quote.h"
 #include "store.h"
 
-/* PRAGMA user_version: the schema this file creates and reads.  Older
- * versions (1: before settlement, 2: before EVM payouts and the balance)
- * are migrated at open. */
-#define HJ_SCHEMA_VERSION 3
-/* PRAGMA application_id: "HJKD", so that another program's database is
- * told apart from ours, whatever its user_version. */
+/*
+ * PRAGMA user_version is the schema's version, HJ_STORE_SCHEMA_VERSION
+ * (store.h) for the schema below.  Older versions (1: before settlement,
+ * 2: before EVM payouts and the balance) are migrated when the daemon
+ * opens them, and read as they are by hj_store_read.  PRAGMA
+ * application_id is "HJKD", so that another program's database is told
+ * apart from ours, whatever its user_version.
+ */
 #define HJ_APPLICATION_ID 0x484a4b44
-/* How long a write waits for another connection's lock (an operator's
- * sqlite3 shell in a write transaction, a checkpoint), in milliseconds. */
+/* How long a connection waits for another's lock, in milliseconds: a
+ * write for an operator's sqlite3 shell in a write transaction or a
+ * checkpoint; a reader only while another connection recovers the WAL
+ * index after a crash (the daemon's writes never make a WAL reader wait). */
 #define HJ_BUSY_TIMEOUT_MS 5000
+
+/*
+ * The schema as SQLite stores it (sqlite_schema keeps each statement's
+ * text as written here, so these bytes are part of every database: the
+ * layout of the C source is free, the text between the quotes is not).
+ * docs/STATE.md explains every table and column.
+ */
 
 /* An amount column: canonical decimal, as hj_amount_format writes it. */
 #define AMOUNT_CHECK(col)                                                      \
@@ -45,74 +56,64 @@
 	"39 AND " col " NOT GLOB '*[^0-9]*' AND (" col " = '0' OR " col        \
 	" NOT GLOB '0*'))"
 
+/* clang-format off */
 static const char schema_sql[] =
-    "CREATE TABLE meta ("
-    " id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " family TEXT NOT NULL,"
-    " chain TEXT NOT NULL,"
-    " dealer TEXT NOT NULL,"
-    " rules TEXT NOT NULL);"
-    "CREATE TABLE cursor ("
-    " id INTEGER PRIMARY KEY CHECK (id = 1),"
-    /* The bits of a uint64: -1 is "before block 0" (start at 0). */
-    " height INTEGER NOT NULL,"
-    " hash BLOB NOT NULL CHECK (length(hash) = 32),"
-    " log_offset INTEGER NOT NULL CHECK (log_offset >= 0),"
-    " log_dev INTEGER NOT NULL,"
-    " log_ino INTEGER NOT NULL);"
-    "CREATE TABLE txs ("
-    " txid BLOB PRIMARY KEY CHECK (length(txid) BETWEEN 1 AND 32),"
-    " height INTEGER NOT NULL CHECK (height >= 0),"
-    " tx_index INTEGER NOT NULL CHECK (tx_index >= 0),"
-    " sender BLOB,"
-    " value TEXT NOT NULL " AMOUNT_CHECK(
-        "value") ","
-                 " outcome TEXT NOT NULL CHECK (outcome IN"
-                 "  ('accepted', 'rejected', 'deposit', 'ignored')),"
-                 " action TEXT,"
-                 " reason TEXT,"
-                 " round BLOB,"
-                 " UNIQUE (height, tx_index)) WITHOUT ROWID;"
-                 "CREATE INDEX txs_round ON txs (round) WHERE round IS NOT "
-                 "NULL;"
-                 "CREATE TABLE rounds ("
-                 " id BLOB PRIMARY KEY"
-                 "  REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"
-                 " player BLOB NOT NULL UNIQUE,"
-                 " bet_height INTEGER NOT NULL CHECK (bet_height >= 0),"
-                 " bet_tx_index INTEGER NOT NULL CHECK (bet_tx_index >= 0),"
-                 " data BLOB NOT NULL,"
-                 " UNIQUE (bet_height, bet_tx_index)) WITHOUT ROWID;"
-                 "CREATE TABLE payouts ("
-                 " id TEXT PRIMARY KEY,"
-                 " kind TEXT NOT NULL,"
-                 " round BLOB REFERENCES txs (txid) DEFERRABLE INITIALLY "
-                 "DEFERRED,"
-                 " hand INTEGER CHECK (hand >= 0),"
-                 " txid BLOB REFERENCES txs (txid) DEFERRABLE INITIALLY "
-                 "DEFERRED,"
-                 " recipient BLOB,"
-                 " amount TEXT NOT NULL " AMOUNT_CHECK(
-                     "amount") ","
-                               " state TEXT NOT NULL DEFAULT 'owed',"
-                               " created_height INTEGER NOT NULL CHECK "
-                               "(created_height >= 0),"
-                               /* Settlement (issue 5) fills these; NULL until
-                                  then. */
-                               " submitted_txid BLOB,"
-                               " nonce INTEGER,"
-                               " submitted_height INTEGER,"
-                               " submitted_at INTEGER,"
-                               " confirmed_height INTEGER,"
-                               " last_error TEXT) WITHOUT ROWID;"
-                               "CREATE INDEX payouts_state ON payouts (state, "
-                               "created_height);"
-                               "CREATE INDEX payouts_round ON payouts (round) "
-                               "WHERE round IS NOT NULL;"
-                               "CREATE INDEX payouts_txid ON payouts (txid) "
-                               "WHERE txid IS NOT NULL;"
-                               "CREATE INDEX payouts_recipient ON payouts "
-                               "(recipient);";
+	"CREATE TABLE meta ("
+	    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    " family TEXT NOT NULL,"
+	    " chain TEXT NOT NULL,"
+	    " dealer TEXT NOT NULL,"
+	    " rules TEXT NOT NULL);"
+	"CREATE TABLE cursor ("
+	    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    /* The bits of a uint64: -1 is "before block 0" (start at 0). */
+	    " height INTEGER NOT NULL,"
+	    " hash BLOB NOT NULL CHECK (length(hash) = 32),"
+	    " log_offset INTEGER NOT NULL CHECK (log_offset >= 0),"
+	    " log_dev INTEGER NOT NULL,"
+	    " log_ino INTEGER NOT NULL);"
+	"CREATE TABLE txs ("
+	    " txid BLOB PRIMARY KEY CHECK (length(txid) BETWEEN 1 AND 32),"
+	    " height INTEGER NOT NULL CHECK (height >= 0),"
+	    " tx_index INTEGER NOT NULL CHECK (tx_index >= 0),"
+	    " sender BLOB,"
+	    " value TEXT NOT NULL " AMOUNT_CHECK("value") ","
+	    " outcome TEXT NOT NULL CHECK (outcome IN"
+	        "  ('accepted', 'rejected', 'deposit', 'ignored')),"
+	    " action TEXT,"
+	    " reason TEXT,"
+	    " round BLOB,"
+	    " UNIQUE (height, tx_index)) WITHOUT ROWID;"
+	"CREATE INDEX txs_round ON txs (round) WHERE round IS NOT NULL;"
+	"CREATE TABLE rounds ("
+	    " id BLOB PRIMARY KEY"
+	        "  REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"
+	    " player BLOB NOT NULL UNIQUE,"
+	    " bet_height INTEGER NOT NULL CHECK (bet_height >= 0),"
+	    " bet_tx_index INTEGER NOT NULL CHECK (bet_tx_index >= 0),"
+	    " data BLOB NOT NULL,"
+	    " UNIQUE (bet_height, bet_tx_index)) WITHOUT ROWID;"
+	"CREATE TABLE payouts ("
+	    " id TEXT PRIMARY KEY,"
+	    " kind TEXT NOT NULL,"
+	    " round BLOB REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"
+	    " hand INTEGER CHECK (hand >= 0),"
+	    " txid BLOB REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"
+	    " recipient BLOB,"
+	    " amount TEXT NOT NULL " AMOUNT_CHECK("amount") ","
+	    " state TEXT NOT NULL DEFAULT 'owed',"
+	    " created_height INTEGER NOT NULL CHECK (created_height >= 0),"
+	    /* Settlement (issue 5) fills these; NULL until then. */
+	    " submitted_txid BLOB,"
+	    " nonce INTEGER,"
+	    " submitted_height INTEGER,"
+	    " submitted_at INTEGER,"
+	    " confirmed_height INTEGER,"
+	    " last_error TEXT) WITHOUT ROWID;"
+	"CREATE INDEX payouts_state ON payouts (state, created_height);"
+	"CREATE INDEX payouts_round ON payouts (round) WHERE round IS NOT NULL;"
+	"CREATE INDEX payouts_txid ON payouts (txid) WHERE txid IS NOT NULL;"
+	"CREATE INDEX payouts_recipient ON payouts (recipient);";
 
 /*
  * Version 2: settlement's bookkeeping (docs/PAYOUTS.md).  A batch is one
@@ -124,47 +125,40 @@ static const char schema_sql[] =
  * that ever used the same wallet.
  */
 static const char schema_v2_sql[] =
-    "CREATE TABLE settlement ("
-    " id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " tag TEXT NOT NULL CHECK (length(tag) = 16 AND tag NOT GLOB "
-    "'*[^0-9a-f]*'));"
-    "INSERT INTO settlement (id, tag) VALUES (1, lower(hex(randomblob(8))));"
-    "CREATE TABLE payout_batches ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT CHECK (id > 0),"
-    " state TEXT NOT NULL CHECK (state IN ('planned', 'sent', 'confirmed',"
-    "  'refused', 'reverted')),"
-    " created_height INTEGER NOT NULL,"
-    " created_at INTEGER NOT NULL,"
-    " outputs INTEGER NOT NULL CHECK (outputs >= 1),"
-    " total TEXT NOT NULL " AMOUNT_CHECK(
-        "total") ","
-                 " attempts INTEGER NOT NULL DEFAULT 0,"
-                 " txid BLOB CHECK (txid IS NULL OR length(txid) = 32),"
-                 " sent_height INTEGER,"
-                 " sent_at INTEGER,"
-                 " confirmed_height INTEGER,"
-                 " last_error TEXT,"
-                 " CHECK ((state IN ('planned', 'refused')) = (txid IS "
-                 "NULL)));"
-                 "CREATE UNIQUE INDEX payout_batches_planned ON "
-                 "payout_batches (state) WHERE state = 'planned';"
-                 "CREATE INDEX payout_batches_open ON payout_batches (id)"
-                 " WHERE state IN ('planned', 'sent');"
-                 "CREATE TABLE payout_batch_outputs ("
-                 " batch INTEGER NOT NULL REFERENCES payout_batches (id),"
-                 " address TEXT NOT NULL,"
-                 " amount TEXT NOT NULL " AMOUNT_CHECK(
-                     "amount") ","
-                               " PRIMARY KEY (batch, address)) WITHOUT "
-                               "ROWID;"
-                               "CREATE TABLE payout_batch_items ("
-                               " batch INTEGER NOT NULL REFERENCES "
-                               "payout_batches (id),"
-                               " payout TEXT NOT NULL REFERENCES payouts "
-                               "(id),"
-                               " PRIMARY KEY (batch, payout)) WITHOUT ROWID;"
-                               "CREATE INDEX payout_batch_items_payout ON "
-                               "payout_batch_items (payout);";
+	"CREATE TABLE settlement ("
+	    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    " tag TEXT NOT NULL CHECK (length(tag) = 16 AND tag NOT GLOB "
+	        "'*[^0-9a-f]*'));"
+	"INSERT INTO settlement (id, tag) VALUES (1, lower(hex(randomblob(8))));"
+	"CREATE TABLE payout_batches ("
+	    " id INTEGER PRIMARY KEY AUTOINCREMENT CHECK (id > 0),"
+	    " state TEXT NOT NULL CHECK (state IN ('planned', 'sent', 'confirmed',"
+	        "  'refused', 'reverted')),"
+	    " created_height INTEGER NOT NULL,"
+	    " created_at INTEGER NOT NULL,"
+	    " outputs INTEGER NOT NULL CHECK (outputs >= 1),"
+	    " total TEXT NOT NULL " AMOUNT_CHECK("total") ","
+	    " attempts INTEGER NOT NULL DEFAULT 0,"
+	    " txid BLOB CHECK (txid IS NULL OR length(txid) = 32),"
+	    " sent_height INTEGER,"
+	    " sent_at INTEGER,"
+	    " confirmed_height INTEGER,"
+	    " last_error TEXT,"
+	    " CHECK ((state IN ('planned', 'refused')) = (txid IS NULL)));"
+	"CREATE UNIQUE INDEX payout_batches_planned ON payout_batches (state)"
+	    " WHERE state = 'planned';"
+	"CREATE INDEX payout_batches_open ON payout_batches (id)"
+	    " WHERE state IN ('planned', 'sent');"
+	"CREATE TABLE payout_batch_outputs ("
+	    " batch INTEGER NOT NULL REFERENCES payout_batches (id),"
+	    " address TEXT NOT NULL,"
+	    " amount TEXT NOT NULL " AMOUNT_CHECK("amount") ","
+	    " PRIMARY KEY (batch, address)) WITHOUT ROWID;"
+	"CREATE TABLE payout_batch_items ("
+	    " batch INTEGER NOT NULL REFERENCES payout_batches (id),"
+	    " payout TEXT NOT NULL REFERENCES payouts (id),"
+	    " PRIMARY KEY (batch, payout)) WITHOUT ROWID;"
+	"CREATE INDEX payout_batch_items_payout ON payout_batch_items (payout);";
 
 /*
  * Version 3: EVM payouts and the dealer's balance.  On EVM a batch is one
@@ -178,36 +172,29 @@ static const char schema_v2_sql[] =
  * `hashjack status`.
  */
 static const char schema_v3_sql[] =
-    "ALTER TABLE payout_batches ADD COLUMN nonce INTEGER CHECK (nonce >= "
-    "0);"
-    "ALTER TABLE payout_batches ADD COLUMN gas_limit INTEGER CHECK "
-    "(gas_limit > 0);"
-    "ALTER TABLE payout_batches ADD COLUMN gas_used INTEGER;"
-    "ALTER TABLE payout_batches ADD COLUMN fee TEXT;"
-    "CREATE UNIQUE INDEX payout_batches_nonce ON payout_batches (nonce) "
-    "WHERE nonce IS NOT NULL;"
-    "CREATE TABLE payout_tx_versions ("
-    " batch INTEGER NOT NULL REFERENCES payout_batches (id),"
-    " seq INTEGER NOT NULL CHECK (seq >= 1),"
-    " hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),"
-    " raw BLOB NOT NULL,"
-    " max_fee TEXT NOT NULL " AMOUNT_CHECK(
-        "max_fee") ","
-                   " priority_fee TEXT NOT NULL " AMOUNT_CHECK(
-                       "priority_fee") ","
-                                       " signed_at INTEGER NOT NULL,"
-                                       " PRIMARY KEY (batch, seq)) "
-                                       "WITHOUT ROWID;"
-                                       "CREATE TABLE dealer_balance ("
-                                       " id INTEGER PRIMARY KEY CHECK (id "
-                                       "= 1),"
-                                       " amount TEXT NOT NULL " AMOUNT_CHECK(
-                                           "amount") ","
-                                                     " height INTEGER NOT "
-                                                     "NULL,"
-                                                     " at INTEGER NOT "
-                                                     "NULL,"
-                                                     " warning TEXT);";
+	"ALTER TABLE payout_batches ADD COLUMN nonce INTEGER CHECK (nonce >= 0);"
+	"ALTER TABLE payout_batches ADD COLUMN gas_limit INTEGER"
+	    " CHECK (gas_limit > 0);"
+	"ALTER TABLE payout_batches ADD COLUMN gas_used INTEGER;"
+	"ALTER TABLE payout_batches ADD COLUMN fee TEXT;"
+	"CREATE UNIQUE INDEX payout_batches_nonce ON payout_batches (nonce)"
+	    " WHERE nonce IS NOT NULL;"
+	"CREATE TABLE payout_tx_versions ("
+	    " batch INTEGER NOT NULL REFERENCES payout_batches (id),"
+	    " seq INTEGER NOT NULL CHECK (seq >= 1),"
+	    " hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),"
+	    " raw BLOB NOT NULL,"
+	    " max_fee TEXT NOT NULL " AMOUNT_CHECK("max_fee") ","
+	    " priority_fee TEXT NOT NULL " AMOUNT_CHECK("priority_fee") ","
+	    " signed_at INTEGER NOT NULL,"
+	    " PRIMARY KEY (batch, seq)) WITHOUT ROWID;"
+	"CREATE TABLE dealer_balance ("
+	    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    " amount TEXT NOT NULL " AMOUNT_CHECK("amount") ","
+	    " height INTEGER NOT NULL,"
+	    " at INTEGER NOT NULL,"
+	    " warning TEXT);";
+/* clang-format on */
 
 enum {
 	ST_META_GET,
@@ -458,11 +445,11 @@ static int check_identity(hj_store *s, int *fresh, int64_t *version, char *err,
 		    HJ_APPLICATION_ID);
 		return -EINVAL;
 	}
-	if (ver > HJ_SCHEMA_VERSION) {
+	if (ver > HJ_STORE_SCHEMA_VERSION) {
 		say(err, errlen,
 		    "%s: schema version %lld was written by a newer hashjackd; "
 		    "this one reads version %d",
-		    s->path, (long long)ver, HJ_SCHEMA_VERSION);
+		    s->path, (long long)ver, HJ_STORE_SCHEMA_VERSION);
 		return -EINVAL;
 	}
 	if (ver < 1) {
@@ -491,7 +478,7 @@ static int create_schema(hj_store *s, char *err, size_t errlen)
 		return ret;
 	/* Another process may have done it while we waited for the lock. */
 	ret = check_identity(s, &fresh, &ver, err, errlen);
-	if (ret || (!fresh && ver >= HJ_SCHEMA_VERSION))
+	if (ret || (!fresh && ver >= HJ_STORE_SCHEMA_VERSION))
 		goto out;
 	if (fresh)
 		ret = exec(s, schema_sql, "create schema", err, errlen);
@@ -511,7 +498,7 @@ static int create_schema(hj_store *s, char *err, size_t errlen)
 	if (ret)
 		goto out;
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d",
-	         HJ_SCHEMA_VERSION);
+	         HJ_STORE_SCHEMA_VERSION);
 	ret = exec(s, sql, "create schema", err, errlen);
 	if (ret)
 		goto out;
@@ -591,7 +578,7 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 	ret = configure(s, err, errlen);
 	if (ret)
 		goto fail;
-	if (fresh || version < HJ_SCHEMA_VERSION) {
+	if (fresh || version < HJ_STORE_SCHEMA_VERSION) {
 		ret = create_schema(s, err, errlen);
 		if (ret)
 			goto fail;

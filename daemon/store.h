@@ -19,6 +19,9 @@
 
 typedef struct hj_store hj_store;
 
+/* PRAGMA user_version of the schema this store writes. */
+#define HJ_STORE_SCHEMA_VERSION 3
+
 /* Opens or creates the database at path (schema version checked). */
 int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen);
 void hj_store_close(hj_store *s); /* NULL is fine */
