@@ -4,7 +4,7 @@
  * share (docs/CLI.md, "Reading without disturbing the daemon").  Where the
  * database is, how it is opened read-only with no file created beside it,
  * the retries while the daemon starts or stops, the check that the file is
- * hashjackd's, what its meta row says (the chain and the rules), and how
+ * hashjackd's, what its meta row says (the chain), and how
  * the tool writes amounts and the database's text.
  *
  * Functions that can fail return a sysexits(3) code (0 on success) with the
@@ -22,7 +22,6 @@
 #include <sqlite3.h>
 
 #include "amount.h"
-#include "rules.h"
 
 /* The schema versions this tool reads (daemon/store.c writes the last). */
 #define HJ_DBREAD_SCHEMA_MAX 3
@@ -108,16 +107,6 @@ typedef struct hj_dbchain {
  * err ("PATH: meta: ..."). */
 int hj_dbread_chain(const char *path, const char *family, const char *id,
                     hj_dbchain *c, char *err, size_t errlen);
-
-/*
- * The inverse of hjd_config_rules_str (daemon/config.c), which writes
- * meta.rules: "preset=NAME min_bet=A max_bet=B timeout_blocks=T", then
- * " max_exposure=E" when E is not 0.  Only that exact form is read
- * (amounts canonical decimals, keys in that order, single spaces), and the
- * result must pass hj_rules_check.  Returns 0 and *out, or -EINVAL with
- * the reason in err (*out untouched).
- */
-int hj_dbread_rules(const char *s, hj_rules *out, char *err, size_t errlen);
 
 /* v base units in the coin's unit, exact, without trailing zeros: "1.5",
  * "0.000000000000000001", "2". */

@@ -32,6 +32,7 @@
 #include "quote.h"
 #include "round.h"
 #include "rules.h"
+#include "store.h"
 #include "table.h"
 
 #define CMD    "status" /* in messages: "hashjack: status: ..." */
@@ -295,9 +296,9 @@ static int read_meta(sqlite3 *db, const char *path, struct status *st,
 			                      &st->chain, err, errlen);
 		if (ret == 0)
 			st->rules_ok =
-			    hj_dbread_rules(st->rules_text, &st->rules,
-			                    st->rules_err,
-			                    sizeof st->rules_err) == 0;
+			    hj_store_rules_parse(st->rules_text, &st->rules,
+			                         st->rules_err,
+			                         sizeof st->rules_err) == 0;
 	} else if (rc != SQLITE_DONE) {
 		ret = hj_dbread_sql_fail(db, path, "read meta", err, errlen);
 	}

@@ -699,7 +699,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		return;
 	}
 	snprintf(f->identity, sizeof f->identity, "%s", identity);
-	hjd_config_rules_str(f->cfg, rules, sizeof rules);
+	hj_store_rules_str(&f->cfg->rules, rules, sizeof rules);
 	hj_store_meta m = {.family = f->be->ops->chain,
 	                   .chain = identity,
 	                   .dealer = f->cfg->dealer,

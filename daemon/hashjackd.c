@@ -11,6 +11,7 @@
 #include "dealer_key.h"
 #include "follower.h"
 #include "log.h"
+#include "store.h"
 
 #define EX_USAGE_      64
 #define EX_CONFIG_     78
@@ -78,7 +79,7 @@ static void print_config(const hjd_config *c)
 {
 	char rules[256], url[512];
 
-	hjd_config_rules_str(c, rules, sizeof rules);
+	hj_store_rules_str(&c->rules, rules, sizeof rules);
 	url_shown(c->rpc_url, url, sizeof url);
 	printf("configuration OK\n"
 	       "chain: %s%s%s at %s, %u confirmations, poll every %u ms\n"

@@ -685,6 +685,105 @@ int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
 	return step_done(s, st, "store meta", err, errlen);
 }
 
+void hj_store_rules_str(const hj_rules *r, char *buf, size_t n)
+{
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN], e[HJ_AMOUNT_STRLEN];
+
+	snprintf(buf, n,
+	         "preset=%s min_bet=%s max_bet=%s timeout_blocks=%u%s%s",
+	         r->preset ? r->preset : "", hj_amount_format(r->min_bet, a),
+	         hj_amount_format(r->max_bet, b), (unsigned)r->timeout_blocks,
+	         r->max_exposure ? " max_exposure=" : "",
+	         r->max_exposure ? hj_amount_format(r->max_exposure, e) : "");
+}
+
+/* The value of "key=" at *s, up to the next space or the end; *s moves
+ * past it.  NULL when *s does not begin with key=. */
+static const char *rules_field(const char **s, const char *key, size_t *len)
+{
+	size_t k = strlen(key);
+	const char *v;
+
+	if (strncmp(*s, key, k) != 0 || (*s)[k] != '=')
+		return NULL;
+	v = *s + k + 1;
+	*len = strcspn(v, " ");
+	*s = v + *len;
+	return v;
+}
+
+int hj_store_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
+{
+	static const char *const key[] = {"preset", "min_bet", "max_bet",
+	                                  "timeout_blocks", "max_exposure"};
+	hj_amount amt[5] = {0};
+	char name[32], why[200], shown[100];
+	const char *p = s, *v;
+	size_t len = 0;
+	int nkeys = 0;
+	hj_rules r;
+
+	for (int i = 0; i < 5; i++, nkeys++) {
+		/* max_exposure is the only optional key, and the last. */
+		if (i == 4 && *p == '\0')
+			break;
+		if (i > 0 && *p++ != ' ') {
+			say(err, errlen, "expected a space at offset %zu",
+			    (size_t)(p - 1 - s));
+			return -EINVAL;
+		}
+		v = rules_field(&p, key[i], &len);
+		if (v == NULL) {
+			say(err, errlen, "expected \"%s=\" at offset %zu",
+			    key[i], (size_t)(p - s));
+			return -EINVAL;
+		}
+		if (i == 0) {
+			if (len >= sizeof name)
+				len = sizeof name - 1;
+			memcpy(name, v, len);
+			name[len] = '\0';
+		} else if (hj_amount_parse(v, len, &amt[i])) {
+			say(err, errlen,
+			    "%s: \"%.*s\" is not a canonical decimal", key[i],
+			    (int)(len > 40 ? 40 : len), v);
+			return -EINVAL;
+		}
+	}
+	if (*p != '\0') {
+		say(err, errlen, "unexpected text at offset %zu",
+		    (size_t)(p - s));
+		return -EINVAL;
+	}
+	/* Written only when not 0, so 0 is not the canonical form. */
+	if (nkeys == 5 && amt[4] == 0) {
+		say(err, errlen,
+		    "max_exposure: 0 is never written (no limit leaves the key "
+		    "out)");
+		return -EINVAL;
+	}
+	if (amt[3] > UINT32_MAX) {
+		say(err, errlen, "timeout_blocks: above 4294967295");
+		return -EINVAL;
+	}
+	if (hj_rules_preset(name, &r) != 0) {
+		hj_quote(name, shown, sizeof shown);
+		say(err, errlen, "preset %s: not a preset this hashjack knows",
+		    shown);
+		return -EINVAL;
+	}
+	r.min_bet = amt[1];
+	r.max_bet = amt[2];
+	r.timeout_blocks = (uint32_t)amt[3];
+	r.max_exposure = amt[4];
+	if (hj_rules_check(&r, why, sizeof why)) {
+		say(err, errlen, "%s", why);
+		return -EINVAL;
+	}
+	*out = r;
+	return 0;
+}
+
 int hj_store_get_cursor(hj_store *s, hj_cursor *c, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->st[ST_CURSOR_GET];

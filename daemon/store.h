@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "action.h"
+#include "rules.h"
 #include "table.h"
 
 typedef struct hj_store hj_store;
@@ -35,10 +36,26 @@ typedef struct hj_store_meta {
 	const char *family; /* "evm" */
 	const char *chain;  /* chain identity, e.g. "evm:31337" */
 	const char *dealer; /* dealer address as configured, lower case */
-	const char *rules;  /* canonical rules, e.g. "bethash min=1 max=..." */
+	const char *rules;  /* the rules, as hj_store_rules_str writes them */
 } hj_store_meta;
 int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
                         size_t errlen);
+
+/*
+ * r's limits as meta.rules holds them: "preset=NAME min_bet=A max_bet=B
+ * timeout_blocks=T", then " max_exposure=E" when E is not 0, so that a
+ * state made before the key existed (or without it) still matches.
+ */
+void hj_store_rules_str(const hj_rules *r, char *buf, size_t n);
+
+/*
+ * The inverse: only that exact form is read (amounts canonical decimals,
+ * keys in that order, single spaces), and the result must pass
+ * hj_rules_check.  Returns 0 and *out, or -EINVAL with the reason in err
+ * (*out untouched).
+ */
+int hj_store_rules_parse(const char *s, hj_rules *out, char *err,
+                         size_t errlen);
 
 typedef struct hj_cursor {
 	uint64_t height;           /* last processed block */
