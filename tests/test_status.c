@@ -190,21 +190,14 @@ static void set_cursor(hj_store *s, uint64_t height, uint8_t tag)
 		fail_msg("set cursor: %s", err);
 }
 
-/* meta.rules as the daemon writes it. */
-static void rules_str(const char *preset, const char *min, const char *max,
-                      uint32_t timeout, const char *max_exposure, char *buf,
-                      size_t n, hj_rules *rules)
+/* meta.rules as the daemon writes it (hj_store_rules_str: tests/test_store.c
+ * checks that it writes back what this reads), read back into *r. */
+static void rules_of(const char *text, hj_rules *r)
 {
-	hj_rules r;
+	char err[200];
 
-	assert_int_equal(hj_rules_preset(preset, &r), 0);
-	r.min_bet = amt(min);
-	r.max_bet = amt(max);
-	r.timeout_blocks = timeout;
-	r.max_exposure = max_exposure ? amt(max_exposure) : 0;
-	hj_store_rules_str(&r, buf, n);
-	if (rules)
-		*rules = r;
+	if (hj_store_rules_parse(text, r, err, sizeof err))
+		fail_msg("%s: %s", text, err);
 }
 
 /* One payout batch: planned, then (when sent) sent, then (when confirmed)
@@ -302,7 +295,12 @@ static const char *const evm_bets[] = {"1000000000000000007",
                                        "250000000000000003"};
 static const char *const ltc_bets[] = {"100000000", "12345"};
 static hj_amount evm_exposure, ltc_exposure;
-static char evm_rules[200], ltc_rules[200];
+static const char evm_rules[] = "preset=bethash min_bet=1000 "
+                                "max_bet=2000000000000000000 "
+                                "timeout_blocks=100";
+static const char ltc_rules[] = "preset=bethash min_bet=10000 "
+                                "max_bet=100000000 timeout_blocks=12 "
+                                "max_exposure=2000000000";
 
 /*
  * An EVM state at block 305: two open rounds; payouts 2 ETH confirmed
@@ -318,8 +316,7 @@ static void make_evm(const char *path, const char *balance, const char *warning)
 	hj_id x = id_hex(X), y = id_hex(Y);
 	char err[256] = "";
 
-	rules_str("bethash", "1000", "2000000000000000000", 100, NULL,
-	          evm_rules, sizeof evm_rules, &r);
+	rules_of(evm_rules, &r);
 	s = store_open(path, "evm", "evm:31337", EVM_DEALER, evm_rules);
 	t = hj_table_new(&r);
 	assert_non_null(t);
@@ -363,8 +360,7 @@ static void make_ltc(const char *path, const char *balance, const char *warning)
 	hj_id p = id_hex(P86), q = id_hex(PDOC);
 	char err[256] = "";
 
-	rules_str("bethash", "10000", "100000000", 12, "2000000000", ltc_rules,
-	          sizeof ltc_rules, &r);
+	rules_of(ltc_rules, &r);
 	s = store_open(path, "bitcoin", LTC_CHAIN, LTC_DEALER, ltc_rules);
 	t = hj_table_new(&r);
 	assert_non_null(t);
