@@ -2,15 +2,17 @@
  * `hashjack ledger` (see ledger.h; the formats are in docs/CLI.md, the
  * schema in docs/STATE.md).
  *
- * The database is read through cli/dbread.c, which it shares with
- * `hashjack status`: read-only, with no file created or removed beside it,
- * in one read transaction, started over while the daemon starts or stops.
- * Everything selected is kept in memory and printed only once the
- * connection is closed, so that output piped into a pager never holds a
- * read transaction open.
+ * The database is read through the store's reader (hj_store_read and
+ * hj_store_each_payout, daemon/store.h), as `hashjack status` reads it:
+ * read-only, with no file created or removed beside it, in one read
+ * transaction, started over while the daemon starts or stops.  Everything
+ * selected is kept in memory and printed only once the connection is
+ * closed, so that output piped into a pager never holds a read transaction
+ * open.  What is left here is the command line and the presentation.
  */
 #include "ledger.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,14 +20,13 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include <sqlite3.h>
-
 #include "amount.h"
 #include "bech32.h"
-#include "dbread.h"
 #include "hex.h"
 #include "quote.h"
+#include "store.h"
 #include "taproot.h"
+#include "tool.h"
 
 #define CMD "ledger" /* in messages: "hashjack: ledger: ..." */
 /* The selection is held in memory before printing: at most this much. */
@@ -135,11 +136,10 @@ enum rcp {
 struct filter {
 	const char *v[O_COUNT]; /* borrowed from argv; NULL when absent */
 	enum rcp rcp;
-	uint8_t rbytes[32];
-	size_t rlen;
+	hj_id rid;                 /* R_EVM, R_KEY: the recipient's bytes */
 	char raddr[HJ_BECH32_BUF]; /* R_ADDR, lower case */
-	int has_round, round_0x;
-	uint8_t round[32];
+	int round_0x;
+	hj_id round; /* len 32 with --round, else 0 */
 };
 
 static int is_help(const char *a)
@@ -163,9 +163,9 @@ static int parse_args(int argc, char **argv, struct filter *f)
 	char err[ERRLEN];
 
 	memset(f, 0, sizeof *f);
-	if (hj_dbread_options(argc, argv, opt_name, flag, O_COUNT, f->v, err,
-	                      sizeof err))
-		return hj_dbread_usage(CMD, "%s", err);
+	if (hj_tool_options(argc, argv, opt_name, flag, O_COUNT, f->v, err,
+	                    sizeof err))
+		return hj_tool_usage(CMD, "%s", err);
 	return 0;
 }
 
@@ -189,15 +189,15 @@ static int parse_filter(struct filter *f)
 	size_t n, ndata;
 
 	if (f->v[O_STATE] && f->v[O_DB])
-		return hj_dbread_usage(
-		    CMD, "--state and --db: give one or the other");
+		return hj_tool_usage(CMD,
+		                     "--state and --db: give one or the other");
 	for (int o = O_STATE; o <= O_DB; o++)
 		if (f->v[o] && f->v[o][0] == '\0')
-			return hj_dbread_usage(CMD, "%s: empty", opt_name[o]);
+			return hj_tool_usage(CMD, "%s: empty", opt_name[o]);
 	v = f->v[O_STATE_FILTER];
 	if (v && !one_of(v, states, NSTATES)) {
 		hj_quote(v, shown, sizeof shown);
-		return hj_dbread_usage(
+		return hj_tool_usage(
 		    CMD,
 		    "--state-filter %s: not a payout state (owed, "
 		    "submitted or confirmed)",
@@ -206,7 +206,7 @@ static int parse_filter(struct filter *f)
 	v = f->v[O_KIND];
 	if (v && !one_of(v, kinds, NKINDS)) {
 		hj_quote(v, shown, sizeof shown);
-		return hj_dbread_usage(
+		return hj_tool_usage(
 		    CMD,
 		    "--kind %s: not a payout kind (return, insurance "
 		    "or refund)",
@@ -216,16 +216,16 @@ static int parse_filter(struct filter *f)
 	if (v) {
 		n = strlen(v);
 		f->round_0x = strncmp(v, "0x", 2) == 0;
-		if (hj_hex_decode_exact(v, n, HJ_HEX_OPTIONAL, f->round,
-		                        sizeof f->round, why, sizeof why)) {
+		if (hj_hex_decode_exact(v, n, HJ_HEX_OPTIONAL, f->round.b,
+		                        sizeof f->round.b, why, sizeof why)) {
 			hj_quote(v, shown, sizeof shown);
-			return hj_dbread_usage(
+			return hj_tool_usage(
 			    CMD,
 			    "--round %s: not a round id (the Bet's "
 			    "transaction id, 64 hex digits): %s",
 			    shown, why);
 		}
-		f->has_round = 1;
+		f->round.len = sizeof f->round.b;
 	}
 	v = f->v[O_RECIPIENT];
 	if (v == NULL)
@@ -238,13 +238,13 @@ static int parse_filter(struct filter *f)
 	            all_hex(v + 2, 40)) ||
 	           (n == 40 && all_hex(v, 40))) {
 		f->rcp = R_EVM;
-		f->rlen = 20;
-		hj_hex_decode_exact(v, n, HJ_HEX_OPTIONAL, f->rbytes, 20, NULL,
+		f->rid.len = 20;
+		hj_hex_decode_exact(v, n, HJ_HEX_OPTIONAL, f->rid.b, 20, NULL,
 		                    0);
 	} else if (n == 64 && all_hex(v, 64)) {
 		f->rcp = R_KEY;
-		f->rlen = 32;
-		hj_hex_decode_exact(v, n, HJ_HEX_BARE, f->rbytes, 32, NULL, 0);
+		f->rid.len = 32;
+		hj_hex_decode_exact(v, n, HJ_HEX_BARE, f->rid.b, 32, NULL, 0);
 	} else if (hj_bech32_decode(v, hrp, data, &ndata, &variant, why,
 	                            sizeof why) == HJ_B32_OK) {
 		f->rcp = R_ADDR;
@@ -253,7 +253,7 @@ static int parse_filter(struct filter *f)
 			    (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] - 'A' + 'a'
 			                                      : v[i]);
 	} else {
-		return hj_dbread_usage(
+		return hj_tool_usage(
 		    CMD,
 		    "--recipient %s: not an EVM address (0x + 40 hex "
 		    "digits), a key P (64 hex digits), a payout "
@@ -265,8 +265,8 @@ static int parse_filter(struct filter *f)
 
 /* ---- the chain the database belongs to -------------------------------- */
 
-/* The filters that depend on the chain.  Returns 0 or EX_USAGE with err. */
-static int check_filter(struct filter *f, const hj_dbchain *c, char *err,
+/* The filters that depend on the chain.  Returns 0 or -EINVAL with err. */
+static int check_filter(struct filter *f, const hj_tool_chain *c, char *err,
                         size_t errlen)
 {
 	char shown[SHOWLEN], why[200];
@@ -274,54 +274,54 @@ static int check_filter(struct filter *f, const hj_dbchain *c, char *err,
 	size_t proglen;
 	int version;
 
-	if (f->has_round && f->round_0x && !c->evm) {
+	if (f->round.len && f->round_0x && !c->evm) {
 		hj_quote(f->v[O_ROUND], shown, sizeof shown);
-		hj_dbread_say(
+		hj_tool_say(
 		    err, errlen,
 		    "--round %s: Bitcoin-family hex is written without \"0x\" "
 		    "(the database is %s)",
 		    shown, c->id);
-		return EX_USAGE;
+		return -EINVAL;
 	}
 	if (f->rcp == R_ANY || f->rcp == R_NONE)
 		return 0;
 	hj_quote(f->v[O_RECIPIENT], shown, sizeof shown);
 	if (c->evm && f->rcp != R_EVM) {
-		hj_dbread_say(
+		hj_tool_say(
 		    err, errlen,
 		    "--recipient %s: a Bitcoin-family recipient, but the "
 		    "database is %s, whose recipients are addresses (0x + 40 "
 		    "hex digits)",
 		    shown, c->id);
-		return EX_USAGE;
+		return -EINVAL;
 	}
 	if (!c->evm && f->rcp == R_EVM) {
-		hj_dbread_say(
+		hj_tool_say(
 		    err, errlen,
 		    "--recipient %s: an EVM address, but the database is %s, "
 		    "whose recipients are payout addresses tr(P) or keys P "
 		    "(64 hex digits)",
 		    shown, c->id);
-		return EX_USAGE;
+		return -EINVAL;
 	}
 	if (f->rcp != R_ADDR)
 		return 0;
 	if (hj_segwit_decode(c->hrp, f->raddr, &version, prog, &proglen, why,
 	                     sizeof why)) {
-		hj_dbread_say(
+		hj_tool_say(
 		    err, errlen,
 		    "--recipient %s: not an address of the database's chain "
 		    "%s (addresses beginning \"%s1\"): %s",
 		    shown, c->id, c->hrp, why);
-		return EX_USAGE;
+		return -EINVAL;
 	}
 	if (version != 1 || proglen != 32) {
-		hj_dbread_say(
+		hj_tool_say(
 		    err, errlen,
 		    "--recipient %s: not a taproot address (witness version "
 		    "1, 32 bytes): payouts go to tr(P)",
 		    shown);
-		return EX_USAGE;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -380,7 +380,7 @@ struct row {
 
 struct ledger {
 	int have_chain; /* 0: a database with no meta row and no payout */
-	hj_dbchain chain;
+	hj_tool_chain chain;
 	struct row *rows;
 	size_t n, cap;
 	size_t bytes; /* held, against ROWS_MAX_BYTES */
@@ -394,212 +394,113 @@ static void ledger_clear(struct ledger *lg)
 	memset(lg, 0, sizeof *lg);
 }
 
-/* Columns of the query below. */
-enum {
-	C_ID,
-	C_KIND,
-	C_STATE,
-	C_RECIPIENT,
-	C_AMOUNT,
-	C_ROUND,
-	C_HAND,
-	C_TXID,
-	C_CREATED,
-	C_SUBTXID,
-	C_NONCE,
-	C_SUBHEIGHT,
-	C_SUBAT,
-	C_CONFIRMED,
-	C_ERROR
+/* What a read needs, kept across its attempts. */
+struct read {
+	const char *path;
+	struct filter *flt;
+	hj_secp **ctx; /* made once, kept across attempts */
+	struct ledger *lg;
+	int usage_err; /* the error is the command line's */
+	char *err;     /* the read's, for take_row's messages */
+	size_t errlen;
 };
-
-static const char *const col_name[] = {
-    "id",
-    "kind",
-    "state",
-    "recipient",
-    "amount",
-    "round",
-    "hand",
-    "txid",
-    "created_height",
-    "submitted_txid",
-    "nonce",
-    "submitted_height",
-    "submitted_at",
-    "confirmed_height",
-    "last_error",
-};
-
-/* ?1 state, ?2 kind, ?3 round, ?4 recipient, ?5 1 for unattributed only.
- * Oldest debt first; the id orders payouts of one block. */
-static const char payouts_sql[] =
-    "SELECT id, kind, state, recipient, amount, round, hand, txid,"
-    " created_height, submitted_txid, nonce, submitted_height,"
-    " submitted_at, confirmed_height, last_error FROM payouts"
-    " WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR kind = ?2)"
-    " AND (?3 IS NULL OR round = ?3) AND (?4 IS NULL OR recipient = ?4)"
-    " AND (?5 = 0 OR recipient IS NULL)"
-    " ORDER BY created_height, id";
 
 /* Reads meta into lg->chain; lg->have_chain stays 0 for a database that
  * has neither a meta row nor a payout (the daemon never reached a node). */
-static int read_meta(sqlite3 *db, const char *path, struct ledger *lg,
-                     char *err, size_t errlen)
+static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 {
-	sqlite3_stmt *st = NULL;
-	int64_t n = 0;
-	int rc, ret;
+	struct ledger *lg = rd->lg;
+	hj_meta_row m;
+	uint64_t n = 0;
+	int found, ret;
 
-	if (sqlite3_prepare_v2(db,
-	                       "SELECT family, chain FROM meta WHERE id = 1",
-	                       -1, &st, NULL) != SQLITE_OK)
-		return hj_dbread_sql_fail(db, path, "read meta", err, errlen);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *fam = (const char *)sqlite3_column_text(st, 0);
-		const char *id = (const char *)sqlite3_column_text(st, 1);
-
-		ret = hj_dbread_chain(path, fam ? fam : "", id ? id : "",
-		                      &lg->chain, err, errlen);
+	ret = hj_store_get_meta(s, &m, &found, err, errlen);
+	if (ret == 0 && found) {
+		ret = hj_tool_chain_of(rd->path, m.family, m.chain, &lg->chain,
+		                       err, errlen);
 		lg->have_chain = ret == 0;
-	} else if (rc == SQLITE_DONE) {
-		ret = hj_dbread_int(db, path, "SELECT count(*) FROM payouts",
-		                    &n, err, errlen);
+	} else if (ret == 0) {
+		ret = hj_store_count_payouts(s, &n, err, errlen);
 		if (ret == 0 && n > 0) {
-			hj_dbread_say(
+			hj_tool_say(
 			    err, errlen,
-			    "%s: %lld payouts but no meta row: the database "
+			    "%s: %llu payouts but no meta row: the database "
 			    "does not say which chain they are on",
-			    path, (long long)n);
-			ret = EX_DATAERR;
+			    rd->path, (unsigned long long)n);
+			ret = -EINVAL;
 		}
-	} else {
-		ret = hj_dbread_sql_fail(db, path, "read meta", err, errlen);
 	}
-	sqlite3_finalize(st);
+	hj_meta_row_clear(&m);
 	return ret;
 }
 
-/* Text of a BLOB id in the chain's form: "0x" and hex on EVM, bare hex on
- * the Bitcoin family.  Returns 0, or -1 when the column is not a BLOB of
- * 1 to 32 bytes.  NULL columns give NULL. */
-static int id_text(sqlite3_stmt *st, int col, const hj_dbchain *c, char buf[67],
-                   const char **out)
+/* An id in the chain's form: "0x" and hex on EVM, bare hex on the Bitcoin
+ * family; NULL for none. */
+static const char *id_text(const hj_id *id, const hj_tool_chain *c,
+                           char buf[67])
 {
-	int n = sqlite3_column_bytes(st, col);
-
-	*out = NULL;
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return 0;
-	if (sqlite3_column_type(st, col) != SQLITE_BLOB || n < 1 || n > 32)
-		return -1;
-	hj_hex_encode(sqlite3_column_blob(st, col), (size_t)n, c->evm, buf);
-	*out = buf;
-	return 0;
+	if (id->len == 0)
+		return NULL;
+	hj_hex_encode(id->b, id->len, c->evm, buf);
+	return buf;
 }
 
-static int int_text(sqlite3_stmt *st, int col, char buf[24], const char **out)
+static const char *int_text(const hj_maybe_i64 *v, char buf[24])
 {
-	*out = NULL;
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return 0;
-	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
-		return -1;
-	snprintf(buf, 24, "%lld", (long long)sqlite3_column_int64(st, col));
-	*out = buf;
-	return 0;
-}
-
-static int text_of(sqlite3_stmt *st, int col, int nullable, const char **out)
-{
-	*out = NULL;
-	if (nullable && sqlite3_column_type(st, col) == SQLITE_NULL)
-		return 0;
-	if (sqlite3_column_type(st, col) != SQLITE_TEXT)
-		return -1;
-	*out = (const char *)sqlite3_column_text(st, col);
-	return *out ? 0 : -1;
+	if (!v->set)
+		return NULL;
+	snprintf(buf, 24, "%lld", (long long)v->v);
+	return buf;
 }
 
 /*
- * Turns the current row into a struct row appended to lg, or skips it when
- * an address filter does not match.  A column that does not hold what the
- * schema says is EX_DATAERR naming the payout and the column.
+ * Appends the payout to rd->lg, or skips it when an address filter does
+ * not match.  A recipient that is not the chain's is -EINVAL naming the
+ * payout.
  */
-static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
-                    const struct filter *flt, struct ledger *lg, char *err,
-                    size_t errlen)
+static int take_row(void *arg, const hj_payout_row *p)
 {
-	const hj_dbchain *c = &lg->chain;
-	const char *src[NF] = {0}, *bad = NULL;
-	char round[67], tx[67], sub[67], key[67], rcp[HJ_BECH32_BUF + 2];
+	struct read *rd = arg;
+	struct ledger *lg = rd->lg;
+	const hj_tool_chain *c = &lg->chain;
+	const char *src[NF] = {0};
+	char amount[HJ_AMOUNT_STRLEN], round[67], tx[67], sub[67], key[67];
 	char hand[24], created[24], nonce[24], subh[24], subat[24], conf[24];
-	char shown[SHOWLEN], why[200];
+	char rcp[HJ_BECH32_BUF + 2], shown[SHOWLEN], why[200];
 	size_t len[NF], total = 0;
-	struct row r = {0};
+	struct row r = {.amount = p->amount};
 	char *mem;
 
-	if (text_of(st, C_ID, 0, &src[F_ID])) {
-		hj_dbread_say(err, errlen, "%s: a payout whose id is not text",
-		              path);
-		return EX_DATAERR;
-	}
-	if (text_of(st, C_KIND, 0, &src[F_KIND]))
-		bad = col_name[C_KIND];
-	else if (text_of(st, C_STATE, 0, &src[F_STATE]))
-		bad = col_name[C_STATE];
-	else if (text_of(st, C_AMOUNT, 0, &src[F_AMOUNT]) ||
-	         hj_amount_parse(src[F_AMOUNT], strlen(src[F_AMOUNT]),
-	                         &r.amount))
-		bad = col_name[C_AMOUNT];
-	else if (id_text(st, C_ROUND, c, round, &src[F_ROUND]))
-		bad = col_name[C_ROUND];
-	else if (int_text(st, C_HAND, hand, &src[F_HAND]))
-		bad = col_name[C_HAND];
-	else if (id_text(st, C_TXID, c, tx, &src[F_TX]))
-		bad = col_name[C_TXID];
-	else if (int_text(st, C_CREATED, created, &src[F_CREATED]) ||
-	         src[F_CREATED] == NULL)
-		bad = col_name[C_CREATED];
-	else if (id_text(st, C_SUBTXID, c, sub, &src[F_SUBTXID]))
-		bad = col_name[C_SUBTXID];
-	else if (int_text(st, C_NONCE, nonce, &src[F_NONCE]))
-		bad = col_name[C_NONCE];
-	else if (int_text(st, C_SUBHEIGHT, subh, &src[F_SUBHEIGHT]))
-		bad = col_name[C_SUBHEIGHT];
-	else if (int_text(st, C_SUBAT, subat, &src[F_SUBAT]))
-		bad = col_name[C_SUBAT];
-	else if (int_text(st, C_CONFIRMED, conf, &src[F_CONFIRMED]))
-		bad = col_name[C_CONFIRMED];
-	else if (text_of(st, C_ERROR, 1, &src[F_ERROR]))
-		bad = col_name[C_ERROR];
-	if (bad != NULL) {
-		hj_quote(src[F_ID], shown, sizeof shown);
-		hj_dbread_say(
-		    err, errlen,
-		    "%s: payout %s: column %s does not hold what the schema "
-		    "says (docs/STATE.md)",
-		    path, shown, bad);
-		return EX_DATAERR;
-	}
+	src[F_ID] = p->id;
+	src[F_KIND] = p->kind;
+	src[F_STATE] = p->state;
+	src[F_AMOUNT] = hj_amount_format(p->amount, amount);
+	src[F_ROUND] = id_text(&p->round, c, round);
+	src[F_HAND] = int_text(&p->hand, hand);
+	src[F_TX] = id_text(&p->txid, c, tx);
+	snprintf(created, sizeof created, "%lld", (long long)p->created_height);
+	src[F_CREATED] = created;
+	src[F_SUBTXID] = id_text(&p->submitted_txid, c, sub);
+	src[F_NONCE] = int_text(&p->nonce, nonce);
+	src[F_SUBHEIGHT] = int_text(&p->submitted_height, subh);
+	src[F_SUBAT] = int_text(&p->submitted_at, subat);
+	src[F_CONFIRMED] = int_text(&p->confirmed_height, conf);
+	src[F_ERROR] = p->last_error;
 
 	/* The recipient: an EVM address, or a key P and its tr(P). */
-	if (sqlite3_column_type(st, C_RECIPIENT) != SQLITE_NULL) {
-		const uint8_t *b = sqlite3_column_blob(st, C_RECIPIENT);
-		int n = sqlite3_column_bytes(st, C_RECIPIENT);
+	if (p->has_recipient) {
+		const uint8_t *b = p->recipient.b;
 		int want = c->evm ? 20 : 32;
 
-		if (sqlite3_column_type(st, C_RECIPIENT) != SQLITE_BLOB ||
-		    n != want) {
-			hj_quote(src[F_ID], shown, sizeof shown);
-			hj_dbread_say(
-			    err, errlen,
+		if (p->recipient.len != want) {
+			hj_quote(p->id, shown, sizeof shown);
+			hj_tool_say(
+			    rd->err, rd->errlen,
 			    "%s: payout %s: recipient is not %s (%d bytes)",
-			    path, shown,
+			    rd->path, shown,
 			    c->evm ? "an EVM address" : "an x-only key P",
 			    want);
-			return EX_DATAERR;
+			return -EINVAL;
 		}
 		if (c->evm) {
 			hj_hex_encode(b, 20, 1, rcp);
@@ -610,13 +511,14 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 			/* A P that is no curve point has no address.  The
 			 * daemon now refuses such a Bet, but a database
 			 * written before may owe one: show its key. */
-			if (hj_taproot_address(ctx, b, c->hrp, rcp, why,
+			if (hj_taproot_address(*rd->ctx, b, c->hrp, rcp, why,
 			                       sizeof why) == 0)
 				src[F_RECIPIENT] = rcp;
 		}
 	}
-	if (flt->rcp == R_ADDR &&
-	    (src[F_RECIPIENT] == NULL || strcmp(src[F_RECIPIENT], flt->raddr)))
+	if (rd->flt->rcp == R_ADDR &&
+	    (src[F_RECIPIENT] == NULL ||
+	     strcmp(src[F_RECIPIENT], rd->flt->raddr)))
 		return 0;
 
 	for (int i = 0; i < NF; i++) {
@@ -624,20 +526,20 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 		total += len[i];
 	}
 	if (lg->bytes + total + sizeof r > ROWS_MAX_BYTES) {
-		hj_dbread_say(
-		    err, errlen,
-		    "the selection is larger than %zu MiB; narrow it with "
-		    "--state-filter, --recipient, --round or --kind",
+		hj_tool_say(
+		    rd->err, rd->errlen,
+		    "the selection is larger than %zu MiB; narrow it "
+		    "with --state-filter, --recipient, --round or --kind",
 		    ROWS_MAX_BYTES >> 20);
-		return EX_SOFTWARE;
+		return -ENOMEM;
 	}
 	if (lg->n == lg->cap) {
 		size_t cap = lg->cap ? 2 * lg->cap : 64;
-		struct row *p = realloc(lg->rows, cap * sizeof *p);
+		struct row *q = realloc(lg->rows, cap * sizeof *q);
 
-		if (p == NULL)
+		if (q == NULL)
 			goto nomem;
-		lg->rows = p;
+		lg->rows = q;
 		lg->cap = cap;
 	}
 	mem = malloc(total);
@@ -654,70 +556,41 @@ static int take_row(sqlite3_stmt *st, const char *path, const hj_secp *ctx,
 	lg->bytes += total + sizeof r;
 	return 0;
 nomem:
-	hj_dbread_say(err, errlen, "out of memory");
-	return EX_SOFTWARE;
-}
-
-static int read_payouts(sqlite3 *db, const char *path, const hj_secp *ctx,
-                        const struct filter *flt, struct ledger *lg, char *err,
-                        size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(db, payouts_sql, -1, &st, NULL) != SQLITE_OK)
-		return hj_dbread_sql_fail(db, path, "read payouts", err,
-		                          errlen);
-	/* The values are borrowed from argv and flt, which outlive st. */
-	if (flt->v[O_STATE_FILTER])
-		sqlite3_bind_text(st, 1, flt->v[O_STATE_FILTER], -1,
-		                  SQLITE_STATIC);
-	if (flt->v[O_KIND])
-		sqlite3_bind_text(st, 2, flt->v[O_KIND], -1, SQLITE_STATIC);
-	if (flt->has_round)
-		sqlite3_bind_blob(st, 3, flt->round, 32, SQLITE_STATIC);
-	if (flt->rcp == R_EVM || flt->rcp == R_KEY)
-		sqlite3_bind_blob(st, 4, flt->rbytes, (int)flt->rlen,
-		                  SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, flt->rcp == R_NONE);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ret = take_row(st, path, ctx, flt, lg, err, errlen);
-		if (ret)
-			break;
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = hj_dbread_sql_fail(db, path, "read payouts", err, errlen);
-	sqlite3_finalize(st);
-	return ret;
+	hj_tool_say(rd->err, rd->errlen, "out of memory");
+	return -ENOMEM;
 }
 
 /* ---- reading ---------------------------------------------------------- */
 
-struct read {
-	struct filter *flt;
-	hj_secp **ctx; /* made once, kept across attempts */
-	struct ledger *lg;
-	int usage_err; /* an EX_USAGE is the command line's */
-};
-
 static void read_reset(void *arg)
 {
-	ledger_clear(((struct read *)arg)->lg);
+	struct read *rd = arg;
+
+	ledger_clear(rd->lg);
+	rd->usage_err = 0;
 }
 
-/* Inside hj_dbread's read transaction: meta, then every selected payout. */
-static int read_all(sqlite3 *db, const char *path, int version, void *arg,
-                    char *err, size_t errlen)
+/* Inside hj_store_read's read transaction: meta, then every selected
+ * payout. */
+static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 {
 	struct read *rd = arg;
 	struct ledger *lg = rd->lg;
+	const struct filter *flt = rd->flt;
+	hj_payout_filter sel = {
+	    .state = flt->v[O_STATE_FILTER],
+	    .kind = flt->v[O_KIND],
+	    .round = flt->round.len ? &flt->round : NULL,
+	    .recipient =
+	        flt->rcp == R_EVM || flt->rcp == R_KEY ? &flt->rid : NULL,
+	    .unattributed = flt->rcp == R_NONE,
+	};
 	int ret;
 
-	(void)version; /* payouts are alike in every version */
-	ret = read_meta(db, path, lg, err, errlen);
+	ret = read_meta(s, rd, err, errlen);
 	if (ret == 0 && lg->have_chain) {
 		ret = check_filter(rd->flt, &lg->chain, err, errlen);
-		rd->usage_err = ret == EX_USAGE;
+		rd->usage_err = ret != 0;
 	}
 	if (ret == 0 && lg->have_chain && !lg->chain.evm && *rd->ctx == NULL) {
 		char why[200];
@@ -725,12 +598,13 @@ static int read_all(sqlite3 *db, const char *path, int version, void *arg,
 		*rd->ctx = hj_secp_new(why, sizeof why);
 		if (*rd->ctx == NULL) {
 			snprintf(err, errlen, "%s", why);
-			ret = EX_SOFTWARE;
+			ret = -ENOMEM;
 		}
 	}
+	rd->err = err;
+	rd->errlen = errlen;
 	if (ret == 0 && lg->have_chain)
-		ret =
-		    read_payouts(db, path, *rd->ctx, rd->flt, lg, err, errlen);
+		ret = hj_store_each_payout(s, &sel, take_row, rd, err, errlen);
 	return ret;
 }
 
@@ -742,12 +616,12 @@ static void buf_pad(struct hj_buf *b, size_t k)
 		hj_buf_put(b, " ", 1);
 }
 
-/* The amount in the coin's unit (hj_dbread_coins). */
+/* The amount in the coin's unit (hj_tool_coins). */
 static void buf_human(struct hj_buf *b, hj_amount v, unsigned decimals)
 {
 	char c[HJ_COINS_STRLEN];
 
-	hj_buf_str(b, hj_dbread_coins(v, decimals, c));
+	hj_buf_str(b, hj_tool_coins(v, decimals, c));
 }
 
 /*
@@ -814,8 +688,8 @@ static int print_grid(const struct grid *g)
 	int ret = 0;
 
 	if (g->ncols > 16)
-		return hj_dbread_fail(CMD, EX_SOFTWARE,
-		                      "internal error: %d columns", g->ncols);
+		return hj_tool_fail(CMD, EX_SOFTWARE,
+		                    "internal error: %d columns", g->ncols);
 
 	for (int c = 0; c < g->ncols; c++)
 		w[c].w = strlen(g->head[c]);
@@ -854,7 +728,7 @@ static int print_grid(const struct grid *g)
 			fwrite(line.p, 1, line.n, stdout);
 	}
 	if (cell.nomem || line.nomem)
-		ret = hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
+		ret = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	free(cell.p);
 	free(line.p);
 	return ret;
@@ -950,7 +824,7 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 	size_t n = 0;
 
 	if (t == NULL)
-		return hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
+		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	for (size_t i = 0; i < lg->n; i++) {
 		const struct row *r = &lg->rows[i];
 		size_t k;
@@ -963,7 +837,7 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 		if (t[k].sum > HJ_AMOUNT_MAX - r->amount ||
 		    all.sum > HJ_AMOUNT_MAX - r->amount) {
 			free(t);
-			return hj_dbread_fail(
+			return hj_tool_fail(
 			    CMD, EX_DATAERR,
 			    "the payouts' sum exceeds 2^128 - 1 base "
 			    "units: not a real ledger");
@@ -1063,15 +937,14 @@ static int print_json(const struct ledger *lg)
 			else if (fields[f].number)
 				v = json_integer(strtoll(r->f[f], NULL, 10));
 			else
-				v = hj_dbread_json_text(r->f[f]);
+				v = hj_tool_json_text(r->f[f]);
 			bad = json_object_set_new(o, fields[f].json, v) != 0;
 		}
 		line = bad ? NULL
 		           : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(o);
 		if (line == NULL)
-			return hj_dbread_fail(CMD, EX_SOFTWARE,
-			                      "out of memory");
+			return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		puts(line);
 		free(line);
 	}
@@ -1100,16 +973,16 @@ int hj_ledger_main(int argc, char **argv)
 	if (rc)
 		return rc;
 
-	path = hj_dbread_path(flt.v[O_DB], flt.v[O_STATE]);
+	path = hj_tool_db_path(flt.v[O_DB], flt.v[O_STATE]);
 	if (path == NULL)
-		return hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
+		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 
-	rd = (struct read){.flt = &flt, .ctx = &ctx, .lg = &lg};
-	rc = hj_dbread(path, read_all, read_reset, &rd, err, sizeof err);
-	if (rc == EX_USAGE && rd.usage_err)
-		rc = hj_dbread_usage(CMD, "%s", err);
+	rd = (struct read){.path = path, .flt = &flt, .ctx = &ctx, .lg = &lg};
+	rc = hj_store_read(path, read_all, read_reset, &rd, err, sizeof err);
+	if (rc && rd.usage_err)
+		rc = hj_tool_usage(CMD, "%s", err);
 	else if (rc)
-		rc = hj_dbread_fail(CMD, rc, "%s", err);
+		rc = hj_tool_fail(CMD, hj_tool_exit_code(rc), "%s", err);
 	else if (flt.v[O_JSON])
 		rc = print_json(&lg);
 	else if ((rc = sum_states(&lg, &tot)) == 0)

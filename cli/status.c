@@ -2,12 +2,12 @@
  * `hashjack status` (see status.h; the format is in docs/CLI.md, the
  * schema in docs/STATE.md).
  *
- * Everything is read in one read transaction of hj_dbread (cli/dbread.c,
- * shared with `hashjack ledger`), kept in memory, and printed once the
- * connection is closed.  The worst case of the open rounds is what the
- * daemon computes (hj_table_exposure): the round blobs are decoded by
- * hj_round_decode, as hj_store_load_rounds does, and restored into a table
- * made with the rules read back from meta.rules.
+ * Everything is read through the store's reader (hj_store_read and its
+ * typed reads, daemon/store.h, as `hashjack ledger` reads), in one read
+ * transaction, kept in memory, and printed once the connection is closed.
+ * The worst case of the open rounds is what the daemon computes
+ * (hj_table_exposure): the rounds the store decodes are restored into a
+ * table made with the rules read back from meta.rules.
  *
  * Amounts are exact 128-bit base units; every sum is checked, and a sum
  * that does not fit is refused rather than printed wrong.
@@ -24,20 +24,16 @@
 #include <sysexits.h>
 #include <time.h>
 
-#include <sqlite3.h>
-
 #include "amount.h"
-#include "dbread.h"
 #include "hex.h"
-#include "quote.h"
 #include "round.h"
 #include "rules.h"
+#include "store.h"
 #include "table.h"
+#include "tool.h"
 
 #define CMD    "status" /* in messages: "hashjack: status: ..." */
 #define ERRLEN 1024
-/* Room for a quoted value in a message (hj_quote cuts longer ones). */
-#define SHOWLEN 100
 /* The open batches kept in memory: the daemon has a handful at most. */
 #define OPEN_MAX 100000
 
@@ -132,33 +128,17 @@ int hj_status_help(void)
 
 /* ---- what is read ----------------------------------------------------- */
 
-struct tally {
-	uint64_t n;
-	hj_amount sum;
-};
-
-/* A payout batch in state planned or sent. */
+/* A payout batch in state planned or sent; b.address is address. */
 struct open_batch {
-	int64_t id;
-	int sent;      /* else planned */
-	int has_nonce; /* an EVM transaction */
-	int64_t nonce;
-	int has_txid;
-	uint8_t txid[32];
-	int64_t outputs;
-	hj_amount total;
-	int64_t created_at;
-	char *address; /* EVM: its one output's address; NULL when none */
-	int64_t versions;
-	int has_hash; /* the latest signed version's hash */
-	uint8_t hash[32];
+	hj_open_batch b;
+	char *address;
 };
 
 struct status {
 	int version;
 	/* meta; the strings are NULL without a meta row */
-	char *family, *chain_id, *dealer, *rules_text;
-	hj_dbchain chain; /* valid when family != NULL */
+	hj_meta_row meta;
+	hj_tool_chain chain; /* valid when meta.family != NULL */
 	int rules_ok;
 	hj_rules rules;
 	char rules_err[200];
@@ -172,12 +152,10 @@ struct status {
 	int exposure_known;
 	hj_amount exposure;
 	/* payouts */
-	struct tally owed, unattributed, planned, flight, confirmed;
+	hj_payout_totals pay;
 	/* dealer_balance */
 	int have_balance;
-	hj_amount balance;
-	int64_t bal_height, bal_at;
-	char *warning;
+	hj_balance_row bal;
 	/* open batches, by id */
 	struct open_batch *open;
 	size_t nopen, capopen;
@@ -187,493 +165,166 @@ struct status {
 
 static void status_clear(struct status *st)
 {
-	free(st->family);
-	free(st->chain_id);
-	free(st->dealer);
-	free(st->rules_text);
-	free(st->warning);
+	hj_meta_row_clear(&st->meta);
+	free(st->bal.warning);
 	for (size_t i = 0; i < st->nopen; i++)
 		free(st->open[i].address);
 	free(st->open);
 	memset(st, 0, sizeof *st);
 }
 
-static void status_reset(void *arg)
-{
-	status_clear(arg);
-}
+/* A read of the database into st, started over by hj_store_read while the
+ * daemon starts or stops. */
+struct read {
+	const char *path;
+	struct status *st;
+	hj_table *table; /* the open rounds, when the rules are known */
+	char *err;       /* the read's, for the callbacks' messages */
+	size_t errlen;
+};
 
-/* A damaged row: "PATH: WHAT: column COL does not hold what the schema
- * says (docs/STATE.md)". */
-static int damaged(const char *path, const char *what, const char *col,
-                   char *err, size_t errlen)
+static void read_reset(void *arg)
 {
-	hj_dbread_say(err, errlen,
-	              "%s: %s: column %s does not hold what the schema says "
-	              "(docs/STATE.md)",
-	              path, what, col);
-	return EX_DATAERR;
+	status_clear(((struct read *)arg)->st);
 }
 
 static int nomem(char *err, size_t errlen)
 {
-	hj_dbread_say(err, errlen, "out of memory");
-	return EX_SOFTWARE;
+	hj_tool_say(err, errlen, "out of memory");
+	return -ENOMEM;
 }
 
-/* A copy of a TEXT column; -1 when it is not TEXT, -2 out of memory. */
-static int text_dup(sqlite3_stmt *q, int col, char **out)
+static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 {
-	const char *t;
+	struct status *st = rd->st;
+	int found, ret;
 
-	*out = NULL;
-	if (sqlite3_column_type(q, col) != SQLITE_TEXT)
-		return -1;
-	t = (const char *)sqlite3_column_text(q, col);
-	if (t == NULL)
-		return -2;
-	*out = strdup(t);
-	return *out ? 0 : -2;
-}
-
-/* A canonical amount in a TEXT column. */
-static int amount_of(sqlite3_stmt *q, int col, hj_amount *v)
-{
-	const char *t;
-
-	if (sqlite3_column_type(q, col) != SQLITE_TEXT)
-		return -1;
-	t = (const char *)sqlite3_column_text(q, col);
-	if (t == NULL ||
-	    hj_amount_parse(t, (size_t)sqlite3_column_bytes(q, col), v))
-		return -1;
-	return 0;
-}
-
-static int is_int(sqlite3_stmt *q, int col)
-{
-	return sqlite3_column_type(q, col) == SQLITE_INTEGER;
-}
-
-/* A 32-byte BLOB column into b; 0, or -1 when it is something else. */
-static int hash_of(sqlite3_stmt *q, int col, uint8_t b[32])
-{
-	if (sqlite3_column_type(q, col) != SQLITE_BLOB ||
-	    sqlite3_column_bytes(q, col) != 32)
-		return -1;
-	memcpy(b, sqlite3_column_blob(q, col), 32);
-	return 0;
-}
-
-static int read_meta(sqlite3 *db, const char *path, struct status *st,
-                     char *err, size_t errlen)
-{
-	static const char *const col[] = {"family", "chain", "dealer", "rules"};
-	sqlite3_stmt *q = NULL;
-	char **dst[4] = {&st->family, &st->chain_id, &st->dealer,
-	                 &st->rules_text};
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(db,
-	                       "SELECT family, chain, dealer, rules FROM meta "
-	                       "WHERE id = 1",
-	                       -1, &q, NULL) != SQLITE_OK)
-		return hj_dbread_sql_fail(db, path, "read meta", err, errlen);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW) {
-		for (int i = 0; i < 4 && ret == 0; i++) {
-			int r = text_dup(q, i, dst[i]);
-
-			if (r == -1)
-				ret =
-				    damaged(path, "meta", col[i], err, errlen);
-			else if (r)
-				ret = nomem(err, errlen);
-		}
-		if (ret == 0)
-			ret = hj_dbread_chain(path, st->family, st->chain_id,
-			                      &st->chain, err, errlen);
-		if (ret == 0)
-			st->rules_ok =
-			    hj_dbread_rules(st->rules_text, &st->rules,
-			                    st->rules_err,
-			                    sizeof st->rules_err) == 0;
-	} else if (rc != SQLITE_DONE) {
-		ret = hj_dbread_sql_fail(db, path, "read meta", err, errlen);
-	}
-	sqlite3_finalize(q);
+	ret = hj_store_get_meta(s, &st->meta, &found, err, errlen);
+	if (ret == 0 && found)
+		ret = hj_tool_chain_of(rd->path, st->meta.family,
+		                       st->meta.chain, &st->chain, err, errlen);
+	if (ret == 0 && found)
+		st->rules_ok = hj_store_rules_parse(st->meta.rules, &st->rules,
+		                                    st->rules_err,
+		                                    sizeof st->rules_err) == 0;
 	return ret;
 }
 
-static int read_cursor(sqlite3 *db, const char *path, struct status *st,
-                       char *err, size_t errlen)
+static int read_cursor(hj_store *s, struct status *st, char *err, size_t errlen)
 {
 	static const uint8_t zero[32];
-	sqlite3_stmt *q = NULL;
-	int rc, ret = 0;
+	int ret;
 
-	if (sqlite3_prepare_v2(db,
-	                       "SELECT height, hash FROM cursor WHERE id = 1",
-	                       -1, &q, NULL) != SQLITE_OK)
-		return hj_dbread_sql_fail(db, path, "read cursor", err, errlen);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW) {
-		if (!is_int(q, 0))
-			ret = damaged(path, "cursor", "height", err, errlen);
-		else if (hash_of(q, 1, st->hash))
-			ret = damaged(path, "cursor", "hash", err, errlen);
-		/* The bits of a uint64: -1 is the mark before block 0. */
-		st->height = (uint64_t)sqlite3_column_int64(q, 0);
-		st->have_cursor = ret == 0;
-		/* The first start marks the block before the first one with
-		 * a zero hash, which no block has. */
-		st->processed = memcmp(st->hash, zero, 32) != 0;
-	} else if (rc != SQLITE_DONE) {
-		ret = hj_dbread_sql_fail(db, path, "read cursor", err, errlen);
-	}
-	sqlite3_finalize(q);
+	ret = hj_store_last_block(s, &st->height, st->hash, &st->have_cursor,
+	                          err, errlen);
+	/* The first start marks the block before the first one with a zero
+	 * hash, which no block has. */
+	st->processed = st->have_cursor && memcmp(st->hash, zero, 32) != 0;
 	return ret;
 }
 
-/*
- * Every open round, decoded as hj_store_load_rounds decodes it; with the
- * rules known, restored into a table whose exposure is the daemon's.
- */
-static int read_rounds(sqlite3 *db, const char *path, struct status *st,
-                       char *err, size_t errlen)
+/* One open round: counted, and restored into the table when there is
+ * one, as hj_store_load_rounds restores it for the daemon. */
+static int take_round(void *arg, const hj_round *r)
 {
-	sqlite3_stmt *q = NULL;
-	hj_table *t = NULL;
-	char why[200], hex[65];
-	int rc, ret = 0;
+	struct read *rd = arg;
+	char hex[65];
+	int ret;
 
-	if (st->rules_ok && (t = hj_table_new(&st->rules)) == NULL)
+	rd->st->nrounds++;
+	if (rd->table == NULL)
+		return 0;
+	ret = hj_table_restore(rd->table, r);
+	if (ret == -EEXIST) {
+		hj_hex_encode(r->id.b, r->id.len, 0, hex);
+		hj_tool_say(rd->err, rd->errlen,
+		            "%s: round %s: its player has another open round",
+		            rd->path, hex);
+		return -EINVAL;
+	}
+	return ret ? nomem(rd->err, rd->errlen) : 0;
+}
+
+/* Every open round; with the rules known, their worst case as the daemon
+ * computes it (hj_table_exposure). */
+static int read_rounds(hj_store *s, struct read *rd, char *err, size_t errlen)
+{
+	struct status *st = rd->st;
+	int ret;
+
+	rd->table = NULL;
+	if (st->rules_ok && (rd->table = hj_table_new(&st->rules)) == NULL)
 		return nomem(err, errlen);
-	if (sqlite3_prepare_v2(db,
-	                       "SELECT id, data FROM rounds ORDER BY "
-	                       "bet_height, bet_tx_index",
-	                       -1, &q, NULL) != SQLITE_OK) {
-		hj_table_free(t);
-		return hj_dbread_sql_fail(db, path, "read rounds", err, errlen);
-	}
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int idlen = sqlite3_column_bytes(q, 0);
-		int len = sqlite3_column_bytes(q, 1);
-		hj_round r;
-		hj_id id = {0};
-
-		st->nrounds++;
-		if (sqlite3_column_type(q, 0) != SQLITE_BLOB || idlen < 1 ||
-		    idlen > 32) {
-			hj_dbread_say(err, errlen,
-			              "%s: open round %zu: no valid round id",
-			              path, st->nrounds);
-			ret = EX_DATAERR;
-			break;
-		}
-		id.len = (uint8_t)idlen;
-		memcpy(id.b, sqlite3_column_blob(q, 0), (size_t)idlen);
-		hj_hex_encode(id.b, id.len, 0, hex);
-		if (sqlite3_column_type(q, 1) != SQLITE_BLOB ||
-		    len > HJ_ROUND_ENCODED_MAX) {
-			hj_dbread_say(
-			    err, errlen,
-			    "%s: round %s: data is not a round encoding (%d "
-			    "bytes)",
-			    path, hex, len);
-			ret = EX_DATAERR;
-			break;
-		}
-		if (hj_round_decode(sqlite3_column_blob(q, 1), (size_t)len, &r,
-		                    why, sizeof why)) {
-			hj_dbread_say(err, errlen, "%s: round %s: %s", path,
-			              hex, why);
-			ret = EX_DATAERR;
-			break;
-		}
-		if (!hj_id_eq(&id, &r.id)) {
-			hj_dbread_say(
-			    err, errlen,
-			    "%s: round %s: the encoded round has another id",
-			    path, hex);
-			ret = EX_DATAERR;
-			break;
-		}
-		if (t == NULL)
-			continue;
-		ret = hj_table_restore(t, &r);
-		if (ret) {
-			if (ret == -EEXIST)
-				hj_dbread_say(
-				    err, errlen,
-				    "%s: round %s: its player has another "
-				    "open round",
-				    path, hex);
-			else
-				nomem(err, errlen);
-			ret = ret == -EEXIST ? EX_DATAERR : EX_SOFTWARE;
-			break;
-		}
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = hj_dbread_sql_fail(db, path, "read rounds", err, errlen);
+	ret = hj_store_each_round(s, take_round, rd, err, errlen);
 	/* Without rounds there is nothing to be unknown about. */
-	st->exposure_known = t != NULL || st->nrounds == 0;
-	st->exposure = t ? hj_table_exposure(t) : 0;
-	sqlite3_finalize(q);
-	hj_table_free(t);
+	st->exposure_known = rd->table != NULL || st->nrounds == 0;
+	st->exposure = rd->table ? hj_table_exposure(rd->table) : 0;
+	hj_table_free(rd->table);
+	rd->table = NULL;
 	return ret;
 }
 
-static int add(struct tally *t, hj_amount v)
+static int take_batch(void *arg, const hj_open_batch *b)
 {
-	if (v > HJ_AMOUNT_MAX - t->sum)
-		return -1;
-	t->sum += v;
-	t->n++;
+	struct read *rd = arg;
+	struct status *st = rd->st;
+	struct open_batch ob = {.b = *b};
+
+	if (st->nopen == OPEN_MAX) {
+		hj_tool_say(rd->err, rd->errlen,
+		            "%s: more than %d payout batches are planned or "
+		            "sent: not a real state",
+		            rd->path, OPEN_MAX);
+		return -EINVAL;
+	}
+	if (b->address != NULL && (ob.address = strdup(b->address)) == NULL)
+		return nomem(rd->err, rd->errlen);
+	ob.b.address = ob.address;
+	if (st->nopen == st->capopen) {
+		size_t cap = st->capopen ? 2 * st->capopen : 8;
+		struct open_batch *p = realloc(st->open, cap * sizeof *p);
+
+		if (p == NULL) {
+			free(ob.address);
+			return nomem(rd->err, rd->errlen);
+		}
+		st->open = p;
+		st->capopen = cap;
+	}
+	st->open[st->nopen++] = ob;
 	return 0;
 }
 
-static int read_payouts(sqlite3 *db, const char *path, struct status *st,
-                        char *err, size_t errlen)
+/* Inside hj_store_read's read transaction: everything status shows. */
+static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 {
-	/* A payout in a planned batch (schema 2 on) is still owed. */
-	static const char sql_v1[] =
-	    "SELECT id, state, recipient IS NULL, 0, amount FROM payouts";
-	static const char sql_v2[] =
-	    "SELECT p.id, p.state, p.recipient IS NULL, EXISTS (SELECT 1 "
-	    "FROM payout_batch_items i JOIN payout_batches b ON b.id = "
-	    "i.batch WHERE i.payout = p.id AND b.state = 'planned'), "
-	    "p.amount FROM payouts p";
-	sqlite3_stmt *q = NULL;
-	char shown[SHOWLEN];
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(db, st->version >= 2 ? sql_v2 : sql_v1, -1, &q,
-	                       NULL) != SQLITE_OK)
-		return hj_dbread_sql_fail(db, path, "read payouts", err,
-		                          errlen);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(q, 0);
-		const char *state = (const char *)sqlite3_column_text(q, 1);
-		const char *bad = NULL;
-		hj_amount v = 0;
-		int over = 0;
-
-		hj_quote(id ? id : "", shown, sizeof shown);
-		if (sqlite3_column_type(q, 1) != SQLITE_TEXT || state == NULL)
-			bad = "state";
-		else if (amount_of(q, 4, &v))
-			bad = "amount";
-		if (bad != NULL) {
-			char what[SHOWLEN + 16];
-
-			snprintf(what, sizeof what, "payout %s", shown);
-			ret = damaged(path, what, bad, err, errlen);
-			break;
-		}
-		if (strcmp(state, "owed") == 0) {
-			over = add(&st->owed, v);
-			if (sqlite3_column_int(q, 2))
-				over |= add(&st->unattributed, v);
-			if (sqlite3_column_int(q, 3))
-				over |= add(&st->planned, v);
-		} else if (strcmp(state, "submitted") == 0) {
-			over = add(&st->flight, v);
-		} else if (strcmp(state, "confirmed") == 0) {
-			over = add(&st->confirmed, v);
-		} else {
-			char s2[SHOWLEN];
-
-			hj_quote(state, s2, sizeof s2);
-			hj_dbread_say(
-			    err, errlen,
-			    "%s: payout %s: state %s is not owed, submitted "
-			    "or confirmed",
-			    path, shown, s2);
-			ret = EX_DATAERR;
-			break;
-		}
-		if (over) {
-			hj_dbread_say(
-			    err, errlen,
-			    "%s: the payouts' sum exceeds 2^128 - 1 base "
-			    "units: not a real ledger",
-			    path);
-			ret = EX_DATAERR;
-			break;
-		}
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = hj_dbread_sql_fail(db, path, "read payouts", err, errlen);
-	sqlite3_finalize(q);
-	return ret;
-}
-
-/* The dealer_balance row (schema 3 on). */
-static int read_balance(sqlite3 *db, const char *path, struct status *st,
-                        char *err, size_t errlen)
-{
-	sqlite3_stmt *q = NULL;
-	const char *bad = NULL;
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(db,
-	                       "SELECT amount, height, at, warning FROM "
-	                       "dealer_balance WHERE id = 1",
-	                       -1, &q, NULL) != SQLITE_OK)
-		return hj_dbread_sql_fail(db, path, "read the balance", err,
-		                          errlen);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW) {
-		if (amount_of(q, 0, &st->balance))
-			bad = "amount";
-		else if (!is_int(q, 1))
-			bad = "height";
-		else if (!is_int(q, 2))
-			bad = "at";
-		else if (sqlite3_column_type(q, 3) != SQLITE_NULL &&
-		         text_dup(q, 3, &st->warning))
-			bad = "warning";
-		if (bad != NULL) {
-			ret = damaged(path, "dealer_balance", bad, err, errlen);
-		} else {
-			st->have_balance = 1;
-			st->bal_height = sqlite3_column_int64(q, 1);
-			st->bal_at = sqlite3_column_int64(q, 2);
-		}
-	} else if (rc != SQLITE_DONE) {
-		ret = hj_dbread_sql_fail(db, path, "read the balance", err,
-		                         errlen);
-	}
-	sqlite3_finalize(q);
-	return ret;
-}
-
-/* Batches planned or sent (schema 2 on; EVM columns from 3). */
-static int read_batches(sqlite3 *db, const char *path, struct status *st,
-                        char *err, size_t errlen)
-{
-	static const char sql_v3[] =
-	    "SELECT b.id, b.state, b.txid, b.outputs, b.total, b.created_at, "
-	    "b.nonce, (SELECT o.address FROM payout_batch_outputs o WHERE "
-	    "o.batch = b.id ORDER BY o.address LIMIT 1), (SELECT count(*) "
-	    "FROM payout_tx_versions v WHERE v.batch = b.id), (SELECT v.hash "
-	    "FROM payout_tx_versions v WHERE v.batch = b.id ORDER BY v.seq "
-	    "DESC LIMIT 1) FROM payout_batches b WHERE b.state IN "
-	    "('planned', 'sent') ORDER BY b.id";
-	static const char sql_v2[] =
-	    "SELECT b.id, b.state, b.txid, b.outputs, b.total, b.created_at, "
-	    "NULL, NULL, 0, NULL FROM payout_batches b WHERE b.state IN "
-	    "('planned', 'sent') ORDER BY b.id";
-	sqlite3_stmt *q = NULL;
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(db, st->version >= 3 ? sql_v3 : sql_v2, -1, &q,
-	                       NULL) != SQLITE_OK)
-		return hj_dbread_sql_fail(db, path, "read payout batches", err,
-		                          errlen);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct open_batch b = {0};
-		const char *state = (const char *)sqlite3_column_text(q, 1);
-		const char *bad = NULL;
-		char what[48];
-		int r = 0;
-
-		b.id = sqlite3_column_int64(q, 0);
-		b.sent = state != NULL && strcmp(state, "sent") == 0;
-		b.has_txid = sqlite3_column_type(q, 2) != SQLITE_NULL;
-		b.has_nonce = sqlite3_column_type(q, 6) != SQLITE_NULL;
-		b.has_hash = sqlite3_column_type(q, 9) != SQLITE_NULL;
-		if (b.has_txid && hash_of(q, 2, b.txid))
-			bad = "txid";
-		else if (!is_int(q, 3))
-			bad = "outputs";
-		else if (amount_of(q, 4, &b.total))
-			bad = "total";
-		else if (!is_int(q, 5))
-			bad = "created_at";
-		else if (b.has_nonce && !is_int(q, 6))
-			bad = "nonce";
-		else if (b.has_hash && hash_of(q, 9, b.hash))
-			bad = "hash of payout_tx_versions";
-		else if (sqlite3_column_type(q, 7) != SQLITE_NULL &&
-		         (r = text_dup(q, 7, &b.address)) != 0)
-			bad = "address of payout_batch_outputs";
-		if (r == -2) {
-			ret = nomem(err, errlen);
-			break;
-		}
-		if (bad != NULL) {
-			snprintf(what, sizeof what, "payout batch %lld",
-			         (long long)b.id);
-			ret = damaged(path, what, bad, err, errlen);
-			free(b.address);
-			break;
-		}
-		b.outputs = sqlite3_column_int64(q, 3);
-		b.created_at = sqlite3_column_int64(q, 5);
-		b.nonce = sqlite3_column_int64(q, 6);
-		b.versions = sqlite3_column_int64(q, 8);
-		if (st->nopen == OPEN_MAX) {
-			free(b.address);
-			hj_dbread_say(
-			    err, errlen,
-			    "%s: more than %d payout batches are planned or "
-			    "sent: not a real state",
-			    path, OPEN_MAX);
-			ret = EX_DATAERR;
-			break;
-		}
-		if (st->nopen == st->capopen) {
-			size_t cap = st->capopen ? 2 * st->capopen : 8;
-			struct open_batch *p =
-			    realloc(st->open, cap * sizeof *p);
-
-			if (p == NULL) {
-				free(b.address);
-				ret = nomem(err, errlen);
-				break;
-			}
-			st->open = p;
-			st->capopen = cap;
-		}
-		st->open[st->nopen++] = b;
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = hj_dbread_sql_fail(db, path, "read payout batches", err,
-		                         errlen);
-	sqlite3_finalize(q);
-	return ret;
-}
-
-/* Inside hj_dbread's read transaction: everything status shows. */
-static int read_all(sqlite3 *db, const char *path, int version, void *arg,
-                    char *err, size_t errlen)
-{
-	struct status *st = arg;
+	struct read *rd = arg;
+	struct status *st = rd->st;
+	const hj_payout_totals *p = &st->pay;
 	int ret;
 
-	st->version = version;
-	ret = read_meta(db, path, st, err, errlen);
+	rd->err = err;
+	rd->errlen = errlen;
+	st->version = hj_store_version(s);
+	ret = read_meta(s, rd, err, errlen);
 	if (ret == 0)
-		ret = read_cursor(db, path, st, err, errlen);
+		ret = read_cursor(s, st, err, errlen);
 	if (ret == 0)
-		ret = read_rounds(db, path, st, err, errlen);
+		ret = read_rounds(s, rd, err, errlen);
 	if (ret == 0)
-		ret = read_payouts(db, path, st, err, errlen);
-	if (ret == 0 && version >= 3)
-		ret = read_balance(db, path, st, err, errlen);
-	if (ret == 0 && version >= 2)
-		ret = read_batches(db, path, st, err, errlen);
-	if (ret == 0 && st->family == NULL &&
-	    (st->nrounds > 0 || st->owed.n + st->flight.n + st->confirmed.n)) {
-		hj_dbread_say(
-		    err, errlen,
-		    "%s: open rounds or payouts but no meta row: the database "
-		    "does not say which chain they are on",
-		    path);
-		ret = EX_DATAERR;
+		ret = hj_store_payout_totals(s, &st->pay, err, errlen);
+	if (ret == 0)
+		ret = hj_store_get_balance(s, &st->bal, &st->have_balance, err,
+		                           errlen);
+	if (ret == 0)
+		ret = hj_store_each_open_batch(s, take_batch, rd, err, errlen);
+	if (ret == 0 && st->meta.family == NULL &&
+	    (st->nrounds > 0 || p->owed.n + p->submitted.n + p->confirmed.n)) {
+		hj_tool_say(err, errlen,
+		            "%s: open rounds or payouts but no meta row: the "
+		            "database does not say which chain they are on",
+		            rd->path);
+		ret = -EINVAL;
 	}
 	st->now = (int64_t)time(NULL);
 	return ret;
@@ -699,15 +350,15 @@ struct verdict {
 static int judge(const struct status *st, struct verdict *v)
 {
 	/* unattributed is a part of owed. */
-	hj_amount need = st->owed.sum - st->unattributed.sum;
+	hj_amount need = st->pay.owed.sum - st->pay.unattributed.sum;
 
 	memset(v, 0, sizeof *v);
 	/* The Bitcoin family's wallet balance already leaves out what its
 	 * sent transactions spend. */
-	if (st->family == NULL || st->chain.evm) {
-		if (st->flight.sum > HJ_AMOUNT_MAX - need)
+	if (st->meta.family == NULL || st->chain.evm) {
+		if (st->pay.submitted.sum > HJ_AMOUNT_MAX - need)
 			return -1;
-		need += st->flight.sum;
+		need += st->pay.submitted.sum;
 	}
 	if (st->exposure_known) {
 		if (st->exposure > HJ_AMOUNT_MAX - need)
@@ -718,12 +369,12 @@ static int judge(const struct status *st, struct verdict *v)
 	v->exact = st->exposure_known;
 	if (!st->have_balance)
 		return 0;
-	if (need > st->balance) {
+	if (need > st->bal.amount) {
 		v->short_ = 1;
-		v->short_by = need - st->balance;
+		v->short_by = need - st->bal.amount;
 	} else if (v->exact) {
 		v->spare_known = 1;
-		v->spare = st->balance - need;
+		v->spare = st->bal.amount - need;
 	}
 	return 0;
 }
@@ -736,18 +387,18 @@ static const char *money(const struct status *st, hj_amount v, char *buf,
 {
 	char d[HJ_AMOUNT_STRLEN], c[HJ_COINS_STRLEN];
 
-	if (st->family == NULL)
+	if (st->meta.family == NULL)
 		snprintf(buf, n, "%s", hj_amount_format(v, d));
 	else
 		snprintf(buf, n, "%s %s (%s %s)", hj_amount_format(v, d),
 		         st->chain.base,
-		         hj_dbread_coins(v, st->chain.decimals, c),
+		         hj_tool_coins(v, st->chain.decimals, c),
 		         st->chain.unit);
 	return buf;
 }
 
 /* "3 payouts, N wei (X ETH)" */
-static const char *tally_text(const struct status *st, const struct tally *t,
+static const char *tally_text(const struct status *st, const hj_tally *t,
                               char *buf, size_t n)
 {
 	char m[128];
@@ -816,26 +467,26 @@ static void text_batches(const struct status *st, struct hj_buf *out)
 	size_t ntx = 0, nb = 0;
 
 	for (size_t i = 0; i < st->nopen; i++) {
-		if (st->open[i].has_nonce)
+		if (st->open[i].b.nonce.set)
 			ntx++;
 		else
 			nb++;
 	}
 	/* EVM pays with transactions, the Bitcoin family with batches;
 	 * either list is shown when it has something. */
-	if (ntx > 0 || (st->family != NULL && st->chain.evm)) {
+	if (ntx > 0 || (st->meta.family != NULL && st->chain.evm)) {
 		if (ntx)
 			line(out, "transactions", "%zu open", ntx);
 		else
 			line(out, "transactions", "none open");
 	}
 	for (size_t i = 0; i < st->nopen; i++) {
-		const struct open_batch *b = &st->open[i];
+		const hj_open_batch *b = &st->open[i].b;
 
-		if (!b->has_nonce)
+		if (!b->nonce.set)
 			continue;
 		hj_buf_str(out, "  nonce ");
-		snprintf(m, sizeof m, "%lld, %s, to ", (long long)b->nonce,
+		snprintf(m, sizeof m, "%lld, %s, to ", (long long)b->nonce.v,
 		         b->sent ? "sent" : "planned");
 		hj_buf_str(out, m);
 		hj_buf_printable(out, b->address ? b->address : "-");
@@ -851,16 +502,16 @@ static void text_batches(const struct status *st, struct hj_buf *out)
 		         ago(st->now - b->created_at, a, sizeof a));
 		hj_buf_str(out, m);
 	}
-	if (nb > 0 || (st->family != NULL && !st->chain.evm)) {
+	if (nb > 0 || (st->meta.family != NULL && !st->chain.evm)) {
 		if (nb)
 			line(out, "batches", "%zu open", nb);
 		else
 			line(out, "batches", "none open");
 	}
 	for (size_t i = 0; i < st->nopen; i++) {
-		const struct open_batch *b = &st->open[i];
+		const hj_open_batch *b = &st->open[i].b;
 
-		if (b->has_nonce)
+		if (b->nonce.set)
 			continue;
 		snprintf(m, sizeof m, "  batch %lld, %s", (long long)b->id,
 		         b->sent ? "sent" : "planned");
@@ -884,21 +535,21 @@ static void text_all(const struct status *st, const struct verdict *v,
                      const char *path, struct hj_buf *out)
 {
 	char m[160], t[200], a[64], h[67];
-	int evm = st->family == NULL || st->chain.evm;
+	int evm = st->meta.family == NULL || st->chain.evm;
 
 	hj_buf_str(out, "database        ");
 	hj_buf_printable(out, path);
 	snprintf(m, sizeof m, " (schema version %d)\n", st->version);
 	hj_buf_str(out, m);
-	if (st->family == NULL) {
+	if (st->meta.family == NULL) {
 		line(out, "chain",
 		     "not recorded yet: the daemon has not reached its node");
 	} else {
-		line_text("family", st->family, out);
-		line_text("chain", st->chain_id, out);
-		line_text("dealer", st->dealer, out);
+		line_text("family", st->meta.family, out);
+		line_text("chain", st->meta.chain, out);
+		line_text("dealer", st->meta.dealer, out);
 		hj_buf_str(out, "rules           ");
-		hj_buf_printable(out, st->rules_text);
+		hj_buf_printable(out, st->meta.rules);
 		if (!st->rules_ok) {
 			hj_buf_str(out, " (cannot be read: ");
 			hj_buf_printable(out, st->rules_err);
@@ -926,19 +577,21 @@ static void text_all(const struct status *st, const struct verdict *v,
 		line(out, "open rounds",
 		     "%zu, worst case unknown (the rules cannot be read)",
 		     st->nrounds);
-	line(out, "owed", "%s", tally_text(st, &st->owed, t, sizeof t));
+	line(out, "owed", "%s", tally_text(st, &st->pay.owed, t, sizeof t));
 	line(out, "  unattributed", "%s",
-	     tally_text(st, &st->unattributed, t, sizeof t));
-	line(out, "  planned", "%s", tally_text(st, &st->planned, t, sizeof t));
-	line(out, "in flight", "%s", tally_text(st, &st->flight, t, sizeof t));
+	     tally_text(st, &st->pay.unattributed, t, sizeof t));
+	line(out, "  planned", "%s",
+	     tally_text(st, &st->pay.planned, t, sizeof t));
+	line(out, "in flight", "%s",
+	     tally_text(st, &st->pay.submitted, t, sizeof t));
 	line(out, "confirmed", "%s",
-	     tally_text(st, &st->confirmed, t, sizeof t));
+	     tally_text(st, &st->pay.confirmed, t, sizeof t));
 
 	if (st->have_balance)
 		line(out, "balance", "%s, read at tip %lld, %s",
-		     money(st, st->balance, m, sizeof m),
-		     (long long)st->bal_height,
-		     ago(st->now - st->bal_at, a, sizeof a));
+		     money(st, st->bal.amount, m, sizeof m),
+		     (long long)st->bal.height,
+		     ago(st->now - st->bal.at, a, sizeof a));
 	else
 		line(out, "balance",
 		     "not read yet (the daemon pays nothing without [payout] "
@@ -962,8 +615,8 @@ static void text_all(const struct status *st, const struct verdict *v,
 	} else if (v->spare_known) {
 		line(out, "spare", "%s", money(st, v->spare, m, sizeof m));
 	}
-	if (st->warning != NULL)
-		line_text("warning", st->warning, out);
+	if (st->bal.warning != NULL)
+		line_text("warning", st->bal.warning, out);
 	text_batches(st, out);
 }
 
@@ -979,10 +632,10 @@ static json_t *jamount(hj_amount v)
 /* Database text, or null. */
 static json_t *jtext(const char *s)
 {
-	return s ? hj_dbread_json_text(s) : json_null();
+	return s ? hj_tool_json_text(s) : json_null();
 }
 
-static json_t *jtally(const struct tally *t)
+static json_t *jtally(const hj_tally *t)
 {
 	return json_pack("{s:I,s:o}", "count", (json_int_t)t->n, "amount",
 	                 jamount(t->sum));
@@ -1007,11 +660,11 @@ static json_t *json_batches(const struct status *st, int evm_tx)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < st->nopen; i++) {
-		const struct open_batch *b = &st->open[i];
+		const hj_open_batch *b = &st->open[i].b;
 		json_t *o;
 		int bad;
 
-		if (b->has_nonce != evm_tx)
+		if (b->nonce.set != evm_tx)
 			continue;
 		o = json_object();
 		if (o == NULL) {
@@ -1020,7 +673,7 @@ static json_t *json_batches(const struct status *st, int evm_tx)
 		}
 		if (evm_tx) {
 			bad = put(o, "batch", json_integer(b->id)) ||
-			      put(o, "nonce", json_integer(b->nonce)) ||
+			      put(o, "nonce", json_integer(b->nonce.v)) ||
 			      put(o, "state",
 			          json_string(b->sent ? "sent" : "planned")) ||
 			      put(o, "recipient", jtext(b->address)) ||
@@ -1056,10 +709,10 @@ static json_t *json_balance(const struct status *st)
 	if (!st->have_balance)
 		return json_null();
 	return json_pack(
-	    "{s:o,s:I,s:I,s:I,s:o}", "amount", jamount(st->balance), "height",
-	    (json_int_t)st->bal_height, "at", (json_int_t)st->bal_at,
-	    "ageSeconds", (json_int_t)(st->now - st->bal_at), "warning",
-	    jtext(st->warning));
+	    "{s:o,s:I,s:I,s:I,s:o}", "amount", jamount(st->bal.amount),
+	    "height", (json_int_t)st->bal.height, "at", (json_int_t)st->bal.at,
+	    "ageSeconds", (json_int_t)(st->now - st->bal.at), "warning",
+	    jtext(st->bal.warning));
 }
 
 static json_t *json_block(const struct status *st)
@@ -1067,7 +720,7 @@ static json_t *json_block(const struct status *st)
 	if (!st->processed)
 		return json_null();
 	return json_pack("{s:I,s:o}", "height", (json_int_t)st->height, "hash",
-	                 jhash(st->hash, st->family ? st->chain.evm : 0));
+	                 jhash(st->hash, st->meta.family ? st->chain.evm : 0));
 }
 
 /* Every key, in the text's order; null where the text says none. */
@@ -1075,17 +728,17 @@ static json_t *json_all(const struct status *st, const struct verdict *v,
                         const char *path)
 {
 	json_t *o = json_object();
-	int meta = st->family != NULL, bad;
+	int meta = st->meta.family != NULL, bad;
 
 	if (o == NULL)
 		return NULL;
 	bad =
-	    put(o, "database", hj_dbread_json_text(path)) ||
+	    put(o, "database", hj_tool_json_text(path)) ||
 	    put(o, "schemaVersion", json_integer(st->version)) ||
-	    put(o, "family", jtext(st->family)) ||
-	    put(o, "chain", jtext(st->chain_id)) ||
-	    put(o, "dealer", jtext(st->dealer)) ||
-	    put(o, "rules", jtext(st->rules_text)) ||
+	    put(o, "family", jtext(st->meta.family)) ||
+	    put(o, "chain", jtext(st->meta.chain)) ||
+	    put(o, "dealer", jtext(st->meta.dealer)) ||
+	    put(o, "rules", jtext(st->meta.rules)) ||
 	    put(o, "rulesError",
 	        meta && !st->rules_ok ? jtext(st->rules_err) : json_null()) ||
 	    put(o, "unit", meta ? json_string(st->chain.unit) : json_null()) ||
@@ -1100,11 +753,11 @@ static json_t *json_all(const struct status *st, const struct verdict *v,
 	    put(o, "openRounds", json_integer((json_int_t)st->nrounds)) ||
 	    put(o, "exposure",
 	        st->exposure_known ? jamount(st->exposure) : json_null()) ||
-	    put(o, "owed", jtally(&st->owed)) ||
-	    put(o, "unattributed", jtally(&st->unattributed)) ||
-	    put(o, "planned", jtally(&st->planned)) ||
-	    put(o, "inFlight", jtally(&st->flight)) ||
-	    put(o, "confirmed", jtally(&st->confirmed)) ||
+	    put(o, "owed", jtally(&st->pay.owed)) ||
+	    put(o, "unattributed", jtally(&st->pay.unattributed)) ||
+	    put(o, "planned", jtally(&st->pay.planned)) ||
+	    put(o, "inFlight", jtally(&st->pay.submitted)) ||
+	    put(o, "confirmed", jtally(&st->pay.confirmed)) ||
 	    put(o, "balance", json_balance(st)) ||
 	    put(o, "need", jamount(v->need)) ||
 	    put(o, "short", v->short_ ? jamount(v->short_by) : json_null()) ||
@@ -1135,28 +788,29 @@ static int parse_args(int argc, char **argv, const char **v)
 	static const unsigned char flag[O_COUNT] = {[O_JSON] = 1};
 	char err[ERRLEN];
 
-	if (hj_dbread_options(argc, argv, opt_name, flag, O_COUNT, v, err,
-	                      sizeof err))
-		return hj_dbread_usage(CMD, "%s", err);
+	if (hj_tool_options(argc, argv, opt_name, flag, O_COUNT, v, err,
+	                    sizeof err))
+		return hj_tool_usage(CMD, "%s", err);
 	if (v[O_STATE_DIR] && v[O_STATE])
-		return hj_dbread_usage(
+		return hj_tool_usage(
 		    CMD, "--state and --state-dir are the same option: "
 		         "give it once");
 	if (v[O_STATE] && v[O_DB])
-		return hj_dbread_usage(
-		    CMD, "--state and --db: give one or the other");
+		return hj_tool_usage(CMD,
+		                     "--state and --db: give one or the other");
 	if (v[O_STATE_DIR] && v[O_DB])
-		return hj_dbread_usage(
+		return hj_tool_usage(
 		    CMD, "--state-dir and --db: give one or the other");
 	for (int o = O_STATE_DIR; o <= O_DB; o++)
 		if (v[o] && v[o][0] == '\0')
-			return hj_dbread_usage(CMD, "%s: empty", opt_name[o]);
+			return hj_tool_usage(CMD, "%s: empty", opt_name[o]);
 	return 0;
 }
 
 int hj_status_main(int argc, char **argv)
 {
 	struct status st = {0};
+	struct read rd;
 	struct verdict v;
 	struct hj_buf out = {0};
 	const char *opt[O_COUNT];
@@ -1171,16 +825,17 @@ int hj_status_main(int argc, char **argv)
 	rc = parse_args(argc, argv, opt);
 	if (rc)
 		return rc;
-	path = hj_dbread_path(opt[O_DB], opt[O_STATE_DIR] ? opt[O_STATE_DIR]
-	                                                  : opt[O_STATE]);
+	path = hj_tool_db_path(opt[O_DB], opt[O_STATE_DIR] ? opt[O_STATE_DIR]
+	                                                   : opt[O_STATE]);
 	if (path == NULL)
-		return hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
+		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 
-	rc = hj_dbread(path, read_all, status_reset, &st, err, sizeof err);
+	rd = (struct read){.path = path, .st = &st};
+	rc = hj_store_read(path, read_all, read_reset, &rd, err, sizeof err);
 	if (rc) {
-		rc = hj_dbread_fail(CMD, rc, "%s", err);
+		rc = hj_tool_fail(CMD, hj_tool_exit_code(rc), "%s", err);
 	} else if (judge(&st, &v)) {
-		rc = hj_dbread_fail(
+		rc = hj_tool_fail(
 		    CMD, EX_DATAERR,
 		    "%s: what is owed, in flight and the worst case add "
 		    "up to more than 2^128 - 1 base units: not a real "
@@ -1192,7 +847,7 @@ int hj_status_main(int argc, char **argv)
 		         : NULL;
 		json_decref(j);
 		if (text == NULL) {
-			rc = hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
+			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		} else {
 			puts(text);
 			free(text);
@@ -1200,7 +855,7 @@ int hj_status_main(int argc, char **argv)
 	} else {
 		text_all(&st, &v, path, &out);
 		if (out.nomem)
-			rc = hj_dbread_fail(CMD, EX_SOFTWARE, "out of memory");
+			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		else
 			fwrite(out.p, 1, out.n, stdout);
 	}

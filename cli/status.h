@@ -7,8 +7,9 @@
  * and the payout transactions not yet settled.  As text or one JSON
  * object.
  *
- * The database is read the way `hashjack ledger` reads it (cli/dbread.h):
- * read-only, nothing created beside it, safe while the daemon runs.
+ * The database is read the way `hashjack ledger` reads it, through the
+ * store's reader (daemon/store.h, hj_store_read): read-only, nothing
+ * created beside it, safe while the daemon runs.
  *
  * Output goes to stdout and errors to stderr, one "hashjack: status: ..."
  * line each; the caller flushes stdout and turns a failed write into

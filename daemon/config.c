@@ -1278,22 +1278,3 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 	}
 	return finish_state(c, err, errlen);
 }
-
-/*
- * max_exposure is written only when set, so that a state directory made
- * before the key existed (or without it) still matches.
- */
-void hjd_config_rules_str(const hjd_config *c, char *buf, size_t n)
-{
-	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN], e[HJ_AMOUNT_STRLEN];
-
-	snprintf(
-	    buf, n, "preset=%s min_bet=%s max_bet=%s timeout_blocks=%u%s%s",
-	    c->rules.preset ? c->rules.preset : "",
-	    hj_amount_format(c->rules.min_bet, a),
-	    hj_amount_format(c->rules.max_bet, b),
-	    (unsigned)c->rules.timeout_blocks,
-	    c->rules.max_exposure ? " max_exposure=" : "",
-	    c->rules.max_exposure ? hj_amount_format(c->rules.max_exposure, e)
-	                          : "");
-}

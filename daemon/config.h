@@ -82,7 +82,4 @@ int hjd_config_set_arg(hjd_config *c, const char *arg, char *err,
  * depend on others (family, state_dir) filled in, rules checked. */
 int hjd_config_finish(hjd_config *c, char *err, size_t errlen);
 
-/* Canonical one-line form of the rules, for the store's meta check. */
-void hjd_config_rules_str(const hjd_config *c, char *buf, size_t n);
-
 #endif

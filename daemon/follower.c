@@ -601,7 +601,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		uv_timer_start(&f->retry, identity_again, RETRY_MAX_MS, 0);
 		return;
 	}
-	hjd_config_rules_str(f->cfg, rules, sizeof rules);
+	hj_store_rules_str(&f->cfg->rules, rules, sizeof rules);
 	hj_store_meta m = {.family = f->be->ops->chain,
 	                   .chain = identity,
 	                   .dealer = f->cfg->dealer.text,

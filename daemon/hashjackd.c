@@ -24,6 +24,7 @@
 #include "notify.h"
 #include "payout_btc.h"
 #include "payout_evm.h"
+#include "store.h"
 
 #define EX_USAGE_      64
 #define EX_CONFIG_     78
@@ -91,7 +92,7 @@ static void print_config(const hjd_config *c)
 {
 	char rules[256], url[512];
 
-	hjd_config_rules_str(c, rules, sizeof rules);
+	hj_store_rules_str(&c->rules, rules, sizeof rules);
 	url_shown(c->rpc_url, url, sizeof url);
 	printf("configuration OK\n"
 	       "chain: %s%s%s at %s, %u confirmations, poll every %u ms\n"
@@ -336,7 +337,7 @@ static int run(const hjd_config *cfg)
 	lockfd = lock_state(cfg);
 	if (lockfd < 0)
 		return HJD_EXIT_FAILURE;
-	snprintf(dbpath, sizeof dbpath, "%s/hashjackd.sqlite", cfg->state_dir);
+	snprintf(dbpath, sizeof dbpath, "%s/" HJ_STORE_FILE, cfg->state_dir);
 	if (hj_store_open(dbpath, &store, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		close(lockfd);

@@ -5,6 +5,10 @@
  * effects and the cursor are written in one transaction, so a crash at any
  * instant leaves either all of a batch or none of it.
  *
+ * store.c is the one place that knows the schema (docs/STATE.md): the
+ * daemon writes and reads through the calls below, and the `hashjack`
+ * tool reads through hj_store_read and the typed reads at the end.
+ *
  * Every function returns 0 or a negative errno (-EIO for SQLite errors,
  * -EINVAL for data that fails its checks) with the reason in err.
  */
@@ -15,9 +19,17 @@
 #include <stdint.h>
 
 #include "action.h"
+#include "round.h"
+#include "rules.h"
 #include "table.h"
 
 typedef struct hj_store hj_store;
+
+/* The database's name in the state directory. */
+#define HJ_STORE_FILE "hashjackd.sqlite"
+/* PRAGMA user_version of the schema this store writes; a reader reads
+ * every version from 1 to this one. */
+#define HJ_STORE_SCHEMA_VERSION 3
 
 /* Opens or creates the database at path (schema version checked). */
 int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen);
@@ -32,10 +44,26 @@ typedef struct hj_store_meta {
 	const char *family; /* "evm" */
 	const char *chain;  /* chain identity, e.g. "evm:31337" */
 	const char *dealer; /* dealer address as configured, lower case */
-	const char *rules;  /* canonical rules, e.g. "bethash min=1 max=..." */
+	const char *rules;  /* the rules, as hj_store_rules_str writes them */
 } hj_store_meta;
 int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
                         size_t errlen);
+
+/*
+ * r's limits as meta.rules holds them: "preset=NAME min_bet=A max_bet=B
+ * timeout_blocks=T", then " max_exposure=E" when E is not 0, so that a
+ * state made before the key existed (or without it) still matches.
+ */
+void hj_store_rules_str(const hj_rules *r, char *buf, size_t n);
+
+/*
+ * The inverse: only that exact form is read (amounts canonical decimals,
+ * keys in that order, single spaces), and the result must pass
+ * hj_rules_check.  Returns 0 and *out, or -EINVAL with the reason in err
+ * (*out untouched).
+ */
+int hj_store_rules_parse(const char *s, hj_rules *out, char *err,
+                         size_t errlen);
 
 typedef struct hj_cursor {
 	uint64_t height;           /* last processed block */
@@ -270,5 +298,170 @@ typedef struct hj_settle_totals {
 } hj_settle_totals;
 int hj_store_settle_totals(hj_store *s, hj_settle_totals *t, char *err,
                            size_t errlen);
+
+/* ---- reading without disturbing the daemon (hashjack ledger, status) ----
+ *
+ * A reader never blocks the daemon and leaves no trace: the file is opened
+ * read-only, nothing is created, changed or removed beside it (no -wal or
+ * -shm appears, no checkpoint runs), and nothing is migrated: every schema
+ * version from 1 to HJ_STORE_SCHEMA_VERSION is read as it is, and what an
+ * older one lacks reads as none.  docs/CLI.md, "Reading without disturbing
+ * the daemon", has the whole contract.
+ */
+
+/*
+ * Opens path read-only and calls fn(s, arg, err, errlen) in one read
+ * transaction, once the file is known to be hashjackd's (tables meta and
+ * payouts, its application_id, a schema version from 1 to
+ * HJ_STORE_SCHEMA_VERSION), then closes the connection.  s is borrowed for
+ * the call: only hj_store_version and the typed reads below may be used on
+ * it.  While a -wal file exists the database is read through a VFS that
+ * creates and deletes nothing; without one it is read as immutable and
+ * checked unchanged afterwards.  When the daemon starts or stops during
+ * the read, the read starts over (reset(arg) first, when not NULL; it is
+ * also called before the first), at most 3 times.
+ *
+ * Returns 0 or fn's non-zero return, or with err:
+ *   -ENOENT  the database cannot be opened: missing, a directory, not a
+ *            regular file, not readable, or its -wal or -shm unreadable
+ *   -EINVAL  not a hashjackd database, or a damaged one
+ *   -EAGAIN  it stayed busy, or kept changing while read: try again
+ *   -ENOMEM  out of memory
+ *   -EIO     any other failure to read it
+ * The typed reads return the same codes, and -ERANGE for sums beyond
+ * 2^128 - 1.
+ */
+typedef int (*hj_store_read_fn)(hj_store *s, void *arg, char *err,
+                                size_t errlen);
+int hj_store_read(const char *path, hj_store_read_fn fn,
+                  void (*reset)(void *arg), void *arg, char *err,
+                  size_t errlen);
+
+/* The schema version of the file read, 1 to HJ_STORE_SCHEMA_VERSION. */
+int hj_store_version(const hj_store *s);
+
+/* The meta row as stored; the strings belong to the struct. */
+typedef struct hj_meta_row {
+	char *family, *chain, *dealer, *rules;
+} hj_meta_row;
+
+/* 0 with *found 1 and the row in *m (free it with hj_meta_row_clear), or
+ * *found 0 before the daemon first reached its node. */
+int hj_store_get_meta(hj_store *s, hj_meta_row *m, int *found, char *err,
+                      size_t errlen);
+void hj_meta_row_clear(hj_meta_row *m);
+
+/* How many payouts there are, in any state. */
+int hj_store_count_payouts(hj_store *s, uint64_t *n, char *err, size_t errlen);
+
+/* The cursor's block: *found 0 before the first start.  The first start
+ * stores the block before its first one with an all-zero hash. */
+int hj_store_last_block(hj_store *s, uint64_t *height, uint8_t hash[32],
+                        int *found, char *err, size_t errlen);
+
+/*
+ * Calls fn for every open round in opening order, decoded and checked
+ * (hj_round_decode, and the row's id is the round's).  r is valid only
+ * during the call.  A non-zero return from fn stops the walk and is
+ * returned.
+ */
+int hj_store_each_round(hj_store *s, int (*fn)(void *arg, const hj_round *r),
+                        void *arg, char *err, size_t errlen);
+
+/* An INTEGER column that may be NULL. */
+typedef struct hj_maybe_i64 {
+	int set; /* 0: NULL */
+	int64_t v;
+} hj_maybe_i64;
+
+/* Which payouts hj_store_each_payout walks: every field given must match.
+ * Borrowed for the call. */
+typedef struct hj_payout_filter {
+	const char *state;      /* NULL: any */
+	const char *kind;       /* NULL: any */
+	const hj_id *round;     /* NULL: any */
+	const hj_id *recipient; /* NULL: any */
+	int unattributed;       /* 1: only those without a recipient */
+} hj_payout_filter;
+
+/* A payout row as stored; ids of length 0 are NULL columns, strings are
+ * borrowed for the callback. */
+typedef struct hj_payout_row {
+	const char *id, *kind, *state;
+	/* 0 when unattributed (NULL).  Else its bytes, as stored: len 0 when
+	 * the column is not a BLOB of 1 to 32 bytes. */
+	int has_recipient;
+	hj_id recipient;
+	hj_amount amount;
+	hj_id round;
+	hj_maybe_i64 hand;
+	hj_id txid; /* the refunded transaction */
+	int64_t created_height;
+	hj_id submitted_txid;
+	hj_maybe_i64 nonce, submitted_height, submitted_at, confirmed_height;
+	const char *last_error; /* NULL when none */
+} hj_payout_row;
+
+/*
+ * Calls fn for every payout f selects (NULL: all), oldest debt first
+ * (created_height, then id).  A column that does not hold what the schema
+ * says is -EINVAL naming the payout and the column.  A non-zero return
+ * from fn stops the walk and is returned.
+ */
+int hj_store_each_payout(hj_store *s, const hj_payout_filter *f,
+                         int (*fn)(void *arg, const hj_payout_row *p),
+                         void *arg, char *err, size_t errlen);
+
+/* How many payouts, and their exact sum. */
+typedef struct hj_tally {
+	uint64_t n;
+	hj_amount sum;
+} hj_tally;
+
+/* Every payout by state: owed (and of those, the unattributed ones and
+ * those in a planned batch), submitted, confirmed. */
+typedef struct hj_payout_totals {
+	hj_tally owed, unattributed, planned, submitted, confirmed;
+} hj_payout_totals;
+
+/* A state other than those three is -EINVAL; a sum beyond 2^128 - 1 is
+ * -ERANGE. */
+int hj_store_payout_totals(hj_store *s, hj_payout_totals *t, char *err,
+                           size_t errlen);
+
+/* The dealer_balance row (hj_store_set_balance). */
+typedef struct hj_balance_row {
+	hj_amount amount;
+	int64_t height, at;
+	char *warning; /* NULL when none; the caller frees it */
+} hj_balance_row;
+
+/* 0 with *found 1 and *b, or *found 0 when none was read yet (or the
+ * schema predates the row). */
+int hj_store_get_balance(hj_store *s, hj_balance_row *b, int *found, char *err,
+                         size_t errlen);
+
+/* A payout batch that is planned or sent (an EVM transaction when it has
+ * a nonce); address is borrowed for the callback. */
+typedef struct hj_open_batch {
+	int64_t id;
+	int sent; /* else planned */
+	int has_txid;
+	uint8_t txid[32];
+	int64_t outputs;
+	hj_amount total;
+	int64_t created_at;
+	hj_maybe_i64 nonce;
+	const char *address; /* EVM: its one output's address, or NULL */
+	int64_t versions;    /* signed versions (EVM) */
+	int has_hash;        /* the latest signed version's hash */
+	uint8_t hash[32];
+} hj_open_batch;
+
+/* Calls fn for every planned or sent batch, by id (none before schema
+ * version 2).  A non-zero return from fn stops the walk and is returned. */
+int hj_store_each_open_batch(hj_store *s,
+                             int (*fn)(void *arg, const hj_open_batch *b),
+                             void *arg, char *err, size_t errlen);
 
 #endif

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "log.h"
 #include "notify.h"
+#include "store.h"
 
 static char tmpdir[256];
 static char conf_path[300];
@@ -151,7 +152,7 @@ static void test_full_file(void **state)
 	assert_string_equal(c.state_dir, "/srv/hj/");
 	assert_string_equal(c.card_log, "/var/log/hj/cards.jsonl");
 	assert_int_equal(c.log_fsync, 0);
-	hjd_config_rules_str(&c, rs, sizeof rs);
+	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1000000000000000 "
 	                        "max_bet=1329227995784915872903807060280344576 "
 	                        "timeout_blocks=50");
@@ -184,7 +185,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
 	assert_int_equal(c.log_fsync, 1);
-	hjd_config_rules_str(&c, rs, sizeof rs);
+	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(
 	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
 	hjd_config_free(&c);
@@ -877,7 +878,7 @@ static void test_max_exposure(void **state)
 	    load(MINIMAL "max_exposure = 0\n", &c, err, sizeof err), 0);
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 0);
-	hjd_config_rules_str(&c, rs, sizeof rs);
+	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(
 	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
 	hjd_config_free(&c);
@@ -887,7 +888,7 @@ static void test_max_exposure(void **state)
 	    load(MINIMAL "max_exposure = 4000\n", &c, err, sizeof err), 0);
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 4000);
-	hjd_config_rules_str(&c, rs, sizeof rs);
+	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=100 max_exposure=4000");
 	hjd_config_free(&c);
@@ -911,7 +912,7 @@ static void test_max_exposure(void **state)
 	                 0);
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, HJ_AMOUNT_MAX);
-	hjd_config_rules_str(&c, rs, sizeof rs);
+	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=12 max_exposure="
 	                        "340282366920938463463374607431768211455");

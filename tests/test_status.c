@@ -4,9 +4,7 @@
  * payout transactions and batches planned, sent and confirmed, the
  * balance), older schemas made by SQL, then the real `hashjack` binary run
  * on them and its exit status, standard output and standard error compared
- * exactly; --json parsed back with jansson.  And the rules string of meta
- * read back (hj_dbread_rules) against the daemon's writer of it
- * (hjd_config_rules_str) for every preset.
+ * exactly; --json parsed back with jansson.
  *
  * The worst case of the open rounds is computed here from the preset's
  * numbers and the formula of game/rules.h, not by the engine.  Ages depend
@@ -33,8 +31,6 @@
 
 #include <jansson.h>
 
-#include "config.h"
-#include "dbread.h"
 #include "hex.h"
 #include "store.h"
 #include "table.h"
@@ -194,23 +190,14 @@ static void set_cursor(hj_store *s, uint64_t height, uint8_t tag)
 		fail_msg("set cursor: %s", err);
 }
 
-/* meta.rules as the daemon writes it. */
-static void rules_str(const char *preset, const char *min, const char *max,
-                      uint32_t timeout, const char *max_exposure, char *buf,
-                      size_t n, hj_rules *rules)
+/* meta.rules as the daemon writes it (hj_store_rules_str: tests/test_store.c
+ * checks that it writes back what this reads), read back into *r. */
+static void rules_of(const char *text, hj_rules *r)
 {
-	hjd_config c;
+	char err[200];
 
-	hjd_config_init(&c);
-	assert_int_equal(hj_rules_preset(preset, &c.rules), 0);
-	c.rules.min_bet = amt(min);
-	c.rules.max_bet = amt(max);
-	c.rules.timeout_blocks = timeout;
-	c.rules.max_exposure = max_exposure ? amt(max_exposure) : 0;
-	hjd_config_rules_str(&c, buf, n);
-	if (rules)
-		*rules = c.rules;
-	hjd_config_free(&c);
+	if (hj_store_rules_parse(text, r, err, sizeof err))
+		fail_msg("%s: %s", text, err);
 }
 
 /* One payout batch: planned, then (when sent) sent, then (when confirmed)
@@ -308,7 +295,12 @@ static const char *const evm_bets[] = {"1000000000000000007",
                                        "250000000000000003"};
 static const char *const ltc_bets[] = {"100000000", "12345"};
 static hj_amount evm_exposure, ltc_exposure;
-static char evm_rules[200], ltc_rules[200];
+static const char evm_rules[] = "preset=bethash min_bet=1000 "
+                                "max_bet=2000000000000000000 "
+                                "timeout_blocks=100";
+static const char ltc_rules[] = "preset=bethash min_bet=10000 "
+                                "max_bet=100000000 timeout_blocks=12 "
+                                "max_exposure=2000000000";
 
 /*
  * An EVM state at block 305: two open rounds; payouts 2 ETH confirmed
@@ -324,8 +316,7 @@ static void make_evm(const char *path, const char *balance, const char *warning)
 	hj_id x = id_hex(X), y = id_hex(Y);
 	char err[256] = "";
 
-	rules_str("bethash", "1000", "2000000000000000000", 100, NULL,
-	          evm_rules, sizeof evm_rules, &r);
+	rules_of(evm_rules, &r);
 	s = store_open(path, "evm", "evm:31337", EVM_DEALER, evm_rules);
 	t = hj_table_new(&r);
 	assert_non_null(t);
@@ -369,8 +360,7 @@ static void make_ltc(const char *path, const char *balance, const char *warning)
 	hj_id p = id_hex(P86), q = id_hex(PDOC);
 	char err[256] = "";
 
-	rules_str("bethash", "10000", "100000000", 12, "2000000000", ltc_rules,
-	          sizeof ltc_rules, &r);
+	rules_of(ltc_rules, &r);
 	s = store_open(path, "bitcoin", LTC_CHAIN, LTC_DEALER, ltc_rules);
 	t = hj_table_new(&r);
 	assert_non_null(t);
@@ -1070,122 +1060,6 @@ static void test_json_ltc(void **state)
 	json_decref(j);
 }
 
-/* parse(format(r)) == r for every preset, with and without a limit, at
- * the edges of each field. */
-static void test_rules_round_trip(void **state)
-{
-	static const struct {
-		const char *min, *max, *exposure;
-		uint32_t timeout;
-	} lim[] = {
-	    {"1", "1", NULL, 1},
-	    {"1000", "1000000000000000000", NULL, 100},
-	    {"10000", "100000000", "2000000000", 12},
-	    /* 2^120 and four of them. */
-	    {"1", "1329227995784915872903807060280344576",
-	     "5316911983139663491615228241121378304", 4294967295u},
-	};
-	char s[200], again[200], err[200];
-	hj_rules want, got;
-
-	(void)state;
-	for (size_t p = 0; hj_preset_names[p]; p++) {
-		for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
-			rules_str(hj_preset_names[p], lim[i].min, lim[i].max,
-			          lim[i].timeout, lim[i].exposure, s, sizeof s,
-			          &want);
-			memset(&got, 0xa5, sizeof got);
-			if (hj_dbread_rules(s, &got, err, sizeof err))
-				fail_msg("%s: %s", s, err);
-			assert_string_equal(got.preset, want.preset);
-			assert_int_equal(got.bj_num, want.bj_num);
-			assert_int_equal(got.bj_den, want.bj_den);
-			assert_int_equal(got.ins_pays, want.ins_pays);
-			assert_int_equal(got.h17, want.h17);
-			assert_int_equal(got.double_hard_totals,
-			                 want.double_hard_totals);
-			assert_int_equal(got.double_after_split,
-			                 want.double_after_split);
-			assert_int_equal(got.max_hands, want.max_hands);
-			assert_int_equal(got.split_aces, want.split_aces);
-			assert_int_equal(got.split_by_value,
-			                 want.split_by_value);
-			assert_int_equal(got.late_surrender,
-			                 want.late_surrender);
-			assert_true(got.min_bet == want.min_bet);
-			assert_true(got.max_bet == want.max_bet);
-			assert_int_equal(got.timeout_blocks,
-			                 want.timeout_blocks);
-			assert_true(got.max_exposure == want.max_exposure);
-			/* And format(parse(s)) == s. */
-			{
-				hjd_config c;
-
-				hjd_config_init(&c);
-				c.rules = got;
-				hjd_config_rules_str(&c, again, sizeof again);
-				hjd_config_free(&c);
-			}
-			assert_string_equal(again, s);
-		}
-	}
-}
-
-/* Only the canonical form is read; the reason names the place. */
-static void test_rules_refused(void **state)
-{
-	static const struct {
-		const char *s, *why;
-	} bad[] = {
-	    {"", "expected \"preset=\" at offset 0"},
-	    {"bethash min=1 max=5", "expected \"preset=\" at offset 0"},
-	    {"preset=bethash min_bet=1 max_bet=5",
-	     "expected a space at offset 34"},
-	    {"preset=bethash  min_bet=1 max_bet=5 timeout_blocks=1",
-	     "expected \"min_bet=\" at offset 15"},
-	    {"preset=bethash min_bet=01 max_bet=5 timeout_blocks=1",
-	     "min_bet: \"01\" is not a canonical decimal"},
-	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 ",
-	     "expected \"max_exposure=\" at offset 52"},
-	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
-	     "max_exposure=0",
-	     "max_exposure: 0 is never written (no limit leaves the key "
-	     "out)"},
-	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
-	     "max_exposure=20 x=1",
-	     "unexpected text at offset 67"},
-	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=4294967296",
-	     "timeout_blocks: above 4294967295"},
-	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=0",
-	     "timeout_blocks must be at least 1"},
-	    {"preset=bethash min_bet=5 max_bet=1 timeout_blocks=1",
-	     "max_bet is below min_bet"},
-	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
-	     "max_exposure=19",
-	     "max_exposure 19 is below 20, the worst-case return of one "
-	     "max_bet Bet"},
-	    {"preset=Bethash min_bet=1 max_bet=5 timeout_blocks=1",
-	     "preset \"Bethash\": not a preset this hashjack knows"},
-	    {"preset= min_bet=1 max_bet=5 timeout_blocks=1",
-	     "preset \"\": not a preset this hashjack knows"},
-	};
-	hj_rules r, before;
-	char err[200];
-
-	(void)state;
-	memset(&r, 0x5a, sizeof r);
-	before = r;
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		err[0] = '\0';
-		assert_int_equal(hj_dbread_rules(bad[i].s, &r, err, sizeof err),
-		                 -EINVAL);
-		if (strcmp(err, bad[i].why) != 0)
-			fail_msg("\"%s\": \"%s\", want \"%s\"", bad[i].s, err,
-			         bad[i].why);
-		assert_memory_equal(&r, &before, sizeof r);
-	}
-}
-
 /* --state-dir DIR (and ledger's --state), $STATE_DIRECTORY's first
  * entry, and --db over the environment. */
 static const char *state_db;
@@ -1413,8 +1287,6 @@ int main(void)
 	    cmocka_unit_test(test_rules_unknown),
 	    cmocka_unit_test(test_json_evm),
 	    cmocka_unit_test(test_json_ltc),
-	    cmocka_unit_test(test_rules_round_trip),
-	    cmocka_unit_test(test_rules_refused),
 	    cmocka_unit_test(test_state_directory),
 	    cmocka_unit_test(test_help),
 	    cmocka_unit_test(test_usage_errors),

@@ -1,6 +1,8 @@
 /*
  * The daemon's SQLite state (daemon/store.c) through its API, with a raw
- * sqlite3 connection to look at and damage what it wrote.
+ * sqlite3 connection to look at and damage what it wrote; and the reader
+ * the `hashjack` tool uses (hj_store_read and the typed reads): exact
+ * values, every schema version read as it is, and no trace left.
  *
  * Rounds come from the real table: a small driver below plays random blocks
  * and records every event the way the daemon does (transactions, refunds,
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1910,6 +1913,29 @@ static int see_version(void *arg, const hj_tx_version *v)
 			hj_store_rollback(s);                                  \
 	} while (0)
 
+/* An EVM transaction's plan: one output, nonce 7, gas limit 21000,
+ * planned at block 9, with its first signed version v (raw's 3 bytes,
+ * fees 20 and 1; the caller sets its hash). */
+static void evm_plan(hj_tx_version *v, hj_batch_plan *pl, const uint8_t *raw,
+                     const hj_batch_output *out, const char *const *ids,
+                     size_t nids)
+{
+	*v = (hj_tx_version){.raw = raw,
+	                     .raw_len = 3,
+	                     .max_fee = 20,
+	                     .priority_fee = 1,
+	                     .signed_at = 1700000001};
+	*pl = (hj_batch_plan){.height = 9,
+	                      .now = 1700000000,
+	                      .outs = out,
+	                      .nouts = 1,
+	                      .payouts = ids,
+	                      .npayouts = nids,
+	                      .version = v,
+	                      .nonce = 7,
+	                      .gas_limit = 21000};
+}
+
 /* EVM: a batch is one transaction with a nonce and its signed versions;
  * nonces are never reused; the payouts carry the nonce once submitted and
  * lose it when reverted; the cost is kept once confirmed. */
@@ -1921,20 +1947,8 @@ static void test_evm_transactions(void **state)
 	const char *ids[2] = {"refund:31", "refund:32"};
 	const char *ids2[1] = {"return:34:0"};
 	uint8_t raw[3] = {2, 1, 0}, hash[32];
-	hj_tx_version v = {.raw = raw,
-	                   .raw_len = 3,
-	                   .max_fee = 20,
-	                   .priority_fee = 1,
-	                   .signed_at = 1700000001};
-	hj_batch_plan pl = {.height = 9,
-	                    .now = 1700000000,
-	                    .outs = &out,
-	                    .nouts = 1,
-	                    .payouts = ids,
-	                    .npayouts = 2,
-	                    .version = &v,
-	                    .nonce = 7,
-	                    .gas_limit = 21000};
+	hj_tx_version v;
+	hj_batch_plan pl;
 	struct versions w = {0};
 	hj_batch b[2];
 	size_t n = 0;
@@ -1944,6 +1958,7 @@ static void test_evm_transactions(void **state)
 	sqlite3 *db;
 
 	(void)state;
+	evm_plan(&v, &pl, raw, &out, ids, 2);
 	settle_fixture(s);
 	memset(v.hash, 0x71, 32);
 	assert_int_equal(hj_store_next_nonce(s, &next, err, sizeof err), 0);
@@ -2149,6 +2164,886 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
+/* ---- reading without disturbing the daemon (hj_store_read) ---- */
+
+/* A file as it is: whether it exists, and its identity, size, times and
+ * bytes. */
+struct file_snap {
+	int exists;
+	struct stat st;
+	char *bytes;
+	size_t n;
+};
+
+static void file_snap(const char *path, struct file_snap *f)
+{
+	FILE *fp;
+
+	memset(f, 0, sizeof *f);
+	if (stat(path, &f->st) != 0) {
+		assert_int_equal(errno, ENOENT);
+		return;
+	}
+	f->exists = 1;
+	f->n = (size_t)f->st.st_size;
+	f->bytes = malloc(f->n + 1);
+	assert_non_null(f->bytes);
+	fp = fopen(path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fread(f->bytes, 1, f->n, fp), f->n);
+	fclose(fp);
+}
+
+/* path is as before was taken: same file, modification time, size and
+ * bytes.  (Not the change time: SQLite run as root sets the owner of a
+ * WAL it opens to the database's, even when it already is.) */
+static void file_same(const char *path, struct file_snap *before)
+{
+	struct file_snap now;
+
+	file_snap(path, &now);
+	if (now.exists != before->exists)
+		fail_msg("%s %s", path,
+		         now.exists ? "appeared" : "disappeared");
+	if (now.exists) {
+		assert_int_equal(now.st.st_ino, before->st.st_ino);
+		assert_int_equal(now.st.st_size, before->st.st_size);
+		assert_int_equal(now.st.st_mtim.tv_sec,
+		                 before->st.st_mtim.tv_sec);
+		assert_int_equal(now.st.st_mtim.tv_nsec,
+		                 before->st.st_mtim.tv_nsec);
+		assert_memory_equal(now.bytes, before->bytes, now.n);
+	}
+	free(now.bytes);
+	free(before->bytes);
+	before->bytes = NULL;
+}
+
+/* The database, its -wal and its -shm. */
+struct db_snap {
+	char wal[160], shm[160];
+	struct file_snap db, w, s;
+};
+
+static void db_snap(const char *path, struct db_snap *d)
+{
+	snprintf(d->wal, sizeof d->wal, "%s-wal", path);
+	snprintf(d->shm, sizeof d->shm, "%s-shm", path);
+	file_snap(path, &d->db);
+	file_snap(d->wal, &d->w);
+	file_snap(d->shm, &d->s);
+}
+
+/* The database and its WAL unchanged; the -shm neither appeared nor went
+ * (its bytes are shared memory, where readers take their read marks). */
+static void db_same(const char *path, struct db_snap *d)
+{
+	file_same(path, &d->db);
+	file_same(d->wal, &d->w);
+	assert_int_equal(access(d->shm, F_OK) == 0, d->s.exists);
+	free(d->s.bytes);
+}
+
+/* Reads path with fn, which must succeed. */
+static void read_ok(const char *path, hj_store_read_fn fn, void *arg)
+{
+	char err[512] = "";
+	int rc = hj_store_read(path, fn, NULL, arg, err, sizeof err);
+
+	if (rc != 0)
+		fail_msg("read %s: %d: %s", path, rc, err);
+}
+
+/* The ids a payout walk gave, and its first row. */
+struct walk {
+	char ids[512];
+	unsigned n, stop_at; /* return 7 at this call (from 1); 0 never */
+	hj_payout_row first;
+	char first_id[32], first_kind[16], first_state[16];
+};
+
+static int walk_payout(void *arg, const hj_payout_row *p)
+{
+	struct walk *w = arg;
+	size_t o = strlen(w->ids);
+
+	if (w->n++ == 0) {
+		w->first = *p;
+		snprintf(w->first_id, sizeof w->first_id, "%s", p->id);
+		snprintf(w->first_kind, sizeof w->first_kind, "%s", p->kind);
+		snprintf(w->first_state, sizeof w->first_state, "%s", p->state);
+	}
+	snprintf(w->ids + o, sizeof w->ids - o, "%s%s", o ? " " : "", p->id);
+	return w->n == w->stop_at ? 7 : 0;
+}
+
+/* The ids f selects, in the walk's order. */
+static const char *select_ids(hj_store *s, const hj_payout_filter *f,
+                              struct walk *w)
+{
+	char err[256] = "";
+
+	memset(w, 0, sizeof *w);
+	if (hj_store_each_payout(s, f, walk_payout, w, err, sizeof err))
+		fail_msg("each payout: %s", err);
+	return w->ids;
+}
+
+struct batches {
+	hj_open_batch b[4];
+	char address[4][16];
+	unsigned n;
+};
+
+static int take_batch(void *arg, const hj_open_batch *b)
+{
+	struct batches *v = arg;
+
+	assert_true(v->n < 4);
+	v->b[v->n] = *b;
+	snprintf(v->address[v->n], sizeof v->address[0], "%s",
+	         b->address ? b->address : "(none)");
+	v->b[v->n].address = NULL; /* borrowed: gone after the call */
+	v->n++;
+	return 0;
+}
+
+static void tally_is(const hj_tally *t, uint64_t n, hj_amount sum)
+{
+	assert_int_equal(t->n, n);
+	assert_true(t->sum == sum);
+}
+
+/*
+ * settle_fixture's payouts, then refund:31 paid by EVM transaction 1
+ * (nonce 7, two signed versions, sent at tip 10), refund:32 in planned
+ * transaction 2 (nonce 8), a cursor at block 41 and a balance.
+ */
+static void typed_fixture(const char *path)
+{
+	hj_store *s = open_ok(path);
+	hj_batch_output out = {"0xaa", 100}, out2 = {"0xaa", 200};
+	const char *ids[1] = {"refund:31"}, *ids2[1] = {"refund:32"};
+	uint8_t raw[3] = {2, 1, 0}, hash[32];
+	hj_tx_version v;
+	hj_batch_plan pl;
+	hj_cursor c;
+	int64_t id = 0, id2 = 0;
+
+	evm_plan(&v, &pl, raw, &out, ids, 1);
+	settle_fixture(s);
+	cursor_of(41, &c);
+	WRITE(s, 0, hj_store_set_cursor(s, &c, e_, sizeof e_));
+	memset(v.hash, 0x71, 32);
+	WRITE(s, 0, hj_store_plan_batch(s, &pl, &id, e_, sizeof e_));
+	memset(v.hash, 0x72, 32);
+	WRITE(s, 0, hj_store_add_version(s, id, &v, e_, sizeof e_));
+	memset(hash, 0x72, 32);
+	WRITE(s, 0,
+	      hj_store_batch_sent(s, id, hash, 10, 1700000002, e_, sizeof e_));
+	memset(v.hash, 0x73, 32);
+	pl.outs = &out2;
+	pl.payouts = ids2;
+	pl.nonce = 8;
+	pl.now = 1700000100;
+	WRITE(s, 0, hj_store_plan_batch(s, &pl, &id2, e_, sizeof e_));
+	WRITE(s, 0,
+	      hj_store_set_balance(s, 123456, 14, 1700000004, "LOW", e_,
+	                           sizeof e_));
+	assert_int_equal(id, 1);
+	assert_int_equal(id2, 2);
+	hj_store_close(s);
+}
+
+static int read_typed(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	hj_id aa = {.len = 20}, round34 = {.len = 32};
+	hj_cursor c;
+	hj_meta_row m;
+	hj_payout_totals t;
+	hj_balance_row bal;
+	struct batches v = {0};
+	struct walk w;
+	uint64_t n = 0, height = 0;
+	uint8_t hash[32];
+	int found = 0;
+
+	(void)arg;
+	memset(aa.b, 0xaa, 20);
+	memset(round34.b, 0x34, 32);
+	assert_int_equal(hj_store_version(s), 3);
+
+	assert_int_equal(hj_store_get_meta(s, &m, &found, err, errlen), 0);
+	assert_int_equal(found, 1);
+	assert_string_equal(m.family, META.family);
+	assert_string_equal(m.chain, META.chain);
+	assert_string_equal(m.dealer, META.dealer);
+	assert_string_equal(m.rules, META.rules);
+	hj_meta_row_clear(&m);
+	assert_null(m.family);
+
+	assert_int_equal(hj_store_count_payouts(s, &n, err, errlen), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(
+	    hj_store_last_block(s, &height, hash, &found, err, errlen), 0);
+	cursor_of(41, &c);
+	assert_int_equal(found, 1);
+	assert_int_equal(height, 41);
+	assert_memory_equal(hash, c.hash, 32);
+
+	/* Every payout, oldest debt first, and every filter. */
+	assert_string_equal(select_ids(s, NULL, &w),
+	                    "refund:31 refund:32 refund:33 return:34:0");
+	assert_string_equal(w.first_id, "refund:31");
+	assert_string_equal(w.first_kind, "refund");
+	assert_string_equal(w.first_state, "submitted");
+	assert_int_equal(w.first.has_recipient, 1);
+	assert_true(hj_id_eq(&w.first.recipient, &aa));
+	assert_true(w.first.amount == 100);
+	assert_int_equal(w.first.round.len, 0);
+	assert_int_equal(w.first.hand.set, 0);
+	assert_int_equal(w.first.txid.len, 32);
+	assert_int_equal(w.first.txid.b[0], 0x31);
+	assert_int_equal(w.first.created_height, 5);
+	assert_int_equal(w.first.submitted_txid.len, 32);
+	assert_int_equal(w.first.submitted_txid.b[31], 0x72);
+	assert_true(w.first.nonce.set && w.first.nonce.v == 7);
+	assert_true(w.first.submitted_height.set &&
+	            w.first.submitted_height.v == 10);
+	assert_true(w.first.submitted_at.set &&
+	            w.first.submitted_at.v == 1700000002);
+	assert_int_equal(w.first.confirmed_height.set, 0);
+	assert_string_equal(
+	    select_ids(s, &(hj_payout_filter){.state = "owed"}, &w),
+	    "refund:32 refund:33 return:34:0");
+	assert_string_equal(
+	    select_ids(s, &(hj_payout_filter){.kind = "return"}, &w),
+	    "return:34:0");
+	assert_true(w.first.hand.set && w.first.hand.v == 0);
+	assert_true(hj_id_eq(&w.first.round, &round34));
+	assert_string_equal(
+	    select_ids(s, &(hj_payout_filter){.round = &round34}, &w),
+	    "return:34:0");
+	assert_string_equal(
+	    select_ids(s, &(hj_payout_filter){.recipient = &aa}, &w),
+	    "refund:31 refund:32");
+	assert_string_equal(
+	    select_ids(s, &(hj_payout_filter){.unattributed = 1}, &w),
+	    "refund:33");
+	assert_int_equal(w.first.has_recipient, 0);
+	assert_string_equal(
+	    select_ids(
+	        s, &(hj_payout_filter){.state = "owed", .recipient = &aa}, &w),
+	    "refund:32");
+	assert_string_equal(
+	    select_ids(s, &(hj_payout_filter){.state = "confirmed"}, &w), "");
+	/* The callback's return stops the walk and is returned. */
+	memset(&w, 0, sizeof w);
+	w.stop_at = 2;
+	assert_int_equal(
+	    hj_store_each_payout(s, NULL, walk_payout, &w, err, errlen), 7);
+	assert_int_equal(w.n, 2);
+
+	assert_int_equal(hj_store_payout_totals(s, &t, err, errlen), 0);
+	tally_is(&t.owed, 3, 4500);
+	tally_is(&t.unattributed, 1, 300);
+	tally_is(&t.planned, 1, 200);
+	tally_is(&t.submitted, 1, 100);
+	tally_is(&t.confirmed, 0, 0);
+
+	assert_int_equal(hj_store_get_balance(s, &bal, &found, err, errlen), 0);
+	assert_int_equal(found, 1);
+	assert_true(bal.amount == 123456);
+	assert_int_equal(bal.height, 14);
+	assert_int_equal(bal.at, 1700000004);
+	assert_string_equal(bal.warning, "LOW");
+	free(bal.warning);
+
+	assert_int_equal(
+	    hj_store_each_open_batch(s, take_batch, &v, err, errlen), 0);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.b[0].id, 1);
+	assert_int_equal(v.b[0].sent, 1);
+	assert_int_equal(v.b[0].has_txid, 1);
+	assert_int_equal(v.b[0].txid[0], 0x72);
+	assert_int_equal(v.b[0].outputs, 1);
+	assert_true(v.b[0].total == 100);
+	assert_int_equal(v.b[0].created_at, 1700000000);
+	assert_true(v.b[0].nonce.set && v.b[0].nonce.v == 7);
+	assert_string_equal(v.address[0], "0xaa");
+	assert_int_equal(v.b[0].versions, 2);
+	assert_int_equal(v.b[0].has_hash, 1);
+	assert_int_equal(v.b[0].hash[0], 0x72);
+	assert_int_equal(v.b[1].id, 2);
+	assert_int_equal(v.b[1].sent, 0);
+	assert_int_equal(v.b[1].has_txid, 0);
+	assert_true(v.b[1].total == 200);
+	assert_int_equal(v.b[1].created_at, 1700000100);
+	assert_true(v.b[1].nonce.set && v.b[1].nonce.v == 8);
+	assert_int_equal(v.b[1].versions, 1);
+	assert_int_equal(v.b[1].hash[0], 0x73);
+	return 0;
+}
+
+/* After transaction 1 is confirmed: the totals and the open ones. */
+static int read_confirmed(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	struct batches v = {0};
+	hj_payout_totals t;
+
+	(void)arg;
+	assert_int_equal(hj_store_payout_totals(s, &t, err, errlen), 0);
+	tally_is(&t.submitted, 0, 0);
+	tally_is(&t.confirmed, 1, 100);
+	assert_int_equal(
+	    hj_store_each_open_batch(s, take_batch, &v, err, errlen), 0);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.b[0].id, 2);
+	return 0;
+}
+
+/* Every typed read, exact values, on what the store's writes made. */
+static void test_read_typed(void **state)
+{
+	const char *path = db_path("typed.db");
+	hj_store *s;
+
+	(void)state;
+	typed_fixture(path);
+	read_ok(path, read_typed, NULL);
+	s = open_ok(path);
+	WRITE(s, 0, hj_store_batch_confirmed(s, 1, 12, e_, sizeof e_));
+	hj_store_close(s);
+	read_ok(path, read_confirmed, NULL);
+}
+
+/* The rounds read back are the table's, in its order. */
+struct rounds_seen {
+	const hj_table *want;
+	size_t n;
+	uint64_t owed_n;
+	hj_amount owed;
+};
+
+static int same_round(void *arg, const hj_round *r)
+{
+	struct rounds_seen *v = arg;
+	uint8_t a[HJ_ROUND_ENCODED_MAX], b[HJ_ROUND_ENCODED_MAX];
+	size_t na, nb;
+
+	assert_true(v->n < hj_table_count(v->want));
+	na = hj_round_encode(hj_table_round(v->want, v->n), a);
+	nb = hj_round_encode(r, b);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	v->n++;
+	return 0;
+}
+
+static int read_rounds(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	struct rounds_seen *v = arg;
+	hj_payout_totals t;
+	uint64_t height = 0;
+	uint8_t hash[32];
+	int found = 0;
+
+	assert_int_equal(hj_store_each_round(s, same_round, v, err, errlen), 0);
+	assert_int_equal(v->n, hj_table_count(v->want));
+	assert_int_equal(hj_store_payout_totals(s, &t, err, errlen), 0);
+	tally_is(&t.owed, v->owed_n, v->owed);
+	assert_int_equal(
+	    hj_store_last_block(s, &height, hash, &found, err, errlen), 0);
+	assert_int_equal(found, 1);
+	return 0;
+}
+
+static void test_read_rounds(void **state)
+{
+	const char *path = db_path("read-rounds.db");
+	hj_store *s = open_ok(path);
+	struct rounds_seen v = {0};
+	char err[256] = "";
+	play p;
+
+	(void)state;
+	play_init(&p, s, 0x5eed);
+	for (int b = 0; b < 6; b++)
+		if (play_batch(&p, 20) != 0)
+			fail_msg("batch: %s", p.err);
+	assert_true(hj_table_count(p.t) > 1);
+	assert_int_equal(hj_store_owed(s, &v.owed_n, &v.owed, err, sizeof err),
+	                 0);
+	assert_true(v.owed_n > 0);
+	hj_store_close(s);
+	v.want = p.t;
+	read_ok(path, read_rounds, &v);
+	hj_table_free(p.t);
+}
+
+/* What each schema version has, read as it is. */
+struct old_read {
+	int version;
+	unsigned batches;
+	hj_open_batch b;
+};
+
+static int read_old(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	struct old_read *o = arg;
+	struct batches v = {0};
+	hj_payout_totals t;
+	hj_balance_row bal;
+	struct walk w;
+	int found = 7;
+
+	assert_int_equal(hj_store_version(s), o->version);
+	assert_string_equal(select_ids(s, NULL, &w),
+	                    "refund:31 refund:32 refund:33 return:34:0");
+	assert_int_equal(hj_store_payout_totals(s, &t, err, errlen), 0);
+	tally_is(&t.owed, 4, 4600);
+	tally_is(&t.unattributed, 1, 300);
+	/* Version 1 has no batches: nothing is planned. */
+	tally_is(&t.planned, o->batches, o->batches ? 100 : 0);
+	assert_int_equal(hj_store_get_balance(s, &bal, &found, err, errlen), 0);
+	assert_int_equal(found, 0);
+	assert_null(bal.warning);
+	assert_int_equal(
+	    hj_store_each_open_batch(s, take_batch, &v, err, errlen), 0);
+	assert_int_equal(v.n, o->batches);
+	if (v.n)
+		o->b = v.b[0];
+	return 0;
+}
+
+/* Versions 1 and 2 are read without being migrated: no table created,
+ * the version unchanged, no byte of the file written. */
+static void test_read_old_schemas(void **state)
+{
+	const char *v1 = db_path("read-v1.db"), *v2 = db_path("read-v2.db");
+	hj_batch_output out = {"tr-aa", 100};
+	const char *ids[1] = {"refund:31"};
+	struct old_read o = {.version = 1};
+	struct db_snap snap;
+	hj_store *s;
+	sqlite3 *db;
+
+	(void)state;
+	s = open_ok(v1);
+	settle_fixture(s);
+	hj_store_close(s);
+	db = raw_open(v1);
+	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
+	             "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
+	             "DROP TABLE settlement; PRAGMA user_version = 1");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	db_snap(v1, &snap);
+	assert_false(snap.w.exists);
+	read_ok(v1, read_old, &o);
+	db_same(v1, &snap);
+
+	s = open_ok(v2);
+	settle_fixture(s);
+	plan(s, &out, 1, ids, 1, 0);
+	hj_store_close(s);
+	db = raw_open(v2);
+	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP INDEX payout_batches_nonce; "
+	             "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
+	             "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
+	             "payout_batches DROP COLUMN gas_used; ALTER TABLE "
+	             "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	db_snap(v2, &snap);
+	o = (struct old_read){.version = 2, .batches = 1};
+	read_ok(v2, read_old, &o);
+	db_same(v2, &snap);
+	/* A version 2 batch: no nonce, no signed versions. */
+	assert_int_equal(o.b.sent, 0);
+	assert_true(o.b.total == 100);
+	assert_int_equal(o.b.nonce.set, 0);
+	assert_int_equal(o.b.versions, 0);
+	assert_int_equal(o.b.has_hash, 0);
+}
+
+static int read_count(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	return hj_store_count_payouts(s, arg, err, errlen);
+}
+
+/* A payout of refund_of's shape for the transaction tag, recorded and
+ * committed, or left uncommitted. */
+static void add_refund(hj_store *s, uint8_t tag, int commit)
+{
+	hj_action a = simple_tx(tag, 9);
+	char id[32], err[256] = "";
+	hj_payout p;
+
+	snprintf(id, sizeof id, "refund:%02x", tag);
+	p = refund_of(&a, id, 9);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_add_tx(s, 5, &a, "rejected", HJ_R_NO_ROUND,
+	                                 NULL, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_store_add_payout(s, &p, err, sizeof err), 0);
+	if (commit)
+		assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+}
+
+/*
+ * The three states a reader meets the daemon in.  Stopped (no -wal): no
+ * file appears, none changes.  In the middle of a batch (a write
+ * transaction open): the last commit is read, the database and its WAL
+ * stay as they are.  Killed after a commit (the commit only in the WAL):
+ * the commit is read and not checkpointed into the database file.
+ */
+static void test_read_leaves_no_trace(void **state)
+{
+	const char *path = db_path("trace.db"), *crashed = db_path("crash.db");
+	struct db_snap snap;
+	uint64_t n = 0;
+	hj_store *s;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	s = open_ok(path);
+	settle_fixture(s);
+	hj_store_close(s);
+	db_snap(path, &snap);
+	assert_false(snap.w.exists);
+	assert_false(snap.s.exists);
+	read_ok(path, read_count, &n);
+	assert_int_equal(n, 4);
+	db_same(path, &snap);
+
+	s = open_ok(path);
+	add_refund(s, 0x41, 0);
+	db_snap(path, &snap);
+	assert_true(snap.w.exists);
+	read_ok(path, read_count, &n);
+	assert_int_equal(n, 4);
+	db_same(path, &snap);
+	hj_store_rollback(s);
+	hj_store_close(s);
+
+	s = open_ok(crashed);
+	settle_fixture(s);
+	hj_store_close(s);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		s = NULL;
+		if (hj_store_open(crashed, &s, NULL, 0))
+			_exit(2);
+		add_refund(s, 0x42, 1);
+		_exit(0); /* no close: the WAL stays as a crash leaves it */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	db_snap(crashed, &snap);
+	assert_true(snap.w.exists);
+	read_ok(crashed, read_count, &n);
+	assert_int_equal(n, 5);
+	db_same(crashed, &snap);
+}
+
+struct refusal {
+	int calls, resets;
+	int ret; /* what the callback returns */
+};
+
+static int refuse_read(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	struct refusal *r = arg;
+
+	(void)s;
+	(void)err;
+	(void)errlen;
+	r->calls++;
+	return r->ret;
+}
+
+static void count_reset(void *arg)
+{
+	((struct refusal *)arg)->resets++;
+}
+
+/* Reads path and expects ret, err holding want; the callback runs when
+ * calls says so. */
+static void expect_read(const char *path, int ret, const char *want, int calls)
+{
+	struct refusal r = {0};
+	char err[512] = "";
+	int rc;
+
+	rc = hj_store_read(path, refuse_read, count_reset, &r, err, sizeof err);
+	if (rc != ret)
+		fail_msg("%s: %d, want %d: %s", path, rc, ret, err);
+	if (want != NULL && strstr(err, want) == NULL)
+		fail_msg("%s: \"%s\", want \"%s\"", path, err, want);
+	assert_int_equal(r.calls, calls);
+	assert_int_equal(r.resets, 1);
+}
+
+static int read_damaged(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	struct walk w = {0};
+
+	(void)arg;
+	return hj_store_each_payout(s, NULL, walk_payout, &w, err, errlen);
+}
+
+/* A callback that changes the file under an immutable read: the daemon
+ * started and wrote meanwhile. */
+static int read_while_written(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	struct refusal *r = arg;
+	sqlite3 *db = raw_open(db_path("ro-moving.db"));
+
+	(void)s;
+	(void)err;
+	(void)errlen;
+	r->calls++;
+	raw_exec(db, "UPDATE cursor SET log_offset = log_offset + 1");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	return 0;
+}
+
+/* Files that are not the daemon's database, or not readable as it: the
+ * reason, and nothing created. */
+static void test_read_refused(void **state)
+{
+	char missing[128], empty[128], text[128], other[128], newer[128];
+	char bad[128], moving[128], err[512] = "", want[300];
+	struct refusal r = {0};
+	hj_store *s;
+	hj_cursor c;
+	sqlite3 *db;
+	FILE *f;
+
+	(void)state;
+	/* db_path's buffers are few: copies. */
+	snprintf(missing, sizeof missing, "%s", db_path("ro-missing.db"));
+	snprintf(empty, sizeof empty, "%s", db_path("ro-empty.db"));
+	snprintf(text, sizeof text, "%s", db_path("ro-text.db"));
+	snprintf(other, sizeof other, "%s", db_path("ro-other.db"));
+	snprintf(newer, sizeof newer, "%s", db_path("ro-newer.db"));
+	snprintf(bad, sizeof bad, "%s", db_path("ro-bad.db"));
+	snprintf(moving, sizeof moving, "%s", db_path("ro-moving.db"));
+	expect_read(missing, -ENOENT, "No such file or directory", 0);
+	assert_int_not_equal(access(missing, F_OK), 0);
+	expect_read(tmpdir, -ENOENT, "Is a directory", 0);
+	f = fopen(empty, "w");
+	assert_non_null(f);
+	fclose(f);
+	expect_read(empty, -EINVAL, "an empty file", 0);
+	f = fopen(text, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 200; i++)
+		fputs("a card log, not a database\n", f);
+	fclose(f);
+	expect_read(text, -EINVAL, "not an SQLite database", 0);
+	db = raw_open(other);
+	raw_exec(db, "CREATE TABLE notes (t TEXT)");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	expect_read(other, -EINVAL, "no tables \"meta\" and \"payouts\"", 0);
+	hj_store_close(open_ok(newer));
+	db = raw_open(newer);
+	raw_exec(db, "PRAGMA user_version = 4");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	expect_read(newer, -EINVAL, "schema version 4 was written by a newer",
+	            0);
+
+	/* The callback's return, whatever it is, is the read's. */
+	s = open_ok(bad);
+	settle_fixture(s);
+	hj_store_close(s);
+	expect_read(bad, 0, NULL, 1);
+	r.ret = 42;
+	assert_int_equal(
+	    hj_store_read(bad, refuse_read, NULL, &r, err, sizeof err), 42);
+	/* A column that does not hold what the schema says. */
+	db = raw_open(bad);
+	raw_exec(db, "UPDATE payouts SET nonce = 'seven' WHERE id = "
+	             "'refund:32'");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	assert_int_equal(
+	    hj_store_read(bad, read_damaged, NULL, NULL, err, sizeof err),
+	    -EINVAL);
+	snprintf(want, sizeof want,
+	         "%s: payout \"refund:32\": column nonce does not hold what "
+	         "the schema says (docs/STATE.md)",
+	         bad);
+	assert_string_equal(err, want);
+
+	/* Changed under every attempt: started over, then given up. */
+	s = open_ok(moving);
+	cursor_of(3, &c);
+	WRITE(s, 0, hj_store_set_cursor(s, &c, e_, sizeof e_));
+	hj_store_close(s);
+	r = (struct refusal){0};
+	assert_int_equal(hj_store_read(moving, read_while_written, count_reset,
+	                               &r, err, sizeof err),
+	                 -EAGAIN);
+	assert_int_equal(r.calls, 3);
+	assert_int_equal(r.resets, 3);
+	assert_non_null(strstr(err, "changed while it was read (3 times)"));
+}
+
+/* ---- meta.rules ---- */
+
+static hj_amount amt(const char *s)
+{
+	hj_amount v;
+
+	assert_int_equal(hj_amount_parse(s, strlen(s), &v), 0);
+	return v;
+}
+
+/* meta.rules of a preset with these limits, and the rules themselves. */
+static void rules_str(const char *preset, const char *min, const char *max,
+                      uint32_t timeout, const char *max_exposure, char *buf,
+                      size_t n, hj_rules *rules)
+{
+	hj_rules r;
+
+	assert_int_equal(hj_rules_preset(preset, &r), 0);
+	r.min_bet = amt(min);
+	r.max_bet = amt(max);
+	r.timeout_blocks = timeout;
+	r.max_exposure = max_exposure ? amt(max_exposure) : 0;
+	hj_store_rules_str(&r, buf, n);
+	if (rules)
+		*rules = r;
+}
+
+/* The writer's exact form, with and without a limit. */
+static void test_rules_written(void **state)
+{
+	char s[200];
+
+	(void)state;
+	rules_str("bethash", "1", "1000", 100, NULL, s, sizeof s, NULL);
+	assert_string_equal(
+	    s, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
+	rules_str("bethash", "10000", "100000000", 12, MAX_DEC, s, sizeof s,
+	          NULL);
+	assert_string_equal(s, "preset=bethash min_bet=10000 max_bet=100000000 "
+	                       "timeout_blocks=12 max_exposure=" MAX_DEC);
+}
+
+/* parse(format(r)) == r for every preset, with and without a limit, at
+ * the edges of each field. */
+static void test_rules_round_trip(void **state)
+{
+	static const struct {
+		const char *min, *max, *exposure;
+		uint32_t timeout;
+	} lim[] = {
+	    {"1", "1", NULL, 1},
+	    {"1000", "1000000000000000000", NULL, 100},
+	    {"10000", "100000000", "2000000000", 12},
+	    /* 2^120 and four of them. */
+	    {"1", "1329227995784915872903807060280344576",
+	     "5316911983139663491615228241121378304", 4294967295u},
+	};
+	char s[200], again[200], err[200];
+	hj_rules want, got;
+
+	(void)state;
+	for (size_t p = 0; hj_preset_names[p]; p++) {
+		for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+			rules_str(hj_preset_names[p], lim[i].min, lim[i].max,
+			          lim[i].timeout, lim[i].exposure, s, sizeof s,
+			          &want);
+			memset(&got, 0xa5, sizeof got);
+			if (hj_store_rules_parse(s, &got, err, sizeof err))
+				fail_msg("%s: %s", s, err);
+			assert_string_equal(got.preset, want.preset);
+			assert_int_equal(got.bj_num, want.bj_num);
+			assert_int_equal(got.bj_den, want.bj_den);
+			assert_int_equal(got.ins_pays, want.ins_pays);
+			assert_int_equal(got.h17, want.h17);
+			assert_int_equal(got.double_hard_totals,
+			                 want.double_hard_totals);
+			assert_int_equal(got.double_after_split,
+			                 want.double_after_split);
+			assert_int_equal(got.max_hands, want.max_hands);
+			assert_int_equal(got.split_aces, want.split_aces);
+			assert_int_equal(got.split_by_value,
+			                 want.split_by_value);
+			assert_int_equal(got.late_surrender,
+			                 want.late_surrender);
+			assert_true(got.min_bet == want.min_bet);
+			assert_true(got.max_bet == want.max_bet);
+			assert_int_equal(got.timeout_blocks,
+			                 want.timeout_blocks);
+			assert_true(got.max_exposure == want.max_exposure);
+			/* And format(parse(s)) == s. */
+			hj_store_rules_str(&got, again, sizeof again);
+			assert_string_equal(again, s);
+		}
+	}
+}
+
+/* Only the canonical form is read; the reason names the place. */
+static void test_rules_refused(void **state)
+{
+	static const struct {
+		const char *s, *why;
+	} bad[] = {
+	    {"", "expected \"preset=\" at offset 0"},
+	    {"bethash min=1 max=5", "expected \"preset=\" at offset 0"},
+	    {"preset=bethash min_bet=1 max_bet=5",
+	     "expected a space at offset 34"},
+	    {"preset=bethash  min_bet=1 max_bet=5 timeout_blocks=1",
+	     "expected \"min_bet=\" at offset 15"},
+	    {"preset=bethash min_bet=01 max_bet=5 timeout_blocks=1",
+	     "min_bet: \"01\" is not a canonical decimal"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 ",
+	     "expected \"max_exposure=\" at offset 52"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
+	     "max_exposure=0",
+	     "max_exposure: 0 is never written (no limit leaves the key "
+	     "out)"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
+	     "max_exposure=20 x=1",
+	     "unexpected text at offset 67"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=4294967296",
+	     "timeout_blocks: above 4294967295"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=0",
+	     "timeout_blocks must be at least 1"},
+	    {"preset=bethash min_bet=5 max_bet=1 timeout_blocks=1",
+	     "max_bet is below min_bet"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
+	     "max_exposure=19",
+	     "max_exposure 19 is below 20, the worst-case return of one "
+	     "max_bet Bet"},
+	    {"preset=Bethash min_bet=1 max_bet=5 timeout_blocks=1",
+	     "preset \"Bethash\": not a preset this hashjack knows"},
+	    {"preset= min_bet=1 max_bet=5 timeout_blocks=1",
+	     "preset \"\": not a preset this hashjack knows"},
+	};
+	hj_rules r, before;
+	char err[200];
+
+	(void)state;
+	memset(&r, 0x5a, sizeof r);
+	before = r;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = '\0';
+		assert_int_equal(
+		    hj_store_rules_parse(bad[i].s, &r, err, sizeof err),
+		    -EINVAL);
+		if (strcmp(err, bad[i].why) != 0)
+			fail_msg("\"%s\": \"%s\", want \"%s\"", bad[i].s, err,
+			         bad[i].why);
+		assert_memory_equal(&r, &before, sizeof r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2176,6 +3071,14 @@ int main(void)
 	    cmocka_unit_test(test_migrate_from_2),
 	    cmocka_unit_test(test_evm_transactions),
 	    cmocka_unit_test(test_planned_after_sent),
+	    cmocka_unit_test(test_read_typed),
+	    cmocka_unit_test(test_read_rounds),
+	    cmocka_unit_test(test_read_old_schemas),
+	    cmocka_unit_test(test_read_leaves_no_trace),
+	    cmocka_unit_test(test_read_refused),
+	    cmocka_unit_test(test_rules_written),
+	    cmocka_unit_test(test_rules_round_trip),
+	    cmocka_unit_test(test_rules_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, remove_dir);

@@ -1,0 +1,352 @@
+/*
+ * What `hashjack ledger` and `hashjack status` share besides the database
+ * (see tool.h).
+ */
+#include "tool.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "hex.h"
+#include "quote.h"
+#include "store.h"
+#include "taproot.h"
+
+/* The daemon's default (daemon/config.c), when $STATE_DIRECTORY is unset. */
+#define DEFAULT_STATE_DIR "/var/lib/hashjackd"
+/* Room for a quoted value in a message (hj_quote cuts longer ones). */
+#define SHOWLEN 100
+
+/* ---- messages and exit statuses -------------------------------------- */
+
+/* "hashjack: CMD: MESSAGE" on stderr, after what is on stdout; no
+ * newline. */
+__attribute__((format(printf, 2, 0))) static void
+tell(const char *cmd, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "hashjack: %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+}
+
+int hj_tool_fail(const char *cmd, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(cmd, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int hj_tool_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(cmd, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'hashjack %s --help'.\n", cmd);
+	return EX_USAGE;
+}
+
+void hj_tool_say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* What hj_store_read's codes (daemon/store.h) mean to the user. */
+int hj_tool_exit_code(int err)
+{
+	switch (-err) {
+	case ENOENT:
+		return EX_NOINPUT;
+	case EINVAL:
+	case ERANGE:
+		return EX_DATAERR;
+	case EAGAIN:
+		return EX_TEMPFAIL;
+	case ENOMEM:
+		return EX_SOFTWARE;
+	default:
+		return EX_IOERR;
+	}
+}
+
+/* ---- command line ----------------------------------------------------- */
+
+int hj_tool_options(int argc, char **argv, const char *const *names,
+                    const unsigned char *flag, size_t n, const char **v,
+                    char *err, size_t errlen)
+{
+	char shown[SHOWLEN];
+
+	for (size_t o = 0; o < n; o++)
+		v[o] = NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i], *eq;
+		size_t len, o;
+
+		if (strcmp(arg, "--") == 0) {
+			if (i + 1 < argc) {
+				hj_quote(argv[i + 1], shown, sizeof shown);
+				hj_tool_say(err, errlen,
+				            "unexpected argument %s", shown);
+				return -1;
+			}
+			break;
+		}
+		if (arg[0] != '-' || arg[1] == '\0') {
+			hj_quote(arg, shown, sizeof shown);
+			hj_tool_say(err, errlen, "unexpected argument %s",
+			            shown);
+			return -1;
+		}
+		eq = strchr(arg, '=');
+		len = eq ? (size_t)(eq - arg) : strlen(arg);
+		for (o = 0; o < n; o++)
+			if (strlen(names[o]) == len &&
+			    strncmp(arg, names[o], len) == 0)
+				break;
+		if (o == n) {
+			hj_quote(arg, shown, sizeof shown);
+			hj_tool_say(err, errlen, "unknown option %s", shown);
+			return -1;
+		}
+		if (v[o] != NULL) {
+			hj_tool_say(err, errlen, "%s given twice", names[o]);
+			return -1;
+		}
+		if (flag[o]) {
+			if (eq != NULL) {
+				hj_tool_say(err, errlen, "%s takes no value",
+				            names[o]);
+				return -1;
+			}
+			v[o] = arg;
+		} else if (eq != NULL) {
+			v[o] = eq + 1;
+		} else if (i + 1 < argc) {
+			v[o] = argv[++i];
+		} else {
+			hj_tool_say(err, errlen, "%s needs a value", names[o]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* DIR/HJ_STORE_FILE; caller frees. */
+static char *db_in(const char *dir)
+{
+	size_t n = strlen(dir);
+	char *p;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	p = malloc(n + 1 + sizeof HJ_STORE_FILE);
+	if (p != NULL)
+		snprintf(p, n + 1 + sizeof HJ_STORE_FILE, "%.*s/%s", (int)n,
+		         dir, HJ_STORE_FILE);
+	return p;
+}
+
+char *hj_tool_db_path(const char *file, const char *dir)
+{
+	const char *env;
+	char *d, *p;
+	size_t n;
+
+	if (file != NULL)
+		return strdup(file);
+	if (dir != NULL)
+		return db_in(dir);
+	/* The daemon's rule (daemon/config.c): systemd's $STATE_DIRECTORY is
+	 * a colon-separated list of absolute paths, the first one is ours. */
+	env = getenv("STATE_DIRECTORY");
+	n = env ? strcspn(env, ":") : 0;
+	d = env && env[0] == '/' && n > 0 ? strndup(env, n)
+	                                  : strdup(DEFAULT_STATE_DIR);
+	p = d ? db_in(d) : NULL;
+	free(d);
+	return p;
+}
+
+/* ---- the chain a database belongs to ---------------------------------- */
+
+static int all_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (hj_hex_digit((unsigned char)s[i]) < 0)
+			return 0;
+	return 1;
+}
+
+/* As chain/evm_backend.c and chain/btc_backend.c write them. */
+int hj_tool_chain_of(const char *path, const char *family, const char *id,
+                     hj_tool_chain *c, char *err, size_t errlen)
+{
+	char fam[SHOWLEN], shown[SHOWLEN], coin[32], net[32], why[200];
+	const char *p, *q;
+	size_t n;
+
+	memset(c, 0, sizeof *c);
+	hj_quote(family, fam, sizeof fam);
+	hj_quote(id, shown, sizeof shown);
+	snprintf(c->id, sizeof c->id, "%s", id);
+	if (strcmp(family, "evm") == 0) {
+		n = strlen(id);
+		if (n < 5 || n > 24 || strncmp(id, "evm:", 4) != 0 ||
+		    strspn(id + 4, "0123456789") != n - 4)
+			goto bad;
+		c->evm = 1;
+		c->unit = "ETH";
+		c->base = "wei";
+		c->decimals = 18;
+		return 0;
+	}
+	if (strcmp(family, "bitcoin") != 0) {
+		hj_tool_say(
+		    err, errlen,
+		    "%s: meta: family %s is not a chain family this hashjack "
+		    "knows (evm, bitcoin)",
+		    path, fam);
+		return -EINVAL;
+	}
+	if (strncmp(id, "bitcoin:", 8) != 0)
+		goto bad;
+	p = id + 8;
+	q = strchr(p, ':');
+	if (q == NULL || (size_t)(q - p) >= sizeof coin)
+		goto bad;
+	snprintf(coin, sizeof coin, "%.*s", (int)(q - p), p);
+	p = q + 1;
+	q = strchr(p, ':');
+	if (q == NULL || (size_t)(q - p) >= sizeof net)
+		goto bad;
+	snprintf(net, sizeof net, "%.*s", (int)(q - p), p);
+	if (strlen(q + 1) != 64 || !all_hex(q + 1, 64))
+		goto bad;
+	if (hj_taproot_hrp(coin, net, &c->hrp, why, sizeof why)) {
+		hj_tool_say(err, errlen, "%s: meta: chain %s: %s", path, shown,
+		            why);
+		return -EINVAL;
+	}
+	if (strcmp(coin, "litecoin") == 0) {
+		c->unit = "LTC";
+		c->base = "litoshi";
+	} else {
+		c->unit = "BTC";
+		c->base = "satoshi";
+	}
+	c->decimals = 8;
+	return 0;
+bad:
+	hj_tool_say(
+	    err, errlen,
+	    "%s: meta: chain %s is not a chain identity of family %s "
+	    "(\"evm:<chain id>\" or \"bitcoin:<coin>:<network>:<genesis>\")",
+	    path, shown, fam);
+	return -EINVAL;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+char *hj_tool_coins(hj_amount v, unsigned decimals, char buf[HJ_COINS_STRLEN])
+{
+	char d[HJ_AMOUNT_STRLEN];
+	size_t n = strlen(hj_amount_format(v, d)), f, w = 0;
+
+	if (n <= decimals) {
+		/* 0.000ddd: the leading zeros of the fraction, then d
+		 * without its trailing zeros. */
+		f = n;
+		while (f > 0 && d[f - 1] == '0')
+			f--;
+		buf[w++] = '0';
+		if (f > 0) {
+			buf[w++] = '.';
+			for (size_t i = n; i < decimals; i++)
+				buf[w++] = '0';
+			memcpy(buf + w, d, f);
+			w += f;
+		}
+		buf[w] = '\0';
+		return buf;
+	}
+	memcpy(buf, d, n - decimals);
+	w = n - decimals;
+	f = decimals;
+	while (f > 0 && d[n - decimals + f - 1] == '0')
+		f--;
+	if (f > 0) {
+		buf[w++] = '.';
+		memcpy(buf + w, d + n - decimals, f);
+		w += f;
+	}
+	buf[w] = '\0';
+	return buf;
+}
+
+void hj_buf_put(struct hj_buf *b, const char *s, size_t n)
+{
+	if (b->nomem)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = (b->n + n + 1) * 2;
+		char *p = realloc(b->p, cap);
+
+		if (p == NULL) {
+			b->nomem = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+void hj_buf_str(struct hj_buf *b, const char *s)
+{
+	hj_buf_put(b, s, strlen(s));
+}
+
+void hj_buf_printable(struct hj_buf *b, const char *s)
+{
+	static const char hexd[] = "0123456789abcdef";
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char esc[4] = {'\\', 'x', hexd[*p >> 4], hexd[*p & 15]};
+
+		if (*p == '\\')
+			hj_buf_put(b, "\\\\", 2);
+		else if (*p >= 0x20 && *p < 0x7f)
+			hj_buf_put(b, (const char *)p, 1);
+		else
+			hj_buf_put(b, esc, 4);
+	}
+}
+
+json_t *hj_tool_json_text(const char *s)
+{
+	struct hj_buf b = {0};
+	json_t *j = json_string(s);
+
+	if (j != NULL)
+		return j;
+	hj_buf_printable(&b, s);
+	j = b.nomem ? NULL : json_string(b.p);
+	free(b.p);
+	return j;
+}

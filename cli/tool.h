@@ -1,0 +1,104 @@
+/*
+ * What the tool's two database commands, `hashjack ledger` and `hashjack
+ * status`, share besides the database itself (which they read through the
+ * store: daemon/store.h, hj_store_read and the typed reads): their
+ * messages and command lines, where the database is, what a failed read
+ * means as an exit status, the chain a database belongs to as the tool
+ * shows it (units, address prefix), and how amounts and the database's
+ * text are written out.
+ *
+ * Nothing here prints but hj_tool_fail and hj_tool_usage, which the two
+ * commands print their messages with.
+ */
+#ifndef HJ_TOOL_H
+#define HJ_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "amount.h"
+
+/*
+ * The command cmd's ("ledger", "status") messages: stdout is flushed,
+ * then "hashjack: CMD: " and the message go to stderr on one line.
+ * hj_tool_fail returns code; hj_tool_usage adds a line "Try 'hashjack
+ * CMD --help'." and returns EX_USAGE.
+ */
+int hj_tool_fail(const char *cmd, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int hj_tool_usage(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The message into err (vsnprintf: cut to errlen). */
+void hj_tool_say(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A negative errno of hj_store_read (daemon/store.h) as a sysexits(3)
+ * status: EX_NOINPUT, EX_DATAERR, EX_TEMPFAIL, EX_SOFTWARE, EX_IOERR. */
+int hj_tool_exit_code(int err);
+
+/*
+ * The command line of `ledger` and `status`: options only, "--opt VALUE",
+ * "--opt=VALUE", or a flag alone; each at most once; "--" ends them and
+ * nothing may follow.  names[i] is an option ("--db"), flag[i] nonzero
+ * when it takes no value.  v[i] gets its value (borrowed from argv; the
+ * option itself for a flag) or NULL when absent.  Returns 0, or -1 with
+ * the usage message in err ("unknown option \"--x\"", ...).
+ */
+int hj_tool_options(int argc, char **argv, const char *const *names,
+                    const unsigned char *flag, size_t n, const char **v,
+                    char *err, size_t errlen);
+
+/*
+ * The database file: file (--db) when not NULL, else DIR/hashjackd.sqlite
+ * for dir (--state), else for the daemon's default directory (the first
+ * entry of $STATE_DIRECTORY when it is an absolute path, else
+ * /var/lib/hashjackd).  Caller frees; NULL when out of memory.
+ */
+char *hj_tool_db_path(const char *file, const char *dir);
+
+/* The chain a database belongs to, from meta.family and meta.chain. */
+typedef struct hj_tool_chain {
+	int evm;           /* else the Bitcoin family */
+	const char *unit;  /* "ETH", "BTC", "LTC" */
+	const char *base;  /* its base unit: "wei", "satoshi", "litoshi" */
+	unsigned decimals; /* of the unit: 18 or 8 */
+	const char *hrp;   /* Bitcoin family: tr(P)'s prefix */
+	char id[200];      /* meta.chain, for messages */
+} hj_tool_chain;
+
+/* "evm" with "evm:<chain id>", or "bitcoin" with
+ * "bitcoin:<coin>:<network>:<genesis>", of the database at path.
+ * Returns 0 or -EINVAL with err ("PATH: meta: ..."). */
+int hj_tool_chain_of(const char *path, const char *family, const char *id,
+                     hj_tool_chain *c, char *err, size_t errlen);
+
+/* v base units in the coin's unit, exact, without trailing zeros: "1.5",
+ * "0.000000000000000001", "2". */
+#define HJ_COINS_STRLEN 48
+char *hj_tool_coins(hj_amount v, unsigned decimals, char buf[HJ_COINS_STRLEN]);
+
+/* A growing string; p is NUL-terminated.  After a failed allocation
+ * nomem is set and later calls do nothing.  The owner frees p. */
+struct hj_buf {
+	char *p;
+	size_t n, cap;
+	int nomem;
+};
+
+void hj_buf_put(struct hj_buf *b, const char *s, size_t n);
+void hj_buf_str(struct hj_buf *b, const char *s);
+
+/* Text from the database for a line of output: printable ASCII stays, a
+ * backslash becomes \\ and every other byte \xNN, so that it is one line
+ * and its length is its width. */
+void hj_buf_printable(struct hj_buf *b, const char *s);
+
+/* A JSON string of database text; bytes that are not UTF-8 are written
+ * as hj_buf_printable writes them rather than refused.  New reference;
+ * NULL when out of memory. */
+json_t *hj_tool_json_text(const char *s);
+
+#endif
