@@ -16,9 +16,10 @@
  * memory is dropped whenever it may no longer match the table (rollback,
  * any failed save), and the next save then rewrites every row.
  *
- * This file is the only one that knows the schema: the `hashjack` tool
- * reads through hj_store_read and the typed reads at the end, which check
- * every column they return and never create or migrate anything.
+ * The store is the only module that knows the schema: this file writes it,
+ * store_read.c holds the `hashjack` tool's side (hj_store_read and the
+ * typed reads), which checks every column it returns and never creates or
+ * migrates anything; store_impl.h is what the two share.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,22 +34,7 @@
 
 #include "hex.h"
 #include "quote.h"
-#include "store.h"
-
-/*
- * PRAGMA user_version is the schema's version, HJ_STORE_SCHEMA_VERSION
- * (store.h) for the schema below.  Older versions (1: before settlement,
- * 2: before EVM payouts and the balance) are migrated when the daemon
- * opens them, and read as they are by hj_store_read.  PRAGMA
- * application_id is "HJKD", so that another program's database is told
- * apart from ours, whatever its user_version.
- */
-#define HJ_APPLICATION_ID 0x484a4b44
-/* How long a connection waits for another's lock, in milliseconds: a
- * write for an operator's sqlite3 shell in a write transaction or a
- * checkpoint; a reader only while another connection recovers the WAL
- * index after a crash (the daemon's writes never make a WAL reader wait). */
-#define HJ_BUSY_TIMEOUT_MS 5000
+#include "store_impl.h"
 
 /*
  * The schema as SQLite stores it (sqlite_schema keeps each statement's
@@ -203,24 +189,6 @@ static const char schema_v3_sql[] =
 	    " warning TEXT);";
 /* clang-format on */
 
-enum {
-	ST_META_GET,
-	ST_META_PUT,
-	ST_CURSOR_GET,
-	ST_CURSOR_PUT,
-	ST_TX_ADD,
-	ST_PAYOUT_ADD,
-	ST_ROUND_PUT,
-	ST_ROUND_DEL,
-	ST_ROUNDS_CLEAR,
-	ST_ROUNDS_LOAD,
-	ST_OWED,
-	ST_BEGIN,
-	ST_COMMIT,
-	ST_ROLLBACK,
-	ST_COUNT
-};
-
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_META_GET] =
         "SELECT family, chain, dealer, rules FROM meta WHERE id = 1",
@@ -257,34 +225,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROLLBACK] = "ROLLBACK",
 };
 
-/* A round as last written to the rounds table. */
-struct saved_round {
-	hj_id id;
-	uint64_t bet_height;
-	uint32_t bet_tx_index;
-	uint16_t len;
-	uint8_t data[HJ_ROUND_ENCODED_MAX];
-};
+/* ---- what store.c and store_read.c share (store_impl.h) ---- */
 
-struct hj_store {
-	sqlite3 *db;
-	char *path;
-	sqlite3_stmt *st[ST_COUNT];
-	/* The rounds table as this connection last wrote or read it, in
-	 * opening order; meaningful only while saved_valid. */
-	struct saved_round *saved;
-	size_t nsaved, capsaved;
-	int saved_valid;
-	/* Scratch for the next save, swapped with saved on success. */
-	struct saved_round *next;
-	size_t capnext;
-	/* A reader's (hj_store_read): the schema version it found.  Its
-	 * statements are prepared at each use, none in st[]. */
-	int version;
-};
-
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen,
-                                                      const char *fmt, ...)
+void hj_store__say(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -315,7 +258,8 @@ static int db_fail(hj_store *s, const char *op, char *err, size_t errlen)
 	/* Some errors (a full disk, I/O) end the transaction on their own:
 	 * what this connection wrote may be gone, so forget it. */
 	s->saved_valid = 0;
-	say(err, errlen, "%s: %s: %s", s->path, op, sqlite3_errmsg(s->db));
+	hj_store__say(err, errlen, "%s: %s: %s", s->path, op,
+	              sqlite3_errmsg(s->db));
 	return map_rc(rc);
 }
 
@@ -363,7 +307,8 @@ static int in_tx(hj_store *s, const char *op, char *err, size_t errlen)
 {
 	if (sqlite3_get_autocommit(s->db)) {
 		s->saved_valid = 0;
-		say(err, errlen, "%s: %s outside a transaction", s->path, op);
+		hj_store__say(err, errlen, "%s: %s outside a transaction",
+		              s->path, op);
 		return -EINVAL;
 	}
 	return 0;
@@ -373,15 +318,14 @@ static int in_tx(hj_store *s, const char *op, char *err, size_t errlen)
 static int fits_i64(uint64_t v, const char *what, char *err, size_t errlen)
 {
 	if (v > INT64_MAX) {
-		say(err, errlen, "%s %llu above 2^63-1", what,
-		    (unsigned long long)v);
+		hj_store__say(err, errlen, "%s %llu above 2^63-1", what,
+		              (unsigned long long)v);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Lower-case hex of an id, for messages: holds 2 * 32 + 1 bytes. */
-static const char *id_hex(const hj_id *id, char buf[65])
+const char *hj_store__id_hex(const hj_id *id, char buf[65])
 {
 	size_t n = id->len <= 32 ? id->len : 32;
 
@@ -389,22 +333,21 @@ static const char *id_hex(const hj_id *id, char buf[65])
 	return buf;
 }
 
-static int bind_id(sqlite3_stmt *st, int i, const hj_id *id)
+int hj_store__bind_id(sqlite3_stmt *st, int i, const hj_id *id)
 {
 	if (id == NULL || id->len == 0)
 		return sqlite3_bind_null(st, i);
 	return sqlite3_bind_blob(st, i, id->b, id->len, SQLITE_STATIC);
 }
 
-static int bind_text(sqlite3_stmt *st, int i, const char *s)
+int hj_store__bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s == NULL)
 		return sqlite3_bind_null(st, i);
 	return sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
 }
 
-/* Reads a BLOB column of at most 32 bytes into an id; 0 or -1. */
-static int column_id(sqlite3_stmt *st, int i, hj_id *id)
+int hj_store__column_id(sqlite3_stmt *st, int i, hj_id *id)
 {
 	int n = sqlite3_column_bytes(st, i);
 	const void *b = sqlite3_column_blob(st, i);
@@ -417,31 +360,29 @@ static int column_id(sqlite3_stmt *st, int i, hj_id *id)
 	return 0;
 }
 
-/*
- * The application_id and user_version of a file that is no longer empty:
- * ours, and a schema version from 1 to this store's.  reader: in the
- * words of the tool (hj_store_read), else of the daemon.
- */
-static int check_version(hj_store *s, int64_t app, int64_t ver, int reader,
-                         char *err, size_t errlen)
+int hj_store__check_version(hj_store *s, int64_t app, int64_t ver, int reader,
+                            char *err, size_t errlen)
 {
 	unsigned long long shown = (uint32_t)app;
 
 	if (app != HJ_APPLICATION_ID) {
 		if (reader)
-			say(err, errlen,
+			hj_store__say(
+			    err, errlen,
 			    "%s: not a hashjackd database: application_id "
 			    "0x%08llx, expected 0x%08x",
 			    s->path, shown, HJ_APPLICATION_ID);
 		else
-			say(err, errlen,
+			hj_store__say(
+			    err, errlen,
 			    "%s: an SQLite database but not hashjackd's "
 			    "(application_id 0x%08llx, expected 0x%08x)",
 			    s->path, shown, HJ_APPLICATION_ID);
 		return -EINVAL;
 	}
 	if (ver > HJ_STORE_SCHEMA_VERSION) {
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "%s: schema version %lld was written by a newer hashjackd; "
 		    "this %s reads version %d",
 		    s->path, (long long)ver, reader ? "hashjack" : "one",
@@ -449,10 +390,10 @@ static int check_version(hj_store *s, int64_t app, int64_t ver, int reader,
 		return -EINVAL;
 	}
 	if (ver < 1) {
-		say(err, errlen,
-		    "%s: hashjackd database without a schema version "
-		    "(user_version %lld)",
-		    s->path, (long long)ver);
+		hj_store__say(err, errlen,
+		              "%s: hashjackd database without a schema version "
+		              "(user_version %lld)",
+		              s->path, (long long)ver);
 		return -EINVAL;
 	}
 	return 0;
@@ -478,8 +419,9 @@ static int check_identity(hj_store *s, int *fresh, int64_t *version, char *err,
 		                 &objects, err, errlen);
 	if (ret != 0) {
 		if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB) {
-			say(err, errlen, "%s: not an SQLite database (%s)",
-			    s->path, sqlite3_errmsg(s->db));
+			hj_store__say(err, errlen,
+			              "%s: not an SQLite database (%s)",
+			              s->path, sqlite3_errmsg(s->db));
 			return -EINVAL;
 		}
 		return ret;
@@ -488,7 +430,7 @@ static int check_identity(hj_store *s, int *fresh, int64_t *version, char *err,
 		*fresh = 1;
 		return 0;
 	}
-	ret = check_version(s, app, ver, 0, err, errlen);
+	ret = hj_store__check_version(s, app, ver, 0, err, errlen);
 	if (ret == 0)
 		*version = ver;
 	return ret;
@@ -554,7 +496,8 @@ static int configure(hj_store *s, char *err, size_t errlen)
 	} else {
 		mode = sqlite3_column_text(st, 0);
 		if (mode == NULL || strcmp((const char *)mode, "wal") != 0) {
-			say(err, errlen,
+			hj_store__say(
+			    err, errlen,
 			    "%s: cannot use WAL mode (journal mode is %s)",
 			    s->path, mode ? (const char *)mode : "unknown");
 			ret = -EIO;
@@ -585,7 +528,7 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 	s = calloc(1, sizeof *s);
 	if (s == NULL || (s->path = strdup(path)) == NULL) {
 		free(s);
-		say(err, errlen, "%s: out of memory", path);
+		hj_store__say(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	rc = sqlite3_open_v2(path, &s->db,
@@ -593,8 +536,9 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 	                         SQLITE_OPEN_NOMUTEX,
 	                     NULL);
 	if (rc != SQLITE_OK) {
-		say(err, errlen, "%s: cannot open: %s", path,
-		    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		hj_store__say(err, errlen, "%s: cannot open: %s", path,
+		              s->db ? sqlite3_errmsg(s->db)
+		                    : sqlite3_errstr(rc));
 		ret = rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 		goto fail;
 	}
@@ -675,8 +619,8 @@ int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
 
 	for (int i = 0; i < 4; i++) {
 		if (want[i] == NULL || want[i][0] == '\0') {
-			say(err, errlen, "%s: meta: %s is empty", s->path,
-			    name[i]);
+			hj_store__say(err, errlen, "%s: meta: %s is empty",
+			              s->path, name[i]);
 			return -EINVAL;
 		}
 	}
@@ -708,7 +652,7 @@ int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
 	/* First start: this database now belongs to this configuration. */
 	st = s->st[ST_META_PUT];
 	for (int i = 0; i < 4; i++) {
-		if (bind_text(st, i + 1, want[i]) != SQLITE_OK) {
+		if (hj_store__bind_text(st, i + 1, want[i]) != SQLITE_OK) {
 			sqlite3_clear_bindings(st);
 			return db_fail(s, "store meta", err, errlen);
 		}
@@ -759,14 +703,16 @@ int hj_store_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
 		if (i == 4 && *p == '\0')
 			break;
 		if (i > 0 && *p++ != ' ') {
-			say(err, errlen, "expected a space at offset %zu",
-			    (size_t)(p - 1 - s));
+			hj_store__say(err, errlen,
+			              "expected a space at offset %zu",
+			              (size_t)(p - 1 - s));
 			return -EINVAL;
 		}
 		v = rules_field(&p, key[i], &len);
 		if (v == NULL) {
-			say(err, errlen, "expected \"%s=\" at offset %zu",
-			    key[i], (size_t)(p - s));
+			hj_store__say(err, errlen,
+			              "expected \"%s=\" at offset %zu", key[i],
+			              (size_t)(p - s));
 			return -EINVAL;
 		}
 		if (i == 0) {
@@ -775,32 +721,34 @@ int hj_store_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
 			memcpy(name, v, len);
 			name[len] = '\0';
 		} else if (hj_amount_parse(v, len, &amt[i])) {
-			say(err, errlen,
-			    "%s: \"%.*s\" is not a canonical decimal", key[i],
-			    (int)(len > 40 ? 40 : len), v);
+			hj_store__say(err, errlen,
+			              "%s: \"%.*s\" is not a canonical decimal",
+			              key[i], (int)(len > 40 ? 40 : len), v);
 			return -EINVAL;
 		}
 	}
 	if (*p != '\0') {
-		say(err, errlen, "unexpected text at offset %zu",
-		    (size_t)(p - s));
+		hj_store__say(err, errlen, "unexpected text at offset %zu",
+		              (size_t)(p - s));
 		return -EINVAL;
 	}
 	/* Written only when not 0, so 0 is not the canonical form. */
 	if (nkeys == 5 && amt[4] == 0) {
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "max_exposure: 0 is never written (no limit leaves the key "
 		    "out)");
 		return -EINVAL;
 	}
 	if (amt[3] > UINT32_MAX) {
-		say(err, errlen, "timeout_blocks: above 4294967295");
+		hj_store__say(err, errlen, "timeout_blocks: above 4294967295");
 		return -EINVAL;
 	}
 	if (hj_rules_preset(name, &r) != 0) {
 		hj_quote(name, shown, sizeof shown);
-		say(err, errlen, "preset %s: not a preset this hashjack knows",
-		    shown);
+		hj_store__say(err, errlen,
+		              "preset %s: not a preset this hashjack knows",
+		              shown);
 		return -EINVAL;
 	}
 	r.min_bet = amt[1];
@@ -808,7 +756,7 @@ int hj_store_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
 	r.timeout_blocks = (uint32_t)amt[3];
 	r.max_exposure = amt[4];
 	if (hj_rules_check(&r, why, sizeof why)) {
-		say(err, errlen, "%s", why);
+		hj_store__say(err, errlen, "%s", why);
 		return -EINVAL;
 	}
 	*out = r;
@@ -822,14 +770,16 @@ int hj_store_get_cursor(hj_store *s, hj_cursor *c, char *err, size_t errlen)
 
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
-		say(err, errlen, "%s: no block processed yet", s->path);
+		hj_store__say(err, errlen, "%s: no block processed yet",
+		              s->path);
 		ret = -ENOENT;
 	} else if (rc != SQLITE_ROW) {
 		ret = db_fail(s, "read cursor", err, errlen);
 	} else if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
 	           sqlite3_column_bytes(st, 1) != 32 ||
 	           sqlite3_column_int64(st, 2) < 0) {
-		say(err, errlen, "%s: cursor row is damaged", s->path);
+		hj_store__say(err, errlen, "%s: cursor row is damaged",
+		              s->path);
 		ret = -EINVAL;
 	} else {
 		memset(c, 0, sizeof *c);
@@ -868,8 +818,9 @@ int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
 int hj_store_begin(hj_store *s, char *err, size_t errlen)
 {
 	if (!sqlite3_get_autocommit(s->db)) {
-		say(err, errlen, "%s: begin: a transaction is already open",
-		    s->path);
+		hj_store__say(err, errlen,
+		              "%s: begin: a transaction is already open",
+		              s->path);
 		return -EINVAL;
 	}
 	return step_done(s, s->st[ST_BEGIN], "begin", err, errlen);
@@ -887,7 +838,8 @@ int hj_store_commit(hj_store *s, char *err, size_t errlen)
 	/* A failed COMMIT (a deferred foreign key, a full disk) leaves the
 	 * transaction open in SQLite; end it so that none of it lands. */
 	if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_FOREIGNKEY)
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "%s: commit: a round or payout refers to a transaction "
 		    "that was not recorded (FOREIGN KEY constraint failed); "
 		    "rolled back",
@@ -948,8 +900,9 @@ static int round_put(hj_store *s, const struct saved_round *r,
 	}
 	ret = step_done(s, st, "save round", err, errlen);
 	if (ret == -EINVAL)
-		say(err, errlen, "%s: save round %s: %s", s->path,
-		    id_hex(&r->id, hex), sqlite3_errmsg(s->db));
+		hj_store__say(err, errlen, "%s: save round %s: %s", s->path,
+		              hj_store__id_hex(&r->id, hex),
+		              sqlite3_errmsg(s->db));
 	return ret;
 }
 
@@ -972,7 +925,8 @@ static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 	char hex[65];
 
 	if (grow(&s->next, &s->capnext, n)) {
-		say(err, errlen, "%s: save rounds: out of memory", s->path);
+		hj_store__say(err, errlen, "%s: save rounds: out of memory",
+		              s->path);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -984,20 +938,22 @@ static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 		x->bet_tx_index = r->bet_tx_index;
 		if (r->id.len < 1 || r->id.len > 32 || r->player.len < 1 ||
 		    r->player.len > 32 || r->phase == HJ_PH_DONE) {
-			say(err, errlen,
+			hj_store__say(
+			    err, errlen,
 			    "%s: save rounds: round %s has no id or player, "
 			    "or is settled",
-			    s->path, id_hex(&r->id, hex));
+			    s->path, hj_store__id_hex(&r->id, hex));
 			return -EINVAL;
 		}
 		if (fits_i64(r->bet_height, "save rounds: bet height", err,
 		             errlen))
 			return -EINVAL;
 		if (i > 0 && key_cmp(&s->next[i - 1], x) >= 0) {
-			say(err, errlen,
+			hj_store__say(
+			    err, errlen,
 			    "%s: save rounds: round %s (block %llu, index %u) "
 			    "is not after the previous one in opening order",
-			    s->path, id_hex(&r->id, hex),
+			    s->path, hj_store__id_hex(&r->id, hex),
 			    (unsigned long long)r->bet_height, r->bet_tx_index);
 			return -EINVAL;
 		}
@@ -1079,7 +1035,8 @@ static int row_matches(sqlite3_stmt *st, const hj_round *r, const char **why)
 {
 	hj_id player;
 
-	if (column_id(st, 1, &player) || !hj_id_eq(&player, &r->player)) {
+	if (hj_store__column_id(st, 1, &player) ||
+	    !hj_id_eq(&player, &r->player)) {
 		*why = "player column differs from the encoded round";
 		return 0;
 	}
@@ -1109,55 +1066,60 @@ int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen)
 		hj_id id;
 		hj_round r;
 
-		if (column_id(st, 0, &id)) {
-			say(err, errlen,
-			    "%s: load rounds: row %zu has no "
-			    "valid round id",
-			    s->path, n + 1);
+		if (hj_store__column_id(st, 0, &id)) {
+			hj_store__say(err, errlen,
+			              "%s: load rounds: row %zu has no "
+			              "valid round id",
+			              s->path, n + 1);
 			ret = -EINVAL;
 			break;
 		}
 		if (sqlite3_column_type(st, 4) != SQLITE_BLOB ||
 		    len > HJ_ROUND_ENCODED_MAX) {
-			say(err, errlen,
-			    "%s: load rounds: round %s: data is "
-			    "not a round encoding (%d bytes)",
-			    s->path, id_hex(&id, hex), len);
+			hj_store__say(err, errlen,
+			              "%s: load rounds: round %s: data is "
+			              "not a round encoding (%d bytes)",
+			              s->path, hj_store__id_hex(&id, hex), len);
 			ret = -EINVAL;
 			break;
 		}
 		if (hj_round_decode(blob, (size_t)len, &r, why, sizeof why)) {
-			say(err, errlen, "%s: load rounds: round %s: %s",
-			    s->path, id_hex(&id, hex), why);
+			hj_store__say(err, errlen,
+			              "%s: load rounds: round %s: %s", s->path,
+			              hj_store__id_hex(&id, hex), why);
 			ret = -EINVAL;
 			break;
 		}
 		if (!hj_id_eq(&id, &r.id)) {
-			say(err, errlen,
-			    "%s: load rounds: round %s: the "
-			    "encoded round has id %s",
-			    s->path, id_hex(&id, hex), id_hex(&r.id, why));
+			hj_store__say(err, errlen,
+			              "%s: load rounds: round %s: the "
+			              "encoded round has id %s",
+			              s->path, hj_store__id_hex(&id, hex),
+			              hj_store__id_hex(&r.id, why));
 			ret = -EINVAL;
 			break;
 		}
 		if (!row_matches(st, &r, &bad)) {
-			say(err, errlen, "%s: load rounds: round %s: %s",
-			    s->path, id_hex(&id, hex), bad);
+			hj_store__say(err, errlen,
+			              "%s: load rounds: round %s: %s", s->path,
+			              hj_store__id_hex(&id, hex), bad);
 			ret = -EINVAL;
 			break;
 		}
 		ret = hj_table_restore(t, &r);
 		if (ret) {
-			say(err, errlen, "%s: load rounds: round %s: %s",
-			    s->path, id_hex(&id, hex),
+			hj_store__say(
+			    err, errlen, "%s: load rounds: round %s: %s",
+			    s->path, hj_store__id_hex(&id, hex),
 			    ret == -EEXIST ? "its player already has an open "
 			                     "round in the table"
 			                   : "out of memory");
 			break;
 		}
 		if (grow(&s->saved, &s->capsaved, n + 1)) {
-			say(err, errlen, "%s: load rounds: out of memory",
-			    s->path);
+			hj_store__say(err, errlen,
+			              "%s: load rounds: out of memory",
+			              s->path);
 			ret = -ENOMEM;
 			break;
 		}
@@ -1202,41 +1164,44 @@ int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
 		return ret;
 	if (a->txid.len < 1 || a->txid.len > 32 || a->sender.len > 32 ||
 	    (round && round->len > 32)) {
-		say(err, errlen,
-		    "%s: add tx: txid, sender or round of bad "
-		    "length",
-		    s->path);
+		hj_store__say(err, errlen,
+		              "%s: add tx: txid, sender or round of bad "
+		              "length",
+		              s->path);
 		return -EINVAL;
 	}
 	if (!outcome_known(outcome) || (unsigned)reason >= HJ_R_COUNT ||
 	    (unsigned)a->act > HJ_PEEK) {
-		say(err, errlen,
-		    "%s: add tx %s: unknown outcome, action or "
-		    "reason",
-		    s->path, id_hex(&a->txid, hex));
+		hj_store__say(err, errlen,
+		              "%s: add tx %s: unknown outcome, action or "
+		              "reason",
+		              s->path, hj_store__id_hex(&a->txid, hex));
 		return -EINVAL;
 	}
-	if (bind_id(st, 1, &a->txid) ||
+	if (hj_store__bind_id(st, 1, &a->txid) ||
 	    sqlite3_bind_int64(st, 2, (sqlite3_int64)height) ||
 	    sqlite3_bind_int64(st, 3, a->tx_index) ||
-	    bind_id(st, 4, &a->sender) ||
-	    bind_text(st, 5, hj_amount_format(a->value, value)) ||
-	    bind_text(st, 6, outcome) ||
-	    bind_text(st, 7,
-	              a->act != HJ_ACT_NONE ? hj_act_name(a->act) : NULL) ||
-	    bind_text(st, 8, reason != HJ_OK ? hj_reason_name(reason) : NULL) ||
-	    bind_id(st, 9, round)) {
+	    hj_store__bind_id(st, 4, &a->sender) ||
+	    hj_store__bind_text(st, 5, hj_amount_format(a->value, value)) ||
+	    hj_store__bind_text(st, 6, outcome) ||
+	    hj_store__bind_text(
+	        st, 7, a->act != HJ_ACT_NONE ? hj_act_name(a->act) : NULL) ||
+	    hj_store__bind_text(
+	        st, 8, reason != HJ_OK ? hj_reason_name(reason) : NULL) ||
+	    hj_store__bind_id(st, 9, round)) {
 		sqlite3_clear_bindings(st);
 		return db_fail(s, "add tx", err, errlen);
 	}
 	ret = step_done(s, st, "add tx", err, errlen);
 	if (ret == -EEXIST)
-		say(err, errlen, "%s: add tx: %s already recorded", s->path,
-		    id_hex(&a->txid, hex));
+		hj_store__say(err, errlen, "%s: add tx: %s already recorded",
+		              s->path, hj_store__id_hex(&a->txid, hex));
 	else if (ret == -EINVAL)
-		say(err, errlen, "%s: add tx %s (block %llu, index %u): %s",
-		    s->path, id_hex(&a->txid, hex), (unsigned long long)height,
-		    a->tx_index, sqlite3_errmsg(s->db));
+		hj_store__say(err, errlen,
+		              "%s: add tx %s (block %llu, index %u): %s",
+		              s->path, hj_store__id_hex(&a->txid, hex),
+		              (unsigned long long)height, a->tx_index,
+		              sqlite3_errmsg(s->db));
 	return ret;
 }
 
@@ -1287,15 +1252,18 @@ int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
 		return ret;
 	if ((bad = payout_invalid(p)) != NULL) {
 		hj_quote(p->id ? p->id : "", q, sizeof q);
-		say(err, errlen, "%s: add payout %s: %s", s->path, q, bad);
+		hj_store__say(err, errlen, "%s: add payout %s: %s", s->path, q,
+		              bad);
 		return -EINVAL;
 	}
-	if (bind_text(st, 1, p->id) || bind_text(st, 2, p->kind) ||
-	    bind_id(st, 3, p->round) ||
+	if (hj_store__bind_text(st, 1, p->id) ||
+	    hj_store__bind_text(st, 2, p->kind) ||
+	    hj_store__bind_id(st, 3, p->round) ||
 	    (p->hand >= 0 ? sqlite3_bind_int(st, 4, p->hand)
 	                  : sqlite3_bind_null(st, 4)) ||
-	    bind_id(st, 5, p->txid) || bind_id(st, 6, p->recipient) ||
-	    bind_text(st, 7, hj_amount_format(p->amount, amount)) ||
+	    hj_store__bind_id(st, 5, p->txid) ||
+	    hj_store__bind_id(st, 6, p->recipient) ||
+	    hj_store__bind_text(st, 7, hj_amount_format(p->amount, amount)) ||
 	    sqlite3_bind_int64(st, 8, (sqlite3_int64)p->height)) {
 		sqlite3_clear_bindings(st);
 		return db_fail(s, "add payout", err, errlen);
@@ -1304,11 +1272,12 @@ int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
 	if (ret == -EEXIST || ret == -EINVAL) {
 		hj_quote(p->id, q, sizeof q);
 		if (ret == -EEXIST)
-			say(err, errlen, "%s: add payout: %s already recorded",
-			    s->path, q);
+			hj_store__say(err, errlen,
+			              "%s: add payout: %s already recorded",
+			              s->path, q);
 		else
-			say(err, errlen, "%s: add payout %s: %s", s->path, q,
-			    sqlite3_errmsg(s->db));
+			hj_store__say(err, errlen, "%s: add payout %s: %s",
+			              s->path, q, sqlite3_errmsg(s->db));
 	}
 	return ret;
 }
@@ -1330,16 +1299,17 @@ int hj_store_owed(hj_store *s, uint64_t *count, hj_amount *sum, char *err,
 
 		if (txt == NULL || hj_amount_parse(txt, (size_t)len, &v)) {
 			hj_quote(id ? id : "", q, sizeof q);
-			say(err, errlen,
-			    "%s: payout %s: amount is not a "
-			    "canonical decimal",
-			    s->path, q);
+			hj_store__say(err, errlen,
+			              "%s: payout %s: amount is not a "
+			              "canonical decimal",
+			              s->path, q);
 			ret = -EINVAL;
 			break;
 		}
 		if (v > HJ_AMOUNT_MAX - total) {
-			say(err, errlen, "%s: owed payouts sum above 2^128-1",
-			    s->path);
+			hj_store__say(err, errlen,
+			              "%s: owed payouts sum above 2^128-1",
+			              s->path);
 			ret = -ERANGE;
 			break;
 		}
@@ -1393,7 +1363,7 @@ static int run(hj_store *s, const char *op, const char *sql, int *changes,
 		if (*f == 'i')
 			bad = sqlite3_bind_int64(st, i, v);
 		else if (*f == 't')
-			bad = bind_text(st, i, t);
+			bad = hj_store__bind_text(st, i, t);
 		else if (b == NULL)
 			bad = sqlite3_bind_null(st, i);
 		else
@@ -1441,8 +1411,9 @@ static int column_amount(hj_store *s, sqlite3_stmt *st, int i, const char *what,
 	if (txt == NULL ||
 	    hj_amount_parse(txt, (size_t)sqlite3_column_bytes(st, i), v)) {
 		hj_quote(name ? name : "", q, sizeof q);
-		say(err, errlen, "%s: %s %s: amount is not a canonical decimal",
-		    s->path, what, q);
+		hj_store__say(err, errlen,
+		              "%s: %s %s: amount is not a canonical decimal",
+		              s->path, what, q);
 		return -EINVAL;
 	}
 	return 0;
@@ -1462,8 +1433,9 @@ int hj_store_payer_tag(hj_store *s, char tag[17], char *err, size_t errlen)
 	} else {
 		t = (const char *)sqlite3_column_text(st, 0);
 		if (t == NULL || strlen(t) != 16) {
-			say(err, errlen, "%s: settlement tag is not 16 digits",
-			    s->path);
+			hj_store__say(err, errlen,
+			              "%s: settlement tag is not 16 digits",
+			              s->path);
 			ret = -EINVAL;
 		} else {
 			memcpy(tag, t, 17);
@@ -1499,10 +1471,10 @@ int hj_store_each_unbatched(hj_store *s,
 		memset(&p, 0, sizeof p);
 		p.id = (const char *)sqlite3_column_text(st, 0);
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-		    column_id(st, 1, &p.recipient)) {
-			say(err, errlen,
-			    "%s: payout %s: recipient of bad length", s->path,
-			    p.id ? p.id : "?");
+		    hj_store__column_id(st, 1, &p.recipient)) {
+			hj_store__say(err, errlen,
+			              "%s: payout %s: recipient of bad length",
+			              s->path, p.id ? p.id : "?");
 			ret = -EINVAL;
 			break;
 		}
@@ -1532,8 +1504,9 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	    (ret = fits_i64(plan->height, "plan batch: height", err, errlen)))
 		return ret;
 	if (plan->nouts == 0 || plan->npayouts == 0) {
-		say(err, errlen, "%s: plan batch: no output or no payout",
-		    s->path);
+		hj_store__say(err, errlen,
+		              "%s: plan batch: no output or no payout",
+		              s->path);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < plan->nouts; i++) {
@@ -1541,7 +1514,8 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 
 		if (v == 0 || v > HJ_AMOUNT_MAX - total ||
 		    plan->outs[i].address == NULL) {
-			say(err, errlen,
+			hj_store__say(
+			    err, errlen,
 			    "%s: plan batch: output %zu has no address, "
 			    "amount 0, or the sum overflows",
 			    s->path, i);
@@ -1552,7 +1526,8 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	if (plan->version != NULL &&
 	    (plan->nouts != 1 || plan->gas_limit == 0 ||
 	     plan->gas_limit > INT64_MAX || plan->nonce > INT64_MAX)) {
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "%s: plan batch: a transaction with a nonce has one "
 		    "output, a gas limit and a signed version",
 		    s->path);
@@ -1569,7 +1544,8 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	          (int64_t)plan->gas_limit, (int64_t)(plan->version != NULL));
 	if (ret == -EINVAL) {
 		/* The unique indexes on planned batches and on nonces. */
-		say(err, errlen, "%s: plan batch: a batch is already planned%s",
+		hj_store__say(
+		    err, errlen, "%s: plan batch: a batch is already planned%s",
 		    s->path,
 		    plan->version ? ", or its nonce is already used" : "");
 		return -EEXIST;
@@ -1584,9 +1560,9 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		          NULL, err, errlen, "itt", *id, plan->outs[i].address,
 		          hj_amount_format(plan->outs[i].amount, amt));
 		if (ret == -EEXIST)
-			say(err, errlen,
-			    "%s: plan batch: address %s given twice", s->path,
-			    plan->outs[i].address);
+			hj_store__say(err, errlen,
+			              "%s: plan batch: address %s given twice",
+			              s->path, plan->outs[i].address);
 	}
 	for (size_t i = 0; i < plan->npayouts && ret == 0; i++) {
 		const char *pid = plan->payouts[i];
@@ -1601,7 +1577,8 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		        &n, err, errlen, "it", *id, pid);
 		hj_quote(pid ? pid : "", q, sizeof q);
 		if (ret == 0 && n != 1) {
-			say(err, errlen,
+			hj_store__say(
+			    err, errlen,
 			    "%s: plan batch: payout %s is not owed, or is "
 			    "already in a planned batch (this one included)",
 			    s->path, q);
@@ -1613,7 +1590,7 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		if (sqlite3_prepare_v2(
 		        s->db, "SELECT amount FROM payouts WHERE id = ?1", -1,
 		        &st, NULL) != SQLITE_OK ||
-		    bind_text(st, 1, pid) != SQLITE_OK ||
+		    hj_store__bind_text(st, 1, pid) != SQLITE_OK ||
 		    sqlite3_step(st) != SQLITE_ROW) {
 			ret = db_fail(s, "plan batch: payout", err, errlen);
 		} else {
@@ -1629,7 +1606,8 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	if (ret == 0 && paid != total) {
 		char a[HJ_AMOUNT_STRLEN];
 
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "%s: plan batch: the payouts add up to %s, the outputs to "
 		    "%s",
 		    s->path, hj_amount_format(paid, a), total_s);
@@ -1675,7 +1653,8 @@ int hj_store_open_batches(hj_store *s, int64_t after, hj_batch *out, size_t max,
 		b->attempts = (unsigned)sqlite3_column_int64(st, 4);
 		if (b->sent) {
 			if (sqlite3_column_bytes(st, 5) != 32) {
-				say(err, errlen,
+				hj_store__say(
+				    err, errlen,
 				    "%s: batch %s: sent without a txid",
 				    s->path, name);
 				ret = -EINVAL;
@@ -1717,8 +1696,8 @@ int hj_store_planned_batch(hj_store *s, hj_batch *out, int *found, char *err,
 		return ret;
 	ret = hj_store_open_batches(s, id - 1, out, 1, &n, err, errlen);
 	if (ret == 0 && (n != 1 || out->id != id || out->sent)) {
-		say(err, errlen, "%s: planned batch %lld vanished", s->path,
-		    (long long)id);
+		hj_store__say(err, errlen, "%s: planned batch %lld vanished",
+		              s->path, (long long)id);
 		ret = -EIO;
 	}
 	*found = ret == 0;
@@ -1783,7 +1762,8 @@ static int batch_move(hj_store *s, const char *op, int64_t id,
 	if (ret)
 		return ret;
 	if (n != 1) {
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "%s: %s: batch %lld is not in the state this needs",
 		    s->path, op, (long long)id);
 		return -EINVAL;
@@ -1796,7 +1776,8 @@ static int batch_move(hj_store *s, const char *op, int64_t id,
 		ret = run(s, op, payout_sql, &n, err, errlen, "ibiit", id, txid,
 		          a, b, text);
 	if (ret == 0 && n != items) {
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "%s: %s: batch %lld: %d of its %lld payouts were in the "
 		    "state this needs",
 		    s->path, op, (long long)id, n, (long long)items);
@@ -1923,8 +1904,9 @@ int hj_store_settle_totals(hj_store *s, hj_settle_totals *t, char *err,
 			cnt = add[k].n;
 			sum = add[k].sum;
 			if (v > HJ_AMOUNT_MAX - *sum) {
-				say(err, errlen,
-				    "%s: payouts sum above 2^128-1", s->path);
+				hj_store__say(err, errlen,
+				              "%s: payouts sum above 2^128-1",
+				              s->path);
 				ret = -ERANGE;
 			} else {
 				*sum += v;
@@ -1952,8 +1934,9 @@ int hj_store_add_version(hj_store *s, int64_t batch, const hj_tx_version *v,
 	if ((ret = in_tx(s, "record a signed transaction", err, errlen)))
 		return ret;
 	if (v->raw == NULL || v->raw_len == 0 || v->raw_len > INT32_MAX) {
-		say(err, errlen, "%s: record a signed transaction: no bytes",
-		    s->path);
+		hj_store__say(err, errlen,
+		              "%s: record a signed transaction: no bytes",
+		              s->path);
 		return -EINVAL;
 	}
 	/* The batch must hold a nonce and still be open. */
@@ -1969,14 +1952,16 @@ int hj_store_add_version(hj_store *s, int64_t batch, const hj_tx_version *v,
 	if (sqlite3_bind_int64(st, 1, batch) ||
 	    sqlite3_bind_blob(st, 2, v->hash, 32, SQLITE_STATIC) ||
 	    sqlite3_bind_blob(st, 3, v->raw, (int)v->raw_len, SQLITE_STATIC) ||
-	    bind_text(st, 4, hj_amount_format(v->max_fee, fee)) ||
-	    bind_text(st, 5, hj_amount_format(v->priority_fee, tip)) ||
+	    hj_store__bind_text(st, 4, hj_amount_format(v->max_fee, fee)) ||
+	    hj_store__bind_text(st, 5,
+	                        hj_amount_format(v->priority_fee, tip)) ||
 	    sqlite3_bind_int64(st, 6, v->signed_at)) {
 		ret = db_fail(s, "record a signed transaction", err, errlen);
 	} else if (sqlite3_step(st) != SQLITE_DONE) {
 		ret = db_fail(s, "record a signed transaction", err, errlen);
 	} else if (sqlite3_changes(s->db) != 1) {
-		say(err, errlen,
+		hj_store__say(
+		    err, errlen,
 		    "%s: record a signed transaction: batch %lld is not an "
 		    "open transaction with a nonce",
 		    s->path, (long long)batch);
@@ -2016,8 +2001,9 @@ int hj_store_each_version(hj_store *s, int64_t batch,
 		v.raw = sqlite3_column_blob(st, 2);
 		v.raw_len = (size_t)sqlite3_column_bytes(st, 2);
 		if (sqlite3_column_bytes(st, 1) != 32 || v.raw == NULL) {
-			say(err, errlen, "%s: batch %s: bad hash or no bytes",
-			    s->path, name);
+			hj_store__say(err, errlen,
+			              "%s: batch %s: bad hash or no bytes",
+			              s->path, name);
 			ret = -EINVAL;
 			break;
 		}
@@ -2068,8 +2054,9 @@ int hj_store_batch_cost(hj_store *s, int64_t id, uint64_t gas_used,
 	          &n, err, errlen, "iit", id, (int64_t)gas_used,
 	          hj_amount_format(fee, f));
 	if (ret == 0 && n != 1) {
-		say(err, errlen, "%s: batch cost: batch %lld is not confirmed",
-		    s->path, (long long)id);
+		hj_store__say(err, errlen,
+		              "%s: batch cost: batch %lld is not confirmed",
+		              s->path, (long long)id);
 		ret = -EINVAL;
 	}
 	return ret;
@@ -2093,908 +2080,4 @@ int hj_store_set_balance(hj_store *s, hj_amount amount, uint64_t height,
 	           "excluded.warning",
 	           NULL, err, errlen, "tiit", hj_amount_format(amount, a),
 	           (int64_t)height, at, warning ? warning : "");
-}
-
-/* ---- reading without disturbing the daemon ----
- *
- * The daemon's database is in WAL mode, where a reader never blocks the
- * writer.  But a plain read-only SQLite connection still writes beside the
- * database: it creates the -wal and -shm files when they are missing (the
- * daemon is stopped), and those files, created by root, would keep a
- * DynamicUser daemon from opening its own database (docs/STATE.md).  So
- * hj_store_read reads in one of two ways, chosen by whether the -wal file
- * exists:
- *
- * - It exists: a connection (the daemon, or one that crashed) uses the
- *   WAL, which may hold committed data the database file does not.  Read
- *   it normally, read-only, through a VFS that never creates or deletes a
- *   file: if the daemon closed and removed its WAL in the meantime, the
- *   open fails instead of creating one, and the read starts over.
- * - It does not: no connection is open and the database file holds every
- *   commit.  Read it as immutable (no locks, no -shm, no -wal), and check
- *   afterwards that the -wal is still absent and the file unchanged
- *   (inode, size, times); otherwise a daemon started meanwhile, and the
- *   read starts over.
- *
- * Callers read everything they need in the one read transaction, keep it
- * in memory and print only after hj_store_read returned: output piped into
- * a pager never holds a read transaction open, which would keep the
- * daemon's checkpoints from cutting its WAL back.
- *
- * The typed reads check every column they return against the schema; a
- * reader is how an operator finds a damaged row, so each message names
- * the row and the column.
- */
-
-/* Reads started over because the daemon started or stopped meanwhile. */
-#define READ_ATTEMPTS 3
-/* Room for a quoted value in a message (hj_quote cuts longer ones). */
-#define SHOWLEN 100
-
-/*
- * A failed SQLite call of a reader, as hj_store_read's codes: the file is
- * not a database or has a schema this store does not read (-EINVAL), its
- * WAL could not be opened (-ENOENT), it was busy (-EAGAIN).
- */
-static int read_fail(hj_store *s, const char *what, char *err, size_t errlen)
-{
-	int rc = sqlite3_extended_errcode(s->db) & 0xff;
-
-	switch (rc) {
-	case SQLITE_NOTADB:
-		say(err, errlen, "%s: not an SQLite database (%s)", s->path,
-		    sqlite3_errmsg(s->db));
-		return -EINVAL;
-	case SQLITE_CANTOPEN:
-		/* The file itself opened (check_file): its WAL did not. */
-		say(err, errlen,
-		    "%s: %s: %s (its -wal or -shm file may be unreadable: run "
-		    "as root or as the daemon's user)",
-		    s->path, what, sqlite3_errmsg(s->db));
-		return -ENOENT;
-	}
-	say(err, errlen, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
-	switch (rc) {
-	case SQLITE_CORRUPT:
-	case SQLITE_ERROR: /* a schema this store does not read */
-	case SQLITE_MISMATCH:
-		return -EINVAL;
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		return -ENOENT;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EAGAIN;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	default:
-		return -EIO;
-	}
-}
-
-static int nomem(char *err, size_t errlen)
-{
-	say(err, errlen, "out of memory");
-	return -ENOMEM;
-}
-
-/* "PATH: WHAT: column COL does not hold what the schema says". */
-static int damaged(hj_store *s, const char *what, const char *col, char *err,
-                   size_t errlen)
-{
-	say(err, errlen,
-	    "%s: %s: column %s does not hold what the schema says "
-	    "(docs/STATE.md)",
-	    s->path, what, col);
-	return -EINVAL;
-}
-
-/* One integer: the first column of sql's first row. */
-static int read_int(hj_store *s, const char *sql, int64_t *v, char *err,
-                    size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int ret = 0;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read the schema", err, errlen);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*v = sqlite3_column_int64(st, 0);
-	else
-		ret = read_fail(s, "read the schema", err, errlen);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* Whether this is the daemon's database, in the words of docs/STATE.md;
- * nothing is created or migrated. */
-static int read_identity(hj_store *s, char *err, size_t errlen)
-{
-	int64_t has_meta = 0, has_payouts = 0, app = 0, ver = 0;
-	int ret;
-
-	ret = read_int(s,
-	               "SELECT count(*) FROM sqlite_schema WHERE type = "
-	               "'table' AND name = 'meta'",
-	               &has_meta, err, errlen);
-	if (ret == 0)
-		ret =
-		    read_int(s,
-		             "SELECT count(*) FROM sqlite_schema WHERE type = "
-		             "'table' AND name = 'payouts'",
-		             &has_payouts, err, errlen);
-	if (ret == 0)
-		ret = read_int(s, "PRAGMA application_id", &app, err, errlen);
-	if (ret == 0)
-		ret = read_int(s, "PRAGMA user_version", &ver, err, errlen);
-	if (ret)
-		return ret;
-	if (!has_meta || !has_payouts) {
-		say(err, errlen,
-		    "%s: not a hashjackd database: no table%s %s%s%s", s->path,
-		    !has_meta && !has_payouts ? "s" : "",
-		    has_meta ? "" : "\"meta\"",
-		    !has_meta && !has_payouts ? " and " : "",
-		    has_payouts ? "" : "\"payouts\"");
-		return -EINVAL;
-	}
-	ret = check_version(s, app, ver, 1, err, errlen);
-	if (ret == 0)
-		s->version = (int)ver;
-	return ret;
-}
-
-/*
- * A VFS that is the default one except that it never creates a WAL or a
- * journal file and never deletes any file.  The connection is read-only,
- * so the database file itself is never written or created either.
- */
-static sqlite3_vfs ro_vfs;
-static sqlite3_vfs *ro_base;
-
-static int ro_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file,
-                   int flags, int *out)
-{
-	(void)vfs;
-	if (flags & (SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_JOURNAL |
-	             SQLITE_OPEN_SUPER_JOURNAL))
-		flags &= ~SQLITE_OPEN_CREATE;
-	return ro_base->xOpen(ro_base, name, file, flags, out);
-}
-
-static int ro_delete(sqlite3_vfs *vfs, const char *name, int sync_dir)
-{
-	(void)vfs;
-	(void)name;
-	(void)sync_dir;
-	return SQLITE_IOERR_DELETE;
-}
-
-static const char *ro_vfs_name(void)
-{
-	if (ro_base == NULL) {
-		sqlite3_vfs *base = sqlite3_vfs_find(NULL);
-
-		if (base == NULL)
-			return NULL;
-		ro_vfs = *base;
-		ro_vfs.pNext = NULL;
-		ro_vfs.zName = "hashjack-readonly";
-		ro_vfs.xOpen = ro_open;
-		ro_vfs.xDelete = ro_delete;
-		if (sqlite3_vfs_register(&ro_vfs, 0) != SQLITE_OK)
-			return NULL;
-		ro_base = base;
-	}
-	return ro_vfs.zName;
-}
-
-/* "file:" URI of path, every byte but [A-Za-z0-9/._~-] percent-encoded
- * (a path may hold '?', '#' or '%').  Caller frees. */
-static char *uri_of(const char *path, int immutable)
-{
-	static const char hexd[] = "0123456789ABCDEF";
-	const char *tail = immutable ? "?mode=ro&immutable=1" : "?mode=ro";
-	size_t n = strlen(path), w = 0;
-	char *u = malloc(3 * n + 8 + strlen(tail) + 1);
-
-	if (u == NULL)
-		return NULL;
-	/* "file://" and an empty authority keep a path beginning "//"
-	 * from being read as one. */
-	w += (size_t)snprintf(u, 8, "%s", path[0] == '/' ? "file://" : "file:");
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("/._~-", *p)) {
-			u[w++] = (char)*p;
-		} else {
-			u[w++] = '%';
-			u[w++] = hexd[*p >> 4];
-			u[w++] = hexd[*p & 15];
-		}
-	}
-	memcpy(u + w, tail, strlen(tail) + 1);
-	return u;
-}
-
-/* One read, in one read transaction. */
-static int read_once(const char *path, int immutable, hj_store_read_fn fn,
-                     void *arg, char *err, size_t errlen)
-{
-	const char *vfs = ro_vfs_name();
-	char *uri = uri_of(path, immutable);
-	hj_store *s = calloc(1, sizeof *s);
-	int rc, ret;
-
-	if (s != NULL)
-		s->path = strdup(path);
-	if (vfs == NULL || uri == NULL || s == NULL || s->path == NULL) {
-		say(err, errlen, "cannot set up SQLite's read-only access");
-		ret = -ENOMEM;
-		goto out;
-	}
-	rc = sqlite3_open_v2(
-	    uri, &s->db,
-	    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, vfs);
-	if (rc != SQLITE_OK) {
-		if (s->db == NULL) {
-			say(err, errlen, "%s: cannot open: %s", path,
-			    sqlite3_errstr(rc));
-			ret = -ENOMEM;
-		} else {
-			ret = read_fail(s, "cannot open", err, errlen);
-		}
-		goto out;
-	}
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, HJ_BUSY_TIMEOUT_MS);
-	/* The last connection to close would checkpoint the WAL into the
-	 * database file: never this one. */
-	sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-
-	/* One snapshot for the identity and everything fn reads. */
-	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = read_fail(s, "begin", err, errlen);
-		goto out;
-	}
-	ret = read_identity(s, err, errlen);
-	if (ret == 0)
-		ret = fn(s, arg, err, errlen);
-	/* Only reads happened: the end of the transaction cannot lose
-	 * anything, and the connection closes anyway. */
-	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-out:
-	free(uri);
-	hj_store_close(s);
-	return ret;
-}
-
-/* The database file, opened and checked the way open(2) sees it, so that
- * a missing file is never created and its error is the system's. */
-static int check_file(const char *path, struct stat *st, char *err,
-                      size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0) {
-		say(err, errlen, "cannot open database %s: %s", path,
-		    strerror(errno));
-		return -ENOENT;
-	}
-	if (fstat(fd, st) != 0) {
-		say(err, errlen, "cannot stat database %s: %s", path,
-		    strerror(errno));
-		close(fd);
-		return -EIO;
-	}
-	close(fd);
-	if (!S_ISREG(st->st_mode)) {
-		say(err, errlen, "cannot open database %s: %s", path,
-		    S_ISDIR(st->st_mode) ? strerror(EISDIR)
-		                         : "not a regular file");
-		return -ENOENT;
-	}
-	/* The daemon's first open, before it wrote anything.  (SQLite would
-	 * also delete a WAL beside an empty database file.) */
-	if (st->st_size == 0) {
-		say(err, errlen,
-		    "%s: an empty file: not a hashjackd database (yet)", path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* 1 when path exists, 0 when it does not, -1 with err otherwise. */
-static int exists(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0)
-		return 1;
-	if (errno == ENOENT)
-		return 0;
-	say(err, errlen, "cannot stat %s: %s", path, strerror(errno));
-	return -1;
-}
-
-static int same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	       a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
-int hj_store_read(const char *path, hj_store_read_fn fn,
-                  void (*reset)(void *arg), void *arg, char *err, size_t errlen)
-{
-	size_t n = strlen(path);
-	char *wal = malloc(n + 5);
-	struct stat before, after;
-	int ret = 0, had_wal, has_wal;
-
-	if (wal == NULL)
-		return nomem(err, errlen);
-	memcpy(wal, path, n);
-	memcpy(wal + n, "-wal", 5);
-	for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-		if (reset != NULL)
-			reset(arg);
-		ret = check_file(path, &before, err, errlen);
-		if (ret)
-			goto out;
-		had_wal = exists(wal, err, errlen);
-		if (had_wal < 0) {
-			ret = -EIO;
-			goto out;
-		}
-		ret = read_once(path, !had_wal, fn, arg, err, errlen);
-		has_wal = exists(wal, err, errlen);
-		if (has_wal < 0) {
-			ret = -EIO;
-			goto out;
-		}
-		if (had_wal) {
-			/* The daemon removed its WAL as this read began. */
-			if (ret == -ENOENT && !has_wal)
-				continue;
-			goto out;
-		}
-		if (!has_wal && stat(path, &after) == 0 &&
-		    same_file(&before, &after))
-			goto out;
-	}
-	say(err, errlen,
-	    "%s: the database changed while it was read (%d times): the "
-	    "daemon is starting or stopping; try again",
-	    path, READ_ATTEMPTS);
-	ret = -EAGAIN;
-out:
-	free(wal);
-	return ret;
-}
-
-int hj_store_version(const hj_store *s)
-{
-	return s->version;
-}
-
-/* ---- typed reads: the columns as the schema says they are ---- */
-
-static int is_int(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_INTEGER;
-}
-
-/* A TEXT column, borrowed until the next step: 0, -1 when it is not TEXT
- * (or NULL where nullable allows it: *out NULL), -ENOMEM. */
-static int text_col(sqlite3_stmt *st, int i, int nullable, const char **out)
-{
-	*out = NULL;
-	if (nullable && sqlite3_column_type(st, i) == SQLITE_NULL)
-		return 0;
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT)
-		return -1;
-	*out = (const char *)sqlite3_column_text(st, i);
-	return *out ? 0 : -ENOMEM;
-}
-
-/* A canonical amount in a TEXT column; 0 or -1. */
-static int amount_col(sqlite3_stmt *st, int i, hj_amount *v)
-{
-	const char *t;
-
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT)
-		return -1;
-	t = (const char *)sqlite3_column_text(st, i);
-	if (t == NULL ||
-	    hj_amount_parse(t, (size_t)sqlite3_column_bytes(st, i), v))
-		return -1;
-	return 0;
-}
-
-/* A 32-byte BLOB column; 0 or -1. */
-static int hash_col(sqlite3_stmt *st, int i, uint8_t b[32])
-{
-	if (sqlite3_column_type(st, i) != SQLITE_BLOB ||
-	    sqlite3_column_bytes(st, i) != 32)
-		return -1;
-	memcpy(b, sqlite3_column_blob(st, i), 32);
-	return 0;
-}
-
-/* An id column that may be NULL (id->len 0); 0 or -1. */
-static int maybe_id(sqlite3_stmt *st, int i, hj_id *id)
-{
-	memset(id, 0, sizeof *id);
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return 0;
-	return column_id(st, i, id);
-}
-
-/* An INTEGER column that may be NULL; 0 or -1. */
-static int maybe_int(sqlite3_stmt *st, int i, hj_maybe_i64 *v)
-{
-	v->set = sqlite3_column_type(st, i) != SQLITE_NULL;
-	v->v = sqlite3_column_int64(st, i);
-	return v->set && !is_int(st, i) ? -1 : 0;
-}
-
-int hj_store_get_meta(hj_store *s, hj_meta_row *m, int *found, char *err,
-                      size_t errlen)
-{
-	static const char *const col[] = {"family", "chain", "dealer", "rules"};
-	char **dst[4] = {&m->family, &m->chain, &m->dealer, &m->rules};
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
-
-	memset(m, 0, sizeof *m);
-	*found = 0;
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT family, chain, dealer, rules FROM meta "
-	                       "WHERE id = 1",
-	                       -1, &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read meta", err, errlen);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		for (int i = 0; i < 4 && ret == 0; i++) {
-			const char *t;
-			int r = text_col(st, i, 0, &t);
-
-			if (r == -1)
-				ret = damaged(s, "meta", col[i], err, errlen);
-			else if (r || (*dst[i] = strdup(t)) == NULL)
-				ret = nomem(err, errlen);
-		}
-		*found = ret == 0;
-	} else if (rc != SQLITE_DONE) {
-		ret = read_fail(s, "read meta", err, errlen);
-	}
-	sqlite3_finalize(st);
-	if (ret)
-		hj_meta_row_clear(m);
-	return ret;
-}
-
-void hj_meta_row_clear(hj_meta_row *m)
-{
-	free(m->family);
-	free(m->chain);
-	free(m->dealer);
-	free(m->rules);
-	memset(m, 0, sizeof *m);
-}
-
-int hj_store_count_payouts(hj_store *s, uint64_t *n, char *err, size_t errlen)
-{
-	int64_t v = 0;
-	int ret = read_int(s, "SELECT count(*) FROM payouts", &v, err, errlen);
-
-	if (ret == 0)
-		*n = (uint64_t)v;
-	return ret;
-}
-
-int hj_store_last_block(hj_store *s, uint64_t *height, uint8_t hash[32],
-                        int *found, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
-
-	*found = 0;
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT height, hash FROM cursor WHERE id = 1",
-	                       -1, &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read cursor", err, errlen);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (!is_int(st, 0))
-			ret = damaged(s, "cursor", "height", err, errlen);
-		else if (hash_col(st, 1, hash))
-			ret = damaged(s, "cursor", "hash", err, errlen);
-		/* The bits of a uint64: -1 is the mark before block 0. */
-		*height = (uint64_t)sqlite3_column_int64(st, 0);
-		*found = ret == 0;
-	} else if (rc != SQLITE_DONE) {
-		ret = read_fail(s, "read cursor", err, errlen);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-int hj_store_each_round(hj_store *s, int (*fn)(void *arg, const hj_round *r),
-                        void *arg, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	char why[200], hex[65];
-	size_t n = 0;
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT id, data FROM rounds ORDER BY "
-	                       "bet_height, bet_tx_index",
-	                       -1, &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read rounds", err, errlen);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int len = sqlite3_column_bytes(st, 1);
-		hj_round r;
-		hj_id id;
-
-		n++;
-		if (column_id(st, 0, &id)) {
-			say(err, errlen,
-			    "%s: open round %zu: no valid round id", s->path,
-			    n);
-			ret = -EINVAL;
-			break;
-		}
-		id_hex(&id, hex);
-		if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
-		    len > HJ_ROUND_ENCODED_MAX) {
-			say(err, errlen,
-			    "%s: round %s: data is not a round encoding (%d "
-			    "bytes)",
-			    s->path, hex, len);
-			ret = -EINVAL;
-			break;
-		}
-		if (hj_round_decode(sqlite3_column_blob(st, 1), (size_t)len, &r,
-		                    why, sizeof why)) {
-			say(err, errlen, "%s: round %s: %s", s->path, hex, why);
-			ret = -EINVAL;
-			break;
-		}
-		if (!hj_id_eq(&id, &r.id)) {
-			say(err, errlen,
-			    "%s: round %s: the encoded round has another id",
-			    s->path, hex);
-			ret = -EINVAL;
-			break;
-		}
-		ret = fn(arg, &r);
-		if (ret)
-			break;
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = read_fail(s, "read rounds", err, errlen);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* The payout at st as a row; -EINVAL naming the column that does not
- * hold what the schema says. */
-static int payout_row(hj_store *s, sqlite3_stmt *st, hj_payout_row *p,
-                      char *err, size_t errlen)
-{
-	/* The columns of each_payout's query, in order. */
-	static const char *const col[] = {"id",
-	                                  "kind",
-	                                  "state",
-	                                  "recipient",
-	                                  "amount",
-	                                  "round",
-	                                  "hand",
-	                                  "txid",
-	                                  "created_height",
-	                                  "submitted_txid",
-	                                  "nonce",
-	                                  "submitted_height",
-	                                  "submitted_at",
-	                                  "confirmed_height",
-	                                  "last_error"};
-	char shown[SHOWLEN], what[SHOWLEN + 16];
-	hj_maybe_i64 created;
-	int bad = -1, r;
-
-	memset(p, 0, sizeof *p);
-	r = text_col(st, 0, 0, &p->id);
-	if (r == -ENOMEM)
-		return nomem(err, errlen);
-	if (r) {
-		say(err, errlen, "%s: a payout whose id is not text", s->path);
-		return -EINVAL;
-	}
-	if ((r = text_col(st, 1, 0, &p->kind)) != 0)
-		bad = 1;
-	else if ((r = text_col(st, 2, 0, &p->state)) != 0)
-		bad = 2;
-	else if (amount_col(st, 4, &p->amount))
-		bad = 4;
-	else if (maybe_id(st, 5, &p->round))
-		bad = 5;
-	else if (maybe_int(st, 6, &p->hand))
-		bad = 6;
-	else if (maybe_id(st, 7, &p->txid))
-		bad = 7;
-	else if (maybe_int(st, 8, &created) || !created.set)
-		bad = 8;
-	else if (maybe_id(st, 9, &p->submitted_txid))
-		bad = 9;
-	else if (maybe_int(st, 10, &p->nonce))
-		bad = 10;
-	else if (maybe_int(st, 11, &p->submitted_height))
-		bad = 11;
-	else if (maybe_int(st, 12, &p->submitted_at))
-		bad = 12;
-	else if (maybe_int(st, 13, &p->confirmed_height))
-		bad = 13;
-	else if ((r = text_col(st, 14, 1, &p->last_error)) != 0)
-		bad = 14;
-	if (r == -ENOMEM)
-		return nomem(err, errlen);
-	if (bad >= 0) {
-		hj_quote(p->id, shown, sizeof shown);
-		snprintf(what, sizeof what, "payout %s", shown);
-		return damaged(s, what, col[bad], err, errlen);
-	}
-	p->created_height = created.v;
-	/* What the recipient must be depends on the chain: the caller
-	 * checks its length. */
-	p->has_recipient = sqlite3_column_type(st, 3) != SQLITE_NULL;
-	if (p->has_recipient)
-		(void)column_id(st, 3, &p->recipient);
-	return 0;
-}
-
-int hj_store_each_payout(hj_store *s, const hj_payout_filter *f,
-                         int (*fn)(void *arg, const hj_payout_row *p),
-                         void *arg, char *err, size_t errlen)
-{
-	/* ?1 state, ?2 kind, ?3 round, ?4 recipient, ?5 1 for unattributed
-	 * only.  Oldest debt first; the id orders payouts of one block. */
-	static const char sql[] =
-	    "SELECT id, kind, state, recipient, amount, round, hand, txid,"
-	    " created_height, submitted_txid, nonce, submitted_height,"
-	    " submitted_at, confirmed_height, last_error FROM payouts"
-	    " WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR kind = ?2)"
-	    " AND (?3 IS NULL OR round = ?3) AND (?4 IS NULL OR recipient = ?4)"
-	    " AND (?5 = 0 OR recipient IS NULL)"
-	    " ORDER BY created_height, id";
-	static const hj_payout_filter all = {0};
-	sqlite3_stmt *st = NULL;
-	hj_payout_row p;
-	int rc, ret = 0;
-
-	if (f == NULL)
-		f = &all;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read payouts", err, errlen);
-	/* The values are borrowed from f, which outlives st. */
-	if (bind_text(st, 1, f->state) || bind_text(st, 2, f->kind) ||
-	    bind_id(st, 3, f->round) || bind_id(st, 4, f->recipient) ||
-	    sqlite3_bind_int(st, 5, f->unattributed != 0)) {
-		ret = read_fail(s, "read payouts", err, errlen);
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ret = payout_row(s, st, &p, err, errlen);
-		if (ret == 0)
-			ret = fn(arg, &p);
-		if (ret)
-			break;
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = read_fail(s, "read payouts", err, errlen);
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* Adds v to t; -1 when the sum would not fit 128 bits. */
-static int tally_add(hj_tally *t, hj_amount v)
-{
-	if (v > HJ_AMOUNT_MAX - t->sum)
-		return -1;
-	t->sum += v;
-	t->n++;
-	return 0;
-}
-
-int hj_store_payout_totals(hj_store *s, hj_payout_totals *t, char *err,
-                           size_t errlen)
-{
-	/* A payout in a planned batch (schema 2 on) is still owed. */
-	static const char sql_v1[] =
-	    "SELECT id, state, recipient IS NULL, 0, amount FROM payouts";
-	static const char sql_v2[] =
-	    "SELECT p.id, p.state, p.recipient IS NULL, EXISTS (SELECT 1 "
-	    "FROM payout_batch_items i JOIN payout_batches b ON b.id = "
-	    "i.batch WHERE i.payout = p.id AND b.state = 'planned'), "
-	    "p.amount FROM payouts p";
-	sqlite3_stmt *st = NULL;
-	char shown[SHOWLEN], what[SHOWLEN + 16];
-	int rc, ret = 0;
-
-	memset(t, 0, sizeof *t);
-	if (sqlite3_prepare_v2(s->db, s->version >= 2 ? sql_v2 : sql_v1, -1,
-	                       &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read payouts", err, errlen);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(st, 0);
-		const char *state = (const char *)sqlite3_column_text(st, 1);
-		const char *bad = NULL;
-		hj_amount v = 0;
-		int over = 0;
-
-		hj_quote(id ? id : "", shown, sizeof shown);
-		if (sqlite3_column_type(st, 1) != SQLITE_TEXT || state == NULL)
-			bad = "state";
-		else if (amount_col(st, 4, &v))
-			bad = "amount";
-		if (bad != NULL) {
-			snprintf(what, sizeof what, "payout %s", shown);
-			ret = damaged(s, what, bad, err, errlen);
-			break;
-		}
-		if (strcmp(state, "owed") == 0) {
-			over = tally_add(&t->owed, v);
-			if (sqlite3_column_int(st, 2))
-				over |= tally_add(&t->unattributed, v);
-			if (sqlite3_column_int(st, 3))
-				over |= tally_add(&t->planned, v);
-		} else if (strcmp(state, "submitted") == 0) {
-			over = tally_add(&t->submitted, v);
-		} else if (strcmp(state, "confirmed") == 0) {
-			over = tally_add(&t->confirmed, v);
-		} else {
-			char s2[SHOWLEN];
-
-			hj_quote(state, s2, sizeof s2);
-			say(err, errlen,
-			    "%s: payout %s: state %s is not owed, submitted or "
-			    "confirmed",
-			    s->path, shown, s2);
-			ret = -EINVAL;
-			break;
-		}
-		if (over) {
-			say(err, errlen,
-			    "%s: the payouts' sum exceeds 2^128 - 1 base "
-			    "units: not a real ledger",
-			    s->path);
-			ret = -ERANGE;
-			break;
-		}
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = read_fail(s, "read payouts", err, errlen);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-int hj_store_get_balance(hj_store *s, hj_balance_row *b, int *found, char *err,
-                         size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	const char *bad = NULL, *warning = NULL;
-	int rc, ret = 0, r = 0;
-
-	memset(b, 0, sizeof *b);
-	*found = 0;
-	if (s->version < 3)
-		return 0;
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT amount, height, at, warning FROM "
-	                       "dealer_balance WHERE id = 1",
-	                       -1, &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read the balance", err, errlen);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (amount_col(st, 0, &b->amount))
-			bad = "amount";
-		else if (!is_int(st, 1))
-			bad = "height";
-		else if (!is_int(st, 2))
-			bad = "at";
-		else if ((r = text_col(st, 3, 1, &warning)) == -1)
-			bad = "warning";
-		if (bad != NULL)
-			ret = damaged(s, "dealer_balance", bad, err, errlen);
-		else if (r || (warning && !(b->warning = strdup(warning))))
-			ret = nomem(err, errlen);
-		b->height = sqlite3_column_int64(st, 1);
-		b->at = sqlite3_column_int64(st, 2);
-		*found = ret == 0;
-	} else if (rc != SQLITE_DONE) {
-		ret = read_fail(s, "read the balance", err, errlen);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-int hj_store_each_open_batch(hj_store *s,
-                             int (*fn)(void *arg, const hj_open_batch *b),
-                             void *arg, char *err, size_t errlen)
-{
-	/* EVM transactions (schema 3): the one output's address, how many
-	 * versions were signed and the latest one's hash. */
-	static const char sql_v3[] =
-	    "SELECT b.id, b.state, b.txid, b.outputs, b.total, b.created_at, "
-	    "b.nonce, (SELECT o.address FROM payout_batch_outputs o WHERE "
-	    "o.batch = b.id ORDER BY o.address LIMIT 1), (SELECT count(*) "
-	    "FROM payout_tx_versions v WHERE v.batch = b.id), (SELECT v.hash "
-	    "FROM payout_tx_versions v WHERE v.batch = b.id ORDER BY v.seq "
-	    "DESC LIMIT 1) FROM payout_batches b WHERE b.state IN "
-	    "('planned', 'sent') ORDER BY b.id";
-	static const char sql_v2[] =
-	    "SELECT b.id, b.state, b.txid, b.outputs, b.total, b.created_at, "
-	    "NULL, NULL, 0, NULL FROM payout_batches b WHERE b.state IN "
-	    "('planned', 'sent') ORDER BY b.id";
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
-
-	if (s->version < 2)
-		return 0;
-	if (sqlite3_prepare_v2(s->db, s->version >= 3 ? sql_v3 : sql_v2, -1,
-	                       &st, NULL) != SQLITE_OK)
-		return read_fail(s, "read payout batches", err, errlen);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(st, 1);
-		const char *bad = NULL;
-		hj_open_batch b;
-		char what[48];
-		int r = 0;
-
-		memset(&b, 0, sizeof b);
-		b.id = sqlite3_column_int64(st, 0);
-		b.sent = state != NULL && strcmp(state, "sent") == 0;
-		b.has_txid = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		b.has_hash = sqlite3_column_type(st, 9) != SQLITE_NULL;
-		if (b.has_txid && hash_col(st, 2, b.txid))
-			bad = "txid";
-		else if (!is_int(st, 3))
-			bad = "outputs";
-		else if (amount_col(st, 4, &b.total))
-			bad = "total";
-		else if (!is_int(st, 5))
-			bad = "created_at";
-		else if (maybe_int(st, 6, &b.nonce))
-			bad = "nonce";
-		else if (b.has_hash && hash_col(st, 9, b.hash))
-			bad = "hash of payout_tx_versions";
-		else if ((r = text_col(st, 7, 1, &b.address)) == -1)
-			bad = "address of payout_batch_outputs";
-		if (r == -ENOMEM) {
-			ret = nomem(err, errlen);
-			break;
-		}
-		if (bad != NULL) {
-			snprintf(what, sizeof what, "payout batch %lld",
-			         (long long)b.id);
-			ret = damaged(s, what, bad, err, errlen);
-			break;
-		}
-		b.outputs = sqlite3_column_int64(st, 3);
-		b.created_at = sqlite3_column_int64(st, 5);
-		b.versions = sqlite3_column_int64(st, 8);
-		ret = fn(arg, &b);
-		if (ret)
-			break;
-	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = read_fail(s, "read payout batches", err, errlen);
-	sqlite3_finalize(st);
-	return ret;
 }

@@ -1,0 +1,99 @@
+/*
+ * The store's insides, shared by its two files only: store.c (opening,
+ * the schema and its migrations, the daemon's writes) and store_read.c
+ * (the tool's read-only side).  Nothing else includes this header.
+ */
+#ifndef HJ_STORE_IMPL_H
+#define HJ_STORE_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/*
+ * PRAGMA user_version is the schema's version, HJ_STORE_SCHEMA_VERSION
+ * (store.h) for the schema below.  Older versions (1: before settlement,
+ * 2: before EVM payouts and the balance) are migrated when the daemon
+ * opens them, and read as they are by hj_store_read.  PRAGMA
+ * application_id is "HJKD", so that another program's database is told
+ * apart from ours, whatever its user_version.
+ */
+#define HJ_APPLICATION_ID 0x484a4b44
+/* How long a connection waits for another's lock, in milliseconds: a
+ * write for an operator's sqlite3 shell in a write transaction or a
+ * checkpoint; a reader only while another connection recovers the WAL
+ * index after a crash (the daemon's writes never make a WAL reader wait). */
+#define HJ_BUSY_TIMEOUT_MS 5000
+
+/* The statements prepared once at open (store.c). */
+enum {
+	ST_META_GET,
+	ST_META_PUT,
+	ST_CURSOR_GET,
+	ST_CURSOR_PUT,
+	ST_TX_ADD,
+	ST_PAYOUT_ADD,
+	ST_ROUND_PUT,
+	ST_ROUND_DEL,
+	ST_ROUNDS_CLEAR,
+	ST_ROUNDS_LOAD,
+	ST_OWED,
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_COUNT
+};
+
+/* A round as last written to the rounds table. */
+struct saved_round {
+	hj_id id;
+	uint64_t bet_height;
+	uint32_t bet_tx_index;
+	uint16_t len;
+	uint8_t data[HJ_ROUND_ENCODED_MAX];
+};
+
+struct hj_store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *st[ST_COUNT];
+	/* The rounds table as this connection last wrote or read it, in
+	 * opening order; meaningful only while saved_valid. */
+	struct saved_round *saved;
+	size_t nsaved, capsaved;
+	int saved_valid;
+	/* Scratch for the next save, swapped with saved on success. */
+	struct saved_round *next;
+	size_t capnext;
+	/* A reader's (hj_store_read): the schema version it found.  Its
+	 * statements are prepared at each use, none in st[]. */
+	int version;
+};
+
+/* The message into err (vsnprintf: cut to errlen); err may be NULL. */
+void hj_store__say(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Lower-case hex of an id, for messages: buf holds 2 * 32 + 1 bytes. */
+const char *hj_store__id_hex(const hj_id *id, char buf[65]);
+
+/* Binds an id (NULL or empty: SQL NULL) or a string (NULL: SQL NULL),
+ * borrowed until the statement is reset. */
+int hj_store__bind_id(sqlite3_stmt *st, int i, const hj_id *id);
+int hj_store__bind_text(sqlite3_stmt *st, int i, const char *s);
+
+/* Reads a BLOB column of 1 to 32 bytes into an id; 0 or -1. */
+int hj_store__column_id(sqlite3_stmt *st, int i, hj_id *id);
+
+/*
+ * The application_id and user_version of a file that is no longer empty:
+ * ours, and a schema version from 1 to this store's.  reader: in the
+ * words of the tool (hj_store_read), else of the daemon.  0 or -EINVAL.
+ */
+int hj_store__check_version(hj_store *s, int64_t app, int64_t ver, int reader,
+                            char *err, size_t errlen);
+
+#endif
