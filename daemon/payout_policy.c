@@ -1,0 +1,167 @@
+/*
+ * The payers' policy (payout_policy.h): pure functions of plain values.
+ */
+#include "payout_policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the Bitcoin family ---- */
+
+static int owed_cmp(const void *x, const void *y)
+{
+	const hjd_owed *a = x, *b = y;
+	int c = memcmp(a->recipient.b, b->recipient.b, 32);
+
+	if (c)
+		return c;
+	if (a->height != b->height)
+		return a->height < b->height ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+static int group_cmp(const void *x, const void *y)
+{
+	const hjd_btc_group *a = x, *b = y;
+
+	if (a->height != b->height)
+		return a->height < b->height ? -1 : 1;
+	return strcmp(a->addr, b->addr);
+}
+
+static int same_recipient(const hjd_owed *a, const hjd_owed *b)
+{
+	return memcmp(a->recipient.b, b->recipient.b, 32) == 0;
+}
+
+void hjd_btc_plan_owed(hjd_owed *v, size_t n, const hjd_btc_policy *pol,
+                       hjd_btc_group *groups, hjd_btc_plan *out)
+{
+	size_t m = 0, ngrp = 0;
+	char why[200];
+
+	memset(out, 0, sizeof *out);
+	/* The payouts to 32-byte keys to the front; the others stay behind
+	 * them, the caller's all the same. */
+	for (size_t i = 0; i < n; i++) {
+		hjd_owed t;
+
+		if (v[i].recipient.len == 0)
+			continue; /* unattributed: never paid automatically */
+		if (v[i].recipient.len != 32) {
+			out->unpayable_n++;
+			continue;
+		}
+		t = v[m];
+		v[m++] = v[i];
+		v[i] = t;
+	}
+	if (m > 1)
+		qsort(v, m, sizeof *v, owed_cmp);
+	for (size_t i = 0; i < m;) {
+		hjd_btc_group *x = &groups[ngrp]; /* reused when not payable */
+		size_t j = i;
+
+		memset(x, 0, sizeof *x);
+		x->first = i;
+		x->height = v[i].height;
+		while (j < m && same_recipient(&v[j], &v[i])) {
+			if (x->sum + v[j].amount > HJD_BTC_OUTPUT_MAX)
+				break; /* the rest waits for the next batch */
+			x->sum += v[j].amount;
+			j++;
+		}
+		if (j == i) /* one payout above the cap: never payable */
+			j++;
+		x->n = j - i;
+		while (j < m && same_recipient(&v[j], &v[i]))
+			j++;
+		i = j;
+		if (x->sum == 0 ||
+		    hj_taproot_address(pol->secp, v[x->first].recipient.b,
+		                       pol->hrp, x->addr, why, sizeof why)) {
+			out->unpayable_n += x->n;
+			continue;
+		}
+		if (x->sum < pol->dust) {
+			out->dust_n += x->n;
+			out->dust_sum += x->sum;
+			continue;
+		}
+		out->payable += x->sum;
+		ngrp++;
+	}
+	/* Oldest debts first. */
+	if (ngrp > 1)
+		qsort(groups, ngrp, sizeof *groups, group_cmp);
+	out->ngroups = ngrp;
+	out->nbatch = ngrp;
+	if (ngrp > pol->max_outputs) {
+		out->more = 1;
+		out->nbatch = pol->max_outputs;
+	}
+}
+
+/* ---- EVM fees ---- */
+
+static hj_amount min_amount(hj_amount a, hj_amount b)
+{
+	return a < b ? a : b;
+}
+
+static hj_amount max_amount(hj_amount a, hj_amount b)
+{
+	return a > b ? a : b;
+}
+
+hjd_evm_fees hjd_evm_fees_want(hj_amount base_fee, const hj_amount *tips,
+                               size_t n, hj_amount min_tip, hj_amount cap)
+{
+	hj_amount s[HJD_EVM_TIPS_MAX], t, v;
+	hjd_evm_fees f;
+
+	if (n > HJD_EVM_TIPS_MAX)
+		n = HJD_EVM_TIPS_MAX;
+	if (n)
+		memcpy(s, tips, n * sizeof *s);
+	/* Insertion sort: at most 16. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
+			t = s[j];
+			s[j] = s[j - 1];
+			s[j - 1] = t;
+		}
+	t = n ? s[n / 2] : 0;
+	if (t < min_tip)
+		t = min_tip;
+	f.tip = min_amount(t, cap);
+	v = base_fee > (HJ_AMOUNT_MAX - f.tip) / 2 ? HJ_AMOUNT_MAX
+	                                           : 2 * base_fee + f.tip;
+	f.max_fee = min_amount(v, cap);
+	return f;
+}
+
+int hjd_evm_fees_refresh(hjd_evm_fees have, hjd_evm_fees want,
+                         hjd_evm_fees *out)
+{
+	out->max_fee = max_amount(have.max_fee, want.max_fee);
+	out->tip = max_amount(have.tip, want.tip);
+	return have.max_fee < want.max_fee || have.tip < want.tip;
+}
+
+static hj_amount bump(hj_amount v)
+{
+	return v > HJ_AMOUNT_MAX - v / 8 - 1 ? HJ_AMOUNT_MAX : v + v / 8 + 1;
+}
+
+int hjd_evm_fees_bump(hjd_evm_fees have, hjd_evm_fees want, hj_amount cap,
+                      hjd_evm_fees *out)
+{
+	out->max_fee = min_amount(bump(have.max_fee), cap);
+	out->tip = min_amount(bump(have.tip), out->max_fee);
+	if (want.max_fee > out->max_fee)
+		out->max_fee = want.max_fee;
+	if (want.tip > out->tip && want.tip <= out->max_fee)
+		out->tip = want.tip;
+	return out->max_fee > have.max_fee && out->tip > have.tip;
+}
