@@ -19,7 +19,8 @@
  *      are owed again);
  *   3. if no batch is planned: group what is owed by recipient, keep the
  *      recipients owed at least the dust limit, plan a batch of at most
- *      max_outputs of them (committed), send it (5);
+ *      max_outputs of them (committed), send it (5); what goes into it is
+ *      payout_policy.h's hjd_btc_plan_owed;
  *   4. getbalance, the totals, STATUS;
  *   5. (send) sendmany with HJ_RPC_ONCE: a txid is committed at once; a
  *      refusal by the node lets the payouts go (the next pass plans them
@@ -44,6 +45,7 @@
 #include "hex.h"
 #include "log.h"
 #include "payer_base.h"
+#include "payout_policy.h"
 #include "quote.h"
 #include "taproot.h"
 
@@ -57,10 +59,8 @@
 #define RPCINFO_WAIT_MS 250
 /* The sendmany arguments: at most max_outputs (1000) outputs of about 130
  * bytes each. */
-#define PARAMS_MAX ((size_t)1 << 20)
-#define COIN       100000000u
-/* Output values are int64 on the node (CAmount). */
-#define OUTPUT_MAX                    ((hj_amount)INT64_MAX)
+#define PARAMS_MAX                    ((size_t)1 << 20)
+#define COIN                          100000000u
 #define RPC_WALLET_INSUFFICIENT_FUNDS (-6)
 #define RPC_INVALID_ADDRESS_OR_KEY    (-5)
 
@@ -68,22 +68,6 @@ struct match {
 	uint8_t txid[32];
 	long long conf;
 	int replacement; /* replaces or was replaced by another (bumpfee) */
-};
-
-/* An owed payout, while grouping. */
-struct rec {
-	uint8_t to[32];
-	hj_amount amount;
-	uint64_t height;
-	char *id;
-};
-
-/* A recipient's payouts recs[first .. first + n). */
-struct grp {
-	size_t first, n;
-	hj_amount sum;
-	uint64_t height; /* of the oldest */
-	char addr[HJ_BECH32_BUF];
 };
 
 typedef struct btc_payer {
@@ -611,7 +595,7 @@ static int put_output(void *arg, const char *address, hj_amount amount)
 	struct params_buf *b = arg;
 	char a[40], item[200];
 
-	if (amount > OUTPUT_MAX || strlen(address) >= HJ_BECH32_BUF)
+	if (amount > HJD_BTC_OUTPUT_MAX || strlen(address) >= HJ_BECH32_BUF)
 		return -ERANGE;
 	for (const char *c = address; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
@@ -1022,73 +1006,58 @@ static void after_planned(btc_payer *p)
 
 /* ---- 3. planning ---- */
 
-struct group_ctx {
-	btc_payer *p;
-	struct rec *recs;
+/* Every owed payout in no planned batch, for the policy to sort out. */
+struct owed_list {
+	hjd_owed *v;
 	size_t n, cap;
-	int nomem;
 };
 
 static int collect_owed(void *arg, const hj_owed_payout *o)
 {
-	struct group_ctx *g = arg;
-	struct rec *r;
+	struct owed_list *l = arg;
+	hjd_owed *r;
+	char *id;
 
-	if (o->recipient.len == 0)
-		return 0; /* unattributed: shown, never paid automatically */
-	if (o->recipient.len != 32) {
-		g->p->unpayable_n++;
-		return 0;
-	}
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 64;
-		struct rec *v = realloc(g->recs, cap * sizeof *v);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		hjd_owed *v = realloc(l->v, cap * sizeof *v);
 
 		if (v == NULL)
 			return -ENOMEM;
-		g->recs = v;
-		g->cap = cap;
+		l->v = v;
+		l->cap = cap;
 	}
-	r = &g->recs[g->n];
-	memcpy(r->to, o->recipient.b, 32);
+	id = strdup(o->id); /* the store's lives only during the call */
+	if (id == NULL)
+		return -ENOMEM;
+	r = &l->v[l->n++];
+	r->id = id;
+	r->recipient = o->recipient;
 	r->amount = o->amount;
 	r->height = o->height;
-	r->id = strdup(o->id);
-	if (r->id == NULL)
-		return -ENOMEM;
-	g->n++;
 	return 0;
 }
 
-static int rec_cmp(const void *x, const void *y)
+static void owed_list_free(struct owed_list *l)
 {
-	const struct rec *a = x, *b = y;
-	int c = memcmp(a->to, b->to, 32);
-
-	if (c)
-		return c;
-	if (a->height != b->height)
-		return a->height < b->height ? -1 : 1;
-	return strcmp(a->id, b->id);
-}
-
-static int grp_cmp(const void *x, const void *y)
-{
-	const struct grp *a = x, *b = y;
-
-	if (a->height != b->height)
-		return a->height < b->height ? -1 : 1;
-	return strcmp(a->addr, b->addr);
+	for (size_t i = 0; i < l->n; i++)
+		free((char *)l->v[i].id); /* strdup'ed by collect_owed */
+	free(l->v);
 }
 
 static void plan_new(btc_payer *p)
 {
-	struct group_ctx g = {.p = p};
-	struct grp *grps = NULL;
+	struct owed_list l = {0};
+	const hjd_btc_policy pol = {.secp = p->secp,
+	                            .hrp = p->hrp,
+	                            .dust = p->dust,
+	                            .max_outputs = p->max_outputs};
+	hjd_btc_plan pl;
+	hjd_btc_group *grps = NULL;
 	hj_batch_output *outs = NULL;
 	const char **ids = NULL;
-	size_t ngrp = 0, nout = 0, nid = 0;
-	char err[400], why[200], total_s[40];
+	size_t nout = 0, nid = 0;
+	char err[400], total_s[40];
 	hj_amount total = 0;
 	int64_t id = 0;
 	int rc;
@@ -1098,7 +1067,7 @@ static void plan_new(btc_payer *p)
 	p->unpayable_n = 0;
 	p->payable = 0;
 	p->more = 0;
-	rc = hj_store_each_unbatched(p->base.store, collect_owed, &g, err,
+	rc = hj_store_each_unbatched(p->base.store, collect_owed, &l, err,
 	                             sizeof err);
 	if (rc) {
 		if (rc != -ENOMEM)
@@ -1108,59 +1077,24 @@ static void plan_new(btc_payer *p)
 			                     "payouts: out of memory");
 		goto out;
 	}
-	if (g.n > 1)
-		qsort(g.recs, g.n, sizeof *g.recs, rec_cmp);
-	grps = calloc(g.n ? g.n : 1, sizeof *grps);
+	grps = calloc(l.n ? l.n : 1, sizeof *grps);
 	if (grps == NULL) {
 		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < g.n;) {
-		struct grp *x = &grps[ngrp]; /* reused when not payable */
-		size_t j = i;
-
-		memset(x, 0, sizeof *x);
-		x->first = i;
-		x->height = g.recs[i].height;
-		while (j < g.n && memcmp(g.recs[j].to, g.recs[i].to, 32) == 0) {
-			if (x->sum + g.recs[j].amount > OUTPUT_MAX)
-				break; /* the rest waits for the next batch */
-			x->sum += g.recs[j].amount;
-			j++;
-		}
-		if (j == i) /* one payout above 2^63 - 1: never payable */
-			j++;
-		x->n = j - i;
-		while (j < g.n && memcmp(g.recs[j].to, g.recs[i].to, 32) == 0)
-			j++;
-		i = j;
-		if (x->sum == 0 ||
-		    hj_taproot_address(p->secp, g.recs[x->first].to, p->hrp,
-		                       x->addr, why, sizeof why)) {
-			p->unpayable_n += x->n;
-			continue;
-		}
-		if (x->sum < p->dust) {
-			p->dust_n += x->n;
-			p->dust_sum += x->sum;
-			continue;
-		}
-		p->payable += x->sum;
-		ngrp++;
-	}
+	hjd_btc_plan_owed(l.v, l.n, &pol, grps, &pl);
+	p->dust_n = pl.dust_n;
+	p->dust_sum = pl.dust_sum;
+	p->unpayable_n = pl.unpayable_n;
+	p->payable = pl.payable;
 	if (p->planned != 0 || !hjd_payer_base_may_send(&p->base) ||
-	    ngrp == 0) {
+	    pl.ngroups == 0) {
 		balance(p);
 		goto out;
 	}
-	/* Oldest debts first. */
-	qsort(grps, ngrp, sizeof *grps, grp_cmp);
-	if (ngrp > p->max_outputs) {
-		p->more = 1;
-		ngrp = p->max_outputs;
-	}
-	outs = calloc(ngrp, sizeof *outs);
-	for (size_t i = 0; i < ngrp; i++)
+	p->more = pl.more;
+	outs = calloc(pl.nbatch, sizeof *outs);
+	for (size_t i = 0; i < pl.nbatch; i++)
 		nid += grps[i].n;
 	ids = calloc(nid, sizeof *ids);
 	if (outs == NULL || ids == NULL) {
@@ -1168,12 +1102,12 @@ static void plan_new(btc_payer *p)
 		goto out;
 	}
 	nid = 0;
-	for (size_t i = 0; i < ngrp; i++) {
+	for (size_t i = 0; i < pl.nbatch; i++) {
 		outs[nout].address = grps[i].addr;
 		outs[nout++].amount = grps[i].sum;
 		total += grps[i].sum;
 		for (size_t k = 0; k < grps[i].n; k++)
-			ids[nid++] = g.recs[grps[i].first + k].id;
+			ids[nid++] = l.v[grps[i].first + k].id;
 	}
 	hj_batch_plan plan = {.height = p->base.processed,
 	                      .now = now_s(),
@@ -1195,9 +1129,7 @@ static void plan_new(btc_payer *p)
 	p->fresh = id;
 	send_batch(p, id, 1);
 out:
-	for (size_t i = 0; i < g.n; i++)
-		free(g.recs[i].id);
-	free(g.recs);
+	owed_list_free(&l);
 	free(grps);
 	free(outs);
 	free(ids);
