@@ -19,6 +19,8 @@
  *        nonce >= L, sent and its newest version older than stuck_after:
  *        a replacement, same nonce, fees up by 1/8 (capped), recorded,
  *        then sent;
+ *      (the fees of each: payout_policy.h's hjd_evm_fees_want, _refresh
+ *      and _bump)
  *   3. if no batch is planned any more: the oldest owed recipient's
  *      payouts together, eth_estimateGas, a nonce (the store's next, or P
  *      when another sender used the key), signed, committed with its
@@ -42,6 +44,7 @@
 #include "hex.h"
 #include "log.h"
 #include "payer_base.h"
+#include "payout_policy.h"
 
 #define OPEN_MAX 64 /* batches looked at per pass; the rest next */
 /* Versions one batch may have: a planned batch is re-signed only while
@@ -72,7 +75,7 @@ typedef struct evm_payer {
 
 	/* The pass's view of the chain (step 1). */
 	uint64_t latest_n, final_n, pending_n, final_height;
-	hj_amount base_fee, want_tip, want_max; /* fees a new version gets */
+	hjd_evm_fees want; /* the fees a new version gets */
 
 	hj_batch open[OPEN_MAX];
 	size_t nopen, cur;
@@ -161,11 +164,6 @@ static int get_u64(json_t *v, uint64_t *out)
 		return -1;
 	*out = (uint64_t)q;
 	return 0;
-}
-
-static hj_amount min_amount(hj_amount a, hj_amount b)
-{
-	return a < b ? a : b;
 }
 
 /* The node's error text, quoted safely for a log line. */
@@ -263,14 +261,14 @@ static void unreachable(evm_payer *p, const char *what, const char *why)
 
 /* ---- fees ---- */
 
-/* What a new version asks: the tip the last blocks paid at their median
- * (at least the floor), and twice the next block's base fee on top,
- * both within the cap. */
+/* What a new version asks (hjd_evm_fees_want), from the fee history h:
+ * the next block's base fee (the last of baseFeePerGas) and the blocks'
+ * rewards. */
 static int fees_from_history(evm_payer *p, json_t *h)
 {
 	json_t *base = json_object_get(h, "baseFeePerGas");
 	json_t *reward = json_object_get(h, "reward");
-	hj_amount tips[16], t, v = 0;
+	hj_amount tips[HJD_EVM_TIPS_MAX], next_base = 0;
 	size_t n = 0;
 
 	/* Every figure must be a quantity: fees guessed from a damaged
@@ -278,36 +276,22 @@ static int fees_from_history(evm_payer *p, json_t *h)
 	if (!json_is_array(base) || json_array_size(base) == 0)
 		return -1;
 	for (size_t i = 0; i < json_array_size(base); i++)
-		if (get_quantity(json_array_get(base, i), &v))
+		if (get_quantity(json_array_get(base, i), &next_base))
 			return -1;
-	p->base_fee = v; /* the last one: the next block's */
 	/* A node may leave reward out when it has no block to sample. */
 	if (reward != NULL && !json_is_array(reward))
 		return -1;
 	for (size_t i = 0; reward && i < json_array_size(reward); i++) {
 		json_t *r = json_array_get(reward, i);
+		hj_amount t;
 
 		if (!json_is_array(r) || json_array_size(r) != 1 ||
-		    get_quantity(json_array_get(r, 0), &v))
+		    get_quantity(json_array_get(r, 0), &t))
 			return -1;
-		if (n < 16)
-			tips[n++] = v;
+		if (n < HJD_EVM_TIPS_MAX)
+			tips[n++] = t;
 	}
-	/* Insertion sort: at most 16. */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && tips[j - 1] > tips[j]; j--) {
-			t = tips[j];
-			tips[j] = tips[j - 1];
-			tips[j - 1] = t;
-		}
-	t = n ? tips[n / 2] : 0;
-	if (t < p->min_tip)
-		t = p->min_tip;
-	p->want_tip = min_amount(t, p->cap);
-	v = p->base_fee > (HJ_AMOUNT_MAX - p->want_tip) / 2
-	        ? HJ_AMOUNT_MAX
-	        : 2 * p->base_fee + p->want_tip;
-	p->want_max = min_amount(v, p->cap);
+	p->want = hjd_evm_fees_want(next_base, tips, n, p->min_tip, p->cap);
 	return 0;
 }
 
@@ -572,16 +556,12 @@ static void resign(evm_payer *p, hj_amount max_fee, hj_amount tip)
 	send_raw(p, b->id, b->nonce, v.hash, !b->sent, 0);
 }
 
-static hj_amount bump(hj_amount v)
-{
-	return v > HJ_AMOUNT_MAX - v / 8 - 1 ? HJ_AMOUNT_MAX : v + v / 8 + 1;
-}
-
 static void open_unmined(evm_payer *p)
 {
 	const hj_batch *b = &p->open[p->cur];
 	const struct ver *n = &p->vers[0];
-	hj_amount max_fee, tip;
+	const hjd_evm_fees have = {.max_fee = n->max_fee, .tip = n->tip};
+	hjd_evm_fees f;
 	char msg[600], hex[67];
 
 	if (!b->sent) {
@@ -591,12 +571,9 @@ static void open_unmined(evm_payer *p)
 			return;
 		}
 		/* Never accepted: fees may simply follow the node's. */
-		if ((n->max_fee < p->want_max || n->tip < p->want_tip) &&
+		if (hjd_evm_fees_refresh(have, p->want, &f) &&
 		    p->nvers < VERS_MAX) {
-			resign(p,
-			       p->want_max > n->max_fee ? p->want_max
-			                                : n->max_fee,
-			       p->want_tip > n->tip ? p->want_tip : n->tip);
+			resign(p, f.max_fee, f.tip);
 			return;
 		}
 		send_raw(p, b->id, b->nonce, n->hash, 1, 0);
@@ -607,15 +584,9 @@ static void open_unmined(evm_payer *p)
 		next_open(p);
 		return;
 	}
-	/* Stuck: a replacement must raise both fees (nodes want about
-	 * 10 %; we add 1/8), within the cap. */
-	max_fee = min_amount(bump(n->max_fee), p->cap);
-	tip = min_amount(bump(n->tip), max_fee);
-	if (p->want_max > max_fee)
-		max_fee = p->want_max;
-	if (p->want_tip > tip && p->want_tip <= max_fee)
-		tip = p->want_tip;
-	if (max_fee <= n->max_fee || tip <= n->tip || p->nvers >= VERS_MAX) {
+	/* Stuck: a replacement must raise both fees, within the cap. */
+	if (!hjd_evm_fees_bump(have, p->want, p->cap, &f) ||
+	    p->nvers >= VERS_MAX) {
 		hash_hex(n->hash, hex);
 		snprintf(msg, sizeof msg,
 		         "payouts: batch %lld (nonce %lld) unmined for more "
@@ -632,7 +603,7 @@ static void open_unmined(evm_payer *p)
 	         (long long)b->id, (long long)b->nonce,
 	         (long long)(now_s() - n->signed_at));
 	hjd_payer_base_note(&p->base, HJD_LOG_NOTICE, msg);
-	resign(p, max_fee, tip);
+	resign(p, f.max_fee, f.tip);
 }
 
 /* The nonce is final: the receipts of the versions decide. */
@@ -917,7 +888,8 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		nonce = p->pending_n;
 	}
-	if (sign(p, nonce, p->to, p->value, gas, p->want_max, p->want_tip, &v))
+	if (sign(p, nonce, p->to, p->value, gas, p->want.max_fee, p->want.tip,
+	         &v))
 		return;
 	t = as_version(p, &v);
 	out.address = to;
