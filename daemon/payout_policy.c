@@ -65,8 +65,10 @@ void hjd_btc_plan_owed(hjd_owed *v, size_t n, const hjd_btc_policy *pol,
 		memset(x, 0, sizeof *x);
 		x->first = i;
 		x->height = v[i].height;
+		/* x->sum stays within the cap, so the cap minus it cannot
+		 * wrap round, where x->sum + amount could. */
 		while (j < m && same_recipient(&v[j], &v[i])) {
-			if (x->sum + v[j].amount > HJD_BTC_OUTPUT_MAX)
+			if (v[j].amount > HJD_BTC_OUTPUT_MAX - x->sum)
 				break; /* the rest waits for the next batch */
 			x->sum += v[j].amount;
 			j++;

@@ -224,10 +224,11 @@ static void test_btc_output_cap_split(void **state)
 }
 
 /* A payout above 2^63 - 1 is never payable; its recipient's later payouts
- * wait behind it (uncounted); other recipients are paid. */
+ * wait behind it (uncounted); other recipients are paid.  One next to
+ * 2^128 does not wrap the sum round (5000 + (2^128 - 1) would be 4999). */
 static void test_btc_lone_above_cap(void **state)
 {
-	const hj_amount big[] = {CAP + 1};
+	const hj_amount big[] = {CAP + 1, HJ_AMOUNT_MAX};
 	hjd_btc_group groups[3];
 	hjd_btc_plan p;
 
