@@ -46,19 +46,13 @@ struct txref {
 	size_t blk, tx;
 };
 
-struct rblock {
-	hj_block b;
-	hj_action *txs; /* the block's transactions to the dealer */
-	size_t ntx;
-};
-
 struct doc {
 	const char *chain;
 	hj_family fam;
 	hj_dealer dealer;
 	uint8_t genesis[HJ_BTC_GENESIS_LEN]; /* Bitcoin, as displayed */
 	hj_rules rules;
-	struct rblock *blocks;
+	hj_chain_block *blocks;
 	size_t nblocks;
 	struct txref *refs; /* every transaction, dealer's or not */
 	size_t nrefs, caprefs;
@@ -487,7 +481,7 @@ static int get_input(struct ctx *c, const json_t *v, const char *path,
 }
 
 static int parse_tx(struct ctx *c, json_t *tx, const char *path, struct doc *d,
-                    struct rblock *rb, size_t blk, size_t j)
+                    hj_chain_block *rb, size_t blk, size_t j)
 {
 	static const char *const keys[] = {
 	    "hash", "from", "to", "value", "input", "status", NULL,
@@ -597,7 +591,7 @@ static int is_coinbase(const hj_btc_tx *tx)
  * step, and appended to rb.
  */
 static int parse_btc_tx(struct ctx *c, const json_t *v, const char *path,
-                        struct doc *d, struct rblock *rb, size_t blk, size_t j)
+                        struct doc *d, hj_chain_block *rb, size_t blk, size_t j)
 {
 	const char *s = NULL;
 	size_t len = 0, n = 0;
@@ -643,7 +637,7 @@ static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 	static const char *const keys[] = {
 	    "height", "hash", "parent", "txs", NULL,
 	};
-	struct rblock *rb = &d->blocks[i];
+	hj_chain_block *rb = &d->blocks[i];
 	char path[PATH_MAX_], p[PATH_MAX_];
 	const json_t *v, *hv, *pv;
 	json_t *txs;
@@ -657,26 +651,26 @@ static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 
 	subpath(p, path, "height");
 	if ((rc = member(c, blk, path, "height", 1, &v)) ||
-	    (rc = get_uint(c, v, p, INT64_MAX, &rb->b.height)))
+	    (rc = get_uint(c, v, p, INT64_MAX, &rb->height)))
 		return rc;
-	if (i > 0 && rb->b.height != d->blocks[i - 1].b.height + 1)
+	if (i > 0 && rb->height != d->blocks[i - 1].height + 1)
 		return fail(c, p, v,
 		            "does not follow blocks[%zu].height %" PRIu64
 		            " (expected %" PRIu64 ")",
-		            i - 1, d->blocks[i - 1].b.height,
-		            d->blocks[i - 1].b.height + 1);
+		            i - 1, d->blocks[i - 1].height,
+		            d->blocks[i - 1].height + 1);
 	subpath(p, path, "hash");
 	if ((rc = member(c, blk, path, "hash", 1, &hv)) ||
-	    (rc = get_hash(c, hv, p, d, rb->b.hash)))
+	    (rc = get_hash(c, hv, p, d, rb->hash)))
 		return rc;
 	subpath(p, path, "parent");
 	if ((rc = member(c, blk, path, "parent", 1, &pv)) ||
-	    (rc = get_hash(c, pv, p, d, rb->b.parent)))
+	    (rc = get_hash(c, pv, p, d, rb->parent)))
 		return rc;
-	if (i > 0 && memcmp(rb->b.parent, d->blocks[i - 1].b.hash, 32)) {
+	if (i > 0 && memcmp(rb->parent, d->blocks[i - 1].hash, 32)) {
 		char prev[67];
 
-		hj_hex_encode(d->blocks[i - 1].b.hash, 32, d->fam == HJ_EVM,
+		hj_hex_encode(d->blocks[i - 1].hash, 32, d->fam == HJ_EVM,
 		              prev);
 		return fail(c, p, pv, "is not blocks[%zu].hash \"%s\"", i - 1,
 		            prev);
@@ -838,13 +832,12 @@ static int run(struct ctx *c, const struct doc *d, FILE *out)
 		hj_table_set_verifier(t, hj_btc_verify, &ver);
 	}
 	for (size_t i = 0; i < d->nblocks; i++) {
-		const struct rblock *rb = &d->blocks[i];
+		const hj_chain_block *rb = &d->blocks[i];
 		const char *line;
 		size_t len;
 
-		rc = hj_deal_block(t, &cl, d->chain, d->fam, &rb->b, rb->txs,
-		                   rb->ntx, NULL, NULL, &line, &len, why,
-		                   sizeof why);
+		rc = hj_deal_block(t, &cl, d->chain, d->fam, rb, NULL, NULL,
+		                   &line, &len, why, sizeof why);
 		if (rc) {
 			snprintf(c->err, c->errlen, "%s: blocks[%zu]: %s",
 			         c->name, i, why);

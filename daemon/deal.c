@@ -25,9 +25,8 @@ static void fan_out(void *arg, const hj_event *ev)
 }
 
 int hj_deal_block(hj_table *t, hj_cardlog *cl, const char *chain, hj_family fam,
-                  const hj_block *b, const hj_action *txs, size_t ntx,
-                  hj_sink sink, void *ctx, const char **line, size_t *len,
-                  char *err, size_t errlen)
+                  const hj_chain_block *b, hj_sink sink, void *ctx,
+                  const char **line, size_t *len, char *err, size_t errlen)
 {
 	struct fan f = {.cl = cl, .sink = sink, .ctx = ctx};
 	char hex[2 * 32 + 3];
@@ -54,7 +53,8 @@ int hj_deal_block(hj_table *t, hj_cardlog *cl, const char *chain, hj_family fam,
 		                           : "out of memory");
 		return rc;
 	}
-	rc = hj_table_apply_block(t, b->height, &card, txs, ntx, fan_out, &f);
+	rc = hj_table_apply_block(t, b->height, &card, b->txs, b->ntx, fan_out,
+	                          &f);
 	if (rc == -EINVAL) {
 		if (hj_table_last_height(t, &last))
 			snprintf(err, errlen,

@@ -15,24 +15,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "action.h"
+#include "backend.h"
 #include "cardlog.h"
 #include "payload.h"
 #include "table.h"
 
-/* A block header as the log shows it; hashes in display order (the order of
- * the digits the node prints). */
-typedef struct hj_block {
-	uint64_t height;
-	uint8_t hash[32];
-	uint8_t parent[32];
-} hj_block;
-
 /*
- * Deals block *b on t with txs[0..ntx) (the block's transactions to the
- * dealer address, normalised, in block order) and formats the block's log
- * line into cl.  The card is derived from b->hash here, so that the line and
- * the engine can never disagree about it.  chain and fam are as for
+ * Deals block *b on t (its height, hashes in display order, and its
+ * transactions to the dealer address, normalised, in block order: a
+ * backend's block, or one read from a replay document) and formats the
+ * block's log line into cl.  The card is derived from b->hash here, so that the
+ * line and the engine can never disagree about it.  chain and fam are as for
  * hj_cardlog_begin.  sink (may be NULL) gets every event after the line has
  * it, with ctx; what it is given is borrowed for the call, as from the
  * engine.
@@ -51,8 +44,7 @@ typedef struct hj_block {
  * it keeps its own error and the caller looks at it afterwards.
  */
 int hj_deal_block(hj_table *t, hj_cardlog *cl, const char *chain, hj_family fam,
-                  const hj_block *b, const hj_action *txs, size_t ntx,
-                  hj_sink sink, void *ctx, const char **line, size_t *len,
-                  char *err, size_t errlen);
+                  const hj_chain_block *b, hj_sink sink, void *ctx,
+                  const char **line, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -237,7 +237,6 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 	}
 	for (; done < b->n; done++) {
 		hj_chain_block *cb = &b->blocks[done];
-		hj_block hb;
 		const char *line;
 		size_t len;
 
@@ -245,14 +244,10 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 			reorg = 1;
 			break;
 		}
-		hb.height = cb->height;
-		memcpy(hb.hash, cb->hash, 32);
-		memcpy(hb.parent, cb->parent, 32);
 		eff.height = cb->height;
 		if (hj_deal_block(f->table, &f->cl, f->be->ops->chain,
-		                  f->be->ops->family, &hb, cb->txs, cb->ntx,
-		                  effects_sink, &eff, &line, &len, err,
-		                  sizeof err)) {
+		                  f->be->ops->family, cb, effects_sink, &eff,
+		                  &line, &len, err, sizeof err)) {
 			hj_store_rollback(f->store);
 			fatal(f, err);
 			return -1;

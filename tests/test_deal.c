@@ -101,7 +101,8 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 	hj_cardlog_init(&cl);
 	hj_cardlog_init(&cl2);
 	for (size_t i = 0; i < n; i++) {
-		hj_block hb;
+		hj_action txs[4];
+		hj_chain_block hb = {.txs = txs, .ntx = b[i].ntx};
 		hj_card card;
 		const char *l2 = NULL;
 		size_t len2 = 0;
@@ -109,6 +110,7 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 		char *line;
 		json_t *j;
 
+		memcpy(txs, b[i].txs, sizeof txs);
 		hb.height = b[i].height;
 		unhex(b[i].hash, hb.hash, 32);
 		unhex(b[i].parent, hb.parent, 32);
@@ -131,9 +133,8 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 		assert_int_equal(hj_table_count(t), b[i].open_after);
 
 		assert_int_equal(hj_deal_block(t2, &cl2, "evm", HJ_EVM, &hb,
-		                               b[i].txs, b[i].ntx, count_event,
-		                               &seen, &l2, &len2, err,
-		                               sizeof err),
+		                               count_event, &seen, &l2, &len2,
+		                               err, sizeof err),
 		                 0);
 		assert_int_equal(seen.n, cl2.nevents);
 		assert_int_equal(len2, strlen(b[i].want));
@@ -433,7 +434,7 @@ static void test_deal_refusals(void **state)
 	hj_table *t = hj_table_new(&ru);
 	hj_action dep[3];
 	hj_cardlog cl;
-	hj_block b;
+	hj_chain_block b;
 	struct seen seen;
 	const char *line;
 	size_t len;
@@ -446,13 +447,15 @@ static void test_deal_refusals(void **state)
 	for (uint32_t i = 0; i < 3; i++)
 		dep[i] = evm_tx(T_DEP, F_DEP, 123, NULL, 0, 1, i);
 	memset(&b, 0, sizeof b);
+	b.txs = dep;
+	b.ntx = 1;
 	unhex(VEC2, b.hash, 32);
 	unhex(GENESIS, b.parent, 32);
 	hj_cardlog_init(&cl);
 
 	b.height = 5;
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 1, NULL,
-	                               NULL, &line, &len, err, sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, NULL, NULL,
+	                               &line, &len, err, sizeof err),
 	                 0);
 	assert_int_equal(len, strlen(LINE5));
 	assert_memory_equal(line, LINE5, len);
@@ -461,9 +464,8 @@ static void test_deal_refusals(void **state)
 	b.height = 7;
 	seen = (struct seen){.cl = &cl};
 	snprintf(err, sizeof err, "(unset)");
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 1,
-	                               count_event, &seen, &line, &len, err,
-	                               sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_event,
+	                               &seen, &line, &len, err, sizeof err),
 	                 -EINVAL);
 	assert_string_equal(err, "block 7 does not follow block 5");
 	assert_int_equal(seen.n, 0);
@@ -473,9 +475,8 @@ static void test_deal_refusals(void **state)
 	/* A chain name the card log refuses. */
 	b.height = 6;
 	snprintf(err, sizeof err, "(unset)");
-	assert_int_equal(hj_deal_block(t, &cl, "EVM", HJ_EVM, &b, dep, 1,
-	                               count_event, &seen, &line, &len, err,
-	                               sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "EVM", HJ_EVM, &b, count_event,
+	                               &seen, &line, &len, err, sizeof err),
 	                 -EINVAL);
 	assert_string_equal(
 	    err, "block 6: cannot start its log line (bad chain name or card)");
@@ -486,9 +487,8 @@ static void test_deal_refusals(void **state)
 	/* A cap below the header. */
 	cl.max = strlen(HEAD6) - 1;
 	snprintf(err, sizeof err, "(unset)");
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 1,
-	                               count_event, &seen, &line, &len, err,
-	                               sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_event,
+	                               &seen, &line, &len, err, sizeof err),
 	                 -EMSGSIZE);
 	assert_string_equal(
 	    err, "block 6: cannot start its log line (line limit too small)");
@@ -499,9 +499,9 @@ static void test_deal_refusals(void **state)
 	/* Room for one deposit, three in the block: applied, and refused. */
 	cl.max = strlen(HEAD6 DOC_DEPOSIT "]}\n");
 	snprintf(err, sizeof err, "(unset)");
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, dep, 3,
-	                               count_only, &n, &line, &len, err,
-	                               sizeof err),
+	b.ntx = 3;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_only,
+	                               &n, &line, &len, err, sizeof err),
 	                 -EMSGSIZE);
 	snprintf(want, sizeof want, "block 6: log line longer than %zu bytes",
 	         strlen(HEAD6 DOC_DEPOSIT "]}\n"));
@@ -512,9 +512,10 @@ static void test_deal_refusals(void **state)
 
 	/* The same cap holds the next block's line. */
 	b.height = 7;
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, NULL, 0,
-	                               count_only, &n, &line, &len, err,
-	                               sizeof err),
+	b.txs = NULL;
+	b.ntx = 0;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_only,
+	                               &n, &line, &len, err, sizeof err),
 	                 0);
 	assert_int_equal(len, strlen(LINE7));
 	assert_memory_equal(line, LINE7, len);
