@@ -1008,19 +1008,19 @@ static void after_planned(btc_payer *p)
 
 /* Every owed payout in no planned batch, for the policy to sort out. */
 struct owed_list {
-	hjd_owed *v;
+	hj_owed_payout *v;
 	size_t n, cap;
 };
 
 static int collect_owed(void *arg, const hj_owed_payout *o)
 {
 	struct owed_list *l = arg;
-	hjd_owed *r;
+	hj_owed_payout *r;
 	char *id;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
-		hjd_owed *v = realloc(l->v, cap * sizeof *v);
+		hj_owed_payout *v = realloc(l->v, cap * sizeof *v);
 
 		if (v == NULL)
 			return -ENOMEM;

@@ -88,12 +88,10 @@ typedef struct evm_payer {
 	/* Step 3. */
 	uint8_t skip[SKIP_MAX][HJ_EVM_ADDR_LEN];
 	size_t nskip;
-	int skip_full; /* more could not be paid: the rest next pass */
-	uint8_t to[HJ_EVM_ADDR_LEN];
-	hj_amount value;
-	char **ids;
+	int skip_full;     /* more could not be paid: the rest next pass */
+	hjd_evm_pick pick; /* the recipient and value of the next one */
+	char **ids;        /* the payouts it settles */
 	size_t nids, capids;
-	int have_to;
 
 	/* The send in flight. */
 	int64_t send_id;
@@ -788,16 +786,7 @@ static void ids_clear(evm_payer *p)
 	for (size_t i = 0; i < p->nids; i++)
 		free(p->ids[i]);
 	p->nids = 0;
-	p->have_to = 0;
-	p->value = 0;
-}
-
-static int skipped(const evm_payer *p, const uint8_t *to)
-{
-	for (size_t i = 0; i < p->nskip; i++)
-		if (memcmp(p->skip[i], to, HJ_EVM_ADDR_LEN) == 0)
-			return 1;
-	return 0;
+	p->pick = (hjd_evm_pick){.skip = p->skip, .nskip = p->nskip};
 }
 
 /* Collects the payouts of the oldest owed recipient not skipped. */
@@ -806,16 +795,8 @@ static int gather(void *arg, const hj_owed_payout *o)
 	evm_payer *p = arg;
 	char **v;
 
-	if (o->recipient.len != HJ_EVM_ADDR_LEN || skipped(p, o->recipient.b))
+	if (!hjd_evm_pick_take(&p->pick, o))
 		return 0;
-	if (!p->have_to) {
-		memcpy(p->to, o->recipient.b, HJ_EVM_ADDR_LEN);
-		p->have_to = 1;
-	} else if (memcmp(p->to, o->recipient.b, HJ_EVM_ADDR_LEN) != 0) {
-		return 0;
-	}
-	if (o->amount > HJ_AMOUNT_MAX - p->value)
-		return 0; /* the rest next time */
 	if (p->nids == p->capids) {
 		size_t cap = p->capids ? 2 * p->capids : 16;
 
@@ -829,7 +810,6 @@ static int gather(void *arg, const hj_owed_payout *o)
 	if (p->ids[p->nids] == NULL)
 		return -ENOMEM;
 	p->nids++;
-	p->value += o->amount;
 	return 0;
 }
 
@@ -846,7 +826,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 
 	if (p->base.closing)
 		return;
-	addr_hex(p->to, to);
+	addr_hex(p->pick.to, to);
 	if (e != NULL) {
 		node_says(e, said, sizeof said);
 		if (e->kind != HJ_RPC_ERR_NODE) {
@@ -860,7 +840,8 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 		    to, said);
 		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		if (p->nskip < SKIP_MAX)
-			memcpy(p->skip[p->nskip++], p->to, HJ_EVM_ADDR_LEN);
+			memcpy(p->skip[p->nskip++], p->pick.to,
+			       HJ_EVM_ADDR_LEN);
 		else
 			p->skip_full = 1;
 		plan_new(p);
@@ -888,12 +869,12 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		nonce = p->pending_n;
 	}
-	if (sign(p, nonce, p->to, p->value, gas, p->want.max_fee, p->want.tip,
-	         &v))
+	if (sign(p, nonce, p->pick.to, p->pick.value, gas, p->want.max_fee,
+	         p->want.tip, &v))
 		return;
 	t = as_version(p, &v);
 	out.address = to;
-	out.amount = p->value;
+	out.amount = p->pick.value;
 	hj_batch_plan plan = {.height = p->base.processed,
 	                      .now = now_s(),
 	                      .outs = &out,
@@ -938,13 +919,13 @@ static void plan_new(evm_payer *p)
 		    &p->base, rc == -ENOMEM ? "payouts: out of memory" : err);
 		return;
 	}
-	if (!p->have_to || p->value == 0) {
+	if (!p->pick.have_to || p->pick.value == 0) {
 		ids_clear(p);
 		pass_end(p);
 		return;
 	}
-	addr_hex(p->to, to);
-	quantity(p->value, val);
+	addr_hex(p->pick.to, to);
+	quantity(p->pick.value, val);
 	params = json_pack("[{s:s, s:s, s:s}]", "from", p->dealer_hex, "to", to,
 	                   "value", val);
 	if (params == NULL ||

@@ -10,7 +10,7 @@
 
 static int owed_cmp(const void *x, const void *y)
 {
-	const hjd_owed *a = x, *b = y;
+	const hj_owed_payout *a = x, *b = y;
 	int c = memcmp(a->recipient.b, b->recipient.b, 32);
 
 	if (c)
@@ -29,12 +29,12 @@ static int group_cmp(const void *x, const void *y)
 	return strcmp(a->addr, b->addr);
 }
 
-static int same_recipient(const hjd_owed *a, const hjd_owed *b)
+static int same_recipient(const hj_owed_payout *a, const hj_owed_payout *b)
 {
 	return memcmp(a->recipient.b, b->recipient.b, 32) == 0;
 }
 
-void hjd_btc_plan_owed(hjd_owed *v, size_t n, const hjd_btc_policy *pol,
+void hjd_btc_plan_owed(hj_owed_payout *v, size_t n, const hjd_btc_policy *pol,
                        hjd_btc_group *groups, hjd_btc_plan *out)
 {
 	size_t m = 0, ngrp = 0;
@@ -44,7 +44,7 @@ void hjd_btc_plan_owed(hjd_owed *v, size_t n, const hjd_btc_policy *pol,
 	/* The payouts to 32-byte keys to the front; the others stay behind
 	 * them, the caller's all the same. */
 	for (size_t i = 0; i < n; i++) {
-		hjd_owed t;
+		hj_owed_payout t;
 
 		if (v[i].recipient.len == 0)
 			continue; /* unattributed: never paid automatically */
@@ -102,6 +102,27 @@ void hjd_btc_plan_owed(hjd_owed *v, size_t n, const hjd_btc_policy *pol,
 		out->more = 1;
 		out->nbatch = pol->max_outputs;
 	}
+}
+
+/* ---- EVM: the next transaction ---- */
+
+int hjd_evm_pick_take(hjd_evm_pick *k, const hj_owed_payout *o)
+{
+	if (o->recipient.len != HJ_EVM_ADDR_LEN)
+		return 0;
+	for (size_t i = 0; i < k->nskip; i++)
+		if (memcmp(k->skip[i], o->recipient.b, HJ_EVM_ADDR_LEN) == 0)
+			return 0;
+	if (k->have_to && memcmp(k->to, o->recipient.b, HJ_EVM_ADDR_LEN) != 0)
+		return 0;
+	if (o->amount > HJ_AMOUNT_MAX - k->value)
+		return 0; /* the rest next time */
+	if (!k->have_to) {
+		memcpy(k->to, o->recipient.b, HJ_EVM_ADDR_LEN);
+		k->have_to = 1;
+	}
+	k->value += o->amount;
+	return 1;
 }
 
 /* ---- EVM fees ---- */

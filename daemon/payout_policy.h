@@ -8,8 +8,9 @@
  *
  *   Bitcoin family   owed payouts -> one output per recipient (tr(P)),
  *                    dust and output caps, the batch's recipients
- *   EVM              the fee history -> the fees a new version asks; a
- *                    never accepted version's fees; a stuck one's
+ *   EVM              owed payouts -> the next transaction's recipient and
+ *                    value; the fee history -> the fees a new version
+ *                    asks; a never accepted version's fees; a stuck one's
  *                    replacement fees
  *
  * Amounts are base units (satoshis, litoshis) or wei per gas.
@@ -23,16 +24,9 @@
 #include "action.h"
 #include "amount.h"
 #include "bech32.h"
+#include "evm.h"
+#include "store.h"
 #include "taproot.h"
-
-/* An owed payout in no planned batch, as the store lists it. */
-typedef struct hjd_owed {
-	const char *id;   /* borrowed; orders one recipient's payouts of a
-	                     height */
-	hj_id recipient;  /* len 0: unattributed */
-	hj_amount amount; /* base units */
-	uint64_t height;  /* the block that created it */
-} hjd_owed;
 
 /* ---- the Bitcoin family ---- */
 
@@ -94,8 +88,33 @@ typedef struct hjd_btc_plan {
  * point to stays the caller's); groups[] is the caller's, with room for n
  * groups (NULL when n is 0), and indexes the permuted v.  *out is filled.
  */
-void hjd_btc_plan_owed(hjd_owed *v, size_t n, const hjd_btc_policy *pol,
+void hjd_btc_plan_owed(hj_owed_payout *v, size_t n, const hjd_btc_policy *pol,
                        hjd_btc_group *groups, hjd_btc_plan *out);
+
+/* ---- EVM: the next transaction ---- */
+
+/*
+ * What the next EVM transaction pays: everything owed to one recipient,
+ * the one of the oldest owed payout that is an address and is not skipped,
+ * while the sum stays within HJ_AMOUNT_MAX (the rest waits for a later
+ * transaction).  Fed the owed payouts oldest first, one at a time, as
+ * hj_store_each_unbatched gives them.  Start from {skip, nskip}, the rest
+ * zero.
+ */
+typedef struct hjd_evm_pick {
+	const uint8_t (*skip)[HJ_EVM_ADDR_LEN]; /* borrowed: recipients not
+	                                           paid this pass */
+	size_t nskip;
+	int have_to; /* to is set */
+	uint8_t to[HJ_EVM_ADDR_LEN];
+	hj_amount value; /* the sum of the payouts taken */
+} hjd_evm_pick;
+
+/* 1 when o goes into the transaction (k's recipient and value updated),
+ * 0 when it does not: unattributed or not a 20-byte address, a skipped
+ * recipient, another recipient than the one taken first, or an amount
+ * that would carry the sum beyond HJ_AMOUNT_MAX. */
+int hjd_evm_pick_take(hjd_evm_pick *k, const hj_owed_payout *o);
 
 /* ---- EVM fees ---- */
 

@@ -69,10 +69,10 @@ static hj_id key(const char *hex)
 	return id;
 }
 
-static hjd_owed owed(const char *id, const char *to, hj_amount amount,
-                     uint64_t height)
+static hj_owed_payout owed(const char *id, const char *to, hj_amount amount,
+                           uint64_t height)
 {
-	hjd_owed o = {.id = id, .amount = amount, .height = height};
+	hj_owed_payout o = {.id = id, .amount = amount, .height = height};
 
 	o.recipient = key(to);
 	return o;
@@ -85,7 +85,7 @@ static const hjd_btc_policy policy = {
 
 /* Runs the plan over v with pol (the context filled in), and checks that v
  * still holds each of its payouts, only permuted. */
-static void plan(hjd_owed *v, size_t n, hjd_btc_policy pol,
+static void plan(hj_owed_payout *v, size_t n, hjd_btc_policy pol,
                  hjd_btc_group *groups, hjd_btc_plan *out)
 {
 	const char *ids[IDS_MAX];
@@ -121,7 +121,7 @@ static void expect_plan(const hjd_btc_plan *p, size_t ngroups, size_t nbatch,
 
 /* g is the output of addr: sum, its oldest height, and exactly the
  * payouts ids in that order (a NULL-terminated list). */
-static void expect_group(const hjd_owed *v, const hjd_btc_group *g,
+static void expect_group(const hj_owed_payout *v, const hjd_btc_group *g,
                          const char *addr, hj_amount sum, uint64_t height,
                          const char *const *ids)
 {
@@ -154,7 +154,7 @@ static void test_btc_no_payouts(void **state)
  * height, the groups by their oldest payout. */
 static void test_btc_grouping_order(void **state)
 {
-	hjd_owed v[] = {
+	hj_owed_payout v[] = {
 	    owed("k0-h7", K0, 4000, 7), owed("k1-h9", K1, 6000, 9),
 	    owed("k2-h3", K2, 5000, 3), owed("k0-h2", K0, 1000, 2),
 	    owed("k1-h4", K1, 7000, 4), owed("k2-h8", K2, 500, 8),
@@ -176,7 +176,7 @@ static void test_btc_grouping_order(void **state)
  * payouts share a height go by address, not by key. */
 static void test_btc_ties(void **state)
 {
-	hjd_owed v[] = {
+	hj_owed_payout v[] = {
 	    owed("return:b", KA, 4000, 10), owed("refund:z", KA, 1, 10),
 	    owed("return:a", KA, 2, 10),    owed("x", KB, 9000, 10),
 	    owed("y", K0, 9000, 9),
@@ -198,13 +198,13 @@ static void test_btc_ties(void **state)
 static void test_btc_output_cap_split(void **state)
 {
 	const hj_amount half = (hj_amount)1 << 62;
-	hjd_owed v[] = {
+	hj_owed_payout v[] = {
 	    owed("c", K1, 1, 3),
 	    owed("a", K1, half, 1),
 	    owed("d", K1, 5000, 4),
 	    owed("b", K1, half - 1, 2),
 	};
-	hjd_owed w[] = {
+	hj_owed_payout w[] = {
 	    owed("a", K1, half + 1, 1),
 	    owed("b", K1, half - 1, 2),
 	    owed("c", K1, 1, 3),
@@ -234,13 +234,13 @@ static void test_btc_lone_above_cap(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < N(big); i++) {
-		hjd_owed v[] = {
+		hj_owed_payout v[] = {
 		    owed("after", K0, 5000, 2),
 		    owed("big", K0, big[i], 1),
 		    owed("other", K2, 4000, 3),
 		};
 		/* Behind a payable one: that one is paid, the rest waits. */
-		hjd_owed w[] = {
+		hj_owed_payout w[] = {
 		    owed("later", K0, 700, 3),
 		    owed("big", K0, big[i], 2),
 		    owed("small", K0, 5000, 1),
@@ -262,14 +262,14 @@ static void test_btc_lone_above_cap(void **state)
  * less than it). */
 static void test_btc_unpayable(void **state)
 {
-	hjd_owed v[] = {
+	hj_owed_payout v[] = {
 	    owed("unattr1", NULL, 50000, 1), owed("evm", K20, 50000, 2),
 	    owed("bad1", KBAD, 100, 3),      owed("bad2", KBAD, 200, 4),
 	    owed("zero", K1, 0, 5),          owed("ok", K0, 3300, 6),
 	    owed("unattr2", NULL, 1, 7),
 	};
 	/* Nothing payable at all. */
-	hjd_owed w[] = {
+	hj_owed_payout w[] = {
 	    owed("u", NULL, 50000, 1),
 	    owed("e", K20, 50000, 2),
 	    owed("b", KBAD, 50000, 3),
@@ -291,13 +291,13 @@ static void test_btc_unpayable(void **state)
  * limit; 3000 and 299 waits, as does 3000 alone. */
 static void test_btc_dust(void **state)
 {
-	hjd_owed v[] = {
+	hj_owed_payout v[] = {
 	    owed("k0a", K0, 3000, 1), owed("k0b", K0, 3100, 5),
 	    owed("k1a", K1, 3000, 2), owed("k1b", K1, 300, 6),
 	    owed("k2a", K2, 3000, 3), owed("kaa", KA, 3000, 4),
 	    owed("kab", KA, 299, 7),
 	};
-	hjd_owed w[] = {owed("k0a", K0, 3000, 1)};
+	hj_owed_payout w[] = {owed("k0a", K0, 3000, 1)};
 	hjd_btc_group groups[N(v)];
 	hjd_btc_plan p;
 
@@ -316,7 +316,7 @@ static void test_btc_dust(void **state)
  * waits, and the totals count all of them. */
 static void test_btc_max_outputs(void **state)
 {
-	hjd_owed v[] = {
+	hj_owed_payout v[] = {
 	    owed("a", K0, 4000, 30),
 	    owed("b", K1, 5000, 10),
 	    owed("c", K2, 6000, 20),
@@ -350,6 +350,98 @@ static void expect_fees(hjd_evm_fees f, hj_amount max_fee, hj_amount tip)
 {
 	expect_amount(f.max_fee, max_fee);
 	expect_amount(f.tip, tip);
+}
+
+/* ---- EVM: the next transaction ---- */
+
+#define E1 "1111111111111111111111111111111111111111"
+#define E2 "2222222222222222222222222222222222222222"
+#define E3 "3333333333333333333333333333333333333333"
+
+/* Feeds v[0..n) in order; taken[i] says which went in. */
+static void pick_all(hjd_evm_pick *k, const hj_owed_payout *v, size_t n,
+                     int *taken)
+{
+	for (size_t i = 0; i < n; i++)
+		taken[i] = hjd_evm_pick_take(k, &v[i]);
+}
+
+/* The oldest owed recipient that is an address gets everything owed to
+ * it, in one transaction; the others wait. */
+static void test_evm_pick_recipient(void **state)
+{
+	const hj_owed_payout v[] = {
+	    owed("unattributed", NULL, 5, 1), owed("bitcoin key", K0, 6, 1),
+	    owed("e2 first", E2, 10, 2),      owed("e1", E1, 20, 2),
+	    owed("e2 second", E2, 30, 3),     owed("e3", E3, 40, 4),
+	    owed("e2 third", E2, 1, 5),
+	};
+	static const int want[] = {0, 0, 1, 0, 1, 0, 1};
+	hjd_evm_pick k = {0};
+	int taken[N(v)];
+	hj_id e2 = key(E2);
+
+	(void)state;
+	pick_all(&k, v, N(v), taken);
+	assert_memory_equal(taken, want, sizeof want);
+	assert_true(k.have_to);
+	assert_memory_equal(k.to, e2.b, 20);
+	expect_amount(k.value, 41);
+
+	/* Nothing payable: no recipient. */
+	k = (hjd_evm_pick){0};
+	pick_all(&k, v, 2, taken);
+	assert_false(k.have_to);
+	expect_amount(k.value, 0);
+}
+
+/* A skipped recipient (no gas estimate) leaves the next one its turn. */
+static void test_evm_pick_skip(void **state)
+{
+	const hj_owed_payout v[] = {
+	    owed("e2", E2, 10, 1),
+	    owed("e1", E1, 20, 2),
+	    owed("e2 again", E2, 30, 3),
+	    owed("e1 again", E1, 40, 4),
+	};
+	uint8_t skip[2][HJ_EVM_ADDR_LEN];
+	hj_id e1 = key(E1), e2 = key(E2);
+	hjd_evm_pick k;
+	int taken[N(v)];
+
+	(void)state;
+	memcpy(skip[0], e2.b, 20);
+	k = (hjd_evm_pick){.skip = skip, .nskip = 1};
+	pick_all(&k, v, N(v), taken);
+	assert_memory_equal(taken, ((const int[]){0, 1, 0, 1}), sizeof taken);
+	assert_memory_equal(k.to, e1.b, 20);
+	expect_amount(k.value, 60);
+
+	/* Both skipped: nothing. */
+	memcpy(skip[1], e1.b, 20);
+	k = (hjd_evm_pick){.skip = skip, .nskip = 2};
+	pick_all(&k, v, N(v), taken);
+	assert_false(k.have_to);
+}
+
+/* The value stays within 2^128 - 1: a payout that would carry it beyond
+ * waits for the next transaction, and a smaller later one still fits. */
+static void test_evm_pick_overflow(void **state)
+{
+	const hj_owed_payout v[] = {
+	    owed("a", E1, HJ_AMOUNT_MAX - 10, 1),
+	    owed("b", E1, 11, 2),
+	    owed("c", E1, 10, 3),
+	    owed("d", E1, 1, 4),
+	};
+	static const int want[] = {1, 0, 1, 0};
+	hjd_evm_pick k = {0};
+	int taken[N(v)];
+
+	(void)state;
+	pick_all(&k, v, N(v), taken);
+	assert_memory_equal(taken, want, sizeof want);
+	expect_amount(k.value, HJ_AMOUNT_MAX);
 }
 
 /* The tip is the median reward: the middle one of an odd count, the upper
@@ -610,6 +702,9 @@ int main(void)
 	    cmocka_unit_test(test_btc_unpayable),
 	    cmocka_unit_test(test_btc_dust),
 	    cmocka_unit_test(test_btc_max_outputs),
+	    cmocka_unit_test(test_evm_pick_recipient),
+	    cmocka_unit_test(test_evm_pick_skip),
+	    cmocka_unit_test(test_evm_pick_overflow),
 	    cmocka_unit_test(test_fees_median),
 	    cmocka_unit_test(test_fees_first_sixteen),
 	    cmocka_unit_test(test_fees_floor),
