@@ -27,8 +27,9 @@
  * machine cannot break; the one upper bound ("nothing is sent again in
  * the same block while the backoff lasts") is checked only when the kick
  * comes within it.  Every test closes the payer and the server and checks
- * uv_loop_close().  Tests marked "Regression" failed on the code before
- * the fix they name.
+ * uv_loop_close().  The fixture (the loop, the server, the store, the
+ * payer's log) is tests/payer_util.h, shared with test_payout_evm.c.
+ * Tests marked "Regression" failed on the code before the fix they name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,24 +45,22 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <jansson.h>
-#include <sqlite3.h>
 #include <uv.h>
 
 #include "amount.h"
 #include "dealer.h"
 #include "hex.h"
 #include "http_fake.h"
+#include "payer_util.h"
 #include "payout_btc.h"
 #include "sha256.h"
 #include "store.h"
 
-#define GUARD_MS 10000
-#define MAX_REQ  96
-#define MAX_WTX  16
-#define MAX_ENT  512
-#define MAX_OUT  8
+#define MAX_REQ 96
+#define MAX_WTX 16
+#define MAX_ENT 512
+#define MAX_OUT 8
 
 /* The wallet's name needs percent-encoding in the URL. */
 #define WALLET      "hj pay"
@@ -95,18 +94,6 @@ static void unhex(const char *s, uint8_t *out, size_t n)
 {
 	if (hj_hex_decode_exact(s, strlen(s), HJ_HEX_BARE, out, n, NULL, 0))
 		fail_msg("not %zu bytes of hex: %s", n, s);
-}
-
-static void expect_contains(const char *s, const char *part)
-{
-	if (strstr(s, part) == NULL)
-		fail_msg("\"%s\" lacks \"%s\"", s, part);
-}
-
-static void expect_lacks(const char *s, const char *part)
-{
-	if (strstr(s, part) != NULL)
-		fail_msg("\"%s\" has \"%s\"", s, part);
 }
 
 /* ------------------------------------------------------------------ */
@@ -555,8 +542,6 @@ static json_t *gettx_json(const struct wtx *t)
 	return o;
 }
 
-static const char *q_opt(char *buf, size_t n, const char *sql);
-
 /* The batch the comment names, as the database has it now:
  * "state|outputs|total|attempts items payouts' states". */
 static void record_batch(const char *comment)
@@ -739,25 +724,10 @@ struct fx_opts {
 };
 
 static struct fx {
-	char dir[64], db[128], log[128];
-	uv_loop_t loop;
-	struct hf_server srv;
-	uv_timer_t guard;
-	int guard_fired;
-	hj_store *store;
-	hjd_payer *payer;
-	hj_rpc_opts ro;
-	char url[64];
+	struct payer_fx fx; /* the loop, the node, the store, the payer */
 	struct fx_opts o;
-	unsigned passes, until, closed, nfatal;
-	uint64_t pass_end_time; /* loop time of the last pass's end */
-	char status[2048];
-	char fatal[1024];
 	char tag[17];
-	hj_dealer dealer;
 	const char *wallet;
-	uint32_t txseq;
-	int saved_stderr;
 } T;
 
 static const hj_store_meta META = {
@@ -768,121 +738,7 @@ static const hj_store_meta META = {
     .rules = "bethash min=1 max=100000000 timeout=6",
 };
 
-/* ---- the log: the payer's lines go to stderr ---- */
-
-static void log_on(void)
-{
-	int fd;
-
-	fflush(stderr);
-	T.saved_stderr = dup(STDERR_FILENO);
-	assert_true(T.saved_stderr >= 0);
-	fd = open(T.log, O_WRONLY | O_APPEND | O_CREAT, 0600);
-	assert_true(fd >= 0);
-	assert_true(dup2(fd, STDERR_FILENO) >= 0);
-	close(fd);
-}
-
-static void log_off(void)
-{
-	if (T.saved_stderr < 0)
-		return;
-	fflush(stderr);
-	dup2(T.saved_stderr, STDERR_FILENO);
-	close(T.saved_stderr);
-	T.saved_stderr = -1;
-}
-
-static char *log_text(void)
-{
-	FILE *f = fopen(T.log, "r");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return strdup("");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	if (n > 0)
-		assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
-static void expect_log(const char *part)
-{
-	char *s = log_text();
-	int yes = strstr(s, part) != NULL;
-
-	free(s);
-	if (!yes)
-		fail_msg("the payer's log lacks \"%s\"", part);
-}
-
-/* ---- the database, read behind the store's back ---- */
-
-static sqlite3 *db_open(void)
-{
-	sqlite3 *db = NULL;
-
-	assert_int_equal(
-	    sqlite3_open_v2(T.db, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	return db;
-}
-
-/* The first column of the first row, "NULL" for NULL, "(no row)" when
- * there is none. */
-static const char *q_opt(char *buf, size_t n, const char *sql)
-{
-	sqlite3 *db = db_open();
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) != SQLITE_ROW)
-		snprintf(buf, n, "(no row)");
-	else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-		snprintf(buf, n, "NULL");
-	else
-		snprintf(buf, n, "%s",
-		         (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	return buf;
-}
-
-__attribute__((format(printf, 3, 4))) static const char *
-q_text(char *buf, size_t n, const char *fmt, ...)
-{
-	char sql[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof sql, fmt, ap);
-	va_end(ap);
-	return q_opt(buf, n, sql);
-}
-
-static long long q_int(const char *sql)
-{
-	char b[64];
-
-	return strtoll(q_opt(b, sizeof b, sql), NULL, 10);
-}
-
-/* Checks that what query gives is want. */
-#define EXPECT_Q(want, ...)                                                    \
-	do {                                                                   \
-		char b_[4096];                                                 \
-		q_text(b_, sizeof b_, __VA_ARGS__);                            \
-		if (strcmp(b_, (want)) != 0)                                   \
-			fail_msg("%s: \"%s\", want \"%s\"", #__VA_ARGS__, b_,  \
-			         (want));                                      \
-	} while (0)
+/* ---- the database ---- */
 
 /* Batch id: "state|outputs|total|attempts|txid" (txid NULL when none). */
 #define BATCH_Q                                                                \
@@ -939,12 +795,6 @@ static const char *sendmany_of(const char *outputs, int id)
 	return b;
 }
 
-/* A new database for the next fx_open. */
-static void use_db(const char *name)
-{
-	snprintf(T.db, sizeof T.db, "%s/%s", T.dir, name);
-}
-
 /* ---- payouts owed ---- */
 
 /*
@@ -955,108 +805,26 @@ static void use_db(const char *name)
 static void owe(const char *id, const char *key, hj_amount amount,
                 uint64_t height)
 {
-	hj_action a;
-	hj_payout p;
 	hj_id who;
-	char err[256] = "";
 
-	memset(&a, 0, sizeof a);
 	memset(&who, 0, sizeof who);
-	a.kind = HJ_TX_DEPOSIT;
-	a.txid.len = 32;
-	T.txseq++;
-	memcpy(a.txid.b, &T.txseq, sizeof T.txseq);
-	a.tx_index = T.txseq;
-	a.value = amount;
 	if (key) {
 		who.len = (uint8_t)(strlen(key) / 2);
 		unhex(key, who.b, who.len);
-		a.sender = who;
 	}
-	p = (hj_payout){.id = id,
-	                .kind = "refund",
-	                .round = NULL,
-	                .hand = -1,
-	                .txid = &a.txid,
-	                .recipient = key ? &who : NULL,
-	                .amount = amount,
-	                .height = height};
-	assert_int_equal(hj_store_begin(T.store, err, sizeof err), 0);
-	if (hj_store_add_tx(T.store, height, &a, "rejected", HJ_R_NO_ROUND,
-	                    NULL, err, sizeof err) ||
-	    hj_store_add_payout(T.store, &p, err, sizeof err))
-		fail_msg("owe %s: %s", id, err);
-	assert_int_equal(hj_store_commit(T.store, err, sizeof err), 0);
+	pfx_owe(&T.fx, id, key ? &who : NULL, amount, height);
 }
 
-/* ---- the payer: every call of its interface is here ---- */
-
-static void on_status(void *arg);
-static void on_fatal(void *arg, const char *msg);
+/* ---- the payer ---- */
 
 static int payer_new(char *err, size_t errlen)
 {
-	hjd_payer_opts po = {.loop = &T.loop,
-	                     .store = T.store,
-	                     .node = &T.ro,
-	                     .dealer = &T.dealer,
-	                     .confirmations = T.o.conf,
-	                     .table = NULL,
-	                     .on_status = on_status,
-	                     .on_fatal = on_fatal,
-	                     .arg = &T};
+	hjd_payer_opts po = pfx_payer_opts(&T.fx, T.o.conf);
 	hjd_btc_payout bp = {.wallet = T.wallet,
 	                     .dust_limit = T.o.dust,
 	                     .max_outputs = T.o.max_outputs};
 
-	return hjd_btc_payer_new(&po, &bp, &T.payer, err, errlen);
-}
-
-static void payer_kick(uint64_t processed, uint64_t tip)
-{
-	hjd_payer_kick(T.payer, processed, tip);
-}
-
-static void payer_status(char *buf, size_t n)
-{
-	hjd_payer_status(T.payer, buf, n);
-}
-
-static void on_payer_closed(void *arg)
-{
-	assert_ptr_equal(arg, &T);
-	T.closed++;
-}
-
-static void payer_close(void)
-{
-	hjd_payer_close(T.payer, on_payer_closed, &T);
-	T.payer = NULL;
-}
-
-static void on_status(void *arg)
-{
-	assert_ptr_equal(arg, &T);
-	payer_status(T.status, sizeof T.status);
-	T.pass_end_time = uv_now(&T.loop);
-	T.passes++;
-	if (T.passes >= T.until)
-		uv_stop(&T.loop);
-}
-
-static void on_fatal(void *arg, const char *msg)
-{
-	assert_ptr_equal(arg, &T);
-	T.nfatal++;
-	snprintf(T.fatal, sizeof T.fatal, "%s", msg);
-	uv_stop(&T.loop);
-}
-
-static void on_guard(uv_timer_t *t)
-{
-	(void)t;
-	T.guard_fired = 1;
-	uv_stop(&T.loop);
+	return hjd_btc_payer_new(&po, &bp, &T.fx.payer, err, errlen);
 }
 
 static const struct fx_opts DEFAULTS = {
@@ -1071,24 +839,10 @@ static void fx_open(const struct fx_opts *o)
 	memset(&N, 0, sizeof N);
 	memset(&W, 0, sizeof W);
 	T.o = o ? *o : DEFAULTS;
-	T.passes = T.until = T.closed = T.nfatal = 0;
-	T.guard_fired = 0;
-	T.payer = NULL;
-	T.txseq = 0;
-	assert_int_equal(uv_loop_init(&T.loop), 0);
-	node_loop = &T.loop;
-	hf_server_start(&T.srv, &T.loop, h_node);
-	assert_int_equal(uv_timer_init(&T.loop, &T.guard), 0);
-	snprintf(T.url, sizeof T.url, "http://127.0.0.1:%d/", T.srv.port);
-	hj_rpc_opts_default(&T.ro);
-	T.ro.url = T.url;
-	T.ro.timeout_ms = 2000;
-	T.ro.backoff_min_ms = 5;
-	T.ro.backoff_max_ms = 20;
-	T.ro.max_response = 1 << 20;
-	if (hj_store_open(T.db, &T.store, err, sizeof err) ||
-	    hj_store_check_meta(T.store, &META, err, sizeof err) ||
-	    hj_store_payer_tag(T.store, T.tag, err, sizeof err))
+	T.fx.txseq = 0;
+	pfx_open(&T.fx, h_node, &META);
+	node_loop = &T.fx.loop;
+	if (hj_store_payer_tag(T.fx.store, T.tag, err, sizeof err))
 		fail_msg("store: %s", err);
 	if (payer_new(err, sizeof err))
 		fail_msg("hjd_btc_payer_new: %s", err);
@@ -1097,16 +851,7 @@ static void fx_open(const struct fx_opts *o)
 /* Closes the payer, the node, the loop and the store. */
 static void fx_close(void)
 {
-	unsigned want = T.payer ? 1 : 0;
-
-	payer_close();
-	hf_server_close(&T.srv);
-	uv_close((uv_handle_t *)&T.guard, NULL);
-	assert_int_equal(uv_run(&T.loop, UV_RUN_DEFAULT), 0);
-	assert_int_equal(T.closed, want);
-	assert_int_equal(uv_loop_close(&T.loop), 0);
-	hj_store_close(T.store);
-	T.store = NULL;
+	pfx_close(&T.fx);
 	assert_int_equal(N.unknown, 0);
 	assert_int_equal(N.bad_path, 0);
 }
@@ -1117,10 +862,7 @@ static void restart(void)
 {
 	char err[512] = "";
 
-	payer_close();
-	while (T.closed == 0)
-		uv_run(&T.loop, UV_RUN_ONCE);
-	T.closed = 0;
+	pfx_payer_stop(&T.fx);
 	if (payer_new(err, sizeof err))
 		fail_msg("hjd_btc_payer_new: %s", err);
 }
@@ -1130,19 +872,7 @@ static void restart(void)
  * so). */
 static void run(unsigned passes)
 {
-	T.until = T.passes + passes;
-	T.guard_fired = 0;
-	assert_int_equal(uv_timer_start(&T.guard, on_guard, GUARD_MS, 0), 0);
-	if (T.saved_stderr < 0)
-		log_on();
-	uv_run(&T.loop, UV_RUN_DEFAULT);
-	log_off();
-	uv_timer_stop(&T.guard);
-	if (T.nfatal)
-		fail_msg("payer fatal: %s", T.fatal);
-	if (T.guard_fired)
-		fail_msg("%u of %u passes within %d ms; status: %s", T.passes,
-		         T.until, GUARD_MS, T.status);
+	pfx_run(&T.fx, passes);
 	assert_int_equal(N.unknown, 0);
 }
 
@@ -1150,10 +880,8 @@ static void run(unsigned passes)
  * (a pass starts within it), then passes passes. */
 static void step(uint64_t processed, uint64_t tip, unsigned passes)
 {
-	log_on();
-	payer_kick(processed, tip);
-	run(passes);
-	assert_true(T.passes >= T.until);
+	pfx_step(&T.fx, processed, tip, passes);
+	assert_int_equal(N.unknown, 0);
 }
 
 /* A regression shows: the fixture is closed (no handle is left behind),
@@ -1177,47 +905,21 @@ static int setup(void **state)
 
 	(void)state;
 	memset(&T, 0, sizeof T);
-	T.saved_stderr = -1;
+	if (pfx_setup(&T.fx, "payout-btc"))
+		return -1;
 	T.wallet = WALLET;
-	if (hj_dealer_parse(HJ_BITCOIN, DEALER, strlen(DEALER), &T.dealer, why,
-	                    sizeof why))
+	if (hj_dealer_parse(HJ_BITCOIN, DEALER, strlen(DEALER), &T.fx.dealer,
+	                    why, sizeof why)) {
+		pfx_teardown(&T.fx);
 		return -1;
-	snprintf(T.dir, sizeof T.dir, "/tmp/hj-test-payout-btc-XXXXXX");
-	if (mkdtemp(T.dir) == NULL)
-		return -1;
-	use_db("hashjackd.sqlite");
-	snprintf(T.log, sizeof T.log, "%s/log", T.dir);
+	}
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	DIR *d = opendir(T.dir);
-	struct dirent *e;
-
 	(void)state;
-	if (T.saved_stderr >= 0) {
-		/* A failure inside the loop: show what the payer said. */
-		char *s;
-
-		log_off();
-		s = log_text();
-		fprintf(stderr, "---- payer log ----\n%s-------------------\n",
-		        s);
-		free(s);
-	} else if (getenv("HJ_TEST_LOG")) {
-		char *s = log_text();
-
-		fprintf(stderr, "%s", s);
-		free(s);
-	}
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-	return rmdir(T.dir);
+	return pfx_teardown(&T.fx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1275,7 +977,7 @@ static void test_happy_path(void **state)
 	assert_true(q_int("SELECT sent_at FROM payout_batches") <= t1);
 	assert_true(q_int("SELECT min(submitted_at) FROM payouts") >= t0);
 	assert_true(q_int("SELECT max(submitted_at) FROM payouts") <= t1);
-	assert_string_equal(T.status,
+	assert_string_equal(T.fx.status,
 	                    "payouts: 0 owed (0.00000000; 0 below dust "
 	                    "0.00000000, 0 unattributed 0.00000000), 3 in "
 	                    "flight (0.00600000), wallet " WALLET
@@ -1320,7 +1022,7 @@ static void test_happy_path(void **state)
 		EXPECT_Q(want, PAYOUT_Q, "refund:a2");
 		EXPECT_Q(want, PAYOUT_Q, "refund:b1");
 	}
-	expect_contains(T.status, "0 in flight (0.00000000)");
+	expect_contains(T.fx.status, "0 in flight (0.00000000)");
 	expect_log("payouts: batch 1 confirmed: txid ");
 	expect_log(" in block 12 (3 confirmations)");
 
@@ -1391,7 +1093,7 @@ static void test_dust(void **state)
 	step(10, 10, 1);
 	expect_seq("getbalance");
 	assert_int_equal(q_int("SELECT count(*) FROM payout_batches"), 0);
-	assert_string_equal(T.status,
+	assert_string_equal(T.fx.status,
 	                    "payouts: 1 owed (0.00000200; 1 below dust "
 	                    "0.00000200, 0 unattributed 0.00000000), 0 in "
 	                    "flight (0.00000000), wallet " WALLET
@@ -1402,8 +1104,9 @@ static void test_dust(void **state)
 	step(11, 11, 1);
 	expect_seq("getbalance");
 	assert_int_equal(q_int("SELECT count(*) FROM payout_batches"), 0);
-	expect_contains(T.status, "payouts: 3 owed (0.00000658; 3 below dust "
-	                          "0.00000658, 0 unattributed 0.00000000)");
+	expect_contains(T.fx.status,
+	                "payouts: 3 owed (0.00000658; 3 below dust "
+	                "0.00000658, 0 unattributed 0.00000000)");
 
 	owe("refund:d3", P1, 1, 7);
 	step(12, 12, 1);
@@ -1417,9 +1120,10 @@ static void test_dust(void **state)
 	expect_outputs(1, A1 ":330");
 	expect_items(1, "refund:d1 refund:d2 refund:d3");
 	expect_payout("refund:e1", "owed", -1, 0, 0);
-	expect_contains(T.status, "payouts: 1 owed (0.00000329; 1 below dust "
-	                          "0.00000329, 0 unattributed 0.00000000), 3 "
-	                          "in flight (0.00000330)");
+	expect_contains(T.fx.status,
+	                "payouts: 1 owed (0.00000329; 1 below dust "
+	                "0.00000329, 0 unattributed 0.00000000), 3 "
+	                "in flight (0.00000330)");
 	fx_close();
 }
 
@@ -1455,8 +1159,8 @@ static void test_max_outputs(void **state)
 	                    sendmany_of("\"" A1 "\":0.00003000", 2));
 	expect_batch(2, "sent", 1, 3000, 0, 1);
 	expect_items(2, "refund:a1");
-	expect_contains(T.status, "payouts: 0 owed");
-	expect_contains(T.status, "4 in flight (0.00006500)");
+	expect_contains(T.fx.status, "payouts: 0 owed");
+	expect_contains(T.fx.status, "4 in flight (0.00006500)");
 	fx_close();
 }
 
@@ -1476,10 +1180,10 @@ static void test_unattributed(void **state)
 	                    sendmany_of("\"" A2 "\":0.00000700", 1));
 	expect_items(1, "refund:b1");
 	assert_string_equal(
-	    T.status, "payouts: 2 owed (0.00012000; 0 below dust "
-	              "0.00000000, 1 unattributed 0.00005000, 1 "
-	              "unpayable), 1 in flight (0.00000700), wallet " WALLET
-	              " balance 2.00000000");
+	    T.fx.status, "payouts: 2 owed (0.00012000; 0 below dust "
+	                 "0.00000000, 1 unattributed 0.00005000, 1 "
+	                 "unpayable), 1 in flight (0.00000700), wallet " WALLET
+	                 " balance 2.00000000");
 	for (uint64_t h = 11; h < 14; h++) {
 		step(h, h, 1);
 		expect_seq("gettransaction getbalance");
@@ -1652,7 +1356,7 @@ static void test_refused_funds(void **state)
 	S.refuse_msg = "Insufficient funds";
 	S.balance = "0.00010000";
 	step(10, 10, 1);
-	ended = T.pass_end_time;
+	ended = T.fx.pass_end_time;
 	expect_seq("sendmany listtransactions getbalance");
 	assert_int_equal(W.ntx, 0);
 	expect_batch(1, "refused", 2, 600000, 1, -1);
@@ -1662,7 +1366,7 @@ static void test_refused_funds(void **state)
 	         "refund:a1");
 	expect_payout("refund:a1", "owed", -1, 0, 0);
 	expect_payout("refund:b1", "owed", -1, 0, 0);
-	assert_string_equal(T.status,
+	assert_string_equal(T.fx.status,
 	                    "payouts: 3 owed (0.00600000; 0 below dust "
 	                    "0.00000000, 0 unattributed 0.00000000), 0 in "
 	                    "flight (0.00000000), wallet " WALLET
@@ -1678,8 +1382,8 @@ static void test_refused_funds(void **state)
 	/* The same block: nothing is sent while the backoff (1 s) lasts.
 	 * Only checked when this kick comes within it (always, unless the
 	 * machine stalled for a second). */
-	uv_update_time(&T.loop);
-	if (uv_now(&T.loop) < ended + 900) {
+	uv_update_time(&T.fx.loop);
+	if (uv_now(&T.fx.loop) < ended + 900) {
 		step(10, 10, 1);
 		expect_seq("getbalance");
 		assert_int_equal(N.sendmany, 1);
@@ -1709,7 +1413,7 @@ static void test_refused_funds(void **state)
 	         "SELECT count(*) FROM payouts WHERE last_error IS NOT "
 	         "%s",
 	         "NULL");
-	expect_lacks(T.status, "INSUFFICIENT");
+	expect_lacks(T.fx.status, "INSUFFICIENT");
 	EXPECT_Q("",
 	         "SELECT ifnull(warning, '') FROM dealer_balance WHERE id "
 	         "= %d",
@@ -1747,9 +1451,9 @@ static void test_refused_for_the_fee(void **state)
 	expect_seq("sendmany listtransactions getbalance");
 	expect_batch(1, "refused", 2, 600000, 1, -1);
 	expect_log(warn);
-	FAIL_IF(strstr(T.status, warn) == NULL,
+	FAIL_IF(strstr(T.fx.status, warn) == NULL,
 	        "refused for funds, yet the status line lacks \"%s\": \"%s\"",
-	        warn, T.status);
+	        warn, T.fx.status);
 	EXPECT_Q(warn, "SELECT warning FROM dealer_balance WHERE id = %d", 1);
 	fx_close();
 }
@@ -1772,10 +1476,10 @@ static void test_paid_no_false_warning(void **state)
 	step(10, 10, 1);
 	expect_seq("sendmany getbalance");
 	expect_batch(1, "sent", 2, 600000, 0, 0);
-	expect_contains(T.status, "payouts: 0 owed (0.00000000;");
-	expect_contains(T.status, "3 in flight (0.00600000)");
-	FAIL_IF(strstr(T.status, "INSUFFICIENT") != NULL,
-	        "everything paid, yet the status warns: \"%s\"", T.status);
+	expect_contains(T.fx.status, "payouts: 0 owed (0.00000000;");
+	expect_contains(T.fx.status, "3 in flight (0.00600000)");
+	FAIL_IF(strstr(T.fx.status, "INSUFFICIENT") != NULL,
+	        "everything paid, yet the status warns: \"%s\"", T.fx.status);
 	EXPECT_Q("",
 	         "SELECT ifnull(warning, '') FROM dealer_balance WHERE id "
 	         "= %d",
@@ -1807,10 +1511,10 @@ static void test_restart_before_call(void **state)
 	(void)state;
 	fx_open(NULL);
 	owe_two(5);
-	assert_int_equal(hj_store_begin(T.store, err, sizeof err), 0);
-	if (hj_store_plan_batch(T.store, &plan, &id, err, sizeof err))
+	assert_int_equal(hj_store_begin(T.fx.store, err, sizeof err), 0);
+	if (hj_store_plan_batch(T.fx.store, &plan, &id, err, sizeof err))
 		fail_msg("plan: %s", err);
-	assert_int_equal(hj_store_commit(T.store, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(T.fx.store, err, sizeof err), 0);
 	assert_int_equal(id, 1);
 
 	step(10, 10, 1);
@@ -1870,7 +1574,7 @@ static void test_lookup_pages(void **state)
 
 	(void)state;
 	for (int absent = 0; absent < 2; absent++) {
-		use_db(absent ? "absent.sqlite" : "found.sqlite");
+		pfx_use_db(&T.fx, absent ? "absent.sqlite" : "found.sqlite");
 		fx_open(NULL);
 		owe("refund:a1", P1, 100000, 5);
 		foreign(300, now - 3 * 86400, "receive", "");
@@ -2063,7 +1767,7 @@ static void test_mismatch_halts(void **state)
 	(void)state;
 	for (int k = 1; k <= 4; k++) {
 		snprintf(db, sizeof db, "halt%d.sqlite", k);
-		use_db(db);
+		pfx_use_db(&T.fx, db);
 		fx_open(NULL);
 		owe_two(5);
 		S.send = SEND_LOST_AFTER;
@@ -2081,7 +1785,7 @@ static void test_mismatch_halts(void **state)
 		         "outputs (%s); nothing more is sent until an operator "
 		         "checks (docs/PAYOUTS.md)",
 		         tx(0), why[k]);
-		expect_contains(T.status, want);
+		expect_contains(T.fx.status, want);
 		EXPECT_Q(want + 2,
 		         "SELECT warning FROM dealer_balance WHERE "
 		         "id = %d",
@@ -2093,7 +1797,7 @@ static void test_mismatch_halts(void **state)
 			step(h, h, 1);
 			expect_seq("getbalance");
 		}
-		expect_contains(T.status, want);
+		expect_contains(T.fx.status, want);
 		assert_int_equal(N.sendmany, 1);
 		expect_batch(1, "planned", 2, 600000, 1, -1);
 		assert_int_equal(q_int("SELECT count(*) FROM payout_batches"),
@@ -2124,7 +1828,7 @@ static void test_malformed_sendmany(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		snprintf(db, sizeof db, "odd%zu.sqlite", i);
-		use_db(db);
+		pfx_use_db(&T.fx, db);
 		fx_open(NULL);
 		owe_two(5);
 		S.send = SEND_ODD_RESULT;
@@ -2214,7 +1918,7 @@ static void test_malformed_gettransaction(void **state)
 		S.balance = bad_balance[i];
 		step(1 + i, 1 + i, 1);
 		expect_seq("getbalance");
-		expect_contains(T.status, "wallet " WALLET " balance ?");
+		expect_contains(T.fx.status, "wallet " WALLET " balance ?");
 		assert_int_equal(q_int("SELECT count(*) FROM dealer_balance"),
 		                 0);
 	}
@@ -2263,16 +1967,17 @@ static void test_confirmations_above_tip(void **state)
 
 	S.gettx_bad = "{\"confirmations\":100}";
 	S.gettx_bad_n = 1;
-	payer_kick(11, 11);
-	T.until = T.passes + 1;
-	assert_int_equal(uv_timer_start(&T.guard, on_guard, GUARD_MS, 0), 0);
-	uv_run(&T.loop, UV_RUN_DEFAULT);
-	log_off();
-	uv_timer_stop(&T.guard);
-	FAIL_IF(T.nfatal != 0,
+	hjd_payer_kick(T.fx.payer, 11, 11);
+	T.fx.until = T.fx.passes + 1;
+	assert_int_equal(
+	    uv_timer_start(&T.fx.guard, pfx_on_guard, PFX_GUARD_MS, 0), 0);
+	uv_run(&T.fx.loop, UV_RUN_DEFAULT);
+	pfx_log_off(&T.fx);
+	uv_timer_stop(&T.fx.guard);
+	FAIL_IF(T.fx.nfatal != 0,
 	        "a gettransaction answer stopped the daemon (on_fatal: %s)",
-	        T.fatal);
-	assert_false(T.guard_fired);
+	        T.fx.fatal);
+	assert_false(T.fx.guard_fired);
 	EXPECT_Q("0",
 	         "SELECT count(*) FROM payout_batches WHERE "
 	         "confirmed_height > %d",
@@ -2297,7 +2002,7 @@ static void test_http_faults(void **state)
 	S.fault_body = "oops";
 	step(9, 9, 1);
 	expect_seq("getbalance getbalance getbalance");
-	expect_contains(T.status, "balance 2.00000000");
+	expect_contains(T.fx.status, "balance 2.00000000");
 
 	owe_two(5);
 	S.send = SEND_FAULT;
@@ -2364,25 +2069,18 @@ static void test_new_refused(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(uv_loop_init(&T.loop), 0);
-	hj_rpc_opts_default(&T.ro);
-	T.ro.url = "http://127.0.0.1:9/";
+	pfx_open_bare(&T.fx, "http://127.0.0.1:9/", NULL);
 	T.o = DEFAULTS;
-	if (hj_store_open(T.db, &T.store, err, sizeof err))
-		fail_msg("store: %s", err);
 	T.wallet = "";
 	assert_int_equal(payer_new(err, sizeof err), -EINVAL);
-	assert_null(T.payer);
+	assert_null(T.fx.payer);
 	expect_contains(err, "[payout] wallet: ");
 	T.wallet = WALLET;
-	T.ro.url = "127.0.0.1:9";
+	T.fx.ro.url = "127.0.0.1:9";
 	assert_int_equal(payer_new(err, sizeof err), -EINVAL);
-	assert_null(T.payer);
+	assert_null(T.fx.payer);
 	expect_contains(err, "[payout] wallet: bad URL");
-	assert_int_equal(uv_run(&T.loop, UV_RUN_DEFAULT), 0);
-	assert_int_equal(uv_loop_close(&T.loop), 0);
-	hj_store_close(T.store);
-	T.store = NULL;
+	pfx_close(&T.fx); /* the loop runs dry, uv_loop_close() == 0 */
 }
 
 int main(void)
@@ -2426,13 +2124,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_http_faults, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_new_refused, setup, teardown),
 	};
-	static const char *const proxies[] = {
-	    "http_proxy",  "HTTP_PROXY", "https_proxy",
-	    "HTTPS_PROXY", "all_proxy",  "ALL_PROXY",
-	};
 
-	/* The node is local; a proxy from the environment is not. */
-	for (size_t i = 0; i < sizeof proxies / sizeof proxies[0]; i++)
-		unsetenv(proxies[i]);
+	pfx_no_proxy();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

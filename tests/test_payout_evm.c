@@ -10,7 +10,9 @@
  * answers, which receipts exist), kicks the payer and runs the loop until
  * the payer has ended so many passes (on_status counts them), then looks
  * at the database and at what the node received.  Every test closes the
- * payer and the server and checks uv_loop_close() == 0.
+ * payer and the server and checks uv_loop_close() == 0.  The fixture
+ * (the loop, the server, the store, the payer's log) is tests/payer_util.h,
+ * shared with test_payout_btc.c.
  *
  * Fees: the scripted history's next base fee is 1.5 gwei and its rewards'
  * median 2 gwei, so with the default floor (1 gwei) and cap (100 gwei) a
@@ -29,9 +31,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <jansson.h>
-#include <sqlite3.h>
 #include <uv.h>
 
 #include "amount.h"
@@ -40,10 +40,10 @@
 #include "hex.h"
 #include "http_fake.h"
 #include "keccak.h"
+#include "payer_util.h"
 #include "payout_evm.h"
 #include "store.h"
 
-#define GUARD_MS 10000
 #define MAX_SENT 160
 #define MAX_RCPT 128
 #define MAX_EST  16
@@ -387,23 +387,10 @@ struct fx_opts {
 };
 
 static struct fx {
-	char dir[64], db[128], key[128], log[128];
-	uv_loop_t loop;
-	struct hf_server srv;
-	uv_timer_t guard;
-	int guard_fired;
-	hj_store *store;
-	hjd_payer *payer;
-	hj_dealer dealer;
-	hj_rpc_opts ro;
-	char url[64];
+	struct payer_fx fx; /* the loop, the node, the store, the payer */
+	char key[128];
 	struct fx_opts o;
 	hj_secp *secp;
-	unsigned passes, until, closed, nfatal;
-	char status[2048];
-	char fatal[1024];
-	uint32_t txseq;
-	int saved_stderr;
 } T;
 
 static const hj_store_meta META = {
@@ -423,125 +410,6 @@ static void addr_of(const char *text, uint8_t out[HJ_EVM_ADDR_LEN])
 	memcpy(out, d.addr, HJ_EVM_ADDR_LEN);
 }
 
-/* ---- the log: the payer's lines go to stderr ---- */
-
-static void log_on(void)
-{
-	int fd;
-
-	fflush(stderr);
-	T.saved_stderr = dup(STDERR_FILENO);
-	assert_true(T.saved_stderr >= 0);
-	fd = open(T.log, O_WRONLY | O_APPEND | O_CREAT, 0600);
-	assert_true(fd >= 0);
-	assert_true(dup2(fd, STDERR_FILENO) >= 0);
-	close(fd);
-}
-
-static void log_off(void)
-{
-	if (T.saved_stderr < 0)
-		return;
-	fflush(stderr);
-	dup2(T.saved_stderr, STDERR_FILENO);
-	close(T.saved_stderr);
-	T.saved_stderr = -1;
-}
-
-static char *log_text(void)
-{
-	FILE *f = fopen(T.log, "r");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return strdup("");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	if (n > 0)
-		assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
-static int log_has(const char *part)
-{
-	char *s = log_text();
-	int yes = strstr(s, part) != NULL;
-
-	free(s);
-	return yes;
-}
-
-/* ---- the database, read behind the store's back ---- */
-
-static sqlite3 *db_open(void)
-{
-	sqlite3 *db = NULL;
-
-	assert_int_equal(
-	    sqlite3_open_v2(T.db, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	return db;
-}
-
-__attribute__((format(printf, 3, 4))) static const char *
-q_text(char *buf, size_t n, const char *fmt, ...)
-{
-	char sql[1024];
-	sqlite3 *db = db_open();
-	sqlite3_stmt *st = NULL;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof sql, fmt, ap);
-	va_end(ap);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		fail_msg("%s: no row", sql);
-	if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-		snprintf(buf, n, "NULL");
-	else
-		snprintf(buf, n, "%s",
-		         (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	return buf;
-}
-
-#define Q(...) q_text((char[4096]){0}, 4096, __VA_ARGS__)
-
-static long long q_int(const char *sql)
-{
-	return strtoll(Q("%s", sql), NULL, 10);
-}
-
-static void q_exec(const char *sql)
-{
-	sqlite3 *db = db_open();
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg ? msg : "?");
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-}
-
-/* Checks that what query gives is want. */
-#define EXPECT_Q(want, ...)                                                    \
-	do {                                                                   \
-		char b_[4096];                                                 \
-		q_text(b_, sizeof b_, __VA_ARGS__);                            \
-		if (strcmp(b_, (want)) != 0)                                   \
-			fail_msg("%s: \"%s\", want \"%s\"", #__VA_ARGS__, b_,  \
-			         (want));                                      \
-	} while (0)
-
 static void expect_amount(hj_amount got, hj_amount want, const char *what)
 {
 	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
@@ -551,91 +419,20 @@ static void expect_amount(hj_amount got, hj_amount want, const char *what)
 		         hj_amount_format(want, b));
 }
 
-static void expect_contains(const char *s, const char *part)
-{
-	if (strstr(s, part) == NULL)
-		fail_msg("\"%s\" lacks \"%s\"", s, part);
-}
-
-static void expect_lacks(const char *s, const char *part)
-{
-	if (strstr(s, part) != NULL)
-		fail_msg("\"%s\" has \"%s\"", s, part);
-}
-
-/* A new database for the next fx_open. */
-static void use_db(const char *name)
-{
-	snprintf(T.db, sizeof T.db, "%s/%s", T.dir, name);
-}
-
 /* ---- payouts owed ---- */
 
-/* A rejected transaction from recipient, refunded: payout id owes amount
- * to it, created at height. */
+/* A rejected transaction from recipient (an address), refunded: payout id
+ * owes amount to it, created at height. */
 static void owe(const char *id, const char *recipient, hj_amount amount,
                 uint64_t height)
 {
-	hj_action a;
-	hj_payout p;
-	char err[256] = "";
+	hj_id who = {.len = HJ_EVM_ADDR_LEN};
 
-	memset(&a, 0, sizeof a);
-	a.kind = HJ_TX_DEPOSIT;
-	a.txid.len = 32;
-	T.txseq++;
-	memcpy(a.txid.b, &T.txseq, sizeof T.txseq);
-	a.sender.len = 20;
-	addr_of(recipient, a.sender.b);
-	a.tx_index = T.txseq;
-	a.value = amount;
-	p = (hj_payout){.id = id,
-	                .kind = "refund",
-	                .round = NULL,
-	                .hand = -1,
-	                .txid = &a.txid,
-	                .recipient = &a.sender,
-	                .amount = amount,
-	                .height = height};
-	assert_int_equal(hj_store_begin(T.store, err, sizeof err), 0);
-	if (hj_store_add_tx(T.store, height, &a, "rejected", HJ_R_NO_ROUND,
-	                    NULL, err, sizeof err) ||
-	    hj_store_add_payout(T.store, &p, err, sizeof err))
-		fail_msg("owe %s: %s", id, err);
-	assert_int_equal(hj_store_commit(T.store, err, sizeof err), 0);
+	addr_of(recipient, who.b);
+	pfx_owe(&T.fx, id, &who, amount, height);
 }
 
 /* ---- the payer ---- */
-
-static void on_status(void *arg)
-{
-	assert_ptr_equal(arg, &T);
-	hjd_payer_status(T.payer, T.status, sizeof T.status);
-	T.passes++;
-	if (T.passes >= T.until)
-		uv_stop(&T.loop);
-}
-
-static void on_fatal(void *arg, const char *msg)
-{
-	assert_ptr_equal(arg, &T);
-	T.nfatal++;
-	snprintf(T.fatal, sizeof T.fatal, "%s", msg);
-	uv_stop(&T.loop);
-}
-
-static void on_guard(uv_timer_t *t)
-{
-	(void)t;
-	T.guard_fired = 1;
-	uv_stop(&T.loop);
-}
-
-static void on_payer_closed(void *arg)
-{
-	assert_ptr_equal(arg, &T);
-	T.closed++;
-}
 
 static void write_key(const char *text, mode_t mode)
 {
@@ -652,26 +449,21 @@ static void write_key(const char *text, mode_t mode)
 
 static int payer_new(char *err, size_t errlen)
 {
-	hjd_payer_opts o = {.loop = &T.loop,
-	                    .store = T.store,
-	                    .node = &T.ro,
-	                    .dealer = &T.dealer,
-	                    .confirmations = T.o.conf,
-	                    .table = NULL,
-	                    .on_status = on_status,
-	                    .on_fatal = on_fatal,
-	                    .arg = &T};
+	hjd_payer_opts o = pfx_payer_opts(&T.fx, T.o.conf);
 	hjd_evm_payout po = {.key_source = T.key,
 	                     .max_fee_per_gas = T.o.cap,
 	                     .min_priority_fee = T.o.min_tip,
 	                     .stuck_after_s = T.o.stuck};
 	char why[128];
 
-	if (hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &T.dealer, why,
+	if (hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &T.fx.dealer, why,
 	                    sizeof why))
 		fail_msg("%s: %s", DEALER, why);
-	return hjd_evm_payer_new(&o, &po, &T.payer, err, errlen);
+	return hjd_evm_payer_new(&o, &po, &T.fx.payer, err, errlen);
 }
+
+static const struct fx_opts DEFAULTS = {
+    .cap = CAP, .min_tip = GWEI, .stuck = 300, .conf = 3};
 
 /* The loop, the node, the store and a payer with o (NULL: defaults). */
 static void fx_open(const struct fx_opts *o)
@@ -680,27 +472,9 @@ static void fx_open(const struct fx_opts *o)
 
 	script_default();
 	memset(&N, 0, sizeof N);
-	T.o = (struct fx_opts){
-	    .cap = CAP, .min_tip = GWEI, .stuck = 300, .conf = 3};
-	if (o)
-		T.o = *o;
-	T.passes = T.until = T.closed = T.nfatal = 0;
-	T.guard_fired = 0;
-	T.payer = NULL;
-	assert_int_equal(uv_loop_init(&T.loop), 0);
-	node_loop = &T.loop;
-	hf_server_start(&T.srv, &T.loop, h_node);
-	assert_int_equal(uv_timer_init(&T.loop, &T.guard), 0);
-	snprintf(T.url, sizeof T.url, "http://127.0.0.1:%d/", T.srv.port);
-	hj_rpc_opts_default(&T.ro);
-	T.ro.url = T.url;
-	T.ro.timeout_ms = 2000;
-	T.ro.backoff_min_ms = 5;
-	T.ro.backoff_max_ms = 20;
-	T.ro.max_response = 1 << 20;
-	if (hj_store_open(T.db, &T.store, err, sizeof err) ||
-	    hj_store_check_meta(T.store, &META, err, sizeof err))
-		fail_msg("store: %s", err);
+	T.o = o ? *o : DEFAULTS;
+	pfx_open(&T.fx, h_node, &META);
+	node_loop = &T.fx.loop;
 	if (access(T.key, F_OK) != 0)
 		write_key(DEALER_KEY, 0600);
 	if (payer_new(err, sizeof err))
@@ -710,47 +484,17 @@ static void fx_open(const struct fx_opts *o)
 /* Closes the payer, the node, the loop and the store. */
 static void fx_close(void)
 {
-	unsigned want = T.payer ? 1 : 0;
-
-	hjd_payer_close(T.payer, on_payer_closed, &T);
-	T.payer = NULL;
-	hf_server_close(&T.srv);
-	uv_close((uv_handle_t *)&T.guard, NULL);
-	assert_int_equal(uv_run(&T.loop, UV_RUN_DEFAULT), 0);
-	assert_int_equal(T.closed, want);
-	assert_int_equal(uv_loop_close(&T.loop), 0);
-	hj_store_close(T.store);
-	T.store = NULL;
-}
-
-/* Runs the loop until passes more passes have ended (or the node got a
- * request it leaves unanswered, when the script says so). */
-static void run(unsigned passes)
-{
-	T.until = T.passes + passes;
-	T.guard_fired = 0;
-	assert_int_equal(uv_timer_start(&T.guard, on_guard, GUARD_MS, 0), 0);
-	log_on();
-	uv_run(&T.loop, UV_RUN_DEFAULT);
-	log_off();
-	uv_timer_stop(&T.guard);
-	if (T.nfatal)
-		fail_msg("payer fatal: %s", T.fatal);
-	if (T.guard_fired)
-		fail_msg("%u of %u passes within %d ms; status: %s", T.passes,
-		         T.until, GUARD_MS, T.status);
-	assert_int_equal(N.unknown, 0);
+	pfx_close(&T.fx);
 }
 
 /* Blocks up to processed are committed, the node's tip is tip: one
- * kick, then passes passes. */
+ * kick, then passes passes (or until the node gets a request it leaves
+ * unanswered, when the script says so). */
 static void step(uint64_t processed, uint64_t tip, unsigned passes)
 {
-	hjd_payer_kick(T.payer, processed, tip);
-	run(passes);
-	assert_true(T.passes >= T.until);
+	pfx_step(&T.fx, processed, tip, passes);
+	assert_int_equal(N.unknown, 0);
 }
-
 /* ---- what was sent ---- */
 
 /* Sent transaction k decodes to the dealer's transfer of value to to,
@@ -847,46 +591,18 @@ static int setup(void **state)
 
 	(void)state;
 	memset(&T, 0, sizeof T);
-	T.saved_stderr = -1;
-	snprintf(T.dir, sizeof T.dir, "/tmp/hj-test-payout-evm-XXXXXX");
-	if (mkdtemp(T.dir) == NULL)
+	if (pfx_setup(&T.fx, "payout-evm"))
 		return -1;
-	use_db("hashjackd.sqlite");
-	snprintf(T.key, sizeof T.key, "%s/dealer.key", T.dir);
-	snprintf(T.log, sizeof T.log, "%s/log", T.dir);
+	snprintf(T.key, sizeof T.key, "%s/dealer.key", T.fx.dir);
 	T.secp = hj_secp_new(err, sizeof err);
 	return T.secp ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	DIR *d = opendir(T.dir);
-	struct dirent *e;
-
 	(void)state;
-	if (T.saved_stderr >= 0) {
-		/* A failure inside the loop: show what the payer said. */
-		char *s;
-
-		log_off();
-		s = log_text();
-		fprintf(stderr, "---- payer log ----\n%s-------------------\n",
-		        s);
-		free(s);
-	} else if (getenv("HJ_TEST_LOG")) {
-		char *s = log_text();
-
-		fprintf(stderr, "%s", s);
-		free(s);
-	}
 	hj_secp_free(T.secp);
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-	return rmdir(T.dir);
+	return pfx_teardown(&T.fx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -960,9 +676,9 @@ static void test_happy_path(void **state)
 	EXPECT_Q(raw_of(1),
 	         "SELECT lower(hex(raw)) FROM payout_tx_versions WHERE batch = "
 	         "2");
-	expect_contains(T.status, "payouts: 0 owed");
-	expect_contains(T.status, "3 in flight (4350)");
-	expect_lacks(T.status, "INSUFFICIENT");
+	expect_contains(T.fx.status, "payouts: 0 owed");
+	expect_contains(T.fx.status, "3 in flight (4350)");
+	expect_lacks(T.fx.status, "INSUFFICIENT");
 
 	/* Mined, not final: waits; nothing re-sent, no receipts asked. */
 	counts(2, 0, 2);
@@ -994,8 +710,8 @@ static void test_happy_path(void **state)
 	    "payout_batches WHERE id = 2");
 	EXPECT_Q("7", "SELECT group_concat(DISTINCT confirmed_height) FROM "
 	              "payouts WHERE id LIKE 'refund:a%%'");
-	expect_contains(T.status, "0 owed (0 wei");
-	expect_contains(T.status, "0 in flight");
+	expect_contains(T.fx.status, "0 owed (0 wei");
+	expect_contains(T.fx.status, "0 in flight");
 
 	/* Nothing left: a pass sends nothing. */
 	step(13, 13, 1);
@@ -1040,7 +756,7 @@ static void test_fee_rules(void **state)
 	fx_close();
 
 	/* The cap below 2 * base + tip: the cap. */
-	use_db("cap.sqlite");
+	pfx_use_db(&T.fx, "cap.sqlite");
 	o.min_tip = GWEI;
 	o.cap = 4 * GWEI;
 	fx_open(&o);
@@ -1050,7 +766,7 @@ static void test_fee_rules(void **state)
 	fx_close();
 
 	/* The cap below the tip too: both at the cap. */
-	use_db("cap2.sqlite");
+	pfx_use_db(&T.fx, "cap2.sqlite");
 	o.cap = GWEI;
 	fx_open(&o);
 	owe("refund:a1", R1, 100, 5);
@@ -1148,7 +864,7 @@ static void test_refused_for_funds(void **state)
 	         "ifnull(nonce, 'NULL') FROM payouts WHERE id = 'refund:b1'");
 	EXPECT_Q("0", "SELECT count(*) FROM payout_batch_items WHERE payout = "
 	              "'refund:b1'");
-	expect_contains(T.status, "INSUFFICIENT FUNDS");
+	expect_contains(T.fx.status, "INSUFFICIENT FUNDS");
 	assert_true(log_has("the node refused"));
 
 	/* The same block: backoff, nothing sent. */
@@ -1156,7 +872,7 @@ static void test_refused_for_funds(void **state)
 	assert_int_equal(N.sends, 1);
 	assert_int_equal(N.estimates, 1);
 	expect_batch(1, "planned", 0, "owed");
-	expect_contains(T.status, "INSUFFICIENT FUNDS");
+	expect_contains(T.fx.status, "INSUFFICIENT FUNDS");
 
 	/* Funds arrived; the next block: the same transaction again. */
 	S.send_error = NULL;
@@ -1174,7 +890,7 @@ static void test_refused_for_funds(void **state)
 	              "NULL");
 	EXPECT_Q("1",
 	         "SELECT count(*) FROM payout_tx_versions WHERE batch = 1");
-	expect_lacks(T.status, "INSUFFICIENT");
+	expect_lacks(T.fx.status, "INSUFFICIENT");
 	fx_close();
 }
 
@@ -1491,7 +1207,7 @@ static void expect_unmoved(unsigned sends, unsigned estimates)
 	EXPECT_Q("owed", "SELECT state FROM payouts WHERE id = 'refund:b1'");
 	EXPECT_Q("0", "SELECT count(*) FROM payout_batch_items WHERE payout = "
 	              "'refund:b1'");
-	expect_lacks(T.status, "HALTED");
+	expect_lacks(T.fx.status, "HALTED");
 }
 
 /* R1 paid (batch 1 sent, nonce 0), R2 owed, the nonce final and its
@@ -1675,8 +1391,8 @@ static void test_other_hash(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		snprintf(db, sizeof db, "halt%zu.sqlite", i);
-		use_db(db);
-		T.txseq = 0;
+		pfx_use_db(&T.fx, db);
+		T.fx.txseq = 0;
 		fx_open(NULL);
 		owe("refund:a1", R1, 100, 5);
 		owe("refund:b1", R2, 4000, 6);
@@ -1684,7 +1400,7 @@ static void test_other_hash(void **state)
 		step(10, 10, 1);
 		assert_int_equal(N.sends, 1);
 		assert_int_equal(N.estimates, 1);
-		expect_contains(T.status, "PAYOUTS HALTED");
+		expect_contains(T.fx.status, "PAYOUTS HALTED");
 		expect_batch(1, "planned", 0, "owed");
 
 		/* Later blocks, a node that answers well: still nothing. */
@@ -1693,7 +1409,7 @@ static void test_other_hash(void **state)
 		step(12, 12, 1);
 		assert_int_equal(N.sends, 1);
 		assert_int_equal(N.estimates, 1);
-		expect_contains(T.status, "PAYOUTS HALTED");
+		expect_contains(T.fx.status, "PAYOUTS HALTED");
 		expect_batch(1, "planned", 0, "owed");
 		assert_int_equal(q_int("SELECT count(*) FROM payout_batches"),
 		                 1);
@@ -1791,8 +1507,8 @@ static void test_malformed_fee_history(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		snprintf(db, sizeof db, "fees%zu.sqlite", i);
-		use_db(db);
-		T.txseq = 0;
+		pfx_use_db(&T.fx, db);
+		T.fx.txseq = 0;
 		malformed_start();
 		S.fee_history = bad[i];
 		step(11, 11, 1);
@@ -1956,7 +1672,7 @@ static void test_open_beyond_page(void **state)
 	              "'confirmed'");
 	assert_int_equal(N.sends, MANY + 4);
 	assert_int_equal(N.estimates, MANY + 1);
-	assert_int_equal(T.nfatal, 0);
+	assert_int_equal(T.fx.nfatal, 0);
 	assert_false(log_has("already planned"));
 	fx_close();
 }
@@ -1982,11 +1698,7 @@ static void test_restart_resends_planned(void **state)
 	         "SELECT lower(hex(raw)) FROM payout_tx_versions WHERE batch = "
 	         "1");
 
-	hjd_payer_close(T.payer, on_payer_closed, &T);
-	T.payer = NULL;
-	while (T.closed == 0)
-		uv_run(&T.loop, UV_RUN_ONCE);
-	T.closed = 0;
+	pfx_payer_stop(&T.fx);
 	S.send_silent = 0;
 	if (payer_new(err, sizeof err))
 		fail_msg("hjd_evm_payer_new: %s", err);
@@ -2011,20 +1723,14 @@ static void test_key_refused(void **state)
 	int rc;
 
 	(void)state;
-	assert_int_equal(uv_loop_init(&T.loop), 0);
-	hj_rpc_opts_default(&T.ro);
-	T.ro.url = "http://127.0.0.1:9/";
-	T.o = (struct fx_opts){
-	    .cap = CAP, .min_tip = GWEI, .stuck = 300, .conf = 3};
-	if (hj_store_open(T.db, &T.store, err, sizeof err) ||
-	    hj_store_check_meta(T.store, &META, err, sizeof err))
-		fail_msg("store: %s", err);
+	pfx_open_bare(&T.fx, "http://127.0.0.1:9/", &META);
+	T.o = DEFAULTS;
 
 	write_key(DEALER_KEY, 0644);
 	err[0] = '\0';
 	rc = payer_new(err, sizeof err);
 	assert_int_equal(rc, -EPERM);
-	assert_null(T.payer);
+	assert_null(T.fx.payer);
 	expect_contains(err, "[payout] dealer_key");
 	expect_contains(err, "mode 0644");
 	expect_contains(err, "chmod 600");
@@ -2034,7 +1740,7 @@ static void test_key_refused(void **state)
 	err[0] = '\0';
 	rc = payer_new(err, sizeof err);
 	assert_int_equal(rc, -EINVAL);
-	assert_null(T.payer);
+	assert_null(T.fx.payer);
 	expect_contains(err, "[payout] dealer_key");
 	expect_contains(err, "belongs to address");
 	expect_lacks(err, &OTHER_KEY[2]); /* never the secret */
@@ -2043,20 +1749,15 @@ static void test_key_refused(void **state)
 	err[0] = '\0';
 	rc = payer_new(err, sizeof err);
 	assert_int_equal(rc, -ENOENT);
-	assert_null(T.payer);
+	assert_null(T.fx.payer);
 	expect_contains(err, T.key);
 
 	/* The right key: accepted. */
 	write_key(DEALER_KEY, 0600);
 	if (payer_new(err, sizeof err))
 		fail_msg("hjd_evm_payer_new: %s", err);
-	hjd_payer_close(T.payer, on_payer_closed, &T);
-	T.payer = NULL;
-	assert_int_equal(uv_run(&T.loop, UV_RUN_DEFAULT), 0);
-	assert_int_equal(T.closed, 1);
-	assert_int_equal(uv_loop_close(&T.loop), 0);
-	hj_store_close(T.store);
-	T.store = NULL;
+	pfx_close(&T.fx); /* the loop runs dry, uv_loop_close() == 0 */
+	assert_int_equal(T.fx.closed, 1);
 }
 
 int main(void)
@@ -2107,13 +1808,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_key_refused, setup, teardown),
 	};
-	static const char *const proxies[] = {
-	    "http_proxy",  "HTTP_PROXY", "https_proxy",
-	    "HTTPS_PROXY", "all_proxy",  "ALL_PROXY",
-	};
 
-	/* The node is local; a proxy from the environment is not. */
-	for (size_t i = 0; i < sizeof proxies / sizeof proxies[0]; i++)
-		unsetenv(proxies[i]);
+	pfx_no_proxy();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
