@@ -5,7 +5,7 @@ set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 bad=0
-for f in $(git ls-files '*.c' '*.h' 2>/dev/null || find game chain daemon cli tests bench -name '*.[ch]'); do
+for f in $(git ls-files '*.c' '*.h' 2>/dev/null || find game chain daemon cli fuzz tests bench -name '*.[ch]'); do
 	if ! clang-format --dry-run -Werror "$f" 2>/dev/null; then
 		echo "check-format: $f is not clang-formatted" >&2
 		bad=$((bad + 1))

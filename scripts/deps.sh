@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-pkgs=(build-essential cmake pkg-config clang clang-format libjansson-dev libcmocka-dev
+pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev clang-format libjansson-dev libcmocka-dev
 	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev libsecp256k1-dev
 	python3 systemd litecoind)
 

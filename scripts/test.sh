@@ -3,7 +3,8 @@
 # with clang, warnings as errors, so that the README's first command (a
 # Release build) prints no warning with either compiler; then builds with
 # AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors, and
-# runs every test.
+# the fuzz targets with clang; runs every test, then every fuzz target for
+# a few seconds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
@@ -19,5 +20,16 @@ build="$root/build/test"
 cmake -S "$root" -B "$build" -DHJ_SANITIZE=ON -DHJ_WERROR=ON \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)"
+
+# The fuzz targets (fuzz/README.md): clang, libFuzzer, ASan and UBSan.
+fuzz="$root/build/fuzz"
+echo "test: fuzz targets with clang, libFuzzer, ASan and UBSan" >&2
+CC=clang cmake -S "$root" -B "$fuzz" -DHJ_FUZZ=ON -DHJ_WERROR=ON \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$fuzz" -j"$(nproc)" --target fuzz >/dev/null
+
+# Every test, then every fuzz target for a few seconds over its corpus.
 cd "$build"
 ctest --output-on-failure -j"$(nproc)"
+cd "$fuzz"
+ctest --output-on-failure -j"$(nproc)" -L fuzz
