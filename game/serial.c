@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "card.h"
+#include "hand.h"
 #include "round.h"
 
 struct wbuf {
@@ -111,6 +112,136 @@ static int cards_valid(const uint8_t *c, unsigned n)
 	return 1;
 }
 
+/*
+ * Whether a round with valid fields is one the engine could have produced
+ * (table.c), whatever the rules: NULL, or why not.  The table acts on a
+ * restored round as on its own, so a state it never makes (a window open
+ * with every hand finished, a finished hand during the deal...) must not
+ * get past here.  The rules' own limits (hands, doubles) are not checked:
+ * every state below is reachable under some rule set.
+ */
+static const char *state_error(const hj_round *r)
+{
+	static const uint8_t deal[3] = {0, HJ_DEALER, 0};
+	unsigned pend[HJ_MAX_HANDS] = {0}, dealer_pend = 0, done_all = 1;
+	unsigned live = 0, surrendered = 0, first = 0, nhp = 0;
+	int up_ace = r->dealer_n > 0 && hj_code_rank(r->dealer[0]) == HJ_ACE;
+	int up_ten =
+	    r->dealer_n > 0 && hj_rank_value(hj_code_rank(r->dealer[0])) == 10;
+	int natural = r->nhands == 1 &&
+	              hj_hand_blackjack(r->hands[0].cards, r->hands[0].n);
+	int soft;
+	unsigned dt = hj_hand_total(r->dealer, r->dealer_n, &soft);
+
+	for (unsigned i = 0; i < r->npending; i++) {
+		if (r->pending[i] == HJ_DEALER) {
+			dealer_pend++;
+		} else {
+			/* In play, two hand draws are a split's: k, k + 1. */
+			if (nhp++ == 0)
+				first = r->pending[i];
+			else if (r->phase != HJ_PH_DEAL &&
+			         r->pending[i] != first + 1)
+				return "pending draws the schedule never makes";
+			pend[r->pending[i]]++;
+		}
+	}
+	if (r->phase == HJ_PH_DEAL) {
+		unsigned dealt = 3u - r->npending;
+
+		if (r->npending < 1 || r->npending > 3 ||
+		    memcmp(r->pending, deal + dealt, r->npending) != 0)
+			return "a deal whose draws are not the Bet's";
+		if (r->nhands != 1 || r->hands[0].flags != 0 ||
+		    r->hands[0].n != (dealt >= 1) ||
+		    r->dealer_n != (dealt >= 2) || r->hands[0].stake != r->bet)
+			return "a deal's cards or hand as no deal leaves them";
+		if (r->insured || r->peek_due || r->seq || r->decisions ||
+		    r->window_open)
+			return "an action or a window during the deal";
+		return NULL;
+	}
+	/* Play and dealer play: a Peek happened exactly when an ace is up
+	 * and none is due; every other action is a decision. */
+	if (r->seq - r->decisions != (unsigned)(up_ace && !r->peek_due))
+		return "a count of Peeks the rules never give";
+	if (r->decisions < r->nhands - 1u)
+		return "more hands than splits";
+	if (r->insured &&
+	    (!up_ace || r->peek_due || r->insurance != r->bet / 2))
+		return "insurance no Peek bought";
+	for (unsigned i = 0; i < r->nhands; i++) {
+		const hj_hand *h = &r->hands[i];
+		unsigned t = hj_hand_total(h->cards, h->n, NULL);
+		unsigned f = h->flags;
+
+		if ((r->nhands > 1) != !!(f & HJ_HF_SPLIT))
+			return "a split flag that does not match the hands";
+		if (h->n < (r->nhands > 1 ? 1u : 2u) || (h->n == 1 && !pend[i]))
+			return "a hand short of cards with no draw pending";
+		if (h->stake != ((f & HJ_HF_DOUBLED) ? 2 * r->bet : r->bet))
+			return "a hand's stake is not its bet or its double";
+		if (!(f & HJ_HF_DONE)) {
+			done_all = 0;
+			if (t >= 21 || (f & (HJ_HF_BUST | HJ_HF_SURRENDER)))
+				return "an unfinished hand at 21 or more";
+			if ((f & HJ_HF_DOUBLED) && (h->n != 2 || !pend[i]))
+				return "a doubled hand without its one card "
+				       "due";
+		} else {
+			if (pend[i])
+				return "a finished hand with a draw pending";
+			if (!!(f & HJ_HF_BUST) != (t > 21))
+				return "a bust flag that does not match the "
+				       "total";
+			if ((f & HJ_HF_DOUBLED) && h->n != 3)
+				return "a doubled hand without its one card";
+		}
+		if ((f & HJ_HF_SURRENDER) &&
+		    (!(f & HJ_HF_DONE) || r->nhands != 1 || h->n != 2 ||
+		     r->decisions != 1 || (f & HJ_HF_DOUBLED)))
+			return "a surrender the rules never give";
+		if (!(f & (HJ_HF_BUST | HJ_HF_SURRENDER)))
+			live = 1;
+		if (f & HJ_HF_SURRENDER)
+			surrendered = 1;
+	}
+	if (r->phase == HJ_PH_PLAY) {
+		if (r->dealer_n < 1 || r->dealer_n > 2 || surrendered)
+			return "dealer cards or a surrender during play";
+		if (r->peek_due && (r->npending || r->seq || r->nhands != 1))
+			return "a Peek due after an action";
+		if (dealer_pend && (r->npending != 1 || r->dealer_n != 1 ||
+		                    !up_ace || r->peek_due))
+			return "a dealer draw during play that is no Peek's";
+		if (r->dealer_n == 2 &&
+		    (!up_ace || r->peek_due || dealer_pend ||
+		     hj_hand_blackjack(r->dealer, 2) || natural))
+			return "a second dealer card during play that no Peek "
+			       "drew";
+		if (natural && !r->peek_due && !dealer_pend)
+			return "a natural waiting for an action";
+		if (r->npending == 0 && !r->peek_due &&
+		    hj_round_active_hand(r) < 0)
+			return "a window open with every hand finished";
+		if (r->npending == 0 && r->window_open <= r->bet_height + 3)
+			return "a window opened before the deal ended";
+		return NULL;
+	}
+	/* Dealer play: the dealer draws one card at a time until it stands,
+	 * unless only its second card was still needed (a natural or a
+	 * surrender against a 10). */
+	if (!done_all)
+		return "dealer play with a hand unfinished";
+	if (r->npending != 1 || !dealer_pend || r->dealer_n < 1)
+		return "dealer play with no dealer draw pending";
+	if (r->dealer_n >= 2 && (dt > 17 || (dt == 17 && !soft)))
+		return "a dealer drawing on a total it stands on";
+	if ((natural || !live) && (r->dealer_n != 1 || !up_ten))
+		return "a dealer drawing with nothing left to play for";
+	return NULL;
+}
+
 #define GET(field, bytes, dst)                                                 \
 	do {                                                                   \
 		hj_amount v_;                                                  \
@@ -132,6 +263,7 @@ int hj_round_decode(const uint8_t *buf, size_t n, hj_round *out, char *err,
 	struct rbuf rb = {buf, n, 0, "version"};
 	hj_round r;
 	unsigned ver;
+	const char *why;
 
 	memset(&r, 0, sizeof r);
 	GET("version", 1, ver);
@@ -202,11 +334,15 @@ int hj_round_decode(const uint8_t *buf, size_t n, hj_round *out, char *err,
 		BAD("round: %zu trailing bytes", n - rb.off);
 	if (r.bet == 0 || r.decisions > r.seq || (!r.insured && r.insurance))
 		BAD("round: inconsistent stakes or counters");
+	if (r.bet > HJ_MAX_BET)
+		BAD("round: bet above 2^120, more than any table takes");
 	if (r.phase != HJ_PH_DEAL && (r.dealer_n < 1 || r.hands[0].n < 1))
 		BAD("round: cards missing after the deal");
 	if (r.peek_due &&
 	    (r.dealer_n != 1 || hj_code_rank(r.dealer[0]) != HJ_ACE))
 		BAD("round: peek due without an ace up");
+	if ((why = state_error(&r)) != NULL)
+		BAD("round: %s", why);
 	*out = r;
 	return 0;
 truncated:

@@ -445,6 +445,10 @@ static int apply(hj_round *r, hj_act act, const hj_action *a)
 	hj_amount value = a ? a->value : 0;
 	int hi = hj_round_active_hand(r);
 
+	/* check() and timeouts() act only on a round with an active hand;
+	 * this keeps hands[-1] out of reach whatever the caller. */
+	if (act != HJ_PEEK && hi < 0)
+		return -1;
 	r->seq++;
 	if (act == HJ_PEEK) {
 		r->peek_due = 0;
@@ -566,6 +570,10 @@ static void timeouts(struct blk *b)
 		hj_round *r = &t->rounds[i];
 		if (!hj_round_waiting(r) ||
 		    b->height < r->window_open + t->rules.timeout_blocks)
+			continue;
+		/* Nothing to act on: a state the table never makes, and the
+		 * codec refuses (a restored round is acted on as it is). */
+		if (!r->peek_due && hj_round_active_hand(r) < 0)
 			continue;
 		hj_act act = r->peek_due ? HJ_PEEK : HJ_STAND;
 		int hand = apply(r, act, NULL);

@@ -2457,6 +2457,47 @@ static void test_exposure_counts_restored_rounds(void **state)
 }
 
 /*
+ * A restored round waiting for an action with every hand finished: the
+ * codec refuses such a row (test_serial), and the table, given one anyway,
+ * does not act on it.  Before issue 11 its timeout applied a Stand to
+ * hands[-1], overwriting the dealer's up card (UBSan saw the index).
+ */
+static void test_no_action_without_an_active_hand(void **state)
+{
+	fx f, g;
+	hj_rules r = rules_bethash();
+	hj_round bad;
+
+	(void)state;
+	fx_init(&f, &r);
+	FX(&f, R(2), tx_bet(1, 100));
+	FX0(&f, R(9));
+	FX0(&f, R(7));
+	FX0(&f, R(5));
+	bad = *fx_round(&f, 1);
+	assert_true(hj_round_waiting(&bad));
+	bad.hands[0].flags |= HJ_HF_DONE;
+	assert_int_equal(hj_round_active_hand(&bad), -1);
+
+	fx_init(&g, &r);
+	assert_int_equal(hj_table_restore(g.t, &bad), 0);
+	hj_table_set_last_height(g.t, bad.window_open + r.timeout_blocks);
+	g.height = bad.window_open + r.timeout_blocks + 1;
+	FX0(&g, R(4)); /* past the timeout */
+	assert_int_equal(g.nev, 0);
+	assert_int_equal(hj_table_count(g.t), 1);
+	assert_memory_equal(hj_table_round(g.t, 0), &bad, sizeof bad);
+	/* An action is refused as before. */
+	FX(&g, R(4), tx_act(1, HJ_STAND, 0));
+	assert_int_equal(g.nev, 1);
+	assert_int_equal(g.ev[0].type, HJ_EV_REJECT);
+	assert_int_equal(g.ev[0].reason, HJ_R_NOT_ALLOWED);
+	assert_memory_equal(hj_table_round(g.t, 0), &bad, sizeof bad);
+	fx_free(&f);
+	fx_free(&g);
+}
+
+/*
  * docs/PROTOCOL.md's worked example: Bitcoin blocks 15 to 22 (section 12's
  * round 1), max_exposure 600 000.  A bets 100 000 at 15 (400 000), E
  * 50 000 at 16 (200 000: exactly the limit), F's 1 at 17 and 100 000 at 21
@@ -2591,6 +2632,7 @@ int main(void)
 	    cmocka_unit_test(test_exposure_released_when_round_settles),
 	    cmocka_unit_test(test_exposure_counts_restored_rounds),
 	    cmocka_unit_test(test_exposure_protocol_example),
+	    cmocka_unit_test(test_no_action_without_an_active_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

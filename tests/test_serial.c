@@ -192,6 +192,112 @@ static void test_garbage_never_crashes(void **state)
 	}
 }
 
+/* A round waiting for its first decision: 9 5 against a 7. */
+static hj_round waiting_round(void)
+{
+	hj_rules ru = rules_bethash();
+	fx f;
+	fx_init(&f, &ru);
+	FX(&f, R(2), tx_bet(3, 1000));
+	FX0(&f, R(9));
+	FX0(&f, R(7));
+	FX0(&f, R(5));
+	hj_round r = *fx_round(&f, 3);
+	fx_free(&f);
+	return r;
+}
+
+/* A round in its deal: the player's first card out. */
+static hj_round dealing_round(void)
+{
+	hj_rules ru = rules_bethash();
+	fx f;
+	fx_init(&f, &ru);
+	FX(&f, R(2), tx_bet(4, 1000));
+	FX0(&f, R(9));
+	hj_round r = *fx_round(&f, 4);
+	fx_free(&f);
+	return r;
+}
+
+static void expect_state_reject(const hj_round *r, const char *needle)
+{
+	uint8_t buf[HJ_ROUND_ENCODED_MAX];
+
+	expect_reject(buf, hj_round_encode(r, buf), needle);
+}
+
+/*
+ * Rounds whose every field is in range but which the engine never makes
+ * (issue 11: the table acted on one and wrote through hands[-1]).  Each
+ * starts from a state the engine did make, which decodes, and changes one
+ * thing.
+ */
+static void test_impossible_states_rejected(void **state)
+{
+	(void)state;
+	hj_round w = waiting_round(), d = dealing_round(), s = split_round();
+	hj_round r;
+
+	assert_int_equal(w.phase, HJ_PH_PLAY);
+	assert_int_equal(w.npending, 0);
+	assert_int_equal(d.phase, HJ_PH_DEAL);
+	assert_int_equal(d.npending, 2);
+	roundtrip(&w);
+	roundtrip(&d);
+
+	/* Waiting for an action with every hand finished. */
+	r = w;
+	r.hands[0].flags |= HJ_HF_DONE;
+	expect_state_reject(&r, "a window open with every hand finished");
+	r = s;
+	r.hands[0].flags |= HJ_HF_DONE;
+	r.hands[1].flags |= HJ_HF_DONE;
+	assert_int_equal(r.npending, 0);
+	expect_state_reject(&r, "a window open with every hand finished");
+
+	/* A finished hand, or a doubled one, during the deal. */
+	r = d;
+	r.hands[0].flags = HJ_HF_DONE;
+	expect_state_reject(&r, "no deal leaves them");
+	r = d;
+	r.hands[0].flags = HJ_HF_DOUBLED;
+	expect_state_reject(&r, "no deal leaves them");
+
+	/* Pending draws the schedule never makes: the deal's out of order,
+	 * two hands that are no split's, a hand twice, a dealer draw during
+	 * play that no Peek asked for. */
+	r = d;
+	r.pending[0] = 0;
+	r.pending[1] = HJ_DEALER;
+	expect_state_reject(&r, "a deal whose draws are not the Bet's");
+	r = s;
+	r.npending = 2;
+	r.pending[0] = 1;
+	r.pending[1] = 0;
+	expect_state_reject(&r, "pending draws the schedule never makes");
+	r = w;
+	r.npending = 2;
+	r.pending[0] = 0;
+	r.pending[1] = 0;
+	expect_state_reject(&r, "pending draws the schedule never makes");
+	r = w;
+	r.npending = 1;
+	r.pending[0] = HJ_DEALER;
+	expect_state_reject(&r, "a dealer draw during play");
+
+	/* Stakes and counts no action gives. */
+	r = w;
+	r.hands[0].stake = 3 * r.bet;
+	expect_state_reject(&r, "stake");
+	r = w;
+	r.bet = r.hands[0].stake = HJ_MAX_BET + 1;
+	expect_state_reject(&r, "above 2^120");
+	r = s;
+	r.decisions = r.seq = 0;
+	expect_state_reject(&r, "more hands than splits");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +306,7 @@ int main(void)
 	    cmocka_unit_test(test_trailing_and_version),
 	    cmocka_unit_test(test_out_of_range_fields),
 	    cmocka_unit_test(test_garbage_never_crashes),
+	    cmocka_unit_test(test_impossible_states_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
