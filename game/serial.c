@@ -162,7 +162,11 @@ static const char *state_error(const hj_round *r)
 		return NULL;
 	}
 	/* Play and dealer play: a Peek happened exactly when an ace is up
-	 * and none is due; every other action is a decision. */
+	 * and none is due; every other action is a decision: a split, or one
+	 * per card a hand drew or its end (a Stand, a Double, a surrender),
+	 * so no round comes near the counters' limits. */
+	if (r->seq > 1 + HJ_MAX_HANDS * (HJ_MAX_CARDS + 1))
+		return "more actions than a round can have";
 	if (r->seq - r->decisions != (unsigned)(up_ace && !r->peek_due))
 		return "a count of Peeks the rules never give";
 	if (r->decisions < r->nhands - 1u)

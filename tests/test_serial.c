@@ -296,6 +296,11 @@ static void test_impossible_states_rejected(void **state)
 	r = s;
 	r.decisions = r.seq = 0;
 	expect_state_reject(&r, "more hands than splits");
+	/* Counters near their limit, which a timeout would wrap (found by
+	 * fuzz_round: two timeouts later the round no longer decoded). */
+	r = s;
+	r.decisions = r.seq = UINT32_MAX - 1;
+	expect_state_reject(&r, "more actions than a round can have");
 }
 
 int main(void)
