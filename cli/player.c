@@ -894,12 +894,6 @@ out:
 	return rc;
 }
 
-/* The key's open round in a card log, and its seq. */
-struct found {
-	char round[2 * 32 + 1]; /* lower-case hex, as the log writes it */
-	uint32_t seq;
-};
-
 /* The card log scan: the key's latest round, followed line by line. */
 struct scan {
 	const char *name;              /* the log's name in messages */
@@ -1131,40 +1125,18 @@ static int read_line(FILE *f, char **buf, size_t *cap, size_t max, size_t *len,
 	return n > 0 || *nl;
 }
 
-/*
- * Finds the open round of the key pk in the card log at path ("-" for
- * standard input): its latest Bet with no settle after it, and seq.
- * Returns 0, or an exit code with err.
- */
-static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
-                    struct found *out, char *err, size_t errlen)
+int hj_player_log_round(FILE *f, const char *name,
+                        const uint8_t pk[HJ_XONLY_LEN], hj_player_round *out,
+                        char *err, size_t errlen)
 {
-	struct scan sc = {.err = err, .errlen = errlen};
+	struct scan sc = {.name = name, .err = err, .errlen = errlen};
 	/* A log line is at most HJ_CARDLOG_MAX bytes, its "\n" included. */
 	const size_t max = HJ_CARDLOG_MAX - 1;
 	char *buf = NULL;
 	size_t cap = 0, len;
-	FILE *f = stdin;
 	int rc = 0, got, nl;
 
-	sc.name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	hj_hex_encode(pk, HJ_XONLY_LEN, 0, sc.pk);
-	if (strcmp(path, "-") != 0) {
-		struct stat st;
-
-		f = fopen(path, "r");
-		if (f == NULL) {
-			snprintf(err, errlen, "cannot open card log %s: %s",
-			         path, strerror(errno));
-			return EX_NOINPUT;
-		}
-		if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "cannot open card log %s: %s",
-			         path, strerror(EISDIR));
-			fclose(f);
-			return EX_NOINPUT;
-		}
-	}
 	while ((got = read_line(f, &buf, &cap, max, &len, &nl)) == 1) {
 		sc.line++;
 		if (!nl) {
@@ -1215,8 +1187,37 @@ static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
 	}
 out:
 	free(buf);
-	if (f != stdin)
+	return rc;
+}
+
+/*
+ * Finds the open round of the key pk in the card log at path ("-" for
+ * standard input).  Returns 0, or an exit code with err.
+ */
+static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
+                    hj_player_round *out, char *err, size_t errlen)
+{
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	if (strcmp(path, "-") == 0)
+		return hj_player_log_round(stdin, "<stdin>", pk, out, err,
+		                           errlen);
+	f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "cannot open card log %s: %s", path,
+		         strerror(errno));
+		return EX_NOINPUT;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot open card log %s: %s", path,
+		         strerror(EISDIR));
 		fclose(f);
+		return EX_NOINPUT;
+	}
+	rc = hj_player_log_round(f, path, pk, out, err, errlen);
+	fclose(f);
 	return rc;
 }
 
@@ -1239,7 +1240,7 @@ static int run_action(const struct sub *s, const struct args *a)
 	hj_payload pl = {.act = s->act}, back;
 	char why[200], shown[SHOWLEN], err[ERRLEN];
 	const char *round = a->v[O_ROUND];
-	struct found fd;
+	hj_player_round fd;
 	uint64_t seq = 0;
 	hj_secp *ctx = NULL;
 	struct key k;

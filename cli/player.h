@@ -12,6 +12,12 @@
 #ifndef HJ_PLAYER_H
 #define HJ_PLAYER_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "taproot.h"
+
 /* Runs `hashjack player ARGS...`: argv holds the arguments after "player".
  * Returns a sysexits(3) code. */
 int hj_player_main(int argc, char **argv);
@@ -19,5 +25,34 @@ int hj_player_main(int argc, char **argv);
 /* `hashjack help player [SUBCOMMAND]`: argv holds what follows "player".
  * Returns a sysexits(3) code. */
 int hj_player_help(int argc, char **argv);
+
+/* A key's open round in a card log, and its seq. */
+typedef struct hj_player_round {
+	char round[2 * 32 + 1]; /* lower-case hex, as the log writes it */
+	uint32_t seq;
+} hj_player_round;
+
+/*
+ * What `--log CARDLOG` does (docs/CLI.md, "Round and seq from the card
+ * log"): reads the dealer's block-to-card log from f to its end, every
+ * line a version 1 Bitcoin-family line (docs/LOG.md) whose height follows
+ * the previous line's, and finds the open round of the key pk: its latest
+ * Bet with no settle after it, and seq, the number of that round's accepted
+ * actions after the Bet plus its timeouts.  name is how messages call the
+ * log (a file name, "<stdin>").  f is borrowed and left open.
+ *
+ * Returns 0 with *out, or a sysexits(3) code with err, which names the log
+ * and, for a bad line, its number ("NAME:LINE: ..."):
+ *   EX_DATAERR   not such a log (a line that is not JSON, of another
+ *                version or chain, whose height does not follow, longer
+ *                than a log line can be, the last one without its
+ *                newline), an empty log, no Bet by pk, or its latest
+ *                round settled;
+ *   EX_IOERR     reading f failed;
+ *   EX_SOFTWARE  out of memory.
+ */
+int hj_player_log_round(FILE *f, const char *name,
+                        const uint8_t pk[HJ_XONLY_LEN], hj_player_round *out,
+                        char *err, size_t errlen);
 
 #endif
