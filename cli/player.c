@@ -1025,6 +1025,7 @@ static int scan_line(struct scan *sc, const char *text, size_t len)
 {
 	json_error_t je;
 	json_t *root, *v, *h, *events;
+	json_int_t height;
 	const char *chain;
 	char shown[SHOWLEN];
 	int rc = 0;
@@ -1062,15 +1063,18 @@ static int scan_line(struct scan *sc, const char *text, size_t len)
 		rc = bad_log(sc, "\"height\" missing or not a block height");
 		goto out;
 	}
-	if (sc->have_height && json_integer_value(h) != sc->height + 1) {
+	height = json_integer_value(h);
+	/* height - 1, not sc->height + 1: the previous height may be the
+	 * largest a JSON integer holds, and height is not negative. */
+	if (sc->have_height && height - 1 != sc->height) {
 		rc = bad_log(sc,
 		             "height %lld does not follow height %lld of line "
 		             "%lu: a block is missing or repeated",
-		             (long long)json_integer_value(h),
-		             (long long)sc->height, sc->line - 1);
+		             (long long)height, (long long)sc->height,
+		             sc->line - 1);
 		goto out;
 	}
-	sc->height = json_integer_value(h);
+	sc->height = height;
 	if (!sc->have_height)
 		sc->first_height = sc->height;
 	sc->have_height = 1;
