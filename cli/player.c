@@ -10,7 +10,7 @@
  * tool prints is a payload the dealer's parser accepts and, for the genesis
  * hash, round and seq given, one whose signature its verifier accepts.
  *
- * Secret keys live in struct key and in the key file's read buffer; both
+ * Secret keys live in hj_player_key and in the key file's read buffer; both
  * are wiped before the functions that hold them return.
  */
 #include "player.h"
@@ -50,6 +50,11 @@ _Static_assert(HJ_PAYLOAD_MAX <= OP_RETURN_MAX,
 
 static const char key_header[] =
     "# hashjack player key: BIP-340 secret key, keep this file private\n";
+/* The header, "# P " and P, the secret: three lines. */
+_Static_assert(sizeof key_header - 1 + 4 + 2 * HJ_XONLY_LEN + 1 +
+                       2 * HJ_BTC_SECKEY_LEN + 1 <
+                   HJ_PLAYER_KEY_TEXT,
+               "the key file's text fits HJ_PLAYER_KEY_TEXT");
 
 /* ---- help ------------------------------------------------------------ */
 
@@ -450,18 +455,11 @@ static int opt_uint(const struct sub *s, enum opt o, const char *v,
 
 /* ---- the key file ----------------------------------------------------- */
 
-struct key {
-	uint8_t sk[HJ_BTC_SECKEY_LEN];
-	uint8_t pk[HJ_XONLY_LEN];
-};
-
-/*
- * The key file's lines in buf[0..n): comments ("#"), empty lines, and
- * exactly one line of 64 hex digits, the secret key; "# P <64 hex>", when
- * present, must be the key's P.  Returns 0 or EX_DATAERR with err.
- */
+/* The key file's lines: comments ("#"), empty lines, and exactly one line
+ * of 64 hex digits, the secret key; "# P <64 hex>", when present, must be
+ * the key's P. */
 static int key_parse(const hj_secp *ctx, const char *path, const char *buf,
-                     size_t n, struct key *k, char *err, size_t errlen)
+                     size_t n, hj_player_key *k, char *err, size_t errlen)
 {
 	uint8_t said[HJ_XONLY_LEN];
 	unsigned long line = 0, key_line = 0, p_line = 0;
@@ -537,9 +535,36 @@ static int key_parse(const hj_secp *ctx, const char *path, const char *buf,
 	return 0;
 }
 
+int hj_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
+                        size_t n, hj_player_key *k, char *err, size_t errlen)
+{
+	int rc = key_parse(ctx, name, buf, n, k, err, errlen);
+
+	if (rc)
+		explicit_bzero(k, sizeof *k);
+	return rc;
+}
+
+size_t hj_player_key_format(const hj_player_key *k, char *text, size_t cap)
+{
+	char pk[2 * HJ_XONLY_LEN + 3], sk[2 * HJ_BTC_SECKEY_LEN + 3];
+	int n;
+
+	hj_hex_encode(k->pk, sizeof k->pk, 0, pk);
+	hj_hex_encode(k->sk, sizeof k->sk, 0, sk);
+	n = snprintf(text, cap, "%s# P %s\n%s\n", key_header, pk, sk);
+	explicit_bzero(sk, sizeof sk);
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap > 0)
+			explicit_bzero(text, cap);
+		return 0;
+	}
+	return (size_t)n;
+}
+
 /* Reads and checks the key file at path.  Returns 0 or an exit code with
  * err.  k is wiped on failure. */
-static int key_read(const hj_secp *ctx, const char *path, struct key *k,
+static int key_read(const hj_secp *ctx, const char *path, hj_player_key *k,
                     char *err, size_t errlen)
 {
 	char buf[KEYFILE_MAX + 1], fix[300];
@@ -601,7 +626,7 @@ static int key_read(const hj_secp *ctx, const char *path, struct key *k,
 		         KEYFILE_MAX);
 		rc = EX_DATAERR;
 	} else {
-		rc = key_parse(ctx, path, buf, n, k, err, errlen);
+		rc = hj_player_key_parse(ctx, path, buf, n, k, err, errlen);
 	}
 	explicit_bzero(buf, sizeof buf);
 	if (rc)
@@ -653,18 +678,15 @@ static void sync_dir(const char *path)
  * included), and fchmod sets 0600 whatever the umask did to open's mode.
  * Returns 0 or an exit code with err; a partly written file is removed.
  */
-static int key_write(const char *path, const struct key *k, char *err,
+static int key_write(const char *path, const hj_player_key *k, char *err,
                      size_t errlen)
 {
-	char text[sizeof key_header + 2 * 2 * HJ_XONLY_LEN + 16];
-	char pk[2 * HJ_XONLY_LEN + 3], sk[2 * HJ_BTC_SECKEY_LEN + 3];
-	int fd, n, rc = 0;
+	char text[HJ_PLAYER_KEY_TEXT];
+	size_t n;
+	int fd, rc = 0;
 
-	hj_hex_encode(k->pk, sizeof k->pk, 0, pk);
-	hj_hex_encode(k->sk, sizeof k->sk, 0, sk);
-	n = snprintf(text, sizeof text, "%s# P %s\n%s\n", key_header, pk, sk);
-	explicit_bzero(sk, sizeof sk);
-	if (n < 0 || (size_t)n >= sizeof text) {
+	n = hj_player_key_format(k, text, sizeof text);
+	if (n == 0) {
 		snprintf(err, errlen, "internal error: key file text too long");
 		rc = EX_SOFTWARE;
 		goto out;
@@ -684,7 +706,7 @@ static int key_write(const char *path, const struct key *k, char *err,
 		rc = EX_CANTCREAT;
 		goto out;
 	}
-	if (fchmod(fd, 0600) != 0 || write_all(fd, text, (size_t)n) != 0 ||
+	if (fchmod(fd, 0600) != 0 || write_all(fd, text, n) != 0 ||
 	    fsync(fd) != 0) {
 		snprintf(err, errlen,
 		         "writing %s failed: %s (the file was "
@@ -734,7 +756,7 @@ static void print_hex(const uint8_t *b, size_t n)
 static int run_keygen(const struct sub *s, const struct args *a)
 {
 	char err[ERRLEN], why[200];
-	struct key k, again;
+	hj_player_key k, again;
 	hj_secp *ctx;
 	int rc;
 
@@ -775,7 +797,7 @@ out:
 
 /* Reads --key into *k; reports and returns an exit code on failure. */
 static int load_key(const struct sub *s, const hj_secp *ctx,
-                    const struct args *a, struct key *k)
+                    const struct args *a, hj_player_key *k)
 {
 	char err[ERRLEN];
 	int rc = key_read(ctx, a->v[O_KEY], k, err, sizeof err);
@@ -794,7 +816,7 @@ static int need(const struct sub *s, const struct args *a, enum opt o)
 
 static int run_pubkey(const struct sub *s, const struct args *a)
 {
-	struct key k;
+	hj_player_key k;
 	hj_secp *ctx;
 	int rc;
 
@@ -814,7 +836,7 @@ static int run_address(const struct sub *s, const struct args *a)
 {
 	char why[200], addr[HJ_BECH32_BUF], coin[SHOWLEN], chain[SHOWLEN];
 	const char *hrp;
-	struct key k;
+	hj_player_key k;
 	hj_secp *ctx;
 	int rc;
 
@@ -857,7 +879,7 @@ static int run_bet(const struct sub *s, const struct args *a)
 {
 	uint8_t p[HJ_PAYLOAD_MAX];
 	hj_payload pl = {.act = HJ_BET}, back;
-	struct key k;
+	hj_player_key k;
 	hj_secp *ctx;
 	size_t n;
 	int rc;
@@ -1247,7 +1269,7 @@ static int run_action(const struct sub *s, const struct args *a)
 	hj_player_round fd;
 	uint64_t seq = 0;
 	hj_secp *ctx = NULL;
-	struct key k;
+	hj_player_key k;
 	size_t n;
 	int rc;
 
