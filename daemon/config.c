@@ -1143,10 +1143,12 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 	if (r < 0)
 		return r;
 	if (c->rpc_cookie_file && (c->rpc_user || c->rpc_bearer)) {
+		show(c->rpc_cookie_file, strlen(c->rpc_cookie_file), shown,
+		     sizeof shown);
 		snprintf(err, errlen,
 		         "[chain] rpc_cookie_file = %s: rpc_user or "
 		         "rpc_bearer is set too; use one way to authenticate",
-		         c->rpc_cookie_file);
+		         shown);
 		return -EINVAL;
 	}
 	if (!evm && !c->rpc_cookie_file && !c->rpc_user && !c->rpc_bearer) {

@@ -733,6 +733,25 @@ static void test_finish_errors(void **state)
 	                    "[chain] rpc_cookie_file = /c: rpc_user or "
 	                    "rpc_bearer is set too; use one way to "
 	                    "authenticate");
+	/* The cookie file's path is shown as every value is: printable,
+	 * and cut when long (fuzz_config's finding). */
+	expect_finish_error("[chain]\nfamily = bitcoin\ncoin = litecoin\n"
+	                    "rpc_cookie_file = /c\x1b[31m\xbd\n"
+	                    "[dealer]\naddress = " BTC_ADDR "\n"
+	                    "[rules]\nmin_bet = 1\nmax_bet = 2\n",
+	                    "--chain.rpc_bearer=t",
+	                    "[chain] rpc_cookie_file = /c\\x1b[31m\\xbd: "
+	                    "rpc_user or rpc_bearer is set too; use one way "
+	                    "to authenticate");
+	expect_finish_error(
+	    BTC_MINIMAL "[chain]\nrpc_bearer = t\n",
+	    "--chain.rpc_cookie_file=/"
+	    "012345678901234567890123456789012345678901234567890123456789"
+	    "0123456789",
+	    "[chain] rpc_cookie_file = /"
+	    "012345678901234567890123456789012345678901234567890123456789"
+	    "012...: rpc_user or rpc_bearer is set too; use one way to "
+	    "authenticate");
 	/* Parsed under bitcoin, checked again under evm. */
 	expect_finish_error(
 	    "[chain]\nfamily = bitcoin\n[dealer]\naddress = "
