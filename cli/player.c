@@ -10,7 +10,7 @@
  * tool prints is a payload the dealer's parser accepts and, for the genesis
  * hash, round and seq given, one whose signature its verifier accepts.
  *
- * Secret keys live in struct key and in the key file's read buffer; both
+ * Secret keys live in hj_player_key and in the key file's read buffer; both
  * are wiped before the functions that hold them return.
  */
 #include "player.h"
@@ -50,6 +50,11 @@ _Static_assert(HJ_PAYLOAD_MAX <= OP_RETURN_MAX,
 
 static const char key_header[] =
     "# hashjack player key: BIP-340 secret key, keep this file private\n";
+/* The header, "# P " and P, the secret: three lines. */
+_Static_assert(sizeof key_header - 1 + 4 + 2 * HJ_XONLY_LEN + 1 +
+                       2 * HJ_BTC_SECKEY_LEN + 1 <
+                   HJ_PLAYER_KEY_TEXT,
+               "the key file's text fits HJ_PLAYER_KEY_TEXT");
 
 /* ---- help ------------------------------------------------------------ */
 
@@ -450,18 +455,11 @@ static int opt_uint(const struct sub *s, enum opt o, const char *v,
 
 /* ---- the key file ----------------------------------------------------- */
 
-struct key {
-	uint8_t sk[HJ_BTC_SECKEY_LEN];
-	uint8_t pk[HJ_XONLY_LEN];
-};
-
-/*
- * The key file's lines in buf[0..n): comments ("#"), empty lines, and
- * exactly one line of 64 hex digits, the secret key; "# P <64 hex>", when
- * present, must be the key's P.  Returns 0 or EX_DATAERR with err.
- */
+/* The key file's lines: comments ("#"), empty lines, and exactly one line
+ * of 64 hex digits, the secret key; "# P <64 hex>", when present, must be
+ * the key's P. */
 static int key_parse(const hj_secp *ctx, const char *path, const char *buf,
-                     size_t n, struct key *k, char *err, size_t errlen)
+                     size_t n, hj_player_key *k, char *err, size_t errlen)
 {
 	uint8_t said[HJ_XONLY_LEN];
 	unsigned long line = 0, key_line = 0, p_line = 0;
@@ -537,9 +535,36 @@ static int key_parse(const hj_secp *ctx, const char *path, const char *buf,
 	return 0;
 }
 
+int hj_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
+                        size_t n, hj_player_key *k, char *err, size_t errlen)
+{
+	int rc = key_parse(ctx, name, buf, n, k, err, errlen);
+
+	if (rc)
+		explicit_bzero(k, sizeof *k);
+	return rc;
+}
+
+size_t hj_player_key_format(const hj_player_key *k, char *text, size_t cap)
+{
+	char pk[2 * HJ_XONLY_LEN + 3], sk[2 * HJ_BTC_SECKEY_LEN + 3];
+	int n;
+
+	hj_hex_encode(k->pk, sizeof k->pk, 0, pk);
+	hj_hex_encode(k->sk, sizeof k->sk, 0, sk);
+	n = snprintf(text, cap, "%s# P %s\n%s\n", key_header, pk, sk);
+	explicit_bzero(sk, sizeof sk);
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap > 0)
+			explicit_bzero(text, cap);
+		return 0;
+	}
+	return (size_t)n;
+}
+
 /* Reads and checks the key file at path.  Returns 0 or an exit code with
  * err.  k is wiped on failure. */
-static int key_read(const hj_secp *ctx, const char *path, struct key *k,
+static int key_read(const hj_secp *ctx, const char *path, hj_player_key *k,
                     char *err, size_t errlen)
 {
 	char buf[KEYFILE_MAX + 1], fix[300];
@@ -601,7 +626,7 @@ static int key_read(const hj_secp *ctx, const char *path, struct key *k,
 		         KEYFILE_MAX);
 		rc = EX_DATAERR;
 	} else {
-		rc = key_parse(ctx, path, buf, n, k, err, errlen);
+		rc = hj_player_key_parse(ctx, path, buf, n, k, err, errlen);
 	}
 	explicit_bzero(buf, sizeof buf);
 	if (rc)
@@ -653,18 +678,15 @@ static void sync_dir(const char *path)
  * included), and fchmod sets 0600 whatever the umask did to open's mode.
  * Returns 0 or an exit code with err; a partly written file is removed.
  */
-static int key_write(const char *path, const struct key *k, char *err,
+static int key_write(const char *path, const hj_player_key *k, char *err,
                      size_t errlen)
 {
-	char text[sizeof key_header + 2 * 2 * HJ_XONLY_LEN + 16];
-	char pk[2 * HJ_XONLY_LEN + 3], sk[2 * HJ_BTC_SECKEY_LEN + 3];
-	int fd, n, rc = 0;
+	char text[HJ_PLAYER_KEY_TEXT];
+	size_t n;
+	int fd, rc = 0;
 
-	hj_hex_encode(k->pk, sizeof k->pk, 0, pk);
-	hj_hex_encode(k->sk, sizeof k->sk, 0, sk);
-	n = snprintf(text, sizeof text, "%s# P %s\n%s\n", key_header, pk, sk);
-	explicit_bzero(sk, sizeof sk);
-	if (n < 0 || (size_t)n >= sizeof text) {
+	n = hj_player_key_format(k, text, sizeof text);
+	if (n == 0) {
 		snprintf(err, errlen, "internal error: key file text too long");
 		rc = EX_SOFTWARE;
 		goto out;
@@ -684,7 +706,7 @@ static int key_write(const char *path, const struct key *k, char *err,
 		rc = EX_CANTCREAT;
 		goto out;
 	}
-	if (fchmod(fd, 0600) != 0 || write_all(fd, text, (size_t)n) != 0 ||
+	if (fchmod(fd, 0600) != 0 || write_all(fd, text, n) != 0 ||
 	    fsync(fd) != 0) {
 		snprintf(err, errlen,
 		         "writing %s failed: %s (the file was "
@@ -734,7 +756,7 @@ static void print_hex(const uint8_t *b, size_t n)
 static int run_keygen(const struct sub *s, const struct args *a)
 {
 	char err[ERRLEN], why[200];
-	struct key k, again;
+	hj_player_key k, again;
 	hj_secp *ctx;
 	int rc;
 
@@ -775,7 +797,7 @@ out:
 
 /* Reads --key into *k; reports and returns an exit code on failure. */
 static int load_key(const struct sub *s, const hj_secp *ctx,
-                    const struct args *a, struct key *k)
+                    const struct args *a, hj_player_key *k)
 {
 	char err[ERRLEN];
 	int rc = key_read(ctx, a->v[O_KEY], k, err, sizeof err);
@@ -794,7 +816,7 @@ static int need(const struct sub *s, const struct args *a, enum opt o)
 
 static int run_pubkey(const struct sub *s, const struct args *a)
 {
-	struct key k;
+	hj_player_key k;
 	hj_secp *ctx;
 	int rc;
 
@@ -814,7 +836,7 @@ static int run_address(const struct sub *s, const struct args *a)
 {
 	char why[200], addr[HJ_BECH32_BUF], coin[SHOWLEN], chain[SHOWLEN];
 	const char *hrp;
-	struct key k;
+	hj_player_key k;
 	hj_secp *ctx;
 	int rc;
 
@@ -857,7 +879,7 @@ static int run_bet(const struct sub *s, const struct args *a)
 {
 	uint8_t p[HJ_PAYLOAD_MAX];
 	hj_payload pl = {.act = HJ_BET}, back;
-	struct key k;
+	hj_player_key k;
 	hj_secp *ctx;
 	size_t n;
 	int rc;
@@ -893,12 +915,6 @@ out:
 	hj_secp_free(ctx);
 	return rc;
 }
-
-/* The key's open round in a card log, and its seq. */
-struct found {
-	char round[2 * 32 + 1]; /* lower-case hex, as the log writes it */
-	uint32_t seq;
-};
 
 /* The card log scan: the key's latest round, followed line by line. */
 struct scan {
@@ -1031,6 +1047,7 @@ static int scan_line(struct scan *sc, const char *text, size_t len)
 {
 	json_error_t je;
 	json_t *root, *v, *h, *events;
+	json_int_t height;
 	const char *chain;
 	char shown[SHOWLEN];
 	int rc = 0;
@@ -1068,15 +1085,18 @@ static int scan_line(struct scan *sc, const char *text, size_t len)
 		rc = bad_log(sc, "\"height\" missing or not a block height");
 		goto out;
 	}
-	if (sc->have_height && json_integer_value(h) != sc->height + 1) {
+	height = json_integer_value(h);
+	/* height - 1, not sc->height + 1: the previous height may be the
+	 * largest a JSON integer holds, and height is not negative. */
+	if (sc->have_height && height - 1 != sc->height) {
 		rc = bad_log(sc,
 		             "height %lld does not follow height %lld of line "
 		             "%lu: a block is missing or repeated",
-		             (long long)json_integer_value(h),
-		             (long long)sc->height, sc->line - 1);
+		             (long long)height, (long long)sc->height,
+		             sc->line - 1);
 		goto out;
 	}
-	sc->height = json_integer_value(h);
+	sc->height = height;
 	if (!sc->have_height)
 		sc->first_height = sc->height;
 	sc->have_height = 1;
@@ -1131,40 +1151,18 @@ static int read_line(FILE *f, char **buf, size_t *cap, size_t max, size_t *len,
 	return n > 0 || *nl;
 }
 
-/*
- * Finds the open round of the key pk in the card log at path ("-" for
- * standard input): its latest Bet with no settle after it, and seq.
- * Returns 0, or an exit code with err.
- */
-static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
-                    struct found *out, char *err, size_t errlen)
+int hj_player_log_round(FILE *f, const char *name,
+                        const uint8_t pk[HJ_XONLY_LEN], hj_player_round *out,
+                        char *err, size_t errlen)
 {
-	struct scan sc = {.err = err, .errlen = errlen};
+	struct scan sc = {.name = name, .err = err, .errlen = errlen};
 	/* A log line is at most HJ_CARDLOG_MAX bytes, its "\n" included. */
 	const size_t max = HJ_CARDLOG_MAX - 1;
 	char *buf = NULL;
 	size_t cap = 0, len;
-	FILE *f = stdin;
 	int rc = 0, got, nl;
 
-	sc.name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	hj_hex_encode(pk, HJ_XONLY_LEN, 0, sc.pk);
-	if (strcmp(path, "-") != 0) {
-		struct stat st;
-
-		f = fopen(path, "r");
-		if (f == NULL) {
-			snprintf(err, errlen, "cannot open card log %s: %s",
-			         path, strerror(errno));
-			return EX_NOINPUT;
-		}
-		if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "cannot open card log %s: %s",
-			         path, strerror(EISDIR));
-			fclose(f);
-			return EX_NOINPUT;
-		}
-	}
 	while ((got = read_line(f, &buf, &cap, max, &len, &nl)) == 1) {
 		sc.line++;
 		if (!nl) {
@@ -1215,8 +1213,37 @@ static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
 	}
 out:
 	free(buf);
-	if (f != stdin)
+	return rc;
+}
+
+/*
+ * Finds the open round of the key pk in the card log at path ("-" for
+ * standard input).  Returns 0, or an exit code with err.
+ */
+static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
+                    hj_player_round *out, char *err, size_t errlen)
+{
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	if (strcmp(path, "-") == 0)
+		return hj_player_log_round(stdin, "<stdin>", pk, out, err,
+		                           errlen);
+	f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "cannot open card log %s: %s", path,
+		         strerror(errno));
+		return EX_NOINPUT;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot open card log %s: %s", path,
+		         strerror(EISDIR));
 		fclose(f);
+		return EX_NOINPUT;
+	}
+	rc = hj_player_log_round(f, path, pk, out, err, errlen);
+	fclose(f);
 	return rc;
 }
 
@@ -1239,10 +1266,10 @@ static int run_action(const struct sub *s, const struct args *a)
 	hj_payload pl = {.act = s->act}, back;
 	char why[200], shown[SHOWLEN], err[ERRLEN];
 	const char *round = a->v[O_ROUND];
-	struct found fd;
+	hj_player_round fd;
 	uint64_t seq = 0;
 	hj_secp *ctx = NULL;
-	struct key k;
+	hj_player_key k;
 	size_t n;
 	int rc;
 

@@ -910,7 +910,7 @@ static void check_pairs(struct load *l)
 		        "[chain] rpc_password = ***: rpc_user is not set");
 }
 
-/* Reads the whole file (at most MAX_FILE_SIZE) into a NUL-ended buffer. */
+/* Reads the file, up to MAX_FILE_SIZE + 1 bytes, into a new buffer. */
 static int slurp(const char *path, char **out, size_t *outlen, char *err,
                  size_t errlen)
 {
@@ -931,19 +931,13 @@ static int slurp(const char *path, char **out, size_t *outlen, char *err,
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
+	/* One byte more than a file may hold tells a file too large. */
 	len = fread(buf, 1, MAX_FILE_SIZE + 1, f);
 	if (ferror(f)) {
 		r = errno ? -errno : -EIO;
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 		goto out;
 	}
-	if (len > MAX_FILE_SIZE) {
-		r = -EINVAL;
-		snprintf(err, errlen, "%s: larger than %d bytes", path,
-		         MAX_FILE_SIZE);
-		goto out;
-	}
-	buf[len] = '\0';
 	*out = buf;
 	*outlen = len;
 	buf = NULL;
@@ -956,7 +950,6 @@ out:
 
 int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen)
 {
-	struct load l;
 	char *data = NULL;
 	size_t len = 0;
 	int r;
@@ -968,12 +961,31 @@ int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen)
 	r = slurp(path, &data, &len, err, errlen);
 	if (r < 0)
 		return r;
+	r = hjd_config_load_text(c, path, data, len, err, errlen);
+	free(data);
+	return r;
+}
 
+int hjd_config_load_text(hjd_config *c, const char *name, const char *text,
+                         size_t len, char *err, size_t errlen)
+{
+	struct load l;
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	else
+		errlen = 0;
+	if (len > MAX_FILE_SIZE) {
+		snprintf(err, errlen, "%s: larger than %d bytes", name,
+		         MAX_FILE_SIZE);
+		return -EINVAL;
+	}
 	memset(&l, 0, sizeof l);
 	l.c = c;
-	l.path = path;
-	l.p = data;
-	l.end = data + len;
+	l.path = name;
+	l.p = text;
+	l.end = text + len;
 	l.errbuf = err;
 	l.errlen = errlen;
 
@@ -988,7 +1000,6 @@ int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen)
 	}
 	if (l.err == 0)
 		check_pairs(&l);
-	free(data);
 	return l.err;
 }
 
@@ -1132,10 +1143,12 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 	if (r < 0)
 		return r;
 	if (c->rpc_cookie_file && (c->rpc_user || c->rpc_bearer)) {
+		show(c->rpc_cookie_file, strlen(c->rpc_cookie_file), shown,
+		     sizeof shown);
 		snprintf(err, errlen,
 		         "[chain] rpc_cookie_file = %s: rpc_user or "
 		         "rpc_bearer is set too; use one way to authenticate",
-		         c->rpc_cookie_file);
+		         shown);
 		return -EINVAL;
 	}
 	if (!evm && !c->rpc_cookie_file && !c->rpc_user && !c->rpc_bearer) {

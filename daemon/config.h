@@ -73,6 +73,16 @@ void hjd_config_free(hjd_config *c);
  * or -EINVAL / -ENOENT with "path:line: [section] key = value: reason". */
 int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen);
 
+/*
+ * What hjd_config_load does once it has read the file: text[0..len) (no
+ * NUL needed; one inside is an error) is the file's content, and messages
+ * call it name, as they would the file's path.  Returns 0, or -EINVAL
+ * (-ENOMEM) with "name:line: [section] key = value: reason", or "name:
+ * larger than 1048576 bytes".  text is borrowed.
+ */
+int hjd_config_load_text(hjd_config *c, const char *name, const char *text,
+                         size_t len, char *err, size_t errlen);
+
 /* One override from the command line, "section.key=value".  Returns 0 or
  * -EINVAL with "command line: --section.key=value: reason". */
 int hjd_config_set_arg(hjd_config *c, const char *arg, char *err,

@@ -733,6 +733,18 @@ bad "--log: an EVM log" 65 "$tmp/evm.log:1:" 'chain "evm"' "not a Bitcoin-family
 sed '3d' "$tmp/card.log" >"$tmp/gap.log"
 bad "--log: a missing block" 65 "$tmp/gap.log:3:" "height 840003 does not follow height 840001" -- \
 	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/gap.log"
+# The largest height a line can hold, then any line (issue 11's reproducer):
+# the check must not compute that height + 1 (signed overflow, which the
+# sanitizer build reports).
+printf '%s\n' '{"v":1,"chain":"bitcoin","height":9223372036854775807,"events":[]}' \
+	'{"v":1,"chain":"bitcoin","height":0,"events":[]}' >"$tmp/maxheight.log"
+bad "--log: a line after the largest height" 65 \
+	"$tmp/maxheight.log:2: height 0 does not follow height 9223372036854775807 of line 1" -- \
+	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/maxheight.log"
+head -n 1 "$tmp/maxheight.log" >"$tmp/maxheight1.log"
+bad "--log: the largest height alone" 65 \
+	"no Bet by P $PK in heights 9223372036854775807 to 9223372036854775807" -- \
+	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/maxheight1.log"
 sed '5s/}]}$/}/' "$tmp/card.log" >"$tmp/json.log"
 bad "--log: bad JSON" 65 "$tmp/json.log:5:" -- \
 	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/json.log"

@@ -471,6 +471,52 @@ static void test_missing_file(void **state)
 	hjd_config_free(&c);
 }
 
+/* The text form: what the file form reads, from memory, under a name. */
+static void test_load_text(void **state)
+{
+	static const char nul[] = "[chain]\nfamily = e\0vm\n";
+	const size_t big = 1024 * 1024 + 1;
+	char err[512], want[512];
+	char *text = malloc(big);
+	hjd_config c;
+
+	(void)state;
+	assert_non_null(text);
+	hjd_config_init(&c);
+	assert_int_equal(hjd_config_load_text(&c, "mem.conf", MINIMAL,
+	                                      strlen(MINIMAL), err, sizeof err),
+	                 0);
+	assert_string_equal(err, "");
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.dealer.text, ADDR);
+	hjd_config_free(&c);
+	/* Not a C string: the length counts, a NUL inside too. */
+	hjd_config_init(&c);
+	assert_int_equal(hjd_config_load_text(&c, "mem.conf", nul,
+	                                      sizeof nul - 1, err, sizeof err),
+	                 -EINVAL);
+	assert_string_equal(err, "mem.conf:2: NUL byte in line");
+	hjd_config_free(&c);
+	/* 1 MiB is the most, from memory as from a file. */
+	memset(text, '\n', big);
+	memcpy(text, "[chain]\n", 8);
+	hjd_config_init(&c);
+	assert_int_equal(hjd_config_load_text(&c, "mem.conf", text, big - 1,
+	                                      err, sizeof err),
+	                 0);
+	assert_int_equal(
+	    hjd_config_load_text(&c, "mem.conf", text, big, err, sizeof err),
+	    -EINVAL);
+	assert_string_equal(err, "mem.conf: larger than 1048576 bytes");
+	write_conf(text, big);
+	assert_int_equal(hjd_config_load(&c, conf_path, err, sizeof err),
+	                 -EINVAL);
+	snprintf(want, sizeof want, "%s: larger than 1048576 bytes", conf_path);
+	assert_string_equal(err, want);
+	hjd_config_free(&c);
+	free(text);
+}
+
 /* ---- the command line ---- */
 
 static void test_overrides(void **state)
@@ -687,6 +733,25 @@ static void test_finish_errors(void **state)
 	                    "[chain] rpc_cookie_file = /c: rpc_user or "
 	                    "rpc_bearer is set too; use one way to "
 	                    "authenticate");
+	/* The cookie file's path is shown as every value is: printable,
+	 * and cut when long (fuzz_config's finding). */
+	expect_finish_error("[chain]\nfamily = bitcoin\ncoin = litecoin\n"
+	                    "rpc_cookie_file = /c\x1b[31m\xbd\n"
+	                    "[dealer]\naddress = " BTC_ADDR "\n"
+	                    "[rules]\nmin_bet = 1\nmax_bet = 2\n",
+	                    "--chain.rpc_bearer=t",
+	                    "[chain] rpc_cookie_file = /c\\x1b[31m\\xbd: "
+	                    "rpc_user or rpc_bearer is set too; use one way "
+	                    "to authenticate");
+	expect_finish_error(
+	    BTC_MINIMAL "[chain]\nrpc_bearer = t\n",
+	    "--chain.rpc_cookie_file=/"
+	    "012345678901234567890123456789012345678901234567890123456789"
+	    "0123456789",
+	    "[chain] rpc_cookie_file = /"
+	    "012345678901234567890123456789012345678901234567890123456789"
+	    "012...: rpc_user or rpc_bearer is set too; use one way to "
+	    "authenticate");
 	/* Parsed under bitcoin, checked again under evm. */
 	expect_finish_error(
 	    "[chain]\nfamily = bitcoin\n[dealer]\naddress = "
@@ -1349,6 +1414,7 @@ int main(void)
 	    cmocka_unit_test(test_pair_errors),
 	    cmocka_unit_test(test_first_error_wins),
 	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_load_text),
 	    cmocka_unit_test(test_overrides),
 	    cmocka_unit_test(test_arg_errors),
 	    cmocka_unit_test(test_secrets_never_printed),
