@@ -12,7 +12,8 @@
  * The first record asks the backend, in order, for up to four of
  *   "i"        identity
  *   "t"        tip
- *   "b F N"    blocks F .. F + N - 1 (N at most 16)
+ *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
+ *              2^64 - 1 when larger)
  * each preceded by "%" to have its first call refused.  The coin is
  * litecoin with the dealer rltc1q2qv83f0js2q05qxm9kkv87eedpe3udq3j3t8e4 (the
  * P2WPKH of tests/data/btc/ltc_mweb_regtest.h), or, when the record holds a
