@@ -386,7 +386,13 @@ static int evm_blocks(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 	size_t k = 0;
 	int rc = -ENOMEM;
 
-	if (!r || !methods || !params || n == 0)
+	/* Every height of the range must exist: past 2^64 - 1 it would wrap
+	 * to block 0, and the blocks would not be in height order. */
+	if (n == 0 || from > UINT64_MAX - (n - 1)) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (!r || !methods || !params)
 		goto fail;
 	r->blocks = calloc(n, sizeof *r->blocks);
 	if (!r->blocks)
@@ -419,7 +425,7 @@ fail:
 	free(methods);
 	free(params);
 	req_free(r);
-	return n == 0 ? -EINVAL : rc;
+	return rc;
 }
 
 /* tip() and identity(): one call each. */

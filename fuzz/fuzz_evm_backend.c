@@ -7,7 +7,8 @@
  * The first record asks the backend, in order, for up to four of
  *   "i"        identity
  *   "t"        tip
- *   "b F N"    blocks F .. F + N - 1 (N at most 16)
+ *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
+ *              2^64 - 1 when larger)
  * each preceded by "%" to have its first call refused.  The dealer is
  * 0xdcdcf319ef991916ce062146aa804597059416d8.
  *
@@ -384,7 +385,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		S.rpc.in_call = 0;
 		S.rpc.owner = -1;
 		/* Refused: the client's error, and no callback ever. */
-		if (o->kind == 'b' && o->n == 0)
+		if (o->kind == 'b' &&
+		    (o->n == 0 || o->from > UINT64_MAX - (o->n - 1)))
 			FUZZ_CHECK(o->rc == -EINVAL);
 		else if (o->refuse)
 			FUZZ_CHECK(o->rc == -ENOMEM);
