@@ -503,9 +503,10 @@ static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n,
 	return res;
 }
 
-/* The results of a batch response in request order: a new array, or NULL
- * with the reason in msg.  Every id must appear exactly once. */
-static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
+/* The results of a batch response to the calls of ids id0 .. id0 + nc - 1
+ * in request order: a new array, or NULL with the reason in msg.  Every id
+ * must appear exactly once. */
+static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
                            size_t n)
 {
 	json_t **slot = NULL, *out = NULL, *el, *e;
@@ -525,7 +526,7 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 		snprintf(msg, n, "batch response is not an array");
 		return NULL;
 	}
-	slot = calloc(r->n, sizeof *slot);
+	slot = calloc(nc, sizeof *slot);
 	if (slot == NULL) {
 		snprintf(msg, n, "out of memory");
 		return NULL;
@@ -536,8 +537,8 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 		json_int_t k;
 		json_t *res;
 
-		if (!json_is_integer(id) || json_integer_value(id) < r->id0 ||
-		    (uint64_t)(json_integer_value(id) - r->id0) >= r->n) {
+		if (!json_is_integer(id) || json_integer_value(id) < id0 ||
+		    (uint64_t)(json_integer_value(id) - id0) >= nc) {
 			char shown[64];
 
 			show(id != NULL ? id : json_null(), shown,
@@ -546,11 +547,11 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 			    msg, n,
 			    "batch response element %zu has id %s, not one "
 			    "of %lld..%lld",
-			    i, shown, (long long)r->id0,
-			    (long long)(r->id0 + (json_int_t)r->n - 1));
+			    i, shown, (long long)id0,
+			    (long long)(id0 + (json_int_t)nc - 1));
 			goto out;
 		}
-		k = json_integer_value(id) - r->id0;
+		k = json_integer_value(id) - id0;
 		if (slot[k] != NULL) {
 			snprintf(msg, n, "batch response repeats id %lld",
 			         (long long)json_integer_value(id));
@@ -560,20 +561,20 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 		                NULL);
 		if (res == NULL) {
 			snprintf(msg, n, "call %lld of %zu: %s",
-			         (long long)k + 1, r->n, why);
+			         (long long)k + 1, nc, why);
 			goto out;
 		}
 		slot[k] = res;
 	}
-	for (i = 0; i < r->n; i++) {
+	for (i = 0; i < nc; i++) {
 		if (slot[i] == NULL) {
 			snprintf(msg, n, "batch response lacks id %lld",
-			         (long long)(r->id0 + (json_int_t)i));
+			         (long long)(id0 + (json_int_t)i));
 			goto out;
 		}
 	}
 	out = json_array();
-	for (i = 0; out != NULL && i < r->n; i++) {
+	for (i = 0; out != NULL && i < nc; i++) {
 		if (json_array_append(out, slot[i]) != 0) {
 			json_decref(out);
 			out = NULL;
@@ -584,6 +585,37 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 out:
 	free(slot);
 	return out;
+}
+
+int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
+                   int batch, json_t **result, json_t **error, char *msg,
+                   size_t msglen)
+{
+	json_t *doc, *errobj = NULL;
+	json_error_t je;
+	char shown[240];
+
+	*result = NULL;
+	if (error != NULL)
+		*error = NULL;
+	doc = json_loadb(body != NULL ? body : "", len, 0, &je);
+	if (doc == NULL) {
+		hj_quote(je.text, shown, sizeof shown);
+		snprintf(msg, msglen,
+		         "response is not JSON: %s at line %d, column %d",
+		         shown, je.line, je.column);
+		return -1;
+	}
+	if (batch) {
+		*result = check_batch(id0, n, doc, msg, msglen);
+	} else {
+		*result =
+		    json_incref(check_one(doc, id0, msg, msglen, &errobj));
+		if (*result == NULL && errobj != NULL && error != NULL)
+			*error = json_incref(errobj);
+	}
+	json_decref(doc);
+	return *result != NULL ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -924,8 +956,8 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	long status = 0;
 	curl_off_t retry_after = 0;
 	char msg[MSG_MAX], shown[240], *priv = NULL;
-	json_t *doc, *result;
-	json_error_t je;
+	json_t *result = NULL, *errobj = NULL;
+	int rc;
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
 	r = (struct req *)priv;
@@ -972,19 +1004,16 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	    status != 401) {
 		/* Bitcoin Core answers a failed call with HTTP 500 (404 for
 		 * an unknown method) and the JSON-RPC error in the body. */
-		json_t *errobj = NULL;
-
-		doc = json_loadb(r->resp != NULL ? r->resp : "", r->resp_len, 0,
-		                 NULL);
-		if (doc != NULL &&
-		    check_one(doc, r->id0, msg, sizeof msg, &errobj) == NULL &&
+		if (hj_rpc__answer(r->resp, r->resp_len, r->id0, 1, 0, &result,
+		                   &errobj, msg, sizeof msg) != 0 &&
 		    errobj != NULL) {
 			resp_release(r);
 			node_error(c, r, errobj, msg);
-			json_decref(doc);
+			json_decref(errobj);
 			return;
 		}
-		json_decref(doc);
+		json_decref(result);
+		result = NULL;
 	}
 	if (status < 200 || status > 299) {
 		snippet(r, shown, sizeof shown);
@@ -1016,32 +1045,16 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		return;
 	}
 
-	doc = json_loadb(r->resp != NULL ? r->resp : "", r->resp_len, 0, &je);
+	rc = hj_rpc__answer(r->resp, r->resp_len, r->id0, r->n, r->batch,
+	                    &result, &errobj, msg, sizeof msg);
 	resp_release(r);
-	if (doc == NULL) {
-		hj_quote(je.text, shown, sizeof shown);
-		snprintf(msg, sizeof msg,
-		         "response is not JSON: %s at line %d, column %d",
-		         shown, je.line, je.column);
-		failed(c, r, msg, 0, 0);
+	if (rc != 0 && errobj != NULL && (r->flags & HJ_RPC_NODE_ERRORS)) {
+		node_error(c, r, errobj, msg);
+		json_decref(errobj);
 		return;
 	}
-	if (r->batch) {
-		result = check_batch(r, doc, msg, sizeof msg);
-	} else {
-		json_t *errobj = NULL;
-
-		result = check_one(doc, r->id0, msg, sizeof msg, &errobj);
-		if (result == NULL && errobj != NULL &&
-		    (r->flags & HJ_RPC_NODE_ERRORS)) {
-			node_error(c, r, errobj, msg);
-			json_decref(doc);
-			return;
-		}
-		json_incref(result);
-	}
-	json_decref(doc);
-	if (result == NULL) {
+	json_decref(errobj);
+	if (rc != 0) {
 		failed(c, r, msg, 0, 0);
 		return;
 	}

@@ -152,4 +152,25 @@ size_t hj_rpc_pending(const hj_rpc *c);
  */
 void hj_rpc_close(hj_rpc *c, void (*done)(void *arg), void *arg);
 
+/*
+ * For the client's own use (rpc.c) and its tests (tests/test_rpc.c,
+ * fuzz/fuzz_rpc.c); nothing else calls it.
+ *
+ * What the body of an answer, body[0..len) (body may be NULL when len is
+ * 0), says about a request of n calls with ids id0 .. id0 + n - 1: batch
+ * (even with n == 1): a JSON array holding exactly one valid answer for
+ * each id, in any order; else one object for id0.  An answer is valid as
+ * docs/RPC.md says: an object with "jsonrpc" absent or "2.0", the id as a
+ * JSON integer, "error" absent or null, and a "result" (null included).
+ * Returns 0 with *result a new reference (for a batch, a new array of the
+ * n results in request order), or -1 with *result NULL and the reason in
+ * msg, one printable line.  When error is not NULL, *error is set for a
+ * single call whose answer is valid but for its "error" member: a new
+ * reference to that member (the node refused the call); else NULL.
+ * The client calls it with n >= 1 and 1 <= id0 <= id0 + n - 1 <= INT64_MAX.
+ */
+int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
+                   int batch, json_t **result, json_t **error, char *msg,
+                   size_t msglen);
+
 #endif
