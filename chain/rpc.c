@@ -428,16 +428,47 @@ static void snippet(const struct req *r, char *buf, size_t n)
 /* ------------------------------------------------------------------ */
 /* JSON-RPC envelopes                                                  */
 
-/* A JSON value as compact ASCII JSON (safe to print), cut with "..." to
- * fit n >= 4 bytes. */
+/* A JSON value as compact JSON in printable ASCII, cut with "..." to fit
+ * n >= 4 bytes.  JSON_ENSURE_ASCII escapes every byte above ASCII and JSON
+ * those below 0x20, but DEL (0x7f) may stand in a string as it is: it is
+ * written \u007f here, so that no byte of the node's reaches a log raw. */
 static void show(const json_t *v, char *buf, size_t n)
 {
 	char *s =
 	    json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII);
+	size_t len, ndel = 0;
 
-	if (s == NULL)
+	if (s == NULL) {
 		snprintf(buf, n, "(value)");
-	else if (strlen(s) >= n)
+		return;
+	}
+	len = strlen(s);
+	for (size_t i = 0; i < len; i++)
+		ndel += s[i] == 0x7f;
+	if (ndel > 0) {
+		char *t = malloc(len + 5 * ndel + 1);
+		size_t o = 0;
+
+		if (t == NULL) {
+			for (size_t i = 0; i < len; i++)
+				if (s[i] == 0x7f)
+					s[i] = '?'; /* printable still */
+		} else {
+			for (size_t i = 0; i < len; i++) {
+				if (s[i] == 0x7f) {
+					memcpy(t + o, "\\u007f", 6);
+					o += 6;
+				} else {
+					t[o++] = s[i];
+				}
+			}
+			t[o] = '\0';
+			free(s);
+			s = t;
+			len = o;
+		}
+	}
+	if (len >= n)
 		snprintf(buf, n, "%.*s...", (int)(n - 4), s);
 	else
 		snprintf(buf, n, "%s", s);
