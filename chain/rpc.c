@@ -579,7 +579,7 @@ static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
 			    "batch response element %zu has id %s, not one "
 			    "of %lld..%lld",
 			    i, shown, (long long)id0,
-			    (long long)(id0 + (json_int_t)nc - 1));
+			    (long long)(id0 + ((json_int_t)nc - 1)));
 			goto out;
 		}
 		k = json_integer_value(id) - id0;

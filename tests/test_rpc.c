@@ -663,6 +663,39 @@ static void test_printable_messages(void **state)
 	fx_end();
 }
 
+/* hj_rpc__answer at the top of the id range (ids are a counter from 1:
+ * out of reach of a client, not of the function): the range a foreign id
+ * is outside of is named without overflowing, and a right answer passes. */
+static void test_answer_top_ids(void **state)
+{
+	const json_int_t id0 = INT64_MAX - 2;
+	char msg[1024], body[256];
+	json_t *res = NULL, *err = NULL;
+
+	(void)state;
+	snprintf(body, sizeof body, "[{\"id\":1,\"result\":1}]");
+	assert_int_equal(hj_rpc__answer(body, strlen(body), id0, 3, 1, &res,
+	                                &err, msg, sizeof msg),
+	                 -1);
+	assert_null(res);
+	assert_null(err);
+	assert_contains(msg, "has id 1, not one of "
+	                     "9223372036854775805..9223372036854775807");
+	snprintf(body, sizeof body,
+	         "[{\"id\":%lld,\"result\":2},{\"id\":%lld,\"result\":0},"
+	         "{\"id\":%lld,\"result\":1}]",
+	         (long long)INT64_MAX, (long long)id0,
+	         (long long)(INT64_MAX - 1));
+	assert_int_equal(hj_rpc__answer(body, strlen(body), id0, 3, 1, &res,
+	                                &err, msg, sizeof msg),
+	                 0);
+	assert_int_equal(json_array_size(res), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(json_integer_value(json_array_get(res, i)),
+		                 (json_int_t)i);
+	json_decref(res);
+}
+
 #define LIMIT 1000
 
 /* A valid answer of exactly len bytes: the result is a padded string. */
@@ -1540,6 +1573,7 @@ int main(void)
 	    cmocka_unit_test(test_invalid_json),
 	    cmocka_unit_test(test_rpc_error),
 	    cmocka_unit_test(test_printable_messages),
+	    cmocka_unit_test(test_answer_top_ids),
 	    cmocka_unit_test(test_too_big),
 	    cmocka_unit_test(test_timeout),
 	    cmocka_unit_test(test_closed_mid_response),
