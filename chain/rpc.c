@@ -80,14 +80,11 @@ struct req {
 	hj_rpc_cb cb;   /* one of cb and xcb */
 	hj_rpc_xcb xcb; /* hj_rpc_call_x */
 	void *arg;
-	unsigned flags;   /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
-	unsigned attempt; /* attempts started */
-	uint64_t due;     /* waiting: loop time (ms) of the next attempt */
-	struct xfer *x;   /* in flight */
-	char *resp;       /* response body, at most max_response bytes */
-	size_t resp_len, resp_cap;
-	int too_big;
-	long status_seen; /* HTTP status when the body started, 0 before */
+	unsigned flags;    /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
+	unsigned attempt;  /* attempts started */
+	uint64_t due;      /* waiting: loop time (ms) of the next attempt */
+	struct xfer *x;    /* in flight */
+	hj_rpc__body resp; /* the response body, as on_write keeps it */
 };
 
 struct hj_rpc {
@@ -211,7 +208,7 @@ static void xfer_free(struct xfer *x)
 static void req_free(struct req *r)
 {
 	free(r->body);
-	free(r->resp);
+	free(r->resp.buf);
 	free(r);
 }
 
@@ -332,95 +329,110 @@ static int socket_fn(CURL *e, curl_socket_t s, int what, void *ud, void *sp)
 /* ------------------------------------------------------------------ */
 /* Response body                                                       */
 
-/* Keeps at most max_response bytes of a 2xx body and aborts the transfer
- * (return 0: CURLE_WRITE_ERROR) beyond; of any other status keeps only a
- * snippet for the message.  Growth doubles from the announced length or
- * BODY_MIN, never past max_response. */
-static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
+size_t hj_rpc__keep(hj_rpc__body *b, const char *p, size_t n)
 {
-	struct req *r = ud;
-	hj_rpc *c = r->c;
-	size_t n = size * nmemb, need, cap, max = c->max_response;
+	size_t need, cap, max = b->max;
+	int ok = b->status >= 200 && b->status <= 299;
 
-	if (r->status_seen == 0) {
-		curl_off_t cl = -1;
-
-		curl_easy_getinfo(r->x->easy, CURLINFO_RESPONSE_CODE,
-		                  &r->status_seen);
-		curl_easy_getinfo(r->x->easy,
-		                  CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
-		if (r->status_seen >= 200 && r->status_seen <= 299 && cl > 0) {
-			if ((uint64_t)cl > c->max_response) {
-				r->too_big = 1;
+	if (!b->started) {
+		b->started = 1;
+		if (ok && b->announced > 0) {
+			if ((uint64_t)b->announced > max) {
+				b->too_big = 1;
 				return 0;
 			}
-			if ((size_t)cl > r->resp_cap) {
-				char *b = realloc(r->resp, (size_t)cl);
+			if ((size_t)b->announced > b->cap) {
+				char *nb =
+				    realloc(b->buf, (size_t)b->announced);
 
-				if (b == NULL)
+				if (nb == NULL)
 					return 0;
-				r->resp = b;
-				r->resp_cap = (size_t)cl;
+				b->buf = nb;
+				b->cap = (size_t)b->announced;
 			}
 		}
 	}
-	if (r->status_seen < 200 || r->status_seen > 299) {
-		size_t ecap = SNIPPET_MAX, keep;
+	if (!ok) {
+		size_t keep;
 
-		if (r->flags & HJ_RPC_NODE_ERRORS)
-			ecap = ERRBODY_MAX < max ? ERRBODY_MAX : max;
-		if (r->resp == NULL) {
-			r->resp = malloc(ecap);
-			if (r->resp == NULL)
+		if (b->buf == NULL) {
+			b->buf = malloc(b->other);
+			if (b->buf == NULL)
 				return 0;
-			r->resp_cap = ecap;
+			b->cap = b->other;
 		}
-		keep = r->resp_cap - r->resp_len;
+		keep = b->cap - b->len;
 		if (keep > n)
 			keep = n;
-		memcpy(r->resp + r->resp_len, p, keep);
-		r->resp_len += keep;
+		memcpy(b->buf + b->len, p, keep);
+		b->len += keep;
 		return n;
 	}
-	if (n > max - r->resp_len) {
-		r->too_big = 1;
+	if (n > max - b->len) {
+		b->too_big = 1;
 		return 0;
 	}
-	need = r->resp_len + n;
-	if (need > r->resp_cap) {
-		char *b;
+	need = b->len + n;
+	if (need > b->cap) {
+		char *nb;
 
-		cap = r->resp_cap ? r->resp_cap : BODY_MIN;
+		cap = b->cap ? b->cap : BODY_MIN;
 		while (cap < need)
 			cap = cap > max / 2 ? max : cap * 2;
 		if (cap > max)
 			cap = max;
-		b = realloc(r->resp, cap);
-		if (b == NULL)
+		nb = realloc(b->buf, cap);
+		if (nb == NULL)
 			return 0;
-		r->resp = b;
-		r->resp_cap = cap;
+		b->buf = nb;
+		b->cap = cap;
 	}
-	memcpy(r->resp + r->resp_len, p, n);
-	r->resp_len += n;
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
 	return n;
+}
+
+/* CURLOPT_WRITEFUNCTION: hj_rpc__keep, told the status and the announced
+ * length with the first piece.  0 aborts the transfer (CURLE_WRITE_ERROR):
+ * a 2xx body above max_response.  Of any other status only a snippet is
+ * kept for the message, or, for a call that wants the node's error answer,
+ * up to ERRBODY_MAX bytes. */
+static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct req *r = ud;
+	hj_rpc__body *b = &r->resp;
+
+	if (!b->started) {
+		curl_off_t cl = -1;
+
+		curl_easy_getinfo(r->x->easy, CURLINFO_RESPONSE_CODE,
+		                  &b->status);
+		curl_easy_getinfo(r->x->easy,
+		                  CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+		b->announced = (long long)cl;
+		b->max = r->c->max_response;
+		b->other = SNIPPET_MAX;
+		if (r->flags & HJ_RPC_NODE_ERRORS)
+			b->other = ERRBODY_MAX < b->max ? ERRBODY_MAX : b->max;
+	}
+	return hj_rpc__keep(b, p, size * nmemb);
 }
 
 static void resp_release(struct req *r)
 {
-	free(r->resp);
-	r->resp = NULL;
-	r->resp_len = r->resp_cap = 0;
+	free(r->resp.buf);
+	r->resp.buf = NULL;
+	r->resp.len = r->resp.cap = 0;
 }
 
 /* The kept bytes of a body, quoted for a message. */
 static void snippet(const struct req *r, char *buf, size_t n)
 {
 	char tmp[SNIPPET_MAX + 1];
-	size_t len = r->resp_len < SNIPPET_MAX ? r->resp_len : SNIPPET_MAX;
+	size_t len = r->resp.len < SNIPPET_MAX ? r->resp.len : SNIPPET_MAX;
 
 	for (size_t i = 0; i < len; i++)
-		tmp[i] = r->resp[i] != '\0' ? r->resp[i] : '?';
+		tmp[i] = r->resp.buf[i] != '\0' ? r->resp.buf[i] : '?';
 	tmp[len] = '\0';
 	hj_quote(tmp, buf, n);
 }
@@ -939,9 +951,10 @@ static void start_attempt(hj_rpc *c, struct req *r)
 		return;
 	}
 	x->errbuf[0] = '\0';
-	r->resp_len = 0;
-	r->too_big = 0;
-	r->status_seen = 0;
+	r->resp.len = 0;
+	r->resp.too_big = 0;
+	r->resp.started = 0;
+	r->resp.status = 0;
 	r->x = x;
 	if (c->user != NULL) {
 		curl_easy_setopt(x->easy, CURLOPT_USERNAME, c->user);
@@ -1001,7 +1014,7 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	c->pool = x;
 	c->inflight--;
 
-	if (r->too_big) {
+	if (r->resp.too_big) {
 		resp_release(r);
 		snprintf(
 		    msg, sizeof msg,
@@ -1035,8 +1048,8 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	    status != 401) {
 		/* Bitcoin Core answers a failed call with HTTP 500 (404 for
 		 * an unknown method) and the JSON-RPC error in the body. */
-		if (hj_rpc__answer(r->resp, r->resp_len, r->id0, 1, 0, &result,
-		                   &errobj, msg, sizeof msg) != 0 &&
+		if (hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, 1, 0,
+		                   &result, &errobj, msg, sizeof msg) != 0 &&
 		    errobj != NULL) {
 			resp_release(r);
 			node_error(c, r, errobj, msg);
@@ -1076,7 +1089,7 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		return;
 	}
 
-	rc = hj_rpc__answer(r->resp, r->resp_len, r->id0, r->n, r->batch,
+	rc = hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, r->n, r->batch,
 	                    &result, &errobj, msg, sizeof msg);
 	resp_release(r);
 	if (rc != 0 && errobj != NULL && (r->flags & HJ_RPC_NODE_ERRORS)) {
