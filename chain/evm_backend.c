@@ -279,6 +279,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 			hj_action *a = &r->blocks[i].txs[j];
 			json_t *rc = json_array_get(result, k);
 			unsigned __int128 status;
+			uint8_t h[32];
 			char why[256];
 			if (json_is_null(rc)) {
 				snprintf(err, sizeof err,
@@ -296,6 +297,23 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 				snprintf(err, sizeof err,
 				         "block %" PRIu64
 				         ": bad receipt of transaction %u",
+				         r->blocks[i].height, a->tx_index);
+				req_done(r, err);
+				return;
+			}
+			/* Its status is only this transaction's in this
+			 * block: a receipt of another block (a fork's, a
+			 * lagging node's behind a balancer) may differ. */
+			if (get_hash(rc, "transactionHash", h, why,
+			             sizeof why) ||
+			    memcmp(h, a->txid.b, 32) != 0 ||
+			    get_hash(rc, "blockHash", h, why, sizeof why) ||
+			    memcmp(h, r->blocks[i].hash, 32) != 0) {
+				snprintf(err, sizeof err,
+				         "block %" PRIu64
+				         ": the receipt of transaction %u is "
+				         "not that transaction's in this "
+				         "block",
 				         r->blocks[i].height, a->tx_index);
 				req_done(r, err);
 				return;

@@ -21,8 +21,9 @@
  * text, the client's own error word for word; identity and tip give
  * exactly the quantity answered; blocks give exactly N blocks, in height
  * order, with the answered hashes, and as transactions exactly those to
- * the dealer, each what hj_evm_action makes of it with its receipt's
- * status; nothing leaks once the backend is freed.
+ * the dealer, each what hj_evm_action makes of it with the status of its
+ * own receipt (one that names that transaction and that block); nothing
+ * leaks once the backend is freed.
  */
 #include "fuzz.h"
 #include "node_fake.h"
@@ -220,11 +221,12 @@ static int hex_exact(json_t *v, uint8_t *out, size_t n)
 	           : -1;
 }
 
-/* Transaction tx of the answer, to the dealer, with receipt rc: what the
- * backend must have made of it. */
-static void expected_action(json_t *tx, json_t *rc, hj_action *out)
+/* Transaction tx of block `block` of the answer, to the dealer, with
+ * receipt rc: what the backend must have made of it. */
+static void expected_action(json_t *tx, const uint8_t block[32], json_t *rc,
+                            hj_action *out)
 {
-	uint8_t hash[32], from[20], *input;
+	uint8_t hash[32], from[20], h[32], *input;
 	unsigned __int128 value, index, status;
 	json_t *in = json_object_get(tx, "input");
 	size_t ninput = 0;
@@ -248,6 +250,12 @@ static void expected_action(json_t *tx, json_t *rc, hj_action *out)
 	                         HJ_HEX_REQUIRED, input,
 	                         json_string_length(in) / 2 + 1, &ninput, NULL,
 	                         0) == 0);
+	/* The receipt is that transaction's, in that block. */
+	FUZZ_CHECK(hex_exact(json_object_get(rc, "transactionHash"), h, 32) ==
+	               0 &&
+	           memcmp(h, hash, 32) == 0);
+	FUZZ_CHECK(hex_exact(json_object_get(rc, "blockHash"), h, 32) == 0 &&
+	           memcmp(h, block, 32) == 0);
 	v = json_object_get(rc, "status");
 	FUZZ_CHECK(json_is_string(v) &&
 	           hj_hex_quantity(json_string_value(v), json_string_length(v),
@@ -301,8 +309,8 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 				continue;
 			FUZZ_CHECK(j < blocks[i].ntx);
 			FUZZ_CHECK(k < json_array_size(o->receipts));
-			expected_action(tx, json_array_get(o->receipts, k),
-			                &want);
+			expected_action(tx, blocks[i].hash,
+			                json_array_get(o->receipts, k), &want);
 			FUZZ_CHECK(fake_action_eq(&blocks[i].txs[j], &want));
 			/* Its receipt was the one asked for. */
 			FUZZ_CHECK(k < json_array_size(o->asked));
