@@ -279,6 +279,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 			hj_action *a = &r->blocks[i].txs[j];
 			json_t *rc = json_array_get(result, k);
 			unsigned __int128 status;
+			uint8_t h[32];
 			char why[256];
 			if (json_is_null(rc)) {
 				snprintf(err, sizeof err,
@@ -296,6 +297,23 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 				snprintf(err, sizeof err,
 				         "block %" PRIu64
 				         ": bad receipt of transaction %u",
+				         r->blocks[i].height, a->tx_index);
+				req_done(r, err);
+				return;
+			}
+			/* Its status is only this transaction's in this
+			 * block: a receipt of another block (a fork's, a
+			 * lagging node's behind a balancer) may differ. */
+			if (get_hash(rc, "transactionHash", h, why,
+			             sizeof why) ||
+			    memcmp(h, a->txid.b, 32) != 0 ||
+			    get_hash(rc, "blockHash", h, why, sizeof why) ||
+			    memcmp(h, r->blocks[i].hash, 32) != 0) {
+				snprintf(err, sizeof err,
+				         "block %" PRIu64
+				         ": the receipt of transaction %u is "
+				         "not that transaction's in this "
+				         "block",
 				         r->blocks[i].height, a->tx_index);
 				req_done(r, err);
 				return;
@@ -386,7 +404,13 @@ static int evm_blocks(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 	size_t k = 0;
 	int rc = -ENOMEM;
 
-	if (!r || !methods || !params || n == 0)
+	/* Every height of the range must exist: past 2^64 - 1 it would wrap
+	 * to block 0, and the blocks would not be in height order. */
+	if (n == 0 || from > UINT64_MAX - (n - 1)) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (!r || !methods || !params)
 		goto fail;
 	r->blocks = calloc(n, sizeof *r->blocks);
 	if (!r->blocks)
@@ -419,7 +443,7 @@ fail:
 	free(methods);
 	free(params);
 	req_free(r);
-	return n == 0 ? -EINVAL : rc;
+	return rc;
 }
 
 /* tip() and identity(): one call each. */

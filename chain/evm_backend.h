@@ -9,8 +9,10 @@
 /*
  * eth_chainId, eth_blockNumber, eth_getBlockByNumber(h, true) in batches,
  * and eth_getTransactionReceipt for every transaction to the dealer (its
- * status decides whether anything moved; batched, one request per batch
- * of blocks that has any).
+ * status decides whether anything moved, so it must name that transaction
+ * and that block; batched, one request per batch of blocks that has
+ * any).  blocks() refuses (-EINVAL) an empty range and one that passes
+ * 2^64 - 1.
  * rpc is borrowed and must outlive the backend; dealer (an EVM one) is
  * copied.  NULL on ENOMEM.
  */

@@ -80,14 +80,11 @@ struct req {
 	hj_rpc_cb cb;   /* one of cb and xcb */
 	hj_rpc_xcb xcb; /* hj_rpc_call_x */
 	void *arg;
-	unsigned flags;   /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
-	unsigned attempt; /* attempts started */
-	uint64_t due;     /* waiting: loop time (ms) of the next attempt */
-	struct xfer *x;   /* in flight */
-	char *resp;       /* response body, at most max_response bytes */
-	size_t resp_len, resp_cap;
-	int too_big;
-	long status_seen; /* HTTP status when the body started, 0 before */
+	unsigned flags;    /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
+	unsigned attempt;  /* attempts started */
+	uint64_t due;      /* waiting: loop time (ms) of the next attempt */
+	struct xfer *x;    /* in flight */
+	hj_rpc__body resp; /* the response body, as on_write keeps it */
 };
 
 struct hj_rpc {
@@ -211,7 +208,7 @@ static void xfer_free(struct xfer *x)
 static void req_free(struct req *r)
 {
 	free(r->body);
-	free(r->resp);
+	free(r->resp.buf);
 	free(r);
 }
 
@@ -332,95 +329,110 @@ static int socket_fn(CURL *e, curl_socket_t s, int what, void *ud, void *sp)
 /* ------------------------------------------------------------------ */
 /* Response body                                                       */
 
-/* Keeps at most max_response bytes of a 2xx body and aborts the transfer
- * (return 0: CURLE_WRITE_ERROR) beyond; of any other status keeps only a
- * snippet for the message.  Growth doubles from the announced length or
- * BODY_MIN, never past max_response. */
-static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
+size_t hj_rpc__keep(hj_rpc__body *b, const char *p, size_t n)
 {
-	struct req *r = ud;
-	hj_rpc *c = r->c;
-	size_t n = size * nmemb, need, cap, max = c->max_response;
+	size_t need, cap, max = b->max;
+	int ok = b->status >= 200 && b->status <= 299;
 
-	if (r->status_seen == 0) {
-		curl_off_t cl = -1;
-
-		curl_easy_getinfo(r->x->easy, CURLINFO_RESPONSE_CODE,
-		                  &r->status_seen);
-		curl_easy_getinfo(r->x->easy,
-		                  CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
-		if (r->status_seen >= 200 && r->status_seen <= 299 && cl > 0) {
-			if ((uint64_t)cl > c->max_response) {
-				r->too_big = 1;
+	if (!b->started) {
+		b->started = 1;
+		if (ok && b->announced > 0) {
+			if ((uint64_t)b->announced > max) {
+				b->too_big = 1;
 				return 0;
 			}
-			if ((size_t)cl > r->resp_cap) {
-				char *b = realloc(r->resp, (size_t)cl);
+			if ((size_t)b->announced > b->cap) {
+				char *nb =
+				    realloc(b->buf, (size_t)b->announced);
 
-				if (b == NULL)
+				if (nb == NULL)
 					return 0;
-				r->resp = b;
-				r->resp_cap = (size_t)cl;
+				b->buf = nb;
+				b->cap = (size_t)b->announced;
 			}
 		}
 	}
-	if (r->status_seen < 200 || r->status_seen > 299) {
-		size_t ecap = SNIPPET_MAX, keep;
+	if (!ok) {
+		size_t keep;
 
-		if (r->flags & HJ_RPC_NODE_ERRORS)
-			ecap = ERRBODY_MAX < max ? ERRBODY_MAX : max;
-		if (r->resp == NULL) {
-			r->resp = malloc(ecap);
-			if (r->resp == NULL)
+		if (b->buf == NULL) {
+			b->buf = malloc(b->other);
+			if (b->buf == NULL)
 				return 0;
-			r->resp_cap = ecap;
+			b->cap = b->other;
 		}
-		keep = r->resp_cap - r->resp_len;
+		keep = b->cap - b->len;
 		if (keep > n)
 			keep = n;
-		memcpy(r->resp + r->resp_len, p, keep);
-		r->resp_len += keep;
+		memcpy(b->buf + b->len, p, keep);
+		b->len += keep;
 		return n;
 	}
-	if (n > max - r->resp_len) {
-		r->too_big = 1;
+	if (n > max - b->len) {
+		b->too_big = 1;
 		return 0;
 	}
-	need = r->resp_len + n;
-	if (need > r->resp_cap) {
-		char *b;
+	need = b->len + n;
+	if (need > b->cap) {
+		char *nb;
 
-		cap = r->resp_cap ? r->resp_cap : BODY_MIN;
+		cap = b->cap ? b->cap : BODY_MIN;
 		while (cap < need)
 			cap = cap > max / 2 ? max : cap * 2;
 		if (cap > max)
 			cap = max;
-		b = realloc(r->resp, cap);
-		if (b == NULL)
+		nb = realloc(b->buf, cap);
+		if (nb == NULL)
 			return 0;
-		r->resp = b;
-		r->resp_cap = cap;
+		b->buf = nb;
+		b->cap = cap;
 	}
-	memcpy(r->resp + r->resp_len, p, n);
-	r->resp_len += n;
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
 	return n;
+}
+
+/* CURLOPT_WRITEFUNCTION: hj_rpc__keep, told the status and the announced
+ * length with the first piece.  0 aborts the transfer (CURLE_WRITE_ERROR):
+ * a 2xx body above max_response.  Of any other status only a snippet is
+ * kept for the message, or, for a call that wants the node's error answer,
+ * up to ERRBODY_MAX bytes. */
+static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct req *r = ud;
+	hj_rpc__body *b = &r->resp;
+
+	if (!b->started) {
+		curl_off_t cl = -1;
+
+		curl_easy_getinfo(r->x->easy, CURLINFO_RESPONSE_CODE,
+		                  &b->status);
+		curl_easy_getinfo(r->x->easy,
+		                  CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+		b->announced = (long long)cl;
+		b->max = r->c->max_response;
+		b->other = SNIPPET_MAX;
+		if (r->flags & HJ_RPC_NODE_ERRORS)
+			b->other = ERRBODY_MAX < b->max ? ERRBODY_MAX : b->max;
+	}
+	return hj_rpc__keep(b, p, size * nmemb);
 }
 
 static void resp_release(struct req *r)
 {
-	free(r->resp);
-	r->resp = NULL;
-	r->resp_len = r->resp_cap = 0;
+	free(r->resp.buf);
+	r->resp.buf = NULL;
+	r->resp.len = r->resp.cap = 0;
 }
 
 /* The kept bytes of a body, quoted for a message. */
 static void snippet(const struct req *r, char *buf, size_t n)
 {
 	char tmp[SNIPPET_MAX + 1];
-	size_t len = r->resp_len < SNIPPET_MAX ? r->resp_len : SNIPPET_MAX;
+	size_t len = r->resp.len < SNIPPET_MAX ? r->resp.len : SNIPPET_MAX;
 
 	for (size_t i = 0; i < len; i++)
-		tmp[i] = r->resp[i] != '\0' ? r->resp[i] : '?';
+		tmp[i] = r->resp.buf[i] != '\0' ? r->resp.buf[i] : '?';
 	tmp[len] = '\0';
 	hj_quote(tmp, buf, n);
 }
@@ -428,16 +440,47 @@ static void snippet(const struct req *r, char *buf, size_t n)
 /* ------------------------------------------------------------------ */
 /* JSON-RPC envelopes                                                  */
 
-/* A JSON value as compact ASCII JSON (safe to print), cut with "..." to
- * fit n >= 4 bytes. */
+/* A JSON value as compact JSON in printable ASCII, cut with "..." to fit
+ * n >= 4 bytes.  JSON_ENSURE_ASCII escapes every byte above ASCII and JSON
+ * those below 0x20, but DEL (0x7f) may stand in a string as it is: it is
+ * written \u007f here, so that no byte of the node's reaches a log raw. */
 static void show(const json_t *v, char *buf, size_t n)
 {
 	char *s =
 	    json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII);
+	size_t len, ndel = 0;
 
-	if (s == NULL)
+	if (s == NULL) {
 		snprintf(buf, n, "(value)");
-	else if (strlen(s) >= n)
+		return;
+	}
+	len = strlen(s);
+	for (size_t i = 0; i < len; i++)
+		ndel += s[i] == 0x7f;
+	if (ndel > 0) {
+		char *t = malloc(len + 5 * ndel + 1);
+		size_t o = 0;
+
+		if (t == NULL) {
+			for (size_t i = 0; i < len; i++)
+				if (s[i] == 0x7f)
+					s[i] = '?'; /* printable still */
+		} else {
+			for (size_t i = 0; i < len; i++) {
+				if (s[i] == 0x7f) {
+					memcpy(t + o, "\\u007f", 6);
+					o += 6;
+				} else {
+					t[o++] = s[i];
+				}
+			}
+			t[o] = '\0';
+			free(s);
+			s = t;
+			len = o;
+		}
+	}
+	if (len >= n)
 		snprintf(buf, n, "%.*s...", (int)(n - 4), s);
 	else
 		snprintf(buf, n, "%s", s);
@@ -503,9 +546,10 @@ static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n,
 	return res;
 }
 
-/* The results of a batch response in request order: a new array, or NULL
- * with the reason in msg.  Every id must appear exactly once. */
-static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
+/* The results of a batch response to the calls of ids id0 .. id0 + nc - 1
+ * in request order: a new array, or NULL with the reason in msg.  Every id
+ * must appear exactly once. */
+static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
                            size_t n)
 {
 	json_t **slot = NULL, *out = NULL, *el, *e;
@@ -525,7 +569,7 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 		snprintf(msg, n, "batch response is not an array");
 		return NULL;
 	}
-	slot = calloc(r->n, sizeof *slot);
+	slot = calloc(nc, sizeof *slot);
 	if (slot == NULL) {
 		snprintf(msg, n, "out of memory");
 		return NULL;
@@ -536,8 +580,8 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 		json_int_t k;
 		json_t *res;
 
-		if (!json_is_integer(id) || json_integer_value(id) < r->id0 ||
-		    (uint64_t)(json_integer_value(id) - r->id0) >= r->n) {
+		if (!json_is_integer(id) || json_integer_value(id) < id0 ||
+		    (uint64_t)(json_integer_value(id) - id0) >= nc) {
 			char shown[64];
 
 			show(id != NULL ? id : json_null(), shown,
@@ -546,11 +590,11 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 			    msg, n,
 			    "batch response element %zu has id %s, not one "
 			    "of %lld..%lld",
-			    i, shown, (long long)r->id0,
-			    (long long)(r->id0 + (json_int_t)r->n - 1));
+			    i, shown, (long long)id0,
+			    (long long)(id0 + ((json_int_t)nc - 1)));
 			goto out;
 		}
-		k = json_integer_value(id) - r->id0;
+		k = json_integer_value(id) - id0;
 		if (slot[k] != NULL) {
 			snprintf(msg, n, "batch response repeats id %lld",
 			         (long long)json_integer_value(id));
@@ -560,20 +604,20 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 		                NULL);
 		if (res == NULL) {
 			snprintf(msg, n, "call %lld of %zu: %s",
-			         (long long)k + 1, r->n, why);
+			         (long long)k + 1, nc, why);
 			goto out;
 		}
 		slot[k] = res;
 	}
-	for (i = 0; i < r->n; i++) {
+	for (i = 0; i < nc; i++) {
 		if (slot[i] == NULL) {
 			snprintf(msg, n, "batch response lacks id %lld",
-			         (long long)(r->id0 + (json_int_t)i));
+			         (long long)(id0 + (json_int_t)i));
 			goto out;
 		}
 	}
 	out = json_array();
-	for (i = 0; out != NULL && i < r->n; i++) {
+	for (i = 0; out != NULL && i < nc; i++) {
 		if (json_array_append(out, slot[i]) != 0) {
 			json_decref(out);
 			out = NULL;
@@ -584,6 +628,37 @@ static json_t *check_batch(const struct req *r, json_t *doc, char *msg,
 out:
 	free(slot);
 	return out;
+}
+
+int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
+                   int batch, json_t **result, json_t **error, char *msg,
+                   size_t msglen)
+{
+	json_t *doc, *errobj = NULL;
+	json_error_t je;
+	char shown[240];
+
+	*result = NULL;
+	if (error != NULL)
+		*error = NULL;
+	doc = json_loadb(body != NULL ? body : "", len, 0, &je);
+	if (doc == NULL) {
+		hj_quote(je.text, shown, sizeof shown);
+		snprintf(msg, msglen,
+		         "response is not JSON: %s at line %d, column %d",
+		         shown, je.line, je.column);
+		return -1;
+	}
+	if (batch) {
+		*result = check_batch(id0, n, doc, msg, msglen);
+	} else {
+		*result =
+		    json_incref(check_one(doc, id0, msg, msglen, &errobj));
+		if (*result == NULL && errobj != NULL && error != NULL)
+			*error = json_incref(errobj);
+	}
+	json_decref(doc);
+	return *result != NULL ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -876,9 +951,10 @@ static void start_attempt(hj_rpc *c, struct req *r)
 		return;
 	}
 	x->errbuf[0] = '\0';
-	r->resp_len = 0;
-	r->too_big = 0;
-	r->status_seen = 0;
+	r->resp.len = 0;
+	r->resp.too_big = 0;
+	r->resp.started = 0;
+	r->resp.status = 0;
 	r->x = x;
 	if (c->user != NULL) {
 		curl_easy_setopt(x->easy, CURLOPT_USERNAME, c->user);
@@ -924,8 +1000,8 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	long status = 0;
 	curl_off_t retry_after = 0;
 	char msg[MSG_MAX], shown[240], *priv = NULL;
-	json_t *doc, *result;
-	json_error_t je;
+	json_t *result = NULL, *errobj = NULL;
+	int rc;
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
 	r = (struct req *)priv;
@@ -938,7 +1014,7 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	c->pool = x;
 	c->inflight--;
 
-	if (r->too_big) {
+	if (r->resp.too_big) {
 		resp_release(r);
 		snprintf(
 		    msg, sizeof msg,
@@ -972,19 +1048,16 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	    status != 401) {
 		/* Bitcoin Core answers a failed call with HTTP 500 (404 for
 		 * an unknown method) and the JSON-RPC error in the body. */
-		json_t *errobj = NULL;
-
-		doc = json_loadb(r->resp != NULL ? r->resp : "", r->resp_len, 0,
-		                 NULL);
-		if (doc != NULL &&
-		    check_one(doc, r->id0, msg, sizeof msg, &errobj) == NULL &&
+		if (hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, 1, 0,
+		                   &result, &errobj, msg, sizeof msg) != 0 &&
 		    errobj != NULL) {
 			resp_release(r);
 			node_error(c, r, errobj, msg);
-			json_decref(doc);
+			json_decref(errobj);
 			return;
 		}
-		json_decref(doc);
+		json_decref(result);
+		result = NULL;
 	}
 	if (status < 200 || status > 299) {
 		snippet(r, shown, sizeof shown);
@@ -1016,32 +1089,16 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		return;
 	}
 
-	doc = json_loadb(r->resp != NULL ? r->resp : "", r->resp_len, 0, &je);
+	rc = hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, r->n, r->batch,
+	                    &result, &errobj, msg, sizeof msg);
 	resp_release(r);
-	if (doc == NULL) {
-		hj_quote(je.text, shown, sizeof shown);
-		snprintf(msg, sizeof msg,
-		         "response is not JSON: %s at line %d, column %d",
-		         shown, je.line, je.column);
-		failed(c, r, msg, 0, 0);
+	if (rc != 0 && errobj != NULL && (r->flags & HJ_RPC_NODE_ERRORS)) {
+		node_error(c, r, errobj, msg);
+		json_decref(errobj);
 		return;
 	}
-	if (r->batch) {
-		result = check_batch(r, doc, msg, sizeof msg);
-	} else {
-		json_t *errobj = NULL;
-
-		result = check_one(doc, r->id0, msg, sizeof msg, &errobj);
-		if (result == NULL && errobj != NULL &&
-		    (r->flags & HJ_RPC_NODE_ERRORS)) {
-			node_error(c, r, errobj, msg);
-			json_decref(doc);
-			return;
-		}
-		json_incref(result);
-	}
-	json_decref(doc);
-	if (result == NULL) {
+	json_decref(errobj);
+	if (rc != 0) {
 		failed(c, r, msg, 0, 0);
 		return;
 	}

@@ -613,6 +613,89 @@ static void test_rpc_error(void **state)
 	fx_end();
 }
 
+/* The node's bytes in an error member without a message, in "jsonrpc" and
+ * in the id: each message quotes them escaped (DEL included), then the
+ * answer is right. */
+static void h_del(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	char body[256];
+	long long id = (long long)req_id(r);
+
+	if (n == 0)
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":"
+		         "-32000,\"data\":\"a\x7f"
+		         "b\"}}",
+		         id);
+	else if (n == 1)
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"2\x7f\",\"id\":%lld,\"result\":1}",
+		         id);
+	else if (n == 2)
+		snprintf(body, sizeof body,
+		         "{\"id\":\"%lld\x7f\",\"result\":1}", id);
+	else
+		snprintf(body, sizeof body, "{\"id\":%lld,\"result\":1}", id);
+	hf_reply(c, 200, NULL, body);
+}
+
+static void test_printable_messages(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_del, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 3);
+	assert_contains(F.retry_what[0], "JSON-RPC error {\"code\":-32000");
+	assert_contains(F.retry_what[1], "\"jsonrpc\": \"2\\u007f\"");
+	assert_contains(F.retry_what[2], "\\u007f\" does not match");
+	for (unsigned i = 0; i < 3; i++) {
+		assert_contains(F.retry_what[i], "\\u007f");
+		for (const char *p = F.retry_what[i]; *p; p++)
+			assert_true(*p >= 0x20 && *p < 0x7f);
+	}
+	assert_int_equal(json_integer_value(F.result[0]), 1);
+	fx_end();
+}
+
+/* hj_rpc__answer at the top of the id range (ids are a counter from 1:
+ * out of reach of a client, not of the function): the range a foreign id
+ * is outside of is named without overflowing, and a right answer passes. */
+static void test_answer_top_ids(void **state)
+{
+	const json_int_t id0 = INT64_MAX - 2;
+	char msg[1024], body[256];
+	json_t *res = NULL, *err = NULL;
+
+	(void)state;
+	snprintf(body, sizeof body, "[{\"id\":1,\"result\":1}]");
+	assert_int_equal(hj_rpc__answer(body, strlen(body), id0, 3, 1, &res,
+	                                &err, msg, sizeof msg),
+	                 -1);
+	assert_null(res);
+	assert_null(err);
+	assert_contains(msg, "has id 1, not one of "
+	                     "9223372036854775805..9223372036854775807");
+	snprintf(body, sizeof body,
+	         "[{\"id\":%lld,\"result\":2},{\"id\":%lld,\"result\":0},"
+	         "{\"id\":%lld,\"result\":1}]",
+	         (long long)INT64_MAX, (long long)id0,
+	         (long long)(INT64_MAX - 1));
+	assert_int_equal(hj_rpc__answer(body, strlen(body), id0, 3, 1, &res,
+	                                &err, msg, sizeof msg),
+	                 0);
+	assert_int_equal(json_array_size(res), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(json_integer_value(json_array_get(res, i)),
+		                 (json_int_t)i);
+	json_decref(res);
+}
+
 #define LIMIT 1000
 
 /* A valid answer of exactly len bytes: the result is a padded string. */
@@ -1489,6 +1572,8 @@ int main(void)
 	    cmocka_unit_test(test_401_final),
 	    cmocka_unit_test(test_invalid_json),
 	    cmocka_unit_test(test_rpc_error),
+	    cmocka_unit_test(test_printable_messages),
+	    cmocka_unit_test(test_answer_top_ids),
 	    cmocka_unit_test(test_too_big),
 	    cmocka_unit_test(test_timeout),
 	    cmocka_unit_test(test_closed_mid_response),

@@ -1,0 +1,426 @@
+/*
+ * The EVM backend's handling of node answers (chain/evm_backend.c):
+ * eth_chainId, eth_blockNumber, the batch of eth_getBlockByNumber and the
+ * batch of receipts, answered from the input through the client of
+ * node_fake.h (the format is described there).
+ *
+ * The first record asks the backend, in order, for up to four of
+ *   "i"        identity
+ *   "t"        tip
+ *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
+ *              2^64 - 1 when larger)
+ * each preceded by "%" to have its first call refused.  The dealer is
+ * 0xdcdcf319ef991916ce062146aa804597059416d8.
+ *
+ * Checked: every call the backend makes is the one its operation needs
+ * (methods, heights, the receipts of exactly the dealer's transactions in
+ * block order); an operation whose call was refused returns an error and
+ * never calls back; every other callback runs exactly once, never from
+ * inside the operation, never while the operation still waits for an
+ * answer, and never after the backend is freed; an error is a non-empty
+ * text, the client's own error word for word; identity and tip give
+ * exactly the quantity answered; blocks give exactly N blocks, in height
+ * order, with the answered hashes, and as transactions exactly those to
+ * the dealer, each what hj_evm_action makes of it with the status of its
+ * own receipt (one that names that transaction and that block); nothing
+ * leaks once the backend is freed.
+ */
+#include "fuzz.h"
+#include "node_fake.h"
+
+#include <inttypes.h>
+
+#include "dealer.h"
+#include "evm.h"
+#include "evm_backend.h"
+#include "hex.h"
+
+#define MAX_OPS 4
+#define MAX_N   16
+
+static const char DEALER[] = "0xdcdcf319ef991916ce062146aa804597059416d8";
+
+struct op {
+	char kind; /* 'i', 't', 'b' */
+	int refuse;
+	uint64_t from;
+	size_t n;
+	int rc;
+	int ncb;
+	int nblocks_calls, nreceipt_calls;
+	json_t *answer;   /* identity, tip: the quantity; blocks: the blocks */
+	json_t *receipts; /* the receipts answered */
+	json_t *asked;    /* the hashes whose receipts were asked for */
+};
+
+static struct {
+	hj_rpc rpc;
+	struct op ops[MAX_OPS];
+	int nops;
+	uint8_t dealer[20];
+	int freed;
+} S;
+
+static struct op *op_of(int owner)
+{
+	FUZZ_CHECK(owner >= 0 && owner < S.nops);
+	return &S.ops[owner];
+}
+
+/* The calls each operation may make. */
+static void fake_submitted(hj_rpc *c, const struct fake_req *q)
+{
+	struct op *o = op_of(c->owner);
+	char want[24];
+
+	switch (o->kind) {
+	case 'i':
+	case 't':
+		FUZZ_CHECK(c->in_call && !q->batch && q->n == 1);
+		FUZZ_CHECK(strcmp(q->method, o->kind == 'i'
+		                                 ? "eth_chainId"
+		                                 : "eth_blockNumber") == 0);
+		FUZZ_CHECK(json_array_size(q->params[0]) == 0);
+		return;
+	case 'b':
+		break;
+	default:
+		FUZZ_CHECK(0);
+	}
+	FUZZ_CHECK(q->batch);
+	if (strcmp(q->method, "eth_getBlockByNumber") == 0) {
+		FUZZ_CHECK(c->in_call && o->nblocks_calls++ == 0);
+		FUZZ_CHECK(q->n == o->n);
+		for (size_t k = 0; k < q->n; k++) {
+			json_t *p = q->params[k];
+
+			FUZZ_CHECK(strcmp(q->methods[k], q->method) == 0);
+			snprintf(want, sizeof want, "0x%" PRIx64, o->from + k);
+			FUZZ_CHECK(json_array_size(p) == 2);
+			FUZZ_CHECK(json_is_string(json_array_get(p, 0)));
+			FUZZ_CHECK(
+			    strcmp(json_string_value(json_array_get(p, 0)),
+			           want) == 0);
+			FUZZ_CHECK(json_is_true(json_array_get(p, 1)));
+		}
+		return;
+	}
+	FUZZ_CHECK(strcmp(q->method, "eth_getTransactionReceipt") == 0);
+	FUZZ_CHECK(!c->in_call && o->nblocks_calls == 1 &&
+	           o->nreceipt_calls++ == 0);
+	o->asked = json_array();
+	FUZZ_CHECK(o->asked != NULL);
+	for (size_t k = 0; k < q->n; k++) {
+		FUZZ_CHECK(strcmp(q->methods[k], q->method) == 0);
+		FUZZ_CHECK(json_array_size(q->params[k]) == 1);
+		FUZZ_CHECK(json_is_string(json_array_get(q->params[k], 0)));
+		json_array_append(o->asked, json_array_get(q->params[k], 0));
+	}
+}
+
+static void fake_answered(hj_rpc *c, const struct fake_req *q, json_t *result)
+{
+	struct op *o = op_of(c->owner);
+
+	if (strcmp(q->method, "eth_getTransactionReceipt") == 0)
+		o->receipts = json_incref(result);
+	else
+		o->answer = json_incref(result);
+}
+
+static json_t *fake_element(hj_rpc *c, const struct fake_req *q, size_t i,
+                            size_t r)
+{
+	(void)c;
+	(void)q;
+	(void)i;
+	(void)r;
+	return NULL;
+}
+
+/* What every callback of operation o must satisfy. */
+static void callback_ran(struct op *o, const char *error)
+{
+	FUZZ_CHECK(!S.freed && !S.rpc.in_call);
+	/* Only an answer to one of its own requests calls back. */
+	FUZZ_CHECK(S.rpc.owner == (int)(o - S.ops));
+	FUZZ_CHECK(o->rc == 0 && ++o->ncb == 1);
+	FUZZ_CHECK(fake_pending_of(&S.rpc, (int)(o - S.ops)) == 0);
+	if (error != NULL)
+		FUZZ_CHECK(error[0] != '\0');
+	/* The client's error, when there was one, word for word. */
+	if (S.rpc.error[0] != '\0')
+		FUZZ_CHECK(error != NULL && strcmp(error, S.rpc.error) == 0);
+}
+
+/* The quantity answered, or -1 when it is none (or above 64 bits). */
+static int quantity(const json_t *v, uint64_t *out)
+{
+	unsigned __int128 q;
+
+	if (!json_is_string(v) ||
+	    hj_hex_quantity(json_string_value(v), json_string_length(v), &q,
+	                    NULL, 0) != 0 ||
+	    q > UINT64_MAX)
+		return -1;
+	*out = (uint64_t)q;
+	return 0;
+}
+
+/* identity and tip: exactly the quantity, else an error. */
+static void check_quantity(struct op *o, uint64_t got, const char *error)
+{
+	uint64_t want = 0;
+
+	if (S.rpc.error[0] != '\0')
+		return;
+	if (quantity(o->answer, &want) != 0) {
+		FUZZ_CHECK(error != NULL);
+		return;
+	}
+	FUZZ_CHECK(error == NULL && got == want);
+}
+
+static void on_ident(void *arg, const char *identity, const char *error,
+                     int permanent)
+{
+	struct op *o = arg;
+	uint64_t v = 0;
+
+	callback_ran(o, error);
+	FUZZ_CHECK(permanent == 0);
+	FUZZ_CHECK((identity == NULL) == (error != NULL));
+	if (identity != NULL) {
+		FUZZ_CHECK(strncmp(identity, "evm:", 4) == 0);
+		for (const char *p = identity + 4; *p; p++) {
+			FUZZ_CHECK(*p >= '0' && *p <= '9');
+			FUZZ_CHECK(v <=
+			           (UINT64_MAX - (uint64_t)(*p - '0')) / 10);
+			v = v * 10 + (uint64_t)(*p - '0');
+		}
+		FUZZ_CHECK(identity[4] != '\0');
+	}
+	check_quantity(o, v, error);
+}
+
+static void on_tip(void *arg, uint64_t height, const char *error)
+{
+	struct op *o = arg;
+
+	callback_ran(o, error);
+	check_quantity(o, height, error);
+}
+
+/* v, a string of 0x and 2n hex digits, decoded into out. */
+static int hex_exact(json_t *v, uint8_t *out, size_t n)
+{
+	return json_is_string(v)
+	           ? hj_hex_decode_exact(json_string_value(v),
+	                                 json_string_length(v), HJ_HEX_REQUIRED,
+	                                 out, n, NULL, 0)
+	           : -1;
+}
+
+/* Transaction tx of block `block` of the answer, to the dealer, with
+ * receipt rc: what the backend must have made of it. */
+static void expected_action(json_t *tx, const uint8_t block[32], json_t *rc,
+                            hj_action *out)
+{
+	uint8_t hash[32], from[20], h[32], *input;
+	unsigned __int128 value, index, status;
+	json_t *in = json_object_get(tx, "input");
+	size_t ninput = 0;
+	json_t *v;
+
+	FUZZ_CHECK(hex_exact(json_object_get(tx, "hash"), hash, 32) == 0);
+	FUZZ_CHECK(hex_exact(json_object_get(tx, "from"), from, 20) == 0);
+	v = json_object_get(tx, "value");
+	FUZZ_CHECK(json_is_string(v) &&
+	           hj_hex_quantity(json_string_value(v), json_string_length(v),
+	                           &value, NULL, 0) == 0);
+	v = json_object_get(tx, "transactionIndex");
+	FUZZ_CHECK(json_is_string(v) &&
+	           hj_hex_quantity(json_string_value(v), json_string_length(v),
+	                           &index, NULL, 0) == 0 &&
+	           index <= UINT32_MAX);
+	FUZZ_CHECK(json_is_string(in));
+	input = malloc(json_string_length(in) / 2 + 1);
+	FUZZ_CHECK(input != NULL);
+	FUZZ_CHECK(hj_hex_decode(json_string_value(in), json_string_length(in),
+	                         HJ_HEX_REQUIRED, input,
+	                         json_string_length(in) / 2 + 1, &ninput, NULL,
+	                         0) == 0);
+	/* The receipt is that transaction's, in that block. */
+	FUZZ_CHECK(hex_exact(json_object_get(rc, "transactionHash"), h, 32) ==
+	               0 &&
+	           memcmp(h, hash, 32) == 0);
+	FUZZ_CHECK(hex_exact(json_object_get(rc, "blockHash"), h, 32) == 0 &&
+	           memcmp(h, block, 32) == 0);
+	v = json_object_get(rc, "status");
+	FUZZ_CHECK(json_is_string(v) &&
+	           hj_hex_quantity(json_string_value(v), json_string_length(v),
+	                           &status, NULL, 0) == 0 &&
+	           status <= 1);
+	hj_evm_tx etx = {.hash = hash,
+	                 .from = from,
+	                 .value = value,
+	                 .input = input,
+	                 .input_len = ninput,
+	                 .success = status == 1,
+	                 .tx_index = (uint32_t)index};
+	hj_evm_action(&etx, out);
+	free(input);
+}
+
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error)
+{
+	struct op *o = arg;
+	size_t k = 0;
+
+	callback_ran(o, error);
+	if (error != NULL) {
+		FUZZ_CHECK(blocks == NULL && n == 0);
+		return;
+	}
+	FUZZ_CHECK(blocks != NULL && n == o->n);
+	FUZZ_CHECK(json_array_size(o->answer) == n);
+	for (size_t i = 0; i < n; i++) {
+		json_t *b = json_array_get(o->answer, i);
+		json_t *txs = json_object_get(b, "transactions");
+		uint8_t h[32];
+		size_t j = 0;
+
+		FUZZ_CHECK(o->from + i >= o->from); /* heights follow */
+		FUZZ_CHECK(blocks[i].height == o->from + i);
+		FUZZ_CHECK(hex_exact(json_object_get(b, "hash"), h, 32) == 0 &&
+		           memcmp(h, blocks[i].hash, 32) == 0);
+		FUZZ_CHECK(hex_exact(json_object_get(b, "parentHash"), h, 32) ==
+		               0 &&
+		           memcmp(h, blocks[i].parent, 32) == 0);
+		for (size_t t = 0; t < json_array_size(txs); t++) {
+			json_t *tx = json_array_get(txs, t);
+			uint8_t to[20];
+			hj_action want;
+			char hex[67];
+
+			if (hex_exact(json_object_get(tx, "to"), to, 20) != 0 ||
+			    memcmp(to, S.dealer, 20) != 0)
+				continue;
+			FUZZ_CHECK(j < blocks[i].ntx);
+			FUZZ_CHECK(k < json_array_size(o->receipts));
+			expected_action(tx, blocks[i].hash,
+			                json_array_get(o->receipts, k), &want);
+			FUZZ_CHECK(fake_action_eq(&blocks[i].txs[j], &want));
+			/* Its receipt was the one asked for. */
+			FUZZ_CHECK(k < json_array_size(o->asked));
+			hj_hex_encode(want.txid.b, 32, 1, hex);
+			FUZZ_CHECK(strcmp(json_string_value(
+			                      json_array_get(o->asked, k)),
+			                  hex) == 0);
+			j++;
+			k++;
+		}
+		FUZZ_CHECK(j == blocks[i].ntx);
+	}
+	/* Receipts asked for exactly the dealer's transactions. */
+	FUZZ_CHECK(json_array_size(o->asked) == k);
+	FUZZ_CHECK(o->nreceipt_calls == (k > 0));
+}
+
+/* The first record: the operations. */
+static void read_ops(const char *p, size_t len)
+{
+	const char *end = p + len;
+	int refuse = 0;
+
+	while (p < end && S.nops < MAX_OPS) {
+		struct op *o = &S.ops[S.nops];
+		char ch = *p++;
+
+		switch (ch) {
+		case '%':
+			refuse = 1;
+			continue;
+		case 'i':
+		case 't':
+			break;
+		case 'b':
+			o->from = fake_number(&p, end);
+			o->n = (size_t)fake_number(&p, end);
+			if (o->n > MAX_N)
+				o->n = MAX_N;
+			break;
+		default:
+			continue;
+		}
+		o->kind = ch;
+		o->refuse = refuse;
+		refuse = 0;
+		S.nops++;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *first;
+	size_t first_len;
+	hj_dealer dealer;
+	hj_backend *b;
+
+	memset(&S, 0, sizeof S);
+	S.rpc.owner = -1;
+	fake_split(&S.rpc.in, data, size, &first, &first_len);
+	read_ops(first, first_len);
+	FUZZ_CHECK(hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &dealer,
+	                           NULL, 0) == 0);
+	memcpy(S.dealer, dealer.addr, 20);
+	b = hj_evm_backend_new(&S.rpc, &dealer);
+	FUZZ_CHECK(b != NULL && b->ops->family == HJ_EVM);
+
+	for (int k = 0; k < S.nops; k++) {
+		struct op *o = &S.ops[k];
+
+		S.rpc.owner = k;
+		S.rpc.in_call = 1;
+		S.rpc.refuse_next = o->refuse;
+		if (o->kind == 'i')
+			o->rc = b->ops->identity(b, on_ident, o);
+		else if (o->kind == 't')
+			o->rc = b->ops->tip(b, on_tip, o);
+		else
+			o->rc = b->ops->blocks(b, o->from, o->n, on_blocks, o);
+		S.rpc.in_call = 0;
+		S.rpc.owner = -1;
+		/* Refused: the client's error, and no callback ever. */
+		if (o->kind == 'b' &&
+		    (o->n == 0 || o->from > UINT64_MAX - (o->n - 1)))
+			FUZZ_CHECK(o->rc == -EINVAL);
+		else if (o->refuse)
+			FUZZ_CHECK(o->rc == -ENOMEM);
+		else
+			FUZZ_CHECK(o->rc == 0);
+		S.rpc.refuse_next = 0;
+	}
+	while (S.rpc.npending > 0 && fake_answer(&S.rpc))
+		;
+	/* Whatever has no request left has called back, once. */
+	for (int k = 0; k < S.nops; k++) {
+		struct op *o = &S.ops[k];
+
+		if (o->rc == 0 && fake_pending_of(&S.rpc, k) == 0)
+			FUZZ_CHECK(o->ncb == 1);
+		else
+			FUZZ_CHECK(o->ncb == 0);
+	}
+	/* As the daemon stops: the client first, then the backend. */
+	fake_drop(&S.rpc);
+	b->ops->free(b);
+	S.freed = 1;
+	for (int k = 0; k < S.nops; k++) {
+		json_decref(S.ops[k].answer);
+		json_decref(S.ops[k].receipts);
+		json_decref(S.ops[k].asked);
+	}
+	return 0;
+}

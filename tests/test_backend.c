@@ -1,0 +1,295 @@
+/*
+ * The backends (chain/evm_backend.h, chain/btc_backend.h) on what the
+ * fuzz targets (fuzz/fuzz_evm_backend.c, fuzz/fuzz_btc_backend.c) found:
+ * the ranges they refuse before any request, and answers they must not
+ * take.  The rest of what they make of a node's answers is fuzzed there
+ * and played end to end (tests/e2e).
+ *
+ * For the ranges the client points at a port where nothing listens: a
+ * call that got through would stay pending (hj_rpc_pending) and be
+ * dropped by hj_rpc_close, and no callback may run.  For answers, a
+ * scripted node (http_fake.h) on the test's loop.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <uv.h>
+
+#include "btc_backend.h"
+#include "dealer.h"
+#include "evm_backend.h"
+#include "http_fake.h"
+#include "rpc.h"
+
+#define GUARD_MS 5000
+
+static struct fx {
+	uv_loop_t loop;
+	hj_rpc *rpc;
+	unsigned ncb;
+	struct hf_server srv;
+	uv_timer_t guard;
+	int guard_fired, finished;
+	hj_backend *b;
+	unsigned nreceipts; /* receipt batches answered */
+	char err[8][256];   /* each callback's error, "" for none */
+	size_t ntx[8];
+	hj_action tx[8];
+} F;
+
+static void fx_start(void)
+{
+	hj_rpc_opts o;
+	char err[256];
+
+	memset(&F, 0, sizeof F);
+	assert_int_equal(uv_loop_init(&F.loop), 0);
+	hj_rpc_opts_default(&o);
+	o.url = "http://127.0.0.1:1/";
+	F.rpc = hj_rpc_new(&F.loop, &o, err, sizeof err);
+	if (F.rpc == NULL)
+		fail_msg("hj_rpc_new: %s", err);
+}
+
+/* The daemon's order: the client first, then the backend. */
+static void fx_end(hj_backend *b)
+{
+	hj_rpc_close(F.rpc, NULL, NULL);
+	assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
+	b->ops->free(b);
+	assert_int_equal(uv_loop_close(&F.loop), 0);
+	assert_int_equal(F.ncb, 0);
+}
+
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error)
+{
+	(void)arg;
+	(void)blocks;
+	(void)n;
+	(void)error;
+	F.ncb++;
+}
+
+/* blocks(from, n) must name n heights that exist: from + n - 1 at most
+ * 2^64 - 1 on EVM (a quantity); past it the range wrapped to block 0 and
+ * the callback would have had block 0 after block 2^64 - 1. */
+static void test_evm_range(void **state)
+{
+	static const char addr[] = "0xdcdcf319ef991916ce062146aa804597059416d8";
+	hj_dealer d;
+	hj_backend *b;
+
+	(void)state;
+	fx_start();
+	assert_int_equal(
+	    hj_dealer_parse(HJ_EVM, addr, strlen(addr), &d, NULL, 0), 0);
+	b = hj_evm_backend_new(F.rpc, &d);
+	assert_non_null(b);
+	assert_int_equal(b->ops->blocks(b, 5, 0, on_blocks, NULL), -EINVAL);
+	assert_int_equal(b->ops->blocks(b, UINT64_MAX, 2, on_blocks, NULL),
+	                 -EINVAL);
+	assert_int_equal(
+	    b->ops->blocks(b, UINT64_MAX - 14, 16, on_blocks, NULL), -EINVAL);
+	assert_int_equal(hj_rpc_pending(F.rpc), 0);
+	/* The top of the range is still a height. */
+	assert_int_equal(b->ops->blocks(b, UINT64_MAX, 1, on_blocks, NULL), 0);
+	assert_int_equal(
+	    b->ops->blocks(b, UINT64_MAX - 15, 16, on_blocks, NULL), 0);
+	assert_int_equal(hj_rpc_pending(F.rpc), 2);
+	fx_end(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* A scripted EVM node                                                 */
+
+#define DEALER "0xdcdcf319ef991916ce062146aa804597059416d8"
+#define HASH_B                                                                 \
+	"0x1111111111111111111111111111111111111111111111111111111111111111"
+#define HASH_P                                                                 \
+	"0x2222222222222222222222222222222222222222222222222222222222222222"
+#define HASH_T                                                                 \
+	"0x3333333333333333333333333333333333333333333333333333333333333333"
+#define HASH_X                                                                 \
+	"0x4444444444444444444444444444444444444444444444444444444444444444"
+
+/* What each receipts batch gets, in turn: the receipt of another
+ * transaction, one from another block, one that names neither, then the
+ * right one (the transaction reverted). */
+static const char *const receipts[] = {
+    "{\"status\":\"0x1\",\"transactionHash\":\"" HASH_X
+    "\",\"blockHash\":\"" HASH_B "\"}",
+    "{\"status\":\"0x1\",\"transactionHash\":\"" HASH_T
+    "\",\"blockHash\":\"" HASH_X "\"}",
+    "{\"status\":\"0x1\"}",
+    "{\"status\":\"0x0\",\"transactionHash\":\"" HASH_T
+    "\",\"blockHash\":\"" HASH_B "\"}",
+};
+#define NROUNDS (sizeof receipts / sizeof receipts[0])
+
+static void fx_finish(void)
+{
+	if (F.finished)
+		return;
+	F.finished = 1;
+	hj_rpc_close(F.rpc, NULL, NULL);
+	hf_server_close(&F.srv);
+	uv_close((uv_handle_t *)&F.guard, NULL);
+}
+
+static void on_guard(uv_timer_t *t)
+{
+	(void)t;
+	F.guard_fired = 1;
+	fx_finish();
+}
+
+/* Block 0x10 with one transaction to the dealer, HASH_T; receipts from
+ * the list. */
+static void h_evm(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	json_t *out = json_array(), *el;
+	size_t i;
+	char *s;
+
+	(void)n;
+	assert_true(json_is_array(r->json));
+	json_array_foreach(r->json, i, el)
+	{
+		const char *m =
+		    json_string_value(json_object_get(el, "method"));
+		json_t *res;
+
+		if (strcmp(m, "eth_getBlockByNumber") == 0)
+			res = json_pack(
+			    "{s:s, s:s, s:s, s:[{s:s, s:s, s:s, s:s, s:s, "
+			    "s:s}]}",
+			    "number", "0x10", "hash", HASH_B, "parentHash",
+			    HASH_P, "transactions", "hash", HASH_T, "from",
+			    "0x70997970c51812dc3a010c7d01b50e0d17dc79c8", "to",
+			    DEALER, "value", "0x3e8", "transactionIndex", "0x0",
+			    "input", "0x484a0101");
+		else
+			res = json_loads(receipts[F.nreceipts], 0, NULL);
+		assert_non_null(res);
+		json_array_append_new(
+		    out, json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
+		                   json_object_get(el, "id"), "result", res));
+	}
+	if (strcmp(json_string_value(
+	               json_object_get(json_array_get(r->json, 0), "method")),
+	           "eth_getTransactionReceipt") == 0)
+		F.nreceipts++;
+	s = json_dumps(out, JSON_COMPACT);
+	json_decref(out);
+	hf_reply(c, 200, NULL, s);
+	free(s);
+}
+
+static void on_evm_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                          const char *error)
+{
+	unsigned i = F.ncb++;
+
+	(void)arg;
+	snprintf(F.err[i], sizeof F.err[i], "%s", error ? error : "");
+	if (error == NULL) {
+		assert_int_equal(n, 1);
+		F.ntx[i] = blocks[0].ntx;
+		if (blocks[0].ntx == 1)
+			F.tx[i] = blocks[0].txs[0];
+	}
+	if (F.ncb < NROUNDS)
+		assert_int_equal(
+		    F.b->ops->blocks(F.b, 16, 1, on_evm_blocks, NULL), 0);
+	else
+		fx_finish();
+}
+
+/* A receipt is taken only when it names the transaction asked for and
+ * the block it is in: its status is that transaction's in that block only,
+ * and another block's (a fork's, a lagging node's) may say otherwise. */
+static void test_evm_receipt_of_the_transaction(void **state)
+{
+	hj_rpc_opts o;
+	hj_dealer d;
+	char url[64], err[256];
+
+	(void)state;
+	memset(&F, 0, sizeof F);
+	assert_int_equal(uv_loop_init(&F.loop), 0);
+	hf_server_start(&F.srv, &F.loop, h_evm);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
+	hj_rpc_opts_default(&o);
+	o.url = url;
+	F.rpc = hj_rpc_new(&F.loop, &o, err, sizeof err);
+	if (F.rpc == NULL)
+		fail_msg("hj_rpc_new: %s", err);
+	assert_int_equal(uv_timer_init(&F.loop, &F.guard), 0);
+	assert_int_equal(uv_timer_start(&F.guard, on_guard, GUARD_MS, 0), 0);
+	assert_int_equal(
+	    hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &d, NULL, 0), 0);
+	F.b = hj_evm_backend_new(F.rpc, &d);
+	assert_non_null(F.b);
+	assert_int_equal(F.b->ops->blocks(F.b, 16, 1, on_evm_blocks, NULL), 0);
+	assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
+	F.b->ops->free(F.b);
+	assert_int_equal(uv_loop_close(&F.loop), 0);
+
+	assert_int_equal(F.guard_fired, 0);
+	assert_int_equal(F.ncb, NROUNDS);
+	assert_int_equal(F.nreceipts, NROUNDS);
+	for (unsigned i = 0; i + 1 < NROUNDS; i++)
+		assert_string_equal(F.err[i],
+		                    "block 16: the receipt of transaction 0 is "
+		                    "not that transaction's in this block");
+	assert_string_equal(F.err[NROUNDS - 1], "");
+	assert_int_equal(F.ntx[NROUNDS - 1], 1);
+	assert_int_equal(F.tx[NROUNDS - 1].kind, HJ_TX_FAILED);
+	assert_int_equal(F.tx[NROUNDS - 1].txid.b[0], 0x33);
+}
+
+/* getblockhash takes a JSON integer: heights stay below 2^63. */
+static void test_btc_range(void **state)
+{
+	static const char addr[] =
+	    "rltc1q2qv83f0js2q05qxm9kkv87eedpe3udq3j3t8e4";
+	hj_dealer d;
+	hj_backend *b;
+	char err[200];
+
+	(void)state;
+	fx_start();
+	assert_int_equal(
+	    hj_dealer_parse(HJ_BITCOIN, addr, strlen(addr), &d, NULL, 0), 0);
+	b = hj_btc_backend_new(F.rpc, "litecoin", &d, err, sizeof err);
+	assert_non_null(b);
+	assert_int_equal(b->ops->blocks(b, 5, 0, on_blocks, NULL), -EINVAL);
+	assert_int_equal(
+	    b->ops->blocks(b, (uint64_t)INT64_MAX, 1, on_blocks, NULL),
+	    -EINVAL);
+	assert_int_equal(b->ops->blocks(b, UINT64_MAX, 2, on_blocks, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_rpc_pending(F.rpc), 0);
+	assert_int_equal(
+	    b->ops->blocks(b, (uint64_t)INT64_MAX - 2, 2, on_blocks, NULL), 0);
+	assert_int_equal(hj_rpc_pending(F.rpc), 1);
+	fx_end(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_evm_range),
+	    cmocka_unit_test(test_btc_range),
+	    cmocka_unit_test(test_evm_receipt_of_the_transaction),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
