@@ -45,8 +45,9 @@ static const char usage_ledger[] =
     "[--json]\n"
     "\n"
     "Lists the payouts in the dealer daemon's database: every return,\n"
-    "insurance return and refund it owes, has submitted or has seen\n"
-    "confirmed, oldest first, then the count and sum per state.  The\n"
+    "insurance return, side bet return and refund it owes, has\n"
+    "submitted or has seen confirmed, oldest first, then the count and\n"
+    "sum per state.  The\n"
     "database is only read: no lock that could slow the daemon, no file\n"
     "created or changed beside it.  Safe while hashjackd runs.\n"
     "\n"
@@ -66,8 +67,8 @@ static const char usage_ledger[] =
     "                       is unknown\n"
     "  --round ID           only payouts of round ID: the Bet's transaction\n"
     "                       id, 64 hex digits (with or without 0x on EVM)\n"
-    "  --kind KIND          only payouts of KIND: return, insurance or\n"
-    "                       refund\n"
+    "  --kind KIND          only payouts of KIND: return, insurance,\n"
+    "                       sidebet or refund\n"
     "  --json               one JSON object per payout and line (JSON\n"
     "                       Lines), amounts as decimal strings; no totals\n"
     "  -h, --help           print this help and exit\n"
@@ -121,7 +122,7 @@ static const char *const opt_name[O_COUNT] = {
 /* The states and kinds settlement knows (docs/STATE.md).  Totals list the
  * states in this order, any other state after them by name. */
 static const char *const states[] = {"owed", "submitted", "confirmed"};
-static const char *const kinds[] = {"return", "insurance", "refund"};
+static const char *const kinds[] = {"return", "insurance", "sidebet", "refund"};
 #define NSTATES (sizeof states / sizeof states[0])
 #define NKINDS  (sizeof kinds / sizeof kinds[0])
 
@@ -208,8 +209,8 @@ static int parse_filter(struct filter *f)
 		hj_quote(v, shown, sizeof shown);
 		return hj_tool_usage(
 		    CMD,
-		    "--kind %s: not a payout kind (return, insurance "
-		    "or refund)",
+		    "--kind %s: not a payout kind (return, insurance, "
+		    "sidebet or refund)",
 		    shown);
 	}
 	v = f->v[O_ROUND];

@@ -1062,12 +1062,14 @@ static int scan_line(struct scan *sc, const char *text, size_t len)
 		rc = bad_log(sc, "not a JSON object");
 		goto out;
 	}
+	/* Versions 1 and 2 count a round's actions alike: a log that spans
+	 * a dealer's upgrade reads whole. */
 	v = json_object_get(root, "v");
-	if (!json_is_integer(v) ||
-	    json_integer_value(v) != HJ_CARDLOG_VERSION) {
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > HJ_CARDLOG_VERSION) {
 		rc = bad_log(sc,
-		             "\"v\" is not %d: not a block-to-card log line of "
-		             "the version this tool reads (docs/LOG.md)",
+		             "\"v\" is not 1 to %d: not a block-to-card log "
+		             "line of a version this tool reads (docs/LOG.md)",
 		             HJ_CARDLOG_VERSION);
 		goto out;
 	}

@@ -344,10 +344,11 @@ static int parse_genesis(struct ctx *c, json_t *root, struct doc *d)
 
 static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 {
-	static const char *const keys[] = {
-	    "preset",         "min_bet",      "max_bet",
-	    "timeout_blocks", "max_exposure", NULL,
+	static const char *const limits[] = {
+	    "preset", "min_bet", "max_bet", "timeout_blocks", "max_exposure",
 	};
+	const char *keys[sizeof limits / sizeof limits[0] + 16];
+	size_t nk = 0;
 	const json_t *v;
 	json_t *rules;
 	const char *name = "bethash";
@@ -362,6 +363,11 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	    (rc = need_object(c, v, "rules")))
 		return rc;
 	rules = (json_t *)v;
+	for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+		keys[nk++] = limits[i];
+	for (size_t i = 0; hj_rule_keys[i] != NULL; i++)
+		keys[nk++] = hj_rule_keys[i];
+	keys[nk] = NULL;
 	if ((rc = check_keys(c, rules, "rules", keys)))
 		return rc;
 
@@ -380,6 +386,24 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 			                      hj_preset_names[i]);
 		return fail(c, "rules.preset", v,
 		            "is not a known preset (known: %s)", known);
+	}
+	/* Every rule key the document gives overrides the preset's. */
+	for (size_t i = 0; hj_rule_keys[i] != NULL; i++) {
+		char path[64];
+		const char *val;
+
+		snprintf(path, sizeof path, "rules.%s", hj_rule_keys[i]);
+		if ((rc = member(c, rules, "rules", hj_rule_keys[i], 0, &v)))
+			return rc;
+		if (v == NULL)
+			continue;
+		if ((rc = get_string(c, v, path, &val, &n)))
+			return rc;
+		if (strlen(val) != n ||
+		    hj_rules_set_key(&d->rules, hj_rule_keys[i], val, why,
+		                     sizeof why))
+			return fail(c, path, v, "is not a value it allows: %s",
+			            strlen(val) != n ? "a NUL inside" : why);
 	}
 
 	if ((rc = member(c, rules, "rules", "min_bet", 1, &v)) ||
@@ -410,13 +434,16 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	d->rules.timeout_blocks = (uint32_t)timeout;
 	d->rules.max_exposure = max_exposure;
 	if (max_exposure && min_bet <= max_bet && max_bet <= HJ_MAX_BET &&
-	    max_exposure < (worst = hj_rules_worst_return(&d->rules, max_bet)))
+	    max_exposure < (worst = hj_rules_worst_max_bet(&d->rules)))
 		return fail(
 		    c, "rules.max_exposure", v,
 		    "is below %s, the worst-case return of one max_bet "
-		    "Bet (max_bet \"%s\"), so no such Bet could ever be "
+		    "Bet (max_bet \"%s\"%s), so no such Bet could ever be "
 		    "accepted",
-		    hj_amount_format(worst, a), hj_amount_format(max_bet, b));
+		    hj_amount_format(worst, a), hj_amount_format(max_bet, b),
+		    d->rules.pp_on || d->rules.t3_on
+		        ? ", side stakes of max_bet"
+		        : "");
 	if (hj_rules_check(&d->rules, why, sizeof why))
 		return fail(c, "rules", NULL,
 		            "%s (min_bet \"%s\", max_bet \"%s\", "

@@ -284,6 +284,44 @@ static int put_settle(hj_cardlog *cl, const hj_event *ev)
 	return cl->err;
 }
 
+/* One side bet of a "sidebets" event: seed 002's perfectPairs or poker. */
+static void put_side(hj_cardlog *cl, const char *name, hj_amount stake,
+                     uint8_t result, hj_amount ret)
+{
+	puts_(cl, ",\"");
+	puts_(cl, name);
+	puts_(cl, "\":{\"betAmount\":");
+	put_amount(cl, stake);
+	puts_(cl, ",\"status\":");
+	put_str(cl, hj_side_name(result));
+	puts_(cl, ",\"payout\":");
+	put_amount(cl, ret);
+	puts_(cl, "}");
+}
+
+static int put_sidebets(hj_cardlog *cl, const hj_event *ev)
+{
+	const hj_round *r = ev->round;
+	const hj_side_settlement *s = ev->side;
+
+	if (s == NULL)
+		return bad(cl);
+	puts_(cl, "{\"type\":\"sidebets\",\"round\":");
+	put_id(cl, &r->id);
+	puts_(cl, ",\"player\":");
+	put_id(cl, &r->player);
+	if (r->side_pp)
+		put_side(cl, "perfectPairs", r->side_pp, s->pp, s->pp_ret);
+	if (r->side_t3)
+		put_side(cl, "poker", r->side_t3, s->t3, s->t3_ret);
+	puts_(cl, ",\"betAmount\":");
+	put_amount(cl, r->side_pp + r->side_t3);
+	puts_(cl, ",\"payout\":");
+	put_amount(cl, s->pp_ret + s->t3_ret);
+	puts_(cl, "}");
+	return cl->err;
+}
+
 int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 {
 	const hj_round *r = ev->round;
@@ -296,11 +334,14 @@ int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 	/* What each type needs; the engine always provides it. */
 	switch (ev->type) {
 	case HJ_EV_DRAW:
+	case HJ_EV_PEEK:
+	case HJ_EV_SKIP:
 		if (r == NULL || !hj_code_valid(ev->card))
 			return bad(cl);
 		break;
 	case HJ_EV_TIMEOUT:
 	case HJ_EV_SETTLE:
+	case HJ_EV_SIDE:
 		if (r == NULL)
 			return bad(cl);
 		break;
@@ -336,6 +377,25 @@ int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 		put_card_code(cl, ev->card);
 		puts_(cl, "}");
 		break;
+	case HJ_EV_PEEK:
+		puts_(cl, "{\"type\":\"peek\",\"round\":");
+		put_id(cl, &r->id);
+		puts_(cl, ",\"card\":");
+		put_card_code(cl, ev->card);
+		puts_(cl, ",\"dealerBlackjack\":");
+		put_bool(cl, ev->dealer_bj);
+		puts_(cl, "}");
+		break;
+	case HJ_EV_SKIP:
+		puts_(cl, "{\"type\":\"skip\",\"round\":");
+		put_id(cl, &r->id);
+		puts_(cl, ",\"card\":");
+		put_card_code(cl, ev->card);
+		puts_(cl, "}");
+		break;
+	case HJ_EV_SIDE:
+		put_sidebets(cl, ev);
+		break;
 	case HJ_EV_ACTION:
 		puts_(cl, "{\"type\":\"action\",\"action\":");
 		put_str(cl, hj_act_name(ev->act));
@@ -354,6 +414,14 @@ int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 		}
 		puts_(cl, ",\"stake\":");
 		put_amount(cl, ev->amount);
+		if (ev->act == HJ_BET && r->side_pp) {
+			puts_(cl, ",\"perfectPairs\":");
+			put_amount(cl, r->side_pp);
+		}
+		if (ev->act == HJ_BET && r->side_t3) {
+			puts_(cl, ",\"poker\":");
+			put_amount(cl, r->side_t3);
+		}
 		puts_(cl, "}");
 		break;
 	case HJ_EV_REJECT:

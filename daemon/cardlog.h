@@ -33,7 +33,7 @@
 #include "round.h"
 
 /* The "v" of every line.  A change to any line's bytes is a new version. */
-#define HJ_CARDLOG_VERSION 1
+#define HJ_CARDLOG_VERSION 2
 /* Default cap of one line, "\n" included: 16 MiB, far above any real block
  * (an event is a few hundred bytes). */
 #define HJ_CARDLOG_MAX ((size_t)16 << 20)

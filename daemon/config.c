@@ -78,6 +78,9 @@ enum key_id {
 	K_MAX_BET,
 	K_TIMEOUT_BLOCKS,
 	K_MAX_EXPOSURE,
+	/* The rule keys, in hj_rule_keys order. */
+	K_RULE_FIRST,
+	K_RULE_LAST = K_RULE_FIRST + HJD_RULE_KEYS - 1,
 	K_PAYOUT_WALLET,
 	K_DUST_LIMIT,
 	K_MAX_OUTPUTS,
@@ -318,6 +321,11 @@ static int set_address(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->address, v, 0);
 }
 
+/* How a worst case is said when side bets count in it. */
+#define SIDES(c)                                                               \
+	((c)->rules.pp_on || (c)->rules.t3_on ? " with side stakes of max_bet" \
+	                                      : "")
+
 static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
 {
 	hj_rules r;
@@ -333,14 +341,55 @@ static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
 			snprintf(why + used, n - used, ")");
 		return -EINVAL;
 	}
-	/* The limits and the timeout are the dealer's, not the preset's. */
+	/* The limits and the timeout are the dealer's, not the preset's, and
+	 * so are the rule keys set before this line. */
 	r.min_bet = c->rules.min_bet;
 	r.max_bet = c->rules.max_bet;
 	r.timeout_blocks = c->rules.timeout_blocks;
 	r.max_exposure = c->rules.max_exposure;
+	for (size_t i = 0; i < HJD_RULE_KEYS; i++)
+		if (c->rule_set[i][0] != '\0')
+			(void)hj_rules_set_key(&r, hj_rule_keys[i],
+			                       c->rule_set[i], NULL, 0);
 	c->rules = r;
 	return 0;
 }
+
+/* A rule key of section 9 (hj_rule_keys[i]): over the preset, wherever
+ * the preset is set. */
+static int set_rule_key(hjd_config *c, size_t i, const char *v, char *why,
+                        size_t n)
+{
+	if (strlen(v) >= sizeof c->rule_set[i] ||
+	    hj_rules_set_key(&c->rules, hj_rule_keys[i], v, why, n) != 0) {
+		if (strlen(v) >= sizeof c->rule_set[i])
+			snprintf(why, n, "too long");
+		return -EINVAL;
+	}
+	snprintf(c->rule_set[i], sizeof c->rule_set[i], "%s", v);
+	return 0;
+}
+
+#define RULE_SETTER(i)                                                         \
+	static int set_rule_##i(hjd_config *c, const char *v, char *why,       \
+	                        size_t n)                                      \
+	{                                                                      \
+		return set_rule_key(c, (i), v, why, n);                        \
+	}
+RULE_SETTER(0)
+RULE_SETTER(1)
+RULE_SETTER(2)
+RULE_SETTER(3)
+RULE_SETTER(4)
+RULE_SETTER(5)
+RULE_SETTER(6)
+RULE_SETTER(7)
+RULE_SETTER(8)
+RULE_SETTER(9)
+RULE_SETTER(10)
+RULE_SETTER(11)
+RULE_SETTER(12)
+#undef RULE_SETTER
 
 static int parse_bet(const char *v, hj_amount *out, char *why, size_t n)
 {
@@ -535,6 +584,19 @@ static const struct key keys[K_COUNT] = {
     [K_MAX_BET] = {"rules", "max_bet", set_max_bet, 0},
     [K_TIMEOUT_BLOCKS] = {"rules", "timeout_blocks", set_timeout_blocks, 0},
     [K_MAX_EXPOSURE] = {"rules", "max_exposure", set_max_exposure, 0},
+    [K_RULE_FIRST + 0] = {"rules", "blackjack_pays", set_rule_0, 0},
+    [K_RULE_FIRST + 1] = {"rules", "dealer_soft17", set_rule_1, 0},
+    [K_RULE_FIRST + 2] = {"rules", "peek", set_rule_2, 0},
+    [K_RULE_FIRST + 3] = {"rules", "double_on", set_rule_3, 0},
+    [K_RULE_FIRST + 4] = {"rules", "double_after_split", set_rule_4, 0},
+    [K_RULE_FIRST + 5] = {"rules", "max_hands", set_rule_5, 0},
+    [K_RULE_FIRST + 6] = {"rules", "split_by_value", set_rule_6, 0},
+    [K_RULE_FIRST + 7] = {"rules", "split_aces", set_rule_7, 0},
+    [K_RULE_FIRST + 8] = {"rules", "hit_split_aces", set_rule_8, 0},
+    [K_RULE_FIRST + 9] = {"rules", "surrender", set_rule_9, 0},
+    [K_RULE_FIRST + 10] = {"rules", "split_21_is_blackjack", set_rule_10, 0},
+    [K_RULE_FIRST + 11] = {"rules", "perfect_pairs", set_rule_11, 0},
+    [K_RULE_FIRST + 12] = {"rules", "twenty_one_plus_three", set_rule_12, 0},
     [K_PAYOUT_WALLET] = {"payout", "wallet", set_payout_wallet, 0},
     [K_DUST_LIMIT] = {"payout", "dust_limit", set_dust_limit, 0},
     [K_MAX_OUTPUTS] = {"payout", "max_outputs", set_max_outputs, 0},
@@ -859,25 +921,23 @@ static void check_pairs(struct load *l)
 			        a, b, at[K_MAX_BET]);
 	}
 	if (at[K_MAX_BET] && at[K_MAX_EXPOSURE] && c->rules.max_exposure &&
-	    c->rules.max_exposure <
-	        hj_rules_worst_return(&c->rules, c->rules.max_bet)) {
+	    c->rules.max_exposure < hj_rules_worst_max_bet(&c->rules)) {
 		char w[HJ_AMOUNT_STRLEN];
 
 		hj_amount_format(c->rules.max_bet, a);
 		hj_amount_format(c->rules.max_exposure, b);
-		hj_amount_format(
-		    hj_rules_worst_return(&c->rules, c->rules.max_bet), w);
+		hj_amount_format(hj_rules_worst_max_bet(&c->rules), w);
 		if (at[K_MAX_EXPOSURE] > at[K_MAX_BET])
 			fail_at(l, at[K_MAX_EXPOSURE], -EINVAL,
 			        "[rules] max_exposure = %s: below %s, the "
-			        "worst-case return of one max_bet Bet "
+			        "worst-case return of one max_bet Bet%s "
 			        "(max_bet %s, line %d)",
-			        b, w, a, at[K_MAX_BET]);
+			        b, w, SIDES(c), a, at[K_MAX_BET]);
 		else
 			fail_at(l, at[K_MAX_BET], -EINVAL,
-			        "[rules] max_bet = %s: its worst-case return "
+			        "[rules] max_bet = %s: its worst-case return%s "
 			        "%s is above max_exposure %s (line %d)",
-			        a, w, b, at[K_MAX_EXPOSURE]);
+			        a, SIDES(c), w, b, at[K_MAX_EXPOSURE]);
 	}
 	if (at[K_RPC_USER] && at[K_RPC_BEARER] && c->rpc_user &&
 	    c->rpc_bearer) {
@@ -1271,18 +1331,15 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (c->rules.max_exposure &&
-	    c->rules.max_exposure <
-	        hj_rules_worst_return(&c->rules, c->rules.max_bet)) {
+	    c->rules.max_exposure < hj_rules_worst_max_bet(&c->rules)) {
 		char w[HJ_AMOUNT_STRLEN];
 
-		snprintf(
-		    err, errlen,
-		    "[rules] max_exposure = %s: below %s, the worst-case "
-		    "return of one max_bet Bet (max_bet %s)",
-		    hj_amount_format(c->rules.max_exposure, a),
-		    hj_amount_format(
-		        hj_rules_worst_return(&c->rules, c->rules.max_bet), w),
-		    hj_amount_format(c->rules.max_bet, b));
+		snprintf(err, errlen,
+		         "[rules] max_exposure = %s: below %s, the worst-case "
+		         "return of one max_bet Bet%s (max_bet %s)",
+		         hj_amount_format(c->rules.max_exposure, a),
+		         hj_amount_format(hj_rules_worst_max_bet(&c->rules), w),
+		         SIDES(c), hj_amount_format(c->rules.max_bet, b));
 		return -EINVAL;
 	}
 	if (hj_rules_check(&c->rules, why, sizeof why) < 0) {

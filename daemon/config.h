@@ -16,6 +16,9 @@
 #include "payload.h"
 #include "rules.h"
 
+/* The rule keys of protocol section 9 (hj_rule_keys). */
+#define HJD_RULE_KEYS 13
+
 typedef struct hjd_config {
 	/* [chain] */
 	hj_family family; /* HJ_EVM (default) or HJ_BITCOIN */
@@ -43,7 +46,11 @@ typedef struct hjd_config {
 	/* [rules] */
 	hj_rules rules; /* preset (default bethash), min_bet and
 	                   max_bet required, timeout_blocks default
-	                   by family (100 EVM, 12 Bitcoin) */
+	                   by family (100 EVM, 12 Bitcoin), the rule
+	                   keys the preset's unless set */
+	/* The rule keys set (hj_rule_keys order), "" where the preset's
+	 * value stands: a preset named later keeps them. */
+	char rule_set[HJD_RULE_KEYS][HJ_RULE_VALUE_MAX];
 	/* [payout] */
 	char *payout_wallet;  /* the node wallet that pays (Bitcoin family),
 	                         NULL: payouts are only recorded */

@@ -48,6 +48,22 @@ next_payout(hj_effects *out, const char *fmt, ...)
 	return p;
 }
 
+/* A side bet's return, when it won. */
+static void side_payout(hj_effects *out, const hj_event *ev, const char *hex,
+                        const char *bet, hj_amount ret, uint64_t height)
+{
+	hj_payout *p;
+
+	if (ret == 0)
+		return;
+	p = next_payout(out, "sidebet:%s:%s", hex, bet);
+	p->kind = "sidebet";
+	p->round = &ev->round->id;
+	p->recipient = &ev->round->player;
+	p->amount = ret;
+	p->height = height;
+}
+
 void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out)
 {
 	char hex[2 * sizeof ev->tx->txid.b + 1];
@@ -98,7 +114,15 @@ void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out)
 			p->height = height;
 		}
 		return;
+	case HJ_EV_SIDE:
+		hj_hex_encode(ev->round->id.b, ev->round->id.len, 0, hex);
+		side_payout(out, ev, hex, "perfectpairs", ev->side->pp_ret,
+		            height);
+		side_payout(out, ev, hex, "poker", ev->side->t3_ret, height);
+		return;
 	case HJ_EV_DRAW:
+	case HJ_EV_PEEK:
+	case HJ_EV_SKIP:
 	case HJ_EV_TIMEOUT:
 		return;
 	}

@@ -10,7 +10,8 @@
  *   REJECT                     its row, and a refund when it carried value
  *   SETTLE                     a return per hand that gets one, the
  *                              insurance's return when it has one
- *   DRAW, TIMEOUT              nothing
+ *   SIDE                       a return per side bet that won
+ *   DRAW, PEEK, SKIP, TIMEOUT  nothing
  */
 #ifndef HJ_EFFECTS_H
 #define HJ_EFFECTS_H
@@ -23,7 +24,8 @@
 
 /* A settlement's returns, one per hand, and the insurance's. */
 #define HJ_EFFECTS_PAYOUTS_MAX (HJ_MAX_HANDS + 1)
-/* "return:" or "insurance:" or "refund:", 64 hex digits, ":" and a hand. */
+/* "return:", "insurance:", "sidebet:" or "refund:", 64 hex digits, and
+ * ":" and a hand or ":perfectpairs". */
 #define HJ_PAYOUT_ID_MAX 96
 
 /* A processed transaction to the dealer, as hj_store_add_tx records it. */
@@ -47,12 +49,13 @@ typedef struct hj_effects {
  * *out borrow from ev (valid as long as the event is, i.e. during the
  * engine's callback) and from out itself (the ids).
  *
- * Payout ids are "return:<round>:<hand>", "insurance:<round>" and
+ * Payout ids are "return:<round>:<hand>", "insurance:<round>",
+ * "sidebet:<round>:perfectpairs", "sidebet:<round>:poker" and
  * "refund:<txid>" (ids in lower-case hex, without "0x"), so the same debt
  * can never be recorded twice.  A refund goes to the sender (EVM `from`, a
  * Bitcoin Bet's key P), else to the key of the round the action named,
  * else to nobody known: it is then recorded unattributed (protocol v1,
- * section 5).  A return or insurance goes to the round's player.
+ * section 5).  A return, insurance or side bet goes to the round's player.
  */
 void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out);
 

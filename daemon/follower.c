@@ -149,7 +149,17 @@ static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
 		        h, round,
 		        hj_amount_format(ev->settle->total_ret, amount));
 		break;
+	case HJ_EV_SIDE:
+		hjd_log(HJD_LOG_INFO,
+		        "block %" PRIu64 ": round %s: side bets settled, "
+		        "payout %s",
+		        h, round,
+		        hj_amount_format(ev->side->pp_ret + ev->side->t3_ret,
+		                         amount));
+		break;
 	case HJ_EV_DRAW:
+	case HJ_EV_PEEK:
+	case HJ_EV_SKIP:
 		break;
 	}
 }
@@ -578,7 +588,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
                         int permanent)
 {
 	hjd_follower *f = arg;
-	char rules[256], err[512];
+	char rules[HJ_STORE_RULES_MAX], err[1024];
 	int rc;
 
 	if (f->stopping)

@@ -90,7 +90,7 @@ static void url_shown(const char *url, char *out, size_t n)
 
 static void print_config(const hjd_config *c)
 {
-	char rules[256], url[512];
+	char rules[HJ_STORE_RULES_MAX], url[512];
 
 	hj_store_rules_str(&c->rules, rules, sizeof rules);
 	url_shown(c->rpc_url, url, sizeof url);

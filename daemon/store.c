@@ -607,6 +607,52 @@ static void meta_diff(char *err, size_t errlen, size_t *off, const char *field,
 		*off += (size_t)n;
 }
 
+/*
+ * The rule sets of two meta.rules strings, key by key: each limit or rule
+ * key that differs, as meta_diff says it ("rules.double_on is \"9-11\" in
+ * the database, \"any\" configured").  Falls back to the whole strings
+ * when either does not parse.
+ */
+static void rules_diff(char *err, size_t errlen, size_t *off, const char *have,
+                       const char *want)
+{
+	static const char *const limits[] = {"preset", "min_bet", "max_bet",
+	                                     "timeout_blocks", "max_exposure"};
+	hj_rules a, b;
+	char va[HJ_RULE_VALUE_MAX], vb[HJ_RULE_VALUE_MAX];
+	char field[64], keys[256], why[8];
+	hj_amount la[5], lb[5];
+
+	if (hj_store_rules_parse(have, &a, why, sizeof why) ||
+	    hj_store_rules_parse(want, &b, why, sizeof why)) {
+		meta_diff(err, errlen, off, "rules", have, want);
+		return;
+	}
+	la[1] = a.min_bet, la[2] = a.max_bet, la[3] = a.timeout_blocks;
+	la[4] = a.max_exposure;
+	lb[1] = b.min_bet, lb[2] = b.max_bet, lb[3] = b.timeout_blocks;
+	lb[4] = b.max_exposure;
+	if (strcmp(a.preset, b.preset) != 0)
+		meta_diff(err, errlen, off, "rules.preset", a.preset, b.preset);
+	for (int i = 1; i < 5; i++) {
+		char x[HJ_AMOUNT_STRLEN], y[HJ_AMOUNT_STRLEN];
+		if (la[i] == lb[i])
+			continue;
+		snprintf(field, sizeof field, "rules.%s", limits[i]);
+		meta_diff(err, errlen, off, field, hj_amount_format(la[i], x),
+		          hj_amount_format(lb[i], y));
+	}
+	hj_rules_diff_keys(&a, &b, keys, sizeof keys);
+	char *save = NULL;
+	for (char *k = strtok_r(keys, " ", &save); k;
+	     k = strtok_r(NULL, " ", &save)) {
+		hj_rules_get_key(&a, k, va);
+		hj_rules_get_key(&b, k, vb);
+		snprintf(field, sizeof field, "rules.%s", k);
+		meta_diff(err, errlen, off, field, va, vb);
+	}
+}
+
 int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
                         size_t errlen)
 {
@@ -634,11 +680,14 @@ int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
 			    (const char *)sqlite3_column_text(st, i);
 			if (have == NULL)
 				have = "";
-			if (strcmp(have, want[i]) != 0) {
+			if (strcmp(have, want[i]) == 0)
+				continue;
+			if (i == 3)
+				rules_diff(err, errlen, &off, have, want[i]);
+			else
 				meta_diff(err, errlen, &off, name[i], have,
 				          want[i]);
-				differ = 1;
-			}
+			differ = 1;
 		}
 		if (differ)
 			ret = -EINVAL;
@@ -663,13 +712,28 @@ int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
 void hj_store_rules_str(const hj_rules *r, char *buf, size_t n)
 {
 	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN], e[HJ_AMOUNT_STRLEN];
+	hj_rules base;
+	int used;
 
-	snprintf(buf, n,
-	         "preset=%s min_bet=%s max_bet=%s timeout_blocks=%u%s%s",
-	         r->preset ? r->preset : "", hj_amount_format(r->min_bet, a),
-	         hj_amount_format(r->max_bet, b), (unsigned)r->timeout_blocks,
-	         r->max_exposure ? " max_exposure=" : "",
-	         r->max_exposure ? hj_amount_format(r->max_exposure, e) : "");
+	used = snprintf(
+	    buf, n, "preset=%s min_bet=%s max_bet=%s timeout_blocks=%u%s%s",
+	    r->preset ? r->preset : "", hj_amount_format(r->min_bet, a),
+	    hj_amount_format(r->max_bet, b), (unsigned)r->timeout_blocks,
+	    r->max_exposure ? " max_exposure=" : "",
+	    r->max_exposure ? hj_amount_format(r->max_exposure, e) : "");
+	/* Then each rule key whose value is not the preset's. */
+	if (!r->preset || hj_rules_preset(r->preset, &base) != 0)
+		return;
+	for (size_t i = 0; hj_rule_keys[i] && used >= 0 && (size_t)used < n;
+	     i++) {
+		char mine[HJ_RULE_VALUE_MAX], theirs[HJ_RULE_VALUE_MAX];
+
+		hj_rules_get_key(r, hj_rule_keys[i], mine);
+		hj_rules_get_key(&base, hj_rule_keys[i], theirs);
+		if (strcmp(mine, theirs) != 0)
+			used += snprintf(buf + used, n - (size_t)used, " %s=%s",
+			                 hj_rule_keys[i], mine);
+	}
 }
 
 /* The value of "key=" at *s, up to the next space or the end; *s moves
@@ -699,8 +763,8 @@ int hj_store_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
 	hj_rules r;
 
 	for (int i = 0; i < 5; i++, nkeys++) {
-		/* max_exposure is the only optional key, and the last. */
-		if (i == 4 && *p == '\0')
+		/* max_exposure is the only optional limit, and the last. */
+		if (i == 4 && strncmp(p, " max_exposure=", 14) != 0)
 			break;
 		if (i > 0 && *p++ != ' ') {
 			hj_store__say(err, errlen,
@@ -727,11 +791,6 @@ int hj_store_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
-	if (*p != '\0') {
-		hj_store__say(err, errlen, "unexpected text at offset %zu",
-		              (size_t)(p - s));
-		return -EINVAL;
-	}
 	/* Written only when not 0, so 0 is not the canonical form. */
 	if (nkeys == 5 && amt[4] == 0) {
 		hj_store__say(
@@ -749,6 +808,44 @@ int hj_store_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
 		hj_store__say(err, errlen,
 		              "preset %s: not a preset this hashjack knows",
 		              shown);
+		return -EINVAL;
+	}
+	/* The rule keys that differ from the preset, in hj_rule_keys order,
+	 * each written only when it differs. */
+	for (size_t k = 0; *p == ' ' && hj_rule_keys[k]; k++) {
+		char val[HJ_RULE_VALUE_MAX], preset_val[HJ_RULE_VALUE_MAX];
+		const char *q = p + 1;
+
+		v = rules_field(&q, hj_rule_keys[k], &len);
+		if (v == NULL)
+			continue; /* not written: the preset's value */
+		p = q;
+		if (len >= sizeof val) {
+			hj_store__say(err, errlen, "%s: value too long",
+			              hj_rule_keys[k]);
+			return -EINVAL;
+		}
+		memcpy(val, v, len);
+		val[len] = '\0';
+		hj_rules_get_key(&r, hj_rule_keys[k], preset_val);
+		if (hj_rules_set_key(&r, hj_rule_keys[k], val, why,
+		                     sizeof why)) {
+			hj_quote(val, shown, sizeof shown);
+			hj_store__say(err, errlen, "%s=%s: %s", hj_rule_keys[k],
+			              shown, why);
+			return -EINVAL;
+		}
+		if (strcmp(val, preset_val) == 0) {
+			hj_store__say(err, errlen,
+			              "%s=%s: the preset's own value is never "
+			              "written",
+			              hj_rule_keys[k], val);
+			return -EINVAL;
+		}
+	}
+	if (*p != '\0') {
+		hj_store__say(err, errlen, "unexpected text at offset %zu",
+		              (size_t)(p - s));
 		return -EINVAL;
 	}
 	r.min_bet = amt[1];
@@ -1213,8 +1310,9 @@ static const char *payout_invalid(const hj_payout *p)
 	if (p->id == NULL || p->kind == NULL)
 		return "id or kind missing";
 	if (strcmp(p->kind, "return") != 0 &&
-	    strcmp(p->kind, "insurance") != 0 && strcmp(p->kind, "refund") != 0)
-		return "kind is not return, insurance or refund";
+	    strcmp(p->kind, "insurance") != 0 &&
+	    strcmp(p->kind, "sidebet") != 0 && strcmp(p->kind, "refund") != 0)
+		return "kind is not return, insurance, sidebet or refund";
 	k = strlen(p->kind);
 	if (strncmp(p->id, p->kind, k) != 0 || p->id[k] != ':')
 		return "id does not begin with its kind";
@@ -1228,8 +1326,11 @@ static const char *payout_invalid(const hj_payout *p)
 		return "round, txid or recipient of bad length";
 	if (strcmp(p->kind, "return") == 0 && (!p->round || p->hand < 0))
 		return "a return needs its round and hand";
-	if (strcmp(p->kind, "insurance") == 0 && (!p->round || p->hand != -1))
-		return "an insurance return needs its round and no hand";
+	if ((strcmp(p->kind, "insurance") == 0 ||
+	     strcmp(p->kind, "sidebet") == 0) &&
+	    (!p->round || p->hand != -1))
+		return "an insurance or side bet return needs its round and "
+		       "no hand";
 	if (strcmp(p->kind, "refund") == 0 && (!p->txid || p->hand != -1))
 		return "a refund needs its transaction and no hand";
 	if (strcmp(p->kind, "refund") != 0 && p->txid)

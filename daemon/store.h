@@ -50,15 +50,20 @@ int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
                         size_t errlen);
 
 /*
- * r's limits as meta.rules holds them: "preset=NAME min_bet=A max_bet=B
- * timeout_blocks=T", then " max_exposure=E" when E is not 0, so that a
- * state made before the key existed (or without it) still matches.
+ * r as meta.rules holds it: "preset=NAME min_bet=A max_bet=B
+ * timeout_blocks=T", then " max_exposure=E" when E is not 0, then
+ * " KEY=VALUE" for each rule key (hj_rule_keys order) whose value is not
+ * the preset's, so that a state made before a key existed (or without it)
+ * still matches.
  */
 void hj_store_rules_str(const hj_rules *r, char *buf, size_t n);
+/* Room for any rule set's string: the limits and every rule key. */
+#define HJ_STORE_RULES_MAX 640
 
 /*
  * The inverse: only that exact form is read (amounts canonical decimals,
- * keys in that order, single spaces), and the result must pass
+ * keys in that order, single spaces, no rule key at its preset's value),
+ * and the result must pass
  * hj_rules_check.  Returns 0 and *out, or -EINVAL with the reason in err
  * (*out untouched).
  */

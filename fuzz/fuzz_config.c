@@ -95,8 +95,7 @@ static void check_config(const hjd_config *c)
 	FUZZ_CHECK(c->rules.max_bet <= (evm ? HJ_MAX_BET : UINT64_MAX));
 	FUZZ_CHECK(c->rules.timeout_blocks >= 1);
 	FUZZ_CHECK(c->rules.max_exposure == 0 ||
-	           c->rules.max_exposure >=
-	               hj_rules_worst_return(&c->rules, c->rules.max_bet));
+	           c->rules.max_exposure >= hj_rules_worst_max_bet(&c->rules));
 	FUZZ_CHECK(hj_rules_check(&c->rules, why, sizeof why) == 0);
 
 	FUZZ_CHECK(evm ? c->payout_wallet == NULL : c->dealer_key == NULL);

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <strings.h>
 
+#include "cardlog.h"
 #include "hex.h"
 #include "player.h"
 #include "replay.h"
@@ -110,7 +111,8 @@ static void check_log(const uint8_t *data, size_t size, const char *log,
 		FUZZ_CHECK(nl != NULL);
 		line = json_loadb(log + at, (size_t)(nl - log - at), 0, NULL);
 		FUZZ_CHECK(json_is_object(line));
-		FUZZ_CHECK(json_integer_value(json_object_get(line, "v")) == 1);
+		FUZZ_CHECK(json_integer_value(json_object_get(line, "v")) ==
+		           HJ_CARDLOG_VERSION);
 		FUZZ_CHECK(strcmp(str(line, "chain"), chain) == 0);
 		FUZZ_CHECK(
 		    json_integer_value(json_object_get(line, "height")) ==

@@ -1,11 +1,12 @@
 /*
  * The rule string the store keeps in meta.rules (daemon/store.h): its
- * parser and its writer.  The input as the string: what parses passes
- * hj_rules_check and writes back to the same string; a refusal names a
- * reason and leaves *out alone.  The input's bytes as limits of the
- * bethash preset: their string parses exactly when the rules pass
- * hj_rules_check, and then to the same limits; a short buffer gets a
- * prefix of the string, never more than it holds.
+ * parser and its writer; and one rule key's text (game/rules.h).  The
+ * input as the string: what parses passes hj_rules_check and writes back
+ * to the same string; a refusal names a reason and leaves *out alone.  The
+ * input's bytes as a preset, rule keys and limits: their string parses
+ * exactly when the rules pass hj_rules_check, and then to the same rules;
+ * a short buffer gets a prefix of the string, never more than it holds.
+ * The input as a key and a value: accepted values read back as given.
  */
 #include <errno.h>
 
@@ -13,12 +14,18 @@
 
 #include "store.h"
 
-/* Longer than any string the writer makes: three amounts of 39 digits,
- * a u32 and the keys come to about 200 bytes. */
-#define RULES_MAX 320
+#define RULES_MAX HJ_STORE_RULES_MAX
 
 static int same_limits(const hj_rules *a, const hj_rules *b)
 {
+	char x[HJ_RULE_VALUE_MAX], y[HJ_RULE_VALUE_MAX];
+
+	for (size_t i = 0; hj_rule_keys[i]; i++) {
+		hj_rules_get_key(a, hj_rule_keys[i], x);
+		hj_rules_get_key(b, hj_rule_keys[i], y);
+		if (strcmp(x, y) != 0)
+			return 0;
+	}
 	return a->min_bet == b->min_bet && a->max_bet == b->max_bet &&
 	       a->timeout_blocks == b->timeout_blocks &&
 	       a->max_exposure == b->max_exposure &&
@@ -69,7 +76,19 @@ static void check_limits(const uint8_t *data, size_t size)
 	char *small;
 	int ok;
 
-	FUZZ_CHECK(hj_rules_preset("bethash", &r) == 0);
+	FUZZ_CHECK(hj_rules_preset(hj_preset_names[fuzz_u8(&in) % 3], &r) == 0);
+	/* Each key: the preset's value, or one of a few others. */
+	for (size_t i = 0; hj_rule_keys[i]; i++) {
+		static const char *const vals[] = {
+		    "3:2",   "1000:1",        "stand", "none",    "ace_ten",
+		    "10-11", "any",           "yes",   "no",      "1",
+		    "4",     "early",         "late",  "25,12,5", "0,0,1000",
+		    "off",   "100,40,30,10,5"};
+		unsigned k = fuzz_u8(&in);
+		if (k < sizeof vals / sizeof vals[0])
+			(void)hj_rules_set_key(&r, hj_rule_keys[i], vals[k],
+			                       NULL, 0);
+	}
 	r.min_bet = take_amount(&in);
 	r.max_bet = take_amount(&in);
 	r.max_exposure = take_amount(&in);
@@ -91,9 +110,34 @@ static void check_limits(const uint8_t *data, size_t size)
 	free(small);
 }
 
+static void check_key(const uint8_t *data, size_t size)
+{
+	struct fuzz_in in = {data, size};
+	char value[HJ_RULE_VALUE_MAX + 8], back[HJ_RULE_VALUE_MAX];
+	char err[160];
+	hj_rules r, before;
+	size_t len;
+	const char *key = hj_rule_keys[fuzz_u8(&in) % 13];
+	int rc;
+
+	FUZZ_CHECK(hj_rules_preset("bethash", &r) == 0);
+	before = r;
+	fuzz_take(&in, value, sizeof value - 1, &len);
+	err[0] = '\0';
+	rc = hj_rules_set_key(&r, key, value, err, sizeof err);
+	if (rc != 0) {
+		FUZZ_CHECK(rc == -EINVAL && err[0] != '\0');
+		FUZZ_CHECK(memcmp(&r, &before, sizeof r) == 0);
+		return;
+	}
+	FUZZ_CHECK(hj_rules_get_key(&r, key, back) > 0);
+	FUZZ_CHECK(strcmp(back, value) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_text(data, size);
 	check_limits(data, size);
+	check_key(data, size);
 	return 0;
 }

@@ -61,6 +61,26 @@ const char *hj_status_name(int status)
 	return status_names[status];
 }
 
+static const char *const side_names[HJ_SB_COUNT] = {
+    [HJ_SB_NONE] = "none",
+    [HJ_SB_LOST] = "sidebetLost",
+    [HJ_SB_PERFECT_PAIR] = "perfectPair",
+    [HJ_SB_COLOURED_PAIR] = "colouredPair",
+    [HJ_SB_MIXED_PAIR] = "mixedPair",
+    [HJ_SB_SUITED_TRIPS] = "suitedTrips",
+    [HJ_SB_STRAIGHT_FLUSH] = "straightFlush",
+    [HJ_SB_THREE_OF_A_KIND] = "threeOfAKind",
+    [HJ_SB_STRAIGHT] = "straight",
+    [HJ_SB_FLUSH] = "flush",
+};
+
+const char *hj_side_name(int result)
+{
+	if (result < 0 || result >= HJ_SB_COUNT)
+		return "none";
+	return side_names[result];
+}
+
 const char *hj_family_name(hj_family fam)
 {
 	return fam == HJ_EVM ? "evm" : "bitcoin";

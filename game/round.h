@@ -19,6 +19,9 @@
 #define HJ_MAX_PENDING 4
 /* Draw target of the dealer in pending[] and in DRAW events. */
 #define HJ_DEALER 0xff
+/* Draw target of a peek card in pending[]: it only decides whether the
+ * dealer has blackjack (section 3); without one it is set aside. */
+#define HJ_PEEK_CARD 0xfe
 
 enum hj_phase {
 	HJ_PH_DEAL = 0, /* the Bet's three cards are being dealt */
@@ -35,6 +38,28 @@ enum hj_hand_flag {
 	HJ_HF_SPLIT = 16, /* this hand came from a split */
 };
 
+/* Side bet results (section 10).  Names in hj_side_name(). */
+typedef enum hj_side_result {
+	HJ_SB_NONE = 0,
+	HJ_SB_LOST,            /* "sidebetLost" */
+	HJ_SB_PERFECT_PAIR,    /* "perfectPair": pays pp[0] */
+	HJ_SB_COLOURED_PAIR,   /* "colouredPair": pp[1] */
+	HJ_SB_MIXED_PAIR,      /* "mixedPair": pp[2] */
+	HJ_SB_SUITED_TRIPS,    /* "suitedTrips": t3[0] */
+	HJ_SB_STRAIGHT_FLUSH,  /* "straightFlush": t3[1] */
+	HJ_SB_THREE_OF_A_KIND, /* "threeOfAKind": t3[2] */
+	HJ_SB_STRAIGHT,        /* "straight": t3[3] */
+	HJ_SB_FLUSH,           /* "flush": t3[4] */
+	HJ_SB_COUNT
+} hj_side_result;
+
+const char *hj_side_name(int result);
+
+/* Perfect Pairs of the player's first two cards (card codes). */
+hj_side_result hj_perfect_pairs(uint8_t c1, uint8_t c2);
+/* 21+3 of the player's first two cards and the dealer's up card. */
+hj_side_result hj_twenty_one_plus_three(uint8_t c1, uint8_t c2, uint8_t up);
+
 typedef struct hj_hand {
 	hj_amount stake; /* original or split stake, doubled stake included */
 	uint8_t n;
@@ -47,13 +72,19 @@ typedef struct hj_round {
 	hj_id player;        /* EVM address or x-only key */
 	uint64_t bet_height; /* block X of the Bet */
 	uint32_t bet_tx_index;
-	hj_amount bet;       /* main stake */
-	hj_amount insurance; /* insurance stake, when insured */
+	hj_amount bet;                /* main stake */
+	hj_amount insurance;          /* insurance stake, when insured */
+	hj_amount side_pp, side_t3;   /* side stakes (section 10), 0: none */
+	uint8_t pp_result, t3_result; /* enum hj_side_result once the third
+	                                 card is dealt; 0 before */
 	uint8_t insured;
-	uint8_t phase;    /* enum hj_phase */
-	uint8_t peek_due; /* up card is an ace and Peek has not happened */
-	uint8_t nhands;   /* 1 .. HJ_MAX_HANDS */
-	uint8_t npending; /* scheduled draws, first one next */
+	uint8_t phase;      /* enum hj_phase */
+	uint8_t peek_due;   /* up card is an ace and Peek has not happened */
+	uint8_t peek_clear; /* a peek card found no dealer blackjack: the
+	                       dealer's second card skips blocks that would
+	                       make one */
+	uint8_t nhands;     /* 1 .. HJ_MAX_HANDS */
+	uint8_t npending;   /* scheduled draws, first one next */
 	uint8_t pending[HJ_MAX_PENDING]; /* hand index or HJ_DEALER */
 	uint64_t window_open; /* first block an action is valid in; meaningful
 	                         while phase is PLAY and npending is 0 */
@@ -85,7 +116,8 @@ typedef enum hj_status {
 	HJ_ST_SURRENDER, /* "Surrender": half the stake back */
 	HJ_ST_DEALER_BJ, /* "DealerBlackjack": dealer blackjack found after the
 	                    player doubled, split or stood with a 10-valued up
-	                    card; only the original stake is lost */
+	                    card under peek = ace; only the original stake is
+	                    lost */
 } hj_status;
 
 const char *hj_status_name(int status);
@@ -106,7 +138,18 @@ typedef enum hj_ev {
 	HJ_EV_IGNORED,  /* a transaction whose receipt failed */
 	HJ_EV_TIMEOUT,  /* the default action was applied */
 	HJ_EV_SETTLE,   /* the round ended; it is removed after this event */
+	HJ_EV_PEEK,     /* the block's card was a peek card (card, dealer_bj) */
+	HJ_EV_SKIP,     /* the block's card would have made the dealer's
+	                   second card a blackjack after a clear peek: the
+	                   draw moves to the next block (card) */
+	HJ_EV_SIDE,     /* the side bets settled at the third card (side) */
 } hj_ev;
+
+/* The side bets of a round at its third card. */
+typedef struct hj_side_settlement {
+	uint8_t pp, t3;           /* enum hj_side_result; NONE: no stake */
+	hj_amount pp_ret, t3_ret; /* returned, stake included; 0 when lost */
+} hj_side_settlement;
 
 typedef struct hj_event {
 	hj_ev type;
@@ -117,10 +160,13 @@ typedef struct hj_event {
 	hj_act act;          /* ACTION, TIMEOUT, REJECT (may be NONE) */
 	int hand;            /* DRAW: hand index or HJ_DEALER; ACTION and
 	                        TIMEOUT: the hand acted on, -1 for Bet, Peek */
-	uint8_t card;        /* DRAW: card code */
+	uint8_t card;        /* DRAW, PEEK, SKIP: card code */
+	uint8_t dealer_bj;   /* PEEK: the card makes a dealer blackjack (it is
+	                        then the dealer's second card) */
 	hj_reason reason;    /* REJECT */
 	hj_amount amount;    /* ACTION: stake it added; REJECT: refund */
-	const hj_settlement *settle; /* SETTLE */
+	const hj_settlement *settle;    /* SETTLE */
+	const hj_side_settlement *side; /* SIDE */
 } hj_event;
 
 typedef void (*hj_sink)(void *ctx, const hj_event *ev);
@@ -130,7 +176,7 @@ typedef void (*hj_sink)(void *ctx, const hj_event *ev);
  * field in a fixed order.  Decoding is strict: wrong version, wrong length,
  * out-of-range fields and inconsistent state are all rejected.
  */
-#define HJ_ROUND_CODEC_VERSION 1
+#define HJ_ROUND_CODEC_VERSION 2
 #define HJ_ROUND_ENCODED_MAX   512
 
 /* Writes r into buf (HJ_ROUND_ENCODED_MAX bytes) and returns the length. */

@@ -1,16 +1,24 @@
 /*
  * Compact serialised form of a round, for the daemon's database.
  *
- *   u8 version (1)
+ *   u8 version (2)
  *   u8 id_len, id bytes; u8 player_len, player bytes
  *   u64 bet_height, u32 bet_tx_index, u128 bet, u128 insurance
- *   u8 insured, phase, peek_due, nhands, npending, pending[npending]
+ *   u128 side_pp, u128 side_t3, u8 pp_result, u8 t3_result      (v2)
+ *   u8 insured, phase, peek_due, peek_clear (v2), nhands, npending,
+ *   pending[npending]
  *   u64 window_open, u32 seq, u32 decisions
  *   u8 dealer_n, dealer cards
  *   per hand: u128 stake, u8 n, u8 flags, cards
  *
  * Integers are big-endian.  Decoding checks every field's range and the
  * state's consistency, so a corrupted row is refused, never played.
+ *
+ * Version 1 (protocol v1, no side bets) is still read: its fields are
+ * version 2's without the ones marked (v2), and the dealer draw a v1 Peek
+ * scheduled becomes the peek card of protocol v1.1.  A v1 Peek that had
+ * already drawn left the dealer two cards during play; the table goes on
+ * from that state too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,9 +63,14 @@ size_t hj_round_encode(const hj_round *r, uint8_t buf[HJ_ROUND_ENCODED_MAX])
 	put_be(&w, r->bet_tx_index, 4);
 	put_be(&w, r->bet, 16);
 	put_be(&w, r->insurance, 16);
+	put_be(&w, r->side_pp, 16);
+	put_be(&w, r->side_t3, 16);
+	put_u8(&w, r->pp_result);
+	put_u8(&w, r->t3_result);
 	put_u8(&w, r->insured);
 	put_u8(&w, r->phase);
 	put_u8(&w, r->peek_due);
+	put_u8(&w, r->peek_clear);
 	put_u8(&w, r->nhands);
 	put_u8(&w, r->npending);
 	put_bytes(&w, r->pending, r->npending);
@@ -124,6 +137,7 @@ static const char *state_error(const hj_round *r)
 {
 	static const uint8_t deal[3] = {0, HJ_DEALER, 0};
 	unsigned pend[HJ_MAX_HANDS] = {0}, dealer_pend = 0, done_all = 1;
+	unsigned peek_pend = 0;
 	unsigned live = 0, surrendered = 0, first = 0, nhp = 0;
 	int up_ace = r->dealer_n > 0 && hj_code_rank(r->dealer[0]) == HJ_ACE;
 	int up_ten =
@@ -133,9 +147,15 @@ static const char *state_error(const hj_round *r)
 	int soft;
 	unsigned dt = hj_hand_total(r->dealer, r->dealer_n, &soft);
 
+	int sides_ok = r->side_pp <= r->bet && r->side_t3 <= r->bet;
+
+	if (!sides_ok)
+		return "a side stake above the main stake";
 	for (unsigned i = 0; i < r->npending; i++) {
 		if (r->pending[i] == HJ_DEALER) {
 			dealer_pend++;
+		} else if (r->pending[i] == HJ_PEEK_CARD) {
+			peek_pend++;
 		} else {
 			/* In play, two hand draws are a split's: k, k + 1. */
 			if (nhp++ == 0)
@@ -157,22 +177,56 @@ static const char *state_error(const hj_round *r)
 		    r->dealer_n != (dealt >= 2) || r->hands[0].stake != r->bet)
 			return "a deal's cards or hand as no deal leaves them";
 		if (r->insured || r->peek_due || r->seq || r->decisions ||
-		    r->window_open)
+		    r->window_open || r->peek_clear)
 			return "an action or a window during the deal";
+		if (r->pp_result || r->t3_result)
+			return "side bets settled before the third card";
 		return NULL;
 	}
+	/* The side bets settled at the third card, by its three cards. */
+	if (!!r->side_pp != !!r->pp_result || !!r->side_t3 != !!r->t3_result)
+		return "side bets settled without a stake or not at all";
+	if (r->pp_result && r->pp_result != HJ_SB_LOST &&
+	    (r->pp_result < HJ_SB_PERFECT_PAIR ||
+	     r->pp_result > HJ_SB_MIXED_PAIR))
+		return "a Perfect Pairs result that is not one";
+	if (r->t3_result && r->t3_result != HJ_SB_LOST &&
+	    r->t3_result < HJ_SB_SUITED_TRIPS)
+		return "a 21+3 result that is not one";
+	if (r->nhands == 1 && r->hands[0].n >= 2 &&
+	    ((r->pp_result &&
+	      r->pp_result != hj_perfect_pairs(r->hands[0].cards[0],
+	                                       r->hands[0].cards[1])) ||
+	     (r->t3_result &&
+	      r->t3_result != hj_twenty_one_plus_three(r->hands[0].cards[0],
+	                                               r->hands[0].cards[1],
+	                                               r->dealer[0]))))
+		return "side bet results the cards do not give";
+	/* A peek card is the Peek's, or under ace_ten the automatic one
+	 * behind a 10; a clear peek leaves the dealer one card until dealer
+	 * play, which never gives it a blackjack. */
+	if (peek_pend &&
+	    (r->npending != 1 || r->phase != HJ_PH_PLAY || r->dealer_n != 1 ||
+	     r->peek_due || r->peek_clear || !(up_ace || up_ten) ||
+	     r->seq - r->decisions != (unsigned)up_ace || r->decisions))
+		return "a peek card the rules never draw";
+	if (r->peek_clear &&
+	    (r->peek_due || !(up_ace || up_ten) ||
+	     r->seq - r->decisions != (unsigned)up_ace ||
+	     hj_hand_blackjack(r->dealer, r->dealer_n > 2 ? 2 : r->dealer_n)))
+		return "a clear peek the rules never give";
 	/* Play and dealer play: a Peek happened exactly when an ace is up
 	 * and none is due; every other action is a decision: a split, or one
 	 * per card a hand drew or its end (a Stand, a Double, a surrender),
 	 * so no round comes near the counters' limits. */
 	if (r->seq > 1 + HJ_MAX_HANDS * (HJ_MAX_CARDS + 1))
 		return "more actions than a round can have";
-	if (r->seq - r->decisions != (unsigned)(up_ace && !r->peek_due))
+	if (r->seq - r->decisions > (unsigned)(up_ace && !r->peek_due))
 		return "a count of Peeks the rules never give";
 	if (r->decisions < r->nhands - 1u)
 		return "more hands than splits";
-	if (r->insured &&
-	    (!up_ace || r->peek_due || r->insurance != r->bet / 2))
+	if (r->insured && (!up_ace || r->peek_due || r->seq == r->decisions ||
+	                   r->insurance != r->bet / 2))
 		return "insurance no Peek bought";
 	for (unsigned i = 0; i < r->nhands; i++) {
 		const hj_hand *h = &r->hands[i];
@@ -215,15 +269,16 @@ static const char *state_error(const hj_round *r)
 			return "dealer cards or a surrender during play";
 		if (r->peek_due && (r->npending || r->seq || r->nhands != 1))
 			return "a Peek due after an action";
-		if (dealer_pend && (r->npending != 1 || r->dealer_n != 1 ||
-		                    !up_ace || r->peek_due))
-			return "a dealer draw during play that is no Peek's";
+		if (dealer_pend)
+			return "a dealer draw during play";
+		/* Left by a protocol v1 Peek (codec version 1). */
 		if (r->dealer_n == 2 &&
-		    (!up_ace || r->peek_due || dealer_pend ||
+		    (!up_ace || r->peek_due || r->peek_clear ||
+		     r->seq == r->decisions ||
 		     hj_hand_blackjack(r->dealer, 2) || natural))
 			return "a second dealer card during play that no Peek "
 			       "drew";
-		if (natural && !r->peek_due && !dealer_pend)
+		if (natural && !r->peek_due && !peek_pend)
 			return "a natural waiting for an action";
 		if (r->npending == 0 && !r->peek_due &&
 		    hj_round_active_hand(r) < 0)
@@ -241,7 +296,8 @@ static const char *state_error(const hj_round *r)
 		return "dealer play with no dealer draw pending";
 	if (r->dealer_n >= 2 && (dt > 17 || (dt == 17 && !soft)))
 		return "a dealer drawing on a total it stands on";
-	if ((natural || !live) && (r->dealer_n != 1 || !up_ten))
+	if ((natural || !live) &&
+	    (r->dealer_n != 1 || !(up_ten || up_ace) || r->peek_clear))
 		return "a dealer drawing with nothing left to play for";
 	return NULL;
 }
@@ -271,8 +327,8 @@ int hj_round_decode(const uint8_t *buf, size_t n, hj_round *out, char *err,
 
 	memset(&r, 0, sizeof r);
 	GET("version", 1, ver);
-	if (ver != HJ_ROUND_CODEC_VERSION)
-		BAD("round: unsupported version %u (expected %u)", ver,
+	if (ver != 1 && ver != HJ_ROUND_CODEC_VERSION)
+		BAD("round: unsupported version %u (expected 1 or %u)", ver,
 		    HJ_ROUND_CODEC_VERSION);
 	GET("id length", 1, r.id.len);
 	if (r.id.len > sizeof r.id.b)
@@ -288,12 +344,22 @@ int hj_round_decode(const uint8_t *buf, size_t n, hj_round *out, char *err,
 	GET("bet tx index", 4, r.bet_tx_index);
 	GET("bet", 16, r.bet);
 	GET("insurance", 16, r.insurance);
+	if (ver >= 2) {
+		GET("side stake pp", 16, r.side_pp);
+		GET("side stake 21+3", 16, r.side_t3);
+		GET("pp result", 1, r.pp_result);
+		GET("21+3 result", 1, r.t3_result);
+		if (r.pp_result >= HJ_SB_COUNT || r.t3_result >= HJ_SB_COUNT)
+			BAD("round: side bet result unknown");
+	}
 	GET("insured", 1, r.insured);
 	GET("phase", 1, r.phase);
 	GET("peek due", 1, r.peek_due);
+	if (ver >= 2)
+		GET("peek clear", 1, r.peek_clear);
 	GET("hand count", 1, r.nhands);
 	GET("pending count", 1, r.npending);
-	if (r.insured > 1 || r.peek_due > 1)
+	if (r.insured > 1 || r.peek_due > 1 || r.peek_clear > 1)
 		BAD("round: flag byte above 1");
 	if (r.phase > HJ_PH_DEALER)
 		BAD("round: phase %u unknown", r.phase);
@@ -304,10 +370,19 @@ int hj_round_decode(const uint8_t *buf, size_t n, hj_round *out, char *err,
 		    HJ_MAX_PENDING);
 	if (get_bytes(&rb, "pending", r.pending, r.npending))
 		goto truncated;
-	for (unsigned i = 0; i < r.npending; i++)
-		if (r.pending[i] != HJ_DEALER && r.pending[i] >= r.nhands)
+	for (unsigned i = 0; i < r.npending; i++) {
+		/* A v1 Peek's dealer draw is v1.1's peek card. */
+		if (ver == 1 && r.phase == HJ_PH_PLAY &&
+		    r.pending[i] == HJ_DEALER) {
+			r.pending[i] = HJ_PEEK_CARD;
+			continue;
+		}
+		if (r.pending[i] != HJ_DEALER &&
+		    (r.pending[i] != HJ_PEEK_CARD || ver == 1) &&
+		    r.pending[i] >= r.nhands)
 			BAD("round: pending draw for hand %u of %u",
 			    r.pending[i], r.nhands);
+	}
 	GET("window", 8, r.window_open);
 	GET("seq", 4, r.seq);
 	GET("decisions", 4, r.decisions);

@@ -74,6 +74,21 @@ static int up_is_ten(const hj_round *r)
 	return hj_rank_value(hj_code_rank(r->dealer[0])) == 10;
 }
 
+/* The dealer's up card and `code` would make a blackjack. */
+static int makes_dealer_bj(const hj_round *r, uint8_t code)
+{
+	uint8_t two[2] = {r->dealer[0], code};
+	return r->dealer_n == 1 && hj_hand_blackjack(two, 2);
+}
+
+/* The dealer is known not to hold a blackjack, or already holds its
+ * second card: an up card 2..9, or a peek that found none. */
+static int dealer_bj_ruled_out(const hj_round *r)
+{
+	return r->dealer_n >= 2 || r->peek_clear ||
+	       (!up_is_ace(r) && !up_is_ten(r));
+}
+
 /* The unsplit first two cards make 21. */
 static int player_natural(const hj_round *r)
 {
@@ -116,9 +131,10 @@ static void settle(struct blk *b, hj_round *r)
 	int dbj = dealer_blackjack(r);
 	int natural = player_natural(r);
 	/* A dealer blackjack behind an ace is found by Peek before any
-	 * decision; behind a 10 it is found late and only the Bet's main
-	 * stake is lost (original bets only). */
-	int late_dbj = dbj && up_is_ten(r);
+	 * decision; under peek = ace one behind a 10 is found late and only
+	 * the Bet's main stake is lost (original bets only); under peek =
+	 * none one found late takes every stake. */
+	int late_dbj = dbj && up_is_ten(r) && ru->peek == HJ_PEEK_ACE;
 	unsigned dt = dealer_total(r, NULL);
 
 	memset(&st, 0, sizeof st);
@@ -150,6 +166,11 @@ static void settle(struct blk *b, hj_round *r)
 			status = HJ_ST_LOSE;
 		} else if (h->flags & HJ_HF_BUST) {
 			status = HJ_ST_BUST;
+		} else if (ru->split21_bj && (h->flags & HJ_HF_SPLIT) &&
+		           hj_hand_blackjack(h->cards, h->n)) {
+			/* Beats every dealer total but a blackjack. */
+			status = HJ_ST_BLACKJACK;
+			ret = s + mul_ratio(s, ru->bj_num, ru->bj_den);
 		} else {
 			unsigned pt = hj_hand_total(h->cards, h->n, NULL);
 			if (dt > 21 || pt > dt) {
@@ -206,18 +227,53 @@ static void play_next(struct blk *b, hj_round *r)
 		hands_done(b, r);
 }
 
+/* The side bets, decided by the first three cards (section 10). */
+static void settle_sides(struct blk *b, hj_round *r)
+{
+	const hj_rules *ru = &b->t->rules;
+	const uint8_t *c = r->hands[0].cards;
+	hj_side_settlement ss = {0};
+
+	if (!r->side_pp && !r->side_t3)
+		return;
+	if (r->side_pp) {
+		ss.pp = hj_perfect_pairs(c[0], c[1]);
+		if (ss.pp != HJ_SB_LOST)
+			ss.pp_ret =
+			    r->side_pp +
+			    r->side_pp * ru->pp[ss.pp - HJ_SB_PERFECT_PAIR];
+		r->pp_result = ss.pp;
+	}
+	if (r->side_t3) {
+		ss.t3 = hj_twenty_one_plus_three(c[0], c[1], r->dealer[0]);
+		if (ss.t3 != HJ_SB_LOST)
+			ss.t3_ret =
+			    r->side_t3 +
+			    r->side_t3 * ru->t3[ss.t3 - HJ_SB_SUITED_TRIPS];
+		r->t3_result = ss.t3;
+	}
+	hj_event ev = {.type = HJ_EV_SIDE, .round = r, .side = &ss};
+	emit(b, &ev);
+}
+
 /* The Bet's three cards are out. */
 static void after_deal(struct blk *b, hj_round *r)
 {
+	const hj_rules *ru = &b->t->rules;
+
+	settle_sides(b, r);
 	r->phase = HJ_PH_PLAY;
-	if (up_is_ace(r)) {
+	if (up_is_ace(r) && ru->peek != HJ_PEEK_NONE) {
 		/* Only Peek is valid, a natural included (even money). */
 		r->peek_due = 1;
 		r->window_open = b->height + 1;
+	} else if (up_is_ten(r) && ru->peek == HJ_PEEK_ACE_TEN) {
+		/* X+4: the peek card, a natural's verdict included. */
+		push_draw(r, HJ_PEEK_CARD);
 	} else if (player_natural(r)) {
 		r->phase = HJ_PH_DEALER;
-		if (up_is_ten(r))
-			push_draw(r, HJ_DEALER); /* X+4 decides push or 6:5 */
+		if (!dealer_bj_ruled_out(r))
+			push_draw(r, HJ_DEALER); /* X+4: push or blackjack */
 		else
 			settle(b, r);
 	} else {
@@ -241,25 +297,67 @@ static void dealer_next(struct blk *b, hj_round *r)
 		push_draw(r, HJ_DEALER);
 }
 
+/* A peek card: a dealer blackjack settles the round, else the card is set
+ * aside (never the dealer's) and play goes on. */
+static void peek_card(struct blk *b, hj_round *r, uint8_t code)
+{
+	int bj = makes_dealer_bj(r, code);
+	hj_event ev = {.type = HJ_EV_PEEK,
+	               .round = r,
+	               .hand = HJ_DEALER,
+	               .card = code,
+	               .dealer_bj = (uint8_t)bj};
+
+	if (bj)
+		add_card(r->dealer, &r->dealer_n, code);
+	else
+		r->peek_clear = 1;
+	emit(b, &ev);
+	if (bj || player_natural(r))
+		settle(b, r);
+	else if (!r->npending)
+		play_next(b, r);
+}
+
 static void deliver(struct blk *b, hj_round *r, uint8_t code)
 {
 	uint8_t target = r->pending[0];
 
+	/* After a clear peek the dealer's second card is never a
+	 * blackjack's: this block is skipped for that draw, as if void. */
+	if (target == HJ_DEALER && r->peek_clear && makes_dealer_bj(r, code)) {
+		hj_event ev = {.type = HJ_EV_SKIP,
+		               .round = r,
+		               .hand = HJ_DEALER,
+		               .card = code};
+		emit(b, &ev);
+		return;
+	}
 	r->npending--;
 	memmove(r->pending, r->pending + 1, r->npending);
 	r->pending[r->npending] = 0;
+	if (target == HJ_PEEK_CARD) {
+		peek_card(b, r, code);
+		return;
+	}
 
 	hj_event ev = {
 	    .type = HJ_EV_DRAW, .round = r, .hand = target, .card = code};
 	if (target == HJ_DEALER) {
 		add_card(r->dealer, &r->dealer_n, code);
 	} else {
+		const hj_rules *ru = &b->t->rules;
 		hj_hand *h = &r->hands[target];
 		add_card(h->cards, &h->n, code);
 		unsigned t = hj_hand_total(h->cards, h->n, NULL);
+		/* Split aces take their one card and stand, unless
+		 * hit_split_aces. */
+		int one_card = (h->flags & HJ_HF_SPLIT) && h->n == 2 &&
+		               hj_code_rank(h->cards[0]) == HJ_ACE &&
+		               !ru->hit_split_aces;
 		if (t > 21)
 			h->flags |= HJ_HF_DONE | HJ_HF_BUST;
-		else if (t == 21 || (h->flags & HJ_HF_DOUBLED))
+		else if (t == 21 || (h->flags & HJ_HF_DOUBLED) || one_card)
 			h->flags |= HJ_HF_DONE;
 	}
 	emit(b, &ev);
@@ -267,13 +365,6 @@ static void deliver(struct blk *b, hj_round *r, uint8_t code)
 	if (r->phase == HJ_PH_DEALER) {
 		dealer_next(b, r);
 		return;
-	}
-	if (target == HJ_DEALER) {
-		/* Peek's card, the only dealer draw during play. */
-		if (dealer_blackjack(r) || player_natural(r)) {
-			settle(b, r);
-			return;
-		}
 	}
 	if (r->npending)
 		return;
@@ -315,14 +406,16 @@ static void reject(struct blk *b, const hj_action *a, const hj_round *r,
 	emit(b, &ev);
 }
 
-static void accepted(struct blk *b, const hj_action *a, hj_round *r, int hand)
+/* amount: the stake the action added to the round. */
+static void accepted(struct blk *b, const hj_action *a, hj_round *r, int hand,
+                     hj_amount amount)
 {
 	hj_event ev = {.type = HJ_EV_ACTION,
 	               .round = r,
 	               .tx = a,
 	               .act = a->act,
 	               .hand = hand,
-	               .amount = a->value};
+	               .amount = amount};
 	emit(b, &ev);
 }
 
@@ -341,18 +434,24 @@ static void bet(struct blk *b, const hj_action *a)
 		reject(b, a, open, HJ_R_SECOND_ROUND);
 		return;
 	}
-	if (a->side_pp || a->side_t3) {
+	if ((a->side_pp && !t->rules.pp_on) ||
+	    (a->side_t3 && !t->rules.t3_on)) {
 		reject(b, a, NULL, HJ_R_SIDE_BETS);
 		return;
 	}
-	if (a->value < t->rules.min_bet || a->value > t->rules.max_bet) {
+	/* The value covers the main stake and both side stakes; each side
+	 * stake is at most the main one. */
+	hj_amount sides = (hj_amount)a->side_pp + a->side_t3;
+	hj_amount main = a->value >= sides ? a->value - sides : 0;
+	if (a->value < sides || main < t->rules.min_bet ||
+	    main > t->rules.max_bet || a->side_pp > main || a->side_t3 > main) {
 		reject(b, a, NULL, HJ_R_BET_LIMITS);
 		return;
 	}
 	/* Bankroll safety from the chain alone: the open rounds' worst cases
 	 * plus this one's, exactly max_exposure included.  Rounds settled
 	 * earlier in this block are already gone (compact). */
-	worst = hj_rules_worst_return(&t->rules, a->value);
+	worst = hj_rules_worst_return(&t->rules, main, a->side_pp, a->side_t3);
 	if (t->rules.max_exposure &&
 	    (t->exposure > t->rules.max_exposure ||
 	     worst > t->rules.max_exposure - t->exposure)) {
@@ -367,14 +466,16 @@ static void bet(struct blk *b, const hj_action *a)
 	r->player = a->sender;
 	r->bet_height = b->height;
 	r->bet_tx_index = a->tx_index;
-	r->bet = a->value;
+	r->bet = main;
+	r->side_pp = a->side_pp;
+	r->side_t3 = a->side_t3;
 	r->phase = HJ_PH_DEAL;
 	r->nhands = 1;
-	r->hands[0].stake = a->value;
+	r->hands[0].stake = main;
 	push_draw(r, 0);
 	push_draw(r, HJ_DEALER);
 	push_draw(r, 0);
-	accepted(b, a, r, -1);
+	accepted(b, a, r, -1, main);
 }
 
 /* Whether act is allowed now, and the value it must carry. */
@@ -406,9 +507,9 @@ static hj_reason check(const hj_rules *ru, uint64_t height, const hj_round *r,
 	case HJ_DOUBLE: {
 		int soft;
 		unsigned t = hj_hand_total(h->cards, h->n, &soft);
-		int ok = ru->double_hard_totals == HJ_DOUBLE_ANY_TWO ||
-		         (!soft && t < 32 &&
-		          (ru->double_hard_totals & HJ_DOUBLE_HARD(t)));
+		int ok = ru->double_on == HJ_DOUBLE_ANY ||
+		         (!soft && t <= 11 &&
+		          t >= (ru->double_on == HJ_DOUBLE_9_11 ? 9u : 10u));
 		if (h->n != 2 || !ok ||
 		    ((h->flags & HJ_HF_SPLIT) && !ru->double_after_split))
 			return HJ_R_NOT_ALLOWED;
@@ -428,8 +529,8 @@ static hj_reason check(const hj_rules *ru, uint64_t height, const hj_round *r,
 		break;
 	}
 	case HJ_SURRENDER:
-		if (!ru->late_surrender || r->nhands != 1 || h->n != 2 ||
-		    r->decisions != 0)
+		if (ru->surrender == HJ_SURRENDER_NONE || r->nhands != 1 ||
+		    h->n != 2 || r->decisions != 0)
 			return HJ_R_NOT_ALLOWED;
 		break;
 	default: /* Peek when none is due */
@@ -456,7 +557,7 @@ static int apply(hj_round *r, hj_act act, const hj_action *a)
 			r->insured = 1;
 			r->insurance = value;
 		}
-		push_draw(r, HJ_DEALER);
+		push_draw(r, HJ_PEEK_CARD);
 		return -1;
 	}
 	r->decisions++;
@@ -502,7 +603,10 @@ static void after_apply(struct blk *b, hj_round *r, hj_act act)
 {
 	if (act == HJ_SURRENDER) {
 		r->phase = HJ_PH_DEALER;
-		if (r->dealer_n == 1 && up_is_ten(r))
+		/* Late surrender waits for the dealer's second card where a
+		 * blackjack is not yet ruled out; early never waits. */
+		if (b->t->rules.surrender == HJ_SURRENDER_LATE &&
+		    !dealer_bj_ruled_out(r))
 			push_draw(r, HJ_DEALER); /* Y+1: dealer blackjack? */
 		else
 			settle(b, r);
@@ -558,7 +662,7 @@ static void apply_tx(struct blk *b, const hj_action *a)
 		return;
 	}
 	int hand = apply(r, a->act, a);
-	accepted(b, a, r, hand);
+	accepted(b, a, r, hand, a->value);
 	after_apply(b, r, a->act);
 }
 
@@ -586,14 +690,19 @@ static void timeouts(struct blk *b)
 	}
 }
 
+/* What a round holds of the table's exposure. */
+static hj_amount round_worst(const hj_table *t, const hj_round *r)
+{
+	return hj_rules_worst_return(&t->rules, r->bet, r->side_pp, r->side_t3);
+}
+
 /* The exposure of rounds[0..n) summed afresh. */
 static hj_amount exposure_sum(const hj_table *t)
 {
 	hj_amount sum = 0;
 
 	for (size_t i = 0; i < t->n; i++)
-		sum = sat_add(
-		    sum, hj_rules_worst_return(&t->rules, t->rounds[i].bet));
+		sum = sat_add(sum, round_worst(t, &t->rounds[i]));
 	return sum;
 }
 
@@ -610,8 +719,7 @@ static void compact(struct blk *b)
 		if (t->rounds[i].phase != HJ_PH_DONE)
 			t->rounds[w++] = t->rounds[i];
 		else if (t->exposure != HJ_AMOUNT_MAX)
-			t->exposure -=
-			    hj_rules_worst_return(&t->rules, t->rounds[i].bet);
+			t->exposure -= round_worst(t, &t->rounds[i]);
 	}
 	t->n = w;
 	b->settled = 0;
@@ -724,7 +832,6 @@ int hj_table_restore(hj_table *t, const hj_round *r)
 		t->cap = cap;
 	}
 	t->rounds[t->n++] = *r;
-	t->exposure =
-	    sat_add(t->exposure, hj_rules_worst_return(&t->rules, r->bet));
+	t->exposure = sat_add(t->exposure, round_worst(t, r));
 	return 0;
 }

@@ -124,6 +124,33 @@
 	"\"payout\":\"0\"},{\"handIndex\":1,\"cards\":[\"9D\",\"KS\"],"        \
 	"\"total\":19,\"betAmount\":\"40000\",\"status\":\"DealerBlackjack\"," \
 	"\"payout\":\"40000\"}],\"betAmount\":\"80000\",\"payout\":\"40000\"}"
+#define DOC_PEEK_CLEAR                                                         \
+	"{\"type\":\"peek\",\"round\":"                                        \
+	"\"0x0f6b6d28cff7817ee87309b75aa073e0f8c2d72e3c67b94fcff6163f268e336b" \
+	"\",\"card\":\"9D\",\"dealerBlackjack\":false}"
+#define DOC_PEEK_BJ                                                            \
+	"{\"type\":\"peek\",\"round\":"                                        \
+	"\"0x0f6b6d28cff7817ee87309b75aa073e0f8c2d72e3c67b94fcff6163f268e336b" \
+	"\",\"card\":\"KD\",\"dealerBlackjack\":true}"
+#define DOC_SKIP                                                               \
+	"{\"type\":\"skip\",\"round\":"                                        \
+	"\"0x0f6b6d28cff7817ee87309b75aa073e0f8c2d72e3c67b94fcff6163f268e336b" \
+	"\",\"card\":\"QC\"}"
+#define DOC_BET_SIDES                                                          \
+	"{\"type\":\"action\",\"action\":\"Bet\",\"round\":"                   \
+	"\"0x49fa7a95e44374c316a495802714d23197b6893b693c0844018b3893e53e56ca" \
+	"\",\"player\":\"0xc425efb5524ad63f1341d1631a24dfb05e18c196\",\"tx\":" \
+	"\"0x49fa7a95e44374c316a495802714d23197b6893b693c0844018b3893e53e56ca" \
+	"\",\"txIndex\":0,\"stake\":\"1001\",\"perfectPairs\":\"100\","        \
+	"\"poker\":\"100\"}"
+#define DOC_SIDEBETS                                                           \
+	"{\"type\":\"sidebets\",\"round\":"                                    \
+	"\"0x49fa7a95e44374c316a495802714d23197b6893b693c0844018b3893e53e56ca" \
+	"\",\"player\":\"0xc425efb5524ad63f1341d1631a24dfb05e18c196\","        \
+	"\"perfectPairs\":{\"betAmount\":\"100\",\"status\":\"perfectPair\","  \
+	"\"payout\":\"2600\"},\"poker\":{\"betAmount\":\"100\",\"status\":"    \
+	"\"sidebetLost\",\"payout\":\"0\"},\"betAmount\":\"200\",\"payout\":"  \
+	"\"2600\"}"
 #define DOC_CARD_AS                                                            \
 	"\"card\":{\"rank\":\"A\",\"suit\":\"Spades\",\"value\":1,\"code\":"   \
 	"\"AS\",\"pos\":61,\"rankDigit\":\"1\",\"colorDigit\":\"b\"}"
@@ -204,7 +231,7 @@
 	",\"rankDigit\":\"" rd "\",\"colorDigit\":\"" cd "\"}"
 /* The start of an EVM line, up to the card or "void". */
 #define HEAD(height, hash, parent)                                             \
-	"{\"v\":1,\"chain\":\"evm\",\"height\":" height ",\"hash\":\"" hash    \
+	"{\"v\":2,\"chain\":\"evm\",\"height\":" height ",\"hash\":\"" hash    \
 	"\",\"parent\":\"" parent "\","
 
 /* The line the single-event tests write their event into. */

@@ -186,7 +186,7 @@ cat >"$tmp/doc.json" <<'DOC'
              "txs": []}]}
 DOC
 cat >"$tmp/want" <<'OUT'
-{"v":1,"chain":"evm","height":7,"hash":"0x000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f","parent":"0x0000000000000000000000000000000000000000000000000000000000000000","card":{"rank":"6","suit":"Hearts","value":6,"code":"6H","pos":62,"rankDigit":"6","colorDigit":"2"},"events":[]}
+{"v":2,"chain":"evm","height":7,"hash":"0x000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f","parent":"0x0000000000000000000000000000000000000000000000000000000000000000","card":{"rank":"6","suit":"Hearts","value":6,"code":"6H","pos":62,"rankDigit":"6","colorDigit":"2"},"events":[]}
 OUT
 run "replay FILE" 0 "$bin" replay "$tmp/doc.json" && check_out "replay FILE"
 if "$bin" replay <"$tmp/doc.json" >"$tmp/out" 2>"$tmp/err"; then

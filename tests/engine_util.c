@@ -3,14 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-hj_rules rules_bethash(void)
+hj_rules rules_preset(const char *name)
 {
 	hj_rules r;
-	hj_rules_preset("bethash", &r);
+	if (hj_rules_preset(name, &r))
+		abort();
 	r.min_bet = 1;
 	r.max_bet = (hj_amount)1000000000000000ull * 1000000000000000ull;
 	r.timeout_blocks = 100;
 	return r;
+}
+
+hj_rules rules_bethash(void)
+{
+	return rules_preset("bethash");
 }
 
 void fx_init(fx *f, const hj_rules *rules)
@@ -56,6 +62,9 @@ static void record(void *ctx, const hj_event *e)
 	}
 	if (e->settle)
 		r->st = *e->settle;
+	if (e->side)
+		r->side = *e->side;
+	r->dealer_bj = e->dealer_bj;
 }
 
 void fx_block(fx *f, uint8_t card, hj_action *txs, size_t n)

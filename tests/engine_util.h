@@ -24,8 +24,10 @@ typedef struct ev_rec {
 	hj_amount amount;
 	uint8_t player; /* first byte of the sender or round player */
 	int has_round;
-	hj_round round;   /* snapshot of the round after the event */
-	hj_settlement st; /* SETTLE */
+	hj_round round;          /* snapshot of the round after the event */
+	hj_settlement st;        /* SETTLE */
+	hj_side_settlement side; /* SIDE */
+	uint8_t dealer_bj;       /* PEEK */
 	uint32_t tx_index;
 } ev_rec;
 
@@ -39,6 +41,8 @@ typedef struct fx {
 
 /* bethash with min_bet 1, max_bet 10^30, timeout 100. */
 hj_rules rules_bethash(void);
+/* The named preset with the same limits and timeout. */
+hj_rules rules_preset(const char *name);
 
 /* The first block applied is block 1000. */
 void fx_init(fx *f, const hj_rules *rules);

@@ -629,16 +629,19 @@ height=840000
 prev=$(printf '%064x' $((height - 1)))
 log=$tmp/card.log
 : >"$log"
-# blk EVENTS...: appends the next block's line with these events.
+# blk EVENTS...: appends the next block's line with these events.  The
+# dealer upgrades at 840010: format version 1 before, 2 from there on (the
+# tool reads both alike).
 blk() {
-	local h ev
+	local h ev v=1
 	h=$(printf '%064x' $height)
 	ev=$(
 		IFS=,
 		echo "$*"
 	)
-	printf '{"v":1,"chain":"bitcoin","height":%d,"hash":"%s","parent":"%s",%s,"events":[%s]}\n' \
-		"$height" "$h" "$prev" "$CARD" "$ev" >>"$log"
+	[ "$height" -lt 840010 ] || v=2
+	printf '{"v":%d,"chain":"bitcoin","height":%d,"hash":"%s","parent":"%s",%s,"events":[%s]}\n' \
+		"$v" "$height" "$h" "$prev" "$CARD" "$ev" >>"$log"
 	prev=$h
 	height=$((height + 1))
 }
@@ -748,9 +751,9 @@ bad "--log: the largest height alone" 65 \
 sed '5s/}]}$/}/' "$tmp/card.log" >"$tmp/json.log"
 bad "--log: bad JSON" 65 "$tmp/json.log:5:" -- \
 	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/json.log"
-sed '2s/"v":1/"v":2/' "$tmp/card.log" >"$tmp/v2.log"
-bad "--log: format version 2" 65 "$tmp/v2.log:2:" '"v" is not 1' -- \
-	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/v2.log"
+sed '2s/"v":1/"v":3/' "$tmp/card.log" >"$tmp/v3.log"
+bad "--log: format version 3" 65 "$tmp/v3.log:2:" '"v" is not 1 to 2' -- \
+	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/v3.log"
 head -c -1 "$tmp/card.log" >"$tmp/cut.log"
 bad "--log: last line cut" 65 "$tmp/cut.log:21:" "no newline" -- \
 	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/cut.log"
@@ -794,7 +797,7 @@ block 6C >/dev/null # 1003: the player's second card; window from 1004
 block 2D >/dev/null # 1004: no action
 block 2D >/dev/null # 1005: no action
 block 2D >/dev/null # 1006: timeout, Peek without insurance: seq 1
-block 5D >/dev/null # 1007: the dealer's second card, no blackjack
+block 5D >/dev/null # 1007: the peek card, no blackjack: set aside
 if "$bin" replay "$DOC" >"$tmp/game1.log" 2>"$tmp/err"; then
 	line_has "engine: Bet" "$tmp/game1.log" 1 \
 		"{\"type\":\"action\",\"action\":\"Bet\",\"round\":\"$GROUND\",\"player\":\"$PK\""
@@ -821,12 +824,13 @@ STAND=$("$bin" player stand --key "$V" --genesis "$GENESIS" --log "$tmp/game2.lo
 ref verify "$PK" "$GENESIS" 2 "$STAND" && pass "engine: --log signed the Stand at seq 2" ||
 	fail "engine: --log signed the Stand at seq 2" "$STAND"
 block 3S "0:$STAND" >/dev/null # 1010: Stand
-block KD >/dev/null            # 1011: the dealer: A 5 K, 16
-block 5S >/dev/null            # 1012: the dealer: 21
+block KD >/dev/null            # 1011: A K would be a blackjack: skipped
+block 5S >/dev/null            # 1012: the dealer: A 5, soft 16
+block 5C >/dev/null            # 1013: the dealer: A 5 5, 21
 if "$bin" replay "$DOC" >"$tmp/game3.log" 2>"$tmp/err"; then
 	line_has "engine: the Stand from --log is accepted" "$tmp/game3.log" 11 \
 		"{\"type\":\"action\",\"action\":\"Stand\",\"round\":\"$GROUND\",\"player\":\"$PK\""
-	line_has "engine: the round settles" "$tmp/game3.log" 13 \
+	line_has "engine: the round settles" "$tmp/game3.log" 14 \
 		"{\"type\":\"settle\",\"round\":\"$GROUND\""
 	[ "$(grep -c bad_signature "$tmp/game3.log")" -eq 1 ] &&
 		pass "engine: one bad_signature, the stale one" ||
@@ -835,7 +839,7 @@ else
 	fail "engine: replay" "$(cat "$tmp/err")"
 fi
 bad "engine: no open round after the settle" 65 "no open round of P $PK" \
-	"latest round $GROUND (Bet at height 1000, line 1) settled at height 1012 (line 13)" -- \
+	"latest round $GROUND (Bet at height 1000, line 1) settled at height 1013 (line 14)" -- \
 	"$bin" player hit --key "$V" --genesis "$GENESIS" --log "$tmp/game3.log"
 
 # --- help, dispatch, output errors ----------------------------------------------

@@ -72,6 +72,16 @@ static const char *const K_IGNORED[] = {"type", "tx",     "txIndex",
 static const char *const K_TO_HAND[] = {"type", "round", "action", "handIndex",
                                         NULL};
 static const char *const K_TO_PEEK[] = {"type", "round", "action", NULL};
+static const char *const K_PEEK_CARD[] = {"type", "round", "card",
+                                          "dealerBlackjack", NULL};
+static const char *const K_SKIP[] = {"type", "round", "card", NULL};
+static const char *const K_ACT_BET_SIDES[] = {
+    "type",    "action", "round",        "player", "tx",
+    "txIndex", "stake",  "perfectPairs", "poker",  NULL};
+static const char *const K_SIDEBETS[] = {"type",         "round", "player",
+                                         "perfectPairs", "poker", "betAmount",
+                                         "payout",       NULL};
+static const char *const K_SIDE[] = {"betAmount", "status", "payout", NULL};
 static const char *const K_SETTLE[] = {"type",       "round",       "player",
                                        "dealerHand", "playerHands", "betAmount",
                                        "payout",     NULL};
@@ -200,6 +210,11 @@ enum {
 	D_TIMEOUT_PEEK,
 	D_SETTLE_INSURED,
 	D_SETTLE_SPLIT,
+	D_PEEK_CLEAR,
+	D_PEEK_BJ,
+	D_SKIP,
+	D_BET_SIDES,
+	D_SIDEBETS,
 	NDOC
 };
 
@@ -210,20 +225,25 @@ static const char *const doc_want[NDOC] = {
     DOC_REJECT_VALUE, DOC_REJECT_NO_ROUND, DOC_REJECT_VERSION,
     DOC_DEPOSIT,      DOC_IGNORED,         DOC_TIMEOUT_STAND,
     DOC_TIMEOUT_PEEK, DOC_SETTLE_INSURED,  DOC_SETTLE_SPLIT,
+    DOC_PEEK_CLEAR,   DOC_PEEK_BJ,         DOC_SKIP,
+    DOC_BET_SIDES,    DOC_SIDEBETS,
 };
 
 static const char *const *const doc_keys[NDOC] = {
-    K_DRAW_P,   K_DRAW_D,   K_ACT_BET,  K_ACT_HAND, K_ACT_HAND,   K_ACT_HAND,
-    K_ACT_HAND, K_ACT_HAND, K_ACT_PEEK, K_REJ_FULL, K_REJ_ACT,    K_REJ_MIN,
-    K_DEPOSIT,  K_IGNORED,  K_TO_HAND,  K_TO_PEEK,  K_SETTLE_INS, K_SETTLE,
+    K_DRAW_P,   K_DRAW_D,        K_ACT_BET,  K_ACT_HAND,  K_ACT_HAND,
+    K_ACT_HAND, K_ACT_HAND,      K_ACT_HAND, K_ACT_PEEK,  K_REJ_FULL,
+    K_REJ_ACT,  K_REJ_MIN,       K_DEPOSIT,  K_IGNORED,   K_TO_HAND,
+    K_TO_PEEK,  K_SETTLE_INS,    K_SETTLE,   K_PEEK_CARD, K_PEEK_CARD,
+    K_SKIP,     K_ACT_BET_SIDES, K_SIDEBETS,
 };
 
 struct docfx {
 	hj_round r_bet, r_hit, r_stand, r_double, r_split, r_surr, r_peek;
-	hj_round r_to_stand, r_to_peek, r_split_done;
+	hj_round r_to_stand, r_to_peek, r_split_done, r_sides;
 	hj_action t_bet, t_hit, t_stand, t_double, t_split, t_surr, t_peek;
-	hj_action t_rej1, t_rej2, t_rej3, t_dep, t_ign;
+	hj_action t_rej1, t_rej2, t_rej3, t_dep, t_ign, t_bet_sides;
 	hj_settlement s_ins, s_split;
+	hj_side_settlement s_sides;
 	hj_event ev[NDOC];
 };
 
@@ -368,13 +388,50 @@ static void doc_events(struct docfx *f)
 	f->s_split.total_ret = 40000;
 	ev[D_SETTLE_SPLIT] =
 	    (hj_event){.type = HJ_EV_SETTLE, .round = r, .settle = &f->s_split};
+
+	ev[D_PEEK_CLEAR] = (hj_event){.type = HJ_EV_PEEK,
+	                              .round = &f->r_peek,
+	                              .hand = HJ_DEALER,
+	                              .card = C(9, HJ_DIAMONDS)};
+	ev[D_PEEK_BJ] = (hj_event){.type = HJ_EV_PEEK,
+	                           .round = &f->r_peek,
+	                           .hand = HJ_DEALER,
+	                           .card = C(HJ_KING, HJ_DIAMONDS),
+	                           .dealer_bj = 1};
+	ev[D_SKIP] = (hj_event){.type = HJ_EV_SKIP,
+	                        .round = &f->r_peek,
+	                        .hand = HJ_DEALER,
+	                        .card = C(HJ_QUEEN, HJ_CLUBS)};
+	/* A Bet of 1201: main stake 1001, 100 on each side bet; its third
+	 * card makes a perfect pair (25 to 1) and no 21+3. */
+	f->r_sides = mkround(R_BET, P_BET);
+	f->r_sides.bet = 1001;
+	f->r_sides.side_pp = 100;
+	f->r_sides.side_t3 = 100;
+	f->t_bet_sides = mktx(HJ_TX_ACTION, R_BET, 0, P_BET, 1201);
+	f->t_bet_sides.act = HJ_BET;
+	f->t_bet_sides.side_pp = 100;
+	f->t_bet_sides.side_t3 = 100;
+	ev[D_BET_SIDES] = (hj_event){.type = HJ_EV_ACTION,
+	                             .round = &f->r_sides,
+	                             .tx = &f->t_bet_sides,
+	                             .act = HJ_BET,
+	                             .hand = -1,
+	                             .amount = 1001};
+	f->s_sides = (hj_side_settlement){.pp = HJ_SB_PERFECT_PAIR,
+	                                  .t3 = HJ_SB_LOST,
+	                                  .pp_ret = 2600,
+	                                  .t3_ret = 0};
+	ev[D_SIDEBETS] = (hj_event){
+	    .type = HJ_EV_SIDE, .round = &f->r_sides, .side = &f->s_sides};
 }
 
 static const char *const type_names[] = {
     [HJ_EV_DRAW] = "draw",       [HJ_EV_ACTION] = "action",
     [HJ_EV_REJECT] = "reject",   [HJ_EV_DEPOSIT] = "deposit",
     [HJ_EV_IGNORED] = "ignored", [HJ_EV_TIMEOUT] = "timeout",
-    [HJ_EV_SETTLE] = "settle",
+    [HJ_EV_SETTLE] = "settle",   [HJ_EV_PEEK] = "peek",
+    [HJ_EV_SKIP] = "skip",       [HJ_EV_SIDE] = "sidebets",
 };
 
 /* The parsed event says what ev says (independently of the exact bytes). */
@@ -433,6 +490,23 @@ static void check_parsed(json_t *e, const hj_event *ev)
 	case HJ_EV_TIMEOUT:
 		assert_string_equal(jstr(e, "action"), hj_act_name(ev->act));
 		break;
+	case HJ_EV_PEEK:
+		assert_true(json_boolean_value(json_object_get(
+		                e, "dealerBlackjack")) == !!ev->dealer_bj);
+		/* fall through */
+	case HJ_EV_SKIP:
+		assert_non_null(jstr(e, "card"));
+		break;
+	case HJ_EV_SIDE:
+		if (ev->round->side_pp)
+			assert_keys(json_object_get(e, "perfectPairs"), K_SIDE);
+		else
+			assert_null(json_object_get(e, "perfectPairs"));
+		if (ev->round->side_t3)
+			assert_keys(json_object_get(e, "poker"), K_SIDE);
+		else
+			assert_null(json_object_get(e, "poker"));
+		break;
 	case HJ_EV_SETTLE: {
 		json_t *hands = json_object_get(e, "playerHands");
 
@@ -487,7 +561,7 @@ static void test_cardlog_void_block(void **state)
 	assert_string_equal(line, want);
 	j = parse(line);
 	assert_keys(j, K_LINE_VOID);
-	assert_int_equal(jint(j, "v"), 1);
+	assert_int_equal(jint(j, "v"), 2);
 	assert_string_equal(jstr(j, "chain"), "evm");
 	assert_int_equal(jint(j, "height"), 19000007);
 	assert_string_equal(jstr(j, "hash"), VOID_EF);
@@ -549,7 +623,7 @@ static void test_cardlog_cards(void **state)
 		line = finish(&cl);
 		snprintf(
 		    want, sizeof want,
-		    "{\"v\":1,\"chain\":\"evm\",\"height\":7,\"hash\":\"%s\","
+		    "{\"v\":2,\"chain\":\"evm\",\"height\":7,\"hash\":\"%s\","
 		    "\"parent\":\"%s\",%s,\"events\":[]}\n",
 		    v[i].hash, VEC2, v[i].card);
 		assert_string_equal(line, want);
@@ -1013,7 +1087,7 @@ static void test_cardlog_many_events(void **state)
 static void test_cardlog_bitcoin_form(void **state)
 {
 	static const char want[] =
-	    "{\"v\":1,\"chain\":\"bitcoin\",\"height\":0,\"hash\":\"" GENESIS
+	    "{\"v\":2,\"chain\":\"bitcoin\",\"height\":0,\"hash\":\"" GENESIS
 	    "\",\"parent\":\"" Z60 "0000\","
 	    "\"card\":{\"rank\":\"6\",\"suit\":\"Hearts\",\"value\":6,"
 	    "\"code\":\"6H\",\"pos\":62,\"rankDigit\":\"6\",\"colorDigit\":"
@@ -1254,7 +1328,7 @@ static void test_cardlog_errors(void **state)
 	assert_int_equal(
 	    hj_cardlog_begin(&cl, "eth-classic-61", HJ_EVM, 1, h, h, &card), 0);
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
-	assert_memory_equal(line, "{\"v\":1,\"chain\":\"eth-classic-61\",", 32);
+	assert_memory_equal(line, "{\"v\":2,\"chain\":\"eth-classic-61\",", 32);
 
 	/* Cards hj_card_from_hash never makes: nothing would escape them. */
 	static const hj_card bad_cards[] = {

@@ -394,7 +394,8 @@ static void test_value_errors(void **state)
 	    "[state] directory = var/lib/x: must be an absolute path");
 	ERR("[state]\ncard_log =\n", 2, "[state] card_log = : empty value");
 	ERR("[rules]\npreset = vegas\n", 2,
-	    "[rules] preset = vegas: unknown preset (bethash)");
+	    "[rules] preset = vegas: unknown preset (bethash, annakai, "
+	    "cryptogames)");
 	ERR("[dealer]\naddress = 00000000000000000000000000000000000000aa\n", 2,
 	    "[dealer] address = 00000000000000000000000000000000000000aa: not "
 	    "an EVM address (0x and 40 hex digits)");
@@ -610,8 +611,9 @@ static void test_arg_errors(void **state)
 	expect_arg_error("--dealer.address=0x1",
 	                 "command line: --dealer.address=0x1: not an EVM "
 	                 "address (0x and 40 hex digits)");
-	expect_arg_error("--rules.preset=", "command line: --rules.preset=: "
-	                                    "unknown preset (bethash)");
+	expect_arg_error("--rules.preset=",
+	                 "command line: --rules.preset=: "
+	                 "unknown preset (bethash, annakai, cryptogames)");
 }
 
 /* ---- secrets ---- */
@@ -992,6 +994,70 @@ static void test_max_exposure(void **state)
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 0);
 	hjd_config_free(&c);
+}
+
+/* The rule keys of protocol section 9 override the preset's values,
+ * whichever comes first in the file or on the command line. */
+static void test_rule_keys(void **state)
+{
+	hjd_config c;
+	char err[512] = "", rs[HJ_STORE_RULES_MAX];
+
+	(void)state;
+	assert_int_equal(load(MINIMAL "double_on = any\n"
+	                              "perfect_pairs = 25,12,5\n"
+	                              "preset = annakai\n"
+	                              "surrender = early\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.rules.preset, "annakai");
+	assert_int_equal(c.rules.bj_num, 3); /* annakai's */
+	assert_int_equal(c.rules.surrender, HJ_SURRENDER_EARLY);
+	assert_int_equal(c.rules.pp_on, 1);
+	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	/* double_on = any is annakai's own: not written. */
+	assert_string_equal(rs, "preset=annakai min_bet=1 max_bet=1000 "
+	                        "timeout_blocks=100 surrender=early "
+	                        "perfect_pairs=25,12,5");
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--rules.preset=bethash", err, sizeof err),
+	    0);
+	assert_int_equal(hjd_config_set_arg(&c, "--rules.perfect_pairs=off",
+	                                    err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
+	                        "timeout_blocks=100 double_on=any "
+	                        "surrender=early");
+	hjd_config_free(&c);
+
+	/* Side bets count in the least max_exposure. */
+	ERR(MINIMAL "twenty_one_plus_three = 100,40,30,10,5\n"
+	            "max_exposure = 4000\n",
+	    7,
+	    "[rules] max_exposure = 4000: below 105000, the worst-case "
+	    "return of one max_bet Bet with side stakes of max_bet "
+	    "(max_bet 1000, line 5)");
+}
+
+static void test_rule_key_errors(void **state)
+{
+	(void)state;
+	ERR("[rules]\nblackjack_pays = 6/5\n", 2,
+	    "[rules] blackjack_pays = 6/5: expected N:D, whole numbers 1 to "
+	    "1000 (6:5, 3:2)");
+	ERR("[rules]\npeek = maybe\n", 2,
+	    "[rules] peek = maybe: expected ace, ace_ten or none");
+	ERR("[rules]\nmax_hands = 5\n", 2,
+	    "[rules] max_hands = 5: expected 1, 2, 3 or 4");
+	ERR("[rules]\nperfect_pairs = 25,12\n", 2,
+	    "[rules] perfect_pairs = 25,12: expected off or P,C,M: three "
+	    "whole numbers 0 to 1000 (25,12,5)");
+	expect_arg_error("--rules.surrender=sometimes",
+	                 "command line: --rules.surrender=sometimes: expected "
+	                 "none, late or early");
 }
 
 static void test_max_exposure_errors(void **state)
@@ -1424,6 +1490,8 @@ int main(void)
 	    cmocka_unit_test(test_payout_evm),
 	    cmocka_unit_test(test_max_exposure),
 	    cmocka_unit_test(test_max_exposure_errors),
+	    cmocka_unit_test(test_rule_keys),
+	    cmocka_unit_test(test_rule_key_errors),
 	    cmocka_unit_test(test_state_directory),
 	    cmocka_unit_test(test_example_file),
 	    cmocka_unit_test(test_no_error_buffer),

@@ -249,16 +249,15 @@ static void test_deal_table_insured(void **state)
 	     HEAD("19000004", HA4, HA3) "\"void\":true,\"events\":[" DOC_PEEK
 	                                "]}\n",
 	     1},
-	    /* The Peek's card comes from the next block with a card. */
+	    /* The peek card comes from the next block with a card; with the ace
+	     * up, a K makes the dealer's blackjack. */
 	    {19000005,
 	     HA5,
 	     HA4,
 	     {{0}},
 	     0,
-	     HEAD("19000005", HA5, HA4) C_KD
-	     ",\"events\":[{\"type\":\"draw\",\"round\":\"" R_PEEK
-	     "\",\"handOwner\":\"Dealer\",\"card\":\"KD\"}," DOC_SETTLE_INSURED
-	     "]}\n",
+	     HEAD("19000005", HA5, HA4) C_KD ",\"events\":[" DOC_PEEK_BJ
+	                                     "," DOC_SETTLE_INSURED "]}\n",
 	     0},
 	};
 

@@ -221,12 +221,46 @@ static void test_settle(void **state)
 	expect_no_payout(&e);
 }
 
-/* Draws and timeouts change the round, not the ledger. */
+/* Side bets that won are returned to the round's player, each under its
+ * own id; a lost one owes nothing. */
+static void test_side_bets(void **state)
+{
+	hj_round r = round_of("ee");
+	hj_side_settlement s = {.pp = HJ_SB_MIXED_PAIR,
+	                        .t3 = HJ_SB_STRAIGHT,
+	                        .pp_ret = 60,
+	                        .t3_ret = 110};
+	hj_event ev = {.type = HJ_EV_SIDE, .round = &r, .side = &s};
+	hj_effects e;
+
+	(void)state;
+	r.side_pp = r.side_t3 = 10;
+	hj_effects_of(&ev, 77, &e);
+	assert_false(e.has_tx);
+	assert_int_equal(e.npayouts, 2);
+	expect_payout(&e.payouts[0], "sidebet:" ROUND_HEX ":perfectpairs",
+	              "sidebet", &r.id, -1, NULL, &r.player, 60, 77);
+	expect_payout(&e.payouts[1], "sidebet:" ROUND_HEX ":poker", "sidebet",
+	              &r.id, -1, NULL, &r.player, 110, 77);
+	s.pp = HJ_SB_LOST;
+	s.pp_ret = 0;
+	hj_effects_of(&ev, 78, &e);
+	assert_int_equal(e.npayouts, 1);
+	assert_string_equal(e.payouts[0].id, "sidebet:" ROUND_HEX ":poker");
+	s.t3_ret = 0;
+	hj_effects_of(&ev, 79, &e);
+	expect_no_payout(&e);
+}
+
+/* Draws, peek cards, skipped blocks and timeouts change the round, not
+ * the ledger. */
 static void test_nothing(void **state)
 {
 	hj_round r = round_of("dd");
 	hj_event evs[] = {
 	    {.type = HJ_EV_DRAW, .round = &r, .hand = 0},
+	    {.type = HJ_EV_PEEK, .round = &r, .hand = HJ_DEALER, .card = 40},
+	    {.type = HJ_EV_SKIP, .round = &r, .hand = HJ_DEALER, .card = 4},
 	    {.type = HJ_EV_TIMEOUT, .round = &r, .act = HJ_STAND, .amount = 3}};
 	hj_effects e;
 
@@ -248,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(test_refund_unattributed),
 	    cmocka_unit_test(test_reject_without_value),
 	    cmocka_unit_test(test_settle),
+	    cmocka_unit_test(test_side_bets),
 	    cmocka_unit_test(test_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

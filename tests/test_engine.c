@@ -4,19 +4,9 @@
  * and amount below was worked out by hand from the spec, not copied from
  * what the engine prints.
  *
- * A block's events are rendered as one line, " | " between events, so that a
- * test states the whole block at once and any extra or missing event fails:
- *
- *   1 Bet 10                  player 1's Bet accepted, value 10
- *   1 Hit@0 0                 action accepted on hand 0, value 0
- *   1 Peek 5                  Peek accepted (no hand), value 5
- *   1 draw 0 8H               the block's card went to hand 0 ("D": dealer)
- *   1 reject Hit premature 7  rejection with its reason and refund
- *   1 timeout Stand@1         default action applied to hand 1
- *   1 settle Win 20, Push 10, ins 15, stake 25, ret 45
- *                             per-hand results and returns, the insurance
- *                             return when insured, totals
- *   1 deposit, 1 ignored      plain transfer, failed receipt
+ * A block's events are rendered as one line, " | " between events
+ * (engine_text.h), so that a test states the whole block at once and any
+ * extra or missing event fails.
  *
  * Blocks are numbered from 1000 (engine_util).  Every settlement is also
  * checked against the money the round's accepted actions carried: their sum
@@ -33,389 +23,7 @@
 
 #include <cmocka.h>
 
-#include "engine_util.h"
-
-/* 10^30 base units: rules_bethash()'s max_bet. */
-#define E30 ((hj_amount)1000000000000000ull * 1000000000000000ull)
-
-#define ACE   R(HJ_ACE)
-#define TEN   R(HJ_TEN)
-#define JACK  R(HJ_JACK)
-#define QUEEN R(HJ_QUEEN)
-#define KING  R(HJ_KING)
-/* A card for blocks where no round should draw: a misdelivery shows. */
-#define IDLE CARD(2, HJ_DIAMONDS)
-#define VOID 0
-
-#define HIT(p)          tx_act((p), HJ_HIT, 0)
-#define STAND(p)        tx_act((p), HJ_STAND, 0)
-#define SURRENDER(p)    tx_act((p), HJ_SURRENDER, 0)
-#define DOUBLE(p, v)    tx_act((p), HJ_DOUBLE, (v))
-#define SPLIT(p, v)     tx_act((p), HJ_SPLIT, (v))
-#define PEEK(p, ins, v) tx_peek((p), (ins), (v))
-
-/* ------------------------------------------------------------------ */
-/* Rendering                                                          */
-
-static const char *const rank_s[] = {"?", "A", "2", "3",  "4", "5", "6",
-                                     "7", "8", "9", "10", "J", "Q", "K"};
-static const char suit_s[] = "CDHS";
-
-static const char *const act_s[] = {"none",   "Bet",   "Hit",       "Stand",
-                                    "Double", "Split", "Surrender", "Peek"};
-
-static const char *reason_s(hj_reason r)
-{
-	switch (r) {
-	case HJ_R_TRUNCATED:
-		return "truncated";
-	case HJ_R_BAD_VERSION:
-		return "bad_version";
-	case HJ_R_UNKNOWN_ACTION:
-		return "unknown_action";
-	case HJ_R_BAD_LENGTH:
-		return "bad_length";
-	case HJ_R_TOO_LONG:
-		return "too_long";
-	case HJ_R_BAD_FIELD:
-		return "bad_field";
-	case HJ_R_SIDE_BETS:
-		return "side_bets_not_offered";
-	case HJ_R_NO_ROUND:
-		return "no_round";
-	case HJ_R_SECOND_ROUND:
-		return "second_round";
-	case HJ_R_BET_LIMITS:
-		return "bet_out_of_limits";
-	case HJ_R_PREMATURE:
-		return "premature";
-	case HJ_R_NOT_ALLOWED:
-		return "not_allowed";
-	case HJ_R_WRONG_VALUE:
-		return "wrong_value";
-	case HJ_R_BAD_SIGNATURE:
-		return "bad_signature";
-	case HJ_R_EXPOSURE:
-		return "over_exposure";
-	default:
-		return "?";
-	}
-}
-
-static const char *status_s(int st)
-{
-	switch (st) {
-	case HJ_ST_BLACKJACK:
-		return "Blackjack";
-	case HJ_ST_WIN:
-		return "Win";
-	case HJ_ST_PUSH:
-		return "Push";
-	case HJ_ST_LOSE:
-		return "Lose";
-	case HJ_ST_BUST:
-		return "Bust";
-	case HJ_ST_SURRENDER:
-		return "Surrender";
-	case HJ_ST_DEALER_BJ:
-		return "DealerBlackjack";
-	default:
-		return "?";
-	}
-}
-
-static const char *act_name(hj_act a)
-{
-	return (unsigned)a < sizeof act_s / sizeof act_s[0] ? act_s[a] : "?";
-}
-
-struct out {
-	char b[8192];
-	size_t n;
-};
-
-static void put(struct out *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	int k = vsnprintf(o->b + o->n, sizeof o->b - o->n, fmt, ap);
-	va_end(ap);
-	assert_true(k >= 0 && (size_t)k < sizeof o->b - o->n);
-	o->n += (size_t)k;
-}
-
-static void put_amount(struct out *o, hj_amount v)
-{
-	char t[48];
-	int i = 0;
-
-	do {
-		t[i++] = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v);
-	while (i)
-		put(o, "%c", t[--i]);
-}
-
-static void put_card(struct out *o, uint8_t code)
-{
-	unsigned r = hj_code_rank(code);
-	put(o, "%s%c", r <= 13 ? rank_s[r] : "?", suit_s[hj_code_suit(code)]);
-}
-
-static void put_event(struct out *o, const ev_rec *e)
-{
-	put(o, "%u ", e->player);
-	switch (e->type) {
-	case HJ_EV_DRAW:
-		put(o, "draw ");
-		if (e->hand == HJ_DEALER)
-			put(o, "D ");
-		else
-			put(o, "%d ", e->hand);
-		put_card(o, e->card);
-		break;
-	case HJ_EV_ACTION:
-		put(o, "%s", act_name(e->act));
-		if (e->hand >= 0)
-			put(o, "@%d", e->hand);
-		put(o, " ");
-		put_amount(o, e->amount);
-		break;
-	case HJ_EV_REJECT:
-		put(o, "reject %s %s ", act_name(e->act), reason_s(e->reason));
-		put_amount(o, e->amount);
-		break;
-	case HJ_EV_TIMEOUT:
-		put(o, "timeout %s", act_name(e->act));
-		if (e->hand >= 0)
-			put(o, "@%d", e->hand);
-		break;
-	case HJ_EV_SETTLE:
-		put(o, "settle ");
-		for (int i = 0; i < e->round.nhands; i++) {
-			put(o, "%s ", status_s(e->st.status[i]));
-			put_amount(o, e->st.ret[i]);
-			put(o, ", ");
-		}
-		if (e->round.insured) {
-			put(o, "ins ");
-			put_amount(o, e->st.ins_ret);
-			put(o, ", ");
-		}
-		put(o, "stake ");
-		put_amount(o, e->st.total_stake);
-		put(o, ", ret ");
-		put_amount(o, e->st.total_ret);
-		break;
-	case HJ_EV_DEPOSIT:
-		put(o, "deposit");
-		break;
-	case HJ_EV_IGNORED:
-		put(o, "ignored");
-		break;
-	}
-}
-
-static struct out line;
-
-/* The last block's events as one line. */
-static const char *events(const fx *f)
-{
-	line.n = 0;
-	line.b[0] = '\0';
-	for (size_t i = 0; i < f->nev; i++) {
-		if (i)
-			put(&line, " | ");
-		put_event(&line, &f->ev[i]);
-	}
-	return line.b;
-}
-
-/* Whether one of the last block's events renders exactly as s. */
-static int has(const fx *f, const char *s)
-{
-	struct out o;
-
-	for (size_t i = 0; i < f->nev; i++) {
-		o.n = 0;
-		o.b[0] = '\0';
-		put_event(&o, &f->ev[i]);
-		if (strcmp(o.b, s) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-#define EXPECT(f, s) assert_string_equal(events(f), (s))
-#define HAS(f, s)                                                              \
-	do {                                                                   \
-		if (!has((f), (s)))                                            \
-			fail_msg("no event \"%s\" in \"%s\"", (s), events(f)); \
-	} while (0)
-
-/* The open round of player p: "h0 8H 3C $10, h1 8S $10, D 6C". */
-static const char *hands(const fx *f, uint8_t p)
-{
-	const hj_round *r = fx_round(f, p);
-
-	line.n = 0;
-	line.b[0] = '\0';
-	if (!r)
-		return "(no round)";
-	for (int i = 0; i < r->nhands; i++) {
-		put(&line, "h%d", i);
-		for (int k = 0; k < r->hands[i].n; k++) {
-			put(&line, " ");
-			put_card(&line, r->hands[i].cards[k]);
-		}
-		put(&line, " $");
-		put_amount(&line, r->hands[i].stake);
-		put(&line, ", ");
-	}
-	put(&line, "D");
-	for (int k = 0; k < r->dealer_n; k++) {
-		put(&line, " ");
-		put_card(&line, r->dealer[k]);
-	}
-	return line.b;
-}
-
-#define HANDS(f, p, s) assert_string_equal(hands((f), (p)), (s))
-
-/* ------------------------------------------------------------------ */
-/* Blocks, with the money check on every settlement                   */
-
-/* Stakes the accepted actions of each player's current round carried. */
-static hj_amount staked[256];
-
-static void check_money(const ev_rec *e)
-{
-	const hj_round *r = &e->round;
-	hj_amount sum = 0, stakes = 0;
-
-	assert_true(e->has_round);
-	for (int i = 0; i < HJ_MAX_HANDS; i++) {
-		if (i < r->nhands) {
-			assert_int_not_equal(e->st.status[i], HJ_ST_NONE);
-			sum += e->st.ret[i];
-			stakes += r->hands[i].stake;
-		} else {
-			assert_int_equal(e->st.status[i], HJ_ST_NONE);
-			assert_true(e->st.ret[i] == 0);
-		}
-	}
-	if (r->insured)
-		stakes += r->insurance;
-	else
-		assert_true(e->st.ins_ret == 0);
-	sum += e->st.ins_ret;
-	assert_true(sum == e->st.total_ret);
-	assert_true(stakes == e->st.total_stake);
-	assert_true(staked[e->player] == e->st.total_stake);
-}
-
-static void step(fx *f, uint8_t card, hj_action *txs, size_t n)
-{
-	fx_block(f, card, txs, n);
-	for (size_t i = 0; i < f->nev; i++) {
-		const ev_rec *e = &f->ev[i];
-		if (e->type == HJ_EV_ACTION && e->act == HJ_BET)
-			staked[e->player] = e->amount;
-		else if (e->type == HJ_EV_ACTION)
-			staked[e->player] += e->amount;
-		else if (e->type == HJ_EV_SETTLE)
-			check_money(e);
-	}
-}
-
-#define B(f, card, ...)                                                        \
-	do {                                                                   \
-		hj_action t_[] = {__VA_ARGS__};                                \
-		step((f), (card), t_, sizeof t_ / sizeof t_[0]);               \
-	} while (0)
-#define B0(f, card) step((f), (card), NULL, 0)
-
-static void start(fx *f, const hj_rules *rules)
-{
-	hj_rules def = rules_bethash();
-
-	memset(staked, 0, sizeof staked);
-	fx_init(f, rules ? rules : &def);
-}
-
-/* bethash with the given timeout. */
-static hj_rules rules_timeout(uint32_t blocks)
-{
-	hj_rules r = rules_bethash();
-	r.timeout_blocks = blocks;
-	return r;
-}
-
-/*
- * Bet by p at the next block X, then X+1 c1 to hand 0, X+2 up to the dealer,
- * X+3 c2 to hand 0 (no void blocks).  Other rounds may draw alongside.
- * Returns X.
- */
-static uint64_t deal(fx *f, uint8_t p, hj_amount bet, uint8_t c1, uint8_t up,
-                     uint8_t c2)
-{
-	uint64_t x = f->height;
-	struct out o = {.n = 0};
-
-	B(f, IDLE, tx_bet(p, bet));
-	put(&o, "%u Bet ", p);
-	put_amount(&o, bet);
-	HAS(f, o.b);
-	o.n = 0;
-	put(&o, "%u draw 0 ", p);
-	put_card(&o, c1);
-	B0(f, c1);
-	HAS(f, o.b);
-	o.n = 0;
-	put(&o, "%u draw D ", p);
-	put_card(&o, up);
-	B0(f, up);
-	HAS(f, o.b);
-	o.n = 0;
-	put(&o, "%u draw 0 ", p);
-	put_card(&o, c2);
-	B0(f, c2);
-	HAS(f, o.b);
-	return x;
-}
-
-/* Idle blocks: nothing may happen in any of them. */
-static void quiet(fx *f, int n)
-{
-	while (n--) {
-		B0(f, IDLE);
-		EXPECT(f, "");
-	}
-}
-
-/* The fields an action or a timeout would change. */
-static void assert_same_round(const hj_round *a, const hj_round *b)
-{
-	assert_non_null(a);
-	assert_non_null(b);
-	assert_int_equal(a->phase, b->phase);
-	assert_int_equal(a->peek_due, b->peek_due);
-	assert_int_equal(a->nhands, b->nhands);
-	assert_int_equal(a->npending, b->npending);
-	assert_int_equal(a->window_open, b->window_open);
-	assert_int_equal(a->seq, b->seq);
-	assert_int_equal(a->decisions, b->decisions);
-	assert_int_equal(a->insured, b->insured);
-	assert_int_equal(a->dealer_n, b->dealer_n);
-	assert_memory_equal(a->dealer, b->dealer, sizeof a->dealer);
-	assert_memory_equal(a->hands, b->hands, sizeof a->hands);
-	assert_true(a->bet == b->bet);
-}
+#include "engine_text.h"
 
 /* ------------------------------------------------------------------ */
 /* Section 3: which block deals which card                            */
@@ -1239,55 +847,104 @@ static void test_dealer_stands_on_soft_18(void **state)
 	fx_free(&f);
 }
 
-static void test_peeked_dealer_standing_settles_when_last_hand_ends(void **s)
+static void test_clear_peek_dealer_draws_second_card_in_dealer_play(void **s)
 {
 	fx f;
 
 	(void)s;
-	/* Stand */
+	/* Stand: the peek card (7) is set aside; the dealer's second card
+	 * comes after the Stand. */
 	start(&f, NULL);
 	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
 	B(&f, IDLE, PEEK(1, 0, 0));
 	EXPECT(&f, "1 Peek 0");
-	B0(&f, R(7)); /* soft 18 */
-	EXPECT(&f, "1 draw D 7C");
+	B0(&f, R(7));
+	EXPECT(&f, "1 peek 7C clear");
+	HANDS(&f, 1, "h0 10C 9C $10, D AC");
 	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@0 0 | 1 settle Win 20, stake 10, ret 20");
-	B0(&f, R(5));
-	EXPECT(&f, "");
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, R(7)); /* soft 18 */
+	EXPECT(&f, "1 draw D 7C | 1 settle Win 20, stake 10, ret 20");
 	fx_free(&f);
 
-	/* Hit to 21 */
+	/* Hit to 21: the dealer plays from the next block. */
 	start(&f, NULL);
 	deal(&f, 1, 10, TEN, ACE, R(5));
 	B(&f, IDLE, PEEK(1, 0, 0));
 	B0(&f, R(7));
 	B(&f, IDLE, HIT(1));
 	B0(&f, R(6));
-	EXPECT(&f, "1 draw 0 6C | 1 settle Win 20, stake 10, ret 20");
+	EXPECT(&f, "1 draw 0 6C");
+	B0(&f, R(7));
+	EXPECT(&f, "1 draw D 7C | 1 settle Win 20, stake 10, ret 20");
 	fx_free(&f);
 
 	/* Double */
 	start(&f, NULL);
 	deal(&f, 1, 10, R(6), ACE, R(5));
 	B(&f, IDLE, PEEK(1, 0, 0));
-	B0(&f, R(8)); /* 19 */
+	B0(&f, R(8));
+	EXPECT(&f, "1 peek 8C clear");
 	B(&f, IDLE, DOUBLE(1, 10));
 	EXPECT(&f, "1 Double@0 10");
 	B0(&f, R(5)); /* 16 */
-	EXPECT(&f, "1 draw 0 5C | 1 settle Lose 0, stake 20, ret 0");
+	EXPECT(&f, "1 draw 0 5C");
+	B0(&f, R(8)); /* A+8 19 */
+	EXPECT(&f, "1 draw D 8C | 1 settle Lose 0, stake 20, ret 0");
 	fx_free(&f);
 
-	/* A peeked soft 17 still hits. */
+	/* A soft 17 still hits. */
 	start(&f, NULL);
 	deal(&f, 1, 10, TEN, ACE, TEN);
 	B(&f, IDLE, PEEK(1, 0, 0));
 	B0(&f, R(6));
-	EXPECT(&f, "1 draw D 6C");
+	EXPECT(&f, "1 peek 6C clear");
 	B(&f, IDLE, STAND(1));
 	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, R(6));
+	EXPECT(&f, "1 draw D 6C");
 	B0(&f, KING);
 	EXPECT(&f, "1 draw D KC | 1 settle Win 20, stake 10, ret 20");
+	fx_free(&f);
+}
+
+static void test_clear_peek_skips_blackjack_blocks_for_second_card(void **s)
+{
+	fx f;
+
+	(void)s;
+	/* Round 1 peeked clear and stands; round 2 is dealt alongside: the
+	 * skipped blocks are still cards for round 2. */
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B(&f, R(4), tx_bet(2, 10));
+	EXPECT(&f, "1 peek 4C clear | 2 Bet 10");
+	B(&f, KING, STAND(1));
+	EXPECT(&f, "2 draw 0 KC | 1 Stand@0 0");
+	B0(&f, QUEEN);
+	EXPECT(&f, "1 skip QC | 2 draw D QC");
+	B0(&f, VOID);
+	EXPECT(&f, "");
+	B0(&f, CARD(HJ_TEN, HJ_HEARTS));
+	EXPECT(&f, "1 skip 10H | 2 draw 0 10H");
+	B0(&f, R(7));
+	EXPECT(&f, "1 draw D 7C | 1 settle Win 20, stake 10, ret 20");
+	HANDS(&f, 2, "h0 KC 10H $10, D QC");
+	fx_free(&f);
+
+	/* Only the second card skips: a 10 as the third card is drawn. */
+	start(&f, NULL);
+	deal(&f, 1, 10, TEN, ACE, R(8)); /* 18 */
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(3));
+	B(&f, IDLE, STAND(1));
+	B0(&f, R(2)); /* soft 13 */
+	EXPECT(&f, "1 draw D 2C");
+	B0(&f, KING); /* hard 13 */
+	EXPECT(&f, "1 draw D KC");
+	B0(&f, R(5));
+	EXPECT(&f, "1 draw D 5C | 1 settle Push 10, stake 10, ret 10");
 	fx_free(&f);
 }
 
@@ -1309,12 +966,14 @@ static void test_peek_is_the_only_first_action_against_ace(void **state)
 	           " | 1 reject Surrender not_allowed 0");
 	B(&f, IDLE, PEEK(1, 0, 0), PEEK(1, 0, 0));
 	EXPECT(&f, "1 Peek 0 | 1 reject Peek premature 0");
-	B0(&f, R(9)); /* soft 20 */
-	EXPECT(&f, "1 draw D 9C");
+	B0(&f, R(9));
+	EXPECT(&f, "1 peek 9C clear");
 	B(&f, IDLE, PEEK(1, 0, 0), DOUBLE(1, 10));
 	EXPECT(&f, "1 reject Peek not_allowed 0 | 1 Double@0 10");
-	B0(&f, KING); /* 20 against 20 */
-	EXPECT(&f, "1 draw 0 KC | 1 settle Push 20, stake 20, ret 20");
+	B0(&f, KING); /* 20 */
+	EXPECT(&f, "1 draw 0 KC");
+	B0(&f, R(9)); /* soft 20 */
+	EXPECT(&f, "1 draw D 9C | 1 settle Push 20, stake 20, ret 20");
 	fx_free(&f);
 }
 
@@ -1332,7 +991,8 @@ static void test_peek_insurance_value_is_half_bet_floored(void **state)
 	           " | 1 reject Peek wrong_value 0"
 	           " | 1 reject Peek wrong_value 5 | 1 Peek 5");
 	B0(&f, KING);
-	EXPECT(&f, "1 draw D KC | 1 settle Lose 0, ins 15, stake 16, ret 15");
+	EXPECT(&f, "1 peek KC bj | 1 settle Lose 0, ins 15, stake 16, ret 15");
+	HANDS(&f, 1, "(no round)");
 	fx_free(&f);
 }
 
@@ -1349,8 +1009,8 @@ static void test_peek_dealer_blackjack_settles_at_y_plus_1(void **state)
 	B(&f, IDLE, PEEK(1, 1, 5), PEEK(2, 0, 0));
 	EXPECT(&f, "1 Peek 5 | 2 Peek 0");
 	B(&f, CARD(HJ_QUEEN, HJ_SPADES), HIT(1));
-	EXPECT(&f, "1 draw D QS | 1 settle Lose 0, ins 15, stake 15, ret 15"
-	           " | 2 draw D QS | 2 settle Lose 0, stake 10, ret 0"
+	EXPECT(&f, "1 peek QS bj | 1 settle Lose 0, ins 15, stake 15, ret 15"
+	           " | 2 peek QS bj | 2 settle Lose 0, stake 10, ret 0"
 	           " | 1 reject Hit no_round 0");
 	assert_int_equal(hj_table_count(f.t), 0);
 	fx_free(&f);
@@ -1365,12 +1025,12 @@ static void test_peek_without_dealer_blackjack_opens_window_y2(void **state)
 	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
 	B(&f, IDLE, PEEK(1, 1, 5));
 	EXPECT(&f, "1 Peek 5");
-	B(&f, R(5), STAND(1)); /* soft 16, no blackjack */
-	EXPECT(&f, "1 draw D 5C | 1 reject Stand premature 0");
+	B(&f, R(5), STAND(1)); /* no blackjack */
+	EXPECT(&f, "1 peek 5C clear | 1 reject Stand premature 0");
 	B(&f, IDLE, STAND(1));
 	EXPECT(&f, "1 Stand@0 0");
-	B0(&f, R(2)); /* soft 18 */
-	EXPECT(&f, "1 draw D 2C | 1 settle Win 20, ins 0, stake 15, ret 20");
+	B0(&f, R(7)); /* soft 18 */
+	EXPECT(&f, "1 draw D 7C | 1 settle Win 20, ins 0, stake 15, ret 20");
 	fx_free(&f);
 
 	/* A void block after Peek shifts the card and the window. */
@@ -1380,7 +1040,7 @@ static void test_peek_without_dealer_blackjack_opens_window_y2(void **state)
 	B(&f, VOID, STAND(1));
 	EXPECT(&f, "1 reject Stand premature 0");
 	B(&f, R(5), STAND(1));
-	EXPECT(&f, "1 draw D 5C | 1 reject Stand premature 0");
+	EXPECT(&f, "1 peek 5C clear | 1 reject Stand premature 0");
 	B(&f, IDLE, STAND(1));
 	EXPECT(&f, "1 Stand@0 0");
 	fx_free(&f);
@@ -1402,8 +1062,8 @@ static void test_player_blackjack_against_ace_peeks_first(void **state)
 	EXPECT(&f, "1 reject Stand not_allowed 0"
 	           " | 2 reject Surrender not_allowed 0 | 1 Peek 5 | 2 Peek 0");
 	B0(&f, JACK);
-	EXPECT(&f, "1 draw D JC | 1 settle Push 10, ins 15, stake 15, ret 25"
-	           " | 2 draw D JC | 2 settle Push 10, stake 10, ret 10");
+	EXPECT(&f, "1 peek JC bj | 1 settle Push 10, ins 15, stake 15, ret 25"
+	           " | 2 peek JC bj | 2 settle Push 10, stake 10, ret 10");
 	fx_free(&f);
 
 	/* No dealer blackjack: 6:5 at Y+1, insurance lost. */
@@ -1414,10 +1074,11 @@ static void test_player_blackjack_against_ace_peeks_first(void **state)
 	B0(&f, KING);
 	B(&f, IDLE, PEEK(1, 1, 5), PEEK(2, 0, 0));
 	B(&f, R(9), STAND(1));
-	EXPECT(&f,
-	       "1 draw D 9C | 1 settle Blackjack 22, ins 0, stake 15, ret 22"
-	       " | 2 draw D 9C | 2 settle Blackjack 22, stake 10, ret 22"
-	       " | 1 reject Stand no_round 0");
+	EXPECT(
+	    &f,
+	    "1 peek 9C clear | 1 settle Blackjack 22, ins 0, stake 15, ret 22"
+	    " | 2 peek 9C clear | 2 settle Blackjack 22, stake 10, ret 22"
+	    " | 1 reject Stand no_round 0");
 	fx_free(&f);
 }
 
@@ -1547,8 +1208,8 @@ static void test_surrender_against_ace_after_peek(void **state)
 	start(&f, NULL);
 	deal(&f, 1, 11, TEN, ACE, R(6));
 	B(&f, IDLE, PEEK(1, 1, 5));
-	B0(&f, R(9)); /* soft 20 */
-	EXPECT(&f, "1 draw D 9C");
+	B0(&f, R(9));
+	EXPECT(&f, "1 peek 9C clear");
 	B(&f, IDLE, SURRENDER(1));
 	EXPECT(&f, "1 Surrender@0 0"
 	           " | 1 settle Surrender 5, ins 0, stake 16, ret 5");
@@ -1664,7 +1325,7 @@ static void test_all_hands_bust_against_ten_lose_every_stake(void **state)
 	fx_free(&f);
 }
 
-static void test_split_after_peek_settles_when_last_hand_ends(void **state)
+static void test_split_after_peek_dealer_plays_after_last_hand(void **state)
 {
 	fx f;
 
@@ -1672,7 +1333,8 @@ static void test_split_after_peek_settles_when_last_hand_ends(void **state)
 	start(&f, NULL);
 	deal(&f, 1, 10, CARD(8, HJ_HEARTS), ACE, CARD(8, HJ_SPADES));
 	B(&f, IDLE, PEEK(1, 0, 0));
-	B0(&f, R(7)); /* soft 18 */
+	B0(&f, R(7));
+	EXPECT(&f, "1 peek 7C clear");
 	B(&f, IDLE, SPLIT(1, 10));
 	EXPECT(&f, "1 Split@0 10");
 	B0(&f, TEN);  /* hand 0: 18 */
@@ -1680,11 +1342,13 @@ static void test_split_after_peek_settles_when_last_hand_ends(void **state)
 	B(&f, IDLE, HIT(1));
 	B0(&f, R(9)); /* hand 1: 20 */
 	EXPECT(&f, "1 draw 1 9C");
-	HANDS(&f, 1, "h0 8H 10C $10, h1 8S 3C 9C $10, D AC 7C");
+	HANDS(&f, 1, "h0 8H 10C $10, h1 8S 3C 9C $10, D AC");
 	B(&f, IDLE, STAND(1));
 	EXPECT(&f, "1 Stand@1 0");
 	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@0 0 | 1 settle Push 10, Win 20, stake 20, ret 30");
+	EXPECT(&f, "1 Stand@0 0");
+	B0(&f, R(7)); /* soft 18 */
+	EXPECT(&f, "1 draw D 7C | 1 settle Push 10, Win 20, stake 20, ret 30");
 	fx_free(&f);
 }
 
@@ -1787,11 +1451,13 @@ static void test_timeout_peeks_without_insurance_when_due(void **state)
 	B0(&f, IDLE); /* 1007 */
 	EXPECT(&f, "1 timeout Peek");
 	assert_int_equal(fx_round(&f, 1)->insured, 0);
-	B0(&f, R(9)); /* soft 20; window 1009 */
-	EXPECT(&f, "1 draw D 9C");
+	B0(&f, R(9)); /* window 1009 */
+	EXPECT(&f, "1 peek 9C clear");
 	quiet(&f, 3);
-	B0(&f, IDLE); /* 1012: Stand, and the dealer stands on two cards */
-	EXPECT(&f, "1 timeout Stand@0 | 1 settle Lose 0, stake 10, ret 0");
+	B0(&f, IDLE); /* 1012: Stand; the dealer plays from 1013 */
+	EXPECT(&f, "1 timeout Stand@0");
+	B0(&f, R(9)); /* soft 20 */
+	EXPECT(&f, "1 draw D 9C | 1 settle Lose 0, stake 10, ret 0");
 	fx_free(&f);
 
 	/* A natural, timed out: Peek, then the dealer's blackjack pushes. */
@@ -1804,7 +1470,7 @@ static void test_timeout_peeks_without_insurance_when_due(void **state)
 	B0(&f, IDLE);
 	EXPECT(&f, "1 timeout Peek");
 	B0(&f, KING);
-	EXPECT(&f, "1 draw D KC | 1 settle Push 10, stake 10, ret 10");
+	EXPECT(&f, "1 peek KC bj | 1 settle Push 10, stake 10, ret 10");
 	fx_free(&f);
 }
 
@@ -1842,16 +1508,17 @@ static void test_timeouts_come_after_the_blocks_transactions(void **state)
 	start(&f, &r);
 	deal(&f, 1, 10, TEN, ACE, R(9)); /* 19 */
 	B(&f, IDLE, PEEK(1, 0, 0));
-	B0(&f, R(8)); /* soft 19; window 1006 */
-	EXPECT(&f, "1 draw D 8C");
+	B0(&f, R(8)); /* window 1006 */
+	EXPECT(&f, "1 peek 8C clear");
 	quiet(&f, 3);
 	/* The Bet is checked while the round is still open; the timeout's
-	 * Stand then settles it against the peeked dealer's 19. */
+	 * Stand comes after it. */
 	B(&f, IDLE, tx_bet(1, 10));
-	EXPECT(&f, "1 reject Bet second_round 10 | 1 timeout Stand@0"
-	           " | 1 settle Push 10, stake 10, ret 10");
-	B(&f, IDLE, tx_bet(1, 10));
-	EXPECT(&f, "1 Bet 10");
+	EXPECT(&f, "1 reject Bet second_round 10 | 1 timeout Stand@0");
+	/* The dealer's soft 19 settles the round before the block's Bet. */
+	B(&f, R(8), tx_bet(1, 10));
+	EXPECT(&f, "1 draw D 8C | 1 settle Push 10, stake 10, ret 10"
+	           " | 1 Bet 10");
 	fx_free(&f);
 }
 
@@ -1867,6 +1534,7 @@ static void test_surrender_allowed_after_timed_out_peek(void **state)
 	B0(&f, IDLE);
 	EXPECT(&f, "1 timeout Peek");
 	B0(&f, R(9));
+	EXPECT(&f, "1 peek 9C clear");
 	B(&f, IDLE, SURRENDER(1));
 	EXPECT(&f, "1 Surrender@0 0 | 1 settle Surrender 5, stake 10, ret 5");
 	fx_free(&f);
@@ -1899,402 +1567,7 @@ static void test_heights_must_follow_each_other(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Rules as data                                                      */
-
-static void test_bethash_preset_is_seed_000(void **state)
-{
-	hj_rules r;
-
-	(void)state;
-	assert_int_equal(hj_rules_preset("bethash", &r), 0);
-	assert_string_equal(r.preset, "bethash");
-	assert_int_equal(r.bj_num, 6);
-	assert_int_equal(r.bj_den, 5);
-	assert_int_equal(r.ins_pays, 2);
-	assert_int_equal(r.h17, 1);
-	assert_int_equal(r.double_hard_totals, HJ_DOUBLE_HARD(9) |
-	                                           HJ_DOUBLE_HARD(10) |
-	                                           HJ_DOUBLE_HARD(11));
-	assert_int_equal(r.double_after_split, 0);
-	assert_int_equal(r.max_hands, 2);
-	assert_int_equal(r.split_aces, 0);
-	assert_int_equal(r.split_by_value, 1);
-	assert_int_equal(r.late_surrender, 1);
-	assert_int_equal(hj_rules_preset("nope", &r), -ENOENT);
-	assert_int_equal(HJ_TIMEOUT_EVM, 100);
-	assert_int_equal(HJ_TIMEOUT_BITCOIN, 12);
-}
-
-static void test_rules_blackjack_3_to_2(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.bj_num = 3;
-	r.bj_den = 2;
-	start(&f, &r);
-	B(&f, IDLE, tx_bet(1, 10), tx_bet(2, 5), tx_bet(3, 1), tx_bet(4, 3));
-	B0(&f, ACE);
-	B0(&f, R(5));
-	B0(&f, KING);
-	HAS(&f, "1 settle Blackjack 25, stake 10, ret 25");
-	HAS(&f, "2 settle Blackjack 12, stake 5, ret 12");
-	HAS(&f, "3 settle Blackjack 2, stake 1, ret 2");
-	HAS(&f, "4 settle Blackjack 7, stake 3, ret 7");
-	fx_free(&f);
-}
-
-static void test_rules_insurance_ratio(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.ins_pays = 1;
-	start(&f, &r);
-	deal(&f, 1, 10, TEN, ACE, R(9));
-	B(&f, IDLE, PEEK(1, 1, 5));
-	B0(&f, KING);
-	EXPECT(&f, "1 draw D KC | 1 settle Lose 0, ins 10, stake 15, ret 10");
-	fx_free(&f);
-}
-
-static void test_rules_s17_dealer_stands_on_soft_17(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.h17 = 0;
-	start(&f, &r);
-	deal(&f, 1, 10, TEN, R(6), R(8)); /* 18 */
-	B(&f, IDLE, STAND(1));
-	B0(&f, ACE);
-	EXPECT(&f, "1 draw D AC | 1 settle Win 20, stake 10, ret 20");
-	fx_free(&f);
-}
-
-static void test_rules_double_any_two_cards(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.double_hard_totals = HJ_DOUBLE_ANY_TWO;
-	start(&f, &r);
-	deal(&f, 1, 10, ACE, R(6), R(7)); /* soft 18 */
-	B(&f, IDLE, DOUBLE(1, 10));
-	EXPECT(&f, "1 Double@0 10");
-	B0(&f, R(2)); /* soft 20 */
-	B0(&f, TEN);
-	B0(&f, KING);
-	EXPECT(&f, "1 draw D KC | 1 settle Win 40, stake 20, ret 40");
-	fx_free(&f);
-
-	start(&f, &r);
-	deal(&f, 1, 10, TEN, R(6), R(2)); /* hard 12 */
-	B(&f, IDLE, HIT(1));
-	B0(&f, R(2));
-	B(&f, IDLE, DOUBLE(1, 10)); /* three cards */
-	EXPECT(&f, "1 reject Double not_allowed 10");
-	fx_free(&f);
-}
-
-/* The bits are hard totals: a soft hand never matches one. */
-static void test_rules_double_hard_totals_exclude_soft(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.double_hard_totals = HJ_DOUBLE_HARD(19) | HJ_DOUBLE_HARD(8);
-	start(&f, &r);
-	deal(&f, 1, 10, ACE, R(6), R(8)); /* soft 19 */
-	B(&f, IDLE, DOUBLE(1, 10));
-	EXPECT(&f, "1 reject Double not_allowed 10");
-	fx_free(&f);
-
-	start(&f, &r);
-	deal(&f, 1, 10, TEN, R(6), R(9)); /* hard 19 */
-	B(&f, IDLE, DOUBLE(1, 10));
-	EXPECT(&f, "1 Double@0 10");
-	fx_free(&f);
-
-	start(&f, &r);
-	deal(&f, 1, 10, R(5), R(6), R(3)); /* hard 8; 9..11 are off */
-	B(&f, IDLE, DOUBLE(1, 10), DOUBLE(1, 10));
-	EXPECT(&f, "1 Double@0 10 | 1 reject Double premature 10");
-	fx_free(&f);
-
-	start(&f, &r);
-	deal(&f, 1, 10, R(5), R(6), R(6)); /* hard 11 */
-	B(&f, IDLE, DOUBLE(1, 10));
-	EXPECT(&f, "1 reject Double not_allowed 10");
-	fx_free(&f);
-}
-
-static void test_rules_double_after_split(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.double_after_split = 1;
-	start(&f, &r);
-	deal(&f, 1, 10, R(8), R(6), R(8));
-	B(&f, IDLE, SPLIT(1, 10));
-	B0(&f, R(9)); /* hand 0: 17 */
-	B0(&f, R(3)); /* hand 1: 11 */
-	B(&f, IDLE, DOUBLE(1, 10));
-	EXPECT(&f, "1 Double@1 10");
-	B(&f, KING, STAND(1)); /* hand 1: 21 */
-	EXPECT(&f, "1 draw 1 KC | 1 reject Stand premature 0");
-	HANDS(&f, 1, "h0 8C 9C $10, h1 8C 3C KC $20, D 6C");
-	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@0 0");
-	B0(&f, TEN);
-	B0(&f, R(2)); /* 18 */
-	EXPECT(&f, "1 draw D 2C | 1 settle Lose 0, Win 40, stake 30, ret 40");
-	fx_free(&f);
-
-	/* Original bets only: split and doubled, dealer blackjack behind a
-	 * 10: the loss is still the Bet's 10. */
-	start(&f, &r);
-	deal(&f, 1, 10, R(8), TEN, R(8));
-	B(&f, IDLE, SPLIT(1, 10));
-	B0(&f, R(9));
-	B0(&f, R(3));
-	B(&f, IDLE, DOUBLE(1, 10));
-	B0(&f, KING);
-	B(&f, IDLE, STAND(1));
-	B0(&f, ACE);
-	EXPECT(&f, "1 draw D AC | 1 settle DealerBlackjack 0,"
-	           " DealerBlackjack 20, stake 30, ret 20");
-	fx_free(&f);
-}
-
-static void test_rules_three_hands_resplit(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.max_hands = 3;
-	start(&f, &r);
-	deal(&f, 1, 10, CARD(8, HJ_HEARTS), R(6), CARD(8, HJ_SPADES));
-	B(&f, IDLE, SPLIT(1, 10));
-	B0(&f, CARD(8, HJ_DIAMONDS));
-	B0(&f, CARD(8, HJ_CLUBS));
-	HANDS(&f, 1, "h0 8H 8D $10, h1 8S 8C $10, D 6C");
-	B(&f, IDLE, SPLIT(1, 10));
-	EXPECT(&f, "1 Split@1 10");
-	B0(&f, R(2));
-	EXPECT(&f, "1 draw 1 2C");
-	B0(&f, R(3));
-	EXPECT(&f, "1 draw 2 3C");
-	HANDS(&f, 1, "h0 8H 8D $10, h1 8S 2C $10, h2 8C 3C $10, D 6C");
-	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@2 0");
-	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@1 0");
-	B(&f, IDLE, SPLIT(1, 10), STAND(1));
-	EXPECT(&f, "1 reject Split not_allowed 10 | 1 Stand@0 0");
-	B0(&f, TEN);
-	B0(&f, KING);
-	EXPECT(&f, "1 draw D KC"
-	           " | 1 settle Win 20, Win 20, Win 20, stake 30, ret 60");
-	fx_free(&f);
-}
-
-static void test_rules_split_of_lower_hand_shifts_hands_up(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.max_hands = 4;
-	start(&f, &r);
-	deal(&f, 1, 10, CARD(8, HJ_HEARTS), R(6), CARD(8, HJ_SPADES));
-	B(&f, IDLE, SPLIT(1, 10));
-	B0(&f, CARD(8, HJ_DIAMONDS)); /* hand 0: 8 8 */
-	B0(&f, TEN);                  /* hand 1: 18 */
-	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@1 0");
-	B(&f, IDLE, SPLIT(1, 10));
-	EXPECT(&f, "1 Split@0 10");
-	HANDS(&f, 1, "h0 8H $10, h1 8D $10, h2 8S 10C $10, D 6C");
-	B0(&f, R(3));
-	EXPECT(&f, "1 draw 0 3C");
-	B0(&f, R(2));
-	EXPECT(&f, "1 draw 1 2C");
-	HANDS(&f, 1, "h0 8H 3C $10, h1 8D 2C $10, h2 8S 10C $10, D 6C");
-	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@1 0");
-	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@0 0");
-	B0(&f, KING); /* 16 */
-	B0(&f, R(2)); /* 18 */
-	EXPECT(&f, "1 draw D 2C"
-	           " | 1 settle Lose 0, Lose 0, Push 10, stake 30, ret 10");
-	fx_free(&f);
-}
-
-static void test_rules_split_aces(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.split_aces = 1;
-	start(&f, &r);
-	deal(&f, 1, 10, CARD(HJ_ACE, HJ_HEARTS), R(6), CARD(HJ_ACE, HJ_SPADES));
-	B(&f, IDLE, SPLIT(1, 10));
-	EXPECT(&f, "1 Split@0 10");
-	B0(&f, KING); /* hand 0: 21, not blackjack */
-	EXPECT(&f, "1 draw 0 KC");
-	B0(&f, R(9)); /* hand 1: 20 */
-	B(&f, IDLE, STAND(1));
-	EXPECT(&f, "1 Stand@1 0");
-	B0(&f, TEN);
-	B0(&f, R(2)); /* 18 */
-	EXPECT(&f, "1 draw D 2C | 1 settle Win 20, Win 20, stake 20, ret 40");
-	fx_free(&f);
-}
-
-static void test_rules_split_by_rank(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.split_by_value = 0;
-	start(&f, &r);
-	deal(&f, 1, 10, TEN, R(6), JACK);
-	B(&f, IDLE, SPLIT(1, 10));
-	EXPECT(&f, "1 reject Split not_allowed 10");
-	fx_free(&f);
-
-	start(&f, &r);
-	deal(&f, 1, 10, KING, R(6), CARD(HJ_KING, HJ_HEARTS));
-	B(&f, IDLE, SPLIT(1, 10));
-	EXPECT(&f, "1 Split@0 10");
-	fx_free(&f);
-}
-
-static void test_rules_without_late_surrender(void **state)
-{
-	fx f;
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	r.late_surrender = 0;
-	start(&f, &r);
-	deal(&f, 1, 10, TEN, R(6), R(6));
-	B(&f, IDLE, SURRENDER(1), STAND(1));
-	EXPECT(&f, "1 reject Surrender not_allowed 0 | 1 Stand@0 0");
-	fx_free(&f);
-}
-
-/* ------------------------------------------------------------------ */
-/* Bankroll: the worst case of a round and max_exposure               */
-
-static hj_amount worst(const hj_rules *r, hj_amount bet)
-{
-	return hj_rules_worst_return(r, bet);
-}
-
-#define ASSERT_AMOUNT(got, want) assert_true((got) == (want))
-
-/* bethash: 4 * bet for every bet (a won double, or two won split hands);
- * the other terms are 2.2 * bet (6:5 natural) and 2.5 * bet (a pushed
- * natural plus insurance at 2:1). */
-static void test_worst_return_bethash_is_4_bets(void **state)
-{
-	hj_rules r = rules_bethash();
-
-	(void)state;
-	ASSERT_AMOUNT(worst(&r, 0), 0);
-	ASSERT_AMOUNT(worst(&r, 1), 4);
-	ASSERT_AMOUNT(worst(&r, 7), 28);
-	ASSERT_AMOUNT(worst(&r, 1000), 4000);
-	ASSERT_AMOUNT(worst(&r, 100000), 400000);
-	ASSERT_AMOUNT(worst(&r, E30), 4 * E30);
-	ASSERT_AMOUNT(worst(&r, HJ_MAX_BET), 4 * HJ_MAX_BET);
-}
-
-/* Each term of the maximum wins somewhere. */
-static void test_worst_return_other_rules(void **state)
-{
-	hj_rules r;
-
-	(void)state;
-	/* No double, no split: the insurance term (10 + 5 * 3 = 25) beats
-	 * the natural (10 + 12 = 22) and a won hand (20). */
-	r = rules_bethash();
-	r.double_hard_totals = 0;
-	r.max_hands = 1;
-	ASSERT_AMOUNT(worst(&r, 10), 25);
-	/* ... and with an odd bet the insurance is floor(11 / 2) = 5:
-	 * 11 + 15 = 26 against the natural's 11 + floor(66 / 5) = 24. */
-	ASSERT_AMOUNT(worst(&r, 11), 26);
-	/* 3:2: the natural, 11 + floor(33 / 2) = 27, beats 26. */
-	r.bj_num = 3;
-	r.bj_den = 2;
-	ASSERT_AMOUNT(worst(&r, 11), 27);
-	ASSERT_AMOUNT(worst(&r, 1), 2); /* 1 + 1; insurance 0: 1 */
-	/* Insurance paying 10:1: 10 + 5 * 11 = 65. */
-	r = rules_bethash();
-	r.ins_pays = 10;
-	ASSERT_AMOUNT(worst(&r, 10), 65);
-	/* Doubling allowed, no split: one doubled hand, 4 * bet. */
-	r = rules_bethash();
-	r.max_hands = 1;
-	ASSERT_AMOUNT(worst(&r, 10), 40);
-	/* Three hands, no double after split: 3 * 2 * bet = 60, above the
-	 * doubled hand's 40. */
-	r = rules_bethash();
-	r.max_hands = 3;
-	ASSERT_AMOUNT(worst(&r, 10), 60);
-	/* Four hands, each doubled: 4 * 2 * 2 * bet. */
-	r.max_hands = 4;
-	r.double_after_split = 1;
-	r.double_hard_totals = HJ_DOUBLE_ANY_TWO;
-	ASSERT_AMOUNT(worst(&r, 5), 80);
-	/* double_after_split without any double allowed doubles nothing. */
-	r.double_hard_totals = 0;
-	ASSERT_AMOUNT(worst(&r, 5), 40);
-	/* Absurd ratios saturate instead of wrapping. */
-	r = rules_bethash();
-	r.bj_num = 1000;
-	r.bj_den = 1;
-	ASSERT_AMOUNT(worst(&r, 10), 10010);
-	ASSERT_AMOUNT(worst(&r, HJ_MAX_BET), HJ_AMOUNT_MAX);
-	r = rules_bethash();
-	r.ins_pays = 1000;
-	ASSERT_AMOUNT(worst(&r, HJ_MAX_BET), HJ_AMOUNT_MAX);
-}
-
-static void test_rules_check_max_exposure(void **state)
-{
-	hj_rules r = rules_bethash();
-	char err[160];
-
-	(void)state;
-	r.max_bet = 1000;
-	r.max_exposure = 0; /* no limit */
-	assert_int_equal(hj_rules_check(&r, err, sizeof err), 0);
-	r.max_exposure = 4000; /* exactly one max_bet Bet */
-	assert_int_equal(hj_rules_check(&r, err, sizeof err), 0);
-	r.max_exposure = HJ_AMOUNT_MAX;
-	assert_int_equal(hj_rules_check(&r, err, sizeof err), 0);
-	r.max_exposure = 3999;
-	assert_int_equal(hj_rules_check(&r, err, sizeof err), -EINVAL);
-	assert_string_equal(err, "max_exposure 3999 is below 4000, the "
-	                         "worst-case return of one max_bet Bet");
-	r.max_exposure = 1; /* no error buffer: the same verdict */
-	assert_int_equal(hj_rules_check(&r, NULL, 0), -EINVAL);
-}
+/* Bankroll: max_exposure                                             */
 
 /* bethash with max_exposure m: a Bet of b exposes 4b. */
 static hj_rules rules_exposure(hj_amount m)
@@ -2580,7 +1853,9 @@ int main(void)
 	    cmocka_unit_test(test_dealer_stands_on_hard_17),
 	    cmocka_unit_test(test_dealer_stands_on_soft_18),
 	    cmocka_unit_test(
-	        test_peeked_dealer_standing_settles_when_last_hand_ends),
+	        test_clear_peek_dealer_draws_second_card_in_dealer_play),
+	    cmocka_unit_test(
+	        test_clear_peek_skips_blackjack_blocks_for_second_card),
 	    cmocka_unit_test(test_peek_is_the_only_first_action_against_ace),
 	    cmocka_unit_test(test_peek_insurance_value_is_half_bet_floored),
 	    cmocka_unit_test(test_peek_dealer_blackjack_settles_at_y_plus_1),
@@ -2601,7 +1876,8 @@ int main(void)
 	    cmocka_unit_test(test_dealer_blackjack_after_double_loses_bet_only),
 	    cmocka_unit_test(test_dealer_blackjack_after_split_loses_bet_only),
 	    cmocka_unit_test(test_all_hands_bust_against_ten_lose_every_stake),
-	    cmocka_unit_test(test_split_after_peek_settles_when_last_hand_ends),
+	    cmocka_unit_test(
+	        test_split_after_peek_dealer_plays_after_last_hand),
 	    cmocka_unit_test(test_dealer_blackjack_after_stand_against_ten),
 	    cmocka_unit_test(test_timeout_stands_at_window_plus_timeout),
 	    cmocka_unit_test(test_action_in_timeout_block_is_accepted),
@@ -2612,21 +1888,6 @@ int main(void)
 	    cmocka_unit_test(test_timeouts_come_after_the_blocks_transactions),
 	    cmocka_unit_test(test_surrender_allowed_after_timed_out_peek),
 	    cmocka_unit_test(test_heights_must_follow_each_other),
-	    cmocka_unit_test(test_bethash_preset_is_seed_000),
-	    cmocka_unit_test(test_rules_blackjack_3_to_2),
-	    cmocka_unit_test(test_rules_insurance_ratio),
-	    cmocka_unit_test(test_rules_s17_dealer_stands_on_soft_17),
-	    cmocka_unit_test(test_rules_double_any_two_cards),
-	    cmocka_unit_test(test_rules_double_hard_totals_exclude_soft),
-	    cmocka_unit_test(test_rules_double_after_split),
-	    cmocka_unit_test(test_rules_three_hands_resplit),
-	    cmocka_unit_test(test_rules_split_of_lower_hand_shifts_hands_up),
-	    cmocka_unit_test(test_rules_split_aces),
-	    cmocka_unit_test(test_rules_split_by_rank),
-	    cmocka_unit_test(test_rules_without_late_surrender),
-	    cmocka_unit_test(test_worst_return_bethash_is_4_bets),
-	    cmocka_unit_test(test_worst_return_other_rules),
-	    cmocka_unit_test(test_rules_check_max_exposure),
 	    cmocka_unit_test(test_exposure_limit_is_inclusive),
 	    cmocka_unit_test(test_exposure_checked_after_the_bets_own_defects),
 	    cmocka_unit_test(test_exposure_released_when_round_settles),

@@ -1,19 +1,23 @@
 /*
- * Property test: at least a million random rounds with random legal and
- * illegal actions, void blocks and timeouts.
+ * Property test: at least a million random rounds under each preset, both
+ * side bets offered, with random legal and illegal actions, side stakes,
+ * void blocks and timeouts.
  *
  * - Money: every base unit sent is staked, refunded, or a deposit/failed
  *   transfer; each round's accepted stakes equal its settlement's stake.
- * - Results agree with the cards: a Win beats the dealer or the dealer
- *   busted, a Bust is over 21, and so on; returns follow the statuses.
- * - The dealer stopped where H17 says.
+ * - Results agree with the cards and the rules: a Win beats the dealer or
+ *   the dealer busted, a Bust is over 21, and so on; returns follow the
+ *   statuses; side bets follow the first three cards.
+ * - The dealer stopped where dealer_soft17 says, and a clear peek never
+ *   ends in a dealer blackjack.
  * - Every round ends: nothing stays open longer than its timeouts allow,
  *   and the table drains once bets stop.
  * - Serialisation: a shadow table rebuilt every block from the encoded
  *   rounds produces exactly the same events as the live table (so restored
  *   rounds count towards the exposure as live ones do).
  * - Bankroll: no round returns more than hj_rules_worst_return() of its
- *   Bet, and bethash's 4 * bet is reached; the open rounds' worst cases
+ *   Bet, side bets included, and bethash's 4 * bet is reached; the open
+ *   rounds' worst cases
  *   never sum above max_exposure; a Bet is refused over_exposure exactly
  *   when it would take them above it.
  *
@@ -36,9 +40,10 @@
 #define TIMEOUT  3
 #define MIN_BET  10
 #define MAX_BET  1000000
-/* One max_bet round (4 * MAX_BET under bethash) and a few small ones:
- * large Bets often wait for room. */
-#define MAX_EXPOSURE (4 * MAX_BET + 20000)
+/* Above the least max_exposure (one max_bet Bet with side stakes of
+ * max_bet): room for a few small rounds beside it, so large Bets often
+ * wait for room. */
+#define EXPOSURE_ROOM 20000
 
 static uint64_t rng_state;
 
@@ -65,6 +70,8 @@ struct tally {
 	uint64_t digest; /* of every event, to compare with the shadow */
 	uint64_t height;
 	unsigned long by_act[8], by_status[8], ins_won;
+	unsigned long by_side[HJ_SB_COUNT], skips, peeks_clear;
+	hj_amount side_ret[NPLAYERS]; /* side bet returns, open round */
 	const hj_rules *ru;
 	hj_amount exposure; /* worst cases of the open rounds */
 	unsigned long over_exposure, worst_reached;
@@ -81,26 +88,40 @@ static void mix_amount(uint64_t *d, hj_amount v)
 	mix(d, (uint64_t)(v >> 64));
 }
 
-static void check_dealer_stop(const hj_round *r)
+static void check_dealer_stop(const hj_rules *ru, const hj_round *r)
 {
 	int soft;
 	unsigned t = hj_hand_total(r->dealer, r->dealer_n, &soft);
-	/* The dealer drew its last card only while below 17 or on soft 17. */
+	/* The dealer drew its last card only while below 17 or on a soft 17
+	 * under H17. */
 	if (r->dealer_n >= 3) {
 		int psoft;
 		unsigned pt =
 		    hj_hand_total(r->dealer, r->dealer_n - 1u, &psoft);
-		assert_true(pt < 17 || (pt == 17 && psoft));
-		assert_true(t > 17 || (t == 17 && !soft));
+		assert_true(pt < 17 || (pt == 17 && psoft && ru->h17));
 	}
+	if (r->dealer_n >= 2)
+		assert_true(t > 17 || (t == 17 && !(soft && ru->h17)));
 }
 
-static void check_settlement(const hj_round *r, const hj_settlement *st)
+/* floor(s * num / den), as the table pays a blackjack. */
+static hj_amount ratio(hj_amount s, const hj_rules *ru)
+{
+	return s / ru->bj_den * ru->bj_num +
+	       s % ru->bj_den * ru->bj_num / ru->bj_den;
+}
+
+static void check_settlement(const hj_rules *ru, const hj_round *r,
+                             const hj_settlement *st)
 {
 	unsigned dt = hj_hand_total(r->dealer, r->dealer_n, NULL);
 	int dbj = hj_hand_blackjack(r->dealer, r->dealer_n);
 	int live = 0;
 	hj_amount sum = 0, stakes = 0;
+
+	/* A peek that found no blackjack stays right. */
+	if (r->peek_clear)
+		assert_false(dbj);
 
 	for (int i = 0; i < r->nhands; i++) {
 		const hj_hand *h = &r->hands[i];
@@ -117,7 +138,9 @@ static void check_settlement(const hj_round *r, const hj_settlement *st)
 			live = 1;
 			break;
 		case HJ_ST_PUSH:
-			assert_true(pt == dt || (dbj && pt == 21));
+			assert_true(
+			    (pt == dt && !dbj) ||
+			    (dbj && r->nhands == 1 && h->n == 2 && pt == 21));
 			assert_true(ret == s);
 			live = 1;
 			break;
@@ -130,9 +153,10 @@ static void check_settlement(const hj_round *r, const hj_settlement *st)
 			assert_true(pt > 21 && ret == 0);
 			break;
 		case HJ_ST_BLACKJACK:
-			assert_true(r->nhands == 1 && h->n == 2 && pt == 21);
+			assert_true(h->n == 2 && pt == 21);
+			assert_true(r->nhands == 1 || ru->split21_bj);
 			assert_false(dbj);
-			assert_true(ret == s + s / 5 * 6 + s % 5 * 6 / 5);
+			assert_true(ret == s + ratio(s, ru));
 			break;
 		case HJ_ST_SURRENDER:
 			assert_true(h->flags & HJ_HF_SURRENDER);
@@ -141,6 +165,7 @@ static void check_settlement(const hj_round *r, const hj_settlement *st)
 		case HJ_ST_DEALER_BJ:
 			assert_true(dbj && hj_rank_value(hj_code_rank(
 			                       r->dealer[0])) == 10);
+			assert_true(ru->peek == HJ_PEEK_ACE);
 			assert_true(ret == (i == 0 ? s - r->bet : s));
 			break;
 		default:
@@ -150,7 +175,7 @@ static void check_settlement(const hj_round *r, const hj_settlement *st)
 	if (st->status[0] == HJ_ST_DEALER_BJ)
 		assert_true(stakes - (sum) == r->bet);
 	if (live && r->dealer_n >= 2 && !dbj)
-		check_dealer_stop(r);
+		check_dealer_stop(ru, r);
 	if (r->insured) {
 		assert_true(r->insurance == r->bet / 2);
 		assert_true(st->ins_ret == (dbj ? 3 * r->insurance : 0));
@@ -161,6 +186,39 @@ static void check_settlement(const hj_round *r, const hj_settlement *st)
 	}
 	assert_true(stakes == st->total_stake);
 	assert_true(sum == st->total_ret);
+}
+
+/* The side bets against the round's first three cards (section 10). */
+static void check_sides(const hj_rules *ru, const hj_round *r,
+                        const hj_side_settlement *s)
+{
+	const uint8_t *c = r->hands[0].cards;
+
+	assert_true(r->nhands == 1 && r->hands[0].n == 2 && r->dealer_n == 1);
+	assert_true(r->side_pp || r->side_t3);
+	if (r->side_pp) {
+		assert_int_equal(s->pp, hj_perfect_pairs(c[0], c[1]));
+		assert_true(
+		    s->pp_ret ==
+		    (s->pp == HJ_SB_LOST
+		         ? 0
+		         : r->side_pp *
+		               (1 + ru->pp[s->pp - HJ_SB_PERFECT_PAIR])));
+	} else {
+		assert_true(s->pp == HJ_SB_NONE && s->pp_ret == 0);
+	}
+	if (r->side_t3) {
+		assert_int_equal(
+		    s->t3, hj_twenty_one_plus_three(c[0], c[1], r->dealer[0]));
+		assert_true(
+		    s->t3_ret ==
+		    (s->t3 == HJ_SB_LOST
+		         ? 0
+		         : r->side_t3 *
+		               (1 + ru->t3[s->t3 - HJ_SB_SUITED_TRIPS])));
+	} else {
+		assert_true(s->t3 == HJ_SB_NONE && s->t3_ret == 0);
+	}
 }
 
 static void on_event(void *ctx, const hj_event *e)
@@ -186,11 +244,17 @@ static void on_event(void *ctx, const hj_event *e)
 		t->actions++;
 		t->by_act[e->act]++;
 		if (e->act == HJ_BET) {
+			const hj_round *r = e->round;
 			assert_false(t->open[p]);
+			assert_true(e->amount == r->bet);
+			assert_true(e->tx->value ==
+			            r->bet + r->side_pp + r->side_t3);
+			t->staked += r->side_pp + r->side_t3;
 			t->open[p] = 1;
 			t->opened_at[p] = t->height;
-			t->exposure += hj_rules_worst_return(t->ru, e->amount);
-			assert_true(t->exposure <= MAX_EXPOSURE);
+			t->exposure += hj_rules_worst_return(
+			    t->ru, r->bet, r->side_pp, r->side_t3);
+			assert_true(t->exposure <= t->ru->max_exposure);
 		}
 		break;
 	case HJ_EV_REJECT:
@@ -198,12 +262,15 @@ static void on_event(void *ctx, const hj_event *e)
 		t->refunded += e->amount;
 		t->rejected++;
 		if (e->reason == HJ_R_EXPOSURE) {
+			hj_amount main =
+			    e->amount - e->tx->side_pp - e->tx->side_t3;
 			assert_true(e->act == HJ_BET && !e->round);
-			assert_true(e->amount >= MIN_BET &&
-			            e->amount <= MAX_BET);
-			assert_true(t->exposure + hj_rules_worst_return(
-			                              t->ru, e->amount) >
-			            MAX_EXPOSURE);
+			assert_true(main >= MIN_BET && main <= MAX_BET);
+			assert_true(t->exposure +
+			                hj_rules_worst_return(t->ru, main,
+			                                      e->tx->side_pp,
+			                                      e->tx->side_t3) >
+			            t->ru->max_exposure);
 			t->over_exposure++;
 		}
 		break;
@@ -216,22 +283,42 @@ static void on_event(void *ctx, const hj_event *e)
 	case HJ_EV_TIMEOUT:
 		t->timeouts++;
 		break;
-	case HJ_EV_SETTLE:
+	case HJ_EV_SETTLE: {
+		const hj_round *r = e->round;
+		hj_amount worst = hj_rules_worst_return(t->ru, r->bet,
+		                                        r->side_pp, r->side_t3);
 		assert_true(t->open[p]);
-		check_settlement(e->round, e->settle);
-		for (int i = 0; i < e->round->nhands; i++)
+		check_settlement(t->ru, r, e->settle);
+		for (int i = 0; i < r->nhands; i++)
 			t->by_status[e->settle->status[i]]++;
 		t->ins_won += e->settle->ins_ret > 0;
 		assert_true(t->round_stake[p] == e->settle->total_stake);
-		assert_true(e->settle->total_ret <=
-		            hj_rules_worst_return(t->ru, e->round->bet));
-		t->worst_reached += e->settle->total_ret ==
-		                    hj_rules_worst_return(t->ru, e->round->bet);
-		t->exposure -= hj_rules_worst_return(t->ru, e->round->bet);
+		assert_true(e->settle->total_ret + t->side_ret[p] <= worst);
+		t->worst_reached +=
+		    !r->side_pp && !r->side_t3 && e->settle->total_ret == worst;
+		t->exposure -= worst;
 		mix_amount(&t->digest, e->settle->total_ret);
 		t->round_stake[p] = 0;
+		t->side_ret[p] = 0;
 		t->open[p] = 0;
 		t->settled++;
+		break;
+	}
+	case HJ_EV_SIDE:
+		check_sides(t->ru, e->round, e->side);
+		t->side_ret[p] = e->side->pp_ret + e->side->t3_ret;
+		t->by_side[e->side->pp]++;
+		t->by_side[e->side->t3]++;
+		mix_amount(&t->digest, t->side_ret[p]);
+		break;
+	case HJ_EV_SKIP:
+		/* Only the dealer's second card after a clear peek. */
+		assert_true(e->round->peek_clear && e->round->dealer_n == 1);
+		t->skips++;
+		break;
+	case HJ_EV_PEEK:
+		assert_true(e->round->dealer_n == (e->dealer_bj ? 2 : 1));
+		t->peeks_clear += !e->dealer_bj;
 		break;
 	case HJ_EV_DRAW:
 		break;
@@ -253,6 +340,8 @@ static void on_shadow(void *ctx, const hj_event *e)
 	}
 	if (e->type == HJ_EV_SETTLE)
 		mix_amount(d, e->settle->total_ret);
+	if (e->type == HJ_EV_SIDE)
+		mix_amount(d, e->side->pp_ret + e->side->t3_ret);
 }
 
 /* A plausible action for the player's open round, or a random one. */
@@ -287,8 +376,19 @@ static hj_action random_tx(const hj_round *r, int p, int betting)
 		if (a.act == HJ_BET) {
 			a.value = dice < 12 ? below(MAX_BET * 2)
 			                    : MIN_BET + below(5000);
-			if (dice < 10)
-				a.side_pp = 1;
+			/* Side stakes, now and then above the main stake;
+			 * large ones with large Bets, so that max_exposure
+			 * (one max_bet Bet with side stakes of max_bet)
+			 * is reached. */
+			if (dice < 12 && below(2)) {
+				a.side_pp = a.side_t3 = (uint64_t)a.value;
+			} else {
+				if (below(3) == 0)
+					a.side_pp = below(4) ? below(600) : 0;
+				if (below(3) == 0)
+					a.side_t3 = below(4) ? below(600) : 0;
+			}
+			a.value += a.side_pp + a.side_t3;
 		}
 		return a;
 	}
@@ -313,7 +413,7 @@ static hj_action random_tx(const hj_round *r, int p, int betting)
 	return a;
 }
 
-static void run(unsigned long want, uint64_t seed)
+static void run(const char *preset, unsigned long want, uint64_t seed)
 {
 	hj_rules ru;
 	struct tally t;
@@ -322,11 +422,16 @@ static void run(unsigned long want, uint64_t seed)
 	uint8_t enc[HJ_ROUND_ENCODED_MAX];
 	int betting = 1;
 
-	assert_int_equal(hj_rules_preset("bethash", &ru), 0);
+	assert_int_equal(hj_rules_preset(preset, &ru), 0);
+	assert_int_equal(
+	    hj_rules_set_key(&ru, "perfect_pairs", "25,12,5", NULL, 0), 0);
+	assert_int_equal(hj_rules_set_key(&ru, "twenty_one_plus_three",
+	                                  "100,40,30,10,5", NULL, 0),
+	                 0);
 	ru.min_bet = MIN_BET;
 	ru.max_bet = MAX_BET;
 	ru.timeout_blocks = TIMEOUT;
-	ru.max_exposure = MAX_EXPOSURE;
+	ru.max_exposure = hj_rules_worst_max_bet(&ru) + EXPOSURE_ROOM;
 	assert_int_equal(hj_rules_check(&ru, NULL, 0), 0);
 	hj_table *live = hj_table_new(&ru);
 	assert_non_null(live);
@@ -416,45 +521,84 @@ static void run(unsigned long want, uint64_t seed)
 		assert_false(t.open[p]);
 	assert_true(t.settled >= want);
 	assert_true(t.timeouts > 0 && t.rejected > 0 && t.voids > 0);
-	/* The walk must reach every action and every result, or it proves
-	 * little. */
+	/* The walk must reach every action and every result the rules
+	 * allow, or it proves little. */
 	for (int i = HJ_BET; i <= HJ_PEEK; i++)
-		assert_true(t.by_act[i] > 0);
+		assert_true(
+		    t.by_act[i] > 0 ||
+		    (i == HJ_PEEK && ru.peek == HJ_PEEK_NONE) ||
+		    (i == HJ_SURRENDER && ru.surrender == HJ_SURRENDER_NONE));
 	for (int i = HJ_ST_BLACKJACK; i <= HJ_ST_DEALER_BJ; i++)
-		assert_true(t.by_status[i] > 0);
-	assert_true(t.ins_won > 0);
+		assert_true(t.by_status[i] > 0 ||
+		            (i == HJ_ST_DEALER_BJ && ru.peek != HJ_PEEK_ACE) ||
+		            (i == HJ_ST_SURRENDER &&
+		             ru.surrender == HJ_SURRENDER_NONE));
+	for (int i = HJ_SB_LOST; i < HJ_SB_COUNT; i++)
+		assert_true(t.by_side[i] > 0);
+	assert_true(t.ins_won > 0 || ru.peek == HJ_PEEK_NONE);
+	assert_true(t.skips > 0 || ru.peek == HJ_PEEK_NONE);
 	assert_true(t.exposure == 0);
-	assert_true(t.over_exposure > 0 && t.worst_reached > 0);
-	printf("property: accepted");
+	assert_true(t.over_exposure > 0);
+	/* bethash's 4 * bet: a won double or two won split hands. */
+	assert_true(t.worst_reached > 0 || strcmp(preset, "bethash") != 0);
+	printf("property %s: accepted", preset);
 	for (int i = HJ_BET; i <= HJ_PEEK; i++)
 		printf(" %s %lu", hj_act_name(i), t.by_act[i]);
-	printf("\nproperty: hands");
+	printf("\nproperty %s: hands", preset);
 	for (int i = HJ_ST_BLACKJACK; i <= HJ_ST_DEALER_BJ; i++)
 		printf(" %s %lu", hj_status_name(i), t.by_status[i]);
-	printf(", insurance won %lu\n", t.ins_won);
-	printf("property: %lu Bets refused over_exposure, %lu rounds returned "
-	       "their worst case\n",
-	       t.over_exposure, t.worst_reached);
-	printf("property: seed %llu, %lu rounds settled, %lu actions, "
+	printf(", insurance won %lu\nproperty %s: side bets", t.ins_won,
+	       preset);
+	for (int i = HJ_SB_LOST; i < HJ_SB_COUNT; i++)
+		printf(" %s %lu", hj_side_name(i), t.by_side[i]);
+	printf("\nproperty %s: %lu clear peeks, %lu blocks skipped for a "
+	       "dealer's second card\n",
+	       preset, t.peeks_clear, t.skips);
+	printf("property %s: %lu Bets refused over_exposure, %lu rounds "
+	       "returned their worst case\n",
+	       preset, t.over_exposure, t.worst_reached);
+	printf("property %s: seed %llu, %lu rounds settled, %lu actions, "
 	       "%lu rejections, %lu timeouts, %lu void blocks\n",
-	       (unsigned long long)seed, t.settled, t.actions, t.rejected,
-	       t.timeouts, t.voids);
+	       preset, (unsigned long long)seed, t.settled, t.actions,
+	       t.rejected, t.timeouts, t.voids);
 }
 
-static void test_random_rounds(void **state)
+static unsigned long rounds_wanted(void)
+{
+	const char *n = getenv("HJ_PROPERTY_ROUNDS");
+	return n ? strtoul(n, NULL, 10) : 500000ul;
+}
+
+static uint64_t seed_given(void)
+{
+	const char *s = getenv("HJ_PROPERTY_SEED");
+	return s ? strtoull(s, NULL, 10) : 20261121ull;
+}
+
+static void test_random_rounds_bethash(void **state)
 {
 	(void)state;
-	const char *n = getenv("HJ_PROPERTY_ROUNDS");
-	const char *s = getenv("HJ_PROPERTY_SEED");
-	unsigned long want = n ? strtoul(n, NULL, 10) : 1000000ul;
-	uint64_t seed = s ? strtoull(s, NULL, 10) : 20261121ull;
-	run(want, seed);
+	run("bethash", rounds_wanted(), seed_given());
+}
+
+static void test_random_rounds_annakai(void **state)
+{
+	(void)state;
+	run("annakai", rounds_wanted(), seed_given());
+}
+
+static void test_random_rounds_cryptogames(void **state)
+{
+	(void)state;
+	run("cryptogames", rounds_wanted(), seed_given());
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_random_rounds),
+	    cmocka_unit_test(test_random_rounds_bethash),
+	    cmocka_unit_test(test_random_rounds_annakai),
+	    cmocka_unit_test(test_random_rounds_cryptogames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,16 +105,44 @@ static void test_trailing_and_version(void **state)
 	size_t n = hj_round_encode(&r, buf);
 	buf[n] = 0;
 	expect_reject(buf, n + 1, "trailing");
-	buf[0] = 2;
+	buf[0] = 3;
 	expect_reject(buf, n, "version");
 	buf[0] = 0;
 	expect_reject(buf, n, "version");
 }
 
-/* Offsets in the v1 layout of split_round(): id and player lengths first. */
+/* Offsets in the layout of split_round(): id and player lengths first. */
 static size_t off_after_ids(const hj_round *r)
 {
 	return 1 + 1 + r->id.len + 1 + r->player.len;
+}
+
+/* Version 2's fields after the insurance stake (side stakes and results)
+ * and after peek_due (peek_clear). */
+#define V2_SIDES 34
+
+/* The version 1 form of a round without side bets, as protocol v1's
+ * hashjackd wrote it: version 2 without its new fields, a Peek's draw
+ * pending for the dealer. */
+static size_t to_v1(const hj_round *r, uint8_t out[HJ_ROUND_ENCODED_MAX])
+{
+	uint8_t v2[HJ_ROUND_ENCODED_MAX];
+	size_t n = hj_round_encode(r, v2);
+	size_t sides = off_after_ids(r) + 8 + 4 + 16 + 16;
+	size_t clear = sides + V2_SIDES + 3, o = 0;
+
+	assert_true(r->side_pp == 0 && r->side_t3 == 0);
+	for (size_t i = 0; i < n; i++) {
+		if ((i >= sides && i < sides + V2_SIDES) || i == clear)
+			continue;
+		out[o++] = v2[i];
+	}
+	out[0] = 1;
+	/* pending[] follows the hand and pending counts. */
+	for (size_t i = 0; i < r->npending; i++)
+		if (r->pending[i] == HJ_PEEK_CARD)
+			out[clear + 2 - V2_SIDES + i] = HJ_DEALER;
+	return o;
 }
 
 static void test_out_of_range_fields(void **state)
@@ -123,11 +151,16 @@ static void test_out_of_range_fields(void **state)
 	hj_round r = split_round();
 	uint8_t buf[HJ_ROUND_ENCODED_MAX], bad[HJ_ROUND_ENCODED_MAX];
 	size_t n = hj_round_encode(&r, buf);
-	size_t flags = off_after_ids(&r) + 8 + 4 + 16 + 16;
+	size_t sides = off_after_ids(&r) + 8 + 4 + 16 + 16;
+	size_t flags = sides + V2_SIDES;
 
 	memcpy(bad, buf, n);
 	bad[1] = 33; /* id length */
 	expect_reject(bad, n, "id length");
+
+	memcpy(bad, buf, n);
+	bad[sides + 32] = HJ_SB_COUNT; /* Perfect Pairs result */
+	expect_reject(bad, n, "side bet result unknown");
 
 	memcpy(bad, buf, n);
 	bad[flags] = 2; /* insured */
@@ -138,15 +171,19 @@ static void test_out_of_range_fields(void **state)
 	expect_reject(bad, n, "phase");
 
 	memcpy(bad, buf, n);
-	bad[flags + 3] = 0; /* hands */
+	bad[flags + 3] = 2; /* peek_clear */
+	expect_reject(bad, n, "flag");
+
+	memcpy(bad, buf, n);
+	bad[flags + 4] = 0; /* hands */
 	expect_reject(bad, n, "hands");
 
 	memcpy(bad, buf, n);
-	bad[flags + 3] = 5;
+	bad[flags + 4] = 5;
 	expect_reject(bad, n, "hands");
 
 	/* The dealer's card: code 0 and code 56 are not cards. */
-	size_t dealer = flags + 5 + r.npending + 8 + 4 + 4;
+	size_t dealer = flags + 6 + r.npending + 8 + 4 + 4;
 	assert_int_equal(buf[dealer], r.dealer_n);
 	memcpy(bad, buf, n);
 	bad[dealer + 1] = 0;
@@ -303,6 +340,106 @@ static void test_impossible_states_rejected(void **state)
 	expect_state_reject(&r, "more actions than a round can have");
 }
 
+/* Rows of protocol v1's hashjackd (codec version 1) are read: a Peek's
+ * pending dealer draw becomes the peek card, and a round whose v1 Peek
+ * already gave the dealer its second card plays on from there. */
+static void test_version_1_rows(void **state)
+{
+	hj_round ins = insured_round(), w = waiting_round(), back, r;
+	uint8_t v1[HJ_ROUND_ENCODED_MAX];
+	size_t n;
+	char err[128];
+	hj_rules ru = rules_bethash();
+	fx f;
+
+	(void)state;
+	assert_int_equal(ins.npending, 1);
+	assert_int_equal(ins.pending[0], HJ_PEEK_CARD);
+	n = to_v1(&ins, v1);
+	assert_int_equal(v1[0], 1);
+	if (hj_round_decode(v1, n, &back, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(back.pending[0], HJ_PEEK_CARD);
+	assert_memory_equal(&back, &ins, sizeof back);
+	n = to_v1(&w, v1);
+	assert_int_equal(hj_round_decode(v1, n, &back, err, sizeof err), 0);
+	assert_memory_equal(&back, &w, sizeof back);
+
+	/* After a v1 Peek (an ace up, 7 drawn as its second card): the
+	 * round decodes, and a Stand settles it at once on A+7. */
+	r = ins;
+	r.npending = 0;
+	r.pending[0] = 0;
+	r.dealer[1] = R(7);
+	r.dealer_n = 2;
+	r.window_open = r.bet_height + 6;
+	n = to_v1(&r, v1);
+	if (hj_round_decode(v1, n, &back, err, sizeof err))
+		fail_msg("%s", err);
+	fx_init(&f, &ru);
+	f.height = r.window_open;
+	hj_table_set_last_height(f.t, f.height - 1);
+	assert_int_equal(hj_table_restore(f.t, &back), 0);
+	FX(&f, R(2), tx_act(9, HJ_STAND, 0));
+	assert_int_equal(fx_count(&f, HJ_EV_SETTLE), 1);
+	/* 9 7 (16) against A 7 (soft 18); the insurance is lost. */
+	assert_int_equal(fx_find(&f, HJ_EV_SETTLE, 0)->st.status[0],
+	                 HJ_ST_LOSE);
+	assert_true(fx_find(&f, HJ_EV_SETTLE, 0)->st.total_ret == 0);
+	assert_true(fx_find(&f, HJ_EV_SETTLE, 0)->st.total_stake == 1501);
+	fx_free(&f);
+	/* A version 1 row never holds a peek card (0xfe): that is no
+	 * protocol v1 draw. */
+	r = ins;
+	n = to_v1(&r, v1);
+	v1[off_after_ids(&r) + 8 + 4 + 16 + 16 + 5] = HJ_PEEK_CARD;
+	assert_int_equal(hj_round_decode(v1, n, &back, err, sizeof err),
+	                 -EINVAL);
+	assert_string_equal(err, "round: pending draw for hand 254 of 1");
+}
+
+/* Protocol v1.1 states: a peek card pending, a clear peek, side bets. */
+static void test_peek_and_side_states(void **state)
+{
+	hj_round ins = insured_round(), w = waiting_round(), r;
+
+	(void)state;
+	roundtrip(&ins);
+	/* A peek card with a decision made, or beside another draw. */
+	r = ins;
+	r.decisions = 1;
+	r.seq = 2;
+	expect_state_reject(&r, "a peek card the rules never draw");
+	/* A clear peek against a 9. */
+	r = w;
+	r.peek_clear = 1;
+	expect_state_reject(&r, "a clear peek the rules never give");
+	/* Side bets: a stake above the main one, results without a stake,
+	 * results the cards do not give, results before the third card. */
+	r = w;
+	r.side_pp = r.bet + 1;
+	r.pp_result = HJ_SB_LOST;
+	expect_state_reject(&r, "a side stake above the main stake");
+	r = w;
+	r.pp_result = HJ_SB_LOST;
+	expect_state_reject(&r, "side bets settled without a stake");
+	r = w; /* 9 5 against a 7: no pair */
+	r.side_pp = 10;
+	r.pp_result = HJ_SB_MIXED_PAIR;
+	expect_state_reject(&r, "side bet results the cards do not give");
+	r.pp_result = HJ_SB_LOST;
+	roundtrip(&r);
+	r.t3_result = HJ_SB_FLUSH;
+	expect_state_reject(&r, "side bets settled without a stake");
+	r.side_t3 = 10;
+	r.t3_result = HJ_SB_STRAIGHT; /* 9 5 7: no straight */
+	expect_state_reject(&r, "side bet results the cards do not give");
+	r = dealing_round();
+	r.side_pp = 5;
+	r.pp_result = HJ_SB_LOST;
+	expect_state_reject(&r, "side bets settled before the third card");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +449,8 @@ int main(void)
 	    cmocka_unit_test(test_out_of_range_fields),
 	    cmocka_unit_test(test_garbage_never_crashes),
 	    cmocka_unit_test(test_impossible_states_rejected),
+	    cmocka_unit_test(test_version_1_rows),
+	    cmocka_unit_test(test_peek_and_side_states),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -926,8 +926,8 @@ static void test_corrupted_round_is_an_error(void **state)
 		const char *set, *reason;
 	} cases[] = {
 	    {"data = substr(data, 1, 20)", "truncated"},
-	    {"data = CAST(X'02' || substr(data, 2) AS BLOB)",
-	     "unsupported version 2"},
+	    {"data = CAST(X'03' || substr(data, 2) AS BLOB)",
+	     "unsupported version 3"},
 	    {"data = CAST(data || X'00' AS BLOB)", "trailing"},
 	    {"data = X''", "truncated"},
 	    {"data = 'text'", "not a round encoding"},
@@ -2934,6 +2934,70 @@ static void test_rules_written(void **state)
 	                       "timeout_blocks=12 max_exposure=" MAX_DEC);
 }
 
+static void assert_same_keys(const hj_rules *got, const hj_rules *want)
+{
+	char a[HJ_RULE_VALUE_MAX], b[HJ_RULE_VALUE_MAX];
+
+	assert_int_equal(got->ins_pays, want->ins_pays);
+	for (size_t k = 0; hj_rule_keys[k]; k++) {
+		hj_rules_get_key(got, hj_rule_keys[k], a);
+		hj_rules_get_key(want, hj_rule_keys[k], b);
+		assert_string_equal(a, b);
+	}
+}
+
+/* Rule keys other than the preset's are written after the limits, in
+ * hj_rule_keys order; the preset's own values never are. */
+static void test_rules_keys_written_and_read(void **state)
+{
+	hj_rules r, got;
+	char s[400], err[200];
+
+	(void)state;
+	assert_int_equal(hj_rules_preset("bethash", &r), 0);
+	r.min_bet = 1;
+	r.max_bet = 1000;
+	r.timeout_blocks = 100;
+	assert_int_equal(hj_rules_set_key(&r, "twenty_one_plus_three",
+	                                  "100,40,30,10,5", NULL, 0),
+	                 0);
+	assert_int_equal(hj_rules_set_key(&r, "double_on", "any", NULL, 0), 0);
+	assert_int_equal(hj_rules_set_key(&r, "max_hands", "2", NULL, 0), 0);
+	hj_store_rules_str(&r, s, sizeof s);
+	assert_string_equal(s, "preset=bethash min_bet=1 max_bet=1000 "
+	                       "timeout_blocks=100 double_on=any "
+	                       "twenty_one_plus_three=100,40,30,10,5");
+	assert_int_equal(hj_store_rules_parse(s, &got, err, sizeof err), 0);
+	assert_same_keys(&got, &r);
+	/* Every key away from the preset at once. */
+	assert_int_equal(hj_rules_preset("annakai", &r), 0);
+	r.min_bet = 1;
+	r.max_bet = 1000;
+	r.timeout_blocks = 12;
+	r.max_exposure = 500000;
+	for (size_t k = 0; hj_rule_keys[k]; k++) {
+		static const char *const other[] = {
+		    "6:5",           "stand", "none", "10-11",
+		    "yes",           "1",     "no",   "no",
+		    "yes",           "late",  "yes",  "25,12,5",
+		    "100,40,30,10,5"};
+		assert_int_equal(
+		    hj_rules_set_key(&r, hj_rule_keys[k], other[k], NULL, 0),
+		    0);
+	}
+	hj_store_rules_str(&r, s, sizeof s);
+	assert_string_equal(
+	    s, "preset=annakai min_bet=1 max_bet=1000 timeout_blocks=12 "
+	       "max_exposure=500000 blackjack_pays=6:5 dealer_soft17=stand "
+	       "peek=none double_on=10-11 double_after_split=yes max_hands=1 "
+	       "split_by_value=no split_aces=no hit_split_aces=yes "
+	       "surrender=late split_21_is_blackjack=yes "
+	       "perfect_pairs=25,12,5 twenty_one_plus_three=100,40,30,10,5");
+	assert_int_equal(hj_store_rules_parse(s, &got, err, sizeof err), 0);
+	assert_same_keys(&got, &r);
+	assert_true(got.max_exposure == 500000);
+}
+
 /* parse(format(r)) == r for every preset, with and without a limit, at
  * the edges of each field. */
 static void test_rules_round_trip(void **state)
@@ -2945,9 +3009,9 @@ static void test_rules_round_trip(void **state)
 	    {"1", "1", NULL, 1},
 	    {"1000", "1000000000000000000", NULL, 100},
 	    {"10000", "100000000", "2000000000", 12},
-	    /* 2^120 and four of them. */
+	    /* 2^120 and eight of them (annakai: four won split hands). */
 	    {"1", "1329227995784915872903807060280344576",
-	     "5316911983139663491615228241121378304", 4294967295u},
+	     "10633823966279326983230456482242756608", 4294967295u},
 	};
 	char s[200], again[200], err[200];
 	hj_rules want, got;
@@ -2962,20 +3026,7 @@ static void test_rules_round_trip(void **state)
 			if (hj_store_rules_parse(s, &got, err, sizeof err))
 				fail_msg("%s: %s", s, err);
 			assert_string_equal(got.preset, want.preset);
-			assert_int_equal(got.bj_num, want.bj_num);
-			assert_int_equal(got.bj_den, want.bj_den);
-			assert_int_equal(got.ins_pays, want.ins_pays);
-			assert_int_equal(got.h17, want.h17);
-			assert_int_equal(got.double_hard_totals,
-			                 want.double_hard_totals);
-			assert_int_equal(got.double_after_split,
-			                 want.double_after_split);
-			assert_int_equal(got.max_hands, want.max_hands);
-			assert_int_equal(got.split_aces, want.split_aces);
-			assert_int_equal(got.split_by_value,
-			                 want.split_by_value);
-			assert_int_equal(got.late_surrender,
-			                 want.late_surrender);
+			assert_same_keys(&got, &want);
 			assert_true(got.min_bet == want.min_bet);
 			assert_true(got.max_bet == want.max_bet);
 			assert_int_equal(got.timeout_blocks,
@@ -3003,7 +3054,20 @@ static void test_rules_refused(void **state)
 	    {"preset=bethash min_bet=01 max_bet=5 timeout_blocks=1",
 	     "min_bet: \"01\" is not a canonical decimal"},
 	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 ",
-	     "expected \"max_exposure=\" at offset 52"},
+	     "unexpected text at offset 51"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
+	     "double_on=9-11",
+	     "double_on=9-11: the preset's own value is never written"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
+	     "double_on=all",
+	     "double_on=\"all\": expected 9-11, 10-11 or any"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
+	     "surrender=none double_on=any",
+	     "unexpected text at offset 66"},
+	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
+	     "max_exposure=20 double_after_split=yes max_hands=4",
+	     "max_exposure 20 is below 80, the worst-case return of one "
+	     "max_bet Bet"},
 	    {"preset=bethash min_bet=1 max_bet=5 timeout_blocks=1 "
 	     "max_exposure=0",
 	     "max_exposure: 0 is never written (no limit leaves the key "
@@ -3078,6 +3142,7 @@ int main(void)
 	    cmocka_unit_test(test_read_refused),
 	    cmocka_unit_test(test_rules_written),
 	    cmocka_unit_test(test_rules_round_trip),
+	    cmocka_unit_test(test_rules_keys_written_and_read),
 	    cmocka_unit_test(test_rules_refused),
 	};
 

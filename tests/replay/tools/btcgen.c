@@ -729,10 +729,12 @@ static void btc_peek(void)
 	act(&g, 1, &a, &a, r, HJ_STAND, 0, 0, 0, NULL); /* not_allowed */
 	act(&g, 1, &a, &a, r, HJ_PEEK, 1, 0, 15000, NULL);
 	block(&g, "9S"); /* 805 Peek */
-	block(&g, "5S"); /* 806 A5 */
+	block(&g, "5S"); /* 806 peek card 5: no blackjack, set aside */
 	act(&g, 0, &a, &a, r, HJ_STAND, 0, 1, 0, NULL);
 	block(&g, "JH"); /* 807 Stand */
-	block(&g, "2C"); /* 808 soft 18 */
+	block(&g, "KS"); /* 808 A K would be a blackjack: skipped */
+	block(&g, "2C"); /* 809 A 2, soft 13 */
+	block(&g, "5D"); /* 810 soft 18: Push with 18 */
 	write_doc(&g);
 }
 

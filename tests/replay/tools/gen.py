@@ -243,27 +243,29 @@ def peek():
     d.block('9C')    # 19
     # Hit is not allowed before Peek (refunded), then Peek with insurance
     d.block('8H', d.tx(p1, HIT), d.tx(p1, PEEK_INS, 500))
-    d.block('KD')    # dealer blackjack: insurance 1500, hand loses
+    d.block('KD')    # peek card K: dealer blackjack, insurance 1500
     d.block('5C', d.tx(p2, BET, 1000))
     d.block('10D')
     d.block('AC')    # up Ace
     d.block('8S')    # 18
     d.block('4C', d.tx(p2, PEEK_INS, 500))
-    d.block('7H')    # A7 no blackjack: insurance lost, window opens
-    d.block('2C', d.tx(p2, STAND))  # dealer soft 18 stands: Push now
+    d.block('7H')    # peek card 7: no blackjack, set aside; window opens
+    d.block('2C', d.tx(p2, STAND))  # the dealer plays from the next block
+    d.block('KD')    # A+K would be a blackjack: skipped for the second card
+    d.block('7S')    # dealer A7, soft 18 stands: Push, insurance lost
     p3, p4 = d.addr(), d.addr()
     d.block('6D', d.tx(p3, BET, 1000))
     d.block('AS')
     d.block('AH')    # up Ace
     d.block('KC')    # player blackjack: Peek first (even money)
     d.block('3S', d.tx(p3, PEEK_INS, 500))
-    d.block('9D')    # no dealer blackjack: Blackjack 2200, insurance lost
+    d.block('9D')    # peek card 9, no dealer blackjack: Blackjack 2200
     d.block('8C', d.tx(p4, BET, 1000))
     d.block('AD')
     d.block('AC')    # up Ace
     d.block('QS')    # player blackjack
     d.block('10C', d.tx(p4, PEEK_INS, 500))
-    d.block('JH')    # dealer blackjack: Push 1000 + insurance 1500
+    d.block('JH')    # peek card J, dealer blackjack: Push 1000 + 1500
     d.write()
 
 
@@ -335,12 +337,13 @@ def timeout():
     d.block('6H')
     d.block('2D')
     d.block('JS')    # Y+7: Peek without insurance by timeout
-    d.block('5C')    # Y+8 dealer A5: no blackjack; window Y+9
+    d.block('5C')    # Y+8 peek card 5: no blackjack; window Y+9
     d.block('8D')
     d.block('QC')
     d.block('4S')
     d.block('7S', d.tx(p2, STAND))  # Y+12: the last block of the window
-    d.block('2S')    # dealer soft 18 stands: Push
+    d.block('2S')    # dealer A2, soft 13
+    d.block('5D')    # soft 18 stands: Push
     d.write()
 
 
@@ -352,10 +355,12 @@ def peek_timeout():
     d.block('AD')    # up Ace
     d.block('9H')    # 19
     d.block('2C', d.tx(p1, PEEK_NO))  # Peek, no insurance: stake 0
-    d.block('8C')    # dealer A8, no blackjack; window opens next block
+    d.block('8C')    # peek card 8: no blackjack, set aside
     d.block('3C')    # window opens (X+6)
     d.block('4C')
-    d.block('5C')    # X+6 + 2: Stand by timeout; dealer 19 stands: Push
+    d.block('5C')    # X+6 + 2: Stand by timeout; the dealer plays
+    d.block('QS')    # A+Q would be a blackjack: skipped
+    d.block('8S')    # dealer A8, 19 stands: Push
     d.write()
 
 

@@ -95,7 +95,7 @@ case('dealer_no_prefix',
      'dealer: "' + 'de' * 20 + '" is not a 20-byte address: "0x" prefix '
      'missing', setk(root, 'dealer', 'de' * 20))
 case('preset_unknown',
-     'rules.preset: "vegas" is not a known preset (known: bethash)',
+     'rules.preset: "vegas" is not a known preset (known: bethash, annakai, cryptogames)',
      setk(rules, 'preset', 'vegas'))
 case('min_above_max',
      'rules: max_bet is below min_bet (min_bet "5000", max_bet "1000"',
