@@ -600,9 +600,10 @@ static void meta_diff(char *err, size_t errlen, size_t *off, const char *field,
 		return;
 	hj_quote(have, a, sizeof a);
 	hj_quote(want, b, sizeof b);
+	/* After "PATH: meta:" the first difference needs no separator. */
 	n = snprintf(err + *off, errlen - *off,
 	             "%s %s is %s in the database, %s configured",
-	             *off ? ";" : "", field, a, b);
+	             *off && err[*off - 1] != ':' ? ";" : "", field, a, b);
 	if (n > 0)
 		*off += (size_t)n;
 }

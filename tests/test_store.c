@@ -670,6 +670,41 @@ static void test_meta(void **state)
 	hj_store_close(s);
 }
 
+/* Stored and configured rules that both read: each limit and rule key
+ * that differs is named with both values. */
+static void test_meta_rules_keys(void **state)
+{
+	const char *path = db_path("meta_rules.db");
+	hj_store *s = NULL;
+	hj_store_meta m = META;
+	char err[1024] = "";
+
+	(void)state;
+	assert_int_equal(hj_store_open(path, &s, err, sizeof err), 0);
+	m.rules = "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100";
+	if (hj_store_check_meta(s, &m, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	m.rules = "preset=bethash min_bet=1 max_bet=2000 timeout_blocks=100 "
+	          "surrender=early perfect_pairs=25,12,5";
+	assert_int_equal(hj_store_check_meta(s, &m, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, " rules.max_bet is \"1000\" in the "
+	                            "database, \"2000\" configured;"));
+	assert_non_null(strstr(err, " rules.surrender is \"late\" in the "
+	                            "database, \"early\" configured;"));
+	assert_non_null(strstr(err, " rules.perfect_pairs is \"off\" in the "
+	                            "database, \"25,12,5\" configured"));
+	assert_null(strstr(err, "rules.min_bet"));
+	assert_null(strstr(err, "rules.peek"));
+	/* Another preset: its name and the keys whose values differ. */
+	m.rules = "preset=annakai min_bet=1 max_bet=1000 timeout_blocks=100";
+	assert_int_equal(hj_store_check_meta(s, &m, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, " rules.preset is \"bethash\" in the "
+	                            "database, \"annakai\" configured;"));
+	assert_non_null(strstr(err, " rules.blackjack_pays is \"6:5\""));
+	assert_null(strstr(err, "rules.dealer_soft17"));
+	hj_store_close(s);
+}
+
 static void test_cursor(void **state)
 {
 	const char *path = db_path("cursor.db");
@@ -3114,6 +3149,7 @@ int main(void)
 	    cmocka_unit_test(test_open_creates_wal_database),
 	    cmocka_unit_test(test_reopen_keeps_everything),
 	    cmocka_unit_test(test_meta),
+	    cmocka_unit_test(test_meta_rules_keys),
 	    cmocka_unit_test(test_cursor),
 	    cmocka_unit_test(test_rounds_saved_each_block),
 	    cmocka_unit_test(test_rounds_saved_each_batch),

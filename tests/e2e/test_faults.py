@@ -860,8 +860,8 @@ def case_state_dir_guard(ctx):
     """A second daemon on a state dir in use exits 1 and says another one uses
     it; the first keeps running.  The state dir then refuses (exit 4, naming
     the field and both values, nothing changed) another dealer, other
-    min_bet / max_bet / timeout_blocks / preset... and works again with the
-    right ones."""
+    min_bet / max_bet / timeout_blocks / rule key / preset... and works again
+    with the right ones."""
     a = ctx.anvil("guard")
     try:
         dm = ctx.daemon(a, "guard", confirmations=1)
@@ -878,10 +878,12 @@ def case_state_dir_guard(ctx):
         other = a.accounts[8].address
         for arg, field, vals in (
                 ("--dealer.address=" + other, "dealer", (other, a.accounts[9].address)),
-                ("--rules.min_bet=999", "rules", ("min_bet=999", "min_bet=1000")),
-                ("--rules.max_bet=%d" % (MAX_BET - 1), "rules", (str(MAX_BET - 1), str(MAX_BET))),
-                ("--rules.timeout_blocks=99", "rules",
-                 ("timeout_blocks=99", "timeout_blocks=100"))):
+                ("--rules.min_bet=999", "rules.min_bet", ('"1000"', '"999"')),
+                ("--rules.max_bet=%d" % (MAX_BET - 1), "rules.max_bet",
+                 (str(MAX_BET - 1), str(MAX_BET))),
+                ("--rules.timeout_blocks=99", "rules.timeout_blocks", ('"100"', '"99"')),
+                ("--rules.surrender=early", "rules.surrender", ('"late"', '"early"')),
+                ("--rules.preset=annakai", "rules.preset", ('"bethash"', '"annakai"'))):
             rc, out, err = run_daemon(ctx, ["-c", dm.conf, arg])
             check_eq(rc, 4, "%s: exit status (stderr %r)" % (arg, err[-300:]))
             check(field in err and all(v in err for v in vals),
