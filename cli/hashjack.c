@@ -38,7 +38,8 @@ static const char usage_main[] =
     "Commands:\n"
     "  card [--json] HASH...  the card of each block hash, and why\n"
     "  replay [FILE|-]        replay the blocks of a JSON document (standard\n"
-    "                         input by default) and print their log lines\n"
+    "                         input by default) and print their log lines;\n"
+    "                         --state: the open rounds' state after them\n"
     "  player SUBCOMMAND ...  the player on the Bitcoin family: key file,\n"
     "                         payout address, Bet and signed action payloads\n"
     "                         ('hashjack player --help')\n"
@@ -93,7 +94,7 @@ static const char usage_card[] =
     "Exit status: 0 ok, 64 usage error, 65 a bad hash, 74 write error.\n";
 
 static const char usage_replay[] =
-    "Usage: hashjack replay [FILE|-]\n"
+    "Usage: hashjack replay [--state] [FILE|-]\n"
     "\n"
     "Reads one JSON document from FILE (standard input when FILE is\n"
     "absent or \"-\"):\n"
@@ -130,7 +131,14 @@ static const char usage_replay[] =
     "errors.  preset, timeout_blocks, max_exposure (0: no limit) and\n"
     "status are optional.\n"
     "\n"
+    "With --state, prints instead the rounds still open after the last\n"
+    "block, one JSON object per line (protocol section 11, docs/CLI.md):\n"
+    "the cards, the actions a transaction would be accepted for and the\n"
+    "value each must carry, the window and timeout blocks, the draws\n"
+    "still due, and on the Bitcoin family the seq to sign.\n"
+    "\n"
     "Options:\n"
+    "  --state     print the open rounds' state, not the log\n"
     "  -h, --help  print this help and exit\n"
     "\n"
     "Exit status: 0 ok, 64 usage error, 65 invalid document, 66 cannot\n"
@@ -308,7 +316,7 @@ static int cmd_card(int argc, char **argv)
 static int cmd_replay(int argc, char **argv)
 {
 	const char *file = NULL, *name;
-	int opts = 1, rc;
+	int opts = 1, rc, state = 0;
 	FILE *in = stdin;
 	char err[1024];
 	struct stat st;
@@ -319,6 +327,8 @@ static int cmd_replay(int argc, char **argv)
 		} else if (opts && is_help(argv[i])) {
 			fputs(usage_replay, stdout);
 			return EX_OK;
+		} else if (opts && strcmp(argv[i], "--state") == 0) {
+			state = 1;
 		} else if (opts && argv[i][0] == '-' && argv[i][1] != '\0') {
 			return usage_error("replay", "unknown option", argv[i]);
 		} else if (file != NULL) {
@@ -345,7 +355,8 @@ static int cmd_replay(int argc, char **argv)
 			return EX_NOINPUT;
 		}
 	}
-	rc = hj_replay_run(in, name, stdout, err, sizeof err);
+	rc = state ? hj_replay_state(in, name, stdout, err, sizeof err)
+	           : hj_replay_run(in, name, stdout, err, sizeof err);
 	if (in != stdin)
 		fclose(in);
 	switch (rc) {

@@ -17,6 +17,7 @@
  */
 #include "replay.h"
 #include "quote.h"
+#include "round_state.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -830,7 +831,36 @@ static int parse_doc(struct ctx *c, json_t *root, struct doc *d)
 	return check_repeats(c, d);
 }
 
-static int run(struct ctx *c, const struct doc *d, FILE *out)
+/* Each open round's state after the last block, one line each. */
+static int write_state(struct ctx *c, const struct doc *d, const hj_table *t,
+                       FILE *out)
+{
+	uint64_t height = 0;
+
+	(void)hj_table_last_height(t, &height);
+	for (size_t i = 0; i < hj_table_count(t); i++) {
+		json_t *j = hj_round_state(&d->rules, hj_table_round(t, i),
+		                           d->fam, height);
+		char *s;
+
+		if (j == NULL)
+			return oom(c);
+		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(j);
+		if (s == NULL)
+			return oom(c);
+		if (fprintf(out, "%s\n", s) < 0) {
+			free(s);
+			snprintf(c->err, c->errlen, "write error: %s",
+			         strerror(errno));
+			return -EIO;
+		}
+		free(s);
+	}
+	return 0;
+}
+
+static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
 {
 	hj_table *t = NULL;
 	hj_secp *secp = NULL;
@@ -870,13 +900,15 @@ static int run(struct ctx *c, const struct doc *d, FILE *out)
 			         c->name, i, why);
 			goto out;
 		}
-		if (fwrite(line, 1, len, out) != len) {
+		if (!state && fwrite(line, 1, len, out) != len) {
 			snprintf(c->err, c->errlen, "write error: %s",
 			         strerror(errno));
 			rc = -EIO;
 			goto out;
 		}
 	}
+	if (state)
+		rc = write_state(c, d, t, out);
 out:
 	hj_cardlog_release(&cl);
 	hj_table_free(t);
@@ -884,8 +916,8 @@ out:
 	return rc;
 }
 
-int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
-                  size_t errlen)
+static int replay(FILE *in, const char *name, FILE *out, char *err,
+                  size_t errlen, int state)
 {
 	struct ctx c = {.name = name, .err = err, .errlen = errlen};
 	struct doc d = {0};
@@ -908,7 +940,19 @@ int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
 	rc = parse_doc(&c, root, &d);
 	json_decref(root);
 	if (rc == 0)
-		rc = run(&c, &d, out);
+		rc = run(&c, &d, out, state);
 	doc_free(&d);
 	return rc;
+}
+
+int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
+                  size_t errlen)
+{
+	return replay(in, name, out, err, errlen, 0);
+}
+
+int hj_replay_state(FILE *in, const char *name, FILE *out, char *err,
+                    size_t errlen)
+{
+	return replay(in, name, out, err, errlen, 1);
 }

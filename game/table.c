@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hand.h"
+#include "next.h"
 
 struct hj_table {
 	hj_rules rules;
@@ -478,64 +479,20 @@ static void bet(struct blk *b, const hj_action *a)
 	accepted(b, a, r, -1, main);
 }
 
-/* Whether act is allowed now, and the value it must carry. */
+/* Whether act is allowed now, and with the value it carries. */
 static hj_reason check(const hj_rules *ru, uint64_t height, const hj_round *r,
                        const hj_action *a)
 {
+	hj_amount need;
+	hj_reason why;
+
 	if (r->phase != HJ_PH_DEAL && r->phase != HJ_PH_PLAY)
 		return HJ_R_NOT_ALLOWED;
-	if (r->npending || r->phase != HJ_PH_PLAY || height < r->window_open)
+	if (!hj_round_waiting(r) || height < r->window_open)
 		return HJ_R_PREMATURE;
-
-	hj_amount need = 0;
-	if (r->peek_due) {
-		if (a->act != HJ_PEEK)
-			return HJ_R_NOT_ALLOWED;
-		if (a->insurance)
-			need = r->bet / 2;
-		return a->value == need ? HJ_OK : HJ_R_WRONG_VALUE;
-	}
-
-	int hi = hj_round_active_hand(r);
-	if (hi < 0)
-		return HJ_R_NOT_ALLOWED;
-	const hj_hand *h = &r->hands[hi];
-	switch (a->act) {
-	case HJ_HIT:
-	case HJ_STAND:
-		break;
-	case HJ_DOUBLE: {
-		int soft;
-		unsigned t = hj_hand_total(h->cards, h->n, &soft);
-		int ok = ru->double_on == HJ_DOUBLE_ANY ||
-		         (!soft && t <= 11 &&
-		          t >= (ru->double_on == HJ_DOUBLE_9_11 ? 9u : 10u));
-		if (h->n != 2 || !ok ||
-		    ((h->flags & HJ_HF_SPLIT) && !ru->double_after_split))
-			return HJ_R_NOT_ALLOWED;
-		need = h->stake;
-		break;
-	}
-	case HJ_SPLIT: {
-		unsigned r0 = hj_code_rank(h->cards[0]);
-		unsigned r1 = hj_code_rank(h->cards[1]);
-		int pair = ru->split_by_value
-		               ? hj_rank_value(r0) == hj_rank_value(r1)
-		               : r0 == r1;
-		if (h->n != 2 || !pair || r->nhands >= ru->max_hands ||
-		    (r0 == HJ_ACE && !ru->split_aces))
-			return HJ_R_NOT_ALLOWED;
-		need = h->stake;
-		break;
-	}
-	case HJ_SURRENDER:
-		if (ru->surrender == HJ_SURRENDER_NONE || r->nhands != 1 ||
-		    h->n != 2 || r->decisions != 0)
-			return HJ_R_NOT_ALLOWED;
-		break;
-	default: /* Peek when none is due */
-		return HJ_R_NOT_ALLOWED;
-	}
+	why = hj_round_legal(ru, r, a->act, a->insurance, &need);
+	if (why != HJ_OK)
+		return why;
 	return a->value == need ? HJ_OK : HJ_R_WRONG_VALUE;
 }
 

@@ -12,6 +12,9 @@
  *   ends in a dealer blackjack.
  * - Every round ends: nothing stays open longer than its timeouts allow,
  *   and the table drains once bets stop.
+ * - nextActions (game/next.h) agrees with the table: a player's action at
+ *   a block of its round's open window is accepted exactly when it is
+ *   listed with the value it carries; at any other block it is rejected.
  * - Serialisation: a shadow table rebuilt every block from the encoded
  *   rounds produces exactly the same events as the live table (so restored
  *   rounds count towards the exposure as live ones do).
@@ -34,6 +37,7 @@
 #include <string.h>
 
 #include "hand.h"
+#include "next.h"
 #include "table.h"
 
 #define NPLAYERS 8
@@ -72,6 +76,10 @@ struct tally {
 	unsigned long by_act[8], by_status[8], ins_won;
 	unsigned long by_side[HJ_SB_COUNT], skips, peeks_clear;
 	hj_amount side_ret[NPLAYERS]; /* side bet returns, open round */
+	/* This block's action of each player on its open round: judged by
+	 * nextActions before the block, 1 when it must be accepted. */
+	int judged[NPLAYERS], listed[NPLAYERS];
+	unsigned long next_checked, next_listed;
 	const hj_rules *ru;
 	hj_amount exposure; /* worst cases of the open rounds */
 	unsigned long over_exposure, worst_reached;
@@ -236,6 +244,19 @@ static void on_event(void *ctx, const hj_event *e)
 	if (e->round) {
 		mix(&t->digest, e->round->seq);
 		mix(&t->digest, e->round->window_open);
+	}
+	if (p >= 0 && p < NPLAYERS && t->judged[p] && e->tx &&
+	    e->tx->act != HJ_BET &&
+	    (e->type == HJ_EV_ACTION || e->type == HJ_EV_REJECT)) {
+		if ((e->type == HJ_EV_ACTION) != t->listed[p])
+			fail_msg("block %" PRIu64 ": %s %s by player %d: "
+			         "nextActions said %s",
+			         t->height, hj_act_name(e->tx->act),
+			         e->type == HJ_EV_ACTION ? "accepted"
+			                                 : "rejected",
+			         p, t->listed[p] ? "listed" : "not listed");
+		t->judged[p] = 0;
+		t->next_checked++;
 	}
 	switch (e->type) {
 	case HJ_EV_ACTION:
@@ -501,9 +522,49 @@ static void run(const char *preset, unsigned long want, uint64_t seed)
 		if (h > 1)
 			hj_table_set_last_height(shadow, h - 1);
 
+		/* What nextActions says of each player's action, from the
+		 * state after the last block: a round waiting for an action
+		 * takes no card in this block, so that state is the one its
+		 * action meets. */
+		memset(t.judged, 0, sizeof t.judged);
+		for (size_t k = 0; k < n; k++) {
+			const hj_action *x = &txs[k];
+			int p = x->sender.b[0];
+			const hj_round *r = NULL;
+			hj_next nx;
+
+			if (x->kind != HJ_TX_ACTION || x->act == HJ_BET)
+				continue;
+			for (size_t i = 0; i < hj_table_count(live); i++)
+				if (hj_table_round(live, i)->player.b[0] == p)
+					r = hj_table_round(live, i);
+			if (!r)
+				continue;
+			hj_next_actions(&ru, r, &nx);
+			t.judged[p] = 1;
+			t.listed[p] = 0;
+			if (hj_round_waiting(r))
+				assert_true(nx.n > 0);
+			else
+				assert_true(nx.n == 0);
+			if (!hj_round_waiting(r) || h < r->window_open)
+				continue;
+			assert_true(nx.window_open == r->window_open &&
+			            nx.timeout_at ==
+			                r->window_open + ru.timeout_blocks);
+			for (size_t i = 0; i < nx.n; i++)
+				if (nx.a[i].act == x->act &&
+				    (x->act != HJ_PEEK ||
+				     nx.a[i].insurance == !!x->insurance) &&
+				    nx.a[i].value == x->value)
+					t.listed[p] = 1;
+			t.next_listed += t.listed[p];
+		}
 		t.height = h;
 		assert_int_equal(
 		    hj_table_apply_block(live, h, &c, txs, n, on_event, &t), 0);
+		for (int p = 0; p < NPLAYERS; p++)
+			assert_false(t.judged[p]); /* every judged action met */
 		assert_int_equal(hj_table_apply_block(shadow, h, &c, txs, n,
 		                                      on_shadow,
 		                                      &shadow_digest),
@@ -554,6 +615,10 @@ static void run(const char *preset, unsigned long want, uint64_t seed)
 	printf("\nproperty %s: %lu clear peeks, %lu blocks skipped for a "
 	       "dealer's second card\n",
 	       preset, t.peeks_clear, t.skips);
+	assert_true(t.next_listed > 0 && t.next_checked > t.next_listed);
+	printf("property %s: nextActions checked against %lu actions, %lu of "
+	       "them listed and accepted\n",
+	       preset, t.next_checked, t.next_listed);
 	printf("property %s: %lu Bets refused over_exposure, %lu rounds "
 	       "returned their worst case\n",
 	       preset, t.over_exposure, t.worst_reached);

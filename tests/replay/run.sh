@@ -5,6 +5,8 @@
 #
 # ok/NAME.json   must exit 0, print nothing on stderr, and print exactly
 #                ok/NAME.jsonl (compared byte for byte).
+# state/NAME.json  must exit 0 and print with --state exactly
+#                state/NAME.jsonl (the open rounds after the last block).
 # bad/NAME.json  must exit 65 (or the number in bad/NAME.code), print
 #                nothing on stdout, and print on stderr every line of
 #                bad/NAME.err (each a fixed substring).
@@ -49,6 +51,23 @@ for in in "$dir"/ok/*.json; do
 		else
 			pass "$name"
 		fi
+	fi
+done
+
+# state/NAME.json: `replay --state` must exit 0 and print exactly
+# state/NAME.jsonl: the rounds still open after the last block.
+for in in "$dir"/state/*.json; do
+	[ -e "$in" ] || continue
+	name=state/$(basename "$in" .json)
+	"$bin" replay --state "$in" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/err" ]; then
+		fail "$name" "exit $rc: $(head -c 300 "$tmp/err")"
+	elif ! cmp -s "$tmp/out" "${in%.json}.jsonl"; then
+		fail "$name" "state differs:"
+		diff "${in%.json}.jsonl" "$tmp/out" | head -n 6 | cut -c 1-300
+	else
+		pass "$name"
 	fi
 done
 

@@ -1,0 +1,27 @@
+/*
+ * What an open round shows (protocol v1.1, section 11), as JSON in seed
+ * 002's words plus the chain's own fields: the window and timeout blocks,
+ * the draws still due, the value each next action must carry and, on the
+ * Bitcoin family, the seq the next signed action must carry.  Written for
+ * `hashjack replay --state`; docs/CLI.md shows every key.
+ */
+#ifndef HJ_ROUND_STATE_H
+#define HJ_ROUND_STATE_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "payload.h"
+#include "round.h"
+#include "rules.h"
+
+/*
+ * The state of open round r under rules ru after block `height`, ids in
+ * the family's form (EVM with 0x).  A new object (the caller decrefs), or
+ * NULL when out of memory.
+ */
+json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
+                       uint64_t height);
+
+#endif
