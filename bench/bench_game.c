@@ -7,6 +7,9 @@
  *   rounds: baseline = producing the same random inputs (cards, decisions)
  *           without the engine.
  *
+ * Then the rounds under each preset with both side bets on (issue 12),
+ * each against the bethash figure measured in the same run.
+ *
  * Targets (issue 2): 10 million cards/s, 1 million rounds/s.
  * Usage: bench_game [seconds per measurement, default 1]
  */
@@ -86,6 +89,9 @@ static void count_settle(void *ctx, const hj_event *e)
 		++*(unsigned long *)ctx;
 }
 
+/* Side stakes of each Bet (0: none). */
+static uint64_t side_stake;
+
 /* A random decision for the round of player 1, or none. */
 static int decide(const hj_round *r, hj_action *a)
 {
@@ -96,7 +102,8 @@ static int decide(const hj_round *r, hj_action *a)
 	a->sender.b[0] = 1;
 	if (!r) {
 		a->act = HJ_BET;
-		a->value = 1000;
+		a->side_pp = a->side_t3 = side_stake;
+		a->value = 1000 + 2 * side_stake;
 		return 1;
 	}
 	if (!hj_round_waiting(r))
@@ -115,10 +122,17 @@ static int decide(const hj_round *r, hj_action *a)
 	return 1;
 }
 
-static double bench_rounds(double secs, int baseline, double *blocks_per_round)
+static double bench_rounds(double secs, int baseline, double *blocks_per_round,
+                           const char *preset, int sides)
 {
 	hj_rules ru;
-	hj_rules_preset("bethash", &ru);
+	if (hj_rules_preset(preset, &ru) != 0 ||
+	    (sides &&
+	     (hj_rules_set_key(&ru, "perfect_pairs", "25,12,5", NULL, 0) != 0 ||
+	      hj_rules_set_key(&ru, "twenty_one_plus_three", "100,40,30,10,5",
+	                       NULL, 0) != 0)))
+		exit(1);
+	side_stake = sides ? 100 : 0;
 	ru.min_bet = 1;
 	ru.max_bet = 1000000;
 	ru.timeout_blocks = 100;
@@ -204,11 +218,19 @@ int main(int argc, char **argv)
 	       "ratio %.2f   target 10 M/s: %s\n",
 	       c / 1e6, cb / 1e6, c / cb, c >= 10e6 ? "met" : "MISSED");
 
-	double rb = bench_rounds(secs, 1, &bbpr);
-	double r = bench_rounds(secs, 0, &bpr);
+	double rb = bench_rounds(secs, 1, &bbpr, "bethash", 0);
+	double r = bench_rounds(secs, 0, &bpr, "bethash", 0);
 	printf("rounds: %.2f M/s (%.1f blocks/round)   baseline (inputs only) "
 	       "%.2f M/s   ratio %.2f   target 1 M/s: %s\n",
 	       r / 1e6, bpr, rb / 1e6, r / rb, r >= 1e6 ? "met" : "MISSED");
 	(void)bbpr;
+
+	/* Every preset, both side bets on, against bethash without them. */
+	for (size_t i = 0; hj_preset_names[i]; i++) {
+		double p = bench_rounds(secs, 0, &bpr, hj_preset_names[i], 1);
+		printf("rounds, %s with side bets: %.2f M/s (%.1f "
+		       "blocks/round)   ratio to bethash %.2f\n",
+		       hj_preset_names[i], p / 1e6, bpr, p / r);
+	}
 	return 0;
 }
