@@ -147,9 +147,10 @@ static const char *state_error(const hj_round *r)
 	int soft;
 	unsigned dt = hj_hand_total(r->dealer, r->dealer_n, &soft);
 
-	int sides_ok = r->side_pp <= r->bet && r->side_t3 <= r->bet;
-
-	if (!sides_ok)
+	/* A side stake comes from a payload's u64 field. */
+	if (r->side_pp > UINT64_MAX || r->side_t3 > UINT64_MAX)
+		return "a side stake above 2^64 - 1, more than a Bet carries";
+	if (r->side_pp > r->bet || r->side_t3 > r->bet)
 		return "a side stake above the main stake";
 	for (unsigned i = 0; i < r->npending; i++) {
 		if (r->pending[i] == HJ_DEALER) {

@@ -421,6 +421,11 @@ static void test_peek_and_side_states(void **state)
 	r.pp_result = HJ_SB_LOST;
 	expect_state_reject(&r, "a side stake above the main stake");
 	r = w;
+	r.bet = r.hands[0].stake = (hj_amount)1 << 100;
+	r.side_pp = (hj_amount)1 << 64;
+	r.pp_result = HJ_SB_LOST;
+	expect_state_reject(&r, "a side stake above 2^64 - 1");
+	r = w;
 	r.pp_result = HJ_SB_LOST;
 	expect_state_reject(&r, "side bets settled without a stake");
 	r = w; /* 9 5 against a 7: no pair */
