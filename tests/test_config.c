@@ -1191,6 +1191,21 @@ static void test_example_file(void **state)
 	fclose(f);
 	for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
 		assert_non_null(strstr(text, documented[i]));
+	/* Every rule key, with the default preset's value. */
+	{
+		hj_rules bethash;
+
+		assert_int_equal(hj_rules_preset("bethash", &bethash), 0);
+		for (size_t i = 0; hj_rule_keys[i]; i++) {
+			char line[128], v[HJ_RULE_VALUE_MAX];
+
+			hj_rules_get_key(&bethash, hj_rule_keys[i], v);
+			snprintf(line, sizeof line, "\n#%s = %s\n",
+			         hj_rule_keys[i], v);
+			if (strstr(text, line) == NULL)
+				fail_msg("the example lacks \"%s\"", line + 1);
+		}
+	}
 
 	hjd_config_init(&c);
 	assert_int_equal(hjd_config_load(&c, path, err, sizeof err), 0);
