@@ -369,8 +369,8 @@ def sc_void_shifts(S):
 
 def sc_void_peek(S):
     """10+9 against an Ace, Peek with insurance; the block after the Peek
-    is void (a Stand in it is premature): the dealer's second card comes one
-    block later: K, dealer blackjack: Lose, insurance 3 x floor(s/2)."""
+    is void (a Stand in it is premature): the peek card comes one block
+    later: K, dealer blackjack: Lose, insurance 3 x floor(s/2)."""
     p = S.player()
     s = S.STAKE + 103
     i = s // 2
@@ -381,7 +381,7 @@ def sc_void_peek(S):
     st = r.send("Stand")
     S.mine_void()
     S.rej(st, "premature", "Stand", r)
-    b = S.mine("K"); r.draw(b, "D")
+    b = S.mine("K"); r.peek(b, True)
     r.settle(b, [("Lose", 0)], ins_payout=3 * i)
     return "Peek's card shifted past a void block"
 
