@@ -878,10 +878,14 @@ def case_state_dir_guard(ctx):
         other = a.accounts[8].address
         for arg, field, vals in (
                 ("--dealer.address=" + other, "dealer", (other, a.accounts[9].address)),
-                ("--rules.min_bet=999", "rules", ("min_bet=999", "min_bet=1000")),
-                ("--rules.max_bet=%d" % (MAX_BET - 1), "rules", (str(MAX_BET - 1), str(MAX_BET))),
-                ("--rules.timeout_blocks=99", "rules",
-                 ("timeout_blocks=99", "timeout_blocks=100"))):
+                # a rule set that differs: each differing key named with
+                # the stored and the configured value
+                ("--rules.min_bet=999", "rules.min_bet",
+                 ('"1000" in the database', '"999" configured')),
+                ("--rules.max_bet=%d" % (MAX_BET - 1), "rules.max_bet",
+                 ('"%d" in the database' % MAX_BET, '"%d" configured' % (MAX_BET - 1))),
+                ("--rules.timeout_blocks=99", "rules.timeout_blocks",
+                 ('"100" in the database', '"99" configured'))):
             rc, out, err = run_daemon(ctx, ["-c", dm.conf, arg])
             check_eq(rc, 4, "%s: exit status (stderr %r)" % (arg, err[-300:]))
             check(field in err and all(v in err for v in vals),
