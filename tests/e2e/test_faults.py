@@ -53,9 +53,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
 from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
                     check_db_equal, check_eq, check_heights, check_log_matches_cursor,
-                    check_reorg_refused, check_retries, db_rows, fault_main, fmt_counts,
-                    hand_total, heights_of, log_bytes, settle_quiet, sigterm_measured,
-                    stderr_since, stderr_size, summary, tail_text, wait_cursor, wait_log_height)
+                    check_reorg_refused, check_retries, db_rows, fault_main, file_size,
+                    fmt_counts, hand_total, heights_of, log_bytes, settle_quiet,
+                    sigterm_measured, stderr_since, stderr_size, summary, tail_text,
+                    wait_cursor, wait_log_height)
 
 MIN_BET = 1000
 MAX_BET = 10 ** 18
@@ -593,10 +594,11 @@ def case_kill9_session(ctx):
             if mode == "catch-up":
                 # T was restarted onto a backlog of 80-200 blocks: kill it
                 # once its log has grown by 0..30 kB (it writes ~300 B per
-                # empty block), a few ms later
+                # empty block), a few ms later; a T killed before it made
+                # its card log may not have made it yet (size 0)
                 grow = rng.randint(0, 30000)
                 hj.wait_until(lambda: not T.running()
-                              or os.path.getsize(T.card_log) > K.size0 + grow,
+                              or file_size(T.card_log) > K.size0 + grow,
                               10, "T to catch up %d bytes" % grow, interval=0.0005)
                 time.sleep(rng.uniform(0, 0.005))
             elif mode == "startup":
