@@ -614,8 +614,9 @@ def case_kill9_session(ctx):
     return ("%s; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
             "T == R == replay" % (
                 K.describe(), last - first + 1, c["settle"],
-                fmt_counts(c, ["Bet", "Peek", "Hit", "Stand", "Double", "Surrender",
-                               "timeout", "deposit", "reject", "reject:bad_signature"]),
+                fmt_counts(c, ["Bet", "Peek", "peek", "skip", "Hit", "Stand", "Double",
+                               "Surrender", "timeout", "deposit", "reject",
+                               "reject:bad_signature"]),
                 len(t_db["txs"]), len(t_db["payouts"])))
 
 
