@@ -5,8 +5,9 @@ against a hashjackd dealer, following the dealer's card log.
     scripts/bot.py --rpc-url URL --dealer ADDR --card-log FILE
                    --min-bet WEI --max-bet WEI (--key HEX ... | --anvil-config FILE --players 1,2,3)
 
-Each player bets, waits for its cards in the card log (docs/LOG.md: draw,
-action, reject, timeout, settle events), and once its round's action window
+Each player bets, waits for its cards in the card log (docs/LOG.md, format
+version 2: draw, peek, skip, action, reject, timeout, settle events; a
+sidebets event it never causes), and once its round's action window
 is open (the log shows the last card it was waiting for; the log runs behind
 the chain, so a transaction sent then lands after that block) sends its next
 action with `cast send`.  When its round is settled it bets again, a random
@@ -16,7 +17,11 @@ Strategy, for the bethash rules (H17, blackjack 6:5, double on hard 9-11
 only, no double after split, one split, no ace split, late surrender, no
 hole card with "original bets only"): the usual multi-deck H17 basic
 strategy without soft doubles or doubles after split; Peek (never insurance)
-when the up card is an Ace.
+when the up card is an Ace.  Protocol v1.1: the Peek's card is a peek
+card; unless it makes a dealer blackjack (the round settles) it is set
+aside and the dealer keeps its Ace alone until dealer play, so the player
+decides knowing only that the dealer has no blackjack, as in a hole-card
+game, which is what that basic strategy assumes.
 
 It rebuilds its state from the whole log when it starts, so it can be
 restarted at any time; a round it cannot follow (lines it never saw) it
@@ -107,8 +112,8 @@ class Round:
         self.stake = stake
         self.hands = [{"cards": [], "done": False, "doubled": False}]
         self.dealer = []
-        self.pending = 3        # draws still due before the player decides
-        self.peeked = False
+        self.pending = 3        # cards still due before the player decides
+        self.peeked = False     # Peek accepted (or applied by timeout)
         self.decisions = 0      # Hit, Stand, Double, Split, Surrender accepted
         self.split = False
 
@@ -130,6 +135,14 @@ class Round:
             t, _ = total(h["cards"])
             if t >= 21 or h["doubled"]:
                 h["done"] = True
+        if self.pending > 0:
+            self.pending -= 1
+
+    def on_peek(self, e):
+        """The peek card: the dealer's second card when it makes a
+        blackjack (the round settles in that block), else set aside."""
+        if e["dealerBlackjack"]:
+            self.dealer.append(e["card"])
         if self.pending > 0:
             self.pending -= 1
 
@@ -212,6 +225,10 @@ class Bot:
                 p = self.rounds.get(e["round"])
                 if p and p.round and p.round.id == e["round"]:
                     p.round.on_draw(e)
+            elif t == "peek":
+                p = self.rounds.get(e["round"])
+                if p and p.round and p.round.id == e["round"]:
+                    p.round.on_peek(e)
             elif t == "timeout":
                 p = self.rounds.get(e["round"])
                 if p and p.round and p.round.id == e["round"]:
@@ -398,8 +415,18 @@ def self_test():
     r.on_draw({"handOwner": "Player", "handIndex": 0, "card": "8C"})
     assert r.pending == 0
     r.on_action("Peek", None)
-    r.on_draw({"handOwner": "Dealer", "card": "7D"})
-    assert r.pending == 0 and not r.peek_due()
+    assert r.pending == 1 and not r.peek_due()
+    # the log lines go through Bot.on_line, of a Bot without its chain (no
+    # cast needed): what on_line reads
+    b = Bot.__new__(Bot)
+    p = Player("0x" + "11" * 20, "0x" + "22" * 32)
+    p.round = r
+    b.players, b.rounds, b.height, b.live = {p.address: p}, {r.id: p}, None, False
+    b.on_line({"height": 9, "events": [
+        {"type": "peek", "round": "0xr", "card": "7D", "dealerBlackjack": False}]})
+    # a clear peek card is set aside: the dealer keeps its Ace alone
+    assert r.pending == 0 and not r.peek_due() and r.dealer == ["AS"]
+    assert r.active() == 0 and b.height == 9
     r.on_action("Split", 0)
     assert [h["cards"] for h in r.hands] == [["8H"], ["8C"]] and r.pending == 2
     r.on_draw({"handOwner": "Player", "handIndex": 0, "card": "3D"})
@@ -410,6 +437,21 @@ def self_test():
     r.on_action("Hit", 0)
     r.on_draw({"handOwner": "Player", "handIndex": 0, "card": "10D"})
     assert r.active() is None  # 8+3+10 = 21 stands by itself
+    # dealer play: a 10 behind the Ace is skipped for its second card
+    b.on_line({"height": 15, "events": [{"type": "skip", "round": "0xr", "card": "KD"}]})
+    assert r.dealer == ["AS"]
+    b.on_line({"height": 16, "events": [
+        {"type": "draw", "round": "0xr", "handOwner": "Dealer", "card": "6D"}]})
+    assert r.dealer == ["AS", "6D"]
+    # a peek card that makes a blackjack is the dealer's second card
+    r2 = Round("0xr2", 100)
+    r2.on_draw({"handOwner": "Player", "handIndex": 0, "card": "9H"})
+    r2.on_draw({"handOwner": "Dealer", "card": "AC"})
+    r2.on_draw({"handOwner": "Player", "handIndex": 0, "card": "9C"})
+    assert r2.peek_due()
+    r2.on_action("Peek", None)
+    r2.on_peek({"type": "peek", "round": "0xr2", "card": "QH", "dealerBlackjack": True})
+    assert r2.dealer == ["AC", "QH"] and r2.pending == 0
     print("bot: self-test passed")
     return 0
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Prints a hashjack card log (docs/LOG.md, JSON Lines) one readable line per
-block: height, card, and a short summary of the block's events.
+"""Prints a hashjack card log (docs/LOG.md, JSON Lines, format version 1 or 2)
+one readable line per block: height, card, and a short summary of the
+block's events.  Version 2 (protocol v1.1) adds the peek card of a Peek
+("peek: dealer blackjack" or "peek: clear, set aside"), the blocks skipped
+for a dealer's second card after a clear peek, and side bets.
 
     scripts/cardlog_pretty.py [--follow] [--from-end] [FILE|-]
 
@@ -9,7 +12,10 @@ are appended (like tail -F: a truncated or replaced file is read again from
 its start).  Amounts are shown in ether when --unit eth (the default), else
 in base units.
 
-    1042  9H  | a1b2 Bet 0.01 by 0x7099..79c8 | draw 49fa P0 | 49fa settle: D 10H 7C=17 | h0 9S 7D 5C=21 Win | staked 0.01 paid 0.02 (+0.01)
+    1042  9H  | a1b2 Bet 0.01 by 0x7099..79c8 | 49fa P0 | 49fa SETTLE 0x7099..79c8: D 10H 7C=17 | h0 9S 7D 5C=21 Win | staked 0.01 paid 0.02 (+0.01)
+    1043  KD  | 5c3e peek: dealer blackjack
+    1050  7S  | 77d0 peek: clear, set aside
+    1052  QH  | 77d0 skip: no blackjack for D
 """
 
 import argparse
@@ -57,10 +63,23 @@ class Fmt:
         if t == "draw":
             to = "D" if e["handOwner"] == "Dealer" else "P%d" % e["handIndex"]
             return "%s %s" % (rid(e["round"]), to)
+        if t == "peek":
+            return "%s peek: %s" % (rid(e["round"]), "dealer blackjack" if e["dealerBlackjack"]
+                                    else "clear, set aside")
+        if t == "skip":
+            return "%s skip: no blackjack for D" % rid(e["round"])
+        if t == "sidebets":
+            sides = ", ".join("%s %s %s" % (k, e[k]["status"], self.amount(e[k]["payout"]))
+                              for k in ("perfectPairs", "poker") if k in e)
+            return "%s sidebets: %s; staked %s paid %s" % (
+                rid(e["round"]), sides, self.amount(e["betAmount"]), self.amount(e["payout"]))
         if t == "action":
             a = e["action"]
             if a == "Bet":
-                return "%s Bet %s by %s" % (rid(e["round"]), self.amount(e["stake"]), who(e["player"]))
+                sides = "".join(" +%s %s" % (k, self.amount(e[k]))
+                                for k in ("perfectPairs", "poker") if k in e)
+                return "%s Bet %s%s by %s" % (rid(e["round"]), self.amount(e["stake"]), sides,
+                                              who(e["player"]))
             extra = ""
             if a == "Peek":
                 extra = " insured %s" % self.amount(e["stake"]) if e.get("insurance") else ""
@@ -95,6 +114,8 @@ class Fmt:
         return t
 
     def line(self, l):
+        if l.get("v") not in (1, 2):
+            raise ValueError("format version %r, not 1 or 2" % l.get("v"))
         card = "void" if l.get("void") else self.card(l["card"]["code"])
         parts = [self.event(e) for e in l["events"]]
         s = "%8d  %-4s" % (l["height"], card)

@@ -51,8 +51,17 @@ have when the action is looked at, by default its seq now; an action sent
 after one of the same round that the same block will accept is given the
 next seq (seq=1 in the stories below).  r.payload(action) is the payload
 alone.  What the protocol gives is written through r.accepted_bet(),
-r.draw(b, hand), r.act(t, action, hand, insurance), r.timeout(b, action,
-hand) and r.settle(b, [(status, return)], ins_payout) (checks.Round).
+r.draw(b, hand), r.peek(b, dbj), r.skip(b), r.act(t, action, hand,
+insurance), r.timeout(b, action, hand) and r.settle(b, [(status, return)],
+ins_payout) (checks.Round).
+
+The Peek (protocol v1.1): the block after a Peek gives the peek card, a
+"peek" event with its verdict (r.peek(b, dbj)).  With a dealer blackjack
+it is the dealer's second card and the round settles there; otherwise it
+is set aside, the window opens at Peek+2 and the dealer's second card is
+drawn in dealer play, where a block whose card would make a blackjack
+behind the Ace is a "skip" event for that round (r.skip(b)) and still a
+card for any other round.
 
 X is the Bet's block, W the opening of an action window, Y the block of a
 Split or a Peek (docs/PROTOCOL.md).  Each scenario returns a one-line
@@ -294,8 +303,9 @@ def sc_bj_vs_ace_even_money(S):
     """Blackjack against an Ace: at W a Stand is not_allowed (Peek due), a
     Peek with insurance carrying floor(bet/2)+1 and a Peek without insurance
     carrying a value are wrong_value, then Peek with insurance (floor(s/2)
-    of a small odd stake: 500 of 1001 on EVM); the dealer's Q is blackjack:
-    Push s + insurance 3 x floor(s/2)."""
+    of a small odd stake: 500 of 1001 on EVM); the peek card Q makes a
+    dealer blackjack (a peek event with the verdict; Q is the dealer's
+    second card): Push s + insurance 3 x floor(s/2)."""
     p = S.player()
     s = S.SMALL_STAKE + 1
     i = s // 2
@@ -310,28 +320,30 @@ def sc_bj_vs_ace_even_money(S):
     S.rej(w1, "wrong_value", "Peek", r)
     S.rej(w2, "wrong_value", "Peek", r)
     r.act(pk, "Peek", insurance=True)
-    b = S.mine("Q"); r.draw(b, "D")
+    b = S.mine("Q"); r.peek(b, True)
     r.settle(b, [("Push", s)], ins_payout=3 * i)
     return "even money: staked %d, returned %d" % (s + i, s + 3 * i)
 
 
 def sc_bj_vs_ace_no_dbj(S):
-    """Blackjack Q, A against an Ace: Peek without insurance, the dealer's
-    4 is no blackjack: Blackjack paid at Peek+1."""
+    """Blackjack Q, A against an Ace: Peek without insurance, the peek card
+    4 is no blackjack and is set aside: Blackjack paid at Peek+1, the
+    dealer's hand only its Ace."""
     p = S.player()
     s = S.STAKE + 11
     r = S.bet(p, s)
     deal(S, r, "Q", "A", "A")
     pk = r.send("Peek", insurance=False)
     S.mine(); r.act(pk, "Peek", insurance=False)
-    b = S.mine("4"); r.draw(b, "D")
+    b = S.mine("4"); r.peek(b, False)
     r.settle(b, [("Blackjack", bj(s))])
-    return "BJ vs A+4: %d" % bj(s)
+    return "BJ vs A, peek 4 clear: %d" % bj(s)
 
 
 def sc_bj_vs_ace_insured_no_dbj(S):
-    """Blackjack against an Ace, insured, dealer 9: no blackjack, insurance
-    lost (payout 0), the blackjack paid 6:5."""
+    """Blackjack against an Ace, insured, peek card 9: no blackjack (set
+    aside, the dealer shows its Ace alone), insurance lost (payout 0), the
+    blackjack paid 6:5 at Peek+1."""
     p = S.player()
     s = S.STAKE + 13
     i = s // 2
@@ -339,15 +351,16 @@ def sc_bj_vs_ace_insured_no_dbj(S):
     deal(S, r, "K", "A", "A")
     pk = r.send("Peek", i, insurance=True)
     S.mine(); r.act(pk, "Peek", insurance=True)
-    b = S.mine("9"); r.draw(b, "D")
+    b = S.mine("9"); r.peek(b, False)
     r.settle(b, [("Blackjack", bj(s))], ins_payout=0)
-    return "BJ vs A+9, insurance lost: %d for %d" % (bj(s), s + i)
+    return "BJ vs A, peek 9 clear, insurance lost: %d for %d" % (bj(s), s + i)
 
 
 def sc_peek_insured_dbj(S):
     """19 against an Ace with a stake of exactly max_bet: a Peek in the
-    block of the second card is premature; Peek with insurance at W; K:
-    dealer blackjack, the hand loses, insurance returns 3 x floor(bet/2)."""
+    block of the second card is premature; Peek with insurance at W; peek
+    card K: dealer blackjack, the hand loses, insurance returns 3 x
+    floor(bet/2)."""
     p = S.player()
     s = S.MAX_BET
     i = s // 2
@@ -360,31 +373,35 @@ def sc_peek_insured_dbj(S):
     S.rej(early, "premature", "Peek", r)
     pk = r.send("Peek", i, insurance=True)
     S.mine(); r.act(pk, "Peek", insurance=True)
-    b = S.mine("K"); r.draw(b, "D")
+    b = S.mine("K"); r.peek(b, True)
     r.settle(b, [("Lose", 0)], ins_payout=3 * i)
     return "insurance %d returns %d" % (i, 3 * i)
 
 
 def sc_peek_dbj(S):
-    """17 against an Ace, Peek without insurance, 10: dealer blackjack,
-    Lose at Peek+1, no insurance in the settlement."""
+    """17 against an Ace, Peek without insurance, peek card 10: dealer
+    blackjack, Lose at Peek+1, no insurance in the settlement."""
     p = S.player()
     s = S.STAKE + 15
     r = S.bet(p, s)
     deal(S, r, "9", "A", "8")
     pk = r.send("Peek", insurance=False)
     S.mine(); r.act(pk, "Peek", insurance=False)
-    b = S.mine("10"); r.draw(b, "D")
+    b = S.mine("10"); r.peek(b, True)
     r.settle(b, [("Lose", 0)])
-    return "A+10 after Peek: Lose"
+    return "A+10 at the Peek: Lose"
 
 
-def sc_peek_insured_no_dbj_dealer_stands(S):
-    """19 against an Ace, insured Peek, dealer 7: A+7 soft 18, no
-    blackjack; a Stand in that block is premature (window at Peek+2); Stand
-    at Peek+2: the dealer stands on its two cards, the round settles in the
-    Stand's block: Win, insurance 0."""
-    p = S.player()
+def sc_peek_insured_clear_skip(S):
+    """19 against an Ace, insured Peek; the peek card 7 is no blackjack and
+    is set aside (the dealer keeps its Ace alone); a Stand in that block is
+    premature (window at Peek+2).  Stand at Peek+2, and in that block
+    another player Q bets.  Dealer play from Peek+3: K would give the dealer
+    a blackjack behind its Ace, so that block is skipped for its second
+    card, and Q's round still takes the K as its first card; Peek+4 7 is
+    the dealer's second card (A+7 soft 18 stands: Win, insurance 0) and
+    Q's up card; Peek+5 A: Q's K+A is a blackjack against 7, paid 6:5."""
+    p, q = S.player(), S.player()
     s = S.STAKE + 17
     i = s // 2
     r = S.bet(p, s)
@@ -392,35 +409,48 @@ def sc_peek_insured_no_dbj_dealer_stands(S):
     pk = r.send("Peek", i, insurance=True)
     S.mine(); r.act(pk, "Peek", insurance=True)
     early = r.send("Stand")
-    b = S.mine("7"); r.draw(b, "D")
+    b = S.mine("7"); r.peek(b, False)
     S.rej(early, "premature", "Stand", r)
     st = r.send("Stand")
-    b = S.mine(); r.act(st, "Stand", 0)
-    r.settle(b, [("Win", 2 * s)], ins_payout=0)
-    return "19 vs A+7 (no draw): Win, insurance lost"
+    sq = S.STAKE + 69
+    rq = S.bet(q, sq)
+    S.mine()
+    r.act(st, "Stand", 0)
+    rq.accepted_bet()
+    b = S.mine("K")
+    r.skip(b)
+    rq.draw(b, 0)
+    b = S.mine("7")
+    r.draw(b, "D"); r.settle(b, [("Win", 2 * s)], ins_payout=0)
+    rq.draw(b, "D")
+    b = S.mine("A"); rq.draw(b, 0)
+    rq.settle(b, [("Blackjack", bj(sq))])
+    return "19 vs A (peek 7 clear), K skipped (Q's first card), 7: Win, insurance lost"
 
 
 def sc_peek_h17_ace(S):
-    """PROTOCOL.md round 3 on a real node: 8+4 against an Ace, Peek without
-    insurance, 4: A+4 soft 15; at W a Peek is not_allowed (none due), then
-    Stand; dealer 2: soft 17, hits (H17); 8: hard 15, hits; J: bust.  Win."""
+    """PROTOCOL.md round 3, as protocol v1.1 plays it, on a real node: 8+4
+    against an Ace, Peek without insurance, peek card 4: no blackjack, set
+    aside; at W a Peek is not_allowed (none due), then Stand; dealer play:
+    6 is the dealer's second card, A+6 soft 17, hits (H17); 8: hard 15,
+    hits; J: bust.  Win."""
     p = S.player()
     s = S.STAKE + 19
     r = S.bet(p, s)
     deal(S, r, "8", "A", "4")
     pk = r.send("Peek", insurance=False)
     S.mine(); r.act(pk, "Peek", insurance=False)
-    r.draw(S.mine("4"), "D")
+    r.peek(S.mine("4"), False)
     pk2 = r.send("Peek", insurance=False)
     st = r.send("Stand")
     S.mine()
     S.rej(pk2, "not_allowed", "Peek", r)
     r.act(st, "Stand", 0)
-    r.draw(S.mine("2"), "D")
+    r.draw(S.mine("6"), "D")
     r.draw(S.mine("8"), "D")
     b = S.mine("J"); r.draw(b, "D")
     r.settle(b, [("Win", 2 * s)])
-    return "12 vs A+4+2+8+J (bust): Win"
+    return "12 vs A (peek 4 clear) +6+8+J (bust): Win"
 
 
 def sc_double_9(S):
@@ -685,8 +715,8 @@ def sc_surrender_vs_ten_dbj(S):
 
 def sc_surrender_vs_ace(S):
     """10+6 against an Ace: Surrender before the Peek is not_allowed; Peek
-    (no insurance), 5: no blackjack; Surrender at Peek+2 settles at once:
-    floor(s/2)."""
+    (no insurance), peek card 5: no blackjack, set aside; Surrender at
+    Peek+2 settles at once: floor(s/2), the dealer's hand its Ace alone."""
     p = S.player()
     s = S.STAKE + 47
     r = S.bet(p, s)
@@ -696,11 +726,11 @@ def sc_surrender_vs_ace(S):
     S.mine()
     S.rej(su, "not_allowed", "Surrender", r)
     r.act(pk, "Peek", insurance=False)
-    r.draw(S.mine("5"), "D")
+    r.peek(S.mine("5"), False)
     su = r.send("Surrender")
     b = S.mine(); r.act(su, "Surrender", 0)
     r.settle(b, [("Surrender", s // 2)])
-    return "after Peek (A+5): %d back" % (s // 2)
+    return "after Peek (5 clear): %d back" % (s // 2)
 
 
 def sc_timeout_stand_last_block(S):
@@ -733,39 +763,43 @@ def sc_timeout_stand_last_block(S):
 
 def sc_timeout_peek_then_stand_h17(S):
     """10+9 against an Ace, no action at all: default Peek at W+timeout (it
-    counts as an action: seq 1); 6: A+6 soft 17, no blackjack; where actions
-    are signed, a Stand signed at seq 0, as if the timeout had not counted,
-    is bad_signature; default Stand timeout_blocks after the new window;
-    the dealer hits its soft 17: 10, hard 17.  Win."""
+    counts as an action: seq 1); peek card 3: no blackjack, set aside; where
+    actions are signed, a Stand signed at seq 0, as if the timeout had not
+    counted, is bad_signature; default Stand timeout_blocks after the new
+    window; dealer play: Q would make a blackjack behind the Ace: skipped;
+    6 is the dealer's second card, soft 17, hits (H17); 10, drawn as the
+    third card (only the second card skips): hard 17.  Win."""
     p = S.player()
     s = S.STAKE + 53
     r = S.bet(p, s)
     deal(S, r, "10", "A", "9")
     S.mine_n(S.T)
     b = S.mine(); r.timeout(b, "Peek")
-    r.draw(S.mine("6"), "D")
+    r.peek(S.mine("3"), False)
     stale = S.stale(r, "Stand", 0)
     S.mine()
     if stale is not None:
         S.rej(stale, "bad_signature", "Stand", r)
     S.mine_n(S.T - 1)
     b = S.mine(); r.timeout(b, "Stand", 0)
+    r.skip(S.mine("Q"))
+    r.draw(S.mine("6"), "D")
     b = S.mine("10"); r.draw(b, "D")
     r.settle(b, [("Win", 2 * s)])
-    return "default Peek, %sdefault Stand, dealer A+6+10" % (
+    return "default Peek (3 clear), %sdefault Stand, Q skipped, dealer A+6+10" % (
         "stale seq refused, " if stale is not None else "")
 
 
 def sc_timeout_peek_dbj(S):
-    """9+9 against an Ace, no action: default Peek; K: dealer blackjack,
-    Lose."""
+    """9+9 against an Ace, no action: default Peek; peek card K: dealer
+    blackjack, Lose."""
     p = S.player()
     s = S.STAKE + 55
     r = S.bet(p, s)
     deal(S, r, "9", "A", "9")
     S.mine_n(S.T)
     b = S.mine(); r.timeout(b, "Peek")
-    b = S.mine("K"); r.draw(b, "D")
+    b = S.mine("K"); r.peek(b, True)
     r.settle(b, [("Lose", 0)])
     return "default Peek finds A+K"
 
@@ -870,7 +904,7 @@ BOOK = [sc_win_stand, sc_lose_dealer_play, sc_push_min_bet_second_bet, sc_bust_p
         sc_hit_to_21_dealer_busts, sc_h17, sc_bj_vs_5_then_bet_and_surrender_vs_9,
         sc_bj_vs_2, sc_bj_vs_ten_win, sc_bj_vs_ten_push, sc_bj_vs_ace_even_money,
         sc_bj_vs_ace_no_dbj, sc_bj_vs_ace_insured_no_dbj, sc_peek_insured_dbj, sc_peek_dbj,
-        sc_peek_insured_no_dbj_dealer_stands, sc_peek_h17_ace, sc_double_9, sc_double_10,
+        sc_peek_insured_clear_skip, sc_peek_h17_ace, sc_double_9, sc_double_10,
         sc_double_11, sc_double_soft_not_allowed, sc_double_hit_surrender_not_allowed,
         sc_double_dealer_bj, sc_split_order, sc_split_by_value, sc_split_aces_not_allowed,
         sc_split_dealer_bj, sc_stand_dealer_bj, sc_surrender_vs_ten, sc_surrender_vs_ten_dbj,
@@ -980,9 +1014,10 @@ def sc_vs7_push_win_bust(S):
 
 def sc_bj_vs_ace(S):
     """Four blackjacks A, K against an Ace.  At W: a Peeks insured (even
-    money), b without; W+1 (Q): dealer blackjack: a Push + 3 x insurance, b
-    Push; c Peeks without, d insured.  W+2 (4): Blackjack paid 6:5, d's
-    insurance lost."""
+    money), b without; W+1 (Q): the peek card makes a dealer blackjack: a
+    Push + 3 x insurance, b Push; c Peeks without, d insured.  W+2 (4): a
+    clear peek card, set aside: Blackjack paid 6:5 (the dealer's hand its
+    Ace alone), d's insurance lost."""
     ra, rb, rc, rd = S.table(S.take(4), "A", "A", "K")
     pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
     pk_b = rb.send("Peek", insurance=False)
@@ -992,11 +1027,11 @@ def sc_bj_vs_ace(S):
     pk_c = rc.send("Peek", insurance=False)
     pk_d = rd.send("Peek", rd.bet // 2, insurance=True)
     b = S.mine("Q")
-    ra.draw(b, "D"); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
-    rb.draw(b, "D"); rb.settle(b, [("Push", rb.bet)])
+    ra.peek(b, True); ra.settle(b, [("Push", ra.bet)], ins_payout=3 * (ra.bet // 2))
+    rb.peek(b, True); rb.settle(b, [("Push", rb.bet)])
     rc.act(pk_c, "Peek", insurance=False)
     rd.act(pk_d, "Peek", insurance=True)
     b = S.mine("4")
-    rc.draw(b, "D"); rc.settle(b, [("Blackjack", bj(rc.bet))])
-    rd.draw(b, "D"); rd.settle(b, [("Blackjack", bj(rd.bet))], ins_payout=0)
+    rc.peek(b, False); rc.settle(b, [("Blackjack", bj(rc.bet))])
+    rd.peek(b, False); rd.settle(b, [("Blackjack", bj(rd.bet))], ins_payout=0)
     return "4 rounds: even money, Push, 2 Blackjacks (one insured)"

@@ -131,7 +131,8 @@ def tail_text(text, n):
 def heights_of(data, chain):
     """The heights of the lines of a card log (bytes) that begin as
     docs/LOG.md says for this chain ("evm", "bitcoin")."""
-    line = rb'^\{"v":1,"chain":"' + re.escape(chain.encode()) + rb'","height":(\d+),'
+    line = (rb'^\{"v":%d,"chain":"' % hj.LOG_VERSION + re.escape(chain.encode())
+            + rb'","height":(\d+),')
     return [int(m.group(1)) for m in re.finditer(line, data, re.M)]
 
 
@@ -177,7 +178,7 @@ def line_bytes(blk, events, chain):
     """The card log line docs/LOG.md defines for an exported block (its
     "height", "hash", "parent") and these events, compact, keys in its
     order."""
-    o = {"v": 1, "chain": chain, "height": blk["height"], "hash": blk["hash"],
+    o = {"v": hj.LOG_VERSION, "chain": chain, "height": blk["height"], "hash": blk["hash"],
          "parent": blk["parent"]}
     c = hj.card_of(blk["hash"])
     if c is None:
@@ -696,7 +697,11 @@ class Blk:
 class Round:
     """Tracks the cards and stakes of one round (what the settle event
     repeats) and writes its expected events and rows into the session S;
-    results and returns are written by each scenario from the rules.
+    results and returns are written by each scenario from the rules.  It
+    refuses what the protocol cannot give (a peek card whose verdict is not
+    the scenario's, a skip that is no skip, a dealer's second card after a
+    clear peek that would have been skipped): a scenario that grinds the
+    wrong card breaks instead of writing down a wrong expectation.
     player: the log's "player" (an EVM address, the Bitcoin family's key
     P)."""
 
@@ -709,6 +714,7 @@ class Round:
         self.hands = [{"cards": [], "stake": stake}]
         self.dealer = []
         self.ins = None
+        self.peek_clear = False     # a peek found no blackjack (set aside)
         S.round_key[self.id] = player
 
     def accepted_bet(self):
@@ -722,6 +728,9 @@ class Round:
         if b.code is None:
             raise Failed("draw from void block %d" % b.h)
         if hand == "D":
+            if self.second_due() and card_value(b.code) == 10:
+                raise Failed("block %d: %s behind the dealer's %s after a clear peek is "
+                             "skipped, not drawn" % (b.h, b.code, self.dealer[0]))
             self.dealer.append(b.code)
             e = {"type": "draw", "round": self.id, "handOwner": "Dealer", "card": b.code}
         else:
@@ -729,6 +738,44 @@ class Round:
             e = {"type": "draw", "round": self.id, "handOwner": "Player",
                  "handIndex": hand, "card": b.code}
         self.S.add(b.h, e)
+
+    def second_due(self):
+        """The dealer's second card, after a peek that found no blackjack,
+        is still to come: a block whose card would make a blackjack is
+        skipped for it (protocol v1.1, section 3)."""
+        return self.peek_clear and len(self.dealer) == 1
+
+    def peek(self, b, dbj):
+        """The peek card at b (the block after a Peek, or after its default
+        by timeout): dbj says whether it makes a dealer blackjack with the
+        up Ace, as the scenario wants it (a card that says otherwise is a
+        broken scenario).  With a blackjack it is the dealer's second card
+        (the settle shows it); else it is set aside, never the dealer's, and
+        the dealer's second card comes in dealer play (draw(), skip())."""
+        if b.code is None:
+            raise Failed("peek card from void block %d" % b.h)
+        if len(self.dealer) != 1 or self.dealer[0][:-1] != "A" or self.peek_clear:
+            raise Failed("block %d: no peek is due (dealer %s)" % (b.h, self.dealer))
+        if (card_value(b.code) == 10) != dbj:
+            raise Failed("block %d: peek card %s %s a blackjack" % (
+                b.h, b.code, "makes" if card_value(b.code) == 10 else "is not"))
+        if dbj:
+            self.dealer.append(b.code)
+        else:
+            self.peek_clear = True
+        self.S.add(b.h, {"type": "peek", "round": self.id, "card": b.code,
+                         "dealerBlackjack": dbj})
+
+    def skip(self, b):
+        """b's card would give the dealer a blackjack behind its Ace after a
+        clear peek: skipped for the dealer's second card (for this round
+        only; any other round still takes the card)."""
+        if b.code is None:
+            raise Failed("skip of void block %d (a void block has no event)" % b.h)
+        if not self.second_due() or card_value(b.code) != 10:
+            raise Failed("block %d: %s is no skip (dealer %s, clear peek %s)"
+                         % (b.h, b.code, self.dealer, self.peek_clear))
+        self.S.add(b.h, {"type": "skip", "round": self.id, "card": b.code})
 
     def act(self, t, action, hand=None, insurance=None):
         e = {"type": "action", "action": action, "round": self.id,

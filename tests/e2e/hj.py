@@ -84,6 +84,10 @@ PAYLOADS = {"Bet": BET, "Hit": HIT, "Stand": STAND, "Double": DOUBLE,
             "Split": SPLIT, "Surrender": SURRENDER, "Peek": PEEK,
             "PeekInsured": PEEK_INSURED}
 
+# The card log's format version, every line's "v" (docs/LOG.md): 2 since
+# protocol v1.1 (the Peek's card is a "peek" event, "skip" events).
+LOG_VERSION = 2
+
 # Runtime code that reverts every call: PUSH1 0 PUSH1 0 REVERT.
 REVERT_CODE = "0x60006000fd"
 
@@ -847,7 +851,8 @@ def last_logged_height(path):
     if end < 0:
         return None
     start = tail.rfind(b"\n", 0, end) + 1
-    m = re.match(rb'\{"v":1,"chain":"[a-z0-9-]+","height":(\d+),', tail[start:end])
+    m = re.match(rb'\{"v":%d,"chain":"[a-z0-9-]+","height":(\d+),' % LOG_VERSION,
+                 tail[start:end])
     return int(m.group(1)) if m else None
 
 

@@ -53,9 +53,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
 from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
                     check_db_equal, check_eq, check_heights, check_log_matches_cursor,
-                    check_reorg_refused, check_retries, db_rows, fault_main, fmt_counts,
-                    hand_total, heights_of, log_bytes, settle_quiet, sigterm_measured,
-                    stderr_since, stderr_size, summary, tail_text, wait_cursor, wait_log_height)
+                    check_reorg_refused, check_retries, db_rows, fault_main, file_size,
+                    fmt_counts, hand_total, heights_of, log_bytes, settle_quiet,
+                    sigterm_measured, stderr_since, stderr_size, summary, tail_text,
+                    wait_cursor, wait_log_height)
 
 MIN_BET = 1000
 MAX_BET = 10 ** 18
@@ -593,10 +594,11 @@ def case_kill9_session(ctx):
             if mode == "catch-up":
                 # T was restarted onto a backlog of 80-200 blocks: kill it
                 # once its log has grown by 0..30 kB (it writes ~300 B per
-                # empty block), a few ms later
+                # empty block), a few ms later; a T killed before it made
+                # its card log may not have made it yet (size 0)
                 grow = rng.randint(0, 30000)
                 hj.wait_until(lambda: not T.running()
-                              or os.path.getsize(T.card_log) > K.size0 + grow,
+                              or file_size(T.card_log) > K.size0 + grow,
                               10, "T to catch up %d bytes" % grow, interval=0.0005)
                 time.sleep(rng.uniform(0, 0.005))
             elif mode == "startup":
@@ -634,8 +636,8 @@ def case_kill9_session(ctx):
     return ("%s; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
             "T == R == replay" % (
                 K.describe(), last - first + 1, c["settle"],
-                fmt_counts(c, ["Bet", "Peek", "Hit", "Stand", "Double", "Surrender",
-                               "timeout", "deposit", "reject"]),
+                fmt_counts(c, ["Bet", "Peek", "peek", "skip", "Hit", "Stand", "Double",
+                               "Surrender", "timeout", "deposit", "reject"]),
                 len(t_db["txs"]), len(t_db["payouts"])))
 
 
@@ -878,12 +880,18 @@ def case_state_dir_guard(ctx):
         other = a.accounts[8].address
         for arg, field, vals in (
                 ("--dealer.address=" + other, "dealer", (other, a.accounts[9].address)),
-                ("--rules.min_bet=999", "rules.min_bet", ('"1000"', '"999"')),
+                # a rule set that differs: each differing key named with
+                # the stored and the configured value
+                ("--rules.min_bet=999", "rules.min_bet",
+                 ('"1000" in the database', '"999" configured')),
                 ("--rules.max_bet=%d" % (MAX_BET - 1), "rules.max_bet",
-                 (str(MAX_BET - 1), str(MAX_BET))),
-                ("--rules.timeout_blocks=99", "rules.timeout_blocks", ('"100"', '"99"')),
-                ("--rules.surrender=early", "rules.surrender", ('"late"', '"early"')),
-                ("--rules.preset=annakai", "rules.preset", ('"bethash"', '"annakai"'))):
+                 ('"%d" in the database' % MAX_BET, '"%d" configured' % (MAX_BET - 1))),
+                ("--rules.timeout_blocks=99", "rules.timeout_blocks",
+                 ('"100" in the database', '"99" configured')),
+                ("--rules.surrender=early", "rules.surrender",
+                 ('"late" in the database', '"early" configured')),
+                ("--rules.preset=annakai", "rules.preset",
+                 ('"bethash" in the database', '"annakai" configured'))):
             rc, out, err = run_daemon(ctx, ["-c", dm.conf, arg])
             check_eq(rc, 4, "%s: exit status (stderr %r)" % (arg, err[-300:]))
             check(field in err and all(v in err for v in vals),

@@ -369,8 +369,8 @@ def sc_void_shifts(S):
 
 def sc_void_peek(S):
     """10+9 against an Ace, Peek with insurance; the block after the Peek
-    is void (a Stand in it is premature): the dealer's second card comes one
-    block later: K, dealer blackjack: Lose, insurance 3 x floor(s/2)."""
+    is void (a Stand in it is premature): the peek card comes one block
+    later: K, dealer blackjack: Lose, insurance 3 x floor(s/2)."""
     p = S.player()
     s = S.STAKE + 103
     i = s // 2
@@ -381,9 +381,31 @@ def sc_void_peek(S):
     st = r.send("Stand")
     S.mine_void()
     S.rej(st, "premature", "Stand", r)
-    b = S.mine("K"); r.draw(b, "D")
+    b = S.mine("K"); r.peek(b, True)
     r.settle(b, [("Lose", 0)], ins_payout=3 * i)
     return "Peek's card shifted past a void block"
+
+
+def sc_void_clear_peek_skip(S):
+    """10+9 against an Ace, Peek without insurance; the peek card 5 is no
+    blackjack, set aside; Stand at Peek+2; dealer play: Peek+3 is void (no
+    card, no event: the dealer's second card comes from a later block),
+    Peek+4 J would make a blackjack behind the Ace: skipped; Peek+5 8: A+8
+    soft 19 stands.  19 vs 19: Push."""
+    p = S.player()
+    s = S.STAKE + 107
+    r = S.bet(p, s)
+    deal(S, r, "10", "A", "9")
+    pk = r.send("Peek", insurance=False)
+    S.mine(); r.act(pk, "Peek", insurance=False)
+    r.peek(S.mine("5"), False)
+    st = r.send("Stand")
+    S.mine(); r.act(st, "Stand", 0)
+    S.mine_void()
+    r.skip(S.mine("J"))
+    b = S.mine("8"); r.draw(b, "D")
+    r.settle(b, [("Push", s)])
+    return "clear peek, then a void block and a skipped J before the dealer's 8"
 
 
 def sc_void_split(S):
@@ -411,7 +433,7 @@ def sc_void_split(S):
     return "split cards shifted past a void block"
 
 
-VOID = [sc_void_shifts, sc_void_peek, sc_void_split]
+VOID = [sc_void_shifts, sc_void_peek, sc_void_clear_peek_skip, sc_void_split]
 
 
 # --------------------------------------------------------------------------

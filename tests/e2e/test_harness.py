@@ -246,8 +246,10 @@ def case_round_hit_to_21(ctx):
 
 
 def case_round_peek_insurance(ctx):
-    """Ace up: Peek with insurance (value floor(bet/2)); the dealer's K at Y+1
-    is blackjack: the hand loses, insurance returns 3 x its stake."""
+    """Ace up: Peek with insurance (value floor(bet/2)); the peek card K at
+    Y+1 makes a dealer blackjack (a "peek" event with its verdict; K is the
+    dealer's second card): the hand loses, insurance returns 3 x its
+    stake."""
     a, d = ctx.anvil, ctx.dealer()
     p = a.accounts[2]
     s = 10 ** 16 + 1
@@ -273,7 +275,7 @@ def case_round_peek_insurance(ctx):
                  "round": R, "reason": "wrong_value", "refund": str(i + 1)},
                 {"type": "action", "action": "Peek", "round": R, "player": P, "tx": peek,
                  "txIndex": 1, "insurance": True, "stake": str(i)}],
-        x + 5: [{"type": "draw", "round": R, "handOwner": "Dealer", "card": c5["code"]},
+        x + 5: [{"type": "peek", "round": R, "card": c5["code"], "dealerBlackjack": True},
                 {"type": "settle", "round": R, "player": P,
                  "dealerHand": {"cards": [c2["code"], c5["code"]], "total": 21},
                  "playerHands": [{"handIndex": 0, "cards": [c1["code"], c3["code"]], "total": 19,

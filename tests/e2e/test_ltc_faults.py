@@ -614,8 +614,9 @@ def case_kill9_session(ctx):
     return ("%s; %d blocks, %d rounds settled, %s, %d rows in txs, %d payouts; "
             "T == R == replay" % (
                 K.describe(), last - first + 1, c["settle"],
-                fmt_counts(c, ["Bet", "Peek", "Hit", "Stand", "Double", "Surrender",
-                               "timeout", "deposit", "reject", "reject:bad_signature"]),
+                fmt_counts(c, ["Bet", "Peek", "peek", "skip", "Hit", "Stand", "Double",
+                               "Surrender", "timeout", "deposit", "reject",
+                               "reject:bad_signature"]),
                 len(t_db["txs"]), len(t_db["payouts"])))
 
 
@@ -878,10 +879,12 @@ def case_config_identity(ctx):
               "stored chain identity %r" % ident)
         for args, field, vals in (
                 (["--dealer.address=" + d2], "dealer", (d2, d)),
-                (["--rules.min_bet=%d" % (MIN_BET + 1)], "rules",
-                 ("min_bet=%d" % (MIN_BET + 1), "min_bet=%d" % MIN_BET)),
-                (["--rules.timeout_blocks=%d" % (TB + 1)], "rules",
-                 ("timeout_blocks=%d" % (TB + 1), "timeout_blocks=%d" % TB)),
+                # each differing rule key named with the stored and the
+                # configured value
+                (["--rules.min_bet=%d" % (MIN_BET + 1)], "rules.min_bet",
+                 ('"%d" in the database' % MIN_BET, '"%d" configured' % (MIN_BET + 1))),
+                (["--rules.timeout_blocks=%d" % (TB + 1)], "rules.timeout_blocks",
+                 ('"%d" in the database' % TB, '"%d" configured' % (TB + 1))),
                 (["--chain.coin=bitcoin", "--dealer.address=" + bcrt], "chain",
                  ("bitcoin:bitcoin:regtest", "bitcoin:litecoin:regtest"))):
             rc, out, err = run_tracked([ctx.hashjackd, "-c", dm.conf] + args, timeout=20)

@@ -393,11 +393,11 @@ def sc_signatures(S):
 
 def sc_value_split(S):
     """A Bet paying its stake in three outputs to the dealer; 5+4 against an
-    Ace; Peek with insurance paid in two outputs (floor(s/2)); dealer 6: A+6
-    soft 17, no blackjack; a Hit whose two outputs pay 3000 + 3000
+    Ace; Peek with insurance paid in two outputs (floor(s/2)); peek card 6:
+    no blackjack, set aside; a Hit whose two outputs pay 3000 + 3000
     (wrong_value, the sum refunded); Double paid in two outputs plus one to
-    another address (which is not value); 10: 19; the dealer hits soft 17:
-    2, 19.  Push of the doubled hand, insurance lost."""
+    another address (which is not value); 10: 19; dealer play: 6, A+6 soft
+    17, hits: 2, 19.  Push of the doubled hand, insurance lost."""
     p = S.player()
     s = 300001
     i = s // 2
@@ -406,13 +406,14 @@ def sc_value_split(S):
     deal(S, r, "5", "A", "4")
     pk = r.send("Peek", [i // 2, i - i // 2], insurance=True)
     S.mine(); r.act(pk, "Peek", insurance=True)
-    r.draw(S.mine("6"), "D")
+    r.peek(S.mine("6"), False)
     wv = r.send("Hit", [3000, 3000])
     db = r.send("Double", [s - 150000, 150000], extra=[(S.other, 7000)])
     S.mine()
     S.rej(wv, "wrong_value", "Hit", r)
     r.act(db, "Double", 0)
     r.draw(S.mine("10"), 0)
+    r.draw(S.mine("6"), "D")
     b = S.mine("2"); r.draw(b, "D")
     r.settle(b, [("Push", 2 * s)], ins_payout=0)
     return "Bet in 3 outputs, insurance and Double in 2: Push %d" % (2 * s)

@@ -30,7 +30,9 @@ address, state directory and paying wallet:
            and against a ten with the dealer's second card drawn, Double
            won and lost, splits of 8,8 and 10,J, insurance taken and
            declined, a late dealer blackjack after a Double and after a
-           Split, default Peek and Stand by timeout) and rejections
+           Split, default Peek and Stand by timeout, clear peeks whose
+           dealer draws its second card later and skips a block that
+           would make a blackjack) and rejections
            (wrong_value, premature, not_allowed, bad_signature,
            bet_out_of_limits, side_bets_not_offered, second_round,
            refunded to the key; no_round and too_long, unattributed).
@@ -1134,13 +1136,16 @@ def sc_bj_vs_ten(S):
 def sc_peek(S):
     """Five rounds 10+9 against an Ace.  At W: a Peeks with insurance; b's
     Stand paying 4000 is not_allowed (Peek due), b's insured Peek paying
-    floor(s/2)+1 is wrong_value, b Peeks without.  W+1 (K): dealer
-    blackjack: a Loses, insurance 3 x floor(s/2); b Loses; c Peeks insured,
-    d without.  W+2 (7): soft 18, no blackjack.  W+3: c Stands: the dealer
-    stands on two cards, Win, insurance lost; d Surrenders: floor(s/2); e
-    never acted: the default Peek.  W+4 (6): soft 17.  W+5: e's Stand signed
-    at seq 0 paying 4000 is bad_signature (the timeout counted); the default
-    Stand at W+8; W+9 (10): the dealer hit soft 17 to hard 17, e Wins."""
+    floor(s/2)+1 is wrong_value, b Peeks without.  W+1 (K): the peek card
+    makes a dealer blackjack: a Loses, insurance 3 x floor(s/2); b Loses;
+    c Peeks insured, d without.  W+2 (7): a clear peek card for c and d, set
+    aside.  W+3: d Surrenders: floor(s/2); e never acted: the default Peek.
+    W+4 (4): e's peek card, clear; c Stands.  W+5 (Q): a blackjack behind
+    c's Ace, skipped for its dealer's second card; e's Stand signed at seq
+    0 paying 4000 is bad_signature (the timeout counted).  W+6 (7): c's
+    dealer A+7 soft 18 stands: Win, insurance lost.  The default Stand of e
+    at W+8; W+9 (6): e's dealer A+6 soft 17 hits; W+10 (10): hard 17, e
+    Wins."""
     ra, rb, rc, rd, re = S.table(S.take(5), "10", "A", "9")
     pk_a = ra.send("Peek", ra.bet // 2, insurance=True)
     st_b = rb.send("Stand", REFUND)
@@ -1154,40 +1159,49 @@ def sc_peek(S):
     pk_c = rc.send("Peek", rc.bet // 2, insurance=True)
     pk_d = rd.send("Peek", insurance=False)
     b = S.mine("K")
-    ra.draw(b, "D"); ra.settle(b, [("Lose", 0)], ins_payout=3 * (ra.bet // 2))
-    rb.draw(b, "D"); rb.settle(b, [("Lose", 0)])
+    ra.peek(b, True); ra.settle(b, [("Lose", 0)], ins_payout=3 * (ra.bet // 2))
+    rb.peek(b, True); rb.settle(b, [("Lose", 0)])
     rc.act(pk_c, "Peek", insurance=True)
     rd.act(pk_d, "Peek", insurance=False)
     b = S.mine("7")
-    rc.draw(b, "D")
-    rd.draw(b, "D")
-    st_c = rc.send("Stand")
+    rc.peek(b, False)
+    rd.peek(b, False)
     su_d = rd.send("Surrender")
     b = S.mine()
-    rc.act(st_c, "Stand", 0); rc.settle(b, [("Win", 2 * rc.bet)], ins_payout=0)
     rd.act(su_d, "Surrender", 0); rd.settle(b, [("Surrender", rd.bet // 2)])
     re.timeout(b, "Peek")
-    re.draw(S.mine("6"), "D")
+    st_c = rc.send("Stand")
+    b = S.mine("4")
+    re.peek(b, False)
+    rc.act(st_c, "Stand", 0)
     stale = re.send("Stand", REFUND, seq=0)
-    b = S.mine()
+    b = S.mine("Q")
+    w = b.h                               # e's window opens
+    rc.skip(b)
     S.rej(stale, "bad_signature", "Stand", re)
-    S.mine_n(S.T - 1)
+    b = S.mine("7")
+    rc.draw(b, "D"); rc.settle(b, [("Win", 2 * rc.bet)], ins_payout=0)
+    while S.height() + 1 < w + S.T:
+        S.mine()
     b = S.mine()
     re.timeout(b, "Stand", 0)
+    re.draw(S.mine("6"), "D")
     b = S.mine("10")
     re.draw(b, "D"); re.settle(b, [("Win", 2 * re.bet)])
-    return "5 rounds: insured and plain Peek into a blackjack, insured Peek then Win, " \
-        "Surrender after Peek, default Peek and Stand (H17)"
+    return "5 rounds: insured and plain Peek into a blackjack, insured clear Peek, a " \
+        "skipped Q, then Win; Surrender after Peek, default Peek and Stand (H17)"
 
 
 def sc_bj_vs_5_bets_refused(S):
     """a, b, c bet at X with three Bets refused in the same block (below
     min_bet, above max_bet, a perfect-pairs side stake: refunded to their
     keys); d, e at X+1.  a..c: J, 5 up, A: Blackjack at X+3.  d, e: 5, A up,
-    6 = 11.  X+5: d Peeks, e Peeks insured; X+6 (2): no blackjack.  X+7: d
-    Doubles, e Stands.  X+8 (10): d 21; e's dealer A+2+10 = 13.  X+9 (4):
-    e's dealer 17, e Loses (insurance lost); d's dealer soft 17 hits.
-    X+10 (3): soft 20; d's doubled 21 Wins 4s."""
+    6 = 11.  X+5: d Peeks, e Peeks insured; X+6 (2): a clear peek card, set
+    aside.  X+7: d Doubles, e Stands.  X+8 (10): d's card, 21; e's dealer
+    plays: a 10 behind its Ace would be a blackjack, skipped for its second
+    card (the same card d took).  X+9 (6): both dealers' second card, A+6
+    soft 17, both hit (H17).  X+10 (3): soft 20; d's doubled 21 Wins 4s, e
+    Loses (insurance lost)."""
     a, b, c, d, e, f, g, h = S.take(8)
     ra = [S.bet(p, S.stake()) for p in (a, b, c)]
     low = S.send_bet(f, MIN_BET - 1)
@@ -1221,21 +1235,21 @@ def sc_bj_vs_5_bets_refused(S):
     rd.act(pk_d, "Peek", insurance=False)
     re.act(pk_e, "Peek", insurance=True)
     x = S.mine("2")
-    rd.draw(x, "D"); re.draw(x, "D")
+    rd.peek(x, False); re.peek(x, False)
     db_d = rd.send("Double", rd.bet)
     st_e = re.send("Stand")
     S.mine()
     rd.act(db_d, "Double", 0)
     re.act(st_e, "Stand", 0)
     x = S.mine("10")
-    rd.draw(x, 0); re.draw(x, "D")
-    x = S.mine("4")
-    rd.draw(x, "D")
-    re.draw(x, "D"); re.settle(x, [("Lose", 0)], ins_payout=0)
+    rd.draw(x, 0); re.skip(x)
+    x = S.mine("6")
+    rd.draw(x, "D"); re.draw(x, "D")
     x = S.mine("3")
     rd.draw(x, "D"); rd.settle(x, [("Win", 4 * rd.bet)])
-    return "5 rounds: 3 Blackjacks vs 5, a doubled 11 Wins after Peek, insured Lose; " \
-        "3 Bets refused"
+    re.draw(x, "D"); re.settle(x, [("Lose", 0)], ins_payout=0)
+    return "5 rounds: 3 Blackjacks vs 5, a doubled 11 Wins after Peek, insured Lose " \
+        "(a 10 skipped for its dealer); 3 Bets refused"
 
 
 def sc_doubles(S):
@@ -1491,7 +1505,8 @@ class SessionChecks(checks.GameRunner):
 
 def model_counts(S):
     """What the model says the session holds: rounds, hand results, insurance
-    taken, timeouts, rejections by reason, actions by name."""
+    taken, timeouts, rejections by reason, actions by name, peek cards by
+    verdict ("peek blackjack", "peek clear") and skipped blocks ("skip")."""
     rounds = 0
     results = collections.Counter()
     rej = collections.Counter()
@@ -1510,6 +1525,10 @@ def model_counts(S):
                 acts["timeout " + e["action"]] += 1
             elif e["type"] == "action":
                 acts[e["action"]] += 1
+            elif e["type"] == "peek":
+                acts["peek blackjack" if e["dealerBlackjack"] else "peek clear"] += 1
+            elif e["type"] == "skip":
+                acts["skip"] += 1
     return rounds, results, rej, acts
 
 
@@ -1607,8 +1626,9 @@ def session(R):
              " ".join("%s=%d" % kv for kv in sorted(rej.items()))
              + ("; missing %s" % missing if missing else ""))
     missing = [k for k in ("Hit", "Stand", "Double", "Split", "Surrender", "Peek",
-                           "timeout Peek", "timeout Stand") if not acts[k]]
-    R.report(not missing, "session: every action, and timeouts",
+                           "timeout Peek", "timeout Stand", "peek blackjack", "peek clear",
+                           "skip") if not acts[k]]
+    R.report(not missing, "session: every action, timeouts, both peek verdicts, skips",
              " ".join("%s=%d" % kv for kv in sorted(acts.items()))
              + ("; missing %s" % missing if missing else ""))
     R.report(True, "session: run time",

@@ -15,7 +15,7 @@ the dealer's key as anvil prints it):
             and rejection, cards chosen by grinding) played by a pool of
             eight players, plus three tables of several players at once
             (tests/e2e/book.py's, which tests/e2e/test_ltc_payouts.py plays
-            too): 57 rounds.  The expectation model of tests/e2e/checks.py
+            too): 58 rounds.  The expectation model of tests/e2e/checks.py
             (checks.SessionModel, checks.Round) writes down each block's
             events; checks.GameRunner checks the card log byte for byte,
             against `hashjack replay`, and the database's txs and payouts
@@ -726,6 +726,18 @@ MALFORMED = ("truncated", "bad_version", "unknown_action", "bad_length", "too_lo
              "bad_field")
 
 
+# What the session must hold (coverage()): issue 5's outcomes and
+# rejections, and protocol v1.1's Peek (both verdicts, a skipped block).
+WANTED = ["Win", "Lose", "Push", "Bust", "blackjack 6:5", "DealerBlackjack",
+          "late surrender vs a ten", "late surrender vs an Ace", "double win",
+          "double lose", "split 10-J", "peek insured", "peek declined",
+          "dealer blackjack at the peek", "clear peek",
+          "a blackjack block skipped after a clear peek",
+          "dealer blackjack found late after a Double",
+          "dealer blackjack found late after a Split", "timeouts", "wrong_value",
+          "premature", "not_allowed", "bet_out_of_limits", "malformed", "second_round"]
+
+
 def coverage(S):
     """What the model's events hold: (rounds, hand results, rejections by
     reason, actions, the features issue 5 asks for that are missing)."""
@@ -735,6 +747,7 @@ def coverage(S):
     acts = collections.Counter()
     actions = collections.defaultdict(list)    # round -> [(action, insurance)]
     up = {}                                    # round -> the dealer's first card
+    verdicts = collections.Counter()           # peek cards: dealerBlackjack -> count
     settles = []
     for h in sorted(S.exp):
         for e in S.exp[h]:
@@ -755,6 +768,10 @@ def coverage(S):
                 actions[e["round"]].append((e["action"], e.get("insurance")))
             elif t == "draw" and e["handOwner"] == "Dealer":
                 up.setdefault(e["round"], e["card"])
+            elif t == "peek":
+                verdicts[e["dealerBlackjack"]] += 1
+            elif t == "skip":
+                acts["skip"] += 1
     have = set(k for k in results if results[k])
     for e in settles:
         acted = [a for a, _ in actions[e["round"]]]
@@ -781,6 +798,12 @@ def coverage(S):
         for a, ins in peeks:
             if a == "Peek":
                 have.add("peek insured" if ins else "peek declined")
+    if verdicts[True]:
+        have.add("dealer blackjack at the peek")
+    if verdicts[False]:
+        have.add("clear peek")
+    if acts["skip"]:
+        have.add("a blackjack block skipped after a clear peek")
     if any(k.startswith("timeout") for k in acts):
         have.add("timeouts")
     for r in ("wrong_value", "premature", "not_allowed", "bet_out_of_limits",
@@ -789,13 +812,7 @@ def coverage(S):
             have.add(r)
     if any(rej[r] for r in MALFORMED):
         have.add("malformed")
-    wanted = ["Win", "Lose", "Push", "Bust", "blackjack 6:5", "DealerBlackjack",
-              "late surrender vs a ten", "late surrender vs an Ace", "double win",
-              "double lose", "split 10-J", "peek insured", "peek declined",
-              "dealer blackjack found late after a Double",
-              "dealer blackjack found late after a Split", "timeouts", "wrong_value",
-              "premature", "not_allowed", "bet_out_of_limits", "malformed", "second_round"]
-    return rounds, results, rej, acts, [w for w in wanted if w not in have]
+    return rounds, results, rej, acts, [w for w in WANTED if w not in have]
 
 
 def session(R):
@@ -838,8 +855,8 @@ def session(R):
                  hands, " ".join("%s=%d" % (k, v) for k, v in sorted(results.items())
                                  if k != "insured"),
                  results["insured"], sorted(per.values())))
-    R.report(not missing, "session: every outcome and rejection issue 5 names",
-             "all %d present" % 22 if not missing else "missing: %s" % missing)
+    R.report(not missing, "session: every outcome and rejection issue 5 names, peeks, skips",
+             "all %d present" % len(WANTED) if not missing else "missing: %s" % missing)
     R.report(sum(rej.values()) > 0, "session: %d rejections, value refunded"
              % sum(rej.values()), " ".join("%s=%d" % kv for kv in sorted(rej.items())))
     R.report(True, "session: actions", " ".join("%s=%d" % kv for kv in sorted(acts.items())))
