@@ -391,7 +391,7 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	/* Every rule key the document gives overrides the preset's. */
 	for (size_t i = 0; hj_rule_keys[i] != NULL; i++) {
 		char path[64];
-		const char *val;
+		const char *val = NULL;
 
 		snprintf(path, sizeof path, "rules.%s", hj_rule_keys[i]);
 		if ((rc = member(c, rules, "rules", hj_rule_keys[i], 0, &v)))
@@ -400,11 +400,12 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 			continue;
 		if ((rc = get_string(c, v, path, &val, &n)))
 			return rc;
-		if (strlen(val) != n ||
-		    hj_rules_set_key(&d->rules, hj_rule_keys[i], val, why,
+		if (strlen(val) != n)
+			return fail(c, path, v, "holds a NUL character");
+		if (hj_rules_set_key(&d->rules, hj_rule_keys[i], val, why,
 		                     sizeof why))
 			return fail(c, path, v, "is not a value it allows: %s",
-			            strlen(val) != n ? "a NUL inside" : why);
+			            why);
 	}
 
 	if ((rc = member(c, rules, "rules", "min_bet", 1, &v)) ||
