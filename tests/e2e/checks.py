@@ -1370,6 +1370,8 @@ class GameRunner:
 
         # (b) the database
         self.check_db(S, last)
+        if S.PP_PAYS or S.T3_PAYS:
+            self.check_ledger_sidebets(S)
 
         # the daemon: no error on stderr, SIGTERM exits 0
         errs = error_lines(S.dm.stderr())
@@ -1377,6 +1379,29 @@ class GameRunner:
                     "" if not errs else errs[0])
         rc = S.dm.stop()
         self.report(rc == 0, "%s: hashjackd exits 0 on SIGTERM" % name, "status %s" % rc)
+
+    def check_ledger_sidebets(self, S):
+        """`hashjack ledger --kind sidebet --json`, what an operator reads:
+        exactly the side bets' payouts the log owes, to the round's
+        player, and their sum."""
+        name = S.name
+        path = os.path.join(S.dm.state_dir, "hashjackd.sqlite")
+        want = {k: v for k, v in S.expected_payouts().items() if v[1] == "sidebet"}
+        rc, out, err = run_tracked([self.hashjack, "ledger", "--db", path, "--kind", "sidebet",
+                                    "--json"])
+        if rc != 0:
+            self.report(False, "%s: hashjack ledger --kind sidebet" % name,
+                        "exit %d: %s" % (rc, err.strip()))
+            return
+        got = {}
+        for line in out.splitlines():
+            x = json.loads(line)
+            who = x["recipientKey"] or x["recipient"]
+            got[x["id"]] = (x["id"], x["kind"], S.db_hex(x["round"]), x["handIndex"], x["tx"],
+                            S.db_hex(who), x["amount"], x["state"], x["createdHeight"])
+        total = sum(int(v[6]) for v in want.values())
+        self.report_diff("%s: hashjack ledger --kind sidebet" % name, got, want,
+                         "%d side bets won, %d owed in all" % (len(want), total))
 
     def check_db(self, S, last):
         name = S.name
