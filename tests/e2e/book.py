@@ -18,8 +18,9 @@ What a scenario asks of its session S (test_game.Session on EVM,
 test_ltc_game.Session on the Bitcoin family):
 
 - S.player(): a player with no round yet.
-- S.bet(p, stake, pp=None, t3=None): p's Bet paying stake, its side stakes
-  written in the payload (also a stake of 0); returns its round r.
+- S.bet(p, stake, pp=None, t3=None): p's Bet of main stake `stake`, its
+  side stakes written in the payload (also a stake of 0) and added to the
+  value; returns its round r.
   S.send_bet(p, value, pp=None, t3=None): a Bet that opens no round (a
   second one, a rejected one).  S.stray(p, action, value=0,
   insurance=None): an action of p that names no round of the dealer.
@@ -32,6 +33,9 @@ test_ltc_game.Session on the Bitcoin family):
   value); S.rej_unpaid(t, reason, action): t pays nothing and names no
   open round, which only EVM sees (checks.SessionModel.SEES_UNPAID).
   S.at(t): the block of t, for a settlement right after it.
+- The dealer's rule set (checks.SessionModel): S.bj(s), a natural's
+  return under its blackjack_pays; S.PP_PAYS and S.T3_PAYS, the side
+  bets' paytables (None when not offered).
 - What differs by family, as values: S.T (timeout_blocks), S.MIN_BET,
   S.MAX_BET; S.STAKE, to which each round adds a number of its own (10^15
   wei, 10^6 litoshis); S.SMALL_STAKE, a stake whose 6:5 and halves are
@@ -52,7 +56,9 @@ after one of the same round that the same block will accept is given the
 next seq (seq=1 in the stories below).  r.payload(action) is the payload
 alone.  What the protocol gives is written through r.accepted_bet(),
 r.draw(b, hand), r.peek(b, dbj), r.skip(b), r.act(t, action, hand,
-insurance), r.timeout(b, action, hand) and r.settle(b, [(status, return)],
+insurance), r.timeout(b, action, hand), r.sidebets(b, pp, t3) (the side
+bets settled with the third card, right after its draw: the statuses
+wanted, checked against the cards) and r.settle(b, [(status, return)],
 ins_payout) (checks.Round).
 
 The Peek (protocol v1.1): the block after a Peek gives the peek card, a
