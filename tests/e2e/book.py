@@ -18,8 +18,9 @@ What a scenario asks of its session S (test_game.Session on EVM,
 test_ltc_game.Session on the Bitcoin family):
 
 - S.player(): a player with no round yet.
-- S.bet(p, stake, pp=None, t3=None): p's Bet paying stake, its side stakes
-  written in the payload (also a stake of 0); returns its round r.
+- S.bet(p, stake, pp=None, t3=None): p's Bet of main stake `stake`, its
+  side stakes written in the payload (also a stake of 0) and added to the
+  value; returns its round r.
   S.send_bet(p, value, pp=None, t3=None): a Bet that opens no round (a
   second one, a rejected one).  S.stray(p, action, value=0,
   insurance=None): an action of p that names no round of the dealer.
@@ -32,6 +33,9 @@ test_ltc_game.Session on the Bitcoin family):
   value); S.rej_unpaid(t, reason, action): t pays nothing and names no
   open round, which only EVM sees (checks.SessionModel.SEES_UNPAID).
   S.at(t): the block of t, for a settlement right after it.
+- The dealer's rule set (checks.SessionModel): S.bj(s), a natural's
+  return under its blackjack_pays; S.PP_PAYS and S.T3_PAYS, the side
+  bets' paytables (None when not offered).
 - What differs by family, as values: S.T (timeout_blocks), S.MIN_BET,
   S.MAX_BET; S.STAKE, to which each round adds a number of its own (10^15
   wei, 10^6 litoshis); S.SMALL_STAKE, a stake whose 6:5 and halves are
@@ -52,7 +56,9 @@ after one of the same round that the same block will accept is given the
 next seq (seq=1 in the stories below).  r.payload(action) is the payload
 alone.  What the protocol gives is written through r.accepted_bet(),
 r.draw(b, hand), r.peek(b, dbj), r.skip(b), r.act(t, action, hand,
-insurance), r.timeout(b, action, hand) and r.settle(b, [(status, return)],
+insurance), r.timeout(b, action, hand), r.sidebets(b, pp, t3) (the side
+bets settled with the third card, right after its draw: the statuses
+wanted, checked against the cards) and r.settle(b, [(status, return)],
 ins_payout) (checks.Round).
 
 The Peek (protocol v1.1): the block after a Peek gives the peek card, a
@@ -1035,3 +1041,249 @@ def sc_bj_vs_ace(S):
     rc.peek(b, False); rc.settle(b, [("Blackjack", bj(rc.bet))])
     rd.peek(b, False); rd.settle(b, [("Blackjack", bj(rd.bet))], ins_payout=0)
     return "4 rounds: even money, Push, 2 Blackjacks (one insured)"
+
+
+# --------------------------------------------------------------------------
+# Rule sets and side bets (protocol v1.1, sections 9 and 10): the sessions
+# of tests/e2e/test_rules.py and test_ltc_rules.py, whose dealers run the
+# preset named in each list's name with both side bets offered
+# (SIDE_BETS).  S.bj(s) is a natural's return under the session's
+# blackjack_pays; r.sidebets(b, pp, t3) writes the side bets settled with
+# the third card (statuses checked against the cards, returns from the
+# paytables).  Side stakes are a tenth of the main stake or so.
+
+SIDE_BETS = {"perfect_pairs": "25,12,5", "twenty_one_plus_three": "100,40,30,10,5"}
+
+
+def side_stake(S, k):
+    return S.STAKE // 10 + k
+
+
+def sc_ak_resplit_to_four_hands(S):
+    """annakai: 8H, 6S up, 8H with both side bets: a perfect pair (25:1),
+    21+3 lost.  Split (hands 8,8 and 8,8); hand 1 splits again (8,3 and
+    8,2: three hands, the new ones take their cards in index order); on
+    hand 2 a Double is not_allowed (no double after split), Stand; hand 1
+    Stands; hand 0 splits again: four hands (8,8 and 8,9; hands above
+    shift up); hand 1 Stands; hand 0 is a pair once more: its Split is
+    not_allowed (max_hands 4), Stand.  Dealer 6+10+K busts: four Wins."""
+    p = S.player()
+    s = S.STAKE + 201
+    r = S.bet(p, s, pp=side_stake(S, 1), t3=side_stake(S, 3))
+    S.mine(); r.accepted_bet()
+    r.draw(S.mine("8H"), 0)
+    r.draw(S.mine("6S"), "D")
+    b = S.mine("8H"); r.draw(b, 0)
+    r.sidebets(b, pp="perfectPair", t3="sidebetLost")
+    sp = r.send("Split", s)
+    S.mine(); r.act(sp, "Split", 0)
+    r.draw(S.mine("8"), 0)
+    r.draw(S.mine("8"), 1)
+    sp = r.send("Split", s)
+    S.mine(); r.act(sp, "Split", 1)
+    r.draw(S.mine("3"), 1)
+    r.draw(S.mine("2"), 2)
+    db = r.send("Double", s)
+    st = r.send("Stand")
+    S.mine()
+    S.rej(db, "not_allowed", "Double", r)
+    r.act(st, "Stand", 2)
+    st = r.send("Stand")
+    S.mine(); r.act(st, "Stand", 1)
+    sp = r.send("Split", s)
+    S.mine(); r.act(sp, "Split", 0)
+    r.draw(S.mine("8"), 0)
+    r.draw(S.mine("9"), 1)
+    st = r.send("Stand")
+    S.mine(); r.act(st, "Stand", 1)
+    sp = r.send("Split", s)
+    st = r.send("Stand")
+    S.mine()
+    S.rej(sp, "not_allowed", "Split", r)
+    r.act(st, "Stand", 0)
+    r.draw(S.mine("10"), "D")
+    b = S.mine("K"); r.draw(b, "D")
+    r.settle(b, [("Win", 2 * s)] * 4)
+    return "perfect pair; 4 hands (16, 17, 11, 10) vs 6+10+K: 4 Wins"
+
+
+def sc_ak_split_aces_one_card(S):
+    """annakai: A, 6 up, A: Split; hand 0 takes K (21, not a blackjack) and
+    stands; hand 1 takes A (soft 12) and stands: a Split and a Hit in that
+    block are not_allowed (the dealer plays).  Dealer 6+10+2 = 18: hand 0
+    Wins, hand 1 Loses."""
+    p = S.player()
+    s = S.STAKE + 203
+    r = S.bet(p, s)
+    deal(S, r, "A", "6", "A")
+    sp = r.send("Split", s)
+    S.mine(); r.act(sp, "Split", 0)
+    r.draw(S.mine("K"), 0)
+    sp = r.send("Split", s)
+    hit = r.send("Hit")
+    b = S.mine("A"); r.draw(b, 1)
+    S.rej(sp, "not_allowed", "Split", r)
+    S.rej(hit, "not_allowed", "Hit", r)
+    r.draw(S.mine("10"), "D")
+    b = S.mine("2"); r.draw(b, "D")
+    r.settle(b, [("Win", 2 * s), ("Lose", 0)])
+    return "split aces, one card each: A+K Wins 21 vs 18, A+A Loses"
+
+
+def sc_ak_peek_ten_dealer_bj(S):
+    """annakai (peek = ace_ten): QH, KS up, J with a 21+3 stake: a straight
+    (10:1).  X+4 is the peek card by itself: A, a dealer blackjack: 20
+    Loses there; a Stand paying nothing in that block finds no round (on
+    the Bitcoin family no event)."""
+    p = S.player()
+    s = S.STAKE + 205
+    r = S.bet(p, s, t3=side_stake(S, 5))
+    S.mine(); r.accepted_bet()
+    r.draw(S.mine("QH"), 0)
+    r.draw(S.mine("KS"), "D")
+    b = S.mine("J"); r.draw(b, 0)
+    r.sidebets(b, t3="straight")
+    st = r.send("Stand")
+    b = S.mine("A"); r.peek(b, True)
+    r.settle(b, [("Lose", 0)])
+    S.rej_unpaid(st, "no_round", "Stand")
+    return "straight won; peek card at X+4 finds K+A: Lose"
+
+
+def sc_ak_peek_ten_clear_skip(S):
+    """annakai: 10, 7 against J; X+4 is the peek card 5: no blackjack, set
+    aside (a Stand in that block is premature: the window opens at X+5).
+    Stand at X+5; dealer play: A would make a blackjack behind the J:
+    skipped; 7: 17.  Push."""
+    p = S.player()
+    s = S.STAKE + 207
+    r = S.bet(p, s)
+    deal(S, r, "10", "J", "7")
+    early = r.send("Stand")
+    b = S.mine("5"); r.peek(b, False)
+    S.rej(early, "premature", "Stand", r)
+    st = r.send("Stand")
+    S.mine(); r.act(st, "Stand", 0)
+    r.skip(S.mine("A"))
+    b = S.mine("7"); r.draw(b, "D")
+    r.settle(b, [("Push", s)])
+    return "peek card 5 clear at X+4, A skipped, J+7: Push"
+
+
+def sc_ak_blackjack_3_to_2_sides_lost(S):
+    """annakai: AS, 5 up, KH with an odd stake and both side bets: both
+    lost (no pair; A-5-K no straight, two suits); the natural settles at
+    X+3 paying 3:2 rounded down."""
+    p = S.player()
+    s = S.SMALL_STAKE + 9
+    side = S.SMALL_STAKE // 10
+    r = S.bet(p, s, pp=side, t3=side + 1)
+    S.mine(); r.accepted_bet()
+    r.draw(S.mine("AS"), 0)
+    r.draw(S.mine("5"), "D")
+    b = S.mine("KH"); r.draw(b, 0)
+    r.sidebets(b, pp="sidebetLost", t3="sidebetLost")
+    r.settle(b, [("Blackjack", S.bj(s))])
+    return "sides lost; natural %d -> %d" % (s, S.bj(s))
+
+
+ANNAKAI = [sc_ak_resplit_to_four_hands, sc_ak_split_aces_one_card, sc_ak_peek_ten_dealer_bj,
+           sc_ak_peek_ten_clear_skip, sc_ak_blackjack_3_to_2_sides_lost]
+
+
+def sc_cg_side_bet_limits(S):
+    """cryptogames with side bets offered: Bets refunded whole,
+    bet_out_of_limits: a perfect-pairs stake above the main stake; a value
+    below its side stakes; a main stake below min_bet once the sides are
+    taken off."""
+    p1, p2, p3 = S.player(), S.player(), S.player()
+    m = S.MIN_BET
+    t = [S.send_bet(p1, m + m + 1, pp=m + 1), S.send_bet(p2, m, pp=m, t3=1),
+         S.send_bet(p3, m - 1 + 2, pp=1, t3=1)]
+    S.mine()
+    for x in t:
+        S.rej(x, "bet_out_of_limits", "Bet")
+    return "3 Bets out of limits with side stakes"
+
+
+def sc_cg_split_aces_hit_split_21(S):
+    """cryptogames (peek = none, split aces hit, split 21 = blackjack): AH,
+    6S up, AD with both side bets: a coloured pair (12:1), 21+3 lost.  At
+    X+4 a Peek is not_allowed, Split; hand 0 takes K: a split 21, stands;
+    hand 1 takes 5 (soft 16), Hits: 4, soft 20, Stands.  Dealer 6+10+5 =
+    21 in three cards: hand 0 is paid as a blackjack (6:5), hand 1
+    Loses."""
+    p = S.player()
+    s = S.STAKE + 211
+    r = S.bet(p, s, pp=side_stake(S, 11), t3=side_stake(S, 13))
+    S.mine(); r.accepted_bet()
+    r.draw(S.mine("AH"), 0)
+    r.draw(S.mine("6S"), "D")
+    b = S.mine("AD"); r.draw(b, 0)
+    r.sidebets(b, pp="colouredPair", t3="sidebetLost")
+    pk = r.send("Peek", insurance=False)
+    sp = r.send("Split", s)
+    S.mine()
+    S.rej(pk, "not_allowed", "Peek", r)
+    r.act(sp, "Split", 0)
+    r.draw(S.mine("K"), 0)
+    r.draw(S.mine("5"), 1)
+    hit = r.send("Hit")
+    S.mine(); r.act(hit, "Hit", 1)
+    r.draw(S.mine("4"), 1)
+    st = r.send("Stand")
+    S.mine(); r.act(st, "Stand", 1)
+    r.draw(S.mine("10"), "D")
+    b = S.mine("5"); r.draw(b, "D")
+    r.settle(b, [("Blackjack", S.bj(s)), ("Lose", 0)])
+    return "coloured pair; split A+K paid %d against a three-card 21" % S.bj(s)
+
+
+def sc_cg_early_surrender_vs_ace(S):
+    """cryptogames: 10D, AD up, 6D with a 21+3 stake: a flush (5:1).  No
+    Peek: the window opens at X+4, where an early Surrender against the
+    Ace settles at once, floor(s/2) of an odd stake, no card drawn."""
+    p = S.player()
+    s = S.STAKE + 213
+    r = S.bet(p, s, t3=side_stake(S, 15))
+    S.mine(); r.accepted_bet()
+    r.draw(S.mine("10D"), 0)
+    r.draw(S.mine("AD"), "D")
+    b = S.mine("6D"); r.draw(b, 0)
+    r.sidebets(b, t3="flush")
+    su = r.send("Surrender")
+    b = S.mine(); r.act(su, "Surrender", 0)
+    r.settle(b, [("Surrender", s // 2)])
+    return "flush won; early Surrender vs A: %d back" % (s // 2)
+
+
+def sc_cg_dealer_bj_takes_every_stake(S):
+    """cryptogames (peek = none): 8H, 10 up, 8S with a perfect-pairs stake:
+    a mixed pair (5:1).  Split: hand 0 takes 3 (11), hand 1 takes 2 (10),
+    Doubles (after a split): 9, 19; hand 0 Stands.  The dealer's second
+    card A: a blackjack found in dealer play takes every stake, the double
+    and the split included: Lose, Lose, return 0 of 4 stakes."""
+    p = S.player()
+    s = S.STAKE + 215
+    r = S.bet(p, s, pp=side_stake(S, 17))
+    S.mine(); r.accepted_bet()
+    r.draw(S.mine("8H"), 0)
+    r.draw(S.mine("10"), "D")
+    b = S.mine("8S"); r.draw(b, 0)
+    r.sidebets(b, pp="mixedPair")
+    sp = r.send("Split", s)
+    S.mine(); r.act(sp, "Split", 0)
+    r.draw(S.mine("3"), 0)
+    r.draw(S.mine("2"), 1)
+    db = r.send("Double", s)
+    S.mine(); r.act(db, "Double", 1)
+    r.draw(S.mine("9"), 1)
+    st = r.send("Stand")
+    S.mine(); r.act(st, "Stand", 0)
+    b = S.mine("A"); r.draw(b, "D")
+    r.settle(b, [("Lose", 0), ("Lose", 0)])
+    return "mixed pair; split + double vs 10+A: all %d lost" % (4 * s)
+
+
+CRYPTOGAMES = [sc_cg_side_bet_limits, sc_cg_split_aces_hit_split_21,
+               sc_cg_early_surrender_vs_ace, sc_cg_dealer_bj_takes_every_stake]

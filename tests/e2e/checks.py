@@ -663,9 +663,56 @@ def best_total(codes):
     return hand_total(codes)[0]
 
 
-def bj(s):
-    """Blackjack return, preset bethash (6:5, rounded down)."""
-    return s + (s * 6) // 5
+def bj(s, n=6, d=5):
+    """Blackjack return: stake + floor(stake * n / d); bethash's 6:5 by
+    default."""
+    return s + (s * n) // d
+
+
+def makes_bj(up, card):
+    """Whether card behind the dealer's up card makes a blackjack."""
+    return sorted((card_value(up), card_value(card))) == [1, 10]
+
+
+# --------------------------------------------------------------------------
+# Side bets (protocol section 10), worked out here from the cards so that a
+# scenario that grinds the wrong card breaks instead of expecting a wrong
+# result.
+
+_ORDER = {"A": 1, "J": 11, "Q": 12, "K": 13}
+PP_STATUSES = ("perfectPair", "colouredPair", "mixedPair")
+T3_STATUSES = ("suitedTrips", "straightFlush", "threeOfAKind", "straight", "flush")
+
+
+def _rank_suit(code):
+    r = code[:-1]
+    return _ORDER.get(r) or int(r), code[-1]
+
+
+def perfect_pairs(a, b):
+    """Perfect Pairs of the player's first two cards (codes)."""
+    (ra, sa), (rb, sb) = _rank_suit(a), _rank_suit(b)
+    if ra != rb:
+        return "sidebetLost"
+    if sa == sb:
+        return "perfectPair"
+    black = ("C", "S")
+    return "colouredPair" if (sa in black) == (sb in black) else "mixedPair"
+
+
+def twenty_one_plus_three(a, b, up):
+    """21+3 of the player's first two cards and the dealer's up card: the
+    first matching row of section 10's table (the Ace high or low)."""
+    cs = [_rank_suit(c) for c in (a, b, up)]
+    ranks = sorted(r for r, _ in cs)
+    suited = len({s for _, s in cs}) == 1
+    trips = len(set(ranks)) == 1
+    run = (ranks[0] + 1 == ranks[1] and ranks[1] + 1 == ranks[2]) or ranks == [1, 12, 13]
+    if trips:
+        return "suitedTrips" if suited else "threeOfAKind"
+    if run:
+        return "straightFlush" if suited else "straight"
+    return "flush" if suited else "sidebetLost"
 
 
 # --------------------------------------------------------------------------
@@ -705,12 +752,14 @@ class Round:
     player: the log's "player" (an EVM address, the Bitcoin family's key
     P)."""
 
-    def __init__(self, S, player, tx, stake):
+    def __init__(self, S, player, tx, stake, pp=None, t3=None):
         self.S = S
         self.player = player
         self.tx = tx
         self.id = tx.txid
-        self.bet = stake
+        self.bet = stake            # the main stake
+        self.pp = pp or 0           # side stakes (the Bet's value adds them)
+        self.t3 = t3 or 0
         self.hands = [{"cards": [], "stake": stake}]
         self.dealer = []
         self.ins = None
@@ -719,16 +768,23 @@ class Round:
 
     def accepted_bet(self):
         t = self.tx
-        self.S.add(t.h, {"type": "action", "action": "Bet", "round": self.id,
-                         "player": self.player, "tx": t.txid, "txIndex": t.idx,
-                         "stake": str(t.value)})
+        if t.value != self.bet + self.pp + self.t3:
+            raise Failed("Bet of %d for a stake of %d and sides %d, %d"
+                         % (t.value, self.bet, self.pp, self.t3))
+        e = {"type": "action", "action": "Bet", "round": self.id, "player": self.player,
+             "tx": t.txid, "txIndex": t.idx, "stake": str(self.bet)}
+        if self.pp:
+            e["perfectPairs"] = str(self.pp)
+        if self.t3:
+            e["poker"] = str(self.t3)
+        self.S.add(t.h, e)
         self.S.txrow(t, "accepted", "Bet", None, self.id)
 
     def draw(self, b, hand):
         if b.code is None:
             raise Failed("draw from void block %d" % b.h)
         if hand == "D":
-            if self.second_due() and card_value(b.code) == 10:
+            if self.second_due() and makes_bj(self.dealer[0], b.code):
                 raise Failed("block %d: %s behind the dealer's %s after a clear peek is "
                              "skipped, not drawn" % (b.h, b.code, self.dealer[0]))
             self.dealer.append(b.code)
@@ -747,18 +803,21 @@ class Round:
 
     def peek(self, b, dbj):
         """The peek card at b (the block after a Peek, or after its default
-        by timeout): dbj says whether it makes a dealer blackjack with the
-        up Ace, as the scenario wants it (a card that says otherwise is a
-        broken scenario).  With a blackjack it is the dealer's second card
-        (the settle shows it); else it is set aside, never the dealer's, and
-        the dealer's second card comes in dealer play (draw(), skip())."""
+        by timeout; under peek = ace_ten also X+4 by itself behind a
+        10-valued up card): dbj says whether it makes a dealer blackjack
+        with the up card, as the scenario wants it (a card that says
+        otherwise is a broken scenario).  With a blackjack it is the
+        dealer's second card (the settle shows it); else it is set aside,
+        never the dealer's, and the dealer's second card comes in dealer
+        play (draw(), skip())."""
         if b.code is None:
             raise Failed("peek card from void block %d" % b.h)
-        if len(self.dealer) != 1 or self.dealer[0][:-1] != "A" or self.peek_clear:
+        if len(self.dealer) != 1 or card_value(self.dealer[0]) not in (1, 10) \
+                or self.peek_clear:
             raise Failed("block %d: no peek is due (dealer %s)" % (b.h, self.dealer))
-        if (card_value(b.code) == 10) != dbj:
+        if makes_bj(self.dealer[0], b.code) != dbj:
             raise Failed("block %d: peek card %s %s a blackjack" % (
-                b.h, b.code, "makes" if card_value(b.code) == 10 else "is not"))
+                b.h, b.code, "is not" if dbj else "makes"))
         if dbj:
             self.dealer.append(b.code)
         else:
@@ -772,10 +831,43 @@ class Round:
         only; any other round still takes the card)."""
         if b.code is None:
             raise Failed("skip of void block %d (a void block has no event)" % b.h)
-        if not self.second_due() or card_value(b.code) != 10:
+        if not self.second_due() or not makes_bj(self.dealer[0], b.code):
             raise Failed("block %d: %s is no skip (dealer %s, clear peek %s)"
                          % (b.h, b.code, self.dealer, self.peek_clear))
         self.S.add(b.h, {"type": "skip", "round": self.id, "card": b.code})
+
+    def sidebets(self, b, pp=None, t3=None):
+        """The side bets settled with the third card at b (right after its
+        draw): pp and t3 are the statuses the scenario wants (section 10's
+        words, "sidebetLost" included), each checked against the cards; the
+        returns come from the session's paytables (S.PP_PAYS, S.T3_PAYS)."""
+        cards = self.hands[0]["cards"]
+        if len(cards) != 2 or len(self.dealer) != 1:
+            raise Failed("block %d: side bets before the third card" % b.h)
+        e = {"type": "sidebets", "round": self.id, "player": self.player}
+        paid = 0
+        for key, stake, want, got, names, pays in (
+                ("perfectPairs", self.pp, pp, perfect_pairs(*cards), PP_STATUSES,
+                 self.S.PP_PAYS),
+                ("poker", self.t3, t3, twenty_one_plus_three(cards[0], cards[1],
+                                                            self.dealer[0]),
+                 T3_STATUSES, self.S.T3_PAYS)):
+            if not stake:
+                if want is not None:
+                    raise Failed("%s wanted without a stake" % key)
+                continue
+            if got != want:
+                raise Failed("block %d: %s of %s up %s is %s, not %s" % (
+                    b.h, key, cards, self.dealer[0], got, want))
+            ret = 0 if got == "sidebetLost" else stake + stake * pays[names.index(got)]
+            e[key] = {"betAmount": str(stake), "status": got, "payout": str(ret)}
+            paid += ret
+        if not self.pp and not self.t3:
+            raise Failed("sidebets of a round without side stakes")
+        e["betAmount"] = str(self.pp + self.t3)
+        e["payout"] = str(paid)
+        self.S.add(b.h, e)
+        return paid
 
     def act(self, t, action, hand=None, insurance=None):
         e = {"type": "action", "action": action, "round": self.id,
@@ -834,8 +926,8 @@ class EvmRound(Round):
     action's calldata (hj.PAYLOADS); nothing is signed, so a seq means
     nothing here.  The session gives send(who, payload, value)."""
 
-    def __init__(self, S, player, tx, stake):
-        super().__init__(S, player.address, tx, stake)
+    def __init__(self, S, player, tx, stake, pp=None, t3=None):
+        super().__init__(S, player.address, tx, stake, pp, t3)
         self.who = player
 
     def payload(self, action, insurance=None):
@@ -887,8 +979,8 @@ class SignedRound(Round):
     seq, insurance, genesis) (PlayerTool's) and send(who, payload, value,
     extra)."""
 
-    def __init__(self, S, player, tx, stake):
-        super().__init__(S, player.P, tx, stake)
+    def __init__(self, S, player, tx, stake, pp=None, t3=None):
+        super().__init__(S, player.P, tx, stake, pp, t3)
         self.who = player
         self.seq = 0
 
@@ -942,14 +1034,36 @@ class SessionModel:
     # and gives no event (docs/BITCOIN.md).
     SEES_UNPAID = True
 
-    def __init__(self, ctx, name):
+    # blackjack_pays of each preset (protocol section 9), as (N, D)
+    PRESET_BJ = {"bethash": (6, 5), "annakai": (3, 2), "cryptogames": (6, 5)}
+
+    def __init__(self, ctx, name, preset=None, rules=None):
         self.ctx = ctx
         self.name = name
+        # The dealer's rule set: preset (None: bethash, written nowhere) and
+        # rule keys over it, as text ({"perfect_pairs": "25,12,5"}); the
+        # same go to the daemon's [rules] and to the replay document.
+        self.preset = preset
+        self.rule_keys = dict(rules or {})
+        n, d = self.PRESET_BJ[preset or "bethash"]
+        if "blackjack_pays" in self.rule_keys:
+            n, d = (int(x) for x in self.rule_keys["blackjack_pays"].split(":"))
+        self.BJ = (n, d)
+        self.PP_PAYS = self._pays("perfect_pairs")
+        self.T3_PAYS = self._pays("twenty_one_plus_three")
         self.workdir = os.path.join(ctx.workdir, name)
         self.pending = []
         self.exp = collections.defaultdict(list)   # height -> [events]
         self.rows = {}                             # txid -> expected txs row
         self.round_key = {}                        # round id -> the round's player
+
+    def _pays(self, key):
+        v = self.rule_keys.get(key, "off")
+        return None if v == "off" else tuple(int(x) for x in v.split(","))
+
+    def bj(self, s):
+        """A natural's return under this session's blackjack_pays."""
+        return bj(s, *self.BJ)
 
     def db_hex(self, x):
         """A hash, address or key of the log as the database's hex() gives
@@ -1036,6 +1150,13 @@ class SessionModel:
                         pid = "insurance:" + rid
                         out[pid] = (pid, "insurance", rid, None, None, u(e["player"]),
                                     ins["payout"], "owed", h)
+                elif e["type"] == "sidebets":
+                    rid = u(e["round"])
+                    for key, name in (("perfectPairs", "perfectpairs"), ("poker", "poker")):
+                        if key in e and e[key]["payout"] != "0":
+                            pid = "sidebet:%s:%s" % (rid, name)
+                            out[pid] = (pid, "sidebet", rid, None, None, u(e["player"]),
+                                        e[key]["payout"], "owed", h)
         return out
 
 
@@ -1249,6 +1370,8 @@ class GameRunner:
 
         # (b) the database
         self.check_db(S, last)
+        if S.PP_PAYS or S.T3_PAYS:
+            self.check_ledger_sidebets(S)
 
         # the daemon: no error on stderr, SIGTERM exits 0
         errs = error_lines(S.dm.stderr())
@@ -1256,6 +1379,29 @@ class GameRunner:
                     "" if not errs else errs[0])
         rc = S.dm.stop()
         self.report(rc == 0, "%s: hashjackd exits 0 on SIGTERM" % name, "status %s" % rc)
+
+    def check_ledger_sidebets(self, S):
+        """`hashjack ledger --kind sidebet --json`, what an operator reads:
+        exactly the side bets' payouts the log owes, to the round's
+        player, and their sum."""
+        name = S.name
+        path = os.path.join(S.dm.state_dir, "hashjackd.sqlite")
+        want = {k: v for k, v in S.expected_payouts().items() if v[1] == "sidebet"}
+        rc, out, err = run_tracked([self.hashjack, "ledger", "--db", path, "--kind", "sidebet",
+                                    "--json"])
+        if rc != 0:
+            self.report(False, "%s: hashjack ledger --kind sidebet" % name,
+                        "exit %d: %s" % (rc, err.strip()))
+            return
+        got = {}
+        for line in out.splitlines():
+            x = json.loads(line)
+            who = x["recipientKey"] or x["recipient"]
+            got[x["id"]] = (x["id"], x["kind"], S.db_hex(x["round"]), x["handIndex"], x["tx"],
+                            S.db_hex(who), x["amount"], x["state"], x["createdHeight"])
+        total = sum(int(v[6]) for v in want.values())
+        self.report_diff("%s: hashjack ledger --kind sidebet" % name, got, want,
+                         "%d side bets won, %d owed in all" % (len(want), total))
 
     def check_db(self, S, last):
         name = S.name

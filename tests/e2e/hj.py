@@ -353,9 +353,11 @@ def batch_results(calls, resp, base):
     return out
 
 
-def replay_rules(min_bet, max_bet, timeout_blocks=None, preset=None):
+def replay_rules(min_bet, max_bet, timeout_blocks=None, preset=None, keys=None):
     """The "rules" of a `hashjack replay` document: the bets as decimal
-    strings; preset and timeout_blocks left out when None."""
+    strings; preset and timeout_blocks left out when None; keys: rule keys
+    over the preset's ({"perfect_pairs": "25,12,5", ...}, docs/CONFIG.md),
+    each written as text."""
     rules = {}
     if preset is not None:
         rules["preset"] = preset
@@ -363,6 +365,8 @@ def replay_rules(min_bet, max_bet, timeout_blocks=None, preset=None):
     rules["max_bet"] = str(max_bet)
     if timeout_blocks is not None:
         rules["timeout_blocks"] = timeout_blocks
+    for k, v in (keys or {}).items():
+        rules[k] = str(v)
     return rules
 
 
@@ -708,12 +712,13 @@ class Anvil:
     # -- export ---------------------------------------------------------------
 
     def export(self, first, last, dealer, min_bet, max_bet, timeout_blocks=None,
-               preset=None):
+               preset=None, keys=None):
         """Blocks first..last as a `hashjack replay` document (docs/CLI.md):
         every transaction of each block, lower-case, value in decimal, and the
-        receipt status of each transaction to the dealer."""
+        receipt status of each transaction to the dealer; keys: rule keys
+        over the preset's (replay_rules)."""
         dealer = dealer.lower()
-        rules = replay_rules(min_bet, max_bet, timeout_blocks, preset)
+        rules = replay_rules(min_bet, max_bet, timeout_blocks, preset, keys)
         blocks = []
         heights = list(range(first, last + 1))
         for i in range(0, len(heights), 100):

@@ -929,13 +929,14 @@ class Litecoind:
     # -- export ---------------------------------------------------------------
 
     def export(self, first, last, dealer, min_bet, max_bet, timeout_blocks=12,
-               preset="bethash"):
+               preset="bethash", keys=None):
         """Blocks first..last as a `hashjack replay` document, Bitcoin format:
         {"chain": "bitcoin", "genesis", "dealer", "rules", "blocks": [{"height",
         "hash", "parent", "txs": [raw hex of every transaction of the block, in
         order]}]}; hashes as getblockhash gives them (64 hex, no 0x).  rules:
-        preset and timeout_blocks are left out when None."""
-        rules = hj.replay_rules(min_bet, max_bet, timeout_blocks, preset)
+        preset and timeout_blocks are left out when None; keys: rule keys
+        over the preset's (hj.replay_rules)."""
+        rules = hj.replay_rules(min_bet, max_bet, timeout_blocks, preset, keys)
         blocks = []
         heights = list(range(first, last + 1))
         for i in range(0, len(heights), 100):

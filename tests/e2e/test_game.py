@@ -62,7 +62,10 @@ BET, STAND = hj.BET, hj.STAND
 
 
 def bet_payload(pp=None, t3=None):
-    """Bet payload (EVM): magic, version, 01, then optional u64 side stakes."""
+    """Bet payload (EVM): magic, version, 01, then optional u64 side stakes
+    (a 21+3 stake alone writes a perfect-pairs stake of 0 before it)."""
+    if t3 is not None and pp is None:
+        pp = 0
     p = BET
     if pp is not None:
         p += "%016x" % pp
@@ -118,8 +121,8 @@ class Session(SessionModel):
     SMALL_STAKE = 1000
     LITTLE = 1
 
-    def __init__(self, ctx, name, proxy=False):
-        super().__init__(ctx, name)
+    def __init__(self, ctx, name, proxy=False, preset=None, rules=None):
+        super().__init__(ctx, name, preset, rules)
         self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
                           accounts=self.ACCOUNTS).start()
         self.dealer = self.a.accounts[0].address
@@ -130,10 +133,13 @@ class Session(SessionModel):
         self.a.mine_empty(2)
         self.first = self.a.height()
         extra = {"chain": {"rpc_url": self.proxy.url}} if proxy else {}
+        if self.rule_keys:
+            extra["rules"] = dict(self.rule_keys)
         extra.update(self.daemon_extra())
         self.dm = hj.Hashjackd(ctx.hashjackd, self.a, self.dealer, MIN_BET, MAX_BET, TIMEOUT,
                                confirmations=CONFIRMATIONS, start_height=self.first,
-                               poll_interval_ms=50, workdir=os.path.join(self.workdir, "daemon"),
+                               poll_interval_ms=50, preset=preset or "bethash",
+                               workdir=os.path.join(self.workdir, "daemon"),
                                extra=extra or None)
         self.start_daemon()
 
@@ -160,7 +166,10 @@ class Session(SessionModel):
         return t
 
     def bet(self, who, stake, pp=None, t3=None):
-        return EvmRound(self, who, self.send_bet(who, stake, pp, t3), stake)
+        """A Bet of main stake `stake` and side stakes pp, t3 (its value
+        adds them)."""
+        t = self.send_bet(who, stake + (pp or 0) + (t3 or 0), pp, t3)
+        return EvmRound(self, who, t, stake, pp, t3)
 
     def send_bet(self, who, value, pp=None, t3=None):
         return self.send(who, bet_payload(pp, t3), value)
@@ -242,7 +251,8 @@ class Session(SessionModel):
     # -- the end ------------------------------------------------------------
 
     def export(self, first, last):
-        doc = self.a.export(first, last, self.dealer, MIN_BET, MAX_BET, TIMEOUT)
+        doc = self.a.export(first, last, self.dealer, MIN_BET, MAX_BET, TIMEOUT,
+                            self.preset, self.rule_keys)
         if self.proxy and self.proxy.map:
             text = json.dumps(doc)
             for old, new in self.proxy.map.items():
@@ -443,11 +453,11 @@ class Runner(GameRunner):
     CHAIN = "evm"
     CONFIRMATIONS = CONFIRMATIONS
 
-    def session(self, name, scenarios, proxy=False):
+    def session(self, name, scenarios, proxy=False, preset=None, rules=None):
         sel = self.select(scenarios)
         if not sel:
             return
-        S = Session(self, name, proxy=proxy)
+        S = Session(self, name, proxy=proxy, preset=preset, rules=rules)
         try:
             self.finish(S, self.play(S, sel))
         finally:

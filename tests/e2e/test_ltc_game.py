@@ -132,8 +132,9 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
     LITTLE = 1000
     SEES_UNPAID = False
 
-    def __init__(self, ctx, name, mweb=False, timeout_blocks=3, extra_args=()):
-        super().__init__(ctx, name)
+    def __init__(self, ctx, name, mweb=False, timeout_blocks=3, extra_args=(), preset=None,
+                 rules=None):
+        super().__init__(ctx, name, preset, rules)
         self.mweb = mweb
         self.timeout_cfg = timeout_blocks            # None: the default
         self.T = timeout_blocks or 12                # what the rules are
@@ -179,6 +180,8 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
         self.dm = ltc.daemon(self.ctx.hashjackd, n, self.dealer, MIN_BET, MAX_BET,
                              self.timeout_cfg, confirmations=CONFIRMATIONS,
                              start_height=self.first, poll_interval_ms=50,
+                             preset=self.preset or "bethash",
+                             extra={"rules": dict(self.rule_keys)} if self.rule_keys else None,
                              workdir=os.path.join(self.workdir, "daemon"))
         self.dm.start()
         if mweb:
@@ -266,10 +269,17 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
         return self.send(who, self.bet_payload(who, pp, t3), value, sender=who.P)
 
     def bet(self, who, stake, pp=None, t3=None):
-        """A Bet and its round; stake an int, or a list (one output each)."""
-        t = self.send_bet(who, stake, pp, t3)
-        total = sum(stake) if isinstance(stake, (list, tuple)) else stake
-        return Round(self, who, t, total)
+        """A Bet and its round; stake (the main stake) an int, or a list
+        (one output each); the side stakes pp, t3 are added to the value
+        (to its last output)."""
+        sides = (pp or 0) + (t3 or 0)
+        if isinstance(stake, (list, tuple)):
+            t = self.send_bet(who, list(stake[:-1]) + [stake[-1] + sides], pp, t3)
+            total = sum(stake)
+        else:
+            t = self.send_bet(who, stake + sides, pp, t3)
+            total = stake
+        return Round(self, who, t, total, pp, t3)
 
     def stray(self, who, action, value=0, insurance=None):
         """An action signed by who for a round the dealer never had."""
@@ -323,7 +333,8 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
     # -- the end ------------------------------------------------------------
 
     def export(self, first, last):
-        return self.node.export(first, last, self.dealer, MIN_BET, MAX_BET, self.timeout_cfg)
+        return self.node.export(first, last, self.dealer, MIN_BET, MAX_BET, self.timeout_cfg,
+                                self.preset or "bethash", self.rule_keys)
 
     def close(self):
         try:

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""End-to-end game scenarios under the other rule sets (protocol v1.1,
+sections 9 and 10) on the Bitcoin family: hashjackd against a real
+litecoind in regtest, as tests/e2e/test_ltc_game.py (its Session and
+Runner, the checks of tests/e2e/checks.py), with dealers that run
+`annakai` and `cryptogames` and offer both side bets; the Bets are
+written by `hashjack player bet --perfect-pairs N --21plus3 N`.
+
+    python3 tests/e2e/test_ltc_rules.py --hashjack build/hashjack \\
+        --hashjackd build/hashjackd [-k NAME] [--keep] [--timeout S]
+
+Two daemon sessions, each on its own node (MWEB off, confirmations 2,
+timeout_blocks 3, min_bet 10000, max_bet 10^8 litoshis), the daemon's
+[rules] and the replay document's "rules" alike (preset, perfect_pairs =
+25,12,5, twenty_one_plus_three = 100,40,30,10,5): "annakai" plays
+tests/e2e/book.py's ANNAKAI, "cryptogames" book.CRYPTOGAMES (the stories
+of tests/e2e/test_rules.py, which says what they cover).  At the end of
+each session: the card log byte for byte against the expectations and
+against `hashjack replay` of the exported blocks under the same rules, and
+the database's ledger (returns, refunds, side bets of kind `sidebet`)
+against what the log owes.
+
+One line per check, then "N passed, M failed"; exit status 1 on failure.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import book  # noqa: E402
+import hj  # noqa: E402
+import ltc  # noqa: E402
+import test_ltc_game  # noqa: E402
+from checks import WorkDir  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="only scenarios whose name contains this (repeatable)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--timeout", type=int, default=600,
+                    help="deadline for the whole run in seconds (default 600)")
+    args = ap.parse_args()
+    hj.install_cleanup(args.timeout)
+    ltc.find_litecoind()  # a clear message when it is missing
+    wd = WorkDir("hj-e2e-ltc-rules-", args.keep)
+    t0 = time.monotonic()
+    R = test_ltc_game.Runner(args, wd.path)
+
+    def sessions():
+        R.session("annakai", book.ANNAKAI, preset="annakai", rules=book.SIDE_BETS)
+        R.session("cryptogames", book.CRYPTOGAMES, preset="cryptogames",
+                  rules=book.SIDE_BETS)
+    return R.run(sessions, wd, t0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
