@@ -19,6 +19,7 @@
 #include <sysexits.h>
 
 #include "card.h"
+#include "edge_cmd.h"
 #include "ledger.h"
 #include "player.h"
 #include "quote.h"
@@ -49,6 +50,9 @@ static const char usage_main[] =
     "  status [OPTIONS]       the daemon's state: last block, open rounds and\n"
     "                         their worst case, payouts owed and in flight,\n"
     "                         balance, shortfall ('hashjack status --help')\n"
+    "  edge [RULES] [--json]  the exact house edge of a rule set, its side\n"
+    "                         bets' and the strategy chart ('hashjack edge\n"
+    "                         --help')\n"
     "  help [COMMAND]         this text, or the help of COMMAND\n"
     "\n"
     "Options:\n"
@@ -387,6 +391,8 @@ static int cmd_help(int argc, char **argv)
 		return hj_ledger_help();
 	if (strcmp(argv[0], "status") == 0 && argc == 1)
 		return hj_status_help();
+	if (strcmp(argv[0], "edge") == 0 && argc == 1)
+		return hj_edge_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -436,6 +442,8 @@ int main(int argc, char **argv)
 		rc = hj_ledger_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "status") == 0)
 		rc = hj_status_main(argc - 2, argv + 2);
+	else if (strcmp(cmd, "edge") == 0)
+		rc = hj_edge_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else

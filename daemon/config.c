@@ -81,6 +81,7 @@ enum key_id {
 	/* The rule keys, in hj_rule_keys order. */
 	K_RULE_FIRST,
 	K_RULE_LAST = K_RULE_FIRST + HJD_RULE_KEYS - 1,
+	K_ALLOW_PLAYER_EDGE,
 	K_PAYOUT_WALLET,
 	K_DUST_LIMIT,
 	K_MAX_OUTPUTS,
@@ -543,23 +544,35 @@ static int set_card_log(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->card_log, v, 0);
 }
 
-static int set_log_fsync(hjd_config *c, const char *v, char *why, size_t n)
+/* yes/true/on/1 or no/false/off/0. */
+static int parse_bool(const char *v, int *out, char *why, size_t n)
 {
 	static const char *const yes[] = {"yes", "true", "on", "1", NULL};
 	static const char *const no[] = {"no", "false", "off", "0", NULL};
 
 	for (size_t i = 0; yes[i]; i++) {
 		if (strcmp(v, yes[i]) == 0) {
-			c->log_fsync = 1;
+			*out = 1;
 			return 0;
 		}
 		if (strcmp(v, no[i]) == 0) {
-			c->log_fsync = 0;
+			*out = 0;
 			return 0;
 		}
 	}
 	snprintf(why, n, "not a boolean (yes or no)");
 	return -EINVAL;
+}
+
+static int set_log_fsync(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return parse_bool(v, &c->log_fsync, why, n);
+}
+
+static int set_allow_player_edge(hjd_config *c, const char *v, char *why,
+                                 size_t n)
+{
+	return parse_bool(v, &c->allow_player_edge, why, n);
 }
 
 static const struct key keys[K_COUNT] = {
@@ -597,6 +610,8 @@ static const struct key keys[K_COUNT] = {
     [K_RULE_FIRST + 10] = {"rules", "split_21_is_blackjack", set_rule_10, 0},
     [K_RULE_FIRST + 11] = {"rules", "perfect_pairs", set_rule_11, 0},
     [K_RULE_FIRST + 12] = {"rules", "twenty_one_plus_three", set_rule_12, 0},
+    [K_ALLOW_PLAYER_EDGE] = {"rules", "allow_player_edge",
+                             set_allow_player_edge, 0},
     [K_PAYOUT_WALLET] = {"payout", "wallet", set_payout_wallet, 0},
     [K_DUST_LIMIT] = {"payout", "dust_limit", set_dust_limit, 0},
     [K_MAX_OUTPUTS] = {"payout", "max_outputs", set_max_outputs, 0},

@@ -51,6 +51,8 @@ typedef struct hjd_config {
 	/* The rule keys set (hj_rule_keys order), "" where the preset's
 	 * value stands: a preset named later keeps them. */
 	char rule_set[HJD_RULE_KEYS][HJ_RULE_VALUE_MAX];
+	int allow_player_edge; /* 1: deal a rule set whose house edge, or a
+	                          side bet's, is negative (default 0) */
 	/* [payout] */
 	char *payout_wallet;  /* the node wallet that pays (Bitcoin family),
 	                         NULL: payouts are only recorded */

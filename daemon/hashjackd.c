@@ -18,6 +18,7 @@
 #include "btc_backend.h"
 #include "config.h"
 #include "dealer_key.h"
+#include "edge.h"
 #include "evm_backend.h"
 #include "follower.h"
 #include "log.h"
@@ -88,7 +89,34 @@ static void url_shown(const char *url, char *out, size_t n)
 		snprintf(out, n, "%s", url);
 }
 
-static void print_config(const hjd_config *c)
+/*
+ * The rule set's exact house edge and its side bets' (game/edge.h):
+ * refused when one favours the player, unless allow_player_edge.  *e gets
+ * the edges for print_config.
+ */
+static int check_edge(const hjd_config *c, hj_edge *e, char *err, size_t errlen)
+{
+	const char *what = NULL;
+	double v = 0;
+
+	hj_edge_compute(&c->rules, e);
+	if (e->edge < 0)
+		what = "the house edge", v = e->edge;
+	else if (e->pp_on && e->pp_edge < 0)
+		what = "perfect_pairs' house edge", v = e->pp_edge;
+	else if (e->t3_on && e->t3_edge < 0)
+		what = "twenty_one_plus_three's house edge", v = e->t3_edge;
+	if (what == NULL || c->allow_player_edge)
+		return 0;
+	snprintf(err, errlen,
+	         "[rules]: %s is %.6f %%: this rule set favours the player "
+	         "(hashjack edge shows why); set allow_player_edge = yes to "
+	         "deal it anyway",
+	         what, 100 * v);
+	return -EINVAL;
+}
+
+static void print_config(const hjd_config *c, const hj_edge *e)
 {
 	char rules[HJ_STORE_RULES_MAX], url[512];
 
@@ -101,6 +129,13 @@ static void print_config(const hjd_config *c)
 	       c->coin ? c->coin : "", url, c->confirmations,
 	       c->poll_interval_ms, c->dealer.text, rules, c->state_dir,
 	       c->card_log, c->log_fsync ? "yes" : "no");
+	printf("house edge: %.6f %%", 100 * e->edge);
+	if (e->pp_on)
+		printf(", perfect pairs %.6f %%", 100 * e->pp_edge);
+	if (e->t3_on)
+		printf(", 21+3 %.6f %%", 100 * e->t3_edge);
+	printf("%s\n",
+	       c->allow_player_edge ? " (allow_player_edge = yes)" : "");
 	if (c->payout_wallet) {
 		char dust[HJ_AMOUNT_STRLEN];
 
@@ -429,6 +464,7 @@ int main(int argc, char **argv)
 	hjd_config cfg;
 	const char *path = NULL;
 	int check = 0, rc;
+	hj_edge edge;
 	char err[1200];
 
 	catch_early_signals();
@@ -494,13 +530,14 @@ int main(int argc, char **argv)
 		hjd_config_free(&cfg);
 		return EX_CONFIG_;
 	}
-	if (check_dealer_key(&cfg, err, sizeof err)) {
+	if (check_dealer_key(&cfg, err, sizeof err) ||
+	    check_edge(&cfg, &edge, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		hjd_config_free(&cfg);
 		return EX_CONFIG_;
 	}
 	if (check) {
-		print_config(&cfg);
+		print_config(&cfg, &edge);
 		hjd_config_free(&cfg);
 		return 0;
 	}

@@ -212,6 +212,41 @@ fi
 echo '{"chain": "evm",' >"$tmp/cut.json"
 run "replay bad data" 65 "$bin" replay "$tmp/cut.json" &&
 	check_err "replay bad data: message" "cut.json:"
+# --- edge: the exact house edge (game/edge.h) -----------------------------------
+if run "edge: bethash by default" 0 "$bin" edge; then
+	head -n 2 "$tmp/out" >"$tmp/got2"
+	printf '%s\n' "rules:  preset=bethash blackjack_pays=6:5 dealer_soft17=hit peek=ace double_on=9-11 double_after_split=no max_hands=2 split_by_value=yes split_aces=no hit_split_aces=no surrender=late split_21_is_blackjack=no perfect_pairs=off twenty_one_plus_three=off" \
+		"house edge: 2.436355 %" >"$tmp/want"
+	if cmp -s "$tmp/got2" "$tmp/want"; then pass "edge: bethash 2.436355 %"; else
+		fail "edge: bethash 2.436355 %" "$(cat "$tmp/got2")"; fi
+	grep -q '^hard 16 ' "$tmp/out" && grep -q '^pair A ' "$tmp/out" &&
+		pass "edge: the chart" || fail "edge: the chart" "$(head -c 300 "$tmp/out")"
+fi
+if run "edge: keys and side bets, JSON" 0 "$bin" edge preset=annakai \
+	perfect_pairs=25,12,6 twenty_one_plus_three=100,40,30,10,5 --json; then
+	if grep -q '"preset":"annakai"' "$tmp/out" &&
+		grep -q '"perfectPairsEdgePercent":"-1.923077"' "$tmp/out" &&
+		grep -q '"houseEdgePercent":"' "$tmp/out" &&
+		grep -q '"chart":{"hard":{"5":{"2":"H"' "$tmp/out"; then
+		pass "edge --json"
+	else
+		fail "edge --json" "$(head -c 300 "$tmp/out")"
+	fi
+fi
+printf '[rules]\npreset = cryptogames\nsurrender = late\n' >"$tmp/edge.conf"
+if run "edge --config" 0 "$bin" edge --config "$tmp/edge.conf"; then
+	grep -q 'preset=cryptogames .*surrender=late' "$tmp/out" &&
+		pass "edge --config reads [rules]" || fail "edge --config reads [rules]" "$(head -n 1 "$tmp/out")"
+fi
+run "edge: a bad value" 64 "$bin" edge peek=maybe &&
+	check_err "edge: a bad value names key and value" 'peek = "maybe": expected ace, ace_ten or none'
+run "edge: not a key" 64 "$bin" edge pek=ace &&
+	check_err "edge: not a key" '"pek": not a rule key'
+run "edge: not a preset" 64 "$bin" edge preset=vegas &&
+	check_err "edge: not a preset" 'preset="vegas": not a preset'
+run "edge: --config missing" 66 "$bin" edge --config "$tmp/none.conf" &&
+	pass "edge: --config missing: 66"
+
 if [ -w /dev/full ]; then
 	for args in "card $ACE" "replay $tmp/doc.json" "--help"; do
 		# shellcheck disable=SC2086

@@ -1048,6 +1048,8 @@ static void test_rule_key_errors(void **state)
 	ERR("[rules]\nblackjack_pays = 6/5\n", 2,
 	    "[rules] blackjack_pays = 6/5: expected N:D, whole numbers 1 to "
 	    "1000 (6:5, 3:2)");
+	ERR("[rules]\nallow_player_edge = maybe\n", 2,
+	    "[rules] allow_player_edge = maybe: not a boolean (yes or no)");
 	ERR("[rules]\npeek = maybe\n", 2,
 	    "[rules] peek = maybe: expected ace, ace_ten or none");
 	ERR("[rules]\nmax_hands = 5\n", 2,

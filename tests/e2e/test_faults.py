@@ -770,8 +770,9 @@ def case_config_errors(ctx):
     key, key above any section, min_bet above max_bet) exit 78 with
     file:line: and the key on stderr, with and without --check-config, and
     create no state; a missing required key exits 78 naming the file and the
-    key; a bad override exits 78; --check-config on a good file exits 0;
-    an unknown argument exits 64."""
+    key; a bad override exits 78; --check-config on a good file exits 0 and
+    prints the house edge; a rule set that favours the player exits 78
+    unless allow_player_edge = yes; an unknown argument exits 64."""
     d = os.path.join(ctx.workdir, "config")
     os.makedirs(d)
     state = os.path.join(d, "state-never")
@@ -847,6 +848,19 @@ def case_config_errors(ctx):
     check_eq(rc, 0, "--check-config on a good file: exit status (stderr %r)" % err)
     check("configuration OK" in out and "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" in out,
           "--check-config output: %r" % out)
+    check("house edge: 2.436355 %" in out, "--check-config prints the house edge: %r" % out)
+    # a rule set that favours the player: refused, unless allowed
+    for arg, what in (("--rules.blackjack_pays=3:1", "the house edge is -"),
+                      ("--rules.perfect_pairs=25,12,6",
+                       "perfect_pairs' house edge is -1.923077 %")):
+        rc, out, err = run_daemon(ctx, ["-c", gpath, arg, "--check-config"])
+        check_eq(rc, 78, "%s: exit status (stderr %r)" % (arg, err[-300:]))
+        check(what in err and "allow_player_edge = yes" in err,
+              "%s: stderr %r" % (arg, err[-300:]))
+        rc, out, err = run_daemon(ctx, ["-c", gpath, arg, "--rules.allow_player_edge=yes",
+                                        "--check-config"])
+        check_eq(rc, 0, "%s allowed: exit status (stderr %r)" % (arg, err[-300:]))
+        check("(allow_player_edge = yes)" in out, "%s allowed: %r" % (arg, out))
     rc, out, err = run_daemon(ctx, ["-c", gpath, "--chain.rpc_url=http://127.0.0.1:2",
                                     "--check-config"])
     check_eq(rc, 0, "good override: exit status")
