@@ -28,7 +28,8 @@ typedef struct hj_edge {
 	char pairs[11][10]; /* pairs [1] = A,A .. [10] = 10,10 */
 } hj_edge;
 
-/* Fills *out for the rules' keys (limits do not matter).  Returns 0. */
+/* Fills *out for the rules' keys (limits do not matter).  Returns 0.
+ * Uses static memo tables: one computation at a time (not thread-safe). */
 int hj_edge_compute(const hj_rules *ru, hj_edge *out);
 
 /*
