@@ -182,6 +182,26 @@ def _own_tempdir(prefix):
     return d
 
 
+def game_args(doc, timeout, add=None):
+    """The command line every game suite takes (--hashjack, --hashjackd,
+    -k NAME, --keep, --timeout S), plus what add(parser) adds; parses it,
+    installs the cleanup with the run's deadline and returns the args."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="only scenarios whose name contains this (repeatable)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--timeout", type=int, default=timeout,
+                    help="deadline for the whole run in seconds (default %d)" % timeout)
+    if add:
+        add(ap)
+    args = ap.parse_args()
+    install_cleanup(args.timeout)
+    return args
+
+
 def install_cleanup(overall_timeout=None):
     """SIGINT/SIGTERM/SIGHUP handlers that kill every started process and run
     the exit hooks (atexit does the same at a normal exit); with

@@ -55,7 +55,6 @@ One line per check, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline and so has the whole run (--timeout).
 """
 
-import argparse
 import os
 import struct
 import sys
@@ -659,18 +658,10 @@ class Runner(GameRunner):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
-    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
-    ap.add_argument("-k", dest="only", action="append", default=[],
-                    help="only scenarios whose name contains this (repeatable)")
-    ap.add_argument("--session", choices=("main", "mweb"), action="append", default=[],
-                    help="only this session (repeatable; default both)")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("--timeout", type=int, default=600,
-                    help="deadline for the whole run in seconds (default 600)")
-    args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
+    def session_arg(ap):
+        ap.add_argument("--session", choices=("main", "mweb"), action="append", default=[],
+                        help="only this session (repeatable; default both)")
+    args = hj.game_args(__doc__, 600, session_arg)
     ltc.find_litecoind()  # a clear message when it is missing
     wd = WorkDir("hj-e2e-ltc-game-", args.keep)
     t0 = time.monotonic()

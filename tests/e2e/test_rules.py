@@ -29,7 +29,6 @@ and the side bets' payouts of kind `sidebet`) against what the log owes.
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 """
 
-import argparse
 import os
 import sys
 import time
@@ -43,16 +42,7 @@ from checks import WorkDir  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
-    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
-    ap.add_argument("-k", dest="only", action="append", default=[],
-                    help="only scenarios whose name contains this (repeatable)")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("--timeout", type=int, default=300,
-                    help="deadline for the whole run in seconds (default 300)")
-    args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
+    args = hj.game_args(__doc__, 300)
     wd = WorkDir("hj-e2e-rules-", args.keep)
     t0 = time.monotonic()
     R = test_game.Runner(args, wd.path)
