@@ -145,7 +145,8 @@ run "help unknown command" 64 "$bin" help deal &&
 
 # --- help and version --------------------------------------------------------
 for args in "--help" "-h" "help" "help help" "help card" "help replay" \
-	"card --help" "replay --help" "replay -h" "--help replay"; do
+	"card --help" "replay --help" "replay -h" "--help replay" \
+	"help edge" "edge --help" "edge -h"; do
 	# shellcheck disable=SC2086
 	run "$args" 0 "$bin" $args || continue
 	if grep -q '^Usage: hashjack' "$tmp/out" && [ ! -s "$tmp/err" ]; then
