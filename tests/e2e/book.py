@@ -1287,3 +1287,10 @@ def sc_cg_dealer_bj_takes_every_stake(S):
 
 CRYPTOGAMES = [sc_cg_side_bet_limits, sc_cg_split_aces_hit_split_21,
                sc_cg_early_surrender_vs_ace, sc_cg_dealer_bj_takes_every_stake]
+
+
+def rule_set_sessions(R):
+    """The sessions tests/e2e/test_rules.py and test_ltc_rules.py play on
+    their family's Runner: annakai and cryptogames, both side bets on."""
+    R.session("annakai", ANNAKAI, preset="annakai", rules=SIDE_BETS)
+    R.session("cryptogames", CRYPTOGAMES, preset="cryptogames", rules=SIDE_BETS)

@@ -42,12 +42,7 @@ def main():
     wd = WorkDir("hj-e2e-ltc-rules-", args.keep)
     t0 = time.monotonic()
     R = test_ltc_game.Runner(args, wd.path)
-
-    def sessions():
-        R.session("annakai", book.ANNAKAI, preset="annakai", rules=book.SIDE_BETS)
-        R.session("cryptogames", book.CRYPTOGAMES, preset="cryptogames",
-                  rules=book.SIDE_BETS)
-    return R.run(sessions, wd, t0)
+    return R.run(lambda: book.rule_set_sessions(R), wd, t0)
 
 
 if __name__ == "__main__":
