@@ -30,10 +30,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# anvil and cast, pinned in package.json / package-lock.json.
+# anvil and cast, pinned in package.json / package-lock.json.  What was
+# installed is known by the lock file's hash, not its time: a checkout (a
+# fresh clone, a git worktree) makes the lock file new without changing it.
+lock_sum=$(sha256sum "$root/package-lock.json" | cut -d' ' -f1)
 if [ ! -x "$root/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" ] ||
 	[ ! -x "$root/node_modules/@foundry-rs/cast-linux-amd64/bin/cast" ] ||
-	[ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
+	[ "$(cat "$root/node_modules/.hashjack-lock" 2>/dev/null)" != "$lock_sum" ]; then
 	echo "deps: npm ci (anvil, cast)" >&2
 	(cd "$root" && npm ci --no-audit --no-fund >&2)
+	echo "$lock_sum" >"$root/node_modules/.hashjack-lock"
 fi
