@@ -52,7 +52,7 @@
         else e.setAttribute(k, v);
       }
     }
-    for (const c of children.flat()) {
+    for (const c of children.flat(Infinity)) {
       if (c === null || c === undefined || c === false) continue;
       e.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
     }
@@ -60,7 +60,7 @@
   }
 
   function replace(node, ...children) {
-    node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+    node.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   }
 
   const isObj = (x) => x !== null && typeof x === 'object' && !Array.isArray(x);
@@ -206,7 +206,7 @@
     S.blocks.sort((a, b) => b.height - a.height);
     S.blocks.length = Math.min(S.blocks.length, MAX_BLOCKS);
     setTip(h);
-    if (S.table && isObj(S.table.lastBlock) && (int(S.table.lastBlock.height) ?? -1) < h) {
+    if (S.table && (!isObj(S.table.lastBlock) || (int(S.table.lastBlock.height) ?? -1) < h)) {
       S.table.lastBlock = { height: h, hash: str(line.hash) };
     }
     for (const ev of arr(line.events)) {
@@ -752,9 +752,15 @@
     const eth = window.ethereum;
     if (!eth || typeof eth.request !== 'function') {
       $('connect').disabled = true;
-    } else if (typeof eth.on === 'function') {
+    } else {
+      // A wallet that already allows this page gives its account without asking.
+      eth.request({ method: 'eth_accounts' }).then((a) => {
+        if (Array.isArray(a) && typeof a[0] === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a[0]) && !S.account) connectWallet();
+      }, () => {});
+    }
+    if (eth && typeof eth.on === 'function') {
       eth.on('accountsChanged', (a) => {
-        S.account = Array.isArray(a) && typeof a[0] === 'string' ? a[0].toLowerCase() : null;
+        S.account = Array.isArray(a) && typeof a[0] === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a[0]) ? a[0].toLowerCase() : null;
         render();
       });
       eth.on('chainChanged', (c) => {
@@ -821,7 +827,8 @@
     else if (pp.v > U64_MAX || t3.v > U64_MAX) problem = 'A side stake is above 2^64 - 1.';
     else if (pp.v > stake || t3.v > stake) problem = 'A side stake may not exceed the stake.';
     const value = stake + pp.v + t3.v;
-    return { stake, pp: pp.v, t3: t3.v, value, data: problem ? null : betPayload(pp.v, t3.v), problem };
+    const data = pp.v > U64_MAX || t3.v > U64_MAX ? null : betPayload(pp.v, t3.v);
+    return { stake, pp: pp.v, t3: t3.v, value, data, problem };
   }
 
   function renderBetForm() {
@@ -841,6 +848,7 @@
     if (!problem && S.pendingBet) problem = 'Waiting for your Bet ' + short(S.pendingBet.hash) + ' to show in a block.';
     $('bet-problem').textContent = problem || '';
     $('bet-send').disabled = !S.account || !!problem || !b.data;
+    return b;
   }
 
   let myKey = null;
@@ -906,7 +914,7 @@
 
   async function sendBet() {
     const b = betFromForm();
-    if (!S.account || !b.data) return;
+    if (!S.account || !b.data || b.problem || chainProblem()) return;
     $('bet-send').disabled = true;
     try {
       const what = 'Bet ' + b.stake + (b.pp > 0n ? ' + Perfect Pairs ' + b.pp : '') + (b.t3 > 0n ? ' + 21+3 ' + b.t3 : '');
