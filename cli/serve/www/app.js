@@ -183,10 +183,10 @@
     return body;
   }
 
-  /* A list answer: the array itself, or the one array under a key. */
-  function listOf(body, key) {
+  /* A list answer: the array itself, or the array under one of keys. */
+  function listOf(body, ...keys) {
     if (Array.isArray(body)) return body;
-    if (isObj(body) && Array.isArray(body[key])) return body[key];
+    for (const k of keys) if (isObj(body) && Array.isArray(body[k])) return body[k];
     return [];
   }
 
@@ -353,7 +353,7 @@
       const blocks = await api('v1/blocks?last=' + MAX_BLOCKS);
       for (const line of listOf(blocks, 'blocks')) takeLine(line, false);
       const rounds = await api('v1/rounds');
-      for (const rs of listOf(rounds, 'rounds')) takeRound(rs, null);
+      for (const rs of listOf(rounds, 'open', 'rounds')) takeRound(rs, int(rounds.height));
       showError(null);
     } catch (e) {
       showError('Cannot reach the dealer\'s API: ' + e.message);
@@ -404,6 +404,7 @@
     if (t.pokerEdgePercent !== undefined) add('21+3 edge', str(t.pokerEdgePercent) + ' %');
     add('Bets', amountEl(t.minBet), ' to ', amountEl(t.maxBet));
     add('Bankroll limit', t.maxExposure === '0' || t.maxExposure === undefined ? 'none' : amountEl(t.maxExposure));
+    if (t.exposure !== undefined) add('At stake', amountEl(t.exposure), ' (worst case of the open rounds)');
     add('Timeout', str(t.timeoutBlocks) + ' blocks');
     add('Confirmations', str(t.confirmations));
     const lb = isObj(t.lastBlock) ? t.lastBlock : {};
@@ -946,7 +947,9 @@
 
   /* The Bitcoin family: the `hashjack player` command of each action. */
   function btcCommands(rs) {
-    const g = typeof S.table.genesis === 'string' && /^[0-9a-f]{64}$/.test(S.table.genesis) ? S.table.genesis : 'GENESIS';
+    // The chain is "bitcoin:COIN:NETWORK:GENESIS" (the dealer's database).
+    const m = /^bitcoin:[a-z0-9]+:[a-z0-9]+:([0-9a-f]{64})$/.exec(str(S.table.chain));
+    const g = m ? m[1] : 'GENESIS';
     const seq = int(rs.seq) !== null ? String(rs.seq) : 'SEQ';
     const items = arr(rs.actionValues).filter(isObj).map((a) => {
       const name = str(a.action).toLowerCase();
