@@ -66,7 +66,7 @@ except ImportError:
         sys.stderr.write("test_web: no selenium: install Debian's chromium chromium-driver "
                          "python3-selenium (scripts/deps.sh)\n")
         sys.exit(1)
-from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -122,10 +122,11 @@ PROVIDER = r"""
 })();
 """
 
-# Reads a round as the page shows it (innerText of what is on screen).
-READ_ROUND = r"""
-const a = arguments[0];
-if (!a) return null;
+# Reads the rounds that match a selector as the page shows them (the
+# innerText of what is on screen), in one script: the page redraws as
+# blocks arrive, so elements held across calls would go stale.
+READ_ROUNDS = r"""
+const read = (a) => {
 const txt = (e) => (e ? e.innerText.trim() : null);
 const cards = (e) => (e ? [...e.querySelectorAll('.card')].map((c) => c.classList.contains('back') ? null
   : txt(c.querySelector('.corner .rank')) + txt(c.querySelector('.corner .suit'))) : []);
@@ -136,6 +137,13 @@ const facts = {};
 for (const dt of a.querySelectorAll(':scope > dl.facts > dt')) facts[txt(dt)] = txt(dt.nextElementSibling);
 return {head: txt(a.querySelector(':scope > header')), dealer: hand(a.querySelector('.hand.dealer')),
   hands: [...a.querySelectorAll('.hand.player')].map(hand), facts};
+};
+return [...document.querySelectorAll(arguments[0])].map(read);
+"""
+
+READ_TEXT = r"""
+const e = document.querySelector(arguments[0]);
+return e ? e.innerText.trim() : null;
 """
 
 READ_BLOCKS = r"""
@@ -206,7 +214,7 @@ class Web:
         err = os.path.join(self.work, "serve.stderr")
         mark = os.path.getsize(err) if os.path.exists(err) else 0
         cmd = (self.args.serve_cmd.split() if self.args.serve_cmd else [self.hashjack])
-        cmd += ["serve", "-c", self.dm.conf, "--listen", "127.0.0.1:%d" % self.port]
+        cmd += ["serve", "-c", self.dm.conf, "--serve.listen=127.0.0.1:%d" % self.port]
         with open(err, "ab") as f:
             self.serve = hj._track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=f,
                                                     start_new_session=True))
@@ -272,24 +280,33 @@ class Web:
             raise Failed("the page did not show %s within %ss" % (what, timeout)) from None
 
     def text(self, css):
-        els = self.d.find_elements(By.CSS_SELECTOR, css)
-        return els[0].text if els else None
+        """The text of the first element css selects, None when none does."""
+        return self.d.execute_script(READ_TEXT, css)
+
+    def read_rounds(self, css):
+        return self.d.execute_script(READ_ROUNDS, css)
 
     def read_round(self, css):
-        els = self.d.find_elements(By.CSS_SELECTOR, css)
-        return self.d.execute_script(READ_ROUND, els[0]) if els else None
+        r = self.read_rounds(css)
+        return r[0] if r else None
 
     def buttons(self):
         """The enabled action buttons' labels."""
         return self.d.execute_script(READ_BUTTONS)
 
-    def click(self, text):
-        """Clicks the enabled action button that reads text."""
-        for b in self.d.find_elements(By.CSS_SELECTOR, "#my-round button.action"):
-            if b.text == text and b.is_enabled():
-                b.click()
-                return
-        raise Failed("no enabled button %r (buttons: %s)" % (text, self.buttons()))
+    def click(self, css, text, what):
+        """Clicks the element css selects that reads text (enabled), as
+        soon as there is one; again if the page redrew it meanwhile."""
+        def once():
+            try:
+                for e in self.d.find_elements(By.CSS_SELECTOR, css):
+                    if e.text == text and e.is_enabled():
+                        e.click()
+                        return True
+            except StaleElementReferenceException:
+                pass
+            return False
+        self.until(what, once)
 
     def sent(self):
         """The Sent list: [(what, hash, status)], newest first."""
@@ -409,7 +426,7 @@ def wait_actions(W, rid, actions, what):
 def act(W, rid, button, what):
     """Clicks an action button; returns the hash of the transaction sent."""
     n = len(W.sent())
-    W.click(button)
+    W.click("#my-round button.action", button, "the button %r" % button)
     name = button.split(" (")[0]
     return W.wait_sent(n, name)
 
@@ -465,12 +482,7 @@ def check_settled(W, rid, what):
     h, ev = settle
     W.d.get(W.url + "#/")
     link = "#settlements a.round-link"
-    W.until("the settlement of %s in the list" % short(rid),
-            lambda: any(a.text == short(rid) for a in W.d.find_elements(By.CSS_SELECTOR, link)))
-    for a in W.d.find_elements(By.CSS_SELECTOR, link):
-        if a.text == short(rid):
-            a.click()
-            break
+    W.click(link, short(rid), "the settlement of %s in the list" % short(rid))
     W.until("the page of round %s" % short(rid),
             lambda: W.text("#view .round-id") == rid and W.text("#view .round .state") == "settled at block %d" % h)
     page = W.read_round("#view article.round")
@@ -744,9 +756,8 @@ def c_player_page(W):
     W.d.get(W.url + "#/player/" + W.player)
     settles = [e for e in hj.events(W.log(), type="settle") if e["player"] == W.player]
     W.until("the player's %d rounds" % len(settles),
-            lambda: len(W.d.find_elements(By.CSS_SELECTOR, "#recent-rounds article.round")) == len(settles))
-    shown = [W.d.execute_script(READ_ROUND, a)["facts"].get("Returned")
-             for a in W.d.find_elements(By.CSS_SELECTOR, "#recent-rounds article.round")]
+            lambda: len(W.read_rounds("#recent-rounds article.round")) == len(settles))
+    shown = [r["facts"].get("Returned") for r in W.read_rounds("#recent-rounds article.round")]
     check_eq(shown, [wei(e["payout"]) for e in reversed(settles)], "the player's rounds' returns, newest first")
     check_eq(W.text("#view .player-id"), W.player, "the player's id")
     W.shot("player")
