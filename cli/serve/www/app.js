@@ -348,7 +348,7 @@
       if (!isObj(table)) throw new Error('v1/table: not an object');
       S.table = table;
       S.family = table.family === 'bitcoin' ? 'bitcoin' : 'evm';
-      S.unit = S.family === 'evm' ? 'wei' : 'sat';
+      S.unit = S.family === 'evm' ? 'wei' : /^bitcoin:litecoin:/.test(str(table.chain)) ? 'litoshi' : 'sat';
       setTip(int(table.logHeight));
       const blocks = await api('v1/blocks?last=' + MAX_BLOCKS);
       for (const line of listOf(blocks, 'blocks')) takeLine(line, false);
@@ -388,7 +388,8 @@
 
   function renderTop() {
     $('tip').textContent = S.tip === null ? 'block …' : 'block ' + S.tip;
-    $('chain').textContent = S.table ? str(S.table.chain) : '';
+    // A Bitcoin-family chain id ends with the genesis hash: too long for the bar.
+    $('chain').textContent = S.table ? str(S.table.chain).replace(/:[0-9a-f]{64}$/, '') : '';
   }
 
   function renderTable() {
@@ -957,7 +958,8 @@
       const cmd = 'hashjack player ' + name +
         (name === 'peek' ? ' --insurance ' + (a.insurance === true ? 'yes' : 'no') : '') +
         ' --key player.key --genesis ' + g + ' --round ' + str(rs.round) + ' --seq ' + seq;
-      return el('li', null, el('code', { class: 'cmd' }, cmd), ' — pay ', amountEl(a.value), ' to the dealer');
+      return el('li', null, el('code', { class: 'cmd' }, cmd),
+        el('span', { class: 'pay' }, actionName(a) + ': pay ', amountEl(a.value), ' to the dealer with the payload'));
     });
     return el('div', { class: 'btc' }, el('strong', null, 'Commands'), el('ul', { class: 'cmds' }, items));
   }
