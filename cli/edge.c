@@ -127,14 +127,21 @@ static json_t *row_json(const char *cells)
 	return o;
 }
 
-static int print_json(const hj_rules *r, const hj_edge *e)
+json_t *hj_edge_json(const hj_rules *r, const hj_edge *e)
 {
 	json_t *o = json_object(), *rules = json_object(), *chart;
 	json_t *hard = json_object(), *soft = json_object(),
 	       *pairs = json_object();
 	char v[HJ_RULE_VALUE_MAX], key[8], num[32];
-	char *s;
 
+	if (!o || !rules || !hard || !soft || !pairs) {
+		json_decref(o);
+		json_decref(rules);
+		json_decref(hard);
+		json_decref(soft);
+		json_decref(pairs);
+		return NULL;
+	}
 	json_object_set_new(rules, "preset", json_string(r->preset));
 	for (size_t i = 0; hj_rule_keys[i]; i++) {
 		hj_rules_get_key(r, hj_rule_keys[i], v);
@@ -169,7 +176,14 @@ static int print_json(const hj_rules *r, const hj_edge *e)
 	json_object_set_new(chart, "soft", soft);
 	json_object_set_new(chart, "pairs", pairs);
 	json_object_set_new(o, "chart", chart);
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	return o;
+}
+
+static int print_json(const hj_rules *r, const hj_edge *e)
+{
+	json_t *o = hj_edge_json(r, e);
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
 	json_decref(o);
 	if (s == NULL)
 		return EX_SOFTWARE;

@@ -6,7 +6,17 @@
 #ifndef HJ_EDGE_CMD_H
 #define HJ_EDGE_CMD_H
 
+#include <jansson.h>
+
+#include "edge.h"
+#include "rules.h"
+
 int hj_edge_main(int argc, char **argv);
 int hj_edge_help(void);
+
+/* What `--json` prints: "rules" with every key, "houseEdgePercent", the
+ * offered side bets' "perfectPairsEdgePercent" and "pokerEdgePercent",
+ * "chart".  A new object, or NULL when out of memory. */
+json_t *hj_edge_json(const hj_rules *r, const hj_edge *e);
 
 #endif

@@ -8,6 +8,8 @@
  *   hashjack ledger [OPTIONS]        the daemon's payouts (cli/ledger.c)
  *   hashjack status [OPTIONS]        the daemon's state: rounds, payouts,
  *                                    balance (cli/status.c)
+ *   hashjack serve -c FILE           the read-only round API and web page
+ *                                    (cli/serve/)
  *
  * Exit codes follow sysexits(3), so scripts can tell a typo in the command
  * line from bad data from a missing file from a full disk.
@@ -24,6 +26,7 @@
 #include "player.h"
 #include "quote.h"
 #include "replay.h"
+#include "serve.h"
 #include "status.h"
 
 #define PROG "hashjack"
@@ -393,6 +396,8 @@ static int cmd_help(int argc, char **argv)
 		return hj_status_help();
 	if (strcmp(argv[0], "edge") == 0 && argc == 1)
 		return hj_edge_help();
+	if (strcmp(argv[0], "serve") == 0 && argc == 1)
+		return hj_serve_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -444,6 +449,8 @@ int main(int argc, char **argv)
 		rc = hj_status_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "edge") == 0)
 		rc = hj_edge_main(argc - 2, argv + 2);
+	else if (strcmp(cmd, "serve") == 0)
+		rc = hj_serve_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,7 +182,20 @@ static int all_hex(const char *s, size_t n)
 /* The syntax of every filter, before any file is read.  What depends on
  * the chain (an EVM address on a Bitcoin database, ...) is checked by
  * check_filter once the database says which chain it is. */
-static int parse_filter(struct filter *f)
+static int say_usage(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int say_usage(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Checks the options alone; 0 or -EINVAL with err (a usage error). */
+static int parse_filter(struct filter *f, char *err, size_t errlen)
 {
 	char shown[SHOWLEN], why[200], hrp[HJ_BECH32_HRP_MAX + 1];
 	uint8_t data[HJ_BECH32_DATA_MAX];
@@ -190,25 +204,24 @@ static int parse_filter(struct filter *f)
 	size_t n, ndata;
 
 	if (f->v[O_STATE] && f->v[O_DB])
-		return hj_tool_usage(CMD,
-		                     "--state and --db: give one or the other");
+		return say_usage(err, errlen,
+		                 "--state and --db: give one or the other");
 	for (int o = O_STATE; o <= O_DB; o++)
 		if (f->v[o] && f->v[o][0] == '\0')
-			return hj_tool_usage(CMD, "%s: empty", opt_name[o]);
+			return say_usage(err, errlen, "%s: empty", opt_name[o]);
 	v = f->v[O_STATE_FILTER];
 	if (v && !one_of(v, states, NSTATES)) {
 		hj_quote(v, shown, sizeof shown);
-		return hj_tool_usage(
-		    CMD,
-		    "--state-filter %s: not a payout state (owed, "
-		    "submitted or confirmed)",
-		    shown);
+		return say_usage(err, errlen,
+		                 "--state-filter %s: not a payout state (owed, "
+		                 "submitted or confirmed)",
+		                 shown);
 	}
 	v = f->v[O_KIND];
 	if (v && !one_of(v, kinds, NKINDS)) {
 		hj_quote(v, shown, sizeof shown);
-		return hj_tool_usage(
-		    CMD,
+		return say_usage(
+		    err, errlen,
 		    "--kind %s: not a payout kind (return, insurance, "
 		    "sidebet or refund)",
 		    shown);
@@ -220,8 +233,8 @@ static int parse_filter(struct filter *f)
 		if (hj_hex_decode_exact(v, n, HJ_HEX_OPTIONAL, f->round.b,
 		                        sizeof f->round.b, why, sizeof why)) {
 			hj_quote(v, shown, sizeof shown);
-			return hj_tool_usage(
-			    CMD,
+			return say_usage(
+			    err, errlen,
 			    "--round %s: not a round id (the Bet's "
 			    "transaction id, 64 hex digits): %s",
 			    shown, why);
@@ -254,8 +267,8 @@ static int parse_filter(struct filter *f)
 			    (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] - 'A' + 'a'
 			                                      : v[i]);
 	} else {
-		return hj_tool_usage(
-		    CMD,
+		return say_usage(
+		    err, errlen,
 		    "--recipient %s: not an EVM address (0x + 40 hex "
 		    "digits), a key P (64 hex digits), a payout "
 		    "address tr(P) or \"unattributed\"",
@@ -924,25 +937,36 @@ static int print_table(const struct ledger *lg, const struct totals *tot,
 	                                 .ctx = tot});
 }
 
+/* One payout as `--json` writes it; NULL when out of memory. */
+static json_t *row_json(const struct row *r)
+{
+	json_t *o = json_object(), *v;
+	int bad = o == NULL;
+
+	for (int f = 0; f < NF && !bad; f++) {
+		if (r->f[f] == NULL)
+			v = json_null();
+		else if (fields[f].number)
+			v = json_integer(strtoll(r->f[f], NULL, 10));
+		else
+			v = hj_tool_json_text(r->f[f]);
+		bad = json_object_set_new(o, fields[f].json, v) != 0;
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static int print_json(const struct ledger *lg)
 {
 	for (size_t i = 0; i < lg->n; i++) {
-		const struct row *r = &lg->rows[i];
-		json_t *o = json_object(), *v;
-		char *line;
-		int bad = o == NULL;
+		json_t *o = row_json(&lg->rows[i]);
+		char *line =
+		    o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)
+		      : NULL;
 
-		for (int f = 0; f < NF && !bad; f++) {
-			if (r->f[f] == NULL)
-				v = json_null();
-			else if (fields[f].number)
-				v = json_integer(strtoll(r->f[f], NULL, 10));
-			else
-				v = hj_tool_json_text(r->f[f]);
-			bad = json_object_set_new(o, fields[f].json, v) != 0;
-		}
-		line = bad ? NULL
-		           : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(o);
 		if (line == NULL)
 			return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
@@ -950,6 +974,41 @@ static int print_json(const struct ledger *lg)
 		free(line);
 	}
 	return 0;
+}
+
+int hj_ledger_select_json(const char *path, const char *recipient,
+                          const char *round, json_t **out, char *err,
+                          size_t errlen)
+{
+	struct ledger lg = {0};
+	struct filter flt = {0};
+	hj_secp *ctx = NULL;
+	struct read rd = {.path = path, .flt = &flt, .ctx = &ctx, .lg = &lg};
+	json_t *a = NULL;
+	int rc;
+
+	flt.v[O_RECIPIENT] = recipient;
+	flt.v[O_ROUND] = round;
+	if (parse_filter(&flt, err, errlen))
+		return -EDOM;
+	rc = hj_store_read(path, read_all, read_reset, &rd, err, errlen);
+	if (rc && rd.usage_err)
+		rc = -EDOM;
+	if (rc == 0 && (a = json_array()) == NULL)
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < lg.n; i++)
+		if (json_array_append_new(a, row_json(&lg.rows[i])) != 0)
+			rc = -ENOMEM;
+	if (rc == -ENOMEM)
+		hj_tool_say(err, errlen, "out of memory");
+	if (rc) {
+		json_decref(a);
+		a = NULL;
+	}
+	ledger_clear(&lg);
+	hj_secp_free(ctx);
+	*out = a;
+	return rc;
 }
 
 /* ---- the command ------------------------------------------------------ */
@@ -969,10 +1028,10 @@ int hj_ledger_main(int argc, char **argv)
 		if (is_help(argv[i]))
 			return hj_ledger_help();
 	rc = parse_args(argc, argv, &flt);
-	if (rc == 0)
-		rc = parse_filter(&flt);
 	if (rc)
 		return rc;
+	if (parse_filter(&flt, err, sizeof err))
+		return hj_tool_usage(CMD, "%s", err);
 
 	path = hj_tool_db_path(flt.v[O_DB], flt.v[O_STATE]);
 	if (path == NULL)

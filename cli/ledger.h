@@ -14,11 +14,28 @@
 #ifndef HJ_LEDGER_H
 #define HJ_LEDGER_H
 
+#include <stddef.h>
+
+#include <jansson.h>
+
 /* Runs `hashjack ledger ARGS...`: argv holds the arguments after "ledger".
  * Returns a sysexits(3) code. */
 int hj_ledger_main(int argc, char **argv);
 
 /* Prints the help of `hashjack ledger` on stdout.  Returns EX_OK. */
 int hj_ledger_help(void);
+
+/*
+ * The payouts of the database at path that recipient and round select
+ * (NULL: any; written as `--recipient` and `--round` take them), each the
+ * object `--json` writes, oldest debt first, in a new array *out: what
+ * `hashjack serve` answers on /v1/payouts.  Returns 0, or a negative errno
+ * with err: -EDOM for a recipient or round that is not one, or not of
+ * the database's chain (err names it, in the options' words), and
+ * hj_store_read's codes.
+ */
+int hj_ledger_select_json(const char *path, const char *recipient,
+                          const char *round, json_t **out, char *err,
+                          size_t errlen);
 
 #endif

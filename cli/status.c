@@ -213,10 +213,12 @@ static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 static int read_cursor(hj_store *s, struct status *st, char *err, size_t errlen)
 {
 	static const uint8_t zero[32];
+	hj_cursor c;
 	int ret;
 
-	ret = hj_store_last_block(s, &st->height, st->hash, &st->have_cursor,
-	                          err, errlen);
+	ret = hj_store_read_cursor(s, &c, &st->have_cursor, err, errlen);
+	st->height = c.height;
+	memcpy(st->hash, c.hash, 32);
 	/* The first start marks the block before the first one with a zero
 	 * hash, which no block has. */
 	st->processed = st->have_cursor && memcmp(st->hash, zero, 32) != 0;

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,6 +93,21 @@ enum key_id {
 	K_DIRECTORY,
 	K_CARD_LOG,
 	K_LOG_FSYNC,
+	K_SERVE_LISTEN,
+	K_SERVE_MAX_AGE,
+	K_SERVE_HISTORY,
+	K_SERVE_MAX_CONNS,
+	K_SERVE_MAX_CONNS_IP,
+	K_SERVE_MAX_SUBS,
+	K_SERVE_REQUEST_MS,
+	K_SERVE_IDLE_MS,
+	K_SERVE_PING_MS,
+	K_SERVE_MAX_SEND,
+	K_SERVE_MAX_URL,
+	K_SERVE_MAX_HEADER_BYTES,
+	K_SERVE_MAX_HEADERS,
+	K_SERVE_MAX_MESSAGE,
+	K_SERVE_POLL_MS,
 	K_COUNT
 };
 
@@ -106,8 +122,8 @@ struct key {
 	int secret; /* the value is never shown */
 };
 
-static const char *const sections[] = {"chain",  "dealer", "rules",
-                                       "payout", "state",  NULL};
+static const char *const sections[] = {"chain", "dealer", "rules", "payout",
+                                       "state", "serve",  NULL};
 
 /* ---- values ---- */
 
@@ -575,6 +591,64 @@ static int set_allow_player_edge(hjd_config *c, const char *v, char *why,
 	return parse_bool(v, &c->allow_player_edge, why, n);
 }
 
+/* HOST:PORT, HOST an IPv4 address or a bracketed IPv6 one. */
+static int set_serve_listen(hjd_config *c, const char *v, char *why, size_t n)
+{
+	const char *colon = strrchr(v, ':');
+	char host[64];
+	unsigned char bin[16];
+	uint64_t port;
+	size_t hl;
+	int v6 = v[0] == '[';
+
+	if (colon == NULL || colon == v)
+		goto bad;
+	hl = (size_t)(colon - v);
+	if (v6) {
+		if (hl < 3 || v[hl - 1] != ']')
+			goto bad;
+		hl -= 2;
+		v++;
+	}
+	if (hl >= sizeof host)
+		goto bad;
+	memcpy(host, v, hl);
+	host[hl] = '\0';
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, host, bin) != 1)
+		goto bad;
+	if (parse_u64(colon + 1, 0, 65535, &port, why, n) != 0)
+		return -EINVAL;
+	memcpy(c->serve.host, host, hl + 1);
+	c->serve.port = (unsigned)port;
+	return 0;
+bad:
+	snprintf(why, n,
+	         "not HOST:PORT with an IPv4 address or a bracketed IPv6 "
+	         "one (127.0.0.1:8549, [::1]:8549)");
+	return -EINVAL;
+}
+
+#define SERVE_UNSIGNED(name, field, lo, hi)                                    \
+	static int set_serve_##name(hjd_config *c, const char *v, char *why,   \
+	                            size_t n)                                  \
+	{                                                                      \
+		return set_unsigned(&c->serve.field, v, lo, hi, why, n);       \
+	}
+SERVE_UNSIGNED(max_age, max_age_s, 1, 86400)
+SERVE_UNSIGNED(history, history_blocks, 1, 1000000)
+SERVE_UNSIGNED(max_conns, max_connections, 1, 1000000)
+SERVE_UNSIGNED(max_conns_ip, max_connections_per_ip, 1, 1000000)
+SERVE_UNSIGNED(max_subs, max_subscriptions, 1, 1000)
+SERVE_UNSIGNED(request_ms, request_timeout_ms, 100, 3600000)
+SERVE_UNSIGNED(idle_ms, idle_timeout_ms, 100, 3600000)
+SERVE_UNSIGNED(ping_ms, ping_interval_ms, 100, 3600000)
+SERVE_UNSIGNED(max_send, max_send_buffer, 4096, 1073741824)
+SERVE_UNSIGNED(max_url, max_url, 64, 65536)
+SERVE_UNSIGNED(max_header_bytes, max_header_bytes, 256, 1048576)
+SERVE_UNSIGNED(max_headers, max_headers, 4, 1000)
+SERVE_UNSIGNED(max_message, max_message, 64, 1048576)
+SERVE_UNSIGNED(poll_ms, poll_interval_ms, 10, 3600000)
+
 static const struct key keys[K_COUNT] = {
     [K_FAMILY] = {"chain", "family", set_family, 0},
     [K_COIN] = {"chain", "coin", set_coin, 0},
@@ -623,6 +697,24 @@ static const struct key keys[K_COUNT] = {
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},
     [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
     [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},
+    [K_SERVE_LISTEN] = {"serve", "listen", set_serve_listen, 0},
+    [K_SERVE_MAX_AGE] = {"serve", "max_age", set_serve_max_age, 0},
+    [K_SERVE_HISTORY] = {"serve", "history_blocks", set_serve_history, 0},
+    [K_SERVE_MAX_CONNS] = {"serve", "max_connections", set_serve_max_conns, 0},
+    [K_SERVE_MAX_CONNS_IP] = {"serve", "max_connections_per_ip",
+                              set_serve_max_conns_ip, 0},
+    [K_SERVE_MAX_SUBS] = {"serve", "max_subscriptions", set_serve_max_subs, 0},
+    [K_SERVE_REQUEST_MS] = {"serve", "request_timeout_ms", set_serve_request_ms,
+                            0},
+    [K_SERVE_IDLE_MS] = {"serve", "idle_timeout_ms", set_serve_idle_ms, 0},
+    [K_SERVE_PING_MS] = {"serve", "ping_interval_ms", set_serve_ping_ms, 0},
+    [K_SERVE_MAX_SEND] = {"serve", "max_send_buffer", set_serve_max_send, 0},
+    [K_SERVE_MAX_URL] = {"serve", "max_url", set_serve_max_url, 0},
+    [K_SERVE_MAX_HEADER_BYTES] = {"serve", "max_header_bytes",
+                                  set_serve_max_header_bytes, 0},
+    [K_SERVE_MAX_HEADERS] = {"serve", "max_headers", set_serve_max_headers, 0},
+    [K_SERVE_MAX_MESSAGE] = {"serve", "max_message", set_serve_max_message, 0},
+    [K_SERVE_POLL_MS] = {"serve", "poll_interval_ms", set_serve_poll_ms, 0},
 };
 
 static int find_section(const char *s, size_t len)
@@ -738,6 +830,21 @@ void hjd_config_init(hjd_config *c)
 	c->rules.max_bet = 0;
 	c->rules.timeout_blocks = 0;
 	c->log_fsync = 1;
+	snprintf(c->serve.host, sizeof c->serve.host, "127.0.0.1");
+	c->serve.port = 8549;
+	c->serve.history_blocks = 10000;
+	c->serve.max_connections = 20000;
+	c->serve.max_connections_per_ip = 64;
+	c->serve.max_subscriptions = 16;
+	c->serve.request_timeout_ms = 10000;
+	c->serve.idle_timeout_ms = 60000;
+	c->serve.ping_interval_ms = 30000;
+	c->serve.max_send_buffer = 1 << 20;
+	c->serve.max_url = 2048;
+	c->serve.max_header_bytes = 8192;
+	c->serve.max_headers = 64;
+	c->serve.max_message = 4096;
+	c->serve.poll_interval_ms = 1000;
 }
 
 void hjd_config_free(hjd_config *c)
@@ -850,7 +957,7 @@ static char *read_line(char *str, int num, void *stream)
 			     sizeof shown);
 			fail_at(l, l->line, -EINVAL,
 			        "[%s]: unknown section (chain, dealer, rules, "
-			        "payout, state)",
+			        "payout, state, serve)",
 			        shown);
 			return NULL;
 		}
@@ -885,7 +992,7 @@ static int on_key(void *user, const char *section, const char *name,
 		fail_at(
 		    l, l->line, -EINVAL,
 		    "%s: key outside a section ([chain], [dealer], [rules], "
-		    "[payout] or [state])",
+		    "[payout], [state] or [serve])",
 		    key);
 		return 0;
 	}
@@ -1280,6 +1387,8 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		c->batch_blocks = evm ? 100 : 8;
 	if (c->confirmations == 0)
 		c->confirmations = evm ? 12 : 6;
+	if (c->serve.max_age_s == 0)
+		c->serve.max_age_s = evm ? 120 : 3600;
 	if (c->rules.timeout_blocks == 0)
 		c->rules.timeout_blocks =
 		    evm ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;

@@ -72,6 +72,29 @@ typedef struct hjd_config {
 	char *card_log;  /* default <state_dir>/cards.jsonl */
 	int log_fsync;   /* 1 (default): fsync the card log before
 	                    each commit; 0: leave it to the kernel */
+	/* [serve]: `hashjack serve`, the read-only round API (docs/API.md);
+	 * the daemon reads and checks these, and uses none. */
+	struct hjd_serve_config {
+		char host[64];           /* listen address, default 127.0.0.1 */
+		unsigned port;           /* default 8549; 0: any free port */
+		unsigned max_age_s;      /* /healthz: 503 when the last block is
+		                            older; 0 until finish(): 120 EVM,
+		                            3600 Bitcoin family */
+		unsigned history_blocks; /* kept for ?from=, default 10000 */
+		unsigned max_connections;        /* default 20000 */
+		unsigned max_connections_per_ip; /* default 64 */
+		unsigned max_subscriptions;      /* per WebSocket, default 16 */
+		unsigned request_timeout_ms;     /* default 10000 */
+		unsigned idle_timeout_ms;        /* default 60000 */
+		unsigned ping_interval_ms;       /* default 30000 */
+		unsigned max_send_buffer;        /* bytes, default 1 MiB */
+		unsigned max_url;                /* bytes, default 2048 */
+		unsigned max_header_bytes;       /* default 8192 */
+		unsigned max_headers;            /* default 64 */
+		unsigned max_message;            /* a client's, default 4096 */
+		unsigned poll_interval_ms;       /* the log's, besides inotify,
+		                                    default 1000 */
+	} serve;
 } hjd_config;
 
 /* Fills defaults (nothing required is set). */

@@ -79,8 +79,9 @@ static json_t *side_json(hj_amount stake, uint8_t result, const uint32_t *pays,
 	return o;
 }
 
-json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
-                       uint64_t height)
+/* The state of r; with st, settled by it at block height. */
+static json_t *state(const hj_rules *ru, const hj_round *r,
+                     const hj_settlement *st, hj_family fam, uint64_t height)
 {
 	json_t *o = json_object(), *hands = json_array(), *names = json_array();
 	json_t *values = json_array(), *due = json_array();
@@ -91,6 +92,10 @@ json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
 	    due == NULL)
 		goto oom;
 	hj_next_actions(ru, r, &nx);
+	if (st) {
+		nx.n = 0;
+		nx.hand = -1;
+	}
 	json_object_set_new(o, "round", id_json(&r->id, fam));
 	json_object_set_new(o, "player", id_json(&r->player, fam));
 	if (nx.hand >= 0)
@@ -110,9 +115,12 @@ json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
 		json_object_set_new(hj, "betAmount", amount_json(h->stake));
 		json_object_set_new(hj, "isSplit",
 		                    json_boolean(h->flags & HJ_HF_SPLIT));
-		json_object_set_new(hj, "status",
-		                    json_string(hand_status(r, i, active)));
-		json_object_set_new(hj, "payout", amount_json(0));
+		json_object_set_new(
+		    hj, "status",
+		    json_string(st ? hj_status_name(st->status[i])
+		                   : hand_status(r, i, active)));
+		json_object_set_new(hj, "payout",
+		                    amount_json(st ? st->ret[i] : 0));
 		json_array_append_new(hands, hj);
 	}
 	json_object_set_new(o, "playerHands", hands);
@@ -121,6 +129,9 @@ json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
 		json_t *ins = json_object();
 		json_object_set_new(ins, "betAmount",
 		                    amount_json(r->insurance));
+		if (st)
+			json_object_set_new(ins, "payout",
+			                    amount_json(st->ins_ret));
 		json_object_set_new(o, "insurance", ins);
 	}
 	if (r->side_pp)
@@ -131,8 +142,11 @@ json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
 		json_object_set_new(o, "poker",
 		                    side_json(r->side_t3, r->t3_result, ru->t3,
 		                              HJ_SB_SUITED_TRIPS));
-	json_object_set_new(o, "roundEnded", json_false());
-	json_object_set_new(o, "payout", amount_json(0));
+	json_object_set_new(o, "roundEnded", json_boolean(st != NULL));
+	if (st)
+		json_object_set_new(o, "betAmount",
+		                    amount_json(st->total_stake));
+	json_object_set_new(o, "payout", amount_json(st ? st->total_ret : 0));
 	for (size_t i = 0; i < nx.n; i++) {
 		json_t *v = json_object();
 		const char *name = hj_act_name(nx.a[i].act);
@@ -159,7 +173,7 @@ json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
 	/* Draws still due, one per non-void block from the next one (a
 	 * dealer's second card after a clear peek also skips blocks that
 	 * would make a blackjack). */
-	for (unsigned i = 0; i < r->npending; i++) {
+	for (unsigned i = 0; !st && i < r->npending; i++) {
 		json_t *d = json_object();
 		uint8_t t = r->pending[i];
 
@@ -176,13 +190,16 @@ json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
 	}
 	json_object_set_new(o, "drawsDue", due);
 	due = NULL;
-	if (r->npending)
+	if (!st && r->npending)
 		json_object_set_new(o, "drawsFrom",
 		                    json_integer((json_int_t)height + 1));
 	if (fam == HJ_BITCOIN)
 		json_object_set_new(o, "seq", json_integer(r->seq));
 	json_object_set_new(o, "betHeight",
 	                    json_integer((json_int_t)r->bet_height));
+	if (st)
+		json_object_set_new(o, "settledAt",
+		                    json_integer((json_int_t)height));
 	return o;
 oom:
 	json_decref(o);
@@ -191,4 +208,17 @@ oom:
 	json_decref(values);
 	json_decref(due);
 	return NULL;
+}
+
+json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
+                       uint64_t height)
+{
+	return state(ru, r, NULL, fam, height);
+}
+
+json_t *hj_round_state_settled(const hj_rules *ru, const hj_round *r,
+                               const hj_settlement *st, hj_family fam,
+                               uint64_t height)
+{
+	return state(ru, r, st, fam, height);
 }

@@ -24,4 +24,14 @@
 json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
                        uint64_t height);
 
+/*
+ * A round as its SETTLE event at block `height` leaves it: every hand's
+ * result and payout, the insurance's payout, "roundEnded":true, the
+ * round's "betAmount" and "payout" (docs/LOG.md, settle) and "settledAt";
+ * no next action and no draw due.
+ */
+json_t *hj_round_state_settled(const hj_rules *ru, const hj_round *r,
+                               const hj_settlement *st, hj_family fam,
+                               uint64_t height);
+
 #endif

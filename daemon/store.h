@@ -359,10 +359,10 @@ void hj_meta_row_clear(hj_meta_row *m);
 /* How many payouts there are, in any state. */
 int hj_store_count_payouts(hj_store *s, uint64_t *n, char *err, size_t errlen);
 
-/* The cursor's block: *found 0 before the first start.  The first start
- * stores the block before its first one with an all-zero hash. */
-int hj_store_last_block(hj_store *s, uint64_t *height, uint8_t hash[32],
-                        int *found, char *err, size_t errlen);
+/* The cursor row (hj_cursor): *found 0 before the first start.  The first
+ * start stores the block before its first one with an all-zero hash. */
+int hj_store_read_cursor(hj_store *s, hj_cursor *c, int *found, char *err,
+                         size_t errlen);
 
 /*
  * Calls fn for every open round in opening order, decoded and checked

@@ -525,25 +525,35 @@ int hj_store_count_payouts(hj_store *s, uint64_t *n, char *err, size_t errlen)
 	return ret;
 }
 
-int hj_store_last_block(hj_store *s, uint64_t *height, uint8_t hash[32],
-                        int *found, char *err, size_t errlen)
+int hj_store_read_cursor(hj_store *s, hj_cursor *c, int *found, char *err,
+                         size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
 	*found = 0;
+	memset(c, 0, sizeof *c);
 	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT height, hash FROM cursor WHERE id = 1",
+	                       "SELECT height, hash, log_offset, log_dev, "
+	                       "log_ino FROM cursor WHERE id = 1",
 	                       -1, &st, NULL) != SQLITE_OK)
 		return read_fail(s, "read cursor", err, errlen);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		if (!is_int(st, 0))
 			ret = damaged(s, "cursor", "height", err, errlen);
-		else if (hash_col(st, 1, hash))
+		else if (hash_col(st, 1, c->hash))
 			ret = damaged(s, "cursor", "hash", err, errlen);
-		/* The bits of a uint64: -1 is the mark before block 0. */
-		*height = (uint64_t)sqlite3_column_int64(st, 0);
+		else if (!is_int(st, 2) || sqlite3_column_int64(st, 2) < 0)
+			ret = damaged(s, "cursor", "log_offset", err, errlen);
+		else if (!is_int(st, 3) || !is_int(st, 4))
+			ret = damaged(s, "cursor", "log_dev", err, errlen);
+		/* The bits of a uint64: -1 is the mark before block 0; dev
+		 * and ino are stored the same way. */
+		c->height = (uint64_t)sqlite3_column_int64(st, 0);
+		c->log_offset = (uint64_t)sqlite3_column_int64(st, 2);
+		c->log_dev = (uint64_t)sqlite3_column_int64(st, 3);
+		c->log_ino = (uint64_t)sqlite3_column_int64(st, 4);
 		*found = ret == 0;
 	} else if (rc != SQLITE_DONE) {
 		ret = read_fail(s, "read cursor", err, errlen);

@@ -11,7 +11,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # web page of hashjack serve in a headless browser.
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev clang-format libjansson-dev libcmocka-dev
 	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev libsecp256k1-dev
-	python3 systemd litecoind chromium chromium-driver python3-selenium)
+	node-llhttp libwslay-dev libssl-dev
+	python3 python3-websocket systemd litecoind chromium chromium-driver python3-selenium)
 
 missing=()
 for p in "${pkgs[@]}"; do

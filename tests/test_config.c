@@ -252,13 +252,15 @@ static void test_structure_errors(void **state)
 {
 	(void)state;
 	ERR("[chain]\n[nope]\n", 2,
-	    "[nope]: unknown section (chain, dealer, rules, payout, state)");
+	    "[nope]: unknown section (chain, dealer, rules, payout, state, "
+	    "serve)");
 	ERR("[ chain ]\n", 1,
-	    "[ chain ]: unknown section (chain, dealer, rules, payout, state)");
+	    "[ chain ]: unknown section (chain, dealer, rules, payout, state, "
+	    "serve)");
 	ERR("[chain\nfamily = evm\n", 1, "section header without closing ']'");
 	ERR("; top\n\nfamily = evm\n", 3,
 	    "family: key outside a section ([chain], [dealer], [rules], "
-	    "[payout] or [state])");
+	    "[payout], [state] or [serve])");
 	ERR("[chain]\nfamilly = evm\n", 2, "[chain] familly: unknown key");
 	ERR("[dealer]\nfamily = evm\n", 2, "[dealer] family: unknown key");
 	ERR("[chain]\nconfirmations = 3\n# again\n[chain]\nconfirmations = 3\n",
@@ -288,9 +290,9 @@ static void test_long_lines(void **state)
 	memset(text + n, 'a', 198 - (n - 8));
 	n = 8 + 198;
 	memcpy(text + n, "\n[nope]\n", 9);
-	expect_error(
-	    text, strlen(text), 3,
-	    "[nope]: unknown section (chain, dealer, rules, payout, state)");
+	expect_error(text, strlen(text), 3,
+	             "[nope]: unknown section (chain, dealer, rules, payout, "
+	             "state, serve)");
 	memcpy(text + n, "a\n", 3);
 	snprintf(want, sizeof want, "line longer than 198 bytes");
 	expect_error(text, strlen(text), 2, want);
@@ -451,7 +453,8 @@ static void test_first_error_wins(void **state)
 	    "[chain] confirmations = 0: out of range: must be 1 to 10000");
 	/* A section error stops the reading. */
 	ERR("[chain]\n[bad]\njunk\n", 2,
-	    "[bad]: unknown section (chain, dealer, rules, payout, state)");
+	    "[bad]: unknown section (chain, dealer, rules, payout, state, "
+	    "serve)");
 }
 
 static void test_missing_file(void **state)
@@ -874,6 +877,77 @@ static void test_payout(void **state)
 }
 
 /* EVM payouts: the key source, the fee cap and floor, the stuck time. */
+/* [serve]: hashjack serve's keys, read and checked here like any other. */
+static void test_serve(void **state)
+{
+	hjd_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.serve.host, "127.0.0.1");
+	assert_int_equal(c.serve.port, 8549);
+	assert_int_equal(c.serve.max_age_s, 120);
+	assert_int_equal(c.serve.history_blocks, 10000);
+	assert_int_equal(c.serve.max_connections_per_ip, 64);
+	assert_int_equal(c.serve.max_send_buffer, 1 << 20);
+	hjd_config_free(&c);
+
+	assert_int_equal(load(BTC_MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.serve.max_age_s, 3600);
+	hjd_config_free(&c);
+
+	assert_int_equal(load(MINIMAL "[serve]\nlisten = [::1]:0\n"
+	                              "max_age = 30\nhistory_blocks = 5\n"
+	                              "max_connections = 10\n"
+	                              "max_connections_per_ip = 2\n"
+	                              "max_subscriptions = 3\n"
+	                              "request_timeout_ms = 100\n"
+	                              "idle_timeout_ms = 200\n"
+	                              "ping_interval_ms = 300\n"
+	                              "max_send_buffer = 4096\n"
+	                              "max_url = 64\nmax_header_bytes = 256\n"
+	                              "max_headers = 4\nmax_message = 64\n"
+	                              "poll_interval_ms = 10\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.serve.host, "::1");
+	assert_int_equal(c.serve.port, 0);
+	assert_int_equal(c.serve.max_age_s, 30);
+	assert_int_equal(c.serve.history_blocks, 5);
+	assert_int_equal(c.serve.max_connections, 10);
+	assert_int_equal(c.serve.max_connections_per_ip, 2);
+	assert_int_equal(c.serve.max_subscriptions, 3);
+	assert_int_equal(c.serve.request_timeout_ms, 100);
+	assert_int_equal(c.serve.idle_timeout_ms, 200);
+	assert_int_equal(c.serve.ping_interval_ms, 300);
+	assert_int_equal(c.serve.max_send_buffer, 4096);
+	assert_int_equal(c.serve.max_url, 64);
+	assert_int_equal(c.serve.max_header_bytes, 256);
+	assert_int_equal(c.serve.max_headers, 4);
+	assert_int_equal(c.serve.max_message, 64);
+	assert_int_equal(c.serve.poll_interval_ms, 10);
+	hjd_config_free(&c);
+
+	ERR("[serve]\nlisten = localhost:80\n", 2,
+	    "[serve] listen = localhost:80: not HOST:PORT with an IPv4 "
+	    "address or a bracketed IPv6 one (127.0.0.1:8549, [::1]:8549)");
+	ERR("[serve]\nlisten = ::1:80\n", 2,
+	    "[serve] listen = ::1:80: not HOST:PORT with an IPv4 "
+	    "address or a bracketed IPv6 one (127.0.0.1:8549, [::1]:8549)");
+	ERR("[serve]\nlisten = 127.0.0.1:65536\n", 2,
+	    "[serve] listen = 127.0.0.1:65536: out of range: must be 0 to "
+	    "65535");
+	ERR("[serve]\nmax_age = 0\n", 2,
+	    "[serve] max_age = 0: out of range: must be 1 to 86400");
+	ERR("[serve]\nmax_send_buffer = 100\n", 2,
+	    "[serve] max_send_buffer = 100: out of range: must be 4096 to "
+	    "1073741824");
+}
+
 static void test_payout_evm(void **state)
 {
 	hjd_config c;
@@ -1505,6 +1579,7 @@ int main(void)
 	    cmocka_unit_test(test_bitcoin_defaults),
 	    cmocka_unit_test(test_payout),
 	    cmocka_unit_test(test_payout_evm),
+	    cmocka_unit_test(test_serve),
 	    cmocka_unit_test(test_max_exposure),
 	    cmocka_unit_test(test_max_exposure_errors),
 	    cmocka_unit_test(test_rule_keys),

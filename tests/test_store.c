@@ -2393,14 +2393,13 @@ static void typed_fixture(const char *path)
 static int read_typed(hj_store *s, void *arg, char *err, size_t errlen)
 {
 	hj_id aa = {.len = 20}, round34 = {.len = 32};
-	hj_cursor c;
+	hj_cursor c, got;
 	hj_meta_row m;
 	hj_payout_totals t;
 	hj_balance_row bal;
 	struct batches v = {0};
 	struct walk w;
-	uint64_t n = 0, height = 0;
-	uint8_t hash[32];
+	uint64_t n = 0;
 	int found = 0;
 
 	(void)arg;
@@ -2419,12 +2418,14 @@ static int read_typed(hj_store *s, void *arg, char *err, size_t errlen)
 
 	assert_int_equal(hj_store_count_payouts(s, &n, err, errlen), 0);
 	assert_int_equal(n, 4);
-	assert_int_equal(
-	    hj_store_last_block(s, &height, hash, &found, err, errlen), 0);
+	assert_int_equal(hj_store_read_cursor(s, &got, &found, err, errlen), 0);
 	cursor_of(41, &c);
 	assert_int_equal(found, 1);
-	assert_int_equal(height, 41);
-	assert_memory_equal(hash, c.hash, 32);
+	assert_int_equal(got.height, 41);
+	assert_memory_equal(got.hash, c.hash, 32);
+	assert_int_equal(got.log_offset, c.log_offset);
+	assert_int_equal(got.log_dev, c.log_dev);
+	assert_int_equal(got.log_ino, c.log_ino);
 
 	/* Every payout, oldest debt first, and every filter. */
 	assert_string_equal(select_ids(s, NULL, &w),
@@ -2579,16 +2580,14 @@ static int read_rounds(hj_store *s, void *arg, char *err, size_t errlen)
 {
 	struct rounds_seen *v = arg;
 	hj_payout_totals t;
-	uint64_t height = 0;
-	uint8_t hash[32];
+	hj_cursor got;
 	int found = 0;
 
 	assert_int_equal(hj_store_each_round(s, same_round, v, err, errlen), 0);
 	assert_int_equal(v->n, hj_table_count(v->want));
 	assert_int_equal(hj_store_payout_totals(s, &t, err, errlen), 0);
 	tally_is(&t.owed, v->owed_n, v->owed);
-	assert_int_equal(
-	    hj_store_last_block(s, &height, hash, &found, err, errlen), 0);
+	assert_int_equal(hj_store_read_cursor(s, &got, &found, err, errlen), 0);
 	assert_int_equal(found, 1);
 	return 0;
 }

@@ -1,0 +1,760 @@
+/* The round API's paths, stream and metrics (api.h, docs/API.md). */
+#include "api.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "www.h"
+
+/* One WebSocket's subscriptions. */
+struct sub {
+	hj_conn *c;
+	struct sub *prev, *next;
+	int all;       /* every RoundUpdate */
+	uint64_t from; /* ?from=: resent once the socket is open */
+	int has_from;
+	unsigned nround, nplayer;
+	hj_id *round, *player; /* max_subscriptions each */
+};
+
+/* Statuses counted for /metrics. */
+static const int codes[] = {200, 400, 404, 426, 503};
+#define NCODES (sizeof codes / sizeof codes[0])
+
+struct hj_api {
+	hj_view *v;
+	hj_api_opts o;
+	hj_server *srv;
+	struct sub *subs;
+	size_t nsubs;
+	char down[512]; /* "" while the view is up to date */
+	uint64_t responses[NCODES];
+	uint64_t ws_refused, blocks_sent;
+};
+
+hj_api *hj_api_new(hj_view *v, const hj_api_opts *o)
+{
+	hj_api *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->v = v;
+	a->o = *o;
+	if (!a->o.max_subscriptions)
+		a->o.max_subscriptions = 1;
+	return a;
+}
+
+void hj_api_free(hj_api *a)
+{
+	free(a); /* the server closed every connection, and so every sub */
+}
+
+void hj_api_set_server(hj_api *a, hj_server *s)
+{
+	a->srv = s;
+}
+
+void hj_api_set_down(hj_api *a, const char *why)
+{
+	snprintf(a->down, sizeof a->down, "%s", why ? why : "");
+}
+
+/* ---- answers ---- */
+
+static void reply(hj_api *a, hj_conn *c, int status, const char *type,
+                  const char *body, size_t len)
+{
+	for (size_t i = 0; i < NCODES; i++)
+		if (codes[i] == status)
+			a->responses[i]++;
+	hj_conn_respond(c, status, type, body, len);
+}
+
+static void reply_json(hj_api *a, hj_conn *c, int status, char *body,
+                       size_t len)
+{
+	reply(a, c, status, "application/json", body, len);
+	free(body);
+}
+
+static void reply_error(hj_api *a, hj_conn *c, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void reply_error(hj_api *a, hj_conn *c, int status, const char *fmt, ...)
+{
+	char why[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	json_t *o = json_pack("{s:s}", "error", why);
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	json_decref(o);
+	if (!s) {
+		reply(a, c, 503, "application/json",
+		      "{\"error\":\"out of memory\"}", 25);
+		return;
+	}
+	reply_json(a, c, status, s, strlen(s));
+}
+
+/* A view query's result. */
+static void answer(hj_api *a, hj_conn *c, int status, char *out, size_t len,
+                   const char *err)
+{
+	if (status == 200)
+		reply_json(a, c, 200, out, len);
+	else
+		reply_error(a, c, status, "%s", err);
+}
+
+/* ---- query strings ---- */
+
+#define MAXQ 32
+
+struct qv {
+	const char *key[MAXQ];
+	char val[MAXQ][128];
+	size_t n;
+};
+
+/*
+ * Splits "k=v&k=v"; every key must be in allowed, every value letters
+ * and digits only (ids, addresses and heights need no escaping).
+ * Returns 0 or -1 with why.
+ */
+static int parse_query(const char *q, const char *const *allowed,
+                       struct qv *out, char *why, size_t n)
+{
+	out->n = 0;
+	while (*q) {
+		size_t len = strcspn(q, "&");
+		const char *eq = memchr(q, '=', len);
+		size_t kl = eq ? (size_t)(eq - q) : len;
+		const char *key = NULL;
+		if (len == 0) {
+			q++;
+			continue;
+		}
+		for (size_t i = 0; allowed[i]; i++)
+			if (strlen(allowed[i]) == kl &&
+			    memcmp(allowed[i], q, kl) == 0)
+				key = allowed[i];
+		if (!key) {
+			snprintf(why, n, "unknown parameter %.*s",
+			         (int)(kl < 32 ? kl : 32), q);
+			for (char *p = why; *p; p++)
+				if (*p < ' ' || *p > '~' || *p == '"' ||
+				    *p == '\\')
+					*p = '?';
+			return -1;
+		}
+		if (!eq || out->n == MAXQ) {
+			snprintf(why, n, "%s: %s", key,
+			         eq ? "too many parameters" : "no value");
+			return -1;
+		}
+		size_t vl = len - kl - 1;
+		if (vl == 0 || vl >= sizeof out->val[0]) {
+			snprintf(why, n, "%s: %s", key,
+			         vl ? "value too long" : "empty value");
+			return -1;
+		}
+		for (size_t i = 0; i < vl; i++) {
+			char ch = eq[1 + i];
+			if (!((ch >= '0' && ch <= '9') ||
+			      (ch >= 'a' && ch <= 'z') ||
+			      (ch >= 'A' && ch <= 'Z'))) {
+				snprintf(why, n,
+				         "%s: only letters and digits (no "
+				         "escapes)",
+				         key);
+				return -1;
+			}
+		}
+		out->key[out->n] = key;
+		memcpy(out->val[out->n], eq + 1, vl);
+		out->val[out->n][vl] = 0;
+		out->n++;
+		q += len;
+	}
+	return 0;
+}
+
+/* The value of key, NULL when absent; -1 in *dup when given twice. */
+static const char *qget(const struct qv *q, const char *key, int *dup)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < q->n; i++)
+		if (strcmp(q->key[i], key) == 0) {
+			if (v)
+				*dup = 1;
+			v = q->val[i];
+		}
+	return v;
+}
+
+/* ---- /healthz and /metrics ---- */
+
+static double log_age(const hj_view_stats *st)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	double age = (double)(now.tv_sec - st->log_mtime.tv_sec) +
+	             (double)(now.tv_nsec - st->log_mtime.tv_nsec) / 1e9;
+	return age < 0 ? 0 : age;
+}
+
+static void healthz(hj_api *a, hj_conn *c)
+{
+	hj_view_stats st;
+	hj_view_stats_get(a->v, &st);
+	if (!st.live) {
+		reply_error(a, c, 503, "the dealer's state is not loaded: %s",
+		            a->down[0] ? a->down : "starting");
+		return;
+	}
+	double age = log_age(&st);
+	if (a->down[0]) {
+		reply_error(a, c, 503, "%s", a->down);
+		return;
+	}
+	if (age > a->o.max_age_s) {
+		reply_error(a, c, 503,
+		            "the dealer's last block (%llu) was written %.0f s "
+		            "ago, more than max_age (%u s)",
+		            (unsigned long long)st.height, age, a->o.max_age_s);
+		return;
+	}
+	char body[128];
+	int n = snprintf(body, sizeof body,
+	                 "{\"ok\":true,\"height\":%llu,\"ageSeconds\":%.1f}",
+	                 (unsigned long long)st.height, age);
+	reply(a, c, 200, "application/json", body, (size_t)n);
+}
+
+struct text {
+	char *p;
+	size_t n, cap;
+};
+
+static void tprintf(struct text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void tprintf(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int k =
+		    t->p ? vsnprintf(t->p + t->n, t->cap - t->n, fmt, ap) : -1;
+		va_end(ap);
+		if (k >= 0 && (size_t)k < t->cap - t->n) {
+			t->n += (size_t)k;
+			return;
+		}
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		char *g = realloc(t->p, cap);
+		if (!g)
+			return; /* the page stays short */
+		t->p = g;
+		t->cap = cap;
+	}
+}
+
+static void metric(struct text *t, const char *name, const char *type,
+                   const char *help, double v)
+{
+	tprintf(t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name,
+	        type, name, v);
+}
+
+static void metrics(hj_api *a, hj_conn *c)
+{
+	struct text t = {0};
+	hj_view_stats st;
+	const hj_http_stats *hs = hj_server_stats(a->srv);
+	hj_view_stats_get(a->v, &st);
+	metric(&t, "hashjack_serve_up", "gauge",
+	       "1 while the dealer's state is loaded and followed", st.live);
+	metric(&t, "hashjack_serve_block_height", "gauge",
+	       "the last block read from the card log", (double)st.height);
+	metric(&t, "hashjack_serve_log_age_seconds", "gauge",
+	       "seconds since the card log last changed", log_age(&st));
+	metric(&t, "hashjack_serve_open_rounds", "gauge", "open rounds",
+	       (double)st.open_rounds);
+	metric(&t, "hashjack_serve_rounds_known", "gauge",
+	       "rounds in the card log this server reads",
+	       (double)st.rounds_known);
+	metric(&t, "hashjack_serve_history_blocks", "gauge",
+	       "blocks whose updates ?from= can resend", (double)st.history);
+	metric(&t, "hashjack_serve_log_lines_total", "counter",
+	       "card log lines read", (double)st.lines);
+	metric(&t, "hashjack_serve_loads_total", "counter",
+	       "times the dealer's state was loaded from its database",
+	       (double)st.loads);
+	metric(&t, "hashjack_serve_diverged_total", "counter",
+	       "card log blocks whose events the engine did not reproduce",
+	       (double)st.diverged);
+	metric(&t, "hashjack_serve_log_truncated_total", "counter",
+	       "times the card log was cut (a dealer restart)",
+	       (double)st.truncated);
+	metric(&t, "hashjack_serve_log_rotated_total", "counter",
+	       "times the card log was renamed and reopened",
+	       (double)st.rotated);
+	metric(&t, "hashjack_serve_connections", "gauge", "open connections",
+	       hs->open);
+	metric(&t, "hashjack_serve_websockets", "gauge",
+	       "open WebSocket subscribers", hs->websockets);
+	metric(&t, "hashjack_serve_connections_accepted_total", "counter",
+	       "connections accepted", (double)hs->accepted);
+	tprintf(&t,
+	        "# HELP hashjack_serve_connections_refused_total "
+	        "connections refused over a limit\n"
+	        "# TYPE hashjack_serve_connections_refused_total counter\n"
+	        "hashjack_serve_connections_refused_total{limit=\"total\"} "
+	        "%llu\n"
+	        "hashjack_serve_connections_refused_total{limit=\"per_ip\"} "
+	        "%llu\n",
+	        (unsigned long long)hs->refused_total,
+	        (unsigned long long)hs->refused_per_ip);
+	metric(&t, "hashjack_serve_requests_total", "counter",
+	       "complete requests", (double)hs->requests);
+	tprintf(&t, "# HELP hashjack_serve_responses_total responses by "
+	            "status\n# TYPE hashjack_serve_responses_total counter\n");
+	for (size_t i = 0; i < NCODES; i++)
+		tprintf(&t,
+		        "hashjack_serve_responses_total{code=\"%d\"} %llu\n",
+		        codes[i], (unsigned long long)a->responses[i]);
+	metric(&t, "hashjack_serve_bad_requests_total", "counter",
+	       "requests refused by the parser or a limit (4xx, closed)",
+	       (double)hs->bad_requests);
+	metric(&t, "hashjack_serve_timeouts_total", "counter",
+	       "connections closed by a request, idle or ping timeout",
+	       (double)hs->timeouts);
+	metric(&t, "hashjack_serve_slow_clients_dropped_total", "counter",
+	       "clients dropped for not reading what was sent to them",
+	       (double)hs->slow_dropped);
+	metric(&t, "hashjack_serve_ws_messages_total", "counter",
+	       "WebSocket messages sent", (double)hs->ws_messages_out);
+	metric(&t, "hashjack_serve_ws_bytes_total", "counter",
+	       "WebSocket bytes sent, frames included",
+	       (double)hs->ws_bytes_out);
+	metric(&t, "hashjack_serve_blocks_streamed_total", "counter",
+	       "blocks sent to the stream's subscribers",
+	       (double)a->blocks_sent);
+	if (!t.p) {
+		reply_error(a, c, 503, "out of memory");
+		return;
+	}
+	reply(a, c, 200, "text/plain; version=0.0.4; charset=utf-8", t.p, t.n);
+	free(t.p);
+}
+
+/* ---- requests ---- */
+
+/* path after prefix, when path begins with it and has no further '/'. */
+static const char *tail(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(path, prefix, n) != 0 || !path[n] || strchr(path + n, '/'))
+		return NULL;
+	return path + n;
+}
+
+static void request(void *ctx, hj_conn *c, const hj_http_req *r)
+{
+	hj_api *a = ctx;
+	static const char *const none[] = {NULL};
+	static const char *const blocks_q[] = {"last", NULL};
+	static const char *const payouts_q[] = {"recipient", "round", NULL};
+	const char *path = r->path, *id;
+	char err[600], *out = NULL;
+	size_t len = 0;
+	struct qv q;
+	int dup = 0, st;
+
+	for (const hj_www_file *f = hj_www_files; f->path; f++)
+		if (strcmp(path, f->path) == 0 ||
+		    (strcmp(path, "/") == 0 &&
+		     strcmp(f->path, "/index.html") == 0)) {
+			reply(a, c, 200, f->type, (const char *)f->data,
+			      f->len);
+			return;
+		}
+	const char *const *allowed = none;
+	enum {
+		TABLE,
+		ROUNDS,
+		ROUND,
+		PLAYER,
+		BLOCK,
+		BLOCKS,
+		PAYOUTS,
+		HEALTHZ,
+		METRICS,
+		STREAM
+	} route;
+	if (strcmp(path, "/v1/table") == 0)
+		route = TABLE;
+	else if (strcmp(path, "/v1/rounds") == 0)
+		route = ROUNDS;
+	else if ((id = tail(path, "/v1/rounds/")))
+		route = ROUND;
+	else if ((id = tail(path, "/v1/players/")))
+		route = PLAYER;
+	else if ((id = tail(path, "/v1/blocks/")))
+		route = BLOCK;
+	else if (strcmp(path, "/v1/blocks") == 0)
+		route = BLOCKS, allowed = blocks_q;
+	else if (strcmp(path, "/v1/payouts") == 0)
+		route = PAYOUTS, allowed = payouts_q;
+	else if (strcmp(path, "/healthz") == 0)
+		route = HEALTHZ;
+	else if (strcmp(path, "/metrics") == 0)
+		route = METRICS;
+	else if (strcmp(path, "/v1/stream") == 0)
+		route = STREAM;
+	else {
+		reply_error(a, c, 404, "no such path");
+		return;
+	}
+	if (parse_query(r->query, allowed, &q, err, sizeof err)) {
+		reply_error(a, c, 400, "%s", err);
+		return;
+	}
+	const char *last = qget(&q, "last", &dup);
+	const char *rcp = qget(&q, "recipient", &dup);
+	const char *rnd = qget(&q, "round", &dup);
+	if (dup) {
+		reply_error(a, c, 400, "a parameter given twice");
+		return;
+	}
+	switch (route) {
+	case TABLE:
+		st = hj_view_table(a->v, &out, &len, err, sizeof err);
+		break;
+	case ROUNDS:
+		st = hj_view_rounds(a->v, &out, &len, err, sizeof err);
+		break;
+	case ROUND:
+		st = hj_view_round(a->v, id, &out, &len, err, sizeof err);
+		break;
+	case PLAYER:
+		st = hj_view_player(a->v, id, &out, &len, err, sizeof err);
+		break;
+	case BLOCK:
+		st = hj_view_block(a->v, id, &out, &len, err, sizeof err);
+		break;
+	case BLOCKS:
+		st = hj_view_blocks(a->v, last, &out, &len, err, sizeof err);
+		break;
+	case PAYOUTS:
+		st = hj_view_payouts(a->v, rcp, rnd, &out, &len, err,
+		                     sizeof err);
+		break;
+	case HEALTHZ:
+		healthz(a, c);
+		return;
+	case METRICS:
+		metrics(a, c);
+		return;
+	default:
+		reply_error(a, c, 426,
+		            "/v1/stream is a WebSocket: send an upgrade");
+		return;
+	}
+	answer(a, c, st, out, len, err);
+}
+
+/* ---- the stream ---- */
+
+static int wants(const struct sub *s, const hj_update *u)
+{
+	if (!u->round || s->all)
+		return 1;
+	for (unsigned i = 0; i < s->nround; i++)
+		if (hj_id_eq(&s->round[i], u->round))
+			return 1;
+	for (unsigned i = 0; i < s->nplayer; i++)
+		if (hj_id_eq(&s->player[i], u->player))
+			return 1;
+	return 0;
+}
+
+static void deliver(void *ctx, uint64_t height, const hj_update *u, size_t n)
+{
+	struct sub *s = ctx;
+	(void)height;
+	for (size_t i = 0; i < n; i++)
+		if (wants(s, &u[i]) &&
+		    hj_conn_ws_send(s->c, u[i].msg, u[i].len) < 0)
+			return;
+}
+
+void hj_api_block(void *ctx, uint64_t height, const hj_update *u, size_t n)
+{
+	hj_api *a = ctx;
+	a->blocks_sent++;
+	for (struct sub *s = a->subs; s; s = s->next)
+		deliver(s, height, u, n);
+}
+
+static void noop(void *ctx, uint64_t height, const hj_update *u, size_t n)
+{
+	(void)ctx;
+	(void)height;
+	(void)u;
+	(void)n;
+}
+
+/* Adds a round or player; 0 or -1 with why. */
+static int sub_add(hj_api *a, struct sub *s, int player, const char *text,
+                   char *why, size_t n)
+{
+	hj_id id;
+	char e[200];
+	int r = player ? hj_view_parse_player(a->v, text, &id, e, sizeof e)
+	               : hj_view_parse_round(a->v, text, &id, e, sizeof e);
+	if (r) {
+		snprintf(why, n, "%s %s: %s", player ? "player" : "round", text,
+		         e);
+		return -1;
+	}
+	hj_id *set = player ? s->player : s->round;
+	unsigned *cnt = player ? &s->nplayer : &s->nround;
+	for (unsigned i = 0; i < *cnt; i++)
+		if (hj_id_eq(&set[i], &id))
+			return 0;
+	if (s->nround + s->nplayer >= a->o.max_subscriptions) {
+		snprintf(why, n, "at most %u rounds and players per connection",
+		         a->o.max_subscriptions);
+		return -1;
+	}
+	set[(*cnt)++] = id;
+	return 0;
+}
+
+static void sub_free(struct sub *s)
+{
+	if (!s)
+		return;
+	free(s->round);
+	free(s->player);
+	free(s);
+}
+
+static int ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
+{
+	hj_api *a = ctx;
+	static const char *const allowed[] = {"round", "player", "from", NULL};
+	char why[600];
+	struct qv q;
+	int dup = 0;
+
+	if (strcmp(r->path, "/v1/stream") != 0) {
+		reply_error(a, c, 404, "no WebSocket at this path");
+		return -1;
+	}
+	struct sub *s = calloc(1, sizeof *s);
+	if (s) {
+		s->round = calloc(a->o.max_subscriptions, sizeof *s->round);
+		s->player = calloc(a->o.max_subscriptions, sizeof *s->player);
+	}
+	if (!s || !s->round || !s->player) {
+		sub_free(s);
+		reply_error(a, c, 503, "out of memory");
+		return -1;
+	}
+	if (parse_query(r->query, allowed, &q, why, sizeof why))
+		goto bad;
+	for (size_t i = 0; i < q.n; i++) {
+		if (strcmp(q.key[i], "from") == 0)
+			continue;
+		if (sub_add(a, s, strcmp(q.key[i], "player") == 0, q.val[i],
+		            why, sizeof why))
+			goto bad;
+	}
+	s->all = s->nround + s->nplayer == 0;
+	const char *from = qget(&q, "from", &dup);
+	if (dup) {
+		snprintf(why, sizeof why, "from: given twice");
+		goto bad;
+	}
+	if (from) {
+		uint64_t h;
+		if (hj_view_parse_height(from, &h)) {
+			snprintf(why, sizeof why,
+			         "from: a block height (decimal)");
+			goto bad;
+		}
+		if (hj_view_history(a->v, h, noop, NULL, why, sizeof why)) {
+			a->ws_refused++;
+			sub_free(s);
+			reply_error(a, c, 400, "%s", why);
+			return -1;
+		}
+		s->from = h;
+		s->has_from = 1;
+	}
+	s->c = c;
+	s->next = a->subs;
+	if (a->subs)
+		a->subs->prev = s;
+	a->subs = s;
+	a->nsubs++;
+	hj_conn_set_user(c, s);
+	return 0;
+bad:
+	a->ws_refused++;
+	sub_free(s);
+	reply_error(a, c, 400, "%s", why);
+	return -1;
+}
+
+static void ws_ready(void *ctx, hj_conn *c)
+{
+	hj_api *a = ctx;
+	struct sub *s = hj_conn_user(c);
+	char why[300];
+	if (s && s->has_from)
+		hj_view_history(a->v, s->from, deliver, s, why, sizeof why);
+}
+
+static void ws_close(void *ctx, hj_conn *c)
+{
+	hj_api *a = ctx;
+	struct sub *s = hj_conn_user(c);
+	if (!s)
+		return;
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		a->subs = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	a->nsubs--;
+	sub_free(s);
+}
+
+/* The subscriptions as a Subscribed message. */
+static void send_subs(hj_api *a, struct sub *s)
+{
+	json_t *o = json_object(), *rounds = json_array(),
+	       *players = json_array();
+	char *txt;
+	for (unsigned i = 0; i < s->nround; i++) {
+		char hex[67];
+		hj_view_id_text(a->v, &s->round[i], hex);
+		json_array_append_new(rounds, json_string(hex));
+	}
+	for (unsigned i = 0; i < s->nplayer; i++) {
+		char hex[67];
+		hj_view_id_text(a->v, &s->player[i], hex);
+		json_array_append_new(players, json_string(hex));
+	}
+	json_object_set_new(o, "eventType", json_string("Subscribed"));
+	json_object_set_new(o, "all", json_boolean(s->all));
+	json_object_set_new(o, "rounds", rounds);
+	json_object_set_new(o, "players", players);
+	txt = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (txt)
+		hj_conn_ws_send(s->c, txt, strlen(txt));
+	free(txt);
+}
+
+static void send_error(struct sub *s, const char *why)
+{
+	json_t *o = json_pack("{s:s,s:s}", "eventType", "Error", "error", why);
+	char *txt = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	                                  JSON_ENSURE_ASCII)
+	              : NULL;
+	json_decref(o);
+	if (txt)
+		hj_conn_ws_send(s->c, txt, strlen(txt));
+	free(txt);
+}
+
+/* {"subscribe":X} or {"unsubscribe":X}, X "all", {"round":ID} or
+ * {"player":ID}. */
+static void ws_message(void *ctx, hj_conn *c, const char *msg, size_t n)
+{
+	hj_api *a = ctx;
+	struct sub *s = hj_conn_user(c);
+	json_error_t je;
+	char why[600];
+	json_t *o = json_loadb(msg, n, JSON_REJECT_DUPLICATES, &je), *x;
+	int on;
+
+	if (!s)
+		goto out;
+	if (!json_is_object(o) || json_object_size(o) != 1) {
+		send_error(s, "expected {\"subscribe\":...} or "
+		              "{\"unsubscribe\":...}");
+		goto out;
+	}
+	if ((x = json_object_get(o, "subscribe")))
+		on = 1;
+	else if ((x = json_object_get(o, "unsubscribe")))
+		on = 0;
+	else {
+		send_error(s, "expected {\"subscribe\":...} or "
+		              "{\"unsubscribe\":...}");
+		goto out;
+	}
+	if (json_is_string(x) && strcmp(json_string_value(x), "all") == 0) {
+		s->all = on;
+		send_subs(a, s);
+		goto out;
+	}
+	const char *rid = json_string_value(json_object_get(x, "round"));
+	const char *pid = json_string_value(json_object_get(x, "player"));
+	if (!json_is_object(x) || json_object_size(x) != 1 || (!rid && !pid)) {
+		send_error(s, "subscribe to \"all\", {\"round\":ID} or "
+		              "{\"player\":ID}");
+		goto out;
+	}
+	if (on) {
+		if (sub_add(a, s, pid != NULL, pid ? pid : rid, why,
+		            sizeof why)) {
+			send_error(s, why);
+			goto out;
+		}
+	} else {
+		hj_id id;
+		int player = pid != NULL;
+		int r =
+		    player
+		        ? hj_view_parse_player(a->v, pid, &id, why, sizeof why)
+		        : hj_view_parse_round(a->v, rid, &id, why, sizeof why);
+		if (r) {
+			send_error(s, why);
+			goto out;
+		}
+		hj_id *set = player ? s->player : s->round;
+		unsigned *cnt = player ? &s->nplayer : &s->nround;
+		for (unsigned i = 0; i < *cnt; i++)
+			if (hj_id_eq(&set[i], &id)) {
+				set[i] = set[--*cnt];
+				break;
+			}
+	}
+	send_subs(a, s);
+out:
+	json_decref(o);
+}
+
+void hj_api_handler(hj_api *a, hj_http_handler *h)
+{
+	*h = (hj_http_handler){.request = request,
+	                       .ws_open = ws_open,
+	                       .ws_ready = ws_ready,
+	                       .ws_message = ws_message,
+	                       .ws_close = ws_close,
+	                       .ctx = a};
+}

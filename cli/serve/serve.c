@@ -1,0 +1,345 @@
+/* `hashjack serve`: the read-only round API on its own loop (serve.h). */
+#include "serve.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include <uv.h>
+
+#include "api.h"
+#include "config.h"
+#include "http.h"
+#include "notify.h"
+#include "tool.h"
+#include "view.h"
+
+#define CMD "serve"
+
+static const char usage[] =
+    "Usage: hashjack serve -c FILE [--SECTION.KEY=VALUE]...\n"
+    "       hashjack serve --db FILE --card-log FILE [--serve.KEY=VALUE]...\n"
+    "\n"
+    "Serves a dealer's rounds, read-only, to players, watchers and front\n"
+    "ends: HTTP with JSON answers, a WebSocket stream of every block and\n"
+    "every round it changes, and a web page on them (docs/API.md).  It\n"
+    "reads the dealer's database read-only and follows its card log; it\n"
+    "never talks to the node, holds no key and writes nothing, so it may\n"
+    "crash, be overloaded or restarted without touching dealing.\n"
+    "\n"
+    "  -c, --config FILE     the dealer's configuration (hashjackd.conf):\n"
+    "                        [state] gives the database and the card log,\n"
+    "                        [serve] the address and the limits\n"
+    "  --db FILE             the database, without -c (or instead of\n"
+    "                        [state]'s)\n"
+    "  --card-log FILE       the card log, without -c (or instead of\n"
+    "                        [state]'s)\n"
+    "  --SECTION.KEY=VALUE   a configuration key over the file's, e.g.\n"
+    "                        --serve.listen=127.0.0.1:0 (any free port)\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "[serve] keys (docs/CONFIG.md): listen (127.0.0.1:8549), max_age,\n"
+    "history_blocks, max_connections, max_connections_per_ip,\n"
+    "max_subscriptions, request_timeout_ms, idle_timeout_ms,\n"
+    "ping_interval_ms, max_send_buffer, max_url, max_header_bytes,\n"
+    "max_headers, max_message, poll_interval_ms.\n"
+    "\n"
+    "Once listening it says so on standard error:\n"
+    "  hashjack serve: listening on http://127.0.0.1:8549/\n"
+    "SIGINT or SIGTERM stops it (exit 0).\n"
+    "\n"
+    "Exit status: 0 stopped by a signal; 64 usage error; 69 cannot listen;\n"
+    "70 out of memory; 78 a bad configuration.\n";
+
+int hj_serve_help(void)
+{
+	fputs(usage, stdout);
+	return EX_OK;
+}
+
+struct srv {
+	uv_loop_t loop;
+	hj_view *view;
+	hj_api *api;
+	hj_server *server;
+	uv_timer_t poll;
+	uv_fs_event_t watch;
+	uv_signal_t sigint, sigterm;
+	int watching;
+	int down;          /* the last poll failed */
+	uint64_t retry_ms; /* after a failure */
+	uint64_t every_ms;
+	char last_err[512];
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("hashjack serve: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void poll_now(struct srv *s)
+{
+	char err[512] = "";
+	hj_view_stats st;
+	int r = hj_view_poll(s->view, hj_api_block, s->api, err, sizeof err);
+	if (r) {
+		hj_api_set_down(s->api, err);
+		if (!s->down || strcmp(err, s->last_err) != 0)
+			say("%s", err);
+		snprintf(s->last_err, sizeof s->last_err, "%s", err);
+		s->down = 1;
+		/* A dealer that the engine does not reproduce would be
+		 * reloaded at every poll: wait longer each time. */
+		s->retry_ms = r == -EPROTO
+		                  ? (s->retry_ms ? 2 * s->retry_ms : 1000)
+		                  : s->every_ms;
+		if (s->retry_ms > 60000)
+			s->retry_ms = 60000;
+		uv_timer_start(&s->poll, NULL, 0, 0);
+		return;
+	}
+	hj_api_set_down(s->api, NULL);
+	if (s->down || !s->last_err[0]) {
+		hj_view_stats_get(s->view, &st);
+		say("following the dealer's card log at block %llu",
+		    (unsigned long long)st.height);
+		snprintf(s->last_err, sizeof s->last_err, "up");
+	}
+	s->down = 0;
+	s->retry_ms = 0;
+}
+
+static void on_poll(uv_timer_t *t)
+{
+	struct srv *s = t->data;
+	poll_now(s);
+	uv_timer_start(&s->poll, on_poll, s->down ? s->retry_ms : s->every_ms,
+	               0);
+}
+
+/* The log's directory changed: a line, most likely. */
+static void on_watch(uv_fs_event_t *h, const char *name, int events, int status)
+{
+	struct srv *s = h->data;
+	(void)name;
+	(void)events;
+	if (status == 0 && !s->down)
+		poll_now(s);
+}
+
+static void on_closed(void *arg)
+{
+	(void)arg;
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+	struct srv *s = h->data;
+	say("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	uv_signal_stop(&s->sigint);
+	uv_signal_stop(&s->sigterm);
+	uv_close((uv_handle_t *)&s->sigint, NULL);
+	uv_close((uv_handle_t *)&s->sigterm, NULL);
+	uv_close((uv_handle_t *)&s->poll, NULL);
+	if (s->watching)
+		uv_close((uv_handle_t *)&s->watch, NULL);
+	hj_server_close(s->server, on_closed, NULL);
+}
+
+/* The directory of path, in buf. */
+static void dir_of(const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(buf, n, ".");
+	else if (slash == path)
+		snprintf(buf, n, "/");
+	else
+		snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+static int run(hjd_config *cfg, const char *db, const char *log)
+{
+	struct srv s = {0};
+	hj_http_limits lim;
+	hj_http_handler h;
+	char err[512], dir[4096];
+	unsigned port;
+	int rc = EX_OK;
+
+	hj_view_opts vo = {.db = db,
+	                   .log = log,
+	                   .confirmations = cfg->confirmations,
+	                   .history_blocks = cfg->serve.history_blocks,
+	                   .recent_rounds = 20};
+	hj_api_opts ao = {.max_subscriptions = cfg->serve.max_subscriptions,
+	                  .max_age_s = cfg->serve.max_age_s};
+	hj_http_limits_default(&lim);
+	lim.max_url = cfg->serve.max_url;
+	lim.max_header_bytes = cfg->serve.max_header_bytes;
+	lim.max_headers = cfg->serve.max_headers;
+	lim.max_conns = cfg->serve.max_connections;
+	lim.max_conns_per_ip = cfg->serve.max_connections_per_ip;
+	lim.request_ms = cfg->serve.request_timeout_ms;
+	lim.idle_ms = cfg->serve.idle_timeout_ms;
+	lim.max_out = cfg->serve.max_send_buffer;
+	lim.max_ws_msg = cfg->serve.max_message;
+	lim.ping_ms = cfg->serve.ping_interval_ms;
+
+	signal(SIGPIPE, SIG_IGN); /* a closed socket is an error, not death */
+	if (uv_loop_init(&s.loop) != 0)
+		return hj_tool_fail(CMD, EX_OSERR, "cannot create the loop");
+	s.every_ms = cfg->serve.poll_interval_ms;
+	s.view = hj_view_new(&vo);
+	s.api = s.view ? hj_api_new(s.view, &ao) : NULL;
+	if (!s.api) {
+		hj_view_free(s.view);
+		uv_loop_close(&s.loop);
+		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	}
+	hj_api_handler(s.api, &h);
+	s.server = hj_server_new(&s.loop, &lim, &h);
+	if (!s.server) {
+		rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		goto out;
+	}
+	hj_api_set_server(s.api, s.server);
+	if (hj_server_listen(s.server, cfg->serve.host, cfg->serve.port, &port,
+	                     err, sizeof err) != 0) {
+		rc = hj_tool_fail(CMD, EX_UNAVAILABLE, "%s", err);
+		hj_server_close(s.server, on_closed, NULL);
+		uv_run(&s.loop, UV_RUN_DEFAULT);
+		goto out;
+	}
+	uv_timer_init(&s.loop, &s.poll);
+	s.poll.data = &s;
+	uv_signal_init(&s.loop, &s.sigint);
+	uv_signal_init(&s.loop, &s.sigterm);
+	s.sigint.data = s.sigterm.data = &s;
+	uv_signal_start(&s.sigint, on_signal, SIGINT);
+	uv_signal_start(&s.sigterm, on_signal, SIGTERM);
+	dir_of(log, dir, sizeof dir);
+	if (uv_fs_event_init(&s.loop, &s.watch) == 0) {
+		s.watch.data = &s;
+		s.watching = uv_fs_event_start(&s.watch, on_watch, dir, 0) == 0;
+		if (!s.watching) {
+			uv_close((uv_handle_t *)&s.watch, NULL);
+			say("cannot watch %s: polling the card log every %u ms",
+			    dir, cfg->serve.poll_interval_ms);
+		}
+	}
+	say(strchr(cfg->serve.host, ':') ? "listening on http://[%s]:%u/"
+	                                 : "listening on http://%s:%u/",
+	    cfg->serve.host, port);
+	on_poll(&s.poll);
+	hjd_notify("READY=1");
+	uv_run(&s.loop, UV_RUN_DEFAULT);
+out:
+	hj_api_free(s.api);
+	hj_view_free(s.view);
+	if (uv_loop_close(&s.loop) != 0)
+		say("the loop did not close cleanly");
+	return rc;
+}
+
+int hj_serve_main(int argc, char **argv)
+{
+	hjd_config cfg;
+	const char *conf = NULL, *db = NULL, *log = NULL;
+	char err[512];
+	char *dbpath = NULL;
+	int rc;
+
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0)
+			return hj_serve_help();
+	hjd_config_init(&cfg);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char **dst = NULL;
+		const char *val = NULL;
+		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0)
+			dst = &conf;
+		else if (strcmp(a, "--db") == 0)
+			dst = &db;
+		else if (strcmp(a, "--card-log") == 0)
+			dst = &log;
+		else if (strncmp(a, "--config=", 9) == 0)
+			dst = &conf, val = a + 9;
+		else if (strncmp(a, "--db=", 5) == 0)
+			dst = &db, val = a + 5;
+		else if (strncmp(a, "--card-log=", 11) == 0)
+			dst = &log, val = a + 11;
+		if (dst) {
+			if (!val && i + 1 == argc) {
+				hjd_config_free(&cfg);
+				return hj_tool_usage(CMD, "%s: needs a value",
+				                     a);
+			}
+			if (*dst) {
+				hjd_config_free(&cfg);
+				return hj_tool_usage(CMD, "%s: given twice", a);
+			}
+			*dst = val ? val : argv[++i];
+			continue;
+		}
+		if (strncmp(a, "--", 2) == 0 && strchr(a, '.') &&
+		    strchr(a, '=')) {
+			continue; /* a key, applied after the file */
+		}
+		hjd_config_free(&cfg);
+		return hj_tool_usage(CMD, "unknown argument \"%s\"", a);
+	}
+	if (!conf && (!db || !log)) {
+		hjd_config_free(&cfg);
+		return hj_tool_usage(CMD, "give -c FILE, or --db FILE and "
+		                          "--card-log FILE");
+	}
+	if (conf && hjd_config_load(&cfg, conf, err, sizeof err) != 0) {
+		hjd_config_free(&cfg);
+		return hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0 ||
+		    strcmp(a, "--db") == 0 || strcmp(a, "--card-log") == 0) {
+			i++;
+			continue;
+		}
+		if (strncmp(a, "--", 2) != 0 || !strchr(a, '.') ||
+		    !strchr(a, '=') || strncmp(a, "--config=", 9) == 0 ||
+		    strncmp(a, "--db=", 5) == 0 ||
+		    strncmp(a, "--card-log=", 11) == 0)
+			continue;
+		if (hjd_config_set_arg(&cfg, a + 2, err, sizeof err) != 0) {
+			hjd_config_free(&cfg);
+			return hj_tool_usage(CMD, "%s", err);
+		}
+	}
+	if (conf && hjd_config_finish(&cfg, err, sizeof err) != 0) {
+		hjd_config_free(&cfg);
+		return hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+	}
+	if (!conf && cfg.serve.max_age_s == 0)
+		cfg.serve.max_age_s = 3600;
+	dbpath = db ? strdup(db) : hj_tool_db_path(NULL, cfg.state_dir);
+	if (!dbpath) {
+		hjd_config_free(&cfg);
+		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	}
+	rc = run(&cfg, dbpath, log ? log : cfg.card_log);
+	free(dbpath);
+	hjd_config_free(&cfg);
+	return rc;
+}

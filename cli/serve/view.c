@@ -1,0 +1,1670 @@
+/* The dealer as `hashjack serve` sees it (view.h). */
+#include "view.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "amount.h"
+#include "bech32.h"
+#include "card.h"
+#include "edge.h"
+#include "edge_cmd.h"
+#include "hex.h"
+#include "ledger.h"
+#include "round_state.h"
+#include "rules.h"
+#include "store.h"
+#include "table.h"
+#include "taproot.h"
+
+#define LINE_MAX_BYTES ((size_t)16 << 20) /* docs/LOG.md */
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- id → index maps ---- */
+
+struct idmap {
+	size_t *slot; /* index + 1; 0 empty */
+	size_t cap, n;
+};
+
+static size_t id_hash(const hj_id *id)
+{
+	size_t h = 1469598103934665603u;
+	for (unsigned i = 0; i < id->len; i++)
+		h = (h ^ id->b[i]) * 1099511628211u;
+	return h;
+}
+
+/* Finds id; keys(i) gives the id of index i. */
+static size_t *idmap_find(const struct idmap *m, const hj_id *id,
+                          const hj_id *(*key)(const void *, size_t),
+                          const void *arg)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = id_hash(id) & (m->cap - 1);;
+	     i = (i + 1) & (m->cap - 1)) {
+		if (!m->slot[i] || hj_id_eq(key(arg, m->slot[i] - 1), id))
+			return &m->slot[i];
+	}
+}
+
+static int idmap_put(struct idmap *m, const hj_id *id, size_t index,
+                     const hj_id *(*key)(const void *, size_t), const void *arg)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct idmap g = {
+		    calloc(m->cap ? 2 * m->cap : 64, sizeof *g.slot),
+		    m->cap ? 2 * m->cap : 64, 0};
+		if (!g.slot)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slot[i])
+				*idmap_find(&g, key(arg, m->slot[i] - 1), key,
+				            arg) = m->slot[i];
+		g.n = m->n;
+		free(m->slot);
+		*m = g;
+	}
+	size_t *s = idmap_find(m, id, key, arg);
+	if (!*s)
+		m->n++;
+	*s = index + 1;
+	return 0;
+}
+
+/* ---- the view ---- */
+
+struct seg {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	uint64_t first; /* height of its first line */
+	uint64_t *off;  /* start of each line */
+	size_t n, cap;
+	uint64_t end; /* bytes of complete lines read */
+};
+
+struct rinfo {
+	hj_id id, player;
+	uint64_t bet, end; /* end: the settling block, 0 while open */
+	char *final;       /* the settled state, for a round whose Bet is
+	                      before the log this view reads */
+};
+
+struct pinfo {
+	hj_id key;
+	uint8_t q[32]; /* Bitcoin family: tr(P)'s output key */
+	int has_q;
+	size_t *r; /* its rounds (rinfo indices), oldest first */
+	size_t n, cap;
+};
+
+struct hblk {
+	uint64_t height;
+	hj_update *u;
+	hj_id *ids; /* round and player of u[1..] */
+	size_t n;
+	char *buf;
+};
+
+struct hj_view {
+	hj_view_opts o;
+	int live;
+	hj_family fam;
+	char *family, *chain, *dealer, *rules_text;
+	char hrp[HJ_BECH32_HRP_MAX + 1]; /* Bitcoin family: the dealer's */
+	hj_rules rules;
+	int have_rules;
+	json_t *edge; /* hashjack edge --json of the rules */
+	hj_secp *secp;
+	hj_table *t;
+	int have_height;
+	uint64_t height, sent; /* last line read; last block given to fn */
+	int sent_any;
+	char last_hash[67];
+	struct seg *segs;
+	size_t nseg;
+	struct rinfo *r;
+	size_t nr, rcap;
+	struct idmap rmap;
+	struct pinfo *p;
+	size_t np, pcap;
+	struct idmap pmap;
+	struct hblk *hist; /* ring of o.history_blocks */
+	size_t hhead, hn;
+	char *buf; /* a partial line */
+	size_t blen, bcap;
+	struct timespec mtime;
+	uint64_t lines, loads, diverged, truncated, rotated;
+};
+
+static const hj_id *rkey(const void *arg, size_t i)
+{
+	return &((const hj_view *)arg)->r[i].id;
+}
+
+static const hj_id *pkey(const void *arg, size_t i)
+{
+	return &((const hj_view *)arg)->p[i].key;
+}
+
+static struct rinfo *round_of(const hj_view *v, const hj_id *id)
+{
+	size_t *s = idmap_find(&v->rmap, id, rkey, v);
+	return s && *s ? &v->r[*s - 1] : NULL;
+}
+
+static struct pinfo *player_of(const hj_view *v, const hj_id *id)
+{
+	size_t *s = idmap_find(&v->pmap, id, pkey, v);
+	return s && *s ? &v->p[*s - 1] : NULL;
+}
+
+hj_view *hj_view_new(const hj_view_opts *o)
+{
+	hj_view *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->o = *o;
+	v->o.db = strdup(o->db);
+	v->o.log = strdup(o->log);
+	if (!v->o.history_blocks)
+		v->o.history_blocks = 1;
+	v->hist = calloc(v->o.history_blocks, sizeof *v->hist);
+	if (!v->o.db || !v->o.log || !v->hist) {
+		hj_view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void hist_clear(hj_view *v)
+{
+	for (size_t i = 0; i < v->hn; i++) {
+		struct hblk *b = &v->hist[(v->hhead + i) % v->o.history_blocks];
+		free(b->u);
+		free(b->ids);
+		free(b->buf);
+		memset(b, 0, sizeof *b);
+	}
+	v->hhead = v->hn = 0;
+}
+
+/* Forgets the dealer's state (not what was sent, nor the rules). */
+static void unload(hj_view *v)
+{
+	hj_table_free(v->t);
+	v->t = NULL;
+	for (size_t i = 0; i < v->nseg; i++) {
+		close(v->segs[i].fd);
+		free(v->segs[i].off);
+	}
+	free(v->segs);
+	v->segs = NULL;
+	v->nseg = 0;
+	for (size_t i = 0; i < v->nr; i++)
+		free(v->r[i].final);
+	free(v->r);
+	v->r = NULL;
+	v->nr = v->rcap = 0;
+	free(v->rmap.slot);
+	memset(&v->rmap, 0, sizeof v->rmap);
+	for (size_t i = 0; i < v->np; i++)
+		free(v->p[i].r);
+	free(v->p);
+	v->p = NULL;
+	v->np = v->pcap = 0;
+	free(v->pmap.slot);
+	memset(&v->pmap, 0, sizeof v->pmap);
+	hist_clear(v);
+	v->blen = 0;
+	v->have_height = 0;
+	v->live = 0;
+}
+
+void hj_view_free(hj_view *v)
+{
+	if (!v)
+		return;
+	unload(v);
+	free(v->hist);
+	free(v->buf);
+	free((char *)v->o.db);
+	free((char *)v->o.log);
+	free(v->family);
+	free(v->chain);
+	free(v->dealer);
+	free(v->rules_text);
+	json_decref(v->edge);
+	hj_secp_free(v->secp);
+	free(v);
+}
+
+/* ---- ids ---- */
+
+void hj_view_id_text(const hj_view *v, const hj_id *id, char out[67])
+{
+	hj_hex_encode(id->b, id->len, v->fam == HJ_EVM, out);
+}
+
+static int hex_id(const hj_view *v, const char *s, unsigned len, hj_id *out)
+{
+	char why[120];
+	size_t n = strlen(s);
+	out->len = (uint8_t)len;
+	return hj_hex_decode_exact(
+	    s, n, v->fam == HJ_EVM ? HJ_HEX_REQUIRED : HJ_HEX_BARE, out->b, len,
+	    why, sizeof why);
+}
+
+int hj_view_parse_round(const hj_view *v, const char *text, hj_id *out,
+                        char *err, size_t errlen)
+{
+	if (hex_id(v, text, 32, out) != 0) {
+		say(err, errlen,
+		    "not a round id (the Bet's transaction id: %s64 hex "
+		    "digits)",
+		    v->fam == HJ_EVM ? "0x and " : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hj_view_parse_player(const hj_view *v, const char *text, hj_id *out,
+                         char *err, size_t errlen)
+{
+	char why[200];
+	uint8_t prog[HJ_SEGWIT_PROG_MAX];
+	size_t nprog;
+	int version;
+
+	if (v->fam == HJ_EVM) {
+		if (hex_id(v, text, 20, out) == 0)
+			return 0;
+		say(err, errlen,
+		    "not a player (an address: 0x and 40 hex digits)");
+		return -EINVAL;
+	}
+	if (strlen(text) == 64 && hex_id(v, text, 32, out) == 0)
+		return 0;
+	if (hj_segwit_decode(v->hrp, text, &version, prog, &nprog, why,
+	                     sizeof why) != 0 ||
+	    version != 1 || nprog != 32) {
+		say(err, errlen,
+		    "not a player (a key P: 64 hex digits, or its payout "
+		    "address tr(P))");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < v->np; i++)
+		if (v->p[i].has_q && memcmp(v->p[i].q, prog, 32) == 0) {
+			*out = v->p[i].key;
+			return 0;
+		}
+	say(err, errlen, "no round of this address in the card log");
+	return -ENOENT;
+}
+
+/* ---- reading the database ---- */
+
+struct snap {
+	hj_meta_row meta;
+	int have_meta;
+	hj_cursor cur;
+	int have_cur;
+	hj_round *rounds;
+	size_t n, cap;
+};
+
+static void snap_reset(void *arg)
+{
+	struct snap *s = arg;
+	hj_meta_row_clear(&s->meta);
+	free(s->rounds);
+	memset(s, 0, sizeof *s);
+}
+
+static int snap_round(void *arg, const hj_round *r)
+{
+	struct snap *s = arg;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		hj_round *g = realloc(s->rounds, cap * sizeof *g);
+		if (!g)
+			return -ENOMEM;
+		s->rounds = g;
+		s->cap = cap;
+	}
+	s->rounds[s->n++] = *r;
+	return 0;
+}
+
+static int snap_read(hj_store *st, void *arg, char *err, size_t errlen)
+{
+	struct snap *s = arg;
+	int ret = hj_store_get_meta(st, &s->meta, &s->have_meta, err, errlen);
+	if (ret == 0 && s->have_meta)
+		ret = hj_store_read_cursor(st, &s->cur, &s->have_cur, err,
+		                           errlen);
+	if (ret == 0 && s->have_cur)
+		ret = hj_store_each_round(st, snap_round, s, err, errlen);
+	return ret;
+}
+
+/* The meta row: the same at every load (the dealer refuses another). */
+static int take_meta(hj_view *v, const hj_meta_row *m, char *err, size_t errlen)
+{
+	char why[200];
+	if (v->have_rules) {
+		if (strcmp(v->chain, m->chain) ||
+		    strcmp(v->dealer, m->dealer) ||
+		    strcmp(v->rules_text, m->rules)) {
+			say(err, errlen,
+			    "%s now belongs to another chain, dealer or rule "
+			    "set: restart hashjack serve",
+			    v->o.db);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strcmp(m->family, "evm") == 0)
+		v->fam = HJ_EVM;
+	else if (strcmp(m->family, "bitcoin") == 0)
+		v->fam = HJ_BITCOIN;
+	else {
+		say(err, errlen, "%s: unknown chain family \"%s\"", v->o.db,
+		    m->family);
+		return -EINVAL;
+	}
+	if (hj_store_rules_parse(m->rules, &v->rules, why, sizeof why)) {
+		say(err, errlen, "%s: meta.rules: %s", v->o.db, why);
+		return -EINVAL;
+	}
+	hj_edge e;
+	hj_edge_compute(&v->rules, &e);
+	v->edge = hj_edge_json(&v->rules, &e);
+	v->family = strdup(m->family);
+	v->chain = strdup(m->chain);
+	v->dealer = strdup(m->dealer);
+	v->rules_text = strdup(m->rules);
+	if (v->fam == HJ_BITCOIN) {
+		uint8_t data[HJ_BECH32_DATA_MAX];
+		size_t ndata;
+		hj_bech32_variant var;
+		if (hj_bech32_decode(m->dealer, v->hrp, data, &ndata, &var, why,
+		                     sizeof why) != HJ_B32_OK) {
+			say(err, errlen, "%s: meta.dealer: %s", v->o.db, why);
+			return -EINVAL;
+		}
+		if (!v->secp)
+			v->secp = hj_secp_new(why, sizeof why);
+	}
+	if (!v->edge || !v->family || !v->chain || !v->dealer ||
+	    !v->rules_text || (v->fam == HJ_BITCOIN && !v->secp)) {
+		say(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	v->have_rules = 1;
+	return 0;
+}
+
+/* ---- one line ---- */
+
+/* What a line says, as the engine's input, and the events that concern
+ * rounds, to compare with what the engine makes of it. */
+struct pline {
+	json_t *root;
+	uint64_t height;
+	const char *hash;
+	hj_card card;
+	hj_action *acts;
+	hj_id *act_round; /* the round of each action */
+	size_t nacts;
+	struct pev {
+		int type; /* hj_ev */
+		hj_id round;
+	} * ev;
+	size_t nev;
+};
+
+static void pline_free(struct pline *pl)
+{
+	json_decref(pl->root);
+	free(pl->acts);
+	free(pl->act_round);
+	free(pl->ev);
+	memset(pl, 0, sizeof *pl);
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static int ev_type(const char *t)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} m[] = {{"draw", HJ_EV_DRAW},       {"action", HJ_EV_ACTION},
+	         {"timeout", HJ_EV_TIMEOUT}, {"settle", HJ_EV_SETTLE},
+	         {"peek", HJ_EV_PEEK},       {"skip", HJ_EV_SKIP},
+	         {"sidebets", HJ_EV_SIDE}};
+	for (size_t i = 0; t && i < sizeof m / sizeof m[0]; i++)
+		if (strcmp(t, m[i].name) == 0)
+			return m[i].type;
+	return -1; /* reject, deposit, ignored: no input we give */
+}
+
+static int amount_of(const json_t *o, const char *k, hj_amount *out)
+{
+	const json_t *j = json_object_get(o, k);
+	*out = 0;
+	if (!j)
+		return 0;
+	const char *s = json_string_value(j);
+	return s && hj_amount_parse(s, strlen(s), out) == 0 ? 0 : -1;
+}
+
+/* The engine's input for an accepted action event. */
+static int take_action(const hj_view *v, const json_t *e, hj_action *a,
+                       hj_id *round)
+{
+	static const char *const names[] = {NULL,        "Bet",    "Hit",
+	                                    "Stand",     "Double", "Split",
+	                                    "Surrender", "Peek"};
+	const char *act = jstr(e, "action"), *rd = jstr(e, "round"),
+	           *pl = jstr(e, "player"), *tx = jstr(e, "tx");
+	const json_t *ti = json_object_get(e, "txIndex");
+	hj_amount stake, pp, t3;
+	memset(a, 0, sizeof *a);
+	if (!act || !rd || !pl || !tx || !json_is_integer(ti) ||
+	    json_integer_value(ti) < 0 || json_integer_value(ti) > UINT32_MAX)
+		return -1;
+	for (int i = HJ_BET; i <= HJ_PEEK; i++)
+		if (strcmp(act, names[i]) == 0)
+			a->act = (hj_act)i;
+	if (a->act == HJ_ACT_NONE || hex_id(v, rd, 32, round) ||
+	    hex_id(v, tx, 32, &a->txid))
+		return -1;
+	if (amount_of(e, "stake", &stake) ||
+	    amount_of(e, "perfectPairs", &pp) || amount_of(e, "poker", &t3) ||
+	    pp > UINT64_MAX || t3 > UINT64_MAX)
+		return -1;
+	a->kind = HJ_TX_ACTION;
+	a->tx_index = (uint32_t)json_integer_value(ti);
+	a->value = stake + pp + t3;
+	if (a->value < stake)
+		return -1;
+	a->side_pp = (uint64_t)pp;
+	a->side_t3 = (uint64_t)t3;
+	a->insurance = json_is_true(json_object_get(e, "insurance"));
+	if (v->fam == HJ_EVM || a->act == HJ_BET) {
+		if (hex_id(v, pl, v->fam == HJ_EVM ? 20 : 32, &a->sender))
+			return -1;
+	} else {
+		/* Named by its short id and signed: the log says it was
+		 * accepted, so the verifier below takes it. */
+		a->has_ref = 1;
+		memcpy(a->round_ref, round->b, 8);
+	}
+	return 0;
+}
+
+static int accept_all(void *ctx, const hj_round *r, const hj_action *a)
+{
+	(void)ctx;
+	(void)r;
+	(void)a;
+	return 1;
+}
+
+/* Parses a line.  Returns 0, or -EBADMSG with err. */
+static int parse_line(const hj_view *v, const char *line, size_t len,
+                      struct pline *pl, char *err, size_t errlen)
+{
+	json_error_t je;
+	char why[160];
+	memset(pl, 0, sizeof *pl);
+	pl->root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (!pl->root || !json_is_object(pl->root)) {
+		say(err, errlen, "not a JSON object: %s",
+		    pl->root ? "another value" : je.text);
+		goto bad;
+	}
+	const json_t *h = json_object_get(pl->root, "height");
+	const json_t *evs = json_object_get(pl->root, "events");
+	const json_t *vv = json_object_get(pl->root, "v");
+	pl->hash = jstr(pl->root, "hash");
+	if (!json_is_integer(vv) ||
+	    (json_integer_value(vv) != 1 && json_integer_value(vv) != 2)) {
+		say(err, errlen, "\"v\" is not 1 or 2");
+		goto bad;
+	}
+	if (!json_is_integer(h) || json_integer_value(h) < 0 || !pl->hash ||
+	    !json_is_array(evs)) {
+		say(err, errlen, "no height, hash or events");
+		goto bad;
+	}
+	pl->height = (uint64_t)json_integer_value(h);
+	if (hj_card_from_hash(pl->hash, strlen(pl->hash), &pl->card, why,
+	                      sizeof why)) {
+		say(err, errlen, "hash: %s", why);
+		goto bad;
+	}
+	const char *code = jstr(json_object_get(pl->root, "card"), "code");
+	char mine[4];
+	if (pl->card.rank
+	        ? !code || strcmp(code, hj_code_str(hj_code(pl->card.rank,
+	                                                    pl->card.suit),
+	                                            mine))
+	        : !json_is_true(json_object_get(pl->root, "void"))) {
+		say(err, errlen, "its card is not its hash's");
+		goto bad;
+	}
+	size_t n = json_array_size(evs);
+	pl->acts = calloc(n + 1, sizeof *pl->acts);
+	pl->act_round = calloc(n + 1, sizeof *pl->act_round);
+	pl->ev = calloc(n + 1, sizeof *pl->ev);
+	if (!pl->acts || !pl->act_round || !pl->ev) {
+		say(err, errlen, "out of memory");
+		goto bad;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const json_t *e = json_array_get(evs, i);
+		int t = ev_type(jstr(e, "type"));
+		if (t < 0)
+			continue;
+		struct pev *pe = &pl->ev[pl->nev];
+		pe->type = t;
+		if (hex_id(v, jstr(e, "round") ? jstr(e, "round") : "", 32,
+		           &pe->round)) {
+			say(err, errlen, "event %zu: no round id", i);
+			goto bad;
+		}
+		pl->nev++;
+		if (t != HJ_EV_ACTION)
+			continue;
+		if (take_action(v, e, &pl->acts[pl->nacts],
+		                &pl->act_round[pl->nacts])) {
+			say(err, errlen, "event %zu: a malformed action", i);
+			goto bad;
+		}
+		pl->nacts++;
+	}
+	return 0;
+bad:
+	json_decref(pl->root);
+	pl->root = NULL;
+	return -EBADMSG;
+}
+
+/* What the engine did with a line. */
+struct applied {
+	const hj_view *v;
+	struct pev *ev;
+	size_t nev, cap;
+	int oom;
+	/* rounds changed, in order of their first event */
+	struct changed {
+		hj_id id, player;
+		char *settled; /* RoundState at its settlement */
+		int bet;       /* opened by this line */
+	} * ch;
+	size_t nch, chcap;
+	uint64_t height;
+	const hj_id *only; /* replaying one round: NULL for every round */
+	char *only_final;
+};
+
+static char *settled_state(const hj_view *v, const hj_round *r,
+                           const hj_settlement *s, uint64_t height)
+{
+	json_t *o = hj_round_state_settled(&v->rules, r, s, v->fam, height);
+	char *txt = NULL;
+	if (o) {
+		json_object_set_new(o, "height",
+		                    json_integer((json_int_t)height));
+		txt = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	}
+	json_decref(o);
+	return txt;
+}
+
+static void sink(void *ctx, const hj_event *e)
+{
+	struct applied *ap = ctx;
+	const hj_round *r = e->round;
+	if (!r || e->type == HJ_EV_REJECT || e->type == HJ_EV_DEPOSIT ||
+	    e->type == HJ_EV_IGNORED) {
+		if (e->type == HJ_EV_REJECT && ap->nev < SIZE_MAX) {
+			/* An action the log accepted: never matches. */
+			ap->nev = SIZE_MAX;
+		}
+		return;
+	}
+	if (ap->nev == SIZE_MAX)
+		return;
+	if (ap->nev == ap->cap) {
+		size_t cap = ap->cap ? 2 * ap->cap : 16;
+		struct pev *g = realloc(ap->ev, cap * sizeof *g);
+		if (!g) {
+			ap->oom = 1;
+			return;
+		}
+		ap->ev = g;
+		ap->cap = cap;
+	}
+	ap->ev[ap->nev].type = (int)e->type;
+	ap->ev[ap->nev++].round = r->id;
+	size_t i;
+	for (i = 0; i < ap->nch; i++)
+		if (hj_id_eq(&ap->ch[i].id, &r->id))
+			break;
+	if (i == ap->nch) {
+		if (ap->nch == ap->chcap) {
+			size_t cap = ap->chcap ? 2 * ap->chcap : 8;
+			struct changed *g = realloc(ap->ch, cap * sizeof *g);
+			if (!g) {
+				ap->oom = 1;
+				return;
+			}
+			ap->ch = g;
+			ap->chcap = cap;
+		}
+		memset(&ap->ch[i], 0, sizeof ap->ch[i]);
+		ap->ch[i].id = r->id;
+		ap->ch[i].player = r->player;
+		ap->nch++;
+	}
+	if (e->type == HJ_EV_ACTION && e->act == HJ_BET)
+		ap->ch[i].bet = 1;
+	if (e->type == HJ_EV_SETTLE) {
+		ap->ch[i].settled =
+		    settled_state(ap->v, r, e->settle, ap->height);
+		if (!ap->ch[i].settled)
+			ap->oom = 1;
+	}
+}
+
+static void applied_free(struct applied *ap)
+{
+	for (size_t i = 0; i < ap->nch; i++)
+		free(ap->ch[i].settled);
+	free(ap->ch);
+	free(ap->ev);
+}
+
+/* Whether the engine's events are the log's, in order. */
+static int same_events(const struct pline *pl, const struct applied *ap)
+{
+	if (ap->nev != pl->nev)
+		return 0;
+	for (size_t i = 0; i < pl->nev; i++)
+		if (pl->ev[i].type != ap->ev[i].type ||
+		    !hj_id_eq(&pl->ev[i].round, &ap->ev[i].round))
+			return 0;
+	return 1;
+}
+
+/* ---- messages ---- */
+
+struct sbuf {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (n > b->cap - b->n) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (n > cap - b->n)
+			cap *= 2;
+		char *g = realloc(b->p, cap);
+		if (!g) {
+			b->oom = 1;
+			return;
+		}
+		b->p = g;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+/* The state of open round r after block height, as text. */
+static char *open_state(const hj_view *v, const hj_round *r, uint64_t height)
+{
+	json_t *o = hj_round_state(&v->rules, r, v->fam, height);
+	char *txt = NULL;
+	if (o) {
+		json_object_set_new(o, "height",
+		                    json_integer((json_int_t)height));
+		txt = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	}
+	json_decref(o);
+	return txt;
+}
+
+static const hj_round *table_round(const hj_table *t, const hj_id *id)
+{
+	for (size_t i = 0, n = hj_table_count(t); i < n; i++)
+		if (hj_id_eq(&hj_table_round(t, i)->id, id))
+			return hj_table_round(t, i);
+	return NULL;
+}
+
+/* A block's messages, into a history slot. */
+static int build_block(hj_view *v, const struct pline *pl, const char *line,
+                       size_t len, const struct applied *ap, struct hblk *b)
+{
+	struct sbuf sb = {0};
+	size_t *off = calloc(ap->nch + 1, 2 * sizeof *off);
+	char num[32], id[67];
+	memset(b, 0, sizeof *b);
+	b->height = pl->height;
+	b->n = 1 + ap->nch;
+	b->u = calloc(b->n, sizeof *b->u);
+	b->ids = calloc(2 * ap->nch + 1, sizeof *b->ids);
+	if (!off || !b->u || !b->ids)
+		goto oom;
+	snprintf(num, sizeof num, "%llu", (unsigned long long)pl->height);
+	sb_str(&sb, "{\"eventType\":\"BlockUpdate\",\"eventId\":\"");
+	sb_str(&sb, num);
+	sb_str(&sb, "\",\"height\":");
+	sb_str(&sb, num);
+	sb_str(&sb, ",\"data\":");
+	sb_put(&sb, line, len);
+	sb_str(&sb, "}");
+	off[1] = sb.n;
+	for (size_t i = 0; i < ap->nch; i++) {
+		const struct changed *c = &ap->ch[i];
+		char *st = c->settled;
+		char *mine = NULL;
+		if (!st) {
+			const hj_round *r = table_round(v->t, &c->id);
+			if (!r)
+				continue; /* not this table's (never happens) */
+			st = mine = open_state(v, r, pl->height);
+			if (!st)
+				goto oom;
+		}
+		hj_view_id_text(v, &c->id, id);
+		off[2 * (i + 1)] = sb.n;
+		sb_str(&sb, "{\"eventType\":\"RoundUpdate\",\"eventId\":\"");
+		sb_str(&sb, num);
+		sb_str(&sb, ":");
+		sb_str(&sb, id);
+		sb_str(&sb, "\",\"height\":");
+		sb_str(&sb, num);
+		sb_str(&sb, ",\"roundId\":\"");
+		sb_str(&sb, id);
+		sb_str(&sb, "\",\"data\":");
+		sb_str(&sb, st);
+		sb_str(&sb, "}");
+		off[2 * (i + 1) + 1] = sb.n;
+		free(mine);
+		b->ids[2 * i] = c->id;
+		b->ids[2 * i + 1] = c->player;
+	}
+	if (sb.oom)
+		goto oom;
+	b->buf = sb.p;
+	b->u[0] = (hj_update){b->buf, off[1], NULL, NULL};
+	size_t k = 1;
+	for (size_t i = 0; i < ap->nch; i++) {
+		if (off[2 * (i + 1) + 1] == 0)
+			continue;
+		b->u[k++] = (hj_update){b->buf + off[2 * (i + 1)],
+		                        off[2 * (i + 1) + 1] - off[2 * (i + 1)],
+		                        &b->ids[2 * i], &b->ids[2 * i + 1]};
+	}
+	b->n = k;
+	free(off);
+	return 0;
+oom:
+	free(off);
+	free(sb.p);
+	free(b->u);
+	free(b->ids);
+	memset(b, 0, sizeof *b);
+	return -ENOMEM;
+}
+
+static void hist_push(hj_view *v, struct hblk *b)
+{
+	size_t cap = v->o.history_blocks;
+	if (v->hn == cap) {
+		struct hblk *old = &v->hist[v->hhead];
+		free(old->u);
+		free(old->ids);
+		free(old->buf);
+		v->hhead = (v->hhead + 1) % cap;
+		v->hn--;
+	}
+	v->hist[(v->hhead + v->hn) % cap] = *b;
+	v->hn++;
+}
+
+/* ---- rounds and players ---- */
+
+static int add_round(hj_view *v, const hj_id *id, const hj_id *player,
+                     uint64_t bet)
+{
+	if (round_of(v, id))
+		return 0;
+	if (v->nr == v->rcap) {
+		size_t cap = v->rcap ? 2 * v->rcap : 64;
+		struct rinfo *g = realloc(v->r, cap * sizeof *g);
+		if (!g)
+			return -ENOMEM;
+		v->r = g;
+		v->rcap = cap;
+	}
+	struct rinfo *ri = &v->r[v->nr];
+	memset(ri, 0, sizeof *ri);
+	ri->id = *id;
+	ri->player = *player;
+	ri->bet = bet;
+	if (idmap_put(&v->rmap, id, v->nr, rkey, v))
+		return -ENOMEM;
+	v->nr++;
+	struct pinfo *p = player_of(v, player);
+	if (!p) {
+		if (v->np == v->pcap) {
+			size_t cap = v->pcap ? 2 * v->pcap : 64;
+			struct pinfo *g = realloc(v->p, cap * sizeof *g);
+			if (!g)
+				return -ENOMEM;
+			v->p = g;
+			v->pcap = cap;
+		}
+		p = &v->p[v->np];
+		memset(p, 0, sizeof *p);
+		p->key = *player;
+		if (v->fam == HJ_BITCOIN && player->len == 32)
+			p->has_q = hj_taproot_output_key(v->secp, player->b,
+			                                 p->q, NULL, 0) == 0;
+		if (idmap_put(&v->pmap, player, v->np, pkey, v))
+			return -ENOMEM;
+		v->np++;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 4;
+		size_t *g = realloc(p->r, cap * sizeof *g);
+		if (!g)
+			return -ENOMEM;
+		p->r = g;
+		p->cap = cap;
+	}
+	p->r[p->n++] = v->nr - 1;
+	return 0;
+}
+
+/* ---- following the log ---- */
+
+static int seg_add_line(struct seg *s, uint64_t off)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		uint64_t *g = realloc(s->off, cap * sizeof *g);
+		if (!g)
+			return -ENOMEM;
+		s->off = g;
+		s->cap = cap;
+	}
+	s->off[s->n++] = off;
+	return 0;
+}
+
+/*
+ * Applies one complete line (without its "\n") at offset off of the
+ * current segment.  live: the table is the database's (a difference from
+ * the engine stops the view); else the lines before the cursor, read with
+ * a table of their own, whose inexact blocks only restart the history.
+ */
+static int take_line(hj_view *v, int live, const char *line, size_t len,
+                     uint64_t off, hj_view_fn fn, void *ctx, char *err,
+                     size_t errlen)
+{
+	struct seg *sg = &v->segs[v->nseg - 1];
+	struct pline pl;
+	struct applied ap = {.v = v};
+	struct hblk b;
+	char why[200];
+	int ret;
+
+	if (parse_line(v, line, len, &pl, why, sizeof why)) {
+		say(err, errlen, "%s, byte %llu: %s", v->o.log,
+		    (unsigned long long)off, why);
+		return -EBADMSG;
+	}
+	if (v->have_height && pl.height != v->height + 1) {
+		say(err, errlen, "%s, byte %llu: block %llu follows block %llu",
+		    v->o.log, (unsigned long long)off,
+		    (unsigned long long)pl.height,
+		    (unsigned long long)v->height);
+		pline_free(&pl);
+		return -EBADMSG;
+	}
+	ap.height = pl.height;
+	ret = hj_table_apply_block(v->t, pl.height, &pl.card, pl.acts, pl.nacts,
+	                           sink, &ap);
+	if (ret == 0 && ap.oom)
+		ret = -ENOMEM;
+	if (ret) {
+		say(err, errlen, "%s",
+		    ret == -ENOMEM ? "out of memory"
+		                   : "the engine refused a block");
+		goto out;
+	}
+	int exact = same_events(&pl, &ap);
+	if (!exact && live) {
+		v->diverged++;
+		say(err, errlen,
+		    "%s, block %llu: its events are not what the protocol "
+		    "makes of its card and actions (a dealer that differs, or "
+		    "a log that is not the database's): reloading",
+		    v->o.log, (unsigned long long)pl.height);
+		ret = -EPROTO;
+		goto out;
+	}
+	if (sg->n == 0)
+		sg->first = pl.height;
+	if ((ret = seg_add_line(sg, off)) != 0)
+		goto out;
+	for (size_t i = 0; i < ap.nch && ret == 0; i++) {
+		struct changed *c = &ap.ch[i];
+		if (c->bet)
+			ret = add_round(v, &c->id, &c->player, pl.height);
+		struct rinfo *ri = round_of(v, &c->id);
+		if (ret == 0 && ri && c->settled) {
+			ri->end = pl.height;
+			if (ri->bet < v->segs[0].first) {
+				ri->final = c->settled;
+				c->settled = strdup(ri->final);
+			}
+		}
+	}
+	if (ret)
+		goto out;
+	v->height = pl.height;
+	v->have_height = 1;
+	snprintf(v->last_hash, sizeof v->last_hash, "%s", pl.hash);
+	v->lines++;
+	if (!exact) {
+		hist_clear(v); /* the updates of this block are not whole */
+		goto out;
+	}
+	if ((ret = build_block(v, &pl, line, len, &ap, &b)) != 0) {
+		say(err, errlen, "out of memory");
+		goto out;
+	}
+	hist_push(v, &b);
+	if (fn && (!v->sent_any || pl.height > v->sent)) {
+		fn(ctx, pl.height, b.u, b.n);
+		v->sent = pl.height;
+		v->sent_any = 1;
+	}
+out:
+	applied_free(&ap);
+	pline_free(&pl);
+	return ret;
+}
+
+/* Reads complete lines of the current segment up to `upto` bytes (or its
+ * end).  Returns 0 or an error of take_line. */
+static int read_lines(hj_view *v, int live, uint64_t upto, hj_view_fn fn,
+                      void *ctx, char *err, size_t errlen)
+{
+	struct seg *sg = &v->segs[v->nseg - 1];
+	char chunk[65536];
+	for (;;) {
+		uint64_t pos = sg->end + v->blen;
+		if (pos >= upto)
+			return 0;
+		size_t want = sizeof chunk;
+		if (upto - pos < want)
+			want = (size_t)(upto - pos);
+		ssize_t got = pread(sg->fd, chunk, want, (off_t)pos);
+		if (got < 0) {
+			say(err, errlen, "%s: %s", v->o.log, strerror(errno));
+			return -EIO;
+		}
+		if (got == 0)
+			return 0;
+		size_t start = 0;
+		for (size_t i = 0; i < (size_t)got; i++) {
+			if (chunk[i] != '\n')
+				continue;
+			const char *line = chunk + start;
+			size_t len = i - start;
+			if (v->blen) {
+				if (len > v->bcap - v->blen) {
+					size_t cap = v->blen + len;
+					char *g = realloc(v->buf, cap);
+					if (!g) {
+						say(err, errlen,
+						    "out of memory");
+						return -ENOMEM;
+					}
+					v->buf = g;
+					v->bcap = cap;
+				}
+				memcpy(v->buf + v->blen, line, len);
+				line = v->buf;
+				len += v->blen;
+			}
+			uint64_t off = sg->end;
+			int ret = take_line(v, live, line, len, off, fn, ctx,
+			                    err, errlen);
+			if (ret)
+				return ret;
+			sg->end += len + 1;
+			v->blen = 0;
+			start = i + 1;
+		}
+		size_t rest = (size_t)got - start;
+		if (rest) {
+			if (v->blen + rest > LINE_MAX_BYTES) {
+				say(err, errlen,
+				    "%s, byte %llu: a line longer than 16 MiB",
+				    v->o.log, (unsigned long long)sg->end);
+				return -EBADMSG;
+			}
+			if (rest > v->bcap - v->blen) {
+				size_t cap = 2 * (v->blen + rest);
+				char *g = realloc(v->buf, cap);
+				if (!g) {
+					say(err, errlen, "out of memory");
+					return -ENOMEM;
+				}
+				v->buf = g;
+				v->bcap = cap;
+			}
+			memcpy(v->buf + v->blen, chunk + start, rest);
+			v->blen += rest;
+		}
+	}
+}
+
+static int open_seg(hj_view *v, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(v->o.log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		say(err, errlen, "cannot open the card log %s: %s", v->o.log,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -ENOENT;
+	}
+	struct seg *g = realloc(v->segs, (v->nseg + 1) * sizeof *g);
+	if (!g) {
+		close(fd);
+		say(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	v->segs = g;
+	memset(&g[v->nseg], 0, sizeof *g);
+	g[v->nseg].fd = fd;
+	g[v->nseg].dev = st.st_dev;
+	g[v->nseg].ino = st.st_ino;
+	g[v->nseg].first = v->have_height ? v->height + 1 : 0;
+	v->nseg++;
+	v->mtime = st.st_mtim;
+	v->blen = 0;
+	return 0;
+}
+
+/* Loads the database's state and the log up to the end. */
+static int load(hj_view *v, hj_view_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct snap s = {0};
+	int ret;
+
+	unload(v);
+	v->loads++;
+	ret = hj_store_read(v->o.db, snap_read, snap_reset, &s, err, errlen);
+	if (ret)
+		goto out;
+	if (!s.have_meta || !s.have_cur) {
+		say(err, errlen, "%s: the dealer has not processed a block yet",
+		    v->o.db);
+		ret = -EAGAIN;
+		goto out;
+	}
+	if ((ret = take_meta(v, &s.meta, err, errlen)) != 0)
+		goto out;
+	if ((ret = open_seg(v, err, errlen)) != 0)
+		goto out;
+	struct seg *sg = &v->segs[0];
+	if ((uint64_t)sg->dev != s.cur.log_dev ||
+	    (uint64_t)sg->ino != s.cur.log_ino) {
+		say(err, errlen,
+		    "%s is not the card log the database's cursor names "
+		    "(rotated, or another dealer's?)",
+		    v->o.log);
+		ret = -EAGAIN;
+		goto out;
+	}
+	/* The lines the database has committed, with a table of their own. */
+	v->t = hj_table_new(&v->rules);
+	if (!v->t) {
+		ret = -ENOMEM;
+		say(err, errlen, "out of memory");
+		goto out;
+	}
+	hj_table_set_verifier(v->t, accept_all, NULL);
+	if ((ret = read_lines(v, 0, s.cur.log_offset, fn, ctx, err, errlen)))
+		goto out;
+	if (sg->end != s.cur.log_offset) {
+		say(err, errlen,
+		    "%s is %llu bytes of whole lines, the database says %llu",
+		    v->o.log, (unsigned long long)sg->end,
+		    (unsigned long long)s.cur.log_offset);
+		ret = -EAGAIN;
+		goto out;
+	}
+	if (v->have_height && v->height != s.cur.height) {
+		say(err, errlen,
+		    "%s ends at block %llu where the database says %llu",
+		    v->o.log, (unsigned long long)v->height,
+		    (unsigned long long)s.cur.height);
+		ret = -EAGAIN;
+		goto out;
+	}
+	/* From here the table is the database's. */
+	hj_table_free(v->t);
+	v->t = hj_table_new(&v->rules);
+	if (!v->t) {
+		ret = -ENOMEM;
+		say(err, errlen, "out of memory");
+		goto out;
+	}
+	hj_table_set_verifier(v->t, accept_all, NULL);
+	hj_table_set_last_height(v->t, s.cur.height);
+	v->height = s.cur.height;
+	v->have_height = 1;
+	for (size_t i = 0; i < s.n && ret == 0; i++) {
+		ret = hj_table_restore(v->t, &s.rounds[i]);
+		if (ret == 0)
+			ret = add_round(v, &s.rounds[i].id, &s.rounds[i].player,
+			                s.rounds[i].bet_height);
+	}
+	if (ret) {
+		say(err, errlen, "%s: restoring the open rounds: %s", v->o.db,
+		    strerror(-ret));
+		goto out;
+	}
+	v->live = 1;
+	ret = read_lines(v, 1, UINT64_MAX, fn, ctx, err, errlen);
+out:
+	snap_reset(&s);
+	if (ret)
+		unload(v);
+	return ret;
+}
+
+int hj_view_poll(hj_view *v, hj_view_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct stat st, at;
+	int ret;
+
+	if (!v->live)
+		return load(v, fn, ctx, err, errlen);
+	struct seg *sg = &v->segs[v->nseg - 1];
+	if (fstat(sg->fd, &st) != 0) {
+		say(err, errlen, "%s: %s", v->o.log, strerror(errno));
+		unload(v);
+		return -EIO;
+	}
+	if ((uint64_t)st.st_size < sg->end + v->blen) {
+		/* Cut: the dealer restarted and dropped lines it had not
+		 * committed.  Start over from its database. */
+		v->truncated++;
+		return load(v, fn, ctx, err, errlen);
+	}
+	v->mtime = st.st_mtim;
+	ret = read_lines(v, 1, UINT64_MAX, fn, ctx, err, errlen);
+	if (ret) {
+		unload(v);
+		return ret;
+	}
+	/* Renamed (logrotate): once the new file has a line, the dealer
+	 * writes no more to this one; read it to its end, then go on. */
+	if (stat(v->o.log, &at) == 0 &&
+	    (at.st_dev != sg->dev || at.st_ino != sg->ino) && at.st_size > 0) {
+		ret = read_lines(v, 1, UINT64_MAX, fn, ctx, err, errlen);
+		if (ret == 0 && v->blen) {
+			say(err, errlen,
+			    "%s was renamed with a partial last line",
+			    v->o.log);
+			ret = -EBADMSG;
+		}
+		if (ret == 0)
+			ret = open_seg(v, err, errlen);
+		if (ret == 0) {
+			v->rotated++;
+			ret =
+			    read_lines(v, 1, UINT64_MAX, fn, ctx, err, errlen);
+		}
+		if (ret)
+			unload(v);
+	}
+	return ret;
+}
+
+int hj_view_history(hj_view *v, uint64_t from, hj_view_fn fn, void *ctx,
+                    char *err, size_t errlen)
+{
+	if (!v->live) {
+		say(err, errlen, "the dealer's state is not loaded yet");
+		return -EAGAIN;
+	}
+	if (v->have_height && from >= v->height)
+		return 0;
+	const struct hblk *first =
+	    v->hn ? &v->hist[v->hhead % v->o.history_blocks] : NULL;
+	if (!first || first->height > from + 1) {
+		say(err, errlen,
+		    "blocks after %llu are no longer kept (the oldest kept "
+		    "is %llu): read the rounds you follow with GET "
+		    "/v1/rounds/{id}, then stream without from",
+		    (unsigned long long)from,
+		    (unsigned long long)(first ? first->height
+		                               : v->height + 1));
+		return -ERANGE;
+	}
+	for (size_t i = 0; i < v->hn; i++) {
+		const struct hblk *b =
+		    &v->hist[(v->hhead + i) % v->o.history_blocks];
+		if (b->height > from)
+			fn(ctx, b->height, b->u, b->n);
+	}
+	return 0;
+}
+
+/* ---- queries ---- */
+
+static int dump(json_t *o, char **out, size_t *len, char *err, size_t errlen)
+{
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	if (!s) {
+		say(err, errlen, "out of memory");
+		return 503;
+	}
+	*out = s;
+	*len = strlen(s);
+	return 200;
+}
+
+static int not_live(const hj_view *v, char *err, size_t errlen)
+{
+	if (v->live)
+		return 0;
+	say(err, errlen, "the dealer's state is not loaded yet");
+	return 503;
+}
+
+static json_t *amount_json(hj_amount a)
+{
+	char s[HJ_AMOUNT_STRLEN];
+	return json_string(hj_amount_format(a, s));
+}
+
+int hj_view_table(hj_view *v, char **out, size_t *len, char *err, size_t errlen)
+{
+	int st = not_live(v, err, errlen);
+	if (st)
+		return st;
+	json_t *o = json_object(), *lb = json_object();
+	json_object_set_new(o, "family", json_string(v->family));
+	json_object_set_new(o, "chain", json_string(v->chain));
+	json_object_set_new(o, "dealer", json_string(v->dealer));
+	json_object_update(o, v->edge); /* rules, edges, chart */
+	json_object_set_new(o, "minBet", amount_json(v->rules.min_bet));
+	json_object_set_new(o, "maxBet", amount_json(v->rules.max_bet));
+	json_object_set_new(o, "maxExposure",
+	                    amount_json(v->rules.max_exposure));
+	json_object_set_new(o, "timeoutBlocks",
+	                    json_integer(v->rules.timeout_blocks));
+	if (v->o.confirmations)
+		json_object_set_new(o, "confirmations",
+		                    json_integer(v->o.confirmations));
+	json_object_set_new(lb, "height", json_integer((json_int_t)v->height));
+	json_object_set_new(lb, "hash", json_string(v->last_hash));
+	json_object_set_new(o, "lastBlock", lb);
+	json_object_set_new(o, "openRounds",
+	                    json_integer((json_int_t)hj_table_count(v->t)));
+	json_object_set_new(o, "exposure",
+	                    amount_json(hj_table_exposure(v->t)));
+	return dump(o, out, len, err, errlen);
+}
+
+static json_t *state_json(const char *txt)
+{
+	return txt ? json_loads(txt, 0, NULL) : NULL;
+}
+
+int hj_view_rounds(hj_view *v, char **out, size_t *len, char *err,
+                   size_t errlen)
+{
+	int st = not_live(v, err, errlen);
+	if (st)
+		return st;
+	json_t *o = json_object(), *a = json_array();
+	for (size_t i = 0, n = hj_table_count(v->t); i < n; i++) {
+		char *s = open_state(v, hj_table_round(v->t, i), v->height);
+		json_array_append_new(a, state_json(s));
+		free(s);
+	}
+	json_object_set_new(o, "height", json_integer((json_int_t)v->height));
+	json_object_set_new(o, "open", a);
+	return dump(o, out, len, err, errlen);
+}
+
+/* Reads line i of segment sg into a new string. */
+static char *seg_line(const hj_view *v, const struct seg *sg, size_t i,
+                      size_t *len)
+{
+	uint64_t a = sg->off[i];
+	uint64_t b = i + 1 < sg->n ? sg->off[i + 1] : sg->end;
+	size_t n = (size_t)(b - a - 1); /* without the "\n" */
+	char *s = malloc(n + 1);
+	(void)v;
+	if (!s || pread(sg->fd, s, n, (off_t)a) != (ssize_t)n) {
+		free(s);
+		return NULL;
+	}
+	s[n] = 0;
+	*len = n;
+	return s;
+}
+
+static const struct seg *seg_of(const hj_view *v, uint64_t height, size_t *i)
+{
+	for (size_t k = 0; k < v->nseg; k++) {
+		const struct seg *sg = &v->segs[k];
+		if (sg->n && height >= sg->first &&
+		    height - sg->first < sg->n) {
+			*i = (size_t)(height - sg->first);
+			return sg;
+		}
+	}
+	return NULL;
+}
+
+/* The settled state of ri, replayed from its Bet's line to its end. */
+static char *replay_round(hj_view *v, const struct rinfo *ri)
+{
+	hj_table *t = hj_table_new(&v->rules);
+	char *final = NULL, why[200];
+	if (!t)
+		return NULL;
+	hj_table_set_verifier(t, accept_all, NULL);
+	for (uint64_t h = ri->bet; h <= ri->end && !final; h++) {
+		size_t i, len;
+		const struct seg *sg = seg_of(v, h, &i);
+		char *line = sg ? seg_line(v, sg, i, &len) : NULL;
+		struct pline pl;
+		struct applied ap = {.v = v, .height = h};
+		if (!line || parse_line(v, line, len, &pl, why, sizeof why)) {
+			free(line);
+			break;
+		}
+		size_t k = 0;
+		for (size_t j = 0; j < pl.nacts; j++)
+			if (hj_id_eq(&pl.act_round[j], &ri->id))
+				pl.acts[k++] = pl.acts[j];
+		hj_table_apply_block(t, h, &pl.card, pl.acts, k, sink, &ap);
+		for (size_t j = 0; j < ap.nch; j++)
+			if (hj_id_eq(&ap.ch[j].id, &ri->id) &&
+			    ap.ch[j].settled) {
+				final = ap.ch[j].settled;
+				ap.ch[j].settled = NULL;
+			}
+		applied_free(&ap);
+		pline_free(&pl);
+		free(line);
+	}
+	hj_table_free(t);
+	return final;
+}
+
+/* The state of a known round, open or settled, as text (NULL: ENOMEM or
+ * its lines are gone). */
+static char *round_text(hj_view *v, const struct rinfo *ri)
+{
+	if (!ri->end) {
+		const hj_round *r = table_round(v->t, &ri->id);
+		return r ? open_state(v, r, v->height) : NULL;
+	}
+	if (ri->final)
+		return strdup(ri->final);
+	return replay_round(v, ri);
+}
+
+int hj_view_round(hj_view *v, const char *id, char **out, size_t *len,
+                  char *err, size_t errlen)
+{
+	hj_id rid;
+	char why[160];
+	int st = not_live(v, err, errlen);
+	if (st)
+		return st;
+	if (hj_view_parse_round(v, id, &rid, why, sizeof why)) {
+		say(err, errlen, "%s", why);
+		return 400;
+	}
+	const struct rinfo *ri = round_of(v, &rid);
+	if (!ri) {
+		say(err, errlen,
+		    "no round with this id in the card log this server reads");
+		return 404;
+	}
+	char *s = round_text(v, ri);
+	if (!s) {
+		say(err, errlen, "the round's lines cannot be read");
+		return 503;
+	}
+	*out = s;
+	*len = strlen(s);
+	return 200;
+}
+
+int hj_view_player(hj_view *v, const char *id, char **out, size_t *len,
+                   char *err, size_t errlen)
+{
+	hj_id pid;
+	char why[160];
+	int st = not_live(v, err, errlen);
+	if (st)
+		return st;
+	int r = hj_view_parse_player(v, id, &pid, why, sizeof why);
+	if (r) {
+		say(err, errlen, "%s", why);
+		return r == -ENOENT ? 404 : 400;
+	}
+	const struct pinfo *p = player_of(v, &pid);
+	if (!p) {
+		say(err, errlen, "no round of this player in the card log");
+		return 404;
+	}
+	char key[67];
+	hj_view_id_text(v, &p->key, key);
+	json_t *o = json_object(), *recent = json_array(), *open = NULL;
+	size_t shown = 0;
+	for (size_t k = p->n; k-- > 0;) {
+		const struct rinfo *ri = &v->r[p->r[k]];
+		if (!ri->end && !open) {
+			char *s = round_text(v, ri);
+			open = state_json(s);
+			free(s);
+			continue;
+		}
+		if (!ri->end || shown >= v->o.recent_rounds)
+			continue;
+		char *s = round_text(v, ri);
+		json_t *j = state_json(s);
+		free(s);
+		if (j) {
+			json_array_append_new(recent, j);
+			shown++;
+		}
+	}
+	json_object_set_new(o, "player", json_string(key));
+	json_object_set_new(o, "height", json_integer((json_int_t)v->height));
+	json_object_set_new(o, "open", open ? open : json_null());
+	json_object_set_new(o, "recent", recent);
+	return dump(o, out, len, err, errlen);
+}
+
+int hj_view_parse_height(const char *s, uint64_t *out)
+{
+	uint64_t h = 0;
+	if (!*s || strlen(s) > 19 || (s[0] == '0' && s[1]))
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		h = h * 10 + (uint64_t)(*s - '0');
+	}
+	*out = h;
+	return 0;
+}
+
+int hj_view_block(hj_view *v, const char *height, char **out, size_t *len,
+                  char *err, size_t errlen)
+{
+	uint64_t h;
+	size_t i;
+	int st = not_live(v, err, errlen);
+	if (st)
+		return st;
+	if (hj_view_parse_height(height, &h)) {
+		say(err, errlen, "not a block height (a decimal number)");
+		return 400;
+	}
+	const struct seg *sg = seg_of(v, h, &i);
+	if (!sg) {
+		say(err, errlen,
+		    "block %llu is not in the card log this "
+		    "server reads",
+		    (unsigned long long)h);
+		return 404;
+	}
+	*out = seg_line(v, sg, i, len);
+	if (!*out) {
+		say(err, errlen, "the line cannot be read");
+		return 503;
+	}
+	return 200;
+}
+
+int hj_view_blocks(hj_view *v, const char *last, char **out, size_t *len,
+                   char *err, size_t errlen)
+{
+	uint64_t n = 20;
+	struct sbuf sb = {0};
+	int st = not_live(v, err, errlen);
+	if (st)
+		return st;
+	if (last && (hj_view_parse_height(last, &n) || n < 1 || n > 100)) {
+		say(err, errlen, "last: a number from 1 to 100");
+		return 400;
+	}
+	sb_str(&sb, "[");
+	uint64_t top = v->height, from = top + 1 > n ? top + 1 - n : 0;
+	int first = 1;
+	for (uint64_t h = from; v->have_height && h <= top; h++) {
+		size_t i, l;
+		const struct seg *sg = seg_of(v, h, &i);
+		char *line = sg ? seg_line(v, sg, i, &l) : NULL;
+		if (!line)
+			continue;
+		if (!first)
+			sb_str(&sb, ",");
+		sb_put(&sb, line, l);
+		first = 0;
+		free(line);
+	}
+	sb_put(&sb, "]", 2); /* with the NUL */
+	if (sb.oom) {
+		free(sb.p);
+		say(err, errlen, "out of memory");
+		return 503;
+	}
+	*out = sb.p;
+	*len = sb.n - 1;
+	return 200;
+}
+
+int hj_view_payouts(hj_view *v, const char *recipient, const char *round,
+                    char **out, size_t *len, char *err, size_t errlen)
+{
+	json_t *rows = NULL;
+	int st = not_live(v, err, errlen);
+	if (st)
+		return st;
+	if (!recipient && !round) {
+		say(err, errlen, "give recipient=ID or round=ID");
+		return 400;
+	}
+	int r = hj_ledger_select_json(v->o.db, recipient, round, &rows, err,
+	                              errlen);
+	if (r == -EDOM) {
+		/* The ledger's words are its options': name ours. */
+		return 400;
+	}
+	if (r)
+		return 503;
+	json_t *o = json_object();
+	json_object_set_new(o, "payouts", rows);
+	return dump(o, out, len, err, errlen);
+}
+
+void hj_view_stats_get(const hj_view *v, hj_view_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	st->live = v->live;
+	st->height = v->height;
+	st->log_mtime = v->mtime;
+	st->lines = v->lines;
+	st->loads = v->loads;
+	st->diverged = v->diverged;
+	st->truncated = v->truncated;
+	st->rotated = v->rotated;
+	st->open_rounds = v->t ? hj_table_count(v->t) : 0;
+	st->rounds_known = v->nr;
+	st->history = v->hn;
+	st->family = v->have_rules ? v->family : NULL;
+}
