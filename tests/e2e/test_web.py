@@ -9,8 +9,10 @@ chromium-driver and python3-selenium; scripts/deps.sh installs them).
 One anvil (blocks mined on demand), hashjackd dealing on it (bethash with
 both side bets, confirmations 2) and `hashjack serve` on 127.0.0.1.  The
 page gets, before it loads, a browser wallet: an EIP-1193 `window.ethereum`
-whose requests go to anvil's JSON-RPC (anvil signs for its unlocked dev
-accounts; eth_requestAccounts answers one of them).  The test then does
+that, like a wallet extension, answers from outside the page (the server's
+Content-Security-Policy stays in force): the test takes each request and
+answers it, eth_requestAccounts with one of anvil's dev accounts, the rest
+from anvil's JSON-RPC (anvil signs for its unlocked accounts).  The test does
 what a player does: connects the wallet, types stakes into the Bet form,
 clicks Bet and the action buttons, while it mines the blocks (ground for
 the cards each round needs, tests/e2e/hj.py) so that every action becomes
@@ -29,7 +31,8 @@ again on the same port: the page reconnects and shows the blocks it
 missed.  What the page shows (every card, total, status, stake, payout,
 the actions offered and their values, the blocks left to act, the side
 bets, the transactions it sent) is checked against the dealer's card log
-and the API's answers; the Bet payloads the page builds are checked
+and the API's answers, and the browser's console must stay free of errors
+(outside the server's planned downtime); the Bet payloads the page builds are checked
 against `hashjack player bet` (the side stakes are encoded alike on both
 families).  Screenshots go to a directory printed at the start, kept.
 
@@ -82,39 +85,38 @@ WAIT = 30              # seconds for the page to show something
 
 SUIT_LETTER = {"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S"}
 
-# The wallet the page finds: window.ethereum, forwarding to anvil.
+# The wallet the page finds: window.ethereum.  As a browser extension does,
+# it answers from outside the page (so the page's Content-Security-Policy,
+# connect-src 'self', holds as it does for a player): each request waits in
+# a queue that the test empties (Web.pump()), answering eth_requestAccounts
+# and eth_accounts itself and passing everything else to anvil.
 PROVIDER = r"""
 (() => {
-  const RPC = %(rpc)s;
-  const ACCOUNT = %(account)s;
+  const waiting = new Map();
   let id = 0;
+  const queue = [];
   const listeners = {};
-  async function call(method, params) {
-    const r = await fetch(RPC, {
-      method: 'POST',
-      headers: {'Content-Type': 'application/json'},
-      body: JSON.stringify({jsonrpc: '2.0', id: ++id, method, params: params || []}),
-    });
-    const j = await r.json();
-    if (j.error) {
-      const e = new Error(j.error.message || 'JSON-RPC error');
-      e.code = j.error.code;
-      throw e;
-    }
-    return j.result;
-  }
-  // As a wallet does: eth_accounts is empty until the site was allowed
-  // (eth_requestAccounts), and the permission outlives a reload.
+  Object.defineProperty(window, '__hjWallet', {value: Object.freeze({
+    take: () => queue.splice(0),
+    answer: (i, result, error) => {
+      const w = waiting.get(i);
+      if (!w) return;
+      waiting.delete(i);
+      if (error) {
+        const e = new Error(error.message || 'wallet error');
+        e.code = error.code;
+        w.reject(e);
+      } else {
+        w.resolve(result);
+      }
+    },
+  })});
   window.ethereum = {
     request({method, params}) {
-      if (method === 'eth_requestAccounts') {
-        localStorage.setItem('hj-test-wallet-allowed', '1');
-        return Promise.resolve([ACCOUNT]);
-      }
-      if (method === 'eth_accounts') {
-        return Promise.resolve(localStorage.getItem('hj-test-wallet-allowed') ? [ACCOUNT] : []);
-      }
-      return call(method, params);
+      return new Promise((resolve, reject) => {
+        waiting.set(++id, {resolve, reject});
+        queue.push({id, method, params: params || []});
+      });
     },
     on(ev, fn) { (listeners[ev] = listeners[ev] || []).push(fn); },
     removeListener(ev, fn) { listeners[ev] = (listeners[ev] || []).filter((f) => f !== fn); },
@@ -254,8 +256,32 @@ class Web:
         hj.add_exit_hook(self.quit_browser)
         self.d.set_page_load_timeout(30)
         self.d.set_script_timeout(30)
-        self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {
-            "source": PROVIDER % {"rpc": json.dumps(self.a.url), "account": json.dumps(self.player)}})
+        self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PROVIDER})
+        self.allowed = False     # the wallet gave the page its account
+
+    def pump(self):
+        """Answers what the page asked the wallet since the last call: the
+        account once allowed (eth_requestAccounts allows, as a player's
+        click in a wallet's window would), anvil's answer otherwise."""
+        for r in self.d.execute_script("return window.__hjWallet ? window.__hjWallet.take() : [];"):
+            m, result, error = r["method"], None, None
+            if m == "eth_requestAccounts":
+                self.allowed = True
+                result = [self.player]
+            elif m == "eth_accounts":
+                result = [self.player] if self.allowed else []
+            else:
+                try:
+                    result = self.a.rpc(m, *r["params"])
+                except hj.RpcError as e:
+                    error = e.error if isinstance(e.error, dict) else {"message": str(e.error)}
+            self.d.execute_script("window.__hjWallet.answer(arguments[0], arguments[1], arguments[2]);",
+                                  r["id"], result, error)
+
+    def console_errors(self):
+        """The browser console's errors since the last call."""
+        return ["%s %s" % (m.get("source", ""), m.get("message")) for m in self.d.get_log("browser")
+                if m.get("level") == "SEVERE"]
 
     def quit_browser(self):
         if self.d is not None:
@@ -275,7 +301,7 @@ class Web:
 
     def until(self, what, fn, timeout=WAIT):
         try:
-            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda d: fn())
+            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda d: self.pump() or fn())
         except TimeoutException:
             raise Failed("the page did not show %s within %ss" % (what, timeout)) from None
 
@@ -790,6 +816,9 @@ def main():
             t0 = time.monotonic()
             try:
                 detail = c(W)
+                errors = W.console_errors()
+                if c is not c_reconnect:   # the stream's failed attempts while it is down
+                    check(not errors, "the browser's console:\n  " + "\n  ".join(errors))
                 passed += 1
                 print("ok   %-12s %5.1fs  %s" % (name, time.monotonic() - t0, detail), flush=True)
             except Failed as e:
