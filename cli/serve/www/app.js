@@ -349,7 +349,7 @@
       S.table = table;
       S.family = table.family === 'bitcoin' ? 'bitcoin' : 'evm';
       S.unit = S.family === 'evm' ? 'wei' : /^bitcoin:litecoin:/.test(str(table.chain)) ? 'litoshi' : 'sat';
-      setTip(int(table.logHeight));
+      setTip(int(table.logHeight) ?? (isObj(table.lastBlock) ? int(table.lastBlock.height) : null));
       const blocks = await api('v1/blocks?last=' + MAX_BLOCKS);
       for (const line of listOf(blocks, 'blocks')) takeLine(line, false);
       const rounds = await api('v1/rounds');
