@@ -260,13 +260,15 @@
     if (pend && (int(height) === null || height > pend.tip)) S.pendingRound.delete(id);
     const p = S.page;
     if (p && p.kind === 'round' && p.id === id) p.rs = rs;
-    if (p && p.kind === 'player' && p.id === str(rs.player).toLowerCase()) refreshPlayerSoon();
+    if (p && p.kind === 'player' && p.id === str(rs.player).toLowerCase()) refreshPageSoon();
   }
 
   function onMessage(msg) {
     if (!isObj(msg)) return;
     if (msg.eventType === 'BlockUpdate') {
       takeLine(msg.data, true);
+      // Payouts move (owed, submitted, confirmed) without a message of their own.
+      if (S.page && S.page.payouts !== null) refreshPageSoon();
     } else if (msg.eventType === 'RoundUpdate') {
       takeRound(msg.data, msg.height);
     } else if (msg.eventType === 'Error') {
@@ -601,6 +603,7 @@
       const rs = await api('v1/rounds/' + encodeURIComponent(p.id));
       if (S.page !== p) return;
       if (!p.rs || (int(rs.height) ?? 0) >= (int(p.rs.height) ?? 0)) p.rs = rs;
+      p.error = null;
     } catch (e) {
       if (S.page === p && !p.rs) p.error = e.message;
     }
@@ -632,14 +635,17 @@
     render();
   }
 
-  let playerTimer = null;
+  let pageTimer = null;
 
-  function refreshPlayerSoon() {
-    if (playerTimer) return;
-    playerTimer = setTimeout(() => {
-      playerTimer = null;
-      if (S.page && S.page.kind === 'player') loadPlayerPage(S.page);
-    }, 250);
+  /* The round or player page asks the API again, at most once a second. */
+  function refreshPageSoon() {
+    if (pageTimer) return;
+    pageTimer = setTimeout(() => {
+      pageTimer = null;
+      const p = S.page;
+      if (p && p.kind === 'player') loadPlayerPage(p);
+      else if (p && p.kind === 'round') loadRoundPage(p);
+    }, 1000);
   }
 
   function payoutsEl(rows) {
