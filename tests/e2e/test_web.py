@@ -143,6 +143,11 @@ return {head: txt(a.querySelector(':scope > header')), dealer: hand(a.querySelec
 return [...document.querySelectorAll(arguments[0])].map(read);
 """
 
+READ_PAYOUTS = r"""
+return [...document.querySelectorAll('#view table.payouts tbody tr')].map((tr) =>
+  [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()));
+"""
+
 READ_TEXT = r"""
 const e = document.querySelector(arguments[0]);
 return e ? e.innerText.trim() : null;
@@ -528,6 +533,15 @@ def check_settled(W, rid, what):
     check_eq(page["facts"].get("Returned"), wei(ev["payout"]), "%s: the round's return" % what)
     net = int(ev["payout"]) - int(ev["betAmount"])
     check_eq(page["facts"].get("Net"), ("+" if net > 0 else "") + wei(net), "%s: the round's net" % what)
+    # The payouts the dealer's ledger holds for the round, as the page lists them
+    # (kind, amount, hand; their state moves on its own).
+    led = subprocess.run([W.hashjack, "ledger", "--state", W.dm.state_dir, "--round", rid, "--json"],
+                         check=True, capture_output=True, text=True, timeout=30).stdout
+    want = sorted((r["kind"], wei(r["amount"]), "" if r["handIndex"] is None else str(r["handIndex"]))
+                  for r in map(json.loads, led.splitlines()))
+    check(want, "%s: the ledger has no payout of the round" % what)
+    W.until("the %d payouts of round %s" % (len(want), short(rid)),
+            lambda: sorted((r[0], r[2], r[4]) for r in W.d.execute_script(READ_PAYOUTS)) == want)
     if "insurance" in ev:
         check_eq(page["facts"].get("Insurance"), "bet %s, payout %s" % (wei(ev["insurance"]["betAmount"]),
                                                                        wei(ev["insurance"]["payout"])),
