@@ -4,9 +4,11 @@
 # Installs what is missing (scripts/deps.sh), builds hashjack and hashjackd
 # (Release, build/release), starts anvil on 127.0.0.1 mining a block a
 # second, starts hashjackd on it as the dealer (anvil's dev account 9, whose
-# key signs the payouts), starts scripts/bot.py playing basic strategy with
-# dev accounts 1 to 4, and shows the dealer's card log as it grows, one line
-# per block (height, card, what happened; docs/LOG.md has the full format).
+# key signs the payouts), starts `hashjack serve` (the round API and its web
+# page, docs/API.md) and prints the page's address, starts scripts/bot.py
+# playing basic strategy with dev accounts 1 to 4, and shows the dealer's
+# card log as it grows, one line per block (height, card, what happened;
+# docs/LOG.md has the full format).
 # Ctrl-C (or SIGTERM) stops everything it started.
 #
 #   scripts/devnet.sh [--duration SECONDS] [--keep]
@@ -15,6 +17,7 @@
 #   --keep        keep the state directory (config, card log, database, logs)
 #
 # Environment: HJ_DEVNET_PORT (anvil's port, default: a free one),
+# HJ_DEVNET_SERVE_PORT (the page's, default 8549; 0: a free one),
 # HJ_HASHJACKD (a hashjackd to run instead of building one).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +53,7 @@ anvil="$root/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 [ -x "$anvil" ] || die "no anvil at $anvil (scripts/deps.sh runs npm ci)"
 
 state=$(mktemp -d "${TMPDIR:-/tmp}/hashjack-devnet.XXXXXX")
-anvil_pid='' daemon_pid='' bot_pid='' pretty_pid=''
+anvil_pid='' daemon_pid='' serve_pid='' bot_pid='' pretty_pid=''
 
 # stop PID NAME: SIGTERM, up to 5 s, then SIGKILL; sets $stopped_rc.
 stop() {
@@ -75,6 +78,7 @@ cleanup() {
 	trap '' INT TERM # a second Ctrl-C must not cut the cleanup short
 	stop "$pretty_pid" "the log viewer"
 	stop "$bot_pid" bot
+	stop "$serve_pid" "hashjack serve"
 	stop "$daemon_pid" hashjackd
 	[ -z "$daemon_pid" ] || [ "$stopped_rc" -eq 0 ] || say "hashjackd exited with status $stopped_rc"
 	stop "$anvil_pid" anvil
@@ -106,6 +110,10 @@ trap 'say stopping; exit 0' INT TERM
 
 # anvil: 127.0.0.1 only, a block a second, its accounts and keys written to
 # anvil.json.
+# The logs exist before their writers start: the loops below read them
+# from the first moment, and a background job may open its file later.
+: >"$state/anvil.log"
+: >"$state/serve.log"
 "$anvil" --host 127.0.0.1 --port "${HJ_DEVNET_PORT:-0}" --block-time 1 --accounts 10 \
 	--config-out "$state/anvil.json" >"$state/anvil.log" 2>&1 &
 anvil_pid=$!
@@ -151,10 +159,25 @@ stuck_after = 30
 [state]
 directory = $state/state
 card_log = $state/state/cards.jsonl
+
+[serve]
+listen = 127.0.0.1:${HJ_DEVNET_SERVE_PORT:-8549}
 EOF
 
 "$hashjackd" -c "$state/hashjackd.conf" 2>"$state/hashjackd.log" &
 daemon_pid=$!
+
+# The round API and the page, read-only beside the dealer.
+"$build/hashjack" serve -c "$state/hashjackd.conf" 2>"$state/serve.log" &
+serve_pid=$!
+page=''
+for ((i = 0; i < 100; i++)); do
+	kill -0 "$serve_pid" 2>/dev/null || { tail -n 20 "$state/serve.log" >&2; die "hashjack serve did not start"; }
+	page=$(sed -n 's/^hashjack serve: listening on \(http:[^ ]*\)$/\1/p' "$state/serve.log" | head -n 1)
+	[ -n "$page" ] && break
+	sleep 0.1
+done
+[ -n "$page" ] || die "hashjack serve did not listen within 10 s (see $state/serve.log)"
 
 python3 "$root/scripts/bot.py" --rpc-url "$rpc" --dealer "$dealer" \
 	--card-log "$state/state/cards.jsonl" --min-bet "$min_bet" --max-bet "$max_bet" \
@@ -167,20 +190,22 @@ pretty_pid=$!
 cat >&2 <<EOF
 devnet: anvil $rpc (a block a second), chain state in $state
 devnet: hashjackd dealer $dealer, 2 confirmations, bets $min_bet..$max_bet wei, pays with its key (payouts and diagnostics: $state/hashjackd.log)
+devnet: the table's web page: $page (the round API under it, docs/API.md; to play from the page, give a browser wallet the network $rpc, chain id 31337, and a dev key of $state/anvil.json)
 devnet: bot players: dev accounts 1 to 4; the card log follows (height, card, events). Ctrl-C stops.
 EOF
 
 start=$SECONDS
 while :; do
 	for p in "anvil:$anvil_pid:$state/anvil.log" "hashjackd:$daemon_pid:$state/hashjackd.log" \
-		"bot:$bot_pid:" "log viewer:$pretty_pid:"; do
+		"hashjack serve:$serve_pid:$state/serve.log" "bot:$bot_pid:" "log viewer:$pretty_pid:"; do
 		name=${p%%:*} rest=${p#*:}
 		pid=${rest%%:*} log=${rest#*:}
 		if ! kill -0 "$pid" 2>/dev/null; then
 			rc=0
 			wait "$pid" 2>/dev/null || rc=$?
 			case "$name" in
-			anvil) anvil_pid='' ;; hashjackd) daemon_pid='' ;; bot) bot_pid='' ;; *) pretty_pid='' ;;
+			anvil) anvil_pid='' ;; hashjackd) daemon_pid='' ;; "hashjack serve") serve_pid='' ;;
+			bot) bot_pid='' ;; *) pretty_pid='' ;;
 			esac
 			say "$name exited unexpectedly (status $rc)"
 			[ -z "$log" ] || { say "last lines of $log:"; tail -n 20 "$log" >&2; }
