@@ -7,10 +7,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
+# chromium, chromium-driver, python3-selenium: tests/e2e/test_web.py drives the
+# web page of hashjack serve in a headless browser.
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev clang-format libjansson-dev libcmocka-dev
 	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev libsecp256k1-dev
 	node-llhttp libwslay-dev libssl-dev
-	python3 python3-websocket systemd litecoind)
+	python3 python3-websocket systemd litecoind chromium chromium-driver python3-selenium)
 
 missing=()
 for p in "${pkgs[@]}"; do
