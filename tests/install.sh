@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cmake --install` puts the binaries, the unit and the example config where
+# `cmake --install` puts the binaries, the units and the example config where
 # docs/OPERATION.md says, and the installed binaries run.
 # Usage: install.sh BUILD_DIR
 set -euo pipefail
@@ -19,6 +19,8 @@ check() {
 check bin/hashjack
 check bin/hashjackd
 check lib/systemd/system/hashjackd.service
+check lib/systemd/system/hashjack-serve.service
+check share/doc/hashjack/API.md
 check share/doc/hashjack/hashjackd.conf.example
 check share/doc/hashjack/CONFIG.md
 if "$prefix/bin/hashjackd" --version | grep -q '^hashjackd ' &&
@@ -28,10 +30,11 @@ else
 	echo "install: installed binaries do not run" >&2
 	fail=$((fail + 1))
 fi
-if grep -q '^ExecStart=/.*/hashjackd ' "$prefix/lib/systemd/system/hashjackd.service"; then
+if grep -q '^ExecStart=/.*/hashjackd ' "$prefix/lib/systemd/system/hashjackd.service" &&
+	grep -q '^ExecStart=/.*/hashjack serve ' "$prefix/lib/systemd/system/hashjack-serve.service"; then
 	pass=$((pass + 1))
 else
-	echo "install: the unit's ExecStart has no absolute path" >&2
+	echo "install: a unit's ExecStart has no absolute path" >&2
 	fail=$((fail + 1))
 fi
 echo "install: $pass passed, $fail failed"

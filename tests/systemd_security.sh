@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Rates the hashjackd unit with `systemd-analyze security --offline=yes` and
-# fails when the overall exposure is above 2.0, or when systemd-analyze
-# warns about the unit (a misspelt hardening line is ignored by systemd,
-# and the rating alone might not show it).
+# Rates a unit with `systemd-analyze security --offline=yes` and fails when
+# the overall exposure is above 2.0, or when systemd-analyze warns about
+# the unit (a misspelt hardening line is ignored by systemd, and the rating
+# alone might not show it).
 #
 # Usage: tests/systemd_security.sh [UNIT]
-# UNIT is the configured hashjackd.service, or the source
-# systemd/hashjackd.service.in (the default), whose @PATHS@ are filled in
-# with the default install prefix's.
+# UNIT is a configured unit (hashjackd.service, hashjack-serve.service), or
+# its source systemd/NAME.service.in (default: hashjackd's), whose @PATHS@
+# are filled in with the default install prefix's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 unit=${1:-$root/systemd/hashjackd.service.in}
@@ -25,27 +25,28 @@ command -v systemd-analyze >/dev/null ||
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# systemd-analyze names the unit after the file: it must be hashjackd.service.
+# systemd-analyze names the unit after the file.
+name=$(basename "$unit" .in)
 sed -e 's|@CMAKE_INSTALL_FULL_BINDIR@|/usr/local/bin|g' \
 	-e 's|@CMAKE_INSTALL_FULL_DOCDIR@|/usr/local/share/doc/hashjack|g' \
-	"$unit" >"$tmp/hashjackd.service"
-if grep -q '@[A-Z_]*@' "$tmp/hashjackd.service"; then
+	"$unit" >"$tmp/$name"
+if grep -q '@[A-Z_]*@' "$tmp/$name"; then
 	fail "$unit: unknown @VARIABLE@ left after substitution"
 fi
 
 status=0
 (cd "$tmp" && systemd-analyze security --offline=yes --no-pager \
-	hashjackd.service) >"$tmp/out" 2>"$tmp/err" || status=$?
+	"$name") >"$tmp/out" 2>"$tmp/err" || status=$?
 if [ -s "$tmp/err" ]; then
 	cat "$tmp/err" >&2
 	fail "systemd-analyze warned about $unit (exit status $status)"
 fi
-level=$(sed -n 's/.*Overall exposure level for hashjackd\.service: \([0-9][0-9]*\.[0-9]\).*/\1/p' "$tmp/out")
+level=$(sed -n "s/.*Overall exposure level for ${name//./\\.}: \([0-9][0-9]*\.[0-9]\).*/\1/p" "$tmp/out")
 [ -n "$level" ] || {
 	cat "$tmp/out" >&2
 	fail "no \"Overall exposure level\" in systemd-analyze's output"
 }
-echo "systemd_security: exposure $level (at most $max)"
+echo "systemd_security: $name: exposure $level (at most $max)"
 if awk -v l="$level" -v m="$max" 'BEGIN { exit !(l + 0 <= m + 0) }'; then
 	echo "systemd_security: 1 passed, 0 failed"
 else

@@ -372,6 +372,22 @@ static void test_restart_and_rotation(void **state)
 	assert_int_equal(hj_view_block(b, "104", &out, &len, err, sizeof err),
 	                 200);
 	free(out);
+
+	/* A second rotation: the first file is let go (its space is given
+	 * back), the one before the last rotation is still read. */
+	assert_int_equal(hj_fixture_rotate(f, err, sizeof err), 0);
+	deal(f, 2, NULL, 0);
+	poll_ok(a, NULL);
+	assert_int_equal(hj_view_block(a, "101", &out, &len, err, sizeof err),
+	                 404);
+	assert_int_equal(hj_view_block(a, "105", &out, &len, err, sizeof err),
+	                 200);
+	free(out);
+	assert_int_equal(hj_view_block(a, "106", &out, &len, err, sizeof err),
+	                 200);
+	free(out);
+	hj_view_stats_get(a, &st);
+	assert_int_equal(st.rotated, 2);
 	hj_view_free(a);
 	hj_view_free(b);
 	cleanup(f);

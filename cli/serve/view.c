@@ -26,6 +26,8 @@
 #include "taproot.h"
 
 #define LINE_MAX_BYTES ((size_t)16 << 20) /* docs/LOG.md */
+/* Log files read: the current one and the one before the last rotation. */
+#define SEGS_KEPT 2
 
 static void say(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -1133,6 +1135,15 @@ static int open_seg(hj_view *v, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	v->segs = g;
+	if (v->nseg == SEGS_KEPT) {
+		/* Rotated away twice: its blocks are no longer served, and
+		 * its disk space (logrotate compressed or removed it) is
+		 * given back. */
+		close(g[0].fd);
+		free(g[0].off);
+		memmove(g, g + 1, (v->nseg - 1) * sizeof *g);
+		v->nseg--;
+	}
 	memset(&g[v->nseg], 0, sizeof *g);
 	g[v->nseg].fd = fd;
 	g[v->nseg].dev = st.st_dev;
