@@ -156,6 +156,12 @@ static void print_config(const hjd_config *c, const hj_edge *e)
 		printf("payouts: recorded, not sent (no [payout] %s)\n",
 		       c->family == HJ_EVM ? "dealer_key" : "wallet");
 	}
+	printf(strchr(c->serve.host, ':')
+	           ? "serve: [%s]:%u, /healthz stale after %u s (hashjack "
+	             "serve's; hashjackd does not use it)\n"
+	           : "serve: %s:%u, /healthz stale after %u s (hashjack "
+	             "serve's; hashjackd does not use it)\n",
+	       c->serve.host, c->serve.port, c->serve.max_age_s);
 }
 
 /*
