@@ -252,94 +252,90 @@ out:
 	return rc;
 }
 
+/* "--opt VALUE" or "--opt=VALUE" for one of names; the value, or NULL. */
+static const char *option(char **argv, int argc, int *i,
+                          const char *const *names, int *bad)
+{
+	const char *a = argv[*i];
+	for (size_t k = 0; names[k]; k++) {
+		size_t n = strlen(names[k]);
+		if (strcmp(a, names[k]) == 0) {
+			if (*i + 1 == argc) {
+				*bad = 1;
+				return NULL;
+			}
+			return argv[++*i];
+		}
+		if (strncmp(a, names[k], n) == 0 && a[n] == '=' && n > 2)
+			return a + n + 1;
+	}
+	return NULL;
+}
+
 int hj_serve_main(int argc, char **argv)
 {
+	static const char *const conf_names[] = {"-c", "--config", NULL};
+	static const char *const db_names[] = {"--db", NULL};
+	static const char *const log_names[] = {"--card-log", NULL};
 	hjd_config cfg;
 	const char *conf = NULL, *db = NULL, *log = NULL;
+	const char **keys = calloc((size_t)argc + 1, sizeof *keys);
+	size_t nkeys = 0;
 	char err[512];
 	char *dbpath = NULL;
-	int rc;
+	int rc = EX_OK;
 
-	for (int i = 0; i < argc; i++)
-		if (strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0)
-			return hj_serve_help();
-	hjd_config_init(&cfg);
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char **dst = NULL;
-		const char *val = NULL;
-		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0)
-			dst = &conf;
-		else if (strcmp(a, "--db") == 0)
-			dst = &db;
-		else if (strcmp(a, "--card-log") == 0)
-			dst = &log;
-		else if (strncmp(a, "--config=", 9) == 0)
-			dst = &conf, val = a + 9;
-		else if (strncmp(a, "--db=", 5) == 0)
-			dst = &db, val = a + 5;
-		else if (strncmp(a, "--card-log=", 11) == 0)
-			dst = &log, val = a + 11;
-		if (dst) {
-			if (!val && i + 1 == argc) {
-				hjd_config_free(&cfg);
-				return hj_tool_usage(CMD, "%s: needs a value",
-				                     a);
-			}
-			if (*dst) {
-				hjd_config_free(&cfg);
-				return hj_tool_usage(CMD, "%s: given twice", a);
-			}
-			*dst = val ? val : argv[++i];
-			continue;
-		}
-		if (strncmp(a, "--", 2) == 0 && strchr(a, '.') &&
-		    strchr(a, '=')) {
-			continue; /* a key, applied after the file */
-		}
-		hjd_config_free(&cfg);
-		return hj_tool_usage(CMD, "unknown argument \"%s\"", a);
-	}
-	if (!conf && (!db || !log)) {
-		hjd_config_free(&cfg);
-		return hj_tool_usage(CMD, "give -c FILE, or --db FILE and "
-		                          "--card-log FILE");
-	}
-	if (conf && hjd_config_load(&cfg, conf, err, sizeof err) != 0) {
-		hjd_config_free(&cfg);
-		return hj_tool_fail(CMD, EX_CONFIG, "%s", err);
-	}
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0 ||
-		    strcmp(a, "--db") == 0 || strcmp(a, "--card-log") == 0) {
-			i++;
-			continue;
-		}
-		if (strncmp(a, "--", 2) != 0 || !strchr(a, '.') ||
-		    !strchr(a, '=') || strncmp(a, "--config=", 9) == 0 ||
-		    strncmp(a, "--db=", 5) == 0 ||
-		    strncmp(a, "--card-log=", 11) == 0)
-			continue;
-		if (hjd_config_set_arg(&cfg, a + 2, err, sizeof err) != 0) {
-			hjd_config_free(&cfg);
-			return hj_tool_usage(CMD, "%s", err);
-		}
-	}
-	if (conf && hjd_config_finish(&cfg, err, sizeof err) != 0) {
-		hjd_config_free(&cfg);
-		return hj_tool_fail(CMD, EX_CONFIG, "%s", err);
-	}
-	if (!conf && cfg.serve.max_age_s == 0)
-		cfg.serve.max_age_s = 3600;
-	dbpath = db ? strdup(db) : hj_tool_db_path(NULL, cfg.state_dir);
-	if (!dbpath) {
-		hjd_config_free(&cfg);
+	if (!keys)
 		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	hjd_config_init(&cfg);
+	for (int i = 0; i < argc && rc == EX_OK; i++) {
+		const char *a = argv[i], *v;
+		const char **dst = NULL;
+		int bad = 0;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			free(keys);
+			hjd_config_free(&cfg);
+			return hj_serve_help();
+		}
+		if ((v = option(argv, argc, &i, conf_names, &bad)))
+			dst = &conf;
+		else if ((v = option(argv, argc, &i, db_names, &bad)))
+			dst = &db;
+		else if ((v = option(argv, argc, &i, log_names, &bad)))
+			dst = &log;
+		if (bad)
+			rc = hj_tool_usage(CMD, "%s: needs a value", a);
+		else if (dst && *dst)
+			rc = hj_tool_usage(CMD, "%s: given twice", a);
+		else if (dst)
+			*dst = v;
+		else if (strncmp(a, "--", 2) == 0 && strchr(a, '.') &&
+		         strchr(a, '='))
+			keys[nkeys++] = a + 2; /* applied after the file */
+		else
+			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
 	}
-	rc = run(&cfg, dbpath, log ? log : cfg.card_log);
+	if (rc == EX_OK && !conf && (!db || !log))
+		rc = hj_tool_usage(CMD, "give -c FILE, or --db FILE and "
+		                        "--card-log FILE");
+	if (rc == EX_OK && conf &&
+	    hjd_config_load(&cfg, conf, err, sizeof err) != 0)
+		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+	for (size_t k = 0; rc == EX_OK && k < nkeys; k++)
+		if (hjd_config_set_arg(&cfg, keys[k], err, sizeof err) != 0)
+			rc = hj_tool_usage(CMD, "%s", err);
+	if (rc == EX_OK && conf &&
+	    hjd_config_finish(&cfg, err, sizeof err) != 0)
+		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+	if (rc == EX_OK) {
+		if (!conf && cfg.serve.max_age_s == 0)
+			cfg.serve.max_age_s = 3600;
+		dbpath = db ? strdup(db) : hj_tool_db_path(NULL, cfg.state_dir);
+		rc = dbpath ? run(&cfg, dbpath, log ? log : cfg.card_log)
+		            : hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	}
 	free(dbpath);
+	free(keys);
 	hjd_config_free(&cfg);
 	return rc;
 }
