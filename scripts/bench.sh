@@ -5,14 +5,20 @@
 #   catch-up: hashjackd over 20,000 pre-mined anvil blocks against a
 #             minimal batched JSON-RPC client fetching the same blocks;
 #   catch-up-btc: the same on a 5,000-block litecoind regtest chain
-#             (batched getblockhash + getblock <hash> 0, cookie auth).
-# Usage: scripts/bench.sh [engine|catchup|catchup-btc|all] (default all)
+#             (batched getblockhash + getblock <hash> 0, cookie auth);
+#   serve:    hashjack serve's round queries per second against /healthz,
+#             and the time a block takes to reach 100, 1,000 and 10,000
+#             WebSocket subscribers against a bare libuv server writing
+#             the same bytes, with the server's RSS.
+# Usage: scripts/bench.sh [engine|catchup|catchup-btc|serve|all]
+#        (default all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
 build="$root/build/release"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target bench_game raw_fetch hashjackd
+cmake --build "$build" -j"$(nproc)" --target bench_game raw_fetch hashjackd \
+	hashjack bench_serve
 what=${1:-all}
 if [ "$what" = engine ] || [ "$what" = all ]; then
 	echo "== engine"
@@ -25,4 +31,8 @@ fi
 if [ "$what" = catchup-btc ] || [ "$what" = all ]; then
 	echo "== catch-up, Bitcoin family (litecoind regtest)"
 	python3 "$root/bench/catchup_btc.py" --build "$build"
+fi
+if [ "$what" = serve ] || [ "$what" = all ]; then
+	echo "== serve"
+	"$build/bench_serve"
 fi

@@ -30,6 +30,8 @@ struct hj_fixture {
 	int rc; /* the effects sink's first error */
 	char err[256];
 	uint64_t height;
+	void (*on_write)(void *ctx, uint64_t height);
+	void *on_write_ctx;
 };
 
 static int accept_all(void *ctx, const hj_round *r, const hj_action *a)
@@ -221,6 +223,8 @@ int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
 		r = f->rc;
 		snprintf(err, errlen, "%s", f->err);
 	}
+	if (r == 0 && f->on_write)
+		f->on_write(f->on_write_ctx, b.height);
 	if (r == 0 && write(f->fd, line, len) != (ssize_t)len) {
 		snprintf(err, errlen, "%s: %s", f->log, strerror(errno));
 		r = -EIO;
@@ -240,6 +244,13 @@ int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
 		f->next++;
 	}
 	return r;
+}
+
+void hj_fixture_on_write(hj_fixture *f, void (*fn)(void *ctx, uint64_t height),
+                         void *ctx)
+{
+	f->on_write = fn;
+	f->on_write_ctx = ctx;
 }
 
 static hj_action evm_tx(uint8_t p, uint64_t n, hj_act act, hj_amount value)

@@ -43,6 +43,12 @@ uint64_t hj_fixture_next(const hj_fixture *f);
 int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
                      size_t ntx, char *err, size_t errlen);
 
+/* Calls fn(ctx, height) in hj_fixture_block just before the block's line
+ * is written, on the caller's thread: a benchmark's clock for the moment
+ * a reader of the log can first see the line.  fn NULL: no call. */
+void hj_fixture_on_write(hj_fixture *f, void (*fn)(void *ctx, uint64_t height),
+                         void *ctx);
+
 /* logrotate, then SIGHUP: renames the log to LOG.1 and writes the next
  * lines to a new LOG, whose identity the cursor takes at once.  0 or a
  * negative errno with err. */

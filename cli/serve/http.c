@@ -78,6 +78,8 @@ struct hj_conn {
 
 	/* WebSocket */
 	wslay_event_context_ptr ws;
+	char ws_head[14]; /* a frame's header, sent with its payload */
+	size_t ws_head_len;
 	const uint8_t *in;
 	size_t in_len;
 };
@@ -236,53 +238,67 @@ static void on_written(uv_write_t *req, int status)
 		conn_close(c);
 }
 
-/* Queues n bytes; -1 (the connection is closing or now dropped) when the
- * client cannot take them. */
-static int conn_write(hj_conn *c, const char *p, size_t n)
+/* Writes the bytes of b[0..nb) with one system call when the socket takes
+ * them, else queues what is left; -1 (the connection is closing or now
+ * dropped) when the client cannot take them. */
+static int conn_writev(hj_conn *c, const uv_buf_t *b, unsigned nb)
 {
+	size_t n = 0, done = 0;
 	if (c->closing)
 		return -1;
+	for (unsigned i = 0; i < nb; i++)
+		n += b[i].len;
 	if (c->fake) {
-		if (c->fake_out)
-			c->fake_out(c->fake_arg, p, n);
+		for (unsigned i = 0; i < nb && c->fake_out; i++)
+			c->fake_out(c->fake_arg, b[i].base, b[i].len);
 		return 0;
 	}
 	if (c->pending == 0) {
-		uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
-		int r = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+		int r = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
 		if (r > 0) {
-			p += r;
-			n -= (size_t)r;
+			done = (size_t)r;
 		} else if (r != UV_EAGAIN && r != UV_ENOSYS) {
 			conn_close(c);
 			return -1;
 		}
-		if (n == 0)
+		if (done == n)
 			return 0;
 	}
-	if (c->pending + n > c->s->lim.max_out) {
+	if (c->pending + (n - done) > c->s->lim.max_out) {
 		/* A client that does not read its socket: drop it rather
 		 * than buffer without bound. */
 		c->s->st.slow_dropped++;
 		conn_close(c);
 		return -1;
 	}
-	struct wreq *w = malloc(sizeof *w + n);
+	struct wreq *w = malloc(sizeof *w + (n - done));
 	if (!w) {
 		conn_close(c);
 		return -1;
 	}
 	w->c = c;
-	w->n = n;
-	memcpy(w->data, p, n);
-	uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
-	if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
+	w->n = n - done;
+	char *o = w->data;
+	for (unsigned i = 0; i < nb; i++) {
+		size_t skip = done < b[i].len ? done : b[i].len;
+		memcpy(o, b[i].base + skip, b[i].len - skip);
+		o += b[i].len - skip;
+		done -= skip;
+	}
+	uv_buf_t q = uv_buf_init(w->data, (unsigned)w->n);
+	if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &q, 1, on_written) < 0) {
 		free(w);
 		conn_close(c);
 		return -1;
 	}
-	c->pending += n;
+	c->pending += w->n;
 	return 0;
+}
+
+static int conn_write(hj_conn *c, const char *p, size_t n)
+{
+	uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+	return conn_writev(c, &b, 1);
 }
 
 static const char *status_text(int status)
@@ -347,9 +363,10 @@ void hj_conn_respond(hj_conn *c, int status, const char *content_type,
 		conn_close(c);
 		return;
 	}
-	if (conn_write(c, head, (size_t)n) < 0)
-		return;
-	if (body && len && !c->head && conn_write(c, body, len) < 0)
+	/* The head and the body in one segment, not two. */
+	uv_buf_t b[2] = {uv_buf_init(head, (unsigned)n),
+	                 uv_buf_init((char *)body, (unsigned)len)};
+	if (conn_writev(c, b, body && len && !c->head ? 2 : 1) < 0)
 		return;
 	if (!c->keep_alive)
 		conn_close_flushed(c);
@@ -580,12 +597,25 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data,
                        size_t len, int flags, void *user)
 {
 	hj_conn *c = user;
-	(void)flags;
-	if (conn_write(c, (const char *)data, len) < 0) {
+	/* wslay hands a frame's header (WSLAY_MSG_MORE) and its payload in
+	 * two calls: the header waits for the payload, so that a message
+	 * costs one write(2) and one TCP segment, not two of each. */
+	if ((flags & WSLAY_MSG_MORE) &&
+	    len <= sizeof c->ws_head - c->ws_head_len) {
+		memcpy(c->ws_head + c->ws_head_len, data, len);
+		c->ws_head_len += len;
+		return (ssize_t)len;
+	}
+	uv_buf_t b[2] = {uv_buf_init(c->ws_head, (unsigned)c->ws_head_len),
+	                 uv_buf_init((char *)data, (unsigned)len)};
+	int r =
+	    c->ws_head_len ? conn_writev(c, b, 2) : conn_writev(c, b + 1, 1);
+	if (r < 0) {
 		wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
 		return -1;
 	}
-	c->s->st.ws_bytes_out += len;
+	c->s->st.ws_bytes_out += c->ws_head_len + len;
+	c->ws_head_len = 0;
 	return (ssize_t)len;
 }
 
