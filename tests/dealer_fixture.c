@@ -79,6 +79,11 @@ hj_fixture *hj_fixture_new(const char *dir, hj_family fam,
 {
 	static const uint8_t zero[32];
 	char rs[HJ_STORE_RULES_MAX];
+	char why[200];
+	if (hj_rules_check(rules, why, sizeof why) != 0) {
+		snprintf(err, errlen, "rules: %s", why);
+		return NULL;
+	}
 	hj_fixture *f = calloc(1, sizeof *f);
 	if (!f) {
 		snprintf(err, errlen, "out of memory");

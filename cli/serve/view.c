@@ -109,9 +109,15 @@ struct seg {
 struct rinfo {
 	hj_id id, player;
 	uint64_t bet, end; /* end: the settling block, 0 while open */
-	char *final;       /* the settled state, for a round whose Bet is
-	                      before the log this view reads */
+	char *final;       /* the settled state, when kept */
+	int pinned;        /* final is kept for good: the round's Bet lies
+	                      before the log this view reads, so it cannot
+	                      be replayed */
 };
+
+/* Settled states kept besides the pinned ones, most recent first out:
+ * a query for a round settled long ago replays its lines instead. */
+#define SETTLED_KEPT 4096
 
 struct pinfo {
 	hj_id key;
@@ -152,6 +158,8 @@ struct hj_view {
 	struct pinfo *p;
 	size_t np, pcap;
 	struct idmap pmap;
+	size_t kept[SETTLED_KEPT]; /* rinfo indices whose final is kept */
+	size_t khead, kn;
 	struct hblk *hist; /* ring of o.history_blocks */
 	size_t hhead, hn;
 	char *buf; /* a partial line */
@@ -231,6 +239,7 @@ static void unload(hj_view *v)
 	v->nr = v->rcap = 0;
 	free(v->rmap.slot);
 	memset(&v->rmap, 0, sizeof v->rmap);
+	v->khead = v->kn = 0;
 	for (size_t i = 0; i < v->np; i++)
 		free(v->p[i].r);
 	free(v->p);
@@ -634,8 +643,6 @@ struct applied {
 	} * ch;
 	size_t nch, chcap;
 	uint64_t height;
-	const hj_id *only; /* replaying one round: NULL for every round */
-	char *only_final;
 };
 
 static char *settled_state(const hj_view *v, const hj_round *r,
@@ -930,6 +937,24 @@ static int add_round(hj_view *v, const hj_id *id, const hj_id *player,
 	return 0;
 }
 
+/* Keeps the settled state txt (taken) of round i, letting go of the
+ * oldest kept one beyond SETTLED_KEPT. */
+static void keep_settled(hj_view *v, size_t i, char *txt)
+{
+	if (!txt)
+		return;
+	if (v->kn == SETTLED_KEPT) {
+		struct rinfo *old = &v->r[v->kept[v->khead]];
+		free(old->final);
+		old->final = NULL;
+		v->khead = (v->khead + 1) % SETTLED_KEPT;
+		v->kn--;
+	}
+	v->r[i].final = txt;
+	v->kept[(v->khead + v->kn) % SETTLED_KEPT] = i;
+	v->kn++;
+}
+
 /* ---- following the log ---- */
 
 static int seg_add_line(struct seg *s, uint64_t off)
@@ -1007,11 +1032,14 @@ static int take_line(hj_view *v, int live, const char *line, size_t len,
 		if (c->bet)
 			ret = add_round(v, &c->id, &c->player, pl.height);
 		struct rinfo *ri = round_of(v, &c->id);
-		if (ret == 0 && ri && c->settled) {
+		if (ret == 0 && ri && c->settled && !ri->end) {
 			ri->end = pl.height;
+			char *copy = strdup(c->settled);
 			if (ri->bet < v->segs[0].first) {
-				ri->final = c->settled;
-				c->settled = strdup(ri->final);
+				ri->final = copy;
+				ri->pinned = 1;
+			} else {
+				keep_settled(v, (size_t)(ri - v->r), copy);
 			}
 		}
 	}
@@ -1479,9 +1507,13 @@ static char *round_text(hj_view *v, const struct rinfo *ri)
 		const hj_round *r = table_round(v->t, &ri->id);
 		return r ? open_state(v, r, v->height) : NULL;
 	}
-	if (ri->final)
-		return strdup(ri->final);
-	return replay_round(v, ri);
+	if (!ri->final) {
+		char *txt = replay_round(v, ri);
+		if (!txt)
+			return NULL;
+		keep_settled(v, (size_t)(ri - v->r), txt);
+	}
+	return strdup(ri->final);
 }
 
 int hj_view_round(hj_view *v, const char *id, char **out, size_t *len,
