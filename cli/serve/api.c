@@ -210,32 +210,45 @@ static double log_age(const hj_view_stats *st)
 	return age < 0 ? 0 : age;
 }
 
+/* {"ok":true|false, ["error":why,] "height":H, "ageSeconds":S}. */
 static void healthz(hj_api *a, hj_conn *c)
 {
 	hj_view_stats st;
+	char why[700] = "";
 	hj_view_stats_get(a->v, &st);
-	if (!st.live) {
-		reply_error(a, c, 503, "the dealer's state is not loaded: %s",
-		            a->down[0] ? a->down : "starting");
-		return;
-	}
 	double age = log_age(&st);
-	if (a->down[0]) {
-		reply_error(a, c, 503, "%s", a->down);
+	if (!st.live)
+		snprintf(why, sizeof why,
+		         "the dealer's state is not loaded: %s",
+		         a->down[0] ? a->down : "starting");
+	else if (a->down[0])
+		snprintf(why, sizeof why, "%s", a->down);
+	else if (age > a->o.max_age_s)
+		snprintf(
+		    why, sizeof why,
+		    "the dealer's last block (%llu) was written %.0f s ago, "
+		    "more than max_age (%u s)",
+		    (unsigned long long)st.height, age, a->o.max_age_s);
+	json_t *o = json_object();
+	json_object_set_new(o, "ok", json_boolean(!why[0]));
+	if (why[0])
+		json_object_set_new(o, "error", json_string(why));
+	if (st.live) {
+		json_object_set_new(o, "height",
+		                    json_integer((json_int_t)st.height));
+		json_object_set_new(
+		    o, "ageSeconds",
+		    json_real((double)(int64_t)(age * 10) / 10));
+	}
+	char *s =
+	    json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	                      JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
+	json_decref(o);
+	if (!s) {
+		reply_error(a, c, 503, "out of memory");
 		return;
 	}
-	if (age > a->o.max_age_s) {
-		reply_error(a, c, 503,
-		            "the dealer's last block (%llu) was written %.0f s "
-		            "ago, more than max_age (%u s)",
-		            (unsigned long long)st.height, age, a->o.max_age_s);
-		return;
-	}
-	char body[128];
-	int n = snprintf(body, sizeof body,
-	                 "{\"ok\":true,\"height\":%llu,\"ageSeconds\":%.1f}",
-	                 (unsigned long long)st.height, age);
-	reply(a, c, 200, "application/json", body, (size_t)n);
+	reply_json(a, c, why[0] ? 503 : 200, s, strlen(s));
 }
 
 struct text {
@@ -269,8 +282,12 @@ static void tprintf(struct text *t, const char *fmt, ...)
 static void metric(struct text *t, const char *name, const char *type,
                    const char *help, double v)
 {
-	tprintf(t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name,
-	        type, name, v);
+	/* Counts as integers, the rest to the millisecond. */
+	int whole = v == (double)(int64_t)v;
+	tprintf(t,
+	        whole ? "# HELP %s %s\n# TYPE %s %s\n%s %.0f\n"
+	              : "# HELP %s %s\n# TYPE %s %s\n%s %.3f\n",
+	        name, help, name, type, name, v);
 }
 
 static void metrics(hj_api *a, hj_conn *c)
