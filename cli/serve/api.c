@@ -516,9 +516,31 @@ static void deliver(void *ctx, uint64_t height, const hj_update *u, size_t n)
 void hj_api_block(void *ctx, uint64_t height, const hj_update *u, size_t n)
 {
 	hj_api *a = ctx;
+	struct frame {
+		char *p;
+		size_t n;
+	} *f = calloc(n, sizeof *f);
 	a->blocks_sent++;
-	for (struct sub *s = a->subs; s; s = s->next)
-		deliver(s, height, u, n);
+	for (size_t i = 0; f && i < n; i++)
+		if (hj_ws_frame_text(u[i].msg, u[i].len, &f[i].p, &f[i].n)) {
+			for (size_t k = 0; k < i; k++)
+				free(f[k].p);
+			free(f);
+			f = NULL;
+		}
+	for (struct sub *s = a->subs; s; s = s->next) {
+		if (!f) {
+			deliver(s, height, u, n); /* framed per subscriber */
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (wants(s, &u[i]) &&
+			    hj_conn_ws_send_framed(s->c, f[i].p, f[i].n) < 0)
+				break;
+	}
+	for (size_t i = 0; f && i < n; i++)
+		free(f[i].p);
+	free(f);
 }
 
 static void noop(void *ctx, uint64_t height, const hj_update *u, size_t n)

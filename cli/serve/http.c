@@ -680,6 +680,65 @@ int hj_conn_ws_send(hj_conn *c, const char *msg, size_t n)
 	return c->closing ? -1 : 0;
 }
 
+/* A frame as wslay writes it, into a growing buffer. */
+struct framed {
+	char *p;
+	size_t n, cap;
+};
+
+static ssize_t framed_out(const uint8_t *data, size_t len, int flags,
+                          void *user)
+{
+	struct framed *f = user;
+	(void)flags;
+	if (len > f->cap - f->n) {
+		size_t cap = 2 * (f->n + len);
+		char *g = realloc(f->p, cap);
+		if (!g)
+			return WSLAY_ERR_NOMEM;
+		f->p = g;
+		f->cap = cap;
+	}
+	memcpy(f->p + f->n, data, len);
+	f->n += len;
+	return (ssize_t)len;
+}
+
+int hj_ws_frame_text(const char *msg, size_t n, char **out, size_t *len)
+{
+	static const struct wslay_frame_callbacks cb = {framed_out, NULL, NULL};
+	struct wslay_frame_iocb io = {.fin = 1,
+	                              .opcode = WSLAY_TEXT_FRAME,
+	                              .payload_length = n,
+	                              .data = (const uint8_t *)msg,
+	                              .data_length = n};
+	struct framed f = {0};
+	wslay_frame_context_ptr fc;
+	if (wslay_frame_context_init(&fc, &cb, &f) != 0)
+		return -ENOMEM;
+	ssize_t r = wslay_frame_send(fc, &io);
+	wslay_frame_context_free(fc);
+	if (r < 0 || (size_t)r != n) {
+		free(f.p);
+		return -ENOMEM;
+	}
+	*out = f.p;
+	*len = f.n;
+	return 0;
+}
+
+int hj_conn_ws_send_framed(hj_conn *c, const char *frame, size_t n)
+{
+	if (c->closing || c->mode != M_WS ||
+	    !wslay_event_get_write_enabled(c->ws))
+		return -1;
+	if (conn_write(c, frame, n) < 0)
+		return -1;
+	c->s->st.ws_messages_out++;
+	c->s->st.ws_bytes_out += n;
+	return 0;
+}
+
 void hj_conn_ws_close(hj_conn *c, uint16_t code, const char *reason)
 {
 	if (c->closing || c->mode != M_WS)

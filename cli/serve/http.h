@@ -100,6 +100,16 @@ void hj_conn_respond(hj_conn *c, int status, const char *content_type,
  * the connection is closing or was just dropped for not reading (it is
  * then gone once the handler returns to the loop: do not send again). */
 int hj_conn_ws_send(hj_conn *c, const char *msg, size_t n);
+/*
+ * A text message framed once (by wslay; a server's frames are not
+ * masked, so the same bytes do for every client): *out (caller frees),
+ * *len.  0 or -ENOMEM.  hj_conn_ws_send_framed sends such a frame on an
+ * accepted WebSocket, as hj_conn_ws_send does a message: what the stream
+ * sends to every subscriber is framed once, not once per subscriber.
+ */
+int hj_ws_frame_text(const char *msg, size_t n, char **out, size_t *len);
+int hj_conn_ws_send_framed(hj_conn *c, const char *frame, size_t n);
+
 /* Closes a WebSocket with a status code and a short reason. */
 void hj_conn_ws_close(hj_conn *c, uint16_t code, const char *reason);
 
