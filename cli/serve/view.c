@@ -1332,7 +1332,10 @@ int hj_view_history(hj_view *v, uint64_t from, hj_view_fn fn, void *ctx,
 		return 0;
 	const struct hblk *first =
 	    v->hn ? &v->hist[v->hhead % v->o.history_blocks] : NULL;
-	if (!first || first->height > from + 1) {
+	/* Kept from the log's first line on: no block after `from` is
+	 * missing, however far before that line `from` is. */
+	uint64_t oldest = v->nseg && v->segs[0].n ? v->segs[0].first : 0;
+	if (!first || (first->height > from + 1 && first->height != oldest)) {
 		say(err, errlen,
 		    "blocks after %llu are no longer kept (the oldest kept "
 		    "is %llu): read the rounds you follow with GET "
