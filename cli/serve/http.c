@@ -1012,6 +1012,8 @@ hj_server *hj_server_new(uv_loop_t *loop, const hj_http_limits *lim,
 	s->live_handles = 1;
 	uint64_t every =
 	    lim->request_ms < lim->ping_ms ? lim->request_ms : lim->ping_ms;
+	if (lim->idle_ms < every)
+		every = lim->idle_ms;
 	every /= 4;
 	every = every < 10 ? 10 : every > 1000 ? 1000 : every;
 	uv_timer_start(&s->sweep, on_sweep, every, every);
