@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `hashjack serve` (docs/API.md) on the Bitcoin
+family: a real litecoind in regtest, hashjackd dealing on it as
+tests/e2e/test_ltc_game.py sets it up (confirmations 2, timeout_blocks 3,
+bethash with both side bets offered), and `hashjack serve` on the
+daemon's config (hj.Serve), every answer checked against the card log,
+`hashjack replay`, the database and the other tools.
+
+    /usr/bin/python3 tests/e2e/test_ltc_serve.py --hashjack build/test/hashjack \\
+        --hashjackd build/test/hashjackd [-k NAME] [--keep] [--timeout S]
+
+The cases of tests/e2e/test_serve.py that are about the game and the
+log, on this family (api_checks holds them), and what is this family's
+own:
+
+- book: a clear peek with insurance and a skipped block, timeouts of
+  split hands (each moving the seq); after every block GET /v1/rounds and
+  each /v1/rounds/{id} are `hashjack replay --state`, "seq" included.
+- api_players: players that read their round from the API, by their key
+  P, and sign each action with `hashjack player ACTION --round ID --seq
+  N` at the seq the API gives, sent with the node's wallet: each listed
+  action accepted, each other one rejected; subscribers (the second
+  player also by its payout address tr(P)); ?from= after a disconnect.
+- ids: ids without 0x (with it: 400); a player by its key and by tr(P),
+  the same answer; an address of no player (404) or not a taproot one
+  (400); "seq" in every open state.
+- serve_restart, endpoints (payouts by key, by tr(P) and unattributed,
+  `hashjack ledger --json`'s rows), errors (api_checks.check_http_errors),
+  from_too_old, connections_per_ip, dealer_kill (the tip held back:
+  getblockcount), stream.
+
+The other hostile clients (timeouts, pings, slow readers), the metrics
+and /healthz's max_age, the same for both families, are test_serve.py's.  One line per case, then "N passed, M failed"; exit
+status 1 on failure.  Every wait has a deadline and so has the whole run
+(--timeout).
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import api_checks  # noqa: E402
+import book  # noqa: E402
+import hj  # noqa: E402
+import ltc  # noqa: E402
+import test_ltc_game  # noqa: E402
+from api_checks import Api  # noqa: E402
+from checks import check, check_eq  # noqa: E402
+
+RULES = dict(book.SIDE_BETS)
+
+
+class Session(test_ltc_game.Session):
+    """test_ltc_game's session (litecoind, its wallets and the daemon),
+    every block of which is followed by api.sync() once api is set."""
+
+    api = None
+
+    def mine(self, want=None):
+        b = super().mine(want)
+        if self.api is not None:
+            self.api.sync()
+        return b
+
+
+class Ctx:
+    """The session, its Api, and what api_checks' cases ask of a family."""
+
+    TIP_METHOD = "getblockcount"
+
+    def __init__(self, hashjack, hashjackd, workdir, rng):
+        self.hashjack = hashjack
+        self.hashjackd = hashjackd
+        self.workdir = workdir
+        self.rng = rng
+        self.by_key = {}        # P -> Player
+        self.addr = {}          # P -> tr(P)
+        self.S = Session(self, "serve", rules=RULES)
+        self.api = Api(hashjack, self.S, "bitcoin", workdir)
+        self.S.api = self.api
+        self.S.mine()           # the first dealt block
+        self.players = []
+        self.open_round = None
+
+    def close(self):
+        hj.close_all(self.api.close, self.S.close)
+
+    def new_player(self):
+        """(who, id): a `hashjack player keygen` key with a node wallet, and
+        its key P."""
+        p = self.S.player()
+        self.by_key[p.P] = p
+        return p, p.P
+
+    def tr(self, P):
+        """tr(P), as `hashjack player address` prints it."""
+        if P not in self.addr:
+            self.addr[P] = self.S.tool("address", "--key", self.by_key[P].key, "--coin",
+                                       "litecoin", "--chain", "regtest").strip()
+        return self.addr[P]
+
+    def alt_ids(self, pid):
+        """A player's payout address (for the players this test made)."""
+        return [self.tr(pid)] if pid in self.by_key else []
+
+    def bet(self, who, stake, pp, t3):
+        return self.S.send(who, self.S.bet_payload(who, pp, t3), stake + (pp or 0) + (t3 or 0),
+                           sender=who.P).txid
+
+    def act(self, who, state, action, value, ins):
+        """The action signed by `hashjack player` for the state's round at
+        the state's seq."""
+        payload = self.S.sign(who, action, state["round"], state["seq"],
+                              ins if action == "Peek" else None)
+        return self.S.send(who, payload, value).txid
+
+    def fake_round(self, k):
+        return "%064x" % k
+
+    def node_url(self):
+        return self.S.node.url
+
+    def burst(self, n):
+        self.S.node.mine(n)
+
+
+def case_book(ctx):
+    """The book's scenarios, /v1/rounds vs replay --state after each block."""
+    S = ctx.S
+    h0 = S.height()
+    for sc in (book.sc_peek_insured_clear_skip, book.sc_timeout_split_hands):
+        sc(S)
+    return "%d blocks, %d with open rounds" % (S.height() - h0, sum(
+        1 for h in ctx.api.synced if ctx.api.states.get(h)))
+
+
+def case_api_players(ctx):
+    return api_checks.case_api_players(ctx, nplayers=4, steps=45)
+
+
+def case_ids(ctx):
+    """Ids in the family's form: without 0x; a player by key P or tr(P)."""
+    api, sv, S = ctx.api, ctx.api.sv, ctx.S
+    rounds = api.rounds_of_log()
+    rid = next(iter(rounds))
+    P = rounds[rid][0]
+    check(len(rid) == 64 and len(P) == 64, "ids without 0x: %s, %s" % (rid, P))
+    check_eq(sv.json("/v1/rounds/" + rid)["round"], rid, "a round by its id")
+    by_key = sv.json("/v1/players/" + P)
+    check_eq(by_key["player"], P, "a player by its key")
+    mine = [p for p in rounds.values() if p[0] in ctx.by_key][0][0]
+    check_eq(sv.json("/v1/players/" + ctx.tr(mine)), sv.json("/v1/players/" + mine),
+             "a player by tr(P) and by P")
+    stranger = S.player()
+    ctx.by_key[stranger.P] = stranger
+    for path, want in (("/v1/rounds/0x" + rid, 400), ("/v1/rounds/" + rid[:-1], 400),
+                       ("/v1/rounds/" + rid.upper()[:-1] + "g", 400),
+                       ("/v1/players/0x" + P, 400), ("/v1/players/" + P[:-2], 400),
+                       ("/v1/players/" + ctx.tr(stranger.P), 404),
+                       ("/v1/players/" + stranger.P, 404),
+                       ("/v1/players/" + S.dealer, 400),
+                       ("/v1/players/" + ctx.tr(mine).replace("rltc", "tltc"), 400),
+                       ("/v1/payouts?round=0x" + rid, 400)):
+        check_eq(sv.get(path)[0], want, "GET %s" % path)
+    states = sv.json("/v1/rounds")["open"]
+    states += [ctx.api.A.msgs[i]["data"] for i in range(len(ctx.api.A.msgs))
+               if ctx.api.A.msgs[i]["eventType"] == "RoundUpdate"]
+    check(all(isinstance(s.get("seq"), int) and s["seq"] >= 0 for s in states),
+          "seq in every RoundState")
+    check(any(s["seq"] > 0 for s in states), "some round's seq moved")
+    st, body = sv.get("/healthz")
+    check_eq(st, 200, "/healthz (max_age 3600 on this family)")
+    return "%d states with seq; tr(P) %s" % (len(states), ctx.tr(mine))
+
+
+def case_endpoints(ctx):
+    S = ctx.S
+    return api_checks.check_endpoints(ctx, "bitcoin", "bitcoin:litecoin:regtest:" + S.genesis,
+                                      S.dealer)
+
+
+def case_errors(ctx):
+    """The HTTP errors and refusals of every family."""
+    return api_checks.check_http_errors(ctx.api.sv)
+
+
+CASES = [case_book, case_api_players, case_ids, api_checks.case_serve_restart, case_endpoints,
+         case_errors, api_checks.case_from_too_old, api_checks.case_connections_per_ip,
+         api_checks.case_dealer_kill, api_checks.case_stream]
+
+
+if __name__ == "__main__":
+    ltc.find_litecoind()
+    sys.exit(api_checks.main(__doc__, "hj-e2e-ltc-serve-", Ctx, CASES))
