@@ -440,7 +440,10 @@ static void request(void *ctx, hj_conn *c, const hj_http_req *r)
 		reply_error(a, c, 404, "no such path");
 		return;
 	}
-	if (parse_query(r->query, allowed, &q, err, sizeof err)) {
+	/* /v1/stream without an upgrade is 426 whatever its query asks. */
+	q.n = 0;
+	if (route != STREAM &&
+	    parse_query(r->query, allowed, &q, err, sizeof err)) {
 		reply_error(a, c, 400, "%s", err);
 		return;
 	}
