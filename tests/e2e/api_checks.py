@@ -618,7 +618,8 @@ def check_http_errors(sv):
         ("/v1/blocks?last=0", 400), ("/v1/blocks?last=101", 400), ("/v1/blocks?last=x", 400),
         ("/v1/blocks?last=5&last=6", 400), ("/v1/blocks?last=%35", 400),
         ("/v1/blocks?from=3", 400), ("/v1/table?x=1", 400), ("/v1/rounds?last=1", 400),
-        ("/v1/payouts", 400), ("/v1/stream", 426),
+        ("/v1/payouts", 400), ("/v1/stream", 426), ("/v1/stream?from=3", 426),
+        ("/v1/stream?round=xyz&round=abc", 426),
     ]
     check_gets(sv, gets)
     for method in ("POST", "PUT", "DELETE", "OPTIONS"):
