@@ -41,9 +41,11 @@ game cases always first):
   ping_interval_ms), slow_reader (max_send_buffer: dropped, counted,
   the others unaffected).
 - dealer_kill: hashjackd stopped with a line beyond its last commit (what
-  a crash leaves), restarted (it cuts the log and deals the block again),
-  then killed with -9 in a burst of blocks and restarted: the server
-  follows, its stream holds every block once.
+  a crash leaves; the server streams it), started again with its requests
+  for the tip held by a proxy (it has cut its log back: the server reloads
+  at its commit, streaming nothing twice), let through (it deals the same
+  line again), then killed with -9 in a burst of blocks and restarted:
+  the server follows, its stream holds every block once.
 - stream: the first client, connected before the first block, got every
   block's BlockUpdate (the log's line, byte for byte) and every
   RoundUpdate (the replay's state, or the settle event's), once each, in
