@@ -1202,6 +1202,12 @@ static int load(hj_view *v, hj_view_fn fn, void *ctx, char *err, size_t errlen)
 	}
 	if ((ret = take_meta(v, &s.meta, err, errlen)) != 0)
 		goto out;
+	/* Lines beyond the dealer's commit were sent but may not stay: a
+	 * dealer that restarts cuts them and deals those blocks again, maybe
+	 * other blocks after a reorganisation.  They are sent again as the
+	 * log now has them (docs/API.md: the later message wins). */
+	if (v->sent_any && v->sent > s.cur.height)
+		v->sent = s.cur.height;
 	if ((ret = open_seg(v, err, errlen)) != 0)
 		goto out;
 	struct seg *sg = &v->segs[0];
