@@ -238,6 +238,13 @@ class Api:
         self.states[h] = r.stdout.splitlines()
         return self.states[h]
 
+    def forget_above(self, h):
+        """Blocks above h were replaced (a reorganisation below the tip):
+        export and replay them again."""
+        del self.blocks[h + 1 - self.S.first:]
+        for k in [k for k in self.states if k > h]:
+            del self.states[k]
+
     def wait_dealt(self, h, server=None, timeout=60):
         self.S.dm.wait_height(h, timeout)
         (server or self.sv).wait_height(h, timeout)
@@ -264,54 +271,72 @@ class Api:
 
     # -- the stream --------------------------------------------------------------
 
-    def check_stream(self, client, first=None, last=None, rounds=None):
+    def check_stream(self, client, first=None, last=None, rounds=None, resend=None):
         """client's messages against the log from block first (default the
         log's first) to last (default the log's last): each block's
         BlockUpdate, byte for byte, then its RoundUpdates (of the rounds in
-        `rounds` only, when given: a subscription), each block exactly once,
-        in order.  Returns (blocks, RoundUpdates) checked."""
+        `rounds` only, when given: a subscription), every block once, in
+        order.  resend (lo, hi): blocks from lo to hi may come again, after
+        a dealer's restart (the server sends what it read beyond the
+        dealer's commit again, then goes on in order); the last of them
+        must be the log's.  Returns (blocks, RoundUpdates, blocks sent
+        again)."""
         log = self.log()
         first = min(log) if first is None else first
         last = max(log) if last is None else last
-        n_want = sum(1 + len([r for r in changed_rounds(json.loads(log[h]))
-                              if rounds is None or r in rounds])
-                     for h in range(first, last + 1))
 
-        def updates():
-            return [r for r in client.raws if '"eventType":"BlockUpdate"' in r[:40]
-                    or '"eventType":"RoundUpdate"' in r[:40]]
+        def wanted(h):
+            return [r for r in changed_rounds(json.loads(log[h])) if rounds is None or r in rounds]
+
+        def groups():
+            """[(height, BlockUpdate text, [RoundUpdate texts])] as sent."""
+            out = []
+            for r in list(client.raws):
+                head = r[:40]
+                if '"eventType":"BlockUpdate"' in head:
+                    out.append((json.loads(r)["height"], r, []))
+                elif '"eventType":"RoundUpdate"' in head:
+                    if not out or json.loads(r)["height"] != out[-1][0]:
+                        raise Failed("%s: a RoundUpdate not after its block's BlockUpdate: %s"
+                                     % (client.url, r[:200]))
+                    out[-1][2].append(r)
+            return out
+
+        def complete():
+            g = [x for x in groups() if x[0] == last]
+            return g and len(g[-1][2]) >= len(wanted(last))
         if hasattr(client, "wait"):
             # a block's RoundUpdates come after its BlockUpdate
-            hj.wait_until(lambda: len([r for r in updates()
-                                       if json.loads(r)["height"] <= last]) >= n_want,
-                          30, "%s to get the messages of blocks %d..%d" % (client.url, first, last))
-        raws = updates()
-        i = n_rounds = 0
+            hj.wait_until(complete, 30, "%s to get the messages of blocks %d..%d"
+                          % (client.url, first, last))
+        final, prev, again = {}, first - 1, 0
+        for h, bu, rus in groups():
+            if h < first or h > last:
+                continue
+            if h != prev + 1:
+                if not (resend and h <= prev and resend[0] <= h <= resend[1]):
+                    raise Failed("%s: block %d after block %d" % (client.url, h, prev))
+                again += 1
+            final[h] = (bu, rus)
+            prev = h
+        n_rounds = 0
         for h in range(first, last + 1):
-            line = log[h]
-            if i >= len(raws):
-                raise Failed("%s: nothing after block %d (wanted %d..%d)"
-                             % (client.url, h - 1, first, last))
-            check_eq(raws[i], block_update(h, line), "BlockUpdate of block %d" % h)
-            i += 1
-            parsed = json.loads(line)
-            want = [r for r in changed_rounds(parsed) if rounds is None or r in rounds]
-            for rid in want:
-                if i >= len(raws):
-                    raise Failed("block %d: no RoundUpdate of %s" % (h, rid))
-                m = json.loads(raws[i])
-                check_eq((m["eventType"], m["eventId"], m["height"], m["roundId"]),
-                         ("RoundUpdate", "%d:%s" % (h, rid), h, rid),
-                         "message %d after BlockUpdate %d" % (i, h))
-                self.check_round_update(h, parsed, rid, raws[i])
-                i += 1
+            if h not in final:
+                raise Failed("%s: no BlockUpdate of block %d (wanted %d..%d)"
+                             % (client.url, h, first, last))
+            bu, rus = final[h]
+            check_eq(bu, block_update(h, log[h]), "BlockUpdate of block %d" % h)
+            want = wanted(h)
+            check_eq([json.loads(r)["roundId"] for r in rus], want,
+                     "%s: the RoundUpdates of block %d" % (client.url, h))
+            parsed = json.loads(log[h])
+            for rid, r in zip(want, rus):
+                m = json.loads(r)
+                check_eq((m["eventId"], m["height"]), ("%d:%s" % (h, rid), h),
+                         "RoundUpdate %s of block %d" % (rid, h))
+                self.check_round_update(h, parsed, rid, r)
                 n_rounds += 1
-        if i < len(raws):
-            m = json.loads(raws[i])
-            if m.get("height", 0) <= last:
-                raise Failed("%s: more than wanted after block %d: %s"
-                             % (client.url, last, raws[i][:200]))
-        return last - first + 1, n_rounds
+        return last - first + 1, n_rounds, again
 
     def check_round_update(self, h, line, rid, raw):
         """A RoundUpdate of round rid at block h: the settled state of its
@@ -814,7 +839,7 @@ def case_api_players(ctx, nplayers=6, steps=60):
         c.wait_block(last)
     rounds = api.rounds_of_log()
     mine = {p.id: {r for r, x in rounds.items() if x[0] == p.id} for p in ps[:2]}
-    nb, nr = api.check_stream(by_q, h_sub + 1, last, mine[ps[0].id])
+    api.check_stream(by_q, h_sub + 1, last, mine[ps[0].id])
     api.check_stream(by_msg, h_sub + 1, last, mine[ps[1].id])
     api.check_stream(by_round_q, h_round + 1, last, {round_id})
     api.check_stream(by_round_msg, h_round + 1, last, {round_id})
@@ -899,14 +924,16 @@ def case_from_too_old(ctx):
 
 
 def case_dealer_kill(ctx):
-    """hashjackd stopped, a line beyond its last commit appended (what a
-    crash between the line and the commit leaves; the server streams it),
-    started again behind a proxy that holds its first requests for the tip
-    (ctx.TIP_METHOD): it has cut its log back to its commit, and the
-    server goes back with it (a reload) without streaming anything again;
-    let through, it deals the block again, the same line.  Then killed
-    with -9 in a burst of blocks with a round in it, and started again.
-    The server follows all along."""
+    """hashjackd stopped with a line beyond its last commit (what a crash
+    between the line and the commit leaves; the server streams it), and
+    while it is down the chain reorganises that block away (ctx.reorg(2)).
+    Started again behind a proxy that holds its requests for the tip
+    (ctx.TIP_METHOD), it has cut its log back to its commit: the server
+    goes back with it (a reload).  Let through, it deals the new block: the
+    server streams it again, and the later message is the log's.  Then
+    hashjackd is killed with -9 in a burst of blocks with a round in it,
+    and started again.  The server follows all along (case_stream checks
+    the whole stream)."""
     S, api = ctx.S, ctx.api
     dm = S.dm
     h = api.dealt()
@@ -921,6 +948,8 @@ def case_dealer_kill(ctx):
     finally:
         os.close(fd)
     api.A.wait_block(h + 1)             # the server read it
+    ctx.reorg(2)
+    api.forget_above(h)
     cuts0 = api.sv.metrics()["hashjack_serve_log_truncated_total"]
     proxy = hj.RpcProxy(ctx.node_url(), method=ctx.TIP_METHOD)
     try:
@@ -937,8 +966,11 @@ def case_dealer_kill(ctx):
     finally:
         dm.overrides = []
         proxy.close()
-    check_eq(hj.read_cardlog(dm.card_log, raw=True).decode().splitlines(keepends=True)[-1],
-             torn, "the line dealt again")
+    again = json.loads(api.log()[h + 1])
+    check(again["hash"] != json.loads(torn)["hash"], "block %d was reorganised" % (h + 1))
+    api.A.wait(lambda ms: [m for m in ms if m.get("eventType") == "BlockUpdate"
+                           and m["height"] == h + 1][1:], what="block %d sent again" % (h + 1))
+    ctx.resend = (h + 1, 1 << 62)
     dm.start()
     who, pid = ctx.new_player()
     ctx.bet(who, S.MIN_BET + 3, None, None)
@@ -949,9 +981,10 @@ def case_dealer_kill(ctx):
     dm.start()
     S.mine()
     m = api.sv.metrics()
-    return "torn line at %d (%d swallowed tip requests); kill -9 at about %d; %d loads, %d cuts" % (
-        h + 1, proxy.swallowed, h + 20, m["hashjack_serve_loads_total"],
-        m["hashjack_serve_log_truncated_total"])
+    return ("block %d torn, then reorganised (%d tip requests held); kill -9 at about %d; "
+            "%d loads, %d cuts" % (h + 1, proxy.swallowed, h + 20,
+                                   m["hashjack_serve_loads_total"],
+                                   m["hashjack_serve_log_truncated_total"]))
 
 
 def check_endpoints(ctx, family, chain, dealer):
@@ -978,7 +1011,7 @@ def case_stream(ctx):
     api = ctx.api
     last = api.dealt()
     api.A.wait_block(last)
-    nb, nr = api.check_stream(api.A)
+    nb, nr, again = api.check_stream(api.A, resend=ctx.resend)
     check_eq(api.sv.metrics()["hashjack_serve_diverged_total"], 0,
              "blocks whose events the server's engine did not reproduce")
     api.check_settled_rounds()
@@ -989,7 +1022,8 @@ def case_stream(ctx):
             check_eq(s.stop(), 0, "exit status of a server on SIGTERM")
     api.A.close()
     check_eq(api.sv.stop(), 0, "the main server's exit status on SIGTERM")
-    return "%d BlockUpdates, %d RoundUpdates" % (nb, nr)
+    return "%d BlockUpdates, %d RoundUpdates; %d blocks sent again after hashjackd's restarts" % (
+        nb, nr, again)
 
 
 def main(doc, prefix, make_ctx, cases):

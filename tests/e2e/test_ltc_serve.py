@@ -82,6 +82,7 @@ class Ctx:
         self.S.mine()           # the first dealt block
         self.players = []
         self.open_round = None
+        self.resend = None      # blocks the stream may send again (case_dealer_kill)
 
     def close(self):
         hj.close_all(self.api.close, self.S.close)
@@ -117,6 +118,10 @@ class Ctx:
 
     def fake_round(self, k):
         return "%064x" % k
+
+    def reorg(self, depth):
+        """The last depth blocks replaced by a longer chain."""
+        self.S.node.reorg(depth)
 
     def node_url(self):
         return self.S.node.url

@@ -102,6 +102,7 @@ class Ctx:
         self.S.mine()           # the first dealt block
         self.players = []       # API players' ids
         self.open_round = None
+        self.resend = None      # blocks the stream may send again (case_dealer_kill)
 
     def close(self):
         hj.close_all(self.api.close, self.S.close)
@@ -126,6 +127,10 @@ class Ctx:
         return "0x%064x" % k
 
     TIP_METHOD = "eth_blockNumber"
+
+    def reorg(self, depth):
+        """The last depth blocks replaced by as many (anvil_reorg)."""
+        self.S.a.reorg(depth)
 
     def node_url(self):
         return self.S.a.url
