@@ -13,7 +13,8 @@ each block, and Api follows it with `hashjack serve` (hj.Serve):
   open round's /v1/rounds/{id} the same state.  The replay's states of
   every block are kept for the stream's check.
 - Api.check_stream(client): a client connected from the start got, for
-  every block of the card log, exactly once and in order, its
+  every block of the card log, once and in order (but for blocks a
+  dealer's restart sends again, the last of them standing), its
   BlockUpdate, whose data is the log's line byte for byte, then one
   RoundUpdate for each round the line changed, in the log's order: an
   open round's state as the replay gives it after that block, a settled
@@ -1007,7 +1008,9 @@ def check_endpoints(ctx, family, chain, dealer):
 
 def case_stream(ctx):
     """The first stream client: every block once, in order, with its
-    RoundUpdates; the endpoints still the log's; every server exits 0."""
+    RoundUpdates (the blocks case_dealer_kill's restarts sent again aside:
+    the last of each the log's); the endpoints still the log's; every
+    server exits 0."""
     api = ctx.api
     last = api.dealt()
     api.A.wait_block(last)

@@ -41,15 +41,17 @@ game cases always first):
   ping_interval_ms), slow_reader (max_send_buffer: dropped, counted,
   the others unaffected).
 - dealer_kill: hashjackd stopped with a line beyond its last commit (what
-  a crash leaves; the server streams it), started again with its requests
-  for the tip held by a proxy (it has cut its log back: the server reloads
-  at its commit, streaming nothing twice), let through (it deals the same
-  line again), then killed with -9 in a burst of blocks and restarted:
-  the server follows, its stream holds every block once.
+  a crash leaves; the server streams it) whose block the chain then
+  reorganises away; started again with its requests for the tip held by
+  a proxy (it has cut its log back: the server reloads at its commit),
+  let through (it deals the new block: the server streams it again),
+  then killed with -9 in a burst of blocks and restarted: the server
+  follows.
 - stream: the first client, connected before the first block, got every
   block's BlockUpdate (the log's line, byte for byte) and every
   RoundUpdate (the replay's state, or the settle event's), once each, in
-  order; every server stops with exit 0 on SIGTERM.
+  order, but for the blocks a dealer's restart sent again (the last of
+  them the log's); every server stops with exit 0 on SIGTERM.
 
 One line per case, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline and so has the whole run (--timeout).
