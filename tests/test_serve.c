@@ -40,7 +40,7 @@ static void collect(void *ctx, uint64_t height, const hj_update *u, size_t n)
 {
 	struct got *g = ctx;
 	assert_true(n >= 1);
-	assert_null(u[0].round);
+	assert_null(u[n - 1].round);
 	g->blocks++;
 	g->last = height;
 	for (size_t i = 0; i < n; i++) {
@@ -51,7 +51,7 @@ static void collect(void *ctx, uint64_t height, const hj_update *u, size_t n)
 		    json_integer_value(json_object_get(m, "height")), height);
 		assert_string_equal(
 		    json_string_value(json_object_get(m, "eventType")),
-		    i == 0 ? "BlockUpdate" : "RoundUpdate");
+		    i == n - 1 ? "BlockUpdate" : "RoundUpdate");
 		json_array_append_new(g->msgs, m);
 	}
 }
@@ -197,8 +197,13 @@ static void test_follow_and_settle(void **state)
 	play_round(f, 2); /* Stand, and the dealer's 10 */
 	poll_ok(v, &g);
 	assert_int_equal(g.blocks, 6);
-	json_t *last = json_array_get(g.msgs, json_array_size(g.msgs) - 1);
+	/* Block 105's RoundUpdate, then its BlockUpdate, which closes it. */
+	json_t *last = json_array_get(g.msgs, json_array_size(g.msgs) - 2);
 	assert_string_equal(str(last, "eventType"), "RoundUpdate");
+	assert_string_equal(
+	    str(json_array_get(g.msgs, json_array_size(g.msgs) - 1),
+	        "eventType"),
+	    "BlockUpdate");
 	json_t *data = json_object_get(last, "data");
 	assert_true(json_is_true(json_object_get(data, "roundEnded")));
 	assert_string_equal(str(data, "payout"), "2000");
@@ -754,10 +759,13 @@ static void test_websocket(void **state)
 	assert_non_null(strstr(
 	    w.p, "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"));
 	size_t n = frames(&w, texts, 16, &code);
-	assert_int_equal(n, 4); /* 104 and its RoundUpdate, 105 and its */
-	assert_non_null(strstr(texts[0], "\"eventType\":\"BlockUpdate\","
+	assert_int_equal(n, 4); /* 104's RoundUpdate and BlockUpdate, 105's */
+	assert_non_null(strstr(texts[0], "\"eventType\":\"RoundUpdate\","
+	                                 "\"eventId\":\"104:"));
+	assert_non_null(strstr(texts[1], "\"eventType\":\"BlockUpdate\","
 	                                 "\"eventId\":\"104\""));
-	assert_non_null(strstr(texts[3], "\"roundEnded\":true"));
+	assert_non_null(strstr(texts[2], "\"roundEnded\":true"));
+	assert_non_null(strstr(texts[3], "\"eventId\":\"105\""));
 
 	/* Subscriptions: to a round, a bad id, too many. */
 	size_t k = frame(buf, 1, "{\"subscribe\":{\"round\":\"" ROUND1 "\"}}",

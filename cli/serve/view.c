@@ -846,8 +846,9 @@ static int build_block(hj_view *v, const struct pline *pl, const char *line,
 	if (sb.oom)
 		goto oom;
 	b->buf = sb.p;
-	b->u[0] = (hj_update){b->buf, off[1], NULL, NULL};
-	size_t k = 1;
+	/* The RoundUpdates, then the BlockUpdate: a client that has a
+	 * block's BlockUpdate has every message of that block. */
+	size_t k = 0;
 	for (size_t i = 0; i < ap->nch; i++) {
 		if (off[2 * (i + 1) + 1] == 0)
 			continue;
@@ -855,6 +856,7 @@ static int build_block(hj_view *v, const struct pline *pl, const char *line,
 		                        off[2 * (i + 1) + 1] - off[2 * (i + 1)],
 		                        &b->ids[2 * i], &b->ids[2 * i + 1]};
 	}
+	b->u[k++] = (hj_update){b->buf, off[1], NULL, NULL};
 	b->n = k;
 	free(off);
 	return 0;

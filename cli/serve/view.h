@@ -44,7 +44,8 @@ typedef struct hj_update {
 	const hj_id *round, *player;
 } hj_update;
 
-/* A block's messages: u[0] its BlockUpdate, then its RoundUpdates. */
+/* A block's messages: the RoundUpdates of the rounds it changed, in the
+ * log's order, then its BlockUpdate (u[n - 1]), which closes the block. */
 typedef void (*hj_view_fn)(void *ctx, uint64_t height, const hj_update *u,
                            size_t n);
 

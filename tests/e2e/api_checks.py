@@ -14,11 +14,11 @@ each block, and Api follows it with `hashjack serve` (hj.Serve):
   every block are kept for the stream's check.
 - Api.check_stream(client): a client connected from the start got, for
   every block of the card log, once and in order (but for blocks a
-  dealer's restart sends again, the last of them standing), its
-  BlockUpdate, whose data is the log's line byte for byte, then one
-  RoundUpdate for each round the line changed, in the log's order: an
+  dealer's restart sends again, the last of them standing), one
+  RoundUpdate for each round the line changed, in the log's order (an
   open round's state as the replay gives it after that block, a settled
-  one as its settle event says.
+  one as its settle event says), then its BlockUpdate, whose data is the
+  log's line byte for byte and which closes the block.
 - ApiPlayers: players that act only on what the API says (GET
   /v1/players/{id}: nextActions, actionValues, windowOpen, timeoutAt, and
   on the Bitcoin family seq): every action they send that the API lists
@@ -275,9 +275,9 @@ class Api:
     def check_stream(self, client, first=None, last=None, rounds=None, resend=None):
         """client's messages against the log from block first (default the
         log's first) to last (default the log's last): each block's
-        BlockUpdate, byte for byte, then its RoundUpdates (of the rounds in
-        `rounds` only, when given: a subscription), every block once, in
-        order.  resend (lo, hi): blocks from lo to hi may come again, after
+        RoundUpdates (of the rounds in `rounds` only, when given: a
+        subscription), then its BlockUpdate, byte for byte, every block
+        once, in order.  resend (lo, hi): blocks from lo to hi may come again, after
         a dealer's restart (the server sends what it read beyond the
         dealer's commit again, then goes on in order); the last of them
         must be the log's.  Returns (blocks, RoundUpdates, blocks sent
@@ -290,24 +290,29 @@ class Api:
             return [r for r in changed_rounds(json.loads(log[h])) if rounds is None or r in rounds]
 
         def groups():
-            """[(height, BlockUpdate text, [RoundUpdate texts])] as sent."""
-            out = []
+            """[(height, BlockUpdate text, [RoundUpdate texts])] as sent:
+            a block's RoundUpdates, then the BlockUpdate that closes it."""
+            out, rus = [], []
             for r in list(client.raws):
                 head = r[:40]
-                if '"eventType":"BlockUpdate"' in head:
-                    out.append((json.loads(r)["height"], r, []))
-                elif '"eventType":"RoundUpdate"' in head:
-                    if not out or json.loads(r)["height"] != out[-1][0]:
-                        raise Failed("%s: a RoundUpdate not after its block's BlockUpdate: %s"
-                                     % (client.url, r[:200]))
-                    out[-1][2].append(r)
+                if '"eventType":"RoundUpdate"' in head:
+                    if rus and json.loads(r)["height"] != json.loads(rus[-1])["height"]:
+                        raise Failed("%s: RoundUpdates of two blocks without a BlockUpdate "
+                                     "between them: %s" % (client.url, r[:200]))
+                    rus.append(r)
+                elif '"eventType":"BlockUpdate"' in head:
+                    h = json.loads(r)["height"]
+                    if rus and json.loads(rus[-1])["height"] != h:
+                        raise Failed("%s: RoundUpdates of block %d closed by block %d's "
+                                     "BlockUpdate" % (client.url, json.loads(rus[-1])["height"], h))
+                    out.append((h, r, rus))
+                    rus = []
             return out
 
         def complete():
-            g = [x for x in groups() if x[0] == last]
-            return g and len(g[-1][2]) >= len(wanted(last))
+            return any(x[0] == last for x in groups())
         if hasattr(client, "wait"):
-            # a block's RoundUpdates come after its BlockUpdate
+            # the block's BlockUpdate comes after its RoundUpdates
             hj.wait_until(complete, 30, "%s to get the messages of blocks %d..%d"
                           % (client.url, first, last))
         final, prev, again = {}, first - 1, 0

@@ -48,10 +48,11 @@ game cases always first):
   then killed with -9 in a burst of blocks and restarted: the server
   follows.
 - stream: the first client, connected before the first block, got every
-  block's BlockUpdate (the log's line, byte for byte) and every
-  RoundUpdate (the replay's state, or the settle event's), once each, in
-  order, but for the blocks a dealer's restart sent again (the last of
-  them the log's); every server stops with exit 0 on SIGTERM.
+  RoundUpdate (the replay's state, or the settle event's) and every
+  block's BlockUpdate (the log's line, byte for byte, after the block's
+  RoundUpdates), once each, in order, but for the blocks a dealer's
+  restart sent again (the last of them the log's); every server stops
+  with exit 0 on SIGTERM.
 
 One line per case, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline and so has the whole run (--timeout).
