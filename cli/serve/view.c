@@ -41,6 +41,22 @@ static void say(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Makes room for one more of *n elements of size sz in *p (capacity
+ * *cap, doubled, `first` at first).  0 or -ENOMEM (*p unchanged). */
+static int grow(void *p, size_t *cap, size_t n, size_t sz, size_t first)
+{
+	void **pp = p;
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? 2 * *cap : first;
+	void *g = realloc(*pp, c * sz);
+	if (!g)
+		return -ENOMEM;
+	*pp = g;
+	*cap = c;
+	return 0;
+}
+
 /* ---- id → index maps ---- */
 
 struct idmap {
@@ -357,14 +373,8 @@ static void snap_reset(void *arg)
 static int snap_round(void *arg, const hj_round *r)
 {
 	struct snap *s = arg;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		hj_round *g = realloc(s->rounds, cap * sizeof *g);
-		if (!g)
-			return -ENOMEM;
-		s->rounds = g;
-		s->cap = cap;
-	}
+	if (grow(&s->rounds, &s->cap, s->n, sizeof *s->rounds, 16))
+		return -ENOMEM;
 	s->rounds[s->n++] = *r;
 	return 0;
 }
@@ -645,10 +655,13 @@ struct applied {
 	uint64_t height;
 };
 
-static char *settled_state(const hj_view *v, const hj_round *r,
-                           const hj_settlement *s, uint64_t height)
+/* The state of round r after block height (settled there by s, or open
+ * when s is NULL) with its "height", as text; NULL when out of memory. */
+static char *state_text(const hj_view *v, const hj_round *r,
+                        const hj_settlement *s, uint64_t height)
 {
-	json_t *o = hj_round_state_settled(&v->rules, r, s, v->fam, height);
+	json_t *o = s ? hj_round_state_settled(&v->rules, r, s, v->fam, height)
+	              : hj_round_state(&v->rules, r, v->fam, height);
 	char *txt = NULL;
 	if (o) {
 		json_object_set_new(o, "height",
@@ -673,15 +686,9 @@ static void sink(void *ctx, const hj_event *e)
 	}
 	if (ap->nev == SIZE_MAX)
 		return;
-	if (ap->nev == ap->cap) {
-		size_t cap = ap->cap ? 2 * ap->cap : 16;
-		struct pev *g = realloc(ap->ev, cap * sizeof *g);
-		if (!g) {
-			ap->oom = 1;
-			return;
-		}
-		ap->ev = g;
-		ap->cap = cap;
+	if (grow(&ap->ev, &ap->cap, ap->nev, sizeof *ap->ev, 16)) {
+		ap->oom = 1;
+		return;
 	}
 	ap->ev[ap->nev].type = (int)e->type;
 	ap->ev[ap->nev++].round = r->id;
@@ -690,15 +697,9 @@ static void sink(void *ctx, const hj_event *e)
 		if (hj_id_eq(&ap->ch[i].id, &r->id))
 			break;
 	if (i == ap->nch) {
-		if (ap->nch == ap->chcap) {
-			size_t cap = ap->chcap ? 2 * ap->chcap : 8;
-			struct changed *g = realloc(ap->ch, cap * sizeof *g);
-			if (!g) {
-				ap->oom = 1;
-				return;
-			}
-			ap->ch = g;
-			ap->chcap = cap;
+		if (grow(&ap->ch, &ap->chcap, ap->nch, sizeof *ap->ch, 8)) {
+			ap->oom = 1;
+			return;
 		}
 		memset(&ap->ch[i], 0, sizeof ap->ch[i]);
 		ap->ch[i].id = r->id;
@@ -708,8 +709,7 @@ static void sink(void *ctx, const hj_event *e)
 	if (e->type == HJ_EV_ACTION && e->act == HJ_BET)
 		ap->ch[i].bet = 1;
 	if (e->type == HJ_EV_SETTLE) {
-		ap->ch[i].settled =
-		    settled_state(ap->v, r, e->settle, ap->height);
+		ap->ch[i].settled = state_text(ap->v, r, e->settle, ap->height);
 		if (!ap->ch[i].settled)
 			ap->oom = 1;
 	}
@@ -768,20 +768,6 @@ static void sb_str(struct sbuf *b, const char *s)
 	sb_put(b, s, strlen(s));
 }
 
-/* The state of open round r after block height, as text. */
-static char *open_state(const hj_view *v, const hj_round *r, uint64_t height)
-{
-	json_t *o = hj_round_state(&v->rules, r, v->fam, height);
-	char *txt = NULL;
-	if (o) {
-		json_object_set_new(o, "height",
-		                    json_integer((json_int_t)height));
-		txt = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	}
-	json_decref(o);
-	return txt;
-}
-
 static const hj_round *table_round(const hj_table *t, const hj_id *id)
 {
 	for (size_t i = 0, n = hj_table_count(t); i < n; i++)
@@ -821,7 +807,7 @@ static int build_block(hj_view *v, const struct pline *pl, const char *line,
 			const hj_round *r = table_round(v->t, &c->id);
 			if (!r)
 				continue; /* not this table's (never happens) */
-			st = mine = open_state(v, r, pl->height);
+			st = mine = state_text(v, r, NULL, pl->height);
 			if (!st)
 				goto oom;
 		}
@@ -891,14 +877,8 @@ static int add_round(hj_view *v, const hj_id *id, const hj_id *player,
 {
 	if (round_of(v, id))
 		return 0;
-	if (v->nr == v->rcap) {
-		size_t cap = v->rcap ? 2 * v->rcap : 64;
-		struct rinfo *g = realloc(v->r, cap * sizeof *g);
-		if (!g)
-			return -ENOMEM;
-		v->r = g;
-		v->rcap = cap;
-	}
+	if (grow(&v->r, &v->rcap, v->nr, sizeof *v->r, 64))
+		return -ENOMEM;
 	struct rinfo *ri = &v->r[v->nr];
 	memset(ri, 0, sizeof *ri);
 	ri->id = *id;
@@ -909,14 +889,8 @@ static int add_round(hj_view *v, const hj_id *id, const hj_id *player,
 	v->nr++;
 	struct pinfo *p = player_of(v, player);
 	if (!p) {
-		if (v->np == v->pcap) {
-			size_t cap = v->pcap ? 2 * v->pcap : 64;
-			struct pinfo *g = realloc(v->p, cap * sizeof *g);
-			if (!g)
-				return -ENOMEM;
-			v->p = g;
-			v->pcap = cap;
-		}
+		if (grow(&v->p, &v->pcap, v->np, sizeof *v->p, 64))
+			return -ENOMEM;
 		p = &v->p[v->np];
 		memset(p, 0, sizeof *p);
 		p->key = *player;
@@ -927,14 +901,8 @@ static int add_round(hj_view *v, const hj_id *id, const hj_id *player,
 			return -ENOMEM;
 		v->np++;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 4;
-		size_t *g = realloc(p->r, cap * sizeof *g);
-		if (!g)
-			return -ENOMEM;
-		p->r = g;
-		p->cap = cap;
-	}
+	if (grow(&p->r, &p->cap, p->n, sizeof *p->r, 4))
+		return -ENOMEM;
 	p->r[p->n++] = v->nr - 1;
 	return 0;
 }
@@ -961,14 +929,8 @@ static void keep_settled(hj_view *v, size_t i, char *txt)
 
 static int seg_add_line(struct seg *s, uint64_t off)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		uint64_t *g = realloc(s->off, cap * sizeof *g);
-		if (!g)
-			return -ENOMEM;
-		s->off = g;
-		s->cap = cap;
-	}
+	if (grow(&s->off, &s->cap, s->n, sizeof *s->off, 1024))
+		return -ENOMEM;
 	s->off[s->n++] = off;
 	return 0;
 }
@@ -1433,7 +1395,8 @@ int hj_view_rounds(hj_view *v, char **out, size_t *len, char *err,
 		return st;
 	json_t *o = json_object(), *a = json_array();
 	for (size_t i = 0, n = hj_table_count(v->t); i < n; i++) {
-		char *s = open_state(v, hj_table_round(v->t, i), v->height);
+		char *s =
+		    state_text(v, hj_table_round(v->t, i), NULL, v->height);
 		json_array_append_new(a, state_json(s));
 		free(s);
 	}
@@ -1516,7 +1479,7 @@ static char *round_text(hj_view *v, const struct rinfo *ri)
 {
 	if (!ri->end) {
 		const hj_round *r = table_round(v->t, &ri->id);
-		return r ? open_state(v, r, v->height) : NULL;
+		return r ? state_text(v, r, NULL, v->height) : NULL;
 	}
 	if (!ri->final) {
 		char *txt = replay_round(v, ri);
