@@ -634,8 +634,7 @@ static int parse_line(const hj_view *v, const char *line, size_t len,
 	}
 	return 0;
 bad:
-	json_decref(pl->root);
-	pl->root = NULL;
+	pline_free(pl); /* the arrays too: no caller frees a line refused */
 	return -EBADMSG;
 }
 
