@@ -25,15 +25,17 @@
  *
  * Checked, on what the server writes: before an upgrade, responses only,
  * each "HTTP/1.1 " and a known status, its headers then its body of
- * exactly Content-Length bytes (none after a HEAD); a JSON body parses, an
- * error's is {"error":"..."}; every 4xx but 404 says "Connection: close"
- * and nothing follows it; a 101 has its Sec-WebSocket-Accept.  After it,
- * WebSocket frames only, unmasked, no reserved bit, a known opcode,
- * control frames short, every text message an event ({"eventType":...),
- * nothing after a close frame.  hj_conn_feed returns -1 once the
- * connection is closed and it writes nothing more.  Freeing the
- * connection leaves the server's counts of connections and WebSockets as
- * they were.  No crash, no sanitizer report, nothing leaks.
+ * exactly Content-Length bytes (none after a HEAD); a JSON body parses,
+ * an error's is {"error":"..."}; a loaded dealer not said to be down
+ * never answers 503 (that is for a view not up to date, or no memory);
+ * every 4xx but 404 says "Connection: close" and nothing follows it; a
+ * 101 has its Sec-WebSocket-Accept.  After it, WebSocket frames only,
+ * unmasked, no reserved bit, a known opcode, control frames short, every
+ * text message an event ({"eventType":...), nothing after a close frame.
+ * hj_conn_feed returns -1 once the connection is closed and it writes
+ * nothing more.  Freeing the connection leaves the server's counts of
+ * connections and WebSockets as they were.  No crash, no sanitizer
+ * report, nothing leaks.
  */
 #include "fuzz.h"
 
@@ -77,6 +79,7 @@ struct out {
 	size_t body_len; /* ... */
 	int body_json;   /* it is application/json */
 	int body_status;
+	int loaded;  /* a loaded dealer, not said to be down: never 503 */
 	int closing; /* the last response said Connection: close */
 	int done;    /* nothing may be written any more */
 	int ws_closed;
@@ -182,6 +185,8 @@ static void check_head(struct out *o, const char *p, size_t n)
 		st = st * 10 + head[i] - '0';
 	}
 	FUZZ_CHECK(known_status(st));
+	if (o->loaded)
+		FUZZ_CHECK(st != 503);
 	if (st == 101) {
 		cl = strstr(head, "\r\nSec-WebSocket-Accept: ");
 		FUZZ_CHECK(cl != NULL && strlen(cl) == 24 + 28 + 4);
@@ -402,6 +407,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (flags & 4)
 		hj_api_set_down(s->a, "fuzz: the view is down");
+	o.loaded = s != &srv[1] && !(flags & 4);
 	c = hj_server_fake(s->s, PEER, on_out, &o);
 	FUZZ_CHECK(c != NULL);
 	while (at < in.n) {
