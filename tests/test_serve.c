@@ -260,7 +260,7 @@ static void test_follow_and_settle(void **state)
 	assert_int_equal(hj_view_round(v, "0x12", &out, &len, err, sizeof err),
 	                 400);
 	assert_int_equal(
-	    hj_view_round(v, ROUND1 + 2, &out, &len, err, sizeof err),
+	    hj_view_round(v, &ROUND1[2], &out, &len, err, sizeof err),
 	    400); /* EVM ids carry 0x */
 	assert_int_equal(hj_view_round(v,
 	                               "0x01000000000000000000000000000000"

@@ -58,8 +58,10 @@ void hj_view_free(hj_view *v);
  * Loads the dealer's state when the view has none (first, or after it
  * stopped), then reads every complete line the log has gained and calls
  * fn (when not NULL) with each block's messages, blocks already given to
- * fn once excepted.  Returns 0 when the view is up to date, or a negative
- * errno with err when it is not and why (no database or no block
+ * fn once excepted, but for those after the database's cursor at a load:
+ * a dealer that restarted may have cut and dealt them again, so they are
+ * given again as the log now has them.  Returns 0 when the view is up to date,
+ * or a negative errno with err when it is not and why (no database or no block
  * processed yet, a log that does not match, a damaged line): the caller
  * polls again later.
  */
