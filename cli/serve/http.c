@@ -769,34 +769,36 @@ static void upgrade(hj_conn *c, const char *rest, size_t nrest)
 	hj_server *s = c->s;
 	hj_http_req r = {.method = "GET", .peer = c->peer, .websocket = 1};
 	char accept[29], head[256];
+	const char *why = NULL;
 	s->st.requests++;
 	c->keep_alive = 0;
 	if (c->head)
-		return respond_error(c, 400, "a WebSocket upgrade must be GET");
-	if (!c->up_websocket || !c->conn_upgrade)
-		return respond_error(c, 400,
-		                     "only WebSocket upgrades are served");
-	if (!c->ws_version_ok)
-		return respond_error(c, 400,
-		                     "Sec-WebSocket-Version must be 13");
-	if (ws_accept_key(c->ws_key, accept) < 0)
-		return respond_error(c, 400,
-		                     "Sec-WebSocket-Key must be 16 bytes in "
-		                     "base64");
-	if (!c->url || c->url_len == 0 || c->url[0] != '/')
-		return respond_error(c, 400,
-		                     "the request target must be a path");
-	split_target(c, &r);
-	if (!s->h.ws_open || s->h.ws_open(s->h.ctx, c, &r) != 0) {
-		if (!c->closing && !c->close_on_flush)
-			respond_error(c, 404, "no WebSocket at this path");
+		why = "a WebSocket upgrade must be GET";
+	else if (!c->up_websocket || !c->conn_upgrade)
+		why = "only WebSocket upgrades are served";
+	else if (!c->ws_version_ok)
+		why = "Sec-WebSocket-Version must be 13";
+	else if (ws_accept_key(c->ws_key, accept) < 0)
+		why = "Sec-WebSocket-Key must be 16 bytes in base64";
+	else if (!c->url || c->url_len == 0 || c->url[0] != '/')
+		why = "the request target must be a path";
+	if (why) {
+		respond_error(c, 400, "%s", why);
 		return;
 	}
+	/* The context first: once the handler accepts, nothing fails. */
 	static const struct wslay_event_callbacks cb = {
 	    ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
 	if (wslay_event_context_server_init(&c->ws, &cb, c) != 0) {
 		c->ws = NULL;
-		return respond_error(c, 503, "out of memory");
+		respond_error(c, 503, "out of memory");
+		return;
+	}
+	split_target(c, &r);
+	if (!s->h.ws_open || s->h.ws_open(s->h.ctx, c, &r) != 0) {
+		if (!c->closing && !c->close_on_flush)
+			respond_error(c, 404, "no WebSocket at this path");
+		return; /* the context goes with the connection */
 	}
 	wslay_event_config_set_max_recv_msg_length(c->ws, s->lim.max_ws_msg);
 	int n = snprintf(head, sizeof head,
