@@ -1493,14 +1493,11 @@ int hj_view_round(hj_view *v, const char *id, char **out, size_t *len,
                   char *err, size_t errlen)
 {
 	hj_id rid;
-	char why[160];
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
-	if (hj_view_parse_round(v, id, &rid, why, sizeof why)) {
-		say(err, errlen, "%s", why);
+	if (hj_view_parse_round(v, id, &rid, err, errlen))
 		return 400;
-	}
 	const struct rinfo *ri = round_of(v, &rid);
 	if (!ri) {
 		say(err, errlen,
@@ -1521,15 +1518,12 @@ int hj_view_player(hj_view *v, const char *id, char **out, size_t *len,
                    char *err, size_t errlen)
 {
 	hj_id pid;
-	char why[160];
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
-	int r = hj_view_parse_player(v, id, &pid, why, sizeof why);
-	if (r) {
-		say(err, errlen, "%s", why);
+	int r = hj_view_parse_player(v, id, &pid, err, errlen);
+	if (r)
 		return r == -ENOENT ? 404 : 400;
-	}
 	const struct pinfo *p = player_of(v, &pid);
 	if (!p) {
 		say(err, errlen, "no round of this player in the card log");
