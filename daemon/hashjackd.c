@@ -15,13 +15,12 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "btc_backend.h"
 #include "config.h"
 #include "dealer_key.h"
 #include "edge.h"
-#include "evm_backend.h"
 #include "follower.h"
 #include "log.h"
+#include "node.h"
 #include "notify.h"
 #include "payout_btc.h"
 #include "payout_evm.h"
@@ -286,26 +285,6 @@ static int lock_state(const hjd_config *cfg)
 	return fd;
 }
 
-/* The family's backend over rpc; NULL with err. */
-static hj_backend *backend_new(const hjd_config *cfg, hj_rpc *rpc, char *err,
-                               size_t errlen)
-{
-	hj_backend *be = NULL;
-
-	switch (cfg->family) {
-	case HJ_EVM:
-		be = hj_evm_backend_new(rpc, &cfg->dealer);
-		if (be == NULL)
-			snprintf(err, errlen, "out of memory");
-		break;
-	case HJ_BITCOIN:
-		be = hj_btc_backend_new(rpc, cfg->coin, &cfg->dealer, err,
-		                        errlen);
-		break;
-	}
-	return be;
-}
-
 /* The family's payer, when the configuration says how to pay: 0 with *out
  * (NULL when payouts are only recorded), or a negative errno with err. */
 static int payer_new(const hjd_config *cfg, const hjd_payer_opts *o,
@@ -393,19 +372,12 @@ static int run(const hjd_config *cfg)
 		return HJD_EXIT_FAILURE;
 	}
 
-	hj_rpc_opts_default(&o);
-	o.url = cfg->rpc_url;
-	o.user = cfg->rpc_user;
-	o.password = cfg->rpc_password;
-	o.bearer = cfg->rpc_bearer;
-	o.cookie_file = cfg->rpc_cookie_file;
-	o.timeout_ms = cfg->rpc_timeout_ms;
-	o.max_response = cfg->rpc_max_response;
+	hjd_node_rpc_opts(cfg, &o);
 	o.max_inflight = HJD_FOLLOWER_INFLIGHT;
 	o.on_retry = on_retry_log;
 	rpc = hj_rpc_new(&loop, &o, err, sizeof err);
 	if (rpc)
-		be = backend_new(cfg, rpc, err, sizeof err);
+		be = hjd_node_backend(cfg, rpc, err, sizeof err);
 	if (be)
 		f = hjd_follower_new(
 		    &(hjd_follower_opts){.loop = &loop,

@@ -1,0 +1,38 @@
+/* The node a configuration names (node.h). */
+#include "node.h"
+
+#include <stdio.h>
+
+#include "btc_backend.h"
+#include "evm_backend.h"
+
+void hjd_node_rpc_opts(const hjd_config *cfg, hj_rpc_opts *o)
+{
+	hj_rpc_opts_default(o);
+	o->url = cfg->rpc_url;
+	o->user = cfg->rpc_user;
+	o->password = cfg->rpc_password;
+	o->bearer = cfg->rpc_bearer;
+	o->cookie_file = cfg->rpc_cookie_file;
+	o->timeout_ms = cfg->rpc_timeout_ms;
+	o->max_response = cfg->rpc_max_response;
+}
+
+hj_backend *hjd_node_backend(const hjd_config *cfg, hj_rpc *rpc, char *err,
+                             size_t errlen)
+{
+	hj_backend *be = NULL;
+
+	switch (cfg->family) {
+	case HJ_EVM:
+		be = hj_evm_backend_new(rpc, &cfg->dealer);
+		if (be == NULL)
+			snprintf(err, errlen, "out of memory");
+		break;
+	case HJ_BITCOIN:
+		be = hj_btc_backend_new(rpc, cfg->coin, &cfg->dealer, err,
+		                        errlen);
+		break;
+	}
+	return be;
+}
