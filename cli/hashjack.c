@@ -28,6 +28,7 @@
 #include "replay.h"
 #include "serve.h"
 #include "status.h"
+#include "verify.h"
 
 #define PROG "hashjack"
 
@@ -398,6 +399,8 @@ static int cmd_help(int argc, char **argv)
 		return hj_edge_help();
 	if (strcmp(argv[0], "serve") == 0 && argc == 1)
 		return hj_serve_help();
+	if (strcmp(argv[0], "verify") == 0 && argc == 1)
+		return hj_verify_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -451,6 +454,8 @@ int main(int argc, char **argv)
 		rc = hj_edge_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "serve") == 0)
 		rc = hj_serve_main(argc - 2, argv + 2);
+	else if (strcmp(cmd, "verify") == 0)
+		rc = hj_verify_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else
