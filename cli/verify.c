@@ -250,7 +250,15 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		finish(r, EX_UNAVAILABLE);
 		return;
 	}
-	for (size_t i = 0; i < n && i < r->n; i++) {
+	if (n == 0) {
+		say("node: no block from %llu on, though its tip is %llu",
+		    (unsigned long long)r->batch[0].height,
+		    (unsigned long long)r->tip);
+		finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	size_t k = n < r->n ? n : r->n;
+	for (size_t i = 0; i < k; i++) {
 		const struct line *l = &r->batch[i];
 		const char *line;
 		size_t len;
@@ -270,7 +278,12 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		}
 		r->checked++;
 	}
-	batch_clear(r);
+	/* Lines whose blocks did not come (a node may answer fewer) are
+	 * asked for again with the next ones. */
+	for (size_t i = 0; i < k; i++)
+		free(r->batch[i].text);
+	memmove(r->batch, r->batch + k, (r->n - k) * sizeof *r->batch);
+	r->n -= k;
 	next_batch(r);
 }
 
