@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <uv.h>
@@ -41,13 +43,16 @@ static const char usage[] =
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
     "\n"
     "The log must begin at the dealer's first block (no round can be open\n"
-    "before it).  Node errors are retried, and said on standard error.\n"
+    "before it; with [chain] start_height set, a log that begins later is\n"
+    "refused).  Node errors are retried, and said on standard error; on a\n"
+    "terminal a progress line says the block, the rate and the time left.\n"
     "\n"
     "Exit status: 0 every line agrees; 1 a line differs (or is missing,\n"
-    "extra, cut or not a line); 64 usage error; 66 the log cannot be\n"
-    "opened; 69 the node refuses (credentials, another chain); 70 out of\n"
-    "memory; 74 reading the log failed; 75 the log goes beyond the node's\n"
-    "tip: the blocks after it are not checked yet; 78 a bad configuration.\n";
+    "extra, cut or not a line); 64 usage error; 65 the log begins after\n"
+    "[chain] start_height; 66 the log cannot be opened; 69 the node\n"
+    "refuses (credentials, another chain); 70 out of memory; 74 reading\n"
+    "the log failed; 75 the log goes beyond the node's tip: the blocks\n"
+    "after it are not checked yet; 78 a bad configuration.\n";
 
 int hj_verify_help(void)
 {
@@ -78,14 +83,26 @@ struct run {
 	uint64_t tip;      /* the node's */
 	uint64_t checked, first;
 	uint64_t lineno; /* lines read */
+	/* Progress on a TTY: the log's size when known, bytes read, and
+	 * when the run began. */
+	int tty;
+	int shown; /* a progress line is on the terminal */
+	long long size;
+	uint64_t t0;
 	int rc;
 	int done;
 };
+
+/* The run, for say(): a message ends the progress line first. */
+static struct run *current;
+static void end_progress(struct run *r);
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
 	va_list ap;
+	if (current)
+		end_progress(current);
 	fputs("hashjack: verify: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -108,11 +125,20 @@ static void on_closed(void *arg)
 	r->be = NULL;
 }
 
+/* Ends the progress line, so that what follows has lines of its own. */
+static void end_progress(struct run *r)
+{
+	if (r->shown)
+		fputc('\n', stderr);
+	r->shown = 0;
+}
+
 static void finish(struct run *r, int rc)
 {
 	if (r->done)
 		return;
 	r->done = 1;
+	end_progress(r);
 	r->rc = rc;
 	hj_rpc_close(r->rpc, on_closed, r);
 	r->rpc = NULL;
@@ -122,6 +148,7 @@ static void finish(struct run *r, int rc)
 static void differ(struct run *r, uint64_t h, const char *what,
                    const char *theirs, size_t tn, const char *ours, size_t on)
 {
+	end_progress(r);
 	printf("block %llu: %s\n", (unsigned long long)h, what);
 	if (theirs)
 		printf("  dealer: %.*s\n", (int)tn, theirs);
@@ -238,6 +265,27 @@ static void describe(const char *theirs, size_t tn, const char *ours, size_t on,
 
 static void next_batch(struct run *r);
 
+/* "verify: block H, N blocks, R blocks/s, P %, about S s left" on one
+ * line of a terminal, rewritten after each batch. */
+static void progress(struct run *r)
+{
+	if (!r->tty || !r->checked)
+		return;
+	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
+	double rate = secs > 0 ? (double)r->checked / secs : 0;
+	long pos = ftell(r->in);
+	fprintf(stderr, "\rverify: block %llu, %llu blocks, %.0f blocks/s",
+	        (unsigned long long)(r->first + r->checked - 1),
+	        (unsigned long long)r->checked, rate);
+	if (r->size > 0 && pos > 0 && pos <= r->size && secs > 0) {
+		double left = secs * (double)(r->size - pos) / (double)pos;
+		fprintf(stderr, ", %.0f %%, about %.0f s left   ",
+		        100.0 * (double)pos / (double)r->size, left);
+	}
+	fflush(stderr);
+	r->shown = 1;
+}
+
 static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
                       const char *error)
 {
@@ -280,6 +328,7 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 	}
 	/* Lines whose blocks did not come (a node may answer fewer) are
 	 * asked for again with the next ones. */
+	progress(r);
 	for (size_t i = 0; i < k; i++)
 		free(r->batch[i].text);
 	memmove(r->batch, r->batch + k, (r->n - k) * sizeof *r->batch);
@@ -316,6 +365,7 @@ static int read_line(struct run *r, struct line *l)
 		h = json_object_get(j, "height");
 	}
 	if (!json_is_integer(h) || json_integer_value(h) < 0) {
+		end_progress(r);
 		printf("line %llu: %s\n", (unsigned long long)r->lineno,
 		       buf[got - 1] != '\n'
 		           ? "cut: no newline at its end (a partial line)"
@@ -333,6 +383,7 @@ static int read_line(struct run *r, struct line *l)
 
 static void report_end(struct run *r)
 {
+	end_progress(r);
 	if (!r->started) {
 		say("%s: no line", r->name);
 		finish(r, 1);
@@ -366,6 +417,20 @@ static void next_batch(struct run *r)
 		if (!r->started) {
 			r->started = 1;
 			r->first = r->next = l.height;
+			if (r->cfg->start_height_set &&
+			    l.height > r->cfg->start_height) {
+				/* Rounds opened before it cannot be known. */
+				say("%s begins at block %llu, after the "
+				    "dealer's "
+				    "first block ([chain] start_height = "
+				    "%llu): "
+				    "give the log from its first line",
+				    r->name, (unsigned long long)l.height,
+				    (unsigned long long)r->cfg->start_height);
+				free(l.text);
+				finish(r, EX_DATAERR);
+				return;
+			}
 		}
 		if (l.height != r->next) {
 			char what[200];
@@ -491,6 +556,13 @@ int hj_verify_main(int argc, char **argv)
 		hjd_config_free(&cfg);
 		return rc;
 	}
+	struct stat st;
+	r.tty = isatty(STDERR_FILENO);
+	r.size = fstat(fileno(r.in), &st) == 0 && S_ISREG(st.st_mode)
+	             ? (long long)st.st_size
+	             : -1;
+	r.t0 = uv_hrtime();
+	current = &r;
 	hj_rpc_opts o;
 	hjd_node_rpc_opts(&cfg, &o);
 	o.on_retry = on_retry;
@@ -519,6 +591,7 @@ out:
 	free(r.ahead.text);
 	hj_cardlog_release(&r.cl);
 	hj_table_free(r.t);
+	current = NULL;
 	if (r.in && r.in != stdin)
 		fclose(r.in);
 	hjd_config_free(&cfg);

@@ -12,7 +12,8 @@ stops and `hashjack verify -c` with the dealer's configuration runs on
 the log as written (exit 0, "every line agrees"), and on copies of it,
 each tampered once, where it must exit 1 naming the block and what
 differs: a card, a payout, a dropped event, a dropped line, a line twice,
-a hash from elsewhere, a cut last line, a line that is not JSON.
+a hash from elsewhere, a cut last line, a line that is not JSON; a log
+beginning after [chain] start_height is refused (65).
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 """
@@ -177,7 +178,15 @@ def main():
         check("line 11: not a card log line" in out, out)
         return out.strip()
 
-    for name, fn in [("clean", clean), ("card", card), ("payout", payout),
+    def late_start():
+        path = tampered("late_start", lines[10:])
+        rc, out, err = verify(hashjack, d.conf, path, "--chain.start_height=0")
+        check_eq(rc, 65, "exit status (%r %r)" % (out, err))
+        h = json.loads(lines[10])["height"]
+        check("begins at block %d, after the dealer's first block" % h in err, err)
+        return err.strip()
+
+    for name, fn in [("clean", clean), ("late_start", late_start), ("card", card), ("payout", payout),
                      ("dropped_event", dropped_event), ("dropped_line", dropped_line),
                      ("line_twice", line_twice), ("other_hash", other_hash),
                      ("cut_last", cut_last), ("not_json", not_json)]:
