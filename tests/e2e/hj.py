@@ -1171,12 +1171,15 @@ class Serve:
     def url(self):
         return "http://127.0.0.1:%d" % self.port
 
-    def start(self, timeout=30):
+    def start(self, timeout=30, port=0):
+        """Starts it on port (0: a free one; a restart may ask for the
+        port it had, as a client reconnecting would find it)."""
         if self.running():
             raise HarnessError("hashjack serve already running")
         self.starts += 1
         self.stderr_path = os.path.join(self.workdir, "serve-%d.stderr" % next(Serve._runs))
-        args = [self.hashjack, "serve", "-c", self.dm.conf, "--serve.listen=127.0.0.1:0"]
+        args = [self.hashjack, "serve", "-c", self.dm.conf,
+                "--serve.listen=127.0.0.1:%d" % port]
         args += ["--serve.%s=%s" % kv for kv in self.keys.items()]
         err = open(self.stderr_path, "wb")
         self.proc = _track(subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=err,

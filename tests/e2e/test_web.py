@@ -207,7 +207,7 @@ class Web:
                                extra={"rules": {"perfect_pairs": PERFECT_PAIRS,
                                                 "twenty_one_plus_three": TWENTY_ONE_PLUS_THREE}})
         self.dm.start()
-        self.serve = None
+        self.serve = hj.Serve(self.hashjack, self.dm, workdir=self.work)
         self.port = 0
         self.start_serve()
         self.d = None
@@ -216,29 +216,14 @@ class Web:
     # -- hashjack serve -----------------------------------------------------
 
     def start_serve(self):
-        """Starts `hashjack serve` on 127.0.0.1 (the port it had, if any) and
-        waits for its "listening on" line."""
-        err = os.path.join(self.work, "serve.stderr")
-        mark = os.path.getsize(err) if os.path.exists(err) else 0
-        cmd = (self.args.serve_cmd.split() if self.args.serve_cmd else [self.hashjack])
-        cmd += ["serve", "-c", self.dm.conf, "--serve.listen=127.0.0.1:%d" % self.port]
-        with open(err, "ab") as f:
-            self.serve = hj._track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=f,
-                                                    start_new_session=True))
-
-        def listening():
-            if self.serve.poll() is not None:
-                raise Failed("hashjack serve exited with %s:\n%s" % (self.serve.returncode, hj._tail(err)))
-            with open(err, "rb") as f:
-                f.seek(mark)
-                m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)/", f.read())
-            return m and int(m.group(1))
-
-        self.port = hj.wait_until(listening, 30, "hashjack serve to listen")
+        """Starts `hashjack serve` on 127.0.0.1 (the port it had, if any:
+        the page reconnects to it) and waits for it to listen."""
+        self.serve.start(port=self.port)
+        self.port = self.serve.port
         self.url = "http://127.0.0.1:%d/" % self.port
 
     def stop_serve(self):
-        return hj._stop_process(self.serve, 15, 10)
+        return self.serve.stop(10)
 
     def api(self, path):
         with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=10) as r:
@@ -812,7 +797,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
     ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
-    ap.add_argument("--serve-cmd", help="a command run instead of HASHJACK for `serve` (its arguments follow)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--timeout", type=int, default=900,
                     help="deadline for the whole run in seconds (default 900)")
