@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "amount.h"
+#include "config.h"
 
 /*
  * The command cmd's ("ledger", "status") messages: stdout is flushed,
@@ -50,6 +51,20 @@ int hj_tool_exit_code(int err);
 int hj_tool_options(int argc, char **argv, const char *const *names,
                     const unsigned char *flag, size_t n, const char **v,
                     char *err, size_t errlen);
+
+/* Nonzero when a is a configuration key given on the command line,
+ * "--SECTION.KEY=VALUE". */
+int hj_tool_is_key(const char *a);
+
+/*
+ * The configuration of a command that takes hashjackd's (`verify`,
+ * `export`, `serve`): cfg (hjd_config_init'ed) loaded from file, when not
+ * NULL, then every "--SECTION.KEY=VALUE" of argv over it, then finished
+ * (hjd_config_finish) when file is not NULL.  Returns EX_OK, or EX_CONFIG
+ * for the file or EX_USAGE for a key, after saying why.
+ */
+int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file, int argc,
+                   char **argv);
 
 /*
  * The database file: file (--db) when not NULL, else DIR/hashjackd.sqlite

@@ -525,25 +525,14 @@ int hj_verify_main(int argc, char **argv)
 			if (*dst)
 				rc = hj_tool_usage(CMD, "%s: given twice", a);
 			*dst = argv[++i];
-		} else if (strncmp(a, "--", 2) == 0 && strchr(a, '.') &&
-		           strchr(a, '=')) {
-			continue;
-		} else {
+		} else if (!hj_tool_is_key(a)) {
 			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
 		}
 	}
 	if (rc == EX_OK && !conf)
 		rc = hj_tool_usage(CMD, "give -c FILE");
-	if (rc == EX_OK && hjd_config_load(&cfg, conf, err, sizeof err))
-		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
-	for (int i = 0; rc == EX_OK && i < argc; i++) {
-		if (strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '.') &&
-		    strchr(argv[i], '=') &&
-		    hjd_config_set_arg(&cfg, argv[i] + 2, err, sizeof err))
-			rc = hj_tool_usage(CMD, "%s", err);
-	}
-	if (rc == EX_OK && hjd_config_finish(&cfg, err, sizeof err))
-		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+	if (rc == EX_OK)
+		rc = hj_tool_config(CMD, &cfg, conf, argc, argv);
 	if (rc != EX_OK) {
 		hjd_config_free(&cfg);
 		return rc;

@@ -279,21 +279,15 @@ int hj_serve_main(int argc, char **argv)
 	static const char *const log_names[] = {"--card-log", NULL};
 	hjd_config cfg;
 	const char *conf = NULL, *db = NULL, *log = NULL;
-	const char **keys = calloc((size_t)argc + 1, sizeof *keys);
-	size_t nkeys = 0;
-	char err[512];
 	char *dbpath = NULL;
 	int rc = EX_OK;
 
-	if (!keys)
-		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	hjd_config_init(&cfg);
 	for (int i = 0; i < argc && rc == EX_OK; i++) {
 		const char *a = argv[i], *v;
 		const char **dst = NULL;
 		int bad = 0;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			free(keys);
 			hjd_config_free(&cfg);
 			return hj_serve_help();
 		}
@@ -309,24 +303,14 @@ int hj_serve_main(int argc, char **argv)
 			rc = hj_tool_usage(CMD, "%s: given twice", a);
 		else if (dst)
 			*dst = v;
-		else if (strncmp(a, "--", 2) == 0 && strchr(a, '.') &&
-		         strchr(a, '='))
-			keys[nkeys++] = a + 2; /* applied after the file */
-		else
+		else if (!hj_tool_is_key(a))
 			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
 	}
 	if (rc == EX_OK && !conf && (!db || !log))
 		rc = hj_tool_usage(CMD, "give -c FILE, or --db FILE and "
 		                        "--card-log FILE");
-	if (rc == EX_OK && conf &&
-	    hjd_config_load(&cfg, conf, err, sizeof err) != 0)
-		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
-	for (size_t k = 0; rc == EX_OK && k < nkeys; k++)
-		if (hjd_config_set_arg(&cfg, keys[k], err, sizeof err) != 0)
-			rc = hj_tool_usage(CMD, "%s", err);
-	if (rc == EX_OK && conf &&
-	    hjd_config_finish(&cfg, err, sizeof err) != 0)
-		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+	if (rc == EX_OK)
+		rc = hj_tool_config(CMD, &cfg, conf, argc, argv);
 	if (rc == EX_OK) {
 		if (!conf && cfg.serve.max_age_s == 0)
 			cfg.serve.max_age_s = 3600;
@@ -335,7 +319,6 @@ int hj_serve_main(int argc, char **argv)
 		            : hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	}
 	free(dbpath);
-	free(keys);
 	hjd_config_free(&cfg);
 	return rc;
 }
