@@ -2,6 +2,8 @@
 #include "verify.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +27,8 @@
 #define BATCH_MAX 100
 
 static const char usage[] =
-    "Usage: hashjack verify -c FILE [--card-log FILE|-] "
-    "[--SECTION.KEY=VALUE]...\n"
+    "Usage: hashjack verify -c FILE [--card-log FILE|-] [--follow\n"
+    "                       [--interval MS]] [--SECTION.KEY=VALUE]...\n"
     "\n"
     "Checks a dealer's block-to-card log against your own node: every\n"
     "block the log covers is fetched from the node and dealt through the\n"
@@ -36,23 +38,34 @@ static const char usage[] =
     "\n"
     "  -c, --config FILE     the dealer's table and your node, in\n"
     "                        hashjackd.conf's form: [chain] (family, coin,\n"
-    "                        rpc_url and credentials, batch_blocks),\n"
-    "                        [dealer] address, [rules]\n"
+    "                        rpc_url and credentials, batch_blocks,\n"
+    "                        start_height), [dealer] address, [rules]\n"
     "  --card-log FILE|-     the dealer's card log (default: [state]\n"
     "                        card_log); - reads standard input\n"
+    "  --follow              keep verifying as the file grows, is rotated\n"
+    "                        (renamed for a new one) or is cut and written\n"
+    "                        again (the dealer's restart), until SIGINT or\n"
+    "                        SIGTERM; each failure is one line on standard\n"
+    "                        output and the run goes on\n"
+    "  --interval MS         under --follow, how often to look at the file\n"
+    "                        and the node's tip (default 1000)\n"
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
     "\n"
-    "The log must begin at the dealer's first block (no round can be open\n"
-    "before it; with [chain] start_height set, a log that begins later is\n"
-    "refused).  Node errors are retried, and said on standard error; on a\n"
-    "terminal a progress line says the block, the rate and the time left.\n"
+    "The rounds open at the log's first line come from the blocks before\n"
+    "it: with [chain] start_height (the dealer's first block) before the\n"
+    "log's first line, those blocks are dealt from the node first, without\n"
+    "lines to check; without it the log's first line is taken for the\n"
+    "dealer's first block.  Node errors are retried, and said on standard\n"
+    "error; on a terminal a progress line says the block, the rate and the\n"
+    "time left (under --follow, the last block verified).\n"
     "\n"
     "Exit status: 0 every line agrees; 1 a line differs (or is missing,\n"
-    "extra, cut or not a line); 64 usage error; 65 the log begins after\n"
-    "[chain] start_height; 66 the log cannot be opened; 69 the node\n"
-    "refuses (credentials, another chain); 70 out of memory; 74 reading\n"
-    "the log failed; 75 the log goes beyond the node's tip: the blocks\n"
-    "after it are not checked yet; 78 a bad configuration.\n";
+    "extra, cut or not a line; under --follow, a failure was seen before\n"
+    "SIGINT or SIGTERM); 64 usage error; 65 the log begins before [chain]\n"
+    "start_height; 66 the log cannot be opened; 69 the node refuses\n"
+    "(credentials, another chain); 70 out of memory; 74 reading the log\n"
+    "failed; 75 the log goes beyond the node's tip: the blocks after it\n"
+    "are not checked yet; 78 a bad configuration.\n";
 
 int hj_verify_help(void)
 {
@@ -60,31 +73,70 @@ int hj_verify_help(void)
 	return EX_OK;
 }
 
+/* A line of the dealer's log, or a block to deal without one (text NULL:
+ * before the log's first line, or missing from it under --follow). */
 struct line {
-	char *text; /* without its "\n" */
+	char *text; /* without its "\n"; borrowed from the ring */
 	size_t len;
 	uint64_t height;
 };
 
+/* The lines read last, by height modulo RING, to check a line the dealer
+ * writes again after cutting its log (a restart) against the first one,
+ * and to know where lines ended when the log is cut.  More than the
+ * lines a batch can hold, so a line in flight is never dropped. */
+#define RING 1024
+struct kept {
+	char *text;
+	size_t len;
+	uint64_t height;
+	long long end; /* the offset after its "\n" in its file */
+	unsigned file; /* which file (rotations) */
+	int set;
+};
+
+/* A line longer than this is not a card log line. */
+#define LINE_LIMIT (1u << 20)
+
 struct run {
 	uv_loop_t loop;
 	hjd_config *cfg;
-	FILE *in;
+	int fd;
 	const char *name;
+	/* What was read of the file and not taken as lines yet: buf[beg, len)
+	 * are the bytes before pos, the file offset read up to. */
+	char *buf;
+	size_t beg, len, cap;
+	long long pos;
+	unsigned file; /* rotations followed */
+	dev_t dev;
+	ino_t ino;
+	struct kept ring[RING];
 	hj_rpc *rpc;
 	hj_backend *be;
 	hj_table *t;
 	hj_cardlog cl;
 	struct line batch[BATCH_MAX];
 	size_t n;
-	struct line ahead; /* a line read beyond the node's tip */
-	uint64_t next;     /* the height the next line must have */
-	int started;       /* a line was read */
-	uint64_t tip;      /* the node's */
-	uint64_t checked, first;
-	uint64_t lineno; /* lines read */
-	/* Progress on a TTY: the log's size when known, bytes read, and
-	 * when the run began. */
+	struct line ahead; /* a line read, not in a batch yet */
+	int have_ahead;
+	uint64_t fill, fill_end; /* blocks to deal without a line first */
+	uint64_t next;           /* the height the next line must have */
+	int started;             /* a line was read */
+	int again;               /* the log was cut: lines may come again */
+	uint64_t tip;            /* the node's */
+	uint64_t checked, first, last, unchecked, warmup;
+	uint64_t lineno;   /* lines read */
+	uint64_t failures; /* --follow */
+	/* --follow: wait interval_ms at the end of the log or the node's tip,
+	 * until SIGINT or SIGTERM. */
+	int follow;
+	unsigned interval_ms;
+	uv_timer_t timer;
+	uv_signal_t sigint, sigterm;
+	int handles;
+	/* Progress on a TTY: the log's size when known, and when the run
+	 * began. */
 	int tty;
 	int shown; /* a progress line is on the terminal */
 	long long size;
@@ -110,13 +162,6 @@ static void say(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void batch_clear(struct run *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		free(r->batch[i].text);
-	r->n = 0;
-}
-
 static void on_closed(void *arg)
 {
 	struct run *r = arg;
@@ -140,20 +185,38 @@ static void finish(struct run *r, int rc)
 	r->done = 1;
 	end_progress(r);
 	r->rc = rc;
+	if (r->handles) {
+		uv_close((uv_handle_t *)&r->timer, NULL);
+		uv_close((uv_handle_t *)&r->sigint, NULL);
+		uv_close((uv_handle_t *)&r->sigterm, NULL);
+		r->handles = 0;
+	}
 	hj_rpc_close(r->rpc, on_closed, r);
 	r->rpc = NULL;
 }
 
-/* A difference: the block, what differs, both lines. */
+/* A difference at block h: what differs, then both lines.  It ends the
+ * run, except under --follow, where it is a line of its own and the run
+ * goes on (r->done says which). */
 static void differ(struct run *r, uint64_t h, const char *what,
                    const char *theirs, size_t tn, const char *ours, size_t on)
 {
 	end_progress(r);
 	printf("block %llu: %s\n", (unsigned long long)h, what);
+	if (r->follow) {
+		r->failures++;
+		fflush(stdout);
+		return;
+	}
 	if (theirs)
 		printf("  dealer: %.*s\n", (int)tn, theirs);
 	if (ours)
 		printf("  node:   %.*s\n", (int)on, ours);
+	if (!r->cfg->start_height_set && r->started)
+		printf("  (the log's first line, block %llu, was taken for the "
+		       "dealer's first block: if the dealer began before it, "
+		       "give [chain] start_height)\n",
+		       (unsigned long long)r->first);
 	finish(r, 1);
 }
 
@@ -265,25 +328,59 @@ static void describe(const char *theirs, size_t tn, const char *ours, size_t on,
 
 static void next_batch(struct run *r);
 
-/* "verify: block H, N blocks, R blocks/s, P %, about S s left" on one
- * line of a terminal, rewritten after each batch. */
+/* On a terminal, one line rewritten after each batch: "verify: block H,
+ * N blocks, R blocks/s, P %, about S s left", or under --follow "verify:
+ * following: block H verified, F failures". */
 static void progress(struct run *r)
 {
-	if (!r->tty || !r->checked)
+	if (!r->tty || !r->last)
 		return;
 	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
-	double rate = secs > 0 ? (double)r->checked / secs : 0;
-	long pos = ftell(r->in);
-	fprintf(stderr, "\rverify: block %llu, %llu blocks, %.0f blocks/s",
-	        (unsigned long long)(r->first + r->checked - 1),
-	        (unsigned long long)r->checked, rate);
-	if (r->size > 0 && pos > 0 && pos <= r->size && secs > 0) {
-		double left = secs * (double)(r->size - pos) / (double)pos;
-		fprintf(stderr, ", %.0f %%, about %.0f s left   ",
-		        100.0 * (double)pos / (double)r->size, left);
+	double done = (double)(r->checked + r->unchecked);
+	if (r->follow) {
+		fprintf(stderr,
+		        "\rverify: following: block %llu verified, %llu "
+		        "failures   ",
+		        (unsigned long long)r->last,
+		        (unsigned long long)r->failures);
+	} else {
+		fprintf(stderr,
+		        "\rverify: block %llu, %.0f blocks, %.0f blocks/s",
+		        (unsigned long long)r->last, done,
+		        secs > 0 ? done / secs : 0);
+		long long pos = r->pos - (long long)(r->len - r->beg);
+		if (r->size > 0 && pos > 0 && pos <= r->size && secs > 0) {
+			double left =
+			    secs * (double)(r->size - pos) / (double)pos;
+			fprintf(stderr, ", %.0f %%, about %.0f s left   ",
+			        100.0 * (double)pos / (double)r->size, left);
+		}
 	}
 	fflush(stderr);
 	r->shown = 1;
+}
+
+/* Under --follow, tries again in interval_ms (the end of the log, the
+ * node's tip, or a node error). */
+static void wait_then(struct run *r, uv_timer_cb cb)
+{
+	uv_timer_start(&r->timer, cb, r->interval_ms, 0);
+}
+
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error);
+
+static void ask_blocks(struct run *r)
+{
+	if (r->be->ops->blocks(r->be, r->batch[0].height, r->n, on_blocks, r)) {
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
+	}
+}
+
+static void on_again_blocks(uv_timer_t *t)
+{
+	ask_blocks(t->data);
 }
 
 static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
@@ -293,20 +390,22 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 	char err[300], what[400];
 	if (r->done)
 		return;
-	if (error) {
-		say("node: %s", error);
-		finish(r, EX_UNAVAILABLE);
-		return;
-	}
-	if (n == 0) {
-		say("node: no block from %llu on, though its tip is %llu",
-		    (unsigned long long)r->batch[0].height,
-		    (unsigned long long)r->tip);
-		finish(r, EX_UNAVAILABLE);
+	if (error || n == 0) {
+		if (error)
+			say("node: %s", error);
+		else
+			say("node: no block from %llu on, though its tip is "
+			    "%llu",
+			    (unsigned long long)r->batch[0].height,
+			    (unsigned long long)r->tip);
+		if (r->follow)
+			wait_then(r, on_again_blocks);
+		else
+			finish(r, EX_UNAVAILABLE);
 		return;
 	}
 	size_t k = n < r->n ? n : r->n;
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; i < k && !r->done; i++) {
 		const struct line *l = &r->batch[i];
 		const char *line;
 		size_t len;
@@ -319,87 +418,383 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			return;
 		}
 		len--; /* the "\n" */
+		r->last = l->height;
+		if (!l->text) {
+			r->unchecked++;
+			continue;
+		}
 		if (len != l->len || memcmp(line, l->text, len) != 0) {
 			describe(l->text, l->len, line, len, what, sizeof what);
 			differ(r, l->height, what, l->text, l->len, line, len);
-			return;
+		} else {
+			r->checked++;
 		}
-		r->checked++;
 	}
+	if (r->done)
+		return;
 	/* Lines whose blocks did not come (a node may answer fewer) are
 	 * asked for again with the next ones. */
 	progress(r);
-	for (size_t i = 0; i < k; i++)
-		free(r->batch[i].text);
 	memmove(r->batch, r->batch + k, (r->n - k) * sizeof *r->batch);
 	r->n -= k;
 	next_batch(r);
 }
 
-/* The next line of the log into *l: 1, 0 at its end, or -1 (the run is
- * finished: a line that is not one, or a read error). */
-static int read_line(struct run *r, struct line *l)
+/* The line of height h kept in the ring, or NULL. */
+static struct kept *kept(struct run *r, uint64_t h)
 {
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	if (r->ahead.text) {
-		*l = r->ahead;
-		r->ahead.text = NULL;
-		return 1;
+	struct kept *k = &r->ring[h % RING];
+	return k->set && k->height == h ? k : NULL;
+}
+
+/* Keeps a line read (the ring owns its text from here).  A line read
+ * again takes the place of the first one, in a batch too. */
+static void keep(struct run *r, char *text, size_t len, uint64_t h)
+{
+	struct kept *k = &r->ring[h % RING];
+	long long end = r->pos - (long long)(r->len - r->beg);
+	if (k->set && k->height == h) {
+		for (size_t i = 0; i < r->n; i++)
+			if (r->batch[i].height == h)
+				r->batch[i] = (struct line){text, len, h};
 	}
-	errno = 0;
-	got = getline(&buf, &cap, r->in);
-	if (got < 0) {
-		free(buf);
-		if (!ferror(r->in))
-			return 0;
+	free(k->text);
+	*k = (struct kept){text, len, h, end, r->file, 1};
+}
+
+/* The bytes a file holds near its end, compared with the lines read
+ * there. */
+#define REREAD (64 * 1024)
+
+/* The start of the first of the last lines read (those ending in the last
+ * REREAD bytes read) that the file no longer holds as it was read, or -1:
+ * a line written over without the file getting shorter. */
+static long long written_over(struct run *r)
+{
+	long long at = -1;
+	char *b = malloc(LINE_LIMIT + 1);
+	for (size_t i = 0; b && i < RING; i++) {
+		const struct kept *k = &r->ring[i];
+		long long start = k->end - (long long)k->len - 1;
+		if (!k->set || k->file != r->file || k->end < r->pos - REREAD ||
+		    (at >= 0 && start >= at))
+			continue;
+		if (pread(r->fd, b, k->len + 1, start) != (ssize_t)k->len + 1 ||
+		    memcmp(b, k->text, k->len) != 0 || b[k->len] != '\n')
+			at = start;
+	}
+	free(b);
+	return at;
+}
+
+/* Reads the file again from byte to (a line's start): its lines up to
+ * the last one read are expected again. */
+static int reread(struct run *r, long long to)
+{
+	if (lseek(r->fd, to, SEEK_SET) < 0) {
 		say("%s: %s", r->name, strerror(errno));
 		finish(r, EX_IOERR);
 		return -1;
 	}
-	r->lineno++;
-	json_t *j = NULL, *h = NULL;
-	if (buf[got - 1] == '\n') {
-		j = json_loadb(buf, (size_t)got - 1, 0, NULL);
-		h = json_object_get(j, "height");
-	}
-	if (!json_is_integer(h) || json_integer_value(h) < 0) {
-		end_progress(r);
-		printf("line %llu: %s\n", (unsigned long long)r->lineno,
-		       buf[got - 1] != '\n'
-		           ? "cut: no newline at its end (a partial line)"
-		           : "not a card log line (no height)");
-		json_decref(j);
-		free(buf);
-		finish(r, 1);
+	r->pos = to;
+	r->beg = r->len = 0;
+	r->again = 1;
+	return 1;
+}
+
+/*
+ * Under --follow at the end of the file: a file cut shorter than what was
+ * read (the dealer restarted and cut the lines it had not committed: it
+ * writes the same lines again) is read again from the last line end at
+ * or before its new size, and so is one whose last lines were written
+ * over; a file renamed away (logrotate) for a new one with a line in it
+ * is left for the new one.  Returns 1 when there is more to read, 0 when
+ * not, -1 when the run is finished.
+ */
+static int moved(struct run *r)
+{
+	struct stat st, at;
+	if (fstat(r->fd, &st) != 0) {
+		say("%s: %s", r->name, strerror(errno));
+		finish(r, EX_IOERR);
 		return -1;
 	}
-	*l = (struct line){buf, (size_t)got - 1,
-	                   (uint64_t)json_integer_value(h)};
-	json_decref(j);
-	return 1;
+	if ((long long)st.st_size < r->pos) {
+		long long to = 0;
+		for (size_t i = 0; i < RING; i++) {
+			const struct kept *k = &r->ring[i];
+			if (k->set && k->file == r->file &&
+			    k->end <= (long long)st.st_size && k->end > to)
+				to = k->end;
+		}
+		say("%s was cut from %lld to %lld bytes (the dealer "
+		    "restarted?): reading again from byte %lld",
+		    r->name, r->pos, (long long)st.st_size, to);
+		return reread(r, to);
+	}
+	long long over = written_over(r);
+	if (over >= 0) {
+		say("%s was written over from byte %lld: reading again from "
+		    "there",
+		    r->name, over);
+		return reread(r, over);
+	}
+	if (stat(r->name, &at) == 0 &&
+	    (at.st_dev != r->dev || at.st_ino != r->ino) && at.st_size > 0) {
+		if (r->len > r->beg) {
+			differ(r, r->next,
+			       "the log was renamed with a partial last line",
+			       NULL, 0, NULL, 0);
+			if (r->done)
+				return -1;
+		}
+		int fd = open(r->name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			say("%s: %s", r->name, strerror(errno));
+			finish(r, EX_NOINPUT);
+			return -1;
+		}
+		close(r->fd);
+		r->fd = fd;
+		r->dev = at.st_dev;
+		r->ino = at.st_ino;
+		r->pos = 0;
+		r->beg = r->len = 0;
+		r->file++;
+		say("%s was rotated: following the new file", r->name);
+		return 1;
+	}
+	return 0;
+}
+
+/* More bytes of the file into buf: 1, 0 at its end, -1 (finished). */
+static int fill_buf(struct run *r)
+{
+	if (r->beg > 0) {
+		memmove(r->buf, r->buf + r->beg, r->len - r->beg);
+		r->len -= r->beg;
+		r->beg = 0;
+	}
+	if (r->len == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 65536;
+		char *b = r->len > LINE_LIMIT ? NULL : realloc(r->buf, cap);
+		if (!b) {
+			if (r->len > LINE_LIMIT)
+				printf("line %llu: longer than %u bytes: not a "
+				       "card log line\n",
+				       (unsigned long long)r->lineno + 1,
+				       LINE_LIMIT);
+			else
+				say("out of memory");
+			finish(r, r->len > LINE_LIMIT ? 1 : EX_SOFTWARE);
+			return -1;
+		}
+		r->buf = b;
+		r->cap = cap;
+	}
+	for (;;) {
+		ssize_t got = read(r->fd, r->buf + r->len, r->cap - r->len);
+		if (got > 0) {
+			r->len += (size_t)got;
+			r->pos += got;
+			return 1;
+		}
+		if (got == 0)
+			return 0;
+		if (errno != EINTR) {
+			say("%s: %s", r->name, strerror(errno));
+			finish(r, EX_IOERR);
+			return -1;
+		}
+	}
+}
+
+/* The next line of the log into *l: 1, 0 when there is none now (the
+ * end of the log; under --follow, for now), or -1 (the run is
+ * finished). */
+static int read_line(struct run *r, struct line *l)
+{
+	if (r->have_ahead) {
+		*l = r->ahead;
+		r->have_ahead = 0;
+		return 1;
+	}
+	for (;;) {
+		char *b = r->buf + r->beg;
+		char *nl =
+		    r->len > r->beg ? memchr(b, '\n', r->len - r->beg) : NULL;
+		if (!nl) {
+			int got = fill_buf(r);
+			if (got == 0 && r->follow)
+				got = moved(r);
+			if (got < 0)
+				return -1;
+			if (got > 0)
+				continue;
+			if (r->len > r->beg && !r->follow) {
+				end_progress(r);
+				printf("line %llu: cut: no newline at its end "
+				       "(a partial line)\n",
+				       (unsigned long long)r->lineno + 1);
+				finish(r, 1);
+				return -1;
+			}
+			return 0;
+		}
+		size_t len = (size_t)(nl - b);
+		r->beg += len + 1;
+		r->lineno++;
+		json_t *j = json_loadb(b, len, 0, NULL);
+		json_t *h = json_object_get(j, "height");
+		if (!json_is_integer(h) || json_integer_value(h) < 0) {
+			json_decref(j);
+			end_progress(r);
+			printf("line %llu: not a card log line (no height)\n",
+			       (unsigned long long)r->lineno);
+			if (r->follow) {
+				r->failures++;
+				fflush(stdout);
+				continue;
+			}
+			finish(r, 1);
+			return -1;
+		}
+		uint64_t height = (uint64_t)json_integer_value(h);
+		json_decref(j);
+		char *text = malloc(len + 1);
+		if (!text) {
+			say("out of memory");
+			finish(r, EX_SOFTWARE);
+			return -1;
+		}
+		memcpy(text, b, len);
+		text[len] = 0;
+		*l = (struct line){text, len, height};
+		return 1;
+	}
 }
 
 static void report_end(struct run *r)
 {
+	char before[200] = "";
 	end_progress(r);
 	if (!r->started) {
 		say("%s: no line", r->name);
 		finish(r, 1);
-	} else if (r->ahead.text) {
-		printf("verified blocks %llu to %llu: every line agrees; the "
-		       "log goes on past the node's tip (%llu): not checked "
-		       "yet\n",
-		       (unsigned long long)r->first,
-		       (unsigned long long)(r->first + r->checked - 1),
+		return;
+	}
+	if (r->warmup)
+		snprintf(before, sizeof before,
+		         " (blocks %llu to %llu before it dealt from the node, "
+		         "unchecked)",
+		         (unsigned long long)(r->first - r->warmup),
+		         (unsigned long long)(r->first - 1));
+	printf("verified blocks %llu to %llu: every line agrees%s",
+	       (unsigned long long)r->first,
+	       (unsigned long long)(r->first + r->checked - 1), before);
+	if (r->have_ahead) {
+		printf("; the log goes on past the node's tip (%llu): not "
+		       "checked yet\n",
 		       (unsigned long long)r->tip);
 		finish(r, EX_TEMPFAIL);
 	} else {
-		printf("verified blocks %llu to %llu: every line agrees\n",
-		       (unsigned long long)r->first,
-		       (unsigned long long)(r->first + r->checked - 1));
+		printf("\n");
 		finish(r, EX_OK);
+	}
+}
+
+/* The first line: where the log begins.  With [chain] start_height
+ * before it, the blocks from there are dealt from the node first (their
+ * lines are not the log's to check, but the rounds open at its first line
+ * come from them). */
+static void begin(struct run *r, const struct line *l)
+{
+	r->started = 1;
+	r->first = r->next = l->height;
+	if (r->cfg->start_height_set && l->height > r->cfg->start_height) {
+		r->fill = r->next = r->cfg->start_height;
+		r->fill_end = l->height;
+		r->warmup = l->height - r->cfg->start_height;
+		say("%s begins at block %llu, after the dealer's first "
+		    "([chain] start_height = %llu): dealing blocks %llu to "
+		    "%llu from the node first, for the rounds open at its "
+		    "first line",
+		    r->name, (unsigned long long)l->height,
+		    (unsigned long long)r->cfg->start_height,
+		    (unsigned long long)r->cfg->start_height,
+		    (unsigned long long)(l->height - 1));
+	} else if (r->cfg->start_height_set &&
+	           l->height < r->cfg->start_height) {
+		say("%s begins at block %llu, before the dealer's first "
+		    "([chain] start_height = %llu)",
+		    r->name, (unsigned long long)l->height,
+		    (unsigned long long)r->cfg->start_height);
+		finish(r, EX_DATAERR);
+	}
+}
+
+/* A line whose height is not the next one's: a line again (after the log
+ * was cut, the same bytes are expected and passed over), or lines
+ * missing.  Returns 1 when l is to be taken as the next line, 0 when it
+ * was passed over, -1 when the run is finished. */
+static int out_of_order(struct run *r, struct line *l)
+{
+	char what[200];
+	if (l->height < r->next) {
+		const struct kept *k = kept(r, l->height);
+		int same = k && k->len == l->len &&
+		           memcmp(k->text, l->text, l->len) == 0;
+		if (!(r->again && same)) {
+			snprintf(what, sizeof what,
+			         r->again && k
+			             ? "written again, differently from the "
+			               "line first read for block %llu"
+			             : "a line again: block %llu after block "
+			               "%llu",
+			         (unsigned long long)l->height,
+			         (unsigned long long)(r->next - 1));
+			differ(r, l->height, what, l->text, l->len, NULL, 0);
+		}
+		if (r->done) {
+			free(l->text);
+			return -1;
+		}
+		/* --follow: the file's bytes from here, to see them changed
+		 * again. */
+		keep(r, l->text, l->len, l->height);
+		return 0;
+	}
+	snprintf(what, sizeof what,
+	         "missing: the next line is block %llu, after block %llu",
+	         (unsigned long long)l->height,
+	         (unsigned long long)(r->next - 1));
+	differ(r, r->next, what, l->text, l->len, NULL, 0);
+	if (r->done) {
+		free(l->text);
+		return -1;
+	}
+	/* --follow: the missing blocks are dealt without lines. */
+	r->fill = r->next;
+	r->fill_end = l->height;
+	r->ahead = *l;
+	r->have_ahead = 1;
+	return 0;
+}
+
+static void on_tip(void *arg, uint64_t height, const char *error);
+
+static void on_wait(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	next_batch(r);
+}
+
+static void on_wait_tip(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	if (r->be->ops->tip(r->be, on_tip, r)) {
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
 	}
 }
 
@@ -410,65 +805,73 @@ static void next_batch(struct run *r)
 	size_t want =
 	    r->cfg->batch_blocks < BATCH_MAX ? r->cfg->batch_blocks : BATCH_MAX;
 	struct line l;
-	int got;
-	while (r->n < want && (got = read_line(r, &l)) != 0) {
+	int beyond = 0;
+	while (r->n < want && !r->done) {
+		if (r->fill < r->fill_end) {
+			if (r->fill > r->tip) {
+				beyond = 1;
+				break;
+			}
+			r->batch[r->n++] = (struct line){NULL, 0, r->fill++};
+			r->next = r->fill;
+			continue;
+		}
+		int got = read_line(r, &l);
 		if (got < 0)
 			return;
+		if (got == 0)
+			break;
 		if (!r->started) {
-			r->started = 1;
-			r->first = r->next = l.height;
-			if (r->cfg->start_height_set &&
-			    l.height > r->cfg->start_height) {
-				/* Rounds opened before it cannot be known. */
-				say("%s begins at block %llu, after the "
-				    "dealer's "
-				    "first block ([chain] start_height = "
-				    "%llu): "
-				    "give the log from its first line",
-				    r->name, (unsigned long long)l.height,
-				    (unsigned long long)r->cfg->start_height);
+			begin(r, &l);
+			if (r->done) {
 				free(l.text);
-				finish(r, EX_DATAERR);
 				return;
 			}
+			r->ahead = l;
+			r->have_ahead = 1;
+			continue;
 		}
 		if (l.height != r->next) {
-			char what[200];
-			snprintf(
-			    what, sizeof what,
-			    l.height < r->next
-			        ? "a line again: block %llu after block %llu"
-			        : "missing: the next line is block %llu, "
-			          "after block %llu",
-			    (unsigned long long)l.height,
-			    (unsigned long long)(r->next - 1));
-			differ(r, r->next, what, l.text, l.len, NULL, 0);
-			free(l.text);
-			return;
+			got = out_of_order(r, &l);
+			if (got < 0)
+				return;
+			if (got == 0)
+				continue;
 		}
 		if (l.height > r->tip) {
 			r->ahead = l; /* kept: the node has no such block yet */
+			r->have_ahead = 1;
+			beyond = 1;
 			break;
 		}
+		r->again = 0;
+		keep(r, l.text, l.len, l.height);
 		r->batch[r->n++] = l;
 		r->next++;
 	}
-	if (r->n == 0) {
-		report_end(r);
+	if (r->done)
 		return;
-	}
-	if (r->be->ops->blocks(r->be, r->batch[0].height, r->n, on_blocks, r)) {
-		say("out of memory");
-		finish(r, EX_SOFTWARE);
-	}
+	if (r->n > 0)
+		ask_blocks(r);
+	else if (!r->follow)
+		report_end(r);
+	else if (beyond)
+		wait_then(r, on_wait_tip);
+	else
+		wait_then(r, on_wait);
 }
 
 static void on_tip(void *arg, uint64_t height, const char *error)
 {
 	struct run *r = arg;
+	if (r->done)
+		return;
 	if (error) {
 		say("node: %s", error);
-		finish(r, EX_UNAVAILABLE);
+		if (r->follow)
+			wait_then(r, on_wait_tip);
+		else
+			finish(r, EX_UNAVAILABLE);
 		return;
 	}
 	r->tip = height;
@@ -502,13 +905,75 @@ static void on_retry(void *arg, const char *what, unsigned attempt,
 	    delay_ms);
 }
 
+/* --follow ends on SIGINT or SIGTERM: 0 when no line failed, else 1. */
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct run *r = h->data;
+	(void)signum;
+	end_progress(r);
+	if (r->checked)
+		printf("verified blocks %llu to %llu, %llu failures\n",
+		       (unsigned long long)r->first,
+		       (unsigned long long)r->last,
+		       (unsigned long long)r->failures);
+	finish(r, r->failures ? 1 : EX_OK);
+}
+
+/* --interval's value: milliseconds, 10 to 3600000. */
+static int interval(const char *v, unsigned *ms)
+{
+	char *end;
+	errno = 0;
+	unsigned long x = strtoul(v, &end, 10);
+	if (errno || end == v || *end || *v < '0' || *v > '9' || x < 10 ||
+	    x > 3600000)
+		return -1;
+	*ms = (unsigned)x;
+	return 0;
+}
+
+static int run(struct run *r)
+{
+	char err[512];
+	struct stat st;
+	hj_rpc_opts o;
+	r->tty = isatty(STDERR_FILENO);
+	r->size = fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)
+	              ? (long long)st.st_size
+	              : -1;
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	r->t0 = uv_hrtime();
+	hjd_node_rpc_opts(r->cfg, &o);
+	o.on_retry = on_retry;
+	r->t = hj_table_new(&r->cfg->rules);
+	if (!r->t || uv_loop_init(&r->loop) != 0)
+		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	if (r->follow) {
+		uv_timer_init(&r->loop, &r->timer);
+		uv_signal_init(&r->loop, &r->sigint);
+		uv_signal_init(&r->loop, &r->sigterm);
+		r->timer.data = r->sigint.data = r->sigterm.data = r;
+		uv_signal_start(&r->sigint, on_signal, SIGINT);
+		uv_signal_start(&r->sigterm, on_signal, SIGTERM);
+		r->handles = 1;
+	}
+	r->rpc = hj_rpc_new(&r->loop, &o, err, sizeof err);
+	if (r->rpc)
+		r->be = hjd_node_backend(r->cfg, r->rpc, err, sizeof err);
+	if (!r->be || r->be->ops->identity(r->be, on_identity, r))
+		finish(r, hj_tool_fail(CMD, EX_CONFIG, "%s", err));
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&r->loop);
+	return r->rc;
+}
+
 int hj_verify_main(int argc, char **argv)
 {
 	hjd_config cfg;
 	const char *conf = NULL, *log = NULL;
-	char err[512];
 	int rc = EX_OK;
-	struct run r = {.cfg = &cfg};
+	struct run r = {.cfg = &cfg, .fd = -1, .interval_ms = 1000};
 
 	hjd_config_init(&cfg);
 	for (int i = 0; i < argc && rc == EX_OK; i++) {
@@ -525,6 +990,15 @@ int hj_verify_main(int argc, char **argv)
 			if (*dst)
 				rc = hj_tool_usage(CMD, "%s: given twice", a);
 			*dst = argv[++i];
+		} else if (strcmp(a, "--follow") == 0) {
+			r.follow = 1;
+		} else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
+			if (interval(argv[++i], &r.interval_ms))
+				rc =
+				    hj_tool_usage(CMD,
+				                  "--interval \"%s\": give "
+				                  "milliseconds, 10 to 3600000",
+				                  argv[i]);
 		} else if (!hj_tool_is_key(a)) {
 			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
 		}
@@ -533,56 +1007,33 @@ int hj_verify_main(int argc, char **argv)
 		rc = hj_tool_usage(CMD, "give -c FILE");
 	if (rc == EX_OK)
 		rc = hj_tool_config(CMD, &cfg, conf, argc, argv);
-	if (rc != EX_OK) {
-		hjd_config_free(&cfg);
-		return rc;
-	}
 	r.name = log ? log : cfg.card_log;
-	r.in = strcmp(r.name, "-") == 0 ? stdin : fopen(r.name, "r");
-	if (!r.in) {
-		rc = hj_tool_fail(CMD, EX_NOINPUT, "%s: %s", r.name,
-		                  strerror(errno));
-		hjd_config_free(&cfg);
-		return rc;
+	if (rc == EX_OK && r.follow && strcmp(r.name, "-") == 0)
+		rc = hj_tool_usage(CMD, "--follow follows a file: give "
+		                        "--card-log FILE");
+	if (rc == EX_OK) {
+		r.fd = strcmp(r.name, "-") == 0
+		           ? STDIN_FILENO
+		           : open(r.name, O_RDONLY | O_CLOEXEC);
+		if (r.fd < 0)
+			rc = hj_tool_fail(CMD, EX_NOINPUT, "%s: %s", r.name,
+			                  strerror(errno));
 	}
-	struct stat st;
-	r.tty = isatty(STDERR_FILENO);
-	r.size = fstat(fileno(r.in), &st) == 0 && S_ISREG(st.st_mode)
-	             ? (long long)st.st_size
-	             : -1;
-	r.t0 = uv_hrtime();
-	current = &r;
-	hj_rpc_opts o;
-	hjd_node_rpc_opts(&cfg, &o);
-	o.on_retry = on_retry;
-	hj_cardlog_init(&r.cl);
-	r.t = hj_table_new(&cfg.rules);
-	if (!r.t || uv_loop_init(&r.loop) != 0) {
-		rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
-		goto out;
+	if (rc == EX_OK) {
+		current = &r;
+		hj_cardlog_init(&r.cl);
+		rc = run(&r);
+		current = NULL;
+		hj_cardlog_release(&r.cl);
+		hj_table_free(r.t);
+		for (size_t i = 0; i < RING; i++)
+			free(r.ring[i].text);
+		if (r.have_ahead)
+			free(r.ahead.text); /* not kept yet */
 	}
-	r.rpc = hj_rpc_new(&r.loop, &o, err, sizeof err);
-	if (r.rpc)
-		r.be = hjd_node_backend(&cfg, r.rpc, err, sizeof err);
-	if (!r.be || r.be->ops->identity(r.be, on_identity, &r)) {
-		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
-		if (r.rpc)
-			hj_rpc_close(r.rpc, on_closed, &r);
-		uv_run(&r.loop, UV_RUN_DEFAULT);
-		uv_loop_close(&r.loop);
-		goto out;
-	}
-	uv_run(&r.loop, UV_RUN_DEFAULT);
-	uv_loop_close(&r.loop);
-	rc = r.rc;
-out:
-	batch_clear(&r);
-	free(r.ahead.text);
-	hj_cardlog_release(&r.cl);
-	hj_table_free(r.t);
-	current = NULL;
-	if (r.in && r.in != stdin)
-		fclose(r.in);
+	free(r.buf);
+	if (r.fd > STDIN_FILENO)
+		close(r.fd);
 	hjd_config_free(&cfg);
 	return rc;
 }

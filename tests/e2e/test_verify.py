@@ -13,7 +13,19 @@ the log as written (exit 0, "every line agrees"), and on copies of it,
 each tampered once, where it must exit 1 naming the block and what
 differs: a card, a payout, a dropped event, a dropped line, a line twice,
 a hash from elsewhere, a cut last line, a line that is not JSON; a log
-beginning after [chain] start_height is refused (65).
+beginning after [chain] start_height is verified after dealing the blocks
+before it from the node (and fails without them, when a round was open),
+one beginning before it is refused (65).
+
+--follow: one runs beside the dealer from its start, across a logrotate
+(the log renamed, hashjackd sent SIGHUP), and must have verified every
+block, with no failure, when stopped (SIGTERM: exit 0).  Another follows a
+file this test writes line by line from the dealer's log: a tampered
+line, a missing one, a partial line completed later, the file cut and
+the same lines written again (a dealer's restart), cut and written again
+differently, renamed for a new file; each failure is one line and the
+run goes on (SIGTERM: exit 1).  Both read the blocks verified from the
+progress line, which is on stderr when it is a terminal (a pty here).
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 """
@@ -21,8 +33,12 @@ One line per check, then "N passed, M failed"; exit status 1 on failure.
 import argparse
 import json
 import os
+import pty
+import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
@@ -39,6 +55,70 @@ def verify(hashjack, conf, log, *args):
     p = subprocess.run([hashjack, "verify", "-c", conf, "--card-log", log] + list(args),
                        capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+class Follower:
+    """`hashjack verify --follow` with stderr on a pty (so that it shows the
+    block verified) and stdout on a pipe (one line per failure)."""
+
+    def __init__(self, hashjack, conf, log, *args):
+        master, slave = pty.openpty()
+        self.proc = subprocess.Popen(
+            [hashjack, "verify", "-c", conf, "--card-log", log, "--follow",
+             "--interval", "50"] + list(args),
+            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, text=True)
+        hj.add_exit_hook(self.proc.kill)
+        os.close(slave)
+        self.err = ""
+        self.out = ""
+        self.lock = threading.Lock()
+
+        def pump_err():
+            while True:
+                try:
+                    b = os.read(master, 4096)
+                except OSError:
+                    break
+                if not b:
+                    break
+                with self.lock:
+                    self.err += b.decode(errors="replace")
+            os.close(master)
+
+        def pump_out():
+            for line in self.proc.stdout:
+                with self.lock:
+                    self.out += line
+        self.threads = [threading.Thread(target=f, daemon=True) for f in (pump_err, pump_out)]
+        for t in self.threads:
+            t.start()
+
+    def verified(self):
+        with self.lock:
+            got = re.findall(r"following: block (\d+) verified", self.err)
+        return int(got[-1]) if got else -1
+
+    def wait_verified(self, height, timeout=60):
+        hj.wait_until(lambda: self.verified() >= height, timeout,
+                      "verify --follow at block %d (stderr %r, stdout %r)"
+                      % (height, self.err[-300:], self.out[-300:]), interval=0.05)
+
+    def wait_err(self, words, timeout=30):
+        hj.wait_until(lambda: words in self.err, timeout,
+                      "%r on verify's stderr (%r)" % (words, self.err[-500:]),
+                      interval=0.05)
+
+    def wait_out(self, words, timeout=30):
+        hj.wait_until(lambda: words in self.out, timeout,
+                      "%r on verify's stdout (%r)" % (words, self.out[-500:]),
+                      interval=0.05)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(30)
+        for t in self.threads:
+            t.join(10)
+        return rc
 
 
 def compact(obj):
@@ -64,6 +144,8 @@ def main():
     d = hj.Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
                      confirmations=1, workdir=os.path.join(wd.path, "dealer"))
     d.start()
+    hj.wait_until(lambda: os.path.exists(d.card_log), 30, "the card log")
+    live = Follower(hashjack, d.conf, d.card_log)
     bot = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "bot.py"),
                             "--rpc-url", anvil.url, "--dealer", dealer,
                             "--card-log", d.card_log, "--min-bet", str(MIN_BET),
@@ -73,16 +155,26 @@ def main():
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     hj.add_exit_hook(bot.kill)
 
+    # logrotate: the log renamed, then hashjackd told to open a new one.
+    hj.wait_until(lambda: len(hj.read_cardlog(d.card_log)) >= 25, 60, "25 lines")
+    rotated = d.card_log + ".1"
+    os.rename(d.card_log, rotated)
+    os.kill(d.proc.pid, signal.SIGHUP)
+
     def settled():
-        lines = hj.read_cardlog(d.card_log)
+        lines = hj.read_cardlog(rotated) + hj.read_cardlog(d.card_log)
         return len(lines) >= 60 and sum(
             e["type"] == "settle" for l in lines for e in l["events"]) >= 4
     hj.wait_until(settled, 150, "60 blocks with 4 settled rounds in the card log", interval=0.2)
     bot.terminate()
     bot.wait(10)
     d.stop()
-    with open(d.card_log) as f:
+    whole = os.path.join(wd.path, "whole.jsonl")
+    with open(whole, "wb") as f:
+        f.write(hj.read_cardlog(rotated, raw=True) + hj.read_cardlog(d.card_log, raw=True))
+    with open(whole) as f:
         lines = f.read().splitlines()
+    heights = [json.loads(l)["height"] for l in lines]
 
     def case(name, fn):
         try:
@@ -109,7 +201,7 @@ def main():
         return first
 
     def clean():
-        rc, out, err = verify(hashjack, d.conf, d.card_log)
+        rc, out, err = verify(hashjack, d.conf, whole)
         check_eq(rc, 0, "exit status (%r %r)" % (out, err))
         h0, h1 = json.loads(lines[0])["height"], json.loads(lines[-1])["height"]
         check_eq(out, "verified blocks %d to %d: every line agrees\n" % (h0, h1), "output")
@@ -153,7 +245,7 @@ def main():
 
     def line_twice():
         m = lines[:20] + [lines[19]] + lines[20:]
-        h = json.loads(lines[20])["height"]
+        h = json.loads(lines[19])["height"]
         return expect(tampered("line_twice", m), "block %d:" % h, ["a line again"])
 
     def other_hash():
@@ -178,15 +270,120 @@ def main():
         check("line 11: not a card log line" in out, out)
         return out.strip()
 
+    def open_round_at():
+        """The index of a line with an event of a round whose Bet is on an
+        earlier line: a log beginning there cannot be dealt alone."""
+        bets = {}
+        for i, l in enumerate(lines):
+            for e in json.loads(l)["events"]:
+                if e.get("action") == "Bet" and e["type"] == "action":
+                    bets[e["round"]] = i
+                elif e.get("round") in bets and bets[e["round"]] < i - 1 and i > 5:
+                    return i
+        raise Failed("no round spans lines")
+
     def late_start():
-        path = tampered("late_start", lines[10:])
-        rc, out, err = verify(hashjack, d.conf, path, "--chain.start_height=0")
+        i = open_round_at()
+        path = tampered("late_start", lines[i:])
+        rc, out, err = verify(hashjack, d.conf, path,
+                              "--chain.start_height=%d" % heights[0])
+        check_eq(rc, 0, "exit status (%r %r)" % (out, err))
+        check_eq(out, "verified blocks %d to %d: every line agrees (blocks %d to %d before "
+                 "it dealt from the node, unchecked)\n"
+                 % (heights[i], heights[-1], heights[0], heights[i] - 1), "output")
+        check("dealing blocks %d to %d from the node first" % (heights[0], heights[i] - 1)
+              in err, err)
+        # Without the blocks before it, a round open at its first line is
+        # unknown: the log cannot agree.
+        rc, out, err = verify(hashjack, d.conf, path,
+                              "--chain.start_height=%d" % heights[i])
+        check_eq(rc, 1, "exit status without the blocks before (%r %r)" % (out, err))
+        return out.splitlines()[0]
+
+    def early_start():
+        rc, out, err = verify(hashjack, d.conf, whole,
+                              "--chain.start_height=%d" % (heights[0] + 1))
         check_eq(rc, 65, "exit status (%r %r)" % (out, err))
-        h = json.loads(lines[10])["height"]
-        check("begins at block %d, after the dealer's first block" % h in err, err)
+        check("begins at block %d, before the dealer's first" % heights[0] in err, err)
         return err.strip()
 
-    for name, fn in [("clean", clean), ("late_start", late_start), ("card", card), ("payout", payout),
+    def follow_live():
+        """The follower started with the dealer saw every block, across the
+        rotation."""
+        live.wait_verified(heights[-1])
+        rc = live.stop()
+        check_eq(rc, 0, "exit status (stdout %r)" % live.out)
+        check("was rotated: following the new file" in live.err, live.err[-500:])
+        check("verified blocks %d to %d, 0 failures" % (heights[0], heights[-1])
+              in live.out, live.out)
+        return "blocks %d to %d, rotated once" % (heights[0], heights[-1])
+
+    def follow_written():
+        """A file written here, line by line, as a broken dealer might."""
+        path = os.path.join(wd.path, "follow.jsonl")
+        data = [l + "\n" for l in lines]
+
+        def write(text, mode="a"):
+            with open(path, mode) as f:
+                f.write(text)
+
+        def size(n):
+            return sum(len(x) for x in data[:n])
+
+        write("".join(data[:20]), "w")
+        f = Follower(hashjack, d.conf, path)
+        f.wait_verified(heights[19])
+        # A card tampered: one line, and the run goes on.
+        j = json.loads(lines[22])
+        j["card"]["code"] = "KS" if j["card"]["code"] != "KS" else "QS"
+        write("".join(data[20:22]) + compact(j) + "\n" + "".join(data[23:26]))
+        f.wait_out("block %d: card.code" % heights[22])
+        f.wait_verified(heights[25])
+        # A partial line, completed later.
+        write(data[26][:30])
+        write(data[26][30:] + data[27])
+        f.wait_verified(heights[27])
+        # Cut back three lines (seen cut) and written again the same: a
+        # restart.
+        os.truncate(path, size(25))
+        f.wait_err("was cut from %d to %d bytes" % (size(28), size(25)))
+        write("".join(data[25:31]))
+        f.wait_verified(heights[30])
+        # Cut (seen cut) and written again differently.
+        os.truncate(path, size(29))
+        f.wait_err("was cut from %d to %d bytes" % (size(31), size(29)))
+        j = json.loads(lines[29])
+        j["hash"] = "0x" + "cd" * 32
+        write(compact(j) + "\n" + "".join(data[30:33]))
+        f.wait_out("block %d: written again, differently" % heights[29])
+        f.wait_verified(heights[32])
+        # Written over in place, the file no longer (the same length).
+        j = json.loads(lines[31])
+        j["card"]["colorDigit"] = "1" if j["card"]["colorDigit"] != "1" else "2"
+        with open(path, "r+") as g:
+            g.seek(size(29) + len(compact(json.loads(lines[29]))) + 1 + len(data[30]))
+            g.write(compact(j) + "\n")
+        f.wait_out("block %d: written again, differently" % heights[31])
+        # A line missing: said, and the blocks are dealt all the same.
+        write("".join(data[34:36]))
+        f.wait_out("block %d: missing" % heights[33])
+        f.wait_verified(heights[35])
+        # Renamed away; a new file goes on.
+        os.rename(path, path + ".1")
+        write("".join(data[36:40]), "w")
+        f.wait_verified(heights[39])
+        rc = f.stop()
+        check_eq(rc, 1, "exit status (stdout %r)" % f.out)
+        fails = [l for l in f.out.splitlines() if l.startswith("block ")]
+        check_eq(len(fails), 4, "failures %r" % fails)
+        check("verified blocks %d to %d, 4 failures" % (heights[0], heights[39]) in f.out,
+              f.out)
+        check("was written over from byte" in f.err, f.err[-800:])
+        return "; ".join(fails)
+
+    for name, fn in [("clean", clean), ("follow_live", follow_live),
+                     ("late_start", late_start), ("early_start", early_start),
+                     ("follow_written", follow_written), ("card", card), ("payout", payout),
                      ("dropped_event", dropped_event), ("dropped_line", dropped_line),
                      ("line_twice", line_twice), ("other_hash", other_hash),
                      ("cut_last", cut_last), ("not_json", not_json)]:
