@@ -24,7 +24,9 @@ file this test writes line by line from the dealer's log: a tampered
 line, a missing one, a partial line completed later, the file cut and
 the same lines written again (a dealer's restart), cut and written again
 differently, renamed for a new file; each failure is one line and the
-run goes on (SIGTERM: exit 1).  Both read the blocks verified from the
+run goes on (SIGTERM: exit 1).  A node held behind the log's end (a
+proxy lowering its tip): the lines up to the tip agree, exit 75; --follow
+waits there and goes on once the node has the blocks.  Both read the blocks verified from the
 progress line, which is on stderr when it is a terminal (a pty here).
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
@@ -119,6 +121,19 @@ class Follower:
         for t in self.threads:
             t.join(10)
         return rc
+
+
+class TipProxy(hj.RpcProxy):
+    """The node, with its tip held at `tip` while that is not None."""
+    tip = None
+
+    def answer_to(self, request, data):
+        if self.tip is not None and b'"eth_blockNumber"' in request:
+            j = json.loads(data)
+            if isinstance(j, dict) and "result" in j:
+                j["result"] = hex(self.tip)
+                return json.dumps(j).encode()
+        return data
 
 
 def compact(obj):
@@ -318,6 +333,25 @@ def main():
               in live.out, live.out)
         return "blocks %d to %d, rotated once" % (heights[0], heights[-1])
 
+    def behind_tip():
+        """A node behind the log: the lines up to its tip are checked (75);
+        --follow waits for the node and goes on."""
+        proxy = TipProxy(anvil.url)
+        hj.add_exit_hook(proxy.close)
+        proxy.tip = heights[40]
+        rc, out, err = verify(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url)
+        check_eq(rc, 75, "exit status (%r %r)" % (out, err))
+        check_eq(out, "verified blocks %d to %d: every line agrees; the log goes on past the "
+                 "node's tip (%d): not checked yet\n" % (heights[0], heights[40], heights[40]),
+                 "output")
+        f = Follower(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url)
+        f.wait_verified(heights[40])
+        proxy.tip = None
+        f.wait_verified(heights[-1])
+        check_eq(f.stop(), 0, "--follow exit status (%r)" % f.out)
+        proxy.close()
+        return out.strip()
+
     def follow_written():
         """A file written here, line by line, as a broken dealer might."""
         path = os.path.join(wd.path, "follow.jsonl")
@@ -383,6 +417,7 @@ def main():
 
     for name, fn in [("clean", clean), ("follow_live", follow_live),
                      ("late_start", late_start), ("early_start", early_start),
+                     ("behind_tip", behind_tip),
                      ("follow_written", follow_written), ("card", card), ("payout", payout),
                      ("dropped_event", dropped_event), ("dropped_line", dropped_line),
                      ("line_twice", line_twice), ("other_hash", other_hash),
