@@ -356,17 +356,21 @@ int hj_tool_is_key(const char *a)
 	return strncmp(a, "--", 2) == 0 && strchr(a, '.') && strchr(a, '=');
 }
 
-int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file, int argc,
+int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file,
+                   int (*pre)(hjd_config *cfg, void *arg), void *arg, int argc,
                    char **argv)
 {
 	char err[512];
+	int rc;
 	if (file && hjd_config_load(cfg, file, err, sizeof err) != 0)
 		return hj_tool_fail(cmd, EX_CONFIG, "%s", err);
+	if (pre && (rc = pre(cfg, arg)) != EX_OK)
+		return rc;
 	for (int i = 0; i < argc; i++)
 		if (hj_tool_is_key(argv[i]) &&
 		    hjd_config_set_arg(cfg, argv[i] + 2, err, sizeof err) != 0)
 			return hj_tool_usage(cmd, "%s", err);
-	if (file && hjd_config_finish(cfg, err, sizeof err) != 0)
+	if ((file || pre) && hjd_config_finish(cfg, err, sizeof err) != 0)
 		return hj_tool_fail(cmd, EX_CONFIG, "%s", err);
 	return EX_OK;
 }

@@ -59,11 +59,15 @@ int hj_tool_is_key(const char *a);
 /*
  * The configuration of a command that takes hashjackd's (`verify`,
  * `export`, `serve`): cfg (hjd_config_init'ed) loaded from file, when not
- * NULL, then every "--SECTION.KEY=VALUE" of argv over it, then finished
- * (hjd_config_finish) when file is not NULL.  Returns EX_OK, or EX_CONFIG
- * for the file or EX_USAGE for a key, after saying why.
+ * NULL; then pre(cfg, arg), when not NULL (keys from elsewhere: it says
+ * what is wrong itself and returns a sysexits(3) code); then every
+ * "--SECTION.KEY=VALUE" of argv over them; then finished
+ * (hjd_config_finish) when file or pre is not NULL.  Returns EX_OK, or
+ * EX_CONFIG for the file, EX_USAGE for a key, or pre's code, after saying
+ * why.
  */
-int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file, int argc,
+int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file,
+                   int (*pre)(hjd_config *cfg, void *arg), void *arg, int argc,
                    char **argv);
 
 /*

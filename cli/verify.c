@@ -21,14 +21,16 @@
 #include "node.h"
 #include "table.h"
 #include "tool.h"
+#include "verify_table.h"
 
 #define CMD "verify"
 /* Blocks asked of the node at once. */
 #define BATCH_MAX 100
 
 static const char usage[] =
-    "Usage: hashjack verify -c FILE [--card-log FILE|-] [--follow\n"
-    "                       [--interval MS]] [--SECTION.KEY=VALUE]...\n"
+    "Usage: hashjack verify -c FILE [--card-log FILE|-] [OPTION]...\n"
+    "       hashjack verify --table URL|FILE --rpc URL [--rpc-cookie FILE]\n"
+    "                       --card-log FILE|- [OPTION]...\n"
     "\n"
     "Checks a dealer's block-to-card log against your own node: every\n"
     "block the log covers is fetched from the node and dealt through the\n"
@@ -40,7 +42,17 @@ static const char usage[] =
     "                        hashjackd.conf's form: [chain] (family, coin,\n"
     "                        rpc_url and credentials, batch_blocks,\n"
     "                        start_height), [dealer] address, [rules]\n"
-    "  --card-log FILE|-     the dealer's card log (default: [state]\n"
+    "  --table URL|FILE      the dealer's table as its `hashjack serve`\n"
+    "                        answers GET /v1/table (the API's base URL, or\n"
+    "                        a saved copy): family, chain, dealer, rules,\n"
+    "                        limits, confirmations; over -c's when both\n"
+    "  --rpc URL             your node's JSON-RPC ([chain] rpc_url)\n"
+    "  --rpc-cookie FILE     its cookie file ([chain] rpc_cookie_file)\n"
+    "  --rpc-user NAME, --rpc-password PASSWORD\n"
+    "                        its user and password (a password given here\n"
+    "                        is visible to other users: prefer a cookie or\n"
+    "                        -c FILE)\n"
+    "  --card-log FILE|-     the dealer's card log (default with -c: [state]\n"
     "                        card_log); - reads standard input\n"
     "  --follow              keep verifying as the file grows, is rotated\n"
     "                        (renamed for a new one) or is cut and written\n"
@@ -49,7 +61,8 @@ static const char usage[] =
     "                        output and the run goes on\n"
     "  --interval MS         under --follow, how often to look at the file\n"
     "                        and the node's tip (default 1000)\n"
-    "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
+    "  --SECTION.KEY=VALUE   a configuration key over the others (e.g.\n"
+    "                        --chain.start_height=N)\n"
     "\n"
     "The rounds open at the log's first line come from the blocks before\n"
     "it: with [chain] start_height (the dealer's first block) before the\n"
@@ -62,10 +75,11 @@ static const char usage[] =
     "Exit status: 0 every line agrees; 1 a line differs (or is missing,\n"
     "extra, cut or not a line; under --follow, a failure was seen before\n"
     "SIGINT or SIGTERM); 64 usage error; 65 the log begins before [chain]\n"
-    "start_height; 66 the log cannot be opened; 69 the node refuses\n"
-    "(credentials, another chain); 70 out of memory; 74 reading the log\n"
-    "failed; 75 the log goes beyond the node's tip: the blocks after it\n"
-    "are not checked yet; 78 a bad configuration.\n";
+    "start_height, or the table is not one; 66 the log or the table cannot\n"
+    "be read; 69 the node refuses (credentials, another chain than the\n"
+    "table's); 70 out of memory; 74 reading the log failed; 75 the log\n"
+    "goes beyond the node's tip: the blocks after it are not checked yet;\n"
+    "78 a bad configuration.\n";
 
 int hj_verify_help(void)
 {
@@ -141,6 +155,7 @@ struct run {
 	int shown; /* a progress line is on the terminal */
 	long long size;
 	uint64_t t0;
+	char chain[200]; /* the dealer's table's chain (--table), or "" */
 	int rc;
 	int done;
 };
@@ -298,10 +313,8 @@ static const char *shown(json_t *v, char *buf, size_t n)
 	return buf;
 }
 
-/* What differs between two lines, in words, into buf: the first place,
- * the dealer's value there and the protocol's. */
-static void describe(const char *theirs, size_t tn, const char *ours, size_t on,
-                     char *buf, size_t n)
+void hj_verify_describe(const char *theirs, size_t tn, const char *ours,
+                        size_t on, char *buf, size_t n)
 {
 	json_t *a = json_loadb(theirs, tn, 0, NULL);
 	json_t *b = json_loadb(ours, on, 0, NULL);
@@ -424,7 +437,8 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			continue;
 		}
 		if (len != l->len || memcmp(line, l->text, len) != 0) {
-			describe(l->text, l->len, line, len, what, sizeof what);
+			hj_verify_describe(l->text, l->len, line, len, what,
+			                   sizeof what);
 			differ(r, l->height, what, l->text, l->len, line, len);
 		} else {
 			r->checked++;
@@ -882,10 +896,15 @@ static void on_identity(void *arg, const char *identity, const char *error,
                         int permanent)
 {
 	struct run *r = arg;
-	(void)identity;
 	(void)permanent;
 	if (error) {
 		say("node: %s", error);
+		finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	if (r->chain[0] && strcmp(identity, r->chain) != 0) {
+		say("node: it is on %s, the dealer's table on %s", identity,
+		    r->chain);
 		finish(r, EX_UNAVAILABLE);
 		return;
 	}
@@ -968,28 +987,78 @@ static int run(struct run *r)
 	return r->rc;
 }
 
+/* What --table and the --rpc options give, before the command line's
+ * keys. */
+struct from_args {
+	struct run *r;
+	const char *table;
+	const char *rpc[4]; /* url, cookie file, user, password */
+};
+
+static int apply_args(hjd_config *cfg, void *arg)
+{
+	static const char *const keys[4] = {
+	    "chain.rpc_url", "chain.rpc_cookie_file", "chain.rpc_user",
+	    "chain.rpc_password"};
+	struct from_args *a = arg;
+	char err[512], kv[4096];
+	if (a->table) {
+		char *text = NULL;
+		size_t len = 0;
+		if (hj_verify_table_read(a->table, &text, &len, err,
+		                         sizeof err))
+			return hj_tool_fail(CMD, EX_NOINPUT, "%s", err);
+		int bad =
+		    hj_verify_table_apply(cfg, text, len, a->r->chain,
+		                          sizeof a->r->chain, err, sizeof err);
+		free(text);
+		if (bad)
+			return hj_tool_fail(CMD, EX_DATAERR, "%s", err);
+	}
+	for (int k = 0; k < 4; k++) {
+		if (!a->rpc[k])
+			continue;
+		snprintf(kv, sizeof kv, "%s=%s", keys[k], a->rpc[k]);
+		if (hjd_config_set_arg(cfg, kv, err, sizeof err))
+			return hj_tool_usage(CMD, "%s", err);
+	}
+	return EX_OK;
+}
+
 int hj_verify_main(int argc, char **argv)
 {
+	static const char *const rpc_opts[4] = {"--rpc", "--rpc-cookie",
+	                                        "--rpc-user", "--rpc-password"};
 	hjd_config cfg;
 	const char *conf = NULL, *log = NULL;
 	int rc = EX_OK;
 	struct run r = {.cfg = &cfg, .fd = -1, .interval_ms = 1000};
+	struct from_args fa = {.r = &r};
 
 	hjd_config_init(&cfg);
 	for (int i = 0; i < argc && rc == EX_OK; i++) {
 		const char *a = argv[i];
+		const char **dst = NULL;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			hjd_config_free(&cfg);
 			return hj_verify_help();
 		}
-		if ((strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0 ||
-		     strcmp(a, "--card-log") == 0) &&
-		    i + 1 < argc) {
-			const char **dst =
-			    strcmp(a, "--card-log") == 0 ? &log : &conf;
-			if (*dst)
+		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0)
+			dst = &conf;
+		else if (strcmp(a, "--card-log") == 0)
+			dst = &log;
+		else if (strcmp(a, "--table") == 0)
+			dst = &fa.table;
+		for (int k = 0; k < 4; k++)
+			if (strcmp(a, rpc_opts[k]) == 0)
+				dst = &fa.rpc[k];
+		if (dst) {
+			if (i + 1 >= argc)
+				rc = hj_tool_usage(CMD, "%s: needs a value", a);
+			else if (*dst)
 				rc = hj_tool_usage(CMD, "%s: given twice", a);
-			*dst = argv[++i];
+			else
+				*dst = argv[++i];
 		} else if (strcmp(a, "--follow") == 0) {
 			r.follow = 1;
 		} else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
@@ -1003,10 +1072,13 @@ int hj_verify_main(int argc, char **argv)
 			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
 		}
 	}
-	if (rc == EX_OK && !conf)
-		rc = hj_tool_usage(CMD, "give -c FILE");
+	if (rc == EX_OK && !conf && !fa.table)
+		rc = hj_tool_usage(CMD, "give -c FILE, or --table URL|FILE");
+	if (rc == EX_OK && !conf && !log)
+		rc = hj_tool_usage(CMD, "without -c, give --card-log FILE|-");
 	if (rc == EX_OK)
-		rc = hj_tool_config(CMD, &cfg, conf, argc, argv);
+		rc = hj_tool_config(CMD, &cfg, conf, apply_args, &fa, argc,
+		                    argv);
 	r.name = log ? log : cfg.card_log;
 	if (rc == EX_OK && r.follow && strcmp(r.name, "-") == 0)
 		rc = hj_tool_usage(CMD, "--follow follows a file: give "

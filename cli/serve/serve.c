@@ -310,7 +310,7 @@ int hj_serve_main(int argc, char **argv)
 		rc = hj_tool_usage(CMD, "give -c FILE, or --db FILE and "
 		                        "--card-log FILE");
 	if (rc == EX_OK)
-		rc = hj_tool_config(CMD, &cfg, conf, argc, argv);
+		rc = hj_tool_config(CMD, &cfg, conf, NULL, NULL, argc, argv);
 	if (rc == EX_OK) {
 		if (!conf && cfg.serve.max_age_s == 0)
 			cfg.serve.max_age_s = 3600;

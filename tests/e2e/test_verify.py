@@ -26,7 +26,10 @@ the same lines written again (a dealer's restart), cut and written again
 differently, renamed for a new file; each failure is one line and the
 run goes on (SIGTERM: exit 1).  A node held behind the log's end (a
 proxy lowering its tip): the lines up to the tip agree, exit 75; --follow
-waits there and goes on once the node has the blocks.  Both read the blocks verified from the
+waits there and goes on once the node has the blocks.  Without a
+configuration: the table from the dealer's `hashjack serve` (GET
+/v1/table) or a copy of it, the node from --rpc; a table of another
+chain (69), with a bad or missing field (65), another rule set (1).  Both read the blocks verified from the
 progress line, which is on stderr when it is a terminal (a pty here).
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
@@ -352,6 +355,47 @@ def main():
         proxy.close()
         return out.strip()
 
+    def table_from_api():
+        """No configuration: the dealer's table from its API (or a copy of
+        it), the node from --rpc."""
+        srv = hj.Serve(hashjack, d, workdir=wd.path)
+        srv.start()
+        hj.add_exit_hook(srv.stop)
+        table = srv.json("/v1/table")
+        srv_url = srv.url
+        p = subprocess.run([hashjack, "verify", "--table", srv_url, "--rpc", anvil.url,
+                            "--card-log", whole], capture_output=True, text=True, timeout=120)
+        srv.stop()
+        check_eq(p.returncode, 0, "exit status (%r %r)" % (p.stdout, p.stderr))
+        check_eq(p.stdout, "verified blocks %d to %d: every line agrees\n"
+                 % (heights[0], heights[-1]), "output")
+
+        def with_table(name, t, *args):
+            path = os.path.join(wd.path, name + ".json")
+            with open(path, "w") as f:
+                json.dump(t, f)
+            return subprocess.run([hashjack, "verify", "--table", path, "--rpc", anvil.url,
+                                   "--card-log", whole] + list(args),
+                                  capture_output=True, text=True, timeout=120)
+        p = with_table("table", table)
+        check_eq(p.returncode, 0, "from a file (%r %r)" % (p.stdout, p.stderr))
+        p = with_table("other_chain", dict(table, chain="evm:1"))
+        check_eq(p.returncode, 69, "another chain (%r)" % p.stderr)
+        check("the dealer's table on evm:1" in p.stderr, p.stderr)
+        p = with_table("bad_preset", dict(table, rules=dict(table["rules"], preset="nope")))
+        check_eq(p.returncode, 65, "a bad preset (%r)" % p.stderr)
+        check("table: rules.preset:" in p.stderr, p.stderr)
+        p = with_table("no_dealer", {k: v for k, v in table.items() if k != "dealer"})
+        check_eq(p.returncode, 65, "no dealer (%r)" % p.stderr)
+        check("table: dealer: missing" in p.stderr, p.stderr)
+        # Another table (every Bet below its minimum): the lines cannot agree.
+        p = with_table("other_rules", dict(table, minBet=table["maxBet"]))
+        check_eq(p.returncode, 1, "other rules (%r)" % p.stdout)
+        p = subprocess.run([hashjack, "verify", "--table", srv_url, "--rpc", anvil.url,
+                            "--card-log", whole], capture_output=True, text=True, timeout=60)
+        check_eq(p.returncode, 66, "the API gone (%r)" % p.stderr)
+        return "from %s/v1/table and from a copy" % srv_url
+
     def follow_written():
         """A file written here, line by line, as a broken dealer might."""
         path = os.path.join(wd.path, "follow.jsonl")
@@ -417,7 +461,7 @@ def main():
 
     for name, fn in [("clean", clean), ("follow_live", follow_live),
                      ("late_start", late_start), ("early_start", early_start),
-                     ("behind_tip", behind_tip),
+                     ("behind_tip", behind_tip), ("table_from_api", table_from_api),
                      ("follow_written", follow_written), ("card", card), ("payout", payout),
                      ("dropped_event", dropped_event), ("dropped_line", dropped_line),
                      ("line_twice", line_twice), ("other_hash", other_hash),
