@@ -3,7 +3,8 @@
  * Asynchronous on the daemon's loop; each call's callback runs exactly once
  * (unless the backend is freed first).  The backend validates everything the
  * node says and hands the daemon plain values: a block's hashes and its
- * transactions to the dealer, normalised into hj_action.
+ * transactions to the dealer, normalised into hj_action (and, when asked,
+ * every transaction of the block as a replay document gives it).
  *
  * A non-NULL `error` in a callback means the node answered something
  * unusable (a malformed or missing block, a receipt not yet available): the
