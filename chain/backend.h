@@ -3,7 +3,8 @@
  * Asynchronous on the daemon's loop; each call's callback runs exactly once
  * (unless the backend is freed first).  The backend validates everything the
  * node says and hands the daemon plain values: a block's hashes and its
- * transactions to the dealer, normalised into hj_action.
+ * transactions to the dealer, normalised into hj_action (and, when asked,
+ * every transaction of the block as a replay document gives it).
  *
  * A non-NULL `error` in a callback means the node answered something
  * unusable (a malformed or missing block, a receipt not yet available): the
@@ -19,12 +20,38 @@
 #include "action.h"
 #include "payload.h"
 
+/*
+ * One transaction of a block as a `hashjack replay` document gives it
+ * (docs/CLI.md), whoever it is to: what a backend asked to keep every
+ * transaction (keep_all) adds to each block.  data points into the block's
+ * bytes.
+ */
+typedef struct hj_chain_tx {
+	const uint8_t *data; /* EVM: the input; Bitcoin family: the raw
+	                        serialisation, witnesses included */
+	size_t len;
+	/* EVM only. */
+	uint8_t hash[32];
+	uint8_t from[20];
+	uint8_t to[20];
+	uint8_t has_to;    /* 0: a contract creation */
+	uint8_t to_dealer; /* its receipt was read: */
+	uint8_t failed;    /* receipt status 0 */
+	hj_amount value;   /* wei */
+} hj_chain_tx;
+
 typedef struct hj_chain_block {
 	uint64_t height;
 	uint8_t hash[32]; /* as the node displays it */
 	uint8_t parent[32];
 	hj_action *txs; /* to the dealer, normalised, in block order */
 	size_t ntx;
+	/* Every transaction in block order (nall of them), and the bytes
+	 * their data points into, from a backend that keeps them; else
+	 * NULL and 0.  Owned by the backend like txs. */
+	hj_chain_tx *all;
+	size_t nall;
+	uint8_t *bytes;
 } hj_chain_block;
 
 /* permanent: the error will not go away by asking again (the node runs
@@ -52,6 +79,10 @@ struct hj_backend_ops {
 	/* Blocks from .. from + n - 1. */
 	int (*blocks)(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 	              void *arg);
+	/* From now on blocks() also gives every transaction of each block
+	 * (hj_chain_block.all), for a replay document (`hashjack export`).
+	 * Costs memory and time the dealer does not need. */
+	void (*keep_all)(hj_backend *b);
 	/* Frees the backend and its requests in progress.  Call it only
 	 * after the RPC client was closed (hj_rpc_close), so that no
 	 * request can call back. */

@@ -29,6 +29,7 @@ struct btc {
 	const char *hrp; /* the dealer address's prefix */
 	hj_secp *secp;
 	struct hj_btc_verifier verifier; /* genesis set by identity() */
+	int keep_all;                    /* every transaction, for export */
 	struct breq *reqs;               /* in progress, freed with us */
 	struct qreq *qreqs;
 };
@@ -63,8 +64,11 @@ static void breq_free(struct breq *r)
 	if (!r)
 		return;
 	if (r->blocks)
-		for (size_t i = 0; i < r->n; i++)
+		for (size_t i = 0; i < r->n; i++) {
 			free(r->blocks[i].txs);
+			free(r->blocks[i].all);
+			free(r->blocks[i].bytes);
+		}
 	free(r->blocks);
 	free(r);
 }
@@ -110,7 +114,7 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 {
 	hj_chain_block *cb = &r->blocks[i];
 	uint64_t height = r->from + i;
-	size_t len, nraw = 0, cap = 0;
+	size_t len, nraw = 0, cap = 0, capall = 0;
 	uint8_t *raw = NULL;
 	hj_btc_block blk;
 	hj_btc_tx tx;
@@ -148,6 +152,24 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 			goto bad;
 		if (got == 0)
 			break;
+		if (r->b->keep_all) {
+			/* The raw block is kept: each transaction is a view
+			 * into it. */
+			if (cb->nall == capall) {
+				size_t ncap = capall ? 2 * capall : 16;
+				hj_chain_tx *p =
+				    realloc(cb->all, ncap * sizeof *p);
+				if (!p) {
+					snprintf(err, errlen, "out of memory");
+					rc = -ENOMEM;
+					goto out;
+				}
+				cb->all = p;
+				capall = ncap;
+			}
+			cb->all[cb->nall++] =
+			    (hj_chain_tx){.data = tx.raw, .len = tx.raw_len};
+		}
 		got = hj_btc_action(&tx, r->b->script, r->b->script_len, k, &a,
 		                    why, sizeof why);
 		if (got < 0)
@@ -168,6 +190,10 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 		cb->txs[cb->ntx++] = a;
 	}
 	cb->height = height;
+	if (r->b->keep_all) {
+		cb->bytes = raw; /* what all[] points into */
+		raw = NULL;
+	}
 	rc = 0;
 	goto out;
 bad:
@@ -437,6 +463,11 @@ static void btc_attach(hj_backend *be, hj_table *t)
 	hj_table_set_verifier(t, hj_btc_verify, &btc_of(be)->verifier);
 }
 
+static void btc_keep_all(hj_backend *be)
+{
+	btc_of(be)->keep_all = 1;
+}
+
 static void btc_free(hj_backend *be)
 {
 	struct btc *b = btc_of(be);
@@ -465,6 +496,7 @@ static const struct hj_backend_ops btc_ops = {
     .tip = btc_tip,
     .attach = btc_attach,
     .blocks = btc_blocks,
+    .keep_all = btc_keep_all,
     .free = btc_free,
 };
 

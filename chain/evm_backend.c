@@ -20,6 +20,7 @@ struct evm {
 	hj_backend base;
 	hj_rpc *rpc;
 	uint8_t dealer[20];
+	int keep_all;      /* every transaction of a block, for export */
 	struct breq *reqs; /* in progress, freed with the backend */
 	struct qreq *qreqs;
 };
@@ -57,8 +58,11 @@ static void req_free(struct breq *r)
 	if (!r)
 		return;
 	if (r->blocks)
-		for (size_t i = 0; i < r->n; i++)
+		for (size_t i = 0; i < r->n; i++) {
 			free(r->blocks[i].txs);
+			free(r->blocks[i].all);
+			free(r->blocks[i].bytes);
+		}
 	free(r->blocks);
 	free(r->src);
 	json_decref(r->answer);
@@ -193,6 +197,82 @@ static int read_tx(json_t *tx, int success, hj_action *out, char *err,
 	return 0;
 }
 
+/*
+ * Every transaction of block i (keep_all), as a replay document gives it:
+ * hash, from, to (absent or null: a contract creation), value and input,
+ * each checked as `hashjack replay` reads it, and its transactionIndex
+ * its position, which a replay document's txIndex is.  *bad is the
+ * transaction an error is about.
+ */
+static int read_all(struct breq *r, size_t i, json_t *txs, size_t *bad,
+                    char *why, size_t n)
+{
+	hj_chain_block *cb = &r->blocks[i];
+	size_t ntx = json_array_size(txs), room = 0, off = 0, len;
+	const char *s;
+	char what[96];
+
+	for (size_t k = 0; k < ntx; k++)
+		if ((s = str_member(json_array_get(txs, k), "input", &len)))
+			room += len / 2;
+	cb->all = calloc(ntx ? ntx : 1, sizeof *cb->all);
+	cb->bytes = malloc(room ? room : 1);
+	if (!cb->all || !cb->bytes) {
+		snprintf(why, n, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < ntx; k++) {
+		json_t *tx = json_array_get(txs, k), *to;
+		hj_chain_tx *t = &cb->all[k];
+		unsigned __int128 index;
+		size_t got = 0;
+
+		*bad = k;
+		if (get_hash(tx, "hash", t->hash, why, n) ||
+		    get_quantity(tx, "value", &t->value, why, n) ||
+		    get_quantity(tx, "transactionIndex", &index, why, n))
+			return -EINVAL;
+		if (index != k) {
+			snprintf(why, n,
+			         "\"transactionIndex\" is not its position "
+			         "in the block");
+			return -EINVAL;
+		}
+		s = str_member(tx, "from", &len);
+		if (!s || hj_hex_decode_exact(s, len, HJ_HEX_REQUIRED, t->from,
+		                              20, what, sizeof what)) {
+			snprintf(why, n, "\"from\" is not an address");
+			return -EINVAL;
+		}
+		to = json_object_get(tx, "to");
+		if (to && !json_is_null(to)) {
+			if (!json_is_string(to) ||
+			    hj_hex_decode_exact(json_string_value(to),
+			                        json_string_length(to),
+			                        HJ_HEX_REQUIRED, t->to, 20,
+			                        what, sizeof what)) {
+				snprintf(why, n, "\"to\" is not an address");
+				return -EINVAL;
+			}
+			t->has_to = 1;
+			t->to_dealer = memcmp(t->to, r->e->dealer, 20) == 0;
+		}
+		s = str_member(tx, "input", &len);
+		if (!s ||
+		    hj_hex_decode(s, len, HJ_HEX_REQUIRED, cb->bytes + off,
+		                  room - off, &got, what, sizeof what)) {
+			snprintf(why, n, "\"input\": %s",
+			         s ? what : "missing or not a string");
+			return -EINVAL;
+		}
+		t->data = cb->bytes + off;
+		t->len = got;
+		off += got;
+	}
+	cb->nall = ntx;
+	return 0;
+}
+
 static int read_block(struct breq *r, size_t i, json_t *b, char *err,
                       size_t errlen)
 {
@@ -254,6 +334,15 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 		cb->ntx++;
 		r->src[r->nsrc++] = tx;
 	}
+	if (r->e->keep_all) {
+		int rc = read_all(r, i, txs, &k, why, sizeof why);
+		if (rc == -ENOMEM) {
+			snprintf(err, errlen, "out of memory");
+			return rc;
+		}
+		if (rc)
+			goto bad_tx;
+	}
 	return 0;
 bad_tx:
 	snprintf(err, errlen, "block %" PRIu64 " transaction %zu: %s", want, k,
@@ -262,6 +351,20 @@ bad_tx:
 bad:
 	snprintf(err, errlen, "block %" PRIu64 ": %s", want, why);
 	return -EINVAL;
+}
+
+/* keep_all: the outcome of each receipt on its transaction in all[]
+ * (the j-th transaction to the dealer is the block's txs[j]). */
+static void mark_failed(struct breq *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		hj_chain_block *cb = &r->blocks[i];
+		size_t j = 0;
+		for (size_t k = 0; k < cb->nall && j < cb->ntx; k++)
+			if (cb->all[k].to_dealer)
+				cb->all[k].failed =
+				    cb->txs[j++].kind == HJ_TX_FAILED;
+	}
 }
 
 static void on_receipts(void *arg, json_t *result, const char *error)
@@ -324,6 +427,8 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 				read_tx(r->src[k], 0, a, why, sizeof why);
 		}
 	}
+	if (r->e->keep_all)
+		mark_failed(r);
 	req_done(r, NULL);
 }
 
@@ -520,6 +625,11 @@ static int evm_identity(hj_backend *b, hj_ident_cb cb, void *arg)
 	return evm_quantity(evm_of(b), "eth_chainId", NULL, cb, arg);
 }
 
+static void evm_keep_all(hj_backend *b)
+{
+	evm_of(b)->keep_all = 1;
+}
+
 static void evm_free(hj_backend *b)
 {
 	struct evm *e = evm_of(b);
@@ -546,6 +656,7 @@ static const struct hj_backend_ops evm_ops = {
     .identity = evm_identity,
     .tip = evm_tip,
     .blocks = evm_blocks,
+    .keep_all = evm_keep_all,
     .free = evm_free,
 };
 

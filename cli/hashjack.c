@@ -10,6 +10,8 @@
  *                                    balance (cli/status.c)
  *   hashjack serve -c FILE           the read-only round API and web page
  *                                    (cli/serve/)
+ *   hashjack export -c FILE ...      a node's blocks as a replay document
+ *                                    (cli/export.c)
  *
  * Exit codes follow sysexits(3), so scripts can tell a typo in the command
  * line from bad data from a missing file from a full disk.
@@ -22,6 +24,7 @@
 
 #include "card.h"
 #include "edge_cmd.h"
+#include "export.h"
 #include "ledger.h"
 #include "player.h"
 #include "quote.h"
@@ -56,6 +59,9 @@ static const char usage_main[] =
     "                         balance, shortfall ('hashjack status --help')\n"
     "  edge [RULES] [--json]  the exact house edge of a rule set, its side\n"
     "                         bets' and the strategy chart ('hashjack edge\n"
+    "                         --help')\n"
+    "  export -c FILE ...     a node's blocks as a replay document, for\n"
+    "                         replaying the dealer's log ('hashjack export\n"
     "                         --help')\n"
     "  help [COMMAND]         this text, or the help of COMMAND\n"
     "\n"
@@ -401,6 +407,8 @@ static int cmd_help(int argc, char **argv)
 		return hj_serve_help();
 	if (strcmp(argv[0], "verify") == 0 && argc == 1)
 		return hj_verify_help();
+	if (strcmp(argv[0], "export") == 0 && argc == 1)
+		return hj_export_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -456,6 +464,8 @@ int main(int argc, char **argv)
 		rc = hj_serve_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "verify") == 0)
 		rc = hj_verify_main(argc - 2, argv + 2);
+	else if (strcmp(cmd, "export") == 0)
+		rc = hj_export_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else

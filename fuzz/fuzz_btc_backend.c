@@ -14,7 +14,9 @@
  *   "t"        tip
  *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
  *              2^64 - 1 when larger)
- * each preceded by "%" to have its first call refused.  The coin is
+ * each preceded by "%" to have its first call refused; a "k" anywhere
+ * asks the backend to keep every transaction first (keep_all, for
+ * `hashjack export`).  The coin is
  * litecoin with the dealer rltc1q2qv83f0js2q05qxm9kkv87eedpe3udq3j3t8e4 (the
  * P2WPKH of tests/data/btc/ltc_mweb_regtest.h), or, when the record holds a
  * "B", bitcoin with the same program as bcrt1q...
@@ -34,8 +36,9 @@
  * the hash asked for and every transaction that concerns the dealer
  * normalises; they are then exactly N blocks in height order with those
  * hashes, the parents their headers name, and exactly the actions
- * hj_btc_action makes of the block's transactions, in block order.
- * Nothing leaks once the backend is freed.
+ * hj_btc_action makes of the block's transactions, in block order; with
+ * keep_all also every transaction's serialisation, in block order (none
+ * kept without it).  Nothing leaks once the backend is freed.
  */
 #include "fuzz.h"
 #include "node_fake.h"
@@ -72,6 +75,7 @@ static struct {
 	int nops;
 	const char *coin;
 	hj_dealer dealer;
+	int keep; /* keep_all */
 	int freed;
 } S;
 
@@ -296,10 +300,11 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 }
 
 /* What block i of o must be, from the answers: 0 and *want filled (its
- * txs the caller's to free), or -1 when the backend must refuse it. */
+ * txs, all and bytes the caller's to free; all: every transaction, a view
+ * into bytes, the raw block), or -1 when the backend must refuse it. */
 static int expected_block(struct op *o, size_t i, hj_chain_block *want)
 {
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, capall = 0;
 	uint8_t *raw = raw_of(json_array_get(o->raw, i), &n), d[32];
 	hj_btc_block blk;
 	hj_btc_tx tx;
@@ -326,6 +331,14 @@ static int expected_block(struct op *o, size_t i, hj_chain_block *want)
 			goto out;
 		if (got == 0)
 			break;
+		if (want->nall == capall) {
+			capall = capall ? 2 * capall : 4;
+			want->all =
+			    realloc(want->all, capall * sizeof *want->all);
+			FUZZ_CHECK(want->all != NULL);
+		}
+		want->all[want->nall++] =
+		    (hj_chain_tx){.data = tx.raw, .len = tx.raw_len};
 		if (want->ntx == cap) {
 			cap = cap ? 2 * cap : 4;
 			want->txs = realloc(want->txs, cap * sizeof *want->txs);
@@ -338,6 +351,8 @@ static int expected_block(struct op *o, size_t i, hj_chain_block *want)
 		want->ntx += (size_t)got;
 	}
 	rc = 0;
+	want->bytes = raw;
+	raw = NULL;
 out:
 	free(raw);
 	return rc;
@@ -365,8 +380,24 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			for (size_t k = 0; k < want.ntx; k++)
 				FUZZ_CHECK(fake_action_eq(&blocks[i].txs[k],
 				                          &want.txs[k]));
+			if (!S.keep) {
+				FUZZ_CHECK(blocks[i].all == NULL &&
+				           blocks[i].nall == 0);
+			} else {
+				FUZZ_CHECK(blocks[i].nall == want.nall);
+				for (size_t k = 0; k < want.nall; k++) {
+					const hj_chain_tx *a =
+					                      &blocks[i].all[k],
+					                  *w = &want.all[k];
+					FUZZ_CHECK(a->len == w->len &&
+					           memcmp(a->data, w->data,
+					                  w->len) == 0);
+				}
+			}
 		}
 		free(want.txs);
+		free(want.all);
+		free(want.bytes);
 	}
 	FUZZ_CHECK(ok == (error == NULL));
 	if (error != NULL)
@@ -387,6 +418,9 @@ static void read_ops(const char *p, size_t len)
 		switch (ch) {
 		case 'B':
 			S.coin = "bitcoin";
+			continue;
+		case 'k':
+			S.keep = 1;
 			continue;
 		case '%':
 			refuse = 1;
@@ -428,6 +462,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                           NULL, 0) == 0);
 	b = hj_btc_backend_new(&S.rpc, S.coin, &S.dealer, err, sizeof err);
 	FUZZ_CHECK(b != NULL && b->ops->family == HJ_BITCOIN);
+	if (S.keep)
+		b->ops->keep_all(b);
 
 	for (int k = 0; k < S.nops; k++) {
 		struct op *o = &S.ops[k];

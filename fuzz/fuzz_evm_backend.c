@@ -9,7 +9,9 @@
  *   "t"        tip
  *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
  *              2^64 - 1 when larger)
- * each preceded by "%" to have its first call refused.  The dealer is
+ * each preceded by "%" to have its first call refused; a "k" anywhere
+ * asks the backend to keep every transaction first (keep_all, for
+ * `hashjack export`).  The dealer is
  * 0xdcdcf319ef991916ce062146aa804597059416d8.
  *
  * Checked: every call the backend makes is the one its operation needs
@@ -22,8 +24,11 @@
  * exactly the quantity answered; blocks give exactly N blocks, in height
  * order, with the answered hashes, and as transactions exactly those to
  * the dealer, each what hj_evm_action makes of it with the status of its
- * own receipt (one that names that transaction and that block); nothing
- * leaks once the backend is freed.
+ * own receipt (one that names that transaction and that block); with
+ * keep_all also every transaction of the block in order, each field the
+ * answer's, its transactionIndex its position, the status of the
+ * dealer's its receipt's (none kept without keep_all); nothing leaks once
+ * the backend is freed.
  */
 #include "fuzz.h"
 #include "node_fake.h"
@@ -58,6 +63,7 @@ static struct {
 	struct op ops[MAX_OPS];
 	int nops;
 	uint8_t dealer[20];
+	int keep; /* keep_all */
 	int freed;
 } S;
 
@@ -272,6 +278,72 @@ static void expected_action(json_t *tx, const uint8_t block[32], json_t *rc,
 	free(input);
 }
 
+/* keep_all: blocks[i].all is every transaction of the answer's txs, as
+ * a replay document gives it. */
+static void check_all(const hj_chain_block *blk, json_t *txs)
+{
+	size_t j = 0;
+
+	if (!S.keep) {
+		FUZZ_CHECK(blk->all == NULL && blk->nall == 0);
+		return;
+	}
+	FUZZ_CHECK(blk->nall == json_array_size(txs));
+	for (size_t t = 0; t < blk->nall; t++) {
+		const hj_chain_tx *c = &blk->all[t];
+		json_t *tx = json_array_get(txs, t), *to, *in, *v;
+		uint8_t b[32];
+		unsigned __int128 q;
+		size_t n = 0;
+
+		FUZZ_CHECK(hex_exact(json_object_get(tx, "hash"), b, 32) == 0 &&
+		           memcmp(b, c->hash, 32) == 0);
+		FUZZ_CHECK(hex_exact(json_object_get(tx, "from"), b, 20) == 0 &&
+		           memcmp(b, c->from, 20) == 0);
+		to = json_object_get(tx, "to");
+		if (to == NULL || json_is_null(to)) {
+			FUZZ_CHECK(!c->has_to && !c->to_dealer);
+		} else {
+			FUZZ_CHECK(c->has_to && hex_exact(to, b, 20) == 0 &&
+			           memcmp(b, c->to, 20) == 0);
+			FUZZ_CHECK(c->to_dealer == !memcmp(b, S.dealer, 20));
+		}
+		v = json_object_get(tx, "value");
+		FUZZ_CHECK(json_is_string(v) &&
+		           hj_hex_quantity(json_string_value(v),
+		                           json_string_length(v), &q, NULL,
+		                           0) == 0 &&
+		           q == c->value);
+		v = json_object_get(tx, "transactionIndex");
+		FUZZ_CHECK(json_is_string(v) &&
+		           hj_hex_quantity(json_string_value(v),
+		                           json_string_length(v), &q, NULL,
+		                           0) == 0 &&
+		           q == t);
+		in = json_object_get(tx, "input");
+		FUZZ_CHECK(json_is_string(in));
+		uint8_t *want = malloc(json_string_length(in) / 2 + 1);
+		FUZZ_CHECK(want != NULL);
+		FUZZ_CHECK(hj_hex_decode(json_string_value(in),
+		                         json_string_length(in),
+		                         HJ_HEX_REQUIRED, want,
+		                         json_string_length(in) / 2 + 1, &n,
+		                         NULL, 0) == 0);
+		FUZZ_CHECK(n == c->len &&
+		           (n == 0 || memcmp(want, c->data, n) == 0));
+		free(want);
+		if (c->to_dealer) {
+			FUZZ_CHECK(j < blk->ntx);
+			FUZZ_CHECK(c->failed ==
+			           (blk->txs[j].kind == HJ_TX_FAILED));
+			j++;
+		} else {
+			FUZZ_CHECK(!c->failed);
+		}
+	}
+	FUZZ_CHECK(j == blk->ntx);
+}
+
 static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
                       const char *error)
 {
@@ -322,6 +394,7 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			k++;
 		}
 		FUZZ_CHECK(j == blocks[i].ntx);
+		check_all(&blocks[i], txs);
 	}
 	/* Receipts asked for exactly the dealer's transactions. */
 	FUZZ_CHECK(json_array_size(o->asked) == k);
@@ -341,6 +414,9 @@ static void read_ops(const char *p, size_t len)
 		switch (ch) {
 		case '%':
 			refuse = 1;
+			continue;
+		case 'k':
+			S.keep = 1;
 			continue;
 		case 'i':
 		case 't':
@@ -377,6 +453,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(S.dealer, dealer.addr, 20);
 	b = hj_evm_backend_new(&S.rpc, &dealer);
 	FUZZ_CHECK(b != NULL && b->ops->family == HJ_EVM);
+	if (S.keep)
+		b->ops->keep_all(b);
 
 	for (int k = 0; k < S.nops; k++) {
 		struct op *o = &S.ops[k];

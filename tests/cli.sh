@@ -248,6 +248,36 @@ run "edge: not a preset" 64 "$bin" edge preset=vegas &&
 run "edge: --config missing" 66 "$bin" edge --config "$tmp/none.conf" &&
 	pass "edge: --config missing: 66"
 
+# --- export: the command line (the node's side is tests/e2e/test_export.py)
+for args in "help export" "export --help" "export -h"; do
+	# shellcheck disable=SC2086
+	if run "$args" 0 "$bin" $args; then
+		grep -q '^Usage: hashjack export -c FILE' "$tmp/out" &&
+			pass "$args: usage" || fail "$args: usage" "$(head -n 1 "$tmp/out")"
+	fi
+done
+printf '[chain]\nrpc_url = http://127.0.0.1:1/\n[dealer]\naddress = 0x%s\n[rules]\nmin_bet = 1000\nmax_bet = 100000\n[state]\ndirectory = %s\n' \
+	"$(printf 'ab%.0s' $(seq 20))" "$tmp" >"$tmp/export.conf"
+run "export: no -c" 64 "$bin" export --from 1 &&
+	check_err "export: no -c" "give -c FILE" "hashjack export --help"
+run "export: unknown argument" 64 "$bin" export -c "$tmp/export.conf" --form 1 &&
+	check_err "export: unknown argument" 'unknown argument "--form"'
+run "export: no --from" 64 "$bin" export -c "$tmp/export.conf" --to 5 &&
+	check_err "export: no --from" "give --from H (the configuration sets no [chain] start_height)"
+run "export: --from after --to" 64 "$bin" export -c "$tmp/export.conf" --from 5 --to 3 &&
+	check_err "export: --from after --to" "--from 5 is after --to 3"
+run "export: --from after --to, start_height" 64 "$bin" export -c "$tmp/export.conf" \
+	--chain.start_height=9 --to 3 &&
+	check_err "export: --from after --to, start_height" "--from 9 is after --to 3"
+run "export: not a height" 64 "$bin" export -c "$tmp/export.conf" --from 1 --to -3 &&
+	check_err "export: not a height" '--to "-3": not a block height'
+run "export: --to twice" 64 "$bin" export -c "$tmp/export.conf" --from 1 --to 3 --to 4 &&
+	check_err "export: --to twice" "--to: given twice"
+run "export: no such configuration" 78 "$bin" export -c "$tmp/none.conf" --from 1 &&
+	pass "export: no such configuration: 78"
+run "export: a bad key" 64 "$bin" export -c "$tmp/export.conf" --from 1 --chain.confirmations=x &&
+	pass "export: a bad key: 64"
+
 if [ -w /dev/full ]; then
 	for args in "card $ACE" "replay $tmp/doc.json" "--help"; do
 		# shellcheck disable=SC2086

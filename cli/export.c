@@ -1,0 +1,659 @@
+/* `hashjack export`: a replay document of a node's blocks (export.h). */
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "config.h"
+#include "hex.h"
+#include "node.h"
+#include "tool.h"
+
+#define CMD "export"
+/* Blocks asked of the node at once. */
+#define BATCH_MAX 100
+
+static const char usage[] =
+    "Usage: hashjack export -c FILE [--from H] [--to H] [-o FILE] "
+    "[--SECTION.KEY=VALUE]...\n"
+    "\n"
+    "Writes blocks FROM to TO of your node as a `hashjack replay` document\n"
+    "(docs/CLI.md): the dealer's table and every transaction of every\n"
+    "block, for replaying the dealer's log with any implementation.\n"
+    "`hashjack replay` of it prints the dealer's card log lines of those\n"
+    "blocks when FROM is the dealer's first block, or a block before which\n"
+    "no round is open (a replay begins with none).\n"
+    "\n"
+    "  -c, --config FILE     the dealer's table and your node, in\n"
+    "                        hashjackd.conf's form: [chain] (family, coin,\n"
+    "                        rpc_url and credentials, batch_blocks,\n"
+    "                        confirmations), [dealer] address, [rules]\n"
+    "  --from H              the first block (default: [chain]\n"
+    "                        start_height, when set)\n"
+    "  --to H                the last block (default: the last final one,\n"
+    "                        the node's tip - [chain] confirmations + 1)\n"
+    "  -o, --output FILE     write the document to FILE, which appears only\n"
+    "                        once complete (default: standard output)\n"
+    "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
+    "\n"
+    "Node errors are retried, and said on standard error; on a terminal a\n"
+    "progress line says the block, the rate and the time left.\n"
+    "\n"
+    "Exit status: 0 written; 64 usage error (FROM after TO, no FROM);\n"
+    "69 the node refuses (credentials, another chain) or answers what\n"
+    "cannot be a block; 70 out of memory; 73 FILE cannot be created; 74\n"
+    "writing failed; 75 the range goes beyond the node's tip, or the\n"
+    "node's chain changed while exporting: try again; 78 a bad\n"
+    "configuration; 130 and 143 interrupted (SIGINT, SIGTERM).\n";
+
+int hj_export_help(void)
+{
+	fputs(usage, stdout);
+	return EX_OK;
+}
+
+struct run {
+	uv_loop_t loop;
+	uv_signal_t sig[2];
+	int nsig;
+	hjd_config *cfg;
+	hj_rpc *rpc;
+	hj_backend *be;
+	const char *path; /* -o, or NULL: standard output */
+	char *tmp;        /* the file written until it is complete */
+	FILE *out;
+	uint64_t from, to, next, tip;
+	int from_set, to_set;
+	char genesis[65]; /* Bitcoin family: block 0's hash, as displayed */
+	uint8_t last[32]; /* the hash of block next - 1, once written */
+	size_t asked;     /* blocks of the request in flight */
+	char *hex;        /* scratch for hex text */
+	size_t hexcap;
+	int tty, shown;
+	uint64_t t0;
+	int rc, done;
+};
+
+static struct run *current;
+static void end_progress(struct run *r);
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	if (current)
+		end_progress(current);
+	fputs("hashjack: export: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void end_progress(struct run *r)
+{
+	if (r->shown)
+		fputc('\n', stderr);
+	r->shown = 0;
+}
+
+static void on_closed(void *arg)
+{
+	struct run *r = arg;
+	if (r->be)
+		r->be->ops->free(r->be);
+	r->be = NULL;
+}
+
+static void finish(struct run *r, int rc)
+{
+	if (r->done)
+		return;
+	r->done = 1;
+	end_progress(r);
+	r->rc = rc;
+	for (int i = 0; i < r->nsig; i++)
+		uv_close((uv_handle_t *)&r->sig[i], NULL);
+	hj_rpc_close(r->rpc, on_closed, r);
+	r->rpc = NULL;
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+	struct run *r = s->data;
+	say("interrupted at block %" PRIu64 "%s", r->next,
+	    r->tmp ? "; nothing written" : "");
+	finish(r, 128 + signum);
+}
+
+/* A write failed (errno set): said, and the run ends. */
+static void write_failed(struct run *r)
+{
+	say("%s: %s", r->path ? r->path : "standard output", strerror(errno));
+	finish(r, EX_IOERR);
+}
+
+/* b[0..n) as hex into the scratch, behind "0x" when with_0x; NULL when
+ * out of memory (said, the run ends). */
+static const char *hex_of(struct run *r, const uint8_t *b, size_t n,
+                          int with_0x)
+{
+	if (n > (SIZE_MAX - 3) / 2) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (2 * n + 3 > r->hexcap) {
+		size_t cap = 2 * n + 3;
+		char *p = realloc(r->hex, cap);
+		if (!p) {
+			say("out of memory");
+			finish(r, EX_SOFTWARE);
+			return NULL;
+		}
+		r->hex = p;
+		r->hexcap = cap;
+	}
+	hj_hex_encode(b, n, with_0x, r->hex);
+	return r->hex;
+}
+
+/*
+ * The document's head, up to the blocks' "[": the chain, the genesis, the
+ * dealer and the table as the configuration has them: the preset, each
+ * rule key set over it, the limits, the timeout and max_exposure.  Every
+ * value here is plain ASCII (an address that parsed, a preset's name,
+ * hj_rules_get_key's text, numbers), so nothing needs escaping.
+ */
+static int write_head(struct run *r)
+{
+	const hjd_config *c = r->cfg;
+	const hj_rules *rules = &c->rules;
+	const char *name = rules->preset ? rules->preset : "bethash";
+	hj_rules preset;
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+	FILE *f = r->out;
+	int evm = c->family == HJ_EVM;
+
+	if (hj_rules_preset(name, &preset))
+		return -1; /* the configuration checked it */
+	fprintf(f, "{\"chain\":\"%s\",", r->be->ops->chain);
+	if (!evm)
+		fprintf(f, "\"genesis\":\"%s\",", r->genesis);
+	fprintf(f, "\"dealer\":\"%s\",\"rules\":{\"preset\":\"%s\"",
+	        c->dealer.text, name);
+	for (size_t i = 0; hj_rule_keys[i]; i++) {
+		char v[HJ_RULE_VALUE_MAX], p[HJ_RULE_VALUE_MAX];
+		if (hj_rules_get_key(rules, hj_rule_keys[i], v) < 0 ||
+		    hj_rules_get_key(&preset, hj_rule_keys[i], p) < 0 ||
+		    strcmp(v, p) == 0)
+			continue;
+		fprintf(f, ",\"%s\":\"%s\"", hj_rule_keys[i], v);
+	}
+	fprintf(f,
+	        ",\"min_bet\":\"%s\",\"max_bet\":\"%s\",\"timeout_blocks\":"
+	        "%" PRIu32,
+	        hj_amount_format(rules->min_bet, a),
+	        hj_amount_format(rules->max_bet, b), rules->timeout_blocks);
+	if (rules->max_exposure)
+		fprintf(f, ",\"max_exposure\":\"%s\"",
+		        hj_amount_format(rules->max_exposure, a));
+	return fputs("},\"blocks\":[", f) < 0 ? -1 : 0;
+}
+
+/* One EVM transaction: hash, from, to, value, input, and the receipt's
+ * status for one to the dealer (whose receipt was read). */
+static int write_evm_tx(struct run *r, const hj_chain_tx *t)
+{
+	char h[67], from[43], to[43], v[HJ_AMOUNT_STRLEN];
+	const char *in;
+
+	hj_hex_encode(t->hash, 32, 1, h);
+	hj_hex_encode(t->from, 20, 1, from);
+	hj_hex_encode(t->to, 20, 1, to);
+	if (!(in = hex_of(r, t->data, t->len, 1)))
+		return -1;
+	fprintf(r->out,
+	        "{\"hash\":\"%s\",\"from\":\"%s\",\"to\":%s%s%s,"
+	        "\"value\":\"%s\",\"input\":\"%s\"",
+	        h, from, t->has_to ? "\"" : "", t->has_to ? to : "null",
+	        t->has_to ? "\"" : "", hj_amount_format(t->value, v), in);
+	if (t->to_dealer)
+		fprintf(r->out, ",\"status\":\"%s\"",
+		        t->failed ? "0x0" : "0x1");
+	return fputc('}', r->out) == EOF ? -1 : 0;
+}
+
+/* One block, on a line of its own: height, hash, parent, every
+ * transaction. */
+static int write_block(struct run *r, const hj_chain_block *b)
+{
+	int evm = r->cfg->family == HJ_EVM;
+	char h[67], p[67];
+
+	hj_hex_encode(b->hash, 32, evm, h);
+	hj_hex_encode(b->parent, 32, evm, p);
+	fprintf(r->out,
+	        "%s\n{\"height\":%" PRIu64
+	        ",\"hash\":\"%s\",\"parent\":\"%s\",\"txs\":[",
+	        b->height == r->from ? "" : ",", b->height, h, p);
+	for (size_t i = 0; i < b->nall; i++) {
+		const hj_chain_tx *t = &b->all[i];
+		const char *raw;
+		if (i)
+			fputc(',', r->out);
+		if (evm) {
+			if (write_evm_tx(r, t))
+				return -1;
+		} else {
+			if (!(raw = hex_of(r, t->data, t->len, 0)))
+				return -1;
+			fprintf(r->out, "\"%s\"", raw);
+		}
+	}
+	return fputs("]}", r->out) < 0 ? -1 : 0;
+}
+
+/* "export: block H of TO, N blocks/s, P %, about S s left" on one line of
+ * a terminal, rewritten after each batch. */
+static void progress(struct run *r)
+{
+	uint64_t done = r->next - r->from, all = r->to - r->from + 1;
+	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
+	double rate = secs > 0 ? (double)done / secs : 0;
+
+	if (!r->tty || !done)
+		return;
+	fprintf(stderr,
+	        "\rexport: block %" PRIu64 " of %" PRIu64
+	        ", %.0f blocks/s, %.0f %%",
+	        r->next - 1, r->to, rate, 100.0 * (double)done / (double)all);
+	if (rate > 0)
+		fprintf(stderr, ", about %.0f s left   ",
+		        (double)(all - done) / rate);
+	fflush(stderr);
+	r->shown = 1;
+}
+
+/* The document is complete: its end, then the file in its place. */
+static void complete(struct run *r)
+{
+	if (fputs("\n]}\n", r->out) < 0 || fflush(r->out) != 0 ||
+	    ferror(r->out)) {
+		write_failed(r);
+		return;
+	}
+	if (r->tmp) {
+		FILE *f = r->out;
+		r->out = NULL;
+		if (fsync(fileno(f)) != 0) {
+			int e = errno;
+			fclose(f);
+			errno = e;
+			write_failed(r);
+			return;
+		}
+		if (fclose(f) != 0 || rename(r->tmp, r->path) != 0) {
+			write_failed(r);
+			return;
+		}
+		free(r->tmp);
+		r->tmp = NULL;
+	}
+	finish(r, EX_OK);
+}
+
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error);
+
+static void next_batch(struct run *r)
+{
+	size_t want =
+	    r->cfg->batch_blocks < BATCH_MAX ? r->cfg->batch_blocks : BATCH_MAX;
+
+	if (r->next > r->to) {
+		complete(r);
+		return;
+	}
+	if (want == 0)
+		want = 1;
+	if ((uint64_t)want > r->to - r->next + 1)
+		want = (size_t)(r->to - r->next + 1);
+	r->asked = want;
+	if (r->be->ops->blocks(r->be, r->next, want, on_blocks, r)) {
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
+	}
+}
+
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error)
+{
+	struct run *r = arg;
+
+	if (r->done)
+		return;
+	if (error) {
+		say("node: %s", error);
+		finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	if (n == 0) {
+		say("node: no block from %" PRIu64 " on, though its tip is "
+		    "%" PRIu64,
+		    r->next, r->tip);
+		finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	for (size_t i = 0; i < n && i < r->asked; i++) {
+		const hj_chain_block *b = &blocks[i];
+		if (b->height != r->next) {
+			say("node: block %" PRIu64 " where %" PRIu64
+			    " was asked for",
+			    b->height, r->next);
+			finish(r, EX_UNAVAILABLE);
+			return;
+		}
+		/* The blocks come in batches: one of another chain (a
+		 * reorganisation between two) would make a document that
+		 * no node ever held. */
+		if (r->next > r->from &&
+		    memcmp(b->parent, r->last, sizeof r->last) != 0) {
+			say("the node's chain changed while exporting: block "
+			    "%" PRIu64 "'s parent is not the block %" PRIu64
+			    " written; export again",
+			    b->height, b->height - 1);
+			finish(r, EX_TEMPFAIL);
+			return;
+		}
+		if (write_block(r, b)) {
+			if (!r->done)
+				write_failed(r);
+			return;
+		}
+		memcpy(r->last, b->hash, sizeof r->last);
+		r->next++;
+	}
+	if (ferror(r->out)) {
+		write_failed(r);
+		return;
+	}
+	progress(r);
+	next_batch(r);
+}
+
+/* -o: a new file beside FILE, renamed over it once complete; the mode
+ * a plain creation would give. */
+static int open_output(struct run *r)
+{
+	size_t n;
+	mode_t mask;
+	int fd;
+
+	if (!r->path) {
+		r->out = stdout;
+		return 0;
+	}
+	n = strlen(r->path) + sizeof ".XXXXXX";
+	r->tmp = malloc(n);
+	if (!r->tmp) {
+		say("out of memory");
+		return EX_SOFTWARE;
+	}
+	snprintf(r->tmp, n, "%s.XXXXXX", r->path);
+	fd = mkstemp(r->tmp);
+	if (fd < 0) {
+		say("%s: %s", r->path, strerror(errno));
+		free(r->tmp);
+		r->tmp = NULL;
+		return EX_CANTCREAT;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0 || !(r->out = fdopen(fd, "w"))) {
+		say("%s: %s", r->tmp, strerror(errno));
+		close(fd);
+		unlink(r->tmp);
+		free(r->tmp);
+		r->tmp = NULL;
+		return EX_CANTCREAT;
+	}
+	return 0;
+}
+
+static void on_tip(void *arg, uint64_t height, const char *error)
+{
+	struct run *r = arg;
+	unsigned conf = r->cfg->confirmations ? r->cfg->confirmations : 1;
+	int rc;
+
+	if (r->done)
+		return;
+	if (error) {
+		say("node: %s", error);
+		finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	r->tip = height;
+	if (!r->to_set) {
+		if (height + 1 < conf || height + 1 - conf < r->from) {
+			say("no final block from %" PRIu64
+			    " on yet: the node's "
+			    "tip is %" PRIu64 " ([chain] confirmations = %u)",
+			    r->from, height, conf);
+			finish(r, EX_TEMPFAIL);
+			return;
+		}
+		r->to = height + 1 - conf;
+	} else if (r->to > height) {
+		say("--to %" PRIu64 " is beyond the node's tip, block %" PRIu64
+		    ": no such block yet",
+		    r->to, height);
+		finish(r, EX_TEMPFAIL);
+		return;
+	} else if (height + 1 - r->to < conf) {
+		say("note: blocks from %" PRIu64 " on are not final yet "
+		    "([chain] confirmations = %u): a reorganisation may "
+		    "replace them",
+		    height + 2 - conf > r->from ? height + 2 - conf : r->from,
+		    conf);
+	}
+	if ((rc = open_output(r)) != 0) {
+		finish(r, rc);
+		return;
+	}
+	if (write_head(r)) {
+		write_failed(r);
+		return;
+	}
+	r->next = r->from;
+	r->t0 = uv_hrtime();
+	next_batch(r);
+}
+
+static void on_identity(void *arg, const char *identity, const char *error,
+                        int permanent)
+{
+	struct run *r = arg;
+	(void)permanent;
+	if (r->done)
+		return;
+	if (error) {
+		say("node: %s", error);
+		finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	if (r->cfg->family == HJ_BITCOIN) {
+		/* "bitcoin:COIN:NETWORK:GENESIS" (btc_backend.h). */
+		const char *g = strrchr(identity, ':');
+		if (!g || strlen(g + 1) != 64) {
+			say("node: no genesis hash in \"%s\"", identity);
+			finish(r, EX_UNAVAILABLE);
+			return;
+		}
+		memcpy(r->genesis, g + 1, 65);
+	}
+	if (r->be->ops->tip(r->be, on_tip, r)) {
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
+	}
+}
+
+static void on_retry(void *arg, const char *what, unsigned attempt,
+                     unsigned delay_ms)
+{
+	(void)arg;
+	say("node: %s (attempt %u); retrying in %u ms", what, attempt,
+	    delay_ms);
+}
+
+/* A height: decimal digits, at most 2^63 - 1 (the Bitcoin family's
+ * limit, far beyond any chain's). */
+static int parse_height(const char *s, uint64_t *h)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > ((uint64_t)INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*h = v;
+	return 0;
+}
+
+/* The command line into r: -c's file in *conf.  EX_OK or EX_USAGE. */
+static int parse_args(struct run *r, int argc, char **argv, const char **conf)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int is_from = strcmp(a, "--from") == 0,
+		    is_to = strcmp(a, "--to") == 0;
+		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0 ||
+		    strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+		    is_from || is_to) {
+			const char **dst =
+			    strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0
+			        ? &r->path
+			        : conf;
+			if (i + 1 >= argc)
+				return hj_tool_usage(CMD, "%s: no value", a);
+			i++;
+			if (is_from || is_to) {
+				uint64_t *h = is_from ? &r->from : &r->to;
+				int *set = is_from ? &r->from_set : &r->to_set;
+				if (*set)
+					return hj_tool_usage(
+					    CMD, "%s: given twice", a);
+				if (parse_height(argv[i], h))
+					return hj_tool_usage(
+					    CMD,
+					    "%s \"%s\": not a block height", a,
+					    argv[i]);
+				*set = 1;
+				continue;
+			}
+			if (*dst)
+				return hj_tool_usage(CMD, "%s: given twice", a);
+			*dst = argv[i];
+		} else if (!hj_tool_is_key(a)) {
+			return hj_tool_usage(CMD, "unknown argument \"%s\"", a);
+		}
+	}
+	if (!*conf)
+		return hj_tool_usage(CMD, "give -c FILE");
+	if (r->path && strcmp(r->path, "-") == 0)
+		r->path = NULL;
+	return EX_OK;
+}
+
+int hj_export_main(int argc, char **argv)
+{
+	hjd_config cfg;
+	const char *conf = NULL;
+	char err[512];
+	int rc;
+	struct run r = {.cfg = &cfg};
+	static const int sigs[2] = {SIGINT, SIGTERM};
+
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0)
+			return hj_export_help();
+	hjd_config_init(&cfg);
+	rc = parse_args(&r, argc, argv, &conf);
+	if (rc == EX_OK)
+		rc = hj_tool_config(CMD, &cfg, conf, NULL, NULL, argc, argv);
+	if (rc == EX_OK && !r.from_set) {
+		if (cfg.start_height_set) {
+			r.from = cfg.start_height;
+			r.from_set = 1;
+		} else {
+			rc = hj_tool_usage(CMD, "give --from H (the "
+			                        "configuration sets no [chain] "
+			                        "start_height)");
+		}
+	}
+	if (rc == EX_OK && r.to_set && r.from > r.to)
+		rc = hj_tool_usage(CMD,
+		                   "--from %" PRIu64 " is after --to %" PRIu64,
+		                   r.from, r.to);
+	if (rc != EX_OK) {
+		hjd_config_free(&cfg);
+		return rc;
+	}
+	r.tty = isatty(STDERR_FILENO);
+	current = &r;
+	hj_rpc_opts o;
+	hjd_node_rpc_opts(&cfg, &o);
+	o.on_retry = on_retry;
+	if (uv_loop_init(&r.loop) != 0) {
+		rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		goto out;
+	}
+	r.rpc = hj_rpc_new(&r.loop, &o, err, sizeof err);
+	if (r.rpc)
+		r.be = hjd_node_backend(&cfg, r.rpc, err, sizeof err);
+	if (r.be)
+		r.be->ops->keep_all(r.be);
+	if (!r.be || r.be->ops->identity(r.be, on_identity, &r)) {
+		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+		if (r.rpc)
+			hj_rpc_close(r.rpc, on_closed, &r);
+		uv_run(&r.loop, UV_RUN_DEFAULT);
+		uv_loop_close(&r.loop);
+		goto out;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (uv_signal_init(&r.loop, &r.sig[i]) != 0)
+			break;
+		r.nsig++;
+		r.sig[i].data = &r;
+		uv_signal_start_oneshot(&r.sig[i], on_signal, sigs[i]);
+	}
+	uv_run(&r.loop, UV_RUN_DEFAULT);
+	uv_loop_close(&r.loop);
+	rc = r.rc;
+out:
+	if (r.tmp) {
+		/* Never a partial document under the name asked for. */
+		if (r.out)
+			fclose(r.out);
+		unlink(r.tmp);
+		free(r.tmp);
+	}
+	free(r.hex);
+	current = NULL;
+	hjd_config_free(&cfg);
+	return rc;
+}

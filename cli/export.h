@@ -1,0 +1,15 @@
+/*
+ * `hashjack export`: blocks of one's own node written as a `hashjack
+ * replay` document (docs/CLI.md), through the daemon's own chain code, for
+ * anyone who replays the dealer's log with another implementation.
+ */
+#ifndef HJ_EXPORT_H
+#define HJ_EXPORT_H
+
+/* Runs `hashjack export ARGS...` (argv after "export").  Returns a
+ * sysexits(3) code, or 128 + the signal that interrupted it. */
+int hj_export_main(int argc, char **argv);
+/* Prints its help on stdout.  Returns EX_OK. */
+int hj_export_help(void);
+
+#endif
