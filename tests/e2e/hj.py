@@ -21,6 +21,8 @@ Python 3, standard library only.  What it gives a test:
   a card log says while blocks are mined (the fault tests' sessions derive
   from it).
 - Hashjackd: runs the daemon with a generated config in a temporary directory.
+- verify(), VerifyFollower: `hashjack verify` once, and `--follow` beside
+  a test that reads its progress line and its failures as they come.
 - Serve, WsClient: `hashjack serve` on a Hashjackd's config (a free port on
   127.0.0.1, [serve] keys on its command line), HTTP requests to it, and
   WebSocket clients of its stream (Debian's python3-websocket, imported
@@ -996,6 +998,83 @@ class ReplayFollower:
         self.written = len(raw)
         return n
 
+
+
+# --------------------------------------------------------------------------
+# hashjack verify (tests/e2e/test_verify.py, test_ltc_verify.py)
+
+def verify(hashjack, conf, log, *args, timeout=120):
+    """`hashjack verify -c CONF --card-log LOG ARGS`: (status, stdout,
+    stderr)."""
+    p = subprocess.run([hashjack, "verify", "-c", conf, "--card-log", log] + list(args),
+                       capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+class VerifyFollower:
+    """`hashjack verify --follow` (--interval 50) with stderr on a pty (so
+    that it shows the block verified) and stdout on a pipe (one line per
+    failure), each read by a thread of its own."""
+
+    def __init__(self, hashjack, conf, log, *args):
+        import pty
+        master, slave = pty.openpty()
+        self.proc = subprocess.Popen(
+            [hashjack, "verify", "-c", conf, "--card-log", log, "--follow",
+             "--interval", "50"] + list(args),
+            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, text=True)
+        add_exit_hook(self.proc.kill)
+        os.close(slave)
+        self.err = ""
+        self.out = ""
+        self.lock = threading.Lock()
+
+        def pump_err():
+            while True:
+                try:
+                    b = os.read(master, 4096)
+                except OSError:
+                    break
+                if not b:
+                    break
+                with self.lock:
+                    self.err += b.decode(errors="replace")
+            os.close(master)
+
+        def pump_out():
+            for line in self.proc.stdout:
+                with self.lock:
+                    self.out += line
+        self.threads = [threading.Thread(target=f, daemon=True) for f in (pump_err, pump_out)]
+        for t in self.threads:
+            t.start()
+
+    def verified(self):
+        """The last block the progress line says verified (-1: none yet)."""
+        with self.lock:
+            got = re.findall(r"following: block (\d+) verified", self.err)
+        return int(got[-1]) if got else -1
+
+    def wait_verified(self, height, timeout=60):
+        wait_until(lambda: self.verified() >= height, timeout,
+                   "verify --follow at block %d (stderr %r, stdout %r)"
+                   % (height, self.err[-300:], self.out[-300:]), interval=0.05)
+
+    def wait_err(self, words, timeout=30):
+        wait_until(lambda: words in self.err, timeout,
+                   "%r on verify's stderr (%r)" % (words, self.err[-500:]), interval=0.05)
+
+    def wait_out(self, words, timeout=30):
+        wait_until(lambda: words in self.out, timeout,
+                   "%r on verify's stdout (%r)" % (words, self.out[-500:]), interval=0.05)
+
+    def stop(self):
+        """SIGTERM; returns the exit status once both pipes are read."""
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(30)
+        for t in self.threads:
+            t.join(10)
+        return rc
 
 # --------------------------------------------------------------------------
 # hashjackd

@@ -38,12 +38,9 @@ One line per check, then "N passed, M failed"; exit status 1 on failure.
 import argparse
 import json
 import os
-import pty
-import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
@@ -56,74 +53,8 @@ MIN_BET = 10**15
 MAX_BET = 10**17
 
 
-def verify(hashjack, conf, log, *args):
-    p = subprocess.run([hashjack, "verify", "-c", conf, "--card-log", log] + list(args),
-                       capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-class Follower:
-    """`hashjack verify --follow` with stderr on a pty (so that it shows the
-    block verified) and stdout on a pipe (one line per failure)."""
-
-    def __init__(self, hashjack, conf, log, *args):
-        master, slave = pty.openpty()
-        self.proc = subprocess.Popen(
-            [hashjack, "verify", "-c", conf, "--card-log", log, "--follow",
-             "--interval", "50"] + list(args),
-            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, text=True)
-        hj.add_exit_hook(self.proc.kill)
-        os.close(slave)
-        self.err = ""
-        self.out = ""
-        self.lock = threading.Lock()
-
-        def pump_err():
-            while True:
-                try:
-                    b = os.read(master, 4096)
-                except OSError:
-                    break
-                if not b:
-                    break
-                with self.lock:
-                    self.err += b.decode(errors="replace")
-            os.close(master)
-
-        def pump_out():
-            for line in self.proc.stdout:
-                with self.lock:
-                    self.out += line
-        self.threads = [threading.Thread(target=f, daemon=True) for f in (pump_err, pump_out)]
-        for t in self.threads:
-            t.start()
-
-    def verified(self):
-        with self.lock:
-            got = re.findall(r"following: block (\d+) verified", self.err)
-        return int(got[-1]) if got else -1
-
-    def wait_verified(self, height, timeout=60):
-        hj.wait_until(lambda: self.verified() >= height, timeout,
-                      "verify --follow at block %d (stderr %r, stdout %r)"
-                      % (height, self.err[-300:], self.out[-300:]), interval=0.05)
-
-    def wait_err(self, words, timeout=30):
-        hj.wait_until(lambda: words in self.err, timeout,
-                      "%r on verify's stderr (%r)" % (words, self.err[-500:]),
-                      interval=0.05)
-
-    def wait_out(self, words, timeout=30):
-        hj.wait_until(lambda: words in self.out, timeout,
-                      "%r on verify's stdout (%r)" % (words, self.out[-500:]),
-                      interval=0.05)
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        rc = self.proc.wait(30)
-        for t in self.threads:
-            t.join(10)
-        return rc
+verify = hj.verify
+Follower = hj.VerifyFollower
 
 
 class TipProxy(hj.RpcProxy):
