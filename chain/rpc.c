@@ -82,6 +82,7 @@ struct req {
 	void *arg;
 	unsigned flags;    /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
 	unsigned attempt;  /* attempts started */
+	unsigned cookie;   /* the cookie's reading it was sent with */
 	uint64_t due;      /* waiting: loop time (ms) of the next attempt */
 	struct xfer *x;    /* in flight */
 	hj_rpc__body resp; /* the response body, as on_write keeps it */
@@ -95,6 +96,8 @@ struct hj_rpc {
 	char *url, *user, *password;
 	char *cookie_file; /* user and password come from here */
 	int cookie_stale;  /* read it again before the next attempt */
+	unsigned cookie;   /* readings of the cookie file */
+	char *refused;     /* the password of the cookie the node refused */
 	struct curl_slist *headers;
 	size_t max_response;
 	unsigned timeout_ms, backoff_min_ms, backoff_max_ms, max_inflight;
@@ -160,6 +163,7 @@ static void client_free(hj_rpc *c)
 	free(c->url);
 	free_secret(c->user);
 	free_secret(c->password);
+	free_secret(c->refused);
 	free(c->cookie_file);
 	free(c);
 	curl_global_cleanup();
@@ -925,6 +929,7 @@ static int read_cookie(hj_rpc *c, char *msg, size_t n)
 		return -1;
 	}
 	c->cookie_stale = 0;
+	c->cookie++;
 	return 0;
 }
 
@@ -943,7 +948,21 @@ static void start_attempt(hj_rpc *c, struct req *r)
 			schedule_retry(c, r, msg, 0);
 			return;
 		}
+		/* A node that restarted wrote a new cookie; the one it refused
+		 * still there is not this node's. */
+		if (c->refused != NULL &&
+		    strcmp(c->refused, c->password) == 0) {
+			snprintf(
+			    msg, sizeof msg,
+			    "HTTP 401 from the node, not retried: it refuses "
+			    "the cookie file %s as it is (is it this node's, "
+			    "<datadir>/<network>/.cookie?)",
+			    c->cookie_file);
+			complete(c, r, NULL, msg);
+			return;
+		}
 	}
+	r->cookie = c->cookie;
 	x = xfer_get(c);
 	if (x == NULL) {
 		schedule_retry(c, r, "cannot set up a transfer (out of memory)",
@@ -1063,8 +1082,14 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		snippet(r, shown, sizeof shown);
 		resp_release(r);
 		if (status == 401 && c->cookie_file != NULL) {
-			/* The node restarted and wrote a new cookie. */
-			c->cookie_stale = 1;
+			/* The node restarted and wrote a new cookie (unless
+			 * this request went with a cookie read before). */
+			if (r->cookie == c->cookie) {
+				c->cookie_stale = 1;
+				free_secret(c->refused);
+				c->refused =
+				    c->password ? strdup(c->password) : NULL;
+			}
 			snprintf(msg, sizeof msg,
 			         "HTTP 401 from the node: reading the cookie "
 			         "file %s again",

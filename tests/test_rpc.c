@@ -970,7 +970,8 @@ static void test_auth(void **state)
 }
 
 /* A Bitcoin Core-style cookie: read before the first request, read again
- * after a 401 (the node restarted with a new one), retried while missing. */
+ * after a 401 (the node restarted with a new one), retried while missing;
+ * refused again as it was, the end. */
 static char cookie_path[64];
 
 static void write_cookie(const char *text)
@@ -1043,6 +1044,24 @@ static void test_cookie(void **state)
 	fx_run();
 	assert_int_equal(F.nerr, 0);
 	assert_int_equal(F.srv.nreq, 1);
+	fx_end();
+	unlink(cookie_path);
+
+	/* A cookie the node refuses, still the file's when read again: not
+	 * this node's; the call ends after one retry. */
+	write_cookie("__cookie__:wrong\n");
+	fx_opts(&o);
+	o.cookie_file = cookie_path;
+	o.backoff_min_ms = 1;
+	o.backoff_max_ms = 2;
+	fx_start(&o, h_401, 1);
+	call("getblockcount", NULL, 0);
+	fx_run();
+	assert_int_equal(F.nerr, 1);
+	assert_int_equal(F.nretry, 1);
+	assert_int_equal(F.srv.nreq, 1);
+	assert_contains(F.err, "not retried: it refuses the cookie file");
+	assert_contains(F.err, cookie_path);
 	fx_end();
 	unlink(cookie_path);
 
@@ -1406,10 +1425,12 @@ static void test_once_reused_connection(void **state)
 static void h_401_then_echo(struct hf_conn *c, const struct hf_req *r,
                             unsigned n)
 {
-	if (n == 0)
+	if (n == 0) {
+		write_cookie("__cookie__:two\n"); /* the node restarts */
 		hf_reply(c, 401, NULL, "");
-	else
+	} else {
 		reply_echo(c, r);
+	}
 }
 
 static void test_once_not_sent(void **state)
