@@ -28,6 +28,10 @@ have verified every block, across the rotation, when the session ends
   start_height the dealer's first block (the blocks before it dealt from
   the node), and fails without start_height, saying to give it;
 - wrong RPC credentials: exit 69, the node's refusal (HTTP 401) named;
+  so for a cookie file that is not the node's (read again, the same);
+- no configuration: the table from the dealer's `hashjack serve`
+  (/v1/table: the coin from its chain), the node from --rpc and
+  --rpc-cookie: exit 0;
   a dealer address of another network than the node's: 69, both named;
 - last, the node reorganised below the log's end (invalidateblock and a
   longer chain, which hashjackd, stopped, would refuse): the first line
@@ -42,6 +46,7 @@ import argparse
 import json
 import os
 import signal
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
@@ -360,6 +365,30 @@ def run(S, hashjack, wd, case):
               "credentials)" in err, err)
         return err.strip()
 
+    def wrong_cookie():
+        path = os.path.join(wd.path, "wrong.cookie")
+        with open(path, "w") as f:
+            f.write("__cookie__:" + "ab" * 32 + "\n")
+        rc, out, err = verify(whole, "--chain.rpc_cookie_file=" + path)
+        check_eq(rc, 69, "exit status (%r %r)" % (out, err))
+        check("it refuses the cookie file %s as it is" % path in err, err)
+        return err.strip().splitlines()[-1]
+
+    def table_from_api():
+        srv = hj.Serve(hashjack, dm, workdir=wd.path)
+        srv.start()
+        hj.add_exit_hook(srv.stop)
+        url = srv.url
+        chain = dict(S.node.daemon_chain())
+        p = subprocess.run([hashjack, "verify", "--table", url, "--rpc", chain["rpc_url"],
+                            "--rpc-cookie", chain["rpc_cookie_file"], "--card-log", whole,
+                            "--chain.start_height=%d" % json.loads(lines[0])["height"]],
+                           capture_output=True, text=True, timeout=120)
+        srv.stop()
+        check_eq(p.returncode, 0, "exit status (%r %r)" % (p.stdout, p.stderr))
+        check(p.stdout.endswith("every line agrees\n"), p.stdout)
+        return p.stdout.strip()
+
     def other_network():
         """The dealer's address of Litecoin's main network, the node on
         regtest: the node is not the dealer's chain."""
@@ -402,6 +431,7 @@ def run(S, hashjack, wd, case):
                      ("dropped_event", dropped_event), ("dropped_line", dropped_line),
                      ("line_twice", line_twice), ("cut_last", cut_last),
                      ("late_start", late_start), ("bad_credentials", bad_credentials),
+                     ("wrong_cookie", wrong_cookie), ("table_from_api", table_from_api),
                      ("other_network", other_network),
                      ("reorg", reorg)]:
         case(name, fn)
