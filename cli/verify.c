@@ -19,6 +19,7 @@
 #include "node.h"
 #include "table.h"
 #include "tool.h"
+#include "verify_payouts.h"
 
 #define CMD "verify"
 /* Blocks asked of the node at once. */
@@ -41,14 +42,21 @@ static const char usage[] =
     "  --card-log FILE|-     the dealer's card log (default: [state]\n"
     "                        card_log); - reads standard input\n"
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
+    "  --payouts             then, per recipient, what the log says is\n"
+    "                        owed against what the chain shows it\n"
+    "                        received, in final blocks (docs/VERIFY.md)\n"
+    "  --grace BLOCKS        a debt counts once its block has been final\n"
+    "                        that many blocks (default 100)\n"
+    "  --json                the payouts report as JSON\n"
     "\n"
     "The log must begin at the dealer's first block (no round can be open\n"
     "before it; with [chain] start_height set, a log that begins later is\n"
     "refused).  Node errors are retried, and said on standard error; on a\n"
     "terminal a progress line says the block, the rate and the time left.\n"
     "\n"
-    "Exit status: 0 every line agrees; 1 a line differs (or is missing,\n"
-    "extra, cut or not a line); 64 usage error; 65 the log begins after\n"
+    "Exit status: 0 every line agrees (and, with --payouts, nobody is\n"
+    "short); 1 a line differs (or is missing, extra, cut or not a line),\n"
+    "or a recipient is short; 64 usage error; 65 the log begins after\n"
     "[chain] start_height; 66 the log cannot be opened; 69 the node\n"
     "refuses (credentials, another chain); 70 out of memory; 74 reading\n"
     "the log failed; 75 the log goes beyond the node's tip: the blocks\n"
@@ -91,6 +99,9 @@ struct run {
 	uint64_t t0;
 	int rc;
 	int done;
+	hj_vpay *pay; /* --payouts */
+	int json;
+	uint64_t grace;
 };
 
 /* The run, for say(): a message ends the progress line first. */
@@ -324,6 +335,13 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			differ(r, l->height, what, l->text, l->len, line, len);
 			return;
 		}
+		if (r->pay &&
+		    hj_vpay_line(r->pay, l->text, l->len, err, sizeof err)) {
+			say("payouts: block %llu: %s",
+			    (unsigned long long)l->height, err);
+			finish(r, EX_SOFTWARE);
+			return;
+		}
 		r->checked++;
 	}
 	/* Lines whose blocks did not come (a node may answer fewer) are
@@ -381,25 +399,54 @@ static int read_line(struct run *r, struct line *l)
 	return 1;
 }
 
+/* --payouts' end: a recipient short makes it 1. */
+static void on_paid(void *arg, int rc)
+{
+	struct run *r = arg;
+	finish(r, rc == 0 ? r->rc : rc);
+}
+
 static void report_end(struct run *r)
 {
+	/* With --json, standard output is the payouts report alone. */
+	FILE *out = r->json ? stderr : stdout;
 	end_progress(r);
 	if (!r->started) {
 		say("%s: no line", r->name);
 		finish(r, 1);
+		return;
 	} else if (r->ahead.text) {
-		printf("verified blocks %llu to %llu: every line agrees; the "
-		       "log goes on past the node's tip (%llu): not checked "
-		       "yet\n",
-		       (unsigned long long)r->first,
-		       (unsigned long long)(r->first + r->checked - 1),
-		       (unsigned long long)r->tip);
-		finish(r, EX_TEMPFAIL);
+		fprintf(out,
+		        "verified blocks %llu to %llu: every line agrees; the "
+		        "log goes on past the node's tip (%llu): not checked "
+		        "yet\n",
+		        (unsigned long long)r->first,
+		        (unsigned long long)(r->first + r->checked - 1),
+		        (unsigned long long)r->tip);
+		r->rc = EX_TEMPFAIL;
 	} else {
-		printf("verified blocks %llu to %llu: every line agrees\n",
-		       (unsigned long long)r->first,
-		       (unsigned long long)(r->first + r->checked - 1));
-		finish(r, EX_OK);
+		fprintf(out,
+		        "verified blocks %llu to %llu: every line agrees\n",
+		        (unsigned long long)r->first,
+		        (unsigned long long)(r->first + r->checked - 1));
+		r->rc = EX_OK;
+	}
+	if (!r->pay) {
+		finish(r, r->rc);
+		return;
+	}
+	fflush(out);
+	hj_vpay_opts o = {.confirmations = r->cfg->confirmations,
+	                  .grace = r->grace,
+	                  .batch = r->cfg->batch_blocks < BATCH_MAX
+	                               ? r->cfg->batch_blocks
+	                               : BATCH_MAX,
+	                  .json = r->json,
+	                  .tty = r->tty,
+	                  .out = stdout};
+	if (hj_vpay_end(r->pay, r->be, &o, on_paid, r)) {
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
 	}
 }
 
@@ -505,10 +552,10 @@ static void on_retry(void *arg, const char *what, unsigned attempt,
 int hj_verify_main(int argc, char **argv)
 {
 	hjd_config cfg;
-	const char *conf = NULL, *log = NULL;
+	const char *conf = NULL, *log = NULL, *grace = NULL;
 	char err[512];
-	int rc = EX_OK;
-	struct run r = {.cfg = &cfg};
+	int rc = EX_OK, payouts = 0;
+	struct run r = {.cfg = &cfg, .grace = HJ_VPAY_GRACE_DEFAULT};
 
 	hjd_config_init(&cfg);
 	for (int i = 0; i < argc && rc == EX_OK; i++) {
@@ -525,12 +572,29 @@ int hj_verify_main(int argc, char **argv)
 			if (*dst)
 				rc = hj_tool_usage(CMD, "%s: given twice", a);
 			*dst = argv[++i];
+		} else if (strcmp(a, "--payouts") == 0) {
+			payouts = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			r.json = 1;
+		} else if (strcmp(a, "--grace") == 0 && i + 1 < argc) {
+			char *end;
+			grace = argv[++i];
+			errno = 0;
+			r.grace = strtoull(grace, &end, 10);
+			if (*grace < '0' || *grace > '9' || *end || errno)
+				rc = hj_tool_usage(CMD,
+				                   "--grace: \"%s\" is not a "
+				                   "number of blocks",
+				                   grace);
 		} else if (!hj_tool_is_key(a)) {
 			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
 		}
 	}
 	if (rc == EX_OK && !conf)
 		rc = hj_tool_usage(CMD, "give -c FILE");
+	if (rc == EX_OK && !payouts && (r.json || grace))
+		rc = hj_tool_usage(CMD, "%s is for --payouts",
+		                   r.json ? "--json" : "--grace");
 	if (rc == EX_OK)
 		rc = hj_tool_config(CMD, &cfg, conf, argc, argv);
 	if (rc != EX_OK) {
@@ -557,7 +621,13 @@ int hj_verify_main(int argc, char **argv)
 	o.on_retry = on_retry;
 	hj_cardlog_init(&r.cl);
 	r.t = hj_table_new(&cfg.rules);
-	if (!r.t || uv_loop_init(&r.loop) != 0) {
+	if (payouts)
+		r.pay = hj_vpay_new(
+		    cfg.family, cfg.family == HJ_EVM ? "wei"
+		                : cfg.coin && strcmp(cfg.coin, "litecoin") == 0
+		                    ? "litoshi"
+		                    : "satoshi");
+	if (!r.t || (payouts && !r.pay) || uv_loop_init(&r.loop) != 0) {
 		rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		goto out;
 	}
@@ -580,6 +650,7 @@ out:
 	free(r.ahead.text);
 	hj_cardlog_release(&r.cl);
 	hj_table_free(r.t);
+	hj_vpay_free(r.pay);
 	current = NULL;
 	if (r.in && r.in != stdin)
 		fclose(r.in);
