@@ -1563,3 +1563,29 @@ def payouts_problems(report, owed, received, later=None):
         if report.get(k) != counts[k]:
             bad.append("%s: %s, expected %d" % (k, report.get(k), counts[k]))
     return bad
+
+
+def check_verify_paid(R, name, conf, log, model, unattributed=None):
+    """After every payout is final: `hashjack verify --payouts --grace 0`
+    over the dealer's log exits 0 with every recipient even, each owed
+    and received exactly what the log says (log_debts) and what the
+    model says (model: {recipient as the log writes it: amount}), the
+    unattributed refunds listed (unattributed: [(tx, height, amount)],
+    when given).  Reports one line through R.report."""
+    rc, rep, out, err = verify_payouts(R.hashjack, conf, log, "--grace", "0")
+    owed, unat = log_debts(log)
+    bad = payouts_problems(rep, owed, owed)
+    model = {k: v for k, v in model.items() if v}
+    if owed != model:
+        bad.append("the log owes %s, the model %s" % (sorted(owed.items())[:4],
+                                                     sorted(model.items())[:4]))
+    if rep is not None:
+        listed = sorted((u["tx"], u["height"], int(u["refund"])) for u in rep["unattributed"])
+        if listed != sorted(unat) or (unattributed is not None and
+                                      listed != sorted(unattributed)):
+            bad.append("unattributed %s, the log's %s" % (listed, sorted(unat)))
+    R.report(rc == 0 and not bad and rep["short"] == rep["over"] == 0,
+             "%s: verify --payouts: every recipient even" % name,
+             "%d recipients, %s owed and received; %d unattributed" % (
+                 len(owed), rep["owed"], len(rep["unattributed"]))
+             if rc == 0 and not bad else "exit %d, %s; %s" % (rc, bad[:3], err.strip()[-400:]))

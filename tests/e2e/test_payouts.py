@@ -832,6 +832,10 @@ def session(R):
     C.finish(S, played)              # stops the daemon (SIGTERM, exit 0)
     expect = {k: ("0x" + v[5], int(v[6])) for k, v in want.items()}
     check_paid(R, S, "session", expect, balances=S.initial)
+    owed = collections.Counter()
+    for to, v in expect.values():
+        owed[to] += v
+    checks.check_verify_paid(R, "session", S.dm.conf, S.dm.card_log, owed)
     bad, n_plan, n_conf = payer_lines(S, S.dm.stderr())
     R.report(not bad, "session: one plan and one confirmation line per batch, as recorded",
              "%d + %d lines" % (n_plan, n_conf) if not bad else "; ".join(bad[:3]))
