@@ -26,7 +26,8 @@
 #define BATCH_MAX 100
 
 static const char usage[] =
-    "Usage: hashjack verify -c FILE [--card-log FILE|-] "
+    "Usage: hashjack verify -c FILE [--card-log FILE|-]\n"
+    "                       [--payouts [--grace BLOCKS] [--json]] "
     "[--SECTION.KEY=VALUE]...\n"
     "\n"
     "Checks a dealer's block-to-card log against your own node: every\n"
@@ -44,7 +45,8 @@ static const char usage[] =
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
     "  --payouts             then, per recipient, what the log says is\n"
     "                        owed against what the chain shows it\n"
-    "                        received, in final blocks (docs/VERIFY.md)\n"
+    "                        received, in final blocks ([chain]\n"
+    "                        confirmations; docs/VERIFY.md)\n"
     "  --grace BLOCKS        a debt counts once its block has been final\n"
     "                        that many blocks (default 100)\n"
     "  --json                the payouts report as JSON\n"
