@@ -248,6 +248,17 @@ run "edge: not a preset" 64 "$bin" edge preset=vegas &&
 run "edge: --config missing" 66 "$bin" edge --config "$tmp/none.conf" &&
 	pass "edge: --config missing: 66"
 
+# --- verify --payouts: its options --------------------------------------------
+run "verify --json without --payouts" 64 "$bin" verify -c x.conf --json &&
+	check_err "verify --json without --payouts" "--json is for --payouts"
+run "verify --grace without --payouts" 64 "$bin" verify -c x.conf --grace 5 &&
+	check_err "verify --grace without --payouts" "--grace is for --payouts"
+run "verify --grace not a number" 64 "$bin" verify -c x.conf --payouts \
+	--grace -1 &&
+	check_err "verify --grace not a number" '--grace: "-1" is not a number'
+run "verify --grace without a value" 64 "$bin" verify -c x.conf --payouts \
+	--grace && check_err "verify --grace without a value" '"--grace"'
+
 if [ -w /dev/full ]; then
 	for args in "card $ACE" "replay $tmp/doc.json" "--help"; do
 		# shellcheck disable=SC2086
