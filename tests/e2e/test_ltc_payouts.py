@@ -20,7 +20,10 @@ address, state directory and paying wallet:
            every attributed payout is confirmed in the database, the
            unattributed one is owed and never paid, the wallet made one
            transaction per batch comment, STATUS showed the amount below
-           dust.
+           dust.  `hashjack verify --payouts --grace 0` (docs/VERIFY.md):
+           while the 3000 waits, its recipient short by exactly 3000 at
+           its tr(P) (exit 1) and everyone else even; at the end every
+           recipient even and the unattributed refund listed (exit 0).
   session  confirmations 2, timeout_blocks 3, the paying wallet funded.
            At least 50 rounds by eight players (each its own key P), in
            groups whose players bet in one block and act in the same
@@ -44,7 +47,8 @@ address, state directory and paying wallet:
            exactly the model's returns and refunds (scantxoutset), every
            payout is in exactly one confirmed batch, each tr(P)'s outputs
            are exactly those batches' outputs to it, one wallet
-           transaction per batch.
+           transaction per batch; `hashjack verify --payouts`: every
+           recipient even, the unattributed refunds listed.
   faults   confirmations 1, dust_limit 6000.  The paying wallet starts
            empty: the node
            refuses sendmany (Insufficient funds), the payouts stay owed

@@ -72,6 +72,19 @@ the dealer's key as anvil prints it):
             the batch is reverted, its payouts owed again and paid under
             the next nonce; exactly once; the dealer's transaction count
             is the confirmed batches + 1.
+  verify    confirmations 2.  `hashjack verify --payouts` over the
+            dealer's log (docs/VERIFY.md, "Payouts"): three refunds paid
+            and final, every recipient even (exit 0; the JSON report
+            against the log's debts read here, checks.log_debts); then the
+            daemon runs without [payout] dealer_key while two refunds are
+            owed, and the dealer key sends one player 100 wei of its own:
+            those two short by exactly their refunds (exit 1), that one
+            over by 100; under the default grace (100 blocks) nothing is
+            due (exit 0); a grace ending just before the unpaid refunds'
+            block leaves them `later`; the text report (short first, the
+            totals); the daemon with its key again pays them: even, the
+            100 wei still over, exit 0.  The session above ends with the
+            same check of every recipient (checks.check_verify_paid).
   key       dealer_key with mode 0644: exit 78 naming the chmod; the key
             of another address: exit 78 naming both addresses;
             --check-config prints the payouts line with the fees given;
