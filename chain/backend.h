@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "action.h"
+#include "amount.h"
 #include "payload.h"
 
 /*
@@ -63,6 +64,29 @@ typedef void (*hj_tip_cb)(void *arg, uint64_t height, const char *error);
 typedef void (*hj_blocks_cb)(void *arg, hj_chain_block *blocks, size_t n,
                              const char *error);
 
+/* What payments() looks for when a recipient of the card log is paid
+ * (payee()): EVM, its address (20 bytes); Bitcoin family, the
+ * scriptPubKey of its tr(P) (34 bytes).  address is how a watcher looks
+ * it up: the 0x address, or tr(P) in the node's prefix. */
+#define HJ_PAYEE_MAX 34
+typedef struct hj_chain_payee {
+	uint8_t len;
+	uint8_t b[HJ_PAYEE_MAX];
+	char address[96]; /* at least HJ_BECH32_BUF */
+} hj_chain_payee;
+
+/* A value received by one of the payees a payments() call names. */
+typedef struct hj_chain_payment {
+	uint64_t height;
+	size_t payee; /* the index in the payees given */
+	hj_amount value;
+	uint8_t txid[32]; /* as the node displays it */
+} hj_chain_payment;
+
+/* payments[0..n) in block order; borrowed for the callback only. */
+typedef void (*hj_payments_cb)(void *arg, const hj_chain_payment *payments,
+                               size_t n, const char *error);
+
 typedef struct hj_backend hj_backend;
 struct hj_table;
 
@@ -83,6 +107,23 @@ struct hj_backend_ops {
 	 * (hj_chain_block.all), for a replay document (`hashjack export`).
 	 * Costs memory and time the dealer does not need. */
 	void (*keep_all)(hj_backend *b);
+	/* What a payment to recipient looks like on this chain: a card
+	 * log's player or refund recipient (EVM: an address; Bitcoin
+	 * family: the x-only key P, paid at tr(P), in the dealer address's
+	 * prefix).  Returns 0, or -EINVAL with err (not an address, not a
+	 * key). */
+	int (*payee)(hj_backend *b, const hj_id *recipient, hj_chain_payee *out,
+	             char *err, size_t errlen);
+	/* What payees[0..npayees) received in blocks from .. from + n - 1,
+	 * in block order.  EVM: the value of every transaction from the
+	 * dealer to a payee whose receipt says success (a plain transfer
+	 * or a call: whatever value moved at the top level).  Bitcoin
+	 * family: every output paying a payee's script, whoever paid it.
+	 * payees is borrowed until the callback; a payee given twice gets
+	 * its payments at its first index. */
+	int (*payments)(hj_backend *b, uint64_t from, size_t n,
+	                const hj_chain_payee *payees, size_t npayees,
+	                hj_payments_cb cb, void *arg);
 	/* Frees the backend and its requests in progress.  Call it only
 	 * after the RPC client was closed (hj_rpc_close), so that no
 	 * request can call back. */

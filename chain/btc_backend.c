@@ -17,6 +17,7 @@
 #include "btc.h"
 #include "btc_tx.h"
 #include "hex.h"
+#include "payee.h"
 #include "quote.h"
 #include "table.h"
 
@@ -43,6 +44,11 @@ struct breq {
 	hj_blocks_cb cb;
 	void *arg;
 	hj_chain_block *blocks;
+	/* payments(): the payees and the outputs paying them. */
+	hj_payments_cb pcb;
+	hj_payee_set set;
+	hj_chain_payment *pays;
+	size_t npays, cap;
 };
 
 /* One identity() or tip() request. */
@@ -70,6 +76,8 @@ static void breq_free(struct breq *r)
 			free(r->blocks[i].bytes);
 		}
 	free(r->blocks);
+	free(r->pays);
+	hj_payee_set_free(&r->set);
 	free(r);
 }
 
@@ -81,7 +89,12 @@ static void breq_done(struct breq *r, const char *error)
 		p = &(*p)->next;
 	if (*p)
 		*p = r->next;
-	r->cb(r->arg, error ? NULL : r->blocks, error ? 0 : r->n, error);
+	if (r->pcb)
+		r->pcb(r->arg, error ? NULL : r->pays, error ? 0 : r->npays,
+		       error);
+	else
+		r->cb(r->arg, error ? NULL : r->blocks, error ? 0 : r->n,
+		      error);
 	breq_free(r);
 }
 
@@ -107,6 +120,43 @@ static int get_hash(json_t *v, uint8_t out[32], char *why, size_t n)
 }
 
 /* ---- blocks ---- */
+
+/* payments(): the outputs of tx (in block `height`) that pay a payee.
+ * Returns 0 or -ENOMEM. */
+static int read_payments(struct breq *r, uint64_t height, const hj_btc_tx *tx)
+{
+	hj_btc_out_iter it;
+	hj_btc_output out;
+	uint8_t txid[32];
+	int hashed = 0;
+
+	hj_btc_outputs_begin(tx, &it);
+	while (hj_btc_outputs_next(&it, &out)) {
+		long k = hj_payee_set_find(&r->set, out.script, out.script_len);
+		if (k < 0)
+			continue;
+		if (!hashed) {
+			hj_btc_tx_txid(tx, txid);
+			hashed = 1;
+		}
+		if (r->npays == r->cap) {
+			size_t ncap = r->cap ? 2 * r->cap : 8;
+			hj_chain_payment *p =
+			    realloc(r->pays, ncap * sizeof *p);
+			if (!p)
+				return -ENOMEM;
+			r->pays = p;
+			r->cap = ncap;
+		}
+		hj_chain_payment *p = &r->pays[r->npays++];
+		p->height = height;
+		p->payee = (size_t)k;
+		p->value = out.value;
+		for (int b = 0; b < 32; b++)
+			p->txid[b] = txid[31 - b];
+	}
+	return 0;
+}
 
 /* Parses raw block i (hex text) into r->blocks[i]. */
 static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
@@ -169,6 +219,14 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 			}
 			cb->all[cb->nall++] =
 			    (hj_chain_tx){.data = tx.raw, .len = tx.raw_len};
+		}
+		if (r->pcb) {
+			if (read_payments(r, height, &tx)) {
+				snprintf(err, errlen, "out of memory");
+				rc = -ENOMEM;
+				goto out;
+			}
+			continue;
 		}
 		got = hj_btc_action(&tx, r->b->script, r->b->script_len, k, &a,
 		                    why, sizeof why);
@@ -297,8 +355,10 @@ static json_t *getblockhash_params(struct breq *r, size_t i)
 	return json_pack("[I]", (json_int_t)(r->from + i));
 }
 
-static int btc_blocks(hj_backend *be, uint64_t from, size_t n, hj_blocks_cb cb,
-                      void *arg)
+/* blocks() with cb, or payments() with pcb and payees. */
+static int btc_request(hj_backend *be, uint64_t from, size_t n, hj_blocks_cb cb,
+                       hj_payments_cb pcb, const hj_chain_payee *payees,
+                       size_t npayees, void *arg)
 {
 	struct btc *b = btc_of(be);
 	struct breq *r;
@@ -307,14 +367,16 @@ static int btc_blocks(hj_backend *be, uint64_t from, size_t n, hj_blocks_cb cb,
 	if (n == 0 || from > (uint64_t)INT64_MAX - n)
 		return -EINVAL;
 	r = calloc(1, sizeof *r);
-	if (!r || !(r->blocks = calloc(n, sizeof *r->blocks))) {
-		free(r);
+	if (!r || !(r->blocks = calloc(n, sizeof *r->blocks)) ||
+	    (pcb && hj_payee_set_init(&r->set, payees, npayees))) {
+		breq_free(r);
 		return -ENOMEM;
 	}
 	r->b = b;
 	r->from = from;
 	r->n = n;
 	r->cb = cb;
+	r->pcb = pcb;
 	r->arg = arg;
 	rc =
 	    send_batch(b, "getblockhash", n, getblockhash_params, r, on_hashes);
@@ -324,6 +386,44 @@ static int btc_blocks(hj_backend *be, uint64_t from, size_t n, hj_blocks_cb cb,
 	}
 	r->next = b->reqs;
 	b->reqs = r;
+	return 0;
+}
+
+static int btc_blocks(hj_backend *be, uint64_t from, size_t n, hj_blocks_cb cb,
+                      void *arg)
+{
+	return btc_request(be, from, n, cb, NULL, NULL, 0, arg);
+}
+
+static int btc_payments(hj_backend *be, uint64_t from, size_t n,
+                        const hj_chain_payee *payees, size_t npayees,
+                        hj_payments_cb cb, void *arg)
+{
+	return btc_request(be, from, n, NULL, cb, payees, npayees, arg);
+}
+
+/* tr(P): the witness v1 script of P's output key, and its address in the
+ * dealer's prefix (identity() makes sure that it is the node's). */
+static int btc_payee(hj_backend *be, const hj_id *recipient,
+                     hj_chain_payee *out, char *err, size_t errlen)
+{
+	struct btc *b = btc_of(be);
+	uint8_t q[HJ_XONLY_LEN];
+
+	memset(out, 0, sizeof *out);
+	if (recipient->len != HJ_XONLY_LEN) {
+		snprintf(err, errlen, "not an x-only key: %u bytes",
+		         (unsigned)recipient->len);
+		return -EINVAL;
+	}
+	if (hj_taproot_output_key(b->secp, recipient->b, q, err, errlen) ||
+	    hj_taproot_address(b->secp, recipient->b, b->hrp, out->address, err,
+	                       errlen))
+		return -EINVAL;
+	out->len = 2 + HJ_XONLY_LEN;
+	out->b[0] = 0x51; /* OP_1 */
+	out->b[1] = HJ_XONLY_LEN;
+	memcpy(out->b + 2, q, HJ_XONLY_LEN);
 	return 0;
 }
 
@@ -497,6 +597,8 @@ static const struct hj_backend_ops btc_ops = {
     .attach = btc_attach,
     .blocks = btc_blocks,
     .keep_all = btc_keep_all,
+    .payee = btc_payee,
+    .payments = btc_payments,
     .free = btc_free,
 };
 

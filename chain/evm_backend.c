@@ -15,6 +15,7 @@
 
 #include "evm.h"
 #include "hex.h"
+#include "payee.h"
 
 struct evm {
 	hj_backend base;
@@ -37,6 +38,12 @@ struct breq {
 	json_t *answer; /* the blocks' JSON, kept until the receipts arrive */
 	json_t **src;   /* each transaction to the dealer, in order */
 	size_t nsrc;
+	/* payments(): the payees, and the transfers from the dealer to
+	 * them, in block order, until their receipts say which moved. */
+	hj_payments_cb pcb;
+	hj_payee_set set;
+	hj_chain_payment *pays;
+	size_t npays;
 };
 
 static struct evm *evm_of(hj_backend *b)
@@ -65,6 +72,8 @@ static void req_free(struct breq *r)
 		}
 	free(r->blocks);
 	free(r->src);
+	free(r->pays);
+	hj_payee_set_free(&r->set);
 	json_decref(r->answer);
 	free(r);
 }
@@ -72,7 +81,12 @@ static void req_free(struct breq *r)
 static void req_done(struct breq *r, const char *error)
 {
 	req_unlink(r);
-	r->cb(r->arg, error ? NULL : r->blocks, error ? 0 : r->n, error);
+	if (r->pcb)
+		r->pcb(r->arg, error ? NULL : r->pays, error ? 0 : r->npays,
+		       error);
+	else
+		r->cb(r->arg, error ? NULL : r->blocks, error ? 0 : r->n,
+		      error);
 	req_free(r);
 }
 
@@ -120,6 +134,24 @@ static int get_quantity(json_t *o, const char *key, unsigned __int128 *out,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* tx's address `key` into addr: 1, 0 when it is null or absent (a
+ * contract creation's `to`), -EINVAL when it is not an address. */
+static int get_address(json_t *tx, const char *key, uint8_t addr[20], char *err,
+                       size_t errlen)
+{
+	json_t *v = json_object_get(tx, key);
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v) ||
+	    hj_hex_decode_exact(json_string_value(v), json_string_length(v),
+	                        HJ_HEX_REQUIRED, addr, 20, NULL, 0)) {
+		snprintf(err, errlen, "\"%s\" is not an address", key);
+		return -EINVAL;
+	}
+	return 1;
 }
 
 /* Whether tx's `to` is the dealer; -EINVAL for a malformed `to`. */
@@ -273,6 +305,43 @@ static int read_all(struct breq *r, size_t i, json_t *txs, size_t *bad,
 	return 0;
 }
 
+/* payments(): a transfer of tx (block i) from the dealer to a payee,
+ * kept until its receipt is read; 0 when tx is none, -EINVAL when it is
+ * malformed. */
+static int read_payment(struct breq *r, size_t i, json_t *tx, char *err,
+                        size_t errlen)
+{
+	uint8_t from[20], to[20];
+	unsigned __int128 value;
+	hj_chain_payment *p;
+	long k;
+	int rc = get_address(tx, "from", from, err, errlen);
+
+	if (rc == 0) {
+		snprintf(err, errlen, "\"from\" is not an address");
+		return -EINVAL;
+	}
+	if (rc < 0 || (rc = get_address(tx, "to", to, err, errlen)) < 0)
+		return -EINVAL;
+	if (rc == 0 || memcmp(from, r->e->dealer, 20) != 0)
+		return 0;
+	k = hj_payee_set_find(&r->set, to, 20);
+	if (k < 0)
+		return 0;
+	if (get_quantity(tx, "value", &value, err, errlen))
+		return -EINVAL;
+	if (value == 0)
+		return 0;
+	p = &r->pays[r->npays];
+	if (get_hash(tx, "hash", p->txid, err, errlen))
+		return -EINVAL;
+	p->height = r->from + i;
+	p->payee = (size_t)k;
+	p->value = value;
+	r->npays++;
+	return 0;
+}
+
 static int read_block(struct breq *r, size_t i, json_t *b, char *err,
                       size_t errlen)
 {
@@ -313,11 +382,18 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 			         k);
 			goto bad;
 		}
+		if (r->pcb) {
+			if (read_payment(r, i, tx, why, sizeof why))
+				goto bad_tx;
+			continue;
+		}
 		rc = to_dealer(r->e, tx, why, sizeof why);
 		if (rc < 0)
 			goto bad_tx;
 		ntx += (size_t)rc;
 	}
+	if (r->pcb)
+		return 0;
 	cb->txs = ntx ? calloc(ntx, sizeof *cb->txs) : NULL;
 	if (ntx && !cb->txs) {
 		snprintf(err, errlen, "out of memory");
@@ -367,6 +443,67 @@ static void mark_failed(struct breq *r)
 	}
 }
 
+/* What a receipt says of transaction txid in block `block`: 0 and *status
+ * (0 or 1), or RECEIPT_NONE (null: not available yet), RECEIPT_BAD (not a
+ * receipt), RECEIPT_OTHER (another transaction's or another block's: its
+ * status is only that transaction's in that block, and a receipt of
+ * another block, a fork's or a lagging node's behind a balancer, may
+ * differ). */
+enum { RECEIPT_NONE = 1, RECEIPT_BAD, RECEIPT_OTHER };
+
+static int receipt_status(json_t *rc, const uint8_t txid[32],
+                          const uint8_t block[32], unsigned __int128 *status)
+{
+	uint8_t h[32];
+	char why[96];
+
+	if (json_is_null(rc))
+		return RECEIPT_NONE;
+	if (!json_is_object(rc) ||
+	    get_quantity(rc, "status", status, why, sizeof why) || *status > 1)
+		return RECEIPT_BAD;
+	if (get_hash(rc, "transactionHash", h, why, sizeof why) ||
+	    memcmp(h, txid, 32) != 0 ||
+	    get_hash(rc, "blockHash", h, why, sizeof why) ||
+	    memcmp(h, block, 32) != 0)
+		return RECEIPT_OTHER;
+	return 0;
+}
+
+/* payments(): the receipts of the transfers kept; those that failed moved
+ * nothing and are dropped. */
+static void on_pay_receipts(struct breq *r, json_t *result)
+{
+	char err[256], hex[67];
+	size_t kept = 0;
+
+	for (size_t k = 0; k < r->npays; k++) {
+		hj_chain_payment *p = &r->pays[k];
+		unsigned __int128 status = 0;
+		int got = receipt_status(json_array_get(result, k), p->txid,
+		                         r->blocks[p->height - r->from].hash,
+		                         &status);
+		if (got) {
+			hj_hex_encode(p->txid, 32, 1, hex);
+			snprintf(err, sizeof err, "block %" PRIu64 ": %s %s",
+			         p->height,
+			         got == RECEIPT_NONE
+			             ? "the receipt not available yet of"
+			         : got == RECEIPT_BAD
+			             ? "a bad receipt of"
+			             : "a receipt not of that transaction in "
+			               "this block for",
+			         hex);
+			req_done(r, err);
+			return;
+		}
+		if (status == 1)
+			r->pays[kept++] = *p;
+	}
+	r->npays = kept;
+	req_done(r, NULL);
+}
+
 static void on_receipts(void *arg, json_t *result, const char *error)
 {
 	struct breq *r = arg;
@@ -377,14 +514,19 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 		req_done(r, error);
 		return;
 	}
+	if (r->pcb) {
+		on_pay_receipts(r, result);
+		return;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		for (size_t j = 0; j < r->blocks[i].ntx; j++, k++) {
 			hj_action *a = &r->blocks[i].txs[j];
-			json_t *rc = json_array_get(result, k);
-			unsigned __int128 status;
-			uint8_t h[32];
+			unsigned __int128 status = 0;
 			char why[256];
-			if (json_is_null(rc)) {
+			int got =
+			    receipt_status(json_array_get(result, k), a->txid.b,
+			                   r->blocks[i].hash, &status);
+			if (got == RECEIPT_NONE) {
 				snprintf(err, sizeof err,
 				         "block %" PRIu64
 				         ": receipt of a transaction to the "
@@ -393,10 +535,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 				req_done(r, err);
 				return;
 			}
-			if (!json_is_object(rc) ||
-			    get_quantity(rc, "status", &status, why,
-			                 sizeof why) ||
-			    status > 1) {
+			if (got == RECEIPT_BAD) {
 				snprintf(err, sizeof err,
 				         "block %" PRIu64
 				         ": bad receipt of transaction %u",
@@ -404,14 +543,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 				req_done(r, err);
 				return;
 			}
-			/* Its status is only this transaction's in this
-			 * block: a receipt of another block (a fork's, a
-			 * lagging node's behind a balancer) may differ. */
-			if (get_hash(rc, "transactionHash", h, why,
-			             sizeof why) ||
-			    memcmp(h, a->txid.b, 32) != 0 ||
-			    get_hash(rc, "blockHash", h, why, sizeof why) ||
-			    memcmp(h, r->blocks[i].hash, 32) != 0) {
+			if (got == RECEIPT_OTHER) {
 				snprintf(err, sizeof err,
 				         "block %" PRIu64
 				         ": the receipt of transaction %u is "
@@ -452,9 +584,13 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 		    json_object_get(json_array_get(result, i), "transactions");
 		ntx += json_array_size(txs);
 	}
-	/* At most every transaction of the batch goes to the dealer. */
-	r->src = ntx ? calloc(ntx, sizeof *r->src) : NULL;
-	if (ntx && !r->src) {
+	/* At most every transaction of the batch goes to the dealer, or
+	 * pays a payee. */
+	if (r->pcb)
+		r->pays = ntx ? calloc(ntx, sizeof *r->pays) : NULL;
+	else
+		r->src = ntx ? calloc(ntx, sizeof *r->src) : NULL;
+	if (ntx && !r->src && !r->pays) {
 		req_done(r, "out of memory");
 		return;
 	}
@@ -467,6 +603,8 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 		}
 		ntx += r->blocks[i].ntx;
 	}
+	if (r->pcb)
+		ntx = r->npays;
 	if (ntx == 0) {
 		req_done(r, NULL);
 		return;
@@ -478,7 +616,7 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 	int rc = -ENOMEM;
 	if (!methods || !params)
 		goto out;
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = 0; i < r->n && !r->pcb; i++) {
 		for (size_t j = 0; j < r->blocks[i].ntx; j++, k++) {
 			char hex[67];
 			hj_hex_encode(r->blocks[i].txs[j].txid.b, 32, 1, hex);
@@ -487,6 +625,14 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 			if (!params[k])
 				goto out;
 		}
+	}
+	for (; r->pcb && k < ntx; k++) {
+		char hex[67];
+		hj_hex_encode(r->pays[k].txid, 32, 1, hex);
+		methods[k] = "eth_getTransactionReceipt";
+		params[k] = json_pack("[s]", hex);
+		if (!params[k])
+			goto out;
 	}
 	rc = hj_rpc_batch(r->e->rpc, ntx, methods, params, on_receipts, r);
 	k = 0; /* stolen, even on failure */
@@ -499,8 +645,10 @@ out:
 		req_done(r, "out of memory");
 }
 
-static int evm_blocks(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
-                      void *arg)
+/* blocks() with cb, or payments() with pcb and set (taken, even on
+ * failure). */
+static int evm_request(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
+                       hj_payments_cb pcb, hj_payee_set *set, void *arg)
 {
 	struct evm *e = evm_of(b);
 	struct breq *r = calloc(1, sizeof *r);
@@ -517,6 +665,10 @@ static int evm_blocks(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 	}
 	if (!r || !methods || !params)
 		goto fail;
+	if (set) {
+		r->set = *set;
+		set->order = NULL;
+	}
 	r->blocks = calloc(n, sizeof *r->blocks);
 	if (!r->blocks)
 		goto fail;
@@ -524,6 +676,7 @@ static int evm_blocks(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 	r->from = from;
 	r->n = n;
 	r->cb = cb;
+	r->pcb = pcb;
 	r->arg = arg;
 	for (; k < n; k++) {
 		char q[24];
@@ -548,7 +701,42 @@ fail:
 	free(methods);
 	free(params);
 	req_free(r);
+	if (set)
+		hj_payee_set_free(set);
 	return rc;
+}
+
+static int evm_blocks(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
+                      void *arg)
+{
+	return evm_request(b, from, n, cb, NULL, NULL, arg);
+}
+
+static int evm_payee(hj_backend *b, const hj_id *recipient, hj_chain_payee *out,
+                     char *err, size_t errlen)
+{
+	(void)b;
+	if (recipient->len != 20) {
+		snprintf(err, errlen, "not an address: %u bytes",
+		         (unsigned)recipient->len);
+		return -EINVAL;
+	}
+	memset(out, 0, sizeof *out);
+	out->len = 20;
+	memcpy(out->b, recipient->b, 20);
+	hj_hex_encode(recipient->b, 20, 1, out->address);
+	return 0;
+}
+
+static int evm_payments(hj_backend *b, uint64_t from, size_t n,
+                        const hj_chain_payee *payees, size_t npayees,
+                        hj_payments_cb cb, void *arg)
+{
+	hj_payee_set set;
+
+	if (hj_payee_set_init(&set, payees, npayees))
+		return -ENOMEM;
+	return evm_request(b, from, n, NULL, cb, &set, arg);
 }
 
 /* tip() and identity(): one call each. */
@@ -657,6 +845,8 @@ static const struct hj_backend_ops evm_ops = {
     .tip = evm_tip,
     .blocks = evm_blocks,
     .keep_all = evm_keep_all,
+    .payee = evm_payee,
+    .payments = evm_payments,
     .free = evm_free,
 };
 

@@ -21,6 +21,7 @@
 #include "node.h"
 #include "table.h"
 #include "tool.h"
+#include "verify_payouts.h"
 #include "verify_table.h"
 
 #define CMD "verify"
@@ -61,6 +62,14 @@ static const char usage[] =
     "                        output and the run goes on\n"
     "  --interval MS         under --follow, how often to look at the file\n"
     "                        and the node's tip (default 1000)\n"
+    "  --payouts             then, per recipient, what the log says is\n"
+    "                        owed against what the chain shows it\n"
+    "                        received, in final blocks ([chain]\n"
+    "                        confirmations; docs/VERIFY.md); not with\n"
+    "                        --follow\n"
+    "  --grace BLOCKS        a debt counts once its block has been final\n"
+    "                        that many blocks (default 100)\n"
+    "  --json                the payouts report as JSON\n"
     "  --SECTION.KEY=VALUE   a configuration key over the others (e.g.\n"
     "                        --chain.start_height=N)\n"
     "\n"
@@ -72,9 +81,10 @@ static const char usage[] =
     "error; on a terminal a progress line says the block, the rate and the\n"
     "time left (under --follow, the last block verified).\n"
     "\n"
-    "Exit status: 0 every line agrees; 1 a line differs (or is missing,\n"
-    "extra, cut or not a line; under --follow, a failure was seen before\n"
-    "SIGINT or SIGTERM); 64 usage error; 65 the log begins before [chain]\n"
+    "Exit status: 0 every line agrees (and, with --payouts, nobody is\n"
+    "short); 1 a line differs (or is missing, extra, cut or not a line;\n"
+    "under --follow, a failure was seen before SIGINT or SIGTERM), or a\n"
+    "recipient is short; 64 usage error; 65 the log begins before [chain]\n"
     "start_height, or the table is not one; 66 the log or the table cannot\n"
     "be read; 69 the node refuses (credentials, another chain than the\n"
     "table's); 70 out of memory; 74 reading the log failed; 75 the log\n"
@@ -158,6 +168,9 @@ struct run {
 	char chain[200]; /* the dealer's table's chain (--table), or "" */
 	int rc;
 	int done;
+	hj_vpay *pay; /* --payouts */
+	int json;
+	uint64_t grace;
 };
 
 /* The run, for say(): a message ends the progress line first. */
@@ -430,6 +443,13 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			finish(r, EX_SOFTWARE);
 			return;
 		}
+		if (r->pay &&
+		    hj_vpay_line(r->pay, line, len - 1, err, sizeof err)) {
+			say("payouts: block %llu: %s",
+			    (unsigned long long)l->height, err);
+			finish(r, EX_SOFTWARE);
+			return;
+		}
 		len--; /* the "\n" */
 		r->last = l->height;
 		if (!l->text) {
@@ -688,8 +708,17 @@ static int read_line(struct run *r, struct line *l)
 	}
 }
 
+/* --payouts' end: a recipient short makes it 1. */
+static void on_paid(void *arg, int rc)
+{
+	struct run *r = arg;
+	finish(r, rc == 0 ? r->rc : rc);
+}
+
 static void report_end(struct run *r)
 {
+	/* With --json, standard output is the payouts report alone. */
+	FILE *out = r->json ? stderr : stdout;
 	char before[200] = "";
 	end_progress(r);
 	if (!r->started) {
@@ -703,17 +732,33 @@ static void report_end(struct run *r)
 		         "unchecked)",
 		         (unsigned long long)(r->first - r->warmup),
 		         (unsigned long long)(r->first - 1));
-	printf("verified blocks %llu to %llu: every line agrees%s",
-	       (unsigned long long)r->first,
-	       (unsigned long long)(r->first + r->checked - 1), before);
-	if (r->have_ahead) {
-		printf("; the log goes on past the node's tip (%llu): not "
-		       "checked yet\n",
-		       (unsigned long long)r->tip);
-		finish(r, EX_TEMPFAIL);
-	} else {
-		printf("\n");
-		finish(r, EX_OK);
+	fprintf(out, "verified blocks %llu to %llu: every line agrees%s",
+	        (unsigned long long)r->first,
+	        (unsigned long long)(r->first + r->checked - 1), before);
+	if (r->have_ahead)
+		fprintf(out,
+		        "; the log goes on past the node's tip (%llu): not "
+		        "checked yet\n",
+		        (unsigned long long)r->tip);
+	else
+		fputc('\n', out);
+	r->rc = r->have_ahead ? EX_TEMPFAIL : EX_OK;
+	if (!r->pay) {
+		finish(r, r->rc);
+		return;
+	}
+	fflush(out);
+	hj_vpay_opts o = {.confirmations = r->cfg->confirmations,
+	                  .grace = r->grace,
+	                  .batch = r->cfg->batch_blocks < BATCH_MAX
+	                               ? r->cfg->batch_blocks
+	                               : BATCH_MAX,
+	                  .json = r->json,
+	                  .tty = r->tty,
+	                  .out = stdout};
+	if (hj_vpay_end(r->pay, r->be, &o, on_paid, r)) {
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
 	}
 }
 
@@ -1032,7 +1077,12 @@ int hj_verify_main(int argc, char **argv)
 	hjd_config cfg;
 	const char *conf = NULL, *log = NULL;
 	int rc = EX_OK;
-	struct run r = {.cfg = &cfg, .fd = -1, .interval_ms = 1000};
+	struct run r = {.cfg = &cfg,
+	                .fd = -1,
+	                .interval_ms = 1000,
+	                .grace = HJ_VPAY_GRACE_DEFAULT};
+	const char *grace = NULL;
+	int payouts = 0;
 	struct from_args fa = {.r = &r};
 
 	hjd_config_init(&cfg);
@@ -1061,6 +1111,20 @@ int hj_verify_main(int argc, char **argv)
 				*dst = argv[++i];
 		} else if (strcmp(a, "--follow") == 0) {
 			r.follow = 1;
+		} else if (strcmp(a, "--payouts") == 0) {
+			payouts = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			r.json = 1;
+		} else if (strcmp(a, "--grace") == 0 && i + 1 < argc) {
+			char *end;
+			grace = argv[++i];
+			errno = 0;
+			r.grace = strtoull(grace, &end, 10);
+			if (*grace < '0' || *grace > '9' || *end || errno)
+				rc = hj_tool_usage(CMD,
+				                   "--grace: \"%s\" is not a "
+				                   "number of blocks",
+				                   grace);
 		} else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
 			if (interval(argv[++i], &r.interval_ms))
 				rc =
@@ -1076,6 +1140,12 @@ int hj_verify_main(int argc, char **argv)
 		rc = hj_tool_usage(CMD, "give -c FILE, or --table URL|FILE");
 	if (rc == EX_OK && !conf && !log)
 		rc = hj_tool_usage(CMD, "without -c, give --card-log FILE|-");
+	if (rc == EX_OK && !payouts && (r.json || grace))
+		rc = hj_tool_usage(CMD, "%s is for --payouts",
+		                   r.json ? "--json" : "--grace");
+	if (rc == EX_OK && payouts && r.follow)
+		rc = hj_tool_usage(CMD, "--payouts reports at the log's end: "
+		                        "not with --follow");
 	if (rc == EX_OK)
 		rc = hj_tool_config(CMD, &cfg, conf, apply_args, &fa, argc,
 		                    argv);
@@ -1091,6 +1161,15 @@ int hj_verify_main(int argc, char **argv)
 			rc = hj_tool_fail(CMD, EX_NOINPUT, "%s: %s", r.name,
 			                  strerror(errno));
 	}
+	if (rc == EX_OK && payouts) {
+		r.pay = hj_vpay_new(
+		    cfg.family, cfg.family == HJ_EVM ? "wei"
+		                : cfg.coin && strcmp(cfg.coin, "litecoin") == 0
+		                    ? "litoshi"
+		                    : "satoshi");
+		if (!r.pay)
+			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	}
 	if (rc == EX_OK) {
 		current = &r;
 		hj_cardlog_init(&r.cl);
@@ -1103,6 +1182,7 @@ int hj_verify_main(int argc, char **argv)
 		if (r.have_ahead)
 			free(r.ahead.text); /* not kept yet */
 	}
+	hj_vpay_free(r.pay);
 	free(r.buf);
 	if (r.fd > STDIN_FILENO)
 		close(r.fd);

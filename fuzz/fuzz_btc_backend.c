@@ -14,6 +14,9 @@
  *   "t"        tip
  *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
  *              2^64 - 1 when larger)
+ *   "p F N"    payments in blocks F .. F + N - 1 to the payees: the
+ *              dealer's own script, tr(P) for the internal key P of
+ *              BIP-86's first test vector, the dealer's script again
  * each preceded by "%" to have its first call refused; a "k" anywhere
  * asks the backend to keep every transaction first (keep_all, for
  * `hashjack export`).  The coin is
@@ -38,7 +41,12 @@
  * hashes, the parents their headers name, and exactly the actions
  * hj_btc_action makes of the block's transactions, in block order; with
  * keep_all also every transaction's serialisation, in block order (none
- * kept without it).  Nothing leaks once the backend is freed.
+ * kept without it).
+ * Payments ask what blocks ask, succeed exactly when blocks would, and
+ * are then exactly the outputs paying a payee's script, in block and
+ * output order, with their height, value, txid and the payee's first
+ * index; tr(P)'s payee is 51 20 and its BIP-86 output key, at its address
+ * in the dealer's prefix.  Nothing leaks once the backend is freed.
  */
 #include "fuzz.h"
 #include "node_fake.h"
@@ -57,7 +65,7 @@
 #define MAX_N   16
 
 struct op {
-	char kind; /* 'i', 't', 'b' */
+	char kind; /* 'i', 't', 'b', 'p' */
 	int refuse;
 	uint64_t from;
 	size_t n;
@@ -76,6 +84,7 @@ static struct {
 	const char *coin;
 	hj_dealer dealer;
 	int keep; /* keep_all */
+	hj_chain_payee payees[3];
 	int freed;
 } S;
 
@@ -136,6 +145,7 @@ static void fake_submitted(hj_rpc *c, const struct fake_req *q)
 		FUZZ_CHECK(json_array_size(q->params[0]) == 0);
 		return;
 	case 'b':
+	case 'p':
 		break;
 	default:
 		FUZZ_CHECK(0);
@@ -404,6 +414,77 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		FUZZ_CHECK(blocks == NULL && n == 0);
 }
 
+/* The payments of block i of o (its raw block known to parse) appended
+ * to *want, *n of them. */
+static void expected_payments(struct op *o, size_t i, hj_chain_payment **want,
+                              size_t *n)
+{
+	size_t len = 0;
+	uint8_t *raw = raw_of(json_array_get(o->raw, i), &len), txid[32];
+	hj_btc_block blk;
+	hj_btc_tx tx;
+	hj_btc_out_iter it;
+	hj_btc_output out;
+
+	FUZZ_CHECK(raw != NULL &&
+	           hj_btc_block_open(&blk, raw, len, NULL, 0) == 0);
+	while (hj_btc_block_next(&blk, &tx, NULL, 0) == 1) {
+		hj_btc_tx_txid(&tx, txid);
+		hj_btc_outputs_begin(&tx, &it);
+		while (hj_btc_outputs_next(&it, &out)) {
+			size_t k = 0;
+			while (k < 3 && (S.payees[k].len != out.script_len ||
+			                 memcmp(S.payees[k].b, out.script,
+			                        out.script_len)))
+				k++;
+			if (k == 3)
+				continue;
+			*want = realloc(*want, (*n + 1) * sizeof **want);
+			FUZZ_CHECK(*want != NULL);
+			(*want)[*n].height = o->from + i;
+			(*want)[*n].payee = k;
+			(*want)[*n].value = out.value;
+			for (int b = 0; b < 32; b++)
+				(*want)[*n].txid[b] = txid[31 - b];
+			(*n)++;
+		}
+	}
+	free(raw);
+}
+
+static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
+                        const char *error)
+{
+	struct op *o = arg;
+	int ok = o->raw != NULL && S.rpc.error[0] == '\0';
+	hj_chain_payment *want = NULL;
+	size_t nwant = 0;
+
+	callback_ran(o, error);
+	/* Success exactly when the blocks are right, as for blocks(). */
+	for (size_t i = 0; ok && i < o->n; i++) {
+		hj_chain_block blk;
+
+		ok = expected_block(o, i, &blk) == 0;
+		free(blk.txs);
+		if (ok)
+			expected_payments(o, i, &want, &nwant);
+	}
+	FUZZ_CHECK(ok == (error == NULL));
+	if (error != NULL) {
+		FUZZ_CHECK(p == NULL && n == 0);
+	} else {
+		FUZZ_CHECK(n == nwant);
+		for (size_t k = 0; k < n; k++) {
+			FUZZ_CHECK(p[k].height == want[k].height);
+			FUZZ_CHECK(p[k].payee == want[k].payee);
+			FUZZ_CHECK(p[k].value == want[k].value);
+			FUZZ_CHECK(memcmp(p[k].txid, want[k].txid, 32) == 0);
+		}
+	}
+	free(want);
+}
+
 /* The first record: the coin and the operations. */
 static void read_ops(const char *p, size_t len)
 {
@@ -429,6 +510,7 @@ static void read_ops(const char *p, size_t len)
 		case 't':
 			break;
 		case 'b':
+		case 'p':
 			o->from = fake_number(&p, end);
 			o->n = (size_t)fake_number(&p, end);
 			if (o->n > MAX_N)
@@ -442,6 +524,38 @@ static void read_ops(const char *p, size_t len)
 		refuse = 0;
 		S.nops++;
 	}
+}
+
+/* The payees; payee() of tr(P) checked against BIP-86's first vector. */
+static void payees(hj_backend *b)
+{
+	static const char P[] = "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106"
+	                        "cf1223c6fc5d7cd6fc115";
+	static const char Q[] = "a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc4"
+	                        "87053f1dc6880949dc684c";
+	hj_id id = {.len = 32}, bad = {.len = 32};
+	uint8_t q[32];
+	char want[HJ_BECH32_BUF];
+
+	memset(S.payees, 0, sizeof S.payees);
+	S.payees[0].len = S.payees[2].len = (uint8_t)S.dealer.script_len;
+	memcpy(S.payees[0].b, S.dealer.script, S.dealer.script_len);
+	memcpy(S.payees[2].b, S.dealer.script, S.dealer.script_len);
+	FUZZ_CHECK(hj_hex_decode_exact(P, 64, HJ_HEX_BARE, id.b, 32, NULL, 0) ==
+	           0);
+	FUZZ_CHECK(hj_hex_decode_exact(Q, 64, HJ_HEX_BARE, q, 32, NULL, 0) ==
+	           0);
+	FUZZ_CHECK(b->ops->payee(b, &id, &S.payees[1], NULL, 0) == 0);
+	FUZZ_CHECK(S.payees[1].len == 34 && S.payees[1].b[0] == 0x51 &&
+	           S.payees[1].b[1] == 32 &&
+	           memcmp(S.payees[1].b + 2, q, 32) == 0);
+	FUZZ_CHECK(hj_segwit_encode(S.dealer.hrp, 1, q, 32, want, NULL, 0) ==
+	           0);
+	FUZZ_CHECK(strcmp(S.payees[1].address, want) == 0);
+	/* Not a key: 2^256 - 1 is above the field's prime. */
+	memset(bad.b, 0xff, 32);
+	FUZZ_CHECK(b->ops->payee(b, &bad, &S.payees[2], NULL, 0) == -EINVAL);
+	S.payees[2] = S.payees[0];
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -464,6 +578,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(b != NULL && b->ops->family == HJ_BITCOIN);
 	if (S.keep)
 		b->ops->keep_all(b);
+	payees(b);
 
 	for (int k = 0; k < S.nops; k++) {
 		struct op *o = &S.ops[k];
@@ -475,12 +590,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			o->rc = b->ops->identity(b, on_ident, o);
 		else if (o->kind == 't')
 			o->rc = b->ops->tip(b, on_tip, o);
-		else
+		else if (o->kind == 'b')
 			o->rc = b->ops->blocks(b, o->from, o->n, on_blocks, o);
+		else
+			o->rc = b->ops->payments(b, o->from, o->n, S.payees, 3,
+			                         on_payments, o);
 		S.rpc.in_call = 0;
 		S.rpc.owner = -1;
 		/* Refused: an error, and no callback ever. */
-		if (o->kind == 'b' &&
+		if ((o->kind == 'b' || o->kind == 'p') &&
 		    (o->n == 0 || o->from > (uint64_t)INT64_MAX - o->n))
 			FUZZ_CHECK(o->rc == -EINVAL);
 		else if (o->refuse)

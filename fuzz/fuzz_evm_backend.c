@@ -9,6 +9,9 @@
  *   "t"        tip
  *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
  *              2^64 - 1 when larger)
+ *   "p F N"    payments in blocks F .. F + N - 1 to the payees
+ *              0x00000000000000000000000000000000000000aa, the dealer,
+ *              and 0x...aa again
  * each preceded by "%" to have its first call refused; a "k" anywhere
  * asks the backend to keep every transaction first (keep_all, for
  * `hashjack export`).  The dealer is
@@ -27,8 +30,12 @@
  * own receipt (one that names that transaction and that block); with
  * keep_all also every transaction of the block in order, each field the
  * answer's, its transactionIndex its position, the status of the
- * dealer's its receipt's (none kept without keep_all); nothing leaks once
- * the backend is freed.
+ * dealer's its receipt's (none kept without keep_all); payments
+ * ask the blocks as blocks do, then the receipts of exactly the transfers
+ * of value from the dealer to a payee, in block order, and give exactly
+ * those whose receipt (of that transaction, in that block) says success,
+ * with their height, value, hash and the payee's first index; nothing
+ * leaks once the backend is freed.
  */
 #include "fuzz.h"
 #include "node_fake.h"
@@ -44,9 +51,10 @@
 #define MAX_N   16
 
 static const char DEALER[] = "0xdcdcf319ef991916ce062146aa804597059416d8";
+#define NPAYEES 3
 
 struct op {
-	char kind; /* 'i', 't', 'b' */
+	char kind; /* 'i', 't', 'b', 'p' */
 	int refuse;
 	uint64_t from;
 	size_t n;
@@ -64,6 +72,7 @@ static struct {
 	int nops;
 	uint8_t dealer[20];
 	int keep; /* keep_all */
+	hj_chain_payee payees[NPAYEES];
 	int freed;
 } S;
 
@@ -89,6 +98,7 @@ static void fake_submitted(hj_rpc *c, const struct fake_req *q)
 		FUZZ_CHECK(json_array_size(q->params[0]) == 0);
 		return;
 	case 'b':
+	case 'p':
 		break;
 	default:
 		FUZZ_CHECK(0);
@@ -401,6 +411,91 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 	FUZZ_CHECK(o->nreceipt_calls == (k > 0));
 }
 
+/* The payee's first index for address to, or -1. */
+static long payee_of(const uint8_t to[20])
+{
+	for (long k = 0; k < NPAYEES; k++)
+		if (memcmp(S.payees[k].b, to, 20) == 0)
+			return k;
+	return -1;
+}
+
+static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
+                        const char *error)
+{
+	struct op *o = arg;
+	size_t k = 0, got = 0;
+
+	callback_ran(o, error);
+	if (error != NULL) {
+		FUZZ_CHECK(p == NULL && n == 0);
+		return;
+	}
+	FUZZ_CHECK(json_array_size(o->answer) == o->n);
+	for (size_t i = 0; i < o->n; i++) {
+		json_t *b = json_array_get(o->answer, i);
+		json_t *txs = json_object_get(b, "transactions");
+		uint8_t block[32];
+
+		FUZZ_CHECK(hex_exact(json_object_get(b, "hash"), block, 32) ==
+		           0);
+		for (size_t t = 0; t < json_array_size(txs); t++) {
+			json_t *tx = json_array_get(txs, t), *v, *rc;
+			uint8_t from[20], to[20], hash[32], h[32];
+			unsigned __int128 value, status;
+			long payee;
+			char hex[67];
+
+			FUZZ_CHECK(hex_exact(json_object_get(tx, "from"), from,
+			                     20) == 0);
+			if (memcmp(from, S.dealer, 20) != 0 ||
+			    hex_exact(json_object_get(tx, "to"), to, 20) != 0 ||
+			    (payee = payee_of(to)) < 0)
+				continue;
+			v = json_object_get(tx, "value");
+			FUZZ_CHECK(json_is_string(v) &&
+			           hj_hex_quantity(json_string_value(v),
+			                           json_string_length(v),
+			                           &value, NULL, 0) == 0);
+			if (value == 0)
+				continue;
+			FUZZ_CHECK(hex_exact(json_object_get(tx, "hash"), hash,
+			                     32) == 0);
+			/* Its receipt was asked for, in order. */
+			FUZZ_CHECK(k < json_array_size(o->asked));
+			hj_hex_encode(hash, 32, 1, hex);
+			FUZZ_CHECK(strcmp(json_string_value(
+			                      json_array_get(o->asked, k)),
+			                  hex) == 0);
+			rc = json_array_get(o->receipts, k++);
+			FUZZ_CHECK(
+			    hex_exact(json_object_get(rc, "transactionHash"), h,
+			              32) == 0 &&
+			    memcmp(h, hash, 32) == 0);
+			FUZZ_CHECK(hex_exact(json_object_get(rc, "blockHash"),
+			                     h, 32) == 0 &&
+			           memcmp(h, block, 32) == 0);
+			v = json_object_get(rc, "status");
+			FUZZ_CHECK(json_is_string(v) &&
+			           hj_hex_quantity(json_string_value(v),
+			                           json_string_length(v),
+			                           &status, NULL, 0) == 0 &&
+			           status <= 1);
+			if (status == 0)
+				continue;
+			FUZZ_CHECK(got < n);
+			FUZZ_CHECK(p[got].height == o->from + i);
+			FUZZ_CHECK(p[got].payee == (size_t)payee);
+			FUZZ_CHECK(p[got].value == value);
+			FUZZ_CHECK(memcmp(p[got].txid, hash, 32) == 0);
+			got++;
+		}
+	}
+	FUZZ_CHECK(got == n);
+	FUZZ_CHECK(json_array_size(o->asked) == k);
+	FUZZ_CHECK(o->nreceipt_calls == (k > 0));
+}
+
 /* The first record: the operations. */
 static void read_ops(const char *p, size_t len)
 {
@@ -422,6 +517,7 @@ static void read_ops(const char *p, size_t len)
 		case 't':
 			break;
 		case 'b':
+		case 'p':
 			o->from = fake_number(&p, end);
 			o->n = (size_t)fake_number(&p, end);
 			if (o->n > MAX_N)
@@ -455,6 +551,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(b != NULL && b->ops->family == HJ_EVM);
 	if (S.keep)
 		b->ops->keep_all(b);
+	for (int k = 0; k < NPAYEES; k++) {
+		hj_id id = {.len = 20};
+		char hex[43];
+
+		id.b[19] = 0xaa;
+		if (k == 1)
+			memcpy(id.b, S.dealer, 20);
+		FUZZ_CHECK(b->ops->payee(b, &id, &S.payees[k], NULL, 0) == 0);
+		hj_hex_encode(id.b, 20, 1, hex);
+		FUZZ_CHECK(S.payees[k].len == 20 &&
+		           memcmp(S.payees[k].b, id.b, 20) == 0 &&
+		           strcmp(S.payees[k].address, hex) == 0);
+	}
 
 	for (int k = 0; k < S.nops; k++) {
 		struct op *o = &S.ops[k];
@@ -466,12 +575,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			o->rc = b->ops->identity(b, on_ident, o);
 		else if (o->kind == 't')
 			o->rc = b->ops->tip(b, on_tip, o);
-		else
+		else if (o->kind == 'b')
 			o->rc = b->ops->blocks(b, o->from, o->n, on_blocks, o);
+		else
+			o->rc = b->ops->payments(b, o->from, o->n, S.payees,
+			                         NPAYEES, on_payments, o);
 		S.rpc.in_call = 0;
 		S.rpc.owner = -1;
 		/* Refused: the client's error, and no callback ever. */
-		if (o->kind == 'b' &&
+		if ((o->kind == 'b' || o->kind == 'p') &&
 		    (o->n == 0 || o->from > UINT64_MAX - (o->n - 1)))
 			FUZZ_CHECK(o->rc == -EINVAL);
 		else if (o->refuse)

@@ -278,6 +278,19 @@ run "export: no such configuration" 78 "$bin" export -c "$tmp/none.conf" --from 
 run "export: a bad key" 64 "$bin" export -c "$tmp/export.conf" --from 1 --chain.confirmations=x &&
 	pass "export: a bad key: 64"
 
+# --- verify --payouts: its options --------------------------------------------
+run "verify --json without --payouts" 64 "$bin" verify -c x.conf --json &&
+	check_err "verify --json without --payouts" "--json is for --payouts"
+run "verify --grace without --payouts" 64 "$bin" verify -c x.conf --grace 5 &&
+	check_err "verify --grace without --payouts" "--grace is for --payouts"
+run "verify --grace not a number" 64 "$bin" verify -c x.conf --payouts \
+	--grace -1 &&
+	check_err "verify --grace not a number" '--grace: "-1" is not a number'
+run "verify --grace without a value" 64 "$bin" verify -c x.conf --payouts \
+	--grace && check_err "verify --grace without a value" '"--grace"'
+run "verify --payouts with --follow" 64 "$bin" verify -c x.conf --payouts \
+	--follow && check_err "verify --payouts with --follow" "not with --follow"
+
 if [ -w /dev/full ]; then
 	for args in "card $ACE" "replay $tmp/doc.json" "--help"; do
 		# shellcheck disable=SC2086

@@ -1,9 +1,10 @@
 /*
  * The backends (chain/evm_backend.h, chain/btc_backend.h) on what the
  * fuzz targets (fuzz/fuzz_evm_backend.c, fuzz/fuzz_btc_backend.c) found:
- * the ranges they refuse before any request, and answers they must not
- * take.  The rest of what they make of a node's answers is fuzzed there
- * and played end to end (tests/e2e).
+ * the ranges they refuse before any request (blocks and payments), what
+ * payee() makes of a recipient, and answers they must not take.  The rest of
+ * what they make of a node's answers is fuzzed there and played end to end
+ * (tests/e2e).
  *
  * For the ranges the client points at a port where nothing listens: a
  * call that got through would stay pending (hj_rpc_pending) and be
@@ -77,6 +78,16 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 	F.ncb++;
 }
 
+static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
+                        const char *error)
+{
+	(void)arg;
+	(void)p;
+	(void)n;
+	(void)error;
+	F.ncb++;
+}
+
 /* blocks(from, n) must name n heights that exist: from + n - 1 at most
  * 2^64 - 1 on EVM (a quantity); past it the range wrapped to block 0 and
  * the callback would have had block 0 after block 2^64 - 1. */
@@ -103,6 +114,28 @@ static void test_evm_range(void **state)
 	assert_int_equal(
 	    b->ops->blocks(b, UINT64_MAX - 15, 16, on_blocks, NULL), 0);
 	assert_int_equal(hj_rpc_pending(F.rpc), 2);
+	/* payments() takes the same ranges; a payee is an address. */
+	hj_chain_payee pay;
+	hj_id id = {.len = 20};
+	char err[100];
+	id.b[19] = 0xab;
+	assert_int_equal(b->ops->payee(b, &id, &pay, err, sizeof err), 0);
+	assert_int_equal(pay.len, 20);
+	assert_memory_equal(pay.b, id.b, 20);
+	assert_string_equal(pay.address,
+	                    "0x00000000000000000000000000000000000000ab");
+	id.len = 32;
+	assert_int_equal(b->ops->payee(b, &id, &pay, err, sizeof err), -EINVAL);
+	assert_string_equal(err, "not an address: 32 bytes");
+	assert_int_equal(b->ops->payments(b, 5, 0, &pay, 1, on_payments, NULL),
+	                 -EINVAL);
+	assert_int_equal(
+	    b->ops->payments(b, UINT64_MAX, 2, &pay, 1, on_payments, NULL),
+	    -EINVAL);
+	assert_int_equal(hj_rpc_pending(F.rpc), 2);
+	assert_int_equal(
+	    b->ops->payments(b, UINT64_MAX, 1, &pay, 1, on_payments, NULL), 0);
+	assert_int_equal(hj_rpc_pending(F.rpc), 3);
 	fx_end(b);
 }
 
@@ -280,6 +313,34 @@ static void test_btc_range(void **state)
 	assert_int_equal(
 	    b->ops->blocks(b, (uint64_t)INT64_MAX - 2, 2, on_blocks, NULL), 0);
 	assert_int_equal(hj_rpc_pending(F.rpc), 1);
+	/* payments() takes the same ranges; a payee is tr(P), here BIP-86's
+	 * first vector's key, in the dealer's prefix. */
+	hj_chain_payee pay;
+	hj_id id = {.len = 32};
+	static const uint8_t p[32] = {
+	    0xcc, 0x8a, 0x4b, 0xc6, 0x4d, 0x89, 0x7b, 0xdd, 0xc5, 0xfb, 0xc2,
+	    0xf6, 0x70, 0xf7, 0xa8, 0xba, 0x0b, 0x38, 0x67, 0x79, 0x10, 0x6c,
+	    0xf1, 0x22, 0x3c, 0x6f, 0xc5, 0xd7, 0xcd, 0x6f, 0xc1, 0x15};
+	static const uint8_t q[2] = {0xa6, 0x08}; /* a60869f0... */
+	memcpy(id.b, p, 32);
+	assert_int_equal(b->ops->payee(b, &id, &pay, err, sizeof err), 0);
+	assert_int_equal(pay.len, 34);
+	assert_int_equal(pay.b[0], 0x51);
+	assert_int_equal(pay.b[1], 32);
+	assert_memory_equal(pay.b + 2, q, 2);
+	assert_memory_equal(pay.address, "rltc1p", 6);
+	memset(id.b, 0xff, 32);
+	assert_int_equal(b->ops->payee(b, &id, &pay, err, sizeof err), -EINVAL);
+	id.len = 20;
+	assert_int_equal(b->ops->payee(b, &id, &pay, err, sizeof err), -EINVAL);
+	assert_string_equal(err, "not an x-only key: 20 bytes");
+	assert_int_equal(b->ops->payments(b, (uint64_t)INT64_MAX, 1, &pay, 1,
+	                                  on_payments, NULL),
+	                 -EINVAL);
+	assert_int_equal(hj_rpc_pending(F.rpc), 1);
+	assert_int_equal(b->ops->payments(b, 7, 3, &pay, 1, on_payments, NULL),
+	                 0);
+	assert_int_equal(hj_rpc_pending(F.rpc), 2);
 	fx_end(b);
 }
 

@@ -1483,3 +1483,109 @@ def batch_problems(q, want, paying=("confirmed",)):
             bad.append("batch %d: outputs %s, its payouts add up to %s"
                        % (bid, outs[bid], sorted(owes[bid].items())))
     return bad, dict(outs)
+
+
+# --------------------------------------------------------------------------
+# `hashjack verify --payouts`
+
+def log_debts(path):
+    """What a card log says the dealer owes, read here on its own (the
+    rules of docs/LOG.md, not the tool's code): ({recipient as the log
+    writes it: litoshis or wei owed}, [(tx, height, refund)] of the
+    unattributed refunds).  A settlement's and a side bet's payout go to
+    the round's player; a rejection's refund to its `from`, else to the
+    player of the round it names, else to nobody."""
+    owed = collections.Counter()
+    unattributed = []
+    players = {}                        # open round -> its player
+    for line in hj.read_cardlog(path):
+        for e in line["events"]:
+            t = e["type"]
+            if t == "action" and e["action"] == "Bet":
+                players[e["round"]] = e["player"]
+            elif t in ("settle", "sidebets"):
+                if int(e["payout"]):
+                    owed[e["player"]] += int(e["payout"])
+                if t == "settle":
+                    players.pop(e["round"], None)
+            elif t == "reject" and int(e["refund"]):
+                to = e.get("from") or players.get(e.get("round"))
+                if to:
+                    owed[to] += int(e["refund"])
+                else:
+                    unattributed.append((e["tx"], line["height"], int(e["refund"])))
+    return dict(owed), unattributed
+
+
+def verify_payouts(hashjack, conf, log, *args, timeout=300):
+    """`hashjack verify -c CONF --card-log LOG --payouts --json ARGS`:
+    (exit status, the report parsed or None, stdout, stderr)."""
+    p = subprocess.run([hashjack, "verify", "-c", conf, "--card-log", log, "--payouts",
+                        "--json"] + list(args), stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=timeout)
+    try:
+        report = json.loads(p.stdout)
+    except ValueError:
+        report = None
+    return p.returncode, report, p.stdout, p.stderr
+
+
+def payouts_problems(report, owed, received, later=None):
+    """A --payouts report against what it must say: every recipient of owed
+    ({recipient: amount due}) and later ({recipient: amount owed within
+    the grace period}) and no other, each with received[recipient] (0 when
+    absent), its difference and verdict as docs/VERIFY.md defines them.
+    Returns the problems (empty when it says exactly that)."""
+    later = later or {}
+    if not isinstance(report, dict):
+        return ["no JSON report"]
+    rows = {r["recipient"]: r for r in report.get("recipients", [])}
+    bad = []
+    names = set(owed) | set(later)
+    if set(rows) != names:
+        bad.append("recipients %s, expected %s" % (sorted(rows), sorted(names)))
+    counts = collections.Counter()
+    for who in sorted(names & set(rows)):
+        o, l, got = owed.get(who, 0), later.get(who, 0), received.get(who, 0)
+        if got < o:
+            status, diff = "short", got - o
+        elif got - o > l:
+            status, diff = "over", got - o - l
+        else:
+            status, diff = "even", 0
+        counts[status] += 1
+        want = {"owed": str(o), "later": str(l), "received": str(got),
+                "difference": str(diff), "status": status}
+        have = {k: rows[who].get(k) for k in want}
+        if have != want:
+            bad.append("%s: %s, expected %s" % (who, have, want))
+    for k in ("short", "even", "over"):
+        if report.get(k) != counts[k]:
+            bad.append("%s: %s, expected %d" % (k, report.get(k), counts[k]))
+    return bad
+
+
+def check_verify_paid(R, name, conf, log, model, unattributed=None):
+    """After every payout is final: `hashjack verify --payouts --grace 0`
+    over the dealer's log exits 0 with every recipient even, each owed
+    and received exactly what the log says (log_debts) and what the
+    model says (model: {recipient as the log writes it: amount}), the
+    unattributed refunds listed (unattributed: [(tx, height, amount)],
+    when given).  Reports one line through R.report."""
+    rc, rep, out, err = verify_payouts(R.hashjack, conf, log, "--grace", "0")
+    owed, unat = log_debts(log)
+    bad = payouts_problems(rep, owed, owed)
+    model = {k: v for k, v in model.items() if v}
+    if owed != model:
+        bad.append("the log owes %s, the model %s" % (sorted(owed.items())[:4],
+                                                     sorted(model.items())[:4]))
+    if rep is not None:
+        listed = sorted((u["tx"], u["height"], int(u["refund"])) for u in rep["unattributed"])
+        if listed != sorted(unat) or (unattributed is not None and
+                                      listed != sorted(unattributed)):
+            bad.append("unattributed %s, the log's %s" % (listed, sorted(unat)))
+    R.report(rc == 0 and not bad and rep["short"] == rep["over"] == 0,
+             "%s: verify --payouts: every recipient even" % name,
+             "%d recipients, %s owed and received; %d unattributed" % (
+                 len(owed), rep["owed"], len(rep["unattributed"]))
+             if rc == 0 and not bad else "exit %d, %s; %s" % (rc, bad[:3], err.strip()[-400:]))

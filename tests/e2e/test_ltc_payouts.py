@@ -20,7 +20,10 @@ address, state directory and paying wallet:
            every attributed payout is confirmed in the database, the
            unattributed one is owed and never paid, the wallet made one
            transaction per batch comment, STATUS showed the amount below
-           dust.
+           dust.  `hashjack verify --payouts --grace 0` (docs/VERIFY.md):
+           while the 3000 waits, its recipient short by exactly 3000 at
+           its tr(P) (exit 1) and everyone else even; at the end every
+           recipient even and the unattributed refund listed (exit 0).
   session  confirmations 2, timeout_blocks 3, the paying wallet funded.
            At least 50 rounds by eight players (each its own key P), in
            groups whose players bet in one block and act in the same
@@ -44,7 +47,8 @@ address, state directory and paying wallet:
            exactly the model's returns and refunds (scantxoutset), every
            payout is in exactly one confirmed batch, each tr(P)'s outputs
            are exactly those batches' outputs to it, one wallet
-           transaction per batch.
+           transaction per batch; `hashjack verify --payouts`: every
+           recipient even, the unattributed refunds listed.
   faults   confirmations 1, dust_limit 6000.  The paying wallet starts
            empty: the node
            refuses sendmany (Insufficient funds), the payouts stay owed
@@ -485,6 +489,22 @@ def game(R):
     except (TimeoutError, hj.HarnessError) as e:
         R.report(False, "game: a refund below dust waits, shown in STATUS",
                  "%s; last STATUS %s" % (e, S.notify.read()[-1:]))
+    # Everything else paid and final, the 3000 waiting below dust: its
+    # recipient is short by 3000 (exit 1), everyone else even.
+    S.settle_wait()
+    rc, rep, out, err = checks.verify_payouts(R.hashjack, S.dm.conf, S.dm.card_log,
+                                              "--grace", "0")
+    owed, _ = checks.log_debts(S.dm.card_log)
+    got = dict(owed)
+    got[P[6]] = 0
+    bad = checks.payouts_problems(rep, owed, got)
+    row = [r for r in (rep or {}).get("recipients", []) if r["recipient"] == P[6]]
+    R.report(rc == 1 and not bad and row and row[0]["difference"] == "-3000" and
+             row[0]["address"] == p[6].addr and rep["short"] == 1,
+             "game: verify --payouts: the refund waiting below dust is short",
+             "%s short by 3000 at %s; %d even" % (P[6][:16], p[6].addr[:16], rep["even"])
+             if rc == 1 and not bad and row else "exit %d, %s; %s" % (rc, bad[:3],
+                                                                      err.strip()[-300:]))
     # ... until a second refund makes 6100: paid in one output.
     S.refund_bet(p[6], 3100, count=False)
     S.expect[P[6]] += 6100
@@ -494,6 +514,12 @@ def game(R):
     R.report(got == 6100 and n == 1, "game: dust refunds paid together once above the limit",
              "one output of %d" % got if n == 1 else "%d outputs, %d" % (n, got))
     ok = check_paid(R, S, rows, "rounds")
+    un = [(t, v) for t, v in S.unattributed]
+    checks.check_verify_paid(R, "game", S.dm.conf, S.dm.card_log, S.expect)
+    _, unat = checks.log_debts(S.dm.card_log)
+    R.report(sorted((t, v) for t, _, v in unat) == sorted(un),
+             "game: the log's unattributed refunds are the session's",
+             "%d" % len(un))
     st = (S.notify.read() or [""])[-1]
     want = ("owed", "in flight", "balance")
     R.report(all(w in st for w in want), "game: STATUS shows owed, in flight, balance",
@@ -1612,6 +1638,11 @@ def session(R):
     rounds, results, rej, acts = model_counts(S)
     C.finish(S, played)
     check_session_paid(R, S)
+    owed = collections.Counter()
+    for v in S.expected_payouts().values():
+        if v[5]:
+            owed[v[5]] += int(v[6])
+    checks.check_verify_paid(R, "session", S.dm.conf, S.dm.card_log, owed)
     hands = sum(v for k, v in results.items() if k != "insured")
     missing = [k for k in ("Win", "Lose", "Push", "Bust", "Blackjack", "DealerBlackjack",
                            "Surrender", "insured") if not results[k]]

@@ -72,6 +72,19 @@ the dealer's key as anvil prints it):
             the batch is reverted, its payouts owed again and paid under
             the next nonce; exactly once; the dealer's transaction count
             is the confirmed batches + 1.
+  verify    confirmations 2.  `hashjack verify --payouts` over the
+            dealer's log (docs/VERIFY.md, "Payouts"): three refunds paid
+            and final, every recipient even (exit 0; the JSON report
+            against the log's debts read here, checks.log_debts); then the
+            daemon runs without [payout] dealer_key while two refunds are
+            owed, and the dealer key sends one player 100 wei of its own:
+            those two short by exactly their refunds (exit 1), that one
+            over by 100; under the default grace (100 blocks) nothing is
+            due (exit 0); a grace ending just before the unpaid refunds'
+            block leaves them `later`; the text report (short first, the
+            totals); the daemon with its key again pays them: even, the
+            100 wei still over, exit 0.  The session above ends with the
+            same check of every recipient (checks.check_verify_paid).
   key       dealer_key with mode 0644: exit 78 naming the chmod; the key
             of another address: exit 78 naming both addresses;
             --check-config prints the payouts line with the fees given;
@@ -832,6 +845,10 @@ def session(R):
     C.finish(S, played)              # stops the daemon (SIGTERM, exit 0)
     expect = {k: ("0x" + v[5], int(v[6])) for k, v in want.items()}
     check_paid(R, S, "session", expect, balances=S.initial)
+    owed = collections.Counter()
+    for to, v in expect.values():
+        owed[to] += v
+    checks.check_verify_paid(R, "session", S.dm.conf, S.dm.card_log, owed)
     bad, n_plan, n_conf = payer_lines(S, S.dm.stderr())
     R.report(not bad, "session: one plan and one confirmation line per batch, as recorded",
              "%d + %d lines" % (n_plan, n_conf) if not bad else "; ".join(bad[:3]))
@@ -1380,7 +1397,114 @@ def foreign(R):
 
 
 # --------------------------------------------------------------------------
-# 6. key: the key file's mode and address; --check-config
+# 6. verify: `hashjack verify --payouts` over the dealer's log
+
+def verify_scenario(R):
+    S = PaySession(R, "verify", players=4, conf=2)
+    a = S.a
+    p = S.players
+    S.begin()
+    S.refund(p[0], 555, kind="bet")
+    S.refund(p[1], 777, kind="hit")
+    S.refund(p[2], 999, kind="bet")
+    S.settle_wait(expect_n=3, timeout=30)
+    check_paid(R, S, "verify", S.expect)
+    # Every debt paid and final: even, exit 0.
+    rc, rep, out, err = checks.verify_payouts(R.hashjack, S.dm.conf, S.dm.card_log,
+                                              "--grace", "0")
+    owed, unat = checks.log_debts(S.dm.card_log)
+    want = collections.Counter()
+    for to, v in S.expect.values():
+        want[to.lower()] += v
+    bad = checks.payouts_problems(rep, owed, owed)
+    R.report(rc == 0 and not bad and owed == want and not unat,
+             "verify: every recipient even once paid (exit 0)",
+             "%d recipients, %d wei" % (len(owed), sum(owed.values())) if rc == 0 and not bad
+             and owed == want else "exit %d, %s; log %s, ledger %s; %s" %
+             (rc, bad[:3], owed, want, err.strip()[-300:]))
+    # The daemon runs without [payout] for a while: what it owes then is
+    # in the log and not paid.  The dealer key sends p2 100 wei of its own.
+    S.dm.stop()
+    S.start("--payout.dealer_key=")
+    S.refund(p[1], 876, kind="bet")      # below min_bet
+    S.refund(p[3], 4321, kind="hit")
+    a.mine()
+    nonce = int(a.rpc("eth_getTransactionCount", S.dealer, "pending"), 16)
+    cast_send(a, S.dealer_acct, p[2].address, 100, nonce)
+    a.mine()
+    a.mine()
+    checks.wait_log_height(S.dm, S.processed(), 30)
+    S.dm.stop()
+    owed, _ = checks.log_debts(S.dm.card_log)
+    got = {p[0].address: 555, p[1].address: 777, p[2].address: 999 + 100}
+    got = {k.lower(): v for k, v in got.items()}
+    rc, rep, out, err = checks.verify_payouts(R.hashjack, S.dm.conf, S.dm.card_log,
+                                              "--grace", "0")
+    bad = checks.payouts_problems(rep, owed, got)
+    short = sorted(r["recipient"] for r in (rep or {}).get("recipients", [])
+                   if r["status"] == "short")
+    R.report(rc == 1 and not bad and short == sorted([p[1].address.lower(),
+                                                     p[3].address.lower()])
+             and rep["missing"] == str(876 + 4321) and rep["excess"] == "100",
+             "verify: the debts left unpaid are short (exit 1), p2 over",
+             "%s short, missing %s; %d over by %s" % (len(short), rep["missing"], rep["over"],
+                                                     rep["excess"]) if rc == 1 and not bad
+             else "exit %d, %s; %s" % (rc, bad[:3], err.strip()[-300:]))
+    # Within the default grace period (100 blocks) nothing is due yet.
+    rc, rep, out, err = checks.verify_payouts(R.hashjack, S.dm.conf, S.dm.card_log)
+    bad = checks.payouts_problems(rep, {}, got, later=owed)
+    R.report(rc == 0 and not bad and rep["grace"] == 100 and rep["due"] is None,
+             "verify: within the default grace (100 blocks) nothing is due",
+             "%d even, %d over" % (rep["even"], rep["over"]) if rc == 0 and not bad
+             else "exit %d, %s; %s" % (rc, bad[:3], err.strip()[-300:]))
+    # A grace that reaches back just past the unpaid debts' block.
+    last = hj.read_cardlog(S.dm.card_log)[-1]["height"]
+    unpaid_at = [ln["height"] for ln in hj.read_cardlog(S.dm.card_log)
+                 if any(e.get("refund") == "4321" for e in ln["events"])][0]
+    final = a.height() - 1
+    rc, rep, out, err = checks.verify_payouts(R.hashjack, S.dm.conf, S.dm.card_log,
+                                              "--grace", str(final - unpaid_at + 1))
+    early = {k: v for k, v in owed.items() if k != p[3].address.lower()}
+    early[p[1].address.lower()] = 777
+    bad = checks.payouts_problems(rep, early, got,
+                                  later={p[1].address.lower(): 876,
+                                         p[3].address.lower(): 4321})
+    R.report(rc == 0 and not bad and rep["due"] == unpaid_at - 1,
+             "verify: a debt counts once its block is final + grace",
+             "due up to block %d of %d" % (rep["due"], last) if rc == 0 and not bad
+             else "exit %d, %s; %s" % (rc, bad[:3], err.strip()[-300:]))
+    # The text report.
+    pr = subprocess.run([R.hashjack, "verify", "-c", S.dm.conf, "--card-log", S.dm.card_log,
+                         "--payouts", "--grace", "0"], capture_output=True, text=True,
+                        timeout=120)
+    lines = pr.stdout.splitlines()
+    rows = [ln.split() for ln in lines if ln.startswith("  ") and "0x" in ln]
+    ok = pr.returncode == 1 and lines[0].startswith("verified blocks ") and \
+        lines[1].startswith("payouts (amounts in wei): log blocks ") and \
+        [r[0] for r in rows] == ["short", "short", "even", "over"] and \
+        rows[0][1:] in ([p[1].address.lower(), "1653", "0", "777", "-876"],
+                        [p[3].address.lower(), "4321", "0", "0", "-4321"]) and \
+        "4 recipients: 2 short (5197 missing), 1 even, 1 over (100 beyond what the log owes)" \
+        in pr.stdout
+    R.report(ok, "verify: the text report, short first", lines[-1] if ok else pr.stdout[-600:])
+    # Paid at last: even again; the foreign 100 wei stay over, which is no
+    # failure.
+    S.start()
+    S.settle_wait(expect_n=5, timeout=30)
+    S.dm.stop()
+    got[p[1].address.lower()] += 876
+    got[p[3].address.lower()] = 4321
+    rc, rep, out, err = checks.verify_payouts(R.hashjack, S.dm.conf, S.dm.card_log,
+                                              "--grace", "0")
+    bad = checks.payouts_problems(rep, owed, got)
+    R.report(rc == 0 and not bad and rep["short"] == 0 and rep["over"] == 1,
+             "verify: paid later: even, the extra 100 wei over (exit 0)",
+             "%d even, %d over" % (rep["even"], rep["over"]) if rc == 0 and not bad
+             else "exit %d, %s; %s" % (rc, bad[:3], err.strip()[-300:]))
+
+
+# --------------------------------------------------------------------------
+# 7. key: the key file's mode and address; --check-config
 
 def key(R):
     wd = os.path.join(R.workdir, "key")
@@ -1457,7 +1581,7 @@ class Runner(checks.PayoutRunner):
     WIDTH = 70
 
 
-SCENARIOS = ("session", "kills", "refusals", "stuck", "foreign", "key")
+SCENARIOS = ("session", "kills", "refusals", "stuck", "foreign", "verify", "key")
 
 
 def main():
@@ -1471,7 +1595,7 @@ def main():
     random.seed(args.seed)
     R = Runner(args, wd.path)
     fns = {"session": session, "kills": lambda r: kills(r, args.kills), "refusals": refusals,
-           "stuck": stuck, "foreign": foreign, "key": key}
+           "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
     try:
         for name in SCENARIOS:
             if args.only and not any(k in name for k in args.only):

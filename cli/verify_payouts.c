@@ -1,0 +1,906 @@
+/* `hashjack verify --payouts`: debts of the card log against payments seen
+ * on chain (verify_payouts.h). */
+#include "verify_payouts.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "hex.h"
+
+/* Requests of payments in flight at once. */
+#define DEPTH 4
+
+/* A player or recipient, by the id the log names it with. */
+struct party {
+	hj_id id;
+	char text[67]; /* as in the log */
+	char address[96];
+	int owed;        /* has a debt: a recipient */
+	hj_amount total; /* all its debts */
+	hj_amount received;
+	uint64_t payments;
+};
+
+struct debt {
+	size_t party;
+	uint64_t height;
+	hj_amount amount;
+};
+
+struct unattributed {
+	char tx[67];
+	char round[67]; /* "" when none */
+	uint64_t height;
+	hj_amount refund;
+};
+
+/* An open-addressing table from an id to an index (linear probing,
+ * deletion by backward shift). */
+struct slot {
+	int used;
+	hj_id key;
+	size_t val;
+};
+
+struct idmap {
+	struct slot *s;
+	size_t cap, n; /* cap a power of two */
+};
+
+struct hj_vpay {
+	hj_family family;
+	const char *unit;
+	struct party *parties;
+	size_t nparties, cap_parties;
+	struct idmap by_id;  /* id -> party */
+	struct idmap rounds; /* open round -> its player's party */
+	struct debt *debts;
+	size_t ndebts, cap_debts;
+	struct unattributed *un;
+	size_t nun, cap_un;
+	size_t *recipients; /* parties with a debt, in order */
+	size_t nrecipients, cap_recipients;
+	int started;
+	uint64_t first, last;
+	/* hj_vpay_end's scan. */
+	hj_backend *be;
+	hj_vpay_opts o;
+	hj_vpay_done_cb done;
+	void *arg;
+	hj_chain_payee *payees; /* one per recipient */
+	uint64_t tip, next, to;
+	unsigned inflight;
+	int scanning, finished, shown;
+	uint64_t t_scanned;
+};
+
+/* ---- the id table ---- */
+
+static size_t id_hash(const hj_id *id)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (size_t i = 0; i < id->len; i++)
+		h = (h ^ id->b[i]) * 1099511628211u;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct slot *idmap_find(const struct idmap *m, const hj_id *key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = id_hash(key) & (m->cap - 1);;
+	     i = (i + 1) & (m->cap - 1)) {
+		if (!m->s[i].used)
+			return NULL;
+		if (hj_id_eq(&m->s[i].key, key))
+			return &m->s[i];
+	}
+}
+
+static int idmap_put(struct idmap *m, const hj_id *key, size_t val)
+{
+	struct slot *s = idmap_find(m, key);
+	if (s) {
+		s->val = val;
+		return 0;
+	}
+	if (2 * (m->n + 1) > m->cap) {
+		struct idmap g = {calloc(m->cap ? 2 * m->cap : 64, sizeof *g.s),
+		                  m->cap ? 2 * m->cap : 64, 0};
+		if (!g.s)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->s[i].used)
+				idmap_put(&g, &m->s[i].key, m->s[i].val);
+		free(m->s);
+		*m = g;
+	}
+	size_t i = id_hash(key) & (m->cap - 1);
+	while (m->s[i].used)
+		i = (i + 1) & (m->cap - 1);
+	m->s[i] = (struct slot){1, *key, val};
+	m->n++;
+	return 0;
+}
+
+static void idmap_remove(struct idmap *m, const hj_id *key)
+{
+	struct slot *s = idmap_find(m, key);
+	size_t i, j, mask = m->cap - 1;
+
+	if (!s)
+		return;
+	i = (size_t)(s - m->s);
+	m->s[i].used = 0;
+	m->n--;
+	/* Entries after the hole that would not be found across it move
+	 * into it. */
+	for (j = (i + 1) & mask; m->s[j].used; j = (j + 1) & mask) {
+		size_t home = id_hash(&m->s[j].key) & mask;
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->s[i] = m->s[j];
+			m->s[j].used = 0;
+			i = j;
+		}
+	}
+}
+
+/* ---- growing arrays ---- */
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? 2 * *cap : 16;
+	void *q = realloc(*p, ncap * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+hj_vpay *hj_vpay_new(hj_family family, const char *unit)
+{
+	hj_vpay *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->family = family;
+	v->unit = unit;
+	return v;
+}
+
+void hj_vpay_free(hj_vpay *v)
+{
+	if (!v)
+		return;
+	free(v->parties);
+	free(v->by_id.s);
+	free(v->rounds.s);
+	free(v->debts);
+	free(v->un);
+	free(v->recipients);
+	free(v->payees);
+	free(v);
+}
+
+size_t hj_vpay_count(const hj_vpay *v)
+{
+	return v->nrecipients;
+}
+
+const hj_id *hj_vpay_recipient(const hj_vpay *v, size_t i)
+{
+	return &v->parties[v->recipients[i]].id;
+}
+
+const char *hj_vpay_recipient_text(const hj_vpay *v, size_t i)
+{
+	return v->parties[v->recipients[i]].text;
+}
+
+uint64_t hj_vpay_first(const hj_vpay *v)
+{
+	return v->first;
+}
+
+uint64_t hj_vpay_last(const hj_vpay *v)
+{
+	return v->last;
+}
+
+void hj_vpay_set_address(hj_vpay *v, size_t i, const char *address)
+{
+	struct party *p = &v->parties[v->recipients[i]];
+	snprintf(p->address, sizeof p->address, "%s", address);
+}
+
+int hj_vpay_received(hj_vpay *v, size_t i, hj_amount value)
+{
+	struct party *p = &v->parties[v->recipients[i]];
+	if (value > HJ_AMOUNT_MAX - p->received)
+		return -ERANGE;
+	p->received += value;
+	p->payments++;
+	return 0;
+}
+
+/* ---- lines ---- */
+
+__attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
+                                                     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Event member key as an id (hex as the family writes it) into *id and
+ * its text; -EINVAL when it is absent or not one. */
+static int get_id(const hj_vpay *v, json_t *ev, const char *key, hj_id *id,
+                  const char **text)
+{
+	json_t *s = json_object_get(ev, key);
+	size_t n = 0;
+
+	if (!json_is_string(s) || json_string_length(s) > 66 ||
+	    hj_hex_decode(json_string_value(s), json_string_length(s),
+	                  v->family == HJ_EVM ? HJ_HEX_REQUIRED : HJ_HEX_BARE,
+	                  id->b, sizeof id->b, &n, NULL, 0) ||
+	    n == 0)
+		return -EINVAL;
+	id->len = (uint8_t)n;
+	*text = json_string_value(s);
+	return 0;
+}
+
+static int get_amount(json_t *ev, const char *key, hj_amount *out)
+{
+	json_t *s = json_object_get(ev, key);
+	if (!json_is_string(s) ||
+	    hj_amount_parse(json_string_value(s), json_string_length(s), out))
+		return -EINVAL;
+	return 0;
+}
+
+/* The party of id, made when new: its index, or -ENOMEM. */
+static long party_of(hj_vpay *v, const hj_id *id, const char *text)
+{
+	struct slot *s = idmap_find(&v->by_id, id);
+	struct party *p;
+
+	if (s)
+		return (long)s->val;
+	if (grow((void **)&v->parties, &v->cap_parties, v->nparties,
+	         sizeof *v->parties) ||
+	    idmap_put(&v->by_id, id, v->nparties))
+		return -ENOMEM;
+	p = &v->parties[v->nparties];
+	memset(p, 0, sizeof *p);
+	p->id = *id;
+	snprintf(p->text, sizeof p->text, "%s", text);
+	return (long)v->nparties++;
+}
+
+static int add_debt(hj_vpay *v, size_t party, uint64_t height, hj_amount amount)
+{
+	struct party *p = &v->parties[party];
+
+	if (amount == 0)
+		return 0;
+	if (amount > HJ_AMOUNT_MAX - p->total)
+		return -ERANGE;
+	if (grow((void **)&v->debts, &v->cap_debts, v->ndebts,
+	         sizeof *v->debts))
+		return -ENOMEM;
+	if (!p->owed) {
+		if (grow((void **)&v->recipients, &v->cap_recipients,
+		         v->nrecipients, sizeof *v->recipients))
+			return -ENOMEM;
+		v->recipients[v->nrecipients++] = party;
+		p->owed = 1;
+	}
+	p->total += amount;
+	v->debts[v->ndebts++] = (struct debt){party, height, amount};
+	return 0;
+}
+
+/* A debt to the party named by ev's key. */
+static int debt_to(hj_vpay *v, json_t *ev, const char *key, uint64_t height,
+                   hj_amount amount)
+{
+	hj_id id;
+	const char *text;
+	long p;
+
+	if (get_id(v, ev, key, &id, &text))
+		return -EINVAL;
+	p = party_of(v, &id, text);
+	if (p < 0)
+		return (int)p;
+	return add_debt(v, (size_t)p, height, amount);
+}
+
+static int reject(hj_vpay *v, json_t *ev, uint64_t height)
+{
+	hj_amount refund;
+	hj_id id;
+	const char *text, *round = NULL;
+	struct slot *s;
+	struct unattributed *u;
+
+	if (get_amount(ev, "refund", &refund))
+		return -EINVAL;
+	if (refund == 0)
+		return 0;
+	/* To the sender, else to the player of the round named. */
+	if (json_object_get(ev, "from"))
+		return debt_to(v, ev, "from", height, refund);
+	if (json_object_get(ev, "round")) {
+		if (get_id(v, ev, "round", &id, &round))
+			return -EINVAL;
+		s = idmap_find(&v->rounds, &id);
+		if (s)
+			return add_debt(v, s->val, height, refund);
+	}
+	if (get_id(v, ev, "tx", &id, &text))
+		return -EINVAL;
+	if (grow((void **)&v->un, &v->cap_un, v->nun, sizeof *v->un))
+		return -ENOMEM;
+	u = &v->un[v->nun++];
+	snprintf(u->tx, sizeof u->tx, "%s", text);
+	snprintf(u->round, sizeof u->round, "%s", round ? round : "");
+	u->height = height;
+	u->refund = refund;
+	return 0;
+}
+
+static int event(hj_vpay *v, json_t *ev, uint64_t height)
+{
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	hj_amount amount;
+	hj_id round, player;
+	const char *text;
+	long p;
+
+	if (!type)
+		return -EINVAL;
+	if (strcmp(type, "action") == 0) {
+		const char *a =
+		    json_string_value(json_object_get(ev, "action"));
+		if (!a || strcmp(a, "Bet") != 0)
+			return 0;
+		/* A Bet opens its round: whose it is, for the refunds of
+		 * rejections that name it. */
+		if (get_id(v, ev, "round", &round, &text) ||
+		    get_id(v, ev, "player", &player, &text))
+			return -EINVAL;
+		p = party_of(v, &player, text);
+		if (p < 0)
+			return (int)p;
+		return idmap_put(&v->rounds, &round, (size_t)p);
+	}
+	if (strcmp(type, "settle") == 0) {
+		int rc;
+		if (get_id(v, ev, "round", &round, &text) ||
+		    get_amount(ev, "payout", &amount))
+			return -EINVAL;
+		rc = debt_to(v, ev, "player", height, amount);
+		idmap_remove(&v->rounds, &round);
+		return rc;
+	}
+	if (strcmp(type, "sidebets") == 0) {
+		if (get_amount(ev, "payout", &amount))
+			return -EINVAL;
+		return debt_to(v, ev, "player", height, amount);
+	}
+	if (strcmp(type, "reject") == 0)
+		return reject(v, ev, height);
+	return 0;
+}
+
+/* Whether a line ends with no events: nothing to read in it. */
+static int no_events(const char *line, size_t len)
+{
+	static const char tail[] = "\"events\":[]}";
+	size_t n = sizeof tail - 1;
+	return len >= n && memcmp(line + len - n, tail, n) == 0;
+}
+
+int hj_vpay_line(hj_vpay *v, const char *line, size_t len, char *err,
+                 size_t errlen)
+{
+	json_t *j, *h, *evs;
+	uint64_t height;
+	int rc = 0;
+
+	if (v->started && no_events(line, len)) {
+		if (v->last == UINT64_MAX)
+			return bad(err, errlen, "a height after 2^64 - 1");
+		v->last++;
+		return 0;
+	}
+	j = json_loadb(line, len, 0, NULL);
+	h = json_object_get(j, "height");
+	evs = json_object_get(j, "events");
+	if (!json_is_integer(h) || json_integer_value(h) < 0 ||
+	    !json_is_array(evs)) {
+		json_decref(j);
+		return bad(err, errlen,
+		           "not a card log line (no height or events)");
+	}
+	height = (uint64_t)json_integer_value(h);
+	if (v->started && height != v->last + 1) {
+		json_decref(j);
+		return bad(err, errlen,
+		           "block %" PRIu64 " after block %" PRIu64, height,
+		           v->last);
+	}
+	for (size_t i = 0; i < json_array_size(evs) && rc == 0; i++)
+		rc = event(v, json_array_get(evs, i), height);
+	json_decref(j);
+	if (rc == -EINVAL)
+		return bad(err, errlen,
+		           "block %" PRIu64 ": an event without the keys "
+		           "docs/LOG.md gives it",
+		           height);
+	if (rc == -ERANGE) {
+		bad(err, errlen,
+		    "block %" PRIu64 ": a recipient owed more than 2^128 - 1",
+		    height);
+		return -ERANGE;
+	}
+	if (rc) {
+		bad(err, errlen, "out of memory");
+		return rc;
+	}
+	if (!v->started)
+		v->first = height;
+	v->started = 1;
+	v->last = height;
+	return 0;
+}
+
+/* ---- the report ---- */
+
+static json_t *amount_json(hj_amount a)
+{
+	char buf[HJ_AMOUNT_STRLEN];
+	return json_string(hj_amount_format(a, buf));
+}
+
+/* a - b with its sign, as text. */
+static json_t *signed_json(hj_amount a, hj_amount b)
+{
+	char buf[HJ_AMOUNT_STRLEN], out[HJ_AMOUNT_STRLEN + 1];
+	if (a >= b)
+		return json_string(hj_amount_format(a - b, buf));
+	snprintf(out, sizeof out, "-%s", hj_amount_format(b - a, buf));
+	return json_string(out);
+}
+
+/* Saturating: totals over recipients are shown, never decided on. */
+static hj_amount add_sat(hj_amount a, hj_amount b)
+{
+	return a > HJ_AMOUNT_MAX - b ? HJ_AMOUNT_MAX : a + b;
+}
+
+/* The rank of a verdict, for the order of the table. */
+static int rank(const char *status)
+{
+	return strcmp(status, "short") == 0  ? 0
+	       : strcmp(status, "over") == 0 ? 2
+	                                     : 1;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	int c = rank(json_string_value(json_object_get(a, "status"))) -
+	        rank(json_string_value(json_object_get(b, "status")));
+	if (c)
+		return c;
+	return strcmp(json_string_value(json_object_get(a, "recipient")),
+	              json_string_value(json_object_get(b, "recipient")));
+}
+
+json_t *hj_vpay_report(const hj_vpay *v, const hj_vpay_view *w, size_t *nshort)
+{
+	unsigned conf = w->confirmations ? w->confirmations : 1;
+	int has_final = w->tip + 1 >= conf;
+	uint64_t final = has_final ? w->tip + 1 - conf : 0;
+	int has_due = has_final && final >= w->grace;
+	uint64_t due = has_due ? final - w->grace : 0;
+	hj_amount *owed = calloc(v->nparties + 1, sizeof *owed);
+	hj_amount *later = calloc(v->nparties + 1, sizeof *later);
+	json_t **rows = calloc(v->nrecipients + 1, sizeof *rows);
+	json_t *r = json_object(), *list = json_array(), *un = json_array();
+	hj_amount t_owed = 0, t_later = 0, t_recv = 0, t_short = 0, t_over = 0;
+	size_t n[3] = {0, 0, 0};
+	int ok = owed && later && rows && r && list && un;
+
+	*nshort = 0;
+	for (size_t i = 0; ok && i < v->ndebts; i++) {
+		const struct debt *d = &v->debts[i];
+		hj_amount *to = has_due && d->height <= due ? owed : later;
+		/* Below the party's total, which hj_vpay_line kept below
+		 * 2^128. */
+		to[d->party] += d->amount;
+	}
+	for (size_t i = 0; ok && i < v->nrecipients; i++) {
+		size_t k = v->recipients[i];
+		const struct party *p = &v->parties[k];
+		const char *status;
+		json_t *diff;
+		if (p->received < owed[k]) {
+			status = "short";
+			diff = signed_json(p->received, owed[k]);
+			t_short = add_sat(t_short, owed[k] - p->received);
+		} else if (p->received - owed[k] > later[k]) {
+			/* What is received beyond what is due goes first to
+			 * the debts still in their grace period. */
+			status = "over";
+			diff = amount_json(p->received - owed[k] - later[k]);
+			t_over =
+			    add_sat(t_over, p->received - owed[k] - later[k]);
+		} else {
+			status = "even";
+			diff = json_string("0");
+		}
+		n[rank(status)]++;
+		t_owed = add_sat(t_owed, owed[k]);
+		t_later = add_sat(t_later, later[k]);
+		t_recv = add_sat(t_recv, p->received);
+		rows[i] = json_pack(
+		    "{s:s,s:s,s:o,s:o,s:o,s:I,s:o,s:s}", "recipient", p->text,
+		    "address", p->address[0] ? p->address : p->text, "owed",
+		    amount_json(owed[k]), "later", amount_json(later[k]),
+		    "received", amount_json(p->received), "payments",
+		    (json_int_t)p->payments, "difference", diff, "status",
+		    status);
+		ok = rows[i] != NULL;
+	}
+	if (ok && v->nrecipients > 1)
+		qsort(rows, v->nrecipients, sizeof *rows, cmp_rows);
+	for (size_t i = 0; ok && i < v->nrecipients; i++) {
+		ok = json_array_append_new(list, rows[i]) == 0;
+		rows[i] = NULL;
+	}
+	for (size_t i = 0; ok && i < v->nun; i++) {
+		const struct unattributed *u = &v->un[i];
+		json_t *e = json_pack("{s:s,s:I,s:o}", "tx", u->tx, "height",
+		                      (json_int_t)u->height, "refund",
+		                      amount_json(u->refund));
+		if (e && u->round[0])
+			json_object_set_new(e, "round", json_string(u->round));
+		ok = e && json_array_append_new(un, e) == 0;
+	}
+	if (ok) {
+		json_object_set_new(r, "unit", json_string(v->unit));
+		json_object_set_new(r, "tip", json_integer((json_int_t)w->tip));
+		json_object_set_new(r, "confirmations", json_integer(conf));
+		json_object_set_new(r, "grace",
+		                    json_integer((json_int_t)w->grace));
+		json_object_set_new(r, "final",
+		                    has_final ? json_integer((json_int_t) final)
+		                              : json_null());
+		json_object_set_new(r, "due",
+		                    has_due ? json_integer((json_int_t)due)
+		                            : json_null());
+		json_object_set_new(r, "log",
+		                    v->started
+		                        ? json_pack("{s:I,s:I}", "from",
+		                                    (json_int_t)v->first, "to",
+		                                    (json_int_t)v->last)
+		                        : json_null());
+		json_object_set_new(
+		    r, "scanned",
+		    w->scanned ? json_pack("{s:I,s:I}", "from",
+		                           (json_int_t)w->scan_from, "to",
+		                           (json_int_t)w->scan_to)
+		               : json_null());
+		json_object_set_new(r, "recipients", list);
+		json_object_set_new(r, "unattributed", un);
+		list = un = NULL;
+		json_object_set_new(r, "short", json_integer((json_int_t)n[0]));
+		json_object_set_new(r, "even", json_integer((json_int_t)n[1]));
+		json_object_set_new(r, "over", json_integer((json_int_t)n[2]));
+		json_object_set_new(r, "owed", amount_json(t_owed));
+		json_object_set_new(r, "later", amount_json(t_later));
+		json_object_set_new(r, "received", amount_json(t_recv));
+		json_object_set_new(r, "missing", amount_json(t_short));
+		json_object_set_new(r, "excess", amount_json(t_over));
+		/* A failed set leaves a key out: checked once. */
+		ok = json_object_size(r) == 18;
+	}
+	for (size_t i = 0; rows && i < v->nrecipients; i++)
+		json_decref(rows[i]);
+	free(rows);
+	free(owed);
+	free(later);
+	json_decref(list);
+	json_decref(un);
+	if (!ok) {
+		json_decref(r);
+		return NULL;
+	}
+	*nshort = n[0];
+	return r;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static long long num(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+void hj_vpay_print(const json_t *r, FILE *out)
+{
+	json_t *list = json_object_get(r, "recipients");
+	json_t *un = json_object_get(r, "unattributed");
+	json_t *log = json_object_get(r, "log");
+	json_t *scan = json_object_get(r, "scanned");
+	const char *unit = str(r, "unit");
+	int w_owed = 4, w_later = 5, w_recv = 8, w_diff = 10, w_who = 9;
+	size_t i;
+	json_t *row;
+
+	fprintf(out, "payouts (amounts in %s): ", unit);
+	if (json_is_null(log)) {
+		fprintf(out, "the log has no line\n");
+		return;
+	}
+	fprintf(out, "log blocks %lld to %lld; ", num(log, "from"),
+	        num(log, "to"));
+	if (json_is_null(json_object_get(r, "final")))
+		fprintf(out, "no final block (tip %lld, %lld confirmations)",
+		        num(r, "tip"), num(r, "confirmations"));
+	else
+		fprintf(out,
+		        "final blocks up to %lld (tip %lld, %lld "
+		        "confirmations)",
+		        num(r, "final"), num(r, "tip"),
+		        num(r, "confirmations"));
+	if (json_is_null(json_object_get(r, "due")))
+		fprintf(out, "; no debt due yet (grace %lld blocks)",
+		        num(r, "grace"));
+	else
+		fprintf(out, "; debts due up to block %lld (grace %lld blocks)",
+		        num(r, "due"), num(r, "grace"));
+	if (json_is_null(scan))
+		fprintf(out, "; no block scanned for payments\n");
+	else
+		fprintf(out, "; payments counted in blocks %lld to %lld\n",
+		        num(scan, "from"), num(scan, "to"));
+	json_array_foreach(list, i, row)
+	{
+		int n;
+		n = (int)strlen(str(row, "recipient"));
+		w_who = n > w_who ? n : w_who;
+		n = (int)strlen(str(row, "owed"));
+		w_owed = n > w_owed ? n : w_owed;
+		n = (int)strlen(str(row, "later"));
+		w_later = n > w_later ? n : w_later;
+		n = (int)strlen(str(row, "received"));
+		w_recv = n > w_recv ? n : w_recv;
+		n = (int)strlen(str(row, "difference"));
+		w_diff = n > w_diff ? n : w_diff;
+	}
+	if (json_array_size(list)) {
+		int btc = strcmp(str(json_array_get(list, 0), "recipient"),
+		                 str(json_array_get(list, 0), "address")) != 0;
+		fprintf(out, "  %-6s %-*s %*s %*s %*s %*s%s\n", "", w_who,
+		        "recipient", w_owed, "owed", w_later, "later", w_recv,
+		        "received", w_diff, "difference",
+		        btc ? "  paid at" : "");
+		json_array_foreach(list, i, row)
+		{
+			fprintf(out, "  %-6s %-*s %*s %*s %*s %*s",
+			        str(row, "status"), w_who,
+			        str(row, "recipient"), w_owed, str(row, "owed"),
+			        w_later, str(row, "later"), w_recv,
+			        str(row, "received"), w_diff,
+			        str(row, "difference"));
+			if (btc)
+				fprintf(out, "  %s", str(row, "address"));
+			fputc('\n', out);
+		}
+	}
+	fprintf(out,
+	        "%zu recipients: %lld short (%s missing), %lld even, %lld "
+	        "over (%s beyond what the log owes); owed %s, received %s, "
+	        "%s owed later\n",
+	        json_array_size(list), num(r, "short"), str(r, "missing"),
+	        num(r, "even"), num(r, "over"), str(r, "excess"),
+	        str(r, "owed"), str(r, "received"), str(r, "later"));
+	if (json_array_size(un)) {
+		fprintf(out,
+		        "%zu unattributed refunds (no recipient: nobody "
+		        "to pay them to):\n",
+		        json_array_size(un));
+		json_array_foreach(un, i, row)
+		{
+			fprintf(out, "  block %lld tx %s: %s",
+			        num(row, "height"), str(row, "tx"),
+			        str(row, "refund"));
+			if (json_object_get(row, "round"))
+				fprintf(out, " (round %s)", str(row, "round"));
+			fputc('\n', out);
+		}
+	}
+}
+
+/* ---- the end: the chain ---- */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("hashjack: verify: payouts: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void end_progress(hj_vpay *v)
+{
+	if (v->shown)
+		fputc('\n', stderr);
+	v->shown = 0;
+}
+
+static void finish(hj_vpay *v, int rc)
+{
+	if (v->finished)
+		return;
+	v->finished = 1;
+	end_progress(v);
+	v->done(v->arg, rc);
+}
+
+static void report(hj_vpay *v)
+{
+	hj_vpay_view w = {.tip = v->tip,
+	                  .confirmations = v->o.confirmations,
+	                  .grace = v->o.grace,
+	                  .scanned = v->scanning,
+	                  .scan_from = v->first,
+	                  .scan_to = v->to};
+	size_t nshort;
+	json_t *r = hj_vpay_report(v, &w, &nshort);
+
+	end_progress(v);
+	if (!r) {
+		say("out of memory");
+		finish(v, EX_SOFTWARE);
+		return;
+	}
+	if (v->o.json) {
+		json_dumpf(r, v->o.out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		fputc('\n', v->o.out);
+	} else {
+		hj_vpay_print(r, v->o.out);
+	}
+	fflush(v->o.out);
+	json_decref(r);
+	finish(v, nshort ? 1 : 0);
+}
+
+static void more(hj_vpay *v);
+
+static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
+                        const char *error)
+{
+	hj_vpay *v = arg;
+
+	v->inflight--;
+	if (v->finished)
+		return;
+	if (error) {
+		end_progress(v);
+		say("node: %s", error);
+		finish(v, EX_UNAVAILABLE);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].payee >= v->nrecipients ||
+		    hj_vpay_received(v, p[i].payee, p[i].value)) {
+			say("block %" PRIu64 ": more received than 2^128 - 1",
+			    p[i].height);
+			finish(v, EX_DATAERR);
+			return;
+		}
+	}
+	more(v);
+}
+
+/* Asks for the next ranges, up to DEPTH in flight; reports after the
+ * last. */
+static void more(hj_vpay *v)
+{
+	while (v->inflight < DEPTH && v->next <= v->to) {
+		uint64_t left = v->to - v->next + 1;
+		size_t n = left < v->o.batch ? (size_t)left : v->o.batch;
+		if (v->be->ops->payments(v->be, v->next, n, v->payees,
+		                         v->nrecipients, on_payments, v)) {
+			say("out of memory");
+			finish(v, EX_SOFTWARE);
+			return;
+		}
+		v->inflight++;
+		v->next += n;
+	}
+	if (v->o.tty && v->next > v->first) {
+		fprintf(stderr,
+		        "\rverify: payouts: scanned to block %" PRIu64
+		        " of %" PRIu64 "   ",
+		        v->next - 1, v->to);
+		fflush(stderr);
+		v->shown = 1;
+	}
+	if (v->inflight == 0)
+		report(v);
+}
+
+static void on_tip(void *arg, uint64_t height, const char *error)
+{
+	hj_vpay *v = arg;
+	unsigned conf = v->o.confirmations ? v->o.confirmations : 1;
+	char err[200];
+
+	if (error) {
+		say("node: %s", error);
+		finish(v, EX_UNAVAILABLE);
+		return;
+	}
+	v->tip = height;
+	v->payees = calloc(v->nrecipients + 1, sizeof *v->payees);
+	if (!v->payees) {
+		say("out of memory");
+		finish(v, EX_SOFTWARE);
+		return;
+	}
+	for (size_t i = 0; i < v->nrecipients; i++) {
+		if (v->be->ops->payee(v->be, hj_vpay_recipient(v, i),
+		                      &v->payees[i], err, sizeof err)) {
+			say("recipient %s: %s", hj_vpay_recipient_text(v, i),
+			    err);
+			finish(v, EX_DATAERR);
+			return;
+		}
+		hj_vpay_set_address(v, i, v->payees[i].address);
+	}
+	/* Payments in the final blocks from the log's first on: none can
+	 * pay a debt of the log before it. */
+	if (v->started && v->nrecipients && height + 1 >= conf &&
+	    height + 1 - conf >= v->first) {
+		v->scanning = 1;
+		v->next = v->first;
+		v->to = height + 1 - conf;
+	}
+	more(v);
+}
+
+int hj_vpay_end(hj_vpay *v, hj_backend *be, const hj_vpay_opts *o,
+                hj_vpay_done_cb done, void *arg)
+{
+	v->be = be;
+	v->o = *o;
+	if (!v->o.batch)
+		v->o.batch = 1;
+	v->done = done;
+	v->arg = arg;
+	return be->ops->tip(be, on_tip, v);
+}
