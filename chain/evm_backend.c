@@ -455,7 +455,7 @@ static int receipt_status(json_t *rc, const uint8_t txid[32],
                           const uint8_t block[32], unsigned __int128 *status)
 {
 	uint8_t h[32];
-	char why[96];
+	char why[160];
 
 	if (json_is_null(rc))
 		return RECEIPT_NONE;
