@@ -223,6 +223,31 @@ static void finish(struct run *r, int rc)
 	r->rpc = NULL;
 }
 
+/* Bytes s[0..n) hold needle how many times. */
+static size_t count(const char *s, size_t n, const char *needle)
+{
+	size_t k = 0, m = strlen(needle);
+	const char *end = s + n, *p = s;
+	while ((p = memmem(p, (size_t)(end - p), needle, m)) != NULL) {
+		k++;
+		p += m;
+	}
+	return k;
+}
+
+/* The protocol's line looks like a round it never saw: an action it
+ * rejects for no round, or fewer draws than the dealer's. */
+static int unknown_round(const char *theirs, size_t tn, const char *ours,
+                         size_t on)
+{
+	if (!theirs || !ours)
+		return 0;
+	return count(ours, on, "\"no_round\"") >
+	           count(theirs, tn, "\"no_round\"") ||
+	       count(ours, on, "\"type\":\"draw\"") <
+	           count(theirs, tn, "\"type\":\"draw\"");
+}
+
 /* A difference at block h: what differs, then both lines.  It ends the
  * run, except under --follow, where it is a line of its own and the run
  * goes on (r->done says which). */
@@ -240,7 +265,8 @@ static void differ(struct run *r, uint64_t h, const char *what,
 		printf("  dealer: %.*s\n", (int)tn, theirs);
 	if (ours)
 		printf("  node:   %.*s\n", (int)on, ours);
-	if (!r->cfg->start_height_set && r->started)
+	if (!r->cfg->start_height_set && r->started &&
+	    unknown_round(theirs, tn, ours, on))
 		printf("  (the log's first line, block %llu, was taken for the "
 		       "dealer's first block: if the dealer began before it, "
 		       "give [chain] start_height)\n",
