@@ -392,9 +392,10 @@ static void progress(struct run *r)
 	if (r->follow) {
 		fprintf(stderr,
 		        "\rverify: following: block %llu verified, %llu "
-		        "failures   ",
+		        "failure%s   ",
 		        (unsigned long long)r->last,
-		        (unsigned long long)r->failures);
+		        (unsigned long long)r->failures,
+		        r->failures == 1 ? "" : "s");
 	} else {
 		fprintf(stderr,
 		        "\rverify: block %llu, %.0f blocks, %.0f blocks/s",
@@ -1002,10 +1003,11 @@ static void on_signal(uv_signal_t *h, int signum)
 	(void)signum;
 	end_progress(r);
 	if (r->checked)
-		printf("verified blocks %llu to %llu, %llu failures\n",
+		printf("verified blocks %llu to %llu, %llu failure%s\n",
 		       (unsigned long long)r->first,
 		       (unsigned long long)r->last,
-		       (unsigned long long)r->failures);
+		       (unsigned long long)r->failures,
+		       r->failures == 1 ? "" : "s");
 	finish(r, r->failures ? 1 : EX_OK);
 }
 
