@@ -236,7 +236,7 @@ static size_t count(const char *s, size_t n, const char *needle)
 }
 
 /* The protocol's line looks like a round it never saw: an action it
- * rejects for no round, or fewer draws than the dealer's. */
+ * rejects for no round, or fewer events of rounds than the dealer's. */
 static int unknown_round(const char *theirs, size_t tn, const char *ours,
                          size_t on)
 {
@@ -244,8 +244,7 @@ static int unknown_round(const char *theirs, size_t tn, const char *ours,
 		return 0;
 	return count(ours, on, "\"no_round\"") >
 	           count(theirs, tn, "\"no_round\"") ||
-	       count(ours, on, "\"type\":\"draw\"") <
-	           count(theirs, tn, "\"type\":\"draw\"");
+	       count(ours, on, "\"round\":") < count(theirs, tn, "\"round\":");
 }
 
 /* A difference at block h: what differs, then both lines.  It ends the
