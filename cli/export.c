@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,33 +78,12 @@ struct run {
 	size_t asked;     /* blocks of the request in flight */
 	char *hex;        /* scratch for hex text */
 	size_t hexcap;
-	int tty, shown;
 	uint64_t t0;
 	int rc, done;
 };
 
-static struct run *current;
-static void end_progress(struct run *r);
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-	if (current)
-		end_progress(current);
-	fputs("hashjack: export: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void end_progress(struct run *r)
-{
-	if (r->shown)
-		fputc('\n', stderr);
-	r->shown = 0;
-}
+/* A note on stderr, on a line of its own. */
+#define say(...) hj_tool_note(CMD, __VA_ARGS__)
 
 static void on_closed(void *arg)
 {
@@ -120,7 +98,7 @@ static void finish(struct run *r, int rc)
 	if (r->done)
 		return;
 	r->done = 1;
-	end_progress(r);
+	hj_tool_progress_end();
 	r->rc = rc;
 	for (int i = 0; i < r->nsig; i++)
 		uv_close((uv_handle_t *)&r->sig[i], NULL);
@@ -271,17 +249,13 @@ static void progress(struct run *r)
 	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
 	double rate = secs > 0 ? (double)done / secs : 0;
 
-	if (!r->tty || !done)
+	if (!done)
 		return;
-	fprintf(stderr,
-	        "\rexport: block %" PRIu64 " of %" PRIu64
-	        ", %.0f blocks/s, %.0f %%",
-	        r->next - 1, r->to, rate, 100.0 * (double)done / (double)all);
-	if (rate > 0)
-		fprintf(stderr, ", about %.0f s left   ",
-		        (double)(all - done) / rate);
-	fflush(stderr);
-	r->shown = 1;
+	hj_tool_progress("export: block %" PRIu64 " of %" PRIu64
+	                 ", %.0f blocks/s, %.0f %%, about %.0f s left",
+	                 r->next - 1, r->to, rate,
+	                 100.0 * (double)done / (double)all,
+	                 rate > 0 ? (double)(all - done) / rate : 0.0);
 }
 
 /* The document is complete: its end, then the file in its place. */
@@ -612,8 +586,6 @@ int hj_export_main(int argc, char **argv)
 		hjd_config_free(&cfg);
 		return rc;
 	}
-	r.tty = isatty(STDERR_FILENO);
-	current = &r;
 	hj_rpc_opts o;
 	hjd_node_rpc_opts(&cfg, &o);
 	o.on_retry = on_retry;
@@ -653,7 +625,6 @@ out:
 		free(r.tmp);
 	}
 	free(r.hex);
-	current = NULL;
 	hjd_config_free(&cfg);
 	return rc;
 }

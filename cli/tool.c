@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "hex.h"
 #include "quote.h"
@@ -23,14 +24,58 @@
 
 /* ---- messages and exit statuses -------------------------------------- */
 
-/* "hashjack: CMD: MESSAGE" on stderr, after what is on stdout; no
- * newline. */
+/* A progress line is on the terminal (hj_tool_progress). */
+static int progress_shown;
+
+int hj_tool_progress_on(void)
+{
+	static int tty = -1;
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	return tty;
+}
+
+void hj_tool_progress(const char *fmt, ...)
+{
+	va_list ap;
+	if (!hj_tool_progress_on())
+		return;
+	fflush(stdout);
+	fputc('\r', stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("   ", stderr); /* over the end of a longer line before */
+	fflush(stderr);
+	progress_shown = 1;
+}
+
+void hj_tool_progress_end(void)
+{
+	if (progress_shown)
+		fputc('\n', stderr);
+	progress_shown = 0;
+}
+
+/* "hashjack: CMD: MESSAGE" on stderr, after what is on stdout and on a
+ * line of its own; no newline. */
 __attribute__((format(printf, 2, 0))) static void
 tell(const char *cmd, const char *fmt, va_list ap)
 {
 	fflush(stdout);
+	hj_tool_progress_end();
 	fprintf(stderr, "hashjack: %s: ", cmd);
 	vfprintf(stderr, fmt, ap);
+}
+
+void hj_tool_note(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(cmd, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 int hj_tool_fail(const char *cmd, int code, const char *fmt, ...)

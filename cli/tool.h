@@ -32,6 +32,23 @@ int hj_tool_fail(const char *cmd, int code, const char *fmt, ...)
 int hj_tool_usage(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* "hashjack: CMD: " and the message on stderr, on a line of its own (after
+ * stdout is flushed and a progress line ended): a note, not a failure. */
+void hj_tool_note(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * The progress line of a long command (`verify`, `export`): one line on
+ * stderr, rewritten in place, only when stderr is a terminal
+ * (hj_tool_progress_on).  Every message of hj_tool_fail, hj_tool_usage
+ * and hj_tool_note ends it first; a command that prints to stdout ends it
+ * with hj_tool_progress_end.
+ */
+int hj_tool_progress_on(void);
+void hj_tool_progress(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+void hj_tool_progress_end(void);
+
 /* The message into err (vsnprintf: cut to errlen). */
 void hj_tool_say(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,8 +160,6 @@ struct run {
 	int handles;
 	/* Progress on a TTY: the log's size when known, and when the run
 	 * began. */
-	int tty;
-	int shown; /* a progress line is on the terminal */
 	long long size;
 	uint64_t t0;
 	char chain[200]; /* the dealer's table's chain (--table), or "" */
@@ -173,22 +170,8 @@ struct run {
 	uint64_t grace;
 };
 
-/* The run, for say(): a message ends the progress line first. */
-static struct run *current;
-static void end_progress(struct run *r);
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-	if (current)
-		end_progress(current);
-	fputs("hashjack: verify: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+/* A note on stderr, on a line of its own. */
+#define say(...) hj_tool_note(CMD, __VA_ARGS__)
 
 static void on_closed(void *arg)
 {
@@ -198,20 +181,12 @@ static void on_closed(void *arg)
 	r->be = NULL;
 }
 
-/* Ends the progress line, so that what follows has lines of its own. */
-static void end_progress(struct run *r)
-{
-	if (r->shown)
-		fputc('\n', stderr);
-	r->shown = 0;
-}
-
 static void finish(struct run *r, int rc)
 {
 	if (r->done)
 		return;
 	r->done = 1;
-	end_progress(r);
+	hj_tool_progress_end();
 	r->rc = rc;
 	if (r->handles) {
 		uv_close((uv_handle_t *)&r->timer, NULL);
@@ -253,7 +228,7 @@ static int unknown_round(const char *theirs, size_t tn, const char *ours,
 static void differ(struct run *r, uint64_t h, const char *what,
                    const char *theirs, size_t tn, const char *ours, size_t on)
 {
-	end_progress(r);
+	hj_tool_progress_end();
 	printf("block %llu: %s\n", (unsigned long long)h, what);
 	if (r->follow) {
 		r->failures++;
@@ -384,32 +359,29 @@ static void next_batch(struct run *r);
  * following: block H verified, F failures". */
 static void progress(struct run *r)
 {
-	if (!r->tty || !r->last)
+	if (!hj_tool_progress_on() || !r->last)
 		return;
 	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
 	double done = (double)(r->checked + r->unchecked);
-	if (r->follow) {
-		fprintf(stderr,
-		        "\rverify: following: block %llu verified, %llu "
-		        "failure%s   ",
-		        (unsigned long long)r->last,
-		        (unsigned long long)r->failures,
-		        r->failures == 1 ? "" : "s");
-	} else {
-		fprintf(stderr,
-		        "\rverify: block %llu, %.0f blocks, %.0f blocks/s",
-		        (unsigned long long)r->last, done,
-		        secs > 0 ? done / secs : 0);
-		long long pos = r->pos - (long long)(r->len - r->beg);
-		if (r->size > 0 && pos > 0 && pos <= r->size && secs > 0) {
-			double left =
-			    secs * (double)(r->size - pos) / (double)pos;
-			fprintf(stderr, ", %.0f %%, about %.0f s left   ",
-			        100.0 * (double)pos / (double)r->size, left);
-		}
-	}
-	fflush(stderr);
-	r->shown = 1;
+	long long pos = r->pos - (long long)(r->len - r->beg);
+	if (r->follow)
+		hj_tool_progress("verify: following: block %llu verified, "
+		                 "%llu failure%s",
+		                 (unsigned long long)r->last,
+		                 (unsigned long long)r->failures,
+		                 r->failures == 1 ? "" : "s");
+	else if (r->size > 0 && pos > 0 && pos <= r->size && secs > 0)
+		hj_tool_progress(
+		    "verify: block %llu, %.0f blocks, %.0f blocks/s, %.0f %%, "
+		    "about %.0f s left",
+		    (unsigned long long)r->last, done, done / secs,
+		    100.0 * (double)pos / (double)r->size,
+		    secs * (double)(r->size - pos) / (double)pos);
+	else
+		hj_tool_progress("verify: block %llu, %.0f blocks, %.0f "
+		                 "blocks/s",
+		                 (unsigned long long)r->last, done,
+		                 secs > 0 ? done / secs : 0);
 }
 
 /* Under --follow, tries again in interval_ms (the end of the log, the
@@ -692,7 +664,7 @@ static int read_line(struct run *r, struct line *l)
 			if (got > 0)
 				continue;
 			if (r->len > r->beg && !r->follow) {
-				end_progress(r);
+				hj_tool_progress_end();
 				printf("line %llu: cut: no newline at its end "
 				       "(a partial line)\n",
 				       (unsigned long long)r->lineno + 1);
@@ -708,7 +680,7 @@ static int read_line(struct run *r, struct line *l)
 		json_t *h = json_object_get(j, "height");
 		if (!json_is_integer(h) || json_integer_value(h) < 0) {
 			json_decref(j);
-			end_progress(r);
+			hj_tool_progress_end();
 			printf("line %llu: not a card log line (no height)\n",
 			       (unsigned long long)r->lineno);
 			if (r->follow) {
@@ -746,7 +718,7 @@ static void report_end(struct run *r)
 	/* With --json, standard output is the payouts report alone. */
 	FILE *out = r->json ? stderr : stdout;
 	char before[200] = "";
-	end_progress(r);
+	hj_tool_progress_end();
 	if (!r->started) {
 		say("%s: no line", r->name);
 		finish(r, 1);
@@ -780,7 +752,6 @@ static void report_end(struct run *r)
 	                               ? r->cfg->batch_blocks
 	                               : BATCH_MAX,
 	                  .json = r->json,
-	                  .tty = r->tty,
 	                  .out = stdout};
 	if (hj_vpay_end(r->pay, r->be, &o, on_paid, r)) {
 		say("out of memory");
@@ -1000,7 +971,7 @@ static void on_signal(uv_signal_t *h, int signum)
 {
 	struct run *r = h->data;
 	(void)signum;
-	end_progress(r);
+	hj_tool_progress_end();
 	if (r->checked)
 		printf("verified blocks %llu to %llu, %llu failure%s\n",
 		       (unsigned long long)r->first,
@@ -1028,7 +999,6 @@ static int run(struct run *r)
 	char err[512];
 	struct stat st;
 	hj_rpc_opts o;
-	r->tty = isatty(STDERR_FILENO);
 	r->size = fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)
 	              ? (long long)st.st_size
 	              : -1;
@@ -1198,10 +1168,8 @@ int hj_verify_main(int argc, char **argv)
 			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	}
 	if (rc == EX_OK) {
-		current = &r;
 		hj_cardlog_init(&r.cl);
 		rc = run(&r);
-		current = NULL;
 		hj_cardlog_release(&r.cl);
 		hj_table_free(r.t);
 		for (size_t i = 0; i < RING; i++)

@@ -10,6 +10,7 @@
 #include <sysexits.h>
 
 #include "hex.h"
+#include "tool.h"
 
 /* Requests of payments in flight at once. */
 #define DEPTH 4
@@ -74,7 +75,7 @@ struct hj_vpay {
 	hj_chain_payee *payees; /* one per recipient */
 	uint64_t tip, next, to;
 	unsigned inflight;
-	int scanning, finished, shown;
+	int scanning, finished;
 	uint64_t t_scanned;
 };
 
@@ -743,30 +744,15 @@ void hj_vpay_print(const json_t *r, FILE *out)
 
 /* ---- the end: the chain ---- */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("hashjack: verify: payouts: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void end_progress(hj_vpay *v)
-{
-	if (v->shown)
-		fputc('\n', stderr);
-	v->shown = 0;
-}
+/* A note on stderr, on a line of its own. */
+#define say(...) hj_tool_note("verify: payouts", __VA_ARGS__)
 
 static void finish(hj_vpay *v, int rc)
 {
 	if (v->finished)
 		return;
 	v->finished = 1;
-	end_progress(v);
+	hj_tool_progress_end();
 	v->done(v->arg, rc);
 }
 
@@ -781,7 +767,7 @@ static void report(hj_vpay *v)
 	size_t nshort;
 	json_t *r = hj_vpay_report(v, &w, &nshort);
 
-	end_progress(v);
+	hj_tool_progress_end();
 	if (!r) {
 		say("out of memory");
 		finish(v, EX_SOFTWARE);
@@ -809,7 +795,7 @@ static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
 	if (v->finished)
 		return;
 	if (error) {
-		end_progress(v);
+		hj_tool_progress_end();
 		say("node: %s", error);
 		finish(v, EX_UNAVAILABLE);
 		return;
@@ -842,14 +828,10 @@ static void more(hj_vpay *v)
 		v->inflight++;
 		v->next += n;
 	}
-	if (v->o.tty && v->next > v->first) {
-		fprintf(stderr,
-		        "\rverify: payouts: scanned to block %" PRIu64
-		        " of %" PRIu64 "   ",
-		        v->next - 1, v->to);
-		fflush(stderr);
-		v->shown = 1;
-	}
+	if (v->next > v->first)
+		hj_tool_progress("verify: payouts: scanned to block %" PRIu64
+		                 " of %" PRIu64,
+		                 v->next - 1, v->to);
 	if (v->inflight == 0)
 		report(v);
 }

@@ -94,7 +94,6 @@ typedef struct hj_vpay_opts {
 	uint64_t grace;
 	size_t batch; /* blocks per request */
 	int json;     /* print the report as JSON, else as text */
-	int tty;      /* a progress line on stderr */
 	FILE *out;
 } hj_vpay_opts;
 
