@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <openssl/evp.h>
@@ -23,7 +24,10 @@
 #include <uv.h>
 #include <wslay/wslay.h>
 
+#include "api.h"
+#include "dealer_fixture.h"
 #include "http.h"
+#include "view.h"
 #include "wsclient.h"
 
 /* RFC 6455, 1.3: the sample key and its Sec-WebSocket-Accept. */
@@ -118,6 +122,22 @@ static void run_until(const int *flag)
 	uv_run(&loop, UV_RUN_NOWAIT);
 	if (!*flag)
 		fail_msg("no end within 10 s");
+}
+
+/* Runs the loop until *n >= want, for 10 s at most. */
+static void run_until_n(const int *n, int want, int *flag)
+{
+	uv_timer_t t;
+	deadline_hit = 0;
+	uv_timer_init(&loop, &t);
+	uv_timer_start(&t, on_deadline, 10000, 0);
+	while (*n < want && !deadline_hit)
+		uv_run(&loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&t, NULL);
+	uv_run(&loop, UV_RUN_NOWAIT);
+	*flag = *n >= want;
+	if (!*flag)
+		fail_msg("%d of %d within 10 s", *n, want);
 }
 
 static void loop_down(void)
@@ -317,6 +337,129 @@ static void test_messages(void **state)
 	assert_int_equal(x.ws_opened, x.ws_closed);
 	assert_int_equal(x.ws_opened, 6);
 	loop_down();
+}
+
+/* ---- hashjack serve's stream itself ---- */
+
+/* The heights of the BlockUpdates a client got, in order. */
+struct heights {
+	struct rec r;
+	uint64_t h[64];
+	int n;
+	uint64_t stop; /* hj_wsc_close at this height's BlockUpdate */
+};
+
+static void on_update(void *arg, const char *text, size_t len)
+{
+	struct heights *x = arg;
+	static const char bu[] = "{\"eventType\":\"BlockUpdate\"";
+	on_message(&x->r, text, len);
+	assert_int_equal(strncmp(text, "{\"eventType\":\"", 14), 0);
+	if (len < sizeof bu || memcmp(text, bu, sizeof bu - 1) != 0)
+		return;
+	const char *p = strstr(x->r.last, "\"height\":");
+	assert_non_null(p);
+	assert_true(x->n < 64);
+	x->h[x->n] = strtoull(p + 9, NULL, 10);
+	if (x->h[x->n++] == x->stop)
+		hj_wsc_close(x->r.c);
+}
+
+static void on_update_closed(void *arg, const char *why)
+{
+	on_closed(&((struct heights *)arg)->r, why);
+}
+
+static const hj_wsc_cbs update_cbs = {on_update, on_update_closed};
+
+static void stream_open(struct heights *x, unsigned port, uint64_t from)
+{
+	char url[100], err[200];
+	snprintf(url, sizeof url, "ws://127.0.0.1:%u/v1/stream?from=%llu", port,
+	         (unsigned long long)from);
+	if (hj_wsc_open(&loop, url, 1 << 20, &update_cbs, x, &x->r.c, err,
+	                sizeof err))
+		fail_msg("%s", err);
+}
+
+static void test_stream(void **state)
+{
+	(void)state;
+	char dir[64] = "/tmp/hj-wsclient-XXXXXX", err[600], cmd[100];
+	hj_rules rules;
+	struct srv x = {0};
+	assert_int_equal(hj_rules_preset("bethash", &rules), 0);
+	rules.min_bet = 1;
+	rules.max_bet = 1000000;
+	rules.timeout_blocks = 5;
+	assert_non_null(mkdtemp(dir));
+	hj_fixture *f =
+	    hj_fixture_new(dir, HJ_EVM, &rules, 100, err, sizeof err);
+	if (!f)
+		fail_msg("%s", err);
+	for (int i = 0; i < 10; i++)
+		if (hj_fixture_block(f, NULL, NULL, 0, err, sizeof err))
+			fail_msg("%s", err);
+	hj_view_opts vo = {.db = hj_fixture_db(f),
+	                   .log = hj_fixture_log(f),
+	                   .confirmations = 12,
+	                   .history_blocks = 5,
+	                   .recent_rounds = 20};
+	hj_view *v = hj_view_new(&vo);
+	assert_non_null(v);
+	hj_api_opts ao = {.max_subscriptions = 2, .max_age_s = 3600};
+	hj_api *api = hj_api_new(v, &ao);
+	if (hj_view_poll(v, hj_api_block, api, err, sizeof err))
+		fail_msg("%s", err);
+	hj_http_limits lim;
+	hj_http_handler h;
+	hj_http_limits_default(&lim);
+	hj_api_handler(api, &h);
+	assert_int_equal(uv_loop_init(&loop), 0);
+	x.s = hj_server_new(&loop, &lim, &h);
+	hj_api_set_server(api, x.s);
+	if (hj_server_listen(x.s, "127.0.0.1", 0, &x.port, err, sizeof err))
+		fail_msg("%s", err);
+
+	/* Blocks 100 to 109 dealt, the last 5 kept: from=106 gets 107 to
+	 * 109, then, live, 110 once it is dealt. */
+	struct heights a = {.stop = 110};
+	stream_open(&a, x.port, 106);
+	int got;
+	run_until_n(&a.n, 3, &got);
+	if (hj_fixture_block(f, NULL, NULL, 0, err, sizeof err) ||
+	    hj_view_poll(v, hj_api_block, api, err, sizeof err))
+		fail_msg("%s", err);
+	run_until(&a.r.closed);
+	assert_null(a.r.why);
+	assert_int_equal(a.n, 4);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(a.h[i], 107 + i);
+	rec_free(&a.r);
+
+	/* Older than what is kept (106 to 110): the server's 400, in its
+	 * words. */
+	struct heights b = {0};
+	stream_open(&b, x.port, 100);
+	run_until(&b.r.closed);
+	assert_int_equal(b.n, 0);
+	snprintf(err, sizeof err,
+	         "ws://127.0.0.1:%u/v1/stream?from=100: HTTP 400: "
+	         "{\"error\":\"blocks after 100 are no longer kept (the "
+	         "oldest kept is 106): read the rounds you follow with GET "
+	         "/v1/rounds/{id}, then stream without from\"}",
+	         x.port);
+	assert_string_equal(b.r.why, err);
+	rec_free(&b.r);
+
+	hj_server_close(x.s, srv_done, &x);
+	run_until(&x.down);
+	loop_down();
+	hj_api_free(api);
+	hj_view_free(v);
+	hj_fixture_free(f);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* ---- a raw server: canned answers ---- */
@@ -957,7 +1100,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_urls),     cmocka_unit_test(test_fake),
 	    cmocka_unit_test(test_messages), cmocka_unit_test(test_raw),
-	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_refused),  cmocka_unit_test(test_stream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
