@@ -22,6 +22,7 @@
 #include "tool.h"
 #include "verify_payouts.h"
 #include "verify_table.h"
+#include "wsclient.h"
 
 #define CMD "verify"
 /* Blocks asked of the node at once. */
@@ -163,6 +164,21 @@ struct run {
 	long long size;
 	uint64_t t0;
 	char chain[200]; /* the dealer's table's chain (--table), or "" */
+	/* --card-log ws://... or http://...: the dealer's API's stream,
+	 * whose BlockUpdates are the log's lines, appended to buf. */
+	struct {
+		char url[1024];  /* ws://HOST:PORT/v1/stream */
+		hj_wsc *ws;      /* open, or NULL */
+		uint64_t from;   /* ?from= of the next connection */
+		uint64_t last;   /* the last block received; valid when got */
+		int got;         /* a block was received */
+		uint64_t end;    /* once: the last block to read */
+		int ended;       /* once: end reached, the stream closed */
+		unsigned errors; /* failed connections in a row */
+		uv_timer_t again;
+	} api;
+	int stream; /* reading the API, not a file */
+	int idle;   /* waiting (timer) for lines, none in flight */
 	int rc;
 	int done;
 	hj_vpay *pay; /* --payouts */
@@ -190,10 +206,16 @@ static void finish(struct run *r, int rc)
 	r->rc = rc;
 	if (r->handles) {
 		uv_close((uv_handle_t *)&r->timer, NULL);
-		uv_close((uv_handle_t *)&r->sigint, NULL);
-		uv_close((uv_handle_t *)&r->sigterm, NULL);
+		if (r->follow) {
+			uv_close((uv_handle_t *)&r->sigint, NULL);
+			uv_close((uv_handle_t *)&r->sigterm, NULL);
+		}
+		if (r->stream)
+			uv_close((uv_handle_t *)&r->api.again, NULL);
 		r->handles = 0;
 	}
+	if (r->api.ws)
+		hj_wsc_close(r->api.ws); /* its closed() comes later */
 	hj_rpc_close(r->rpc, on_closed, r);
 	r->rpc = NULL;
 }
@@ -624,6 +646,8 @@ static int fill_buf(struct run *r)
 		r->buf = b;
 		r->cap = cap;
 	}
+	if (r->stream)
+		return 0; /* its lines come with its messages (on_message) */
 	for (;;) {
 		ssize_t got = read(r->fd, r->buf + r->len, r->cap - r->len);
 		if (got > 0) {
@@ -657,7 +681,7 @@ static int read_line(struct run *r, struct line *l)
 		    r->len > r->beg ? memchr(b, '\n', r->len - r->beg) : NULL;
 		if (!nl) {
 			int got = fill_buf(r);
-			if (got == 0 && r->follow)
+			if (got == 0 && r->follow && !r->stream)
 				got = moved(r);
 			if (got < 0)
 				return -1;
@@ -842,7 +866,157 @@ static void on_tip(void *arg, uint64_t height, const char *error);
 static void on_wait(uv_timer_t *t)
 {
 	struct run *r = t->data;
+	r->idle = 0;
 	next_batch(r);
+}
+
+/* ---- the dealer's API's stream (--card-log ws://... or http://...) ---- */
+
+/* More than a block's BlockUpdate can be (its line is at most
+ * LINE_LIMIT); more than STREAM_BEHIND bytes of lines waiting: the node
+ * is far slower than the stream. */
+#define STREAM_MESSAGE (LINE_LIMIT + 256)
+#define STREAM_BEHIND  (256u << 20)
+
+static void api_connect(struct run *r);
+
+static void on_api_again(uv_timer_t *t)
+{
+	api_connect(t->data);
+}
+
+/* Lines came while waiting for some: on at once. */
+static void kick(struct run *r)
+{
+	if (!r->idle || r->done)
+		return;
+	uv_timer_stop(&r->timer);
+	r->idle = 0;
+	next_batch(r);
+}
+
+/*
+ * A message of the stream.  A BlockUpdate is `hashjack serve`'s
+ * {"eventType":"BlockUpdate","eventId":"H","height":H,"data":LINE}, the
+ * log's line byte for byte (docs/API.md): its line is appended to buf as
+ * a file's would be.  Others are passed over, an Error said.
+ */
+static void on_api_message(void *arg, const char *msg, size_t n)
+{
+	struct run *r = arg;
+	char head[128];
+	if (r->done)
+		return;
+	json_t *j = json_loadb(msg, n, 0, NULL);
+	const char *type = json_string_value(json_object_get(j, "eventType"));
+	json_t *h = json_object_get(j, "height");
+	if (type && strcmp(type, "Error") == 0)
+		say("the dealer's API: %s",
+		    json_string_value(json_object_get(j, "error"))
+		        ? json_string_value(json_object_get(j, "error"))
+		        : "an error");
+	if (!type || strcmp(type, "BlockUpdate") != 0) {
+		json_decref(j);
+		return;
+	}
+	int ok = json_is_integer(h) && json_integer_value(h) >= 0;
+	uint64_t height = ok ? (uint64_t)json_integer_value(h) : 0;
+	json_decref(j);
+	int hn =
+	    snprintf(head, sizeof head,
+	             "{\"eventType\":\"BlockUpdate\",\"eventId\":\"%llu\","
+	             "\"height\":%llu,\"data\":",
+	             (unsigned long long)height, (unsigned long long)height);
+	if (!ok || n < (size_t)hn + 2 || memcmp(msg, head, (size_t)hn) != 0 ||
+	    msg[n - 1] != '}') {
+		say("%s: a BlockUpdate not in hashjack serve's form "
+		    "(docs/API.md): its data is not the log's line as "
+		    "written",
+		    r->api.url);
+		finish(r, EX_DATAERR);
+		return;
+	}
+	size_t len = n - (size_t)hn - 1;
+	if (r->len + len + 1 > STREAM_BEHIND) {
+		say("%s: more than %u MiB of lines wait for the node",
+		    r->api.url, STREAM_BEHIND >> 20);
+		finish(r, EX_SOFTWARE);
+		return;
+	}
+	if (r->len + len + 1 > r->cap) {
+		size_t cap = r->cap ? r->cap : 65536;
+		while (cap < r->len + len + 1)
+			cap *= 2;
+		char *b = realloc(r->buf, cap);
+		if (!b) {
+			say("out of memory");
+			finish(r, EX_SOFTWARE);
+			return;
+		}
+		r->buf = b;
+		r->cap = cap;
+	}
+	memcpy(r->buf + r->len, msg + hn, len);
+	r->buf[r->len + len] = '\n';
+	r->len += len + 1;
+	r->pos += (long long)len + 1;
+	r->api.last = height;
+	r->api.got = 1;
+	r->api.errors = 0;
+	if (!r->follow && height >= r->api.end && !r->api.ended) {
+		r->api.ended = 1; /* every block the API had at the start */
+		hj_wsc_close(r->api.ws);
+	}
+	kick(r);
+}
+
+static void on_api_closed(void *arg, const char *why)
+{
+	struct run *r = arg;
+	unsigned long long oldest;
+	const char *p = why ? strstr(why, "the oldest kept is ") : NULL;
+	r->api.ws = NULL;
+	if (r->done)
+		return;
+	if (r->api.ended) {
+		kick(r);
+		return;
+	}
+	/* Blocks from the dealer's first are no longer kept: from the
+	 * oldest kept on, the ones before dealt from the node. */
+	if (p && !r->api.got && sscanf(p + 19, "%llu", &oldest) == 1 &&
+	    oldest > r->api.from + 1) {
+		say("the dealer's API keeps blocks from %llu on: the blocks "
+		    "before are dealt from the node, unchecked",
+		    oldest);
+		r->api.from = oldest - 1;
+		api_connect(r);
+		return;
+	}
+	say("%s; connecting again in %u ms", why ? why : "the stream ended",
+	    r->interval_ms);
+	if (!r->follow && ++r->api.errors >= 5) {
+		say("%s: five connections failed in a row", r->api.url);
+		finish(r, EX_IOERR);
+		return;
+	}
+	if (r->api.got)
+		r->api.from = r->api.last; /* misses nothing (docs/API.md) */
+	uv_timer_start(&r->api.again, on_api_again, r->interval_ms, 0);
+}
+
+/* Connects to the stream from api.from on. */
+static void api_connect(struct run *r)
+{
+	char url[1100], err[300];
+	hj_wsc_cbs cbs = {on_api_message, on_api_closed};
+	snprintf(url, sizeof url, "%s?from=%llu", r->api.url,
+	         (unsigned long long)r->api.from);
+	if (hj_wsc_open(&r->loop, url, STREAM_MESSAGE, &cbs, r, &r->api.ws, err,
+	                sizeof err)) {
+		say("%s", err);
+		finish(r, EX_USAGE);
+	}
 }
 
 static void on_wait_tip(uv_timer_t *t)
@@ -900,7 +1074,8 @@ static void next_batch(struct run *r)
 			beyond = 1;
 			break;
 		}
-		r->again = 0;
+		r->again = r->stream; /* the API sends a block again after
+		                        a dealer's restart */
 		keep(r, l.text, l.len, l.height);
 		r->batch[r->n++] = l;
 		r->next++;
@@ -909,12 +1084,14 @@ static void next_batch(struct run *r)
 		return;
 	if (r->n > 0)
 		ask_blocks(r);
-	else if (!r->follow)
-		report_end(r);
-	else if (beyond)
+	else if (beyond && r->follow)
 		wait_then(r, on_wait_tip);
-	else
+	else if (!r->follow && (beyond || !r->stream || r->api.ended))
+		report_end(r);
+	else {
+		r->idle = 1; /* a message of the stream ends it at once */
 		wait_then(r, on_wait);
+	}
 }
 
 static void on_tip(void *arg, uint64_t height, const char *error)
@@ -999,34 +1176,112 @@ static int run(struct run *r)
 	char err[512];
 	struct stat st;
 	hj_rpc_opts o;
-	r->size = fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)
-	              ? (long long)st.st_size
-	              : -1;
-	r->dev = st.st_dev;
-	r->ino = st.st_ino;
+	r->size = -1;
+	if (!r->stream && fstat(r->fd, &st) == 0) {
+		r->size = S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
+		r->dev = st.st_dev;
+		r->ino = st.st_ino;
+	}
 	r->t0 = uv_hrtime();
 	hjd_node_rpc_opts(r->cfg, &o);
 	o.on_retry = on_retry;
 	r->t = hj_table_new(&r->cfg->rules);
 	if (!r->t || uv_loop_init(&r->loop) != 0)
 		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	uv_timer_init(&r->loop, &r->timer);
+	r->timer.data = r;
 	if (r->follow) {
-		uv_timer_init(&r->loop, &r->timer);
 		uv_signal_init(&r->loop, &r->sigint);
 		uv_signal_init(&r->loop, &r->sigterm);
-		r->timer.data = r->sigint.data = r->sigterm.data = r;
+		r->sigint.data = r->sigterm.data = r;
 		uv_signal_start(&r->sigint, on_signal, SIGINT);
 		uv_signal_start(&r->sigterm, on_signal, SIGTERM);
-		r->handles = 1;
+	}
+	r->handles = 1;
+	if (r->stream) {
+		uv_timer_init(&r->loop, &r->api.again);
+		r->api.again.data = r;
+		signal(SIGPIPE, SIG_IGN); /* a closed socket is an error */
 	}
 	r->rpc = hj_rpc_new(&r->loop, &o, err, sizeof err);
 	if (r->rpc)
 		r->be = hjd_node_backend(r->cfg, r->rpc, err, sizeof err);
 	if (!r->be || r->be->ops->identity(r->be, on_identity, r))
 		finish(r, hj_tool_fail(CMD, EX_CONFIG, "%s", err));
+	else if (r->stream && !r->api.ended)
+		api_connect(r);
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&r->loop);
 	return r->rc;
+}
+
+/* The card log is the dealer's API: ws://, http:// (or their secure
+ * forms, refused). */
+static int api_url(const char *s)
+{
+	return strncmp(s, "ws://", 5) == 0 || strncmp(s, "http://", 7) == 0 ||
+	       strncmp(s, "wss://", 6) == 0 || strncmp(s, "https://", 8) == 0;
+}
+
+/*
+ * --card-log URL: the stream of the dealer's `hashjack serve`,
+ * ws://HOST:PORT/v1/stream, from [chain] start_height on (?from= the
+ * block before; from 0 for 0, whose block is then dealt from the node).
+ * Without --follow, the blocks its GET /v1/table says it had at the start.
+ */
+static int api_source(struct run *r)
+{
+	const char *url = r->name;
+	const char *rest = strstr(url, "://") + 3;
+	size_t host = strcspn(rest, "/?#");
+	const char *path = rest + host;
+	char base[1100], *text = NULL, err[512];
+	size_t len;
+	if (url[0] == 'h' ? url[4] == 's' : url[2] == 's')
+		return hj_tool_usage(
+		    CMD,
+		    "--card-log %s: no TLS here: give the "
+		    "dealer's API as ws:// or http:// (on this "
+		    "machine, or through a TLS proxy on it)",
+		    url);
+	if (host == 0 || host > 512 ||
+	    (*path && strcmp(path, "/") != 0 &&
+	     strcmp(path, "/v1/stream") != 0))
+		return hj_tool_usage(CMD,
+		                     "--card-log %s: give the dealer's API as "
+		                     "http://HOST:PORT or "
+		                     "ws://HOST:PORT/v1/stream",
+		                     url);
+	if (!r->cfg->start_height_set)
+		return hj_tool_usage(CMD,
+		                     "--card-log %s: reading the dealer's API "
+		                     "needs its first block: "
+		                     "--chain.start_height=N",
+		                     url);
+	snprintf(r->api.url, sizeof r->api.url, "ws://%.*s/v1/stream",
+	         (int)host, rest);
+	r->api.from = r->cfg->start_height ? r->cfg->start_height - 1 : 0;
+	r->stream = 1;
+	r->again = 1;
+	if (r->follow)
+		return EX_OK;
+	/* The blocks the API has now: lastBlock of its table. */
+	snprintf(base, sizeof base, "http://%.*s", (int)host, rest);
+	if (hj_verify_table_read(base, &text, &len, err, sizeof err))
+		return hj_tool_fail(CMD, EX_NOINPUT, "%s", err);
+	json_t *t = json_loadb(text, len, 0, NULL);
+	json_t *h = json_object_get(json_object_get(t, "lastBlock"), "height");
+	int ok = json_is_integer(h) && json_integer_value(h) >= 0;
+	if (ok)
+		r->api.end = (uint64_t)json_integer_value(h);
+	json_decref(t);
+	free(text);
+	if (!ok)
+		return hj_tool_fail(CMD, EX_DATAERR,
+		                    "%s/v1/table: no lastBlock.height", base);
+	if (r->api.end < r->cfg->start_height)
+		r->api.ended = 1; /* nothing yet */
+	return EX_OK;
 }
 
 /* What --table and the --rpc options give, before the command line's
@@ -1148,9 +1403,12 @@ int hj_verify_main(int argc, char **argv)
 		                    argv);
 	r.name = log ? log : cfg.card_log;
 	if (rc == EX_OK && r.follow && strcmp(r.name, "-") == 0)
-		rc = hj_tool_usage(CMD, "--follow follows a file: give "
-		                        "--card-log FILE");
-	if (rc == EX_OK) {
+		rc = hj_tool_usage(CMD, "--follow follows a file or the "
+		                        "dealer's API: give --card-log FILE "
+		                        "or URL");
+	if (rc == EX_OK && api_url(r.name))
+		rc = api_source(&r);
+	else if (rc == EX_OK) {
 		r.fd = strcmp(r.name, "-") == 0
 		           ? STDIN_FILENO
 		           : open(r.name, O_RDONLY | O_CLOEXEC);

@@ -19,7 +19,11 @@ one beginning before it is refused (65).
 
 --follow: one runs beside the dealer from its start, across a logrotate
 (the log renamed, hashjackd sent SIGHUP), and must have verified every
-block, with no failure, when stopped (SIGTERM: exit 0).  Another follows a
+block, with no failure, when stopped (SIGTERM: exit 0); another follows
+the dealer's `hashjack serve` stream the same way, across a restart of
+serve (it connects again from its last block).  Once, from the API:
+the blocks serve no longer has (before the rotation) dealt from the
+node; without [chain] start_height refused (64).  Another follows a
 file this test writes line by line from the dealer's log: a tampered
 line, a missing one, a partial line completed later, the file cut and
 the same lines written again (a dealer's restart), cut and written again
@@ -38,6 +42,7 @@ One line per check, then "N passed, M failed"; exit status 1 on failure.
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -95,6 +100,13 @@ def main():
     d.start()
     hj.wait_until(lambda: os.path.exists(d.card_log), 30, "the card log")
     live = Follower(hashjack, d.conf, d.card_log)
+    # The same, from the dealer's API: `hashjack serve`'s stream.
+    hj.wait_until(lambda: hj.read_cardlog(d.card_log), 30, "the first line")
+    first = hj.read_cardlog(d.card_log)[0]["height"]
+    srv_live = hj.Serve(hashjack, d, workdir=wd.path)
+    srv_live.start()
+    hj.add_exit_hook(srv_live.stop)
+    live_api = Follower(hashjack, d.conf, srv_live.url, "--chain.start_height=%d" % first)
     bot = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "bot.py"),
                             "--rpc-url", anvil.url, "--dealer", dealer,
                             "--card-log", d.card_log, "--min-bet", str(MIN_BET),
@@ -109,6 +121,11 @@ def main():
     rotated = d.card_log + ".1"
     os.rename(d.card_log, rotated)
     os.kill(d.proc.pid, signal.SIGHUP)
+    # The API restarted: its follower connects again from its last block.
+    hj.wait_until(lambda: len(hj.read_cardlog(d.card_log)) >= 5, 60, "5 lines after the rotation")
+    port = srv_live.port
+    srv_live.stop()
+    srv_live.start(port=port)
 
     def settled():
         lines = hj.read_cardlog(rotated) + hj.read_cardlog(d.card_log)
@@ -294,6 +311,21 @@ def main():
         hj.add_exit_hook(srv.stop)
         table = srv.json("/v1/table")
         srv_url = srv.url
+        # The log from the API: serve has the current file only (rotated
+        # once), so the blocks before it come from the node.
+        p = subprocess.run([hashjack, "verify", "-c", d.conf, "--card-log", srv_url,
+                            "--chain.start_height=%d" % heights[0]],
+                           capture_output=True, text=True, timeout=120)
+        check_eq(p.returncode, 0, "from the API (%r %r)" % (p.stdout, p.stderr))
+        check("keeps blocks from" in p.stderr, p.stderr)
+        m = re.match(r"verified blocks (\d+) to (\d+): every line agrees \(blocks (\d+) to "
+                     r"(\d+) before it dealt from the node, unchecked\)\n$", p.stdout)
+        check(m and int(m.group(2)) == heights[-1] and int(m.group(3)) == heights[0]
+              and int(m.group(4)) + 1 == int(m.group(1)), p.stdout)
+        p = subprocess.run([hashjack, "verify", "-c", d.conf, "--card-log", srv_url],
+                           capture_output=True, text=True, timeout=60)
+        check_eq(p.returncode, 64, "from the API without start_height (%r)" % p.stderr)
+        check("needs its first block: --chain.start_height=N" in p.stderr, p.stderr)
         p = subprocess.run([hashjack, "verify", "--table", srv_url, "--rpc", anvil.url,
                             "--card-log", whole], capture_output=True, text=True, timeout=120)
         srv.stop()
@@ -326,6 +358,21 @@ def main():
                             "--card-log", whole], capture_output=True, text=True, timeout=60)
         check_eq(p.returncode, 66, "the API gone (%r)" % p.stderr)
         return "from %s/v1/table and from a copy" % srv_url
+
+    def follow_api():
+        """The follower of the dealer's API saw every block, across the
+        rotation and a restart of the API, as the one of the file did."""
+        live_api.wait_verified(heights[-1])
+        rc = live_api.stop()
+        srv_live.stop()
+        check_eq(rc, 0, "exit status (stdout %r, stderr %r)" % (live_api.out, live_api.err[-500:]))
+        check("connecting again" in live_api.err, live_api.err[-500:])
+        # ?from= asks for the blocks after a height: a dealer that began
+        # at block 0 has that block dealt from the node, not read.
+        api_first = heights[0] + 1 if heights[0] == 0 else heights[0]
+        check("verified blocks %d to %d, 0 failures" % (api_first, heights[-1])
+              in live_api.out, live_api.out)
+        return "blocks %d to %d from %s" % (api_first, heights[-1], srv_live.url)
 
     def follow_written():
         """A file written here, line by line, as a broken dealer might."""
@@ -391,6 +438,7 @@ def main():
         return "; ".join(fails)
 
     for name, fn in [("clean", clean), ("follow_live", follow_live),
+                     ("follow_api", follow_api),
                      ("late_start", late_start), ("early_start", early_start),
                      ("behind_tip", behind_tip), ("table_from_api", table_from_api),
                      ("follow_written", follow_written), ("card", card), ("payout", payout),
