@@ -29,9 +29,9 @@
 #define BATCH_MAX 100
 
 static const char usage[] =
-    "Usage: hashjack verify -c FILE [--card-log FILE|-] [OPTION]...\n"
+    "Usage: hashjack verify -c FILE [--card-log FILE|-|URL] [OPTION]...\n"
     "       hashjack verify --table URL|FILE --rpc URL [--rpc-cookie FILE]\n"
-    "                       --card-log FILE|- [OPTION]...\n"
+    "                       --card-log FILE|-|URL [OPTION]...\n"
     "\n"
     "Checks a dealer's block-to-card log against your own node: every\n"
     "block the log covers is fetched from the node and dealt through the\n"
@@ -53,15 +53,20 @@ static const char usage[] =
     "                        its user and password (a password given here\n"
     "                        is visible to other users: prefer a cookie or\n"
     "                        -c FILE)\n"
-    "  --card-log FILE|-     the dealer's card log (default with -c: [state]\n"
-    "                        card_log); - reads standard input\n"
+    "  --card-log FILE|-|URL the dealer's card log (default with -c: [state]\n"
+    "                        card_log); - reads standard input; URL, the\n"
+    "                        dealer's `hashjack serve` (http://HOST:PORT\n"
+    "                        or ws://HOST:PORT/v1/stream), reads its\n"
+    "                        stream from [chain] start_height on (needed)\n"
     "  --follow              keep verifying as the file grows, is rotated\n"
     "                        (renamed for a new one) or is cut and written\n"
-    "                        again (the dealer's restart), until SIGINT or\n"
-    "                        SIGTERM; each failure is one line on standard\n"
-    "                        output and the run goes on\n"
+    "                        again (the dealer's restart), or as the API's\n"
+    "                        stream goes on, until SIGINT or SIGTERM; each\n"
+    "                        failure is one line on standard output and\n"
+    "                        the run goes on\n"
     "  --interval MS         under --follow, how often to look at the file\n"
-    "                        and the node's tip (default 1000)\n"
+    "                        and the node's tip, and the wait before\n"
+    "                        connecting to the API again (default 1000)\n"
     "  --payouts             then, per recipient, what the log says is\n"
     "                        owed against what the chain shows it\n"
     "                        received, in final blocks ([chain]\n"
@@ -730,6 +735,17 @@ static int read_line(struct run *r, struct line *l)
 	}
 }
 
+/* "block A" or "blocks A to B", into buf (64 bytes). */
+static const char *span(char *buf, uint64_t a, uint64_t b)
+{
+	if (a == b)
+		snprintf(buf, 64, "block %llu", (unsigned long long)a);
+	else
+		snprintf(buf, 64, "blocks %llu to %llu", (unsigned long long)a,
+		         (unsigned long long)b);
+	return buf;
+}
+
 /* --payouts' end: a recipient short makes it 1. */
 static void on_paid(void *arg, int rc)
 {
@@ -748,12 +764,11 @@ static void report_end(struct run *r)
 		finish(r, 1);
 		return;
 	}
+	char sp[64];
 	if (r->warmup)
 		snprintf(before, sizeof before,
-		         " (blocks %llu to %llu before it dealt from the node, "
-		         "unchecked)",
-		         (unsigned long long)(r->first - r->warmup),
-		         (unsigned long long)(r->first - 1));
+		         " (%s before it dealt from the node, unchecked)",
+		         span(sp, r->first - r->warmup, r->first - 1));
 	fprintf(out, "verified blocks %llu to %llu: every line agrees%s",
 	        (unsigned long long)r->first,
 	        (unsigned long long)(r->first + r->checked - 1), before);
@@ -795,14 +810,13 @@ static void begin(struct run *r, const struct line *l)
 		r->fill = r->next = r->cfg->start_height;
 		r->fill_end = l->height;
 		r->warmup = l->height - r->cfg->start_height;
+		char sp[64];
 		say("%s begins at block %llu, after the dealer's first "
-		    "([chain] start_height = %llu): dealing blocks %llu to "
-		    "%llu from the node first, for the rounds open at its "
-		    "first line",
+		    "([chain] start_height = %llu): dealing %s from the node "
+		    "first, for the rounds open at its first line",
 		    r->name, (unsigned long long)l->height,
 		    (unsigned long long)r->cfg->start_height,
-		    (unsigned long long)r->cfg->start_height,
-		    (unsigned long long)(l->height - 1));
+		    span(sp, r->cfg->start_height, l->height - 1));
 	} else if (r->cfg->start_height_set &&
 	           l->height < r->cfg->start_height) {
 		say("%s begins at block %llu, before the dealer's first "
