@@ -317,11 +317,24 @@ def main():
                             "--chain.start_height=%d" % heights[0]],
                            capture_output=True, text=True, timeout=120)
         check_eq(p.returncode, 0, "from the API (%r %r)" % (p.stdout, p.stderr))
-        check("keeps blocks from" in p.stderr, p.stderr)
         m = re.match(r"verified blocks (\d+) to (\d+): every line agrees \(blocks (\d+) to "
                      r"(\d+) before it dealt from the node, unchecked\)\n$", p.stdout)
         check(m and int(m.group(2)) == heights[-1] and int(m.group(3)) == heights[0]
               and int(m.group(4)) + 1 == int(m.group(1)), p.stdout)
+        # An API that keeps the last 10 blocks only: refused from further
+        # back (400), so from the oldest it keeps.
+        short = hj.Serve(hashjack, d, workdir=wd.path, history_blocks=10)
+        short.start()
+        hj.add_exit_hook(short.stop)
+        p = subprocess.run([hashjack, "verify", "-c", d.conf, "--card-log", short.url,
+                            "--chain.start_height=%d" % heights[0]],
+                           capture_output=True, text=True, timeout=120)
+        short.stop()
+        check_eq(p.returncode, 0, "from an API keeping 10 blocks (%r %r)" % (p.stdout, p.stderr))
+        check("the dealer's API keeps blocks from %d on" % (heights[-1] - 9) in p.stderr, p.stderr)
+        check(p.stdout == "verified blocks %d to %d: every line agrees (blocks %d to %d before "
+              "it dealt from the node, unchecked)\n" % (heights[-1] - 9, heights[-1], heights[0],
+                                                          heights[-1] - 10), p.stdout)
         p = subprocess.run([hashjack, "verify", "-c", d.conf, "--card-log", srv_url],
                            capture_output=True, text=True, timeout=60)
         check_eq(p.returncode, 64, "from the API without start_height (%r)" % p.stderr)
