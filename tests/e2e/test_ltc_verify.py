@@ -31,7 +31,7 @@ have verified every block, across the rotation, when the session ends
   so for a cookie file that is not the node's (read again, the same);
 - no configuration: the table from the dealer's `hashjack serve`
   (/v1/table: the coin from its chain), the node from --rpc and
-  --rpc-cookie: exit 0;
+  --rpc-cookie, the log from the file and from serve's stream: exit 0;
   a dealer address of another network than the node's: 69, both named;
 - last, the node reorganised below the log's end (invalidateblock and a
   longer chain, which hashjackd, stopped, would refuse): the first line
@@ -384,10 +384,20 @@ def run(S, hashjack, wd, case):
                             "--rpc-cookie", chain["rpc_cookie_file"], "--card-log", whole,
                             "--chain.start_height=%d" % json.loads(lines[0])["height"]],
                            capture_output=True, text=True, timeout=120)
+        # The log from the API's stream too (the current file after the
+        # rotation: the blocks before it dealt from the node).
+        q = subprocess.run([hashjack, "verify", "--table", url, "--rpc", chain["rpc_url"],
+                            "--rpc-cookie", chain["rpc_cookie_file"], "--card-log", url,
+                            "--chain.start_height=%d" % json.loads(lines[0])["height"]],
+                           capture_output=True, text=True, timeout=120)
         srv.stop()
         check_eq(p.returncode, 0, "exit status (%r %r)" % (p.stdout, p.stderr))
         check(p.stdout.endswith("every line agrees\n"), p.stdout)
-        return p.stdout.strip()
+        check_eq(q.returncode, 0, "from the API (%r %r)" % (q.stdout, q.stderr))
+        check(q.stdout.startswith("verified blocks ") and
+              (" to %d: every line agrees" % json.loads(lines[-1])["height"]) in q.stdout,
+              q.stdout)
+        return p.stdout.strip() + "; from the API: " + q.stdout.strip()
 
     def other_network():
         """The dealer's address of Litecoin's main network, the node on
