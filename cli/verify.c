@@ -526,8 +526,8 @@ static void keep(struct run *r, char *text, size_t len, uint64_t h)
 #define REREAD (64 * 1024)
 
 /* The start of the first of the last lines read (those ending in the last
- * REREAD bytes read) that the file no longer holds as it was read, or -1:
- * a line written over without the file getting shorter. */
+ * REREAD bytes read, up to pos) that the file no longer holds as it was
+ * read, or -1: a line written over without the file getting shorter. */
 static long long written_over(struct run *r)
 {
 	long long at = -1;
@@ -535,11 +535,14 @@ static long long written_over(struct run *r)
 	for (size_t i = 0; b && i < RING; i++) {
 		const struct kept *k = &r->ring[i];
 		long long start = k->end - (long long)k->len - 1;
-		if (!k->set || k->file != r->file || k->end < r->pos - REREAD ||
-		    (at >= 0 && start >= at))
+		/* Lines past pos are not read yet (after a cut, again). */
+		if (!k->set || k->file != r->file || k->end > r->pos ||
+		    k->end < r->pos - REREAD || (at >= 0 && start >= at))
 			continue;
-		if (pread(r->fd, b, k->len + 1, start) != (ssize_t)k->len + 1 ||
-		    memcmp(b, k->text, k->len) != 0 || b[k->len] != '\n')
+		/* A short read: the file was cut since its size was looked
+		 * at, which the next look sees. */
+		if (pread(r->fd, b, k->len + 1, start) == (ssize_t)k->len + 1 &&
+		    (memcmp(b, k->text, k->len) != 0 || b[k->len] != '\n'))
 			at = start;
 	}
 	free(b);

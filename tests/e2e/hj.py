@@ -1055,18 +1055,23 @@ class VerifyFollower:
             got = re.findall(r"following: block (\d+) verified", self.err)
         return int(got[-1]) if got else -1
 
+    def _wait(self, pred, timeout, what):
+        """wait_until, saying what verify had written when it gave up."""
+        try:
+            wait_until(pred, timeout, what, interval=0.05)
+        except TimeoutError as e:
+            raise TimeoutError("%s (stderr then: %r, stdout then: %r)"
+                               % (e, self.err[-600:], self.out[-300:])) from None
+
     def wait_verified(self, height, timeout=60):
-        wait_until(lambda: self.verified() >= height, timeout,
-                   "verify --follow at block %d (stderr %r, stdout %r)"
-                   % (height, self.err[-300:], self.out[-300:]), interval=0.05)
+        self._wait(lambda: self.verified() >= height, timeout,
+                   "verify --follow at block %d" % height)
 
     def wait_err(self, words, timeout=30):
-        wait_until(lambda: words in self.err, timeout,
-                   "%r on verify's stderr (%r)" % (words, self.err[-500:]), interval=0.05)
+        self._wait(lambda: words in self.err, timeout, "%r on verify's stderr" % words)
 
     def wait_out(self, words, timeout=30):
-        wait_until(lambda: words in self.out, timeout,
-                   "%r on verify's stdout (%r)" % (words, self.out[-500:]), interval=0.05)
+        self._wait(lambda: words in self.out, timeout, "%r on verify's stdout" % words)
 
     def stop(self):
         """SIGTERM; returns the exit status once both pipes are read."""
