@@ -467,6 +467,8 @@ static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
 
 		ok = expected_block(o, i, &blk) == 0;
 		free(blk.txs);
+		free(blk.all);
+		free(blk.bytes);
 		if (ok)
 			expected_payments(o, i, &want, &nwant);
 	}
