@@ -17,7 +17,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -26,8 +25,14 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+import hj  # noqa: E402
+
 ANVIL = os.path.join(ROOT, "node_modules", ".bin", "anvil")
 DEALER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"  # anvil account 1
+MIN_BET = 10**15
+MAX_BET = 10**18
 PAYLOADS = ["0x484a0101", "0x484a0102", "0x484a0103", "0x484a0104",
             "0x484a0105", "0x484a0106", "0x484a010700", "0x484a010701",
             "0x484a01", "0x"]
@@ -106,40 +111,57 @@ def peak_rss_kib(pid):
     return -1
 
 
-def run_daemon(build, node, tip):
-    state = tempfile.mkdtemp(prefix="hj-bench-")
-    log = os.path.join(state, "cards.jsonl")
-    args = [os.path.join(build, "hashjackd"),
-            "--chain.rpc_url=" + node.url, "--chain.confirmations=1",
-            "--chain.start_height=0", "--chain.batch_blocks=100",
-            "--dealer.address=" + DEALER, "--rules.min_bet=1000000000000000",
-            "--rules.max_bet=1000000000000000000",
-            "--state.directory=" + state]
+def run_raw(build, node, tip, batch, depth=1, cookie=None):
+    """raw_fetch over blocks 0..tip of node (with cookie: --btc, the
+    Bitcoin family's fetch): (blocks/s, seconds, decoded block bytes or
+    None)."""
+    args = [os.path.join(build, "raw_fetch"), "--depth", str(depth)]
+    if cookie:
+        args += ["--btc", "--cookie", cookie]
+    r = subprocess.run(args + [node.url, "0", str(tip), str(batch)],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=600)
+    if r.returncode != 0:
+        raise SystemExit("raw_fetch failed (%d): %s" % (r.returncode, r.stderr.strip()))
+    out = r.stdout.split()
+    n, secs = int(out[1]), float(out[3])
+    if n != tip + 1:
+        raise SystemExit("raw_fetch fetched %d blocks, expected %d" % (n, tip + 1))
+    return n / secs, secs, int(out[5]) if len(out) > 5 else None
+
+
+def run_daemon(build, node, dealer, tip, batch, workdir, min_bet, max_bet):
+    """hashjackd (tests/e2e/hj.py's Hashjackd: its configuration file in
+    workdir, its card log workdir/state/cards.jsonl, both left there) over
+    blocks 0..tip of node, confirmations 1, timed from its start until its
+    card log holds block tip: (blocks/s, seconds, peak RSS KiB, the
+    stopped hj.Hashjackd)."""
+    dm = hj.Hashjackd(os.path.join(build, "hashjackd"), node, dealer, min_bet, max_bet,
+                      confirmations=1, poll_interval_ms=100, batch_blocks=batch,
+                      start_height=0, workdir=workdir)
+    st, _, err = dm.check_config()
+    if st != 0:
+        raise SystemExit("hashjackd --check-config failed (%d): %s" % (st, err.strip()))
     t0 = time.monotonic()
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    want = tip + 1
-    deadline = t0 + 600
-    lines = 0
-    while lines < want:
-        if proc.poll() is not None:
-            raise SystemExit("hashjackd exited: " + proc.stderr.read().decode())
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise SystemExit("hashjackd did not catch up in 600 s")
-        try:
-            with open(log, "rb") as f:
-                lines = f.read().count(b"\n")
-        except FileNotFoundError:
-            pass
-        if lines < want:
-            time.sleep(0.02)
-    elapsed = time.monotonic() - t0
-    rss = peak_rss_kib(proc.pid)
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(10)
-    shutil.rmtree(state)
-    return want / elapsed, elapsed, rss
+    dm.start()
+    try:
+        def done():
+            if not dm.running():
+                raise SystemExit("hashjackd exited with %s:\n%s"
+                                 % (dm.proc.returncode, dm.stderr()[-3000:]))
+            last = dm.last_height()
+            return last is not None and last >= tip
+        hj.wait_until(done, 600, "hashjackd to deal block %d" % tip, 0.01)
+        elapsed = time.monotonic() - t0
+        rss = peak_rss_kib(dm.proc.pid)
+    finally:
+        rc = dm.stop(10)
+    if rc != 0:
+        raise SystemExit("hashjackd exited %s on SIGTERM:\n%s" % (rc, dm.stderr()[-3000:]))
+    n = len(dm.lines())
+    if n != tip + 1:
+        raise SystemExit("card log holds %d lines, expected %d" % (n, tip + 1))
+    return (tip + 1) / elapsed, elapsed, rss, dm
 
 
 def main():
@@ -150,16 +172,18 @@ def main():
     a = ap.parse_args()
     if not os.path.exists(ANVIL):
         raise SystemExit("anvil not found at %s: run scripts/deps.sh" % ANVIL)
+    hj.install_cleanup()
+    workdir = tempfile.mkdtemp(prefix="hj-bench-")
+    hj.add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
     node = Node()
+    hj.add_exit_hook(node.proc.kill)
     try:
         print("pre-mining %d blocks with %d action transactions..."
               % (a.blocks, a.actions), flush=True)
         tip = premine(node, a.blocks, a.actions)
-        out = subprocess.run([os.path.join(a.build, "raw_fetch"), node.url,
-                              "0", str(tip), "100"], check=True,
-                             capture_output=True, text=True).stdout.split()
-        raw_rate = float(out[1]) / float(out[3])
-        rate, elapsed, rss = run_daemon(a.build, node, tip)
+        raw_rate = run_raw(a.build, node, tip, 100)[0]
+        rate, elapsed, rss, _ = run_daemon(a.build, node, DEALER, tip, 100, workdir,
+                                           MIN_BET, MAX_BET)
     finally:
         node.stop()
     print("blocks: %d (0..%d)" % (tip + 1, tip))

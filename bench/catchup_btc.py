@@ -30,9 +30,6 @@ Then, in the same run:
     directory, start_height 0, confirmations 1, timed from start until its
     card log holds every block.
 Prints both rates in blocks/s, their ratio and hashjackd's peak RSS.
-A hashjackd that does not take family = bitcoin yet fails its
---check-config: the run then ends with status 2 and says so, after the raw
-figures.
 
 Usage: catchup_btc.py --build DIR [--blocks N] [--actions N] [--batch N]
                       [--depth N] [--mweb] [--keep]
@@ -41,7 +38,6 @@ import argparse
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,7 +49,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 sys.path.insert(0, HERE)
 import hj  # noqa: E402
 import ltc  # noqa: E402
-from catchup import peak_rss_kib  # noqa: E402
+from catchup import run_daemon, run_raw  # noqa: E402
 
 MIN_BET = 100000          # litoshis; above the 2940 dust limit per output
 MAX_BET = 10 ** 8
@@ -117,55 +113,6 @@ def premine(node, blocks, actions, rng, log):
     return node.height(), dealer, kinds
 
 
-def run_raw(build, node, tip, batch, depth):
-    r = subprocess.run([os.path.join(build, "raw_fetch"), "--btc", "--depth", str(depth),
-                        "--cookie", node.cookie_file, node.url, "0", str(tip), str(batch)],
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        raise SystemExit("raw_fetch --btc failed (%d): %s" % (r.returncode, r.stderr.strip()))
-    out = r.stdout.split()
-    n, secs, nbytes = int(out[1]), float(out[3]), int(out[5])
-    if n != tip + 1:
-        raise SystemExit("raw_fetch fetched %d blocks, expected %d" % (n, tip + 1))
-    return n / secs, secs, nbytes
-
-
-def run_daemon(build, node, dealer, tip, batch, workdir):
-    """hashjackd over blocks 0..tip: (blocks/s, seconds, peak RSS KiB).
-    SystemExit(2) when this hashjackd refuses family = bitcoin."""
-    dm = hj.Hashjackd(os.path.join(build, "hashjackd"), node, dealer, MIN_BET, MAX_BET,
-                      confirmations=1, poll_interval_ms=100, batch_blocks=batch,
-                      start_height=0, workdir=workdir)
-    st, _, err = dm.check_config()
-    if st != 0:
-        err = err.strip()
-        if "bitcoin" in err.lower() or "unknown key" in err:
-            print("hashjackd: family = bitcoin not supported by this hashjackd "
-                  "(--check-config: %s)" % err, flush=True)
-            raise SystemExit(2)
-        raise SystemExit("hashjackd --check-config failed (%d): %s" % (st, err))
-    t0 = time.monotonic()
-    dm.start()
-    try:
-        def done():
-            if not dm.running():
-                raise SystemExit("hashjackd exited with %s:\n%s"
-                                 % (dm.proc.returncode, dm.stderr()[-3000:]))
-            last = dm.last_height()
-            return last is not None and last >= tip
-        hj.wait_until(done, 600, "hashjackd to deal block %d" % tip, 0.01)
-        elapsed = time.monotonic() - t0
-        rss = peak_rss_kib(dm.proc.pid)
-    finally:
-        rc = dm.stop(10)
-    if rc != 0:
-        raise SystemExit("hashjackd exited %s on SIGTERM:\n%s" % (rc, dm.stderr()[-3000:]))
-    n = len(dm.lines())
-    if n != tip + 1:
-        raise SystemExit("card log holds %d lines, expected %d" % (n, tip + 1))
-    return (tip + 1) / elapsed, elapsed, rss
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True, help="build directory (raw_fetch, hashjackd)")
@@ -196,19 +143,19 @@ def main():
                                       ", ".join("%s %d" % kv for kv in sorted(kinds.items()))),
               flush=True)
         node.flush()
-        seq_rate, seq_secs, nbytes = run_raw(a.build, node, tip, a.batch, 1)
-        raw_rate, raw_secs, _ = run_raw(a.build, node, tip, a.batch, a.depth)
+        seq_rate, seq_secs, nbytes = run_raw(a.build, node, tip, a.batch, 1, node.cookie_file)
+        raw_rate, raw_secs, _ = run_raw(a.build, node, tip, a.batch, a.depth, node.cookie_file)
         print("blocks: %d (0..%d), %.1f MB of raw blocks, %d per batch"
               % (tip + 1, tip, nbytes / 1e6, a.batch))
         print("raw batched client, one batch at a time: %.0f blocks/s (%.2f s)"
               % (seq_rate, seq_secs))
         print("raw batched client, %d batches in flight: %.0f blocks/s (%.2f s)"
               % (a.depth, raw_rate, raw_secs), flush=True)
-        rate, elapsed, rss = run_daemon(a.build, node, dealer, tip, a.batch,
-                                        os.path.join(workdir, "daemon"))
+        rate, elapsed, rss, _ = run_daemon(a.build, node, dealer, tip, a.batch,
+                                           os.path.join(workdir, "daemon"), MIN_BET, MAX_BET)
         print("hashjackd catch-up: %.0f blocks/s (%.2f s, start to last line)"
               % (rate, elapsed), flush=True)
-        again, again_secs, _ = run_raw(a.build, node, tip, a.batch, a.depth)
+        again, again_secs, _ = run_raw(a.build, node, tip, a.batch, a.depth, node.cookie_file)
         print("raw batched client, %d batches in flight, after hashjackd: %.0f blocks/s "
               "(%.2f s)" % (a.depth, again, again_secs))
         raw_rate = max(raw_rate, again)
