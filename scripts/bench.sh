@@ -6,11 +6,15 @@
 #             minimal batched JSON-RPC client fetching the same blocks;
 #   catch-up-btc: the same on a 5,000-block litecoind regtest chain
 #             (batched getblockhash + getblock <hash> 0, cookie auth);
+#   verify:   hashjack verify over the catch-up benchmarks' chains (20,000
+#             anvil blocks, then 5,000 litecoind regtest blocks), whose
+#             card logs hashjackd writes first, against raw_fetch of the
+#             same blocks (one batch at a time and three in flight);
 #   serve:    hashjack serve's round queries per second against /healthz,
 #             and the time a block takes to reach 100, 1,000 and 10,000
 #             WebSocket subscribers against a bare libuv server writing
 #             the same bytes, with the server's RSS.
-# Usage: scripts/bench.sh [engine|catchup|catchup-btc|serve|all]
+# Usage: scripts/bench.sh [engine|catchup|catchup-btc|verify|serve|all]
 #        (default all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +35,12 @@ fi
 if [ "$what" = catchup-btc ] || [ "$what" = all ]; then
 	echo "== catch-up, Bitcoin family (litecoind regtest)"
 	python3 "$root/bench/catchup_btc.py" --build "$build"
+fi
+if [ "$what" = verify ] || [ "$what" = all ]; then
+	echo "== verify (anvil)"
+	python3 "$root/bench/verify.py" --build "$build" --family evm
+	echo "== verify, Bitcoin family (litecoind regtest)"
+	python3 "$root/bench/verify.py" --build "$build" --family btc
 fi
 if [ "$what" = serve ] || [ "$what" = all ]; then
 	echo "== serve"
