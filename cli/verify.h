@@ -6,6 +6,7 @@
 #define HJ_VERIFY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Runs `hashjack verify ARGS...` (argv after "verify").  Returns a
  * sysexits(3) code, or 1 when a line differs. */
@@ -20,5 +21,13 @@ int hj_verify_help(void);
  * be compared so.  Any bytes for theirs. */
 void hj_verify_describe(const char *theirs, size_t tn, const char *ours,
                         size_t on, char *buf, size_t n);
+
+/* The top-level "height" of a card log line (s, n bytes, without its
+ * "\n"), a non-negative integer, into *out: 0, or -1 when it has none or
+ * is not a JSON object.  A line that begins in the log's own form
+ * ({"v":N,"chain":"C","height":H,) is read from those members alone,
+ * without parsing the rest: verify compares the rest byte for byte with
+ * the protocol's line.  Any other line is parsed as JSON.  Any bytes. */
+int hj_verify_line_height(const char *s, size_t n, uint64_t *out);
 
 #endif
