@@ -27,6 +27,13 @@
 #define CMD "verify"
 /* Blocks asked of the node at once. */
 #define BATCH_MAX 100
+/* Batches asked of the node at once (its client has 4 requests in flight
+ * at most: a batch's receipts wait for a place), and batches held at once,
+ * in flight or come ahead of their turn.  Blocks are dealt strictly in
+ * height order; a line found wrong while reading ahead is said once the
+ * blocks before it are dealt. */
+#define DEPTH     4
+#define QUEUE_MAX 8
 
 static const char usage[] =
     "Usage: hashjack verify -c FILE [--card-log FILE|-|URL] [OPTION]...\n"
@@ -110,10 +117,22 @@ struct line {
 	uint64_t height;
 };
 
+/* Lines whose blocks are asked of the node at once: in flight, or come
+ * (blocks, deep copies) and waiting for the batches before them. */
+struct batch {
+	struct run *r;
+	struct batch *next; /* in height order */
+	struct line lines[BATCH_MAX];
+	size_t n;
+	hj_chain_block *blocks;
+	int failed; /* under --follow: asked again when the timer fires */
+};
+
 /* The lines read last, by height modulo RING, to check a line the dealer
  * writes again after cutting its log (a restart) against the first one,
  * and to know where lines ended when the log is cut.  More than the
- * lines a batch can hold, so a line in flight is never dropped. */
+ * lines the batches can hold (QUEUE_MAX * BATCH_MAX), so a line in flight
+ * is never dropped. */
 #define RING 1024
 struct kept {
 	char *text;
@@ -145,9 +164,10 @@ struct run {
 	hj_backend *be;
 	hj_table *t;
 	hj_cardlog cl;
-	struct line batch[BATCH_MAX];
-	size_t n;
-	struct line ahead; /* a line read, not in a batch yet */
+	struct batch *queue, *tail; /* in height order: the head is next */
+	unsigned queued, inflight;  /* batches held; of them, in flight */
+	uint64_t pending;           /* blocks in the batches */
+	struct line ahead;          /* a line read, not in a batch yet */
 	int have_ahead;
 	uint64_t fill, fill_end; /* blocks to deal without a line first */
 	uint64_t next;           /* the height the next line must have */
@@ -421,9 +441,11 @@ static void wait_then(struct run *r, uv_timer_cb cb)
 static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
                       const char *error);
 
-static void ask_blocks(struct run *r)
+static void ask_blocks(struct run *r, struct batch *b)
 {
-	if (r->be->ops->blocks(r->be, r->batch[0].height, r->n, on_blocks, r)) {
+	r->inflight++;
+	if (r->be->ops->blocks(r->be, b->lines[0].height, b->n, on_blocks, b)) {
+		r->inflight--;
 		say("out of memory");
 		finish(r, EX_SOFTWARE);
 	}
@@ -431,33 +453,49 @@ static void ask_blocks(struct run *r)
 
 static void on_again_blocks(uv_timer_t *t)
 {
-	ask_blocks(t->data);
+	struct run *r = t->data;
+	for (struct batch *b = r->queue; b && !r->done; b = b->next)
+		if (b->failed) {
+			b->failed = 0;
+			ask_blocks(r, b);
+		}
 }
 
-static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
-                      const char *error)
+static void batch_free(struct batch *b)
 {
-	struct run *r = arg;
-	char err[300], what[400];
-	if (r->done)
-		return;
-	if (error || n == 0) {
-		if (error)
-			say("node: %s", error);
-		else
-			say("node: no block from %llu on, though its tip is "
-			    "%llu",
-			    (unsigned long long)r->batch[0].height,
-			    (unsigned long long)r->tip);
-		if (r->follow)
-			wait_then(r, on_again_blocks);
-		else
-			finish(r, EX_UNAVAILABLE);
-		return;
+	if (b->blocks)
+		for (size_t i = 0; i < b->n; i++)
+			free(b->blocks[i].txs);
+	free(b->blocks);
+	free(b);
+}
+
+static int copy_blocks(struct batch *b, const hj_chain_block *src)
+{
+	b->blocks = calloc(b->n, sizeof *b->blocks);
+	if (!b->blocks)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n; i++) {
+		b->blocks[i] = src[i];
+		b->blocks[i].txs = NULL;
+		if (src[i].ntx) {
+			size_t sz = src[i].ntx * sizeof *src[i].txs;
+			b->blocks[i].txs = malloc(sz);
+			if (!b->blocks[i].txs)
+				return -ENOMEM;
+			memcpy(b->blocks[i].txs, src[i].txs, sz);
+		}
 	}
-	size_t k = n < r->n ? n : r->n;
-	for (size_t i = 0; i < k && !r->done; i++) {
-		const struct line *l = &r->batch[i];
+	return 0;
+}
+
+/* Deals the head batch b with its blocks and checks its lines, then
+ * drops it: 0, or -1 when the run is finished. */
+static int deal(struct run *r, struct batch *b, const hj_chain_block *blocks)
+{
+	char err[300], what[400];
+	for (size_t i = 0; i < b->n && !r->done; i++) {
+		const struct line *l = &b->lines[i];
 		const char *line;
 		size_t len;
 		if (hj_deal_block(r->t, &r->cl, r->be->ops->chain,
@@ -466,14 +504,14 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			say("dealing block %llu: %s",
 			    (unsigned long long)blocks[i].height, err);
 			finish(r, EX_SOFTWARE);
-			return;
+			return -1;
 		}
 		if (r->pay &&
 		    hj_vpay_line(r->pay, line, len - 1, err, sizeof err)) {
 			say("payouts: block %llu: %s",
 			    (unsigned long long)l->height, err);
 			finish(r, EX_SOFTWARE);
-			return;
+			return -1;
 		}
 		len--; /* the "\n" */
 		r->last = l->height;
@@ -490,12 +528,77 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		}
 	}
 	if (r->done)
+		return -1;
+	r->queue = b->next;
+	if (!r->queue)
+		r->tail = NULL;
+	r->queued--;
+	r->pending -= b->n;
+	batch_free(b);
+	return 0;
+}
+
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error)
+{
+	struct batch *b = arg;
+	struct run *r = b->r;
+	r->inflight--;
+	if (r->done)
 		return;
-	/* Lines whose blocks did not come (a node may answer fewer) are
-	 * asked for again with the next ones. */
-	progress(r);
-	memmove(r->batch, r->batch + k, (r->n - k) * sizeof *r->batch);
-	r->n -= k;
+	if (error || n == 0) {
+		if (error)
+			say("node: %s", error);
+		else
+			say("node: no block from %llu on, though its tip is "
+			    "%llu",
+			    (unsigned long long)b->lines[0].height,
+			    (unsigned long long)r->tip);
+		if (r->follow) {
+			b->failed = 1;
+			wait_then(r, on_again_blocks);
+		} else {
+			finish(r, EX_UNAVAILABLE);
+		}
+		return;
+	}
+	if (n < b->n) {
+		/* Lines whose blocks did not come (a node may answer fewer)
+		 * are asked for again, in a batch of their own right after. */
+		struct batch *rest = calloc(1, sizeof *rest);
+		if (!rest) {
+			say("out of memory");
+			finish(r, EX_SOFTWARE);
+			return;
+		}
+		rest->r = r;
+		rest->n = b->n - n;
+		memcpy(rest->lines, b->lines + n,
+		       rest->n * sizeof *rest->lines);
+		b->n = n;
+		rest->next = b->next;
+		b->next = rest;
+		if (r->tail == b)
+			r->tail = rest;
+		r->queued++;
+		ask_blocks(r, rest);
+		if (r->done)
+			return;
+	}
+	if (b != r->queue) { /* ahead of its turn: kept */
+		if (copy_blocks(b, blocks)) {
+			say("out of memory");
+			finish(r, EX_SOFTWARE);
+			return;
+		}
+	} else {
+		if (deal(r, b, blocks))
+			return;
+		while (r->queue && r->queue->blocks)
+			if (deal(r, r->queue, r->queue->blocks))
+				return;
+		progress(r);
+	}
 	next_batch(r);
 }
 
@@ -513,9 +616,11 @@ static void keep(struct run *r, char *text, size_t len, uint64_t h)
 	struct kept *k = &r->ring[h % RING];
 	long long end = r->pos - (long long)(r->len - r->beg);
 	if (k->set && k->height == h) {
-		for (size_t i = 0; i < r->n; i++)
-			if (r->batch[i].height == h)
-				r->batch[i] = (struct line){text, len, h};
+		for (struct batch *b = r->queue; b; b = b->next)
+			for (size_t i = 0; i < b->n; i++)
+				if (b->lines[i].height == h)
+					b->lines[i] =
+					    (struct line){text, len, h};
 	}
 	free(k->text);
 	*k = (struct kept){text, len, h, end, r->file, 1};
@@ -742,7 +847,7 @@ static int read_line(struct run *r, struct line *l)
 				return -1;
 			if (got > 0)
 				continue;
-			if (r->len > r->beg && !r->follow) {
+			if (r->len > r->beg && !r->follow && !r->pending) {
 				hj_tool_progress_end();
 				printf("line %llu: cut: no newline at its end "
 				       "(a partial line)\n",
@@ -753,10 +858,13 @@ static int read_line(struct run *r, struct line *l)
 			return 0;
 		}
 		size_t len = (size_t)(nl - b);
+		uint64_t height;
+		int bad = hj_verify_line_height(b, len, &height) != 0;
+		if (bad && r->pending)
+			return 0; /* said once the blocks before it are dealt */
 		r->beg += len + 1;
 		r->lineno++;
-		uint64_t height;
-		if (hj_verify_line_height(b, len, &height) != 0) {
+		if (bad) {
 			hj_tool_progress_end();
 			printf("line %llu: not a card log line (no height)\n",
 			       (unsigned long long)r->lineno);
@@ -1088,63 +1196,100 @@ static void on_wait_tip(uv_timer_t *t)
 	}
 }
 
-/* Reads the next lines, up to batch_blocks and the node's tip, and asks
- * the node for their blocks. */
+/* Reads the next lines, in batches of up to batch_blocks, up to DEPTH in
+ * flight and QUEUE_MAX held, and the node's tip, and asks the node for
+ * their blocks. */
 static void next_batch(struct run *r)
 {
 	size_t want =
 	    r->cfg->batch_blocks < BATCH_MAX ? r->cfg->batch_blocks : BATCH_MAX;
 	struct line l;
-	int beyond = 0;
-	while (r->n < want && !r->done) {
-		if (r->fill < r->fill_end) {
-			if (r->fill > r->tip) {
-				beyond = 1;
+	int beyond = 0, more = 1;
+	while (more && !r->done && r->inflight < DEPTH &&
+	       r->queued < QUEUE_MAX) {
+		struct batch *b = calloc(1, sizeof *b);
+		if (!b) {
+			say("out of memory");
+			finish(r, EX_SOFTWARE);
+			return;
+		}
+		b->r = r;
+		while (b->n < want && !r->done) {
+			if (r->fill < r->fill_end) {
+				if (r->fill > r->tip) {
+					beyond = 1;
+					more = 0;
+					break;
+				}
+				b->lines[b->n++] =
+				    (struct line){NULL, 0, r->fill++};
+				r->next = r->fill;
+				r->pending++;
+				continue;
+			}
+			int got = read_line(r, &l);
+			if (got < 0)
+				break;
+			if (got == 0) {
+				more = 0;
 				break;
 			}
-			r->batch[r->n++] = (struct line){NULL, 0, r->fill++};
-			r->next = r->fill;
-			continue;
-		}
-		int got = read_line(r, &l);
-		if (got < 0)
-			return;
-		if (got == 0)
-			break;
-		if (!r->started) {
-			begin(r, &l);
-			if (r->done) {
-				free(l.text);
-				return;
-			}
-			r->ahead = l;
-			r->have_ahead = 1;
-			continue;
-		}
-		if (l.height != r->next) {
-			got = out_of_order(r, &l);
-			if (got < 0)
-				return;
-			if (got == 0)
+			if (!r->started) {
+				begin(r, &l);
+				if (r->done) {
+					free(l.text);
+					break;
+				}
+				r->ahead = l;
+				r->have_ahead = 1;
 				continue;
+			}
+			if (l.height != r->next) {
+				if (r->pending) {
+					/* Said once the blocks before it
+					 * are dealt. */
+					r->ahead = l;
+					r->have_ahead = 1;
+					more = 0;
+					break;
+				}
+				got = out_of_order(r, &l);
+				if (got < 0)
+					break;
+				if (got == 0)
+					continue;
+			}
+			if (l.height > r->tip) {
+				/* kept: the node has no such block yet */
+				r->ahead = l;
+				r->have_ahead = 1;
+				beyond = 1;
+				more = 0;
+				break;
+			}
+			r->again = r->stream; /* the API sends a block again
+			                        after a dealer's restart */
+			keep(r, l.text, l.len, l.height);
+			b->lines[b->n++] = l;
+			r->next++;
+			r->pending++;
 		}
-		if (l.height > r->tip) {
-			r->ahead = l; /* kept: the node has no such block yet */
-			r->have_ahead = 1;
-			beyond = 1;
+		if (b->n == 0 || r->done) {
+			r->pending -= b->n;
+			free(b);
 			break;
 		}
-		r->again = r->stream; /* the API sends a block again after
-		                        a dealer's restart */
-		keep(r, l.text, l.len, l.height);
-		r->batch[r->n++] = l;
-		r->next++;
+		if (r->tail)
+			r->tail->next = b;
+		else
+			r->queue = b;
+		r->tail = b;
+		r->queued++;
+		ask_blocks(r, b);
 	}
-	if (r->done)
+	if (r->done || r->queue)
 		return;
-	if (r->n > 0)
-		ask_blocks(r);
-	else if (beyond && r->follow)
+	if (beyond && r->follow)
 		wait_then(r, on_wait_tip);
 	else if (!r->follow && (beyond || !r->stream || r->api.ended))
 		report_end(r);
@@ -1490,6 +1635,11 @@ int hj_verify_main(int argc, char **argv)
 		rc = run(&r);
 		hj_cardlog_release(&r.cl);
 		hj_table_free(r.t);
+		while (r.queue) {
+			struct batch *b = r.queue;
+			r.queue = b->next;
+			batch_free(b);
+		}
 		for (size_t i = 0; i < RING; i++)
 			free(r.ring[i].text);
 		if (r.have_ahead)

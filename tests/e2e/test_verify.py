@@ -33,7 +33,12 @@ proxy lowering its tip): the lines up to the tip agree, exit 75; --follow
 waits there and goes on once the node has the blocks.  Without a
 configuration: the table from the dealer's `hashjack serve` (GET
 /v1/table) or a copy of it, the node from --rpc; a table of another
-chain (69), with a bad or missing field (65), another rule set (1).  Both read the blocks verified from the
+chain (69), with a bad or missing field (65), another rule set (1).
+Through a proxy that answers some batches of blocks short (the client
+asks again) while several are in flight, the log still verifies, and of
+two changed cards the first is reported, though its batch came last;
+lines read ahead of a changed card (a missing line, a line that is not
+one) are said only after it.  Both read the blocks verified from the
 progress line, which is on stderr when it is a terminal (a pty here).
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
@@ -46,6 +51,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
@@ -73,6 +79,51 @@ class TipProxy(hj.RpcProxy):
                 j["result"] = hex(self.tip)
                 return json.dumps(j).encode()
         return data
+
+
+class ShortProxy(hj.RpcProxy):
+    """hj.RpcProxy in front of the node that answers the first batch of
+    blocks asked from each height in `heights` with its last block left out
+    (the client must ask again), holds the first batch of blocks until a
+    second is asked for (at most 10 s), and counts the batches of blocks in
+    flight at once (`most`)."""
+
+    def __init__(self, upstream, heights):
+        super().__init__(upstream)
+        self.heights = set(heights)
+        self.shortened = self.now = self.most = self.seen = 0
+        self.together = threading.Event()
+
+    def _take(self, body):
+        if b'"eth_getBlockByNumber"' in body:
+            with self.lock:
+                self.now += 1
+                self.most = max(self.most, self.now)
+                self.seen += 1
+                first = self.seen == 1
+                if self.now >= 2:
+                    self.together.set()
+            if first:
+                self.together.wait(10)
+        return super()._take(body)
+
+    def answer(self, data):
+        try:
+            j = json.loads(data)
+        except ValueError:
+            return data
+        if not (isinstance(j, list) and j and all(
+                isinstance(e, dict) and isinstance(e.get("result"), dict)
+                and "transactions" in e["result"] for e in j)):
+            return data
+        with self.lock:
+            self.now -= 1
+            first = min(int(e["result"]["number"], 16) for e in j)
+            if first not in self.heights or len(j) < 2:
+                return data
+            self.heights.discard(first)
+            self.shortened += 1
+        return json.dumps(j[:-1]).encode()
 
 
 def compact(obj):
@@ -450,6 +501,65 @@ def main():
         check("was written over from byte" in f.err, f.err[-800:])
         return "; ".join(fails)
 
+    def short_answers():
+        # Batches of 5: several in flight; the first one and a later one
+        # come short, are asked again, and the batches after them, come
+        # first, wait their turn.
+        h0 = json.loads(lines[0])["height"]
+        proxy = ShortProxy(anvil.url, [h0, h0 + 10])
+        try:
+            rc, out, err = verify(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url,
+                                  "--chain.batch_blocks=5")
+        finally:
+            proxy.close()
+        check_eq(rc, 0, "exit status (%r %r)" % (out, err))
+        check_eq(out, "verified blocks %d to %d: every line agrees\n"
+                 % (h0, json.loads(lines[-1])["height"]), "output")
+        check_eq(proxy.shortened, 2, "batches answered short")
+        check("retrying" in err, "the retries said on stderr: %r" % err)
+        check(proxy.most >= 2, "batches of blocks in flight at once: %d" % proxy.most)
+        return "%d batches in flight at most, %d answered short" % (proxy.most, proxy.shortened)
+
+    def short_first_difference():
+        # A card changed in the first batch, which comes short and so
+        # last, and another in the third: the first is the one reported.
+        m = lines[:]
+        changed = []
+        for i in (2, 12):
+            j = json.loads(m[i])
+            j["card"]["code"] = "KS" if j["card"]["code"] != "KS" else "QS"
+            m[i] = compact(j)
+            changed.append(j["height"])
+        path = tampered("short_first_difference", m)
+        proxy = ShortProxy(anvil.url, [json.loads(lines[0])["height"]])
+        try:
+            rc, out, err = verify(hashjack, d.conf, path, "--chain.rpc_url=" + proxy.url,
+                                  "--chain.batch_blocks=5")
+        finally:
+            proxy.close()
+        check_eq(rc, 1, "exit status (stdout %r, stderr %r)" % (out[:300], err[:300]))
+        first = out.splitlines()[0] if out else ""
+        check(first.startswith("block %d: card.code" % changed[0]), first)
+        check_eq(proxy.shortened, 1, "batches answered short")
+        check(proxy.most >= 2, "batches of blocks in flight at once: %d" % proxy.most)
+        return first
+
+    def read_ahead_order():
+        # Batches of 5 in flight: lines read ahead of a changed card (a
+        # missing line, a line that is not one) are said only after it.
+        j = json.loads(lines[2])
+        j["card"]["code"] = "KS" if j["card"]["code"] != "KS" else "QS"
+        out = []
+        for name, later in (("missing", lines[13:]), ("not_json", ["{nope"] + lines[13:])):
+            m = lines[:2] + [compact(j)] + lines[3:12] + later
+            rc, o, err = verify(hashjack, d.conf, tampered("ahead_" + name, m),
+                                "--chain.batch_blocks=5")
+            check_eq(rc, 1, "exit status (stdout %r, stderr %r)" % (o[:300], err[:300]))
+            first = o.splitlines()[0] if o else ""
+            check(first.startswith("block %d: card.code" % j["height"]), first)
+            out.append(first)
+        return "; ".join(out)
+
     for name, fn in [("clean", clean), ("follow_live", follow_live),
                      ("follow_api", follow_api),
                      ("late_start", late_start), ("early_start", early_start),
@@ -457,7 +567,9 @@ def main():
                      ("follow_written", follow_written), ("card", card), ("payout", payout),
                      ("dropped_event", dropped_event), ("dropped_line", dropped_line),
                      ("line_twice", line_twice), ("other_hash", other_hash),
-                     ("cut_last", cut_last), ("not_json", not_json)]:
+                     ("cut_last", cut_last), ("not_json", not_json),
+                     ("short_answers", short_answers), ("read_ahead_order", read_ahead_order),
+                     ("short_first_difference", short_first_difference)]:
         case(name, fn)
     hj.close_all(anvil.stop)
     passed = sum(1 for _, ok in results if ok)
