@@ -466,12 +466,13 @@ def main():
         # Cut back three lines (seen cut) and written again the same: a
         # restart.
         os.truncate(path, size(25))
-        f.wait_err("was cut from %d to %d bytes" % (size(28), size(25)))
+        # (How far it had read when it looked is its own affair.)
+        f.wait_err(" to %d bytes (the dealer restarted?)" % size(25))
         write("".join(data[25:31]))
         f.wait_verified(heights[30])
         # Cut (seen cut) and written again differently.
         os.truncate(path, size(29))
-        f.wait_err("was cut from %d to %d bytes" % (size(31), size(29)))
+        f.wait_err(" to %d bytes (the dealer restarted?)" % size(29))
         j = json.loads(lines[29])
         j["hash"] = "0x" + "cd" * 32
         write(compact(j) + "\n" + "".join(data[30:33]))
