@@ -55,6 +55,13 @@ typedef struct hj_chain_block {
 	uint8_t *bytes;
 } hj_chain_block;
 
+/* A copy of blocks src[0..n) that outlives the callback lending them:
+ * each block's txs copied, all and bytes (keep_all's) left out.  NULL
+ * when out of memory.  hj_chain_blocks_free(b, n) frees it (NULL is
+ * fine). */
+hj_chain_block *hj_chain_blocks_copy(const hj_chain_block *src, size_t n);
+void hj_chain_blocks_free(hj_chain_block *b, size_t n);
+
 /* permanent: the error will not go away by asking again (the node runs
  * another network than the dealer address is for): the daemon stops. */
 typedef void (*hj_ident_cb)(void *arg, const char *identity, const char *error,

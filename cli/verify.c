@@ -463,30 +463,8 @@ static void on_again_blocks(uv_timer_t *t)
 
 static void batch_free(struct batch *b)
 {
-	if (b->blocks)
-		for (size_t i = 0; i < b->n; i++)
-			free(b->blocks[i].txs);
-	free(b->blocks);
+	hj_chain_blocks_free(b->blocks, b->n);
 	free(b);
-}
-
-static int copy_blocks(struct batch *b, const hj_chain_block *src)
-{
-	b->blocks = calloc(b->n, sizeof *b->blocks);
-	if (!b->blocks)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->n; i++) {
-		b->blocks[i] = src[i];
-		b->blocks[i].txs = NULL;
-		if (src[i].ntx) {
-			size_t sz = src[i].ntx * sizeof *src[i].txs;
-			b->blocks[i].txs = malloc(sz);
-			if (!b->blocks[i].txs)
-				return -ENOMEM;
-			memcpy(b->blocks[i].txs, src[i].txs, sz);
-		}
-	}
-	return 0;
 }
 
 /* Deals the head batch b with its blocks and checks its lines, then
@@ -586,7 +564,7 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 			return;
 	}
 	if (b != r->queue) { /* ahead of its turn: kept */
-		if (copy_blocks(b, blocks)) {
+		if (!(b->blocks = hj_chain_blocks_copy(blocks, b->n))) {
 			say("out of memory");
 			finish(r, EX_SOFTWARE);
 			return;

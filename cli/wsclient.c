@@ -17,6 +17,8 @@
 #include <openssl/sha.h>
 #include <wslay/wslay.h>
 
+#include "websocket.h"
+
 enum state {
 	S_RESOLVE,   /* uv_getaddrinfo */
 	S_CONNECT,   /* uv_tcp_connect, to each address in turn */
@@ -562,24 +564,6 @@ static int on_header_value(llhttp_t *p, const char *at, size_t n)
 	return 0;
 }
 
-/* Whether the comma-separated list v holds token t (any case). */
-static int has_token(const char *v, const char *t)
-{
-	size_t tn = strlen(t);
-	while (*v) {
-		while (*v == ' ' || *v == '\t' || *v == ',')
-			v++;
-		size_t n = strcspn(v, ",");
-		size_t m = n;
-		while (m > 0 && (v[m - 1] == ' ' || v[m - 1] == '\t'))
-			m--;
-		if (m == tn && strncasecmp(v, t, tn) == 0)
-			return 1;
-		v += n;
-	}
-	return 0;
-}
-
 static int on_header_value_complete(llhttp_t *p)
 {
 	hj_wsc *c = of(p);
@@ -597,9 +581,9 @@ static int on_header_value_complete(llhttp_t *p)
 	} else if (c->hval_long) {
 		return 0; /* neither Upgrade nor Connection is that long here */
 	} else if (strcmp(c->hname, "upgrade") == 0) {
-		c->upgrade_ok |= has_token(c->hval, "websocket");
+		c->upgrade_ok |= hj_http_has_token(c->hval, "websocket");
 	} else if (strcmp(c->hname, "connection") == 0) {
-		c->connection_ok |= has_token(c->hval, "upgrade");
+		c->connection_ok |= hj_http_has_token(c->hval, "upgrade");
 	}
 	return 0;
 }
@@ -1034,19 +1018,6 @@ out:
 	return rc;
 }
 
-/* Sec-WebSocket-Accept: base64(SHA-1(key + the RFC 6455 GUID)). */
-static void accept_of(const char *key, char out[32])
-{
-	static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-	char in[64];
-	uint8_t md[SHA_DIGEST_LENGTH];
-	size_t kn = strlen(key);
-	memcpy(in, key, kn);
-	memcpy(in + kn, guid, sizeof guid - 1);
-	SHA1((const unsigned char *)in, kn + sizeof guid - 1, md);
-	EVP_EncodeBlock((unsigned char *)out, md, sizeof md);
-}
-
 static int client_new(const char *url, size_t max_message, const char *key,
                       const hj_wsc_cbs *cbs, void *arg, hj_wsc **out, char *err,
                       size_t errlen)
@@ -1092,7 +1063,7 @@ static int client_new(const char *url, size_t max_message, const char *key,
 		}
 		EVP_EncodeBlock((unsigned char *)k, nonce, sizeof nonce);
 	}
-	accept_of(k, c->accept);
+	hj_ws_accept(k, c->accept); /* k is 24 characters */
 	static const char fmt[] = "GET %s HTTP/1.1\r\nHost: %s\r\n"
 	                          "User-Agent: hashjack/" HJ_VERSION_STRING
 	                          "\r\nUpgrade: websocket\r\n"

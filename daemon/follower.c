@@ -309,10 +309,7 @@ static void batch_free(struct batch *b)
 {
 	if (!b)
 		return;
-	if (b->blocks)
-		for (size_t i = 0; i < b->n; i++)
-			free(b->blocks[i].txs);
-	free(b->blocks);
+	hj_chain_blocks_free(b->blocks, b->n);
 	free(b);
 }
 
@@ -328,25 +325,6 @@ static void drain(hjd_follower *f)
 			return;
 		status(f, 0);
 	}
-}
-
-static int copy_blocks(struct batch *b, const hj_chain_block *src, size_t n)
-{
-	b->blocks = calloc(n, sizeof *b->blocks);
-	if (!b->blocks)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		b->blocks[i] = src[i];
-		b->blocks[i].txs = NULL;
-		if (src[i].ntx) {
-			size_t sz = src[i].ntx * sizeof *src[i].txs;
-			b->blocks[i].txs = malloc(sz);
-			if (!b->blocks[i].txs)
-				return -ENOMEM;
-			memcpy(b->blocks[i].txs, src[i].txs, sz);
-		}
-	}
-	return 0;
 }
 
 static void fetch(hjd_follower *f, struct batch *b);
@@ -382,7 +360,7 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		                                             : f->retry_ms * 2;
 		return;
 	}
-	if (copy_blocks(b, blocks, n)) {
+	if (!(b->blocks = hj_chain_blocks_copy(blocks, n))) {
 		fatal(f, "out of memory");
 		return;
 	}

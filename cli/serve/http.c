@@ -6,12 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <llhttp.h>
-#include <openssl/evp.h>
-#include <openssl/sha.h>
 #include <wslay/wslay.h>
+
+#include "websocket.h"
 
 void hj_http_limits_default(hj_http_limits *l)
 {
@@ -489,24 +488,6 @@ static int on_header_value(llhttp_t *p, const char *at, size_t n)
 	return 0;
 }
 
-/* Whether the comma-separated list v holds token t (any case). */
-static int has_token(const char *v, const char *t)
-{
-	size_t tn = strlen(t);
-	while (*v) {
-		while (*v == ' ' || *v == '\t' || *v == ',')
-			v++;
-		size_t n = strcspn(v, ",");
-		size_t m = n;
-		while (m > 0 && (v[m - 1] == ' ' || v[m - 1] == '\t'))
-			m--;
-		if (m == tn && strncasecmp(v, t, tn) == 0)
-			return 1;
-		v += n;
-	}
-	return 0;
-}
-
 static int on_header_value_complete(llhttp_t *p)
 {
 	hj_conn *c = of(p);
@@ -514,9 +495,9 @@ static int on_header_value_complete(llhttp_t *p)
 	if (c->hval_long)
 		return 0; /* none of the headers we read is that long */
 	if (strcmp(c->hname, "upgrade") == 0)
-		c->up_websocket |= has_token(c->hval, "websocket");
+		c->up_websocket |= hj_http_has_token(c->hval, "websocket");
 	else if (strcmp(c->hname, "connection") == 0)
-		c->conn_upgrade |= has_token(c->hval, "upgrade");
+		c->conn_upgrade |= hj_http_has_token(c->hval, "upgrade");
 	else if (strcmp(c->hname, "sec-websocket-version") == 0)
 		c->ws_version_ok = strcmp(c->hval, "13") == 0;
 	else if (strcmp(c->hname, "sec-websocket-key") == 0 &&
@@ -748,22 +729,6 @@ void hj_conn_ws_close(hj_conn *c, uint16_t code, const char *reason)
 	ws_flush(c);
 }
 
-/* Sec-WebSocket-Accept: base64(SHA-1(key + the RFC 6455 GUID)). */
-static int ws_accept_key(const char *key, char out[29])
-{
-	static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-	char in[64];
-	uint8_t md[SHA_DIGEST_LENGTH];
-	size_t kn = strlen(key);
-	if (kn != 24)
-		return -1; /* base64 of 16 bytes */
-	memcpy(in, key, kn);
-	memcpy(in + kn, guid, sizeof guid - 1);
-	SHA1((const unsigned char *)in, kn + sizeof guid - 1, md);
-	EVP_EncodeBlock((unsigned char *)out, md, sizeof md);
-	return 0;
-}
-
 static void upgrade(hj_conn *c, const char *rest, size_t nrest)
 {
 	hj_server *s = c->s;
@@ -778,7 +743,7 @@ static void upgrade(hj_conn *c, const char *rest, size_t nrest)
 		why = "only WebSocket upgrades are served";
 	else if (!c->ws_version_ok)
 		why = "Sec-WebSocket-Version must be 13";
-	else if (ws_accept_key(c->ws_key, accept) < 0)
+	else if (hj_ws_accept(c->ws_key, accept) < 0)
 		why = "Sec-WebSocket-Key must be 16 bytes in base64";
 	else if (!c->url || c->url_len == 0 || c->url[0] != '/')
 		why = "the request target must be a path";
