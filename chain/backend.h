@@ -57,7 +57,8 @@ typedef struct hj_chain_block {
 
 /* A copy of blocks src[0..n) that outlives the callback lending them:
  * each block's txs copied, all and bytes (keep_all's) left out.  NULL
- * when out of memory.  hj_chain_blocks_free(b, n) frees it (NULL is
+ * when out of memory.  hj_chain_blocks_free(b, n) frees blocks and what
+ * each holds (txs, all, bytes), a copy or a backend's own (NULL is
  * fine). */
 hj_chain_block *hj_chain_blocks_copy(const hj_chain_block *src, size_t n);
 void hj_chain_blocks_free(hj_chain_block *b, size_t n);

@@ -32,7 +32,10 @@ void hj_chain_blocks_free(hj_chain_block *b, size_t n)
 {
 	if (!b)
 		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(b[i].txs);
+		free(b[i].all);
+		free(b[i].bytes);
+	}
 	free(b);
 }

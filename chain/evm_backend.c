@@ -64,13 +64,7 @@ static void req_free(struct breq *r)
 {
 	if (!r)
 		return;
-	if (r->blocks)
-		for (size_t i = 0; i < r->n; i++) {
-			free(r->blocks[i].txs);
-			free(r->blocks[i].all);
-			free(r->blocks[i].bytes);
-		}
-	free(r->blocks);
+	hj_chain_blocks_free(r->blocks, r->n);
 	free(r->src);
 	free(r->pays);
 	hj_payee_set_free(&r->set);

@@ -39,3 +39,17 @@ int hj_http_has_token(const char *v, const char *t)
 	}
 	return 0;
 }
+
+ssize_t hj_ws_take(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
+                   const uint8_t **in, size_t *n)
+{
+	if (*n == 0) {
+		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+		return -1;
+	}
+	size_t k = len < *n ? len : *n;
+	memcpy(buf, *in, k);
+	*in += k;
+	*n -= k;
+	return (ssize_t)k;
+}

@@ -563,15 +563,7 @@ static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
 {
 	hj_conn *c = user;
 	(void)flags;
-	if (c->in_len == 0) {
-		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-		return -1;
-	}
-	size_t n = len < c->in_len ? len : c->in_len;
-	memcpy(buf, c->in, n);
-	c->in += n;
-	c->in_len -= n;
-	return (ssize_t)n;
+	return hj_ws_take(ctx, buf, len, &c->in, &c->in_len);
 }
 
 static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data,
