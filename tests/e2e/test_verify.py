@@ -52,7 +52,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
