@@ -1,5 +1,5 @@
 /*
- * The connections of `hashjack serve` (cli/serve/http.c, api.c, view.c's
+ * The connections of `hashjack serve` (daemon/http.c, api.c, view.c's
  * queries): what a client sends, HTTP requests and then, after an upgrade,
  * WebSocket frames, fed to a connection without a socket (hj_server_fake)
  * in pieces, as reads would give them.

@@ -1,5 +1,5 @@
 /*
- * The WebSocket client of `hashjack verify` (cli/wsclient.c): what a
+ * The WebSocket client of `hashjack verify` (chain/wsclient.c): what a
  * dealer's `hashjack serve` (or anything at its URL) answers, the
  * handshake's answer then frames, fed to a client without a socket
  * (hj_wsc_fake) in pieces, as reads would give them.

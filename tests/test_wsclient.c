@@ -1,6 +1,6 @@
 /*
- * The WebSocket client (cli/wsclient.h) against real sockets on one libuv
- * loop: the project's own server (cli/serve/http.c, with a handler of
+ * The WebSocket client (chain/wsclient.h) against real sockets on one libuv
+ * loop: the project's own server (daemon/http.c, with a handler of
  * this file's), and a raw TCP server of this file's that answers the
  * handshake with canned bytes and reads the client's frames with wslay
  * (a server context: unmasked frames would be refused).  Then the same

@@ -1,7 +1,7 @@
 /*
  * What both ends of a WebSocket here share (RFC 6455): the handshake's
  * Sec-WebSocket-Accept and the reading of its header lists.  The server
- * (cli/serve/http.c) and the client (cli/wsclient.c) use them.
+ * (daemon/http.c) and the client (chain/wsclient.c) use them.
  */
 #ifndef HJ_WEBSOCKET_H
 #define HJ_WEBSOCKET_H
