@@ -16,10 +16,21 @@
  * connections live in the multi handle's cache, which every easy handle
  * shares, so keep-alive does not depend on which easy handle is reused.
  *
+ * Parsing: an answer of PARSE_AWAY bytes or more (a batch of blocks) is
+ * parsed on libuv's thread pool, so that the loop goes on moving bytes and
+ * the caller's code runs on another core meanwhile; the request is then
+ * in none of the three places (r->parsing), and completes from
+ * parse_done() on the loop.  hj_rpc__answer touches nothing but its
+ * arguments, jansson keeps no state shared between documents (its manual,
+ * "Thread safety"), and the document is handed back through libuv's queue,
+ * whose lock orders the memory.  Smaller answers (the tip,
+ * receipts, a payer's calls) are parsed at once: a hop to a thread would
+ * only add to their latency.
+ *
  * Handles: two timers (curl's and ours) and one uv_poll_t per socket curl
  * asks us to watch.  Memory of a handle is freed only in its close callback;
  * the client itself is freed from the last one (c->open_handles reaching 0
- * after hj_rpc_close).
+ * after hj_rpc_close) once no answer is being parsed (c->parsing).
  *
  * User code (callbacks, on_retry) may call hj_rpc_call, hj_rpc_batch or
  * hj_rpc_close; it never runs inside a curl callback, and every loop that
@@ -51,6 +62,8 @@
 #define ERRBODY_MAX 65536
 /* First allocation of a body whose length the server did not announce. */
 #define BODY_MIN 16384
+/* Answers this long are parsed on the thread pool (see the top). */
+#define PARSE_AWAY 32768
 
 /* An easy handle with its error buffer; pooled between attempts. */
 struct xfer {
@@ -86,6 +99,12 @@ struct req {
 	uint64_t due;      /* waiting: loop time (ms) of the next attempt */
 	struct xfer *x;    /* in flight */
 	hj_rpc__body resp; /* the response body, as on_write keeps it */
+	/* Parsed on the thread pool: hj_rpc__answer's outputs. */
+	int parsing;
+	uv_work_t work;
+	int ans_rc;
+	json_t *ans_result, *ans_error;
+	char ans_msg[MSG_MAX];
 };
 
 struct hj_rpc {
@@ -116,6 +135,7 @@ struct hj_rpc {
 
 	int closing;
 	unsigned open_handles; /* initialised, close callback not yet run */
+	unsigned parsing;      /* answers on the thread pool */
 	void (*done)(void *);
 	void *done_arg;
 };
@@ -173,7 +193,7 @@ static void client_free(hj_rpc *c)
 
 static void handle_closed(hj_rpc *c)
 {
-	if (--c->open_handles == 0 && c->closing)
+	if (--c->open_handles == 0 && c->closing && c->parsing == 0)
 		client_free(c);
 }
 
@@ -1011,6 +1031,63 @@ static void pump(hj_rpc *c)
 		start_attempt(c, queue_pop(c));
 }
 
+/* r's 2xx answer was parsed (hj_rpc__answer's outputs, taken): complete r
+ * or schedule a retry. */
+static void answered(hj_rpc *c, struct req *r, int rc, json_t *result,
+                     json_t *errobj, const char *msg)
+{
+	resp_release(r);
+	if (rc != 0 && errobj != NULL && (r->flags & HJ_RPC_NODE_ERRORS)) {
+		node_error(c, r, errobj, msg);
+		json_decref(errobj);
+		return;
+	}
+	json_decref(errobj);
+	if (rc != 0) {
+		failed(c, r, msg, 0, 0);
+		return;
+	}
+	complete(c, r, result, NULL);
+	json_decref(result);
+}
+
+unsigned hj_rpc__parsing(const hj_rpc *c)
+{
+	return c->parsing;
+}
+
+/* On a thread of the pool: only r's body and its own outputs. */
+static void parse_work(uv_work_t *w)
+{
+	struct req *r = w->data;
+
+	r->ans_rc = hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, r->n,
+	                           r->batch, &r->ans_result, &r->ans_error,
+	                           r->ans_msg, sizeof r->ans_msg);
+}
+
+/* Back on the loop.  A client closed meanwhile left r to us (hj_rpc_close
+ * took it off c->reqs); the last parse of a closed client frees it. */
+static void parse_done(uv_work_t *w, int status)
+{
+	struct req *r = w->data;
+	hj_rpc *c = r->c;
+
+	(void)status; /* never cancelled: nothing calls uv_cancel */
+	r->parsing = 0;
+	c->parsing--;
+	if (c->closing) {
+		json_decref(r->ans_result);
+		json_decref(r->ans_error);
+		req_free(r);
+		if (c->parsing == 0 && c->open_handles == 0)
+			client_free(c);
+		return;
+	}
+	answered(c, r, r->ans_rc, r->ans_result, r->ans_error, r->ans_msg);
+	pump(c);
+}
+
 /* A transfer ended (res: curl's verdict): complete r or schedule a retry. */
 static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 {
@@ -1114,21 +1191,16 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		return;
 	}
 
+	r->work.data = r;
+	if (r->resp.len >= PARSE_AWAY &&
+	    uv_queue_work(c->loop, &r->work, parse_work, parse_done) == 0) {
+		r->parsing = 1;
+		c->parsing++;
+		return;
+	}
 	rc = hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, r->n, r->batch,
 	                    &result, &errobj, msg, sizeof msg);
-	resp_release(r);
-	if (rc != 0 && errobj != NULL && (r->flags & HJ_RPC_NODE_ERRORS)) {
-		node_error(c, r, errobj, msg);
-		json_decref(errobj);
-		return;
-	}
-	json_decref(errobj);
-	if (rc != 0) {
-		failed(c, r, msg, 0, 0);
-		return;
-	}
-	complete(c, r, result, NULL);
-	json_decref(result);
+	answered(c, r, rc, result, errobj, msg);
 }
 
 static void check_multi_info(hj_rpc *c)
@@ -1621,6 +1693,8 @@ void hj_rpc_close(hj_rpc *c, void (*done)(void *arg), void *arg)
 		struct req *r = c->reqs;
 
 		req_unlink(c, r);
+		if (r->parsing)
+			continue; /* parse_done frees it */
 		if (r->x != NULL) {
 			curl_multi_remove_handle(c->multi, r->x->easy);
 			xfer_free(r->x);

@@ -200,4 +200,7 @@ int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
                    int batch, json_t **result, json_t **error, char *msg,
                    size_t msglen);
 
+/* Answers being parsed on the thread pool now (rpc.c, "Parsing"). */
+unsigned hj_rpc__parsing(const hj_rpc *c);
+
 #endif

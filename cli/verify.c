@@ -28,11 +28,13 @@
 /* Blocks asked of the node at once. */
 #define BATCH_MAX 100
 /* Batches asked of the node at once (its client has 4 requests in flight
- * at most: a batch's receipts wait for a place), and batches held at once,
+ * at most: two more wait in its queue, so that one goes out the moment an
+ * answer is in, and the node works while the answer is parsed; a batch's
+ * receipts wait for a place too), and batches held at once,
  * in flight or come ahead of their turn.  Blocks are dealt strictly in
  * height order; a line found wrong while reading ahead is said once the
  * blocks before it are dealt. */
-#define DEPTH     4
+#define DEPTH     6
 #define QUEUE_MAX 8
 
 static const char usage[] =

@@ -1141,6 +1141,116 @@ static void test_close_from_callback(void **state)
 	fx_end();
 }
 
+/* A string param long enough that the echo is parsed on the thread pool
+ * (PARSE_AWAY, 32 KiB, in rpc.c). */
+static json_t *big_params(char c)
+{
+	static char s[40000];
+
+	memset(s, c, sizeof s - 1);
+	s[sizeof s - 1] = '\0';
+	return json_pack("[s]", s);
+}
+
+/* Long answers come back whole and in their places, single calls and a
+ * batch, several parsed at once; a short one meanwhile too. */
+static void test_parse_away(void **state)
+{
+	const char *m[3] = {"x", "y", "z"};
+	json_t *p[3] = {big_params('x'), big_params('y'), json_pack("[]")};
+	hj_rpc_opts o;
+	json_t *want, *got;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_reversed, 5);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(hj_rpc_call(F.rpc, "big", big_params('a' + i),
+		                             on_result, (void *)(uintptr_t)i),
+		                 0);
+	assert_int_equal(
+	    hj_rpc_batch(F.rpc, 3, m, p, on_result, (void *)(uintptr_t)3), 0);
+	call("small", NULL, 4);
+	fx_run();
+
+	assert_int_equal(F.nerr, 0);
+	for (unsigned i = 0; i < 3; i++) {
+		want = big_params('a' + i);
+		assert_true(
+		    json_equal(json_object_get(F.result[i], "params"), want));
+		json_decref(want);
+	}
+	got = F.result[3];
+	assert_int_equal(json_array_size(got), 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_string_equal(json_string_value(json_object_get(
+		                        json_array_get(got, i), "method")),
+		                    m[i]);
+	want = big_params('y');
+	assert_true(json_equal(
+	    json_object_get(json_array_get(got, 1), "params"), want));
+	json_decref(want);
+	assert_echo(4, "small", "[]");
+	fx_end();
+}
+
+/* The one thread of the pool (main sets UV_THREADPOOL_SIZE=1) is held by
+ * a blocker until the client is closed, so the long answer is still
+ * waiting to be parsed then: its callback never runs, and the client is
+ * freed (done called) only once the parse has come back. */
+static uv_sem_t blocker_sem;
+static int blocker_done;
+
+static void blocker_work(uv_work_t *w)
+{
+	(void)w;
+	uv_sem_wait(&blocker_sem);
+}
+
+static void blocker_after(uv_work_t *w, int status)
+{
+	(void)w;
+	assert_int_equal(status, 0);
+	blocker_done = 1;
+}
+
+static void on_idle_parsing(uv_idle_t *h)
+{
+	if (hj_rpc__parsing(F.rpc) == 0)
+		return;
+	assert_int_equal(F.ncb, 0);
+	fx_finish(); /* hj_rpc_close with the answer being parsed */
+	assert_int_equal(F.closed, 0);
+	uv_close((uv_handle_t *)h, NULL);
+	uv_sem_post(&blocker_sem);
+}
+
+static void test_close_while_parsing(void **state)
+{
+	hj_rpc_opts o;
+	uv_work_t w;
+	uv_idle_t idle;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_echo, 1);
+	assert_int_equal(uv_sem_init(&blocker_sem, 0), 0);
+	blocker_done = 0;
+	assert_int_equal(
+	    uv_queue_work(&F.loop, &w, blocker_work, blocker_after), 0);
+	assert_int_equal(uv_idle_init(&F.loop, &idle), 0);
+	assert_int_equal(uv_idle_start(&idle, on_idle_parsing), 0);
+	assert_int_equal(hj_rpc_call(F.rpc, "big", big_params('q'), on_result,
+	                             (void *)(uintptr_t)0),
+	                 0);
+	fx_run();
+
+	assert_int_equal(F.ncb, 0);
+	assert_int_equal(blocker_done, 1);
+	uv_sem_destroy(&blocker_sem);
+	fx_end();
+}
+
 static void test_new_rejects(void **state)
 {
 	static const struct {
@@ -1582,6 +1692,8 @@ static void test_wallet_url(void **state)
 
 int main(void)
 {
+	/* One thread in libuv's pool: test_close_while_parsing holds it. */
+	setenv("UV_THREADPOOL_SIZE", "1", 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_new_rejects),
@@ -1605,6 +1717,8 @@ int main(void)
 	    cmocka_unit_test(test_cookie),
 	    cmocka_unit_test(test_close_in_flight),
 	    cmocka_unit_test(test_close_from_callback),
+	    cmocka_unit_test(test_parse_away),
+	    cmocka_unit_test(test_close_while_parsing),
 	    cmocka_unit_test(test_node_errors),
 	    cmocka_unit_test(test_once),
 	    cmocka_unit_test(test_once_reused_connection),
