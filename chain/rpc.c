@@ -89,14 +89,17 @@ struct req {
 	int batch;               /* answer is an array even when n == 1 */
 	char *body;              /* the request, serialised once */
 	size_t body_len;
-	char label[80]; /* method, or "batch of N (first method, ...)" */
-	hj_rpc_cb cb;   /* one of cb and xcb */
-	hj_rpc_xcb xcb; /* hj_rpc_call_x */
+	char label[80];  /* method, or "batch of N (first method, ...)" */
+	char method[48]; /* the (first) method, cut: for observe */
+	hj_rpc_cb cb;    /* one of cb and xcb */
+	hj_rpc_xcb xcb;  /* hj_rpc_call_x */
 	void *arg;
 	unsigned flags;    /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
 	unsigned attempt;  /* attempts started */
 	unsigned cookie;   /* the cookie's reading it was sent with */
 	uint64_t due;      /* waiting: loop time (ms) of the next attempt */
+	uint64_t started;  /* uv_hrtime() at the attempt's start */
+	uint64_t took_us;  /* the attempt's time to its last byte, or 0 */
 	struct xfer *x;    /* in flight */
 	hj_rpc__body resp; /* the response body, as on_write keeps it */
 	/* Parsed on the thread pool: hj_rpc__answer's outputs. */
@@ -122,6 +125,8 @@ struct hj_rpc {
 	unsigned timeout_ms, backoff_min_ms, backoff_max_ms, max_inflight;
 	void (*on_retry)(void *, const char *, unsigned, unsigned);
 	void *arg;
+	void (*observe)(void *, const char *, enum hj_rpc_outcome, uint64_t);
+	void *observe_arg;
 
 	json_int_t next_id;
 	uint64_t rng;
@@ -688,6 +693,20 @@ int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
 /* ------------------------------------------------------------------ */
 /* Scheduling                                                          */
 
+const char *hj_rpc_outcome_name(enum hj_rpc_outcome o)
+{
+	static const char *const names[HJ_RPC_OUTCOMES] = {"ok", "error",
+	                                                   "retried", "failed"};
+
+	return (unsigned)o < HJ_RPC_OUTCOMES ? names[o] : "?";
+}
+
+static void observe(hj_rpc *c, const struct req *r, enum hj_rpc_outcome o)
+{
+	if (c->observe != NULL)
+		c->observe(c->observe_arg, r->method, o, r->took_us);
+}
+
 static void pump(hj_rpc *c);
 
 /* Inserts r into the queue by submission order: new requests land at the
@@ -773,6 +792,7 @@ static void schedule_retry(hj_rpc *c, struct req *r, const char *msg,
 	struct req **pp = &c->waiting;
 	char what[MSG_MAX + 96];
 
+	observe(c, r, HJ_RPC_RETRIED);
 	/* Jitter: a random delay in [base - base/2, base]. */
 	delay = base - (unsigned)(rng_next(c) % ((uint64_t)base / 2 + 1));
 	if (retry_after > 0) {
@@ -808,6 +828,10 @@ static void complete_x(hj_rpc *c, struct req *r, json_t *result,
 	hj_rpc_error ex;
 
 	req_unlink(c, r);
+	observe(c, r,
+	        e == NULL                    ? HJ_RPC_OK
+	        : e->kind == HJ_RPC_ERR_NODE ? HJ_RPC_ERROR
+	                                     : HJ_RPC_FAILED);
 	if (e != NULL) {
 		snprintf(what, sizeof what, "%s: %s", r->label, e->text);
 		ex = *e;
@@ -961,6 +985,8 @@ static void start_attempt(hj_rpc *c, struct req *r)
 	CURLMcode mc;
 
 	r->attempt++;
+	r->started = uv_hrtime();
+	r->took_us = 0;
 	if (c->cookie_file != NULL && c->cookie_stale) {
 		char msg[MSG_MAX];
 
@@ -1101,6 +1127,7 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
 	r = (struct req *)priv;
+	r->took_us = (uv_hrtime() - r->started) / 1000;
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(easy, CURLINFO_RETRY_AFTER, &retry_after);
 	curl_multi_remove_handle(c->multi, easy);
@@ -1357,6 +1384,8 @@ hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
 	c->max_inflight = o->max_inflight;
 	c->on_retry = o->on_retry;
 	c->arg = o->arg;
+	c->observe = o->observe;
+	c->observe_arg = o->observe_arg;
 	c->next_id = 1;
 	c->rng = uv_hrtime() ^ (uint64_t)(uintptr_t)c;
 	c->url = strdup(o->url);
@@ -1547,6 +1576,7 @@ static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
 		         methods[0], n > 1 ? ", ..." : "");
 	else
 		snprintf(r->label, sizeof r->label, "%s", methods[0]);
+	snprintf(r->method, sizeof r->method, "%s", methods[0]);
 	c->next_id += (json_int_t)n;
 	r->prev = c->reqs_tail;
 	if (c->reqs_tail != NULL)

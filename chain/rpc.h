@@ -20,9 +20,23 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <uv.h>
 
 typedef struct hj_rpc hj_rpc;
+
+/* How one attempt of a request ended (hj_rpc_opts.observe). */
+enum hj_rpc_outcome {
+	HJ_RPC_OK,      /* a valid answer, handed to the caller */
+	HJ_RPC_ERROR,   /* the node's JSON-RPC error answer, handed to the
+	                   caller (HJ_RPC_NODE_ERRORS) */
+	HJ_RPC_RETRIED, /* no usable answer: another attempt follows */
+	HJ_RPC_FAILED,  /* no usable answer, and the call ends with an error
+	                   (HTTP 4xx, HJ_RPC_ONCE) */
+};
+#define HJ_RPC_OUTCOMES 4
+/* "ok", "error", "retried", "failed". */
+const char *hj_rpc_outcome_name(enum hj_rpc_outcome o);
 
 typedef struct hj_rpc_opts {
 	const char *url;  /* http://host:port/path (https works too) */
@@ -46,6 +60,14 @@ typedef struct hj_rpc_opts {
 	void (*on_retry)(void *arg, const char *what, unsigned attempt,
 	                 unsigned delay_ms);
 	void *arg;
+	/* Called at the end of every attempt (for metrics): the request's
+	 * method (a batch's first call's), how the attempt ended, and the time
+	 * from its start to its answer's last byte, in microseconds (0 for an
+	 * attempt that never went out).  It must not call the client.  May
+	 * be NULL. */
+	void (*observe)(void *arg, const char *method,
+	                enum hj_rpc_outcome outcome, uint64_t us);
+	void *observe_arg;
 } hj_rpc_opts;
 
 /* Defaults: 64 MiB, 30 s, 250 ms, 30 s, 4. */

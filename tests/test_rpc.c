@@ -1336,6 +1336,102 @@ static void on_x(void *arg, json_t *result, const hj_rpc_error *e)
 		fx_finish();
 }
 
+/* What hj_rpc_opts.observe saw. */
+static struct obs {
+	unsigned n;
+	char method[8][64];
+	enum hj_rpc_outcome outcome[8];
+	uint64_t us[8];
+} OB;
+
+static void on_observe(void *arg, const char *method, enum hj_rpc_outcome o,
+                       uint64_t us)
+{
+	assert_ptr_equal(arg, &OB);
+	assert_true(OB.n < 8);
+	snprintf(OB.method[OB.n], sizeof OB.method[0], "%s", method);
+	OB.outcome[OB.n] = o;
+	OB.us[OB.n++] = us;
+}
+
+/* 502 first, then answers: "boom" with a JSON-RPC error, the rest echoed,
+ * the batch's after 20 ms. */
+static void h_observe(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	char body[128];
+
+	if (n == 0) {
+		hf_reply(c, 502, NULL, "");
+	} else if (json_is_object(r->json) &&
+	           strcmp(json_string_value(json_object_get(r->json, "method")),
+	                  "boom") == 0) {
+		snprintf(body, sizeof body,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":"
+		         "{\"code\":-5,\"message\":\"no\"}}",
+		         (long long)req_id(r));
+		hf_reply(c, 200, NULL, body);
+	} else if (json_is_array(r->json)) {
+		char *s = echo_body(r, 0);
+
+		hf_reply_later(c, 20, 200, s);
+		free(s);
+	} else {
+		reply_echo(c, r);
+	}
+}
+
+/* Every attempt is observed once, with its method and how it ended; a
+ * batch under its first call's method; the time is the attempt's. */
+static void test_observe(void **state)
+{
+	const char *m[2] = {"getblock", "getblockhash"};
+	json_t *p[2] = {json_pack("[]"), json_pack("[]")};
+	hj_rpc_opts o;
+
+	(void)state;
+	memset(&OB, 0, sizeof OB);
+	memset(&X, 0, sizeof X);
+	fx_opts(&o);
+	o.max_inflight = 1;
+	o.observe = on_observe;
+	o.observe_arg = &OB;
+	fx_start(&o, h_observe, 3);
+	call("first", NULL, 0);
+	assert_int_equal(hj_rpc_call_x(F.rpc, "boom", NULL, NULL,
+	                               HJ_RPC_NODE_ERRORS, on_x, NULL),
+	                 0);
+	assert_int_equal(
+	    hj_rpc_batch(F.rpc, 2, m, p, on_result, (void *)(uintptr_t)2), 0);
+	fx_run();
+
+	/* The retry's place among the others depends on its backoff: each
+	 * method's attempts are checked in their own order. */
+	assert_int_equal(OB.n, 4);
+	unsigned first = 0, boom = 0, batch = 0;
+	for (unsigned i = 0; i < OB.n; i++) {
+		if (strcmp(OB.method[i], "first") == 0) {
+			assert_int_equal(OB.outcome[i], first++ == 0
+			                                    ? HJ_RPC_RETRIED
+			                                    : HJ_RPC_OK);
+		} else if (strcmp(OB.method[i], "boom") == 0) {
+			boom++;
+			assert_int_equal(OB.outcome[i], HJ_RPC_ERROR);
+		} else {
+			batch++;
+			assert_string_equal(OB.method[i], "getblock");
+			assert_int_equal(OB.outcome[i], HJ_RPC_OK);
+			/* Answered 20 ms late, by the loop's clock in whole
+			 * milliseconds: up to one early. */
+			assert_true(OB.us[i] >= 19000);
+		}
+	}
+	assert_int_equal(first, 2);
+	assert_int_equal(boom, 1);
+	assert_int_equal(batch, 1);
+	assert_string_equal(hj_rpc_outcome_name(HJ_RPC_RETRIED), "retried");
+	fx_end();
+}
+
 /* Runs the loop until *count reaches n; fails when the guard fires. */
 static void run_until(const unsigned *count, unsigned n)
 {
@@ -1718,6 +1814,7 @@ int main(void)
 	    cmocka_unit_test(test_close_in_flight),
 	    cmocka_unit_test(test_close_from_callback),
 	    cmocka_unit_test(test_parse_away),
+	    cmocka_unit_test(test_observe),
 	    cmocka_unit_test(test_close_while_parsing),
 	    cmocka_unit_test(test_node_errors),
 	    cmocka_unit_test(test_once),
