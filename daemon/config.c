@@ -108,6 +108,8 @@ enum key_id {
 	K_SERVE_MAX_HEADERS,
 	K_SERVE_MAX_MESSAGE,
 	K_SERVE_POLL_MS,
+	K_METRICS_LISTEN,
+	K_METRICS_MAX_LAG,
 	K_COUNT
 };
 
@@ -122,8 +124,8 @@ struct key {
 	int secret; /* the value is never shown */
 };
 
-static const char *const sections[] = {"chain", "dealer", "rules", "payout",
-                                       "state", "serve",  NULL};
+static const char *const sections[] = {"chain", "dealer", "rules",   "payout",
+                                       "state", "serve",  "metrics", NULL};
 
 /* ---- values ---- */
 
@@ -591,8 +593,10 @@ static int set_allow_player_edge(hjd_config *c, const char *v, char *why,
 	return parse_bool(v, &c->allow_player_edge, why, n);
 }
 
-/* HOST:PORT, HOST an IPv4 address or a bracketed IPv6 one. */
-static int set_serve_listen(hjd_config *c, const char *v, char *why, size_t n)
+/* HOST:PORT, HOST an IPv4 address or a bracketed IPv6 one, into host
+ * (64 bytes) and port. */
+static int parse_listen(const char *v, char host_out[64], unsigned *port_out,
+                        char *why, size_t n)
 {
 	const char *colon = strrchr(v, ':');
 	char host[64];
@@ -618,14 +622,38 @@ static int set_serve_listen(hjd_config *c, const char *v, char *why, size_t n)
 		goto bad;
 	if (parse_u64(colon + 1, 0, 65535, &port, why, n) != 0)
 		return -EINVAL;
-	memcpy(c->serve.host, host, hl + 1);
-	c->serve.port = (unsigned)port;
+	memcpy(host_out, host, hl + 1);
+	*port_out = (unsigned)port;
 	return 0;
 bad:
 	snprintf(why, n,
 	         "not HOST:PORT with an IPv4 address or a bracketed IPv6 "
 	         "one (127.0.0.1:8549, [::1]:8549)");
 	return -EINVAL;
+}
+
+static int set_serve_listen(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return parse_listen(v, c->serve.host, &c->serve.port, why, n);
+}
+
+/* HOST:PORT as [serve] listen, or "" (or "off"): no listener. */
+static int set_metrics_listen(hjd_config *c, const char *v, char *why, size_t n)
+{
+	if (!*v || !strcmp(v, "off")) {
+		c->metrics.enabled = 0;
+		return 0;
+	}
+	if (parse_listen(v, c->metrics.host, &c->metrics.port, why, n))
+		return -EINVAL;
+	c->metrics.enabled = 1;
+	return 0;
+}
+
+static int set_metrics_max_lag(hjd_config *c, const char *v, char *why,
+                               size_t n)
+{
+	return set_unsigned(&c->metrics.max_lag, v, 0, 1000000, why, n);
 }
 
 #define SERVE_UNSIGNED(name, field, lo, hi)                                    \
@@ -715,6 +743,8 @@ static const struct key keys[K_COUNT] = {
     [K_SERVE_MAX_HEADERS] = {"serve", "max_headers", set_serve_max_headers, 0},
     [K_SERVE_MAX_MESSAGE] = {"serve", "max_message", set_serve_max_message, 0},
     [K_SERVE_POLL_MS] = {"serve", "poll_interval_ms", set_serve_poll_ms, 0},
+    [K_METRICS_LISTEN] = {"metrics", "listen", set_metrics_listen, 0},
+    [K_METRICS_MAX_LAG] = {"metrics", "max_lag", set_metrics_max_lag, 0},
 };
 
 static int find_section(const char *s, size_t len)
@@ -832,6 +862,7 @@ void hjd_config_init(hjd_config *c)
 	c->log_fsync = 1;
 	snprintf(c->serve.host, sizeof c->serve.host, "127.0.0.1");
 	c->serve.port = 8549;
+	c->metrics.max_lag = 10;
 	c->serve.history_blocks = 10000;
 	c->serve.max_connections = 20000;
 	c->serve.max_connections_per_ip = 64;

@@ -95,6 +95,14 @@ typedef struct hjd_config {
 		unsigned poll_interval_ms;       /* the log's, besides inotify,
 		                                    default 1000 */
 	} serve;
+	/* [metrics]: hashjackd's /metrics and /healthz (docs/OPERATION.md) */
+	struct hjd_metrics_config {
+		int enabled;      /* listen was set (not "" or "off") */
+		char host[64];    /* listen address */
+		unsigned port;    /* 0: any free port */
+		unsigned max_lag; /* /healthz: 503 with more final blocks than
+		                     this waiting, default 10 */
+	} metrics;
 } hjd_config;
 
 /* Fills defaults (nothing required is set). */

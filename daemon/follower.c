@@ -53,12 +53,13 @@ struct batch {
 struct hjd_follower {
 	const hjd_config *cfg;
 	uv_loop_t *loop;
-	hj_rpc *rpc;      /* owned: closed at stop */
-	hj_backend *be;   /* owned: freed once rpc is closed */
-	hj_store *store;  /* borrowed */
-	hj_table *table;  /* borrowed */
-	hjd_payer *payer; /* owned, NULL when payouts are only recorded */
-	int payer_ready;  /* the state is this chain's: paying may start */
+	hj_rpc *rpc;          /* owned: closed at stop */
+	hj_backend *be;       /* owned: freed once rpc is closed */
+	hj_store *store;      /* borrowed */
+	hj_table *table;      /* borrowed */
+	hjd_payer *payer;     /* owned, NULL when payouts are only recorded */
+	hjd_metrics *metrics; /* borrowed, may be NULL */
+	int payer_ready;      /* the state is this chain's: paying may start */
 	hjd_logfile log;
 	hj_cardlog cl;
 	hj_cursor cur;
@@ -76,7 +77,32 @@ struct hjd_follower {
 	void (*on_stop)(void *arg);
 	void *stop_arg;
 	uint64_t status_at; /* loop time of the last STATUS= */
+	/* Loop time since which a final block waits to be processed; 0 while
+	 * every final block is. */
+	uint64_t behind_since;
 };
+
+static double seconds_since(uint64_t t0)
+{
+	return (double)(uv_hrtime() - t0) / 1e9;
+}
+
+/* The first block not yet processed (cur.height wraps before block 0). */
+static uint64_t next_block(const hjd_follower *f)
+{
+	return f->cur.height + 1;
+}
+
+/* Keeps behind_since: set when a final block waits, cleared when none. */
+static void lag_check(hjd_follower *f)
+{
+	if (f->target > next_block(f)) {
+		if (!f->behind_since)
+			f->behind_since = uv_now(f->loop) | 1;
+	} else {
+		f->behind_since = 0;
+	}
+}
 
 static void stop(hjd_follower *f, int code);
 static void pump(hjd_follower *f);
@@ -176,6 +202,7 @@ static void effects_sink(void *ctx, const hj_event *ev)
 	if (e->rc)
 		return;
 	log_event(e->f, e->height, ev);
+	hjd_metrics_event(e->f->metrics, ev);
 	hj_effects_of(ev, e->height, &out);
 	if (out.has_tx)
 		e->rc = hj_store_add_tx(st, e->height, out.tx.tx,
@@ -249,6 +276,7 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		hj_chain_block *cb = &b->blocks[done];
 		const char *line;
 		size_t len;
+		uint64_t t0 = uv_hrtime();
 
 		if (f->have_parent && memcmp(cb->parent, f->cur.hash, 32)) {
 			reorg = 1;
@@ -275,7 +303,9 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		f->cur.height = cb->height;
 		memcpy(f->cur.hash, cb->hash, 32);
 		f->have_parent = 1;
+		hjd_metrics_block(f->metrics, cb->ntx, seconds_since(t0));
 	}
+	uint64_t t0 = uv_hrtime();
 	hjd_logfile_mark(&f->log, &f->cur);
 	if (hj_store_save_rounds(f->store, f->table, err, sizeof err) ||
 	    hjd_logfile_sync(&f->log, err, sizeof err) ||
@@ -285,6 +315,8 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		fatal(f, err);
 		return -1;
 	}
+	hjd_metrics_commit(f->metrics, seconds_since(t0));
+	lag_check(f);
 	if (reorg) {
 		char want[67], got[67];
 		hj_chain_block *cb = &b->blocks[done];
@@ -435,6 +467,7 @@ static void set_tip(hjd_follower *f, uint64_t tip)
 	uint64_t t = tip + 2 >= conf ? tip + 2 - conf : 0;
 	if (t > f->target)
 		f->target = t;
+	lag_check(f);
 }
 
 static void on_tip(void *arg, uint64_t height, const char *error)
@@ -676,6 +709,7 @@ hjd_follower *hjd_follower_new(const hjd_follower_opts *o)
 	f->table = o->table;
 	f->rpc = o->rpc;
 	f->be = o->be;
+	f->metrics = o->metrics;
 	f->on_stop = o->on_stop;
 	f->stop_arg = o->stop_arg;
 	f->log.fd = -1;
@@ -748,6 +782,32 @@ void hjd_follower_free(hjd_follower *f)
 	hjd_logfile_close(&f->log);
 	hj_cardlog_release(&f->cl);
 	free(f);
+}
+
+void hjd_follower_snapshot(void *arg, hjd_metrics_snap *out)
+{
+	hjd_follower *f = arg;
+	char err[200];
+	uint64_t next = next_block(f);
+
+	memset(out, 0, sizeof *out);
+	out->have_tip = f->have_tip;
+	out->tip = f->tip;
+	out->final_tip = f->target ? f->target - 1 : 0;
+	out->have_height = f->have_parent;
+	out->height = f->cur.height;
+	out->lag_blocks = f->target > next ? f->target - next : 0;
+	out->lag_seconds =
+	    f->behind_since ? (double)(uv_now(f->loop) - f->behind_since) / 1000
+	                    : 0;
+	out->open_rounds = hj_table_count(f->table);
+	out->exposure = hj_table_exposure(f->table);
+	out->have_totals = hj_store_payout_totals(f->store, &out->totals, err,
+	                                          sizeof err) == 0;
+	out->have_payer = f->payer != NULL;
+	if (f->payer)
+		hjd_payer_health(f->payer, &out->pay);
+	out->stopping = f->stopping;
 }
 
 void hjd_follower_payer_status(void *arg)

@@ -27,6 +27,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "metrics.h"
 #include "payer.h"
 #include "rpc.h"
 #include "store.h"
@@ -57,6 +58,7 @@ typedef struct hjd_follower_opts {
 	                          the follower from the store */
 	hj_rpc *rpc;           /* taken: closed when the follower stops */
 	hj_backend *be;        /* taken: over rpc, freed once it is closed */
+	hjd_metrics *metrics;  /* borrowed, may be NULL: what it counts */
 	/* Called once when the follower starts to stop, with stop_arg: the
 	 * moment to close what else keeps the loop alive (the signals).
 	 * May be NULL. */
@@ -93,5 +95,9 @@ int hjd_follower_exit_code(const hjd_follower *f);
 
 /* After the loop ended.  NULL is fine. */
 void hjd_follower_free(hjd_follower *f);
+
+/* hjd_metrics_snap_fn: the heights, the lag, the open rounds, the store's
+ * payout totals and the payer's condition, now (arg: the follower). */
+void hjd_follower_snapshot(void *follower, hjd_metrics_snap *out);
 
 #endif

@@ -155,6 +155,15 @@ static void print_config(const hjd_config *c, const hj_edge *e)
 		printf("payouts: recorded, not sent (no [payout] %s)\n",
 		       c->family == HJ_EVM ? "dealer_key" : "wallet");
 	}
+	if (c->metrics.enabled)
+		printf(strchr(c->metrics.host, ':')
+		           ? "metrics: http://[%s]:%u/metrics and /healthz "
+		             "(503 beyond %u final blocks waiting)\n"
+		           : "metrics: http://%s:%u/metrics and /healthz "
+		             "(503 beyond %u final blocks waiting)\n",
+		       c->metrics.host, c->metrics.port, c->metrics.max_lag);
+	else
+		printf("metrics: off (no [metrics] listen)\n");
 	printf(strchr(c->serve.host, ':')
 	           ? "serve: [%s]:%u, /healthz stale after %u s (hashjack "
 	             "serve's; hashjackd does not use it)\n"
@@ -230,10 +239,12 @@ static void on_watchdog(uv_timer_t *t)
 	hjd_notify("WATCHDOG=1");
 }
 
+/* Every node client's retries: logged, and kept by the metrics (arg) as
+ * the node's trouble until a request succeeds. */
 static void on_retry_log(void *arg, const char *what, unsigned attempt,
                          unsigned delay_ms)
 {
-	(void)arg;
+	hjd_metrics_retry(arg, what);
 	hjd_log(attempt >= 3 ? HJD_LOG_WARNING : HJD_LOG_INFO,
 	        "node: %s (attempt %u); retrying in %u ms", what, attempt,
 	        delay_ms);
@@ -312,6 +323,7 @@ static int payer_new(const hjd_config *cfg, const hjd_payer_opts *o,
 struct process {
 	uv_signal_t sigs[3];
 	uv_timer_t watchdog;
+	hjd_metrics *metrics; /* its listener too */
 };
 
 static const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
@@ -337,6 +349,28 @@ static void process_close(void *arg)
 	for (size_t i = 0; i < 3; i++)
 		uv_close((uv_handle_t *)&p->sigs[i], NULL);
 	uv_close((uv_handle_t *)&p->watchdog, NULL);
+	hjd_metrics_close(p->metrics, NULL, NULL);
+	p->metrics = NULL;
+}
+
+/* [metrics] listen: the listener for /metrics and /healthz.  Returns 0, or
+ * -1 after saying why. */
+static int metrics_listen(const hjd_config *cfg, uv_loop_t *loop,
+                          hjd_metrics *m, hjd_follower *f)
+{
+	char err[300];
+	unsigned port = 0;
+	int v6 = strchr(cfg->metrics.host, ':') != NULL;
+
+	if (hjd_metrics_listen(m, loop, cfg->metrics.host, cfg->metrics.port,
+	                       hjd_follower_snapshot, f, &port, err,
+	                       sizeof err)) {
+		hjd_log(HJD_LOG_ERR, "[metrics] listen: %s", err);
+		return -1;
+	}
+	hjd_log(HJD_LOG_NOTICE, "metrics: listening on http://%s%s%s:%u/",
+	        v6 ? "[" : "", cfg->metrics.host, v6 ? "]" : "", port);
+	return 0;
 }
 
 /* Runs the dealer until a signal stops it (0) or a fatal condition. */
@@ -372,9 +406,18 @@ static int run(const hjd_config *cfg)
 		return HJD_EXIT_FAILURE;
 	}
 
+	proc.metrics = NULL;
+	if (cfg->metrics.enabled &&
+	    !(proc.metrics = hjd_metrics_new(cfg->metrics.max_lag))) {
+		hjd_log(HJD_LOG_ERR, "out of memory");
+		goto out;
+	}
 	hjd_node_rpc_opts(cfg, &o);
 	o.max_inflight = HJD_FOLLOWER_INFLIGHT;
 	o.on_retry = on_retry_log;
+	o.arg = proc.metrics;
+	o.observe = hjd_metrics_rpc;
+	o.observe_arg = proc.metrics;
 	rpc = hj_rpc_new(&loop, &o, err, sizeof err);
 	if (rpc)
 		be = hjd_node_backend(cfg, rpc, err, sizeof err);
@@ -386,6 +429,7 @@ static int run(const hjd_config *cfg)
 		                         .table = table,
 		                         .rpc = rpc,
 		                         .be = be,
+		                         .metrics = proc.metrics,
 		                         .on_stop = process_close,
 		                         .stop_arg = &proc});
 	if (!f) {
@@ -395,9 +439,14 @@ static int run(const hjd_config *cfg)
 		if (be)
 			be->ops->free(be);
 		hj_rpc_close(rpc, NULL, NULL);
+		hjd_metrics_close(proc.metrics, NULL, NULL);
 		goto out;
 	}
 	process_start(&proc, &loop, f);
+	if (proc.metrics && metrics_listen(cfg, &loop, proc.metrics, f)) {
+		hjd_follower_fail(f, HJD_EXIT_FAILURE);
+		goto out;
+	}
 	if (payer_new(cfg,
 	              &(hjd_payer_opts){.loop = &loop,
 	                                .store = store,

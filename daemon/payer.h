@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "amount.h"
 #include "dealer.h"
 #include "rpc.h"
 #include "store.h"
@@ -57,6 +58,18 @@ void hjd_payer_kick(hjd_payer *p, uint64_t processed, uint64_t tip);
 /* One line for STATUS= and the log: owed, in flight, the balance, and the
  * current warning if any. */
 void hjd_payer_status(const hjd_payer *p, char *buf, size_t n);
+
+/* The payer's condition, for metrics and health (hjd_payer_health). */
+typedef struct hjd_pay_health {
+	int halted;          /* nothing is sent until an operator looks */
+	int insufficient;    /* the balance does not cover what is owed */
+	const char *warning; /* the payer's warning, "" when none; borrowed */
+	int have_balance;
+	hj_amount balance;      /* the dealer's, as last read */
+	uint64_t passes;        /* payout passes ended */
+	uint64_t send_failures; /* sends that failed (then backed off) */
+} hjd_pay_health;
+void hjd_payer_health(const hjd_payer *p, hjd_pay_health *out);
 
 /* Drops every request in flight (their answers are never acted on), closes
  * the payer's client and timer, frees p (wiping any key), then calls

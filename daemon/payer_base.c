@@ -64,6 +64,7 @@ int hjd_payer_base_commit(hjd_payer *b, int rc, char *err, size_t errlen)
 
 void hjd_payer_base_backoff(hjd_payer *b)
 {
+	b->send_failures++;
 	b->retry_at = uv_now(b->loop) + b->backoff_ms;
 	b->failed_at_block = b->processed;
 	b->backoff_ms = b->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
@@ -141,6 +142,7 @@ void hjd_payer_base_pass_end(hjd_payer *b)
 	uint64_t now = uv_now(b->loop);
 	int rc;
 
+	b->passes++;
 	if (b->have_balance) {
 		if (hjd_payer_base_begin(b, err, sizeof err))
 			return;
@@ -179,6 +181,17 @@ void hjd_payer_kick(hjd_payer *b, uint64_t processed, uint64_t tip)
 void hjd_payer_status(const hjd_payer *b, char *buf, size_t n)
 {
 	b->ops->status(b, buf, n);
+}
+
+void hjd_payer_health(const hjd_payer *b, hjd_pay_health *out)
+{
+	out->halted = b->halted;
+	out->insufficient = strncmp(b->warning, "INSUFFICIENT", 12) == 0;
+	out->warning = b->warning;
+	out->have_balance = b->have_balance;
+	out->balance = b->balance;
+	out->passes = b->passes;
+	out->send_failures = b->send_failures;
 }
 
 static void on_closed_part(hjd_payer *b)

@@ -64,8 +64,9 @@ struct hjd_payer {
 	int have_balance;
 	hj_amount balance;
 	char warning[1024];
-	char last_note[1024]; /* the last repeated warning logged */
-	char summary[1400];   /* the last status logged */
+	char last_note[1024];           /* the last repeated warning logged */
+	uint64_t passes, send_failures; /* for metrics (hjd_payer_health) */
+	char summary[1400];             /* the last status logged */
 };
 
 /* Fills b for a new payer from the options both take (the rest zero, as

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "prom.h"
 #include "www.h"
 
 /* One WebSocket's subscriptions. */
@@ -251,125 +252,94 @@ static void healthz(hj_api *a, hj_conn *c)
 	reply_json(a, c, why[0] ? 503 : 200, s, strlen(s));
 }
 
-struct text {
-	char *p;
-	size_t n, cap;
-};
-
-static void tprintf(struct text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void tprintf(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	for (;;) {
-		va_start(ap, fmt);
-		int k =
-		    t->p ? vsnprintf(t->p + t->n, t->cap - t->n, fmt, ap) : -1;
-		va_end(ap);
-		if (k >= 0 && (size_t)k < t->cap - t->n) {
-			t->n += (size_t)k;
-			return;
-		}
-		size_t cap = t->cap ? 2 * t->cap : 4096;
-		char *g = realloc(t->p, cap);
-		if (!g)
-			return; /* the page stays short */
-		t->p = g;
-		t->cap = cap;
-	}
-}
-
-static void metric(struct text *t, const char *name, const char *type,
-                   const char *help, double v)
-{
-	/* Counts as integers, the rest to the millisecond. */
-	int whole = v == (double)(int64_t)v;
-	tprintf(t,
-	        whole ? "# HELP %s %s\n# TYPE %s %s\n%s %.0f\n"
-	              : "# HELP %s %s\n# TYPE %s %s\n%s %.3f\n",
-	        name, help, name, type, name, v);
-}
-
 static void metrics(hj_api *a, hj_conn *c)
 {
-	struct text t = {0};
+	hj_prom t = {0};
+	char *page;
+	size_t len;
 	hj_view_stats st;
 	const hj_http_stats *hs = hj_server_stats(a->srv);
 	hj_view_stats_get(a->v, &st);
-	metric(&t, "hashjack_serve_up", "gauge",
-	       "1 while the dealer's state is loaded and followed", st.live);
-	metric(&t, "hashjack_serve_block_height", "gauge",
-	       "the last block read from the card log", (double)st.height);
-	metric(&t, "hashjack_serve_log_age_seconds", "gauge",
-	       "seconds since the card log last changed", log_age(&st));
-	metric(&t, "hashjack_serve_open_rounds", "gauge", "open rounds",
-	       (double)st.open_rounds);
-	metric(&t, "hashjack_serve_rounds_known", "gauge",
-	       "rounds in the card log this server reads",
-	       (double)st.rounds_known);
-	metric(&t, "hashjack_serve_history_blocks", "gauge",
-	       "blocks whose updates ?from= can resend", (double)st.history);
-	metric(&t, "hashjack_serve_log_lines_total", "counter",
-	       "card log lines read", (double)st.lines);
-	metric(&t, "hashjack_serve_loads_total", "counter",
-	       "times the dealer's state was loaded from its database",
-	       (double)st.loads);
-	metric(&t, "hashjack_serve_diverged_total", "counter",
-	       "card log blocks whose events the engine did not reproduce",
-	       (double)st.diverged);
-	metric(&t, "hashjack_serve_log_truncated_total", "counter",
-	       "times the card log was cut (a dealer restart)",
-	       (double)st.truncated);
-	metric(&t, "hashjack_serve_log_rotated_total", "counter",
-	       "times the card log was renamed and reopened",
-	       (double)st.rotated);
-	metric(&t, "hashjack_serve_connections", "gauge", "open connections",
-	       hs->open);
-	metric(&t, "hashjack_serve_websockets", "gauge",
-	       "open WebSocket subscribers", hs->websockets);
-	metric(&t, "hashjack_serve_connections_accepted_total", "counter",
-	       "connections accepted", (double)hs->accepted);
-	tprintf(&t,
-	        "# HELP hashjack_serve_connections_refused_total "
-	        "connections refused over a limit\n"
-	        "# TYPE hashjack_serve_connections_refused_total counter\n"
-	        "hashjack_serve_connections_refused_total{limit=\"total\"} "
-	        "%llu\n"
-	        "hashjack_serve_connections_refused_total{limit=\"per_ip\"} "
-	        "%llu\n",
-	        (unsigned long long)hs->refused_total,
-	        (unsigned long long)hs->refused_per_ip);
-	metric(&t, "hashjack_serve_requests_total", "counter",
-	       "complete requests", (double)hs->requests);
-	tprintf(&t, "# HELP hashjack_serve_responses_total responses by "
-	            "status\n# TYPE hashjack_serve_responses_total counter\n");
-	for (size_t i = 0; i < NCODES; i++)
-		tprintf(&t,
-		        "hashjack_serve_responses_total{code=\"%d\"} %llu\n",
-		        codes[i], (unsigned long long)a->responses[i]);
-	metric(&t, "hashjack_serve_bad_requests_total", "counter",
-	       "requests refused by the parser or a limit (4xx, closed)",
-	       (double)hs->bad_requests);
-	metric(&t, "hashjack_serve_timeouts_total", "counter",
-	       "connections closed by a request, idle or ping timeout",
-	       (double)hs->timeouts);
-	metric(&t, "hashjack_serve_slow_clients_dropped_total", "counter",
-	       "clients dropped for not reading what was sent to them",
-	       (double)hs->slow_dropped);
-	metric(&t, "hashjack_serve_ws_messages_total", "counter",
-	       "WebSocket messages sent", (double)hs->ws_messages_out);
-	metric(&t, "hashjack_serve_ws_bytes_total", "counter",
-	       "WebSocket bytes sent, frames included",
-	       (double)hs->ws_bytes_out);
-	metric(&t, "hashjack_serve_blocks_streamed_total", "counter",
-	       "blocks sent to the stream's subscribers",
-	       (double)a->blocks_sent);
-	if (!t.p) {
+	hj_prom_gauge(&t, "hashjack_serve_up",
+	              "1 while the dealer's state is loaded and followed",
+	              st.live);
+	hj_prom_gauge(&t, "hashjack_serve_block_height",
+	              "the last block read from the card log",
+	              (double)st.height);
+	hj_prom_gauge(&t, "hashjack_serve_log_age_seconds",
+	              "seconds since the card log last changed", log_age(&st));
+	hj_prom_gauge(&t, "hashjack_serve_open_rounds", "open rounds",
+	              (double)st.open_rounds);
+	hj_prom_gauge(&t, "hashjack_serve_rounds_known",
+	              "rounds in the card log this server reads",
+	              (double)st.rounds_known);
+	hj_prom_gauge(&t, "hashjack_serve_history_blocks",
+	              "blocks whose updates ?from= can resend",
+	              (double)st.history);
+	hj_prom_counter(&t, "hashjack_serve_log_lines_total",
+	                "card log lines read", st.lines);
+	hj_prom_counter(&t, "hashjack_serve_loads_total",
+	                "times the dealer's state was loaded from its database",
+	                st.loads);
+	hj_prom_counter(
+	    &t, "hashjack_serve_diverged_total",
+	    "card log blocks whose events the engine did not reproduce",
+	    st.diverged);
+	hj_prom_counter(&t, "hashjack_serve_log_truncated_total",
+	                "times the card log was cut (a dealer restart)",
+	                st.truncated);
+	hj_prom_counter(&t, "hashjack_serve_log_rotated_total",
+	                "times the card log was renamed and reopened",
+	                st.rotated);
+	hj_prom_gauge(&t, "hashjack_serve_connections", "open connections",
+	              hs->open);
+	hj_prom_gauge(&t, "hashjack_serve_websockets",
+	              "open WebSocket subscribers", hs->websockets);
+	hj_prom_counter(&t, "hashjack_serve_connections_accepted_total",
+	                "connections accepted", hs->accepted);
+	const char *total[] = {"limit", "total"},
+	           *per_ip[] = {"limit", "per_ip"};
+	hj_prom_family(&t, "hashjack_serve_connections_refused_total",
+	               "counter", "connections refused over a limit");
+	hj_prom_sample_u64(&t, "hashjack_serve_connections_refused_total",
+	                   total, 1, hs->refused_total);
+	hj_prom_sample_u64(&t, "hashjack_serve_connections_refused_total",
+	                   per_ip, 1, hs->refused_per_ip);
+	hj_prom_counter(&t, "hashjack_serve_requests_total",
+	                "complete requests", hs->requests);
+	hj_prom_family(&t, "hashjack_serve_responses_total", "counter",
+	               "responses by status");
+	for (size_t i = 0; i < NCODES; i++) {
+		char code[8];
+		const char *l[] = {"code", code};
+		snprintf(code, sizeof code, "%d", codes[i]);
+		hj_prom_sample_u64(&t, "hashjack_serve_responses_total", l, 1,
+		                   a->responses[i]);
+	}
+	hj_prom_counter(
+	    &t, "hashjack_serve_bad_requests_total",
+	    "requests refused by the parser or a limit (4xx, closed)",
+	    hs->bad_requests);
+	hj_prom_counter(&t, "hashjack_serve_timeouts_total",
+	                "connections closed by a request, idle or ping timeout",
+	                hs->timeouts);
+	hj_prom_counter(&t, "hashjack_serve_slow_clients_dropped_total",
+	                "clients dropped for not reading what was sent to them",
+	                hs->slow_dropped);
+	hj_prom_counter(&t, "hashjack_serve_ws_messages_total",
+	                "WebSocket messages sent", hs->ws_messages_out);
+	hj_prom_counter(&t, "hashjack_serve_ws_bytes_total",
+	                "WebSocket bytes sent, frames included",
+	                hs->ws_bytes_out);
+	hj_prom_counter(&t, "hashjack_serve_blocks_streamed_total",
+	                "blocks sent to the stream's subscribers",
+	                a->blocks_sent);
+	if (hj_prom_take(&t, &page, &len)) {
 		reply_error(a, c, 503, "out of memory");
 		return;
 	}
-	reply(a, c, 200, "text/plain; version=0.0.4; charset=utf-8", t.p, t.n);
-	free(t.p);
+	reply(a, c, 200, "text/plain; version=0.0.4; charset=utf-8", page, len);
+	free(page);
 }
 
 /* ---- requests ---- */
