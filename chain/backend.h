@@ -68,6 +68,33 @@ void hj_chain_blocks_free(hj_chain_block *b, size_t n);
 typedef void (*hj_ident_cb)(void *arg, const char *identity, const char *error,
                             int permanent);
 typedef void (*hj_tip_cb)(void *arg, uint64_t height, const char *error);
+
+/*
+ * What makes a block final ([chain] confirmations, docs/CONFIG.md).
+ * HJ_FINALITY_DEPTH: block B once the node's tip is at least B +
+ * confirmations - 1, on any family.  HJ_FINALITY_FINALIZED and
+ * HJ_FINALITY_SAFE: every block up to the node's own "finalized" or
+ * "safe" block (EVM's block tags; docs/OPERATION.md, "Finality").
+ */
+typedef enum hj_finality {
+	HJ_FINALITY_DEPTH = 0,
+	HJ_FINALITY_FINALIZED,
+	HJ_FINALITY_SAFE,
+} hj_finality;
+
+/* The tag's name as the node and the configuration spell it
+ * ("finalized", "safe"); NULL for HJ_FINALITY_DEPTH. */
+static inline const char *hj_finality_name(hj_finality f)
+{
+	return f == HJ_FINALITY_FINALIZED ? "finalized"
+	       : f == HJ_FINALITY_SAFE    ? "safe"
+	                                  : NULL;
+}
+
+/* tip: the node's; final: the number of its block of the tag asked for,
+ * never above tip.  Both 0 with an error. */
+typedef void (*hj_final_cb)(void *arg, uint64_t tip, uint64_t final,
+                            const char *error);
 /* blocks[0..n) in height order; borrowed for the callback only. */
 typedef void (*hj_blocks_cb)(void *arg, hj_chain_block *blocks, size_t n,
                              const char *error);
@@ -104,6 +131,14 @@ struct hj_backend_ops {
 	/* A string naming the chain ("evm:1"), stored at first start. */
 	int (*identity)(hj_backend *b, hj_ident_cb cb, void *arg);
 	int (*tip)(hj_backend *b, hj_tip_cb cb, void *arg);
+	/* The node's own final block of tag `how` (HJ_FINALITY_FINALIZED or
+	 * HJ_FINALITY_SAFE, else -EINVAL and no call), then its tip.  A
+	 * node without that block (null: no proof-of-stake finality, e.g.
+	 * before the merge), one that refuses the tag (its JSON-RPC error,
+	 * in the error's text), or a block above the tip asked after it,
+	 * is an error: the caller asks again later, never takes a guess.
+	 * NULL where the family has no such blocks (the Bitcoin family). */
+	int (*final)(hj_backend *b, hj_finality how, hj_final_cb cb, void *arg);
 	/* After identity() succeeded: installs in t what playing this chain
 	 * needs (the Bitcoin family's signature verifier).  NULL when
 	 * nothing is needed.  The backend must outlive t's use. */

@@ -733,14 +733,27 @@ static int evm_payments(hj_backend *b, uint64_t from, size_t n,
 	return evm_request(b, from, n, NULL, cb, &set, arg);
 }
 
-/* tip() and identity(): one call each. */
+/* tip() and identity(): one call each; final(): two in turn. */
 struct qreq {
 	struct evm *e;
 	struct qreq *next;
 	hj_tip_cb tip;
 	hj_ident_cb ident;
+	hj_final_cb fin;
+	hj_finality how;
+	uint64_t final; /* final(): the tag's block, once read */
 	void *arg;
 };
+
+static void qreq_unlink(struct qreq *q)
+{
+	for (struct qreq **p = &q->e->qreqs; *p; p = &(*p)->next) {
+		if (*p == q) {
+			*p = q->next;
+			break;
+		}
+	}
+}
 
 static void on_quantity(void *arg, json_t *result, const char *error)
 {
@@ -749,12 +762,7 @@ static void on_quantity(void *arg, json_t *result, const char *error)
 	char why[96], msg[160];
 	const char *err = error;
 
-	for (struct qreq **p = &q->e->qreqs; *p; p = &(*p)->next) {
-		if (*p == q) {
-			*p = q->next;
-			break;
-		}
-	}
+	qreq_unlink(q);
 
 	if (!err) {
 		if (!json_is_string(result) ||
@@ -802,6 +810,115 @@ static int evm_tip(hj_backend *b, hj_tip_cb cb, void *arg)
 	return evm_quantity(evm_of(b), "eth_blockNumber", cb, NULL, arg);
 }
 
+/* final()'s end: the tip, asked after the tag's block. */
+static void on_final_tip(void *arg, json_t *result, const char *error)
+{
+	struct qreq *q = arg;
+	const char *tag = hj_finality_name(q->how);
+	unsigned __int128 v = 0;
+	char why[96], msg[200];
+	const char *err = error;
+
+	qreq_unlink(q);
+	if (!err &&
+	    (!json_is_string(result) ||
+	     hj_hex_quantity(json_string_value(result),
+	                     json_string_length(result), &v, why, sizeof why) ||
+	     v > UINT64_MAX)) {
+		snprintf(msg, sizeof msg, "eth_blockNumber: not a quantity");
+		err = msg;
+	}
+	/* Blocks are final below the tip, never above it: a node that says
+	 * otherwise (a balancer between two nodes) is asked again. */
+	if (!err && v < q->final) {
+		snprintf(msg, sizeof msg,
+		         "the node's \"%s\" block %" PRIu64
+		         " is above its tip %" PRIu64,
+		         tag, q->final, (uint64_t)v);
+		err = msg;
+	}
+	if (err)
+		q->fin(q->arg, 0, 0, err);
+	else
+		q->fin(q->arg, (uint64_t)v, q->final, NULL);
+	free(q);
+}
+
+static void on_final_block(void *arg, json_t *result, const hj_rpc_error *error)
+{
+	struct qreq *q = arg;
+	const char *tag = hj_finality_name(q->how);
+	unsigned __int128 v = 0;
+	char why[96], msg[400];
+
+	if (error) {
+		snprintf(msg, sizeof msg, "the node's \"%s\" block: %s", tag,
+		         error->text);
+		goto fail;
+	}
+	if (json_is_null(result)) {
+		snprintf(msg, sizeof msg,
+		         "the node has no \"%s\" block (null): a chain "
+		         "without proof-of-stake finality cannot be followed "
+		         "with [chain] confirmations = %s",
+		         tag, tag);
+		goto fail;
+	}
+	if (!json_is_object(result) ||
+	    get_quantity(result, "number", &v, why, sizeof why) ||
+	    v > UINT64_MAX) {
+		snprintf(msg, sizeof msg,
+		         "the node's \"%s\" block: not a block with a "
+		         "number",
+		         tag);
+		goto fail;
+	}
+	q->final = (uint64_t)v;
+	if (hj_rpc_call(q->e->rpc, "eth_blockNumber", NULL, on_final_tip, q)) {
+		snprintf(msg, sizeof msg, "out of memory");
+		goto fail;
+	}
+	return;
+fail:
+	qreq_unlink(q);
+	q->fin(q->arg, 0, 0, msg);
+	free(q);
+}
+
+static int evm_final(hj_backend *b, hj_finality how, hj_final_cb cb, void *arg)
+{
+	struct evm *e = evm_of(b);
+	const char *tag = hj_finality_name(how);
+	struct qreq *q;
+	json_t *params;
+	int rc;
+
+	if (tag == NULL || cb == NULL)
+		return -EINVAL;
+	q = calloc(1, sizeof *q);
+	params = json_pack("[sb]", tag, 0);
+	if (!q || !params) {
+		free(q);
+		json_decref(params);
+		return -ENOMEM;
+	}
+	q->e = e;
+	q->fin = cb;
+	q->how = how;
+	q->arg = arg;
+	/* The node's error answer is the caller's to log: a node that does
+	 * not know the tag says so there. */
+	rc = hj_rpc_call_x(e->rpc, "eth_getBlockByNumber", params, NULL,
+	                   HJ_RPC_NODE_ERRORS, on_final_block, q);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	q->next = e->qreqs;
+	e->qreqs = q;
+	return 0;
+}
+
 static int evm_identity(hj_backend *b, hj_ident_cb cb, void *arg)
 {
 	return evm_quantity(evm_of(b), "eth_chainId", NULL, cb, arg);
@@ -837,6 +954,7 @@ static const struct hj_backend_ops evm_ops = {
     .family = HJ_EVM,
     .identity = evm_identity,
     .tip = evm_tip,
+    .final = evm_final,
     .blocks = evm_blocks,
     .keep_all = evm_keep_all,
     .payee = evm_payee,

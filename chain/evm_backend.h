@@ -7,7 +7,8 @@
 #include "rpc.h"
 
 /*
- * eth_chainId, eth_blockNumber, eth_getBlockByNumber(h, true) in batches,
+ * eth_chainId, eth_blockNumber, final() as eth_getBlockByNumber(tag,
+ * false) then eth_blockNumber, eth_getBlockByNumber(h, true) in batches,
  * and eth_getTransactionReceipt for every transaction to the dealer (its
  * status decides whether anything moved, so it must name that transaction
  * and that block; batched, one request per batch of blocks that has

@@ -40,7 +40,9 @@ static const char usage[] =
     "  --from H              the first block (default: [chain]\n"
     "                        start_height, when set)\n"
     "  --to H                the last block (default: the last final one,\n"
-    "                        the node's tip - [chain] confirmations + 1)\n"
+    "                        the node's tip - [chain] confirmations + 1,\n"
+    "                        or with confirmations = finalized or safe the\n"
+    "                        node's block of that tag)\n"
     "  -o, --output FILE     write the document to FILE, which appears only\n"
     "                        once complete (default: standard output)\n"
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
@@ -404,10 +406,13 @@ static int open_output(struct run *r)
 	return 0;
 }
 
-static void on_tip(void *arg, uint64_t height, const char *error)
+/* The node's tip and its last final block (has_final 0: none yet):
+ * tip - [chain] confirmations + 1, or the node's own finalized or safe
+ * block. */
+static void got_tip(struct run *r, uint64_t height, int has_final,
+                    uint64_t final, const char *error)
 {
-	struct run *r = arg;
-	unsigned conf = r->cfg->confirmations ? r->cfg->confirmations : 1;
+	char how[96];
 	int rc;
 
 	if (r->done)
@@ -418,28 +423,33 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 		return;
 	}
 	r->tip = height;
+	if (r->cfg->finality)
+		snprintf(how, sizeof how, "the node's %s block is %" PRIu64,
+		         hj_finality_name(r->cfg->finality), final);
+	else
+		snprintf(how, sizeof how, "[chain] confirmations = %u",
+		         r->cfg->confirmations);
 	if (!r->to_set) {
-		if (height + 1 < conf || height + 1 - conf < r->from) {
+		if (!has_final || final < r->from) {
 			say("no final block from %" PRIu64
 			    " on yet: the node's "
-			    "tip is %" PRIu64 " ([chain] confirmations = %u)",
-			    r->from, height, conf);
+			    "tip is %" PRIu64 " (%s)",
+			    r->from, height, how);
 			finish(r, EX_TEMPFAIL);
 			return;
 		}
-		r->to = height + 1 - conf;
+		r->to = final;
 	} else if (r->to > height) {
 		say("--to %" PRIu64 " is beyond the node's tip, block %" PRIu64
 		    ": no such block yet",
 		    r->to, height);
 		finish(r, EX_TEMPFAIL);
 		return;
-	} else if (height + 1 - r->to < conf) {
+	} else if (!has_final || r->to > final) {
+		uint64_t first = has_final ? final + 1 : 0;
 		say("note: blocks from %" PRIu64 " on are not final yet "
-		    "([chain] confirmations = %u): a reorganisation may "
-		    "replace them",
-		    height + 2 - conf > r->from ? height + 2 - conf : r->from,
-		    conf);
+		    "(%s): a reorganisation may replace them",
+		    first > r->from ? first : r->from, how);
 	}
 	if ((rc = open_output(r)) != 0) {
 		finish(r, rc);
@@ -454,10 +464,25 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 	next_batch(r);
 }
 
+static void on_tip(void *arg, uint64_t height, const char *error)
+{
+	unsigned conf = ((struct run *)arg)->cfg->confirmations;
+	if (conf == 0)
+		conf = 1;
+	got_tip(arg, height, height + 1 >= conf,
+	        height + 1 >= conf ? height + 1 - conf : 0, error);
+}
+
+static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
+{
+	got_tip(arg, tip, 1, final, error);
+}
+
 static void on_identity(void *arg, const char *identity, const char *error,
                         int permanent)
 {
 	struct run *r = arg;
+	int rc;
 	(void)permanent;
 	if (r->done)
 		return;
@@ -476,8 +501,16 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		}
 		memcpy(r->genesis, g + 1, 65);
 	}
-	if (r->be->ops->tip(r->be, on_tip, r)) {
-		say("out of memory");
+	if (r->cfg->finality && r->be->ops->final)
+		rc = r->be->ops->final(r->be, r->cfg->finality, on_final, r);
+	else if (r->cfg->finality)
+		rc = -EINVAL; /* the configuration refuses it */
+	else
+		rc = r->be->ops->tip(r->be, on_tip, r);
+	if (rc) {
+		say("%s", rc == -ENOMEM ? "out of memory"
+		                        : "no finalized or safe block on this "
+		                          "family");
 		finish(r, EX_SOFTWARE);
 	}
 }

@@ -79,8 +79,9 @@ static const char usage[] =
     "  --payouts             then, per recipient, what the log says is\n"
     "                        owed against what the chain shows it\n"
     "                        received, in final blocks ([chain]\n"
-    "                        confirmations; docs/VERIFY.md); not with\n"
-    "                        --follow\n"
+    "                        confirmations: a number, or finalized or\n"
+    "                        safe, the node's own; docs/VERIFY.md); not\n"
+    "                        with --follow\n"
     "  --grace BLOCKS        a debt counts once its block has been final\n"
     "                        that many blocks (default 100)\n"
     "  --json                the payouts report as JSON\n"
@@ -920,6 +921,7 @@ static void report_end(struct run *r)
 	}
 	fflush(out);
 	hj_vpay_opts o = {.confirmations = r->cfg->confirmations,
+	                  .finality = r->cfg->finality,
 	                  .grace = r->grace,
 	                  .batch = r->cfg->batch_blocks < BATCH_MAX
 	                               ? r->cfg->batch_blocks

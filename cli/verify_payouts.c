@@ -73,7 +73,7 @@ struct hj_vpay {
 	hj_vpay_done_cb done;
 	void *arg;
 	hj_chain_payee *payees; /* one per recipient */
-	uint64_t tip, next, to;
+	uint64_t tip, final, next, to;
 	unsigned inflight;
 	int scanning, finished;
 	uint64_t t_scanned;
@@ -514,8 +514,10 @@ static int cmp_rows(const void *x, const void *y)
 json_t *hj_vpay_report(const hj_vpay *v, const hj_vpay_view *w, size_t *nshort)
 {
 	unsigned conf = w->confirmations ? w->confirmations : 1;
-	int has_final = w->tip + 1 >= conf;
-	uint64_t final = has_final ? w->tip + 1 - conf : 0;
+	int has_final = w->finality || w->tip + 1 >= conf;
+	uint64_t final = w->finality ? w->final
+	                 : has_final ? w->tip + 1 - conf
+	                             : 0;
 	int has_due = has_final && final >= w->grace;
 	uint64_t due = has_due ? final - w->grace : 0;
 	hj_amount *owed = calloc(v->nparties + 1, sizeof *owed);
@@ -585,7 +587,11 @@ json_t *hj_vpay_report(const hj_vpay *v, const hj_vpay_view *w, size_t *nshort)
 	if (ok) {
 		json_object_set_new(r, "unit", json_string(v->unit));
 		json_object_set_new(r, "tip", json_integer((json_int_t)w->tip));
-		json_object_set_new(r, "confirmations", json_integer(conf));
+		/* The key's value: a number, or the finality's word. */
+		json_object_set_new(
+		    r, "confirmations",
+		    w->finality ? json_string(hj_finality_name(w->finality))
+		                : json_integer(conf));
 		json_object_set_new(r, "grace",
 		                    json_integer((json_int_t)w->grace));
 		json_object_set_new(r, "final",
@@ -664,7 +670,13 @@ void hj_vpay_print(const json_t *r, FILE *out)
 	}
 	fprintf(out, "log blocks %lld to %lld; ", num(log, "from"),
 	        num(log, "to"));
-	if (json_is_null(json_object_get(r, "final")))
+	if (json_is_string(json_object_get(r, "confirmations")))
+		fprintf(out,
+		        "final blocks up to %lld (tip %lld, the node's %s "
+		        "block)",
+		        num(r, "final"), num(r, "tip"),
+		        str(r, "confirmations"));
+	else if (json_is_null(json_object_get(r, "final")))
 		fprintf(out, "no final block (tip %lld, %lld confirmations)",
 		        num(r, "tip"), num(r, "confirmations"));
 	else
@@ -760,6 +772,8 @@ static void report(hj_vpay *v)
 {
 	hj_vpay_view w = {.tip = v->tip,
 	                  .confirmations = v->o.confirmations,
+	                  .finality = v->o.finality,
+	                  .final = v->final,
 	                  .grace = v->o.grace,
 	                  .scanned = v->scanning,
 	                  .scan_from = v->first,
@@ -836,10 +850,10 @@ static void more(hj_vpay *v)
 		report(v);
 }
 
-static void on_tip(void *arg, uint64_t height, const char *error)
+/* The node's tip, and its last final block (has_final 0: none yet). */
+static void got_tip(hj_vpay *v, uint64_t height, int has_final, uint64_t final,
+                    const char *error)
 {
-	hj_vpay *v = arg;
-	unsigned conf = v->o.confirmations ? v->o.confirmations : 1;
 	char err[200];
 
 	if (error) {
@@ -848,6 +862,7 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 		return;
 	}
 	v->tip = height;
+	v->final = final;
 	v->payees = calloc(v->nrecipients + 1, sizeof *v->payees);
 	if (!v->payees) {
 		say("out of memory");
@@ -866,13 +881,26 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 	}
 	/* Payments in the final blocks from the log's first on: none can
 	 * pay a debt of the log before it. */
-	if (v->started && v->nrecipients && height + 1 >= conf &&
-	    height + 1 - conf >= v->first) {
+	if (v->started && v->nrecipients && has_final && final >= v->first) {
 		v->scanning = 1;
 		v->next = v->first;
-		v->to = height + 1 - conf;
+		v->to = final;
 	}
 	more(v);
+}
+
+static void on_tip(void *arg, uint64_t height, const char *error)
+{
+	hj_vpay *v = arg;
+	unsigned conf = v->o.confirmations ? v->o.confirmations : 1;
+
+	got_tip(v, height, height + 1 >= conf,
+	        height + 1 >= conf ? height + 1 - conf : 0, error);
+}
+
+static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
+{
+	got_tip(arg, tip, 1, final, error);
 }
 
 int hj_vpay_end(hj_vpay *v, hj_backend *be, const hj_vpay_opts *o,
@@ -884,5 +912,9 @@ int hj_vpay_end(hj_vpay *v, hj_backend *be, const hj_vpay_opts *o,
 		v->o.batch = 1;
 	v->done = done;
 	v->arg = arg;
+	if (v->o.finality)
+		return be->ops->final
+		           ? be->ops->final(be, v->o.finality, on_final, v)
+		           : -EINVAL;
 	return be->ops->tip(be, on_tip, v);
 }

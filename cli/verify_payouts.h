@@ -66,12 +66,16 @@ void hj_vpay_set_address(hj_vpay *v, size_t i, const char *address);
 int hj_vpay_received(hj_vpay *v, size_t i, hj_amount value);
 
 /* What the report is about: the node's tip, the daemon's confirmations
- * (final blocks are those up to tip - confirmations + 1) and the grace
- * period (a debt is due once its block has been final for grace more
- * blocks); the blocks whose payments were counted, when any were. */
+ * (final blocks are those up to tip - confirmations + 1) or, with [chain]
+ * confirmations = finalized or safe, that finality and the node's block
+ * of that tag (final blocks are those up to final), and the grace period
+ * (a debt is due once its block has been final for grace more blocks);
+ * the blocks whose payments were counted, when any were. */
 typedef struct hj_vpay_view {
 	uint64_t tip;
 	unsigned confirmations;
+	hj_finality finality;
+	uint64_t final; /* with a finality */
 	uint64_t grace;
 	int scanned;
 	uint64_t scan_from, scan_to;
@@ -91,6 +95,7 @@ void hj_vpay_print(const json_t *report, FILE *out);
 
 typedef struct hj_vpay_opts {
 	unsigned confirmations;
+	hj_finality finality; /* set: be's final() instead of its tip */
 	uint64_t grace;
 	size_t batch; /* blocks per request */
 	int json;     /* print the report as JSON, else as text */
@@ -102,11 +107,13 @@ typedef struct hj_vpay_opts {
 typedef void (*hj_vpay_done_cb)(void *arg, int rc);
 
 /*
- * After the last line: asks be for its tip, scans the final blocks from
+ * After the last line: asks be for its tip (and with a finality for its
+ * block of that tag, be's final()), scans the final blocks from
  * the log's first for what each recipient received (be's payee() and
  * payments(), a few requests in flight), prints the report to o->out and
  * calls done once, never from inside this call.  Returns 0, or -ENOMEM
- * (nothing started).  v and be must live until done runs or be is freed.
+ * or -EINVAL (a finality, and be has no final()): nothing started.  v and be
+ * must live until done runs or be is freed.
  */
 int hj_vpay_end(hj_vpay *v, hj_backend *be, const hj_vpay_opts *o,
                 hj_vpay_done_cb done, void *arg);

@@ -65,6 +65,19 @@ static int int_key(hjd_config *cfg, json_t *o, const char *field,
 	return set(cfg, key, num, field, err, errlen);
 }
 
+/* "confirmations" (optional): a whole number, or the word of a finality
+ * ("finalized", "safe"), as the configuration key takes them. */
+static int confirmations_key(hjd_config *cfg, json_t *o, char *err,
+                             size_t errlen)
+{
+	json_t *v = json_object_get(o, "confirmations");
+	if (json_is_string(v))
+		return set(cfg, "chain.confirmations", json_string_value(v),
+		           "confirmations", err, errlen);
+	return int_key(cfg, o, "confirmations", "chain.confirmations", 1, err,
+	               errlen);
+}
+
 int hj_verify_table_apply(hjd_config *cfg, const char *json, size_t len,
                           char *chain, size_t chainlen, char *err,
                           size_t errlen)
@@ -148,8 +161,7 @@ int hj_verify_table_apply(hjd_config *cfg, const char *json, size_t len,
 	            errlen) ||
 	    int_key(cfg, t, "timeoutBlocks", "rules.timeout_blocks", 0, err,
 	            errlen) ||
-	    int_key(cfg, t, "confirmations", "chain.confirmations", 1, err,
-	            errlen))
+	    confirmations_key(cfg, t, err, errlen))
 		goto out;
 	rc = 0;
 out:

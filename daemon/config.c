@@ -281,9 +281,31 @@ static int set_rpc_max_response(hjd_config *c, const char *v, char *why,
 	return r;
 }
 
+/* A number of blocks, or the node's own final block: "finalized" or
+ * "safe" (EVM's block tags; finish() refuses them on the Bitcoin
+ * family, which has neither). */
 static int set_confirmations(hjd_config *c, const char *v, char *why, size_t n)
 {
-	return set_unsigned(&c->confirmations, v, 1, 10000, why, n);
+	int r;
+
+	if (strcmp(v, "finalized") == 0 || strcmp(v, "safe") == 0) {
+		c->finality =
+		    v[0] == 'f' ? HJ_FINALITY_FINALIZED : HJ_FINALITY_SAFE;
+		c->confirmations = 0;
+		return 0;
+	}
+	/* Digits get the number's own reasons (a leading zero, the range);
+	 * anything else is no value of this key. */
+	if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v)) {
+		snprintf(why, n,
+		         "neither a number of blocks (1 to 10000) nor "
+		         "finalized or safe");
+		return -EINVAL;
+	}
+	r = set_unsigned(&c->confirmations, v, 1, 10000, why, n);
+	if (r == 0)
+		c->finality = HJ_FINALITY_DEPTH;
+	return r;
 }
 
 static int set_poll_interval_ms(hjd_config *c, const char *v, char *why,
@@ -1416,10 +1438,20 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		                                                : DUST_LITECOIN;
 	if (c->batch_blocks == 0)
 		c->batch_blocks = evm ? 100 : 8;
-	if (c->confirmations == 0)
+	if (!evm && c->finality) {
+		snprintf(err, errlen,
+		         "[chain] confirmations = %s: only for family = evm "
+		         "(the Bitcoin family has no finalized or safe block: "
+		         "give a number of blocks)",
+		         hj_finality_name(c->finality));
+		return -EINVAL;
+	}
+	if (c->confirmations == 0 && !c->finality)
 		c->confirmations = evm ? 12 : 6;
+	/* A few blocks' time; the node's finalized or safe block moves an
+	 * epoch (6.4 minutes on Ethereum) at a time. */
 	if (c->serve.max_age_s == 0)
-		c->serve.max_age_s = evm ? 120 : 3600;
+		c->serve.max_age_s = !evm ? 3600 : c->finality ? 900 : 120;
 	if (c->rules.timeout_blocks == 0)
 		c->rules.timeout_blocks =
 		    evm ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "dealer.h"
 #include "payload.h"
 #include "rules.h"
@@ -33,7 +34,12 @@ typedef struct hjd_config {
 	                              neither rpc_user nor this is set */
 	unsigned rpc_timeout_ms;   /* default 30000 */
 	size_t rpc_max_response;   /* default 64 MiB */
-	unsigned confirmations;    /* default 12 on EVM, 6 on Bitcoin */
+	unsigned confirmations;    /* default 12 on EVM, 6 on Bitcoin; 0
+	                              with finality */
+	hj_finality finality;      /* "finalized" or "safe" (EVM only):
+	                              the node's own final block instead
+	                              of a number; HJ_FINALITY_DEPTH
+	                              (default): confirmations */
 	unsigned poll_interval_ms; /* default 1000 */
 	unsigned batch_blocks; /* blocks per catch-up request, default 100 */
 	uint64_t start_height; /* valid when start_height_set */

@@ -1,7 +1,9 @@
 /*
  * Following the chain: fetch -> deal -> commit.
  *
- * Heights below `target` (tip - confirmations + 1) are final.  Batches of
+ * Heights below `target` are final: up to tip - confirmations + 1, or with
+ * [chain] confirmations = finalized or safe up to the node's own final
+ * block of that tag (the backend's final()).  Batches of
  * blocks are fetched ahead (up to HJD_FOLLOWER_DEPTH requests in flight) and
  * applied strictly in height order as they arrive: parent hash checked, each
  * block dealt by hj_deal_block (the same step as `hashjack replay`), whose
@@ -66,6 +68,8 @@ struct hjd_follower {
 	int have_parent; /* cur.hash is a real block's hash */
 
 	uint64_t tip, target; /* target: first height not yet final */
+	uint64_t final;       /* the last final height the node's last
+	                         answer gives (the payer's) */
 	int have_tip;
 	uint64_t next_fetch;
 	struct batch *queue;
@@ -113,7 +117,7 @@ static void payer_kick(hjd_follower *f)
 {
 	if (!f->payer_ready || !f->have_tip)
 		return;
-	hjd_payer_kick(f->payer, f->cur.height, f->tip);
+	hjd_payer_kick(f->payer, f->cur.height, f->tip, f->final);
 }
 
 /* ---- what each event leaves: a journal line, store rows ---- */
@@ -318,18 +322,28 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 	hjd_metrics_commit(f->metrics, seconds_since(t0));
 	lag_check(f);
 	if (reorg) {
-		char want[67], got[67];
+		char want[67], got[67], depth[64];
 		hj_chain_block *cb = &b->blocks[done];
 		int ox = f->be->ops->family == HJ_EVM;
 		hj_hex_encode(f->cur.hash, 32, ox, want);
 		hj_hex_encode(cb->parent, 32, ox, got);
+		/* Only final blocks were processed: the block replaced was
+		 * one the node had called finalized (or safe). */
+		if (f->cfg->finality)
+			snprintf(depth, sizeof depth,
+			         "of a block the node called %s",
+			         hj_finality_name(f->cfg->finality));
+		else
+			snprintf(depth, sizeof depth,
+			         "deeper than %u confirmations",
+			         f->cfg->confirmations);
 		hjd_log(HJD_LOG_ERR,
-		        "reorganisation deeper than %u confirmations: block "
-		        "%" PRIu64 " has parent %s, but block %" PRIu64
+		        "reorganisation %s: block %" PRIu64
+		        " has parent %s, but block %" PRIu64
 		        " was processed as %s; nothing after block %" PRIu64
 		        " was changed, stopping",
-		        f->cfg->confirmations, cb->height, got, f->cur.height,
-		        want, f->cur.height);
+		        depth, cb->height, got, f->cur.height, want,
+		        f->cur.height);
 		stop(f, HJD_EXIT_REORG);
 		return -1;
 	}
@@ -458,22 +472,29 @@ static void pump(hjd_follower *f)
 	}
 }
 
-static void set_tip(hjd_follower *f, uint64_t tip)
+/* final: the node's own final block (cfg->finality), else unused. */
+static void set_tip(hjd_follower *f, uint64_t tip, uint64_t final)
 {
-	uint64_t conf = f->cfg->confirmations;
+	uint64_t conf = f->cfg->confirmations, t;
 	f->tip = tip;
 	f->have_tip = 1;
-	/* Final: B <= tip - conf + 1, so the first non-final is tip-conf+2. */
-	uint64_t t = tip + 2 >= conf ? tip + 2 - conf : 0;
+	if (f->cfg->finality)
+		t = final < UINT64_MAX ? final + 1 : final;
+	else
+		/* Final: B <= tip - conf + 1, so the first non-final is
+		 * tip-conf+2. */
+		t = tip + 2 >= conf ? tip + 2 - conf : 0;
+	f->final = t ? t - 1 : 0;
 	if (t > f->target)
 		f->target = t;
 	lag_check(f);
 }
 
-static void on_tip(void *arg, uint64_t height, const char *error)
+/* The node's tip (and its final block, with a finality), at resume and
+ * at every poll. */
+static void got_tip(hjd_follower *f, uint64_t height, uint64_t final,
+                    const char *error)
 {
-	hjd_follower *f = arg;
-
 	if (f->stopping)
 		return;
 	if (error) {
@@ -484,7 +505,13 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 			        "node's tip went back from %" PRIu64
 			        " to %" PRIu64,
 			        f->tip, height);
-		set_tip(f, height);
+		if (f->cfg->finality && f->have_tip && final < f->final)
+			hjd_log(HJD_LOG_WARNING,
+			        "node's %s block went back from %" PRIu64
+			        " to %" PRIu64,
+			        hj_finality_name(f->cfg->finality), f->final,
+			        final);
+		set_tip(f, height, final);
 		if (f->payer_ready == 1) {
 			f->payer_ready = 2;
 			payer_kick(f);
@@ -494,10 +521,29 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 	status(f, 0);
 }
 
+static void on_tip(void *arg, uint64_t height, const char *error)
+{
+	got_tip(arg, height, 0, error);
+}
+
+static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
+{
+	got_tip(arg, tip, final, error);
+}
+
+/* Asks the node for its tip, with a finality for its final block too
+ * (one request at a time either way). */
+static int ask_tip(hjd_follower *f, hj_tip_cb tip_cb, hj_final_cb final_cb)
+{
+	if (f->cfg->finality)
+		return f->be->ops->final(f->be, f->cfg->finality, final_cb, f);
+	return f->be->ops->tip(f->be, tip_cb, f);
+}
+
 static void on_poll(uv_timer_t *t)
 {
 	hjd_follower *f = t->data;
-	if (f->be->ops->tip(f->be, on_tip, f))
+	if (ask_tip(f, on_tip, on_final))
 		fatal(f, "out of memory");
 }
 
@@ -529,18 +575,19 @@ static int first_start(hjd_follower *f, uint64_t tip)
 }
 
 static void on_first_tip(void *arg, uint64_t height, const char *error);
+static void on_first_final(void *arg, uint64_t tip, uint64_t final,
+                           const char *error);
 
 static void first_tip_again(uv_timer_t *t)
 {
 	hjd_follower *f = t->data;
-	if (f->be->ops->tip(f->be, on_first_tip, f))
+	if (ask_tip(f, on_first_tip, on_first_final))
 		fatal(f, "out of memory");
 }
 
-static void on_first_tip(void *arg, uint64_t height, const char *error)
+static void got_first_tip(hjd_follower *f, uint64_t height, uint64_t final,
+                          const char *error)
 {
-	hjd_follower *f = arg;
-
 	if (f->stopping)
 		return;
 	if (error) {
@@ -549,7 +596,7 @@ static void on_first_tip(void *arg, uint64_t height, const char *error)
 		uv_timer_start(&f->retry, first_tip_again, RETRY_MAX_MS, 0);
 		return;
 	}
-	set_tip(f, height);
+	set_tip(f, height, final);
 	if (first_start(f, height)) {
 		stop(f, HJD_EXIT_FAILURE);
 		return;
@@ -560,6 +607,17 @@ static void on_first_tip(void *arg, uint64_t height, const char *error)
 	}
 	f->next_fetch = f->cur.height + 1;
 	pump(f);
+}
+
+static void on_first_tip(void *arg, uint64_t height, const char *error)
+{
+	got_first_tip(arg, height, 0, error);
+}
+
+static void on_first_final(void *arg, uint64_t tip, uint64_t final,
+                           const char *error)
+{
+	got_first_tip(arg, tip, final, error);
 }
 
 static int resume(hjd_follower *f)
@@ -637,7 +695,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		f->be->ops->attach(f->be, f->table);
 	rc = hj_store_get_cursor(f->store, &f->cur, err, sizeof err);
 	if (rc == -ENOENT) {
-		if (f->be->ops->tip(f->be, on_first_tip, f))
+		if (ask_tip(f, on_first_tip, on_first_final))
 			fatal(f, "out of memory");
 		return;
 	}
@@ -649,7 +707,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 	}
 	f->next_fetch = f->cur.height + 1;
 	f->target = f->next_fetch;
-	if (f->be->ops->tip(f->be, on_tip, f))
+	if (ask_tip(f, on_tip, on_final))
 		fatal(f, "out of memory");
 }
 
@@ -728,6 +786,15 @@ void hjd_follower_set_payer(hjd_follower *f, hjd_payer *p)
 
 void hjd_follower_start(hjd_follower *f)
 {
+	/* The configuration refuses a finality on a family without it. */
+	if (f->cfg->finality && !f->be->ops->final) {
+		hjd_log(HJD_LOG_ERR,
+		        "[chain] confirmations = %s: the node's "
+		        "family has no such block",
+		        hj_finality_name(f->cfg->finality));
+		stop(f, HJD_EXIT_CONFIG);
+		return;
+	}
 	if (f->be->ops->identity(f->be, on_identity, f))
 		fatal(f, "out of memory");
 }

@@ -34,8 +34,10 @@
 #include "table.h"
 
 /* Exit statuses besides 0. */
-#define HJD_EXIT_FAILURE  1 /* state, log or node trouble; see stderr */
-#define HJD_EXIT_REORG    3 /* reorganisation deeper than confirmations */
+#define HJD_EXIT_FAILURE 1 /* state, log or node trouble; see stderr */
+#define HJD_EXIT_REORG                                                         \
+	3                   /* reorganisation deeper than confirmations, or    \
+	                      of a block the node called finalized (safe) */
 #define HJD_EXIT_MISMATCH 4 /* state belongs to another chain/dealer/rules */
 #define HJD_EXIT_CONFIG                                                        \
 	78 /* EX_CONFIG: also the dealer address does not                      \

@@ -61,8 +61,8 @@ static void usage(FILE *out)
 	        "Exit status:\n"
 	        "  0   stopped by a signal\n"
 	        "  1   failure (state, card log or node; see the log)\n"
-	        "  3   reorganisation deeper than the confirmations: nothing "
-	        "changed\n"
+	        "  3   reorganisation deeper than the confirmations (or of a "
+	        "finalized\n      or safe block): nothing changed\n"
 	        "  4   the state directory belongs to another chain, dealer or "
 	        "rules\n"
 	        "  64  usage error\n"
@@ -117,17 +117,22 @@ static int check_edge(const hjd_config *c, hj_edge *e, char *err, size_t errlen)
 
 static void print_config(const hjd_config *c, const hj_edge *e)
 {
-	char rules[HJ_STORE_RULES_MAX], url[512];
+	char rules[HJ_STORE_RULES_MAX], url[512], fin[48];
 
 	hj_store_rules_str(&c->rules, rules, sizeof rules);
 	url_shown(c->rpc_url, url, sizeof url);
+	if (c->finality)
+		snprintf(fin, sizeof fin, "final at the node's %s block",
+		         hj_finality_name(c->finality));
+	else
+		snprintf(fin, sizeof fin, "%u confirmations", c->confirmations);
 	printf("configuration OK\n"
-	       "chain: %s%s%s at %s, %u confirmations, poll every %u ms\n"
+	       "chain: %s%s%s at %s, %s, poll every %u ms\n"
 	       "dealer: %s\nrules: %s\nstate: %s\ncard log: %s (fsync %s)\n",
 	       hj_family_name(c->family), c->coin ? " " : "",
-	       c->coin ? c->coin : "", url, c->confirmations,
-	       c->poll_interval_ms, c->dealer.text, rules, c->state_dir,
-	       c->card_log, c->log_fsync ? "yes" : "no");
+	       c->coin ? c->coin : "", url, fin, c->poll_interval_ms,
+	       c->dealer.text, rules, c->state_dir, c->card_log,
+	       c->log_fsync ? "yes" : "no");
 	printf("house edge: %.6f %%", 100 * e->edge);
 	if (e->pp_on)
 		printf(", perfect pairs %.6f %%", 100 * e->pp_edge);

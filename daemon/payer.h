@@ -35,7 +35,10 @@ typedef struct hjd_payer_opts {
 	const hj_dealer *dealer; /* copied where needed: the Bitcoin family's
 	                            prefix is tr(P)'s, the EVM key's address
 	                            must be the dealer's */
-	unsigned confirmations;  /* the daemon's: final at this depth */
+	/* The daemon's confirmations: the Bitcoin family's payer takes a
+	 * transaction with this many as confirmed.  EVM's goes by each
+	 * kick's final height instead. */
+	unsigned confirmations;
 	/* The open rounds, whose worst-case returns (hj_table_exposure) the
 	 * bankroll warning counts; borrowed, may be NULL (none counted). */
 	const hj_table *table;
@@ -49,11 +52,14 @@ typedef struct hjd_payer_opts {
 
 /*
  * Something may be payable or confirmed: the follower committed blocks up
- * to processed (or started), and the node's tip is tip.  A pass starts at
- * once, or after the one running; kicks during a pass coalesce.  Nothing
- * is sent before the first kick.
+ * to processed (or started), the node's tip is tip, and its blocks up to
+ * final are final (tip - confirmations + 1, or the node's finalized or
+ * safe block: the follower's own view).  A pass starts at once, or after
+ * the one running; kicks during a pass coalesce.  Nothing is sent before
+ * the first kick.
  */
-void hjd_payer_kick(hjd_payer *p, uint64_t processed, uint64_t tip);
+void hjd_payer_kick(hjd_payer *p, uint64_t processed, uint64_t tip,
+                    uint64_t final);
 
 /* One line for STATUS= and the log: owed, in flight, the balance, and the
  * current warning if any. */

@@ -168,12 +168,14 @@ void hjd_payer_base_pass_end(hjd_payer *b)
 
 /* ---- the interface: kick, status, close ---- */
 
-void hjd_payer_kick(hjd_payer *b, uint64_t processed, uint64_t tip)
+void hjd_payer_kick(hjd_payer *b, uint64_t processed, uint64_t tip,
+                    uint64_t final)
 {
 	if (b == NULL || b->closing)
 		return;
 	b->processed = processed;
 	b->tip = tip;
+	b->final = final;
 	b->started = 1;
 	pass_start(b);
 }

@@ -47,7 +47,7 @@ struct hjd_payer {
 	void (*on_fatal)(void *arg, const char *msg);
 	void *arg;
 
-	uint64_t processed, tip; /* as the last kick said */
+	uint64_t processed, tip, final; /* as the last kick said */
 	int started, busy, dirty, closing, open_handles;
 	void (*done)(void *);
 	void *done_arg;

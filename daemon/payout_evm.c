@@ -6,7 +6,8 @@
  *
  *   0. eth_chainId, once per process (the chain id every version signs);
  *   1. one batch request: the dealer's transaction count at the latest
- *      block (L), at the last final block (F, tip - confirmations + 1) and
+ *      block (L), at the last final block (F, the kick's: tip -
+ *      confirmations + 1, or the node's finalized or safe block) and
  *      pending (P), its balance, and eth_feeHistory for the fees;
  *   2. each open batch (a nonce, oldest first):
  *        nonce < F: its nonce is final.  The receipts of its versions: one
@@ -67,7 +68,7 @@ typedef struct evm_payer {
 	uint8_t dealer[HJ_EVM_ADDR_LEN];
 	char dealer_hex[2 * HJ_EVM_ADDR_LEN + 3];
 	hj_amount cap, min_tip;
-	unsigned stuck_s, conf;
+	unsigned stuck_s;
 
 	int have_chain_id;
 	uint64_t chain_id;
@@ -996,8 +997,7 @@ static void view(evm_payer *p)
 	json_t *params[5];
 	char final[40];
 
-	p->final_height =
-	    p->base.tip + 1 >= p->conf ? p->base.tip + 1 - p->conf : 0;
+	p->final_height = p->base.final;
 	quantity(p->final_height, final);
 	params[0] = json_pack("[s,s]", p->dealer_hex, "latest");
 	params[1] = json_pack("[s,s]", p->dealer_hex, final);
@@ -1101,7 +1101,6 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
 	p->cap = po->max_fee_per_gas;
 	p->min_tip = po->min_priority_fee;
 	p->stuck_s = po->stuck_after_s;
-	p->conf = o->confirmations;
 	p->secp = hj_secp_new(why, sizeof why);
 	if (p->secp == NULL) {
 		snprintf(err, errlen, "%s", why);

@@ -14,7 +14,8 @@
  * ("NAME:LINE: ..." or "NAME: ...", "command line: --...", or finish()'s
  * "[section] ..."), all printable ASCII, never holding a secret; what
  * finishes is a configuration the daemon can run with (the rules involving
- * two keys, the family's keys, absolute state paths); hjd_config_free
+ * two keys, the family's keys, confirmations a number or, on EVM only,
+ * finalized or safe, absolute state paths); hjd_config_free
  * frees everything (LeakSanitizer).  $HOME and $STATE_DIRECTORY, which
  * finish() reads, are fixed.
  */
@@ -85,7 +86,12 @@ static void check_config(const hjd_config *c)
 	FUZZ_CHECK(c->rpc_timeout_ms >= 100 && c->rpc_timeout_ms <= 3600000);
 	FUZZ_CHECK(c->rpc_max_response >= 4096 &&
 	           c->rpc_max_response <= (size_t)1 << 30);
-	FUZZ_CHECK(c->confirmations >= 1 && c->confirmations <= 10000);
+	/* A number of blocks, or the node's own final block on EVM only. */
+	if (c->finality == HJ_FINALITY_DEPTH)
+		FUZZ_CHECK(c->confirmations >= 1 && c->confirmations <= 10000);
+	else
+		FUZZ_CHECK(evm && c->confirmations == 0 &&
+		           hj_finality_name(c->finality) != NULL);
 	FUZZ_CHECK(c->batch_blocks >= 1 && c->batch_blocks <= 1000);
 	FUZZ_CHECK(!c->start_height_set || c->start_height <= INT64_MAX);
 	FUZZ_CHECK(c->address != NULL && c->dealer.family == c->family);

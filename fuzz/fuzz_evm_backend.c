@@ -7,6 +7,7 @@
  * The first record asks the backend, in order, for up to four of
  *   "i"        identity
  *   "t"        tip
+ *   "f", "s"   final: the "finalized", the "safe" block and the tip
  *   "b F N"    blocks F .. F + N - 1 (N at most 16; decimal numbers,
  *              2^64 - 1 when larger)
  *   "p F N"    payments in blocks F .. F + N - 1 to the payees
@@ -24,7 +25,11 @@
  * inside the operation, never while the operation still waits for an
  * answer, and never after the backend is freed; an error is a non-empty
  * text, the client's own error word for word; identity and tip give
- * exactly the quantity answered; blocks give exactly N blocks, in height
+ * exactly the quantity answered; final asks the tag's block alone (the
+ * node's error answer wanted) and the tip only once a block with a number
+ * came, and gives exactly that number and that tip, or an error when the
+ * block is null, not a block, has no number, or lies above the tip (the
+ * node's error text in its own); blocks give exactly N blocks, in height
  * order, with the answered hashes, and as transactions exactly those to
  * the dealer, each what hj_evm_action makes of it with the status of its
  * own receipt (one that names that transaction and that block); with
@@ -54,14 +59,16 @@ static const char DEALER[] = "0xdcdcf319ef991916ce062146aa804597059416d8";
 #define NPAYEES 3
 
 struct op {
-	char kind; /* 'i', 't', 'b', 'p' */
+	char kind; /* 'i', 't', 'f', 's', 'b', 'p' */
 	int refuse;
 	uint64_t from;
 	size_t n;
 	int rc;
 	int ncb;
 	int nblocks_calls, nreceipt_calls;
-	json_t *answer;   /* identity, tip: the quantity; blocks: the blocks */
+	json_t *answer;   /* identity, tip, final: the quantity; blocks: the
+	                     blocks */
+	json_t *block;    /* final: the tag's block answered */
 	json_t *receipts; /* the receipts answered */
 	json_t *asked;    /* the hashes whose receipts were asked for */
 };
@@ -95,6 +102,30 @@ static void fake_submitted(hj_rpc *c, const struct fake_req *q)
 		FUZZ_CHECK(strcmp(q->method, o->kind == 'i'
 		                                 ? "eth_chainId"
 		                                 : "eth_blockNumber") == 0);
+		FUZZ_CHECK(json_array_size(q->params[0]) == 0);
+		return;
+	case 'f':
+	case 's':
+		FUZZ_CHECK(!q->batch && q->n == 1);
+		if (strcmp(q->method, "eth_getBlockByNumber") == 0) {
+			json_t *p = q->params[0];
+
+			FUZZ_CHECK(c->in_call && o->nblocks_calls++ == 0);
+			FUZZ_CHECK(q->xcb != NULL &&
+			           q->flags == HJ_RPC_NODE_ERRORS);
+			FUZZ_CHECK(json_array_size(p) == 2);
+			FUZZ_CHECK(json_is_string(json_array_get(p, 0)));
+			FUZZ_CHECK(
+			    strcmp(json_string_value(json_array_get(p, 0)),
+			           o->kind == 'f' ? "finalized" : "safe") == 0);
+			FUZZ_CHECK(json_is_false(json_array_get(p, 1)));
+			return;
+		}
+		/* The tip, once the block came with a number. */
+		FUZZ_CHECK(strcmp(q->method, "eth_blockNumber") == 0);
+		FUZZ_CHECK(!c->in_call && o->nblocks_calls == 1 &&
+		           o->nreceipt_calls++ == 0);
+		FUZZ_CHECK(json_is_object(o->block));
 		FUZZ_CHECK(json_array_size(q->params[0]) == 0);
 		return;
 	case 'b':
@@ -140,6 +171,9 @@ static void fake_answered(hj_rpc *c, const struct fake_req *q, json_t *result)
 
 	if (strcmp(q->method, "eth_getTransactionReceipt") == 0)
 		o->receipts = json_incref(result);
+	else if ((o->kind == 'f' || o->kind == 's') && !q->batch &&
+	         strcmp(q->method, "eth_getBlockByNumber") == 0)
+		o->block = json_incref(result);
 	else
 		o->answer = json_incref(result);
 }
@@ -164,9 +198,13 @@ static void callback_ran(struct op *o, const char *error)
 	FUZZ_CHECK(fake_pending_of(&S.rpc, (int)(o - S.ops)) == 0);
 	if (error != NULL)
 		FUZZ_CHECK(error[0] != '\0');
-	/* The client's error, when there was one, word for word. */
+	/* The client's error, when there was one, word for word (final's
+	 * within its own words). */
 	if (S.rpc.error[0] != '\0')
-		FUZZ_CHECK(error != NULL && strcmp(error, S.rpc.error) == 0);
+		FUZZ_CHECK(error != NULL &&
+		           (o->kind == 'f' || o->kind == 's'
+		                ? strstr(error, S.rpc.error) != NULL
+		                : strcmp(error, S.rpc.error) == 0));
 }
 
 /* The quantity answered, or -1 when it is none (or above 64 bits). */
@@ -225,6 +263,30 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 
 	callback_ran(o, error);
 	check_quantity(o, height, error);
+}
+
+/* final: exactly the block's number and the tip, else an error. */
+static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
+{
+	struct op *o = arg;
+	uint64_t number = 0, want = 0;
+
+	callback_ran(o, error);
+	if (error != NULL) {
+		FUZZ_CHECK(tip == 0 && final == 0);
+		/* Only a bad answer, or the client's error, is one. */
+		if (S.rpc.error[0] == '\0' && o->block != NULL &&
+		    json_is_object(o->block) &&
+		    quantity(json_object_get(o->block, "number"), &number) ==
+		        0 &&
+		    o->answer != NULL && quantity(o->answer, &want) == 0)
+			FUZZ_CHECK(want < number);
+		return;
+	}
+	FUZZ_CHECK(json_is_object(o->block));
+	FUZZ_CHECK(quantity(json_object_get(o->block, "number"), &number) == 0);
+	FUZZ_CHECK(quantity(o->answer, &want) == 0);
+	FUZZ_CHECK(final == number && tip == want && final <= tip);
 }
 
 /* v, a string of 0x and 2n hex digits, decoded into out. */
@@ -515,6 +577,8 @@ static void read_ops(const char *p, size_t len)
 			continue;
 		case 'i':
 		case 't':
+		case 'f':
+		case 's':
 			break;
 		case 'b':
 		case 'p':
@@ -575,6 +639,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			o->rc = b->ops->identity(b, on_ident, o);
 		else if (o->kind == 't')
 			o->rc = b->ops->tip(b, on_tip, o);
+		else if (o->kind == 'f' || o->kind == 's')
+			o->rc =
+			    b->ops->final(b,
+			                  o->kind == 'f' ? HJ_FINALITY_FINALIZED
+			                                 : HJ_FINALITY_SAFE,
+			                  on_final, o);
 		else if (o->kind == 'b')
 			o->rc = b->ops->blocks(b, o->from, o->n, on_blocks, o);
 		else
@@ -609,6 +679,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	S.freed = 1;
 	for (int k = 0; k < S.nops; k++) {
 		json_decref(S.ops[k].answer);
+		json_decref(S.ops[k].block);
 		json_decref(S.ops[k].receipts);
 		json_decref(S.ops[k].asked);
 	}

@@ -5,7 +5,8 @@
  * functions.
  *
  * The client.  The functions of chain/rpc.h that the backends call,
- * hj_rpc_call and hj_rpc_batch, are defined here, so the archive's rpc.o is
+ * hj_rpc_call, hj_rpc_call_x (params only, flags kept for the target to
+ * check) and hj_rpc_batch, are defined here, so the archive's rpc.o is
  * never linked in.  Each call is checked (the target's fake_submitted sees
  * it first) and kept in a queue until the target answers it; nothing is
  * answered from inside a call, as the real client never does.  Results keep
@@ -20,7 +21,8 @@
  *   "%"      the next call made to the client is refused (-ENOMEM);
  *   "!TEXT"  the request answered next ends with the error TEXT (a fixed
  *            text when empty), as the real client ends one after an HTTP
- *            4xx;
+ *            4xx (for hj_rpc_call_x: a node's error answer, TEXT its
+ *            message and its text);
  *   else     the result of the request answered next; for a batch of n
  *            calls, this record and the n - 1 after it, one per call.  A
  *            record is JSON text (any value); else, when it is UTF-8
@@ -54,6 +56,8 @@ struct fake_req {
 	const char *method; /* methods[0] */
 	json_t **params;    /* n, ours */
 	hj_rpc_cb cb;
+	hj_rpc_xcb xcb; /* hj_rpc_call_x's, instead of cb */
+	unsigned flags;
 	void *arg;
 };
 
@@ -96,13 +100,13 @@ static void fake_req_free(struct fake_req *q)
 
 static int fake_submit(hj_rpc *c, size_t n, int batch,
                        const char *const *methods, json_t *const *params,
-                       hj_rpc_cb cb, void *arg)
+                       hj_rpc_cb cb, hj_rpc_xcb xcb, unsigned flags, void *arg)
 {
 	struct fake_req *q = calloc(1, sizeof *q), **pp;
 
 	FUZZ_CHECK(q != NULL);
 	/* A backend never makes a call the client refuses as invalid. */
-	FUZZ_CHECK(n > 0 && cb != NULL);
+	FUZZ_CHECK(n > 0 && (cb != NULL) != (xcb != NULL));
 	q->params = calloc(n, sizeof *q->params);
 	q->methods = calloc(n, sizeof *q->methods);
 	FUZZ_CHECK(q->params != NULL && q->methods != NULL);
@@ -110,6 +114,8 @@ static int fake_submit(hj_rpc *c, size_t n, int batch,
 	q->n = n;
 	q->batch = batch;
 	q->cb = cb;
+	q->xcb = xcb;
+	q->flags = flags;
 	q->arg = arg;
 	for (size_t i = 0; i < n; i++) {
 		q->params[i] = params[i] != NULL ? params[i] : json_array();
@@ -135,13 +141,21 @@ static int fake_submit(hj_rpc *c, size_t n, int batch,
 int hj_rpc_call(hj_rpc *c, const char *method, json_t *params, hj_rpc_cb cb,
                 void *arg)
 {
-	return fake_submit(c, 1, 0, &method, &params, cb, arg);
+	return fake_submit(c, 1, 0, &method, &params, cb, NULL, 0, arg);
+}
+
+int hj_rpc_call_x(hj_rpc *c, const char *method, json_t *params,
+                  const char *params_text, unsigned flags, hj_rpc_xcb cb,
+                  void *arg)
+{
+	FUZZ_CHECK(params_text == NULL);
+	return fake_submit(c, 1, 0, &method, &params, NULL, cb, flags, arg);
 }
 
 int hj_rpc_batch(hj_rpc *c, size_t n, const char *const *methods,
                  json_t *const *params, hj_rpc_cb cb, void *arg)
 {
-	return fake_submit(c, n, 1, methods, params, cb, arg);
+	return fake_submit(c, n, 1, methods, params, cb, NULL, 0, arg);
 }
 
 /* Splits the input after its first record (the target's) into in. */
@@ -267,7 +281,16 @@ static int fake_answer(hj_rpc *c)
 	if (result != NULL) {
 		c->error[0] = '\0';
 		fake_answered(c, q, result);
-		q->cb(q->arg, result, NULL);
+		if (q->xcb)
+			q->xcb(q->arg, result, NULL);
+		else
+			q->cb(q->arg, result, NULL);
+	} else if (q->xcb) {
+		hj_rpc_error e = {.kind = HJ_RPC_ERR_NODE,
+		                  .code = -32000,
+		                  .message = c->error,
+		                  .text = c->error};
+		q->xcb(q->arg, NULL, &e);
 	} else {
 		q->cb(q->arg, NULL, c->error);
 	}

@@ -179,6 +179,7 @@ void pfx_close(struct payer_fx *f)
 
 hjd_payer_opts pfx_payer_opts(struct payer_fx *f, unsigned confirmations)
 {
+	f->conf = confirmations;
 	return (hjd_payer_opts){.loop = &f->loop,
 	                        .store = f->store,
 	                        .node = &f->ro,
@@ -224,13 +225,20 @@ void pfx_run(struct payer_fx *f, unsigned passes)
 		         f->until, PFX_GUARD_MS, f->status);
 }
 
+void pfx_step_final(struct payer_fx *f, uint64_t processed, uint64_t tip,
+                    uint64_t final, unsigned passes)
+{
+	pfx_log_on(f);
+	hjd_payer_kick(f->payer, processed, tip, final);
+	pfx_run(f, passes);
+	assert_true(f->passes >= f->until);
+}
+
 void pfx_step(struct payer_fx *f, uint64_t processed, uint64_t tip,
               unsigned passes)
 {
-	pfx_log_on(f);
-	hjd_payer_kick(f->payer, processed, tip);
-	pfx_run(f, passes);
-	assert_true(f->passes >= f->until);
+	pfx_step_final(f, processed, tip,
+	               tip + 1 >= f->conf ? tip + 1 - f->conf : 0, passes);
 }
 
 /* ---- payouts owed ---- */

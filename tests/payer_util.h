@@ -51,6 +51,7 @@ struct payer_fx {
 	char fatal[1024];       /* on_fatal's last message */
 	uint32_t txseq;         /* makes pfx_owe's transaction ids unique */
 	int saved_stderr;       /* the real stderr while the log is on, or -1 */
+	unsigned conf;          /* pfx_payer_opts's confirmations */
 };
 
 /* ---- setup and teardown (cmocka's, per test) ---- */
@@ -102,9 +103,14 @@ void pfx_payer_stop(struct payer_fx *f);
  */
 void pfx_run(struct payer_fx *f, unsigned passes);
 /* Blocks up to processed are committed, the node's tip is tip: one kick
- * (a pass starts within it, its lines in the log), then pfx_run. */
+ * (a pass starts within it, its lines in the log), then pfx_run.  The
+ * kick's final height is the follower's at the payer's confirmations,
+ * tip - confirmations + 1; pfx_step_final gives its own (the node's
+ * finalized or safe block). */
 void pfx_step(struct payer_fx *f, uint64_t processed, uint64_t tip,
               unsigned passes);
+void pfx_step_final(struct payer_fx *f, uint64_t processed, uint64_t tip,
+                    uint64_t final, unsigned passes);
 /* The guard's callback, for a test that runs the loop itself. */
 void pfx_on_guard(uv_timer_t *t);
 

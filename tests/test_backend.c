@@ -2,7 +2,8 @@
  * The backends (chain/evm_backend.h, chain/btc_backend.h) on what the
  * fuzz targets (fuzz/fuzz_evm_backend.c, fuzz/fuzz_btc_backend.c) found:
  * the ranges they refuse before any request (blocks and payments), what
- * payee() makes of a recipient, and answers they must not take.  The rest of
+ * payee() makes of a recipient, and answers they must not take; the EVM
+ * backend's final() against a scripted node, answer by answer.  The rest of
  * what they make of a node's answers is fuzzed there and played end to end
  * (tests/e2e).
  *
@@ -84,6 +85,16 @@ static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
 	(void)arg;
 	(void)p;
 	(void)n;
+	(void)error;
+	F.ncb++;
+}
+
+static void on_blocks_final(void *arg, uint64_t tip, uint64_t final,
+                            const char *error)
+{
+	(void)arg;
+	(void)tip;
+	(void) final;
 	(void)error;
 	F.ncb++;
 }
@@ -288,6 +299,236 @@ static void test_evm_receipt_of_the_transaction(void **state)
 	assert_int_equal(F.tx[NROUNDS - 1].txid.b[0], 0x33);
 }
 
+/* ------------------------------------------------------------------ */
+/* final(): the node's "finalized" or "safe" block, then its tip        */
+
+/* One final() call: what it asks for, what the node answers (a block's
+ * JSON, or a JSON-RPC error object as `error`), the tip answered after it
+ * (NULL: none may be asked), and what the callback must get. */
+struct fin_case {
+	hj_finality how;
+	const char *block; /* the "result", or an "error" object */
+	int block_is_error;
+	const char *tip; /* JSON text of eth_blockNumber's result */
+	uint64_t want_tip, want_final;
+	const char *want_err; /* NULL: success */
+};
+
+#define BLOCK_12                                                               \
+	"{\"number\":\"0xc\",\"hash\":\"" HASH_B "\",\"parentHash\":\"" HASH_P \
+	"\"}"
+#define BLOCK_16                                                               \
+	"{\"number\":\"0x10\",\"hash\":\"" HASH_B                              \
+	"\",\"parentHash\":\"" HASH_P "\"}"
+
+static const struct fin_case fin_cases[] = {
+    /* Answers. */
+    {HJ_FINALITY_FINALIZED, BLOCK_12, 0, "\"0x14\"", 20, 12, NULL},
+    {HJ_FINALITY_SAFE, BLOCK_16, 0, "\"0x14\"", 20, 16, NULL},
+    /* At the tip is final too (a chain whose safe block is the head). */
+    {HJ_FINALITY_SAFE, BLOCK_16, 0, "\"0x10\"", 16, 16, NULL},
+    {HJ_FINALITY_FINALIZED, "{\"number\":\"0x0\"}", 0, "\"0x0\"", 0, 0, NULL},
+    /* A node without the block: no tip asked, never a guess. */
+    {HJ_FINALITY_FINALIZED, "null", 0, NULL, 0, 0,
+     "the node has no \"finalized\" block (null): a chain without "
+     "proof-of-stake finality cannot be followed with [chain] "
+     "confirmations = finalized"},
+    {HJ_FINALITY_SAFE, "null", 0, NULL, 0, 0,
+     "the node has no \"safe\" block (null): a chain without "
+     "proof-of-stake finality cannot be followed with [chain] "
+     "confirmations = safe"},
+    /* A node that refuses the tag: its error, in the callback. */
+    {HJ_FINALITY_FINALIZED,
+     "{\"code\":-39001,\"message\":\"finalized block not found\"}", 1, NULL, 0,
+     0,
+     "the node's \"finalized\" block: eth_getBlockByNumber: JSON-RPC "
+     "error -39001: \"finalized block not found\""},
+    {HJ_FINALITY_SAFE,
+     "{\"code\":-32602,\"message\":\"invalid argument 0: hex string "
+     "without 0x prefix\"}",
+     1, NULL, 0, 0,
+     "the node's \"safe\" block: eth_getBlockByNumber: JSON-RPC error "
+     "-32602: \"invalid argument 0: hex string without 0x prefix\""},
+    /* Malformed blocks. */
+    {HJ_FINALITY_FINALIZED, "\"0xc\"", 0, NULL, 0, 0,
+     "the node's \"finalized\" block: not a block with a number"},
+    {HJ_FINALITY_FINALIZED, "{\"hash\":\"" HASH_B "\"}", 0, NULL, 0, 0,
+     "the node's \"finalized\" block: not a block with a number"},
+    {HJ_FINALITY_FINALIZED, "{\"number\":12}", 0, NULL, 0, 0,
+     "the node's \"finalized\" block: not a block with a number"},
+    {HJ_FINALITY_SAFE, "{\"number\":\"0x\"}", 0, NULL, 0, 0,
+     "the node's \"safe\" block: not a block with a number"},
+    {HJ_FINALITY_SAFE, "{\"number\":\"10\"}", 0, NULL, 0, 0,
+     "the node's \"safe\" block: not a block with a number"},
+    {HJ_FINALITY_SAFE, "{\"number\":\"0x10000000000000000\"}", 0, NULL, 0, 0,
+     "the node's \"safe\" block: not a block with a number"},
+    {HJ_FINALITY_FINALIZED, "[]", 0, NULL, 0, 0,
+     "the node's \"finalized\" block: not a block with a number"},
+    /* A block above the tip asked after it; a tip that is none. */
+    {HJ_FINALITY_SAFE, BLOCK_16, 0, "\"0xf\"", 0, 0,
+     "the node's \"safe\" block 16 is above its tip 15"},
+    {HJ_FINALITY_FINALIZED, BLOCK_12, 0, "null", 0, 0,
+     "eth_blockNumber: not a quantity"},
+    {HJ_FINALITY_FINALIZED, BLOCK_12, 0, "\"latest\"", 0, 0,
+     "eth_blockNumber: not a quantity"},
+    {HJ_FINALITY_FINALIZED, BLOCK_12, 0, "{\"number\":\"0x14\"}", 0, 0,
+     "eth_blockNumber: not a quantity"},
+};
+#define NFIN (sizeof fin_cases / sizeof fin_cases[0])
+
+static struct {
+	size_t at;        /* the case in progress */
+	unsigned asked;   /* requests the node got */
+	unsigned tips;    /* of them eth_blockNumber */
+	char failed[512]; /* the first check that failed, "" */
+} FN;
+
+static void fin_fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static void fin_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (FN.failed[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(FN.failed, sizeof FN.failed, fmt, ap);
+	va_end(ap);
+}
+
+/* The node: each request checked against the case in progress. */
+static void h_final(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	const struct fin_case *fc = &fin_cases[FN.at];
+	json_t *id = json_object_get(r->json, "id"), *params, *out;
+	const char *m = json_string_value(json_object_get(r->json, "method"));
+	char *s;
+
+	(void)n;
+	FN.asked++;
+	params = json_object_get(r->json, "params");
+	if (!m || !json_is_integer(id)) {
+		fin_fail("case %zu: not a single call: %s", FN.at, r->body);
+		hf_conn_close(c);
+		return;
+	}
+	if (strcmp(m, "eth_getBlockByNumber") == 0) {
+		const char *tag = json_string_value(json_array_get(params, 0));
+		if (json_array_size(params) != 2 || !tag ||
+		    strcmp(tag, hj_finality_name(fc->how)) != 0 ||
+		    !json_is_false(json_array_get(params, 1)))
+			fin_fail("case %zu: asked %s", FN.at, r->body);
+		out = json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id,
+		                fc->block_is_error ? "error" : "result",
+		                json_loads(fc->block, JSON_DECODE_ANY, NULL));
+	} else if (strcmp(m, "eth_blockNumber") == 0 && fc->tip) {
+		FN.tips++;
+		out = json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id,
+		                "result",
+		                json_loads(fc->tip, JSON_DECODE_ANY, NULL));
+	} else {
+		fin_fail("case %zu: unexpected call %s", FN.at, r->body);
+		hf_conn_close(c);
+		return;
+	}
+	assert_non_null(out);
+	s = json_dumps(out, JSON_COMPACT);
+	json_decref(out);
+	hf_reply(c, 200, NULL, s);
+	free(s);
+}
+
+static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
+{
+	const struct fin_case *fc = &fin_cases[FN.at];
+	char got[512];
+
+	(void)arg;
+	F.ncb++;
+	snprintf(got, sizeof got, "%s", error ? error : "(none)");
+	if (fc->want_err ? !error || strcmp(error, fc->want_err) != 0
+	                 : error != NULL)
+		fin_fail("case %zu: error %s", FN.at, got);
+	if (tip != fc->want_tip || final != fc->want_final)
+		fin_fail("case %zu: wrong heights (error %s)", FN.at, got);
+	if (++FN.at < NFIN) {
+		if (F.b->ops->final(F.b, fin_cases[FN.at].how, on_final, NULL))
+			fin_fail("case %zu: final() refused%s", FN.at, "");
+	} else {
+		fx_finish();
+	}
+}
+
+/* final(): the tag's block alone, then the tip; its number and the tip
+ * exactly, or an error word for word for a node without the block, one
+ * that refuses the tag, a block that is none, or one above the tip. */
+static void test_evm_final(void **state)
+{
+	hj_rpc_opts o;
+	hj_dealer d;
+	char url[64], err[256];
+	unsigned want_asked = 0, want_tips = 0;
+
+	(void)state;
+	memset(&F, 0, sizeof F);
+	memset(&FN, 0, sizeof FN);
+	assert_int_equal(uv_loop_init(&F.loop), 0);
+	hf_server_start(&F.srv, &F.loop, h_final);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
+	hj_rpc_opts_default(&o);
+	o.url = url;
+	F.rpc = hj_rpc_new(&F.loop, &o, err, sizeof err);
+	if (F.rpc == NULL)
+		fail_msg("hj_rpc_new: %s", err);
+	assert_int_equal(uv_timer_init(&F.loop, &F.guard), 0);
+	assert_int_equal(uv_timer_start(&F.guard, on_guard, GUARD_MS, 0), 0);
+	assert_int_equal(
+	    hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &d, NULL, 0), 0);
+	F.b = hj_evm_backend_new(F.rpc, &d);
+	assert_non_null(F.b);
+	assert_non_null(F.b->ops->final);
+	/* No tag: nothing asked. */
+	assert_int_equal(
+	    F.b->ops->final(F.b, HJ_FINALITY_DEPTH, on_final, NULL), -EINVAL);
+	assert_int_equal(hj_rpc_pending(F.rpc), 0);
+	assert_int_equal(F.b->ops->final(F.b, fin_cases[0].how, on_final, NULL),
+	                 0);
+	assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
+	F.b->ops->free(F.b);
+	assert_int_equal(uv_loop_close(&F.loop), 0);
+
+	if (FN.failed[0])
+		fail_msg("%s", FN.failed);
+	assert_int_equal(F.guard_fired, 0);
+	assert_int_equal(F.ncb, NFIN);
+	for (size_t k = 0; k < NFIN; k++) {
+		want_asked += 1 + (fin_cases[k].tip != NULL);
+		want_tips += fin_cases[k].tip != NULL;
+	}
+	assert_int_equal(FN.asked, want_asked);
+	assert_int_equal(FN.tips, want_tips);
+}
+
+/* A final() freed while it waits: no callback. */
+static void test_evm_final_freed(void **state)
+{
+	static const char addr[] = "0xdcdcf319ef991916ce062146aa804597059416d8";
+	hj_dealer d;
+	hj_backend *b;
+
+	(void)state;
+	fx_start();
+	assert_int_equal(
+	    hj_dealer_parse(HJ_EVM, addr, strlen(addr), &d, NULL, 0), 0);
+	b = hj_evm_backend_new(F.rpc, &d);
+	assert_non_null(b);
+	assert_int_equal(
+	    b->ops->final(b, HJ_FINALITY_SAFE, on_blocks_final, NULL), 0);
+	assert_int_equal(hj_rpc_pending(F.rpc), 1);
+	fx_end(b);
+}
+
 /* getblockhash takes a JSON integer: heights stay below 2^63. */
 static void test_btc_range(void **state)
 {
@@ -303,6 +544,8 @@ static void test_btc_range(void **state)
 	    hj_dealer_parse(HJ_BITCOIN, addr, strlen(addr), &d, NULL, 0), 0);
 	b = hj_btc_backend_new(F.rpc, "litecoin", &d, err, sizeof err);
 	assert_non_null(b);
+	/* No finalized or safe block on the Bitcoin family. */
+	assert_null(b->ops->final);
 	assert_int_equal(b->ops->blocks(b, 5, 0, on_blocks, NULL), -EINVAL);
 	assert_int_equal(
 	    b->ops->blocks(b, (uint64_t)INT64_MAX, 1, on_blocks, NULL),
@@ -350,6 +593,8 @@ int main(void)
 	    cmocka_unit_test(test_evm_range),
 	    cmocka_unit_test(test_btc_range),
 	    cmocka_unit_test(test_evm_receipt_of_the_transaction),
+	    cmocka_unit_test(test_evm_final),
+	    cmocka_unit_test(test_evm_final_freed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

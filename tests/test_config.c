@@ -311,21 +311,22 @@ static void test_long_lines(void **state)
 static void test_number_errors(void **state)
 {
 	(void)state;
+	/* confirmations also takes two words (test_finality). */
 	ERR("[chain]\nconfirmations = 12a\n", 2,
-	    "[chain] confirmations = 12a: not a decimal number (digits only, "
-	    "no leading zero)");
+	    "[chain] confirmations = 12a: neither a number of blocks (1 to "
+	    "10000) nor finalized or safe");
 	ERR("[chain]\nconfirmations = -1\n", 2,
-	    "[chain] confirmations = -1: not a decimal number (digits only, no "
-	    "leading zero)");
+	    "[chain] confirmations = -1: neither a number of blocks (1 to "
+	    "10000) nor finalized or safe");
 	ERR("[chain]\nconfirmations = +1\n", 2,
-	    "[chain] confirmations = +1: not a decimal number (digits only, no "
-	    "leading zero)");
+	    "[chain] confirmations = +1: neither a number of blocks (1 to "
+	    "10000) nor finalized or safe");
 	ERR("[chain]\nconfirmations = 012\n", 2,
 	    "[chain] confirmations = 012: not a decimal number (digits only, "
 	    "no leading zero)");
 	ERR("[chain]\nconfirmations =\n", 2,
-	    "[chain] confirmations = : not a decimal number (digits only, no "
-	    "leading zero)");
+	    "[chain] confirmations = : neither a number of blocks (1 to "
+	    "10000) nor finalized or safe");
 	ERR("[chain]\nconfirmations = 0\n", 2,
 	    "[chain] confirmations = 0: out of range: must be 1 to 10000");
 	ERR("[chain]\nconfirmations = 18446744073709551616\n", 2,
@@ -597,8 +598,9 @@ static void test_arg_errors(void **state)
 	                 "command line: --chain.confirmations=0: out of range: "
 	                 "must be 1 to 10000");
 	expect_arg_error("chain.confirmations=x",
-	                 "command line: --chain.confirmations=x: not a decimal "
-	                 "number (digits only, no leading zero)");
+	                 "command line: --chain.confirmations=x: neither a "
+	                 "number of blocks (1 to 10000) nor finalized or "
+	                 "safe");
 	expect_arg_error("--chain.confirmations",
 	                 "command line: --chain.confirmations: expected "
 	                 "--section.key=value");
@@ -766,6 +768,101 @@ static void test_finish_errors(void **state)
 	    "and 40 hex digits)");
 }
 
+/* confirmations = finalized or safe: the node's own final block (EVM
+ * only), either way round with a number; 0 confirmations then, never
+ * the family's default. */
+static void test_finality(void **state)
+{
+	hjd_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load("[chain]\nconfirmations = finalized\n" MINIMAL,
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.finality, HJ_FINALITY_FINALIZED);
+	assert_int_equal(c.confirmations, 0);
+	assert_string_equal(hj_finality_name(c.finality), "finalized");
+	hjd_config_free(&c);
+
+	assert_int_equal(load("[chain]\nconfirmations = safe\n" MINIMAL, &c,
+	                      err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.finality, HJ_FINALITY_SAFE);
+	assert_int_equal(c.confirmations, 0);
+	assert_string_equal(hj_finality_name(c.finality), "safe");
+	hjd_config_free(&c);
+
+	/* A number after a word, a word after a number: the last says. */
+	assert_int_equal(load("[chain]\nconfirmations = safe\n" MINIMAL, &c,
+	                      err, sizeof err),
+	                 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.confirmations=3", err, sizeof err),
+	    0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.finality, HJ_FINALITY_DEPTH);
+	assert_int_equal(c.confirmations, 3);
+	assert_null(hj_finality_name(c.finality));
+	hjd_config_free(&c);
+	assert_int_equal(
+	    load("[chain]\nconfirmations = 3\n" MINIMAL, &c, err, sizeof err),
+	    0);
+	assert_int_equal(hjd_config_set_arg(&c, "chain.confirmations=finalized",
+	                                    err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.finality, HJ_FINALITY_FINALIZED);
+	assert_int_equal(c.confirmations, 0);
+	hjd_config_free(&c);
+
+	/* Only these two words, as written. */
+	ERR("[chain]\nconfirmations = Finalized\n", 2,
+	    "[chain] confirmations = Finalized: neither a number of blocks (1 "
+	    "to 10000) nor finalized or safe");
+	ERR("[chain]\nconfirmations = finalised\n", 2,
+	    "[chain] confirmations = finalised: neither a number of blocks (1 "
+	    "to 10000) nor finalized or safe");
+	ERR("[chain]\nconfirmations = latest\n", 2,
+	    "[chain] confirmations = latest: neither a number of blocks (1 to "
+	    "10000) nor finalized or safe");
+	ERR("[chain]\nconfirmations = safe 3\n", 2,
+	    "[chain] confirmations = safe 3: neither a number of blocks (1 to "
+	    "10000) nor finalized or safe");
+	expect_arg_error("--chain.confirmations=SAFE",
+	                 "command line: --chain.confirmations=SAFE: neither a "
+	                 "number of blocks (1 to 10000) nor finalized or "
+	                 "safe");
+
+	/* The Bitcoin family has neither block, whichever comes last. */
+	expect_finish_error(BTC_MINIMAL "[chain]\nconfirmations = finalized\n",
+	                    NULL,
+	                    "[chain] confirmations = finalized: only for "
+	                    "family = evm (the Bitcoin family has no finalized "
+	                    "or safe block: give a number of blocks)");
+	expect_finish_error(BTC_MINIMAL, "--chain.confirmations=safe",
+	                    "[chain] confirmations = safe: only for family = "
+	                    "evm (the Bitcoin family has no finalized or safe "
+	                    "block: give a number of blocks)");
+	expect_finish_error("[chain]\nconfirmations = safe\n" BTC_MINIMAL, NULL,
+	                    "[chain] confirmations = safe: only for family = "
+	                    "evm (the Bitcoin family has no finalized or safe "
+	                    "block: give a number of blocks)");
+	/* A number there still gets the family's default when unset. */
+	assert_int_equal(load(BTC_MINIMAL "[chain]\nconfirmations = safe\n", &c,
+	                      err, sizeof err),
+	                 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--chain.confirmations=2", err, sizeof err),
+	    0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.finality, HJ_FINALITY_DEPTH);
+	assert_int_equal(c.confirmations, 2);
+	hjd_config_free(&c);
+}
+
 /* The Bitcoin family's defaults follow the coin. */
 static void test_bitcoin_defaults(void **state)
 {
@@ -897,6 +994,20 @@ static void test_serve(void **state)
 	assert_int_equal(load(BTC_MINIMAL, &c, err, sizeof err), 0);
 	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.serve.max_age_s, 3600);
+	hjd_config_free(&c);
+	/* The node's finalized or safe block moves an epoch at a time. */
+	assert_int_equal(load("[chain]\nconfirmations = safe\n" MINIMAL, &c,
+	                      err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.serve.max_age_s, 900);
+	hjd_config_free(&c);
+	assert_int_equal(load("[chain]\nconfirmations = finalized\n" MINIMAL
+	                      "[serve]\nmax_age = 60\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.serve.max_age_s, 60);
 	hjd_config_free(&c);
 
 	assert_int_equal(load(MINIMAL "[serve]\nlisten = [::1]:0\n"
@@ -1576,6 +1687,7 @@ int main(void)
 	    cmocka_unit_test(test_arg_errors),
 	    cmocka_unit_test(test_secrets_never_printed),
 	    cmocka_unit_test(test_finish_errors),
+	    cmocka_unit_test(test_finality),
 	    cmocka_unit_test(test_bitcoin_defaults),
 	    cmocka_unit_test(test_payout),
 	    cmocka_unit_test(test_payout_evm),

@@ -1967,7 +1967,7 @@ static void test_confirmations_above_tip(void **state)
 
 	S.gettx_bad = "{\"confirmations\":100}";
 	S.gettx_bad_n = 1;
-	hjd_payer_kick(T.fx.payer, 11, 11);
+	hjd_payer_kick(T.fx.payer, 11, 11, 12 - T.fx.conf);
 	T.fx.until = T.fx.passes + 1;
 	assert_int_equal(
 	    uv_timer_start(&T.fx.guard, pfx_on_guard, PFX_GUARD_MS, 0), 0);

@@ -797,6 +797,43 @@ static void test_receipt_above_final(void **state)
 	fx_close();
 }
 
+/* [chain] confirmations = finalized (or safe): each kick's final height
+ * is the node's own block, whatever its depth: the final nonce is read
+ * there and a receipt counts only up to it, never at tip - confirmations
+ * + 1 (here 3 confirmations would call everything below the tip final). */
+static void test_final_from_node(void **state)
+{
+	(void)state;
+	fx_open(NULL);
+	owe("refund:a1", R1, 100, 5);
+	pfx_step_final(&T.fx, 10, 10, 4, 1);
+	assert_string_equal(N.final_tag, "0x4");
+	assert_int_equal(N.sends, 1);
+	/* Mined in block 8, the tip far above; the node's finalized block
+	 * is 7: not final, no receipt asked. */
+	counts(1, 0, 1);
+	receipt(N.sent[0].hash, 8, 1, 21000, 2000000000u);
+	pfx_step_final(&T.fx, 40, 40, 7, 1);
+	assert_string_equal(N.final_tag, "0x7");
+	assert_int_equal(N.receipts, 0);
+	expect_batch(1, "sent", 0, "submitted");
+	/* A node whose count says final while its block 8 is not: the
+	 * receipt is above the final height, nothing decided. */
+	counts(1, 1, 1);
+	pfx_step_final(&T.fx, 41, 41, 7, 1);
+	assert_int_equal(N.receipts, 1);
+	expect_batch(1, "sent", 0, "submitted");
+	/* The finalized block reaches 8: confirmed there. */
+	pfx_step_final(&T.fx, 42, 42, 8, 1);
+	assert_string_equal(N.final_tag, "0x8");
+	expect_batch(1, "confirmed", 0, "confirmed");
+	EXPECT_Q("8", "SELECT confirmed_height FROM payout_batches WHERE id = "
+	              "1");
+	assert_int_equal(N.sends, 1);
+	assert_int_equal(N.unknown, 0);
+	fx_close();
+}
+
 /* The node estimates no gas for the oldest recipient (a contract that
  * refuses plain transfers): it is skipped with a warning, its payouts stay
  * owed in no batch; the next recipient is paid under nonce 0. */
@@ -1767,6 +1804,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pending_nonce_higher, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_fee_rules, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_final_from_node, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_receipt_above_final, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_no_gas_estimate, setup,

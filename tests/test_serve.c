@@ -295,6 +295,52 @@ static void test_follow_and_settle(void **state)
 	cleanup(f);
 }
 
+/* /v1/table's confirmations is the configuration's: a number, or the
+ * word of a finality (finalized, safe); none when not known. */
+static void test_table_confirmations(void **state)
+{
+	(void)state;
+	hj_fixture *f = fixture();
+	static const struct {
+		unsigned conf;
+		hj_finality fin;
+		const char *want; /* JSON text, NULL: absent */
+	} cases[] = {{12, HJ_FINALITY_DEPTH, "12"},
+	             {0, HJ_FINALITY_FINALIZED, "\"finalized\""},
+	             {0, HJ_FINALITY_SAFE, "\"safe\""},
+	             {0, HJ_FINALITY_DEPTH, NULL}};
+	char err[600] = "", *out = NULL;
+	size_t len = 0;
+
+	play_round(f, 2);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		hj_view_opts o = {.db = hj_fixture_db(f),
+		                  .log = hj_fixture_log(f),
+		                  .confirmations = cases[i].conf,
+		                  .finality = cases[i].fin,
+		                  .history_blocks = 10,
+		                  .recent_rounds = 20};
+		hj_view *v = hj_view_new(&o);
+		assert_non_null(v);
+		poll_ok(v, NULL);
+		json_t *tb =
+		    answer(hj_view_table(v, &out, &len, err, sizeof err), &out,
+		           &len, err);
+		json_t *c = json_object_get(tb, "confirmations");
+		if (cases[i].want == NULL) {
+			assert_null(c);
+		} else {
+			char *got = json_dumps(c, JSON_ENCODE_ANY);
+			assert_non_null(got);
+			assert_string_equal(got, cases[i].want);
+			free(got);
+		}
+		json_decref(tb);
+		hj_view_free(v);
+	}
+	cleanup(f);
+}
+
 /* ?from= resends what was streamed, and refuses what is no longer kept. */
 static void test_history(void **state)
 {
@@ -875,6 +921,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_follow_and_settle),
+	    cmocka_unit_test(test_table_confirmations),
 	    cmocka_unit_test(test_history),
 	    cmocka_unit_test(test_restart_and_rotation),
 	    cmocka_unit_test(test_truncation),

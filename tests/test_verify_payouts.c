@@ -467,6 +467,67 @@ static void test_text(void **state)
 	hj_vpay_free(v);
 }
 
+/* [chain] confirmations = finalized: the final blocks are the node's
+ * finalized block and those below it, whatever the depth (the tip's
+ * confirmations are not looked at); the report says the word. */
+static void test_finality(void **state)
+{
+	(void)state;
+	hj_vpay *v = hj_vpay_new(HJ_EVM, "wei");
+	char *buf = NULL;
+	size_t len = 0, nshort;
+	FILE *f;
+
+	feed(v, 3, bet(R1, A1));
+	feed(v, 4, settle(R1, A1, "2000"));
+	/* Finalized block 5 at a tip of 40 (2 confirmations would say 39):
+	 * grace 1, due up to 4. */
+	hj_vpay_view w = {.tip = 40,
+	                  .confirmations = 2,
+	                  .finality = HJ_FINALITY_FINALIZED,
+	                  .final = 5,
+	                  .grace = 1,
+	                  .scanned = 1,
+	                  .scan_from = 3,
+	                  .scan_to = 5};
+	json_t *rep = hj_vpay_report(v, &w, &nshort);
+	assert_non_null(rep);
+	assert_string_equal(
+	    json_string_value(json_object_get(rep, "confirmations")),
+	    "finalized");
+	assert_int_equal(json_integer_value(json_object_get(rep, "final")), 5);
+	assert_int_equal(json_integer_value(json_object_get(rep, "due")), 4);
+	assert_row(rep, A1, "2000", "0", "0", "-2000", "short");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	hj_vpay_print(rep, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "payouts (amounts in wei): log blocks 3 to "
+	                            "4; final blocks up to 5 (tip 40, the "
+	                            "node's finalized block); debts due up to "
+	                            "block 4 (grace 1 blocks); payments "
+	                            "counted in blocks 3 to 5\n"));
+	free(buf);
+	json_decref(rep);
+	/* Safe block 4, grace 1: the settlement of block 4 is not due. */
+	w.finality = HJ_FINALITY_SAFE;
+	w.final = 4;
+	rep = hj_vpay_report(v, &w, &nshort);
+	assert_string_equal(
+	    json_string_value(json_object_get(rep, "confirmations")), "safe");
+	assert_int_equal(json_integer_value(json_object_get(rep, "due")), 3);
+	assert_row(rep, A1, "0", "2000", "0", "0", "even");
+	assert_int_equal(nshort, 0);
+	json_decref(rep);
+	/* Block 0 finalized (a young chain): final 0, nothing due. */
+	w.final = 0;
+	rep = hj_vpay_report(v, &w, &nshort);
+	assert_int_equal(json_integer_value(json_object_get(rep, "final")), 0);
+	assert_true(json_is_null(json_object_get(rep, "due")));
+	json_decref(rep);
+	hj_vpay_free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +536,7 @@ int main(void)
 	    cmocka_unit_test(test_grace),
 	    cmocka_unit_test(test_many_rounds),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_finality),
 	    cmocka_unit_test(test_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

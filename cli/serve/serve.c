@@ -180,6 +180,7 @@ static int run(hjd_config *cfg, const char *db, const char *log)
 	hj_view_opts vo = {.db = db,
 	                   .log = log,
 	                   .confirmations = cfg->confirmations,
+	                   .finality = cfg->finality,
 	                   .history_blocks = cfg->serve.history_blocks,
 	                   .recent_rounds = 20};
 	hj_api_opts ao = {.max_subscriptions = cfg->serve.max_subscriptions,

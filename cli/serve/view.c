@@ -1368,7 +1368,12 @@ int hj_view_table(hj_view *v, char **out, size_t *len, char *err, size_t errlen)
 	                    amount_json(v->rules.max_exposure));
 	json_object_set_new(o, "timeoutBlocks",
 	                    json_integer(v->rules.timeout_blocks));
-	if (v->o.confirmations)
+	/* The configuration's value: a number, or the finality's word. */
+	if (v->o.finality)
+		json_object_set_new(
+		    o, "confirmations",
+		    json_string(hj_finality_name(v->o.finality)));
+	else if (v->o.confirmations)
 		json_object_set_new(o, "confirmations",
 		                    json_integer(v->o.confirmations));
 	json_object_set_new(lb, "height", json_integer((json_int_t)v->height));

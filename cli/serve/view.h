@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "action.h"
+#include "backend.h"
 
 typedef struct hj_view hj_view;
 
@@ -32,6 +33,7 @@ typedef struct hj_view_opts {
 	const char *db;         /* the dealer's database file */
 	const char *log;        /* its card log */
 	unsigned confirmations; /* for /v1/table; 0: not known */
+	hj_finality finality;   /* for /v1/table instead: finalized, safe */
 	size_t history_blocks;  /* blocks whose updates ?from= can resend */
 	size_t recent_rounds;   /* settled rounds per player shown */
 } hj_view_opts;
