@@ -449,14 +449,12 @@ static int on_ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
 	return -1;
 }
 
-int hjd_metrics_listen(hjd_metrics *m, uv_loop_t *loop, const char *host,
-                       unsigned port, hjd_metrics_snap_fn snap, void *arg,
-                       unsigned *bound, char *err, size_t errlen)
+int hjd_metrics_serve(hjd_metrics *m, uv_loop_t *loop, hjd_metrics_snap_fn snap,
+                      void *arg, hj_server **out)
 {
 	hj_http_limits lim;
 	hj_http_handler h = {
 	    .request = on_request, .ws_open = on_ws_open, .ctx = m};
-	int rc;
 
 	hj_http_limits_default(&lim);
 	/* A scraper or two and a monitor: a few connections, small requests. */
@@ -466,10 +464,19 @@ int hjd_metrics_listen(hjd_metrics *m, uv_loop_t *loop, const char *host,
 	m->snap = snap;
 	m->snap_arg = arg;
 	m->srv = hj_server_new(loop, &lim, &h);
-	if (!m->srv) {
+	*out = m->srv;
+	return m->srv ? 0 : UV_ENOMEM;
+}
+
+int hjd_metrics_listen(hjd_metrics *m, uv_loop_t *loop, const char *host,
+                       unsigned port, hjd_metrics_snap_fn snap, void *arg,
+                       unsigned *bound, char *err, size_t errlen)
+{
+	hj_server *s;
+
+	if (hjd_metrics_serve(m, loop, snap, arg, &s)) {
 		snprintf(err, errlen, "out of memory");
 		return UV_ENOMEM;
 	}
-	rc = hj_server_listen(m->srv, host, port, bound, err, errlen);
-	return rc;
+	return hj_server_listen(s, host, port, bound, err, errlen);
 }

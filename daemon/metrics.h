@@ -88,6 +88,13 @@ int hjd_metrics_listen(hjd_metrics *m, uv_loop_t *loop, const char *host,
                        unsigned port, hjd_metrics_snap_fn snap, void *arg,
                        unsigned *bound, char *err, size_t errlen);
 
+/* The same handler on a server that does not listen (the fuzz target
+ * feeds it connections with hj_server_fake): *out, freed with m.
+ * Returns 0 or UV_ENOMEM. */
+struct hj_server;
+int hjd_metrics_serve(hjd_metrics *m, uv_loop_t *loop, hjd_metrics_snap_fn snap,
+                      void *arg, struct hj_server **out);
+
 /* The /metrics page and the /healthz answer for s (for the listener and
  * the tests): *out (caller frees), *len.  hjd_metrics_text returns 0, or
  * -1 when out of memory; hjd_metrics_health returns the status, 200 or
