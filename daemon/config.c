@@ -1010,7 +1010,7 @@ static char *read_line(char *str, int num, void *stream)
 			     sizeof shown);
 			fail_at(l, l->line, -EINVAL,
 			        "[%s]: unknown section (chain, dealer, rules, "
-			        "payout, state, serve)",
+			        "payout, state, serve, metrics)",
 			        shown);
 			return NULL;
 		}
@@ -1045,7 +1045,7 @@ static int on_key(void *user, const char *section, const char *name,
 		fail_at(
 		    l, l->line, -EINVAL,
 		    "%s: key outside a section ([chain], [dealer], [rules], "
-		    "[payout], [state] or [serve])",
+		    "[payout], [state], [serve] or [metrics])",
 		    key);
 		return 0;
 	}

@@ -253,14 +253,14 @@ static void test_structure_errors(void **state)
 	(void)state;
 	ERR("[chain]\n[nope]\n", 2,
 	    "[nope]: unknown section (chain, dealer, rules, payout, state, "
-	    "serve)");
+	    "serve, metrics)");
 	ERR("[ chain ]\n", 1,
 	    "[ chain ]: unknown section (chain, dealer, rules, payout, state, "
-	    "serve)");
+	    "serve, metrics)");
 	ERR("[chain\nfamily = evm\n", 1, "section header without closing ']'");
 	ERR("; top\n\nfamily = evm\n", 3,
 	    "family: key outside a section ([chain], [dealer], [rules], "
-	    "[payout], [state] or [serve])");
+	    "[payout], [state], [serve] or [metrics])");
 	ERR("[chain]\nfamilly = evm\n", 2, "[chain] familly: unknown key");
 	ERR("[dealer]\nfamily = evm\n", 2, "[dealer] family: unknown key");
 	ERR("[chain]\nconfirmations = 3\n# again\n[chain]\nconfirmations = 3\n",
@@ -292,7 +292,7 @@ static void test_long_lines(void **state)
 	memcpy(text + n, "\n[nope]\n", 9);
 	expect_error(text, strlen(text), 3,
 	             "[nope]: unknown section (chain, dealer, rules, payout, "
-	             "state, serve)");
+	             "state, serve, metrics)");
 	memcpy(text + n, "a\n", 3);
 	snprintf(want, sizeof want, "line longer than 198 bytes");
 	expect_error(text, strlen(text), 2, want);
@@ -455,7 +455,7 @@ static void test_first_error_wins(void **state)
 	/* A section error stops the reading. */
 	ERR("[chain]\n[bad]\njunk\n", 2,
 	    "[bad]: unknown section (chain, dealer, rules, payout, state, "
-	    "serve)");
+	    "serve, metrics)");
 }
 
 static void test_missing_file(void **state)
@@ -1057,6 +1057,47 @@ static void test_serve(void **state)
 	ERR("[serve]\nmax_send_buffer = 100\n", 2,
 	    "[serve] max_send_buffer = 100: out of range: must be 4096 to "
 	    "1073741824");
+}
+
+static void test_metrics(void **state)
+{
+	hjd_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.metrics.enabled, 0); /* off by default */
+	assert_int_equal(c.metrics.max_lag, 10);
+	hjd_config_free(&c);
+
+	assert_int_equal(load(MINIMAL "[metrics]\nlisten = 127.0.0.1:9464\n"
+	                              "max_lag = 0\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.metrics.enabled, 1);
+	assert_string_equal(c.metrics.host, "127.0.0.1");
+	assert_int_equal(c.metrics.port, 9464);
+	assert_int_equal(c.metrics.max_lag, 0);
+	/* A later "off" (an override) turns it off again. */
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--metrics.listen=off", err, sizeof err), 0);
+	assert_int_equal(c.metrics.enabled, 0);
+	assert_int_equal(
+	    hjd_config_set_arg(&c, "--metrics.listen=[::1]:0", err, sizeof err),
+	    0);
+	assert_int_equal(c.metrics.enabled, 1);
+	assert_string_equal(c.metrics.host, "::1");
+	assert_int_equal(c.metrics.port, 0);
+	hjd_config_free(&c);
+
+	ERR("[metrics]\nlisten = localhost:9464\n", 2,
+	    "[metrics] listen = localhost:9464: not HOST:PORT with an IPv4 "
+	    "address or a bracketed IPv6 one (127.0.0.1:8549, [::1]:8549)");
+	ERR("[metrics]\nmax_lag = 1000001\n", 2,
+	    "[metrics] max_lag = 1000001: out of range: must be 0 to 1000000");
+	ERR("[metrics]\nport = 1\n", 2, "[metrics] port: unknown key");
 }
 
 static void test_payout_evm(void **state)
@@ -1690,6 +1731,7 @@ int main(void)
 	    cmocka_unit_test(test_finality),
 	    cmocka_unit_test(test_bitcoin_defaults),
 	    cmocka_unit_test(test_payout),
+	    cmocka_unit_test(test_metrics),
 	    cmocka_unit_test(test_payout_evm),
 	    cmocka_unit_test(test_serve),
 	    cmocka_unit_test(test_max_exposure),
