@@ -197,7 +197,9 @@ int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
 	hj_prom_counter(&t, "hashjackd_blocks_total", "blocks processed",
 	                m->blocks);
 	hj_prom_counter(&t, "hashjackd_transactions_total",
-	                "transactions to the dealer read in processed blocks",
+	                "transactions to the dealer read in processed blocks "
+	                "(each makes an event but, on the Bitcoin family, "
+	                "another dealer's zero-value action)",
 	                m->txs);
 	hj_prom_counter(&t, "hashjackd_batches_total", "batches committed",
 	                m->batches);

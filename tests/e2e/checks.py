@@ -1373,12 +1373,56 @@ class GameRunner:
         if S.PP_PAYS or S.T3_PAYS:
             self.check_ledger_sidebets(S)
 
+        if S.dm.metrics_on:
+            self.check_metrics(S, lines, last)
+
         # the daemon: no error on stderr, SIGTERM exits 0
         errs = error_lines(S.dm.stderr())
         self.report(not errs, "%s: daemon stderr has no error line" % name,
                     "" if not errs else errs[0])
         rc = S.dm.stop()
         self.report(rc == 0, "%s: hashjackd exits 0 on SIGTERM" % name, "status %s" % rc)
+
+    def check_metrics(self, S, lines, last):
+        """hashjackd's /metrics against what the session did: every count
+        against the card log's events (the daemon ran once, from the
+        session's first block), the heights against the chain, no lag."""
+        name = S.name
+        try:
+            samples, _, _ = S.dm.metrics()
+        except Exception as e:  # noqa: BLE001
+            self.report(False, "%s: /metrics" % name, str(e))
+            return
+        ev = [e for l in lines for e in json.loads(l)["events"]]
+        kinds = collections.Counter(e["type"] for e in ev)
+        reasons = collections.Counter(e["reason"] for e in ev if e["type"] == "reject")
+        want = {
+            "hashjackd_blocks_total": len(lines),
+            "hashjackd_actions_accepted_total": kinds["action"],
+            "hashjackd_deposits_total": kinds["deposit"],
+            "hashjackd_failed_transactions_total": kinds["ignored"],
+            "hashjackd_timeouts_total": kinds["timeout"],
+            "hashjackd_rounds_settled_total": kinds["settle"],
+            "hashjackd_side_bets_settled_total": kinds["sidebets"],
+            "hashjackd_block_height": last,
+            "hashjackd_lag_blocks": 0,
+        }
+        got = {k: hj.metric(samples, k) for k in want if (k, frozenset()) in samples}
+        rej = {dict(l)["reason"]: v for (n, l), v in samples.items()
+               if n == "hashjackd_actions_rejected_total" and v}
+        # Every transaction read makes an event but, on the Bitcoin
+        # family, another dealer's zero-value action (docs/BITCOIN.md).
+        txs = hj.metric(samples, "hashjackd_transactions_total")
+        evented = sum(kinds[k] for k in ("action", "reject", "deposit", "ignored"))
+        got["transactions (events)"] = txs if self.CHAIN == "evm" else min(txs, evented)
+        want["transactions (events)"] = evented
+        ok = S.dm.starts == 1 and got == want and rej == dict(reasons)
+        self.report(ok, "%s: /metrics counts what the card log holds" % name,
+                    "%d blocks, %d accepted, %d rejected (%d reasons), %d settled"
+                    % (len(lines), kinds["action"], sum(reasons.values()), len(reasons),
+                       kinds["settle"]) if ok else
+                    "started %d times; got %s\n      want %s\n      rejected %s, "
+                    "the log %s" % (S.dm.starts, got, want, rej, dict(reasons)))
 
     def check_ledger_sidebets(self, S):
         """`hashjack ledger --kind sidebet --json`, what an operator reads:

@@ -1102,7 +1102,7 @@ class Hashjackd:
     def __init__(self, binary, anvil, dealer, min_bet, max_bet, timeout_blocks=None,
                  confirmations=1, poll_interval_ms=50, batch_blocks=None,
                  start_height=None, preset="bethash", workdir=None, extra=None,
-                 overrides=()):
+                 overrides=(), metrics=False):
         self.binary = binary
         self.anvil = anvil      # the node: an Anvil, or ltc.Litecoind
         self.node = anvil
@@ -1127,6 +1127,11 @@ class Hashjackd:
                       "timeout_blocks": timeout_blocks},
             "state": {"directory": self.state_dir, "card_log": self.card_log},
         }
+        # [metrics] on a free port: metrics() reads the one taken
+        self.metrics_on = metrics
+        if metrics:
+            sections["metrics"] = {"listen": "127.0.0.1:0"}
+        self.starts = 0
         for sec, kv in (extra or {}).items():
             sections.setdefault(sec, {}).update(kv)
         with open(self.conf, "w") as f:
@@ -1141,6 +1146,7 @@ class Hashjackd:
         if self.proc is not None and self.proc.poll() is None:
             raise HarnessError("hashjackd already running")
         err = open(self.stderr_path, "ab")
+        self.starts += 1
         self.proc = _track(subprocess.Popen([self.binary, "-c", self.conf] + self.overrides
                                             + list(args),
                                             stdin=subprocess.DEVNULL, stdout=err, stderr=err,
@@ -1223,6 +1229,54 @@ class Hashjackd:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+    METRICS_LISTENING = re.compile(r"metrics: listening on http://127\.0\.0\.1:(\d+)/")
+
+    def metrics_url(self, timeout=30):
+        """The running daemon's [metrics] listener (metrics=True): the port
+        its last start logged."""
+        def port():
+            if not self.running():
+                raise HarnessError("hashjackd is not running:\n%s" % _tail(self.stderr_path))
+            found = self.METRICS_LISTENING.findall(self.stderr())
+            return found and int(found[-1])
+        return "http://127.0.0.1:%d" % wait_until(port, timeout, "the metrics listener")
+
+    def metrics(self):
+        """GET /metrics, parsed (parse_prometheus)."""
+        with urllib.request.urlopen(self.metrics_url() + "/metrics", timeout=10) as r:
+            return parse_prometheus(r.read().decode())
+
+
+def parse_prometheus(text):
+    """Prometheus text format: ({(name, frozenset of (label, value)): value},
+    {family: type}, {family: help}).  A line it cannot read raises
+    HarnessError."""
+    samples, types, helps = {}, {}, {}
+    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+    label = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            name, _, h = line[7:].partition(" ")
+            helps[name] = h
+        elif line.startswith("# TYPE "):
+            name, _, t = line[7:].partition(" ")
+            types[name] = t
+        elif line and not line.startswith("#"):
+            m = sample.match(line)
+            if not m:
+                raise HarnessError("not a Prometheus sample line: %r" % line)
+            samples[(m.group(1), frozenset(label.findall(m.group(3) or "")))] = \
+                float(m.group(4))
+    return samples, types, helps
+
+
+def metric(samples, name, **labels):
+    """One sample's value (HarnessError when it is not there)."""
+    key = (name, frozenset(labels.items()))
+    if key not in samples:
+        raise HarnessError("no sample %s%s" % (name, labels or ""))
+    return samples[key]
 
 
 # --------------------------------------------------------------------------

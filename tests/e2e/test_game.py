@@ -139,7 +139,7 @@ class Session(SessionModel):
                                confirmations=CONFIRMATIONS, start_height=self.first,
                                poll_interval_ms=50, preset=preset or "bethash",
                                workdir=os.path.join(self.workdir, "daemon"),
-                               extra=extra or None)
+                               extra=extra or None, metrics=True)
         self.start_daemon()
 
     def daemon_extra(self):

@@ -181,7 +181,7 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
                              start_height=self.first, poll_interval_ms=50,
                              preset=self.preset or "bethash",
                              extra={"rules": dict(self.rule_keys)} if self.rule_keys else None,
-                             workdir=os.path.join(self.workdir, "daemon"))
+                             workdir=os.path.join(self.workdir, "daemon"), metrics=True)
         self.dm.start()
         if mweb:
             # deal across the activation: 431 (the harness's funding of its

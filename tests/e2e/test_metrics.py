@@ -55,9 +55,6 @@ EXAMPLES = os.path.join(ROOT, "docs", "examples", "prometheus")
 MIN_BET = 10 ** 15
 MAX_BET = 10 ** 18
 MAX_LAG = 5
-LISTENING = re.compile(r"metrics: listening on http://127\.0\.0\.1:(\d+)/")
-SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
-LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
 class Failed(Exception):
@@ -80,22 +77,11 @@ def http(url, method="GET", timeout=10):
 
 
 def parse(text):
-    """Prometheus text: ({(name, frozenset(labels)): value}, {family: type},
-    {family: help}).  Raises Failed on a line it cannot read."""
-    samples, types, helps = {}, {}, {}
-    for line in text.splitlines():
-        if line.startswith("# HELP "):
-            name, _, h = line[7:].partition(" ")
-            helps[name] = h
-        elif line.startswith("# TYPE "):
-            name, _, t = line[7:].partition(" ")
-            types[name] = t
-        elif line and not line.startswith("#"):
-            m = SAMPLE.match(line)
-            check(m, "not a sample line: %r" % line)
-            labels = frozenset(LABEL.findall(m.group(3) or ""))
-            samples[(m.group(1), labels)] = float(m.group(4))
-    return samples, types, helps
+    """hj.parse_prometheus, its refusal a failure of the case."""
+    try:
+        return hj.parse_prometheus(text)
+    except hj.HarnessError as e:
+        raise Failed(str(e))
 
 
 def family(name, types):
@@ -106,9 +92,10 @@ def family(name, types):
 
 
 def value(samples, name, **labels):
-    key = (name, frozenset(labels.items()))
-    check(key in samples, "no sample %s%s" % (name, labels or ""))
-    return samples[key]
+    try:
+        return hj.metric(samples, name, **labels)
+    except hj.HarnessError as e:
+        raise Failed(str(e))
 
 
 class Ctx:
@@ -137,28 +124,16 @@ class Ctx:
         self.dm = hj.Hashjackd(self.hashjackd, ProxiedNode, self.dealer, MIN_BET, MAX_BET,
                                timeout_blocks=3, confirmations=1, start_height=self.first,
                                workdir=os.path.join(self.workdir, "daemon"),
+                               metrics=True,
                                extra={"payout": {"dealer_key": key},
                                       "chain": {"rpc_timeout_ms": 1500},
-                                      "metrics": {"listen": "127.0.0.1:0",
-                                                  "max_lag": MAX_LAG}})
-        self.port = None
+                                      "metrics": {"max_lag": MAX_LAG}})
+        self.url = None
         self.scrapes = {}  # case -> text of /metrics
 
     def start(self):
-        mark = len(self.dm.stderr())
         self.dm.start()
-
-        def listening():
-            if not self.dm.running():
-                raise Failed("hashjackd exited with %s:\n%s"
-                             % (self.dm.proc.returncode, self.dm.stderr()[-1500:]))
-            m = LISTENING.search(self.dm.stderr()[mark:])
-            return m and int(m.group(1))
-        self.port = hj.wait_until(listening, 30, "the metrics listener")
-
-    @property
-    def url(self):
-        return "http://127.0.0.1:%d" % self.port
+        self.url = self.dm.metrics_url()
 
     def metrics(self):
         st, text = http(self.url + "/metrics")
