@@ -501,7 +501,16 @@ static void ws_start(hj_wsc *c, const char *rest, size_t n)
 		c->last_rx = uv_now(c->loop);
 		uv_timer_start(&c->timer, on_timer, tick, tick);
 	}
-	if (n)
+	if (c->cbs.open) {
+		/* As inside wslay_event_recv: what the callback sends or
+		 * closes is flushed after it, and the client is not freed
+		 * under this frame. */
+		c->in_recv = 1;
+		c->cbs.open(c->arg);
+		c->in_recv = 0;
+		ws_flush(c);
+	}
+	if (n && (c->state == S_OPEN || c->state == S_CLOSING))
 		ws_input(c, rest, n);
 }
 
@@ -1135,6 +1144,23 @@ void hj_wsc_set_timeouts(hj_wsc *c, uint64_t handshake_ms, uint64_t ping_ms)
 		c->ping_ms = ping_ms;
 	if (!c->fake && c->state < S_OPEN)
 		uv_timer_start(&c->timer, on_timer, c->handshake_ms, 0);
+}
+
+int hj_wsc_send(hj_wsc *c, const char *text, size_t len)
+{
+	struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)text,
+	                            len};
+	if (c->state != S_OPEN || c->user_closed || c->has_why)
+		return -EINVAL;
+	if (len > HJ_WSC_MAX_OUT)
+		return -EMSGSIZE;
+	int r = wslay_event_queue_msg(c->ws, &m);
+	if (r == WSLAY_ERR_NOMEM)
+		return -ENOMEM;
+	if (r != 0)
+		return -EINVAL; /* a close is queued or sent already */
+	ws_flush(c);
+	return 0;
 }
 
 void hj_wsc_close(hj_wsc *c)
