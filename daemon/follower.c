@@ -71,6 +71,9 @@ struct hjd_follower {
 	unsigned inflight;
 	unsigned retry_ms;
 
+	int tip_busy;  /* a tip request of the poll or a wake is out */
+	int tip_again; /* a wake came meanwhile: ask again on its answer */
+
 	uv_timer_t poll, retry;
 	int ready_sent, stopping, exit_code;
 	void (*on_stop)(void *arg);
@@ -437,10 +440,13 @@ static void set_tip(hjd_follower *f, uint64_t tip)
 		f->target = t;
 }
 
+static void ask_tip(hjd_follower *f);
+
 static void on_tip(void *arg, uint64_t height, const char *error)
 {
 	hjd_follower *f = arg;
 
+	f->tip_busy = 0;
 	if (f->stopping)
 		return;
 	if (error) {
@@ -459,13 +465,27 @@ static void on_tip(void *arg, uint64_t height, const char *error)
 	}
 	pump(f);
 	status(f, 0);
+	if (f->tip_again && !f->stopping && !f->tip_busy) {
+		f->tip_again = 0;
+		ask_tip(f);
+	}
+}
+
+/* One tip request at a time, whether the poll or a wake asks. */
+static void ask_tip(hjd_follower *f)
+{
+	if (f->tip_busy)
+		return;
+	f->tip_busy = 1;
+	if (f->be->ops->tip(f->be, on_tip, f)) {
+		f->tip_busy = 0;
+		fatal(f, "out of memory");
+	}
 }
 
 static void on_poll(uv_timer_t *t)
 {
-	hjd_follower *f = t->data;
-	if (f->be->ops->tip(f->be, on_tip, f))
-		fatal(f, "out of memory");
+	ask_tip(t->data);
 }
 
 /* ---- start ---- */
@@ -748,6 +768,20 @@ void hjd_follower_free(hjd_follower *f)
 	hjd_logfile_close(&f->log);
 	hj_cardlog_release(&f->cl);
 	free(f);
+}
+
+/* The node probably has a new block (chain/push.h): the tip now, once
+ * following; the poll keeps its own schedule, and is still what finds
+ * blocks when no wake comes. */
+void hjd_follower_wake(hjd_follower *f)
+{
+	if (f->stopping || !f->ready_sent)
+		return;
+	if (f->tip_busy) {
+		f->tip_again = 1;
+		return;
+	}
+	ask_tip(f);
 }
 
 void hjd_follower_payer_status(void *arg)
