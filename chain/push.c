@@ -464,8 +464,10 @@ void hj_push_close(hj_push *p, void (*done)(void *arg), void *arg)
 	p->done = done;
 	p->done_arg = arg;
 	uv_close((uv_handle_t *)&p->timer, on_timer_closed);
+	/* No closing handshake: a daemon stopping does not wait for a node
+	 * that may not answer (it may be the reason for the stop). */
 	if (p->ws)
-		hj_wsc_close(p->ws); /* ws_closed follows, from the loop */
+		hj_wsc_abort(p->ws); /* ws_closed follows, from the loop */
 	if (p->rpc) {
 		hj_rpc_close(p->rpc, on_rpc_closed, p);
 		p->rpc = NULL;

@@ -89,7 +89,8 @@ typedef struct hj_push_opts {
 int hj_push_new(const hj_push_opts *o, hj_push **out, char *err, size_t errlen);
 
 /*
- * Drops the session (its requests and connection) and the timers; no
+ * Drops the session (its requests, its connection: no closing handshake
+ * waited for) and the timers; no
  * callback after this call; done(arg) runs from the loop once every
  * handle is closed (may be NULL).  p must not be used after.  NULL:
  * nothing.

@@ -1189,6 +1189,23 @@ void hj_wsc_close(hj_wsc *c)
 		settle(c);
 }
 
+void hj_wsc_abort(hj_wsc *c)
+{
+	if (c->user_closed && c->state == S_END)
+		return;
+	c->user_closed = 1;
+	if (c->state == S_OPEN) {
+		/* Written now if the socket takes it; never waited for. */
+		wslay_event_queue_close(c->ws, WSLAY_CODE_GOING_AWAY, NULL, 0);
+		ws_flush(c);
+	}
+	c->state = S_END;
+	if (c->fake)
+		settle(c);
+	else
+		shut(c);
+}
+
 int hj_wsc_fake(const hj_wsc_fake_opts *o, const hj_wsc_cbs *cbs, void *arg,
                 hj_wsc **out, char *err, size_t errlen)
 {

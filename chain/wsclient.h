@@ -96,6 +96,16 @@ void hj_wsc_set_timeouts(hj_wsc *c, uint64_t handshake_ms, uint64_t ping_ms);
 void hj_wsc_close(hj_wsc *c);
 
 /*
+ * Ends the client now, for a program on its way out: a close frame (1001)
+ * if the socket takes it at once, no wait for the server's answer nor for
+ * anything else to be written; the connection is closed, closed(arg,
+ * NULL) follows (from the loop; a fake's from within this call), no
+ * message before it.  Also after hj_wsc_close, to stop waiting.  Again
+ * after that: nothing.
+ */
+void hj_wsc_abort(hj_wsc *c);
+
+/*
  * Sends text[0..len), valid UTF-8 (not checked here: the server checks
  * it), as one text message, masked and framed by wslay; copied.  Only
  * between open and the end (or hj_wsc_close).  Returns 0 (queued: its

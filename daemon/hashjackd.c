@@ -461,6 +461,9 @@ int main(int argc, char **argv)
 	char err[1200];
 
 	catch_early_signals();
+	/* The push WebSocket writes with write(2): a node gone meanwhile is
+	 * an error said, not the daemon's death (chain/wsclient.h). */
+	signal(SIGPIPE, SIG_IGN);
 	hjd_config_init(&cfg);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

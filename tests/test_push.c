@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -731,6 +732,7 @@ static void test_options(void **state)
 
 int main(void)
 {
+	signal(SIGPIPE, SIG_IGN); /* as hashjackd does (wsclient.h) */
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_readers),
 	    cmocka_unit_test(test_options),

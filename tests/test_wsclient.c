@@ -1234,6 +1234,40 @@ static void test_send_fake(void **state)
 	assert_null(x.why);
 	free(w.p);
 
+	/* Aborted: the close frame if it goes at once, and the end now,
+	 * without the server's close; no message after. */
+	w = (struct wire){0};
+	x = (struct sender){0};
+	c = sender_fake(&x, &w);
+	assert_int_equal(hj_wsc_feed(c, UPGRADED, sizeof UPGRADED - 1), 0);
+	hj_wsc_abort(c);
+	assert_true(x.closed);
+	assert_null(x.why);
+	client_frames(&w, frames, sizeof frames);
+	assert_string_equal(frames, "c");
+	assert_int_equal(w.n, 8); /* 1001, unmasked: 03 e9 */
+	assert_int_equal((uint8_t)w.p[6] ^ (uint8_t)w.p[2], 0x03);
+	assert_int_equal((uint8_t)w.p[7] ^ (uint8_t)w.p[3], 0xe9);
+	free(w.p);
+	/* ... also while the closing handshake waits, and before the
+	 * answer. */
+	w = (struct wire){0};
+	x = (struct sender){0};
+	c = sender_fake(&x, &w);
+	assert_int_equal(hj_wsc_feed(c, UPGRADED, sizeof UPGRADED - 1), 0);
+	hj_wsc_close(c);
+	assert_int_equal(x.closed, 0);
+	hj_wsc_abort(c);
+	assert_true(x.closed);
+	assert_null(x.why);
+	x = (struct sender){0};
+	c = sender_fake(&x, &w);
+	hj_wsc_abort(c);
+	assert_true(x.closed);
+	assert_null(x.why);
+	assert_int_equal(x.opens, 0);
+	free(w.p);
+
 	/* A refused handshake: never open. */
 	w = (struct wire){0};
 	x = (struct sender){.in_open = "x"};
