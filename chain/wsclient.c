@@ -501,7 +501,16 @@ static void ws_start(hj_wsc *c, const char *rest, size_t n)
 		c->last_rx = uv_now(c->loop);
 		uv_timer_start(&c->timer, on_timer, tick, tick);
 	}
-	if (n)
+	if (c->cbs.open) {
+		/* As inside wslay_event_recv: what the callback sends or
+		 * closes is flushed after it, and the client is not freed
+		 * under this frame. */
+		c->in_recv = 1;
+		c->cbs.open(c->arg);
+		c->in_recv = 0;
+		ws_flush(c);
+	}
+	if (n && (c->state == S_OPEN || c->state == S_CLOSING))
 		ws_input(c, rest, n);
 }
 
@@ -1137,6 +1146,23 @@ void hj_wsc_set_timeouts(hj_wsc *c, uint64_t handshake_ms, uint64_t ping_ms)
 		uv_timer_start(&c->timer, on_timer, c->handshake_ms, 0);
 }
 
+int hj_wsc_send(hj_wsc *c, const char *text, size_t len)
+{
+	struct wslay_event_msg m = {WSLAY_TEXT_FRAME, (const uint8_t *)text,
+	                            len};
+	if (c->state != S_OPEN || c->user_closed || c->has_why)
+		return -EINVAL;
+	if (len > HJ_WSC_MAX_OUT)
+		return -EMSGSIZE;
+	int r = wslay_event_queue_msg(c->ws, &m);
+	if (r == WSLAY_ERR_NOMEM)
+		return -ENOMEM;
+	if (r != 0)
+		return -EINVAL; /* a close is queued or sent already */
+	ws_flush(c);
+	return 0;
+}
+
 void hj_wsc_close(hj_wsc *c)
 {
 	if (c->user_closed)
@@ -1161,6 +1187,23 @@ void hj_wsc_close(hj_wsc *c)
 	}
 	if (c->fake)
 		settle(c);
+}
+
+void hj_wsc_abort(hj_wsc *c)
+{
+	if (c->user_closed && c->state == S_END)
+		return;
+	c->user_closed = 1;
+	if (c->state == S_OPEN) {
+		/* Written now if the socket takes it; never waited for. */
+		wslay_event_queue_close(c->ws, WSLAY_CODE_GOING_AWAY, NULL, 0);
+		ws_flush(c);
+	}
+	c->state = S_END;
+	if (c->fake)
+		settle(c);
+	else
+		shut(c);
 }
 
 int hj_wsc_fake(const hj_wsc_fake_opts *o, const hj_wsc_cbs *cbs, void *arg,

@@ -10,6 +10,8 @@
  * connect and be answered, a silent server, the closing handshake.
  *
  * Only text messages are taken: a binary one is answered with close 1003.
+ * Text messages can be sent too (hj_wsc_send, from the open callback on):
+ * the daemon's push wake-up (push.h) subscribes to a node's new heads.
  * Pings are answered; a server silent for ping_ms is pinged, and dropped
  * after twice that.  Masks and the key come from getrandom(2).
  *
@@ -55,6 +57,10 @@ typedef struct hj_wsc_cbs {
 	 * right after it returns: no call on it after this one.
 	 */
 	void (*closed)(void *arg, const char *why);
+	/* Once, when the handshake is done, before any message: the moment
+	 * hj_wsc_send may be called.  May call hj_wsc_close.  May be NULL
+	 * (a reader that only receives). */
+	void (*open)(void *arg);
 } hj_wsc_cbs;
 
 /*
@@ -88,6 +94,25 @@ void hj_wsc_set_timeouts(hj_wsc *c, uint64_t handshake_ms, uint64_t ping_ms);
  * NULL) follows, and no message before it.  Again after that: nothing.
  */
 void hj_wsc_close(hj_wsc *c);
+
+/*
+ * Ends the client now, for a program on its way out: a close frame (1001)
+ * if the socket takes it at once, no wait for the server's answer nor for
+ * anything else to be written; the connection is closed, closed(arg,
+ * NULL) follows (from the loop; a fake's from within this call), no
+ * message before it.  Also after hj_wsc_close, to stop waiting.  Again
+ * after that: nothing.
+ */
+void hj_wsc_abort(hj_wsc *c);
+
+/*
+ * Sends text[0..len), valid UTF-8 (not checked here: the server checks
+ * it), as one text message, masked and framed by wslay; copied.  Only
+ * between open and the end (or hj_wsc_close).  Returns 0 (queued: its
+ * failure to go out ends the client through closed), -EINVAL (not open,
+ * closing, ended), -EMSGSIZE (longer than HJ_WSC_MAX_OUT) or -ENOMEM.
+ */
+int hj_wsc_send(hj_wsc *c, const char *text, size_t len);
 
 /* ---- in memory: the fuzz target and the tests ---- */
 

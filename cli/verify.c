@@ -1159,7 +1159,7 @@ static void on_api_closed(void *arg, const char *why)
 static void api_connect(struct run *r)
 {
 	char url[1100], err[300];
-	hj_wsc_cbs cbs = {on_api_message, on_api_closed};
+	hj_wsc_cbs cbs = {on_api_message, on_api_closed, NULL};
 	snprintf(url, sizeof url, "%s?from=%llu", r->api.url,
 	         (unsigned long long)r->api.from);
 	if (hj_wsc_open(&r->loop, url, STREAM_MESSAGE, &cbs, r, &r->api.ws, err,

@@ -73,6 +73,8 @@ enum key_id {
 	K_POLL_INTERVAL_MS,
 	K_BATCH_BLOCKS,
 	K_START_HEIGHT,
+	K_PUSH,
+	K_PUSH_URL,
 	K_ADDRESS,
 	K_PRESET,
 	K_MIN_BET,
@@ -337,6 +339,18 @@ static int set_start_height(hjd_config *c, const char *v, char *why, size_t n)
 		c->start_height_set = 1;
 	}
 	return r;
+}
+
+/* Its scheme is checked by finish(), which knows the family. */
+static int set_push_url(hjd_config *c, const char *v, char *why, size_t n)
+{
+	for (const char *p = v; *p; p++) {
+		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+			snprintf(why, n, "blank or control character in URL");
+			return -EINVAL;
+		}
+	}
+	return set_str(&c->push_url, v, 1);
 }
 
 /* An EVM address that does not parse, whatever the hex decoder found. */
@@ -609,6 +623,11 @@ static int set_log_fsync(hjd_config *c, const char *v, char *why, size_t n)
 	return parse_bool(v, &c->log_fsync, why, n);
 }
 
+static int set_push(hjd_config *c, const char *v, char *why, size_t n)
+{
+	return parse_bool(v, &c->push, why, n);
+}
+
 static int set_allow_player_edge(hjd_config *c, const char *v, char *why,
                                  size_t n)
 {
@@ -715,6 +734,8 @@ static const struct key keys[K_COUNT] = {
                             0},
     [K_BATCH_BLOCKS] = {"chain", "batch_blocks", set_batch_blocks, 0},
     [K_START_HEIGHT] = {"chain", "start_height", set_start_height, 0},
+    [K_PUSH] = {"chain", "push", set_push, 0},
+    [K_PUSH_URL] = {"chain", "push_url", set_push_url, 0},
     [K_ADDRESS] = {"dealer", "address", set_address, 0},
     [K_PRESET] = {"rules", "preset", set_preset, 0},
     [K_MIN_BET] = {"rules", "min_bet", set_min_bet, 0},
@@ -842,7 +863,7 @@ static void show_value(int id, const char *v, char *buf, size_t n)
 		snprintf(buf, n, "***");
 		return;
 	}
-	if (id == K_RPC_URL && host != NULL) {
+	if ((id == K_RPC_URL || id == K_PUSH_URL) && host != NULL) {
 		host += 3;
 		auth = strcspn(host, "/?#@");
 		if (host[auth] == '@' && n > 8) {
@@ -871,6 +892,7 @@ void hjd_config_init(hjd_config *c)
 	/* 0 is never valid: finish() fills the family's default. */
 	c->confirmations = 0;
 	c->poll_interval_ms = 1000;
+	c->push = 1;
 	c->max_outputs = MAX_OUTPUTS;
 	c->max_fee_per_gas = MAX_FEE_PER_GAS;
 	c->min_priority_fee = MIN_PRIORITY_FEE;
@@ -907,6 +929,7 @@ void hjd_config_free(hjd_config *c)
 	free(c->coin);
 	free(c->rpc_url);
 	free(c->rpc_cookie_file);
+	free(c->push_url);
 	free(c->rpc_user);
 	free(c->rpc_password);
 	free(c->rpc_bearer);
@@ -1315,6 +1338,110 @@ static char *join(const char *dir, const char *name)
 	return s;
 }
 
+/* Whether the URL's authority holds "user[:password]@". */
+static int has_userinfo(const char *url)
+{
+	const char *host = strstr(url, "://");
+	size_t n;
+
+	if (host == NULL)
+		return 0;
+	host += 3;
+	n = strcspn(host, "/?#");
+	return memchr(host, '@', n) != NULL;
+}
+
+/*
+ * push_url: EVM, a ws:// URL (no TLS, no credentials: the WebSocket
+ * client sends none), by default rpc_url with ws:// for http://; the
+ * Bitcoin family, the long poll's JSON-RPC URL (rpc_url's credentials),
+ * by default rpc_url.  With push off it is not used, nor checked.  An
+ * EVM rpc_url that gives no ws:// URL (https://, credentials) turns push
+ * off with push_off_why rather than refuse a configuration that polled
+ * well before push existed.
+ */
+static int finish_push(hjd_config *c, char *err, size_t errlen)
+{
+	char shown[4 * SHOW_MAX + 4];
+	char *u;
+
+	if (!c->push)
+		return 0;
+	if (c->push_url)
+		show_value(K_PUSH_URL, c->push_url, shown, sizeof shown);
+	if (c->family != HJ_EVM) {
+		if (c->push_url == NULL)
+			return fill_str(&c->push_url, c->rpc_url, err, errlen);
+		if (strncmp(c->push_url, "http://", 7) != 0 &&
+		    strncmp(c->push_url, "https://", 8) != 0) {
+			snprintf(
+			    err, errlen,
+			    "[chain] push_url = %s: with family = bitcoin, "
+			    "the node's JSON-RPC URL for the long poll "
+			    "(http:// or https://)",
+			    shown);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (c->push_url) {
+		if (strncmp(c->push_url, "wss://", 6) == 0) {
+			snprintf(
+			    err, errlen,
+			    "[chain] push_url = %s: wss:// is not supported "
+			    "(no TLS here): use ws:// on localhost or to a "
+			    "TLS-terminating proxy on this machine, or set "
+			    "push = off",
+			    shown);
+			return -EINVAL;
+		}
+		if (strncmp(c->push_url, "ws://", 5) != 0) {
+			snprintf(err, errlen,
+			         "[chain] push_url = %s: must begin with ws:// "
+			         "(the node's WebSocket)",
+			         shown);
+			return -EINVAL;
+		}
+		if (has_userinfo(c->push_url)) {
+			snprintf(err, errlen,
+			         "[chain] push_url = %s: no user or password "
+			         "here: the WebSocket is opened without "
+			         "credentials",
+			         shown);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	/* No default from these: push is off, and the daemon says why. */
+	if (strncmp(c->rpc_url, "https://", 8) == 0) {
+		c->push = 0;
+		c->push_off_why =
+		    "rpc_url is https://, and wss:// is not supported (no TLS "
+		    "here): set [chain] push_url to a ws:// URL of the node's "
+		    "WebSocket (on localhost, or a TLS-terminating proxy on "
+		    "this machine), or push = off to silence this";
+		return 0;
+	}
+	if (has_userinfo(c->rpc_url)) {
+		c->push = 0;
+		c->push_off_why =
+		    "rpc_url has a user or password, which the WebSocket "
+		    "would not send: set [chain] push_url to the node's ws:// "
+		    "URL, or push = off to silence this";
+		return 0;
+	}
+	/* http://REST -> ws://REST */
+	u = malloc(strlen(c->rpc_url) + 1 - 2);
+	if (u == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(u, "ws", 2);
+	memcpy(u + 2, c->rpc_url + 4, strlen(c->rpc_url + 4) + 1);
+	c->push_url = u;
+	return 0;
+}
+
 static int finish_state(hjd_config *c, char *err, size_t errlen)
 {
 	if (c->state_dir == NULL) {
@@ -1474,6 +1601,10 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		         "[chain] rpc_password = ***: rpc_user is not set");
 		return -EINVAL;
 	}
+
+	r = finish_push(c, err, errlen);
+	if (r < 0)
+		return r;
 
 	if (c->address == NULL) {
 		snprintf(err, errlen,

@@ -76,6 +76,9 @@ struct hjd_follower {
 	unsigned inflight;
 	unsigned retry_ms;
 
+	int tip_busy;  /* a tip request of the poll or a wake is out */
+	int tip_again; /* a wake came meanwhile: ask again on its answer */
+
 	uv_timer_t poll, retry;
 	int ready_sent, stopping, exit_code;
 	void (*on_stop)(void *arg);
@@ -490,11 +493,14 @@ static void set_tip(hjd_follower *f, uint64_t tip, uint64_t final)
 	lag_check(f);
 }
 
+static void ask_tip(hjd_follower *f);
+
 /* The node's tip (and its final block, with a finality), at resume and
- * at every poll. */
+ * at every poll or wake. */
 static void got_tip(hjd_follower *f, uint64_t height, uint64_t final,
                     const char *error)
 {
+	f->tip_busy = 0;
 	if (f->stopping)
 		return;
 	if (error) {
@@ -519,6 +525,10 @@ static void got_tip(hjd_follower *f, uint64_t height, uint64_t final,
 	}
 	pump(f);
 	status(f, 0);
+	if (f->tip_again && !f->stopping && !f->tip_busy) {
+		f->tip_again = 0;
+		ask_tip(f);
+	}
 }
 
 static void on_tip(void *arg, uint64_t height, const char *error)
@@ -531,20 +541,29 @@ static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
 	got_tip(arg, tip, final, error);
 }
 
-/* Asks the node for its tip, with a finality for its final block too
- * (one request at a time either way). */
-static int ask_tip(hjd_follower *f, hj_tip_cb tip_cb, hj_final_cb final_cb)
+/* Asks the node for its tip, with a finality for its final block too. */
+static int request_tip(hjd_follower *f, hj_tip_cb tip_cb, hj_final_cb final_cb)
 {
 	if (f->cfg->finality)
 		return f->be->ops->final(f->be, f->cfg->finality, final_cb, f);
 	return f->be->ops->tip(f->be, tip_cb, f);
 }
 
+/* One tip request at a time, whether the resume, the poll or a wake asks. */
+static void ask_tip(hjd_follower *f)
+{
+	if (f->tip_busy)
+		return;
+	f->tip_busy = 1;
+	if (request_tip(f, on_tip, on_final)) {
+		f->tip_busy = 0;
+		fatal(f, "out of memory");
+	}
+}
+
 static void on_poll(uv_timer_t *t)
 {
-	hjd_follower *f = t->data;
-	if (ask_tip(f, on_tip, on_final))
-		fatal(f, "out of memory");
+	ask_tip(t->data);
 }
 
 /* ---- start ---- */
@@ -581,7 +600,7 @@ static void on_first_final(void *arg, uint64_t tip, uint64_t final,
 static void first_tip_again(uv_timer_t *t)
 {
 	hjd_follower *f = t->data;
-	if (ask_tip(f, on_first_tip, on_first_final))
+	if (request_tip(f, on_first_tip, on_first_final))
 		fatal(f, "out of memory");
 }
 
@@ -695,7 +714,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		f->be->ops->attach(f->be, f->table);
 	rc = hj_store_get_cursor(f->store, &f->cur, err, sizeof err);
 	if (rc == -ENOENT) {
-		if (ask_tip(f, on_first_tip, on_first_final))
+		if (request_tip(f, on_first_tip, on_first_final))
 			fatal(f, "out of memory");
 		return;
 	}
@@ -707,8 +726,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 	}
 	f->next_fetch = f->cur.height + 1;
 	f->target = f->next_fetch;
-	if (ask_tip(f, on_tip, on_final))
-		fatal(f, "out of memory");
+	ask_tip(f);
 }
 
 /* ---- stopping ---- */
@@ -875,6 +893,20 @@ void hjd_follower_snapshot(void *arg, hjd_metrics_snap *out)
 	if (f->payer)
 		hjd_payer_health(f->payer, &out->pay);
 	out->stopping = f->stopping;
+}
+
+/* The node probably has a new block (chain/push.h): the tip now, once
+ * following; the poll keeps its own schedule, and is still what finds
+ * blocks when no wake comes. */
+void hjd_follower_wake(hjd_follower *f)
+{
+	if (f->stopping || !f->ready_sent)
+		return;
+	if (f->tip_busy) {
+		f->tip_again = 1;
+		return;
+	}
+	ask_tip(f);
 }
 
 void hjd_follower_payer_status(void *arg)

@@ -88,6 +88,12 @@ void hjd_follower_start(hjd_follower *f);
 void hjd_follower_stop(hjd_follower *f, const char *cause);
 void hjd_follower_fail(hjd_follower *f, int code);
 
+/* The node probably has a new block (hashjackd's push wake-up): asks its
+ * tip at once, unless a tip request is out already (then once more when
+ * it is answered); before the follower has caught up, nothing.  The poll
+ * timer is not moved: it still asks every poll_interval. */
+void hjd_follower_wake(hjd_follower *f);
+
 /* Continues the card log in a new file at its configured path (SIGHUP,
  * after logrotate moved it). */
 void hjd_follower_reopen_log(hjd_follower *f);

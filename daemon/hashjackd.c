@@ -25,6 +25,7 @@
 #include "payout_btc.h"
 #include "payout_evm.h"
 #include "store.h"
+#include "wakeup.h"
 
 #define EX_USAGE_      64
 #define EX_CONFIG_     78
@@ -137,6 +138,15 @@ static void print_config(const hjd_config *c, const hj_edge *e)
 	       c->coin ? c->coin : "", url, fin, c->poll_interval_ms,
 	       c->dealer.text, rules, c->state_dir, c->card_log,
 	       c->log_fsync ? "yes" : "no");
+	if (c->push) {
+		url_shown(c->push_url, url, sizeof url);
+		printf("push: on, %s (%s), polling stays\n", url,
+		       c->family == HJ_EVM ? "eth_subscribe newHeads"
+		                           : "waitfornewblock long poll");
+	} else {
+		printf("push: off%s%s\n", c->push_off_why ? ": " : "",
+		       c->push_off_why ? c->push_off_why : "");
+	}
 	printf("house edge: %.6f %%", 100 * e->edge);
 	if (e->pp_on)
 		printf(", perfect pairs %.6f %%", 100 * e->pp_edge);
@@ -333,6 +343,7 @@ struct process {
 	uv_signal_t sigs[3];
 	uv_timer_t watchdog;
 	hjd_metrics *metrics; /* its listener too */
+	hjd_wakeup *wakeup;   /* push (wakeup.h), NULL when off */
 };
 
 static const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
@@ -341,6 +352,7 @@ static void process_start(struct process *p, uv_loop_t *loop, hjd_follower *f)
 {
 	uint64_t wd = hjd_watchdog_usec();
 
+	p->wakeup = NULL;
 	for (size_t i = 0; i < 3; i++) {
 		uv_signal_init(loop, &p->sigs[i]);
 		p->sigs[i].data = f;
@@ -358,6 +370,8 @@ static void process_close(void *arg)
 	for (size_t i = 0; i < 3; i++)
 		uv_close((uv_handle_t *)&p->sigs[i], NULL);
 	uv_close((uv_handle_t *)&p->watchdog, NULL);
+	hjd_wakeup_close(p->wakeup);
+	p->wakeup = NULL;
 	hjd_metrics_close(p->metrics, NULL, NULL);
 	p->metrics = NULL;
 }
@@ -480,6 +494,7 @@ static int run(const hjd_config *cfg)
 		        "hashjackd %s: node %s, state %s, card log %s",
 		        HJ_VERSION_STRING, cfg->rpc_url, cfg->state_dir,
 		        cfg->card_log);
+		proc.wakeup = hjd_wakeup_start(&loop, cfg, &o, f);
 		hjd_follower_start(f);
 	}
 out:
@@ -504,6 +519,9 @@ int main(int argc, char **argv)
 	char err[1200];
 
 	catch_early_signals();
+	/* The push WebSocket writes with write(2): a node gone meanwhile is
+	 * an error said, not the daemon's death (chain/wsclient.h). */
+	signal(SIGPIPE, SIG_IGN);
 	hjd_config_init(&cfg);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -94,6 +94,12 @@ static void check_config(const hjd_config *c)
 		           hj_finality_name(c->finality) != NULL);
 	FUZZ_CHECK(c->batch_blocks >= 1 && c->batch_blocks <= 1000);
 	FUZZ_CHECK(!c->start_height_set || c->start_height <= INT64_MAX);
+	/* Push on has a URL the family's client takes; off by finish()
+	 * only on EVM, with why. */
+	FUZZ_CHECK(!c->push || (evm ? has(c->push_url, "ws://")
+	                            : has(c->push_url, "http://") ||
+	                                  has(c->push_url, "https://")));
+	FUZZ_CHECK(!c->push_off_why || (evm && !c->push));
 	FUZZ_CHECK(c->address != NULL && c->dealer.family == c->family);
 
 	FUZZ_CHECK(c->rules.min_bet >= 1 &&

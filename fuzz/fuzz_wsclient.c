@@ -171,7 +171,7 @@ static void on_out(void *arg, const char *p, size_t n)
 	check_frames(s);
 }
 
-static const hj_wsc_cbs cbs = {on_message, on_closed};
+static const hj_wsc_cbs cbs = {on_message, on_closed, NULL};
 
 /* Feeds p[0..n); returns -1 once the client has ended. */
 static int feed(const uint8_t *p, size_t n)

@@ -10,11 +10,14 @@
 #             anvil blocks, then 5,000 litecoind regtest blocks), whose
 #             card logs hashjackd writes first, against raw_fetch of the
 #             same blocks (one batch at a time and three in flight);
+#   latency:  a block from the node to its card log line (confirmations 1),
+#             hashjackd with push against one polling every second, beside
+#             each other, 200 blocks on anvil, then on litecoind regtest;
 #   serve:    hashjack serve's round queries per second against /healthz,
 #             and the time a block takes to reach 100, 1,000 and 10,000
 #             WebSocket subscribers against a bare libuv server writing
 #             the same bytes, with the server's RSS.
-# Usage: scripts/bench.sh [engine|catchup|catchup-btc|verify|serve|all]
+# Usage: scripts/bench.sh [engine|catchup|catchup-btc|verify|latency|serve|all]
 #        (default all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +44,10 @@ if [ "$what" = verify ] || [ "$what" = all ]; then
 	python3 "$root/bench/verify.py" --build "$build" --family evm
 	echo "== verify, Bitcoin family (litecoind regtest)"
 	python3 "$root/bench/verify.py" --build "$build" --family btc
+fi
+if [ "$what" = latency ] || [ "$what" = all ]; then
+	echo "== latency: push against polling (anvil, then litecoind regtest)"
+	python3 "$root/bench/latency.py" --build "$build"
 fi
 if [ "$what" = serve ] || [ "$what" = all ]; then
 	echo "== serve"

@@ -108,6 +108,8 @@ static void test_full_file(void **state)
 	    "rpc_max_response = 1048576\n"
 	    "confirmations = 3\n"
 	    "poll_interval_ms = 250\n"
+	    "push = on\n"
+	    "push_url = ws://node.example:8546/\n"
 	    "batch_blocks = 1000\n"
 	    "start_height = 18446744073709551\n"
 	    "\n"
@@ -139,6 +141,9 @@ static void test_full_file(void **state)
 	assert_int_equal(c.rpc_max_response, 1048576);
 	assert_int_equal(c.confirmations, 3);
 	assert_int_equal(c.poll_interval_ms, 250);
+	assert_int_equal(c.push, 1);
+	assert_string_equal(c.push_url, "ws://node.example:8546/");
+	assert_null(c.push_off_why);
 	assert_int_equal(c.batch_blocks, 1000);
 	assert_true(c.start_height_set);
 	assert_int_equal(c.start_height, 18446744073709551u);
@@ -177,6 +182,9 @@ static void test_defaults(void **state)
 	assert_int_equal(c.rpc_max_response, 64 * 1024 * 1024);
 	assert_int_equal(c.confirmations, 12);
 	assert_int_equal(c.poll_interval_ms, 1000);
+	assert_int_equal(c.push, 1);
+	assert_string_equal(c.push_url, "ws://127.0.0.1:8545");
+	assert_null(c.push_off_why);
 	assert_int_equal(c.batch_blocks, 100);
 	assert_false(c.start_height_set);
 	assert_string_equal(c.dealer.text, ADDR);
@@ -864,6 +872,84 @@ static void test_finality(void **state)
 }
 
 /* The Bitcoin family's defaults follow the coin. */
+/* [chain] push and push_url: the defaults each family derives, what
+ * turns push off, what is refused. */
+static void push_is(const char *text, const char *arg, int push,
+                    const char *url, int why)
+{
+	hjd_config c;
+	char err[512] = "";
+
+	assert_int_equal(load(text, &c, err, sizeof err), 0);
+	if (arg)
+		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		                 0);
+	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.push, push);
+	if (url)
+		assert_string_equal(c.push_url, url);
+	else
+		assert_null(c.push_url);
+	assert_int_equal(c.push_off_why != NULL, why);
+	hjd_config_free(&c);
+}
+
+static void test_push(void **state)
+{
+	(void)state;
+	/* EVM: rpc_url as ws://, path and all. */
+	push_is(MINIMAL "[chain]\nrpc_url = http://10.0.0.7:8545/rpc?x=1\n",
+	        NULL, 1, "ws://10.0.0.7:8545/rpc?x=1", 0);
+	push_is(MINIMAL, "--chain.push_url=ws://[::1]:8546", 1,
+	        "ws://[::1]:8546", 0);
+	push_is(MINIMAL, "--chain.push=off", 0, NULL, 0);
+	push_is(MINIMAL "[chain]\npush = no\npush_url = wss://x/\n", NULL, 0,
+	        "wss://x/", 0);
+	/* No ws:// URL from these: push off, said why. */
+	push_is(MINIMAL "[chain]\nrpc_url = https://node.example/\n", NULL, 0,
+	        NULL, 1);
+	push_is(MINIMAL "[chain]\nrpc_url = http://u:p@node.example/\n", NULL,
+	        0, NULL, 1);
+	/* ... unless push_url says where. */
+	push_is(MINIMAL "[chain]\nrpc_url = https://node.example/\n",
+	        "--chain.push_url=ws://127.0.0.1:8546", 1,
+	        "ws://127.0.0.1:8546", 0);
+	/* Empty: back to the default. */
+	push_is(MINIMAL "[chain]\npush_url = ws://x/\n", "--chain.push_url=", 1,
+	        "ws://127.0.0.1:8545", 0);
+	/* The Bitcoin family: rpc_url, or another http(s):// URL. */
+	push_is(BTC_MINIMAL, NULL, 1, "http://127.0.0.1:9332", 0);
+	push_is(BTC_MINIMAL, "--chain.push_url=https://u:p@node/x", 1,
+	        "https://u:p@node/x", 0);
+	push_is(BTC_MINIMAL "[chain]\nrpc_url = https://node/\n", NULL, 1,
+	        "https://node/", 0);
+
+	expect_finish_error(
+	    MINIMAL "[chain]\npush_url = wss://node:8546\n", NULL,
+	    "[chain] push_url = wss://node:8546: wss:// is not "
+	    "supported (no TLS here): use ws:// on localhost or "
+	    "to a TLS-terminating proxy on this machine, or set "
+	    "push = off");
+	expect_finish_error(MINIMAL, "--chain.push_url=http://node:8546",
+	                    "[chain] push_url = http://node:8546: must begin "
+	                    "with ws:// (the node's WebSocket)");
+	expect_finish_error(MINIMAL, "--chain.push_url=ws://u:secret@node/",
+	                    "[chain] push_url = ws://***@node/: no user or "
+	                    "password here: the WebSocket is opened without "
+	                    "credentials");
+	expect_finish_error(BTC_MINIMAL, "--chain.push_url=ws://node/",
+	                    "[chain] push_url = ws://node/: with family = "
+	                    "bitcoin, the node's JSON-RPC URL for the long "
+	                    "poll (http:// or https://)");
+	ERR("[chain]\npush = maybe\n", 2,
+	    "[chain] push = maybe: not a boolean (yes or no)");
+	ERR("[chain]\npush_url = ws://a b/\n", 2,
+	    "[chain] push_url = ws://a b/: blank or control character in URL");
+	ERR("[chain]\npush_url = ws://u:pw@a\x01/\n", 2,
+	    "[chain] push_url = ws://***@a\\x01/: blank or control "
+	    "character in URL");
+}
+
 static void test_bitcoin_defaults(void **state)
 {
 	hjd_config c;
@@ -1387,6 +1473,8 @@ static void test_example_file(void **state)
 	    "#rpc_max_response = 67108864\n",
 	    "#confirmations = 12\n",
 	    "#poll_interval_ms = 1000\n",
+	    "#push = on\n",
+	    "#push_url =\n",
 	    "#batch_blocks = 100\n",
 	    "#start_height =\n",
 	    "#address = 0x...\n",
@@ -1729,6 +1817,7 @@ int main(void)
 	    cmocka_unit_test(test_secrets_never_printed),
 	    cmocka_unit_test(test_finish_errors),
 	    cmocka_unit_test(test_finality),
+	    cmocka_unit_test(test_push),
 	    cmocka_unit_test(test_bitcoin_defaults),
 	    cmocka_unit_test(test_payout),
 	    cmocka_unit_test(test_metrics),

@@ -79,7 +79,7 @@ static void on_closed(void *arg, const char *why)
 	}
 }
 
-static const hj_wsc_cbs cbs = {on_message, on_closed};
+static const hj_wsc_cbs cbs = {on_message, on_closed, NULL};
 
 static void rec_free(struct rec *r)
 {
@@ -370,7 +370,7 @@ static void on_update_closed(void *arg, const char *why)
 	on_closed(&((struct heights *)arg)->r, why);
 }
 
-static const hj_wsc_cbs update_cbs = {on_update, on_update_closed};
+static const hj_wsc_cbs update_cbs = {on_update, on_update_closed, NULL};
 
 static void stream_open(struct heights *x, unsigned port, uint64_t from)
 {
@@ -1094,13 +1094,251 @@ static void test_fake(void **state)
 	rec_free(&r);
 }
 
+/* ---- sending (push.h's subscription) ---- */
+
+struct sender {
+	hj_wsc *c;
+	int opens, messages, closed;
+	int order_ok;        /* open came before the first message */
+	const char *in_open; /* sent from open; NULL: nothing */
+	int close_in_open;
+	int send_rc; /* of the send in open */
+	char last[64];
+	char *why;
+};
+
+static void s_open(void *arg)
+{
+	struct sender *x = arg;
+	x->opens++;
+	x->order_ok = x->messages == 0;
+	if (x->in_open)
+		x->send_rc = hj_wsc_send(x->c, x->in_open, strlen(x->in_open));
+	if (x->close_in_open)
+		hj_wsc_close(x->c);
+}
+
+static void s_message(void *arg, const char *text, size_t len)
+{
+	struct sender *x = arg;
+	assert_int_equal(x->opens, 1);
+	x->messages++;
+	snprintf(x->last, sizeof x->last, "%.*s", (int)len, text);
+	/* A send from within a message goes out after it. */
+	if (strcmp(x->last, "ask") == 0)
+		assert_int_equal(hj_wsc_send(x->c, "answer", 6), 0);
+	if (strcmp(x->last, "echo:bye") == 0)
+		hj_wsc_close(x->c);
+}
+
+static void s_closed(void *arg, const char *why)
+{
+	struct sender *x = arg;
+	x->closed = 1;
+	x->why = why ? strdup(why) : NULL;
+}
+
+static const hj_wsc_cbs sender_cbs = {s_message, s_closed, s_open};
+
+/* The frames a client wrote, unmasked: "t:TEXT" per text frame, "c" for
+ * a close, joined with '|'. */
+static void client_frames(const struct wire *w, char *out, size_t n)
+{
+	size_t i = 0, o = 0;
+	out[0] = 0;
+	while (i + 6 <= w->n) {
+		uint8_t op = (uint8_t)w->p[i] & 0x0f;
+		size_t len = (uint8_t)w->p[i + 1] & 0x7f;
+		assert_true((uint8_t)w->p[i] & 0x80);     /* FIN */
+		assert_true((uint8_t)w->p[i + 1] & 0x80); /* masked */
+		assert_true(len < 126);
+		const uint8_t *mask = (const uint8_t *)w->p + i + 2;
+		assert_true(i + 6 + len <= w->n);
+		o += (size_t)snprintf(out + o, n - o, "%s%s", o ? "|" : "",
+		                      op == 1   ? "t:"
+		                      : op == 8 ? "c"
+		                                : "?");
+		for (size_t k = 0; op == 1 && k < len && o + 1 < n; k++)
+			out[o++] =
+			    (char)((uint8_t)w->p[i + 6 + k] ^ mask[k % 4]);
+		out[o] = 0;
+		i += 6 + len;
+	}
+	assert_int_equal(i, w->n);
+}
+
+static hj_wsc *sender_fake(struct sender *x, struct wire *w)
+{
+	hj_wsc_fake_opts o = {.url = "ws://h/",
+	                      .max_message = 100,
+	                      .key = KEY,
+	                      .out = wire_out,
+	                      .out_arg = w};
+	char err[200];
+	if (hj_wsc_fake(&o, &sender_cbs, x, &x->c, err, sizeof err))
+		fail_msg("%s", err);
+	w->n = 0; /* the handshake request: test_fake's */
+	return x->c;
+}
+
+static void test_send_fake(void **state)
+{
+	(void)state;
+	struct wire w = {0};
+	struct sender x = {0};
+	char frames[256], big[HJ_WSC_MAX_OUT + 1];
+
+	/* open once, before the first message (same read); what it sends
+	 * goes out, masked; a send in a message goes out after it. */
+	x.in_open = "{\"id\":1}";
+	hj_wsc *c = sender_fake(&x, &w);
+	assert_int_equal(hj_wsc_send(c, "early", 5), -EINVAL);
+	static const char in[] = UPGRADED "\x81\x02hi\x81\x03"
+	                                  "ask";
+	assert_int_equal(hj_wsc_feed(c, in, sizeof in - 1), 0);
+	assert_int_equal(x.opens, 1);
+	assert_true(x.order_ok);
+	assert_int_equal(x.send_rc, 0);
+	assert_int_equal(x.messages, 2);
+	client_frames(&w, frames, sizeof frames);
+	assert_string_equal(frames, "t:{\"id\":1}|t:answer");
+	/* Outside callbacks: at once; too long: refused, nothing written. */
+	w.n = 0;
+	assert_int_equal(hj_wsc_send(c, "more", 4), 0);
+	assert_int_equal(hj_wsc_send(c, "", 0), 0);
+	memset(big, 'a', sizeof big);
+	assert_int_equal(hj_wsc_send(c, big, sizeof big), -EMSGSIZE);
+	client_frames(&w, frames, sizeof frames);
+	assert_string_equal(frames, "t:more|t:");
+	/* After hj_wsc_close: refused. */
+	hj_wsc_close(c);
+	assert_int_equal(hj_wsc_send(c, "late", 4), -EINVAL);
+	assert_int_equal(hj_wsc_fake_tick(c), -1);
+	assert_true(x.closed);
+	assert_null(x.why);
+	assert_int_equal(x.opens, 1);
+	free(w.p);
+
+	/* Closed from open: the close goes, no message is given. */
+	w = (struct wire){0};
+	x = (struct sender){.close_in_open = 1};
+	c = sender_fake(&x, &w);
+	static const char in2[] = UPGRADED "\x81\x02hi";
+	assert_int_equal(hj_wsc_feed(c, in2, sizeof in2 - 1), 0);
+	assert_int_equal(x.opens, 1);
+	assert_int_equal(x.messages, 0);
+	client_frames(&w, frames, sizeof frames);
+	assert_string_equal(frames, "c");
+	assert_int_equal(hj_wsc_feed(c, "\x88\x02\x03\xe8", 4), -1);
+	assert_true(x.closed);
+	assert_null(x.why);
+	free(w.p);
+
+	/* Aborted: the close frame if it goes at once, and the end now,
+	 * without the server's close; no message after. */
+	w = (struct wire){0};
+	x = (struct sender){0};
+	c = sender_fake(&x, &w);
+	assert_int_equal(hj_wsc_feed(c, UPGRADED, sizeof UPGRADED - 1), 0);
+	hj_wsc_abort(c);
+	assert_true(x.closed);
+	assert_null(x.why);
+	client_frames(&w, frames, sizeof frames);
+	assert_string_equal(frames, "c");
+	assert_int_equal(w.n, 8); /* 1001, unmasked: 03 e9 */
+	assert_int_equal((uint8_t)w.p[6] ^ (uint8_t)w.p[2], 0x03);
+	assert_int_equal((uint8_t)w.p[7] ^ (uint8_t)w.p[3], 0xe9);
+	free(w.p);
+	/* ... also while the closing handshake waits, and before the
+	 * answer. */
+	w = (struct wire){0};
+	x = (struct sender){0};
+	c = sender_fake(&x, &w);
+	assert_int_equal(hj_wsc_feed(c, UPGRADED, sizeof UPGRADED - 1), 0);
+	hj_wsc_close(c);
+	assert_int_equal(x.closed, 0);
+	hj_wsc_abort(c);
+	assert_true(x.closed);
+	assert_null(x.why);
+	x = (struct sender){0};
+	c = sender_fake(&x, &w);
+	hj_wsc_abort(c);
+	assert_true(x.closed);
+	assert_null(x.why);
+	assert_int_equal(x.opens, 0);
+	free(w.p);
+
+	/* A refused handshake: never open. */
+	w = (struct wire){0};
+	x = (struct sender){.in_open = "x"};
+	c = sender_fake(&x, &w);
+	static const char in3[] = "HTTP/1.1 404 Not Found\r\n"
+	                          "Content-Length: 0\r\n\r\n";
+	assert_int_equal(hj_wsc_feed(c, in3, sizeof in3 - 1), -1);
+	assert_int_equal(x.opens, 0);
+	assert_true(x.closed);
+	assert_non_null(x.why);
+	free(x.why);
+	free(w.p);
+}
+
+/* Against the project's server over a socket: what open sends arrives,
+ * the server's echo comes back. */
+static void echo_message(void *ctx, hj_conn *c, const char *msg, size_t n)
+{
+	char out[80];
+	(void)ctx;
+	int k = snprintf(out, sizeof out, "echo:%.*s", (int)n, msg);
+	assert_int_equal(hj_conn_ws_send(c, out, (size_t)k), 0);
+}
+
+static int echo_open(void *ctx, hj_conn *c, const hj_http_req *r)
+{
+	(void)ctx;
+	(void)c;
+	(void)r;
+	return 0;
+}
+
+static void test_send_real(void **state)
+{
+	(void)state;
+	struct srv x;
+	struct sender y = {.in_open = "bye"};
+	hj_http_limits lim;
+	hj_http_handler h = {srv_request,  echo_open, NULL,
+	                     echo_message, NULL,      &x};
+	char url[100], err[200];
+
+	assert_int_equal(uv_loop_init(&loop), 0);
+	memset(&x, 0, sizeof x);
+	hj_http_limits_default(&lim);
+	x.s = hj_server_new(&loop, &lim, &h);
+	assert_non_null(x.s);
+	if (hj_server_listen(x.s, "127.0.0.1", 0, &x.port, err, sizeof err))
+		fail_msg("%s", err);
+	snprintf(url, sizeof url, "ws://127.0.0.1:%u/", x.port);
+	assert_int_equal(hj_wsc_open(&loop, url, 100, &sender_cbs, &y, &y.c,
+	                             err, sizeof err),
+	                 0);
+	run_until(&y.closed);
+	assert_int_equal(y.opens, 1);
+	assert_int_equal(y.send_rc, 0);
+	assert_int_equal(y.messages, 1);
+	assert_string_equal(y.last, "echo:bye");
+	assert_null(y.why);
+	srv_down(&x);
+	loop_down();
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN); /* as the tool does (wsclient.h) */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_urls),     cmocka_unit_test(test_fake),
-	    cmocka_unit_test(test_messages), cmocka_unit_test(test_raw),
-	    cmocka_unit_test(test_refused),  cmocka_unit_test(test_stream),
+	    cmocka_unit_test(test_urls),      cmocka_unit_test(test_fake),
+	    cmocka_unit_test(test_messages),  cmocka_unit_test(test_raw),
+	    cmocka_unit_test(test_refused),   cmocka_unit_test(test_stream),
+	    cmocka_unit_test(test_send_fake), cmocka_unit_test(test_send_real),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,9 @@ Python 3, standard library only.  What it gives a test:
 - RpcProxy: a JSON-RPC proxy between hashjackd and its node (anvil or
   litecoind) that can swallow a method's calls or lose their answers, and
   whose subclasses may rewrite answers.
+- TcpProxy: a plain TCP relay to a node's port that can cut every
+  connection it carries and refuse new ones (hashjackd's push wake-up:
+  a dropped WebSocket or long poll), and counts the connections made.
 
 Things about anvil 1.7.1 this relies on (tests/e2e/test_harness.py checks
 each of them):
@@ -1639,6 +1642,103 @@ class RpcProxy:
         self.release.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+class TcpProxy:
+    """A TCP relay on 127.0.0.1 (a free port, self.port) to
+    127.0.0.1:upstream_port, byte for byte, for a connection a test must
+    drop: cut() closes every connection it carries (both ends, at once);
+    refuse(True) makes it accept every new connection and close it at once,
+    before a byte (a node that is not there), until refuse(False).
+    accepted counts the connections made to it, passed those it relayed."""
+
+    def __init__(self, upstream_port):
+        self.upstream_port = upstream_port
+        self.lock = threading.Lock()
+        self.pairs = []
+        self.refusing = False
+        self.accepted = self.passed = 0
+        self.closed = False
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            with self.lock:
+                self.accepted += 1
+                refuse = self.refusing or self.closed
+            if refuse:
+                c.close()
+                continue
+            try:
+                u = socket.create_connection(("127.0.0.1", self.upstream_port), timeout=5)
+                u.settimeout(None)
+            except OSError:
+                c.close()
+                continue
+            for x in (c, u):
+                x.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self.lock:
+                self.passed += 1
+                self.pairs.append((c, u))
+            for a, b in ((c, u), (u, c)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for x in (a, b):
+            try:
+                x.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        """Closes every connection it carries."""
+        with self.lock:
+            pairs, self.pairs = self.pairs, []
+        for pair in pairs:
+            for x in pair:
+                try:
+                    x.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                x.close()
+
+    def refuse(self, on=True):
+        with self.lock:
+            self.refusing = on
+
+    def live(self):
+        """Connections relayed and not cut (either end may have closed)."""
+        with self.lock:
+            return len(self.pairs)
+
+    def close(self):
+        with self.lock:
+            self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        self.cut()
 
 
 # --------------------------------------------------------------------------

@@ -1,0 +1,110 @@
+/* hashjackd's push wake-up (wakeup.h). */
+#include "wakeup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "push.h"
+
+struct hjd_wakeup {
+	hj_push *push;
+	hjd_follower *f;
+	const hjd_config *cfg;
+	hj_rpc_opts ro;
+	int was_up;     /* push has worked once */
+	char what[640]; /* "ws://... (eth_subscribe newHeads)", for the log */
+};
+
+/* The URL without any "user:password@" it carries. */
+static void url_shown(const char *url, char *out, size_t n)
+{
+	const char *scheme = strstr(url, "://");
+	const char *host = scheme ? scheme + 3 : url;
+	size_t auth = strcspn(host, "/?#@");
+
+	if (host[auth] == '@')
+		snprintf(out, n, "%.*s***@%s", (int)(host - url), url,
+		         host + auth + 1);
+	else
+		snprintf(out, n, "%s", url);
+}
+
+static void on_wake(void *arg)
+{
+	struct hjd_wakeup *w = arg;
+	hjd_follower_wake(w->f);
+}
+
+static void on_state(void *arg, int up, const char *why)
+{
+	struct hjd_wakeup *w = arg;
+
+	if (up) {
+		hjd_log(HJD_LOG_NOTICE, "push: %s %s",
+		        w->was_up ? "back:" : "on:", w->what);
+		w->was_up = 1;
+		return;
+	}
+	hjd_log(HJD_LOG_WARNING,
+	        "push: %s: %s; polling every %u ms until it is %s",
+	        w->was_up ? "lost" : "unavailable", why,
+	        w->cfg->poll_interval_ms, w->was_up ? "back" : "up");
+}
+
+static void on_closed(void *arg)
+{
+	free(arg);
+}
+
+hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hjd_config *cfg,
+                             const hj_rpc_opts *node, hjd_follower *f)
+{
+	struct hjd_wakeup *w;
+	char err[512], url[512];
+
+	if (!cfg->push) {
+		if (cfg->push_off_why)
+			hjd_log(HJD_LOG_WARNING,
+			        "push: off: %s; polling every "
+			        "%u ms",
+			        cfg->push_off_why, cfg->poll_interval_ms);
+		return NULL;
+	}
+	w = calloc(1, sizeof *w);
+	if (w == NULL) {
+		hjd_log(HJD_LOG_WARNING, "push: out of memory; polling");
+		return NULL;
+	}
+	w->f = f;
+	w->cfg = cfg;
+	w->ro = *node;
+	w->ro.url = cfg->push_url;
+	url_shown(cfg->push_url, url, sizeof url);
+	snprintf(w->what, sizeof w->what, "%s (%s)", url,
+	         cfg->family == HJ_EVM ? "eth_subscribe newHeads"
+	                               : "waitfornewblock long poll");
+	hj_push_opts o = {.loop = loop,
+	                  .kind =
+	                      cfg->family == HJ_EVM ? HJ_PUSH_EVM : HJ_PUSH_BTC,
+	                  .url = cfg->push_url,
+	                  .rpc = &w->ro,
+	                  .wake = on_wake,
+	                  .state = on_state,
+	                  .arg = w};
+	if (hj_push_new(&o, &w->push, err, sizeof err)) {
+		hjd_log(HJD_LOG_WARNING, "push: %s; polling every %u ms", err,
+		        cfg->poll_interval_ms);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void hjd_wakeup_close(hjd_wakeup *w)
+{
+	if (w == NULL)
+		return;
+	hj_push_close(w->push, on_closed, w);
+}

@@ -1,0 +1,30 @@
+/*
+ * hashjackd's push wake-up: chain/push.h built from [chain] push and
+ * push_url, waking the follower (hjd_follower_wake) and logging once when
+ * push is lost and once when it is back.  Polling goes on either way.
+ */
+#ifndef HJD_WAKEUP_H
+#define HJD_WAKEUP_H
+
+#include <uv.h>
+
+#include "config.h"
+#include "follower.h"
+#include "rpc.h"
+
+typedef struct hjd_wakeup hjd_wakeup;
+
+/*
+ * Starts push for f when cfg says so; node: the node's client options
+ * (the Bitcoin family's long poll takes its credentials; borrowed, with
+ * cfg, until hjd_wakeup_close).  NULL when push is off (said in the log
+ * when the configuration turned it off) or cannot start (said; the
+ * daemon polls).
+ */
+hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hjd_config *cfg,
+                             const hj_rpc_opts *node, hjd_follower *f);
+
+/* Stops it; its handles close on the loop.  NULL: nothing. */
+void hjd_wakeup_close(hjd_wakeup *w);
+
+#endif

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""hashjackd's push wake-up (issue 15; docs/OPERATION.md, "Push") end to
+end, on anvil (a WebSocket, eth_subscribe newHeads) and on litecoind in
+regtest (a waitfornewblock long poll on a connection of its own):
+
+  evm_push / ltc_push
+        poll_interval 60 s: five blocks mined one at a time each reach the
+        card log within 3 s, all before the first poll could come (60 s
+        after the daemon caught up): push did it.  --check-config names
+        push and its URL; the log says "push: on" once and nothing lost.
+  evm_node_restart / ltc_node_restart
+        poll_interval 60 s: the node stopped and started again on the same
+        port with its chain (anvil by SIGTERM; litecoind flushed and killed,
+        as a clean stop waits 30 s for idle connections, and with a new
+        cookie): "push: lost" and "push: back" logged once each, and the
+        next block within 3 s.
+  evm_dropped / ltc_dropped
+        push_url through a TCP proxy (hj.TcpProxy), poll_interval 30 s: a
+        block within 3 s through it; then the proxy cuts the connection
+        and refuses new ones: "push: lost" once, and a block mined then
+        still reaches the log, by polling (no connection got through);
+        the proxy lets connections through again: "push: back" once, and
+        the next block within 3 s, before the next poll could come.
+  evm_push_off / ltc_push_off
+        push = off with push_url at a TCP proxy: blocks by polling
+        (poll_interval 200 ms), no connection ever made to the proxy, no
+        "push:" line in the log; --check-config says "push: off".
+
+    python3 tests/e2e/test_push.py --hashjack build/hashjack \\
+        --hashjackd build/hashjackd [-k NAME] [--keep] [--timeout S]
+
+Python 3 standard library only (tests/e2e/hj.py, ltc.py, checks.py).
+Binds 127.0.0.1 only; every wait has a deadline, the whole run too.  One
+line per case, then "N passed, M failed"; exit status 1 on failure.
+"""
+
+import os
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hj  # noqa: E402
+import ltc  # noqa: E402
+from checks import (Failed, check, check_eq, fault_main, stderr_since,  # noqa: E402
+                    stderr_size, tail_text, wait_log_height)
+
+PUSHED_S = 3.0   # a block's line, from the mining call's return, with push
+
+
+class Evm:
+    name = "anvil"
+    how = "eth_subscribe newHeads"
+    min_bet, max_bet = 10 ** 15, 10 ** 18
+
+    @staticmethod
+    def node(ctx, tag):
+        a = hj.Anvil(workdir=os.path.join(ctx.workdir, "anvil-" + tag)).start()
+        a.mine_empty(2)
+        return a, a.account(1).address
+
+    @staticmethod
+    def mine(node):
+        return int(node.mine()["number"], 16)
+
+    @staticmethod
+    def url(port):
+        return "ws://127.0.0.1:%d" % port
+
+    @staticmethod
+    def restart(node):
+        node.restart()  # SIGTERM (the chain written out), then started
+
+    @classmethod
+    def daemon(cls, ctx, node, dealer, tag, poll_ms, chain=None):
+        return hj.Hashjackd(ctx.hashjackd, node, dealer, cls.min_bet, cls.max_bet,
+                            poll_interval_ms=poll_ms,
+                            workdir=os.path.join(ctx.workdir, "dm-%s-%s" % (cls.name, tag)),
+                            extra={"chain": chain} if chain else None)
+
+
+class Ltc:
+    name = "litecoind"
+    how = "waitfornewblock long poll"
+    min_bet, max_bet = 10000, 10 ** 9
+
+    @staticmethod
+    def node(ctx, tag):
+        n = ltc.Litecoind(workdir=os.path.join(ctx.workdir, "ltc-" + tag)).start()
+        n.mine(2)
+        return n, n.fresh_address()
+
+    @staticmethod
+    def mine(node):
+        node.mine(1)
+        return node.height()
+
+    @staticmethod
+    def url(port):
+        return "http://127.0.0.1:%d" % port
+
+    @staticmethod
+    def restart(node):
+        # Flushed, then kill -9 and started: the same chain, a new cookie.
+        # Not a clean stop: litecoind's stops wait up to -rpcservertimeout
+        # (30 s) for an idle keep-alive connection, here the daemon's node
+        # client with nothing to ask for 60 s (push off does the same).
+        node.flush()
+        node.restart(kill=True)
+
+    @classmethod
+    def daemon(cls, ctx, node, dealer, tag, poll_ms, chain=None):
+        return ltc.daemon(ctx.hashjackd, node, dealer, cls.min_bet, cls.max_bet,
+                          poll_interval_ms=poll_ms,
+                          workdir=os.path.join(ctx.workdir, "dm-%s-%s" % (cls.name, tag)),
+                          extra={"chain": chain} if chain else None)
+
+
+class Ctx:
+    def __init__(self, hashjack, hashjackd, workdir, seed):
+        self.hashjack = hashjack
+        self.hashjackd = hashjackd
+        self.workdir = workdir
+        self.seed = seed
+
+
+# --------------------------------------------------------------------------
+
+def wait_text(dm, text, timeout, offset=0):
+    """Until dm's stderr after offset holds text (Failed when the daemon
+    exits or the deadline passes); returns the time it was seen."""
+    def seen():
+        if not dm.running():
+            raise Failed("hashjackd exited with %s:\n%s"
+                         % (dm.proc.returncode, tail_text(dm.stderr(), 10)))
+        return text in stderr_since(dm, offset)
+    try:
+        hj.wait_until(seen, timeout, repr(text))
+    except TimeoutError as e:
+        raise Failed("%s; stderr:\n%s" % (e, tail_text(stderr_since(dm, offset), 12)))
+    return time.monotonic()
+
+
+def started(dm):
+    """Starts dm and waits until it follows with push on; returns the time
+    it caught up (the first poll comes poll_interval after it)."""
+    dm.start()
+    t = wait_text(dm, "caught up", 30)
+    wait_text(dm, "push: on: ", 30)
+    return t
+
+
+def block_within(fam, node, dm, limit):
+    """Mines one block; its line must reach the card log within limit
+    seconds of the mining call (the call included: the harness's mine()
+    asks the node again after the block).  Returns (height, seconds)."""
+    t = time.monotonic()
+    h = fam.mine(node)
+    try:
+        wait_log_height(dm, h, timeout=limit)
+    except Failed as e:
+        raise Failed("block %d not logged within %.1f s: %s" % (h, limit, e))
+    return h, time.monotonic() - t
+
+
+def once(dm, offset, text):
+    n = stderr_since(dm, offset).count(text)
+    check_eq(n, 1, "%r lines logged" % text)
+
+
+def config_says(dm, want):
+    rc, out, err = dm.check_config()
+    check_eq(rc, 0, "--check-config exit status (%s)" % err.strip())
+    check(want in out, "--check-config does not say %r:\n%s" % (want, out))
+
+
+# --------------------------------------------------------------------------
+
+def push_case(ctx, fam):
+    node, dealer = fam.node(ctx, "push")
+    try:
+        dm = fam.daemon(ctx, node, dealer, "push", 60000)
+        config_says(dm, "push: on, %s (%s), polling stays" % (fam.url(node.port), fam.how))
+        t0 = started(dm)
+        lat = [block_within(fam, node, dm, PUSHED_S)[1] for _ in range(5)]
+        spent = time.monotonic() - t0
+        check(spent < 55, "the case took %.0f s from the catch-up: a poll may "
+              "have come (poll_interval 60 s)" % spent)
+        err = dm.stderr()
+        check_eq(err.count("push: on: "), 1, "'push: on' lines")
+        check("push: lost" not in err and "push: unavailable" not in err,
+              "push was lost:\n%s" % tail_text(err, 8))
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+    finally:
+        node.stop()
+    return "5 blocks by push, %.0f to %.0f ms from mined to logged (poll every 60 s)" % (
+        min(lat) * 1000, max(lat) * 1000)
+
+
+def restart_case(ctx, fam):
+    node, dealer = fam.node(ctx, "restart")
+    try:
+        dm = fam.daemon(ctx, node, dealer, "restart", 60000)
+        t0 = started(dm)
+        block_within(fam, node, dm, PUSHED_S)
+        off = stderr_size(dm)
+        port = node.port
+        fam.restart(node)
+        check_eq(node.port, port, "the node's port after its restart")
+        wait_text(dm, "push: lost: ", 20, off)
+        wait_text(dm, "push: back: ", 40, off)
+        h, lat = block_within(fam, node, dm, PUSHED_S)
+        spent = time.monotonic() - t0
+        check(spent < 55, "the case took %.0f s from the catch-up: a poll may "
+              "have come (poll_interval 60 s)" % spent)
+        once(dm, off, "push: lost: ")
+        once(dm, off, "push: back: ")
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+    finally:
+        node.stop()
+    return "lost and back once each; block %d by push %.0f ms after it was mined" % (
+        h, lat * 1000)
+
+
+def dropped_case(ctx, fam):
+    poll_s = 30
+    node, dealer = fam.node(ctx, "dropped")
+    proxy = hj.TcpProxy(node.port)
+    try:
+        dm = fam.daemon(ctx, node, dealer, "dropped", poll_s * 1000,
+                        {"push_url": fam.url(proxy.port)})
+        config_says(dm, "push: on, %s (%s)" % (fam.url(proxy.port), fam.how))
+        started(dm)
+        check(proxy.passed >= 1, "push did not connect through the proxy")
+        _, lat0 = block_within(fam, node, dm, PUSHED_S)
+        # Cut, and nothing through: push is lost, polling goes on.
+        off = stderr_size(dm)
+        proxy.refuse(True)
+        proxy.cut()
+        passed = proxy.passed
+        wait_text(dm, "push: lost: ", 20, off)
+        h1 = fam.mine(node)
+        t1 = time.monotonic()
+        wait_log_height(dm, h1, timeout=poll_s + 15)
+        t_line = time.monotonic()
+        check_eq(proxy.passed, passed, "connections through the proxy while it refused")
+        check(proxy.accepted > passed, "push did not try again while the proxy refused")
+        # Through again: back, and the next block long before the next
+        # poll, which comes poll_interval after the line just logged.
+        proxy.refuse(False)
+        wait_text(dm, "push: back: ", poll_s - 6, off)
+        h2, lat2 = block_within(fam, node, dm, PUSHED_S)
+        since = time.monotonic() - t_line
+        check(since < poll_s - 2, "block %d logged %.1f s after the polled block %d: "
+              "a poll may have brought it" % (h2, since, h1))
+        once(dm, off, "push: lost: ")
+        once(dm, off, "push: back: ")
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+    finally:
+        proxy.close()
+        node.stop()
+    return ("push %.0f ms; cut: block %d by polling after %.1f s; back: block %d "
+            "%.0f ms" % (lat0 * 1000, h1, t_line - t1, h2, lat2 * 1000))
+
+
+def off_case(ctx, fam):
+    node, dealer = fam.node(ctx, "off")
+    proxy = hj.TcpProxy(node.port)
+    try:
+        dm = fam.daemon(ctx, node, dealer, "off", 200,
+                        {"push": "off", "push_url": fam.url(proxy.port)})
+        config_says(dm, "push: off")
+        dm.start()
+        wait_text(dm, "caught up", 30)
+        lat = [block_within(fam, node, dm, 10)[1] for _ in range(3)]
+        check_eq(proxy.accepted, 0, "connections made to push_url with push = off")
+        check("push:" not in dm.stderr(), "a push line with push = off:\n%s"
+              % tail_text(dm.stderr(), 8))
+        check_eq(dm.stop(), 0, "exit status on SIGTERM")
+    finally:
+        proxy.close()
+        node.stop()
+    return "3 blocks by polling (%.0f to %.0f ms), no connection to push_url" % (
+        min(lat) * 1000, max(lat) * 1000)
+
+
+def case_evm_push(ctx):
+    return push_case(ctx, Evm)
+
+
+def case_evm_node_restart(ctx):
+    return restart_case(ctx, Evm)
+
+
+def case_evm_dropped(ctx):
+    return dropped_case(ctx, Evm)
+
+
+def case_evm_push_off(ctx):
+    return off_case(ctx, Evm)
+
+
+def case_ltc_push(ctx):
+    return push_case(ctx, Ltc)
+
+
+def case_ltc_node_restart(ctx):
+    return restart_case(ctx, Ltc)
+
+
+def case_ltc_dropped(ctx):
+    return dropped_case(ctx, Ltc)
+
+
+def case_ltc_push_off(ctx):
+    return off_case(ctx, Ltc)
+
+
+CASES = [case_evm_push, case_evm_node_restart, case_evm_dropped, case_evm_push_off,
+         case_ltc_push, case_ltc_node_restart, case_ltc_dropped, case_ltc_push_off]
+
+
+def main():
+    return fault_main(__doc__, CASES, "hj-e2e-push-", 18, 600, Ctx, ltc.find_litecoind)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
