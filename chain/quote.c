@@ -60,3 +60,16 @@ void hj_shell_word(const char *s, char *buf, size_t n)
 	buf[w++] = '\'';
 	buf[w] = '\0';
 }
+
+void hj_url_shown(const char *url, char *buf, size_t n)
+{
+	const char *scheme = strstr(url, "://");
+	const char *host = scheme ? scheme + 3 : url;
+	size_t auth = strcspn(host, "/?#@");
+
+	if (host[auth] == '@')
+		snprintf(buf, n, "%.*s***@%s", (int)(host - url), url,
+		         host + auth + 1);
+	else
+		snprintf(buf, n, "%s", url);
+}

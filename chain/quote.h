@@ -19,4 +19,8 @@ void hj_quote(const char *s, char *buf, size_t n);
  */
 void hj_shell_word(const char *s, char *buf, size_t n);
 
+/* Writes url into buf with any "user:password@" it carries shown as
+ * "***@", for a log line or a message (cut to n bytes). */
+void hj_url_shown(const char *url, char *buf, size_t n);
+
 #endif

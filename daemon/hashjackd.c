@@ -24,6 +24,7 @@
 #include "notify.h"
 #include "payout_btc.h"
 #include "payout_evm.h"
+#include "quote.h"
 #include "store.h"
 #include "wakeup.h"
 
@@ -79,20 +80,6 @@ static void usage(FILE *out)
 	        "shows the state.\n");
 }
 
-/* The URL without any "user:password@" it carries. */
-static void url_shown(const char *url, char *out, size_t n)
-{
-	const char *scheme = strstr(url, "://");
-	const char *host = scheme ? scheme + 3 : url;
-	const char *at = strchr(host, '@');
-	const char *slash = strchr(host, '/');
-
-	if (at && (!slash || at < slash))
-		snprintf(out, n, "%.*s***@%s", (int)(host - url), url, at + 1);
-	else
-		snprintf(out, n, "%s", url);
-}
-
 /*
  * The rule set's exact house edge and its side bets' (game/edge.h):
  * refused when one favours the player, unless allow_player_edge.  *e gets
@@ -125,7 +112,7 @@ static void print_config(const hjd_config *c, const hj_edge *e)
 	char rules[HJ_STORE_RULES_MAX], url[512], fin[48];
 
 	hj_store_rules_str(&c->rules, rules, sizeof rules);
-	url_shown(c->rpc_url, url, sizeof url);
+	hj_url_shown(c->rpc_url, url, sizeof url);
 	if (c->finality)
 		snprintf(fin, sizeof fin, "final at the node's %s block",
 		         hj_finality_name(c->finality));
@@ -139,7 +126,7 @@ static void print_config(const hjd_config *c, const hj_edge *e)
 	       c->dealer.text, rules, c->state_dir, c->card_log,
 	       c->log_fsync ? "yes" : "no");
 	if (c->push) {
-		url_shown(c->push_url, url, sizeof url);
+		hj_url_shown(c->push_url, url, sizeof url);
 		printf("push: on, %s (%s), polling stays\n", url,
 		       c->family == HJ_EVM ? "eth_subscribe newHeads"
 		                           : "waitfornewblock long poll");

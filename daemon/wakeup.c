@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "push.h"
+#include "quote.h"
 
 struct hjd_wakeup {
 	hj_push *push;
@@ -16,20 +17,6 @@ struct hjd_wakeup {
 	int was_up;     /* push has worked once */
 	char what[640]; /* "ws://... (eth_subscribe newHeads)", for the log */
 };
-
-/* The URL without any "user:password@" it carries. */
-static void url_shown(const char *url, char *out, size_t n)
-{
-	const char *scheme = strstr(url, "://");
-	const char *host = scheme ? scheme + 3 : url;
-	size_t auth = strcspn(host, "/?#@");
-
-	if (host[auth] == '@')
-		snprintf(out, n, "%.*s***@%s", (int)(host - url), url,
-		         host + auth + 1);
-	else
-		snprintf(out, n, "%s", url);
-}
 
 static void on_wake(void *arg)
 {
@@ -81,7 +68,7 @@ hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hjd_config *cfg,
 	w->cfg = cfg;
 	w->ro = *node;
 	w->ro.url = cfg->push_url;
-	url_shown(cfg->push_url, url, sizeof url);
+	hj_url_shown(cfg->push_url, url, sizeof url);
 	snprintf(w->what, sizeof w->what, "%s (%s)", url,
 	         cfg->family == HJ_EVM ? "eth_subscribe newHeads"
 	                               : "waitfornewblock long poll");

@@ -110,7 +110,7 @@ static void check_out(const struct out *o, int head)
 	if (head) {
 		FUZZ_CHECK(o->n == 0 ||
 		           (o->n >= 12 && memcmp(o->buf, "HTTP/1.1 ", 9) == 0 &&
-		            known(atoi(o->buf + 9))));
+		            known((int)strtol(o->buf + 9, NULL, 10))));
 		return;
 	}
 	const char *p = o->buf, *end = o->buf + o->n;
@@ -118,7 +118,7 @@ static void check_out(const struct out *o, int head)
 		int st = 0;
 		FUZZ_CHECK((size_t)(end - p) >= 12);
 		FUZZ_CHECK(memcmp(p, "HTTP/1.1 ", 9) == 0);
-		st = atoi(p + 9);
+		st = (int)strtol(p + 9, NULL, 10);
 		FUZZ_CHECK(known(st));
 		const char *hend = strstr(p, "\r\n\r\n");
 		FUZZ_CHECK(hend != NULL);
