@@ -110,6 +110,7 @@ static int check_edge(const hjd_config *c, hj_edge *e, char *err, size_t errlen)
 static void print_config(const hjd_config *c, const hj_edge *e)
 {
 	char rules[HJ_STORE_RULES_MAX], url[512], fin[48];
+	int v6 = strchr(c->metrics.host, ':') != NULL;
 
 	hj_store_rules_str(&c->rules, rules, sizeof rules);
 	hj_url_shown(c->rpc_url, url, sizeof url);
@@ -162,12 +163,10 @@ static void print_config(const hjd_config *c, const hj_edge *e)
 		       c->family == HJ_EVM ? "dealer_key" : "wallet");
 	}
 	if (c->metrics.enabled)
-		printf(strchr(c->metrics.host, ':')
-		           ? "metrics: http://[%s]:%u/metrics and /healthz "
-		             "(503 beyond %u final blocks waiting)\n"
-		           : "metrics: http://%s:%u/metrics and /healthz "
-		             "(503 beyond %u final blocks waiting)\n",
-		       c->metrics.host, c->metrics.port, c->metrics.max_lag);
+		printf("metrics: http://%s%s%s:%u/metrics and /healthz (503 "
+		       "beyond %u final blocks waiting)\n",
+		       v6 ? "[" : "", c->metrics.host, v6 ? "]" : "",
+		       c->metrics.port, c->metrics.max_lag);
 	else
 		printf("metrics: off (no [metrics] listen)\n");
 	printf(strchr(c->serve.host, ':')
