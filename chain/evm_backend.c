@@ -785,6 +785,19 @@ static void on_quantity(void *arg, json_t *result, const char *error)
 	free(q);
 }
 
+/* A request just asked (rc: the client's answer to asking it): kept on
+ * e->qreqs until its callback, or freed when it could not be asked. */
+static int qreq_track(struct evm *e, struct qreq *q, int rc)
+{
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	q->next = e->qreqs;
+	e->qreqs = q;
+	return 0;
+}
+
 static int evm_quantity(struct evm *e, const char *method, hj_tip_cb tip,
                         hj_ident_cb ident, void *arg)
 {
@@ -795,14 +808,8 @@ static int evm_quantity(struct evm *e, const char *method, hj_tip_cb tip,
 	q->tip = tip;
 	q->ident = ident;
 	q->arg = arg;
-	int rc = hj_rpc_call(e->rpc, method, NULL, on_quantity, q);
-	if (rc) {
-		free(q);
-		return rc;
-	}
-	q->next = e->qreqs;
-	e->qreqs = q;
-	return 0;
+	return qreq_track(e, q,
+	                  hj_rpc_call(e->rpc, method, NULL, on_quantity, q));
 }
 
 static int evm_tip(hj_backend *b, hj_tip_cb cb, void *arg)
@@ -891,7 +898,6 @@ static int evm_final(hj_backend *b, hj_finality how, hj_final_cb cb, void *arg)
 	const char *tag = hj_finality_name(how);
 	struct qreq *q;
 	json_t *params;
-	int rc;
 
 	if (tag == NULL || cb == NULL)
 		return -EINVAL;
@@ -908,15 +914,10 @@ static int evm_final(hj_backend *b, hj_finality how, hj_final_cb cb, void *arg)
 	q->arg = arg;
 	/* The node's error answer is the caller's to log: a node that does
 	 * not know the tag says so there. */
-	rc = hj_rpc_call_x(e->rpc, "eth_getBlockByNumber", params, NULL,
-	                   HJ_RPC_NODE_ERRORS, on_final_block, q);
-	if (rc) {
-		free(q);
-		return rc;
-	}
-	q->next = e->qreqs;
-	e->qreqs = q;
-	return 0;
+	return qreq_track(e, q,
+	                  hj_rpc_call_x(e->rpc, "eth_getBlockByNumber", params,
+	                                NULL, HJ_RPC_NODE_ERRORS,
+	                                on_final_block, q));
 }
 
 static int evm_identity(hj_backend *b, hj_ident_cb cb, void *arg)

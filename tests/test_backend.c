@@ -256,19 +256,16 @@ static void on_evm_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		fx_finish();
 }
 
-/* A receipt is taken only when it names the transaction asked for and
- * the block it is in: its status is that transaction's in that block only,
- * and another block's (a fork's, a lagging node's) may say otherwise. */
-static void test_evm_receipt_of_the_transaction(void **state)
+/* F: a scripted node answering with h, an EVM backend over a client to
+ * it, and the guard. */
+static void evm_start(hf_handler h)
 {
 	hj_rpc_opts o;
 	hj_dealer d;
 	char url[64], err[256];
 
-	(void)state;
-	memset(&F, 0, sizeof F);
 	assert_int_equal(uv_loop_init(&F.loop), 0);
-	hf_server_start(&F.srv, &F.loop, h_evm);
+	hf_server_start(&F.srv, &F.loop, h);
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
 	hj_rpc_opts_default(&o);
 	o.url = url;
@@ -281,6 +278,17 @@ static void test_evm_receipt_of_the_transaction(void **state)
 	    hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &d, NULL, 0), 0);
 	F.b = hj_evm_backend_new(F.rpc, &d);
 	assert_non_null(F.b);
+}
+
+/* A receipt is taken only when it names the transaction asked for and
+ * the block it is in: its status is that transaction's in that block only,
+ * and another block's (a fork's, a lagging node's) may say otherwise. */
+static void test_evm_receipt_of_the_transaction(void **state)
+{
+
+	(void)state;
+	memset(&F, 0, sizeof F);
+	evm_start(h_evm);
 	assert_int_equal(F.b->ops->blocks(F.b, 16, 1, on_evm_blocks, NULL), 0);
 	assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
 	F.b->ops->free(F.b);
@@ -465,28 +473,12 @@ static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
  * that refuses the tag, a block that is none, or one above the tip. */
 static void test_evm_final(void **state)
 {
-	hj_rpc_opts o;
-	hj_dealer d;
-	char url[64], err[256];
 	unsigned want_asked = 0, want_tips = 0;
 
 	(void)state;
 	memset(&F, 0, sizeof F);
 	memset(&FN, 0, sizeof FN);
-	assert_int_equal(uv_loop_init(&F.loop), 0);
-	hf_server_start(&F.srv, &F.loop, h_final);
-	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
-	hj_rpc_opts_default(&o);
-	o.url = url;
-	F.rpc = hj_rpc_new(&F.loop, &o, err, sizeof err);
-	if (F.rpc == NULL)
-		fail_msg("hj_rpc_new: %s", err);
-	assert_int_equal(uv_timer_init(&F.loop, &F.guard), 0);
-	assert_int_equal(uv_timer_start(&F.guard, on_guard, GUARD_MS, 0), 0);
-	assert_int_equal(
-	    hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &d, NULL, 0), 0);
-	F.b = hj_evm_backend_new(F.rpc, &d);
-	assert_non_null(F.b);
+	evm_start(h_final);
 	assert_non_null(F.b->ops->final);
 	/* No tag: nothing asked. */
 	assert_int_equal(
