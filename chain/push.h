@@ -48,7 +48,10 @@ enum hj_push_kind {
 };
 
 /* Defaults and bounds. */
-#define HJ_PUSH_WAIT_MS     30000   /* waitfornewblock's timeout */
+/* waitfornewblock's timeout.  Short, since the node cannot be told to
+ * stop waiting: a client that goes away leaves its long poll holding one
+ * of the node's RPC threads until this much time has passed. */
+#define HJ_PUSH_WAIT_MS     10000
 #define HJ_PUSH_ANSWER_MS   10000   /* the subscription's answer */
 #define HJ_PUSH_BACKOFF_MIN 250     /* ms */
 #define HJ_PUSH_BACKOFF_MAX 30000   /* ms */

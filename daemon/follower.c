@@ -82,7 +82,8 @@ struct hjd_follower {
 	uv_timer_t poll, retry;
 	int ready_sent, stopping, exit_code;
 	void (*on_stop)(void *arg);
-	void *stop_arg;
+	void (*on_following)(void *arg);
+	void *arg;          /* on_stop's and on_following's */
 	uint64_t status_at; /* loop time of the last STATUS= */
 	/* Loop time since which a final block waits to be processed; 0 while
 	 * every final block is. */
@@ -468,6 +469,8 @@ static void pump(hjd_follower *f)
 			        f->next_fetch, f->tip);
 			hjd_notify("READY=1");
 			status(f, 1);
+			if (f->on_following)
+				f->on_following(f->arg);
 		}
 		if (!uv_is_active((uv_handle_t *)&f->poll))
 			uv_timer_start(&f->poll, on_poll,
@@ -768,7 +771,7 @@ static void stop(hjd_follower *f, int code)
 	if (f->rpc)
 		hj_rpc_close(f->rpc, on_rpc_closed, f);
 	if (f->on_stop)
-		f->on_stop(f->stop_arg);
+		f->on_stop(f->arg);
 }
 
 /* ---- the interface ---- */
@@ -787,7 +790,8 @@ hjd_follower *hjd_follower_new(const hjd_follower_opts *o)
 	f->be = o->be;
 	f->metrics = o->metrics;
 	f->on_stop = o->on_stop;
-	f->stop_arg = o->stop_arg;
+	f->on_following = o->on_following;
+	f->arg = o->arg;
 	f->log.fd = -1;
 	f->retry_ms = RETRY_MIN_MS;
 	hj_cardlog_init(&f->cl);

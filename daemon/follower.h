@@ -61,11 +61,15 @@ typedef struct hjd_follower_opts {
 	hj_rpc *rpc;           /* taken: closed when the follower stops */
 	hj_backend *be;        /* taken: over rpc, freed once it is closed */
 	hjd_metrics *metrics;  /* borrowed, may be NULL: what it counts */
-	/* Called once when the follower starts to stop, with stop_arg: the
+	/* Called once when the follower starts to stop, with arg: the
 	 * moment to close what else keeps the loop alive (the signals).
 	 * May be NULL. */
 	void (*on_stop)(void *arg);
-	void *stop_arg;
+	/* Called once when the follower has caught up and starts following
+	 * the tip, with arg: the moment to start what only helps at the tip
+	 * (the push wake-up).  May be NULL. */
+	void (*on_following)(void *arg);
+	void *arg;
 } hjd_follower_opts;
 
 /* NULL on ENOMEM (nothing taken then). */

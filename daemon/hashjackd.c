@@ -329,16 +329,27 @@ struct process {
 	uv_signal_t sigs[3];
 	uv_timer_t watchdog;
 	hjd_metrics *metrics; /* its listener too */
-	hjd_wakeup *wakeup;   /* push (wakeup.h), NULL when off */
+	hjd_wakeup *wakeup;   /* push (wakeup.h), NULL when off or until the
+	                         follower has caught up */
+	/* What the push is started with once the follower follows the tip. */
+	uv_loop_t *loop;
+	const hjd_config *cfg;
+	const hj_rpc_opts *node;
+	hjd_follower *f;
 };
 
 static const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
 
-static void process_start(struct process *p, uv_loop_t *loop, hjd_follower *f)
+static void process_start(struct process *p, uv_loop_t *loop, hjd_follower *f,
+                          const hjd_config *cfg, const hj_rpc_opts *node)
 {
 	uint64_t wd = hjd_watchdog_usec();
 
 	p->wakeup = NULL;
+	p->loop = loop;
+	p->f = f;
+	p->cfg = cfg;
+	p->node = node;
 	for (size_t i = 0; i < 3; i++) {
 		uv_signal_init(loop, &p->sigs[i]);
 		p->sigs[i].data = f;
@@ -360,6 +371,16 @@ static void process_close(void *arg)
 	p->wakeup = NULL;
 	hjd_metrics_close(p->metrics, NULL, NULL);
 	p->metrics = NULL;
+}
+
+/* The follower has caught up: the push wake-up from now on.  Not before:
+ * wakes are ignored in the catch-up, and a Bitcoin-family long poll would
+ * hold one of the node's RPC threads that the catch-up could use. */
+static void process_following(void *arg)
+{
+	struct process *p = arg;
+
+	p->wakeup = hjd_wakeup_start(p->loop, p->cfg, p->node, p->f);
 }
 
 /* [metrics] listen: the listener for /metrics and /healthz.  Returns 0, or
@@ -440,7 +461,8 @@ static int run(const hjd_config *cfg)
 		                         .be = be,
 		                         .metrics = proc.metrics,
 		                         .on_stop = process_close,
-		                         .stop_arg = &proc});
+		                         .on_following = process_following,
+		                         .arg = &proc});
 	if (!f) {
 		if (rpc && be)
 			snprintf(err, sizeof err, "out of memory");
@@ -451,7 +473,7 @@ static int run(const hjd_config *cfg)
 		hjd_metrics_close(proc.metrics, NULL, NULL);
 		goto out;
 	}
-	process_start(&proc, &loop, f);
+	process_start(&proc, &loop, f, cfg, &o);
 	if (proc.metrics && metrics_listen(cfg, &loop, proc.metrics, f)) {
 		hjd_follower_fail(f, HJD_EXIT_FAILURE);
 		goto out;
@@ -480,7 +502,6 @@ static int run(const hjd_config *cfg)
 		        "hashjackd %s: node %s, state %s, card log %s",
 		        HJ_VERSION_STRING, cfg->rpc_url, cfg->state_dir,
 		        cfg->card_log);
-		proc.wakeup = hjd_wakeup_start(&loop, cfg, &o, f);
 		hjd_follower_start(f);
 	}
 out:

@@ -209,10 +209,15 @@ def case_counts(C):
     C.send(p[1], hj.STAND, 5)                    # wrong_value
     C.mine()
     C.send(p[1], hj.STAND, 0)
-    C.send(p[6], hj.BET, MIN_BET)
-    C.mine()
-    C.a.mine_empty(4)                            # p[6]'s round times out
-    C.dm.wait_height(C.a.height(), 30)
+    # p[6] bets and never acts: its round times out, unless it ends at
+    # once (a blackjack, the dealer's or the player's); then it bets again.
+    for _ in range(20):
+        C.send(p[6], hj.BET, MIN_BET)
+        C.mine()
+        C.a.mine_empty(4)
+        C.dm.wait_height(C.a.height(), 30)
+        if any(e["type"] == "timeout" for l in C.dm.lines() for e in l["events"]):
+            break
 
     # Every round ends (timeouts stand for the players who do not act),
     # and every payout is confirmed.
@@ -272,8 +277,9 @@ def case_counts(C):
     }
     for name, w in want.items():
         check(value(samples, name) == w, "%s = %s, wanted %s" % (name, value(samples, name), w))
-    check(kinds.get("timeout", 0) >= 1 and kinds.get("settle", 0) == 3,
-          "the session should time out and settle its three rounds: %s" % kinds)
+    bets = sum(1 for e in ev if e["type"] == "action" and e["action"] == "Bet")
+    check(kinds.get("timeout", 0) >= 1 and kinds.get("settle", 0) == bets >= 3,
+          "the session should time out and settle its rounds: %s" % kinds)
     n_payouts = C.db("SELECT count(*) FROM payouts")[0][0]
     check(value(samples, "hashjackd_payouts", state="confirmed") == n_payouts,
           "payouts confirmed %s, the database %d"
