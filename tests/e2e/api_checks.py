@@ -136,10 +136,11 @@ def ws_handshake(port, path="/v1/stream", extra=b"", rcvbuf=None, version=b"13",
     return s, head
 
 
-def read_to_eof(s, timeout):
-    """What the server sends on s until it closes it: (bytes, seconds it
-    took); Failed when it is still open after timeout."""
-    t0 = time.monotonic()
+def read_to_eof(s, timeout, t0=None):
+    """What the server sends on s until it closes it: (bytes, seconds since
+    t0, default now); Failed when it is still open after timeout."""
+    if t0 is None:
+        t0 = time.monotonic()
     s.settimeout(timeout)
     out = b""
     while True:

@@ -29,7 +29,7 @@ tests/e2e/test_faults.py (EVM):
                     skipped, logs equal replay, databases equal
   sigterm_catchup   SIGTERM while following with rounds open and three times
                     in the middle of a 2500-block catch-up: exit 0 within
-                    2 s, log and cursor agree, the restart resumes at the
+                    5 s, log and cursor agree, the restart resumes at the
                     commit; log and database equal an uninterrupted daemon's
   config_identity   a dealer address of another network (ltc1, bc1, bcrt1,
                     tltc) or the wrong coin -> exit 78 naming both prefixes;
@@ -723,11 +723,11 @@ def case_node_restart(ctx):
 
 def case_sigterm_catchup(ctx):
     """Daemon D: SIGTERM while following with rounds open (exit 0 within
-    2 s, log ends at the committed offset, "stopping after block N" names
+    5 s, log ends at the committed offset, "stopping after block N" names
     the commit); 2500 blocks mined meanwhile, with a Bet in the first, so
     rounds open and time out in the backlog; three restarts (batch_blocks=1)
     each stopped by SIGTERM in the middle of the catch-up: exit 0 within
-    2 s, log and cursor agree, each restart resumes at the commit, with
+    5 s, log and cursor agree, each restart resumes at the commit, with
     no push before it has caught up.  D's log
     and database equal those of daemon R, which ran throughout, and the log
     equals `hashjack replay`."""
@@ -749,7 +749,7 @@ def case_sigterm_catchup(ctx):
         rc, dt = sigterm_measured(D)
         times.append(dt)
         check_eq(rc, 0, "exit status on SIGTERM while following")
-        check(dt < 2.0, "SIGTERM while following: exited after %.2fs" % dt)
+        check(dt < 5.0, "SIGTERM while following: exited after %.2fs" % dt)
         r = check_log_matches_cursor(D, ctx.workdir, "after SIGTERM while following")
         check_eq([int(x) for x in re.findall(r"SIGTERM: stopping after block (\d+)", D.stderr())],
                  [r["height"]], "\"SIGTERM: stopping after block N\" vs the committed cursor")
@@ -773,7 +773,7 @@ def case_sigterm_catchup(ctx):
             rc, dt = sigterm_measured(D)
             times.append(dt)
             check_eq(rc, 0, "exit status on SIGTERM during catch-up")
-            check(dt < 2.0, "SIGTERM during catch-up: exited after %.2fs" % dt)
+            check(dt < 5.0, "SIGTERM during catch-up: exited after %.2fs" % dt)
             said = re.findall(r"SIGTERM: stopping after block (\d+)", stderr_since(D, off))
             check_eq([int(x) for x in said], [db_rows(D.state_dir, ctx.workdir)["height"]],
                      "\"SIGTERM: stopping after block N\" vs the committed cursor")
