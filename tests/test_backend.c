@@ -59,6 +59,22 @@ static void fx_start(void)
 		fail_msg("hj_rpc_new: %s", err);
 }
 
+#define DEALER "0xdcdcf319ef991916ce062146aa804597059416d8"
+
+/* fx_start, and an EVM backend over its client for DEALER. */
+static hj_backend *fx_evm(void)
+{
+	hj_dealer d;
+	hj_backend *b;
+
+	fx_start();
+	assert_int_equal(
+	    hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &d, NULL, 0), 0);
+	b = hj_evm_backend_new(F.rpc, &d);
+	assert_non_null(b);
+	return b;
+}
+
 /* The daemon's order: the client first, then the backend. */
 static void fx_end(hj_backend *b)
 {
@@ -104,16 +120,9 @@ static void on_blocks_final(void *arg, uint64_t tip, uint64_t final,
  * the callback would have had block 0 after block 2^64 - 1. */
 static void test_evm_range(void **state)
 {
-	static const char addr[] = "0xdcdcf319ef991916ce062146aa804597059416d8";
-	hj_dealer d;
-	hj_backend *b;
+	hj_backend *b = fx_evm();
 
 	(void)state;
-	fx_start();
-	assert_int_equal(
-	    hj_dealer_parse(HJ_EVM, addr, strlen(addr), &d, NULL, 0), 0);
-	b = hj_evm_backend_new(F.rpc, &d);
-	assert_non_null(b);
 	assert_int_equal(b->ops->blocks(b, 5, 0, on_blocks, NULL), -EINVAL);
 	assert_int_equal(b->ops->blocks(b, UINT64_MAX, 2, on_blocks, NULL),
 	                 -EINVAL);
@@ -153,7 +162,6 @@ static void test_evm_range(void **state)
 /* ------------------------------------------------------------------ */
 /* A scripted EVM node                                                 */
 
-#define DEALER "0xdcdcf319ef991916ce062146aa804597059416d8"
 #define HASH_B                                                                 \
 	"0x1111111111111111111111111111111111111111111111111111111111111111"
 #define HASH_P                                                                 \
@@ -505,16 +513,9 @@ static void test_evm_final(void **state)
 /* A final() freed while it waits: no callback. */
 static void test_evm_final_freed(void **state)
 {
-	static const char addr[] = "0xdcdcf319ef991916ce062146aa804597059416d8";
-	hj_dealer d;
-	hj_backend *b;
+	hj_backend *b = fx_evm();
 
 	(void)state;
-	fx_start();
-	assert_int_equal(
-	    hj_dealer_parse(HJ_EVM, addr, strlen(addr), &d, NULL, 0), 0);
-	b = hj_evm_backend_new(F.rpc, &d);
-	assert_non_null(b);
 	assert_int_equal(
 	    b->ops->final(b, HJ_FINALITY_SAFE, on_blocks_final, NULL), 0);
 	assert_int_equal(hj_rpc_pending(F.rpc), 1);
