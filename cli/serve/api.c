@@ -211,7 +211,9 @@ static double log_age(const hj_view_stats *st)
 	return age < 0 ? 0 : age;
 }
 
-/* {"ok":true|false, ["error":why,] "height":H, "ageSeconds":S}. */
+/* {"ok":true|false, ["error":why,] ["height":H, "ageSeconds":S,]
+ * "maxAgeSeconds":M}: M lets a client (the page) tell between two
+ * answers when the last block grows too old. */
 static void healthz(hj_api *a, hj_conn *c)
 {
 	hj_view_stats st;
@@ -241,6 +243,8 @@ static void healthz(hj_api *a, hj_conn *c)
 		    o, "ageSeconds",
 		    json_real((double)(int64_t)(age * 10) / 10));
 	}
+	json_object_set_new(o, "maxAgeSeconds",
+	                    json_integer((json_int_t)a->o.max_age_s));
 	char *s =
 	    json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
 	                      JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));

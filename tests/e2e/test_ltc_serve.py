@@ -35,6 +35,7 @@ status 1 on failure.  Every wait has a deadline and so has the whole run
 (--timeout).
 """
 
+import json
 import os
 import sys
 
@@ -176,6 +177,7 @@ def case_ids(ctx):
     check(any(s["seq"] > 0 for s in states), "some round's seq moved")
     st, body = sv.get("/healthz")
     check_eq(st, 200, "/healthz (max_age 3600 on this family)")
+    check_eq(json.loads(body).get("maxAgeSeconds"), 3600, "/healthz's maxAgeSeconds on this family")
     return "%d states with seq; tr(P) %s" % (len(states), ctx.tr(mine))
 
 

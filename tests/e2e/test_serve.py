@@ -35,7 +35,8 @@ game cases always first):
   malformed requests, WebSocket refusals, oversized and binary messages.
 - metrics: Prometheus text format, every sample typed; counters move.
 - healthz: 503 before the dealer's state exists; with max_age 1, 200
-  while blocks come, 503 and why once they stop, 200 again.
+  while blocks come, 503 and why once they stop, 200 again; maxAgeSeconds
+  in each answer.
 - from_too_old: ?from= older than history_blocks: 400 and why.
 - connections_per_ip, request_timeout (408), ping_timeout (2 x
   ping_interval_ms), slow_reader (max_send_buffer: dropped, counted,
@@ -263,6 +264,8 @@ def case_healthz(ctx):
         st, body = s0.get("/healthz")
         check_eq(st, 503, "/healthz without a database")
         check("not loaded" in json.loads(body)["error"], "why: %s" % body)
+        check_eq((json.loads(body).get("height"), json.loads(body).get("maxAgeSeconds")), (None, 120),
+                 "/healthz without a database: no height, max_age 120 (EVM's)")
         check_eq(s0.get("/v1/table")[0], 503, "/v1/table without a database")
         check_eq(s0.metrics()["hashjack_serve_up"], 0, "up without a database")
     finally:
@@ -278,10 +281,15 @@ def case_healthz(ctx):
     hj.wait_until(healthy, 30, "/healthz 200 while blocks come")
     ok = json.loads(seen[1])
     check(ok.get("ok") is True and ok["height"] in api.log(), "200 body %s" % ok)
+    check_eq(ok.get("maxAgeSeconds"), 1, "200: maxAgeSeconds")
     got = hj.wait_until(lambda: (lambda r: r[0] == 503 and r)(s.get("/healthz")), 30,
                         "/healthz 503 once blocks stop")
     why = json.loads(got[1])["error"]
     check("max_age (1 s)" in why and str(api.dealt()) in why, "503 says why: %s" % why)
+    stale = json.loads(got[1])
+    # ageSeconds is cut to a tenth: past max_age, it may read just max_age
+    check(stale.get("maxAgeSeconds") == 1 and stale.get("ageSeconds", 0) >= 1,
+          "503: ageSeconds past maxAgeSeconds: %s" % stale)
     hj.wait_until(healthy, 30, "/healthz 200 again")
     return "503: %s" % why
 
