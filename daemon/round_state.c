@@ -115,6 +115,11 @@ static json_t *state(const hj_rules *ru, const hj_round *r,
 		json_object_set_new(hj, "betAmount", amount_json(h->stake));
 		json_object_set_new(hj, "isSplit",
 		                    json_boolean(h->flags & HJ_HF_SPLIT));
+		/* Only when true: a settled hand's status is its result, and
+		 * this is what still says it doubled; absent, every other
+		 * state keeps its bytes. */
+		if (h->flags & HJ_HF_DOUBLED)
+			json_object_set_new(hj, "doubled", json_true());
 		json_object_set_new(
 		    hj, "status",
 		    json_string(st ? hj_status_name(st->status[i])

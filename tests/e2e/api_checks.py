@@ -375,10 +375,27 @@ class Api:
                     out[e["round"]][2:] = [h, e]
         return out
 
+    def doubled_hands(self):
+        """{round id: the indices of its hands that doubled}, from the log's
+        Double and Split actions in order (a Split of hand j moves every
+        hand above j up by one)."""
+        out = {}
+        for h, l in sorted(self.log().items()):
+            for e in json.loads(l)["events"]:
+                if e["type"] != "action" or e["action"] not in ("Double", "Split"):
+                    continue
+                d = out.setdefault(e["round"], set())
+                if e["action"] == "Double":
+                    d.add(e["handIndex"])
+                else:
+                    out[e["round"]] = {i + 1 if i > e["handIndex"] else i for i in d}
+        return out
+
     def check_settled_rounds(self, server=None):
         """GET /v1/rounds/{id} of every settled round is its settle event's
         state and, byte for byte, its last RoundUpdate on self.A; of every
-        open one, its state in /v1/rounds.  Returns (settled, open)."""
+        open one, its state in /v1/rounds; in both, "doubled" on exactly
+        the hands the log's Doubles were for.  Returns (settled, open)."""
         sv = server or self.sv
         last_update = {}
         for r in self.A.raws:
@@ -386,9 +403,14 @@ class Api:
                 last_update[json.loads(r)["roundId"]] = data_text(r)
         open_now = {s["round"]: s for s in sv.json("/v1/rounds")["open"]}
         n = 0
+        doubled = self.doubled_hands()
         for rid, (player, bet, end, settle) in self.rounds_of_log().items():
             st, body = sv.get("/v1/rounds/" + rid)
             check_eq(st, 200, "GET /v1/rounds/%s" % rid)
+            hands = json.loads(body)["playerHands"]
+            check_eq([x["handIndex"] for x in hands if x.get("doubled") is True], sorted(doubled.get(rid, ())),
+                     "/v1/rounds/%s: the hands marked doubled" % rid)
+            check(all(x.get("doubled", True) is True for x in hands), "/v1/rounds/%s: doubled false" % rid)
             if end is None:
                 check_eq(json.loads(body), open_now.get(rid), "/v1/rounds/%s (open)" % rid)
                 continue
@@ -1002,14 +1024,16 @@ def check_endpoints(ctx, family, chain, dealer):
     t = api.check_table(family, chain, dealer)
     check(t["perfectPairsEdgePercent"] and t["pokerEdgePercent"], "side bets' edges shown")
     nset, nopen = api.check_settled_rounds()
+    ndbl = sum(map(len, api.doubled_hands().values()))
+    check(ndbl > 0, "the book doubled no hand: \"doubled\" is not checked")
     npl = api.check_players(ctx.alt_ids)
     nbl = api.check_blocks()
     players = sorted({x[0] for x in api.rounds_of_log().values()})
     recipients = players + [a for p in players for a in ctx.alt_ids(p)] + ["unattributed"]
     nrows = api.check_payouts(recipients)
     check(nrows > 0, "payouts listed")
-    return "table, %d settled and %d open rounds, %d players, %d blocks, %d payouts" % (
-        nset, nopen, npl, nbl, nrows)
+    return "table, %d settled and %d open rounds (%d hands doubled), %d players, %d blocks, %d payouts" % (
+        nset, nopen, ndbl, npl, nbl, nrows)
 
 
 def case_stream(ctx):

@@ -14,7 +14,7 @@ log, on this family (api_checks holds them), and what is this family's
 own:
 
 - book: a clear peek with insurance and a skipped block, timeouts of
-  split hands (each moving the seq); after every block GET /v1/rounds and
+  split hands (each moving the seq), a Double; after every block GET /v1/rounds and
   each /v1/rounds/{id} are `hashjack replay --state`, "seq" included.
 - api_players: players that read their round from the API, by their key
   P, and sign each action with `hashjack player ACTION --round ID --seq
@@ -135,7 +135,7 @@ def case_book(ctx):
     """The book's scenarios, /v1/rounds vs replay --state after each block."""
     S = ctx.S
     h0 = S.height()
-    for sc in (book.sc_peek_insured_clear_skip, book.sc_timeout_split_hands):
+    for sc in (book.sc_peek_insured_clear_skip, book.sc_timeout_split_hands, book.sc_double_11):
         sc(S)
     return "%d blocks, %d with open rounds" % (S.height() - h0, sum(
         1 for h in ctx.api.synced if ctx.api.states.get(h)))

@@ -14,7 +14,7 @@ game cases always first):
 
 - book: scenarios of tests/e2e/book.py (a clear peek with insurance and a
   skipped block, a split with premature and refused actions, timeouts of
-  split hands, three players in the same blocks), through test_game's
+  split hands, three players in the same blocks, a Double), through test_game's
   Session; after every block GET /v1/rounds and each /v1/rounds/{id} must
   be `hashjack replay --state` of the blocks so far (api_checks.Api.sync).
 - api_players: players that act only on GET /v1/players/{id}, with those
@@ -28,7 +28,8 @@ game cases always first):
   stream client that comes back to it with ?from= misses nothing.
 - endpoints: /v1/table (`hashjack edge --json`, the limits, the last
   block, the database's cursor), /v1/rounds/{id} of every round (settled:
-  its settle event and its last RoundUpdate, byte for byte), /v1/players
+  its settle event and its last RoundUpdate, byte for byte; open or
+  settled, "doubled" on the hands the log's Doubles were for), /v1/players
   of every player, /v1/blocks/{h} of every block and ?last=N (the log's
   bytes), /v1/payouts (`hashjack ledger --json`), HEAD, the page.
 - errors: 404, 400 (ids, heights, query strings), 405, 413, 414, 431, 426,
@@ -152,7 +153,7 @@ def case_book(ctx):
     S = ctx.S
     h0 = S.height()
     for sc in (book.sc_peek_insured_clear_skip, book.sc_split_order,
-               book.sc_timeout_split_hands, book.sc_players_same_blocks):
+               book.sc_timeout_split_hands, book.sc_players_same_blocks, book.sc_double_11):
         sc(S)
     return "%d blocks, %d with open rounds" % (S.height() - h0, sum(
         1 for h in ctx.api.synced if ctx.api.states.get(h)))
