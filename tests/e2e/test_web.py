@@ -32,9 +32,30 @@ missed.  What the page shows (every card, total, status, stake, payout,
 the actions offered and their values, the blocks left to act, the side
 bets, the transactions it sent) is checked against the dealer's card log
 and the API's answers, and the browser's console must stay free of errors
-(outside the server's planned downtime); the Bet payloads the page builds are checked
-against `hashjack player bet` (the side stakes are encoded alike on both
-families).  Screenshots go to a directory printed at the start, kept.
+(outside the server's planned downtime and the 400s and 404s asked
+for); the Bet payloads the page builds are checked against `hashjack
+player bet` (the side stakes are encoded alike on both
+families).  Then, each as a person sees it:
+
+- amounts in ETH, exactly (stakes of 0.01 ETH; the form takes ETH), and
+  in wei with the header's toggle, the form too, and back (units);
+- totals "soft 19" and "hard 17", the default action and its block of
+  every open round, a settled Double marked "doubled" (the rounds);
+- the payouts' words and numbers never broken over two lines;
+- every block of the strip clicked open: its hash with the rank digit,
+  the color digit and the digits skipped marked, its card worked out as
+  `hashjack card` prints it, each event in words with its rounds linked
+  (block_view);
+- a malformed or unknown player, round or block says so and nothing
+  stays "loading"; a block not dealt yet shows once it is (unknown_views);
+- the rules in words (every key of /v1/table), the side bets' pay tables,
+  the strategy chart cell for cell (rules); how to play: the dealer's
+  address, each action's data (that of every transaction the page sent)
+  and value, the window, the fees (how);
+- with max_age 4 s, the dealer stopped: "stalled since block N", then
+  "live" once it deals again (stalled).
+
+Screenshots of each view go to a directory printed at the start, kept.
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline (WebDriverWait on what the page shows, or
@@ -44,7 +65,6 @@ hj.wait_until), and so has the whole run (--timeout).
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,19 +78,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hj  # noqa: E402
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
 
-try:
-    from selenium import webdriver
-except ImportError:
-    # Debian's python3-selenium, when python3 is not Debian's own (pyenv)
-    sys.path.append("/usr/lib/python3/dist-packages")
-    try:
-        from selenium import webdriver
-    except ImportError:
-        sys.stderr.write("test_web: no selenium: install Debian's chromium chromium-driver "
-                         "python3-selenium (scripts/deps.sh)\n")
-        sys.exit(1)
+import browser  # noqa: E402  (first: it finds Debian's selenium)
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -80,8 +89,10 @@ TIMEOUT = 10           # timeout_blocks: the test mines only when it must
 CONFIRMATIONS = 2      # grinding replaces the tip block: never deal the tip
 PERFECT_PAIRS = "25,12,5"
 TWENTY_ONE_PLUS_THREE = "100,40,30,10,5"
-STAKE = 100000
+STAKE = 10 ** 16       # 0.01 ETH
+SIDE = 10 ** 15        # 0.001 ETH on each side bet of round A
 WAIT = 30              # seconds for the page to show something
+STALL_AGE = 4          # [serve] max_age of the last check: a stopped dealer is stalled after it
 
 SUIT_LETTER = {"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S"}
 
@@ -166,6 +177,25 @@ return [...document.querySelectorAll('#txs li.tx')].map((li) =>
   ['.what', '.tx-hash', '.tx-status'].map((c) => li.querySelector(c).innerText.trim()));
 """
 
+# The cells of a table (css) whose text the browser broke over two lines
+# or more, as a person sees them: their text's line boxes, told apart by
+# their tops (a line lower by most of the font size is a new line).
+READ_BROKEN = r"""
+const out = [];
+for (const c of document.querySelectorAll(arguments[0] + ' th, ' + arguments[0] + ' td')) {
+  const t = c.innerText.trim();
+  if (!t) continue;
+  const r = document.createRange();
+  r.selectNodeContents(c);
+  const tops = [...r.getClientRects()].filter((x) => x.width > 0).map((x) => x.top).sort((a, b) => a - b);
+  const fs = parseFloat(getComputedStyle(c).fontSize);
+  let lines = tops.length ? 1 : 0;
+  for (let i = 1; i < tops.length; i++) if (tops[i] - tops[i - 1] > 0.6 * fs) lines++;
+  if (lines > 1) out.push(t);
+}
+return out;
+"""
+
 READ_BUTTONS = r"""
 return [...document.querySelectorAll('#my-round button.action')].filter((b) => !b.disabled)
   .map((b) => b.innerText.trim());
@@ -185,6 +215,38 @@ def short(i):
 
 def wei(n):
     return "%s wei" % n
+
+
+def eth_digits(n):
+    """An amount of wei in ether, exactly, as the page writes it: "0.01"."""
+    n = int(n)
+    s = str(abs(n)).rjust(19, "0")
+    whole, frac = s[:-18], s[-18:].rstrip("0")
+    return ("-" if n < 0 else "") + whole + ("." + frac if frac else "")
+
+
+def eth(n):
+    return eth_digits(n) + " ETH"
+
+
+VALUES = {"A": 1, "J": 10, "Q": 10, "K": 10}
+
+
+def total_words(cards, total):
+    """A hand's total as the page says it: "soft 17" when an Ace counts 11,
+    else "hard 17" (docs/PROTOCOL.md section 7: a hand is soft when it holds
+    an ace that counts 11 without going over 21)."""
+    hard = sum(VALUES.get(c[:-1]) or int(c[:-1]) for c in cards)
+    soft = any(c[:-1] == "A" for c in cards) and hard + 10 <= 21
+    check_eq(hard + 10 if soft else hard, total, "the total of %s" % cards)
+    return ("soft %d" if soft else "hard %d") % total
+
+
+def default_action(rs):
+    """The default action of an open round (docs/PROTOCOL.md section 6)."""
+    if "Peek" in rs["nextActions"]:
+        return "Peek without insurance"
+    return "Stand on hand %d" % rs["handIndex"]
 
 
 class Web:
@@ -232,20 +294,8 @@ class Web:
     # -- the browser --------------------------------------------------------
 
     def start_browser(self):
-        o = webdriver.ChromeOptions()
-        o.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--window-size=1280,2200", "--no-first-run", "--no-default-browser-check",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--disable-extensions",
-                  "--user-data-dir=" + os.path.join(self.work, "chromium")):
-            o.add_argument(a)
-        svc = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver",
-                      log_path=os.path.join(self.work, "chromedriver.log"))
-        self.d = webdriver.Chrome(service=svc, options=o)
+        self.d = browser.chromium(self.work)
         hj.add_exit_hook(self.quit_browser)
-        self.d.set_page_load_timeout(30)
-        self.d.set_script_timeout(30)
         self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PROVIDER})
         self.allowed = False     # the wallet gave the page its account
 
@@ -385,22 +435,26 @@ def check_open_round(W, rid, what):
     check_eq([code_of(c) for c in page["dealer"]["cards"]], rs["dealerHand"]["cards"],
              "%s: dealer's cards on the page and in the API" % what)
     if rs["dealerHand"]["cards"]:
-        check_eq(page["dealer"]["total"], str(rs["dealerHand"]["total"]), "%s: dealer's total" % what)
+        check_eq(page["dealer"]["total"], total_words(rs["dealerHand"]["cards"], rs["dealerHand"]["total"]),
+                 "%s: dealer's total" % what)
     check_eq(len(page["hands"]), len(rs["playerHands"]), "%s: number of hands" % what)
     for ph, h in zip(page["hands"], rs["playerHands"]):
         i = h["handIndex"]
         check_eq([code_of(c) for c in ph["cards"]], h["cards"], "%s: hand %d's cards" % (what, i))
-        check_eq(ph["total"], str(h["total"]), "%s: hand %d's total" % (what, i))
+        check_eq(ph["total"], total_words(h["cards"], h["total"]), "%s: hand %d's total" % (what, i))
         check_eq(ph["status"], h["status"], "%s: hand %d's status" % (what, i))
-        check_eq(ph["bet"], wei(h["betAmount"]), "%s: hand %d's stake" % (what, i))
+        check_eq(ph["bet"], eth(h["betAmount"]), "%s: hand %d's stake" % (what, i))
     check_eq(page["facts"].get("Next actions"), ", ".join(rs["nextActions"]) or "none now",
              "%s: next actions" % what)
     tip = W.tip()
     if "timeoutAt" in rs:
-        m = re.match(r"(\d+) blocks left", page["facts"].get("To act") or "")
+        act = page["facts"].get("To act") or ""
+        m = re.match(r"(\d+) blocks left", act)
         check(m, "%s: the page shows no blocks left to act: %r" % (what, page["facts"]))
         check_eq(int(m.group(1)), rs["timeoutAt"] - tip, "%s: blocks left (timeoutAt %d, page at block %d)"
                  % (what, rs["timeoutAt"], tip))
+        want = "then by default %s, at the end of block %d" % (default_action(rs), rs["timeoutAt"])
+        check(want in act, "%s: the default action and its block: %r, not %r" % (what, act, want))
     # The log: the round's draws, in order, are the cards shown.
     drawn = {"D": []}
     for l in W.log():
@@ -419,7 +473,7 @@ def expected_buttons(rs):
             name = "Peek with insurance" if a.get("insurance") else "Peek without insurance"
         else:
             name = a["action"]
-        out.append(name + (" (%s)" % wei(a["value"]) if a["value"] != "0" else ""))
+        out.append(name + (" (%s)" % eth(a["value"]) if a["value"] != "0" else ""))
     return out
 
 
@@ -459,10 +513,11 @@ def bet(W, stake, pp, t3, what):
     elif pp:
         want += "%016x" % pp
     check_eq(data, want, "%s: the Bet's data on the page" % what)
-    check_eq(W.text("#bet-value"), str(stake + pp + t3), "%s: the Bet's value on the page" % what)
+    check_eq((W.text("#bet-amount"), W.text("#bet-value")), (eth(stake + pp + t3), str(stake + pp + t3)),
+             "%s: the Bet's value on the page, in ETH and in wei" % what)
     n = len(W.sent())
     W.d.find_element(By.ID, "bet-send").click()
-    label = "Bet %d" % stake + (" + Perfect Pairs %d" % pp if pp else "") + (" + 21+3 %d" % t3 if t3 else "")
+    label = "Bet " + eth(stake) + (" + Perfect Pairs " + eth(pp) if pp else "") + (" + 21+3 " + eth(t3) if t3 else "")
     h = W.wait_sent(n, label)
     tx = W.a.rpc("eth_getTransactionByHash", h)
     check_eq((tx["to"].lower(), int(tx["value"], 16), tx["input"]), (W.dealer, stake + pp + t3, want),
@@ -470,11 +525,13 @@ def bet(W, stake, pp, t3, what):
     return h
 
 
-def set_form(W, stake, pp, t3):
+def set_form(W, stake, pp, t3, base=False):
+    """Types the amounts (wei) into the Bet form, in ETH (or in wei when
+    the page shows base units)."""
     for id_, v in (("bet-stake", stake), ("bet-pp", pp), ("bet-t3", t3)):
         e = W.d.find_element(By.ID, id_)
         e.clear()
-        e.send_keys(str(v))
+        e.send_keys(str(v) if base else eth_digits(v))
 
 
 def deal(W, first, up, second):
@@ -507,29 +564,37 @@ def check_settled(W, rid, what):
     check_eq((rs.get("betAmount"), rs.get("payout"), rs.get("settledAt")), (ev["betAmount"], ev["payout"], h),
              "%s: the API's betAmount, payout, settledAt against the log" % what)
     check_eq([code_of(c) for c in page["dealer"]["cards"]], ev["dealerHand"]["cards"], "%s: dealer's cards" % what)
-    check_eq(page["dealer"]["total"], str(ev["dealerHand"]["total"]), "%s: dealer's total" % what)
+    check_eq(page["dealer"]["total"], total_words(ev["dealerHand"]["cards"], ev["dealerHand"]["total"]),
+             "%s: dealer's total" % what)
     check_eq(len(page["hands"]), len(ev["playerHands"]), "%s: number of hands" % what)
+    doubled = {e["handIndex"] for e in hj.events(W.log(), type="action", round=rid) if e["action"] == "Double"}
     for ph, x in zip(page["hands"], ev["playerHands"]):
         i = x["handIndex"]
         check_eq(([code_of(c) for c in ph["cards"]], ph["total"], ph["status"], ph["bet"], ph["payout"]),
-                 (x["cards"], str(x["total"]), x["status"], wei(x["betAmount"]), wei(x["payout"])),
+                 (x["cards"], total_words(x["cards"], x["total"]), x["status"], eth(x["betAmount"]),
+                  eth(x["payout"])),
                  "%s: hand %d (cards, total, status, stake, payout)" % (what, i))
-    check_eq(page["facts"].get("Staked"), wei(ev["betAmount"]), "%s: the round's stake" % what)
-    check_eq(page["facts"].get("Returned"), wei(ev["payout"]), "%s: the round's return" % what)
+        check_eq(ph["title"].split(" ◀")[0], "Hand %d%s%s" % (i, " (split)" if len(ev["playerHands"]) > 1 else "",
+                                                             " doubled" if i in doubled else ""),
+                 "%s: hand %d's heading (a Double marked, as the log has it)" % (what, i))
+    check_eq(page["facts"].get("Staked"), eth(ev["betAmount"]), "%s: the round's stake" % what)
+    check_eq(page["facts"].get("Returned"), eth(ev["payout"]), "%s: the round's return" % what)
     net = int(ev["payout"]) - int(ev["betAmount"])
-    check_eq(page["facts"].get("Net"), ("+" if net > 0 else "") + wei(net), "%s: the round's net" % what)
+    check_eq(page["facts"].get("Net"), ("+" if net > 0 else "") + eth(net), "%s: the round's net" % what)
     # The payouts the dealer's ledger holds for the round, as the page lists them
     # (kind, amount, hand; their state moves on its own).
     led = subprocess.run([W.hashjack, "ledger", "--state", W.dm.state_dir, "--round", rid, "--json"],
                          check=True, capture_output=True, text=True, timeout=30).stdout
-    want = sorted((r["kind"], wei(r["amount"]), "" if r["handIndex"] is None else str(r["handIndex"]))
+    want = sorted((r["kind"], eth(r["amount"]), "" if r["handIndex"] is None else str(r["handIndex"]))
                   for r in map(json.loads, led.splitlines()))
     check(want, "%s: the ledger has no payout of the round" % what)
     W.until("the %d payouts of round %s" % (len(want), short(rid)),
             lambda: sorted((r[0], r[2], r[4]) for r in W.d.execute_script(READ_PAYOUTS)) == want)
+    check_eq(W.d.execute_script(READ_BROKEN, "#view table.payouts"), [],
+             "%s: the payouts' words and numbers each on one line" % what)
     if "insurance" in ev:
-        check_eq(page["facts"].get("Insurance"), "bet %s, payout %s" % (wei(ev["insurance"]["betAmount"]),
-                                                                       wei(ev["insurance"]["payout"])),
+        check_eq(page["facts"].get("Insurance"), "bet %s, payout %s" % (eth(ev["insurance"]["betAmount"]),
+                                                                       eth(ev["insurance"]["payout"])),
                  "%s: insurance" % what)
     return ev
 
@@ -588,6 +653,10 @@ def c_payloads(W):
         check_eq(W.d.find_element(By.ID, "bet-send").is_enabled(), not big, "the Bet button's state")
     set_form(W, STAKE, 2 ** 64, 0)
     W.until("a side stake above 2^64 - 1 refused", lambda: "2^64" in (W.text("#bet-problem") or ""))
+    e = W.d.find_element(By.ID, "bet-pp")
+    e.clear()
+    e.send_keys("0.0000000000000000001")
+    W.until("19 decimals refused", lambda: "at most 18 digits after the point" in (W.text("#bet-problem") or ""))
     check_eq(W.text("#bet-data"), None, "no data for a side stake above 2^64 - 1")
     return "%d payloads as hashjack player bet writes them" % len(cases)
 
@@ -597,7 +666,7 @@ def c_round_a(W):
     (perfectPair, 25:1), 21+3 loses; Split; hand 1 (8H 2D) Hit KS: 20,
     Stand; hand 0 (8H 3C) Hit 9D: 20, Stand; the dealer 6S 10H KC busts:
     both hands Win."""
-    pp = t3 = 1000
+    pp = t3 = SIDE
     h = bet(W, STAKE, pp, t3, "A")
     W.mine_tx(h)
     rid = h
@@ -607,13 +676,13 @@ def c_round_a(W):
     check_eq([(e["perfectPairs"]["status"], e["perfectPairs"]["payout"], e["poker"]["status"], e["poker"]["payout"])
               for e in side], [("perfectPair", str(pp * 26), "sidebetLost", "0")], "A: the log's side bets")
     check_eq(page_sidebets(W, "#my-round article.round"),
-             {"Perfect Pairs": "bet %s, perfectPair, payout %s" % (wei(pp), wei(pp * 26)),
-              "21+3": "bet %s, sidebetLost, payout %s" % (wei(t3), wei(0))}, "A: the side bets on the page")
+             {"Perfect Pairs": "bet %s, perfectPair, payout %s" % (eth(pp), eth(pp * 26)),
+              "21+3": "bet %s, sidebetLost, payout %s" % (eth(t3), eth(0))}, "A: the side bets on the page")
     check_eq((rs["perfectPairs"]["status"], rs["poker"]["status"]), ("perfectPair", "sidebetLost"),
              "A: the API's side bets")
     W.shot("a-deal")
 
-    sp = act(W, rid, "Split (%s)" % wei(STAKE), "A")
+    sp = act(W, rid, "Split (%s)" % eth(STAKE), "A")
     W.mine_tx(sp)
     W.grind("3C")      # hand 0's second card
     W.grind("2D")      # hand 1's
@@ -668,7 +737,7 @@ def c_round_b(W):
     W.mine_tx(h)
     deal(W, "5C", "7D", "6H")
     wait_actions(W, h, ["Hit", "Double", "Stand", "Surrender"], "B: 11 against 7")
-    db = act(W, h, "Double (%s)" % wei(STAKE), "B")
+    db = act(W, h, "Double (%s)" % eth(STAKE), "B")
     W.mine_tx(db)
     W.grind("9S")
     W.grind("KC")
@@ -678,7 +747,43 @@ def c_round_b(W):
     ev = check_settled(W, h, "B")
     check_eq([(x["status"], x["betAmount"], x["payout"]) for x in ev["playerHands"]],
              [("Win", str(2 * STAKE), str(4 * STAKE))], "B: the log's result")
+    W.round_b = (h, ev)
     return "round %s: double: %s returned" % (short(h), ev["payout"])
+
+
+def c_units(W):
+    """Amounts in ETH, base units on demand: on round B's page (where
+    check_settled left the browser) each amount's title has it in wei; the
+    header's "wei" button shows every amount in wei, the Bet form's stake
+    as the same amount in wei; "ETH" goes back."""
+    rid, ev = W.round_b
+
+    def staked():
+        r = W.read_round("#view article.round")
+        return r and r["facts"].get("Staked")
+    check_eq(staked(), eth(ev["betAmount"]), "B's stake in ETH")
+    check_eq(W.d.execute_script("return document.querySelector('#view .round-bet').title"),
+             "= " + wei(ev["betAmount"]), "the title of B's stake: its wei")
+    check_eq(W.d.find_element(By.ID, "bet-stake").get_attribute("value"), eth_digits(STAKE),
+             "the form's stake in ETH")
+    W.click("#units button", "wei", "the wei button")
+    W.until("B's stake in wei", lambda: staked() == wei(ev["betAmount"]))
+    page = W.read_round("#view article.round")
+    check_eq([(x["bet"], x["payout"]) for x in page["hands"]],
+             [(wei(x["betAmount"]), wei(x["payout"])) for x in ev["playerHands"]], "B's hands in wei")
+    check_eq(W.d.find_element(By.ID, "bet-stake").get_attribute("value"), str(STAKE), "the form's stake in wei")
+    check_eq(W.text("#bet-form .unit"), "wei", "the form's unit")
+    check_eq([w for w, h, _ in W.sent() if h == rid], ["Bet " + wei(STAKE)], "B's Bet in the Sent list, in wei")
+    check_eq(W.text("#table .min-bet") + " to " + W.text("#table .max-bet"),
+             "%s to %s" % (wei(MIN_BET), wei(MAX_BET)), "the table's limits in wei")
+    W.shot("units-wei")
+    W.click("#units button", "ETH", "the ETH button")
+    W.until("B's stake in ETH again", lambda: staked() == eth(ev["betAmount"]))
+    check_eq(W.d.find_element(By.ID, "bet-stake").get_attribute("value"), eth_digits(STAKE),
+             "the form's stake in ETH again")
+    check_eq(W.text("#table .min-bet") + " to " + W.text("#table .max-bet"),
+             "%s to %s" % (eth(MIN_BET), eth(MAX_BET)), "the table's limits in ETH")
+    return "%s = %s and back" % (eth(ev["betAmount"]), wei(ev["betAmount"]))
 
 
 def c_reconnect(W):
@@ -712,7 +817,7 @@ def c_round_c(W):
     W.mine_tx(h)
     deal(W, "10C", "AS", "6D")
     wait_actions(W, h, ["Peek"], "C: 16 against an Ace")
-    pk = act(W, h, "Peek with insurance (%s)" % wei(STAKE // 2), "C")
+    pk = act(W, h, "Peek with insurance (%s)" % eth(STAKE // 2), "C")
     W.mine_tx(pk)
     W.grind("5H")
     W.confirm()
@@ -775,6 +880,286 @@ def c_blocks(W):
     return "%d blocks, %d to %d" % (len(shown), last - len(shown) + 1, last)
 
 
+READ_BLOCK = r"""
+const v = document.querySelector('#view');
+const txt = (e) => (e ? e.innerText.trim() : null);
+const f = v.querySelector('.block-facts');
+return {title: txt(v.querySelector('h2')), error: txt(v.querySelector('#view-error')),
+  hash: txt(f && f.querySelector('.hash')), card: txt(f && f.querySelector('.card-name')),
+  rankDigit: txt(f && f.querySelector('.hash .rank-digit')),
+  colorDigit: txt(f && f.querySelector('.hash .color-digit')),
+  skipped: f ? [...f.querySelectorAll('.hash .skipped')].map(txt).join('') : null,
+  derivation: txt(v.querySelector('#derivation')), none: txt(v.querySelector('#no-events')),
+  events: [...v.querySelectorAll('#events > li')].map((li) => ({
+    type: txt(li.querySelector('.event-type')).toLowerCase(), text: txt(li),
+    rounds: [...li.querySelectorAll('a.round-link')].map((a) => a.title)})),
+  touched: [...v.querySelectorAll('#touched a.round-link')].map((a) => a.title)};
+"""
+
+SUIT_SYMBOL = {v: k for k, v in SUIT_LETTER.items()}
+
+
+def card_text(code):
+    return code[:-1] + SUIT_SYMBOL[code[-1]]
+
+
+def click_block(W, h):
+    """Clicks block h in the strip."""
+    def once():
+        a = W.d.execute_script("return [...document.querySelectorAll('#blocks a.block-open')].find((a) => "
+                               "a.querySelector('.height').innerText.trim() === arguments[0]) || null;", "#%d" % h)
+        try:
+            if a is not None:
+                a.click()
+                return True
+        except StaleElementReferenceException:
+            pass
+        return False
+    W.until("block %d in the strip" % h, once)
+
+
+def check_block_view(W, line, explained):
+    """The block view of a log line, as the page shows it, against the line
+    and `hashjack card`'s words (explained: its lines for the hash)."""
+    h = line["height"]
+    def shown():
+        b = W.d.execute_script(READ_BLOCK)
+        return b["title"] == "Block %d" % h and (b["derivation"] or b["error"]) and b
+    b = W.until("the view of block %d" % h, shown)
+    check_eq(b["error"], None, "block %d: an error" % h)
+    check_eq(b["hash"], line["hash"], "block %d: the hash" % h)
+    check_eq(b["derivation"].splitlines(), explained, "block %d: the card worked out, as hashjack card says" % h)
+    c = line["card"]
+    check_eq((b["card"].rsplit(" ", 1)[-1], b["rankDigit"], b["colorDigit"], b["skipped"]),
+             ("(%s)" % c["code"], c["rankDigit"], c["colorDigit"], line["hash"][2:][c["pos"] + 1:]),
+             "block %d: the card, its rank digit, color digit and skipped digits marked in the hash" % h)
+    evs = line["events"]
+    check_eq([e["type"] for e in b["events"]], [e["type"] for e in evs], "block %d: its events" % h)
+    if not evs:
+        check(b["none"], "block %d: nothing says it has no event" % h)
+    for shown, e in zip(b["events"], evs):
+        if "round" in e:
+            check(e["round"] in shown["rounds"],
+                  "block %d: %s does not link round %s: %s" % (h, e["type"], e["round"], shown))
+        want = []
+        if e["type"] in ("draw", "peek", "skip"):
+            want.append(card_text(e["card"]))
+        if e["type"] == "draw":
+            want.append("to the dealer" if e["handOwner"] == "Dealer" else "to hand %d" % e["handIndex"])
+        if e["type"] == "action":
+            want.append(e["action"])
+            if e["stake"] != "0":
+                want.append(eth(e["stake"]))
+        if e["type"] == "timeout":
+            want.append("Peek without insurance" if e["action"] == "Peek" else "Stand on hand %d" % e["handIndex"])
+        if e["type"] == "settle":
+            want += ["staked " + eth(e["betAmount"]), "returned " + eth(e["payout"])]
+            want += ["hand %d %s" % (x["handIndex"], x["status"].lower()) for x in e["playerHands"]
+                     if x["status"] != "DealerBlackjack"]
+        for w in want:
+            check(w in shown["text"],
+                  "block %d: the %s event does not say %r: %r" % (h, e["type"], w, shown["text"]))
+    rounds = []
+    for e in evs:
+        if "round" in e and e["round"] not in rounds:
+            rounds.append(e["round"])
+    check_eq(b["touched"], rounds, "block %d: the rounds it touched" % h)
+    return b
+
+
+def c_block_view(W):
+    """Each block of the strip, clicked, opens its view: the hash with the
+    rank digit, the color digit and the digits skipped marked, the card
+    worked out line for line as `hashjack card` explains it, each event in
+    words with its rounds linked; a round's link opens the round."""
+    W.d.get(W.url + "#/")
+    shown = [int(x[0][1:]) for x in W.until("the strip", lambda: W.d.execute_script(READ_BLOCKS))]
+    lines = {l["height"]: l for l in W.log()}
+    hashes = [lines[h]["hash"] for h in shown]
+    out = subprocess.run([W.hashjack, "card"] + hashes, check=True, capture_output=True, text=True,
+                         timeout=30).stdout
+    explained, cur = {}, None
+    for l in out.splitlines():
+        if not l.startswith(" "):
+            cur = explained.setdefault(l.strip(), [])
+        else:
+            cur.append(l.strip())
+    busiest = max(shown, key=lambda h: (len(lines[h]["events"]), h))
+    n = 0
+    for h in shown:
+        click_block(W, h)
+        check_block_view(W, lines[h], explained[lines[h]["hash"]])
+        n += len(lines[h]["events"])
+        if h == busiest:
+            W.shot("block")
+    click_block(W, busiest)
+    check_block_view(W, lines[busiest], explained[lines[busiest]["hash"]])
+    rid = [e["round"] for e in lines[busiest]["events"] if "round" in e][0]
+    W.click("#touched a.round-link", rid, "the link of round %s" % short(rid))
+    W.until("the page of round %s" % short(rid), lambda: W.text("#view .round-id") == rid)
+    return "%d blocks, %d events; block %d's round %s opens" % (len(shown), n, busiest, short(rid))
+
+
+EXPECTED_404 = re.compile(r"/v1/(players|rounds|blocks|payouts)[/?]\S* - Failed to load resource: "
+                          r"the server responded with a status of 40[04] ")
+
+
+def c_unknown_views(W):
+    """Every view ends its loading: a malformed or unknown player, round or
+    block says so and nothing stays "loading"; a block not dealt yet says
+    so, and shows once it is."""
+    tip = W.tip()
+    stranger = W.a.accounts[3].address
+    cases = [
+        ("#/player/0x12", "Not a player (an address: 0x and 40 hex digits).", ["Open round", "Payouts"]),
+        ("#/player/" + stranger, "No round of this player in the card log.", []),
+        ("#/round/0x1234", "Not a round id (the Bet's transaction id: 0x and 64 hex digits).", ["Payouts"]),
+        ("#/round/0x" + "ab" * 32, "No round with this id in the card log this server reads.", []),
+        ("#/block/abc", "Not a block height: \"abc\".", []),
+        ("#/block/0", "Block 0 is not in the card log this server reads.", []),
+        ("#/block/%d" % (tip + 1000),
+         "Block %d is not dealt yet: the dealer's last block is %d." % (tip + 1000, tip), []),
+    ]
+    for route, words, absent in cases:
+        W.d.get(W.url + route)
+
+        def said():
+            t = W.text("#view") or ""
+            return words in (W.text("#view-error") or "") and "loading" not in t and t
+        t = re.sub(r"\s+", " ", W.until("%s saying %r, nothing loading" % (route, words), said))
+        for a in absent:
+            check(a not in t, "%s: %r on a page with nothing to show: %r" % (route, a, t))
+        if route.startswith("#/player/0x") and len(route) > 20:
+            check("Open round none Recent rounds none Payouts no payouts" in t,
+                  "%s: the player's sections: %r" % (route, t))
+            W.shot("unknown-player")
+        if route.startswith("#/round/0x") and len(route) > 20:
+            check("Payouts no payouts" in t, "%s: the round's payouts: %r" % (route, t))
+    # The next block, before and after it is dealt.
+    nxt = tip + 1
+    W.d.get(W.url + "#/block/%d" % nxt)
+    W.until("block %d not dealt yet" % nxt, lambda: "is not dealt yet" in (W.text("#view-error") or ""))
+    W.confirm()
+    out = subprocess.run([W.hashjack, "card", W.line(nxt)["hash"]], check=True, capture_output=True, text=True,
+                         timeout=30).stdout
+    check_block_view(W, W.line(nxt), [l.strip() for l in out.splitlines()[1:]])
+    errors = [e for e in W.console_errors() if not EXPECTED_404.search(e)]
+    check(not errors, "the browser's console, besides the 400 and 404 answers asked for:\n  " + "\n  ".join(errors))
+    return "%d views say what is wrong; block %d shown once dealt" % (len(cases), nxt)
+
+
+READ_RULES = r"""
+const txt = (e) => (e ? e.innerText.trim() : null);
+const rows = (css) => [...document.querySelectorAll(css)].map((tr) =>
+  [...tr.querySelectorAll('th, td')].map(txt));
+const charts = {};
+for (const t of document.querySelectorAll('#view table.chart')) {
+  charts[t.id.replace('chart-', '')] = rows('#' + t.id + ' tbody tr');
+}
+return {rules: rows('#rules-words tbody tr'), pp: rows('#pays-pp tr'), t3: rows('#pays-t3 tr'), charts,
+  limits: txt(document.querySelector('#limits'))};
+"""
+
+RULE_WORDS = {   # what each rule key of this table's (bethash with both side bets) must say
+    "preset": "starts from the bethash preset",
+    "blackjack_pays": "pays 6:5: the stake back plus 6/5 of it, rounded down",
+    "dealer_soft17": "The dealer hits soft 17",
+    "peek": "With an Ace up, your first move must be a Peek",
+    "double_on": "when they make a hard 9, 10 or 11",
+    "double_after_split": "You may not double after a split.",
+    "max_hands": "You may split once: two hands at most.",
+    "split_by_value": "Any two 10-valued cards are a pair",
+    "split_aces": "Aces never split.",
+    "hit_split_aces": "takes one card and stands",
+    "surrender": "Late surrender",
+    "split_21_is_blackjack": "is an ordinary 21, paid 1:1, not a blackjack",
+    "perfect_pairs": "The Perfect Pairs side bet is offered",
+    "twenty_one_plus_three": "The 21+3 side bet is offered",
+}
+
+
+def c_rules(W):
+    """The Rules link: every rule key of /v1/table in a sentence, the side
+    bets' pay tables, the limits, and the strategy chart as /v1/table has
+    it, cell for cell."""
+    W.d.get(W.url + "#/")
+    W.click("#nav a", "Rules", "the Rules link")
+    W.until("the rules in words", lambda: W.d.execute_script(READ_RULES)["rules"])
+    t = W.api("v1/table")
+    r = W.d.execute_script(READ_RULES)
+    check_eq([k for _, k in r["rules"]], ["%s = %s" % kv for kv in t["rules"].items()], "every rule key and its value")
+    check_eq(sorted(RULE_WORDS), sorted(t["rules"]), "the test knows every rule key")
+    for sentence, key in r["rules"]:
+        k = key.split(" = ")[0]
+        check(RULE_WORDS[k] in sentence, "%s: %r does not say %r" % (key, sentence, RULE_WORDS[k]))
+    check_eq([x[2] for x in r["pp"]], ["%s to 1" % p for p in PERFECT_PAIRS.split(",")], "Perfect Pairs' pays")
+    check_eq([x[0] for x in r["pp"]], ["perfectPair", "colouredPair", "mixedPair"], "Perfect Pairs' results")
+    check_eq([x[2] for x in r["t3"]], ["%s to 1" % p for p in TWENTY_ONE_PLUS_THREE.split(",")], "21+3's pays")
+    check_eq([x[0] for x in r["t3"]], ["suitedTrips", "straightFlush", "threeOfAKind", "straight", "flush"],
+             "21+3's results")
+    for w in ("from %s to %s" % (eth(MIN_BET), eth(MAX_BET)), "you have %d blocks" % TIMEOUT,
+              "%d confirmations" % CONFIRMATIONS, "no bankroll limit"):
+        check(w in r["limits"], "the limits do not say %r: %r" % (w, r["limits"]))
+    label = {"hard": lambda k: "hard " + k, "soft": lambda k: "soft %s (A+%d)" % (k, int(k) - 11),
+             "pairs": lambda k: "%s-%s" % (k, k)}
+    for part in ("hard", "soft", "pairs"):
+        want = [[label[part](k)] + [row[u] for u in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")]
+                for k, row in t["chart"][part].items()]
+        check_eq(r["charts"].get(part), want, "the %s chart against /v1/table" % part)
+    W.shot("rules")
+    return "%d rules in words, 2 pay tables, %d chart rows" % (len(r["rules"]),
+                                                               sum(len(c) for c in r["charts"].values()))
+
+
+READ_HOW = r"""
+const txt = (e) => (e ? e.innerText.trim() : null);
+return {dealer: txt(document.querySelector('#how-dealer')), steps: txt(document.querySelector('#howto')),
+  fees: txt(document.querySelector('#how-fees')),
+  actions: [...document.querySelectorAll('#how-actions tbody tr')].map((tr) =>
+    [...tr.querySelectorAll('td')].map(txt))};
+"""
+
+PAYLOADS = {"Bet": "0x484a0101", "Hit": "0x484a0102", "Stand": "0x484a0103", "Double": "0x484a0104",
+            "Split": "0x484a0105", "Surrender": "0x484a0106", "Peek without insurance": "0x484a010700",
+            "Peek with insurance": "0x484a010701"}
+
+
+def c_how(W):
+    """The How to play link: to the dealer's address, each action's input
+    data (docs/PROTOCOL.md section 11.2: the very data of every transaction
+    this page sent) and value, the window and its default action, and what
+    fees do to a stake."""
+    W.click("#nav a", "How to play", "the How to play link")
+    W.until("how to play", lambda: W.d.execute_script(READ_HOW)["actions"])
+    h = W.d.execute_script(READ_HOW)
+    check_eq(h["dealer"], W.dealer, "the dealer's address")
+    check_eq([(a, d) for a, d, _, _ in h["actions"]], list(PAYLOADS.items()), "each action's input data")
+    values = {a: v for a, _, v, _ in h["actions"]}
+    check("from %s to %s" % (eth(MIN_BET), eth(MAX_BET)) in values["Bet"], "the Bet's value: %r" % values["Bet"])
+    check_eq([values[a] for a in ("Hit", "Stand", "Surrender", "Peek without insurance")], ["0"] * 4, "the 0 values")
+    check_eq((values["Double"], values["Split"], values["Peek with insurance"]),
+             ("the hand's stake again", "the hand's stake again", "half the Bet's stake, rounded down"),
+             "the other values")
+    sent = 0
+    for what, tx, _ in W.sent():
+        name = what.split(" ")[0] if what.startswith("Bet ") else what
+        data = W.a.rpc("eth_getTransactionByHash", tx)["input"]
+        want = PAYLOADS[name] if name != "Bet" else None
+        check(data == want if want else data.startswith(PAYLOADS["Bet"]),
+              "%s sent %s, the page tells %s" % (what, data, want or PAYLOADS["Bet"]))
+        sent += 1
+    for w in ("for %d blocks" % TIMEOUT, "premature and refunded", "the default action is taken for you: Stand, or a "
+              "Peek without insurance where a Peek is due"):
+        check(w in h["steps"], "the steps do not say %r: %r" % (w, h["steps"]))
+    fee = 2 * 21000 * 10 ** 9
+    pct = fee * 10000 // 10 ** 16     # the page's example: 0.01 ETH, within the limits
+    for w in ("its own network fee", "gas", "at a gas price of 1 gwei a Bet and a Stand cost at least %s: %d.%02d %% of "
+              "a stake of %s" % (eth(fee), pct // 100, pct % 100, eth(10 ** 16)), "Waiting costs no fee"):
+        check(w in h["fees"], "the fees do not say %r: %r" % (w, h["fees"]))
+    W.shot("how")
+    return "%d actions; the data of the %d transactions sent" % (len(h["actions"]), sent)
+
+
 def c_player_page(W):
     """The player's page: no open round, the four rounds settled, newest
     first, each with its return as the log has it."""
@@ -783,13 +1168,47 @@ def c_player_page(W):
     W.until("the player's %d rounds" % len(settles),
             lambda: len(W.read_rounds("#recent-rounds article.round")) == len(settles))
     shown = [r["facts"].get("Returned") for r in W.read_rounds("#recent-rounds article.round")]
-    check_eq(shown, [wei(e["payout"]) for e in reversed(settles)], "the player's rounds' returns, newest first")
+    check_eq(shown, [eth(e["payout"]) for e in reversed(settles)], "the player's rounds' returns, newest first")
     check_eq(W.text("#view .player-id"), W.player, "the player's id")
     W.shot("player")
     return "%d rounds" % len(settles)
 
 
-CHECKS = [c_load, c_payloads, c_round_a, c_round_b, c_reconnect, c_round_c, c_round_d, c_blocks, c_player_page]
+def c_stalled(W):
+    """"live" follows the dealer's progress: with max_age STALL_AGE, a stopped
+    dealer is "stalled since block N" (its last block) on the page; once it
+    deals again, "live"."""
+    W.d.get(W.url + "#/")
+    W.stop_serve()
+    W.serve.keys["max_age"] = STALL_AGE
+    W.start_serve()
+    W.until("the stream again", lambda: not re.match(r"(reconnecting|connecting|offline)", W.text("#conn") or "x"),
+            timeout=60)
+    check_eq(W.dm.stop(), 0, "hashjackd's exit status")
+    last = W.dm.last_height()
+    W.until("stalled since block %d" % last, lambda: W.text("#conn") == "stalled since block %d" % last)
+    prog = W.text("#progress")
+    check(re.fullmatch(r"stalled since block %d: last block %d, written \d+ s ago "
+                       r"\(stalled after %d s without a block\)" % (last, last, STALL_AGE), prog),
+          "the dealer's progress: %r" % prog)
+    W.shot("stalled")
+    W.dm.start()
+    mined = [0.0]
+
+    def live():
+        if time.monotonic() - mined[0] > 1:  # a block a second until the dealer's line is fresh
+            W.a.mine()
+            mined[0] = time.monotonic()
+        return W.text("#conn") == "live"
+    W.until("live again", live)
+    check(W.dm.last_height() > last, "live, but no block after %d" % last)
+    return "stalled since block %d; live again at block %d" % (last, W.dm.last_height())
+
+
+CHECKS = [c_load, c_payloads, c_round_a, c_round_b, c_units, c_reconnect, c_round_c, c_round_d, c_blocks,
+          c_block_view, c_unknown_views, c_rules, c_how, c_player_page, c_stalled]
+# The stream's failed attempts while the server is down reach the console.
+SERVER_DOWN = (c_reconnect, c_stalled)
 
 
 def main():
@@ -815,7 +1234,7 @@ def main():
             try:
                 detail = c(W)
                 errors = W.console_errors()
-                if c is not c_reconnect:   # the stream's failed attempts while it is down
+                if c not in SERVER_DOWN:
                     check(not errors, "the browser's console:\n  " + "\n  ".join(errors))
                 passed += 1
                 print("ok   %-12s %5.1fs  %s" % (name, time.monotonic() - t0, detail), flush=True)

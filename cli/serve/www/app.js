@@ -1,12 +1,15 @@
 /* hashjack's page: the table, its blocks as cards, every open round and
  * settlement, live from `hashjack serve` (docs/API.md), and on EVM a Bet
  * and each allowed action sent through the browser's wallet (EIP-1193).
+ * Views: #/ (home), #/round/ID, #/player/ID, #/block/HEIGHT, #/rules (the
+ * rules in words and the strategy chart), #/how (how to play).
  *
- * Plain JavaScript, no build step, nothing fetched from elsewhere.  Every
- * value from the server (or a wallet) is untrusted: it reaches the page
- * only through textContent, attribute values set one by one and links
- * built as "#/..." here; never through innerHTML.  Amounts are base units
- * as decimal strings, handled with BigInt, never as floating point. */
+ * Plain JavaScript, no build step, nothing fetched from elsewhere; words.js
+ * (HJW) holds the words and the arithmetic.  Every value from the server
+ * (or a wallet) is untrusted: it reaches the page only through
+ * textContent, attribute values set one by one and links built as "#/..."
+ * here; never through innerHTML.  Amounts are base units as decimal
+ * strings, handled with BigInt, never as floating point. */
 'use strict';
 
 (function () {
@@ -16,12 +19,14 @@
   const MAX_BLOCKS = 24;        // cards in the strip
   const MAX_SETTLEMENTS = 40;   // settlements and side bets on the home view
   const MAX_SENT = 30;          // transactions listed under "Sent"
-  const MAX_ENDED = 200;        // settled RoundStates kept from RoundUpdates
+  const MAX_ENDED = 200;        // settled RoundStates kept
+  const HEALTH_EVERY_MS = 5000; // /healthz asked again, and after each block
 
   const S = {
     table: null,
     family: null,               // "evm" or "bitcoin"
-    unit: '',
+    u: HJW.unitOf('evm', ''),   // {coin, base, decimals}
+    baseUnits: false,           // amounts shown in base units (the toggle)
     tip: null,                  // the highest card log height seen
     blocks: [],                 // log lines, newest first
     rounds: new Map(),          // open rounds: id -> RoundState
@@ -29,11 +34,21 @@
     settlements: [],            // {height, ev} (settle and sidebets events), newest first
     account: null,              // the wallet's account, lower case
     walletChain: null,          // the wallet's chain id (BigInt) or null
-    sent: [],                   // {hash, what, status}, newest first
+    sent: [],                   // {hash, what, status}, newest first; what and status are
+                                // lists of words and {amount} (drawn in the unit shown)
     pendingRound: new Map(),    // round id -> {hash, tip}: an action sent, its effect not seen yet
     pendingBet: null,           // {hash, tip}
-    page: null,                 // the round or player page's data
+    page: null,                 // the view's data; null on the home view
+    ws: 'connecting',           // the stream: connecting, open, retry, offline
+    wsText: 'connecting…',
+    health: null,               // /healthz: {ok, height, age, maxAge, error, at}
   };
+
+  try {
+    S.baseUnits = window.localStorage.getItem('hj-base-units') === '1';
+  } catch (e) {
+    S.baseUnits = false;        // storage refused: the chain's unit
+  }
 
   // ------------------------------------------------------------------
   // Small helpers
@@ -68,28 +83,37 @@
   const int = (x) => (Number.isSafeInteger(x) ? x : null);
   const arr = (x) => (Array.isArray(x) ? x : []);
   const DEC = /^(0|[1-9][0-9]*)$/;
+  const HEIGHT_RE = /^(0|[1-9][0-9]{0,15})$/;
   const U64_MAX = 0xffffffffffffffffn;
 
   function big(s) {
     return typeof s === 'string' && DEC.test(s) ? BigInt(s) : null;
   }
 
-  function amount(s) {
-    const v = str(s);
-    return v === '' ? '?' : v + ' ' + S.unit;
+  /* An amount (base units, a decimal string or a BigInt) in the unit the
+   * toggle shows; `other` the other form, for the title. */
+  function amountText(v, other) {
+    const b = typeof v === 'bigint' ? v : /^-?(0|[1-9][0-9]*)$/.test(str(v)) ? BigInt(v) : null;
+    if (b === null) return '?';
+    const inBase = other ? !S.baseUnits : S.baseUnits;
+    return inBase ? b.toString() + ' ' + S.u.base : HJW.coins(b, S.u.decimals) + ' ' + S.u.coin;
   }
 
-  /* An amount's value in whole coins, for a title: wei / 10^18 on EVM. */
-  function coins(s) {
-    const v = big(s);
-    if (v === null || S.family !== 'evm') return null;
-    const whole = v / 10n ** 18n;
-    let frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
-    return whole.toString() + (frac ? '.' + frac : '') + ' ETH';
+  const amount = (v) => amountText(v, false);
+
+  function amountEl(v, cls) {
+    const t = amountText(v, false);
+    return el('span', { class: 'amount' + (cls ? ' ' + cls : ''), title: t === '?' ? null : '= ' + amountText(v, true) }, t);
   }
 
-  function amountEl(s, cls) {
-    return el('span', { class: cls || 'amount', title: coins(s) }, amount(s));
+  /* An amount typed in the form, in the unit shown. */
+  function parseTyped(text) {
+    return S.baseUnits ? HJW.parseAmount(text, 0, S.u.base) : HJW.parseAmount(text, S.u.decimals, S.u.coin);
+  }
+
+  /* A base-unit amount as the form takes it, in the unit shown. */
+  function typedText(v) {
+    return S.baseUnits ? v.toString() : HJW.coins(v, S.u.decimals);
   }
 
   function short(id) {
@@ -111,6 +135,15 @@
     if (!ID_RE.test(s)) return el('span', { class: 'mono' }, s);
     return el('a', { href: '#/player/' + encodeURIComponent(s.toLowerCase()), class: 'mono player-link', title: s },
       text || short(s));
+  }
+
+  function blockLink(h, text) {
+    if (int(h) === null || h < 0) return el('span', null, str(h));
+    return el('a', { href: '#/block/' + h, class: 'block-link' }, text || 'block ' + h);
+  }
+
+  function txEl(tx) {
+    return el('span', { class: 'mono tx', title: str(tx) }, short(tx));
   }
 
   function showError(msg) {
@@ -155,6 +188,17 @@
     el('span', { class: 'pip', 'aria-hidden': 'true' }, suit.sym));
   }
 
+  /* A card's code in text: "10♥". */
+  function cardText(code) {
+    const m = CODE_RE.exec(str(code));
+    return m ? m[1] + SUITS[m[2]].sym : str(code);
+  }
+
+  function cardWord(code) {
+    const m = CODE_RE.exec(str(code));
+    return el('span', { class: 'card-word' + (m && SUITS[m[2]].red ? ' red' : '') }, cardText(code));
+  }
+
   /* The back of a card: a void block (no card). */
   function backEl(label, title) {
     return el('span', { class: 'card back', role: 'img', 'aria-label': label, title: title || label },
@@ -166,6 +210,14 @@
     return el('span', { class: 'cards' }, cs.length ? cs.map((c) => cardEl(c)) : el('span', { class: 'none' }, 'no card yet'));
   }
 
+  /* "soft 17" or "hard 17" from the cards; the total as sent when the
+   * cards do not say (an unknown code). */
+  function totalText(cards, total) {
+    const t = HJW.handTotal(arr(cards));
+    if (!t || (int(total) !== null && t.best !== total)) return 'total ' + str(total);
+    return (t.soft ? 'soft ' : 'hard ') + t.best;
+  }
+
   // ------------------------------------------------------------------
   // The API
 
@@ -175,10 +227,14 @@
     try {
       body = await r.json();
     } catch (e) {
-      throw new Error(path + ': HTTP ' + r.status + ', not JSON');
+      const err = new Error(path + ': HTTP ' + r.status + ', not JSON');
+      err.status = r.status;
+      throw err;
     }
     if (!r.ok) {
-      throw new Error(isObj(body) && typeof body.error === 'string' ? body.error : path + ': HTTP ' + r.status);
+      const err = new Error(isObj(body) && typeof body.error === 'string' ? body.error : path + ': HTTP ' + r.status);
+      err.status = r.status;
+      throw err;
     }
     return body;
   }
@@ -229,17 +285,23 @@
     const t = S.sent.find((x) => x.hash === ev.tx.toLowerCase());
     if (!t) return;
     if (ev.type === 'action') {
-      t.status = 'accepted at block ' + h;
+      t.status = ['accepted at block ' + h];
     } else if (ev.type === 'reject') {
-      t.status = 'rejected at block ' + h + ': ' + str(ev.reason) + ', refund ' + amount(ev.refund);
+      t.status = ['rejected at block ' + h + ': ' + str(ev.reason) + ', refund ', { amount: str(ev.refund) }];
       if (ev.round) S.pendingRound.delete(str(ev.round).toLowerCase());
     } else if (ev.type === 'deposit') {
-      t.status = 'a deposit at block ' + h;
+      t.status = ['a deposit at block ' + h];
     } else if (ev.type === 'ignored') {
-      t.status = 'ignored at block ' + h + ' (' + str(ev.reason) + ')';
+      t.status = ['ignored at block ' + h + ' (' + str(ev.reason) + ')'];
     }
     if (S.pendingBet && S.pendingBet.hash === t.hash) S.pendingBet = null;
     for (const [r, p] of S.pendingRound) if (p.hash === t.hash && ev.type !== 'action') S.pendingRound.delete(r);
+  }
+
+  function keepEnded(id, rs) {
+    S.ended.delete(id);
+    S.ended.set(id, rs);
+    if (S.ended.size > MAX_ENDED) S.ended.delete(S.ended.keys().next().value);
   }
 
   function takeRound(rs, height) {
@@ -249,8 +311,7 @@
     if (prev && int(prev.height) !== null && int(rs.height) !== null && rs.height < prev.height) return;
     if (rs.roundEnded === true) {
       S.rounds.delete(id);
-      S.ended.set(id, rs);
-      if (S.ended.size > MAX_ENDED) S.ended.delete(S.ended.keys().next().value);
+      keepEnded(id, rs);
     } else {
       S.rounds.set(id, rs);
     }
@@ -263,12 +324,47 @@
     if (p && p.kind === 'player' && p.id === str(rs.player).toLowerCase()) refreshPageSoon();
   }
 
+  /* The settled states of the settlements the first lines showed: a
+   * settle event says no more than its results, the state also which
+   * hands doubled.  One request at a time, each id once. */
+  const asked = new Set();
+  let fetchingEnded = false;
+
+  async function fetchEnded() {
+    if (fetchingEnded) return;
+    fetchingEnded = true;
+    try {
+      for (;;) {
+        const x = S.settlements.find((s) => s.ev.type === 'settle' && !S.ended.has(str(s.ev.round).toLowerCase()) &&
+          !asked.has(str(s.ev.round).toLowerCase()));
+        if (!x) break;
+        const id = str(x.ev.round).toLowerCase();
+        asked.add(id);
+        try {
+          const rs = await api('v1/rounds/' + encodeURIComponent(id));
+          if (isObj(rs) && rs.roundEnded === true && !S.ended.has(id)) keepEnded(id, rs);
+        } catch (e) {
+          // The event alone is shown: no mark of a Double, nothing wrong.
+        }
+        render();
+      }
+    } finally {
+      fetchingEnded = false;
+    }
+  }
+
   function onMessage(msg) {
     if (!isObj(msg)) return;
     if (msg.eventType === 'BlockUpdate') {
       takeLine(msg.data, true);
+      healthSoon();
       // Payouts move (owed, submitted, confirmed) without a message of their own.
-      if (S.page && S.page.payouts !== null) refreshPageSoon();
+      if (S.page && S.page.payouts !== undefined && S.page.payouts !== null) refreshPageSoon();
+      // A block page waiting for this block, a round page for its round.
+      if (S.page && S.page.kind === 'block' && S.page.future && int(msg.height) !== null && msg.height >= S.page.height) {
+        loadBlockPage(S.page);
+      }
+      if (S.page && S.page.kind === 'round' && S.page.missing) refreshPageSoon();
     } else if (msg.eventType === 'RoundUpdate') {
       takeRound(msg.data, msg.height);
     } else if (msg.eventType === 'Error') {
@@ -287,10 +383,10 @@
   let attempts = 0;
   let retryTimer = null;
 
-  function setConn(state, text) {
-    const c = $('conn');
-    c.className = 'conn ' + state;
-    c.textContent = text;
+  function setWs(state, text) {
+    S.ws = state;
+    S.wsText = text;
+    renderConn();
   }
 
   function connect() {
@@ -309,7 +405,8 @@
     ws = sock;
     sock.onopen = () => {
       attempts = 0;
-      setConn('live', 'live');
+      setWs('open', 'connected');
+      pollHealth();
     };
     sock.onmessage = (m) => {
       if (typeof m.data !== 'string' || m.data.length > 16 << 20) return;
@@ -335,8 +432,90 @@
     const base = Math.min(30000, 1000 * 2 ** Math.min(attempts, 5));
     const delay = Math.round(base * (0.5 + Math.random() / 2));
     attempts++;
-    setConn('down', 'reconnecting in ' + Math.ceil(delay / 1000) + ' s');
+    setWs('retry', 'reconnecting in ' + Math.ceil(delay / 1000) + ' s');
     retryTimer = setTimeout(connect, delay);
+  }
+
+  // ------------------------------------------------------------------
+  // The dealer's progress: "live" only while its last block is recent
+  // (/healthz: the card log's age against max_age), else "stalled since
+  // block N".  The age is counted on between two answers.
+
+  let healthTimer = null;
+  let healthBusy = false;
+
+  async function pollHealth() {
+    if (healthBusy) return;
+    healthBusy = true;
+    try {
+      const r = await fetch('healthz', { headers: { Accept: 'application/json' }, cache: 'no-store' });
+      const b = await r.json();
+      if (isObj(b)) {
+        S.health = {
+          ok: b.ok === true,
+          height: int(b.height),
+          age: typeof b.ageSeconds === 'number' && b.ageSeconds >= 0 ? b.ageSeconds : null,
+          maxAge: int(b.maxAgeSeconds),
+          error: str(b.error),
+          at: performance.now(),
+        };
+      }
+    } catch (e) {
+      S.health = null;          // the stream's state says what is wrong
+    } finally {
+      healthBusy = false;
+    }
+    renderConn();
+  }
+
+  function healthSoon() {
+    if (healthTimer) return;
+    healthTimer = setTimeout(() => {
+      healthTimer = null;
+      pollHealth();
+    }, 200);
+  }
+
+  /* {cls, text, title} of the dealer's progress as last heard. */
+  function progress() {
+    if (S.ws !== 'open') return { cls: 'down', text: S.wsText, title: 'the stream of hashjack serve is not connected' };
+    const h = S.health;
+    if (!h) return { cls: 'wait', text: 'connected', title: 'asking /healthz' };
+    if (h.height === null) return { cls: 'down', text: 'dealer not loaded', title: h.error };
+    const age = h.age === null ? null : h.age + (performance.now() - h.at) / 1000;
+    const max = h.maxAge;
+    const written = age === null ? '' : ', written ' + Math.floor(age) + ' s ago';
+    if ((max !== null && age !== null && age > max) || (!h.ok && h.age !== null && max !== null && h.age > max)) {
+      return {
+        cls: 'stalled',
+        text: 'stalled since block ' + h.height,
+        title: 'the dealer\'s last block, ' + h.height + written + ', more than max_age (' + max + ' s): ' +
+          'the dealer is not dealing (stopped, or its node is behind)',
+      };
+    }
+    if (!h.ok) return { cls: 'down', text: 'not following', title: h.error };
+    return {
+      cls: 'live',
+      text: 'live',
+      title: 'the dealer\'s last block, ' + h.height + written + (max !== null ? '; stalled after ' + max + ' s without one' : ''),
+    };
+  }
+
+  function renderConn() {
+    const p = progress();
+    const c = $('conn');
+    c.className = 'conn ' + p.cls;
+    c.textContent = p.text;
+    c.title = p.title || '';
+    const d = $('progress');
+    if (d) {
+      const h = S.health;
+      const age = h && h.age !== null ? Math.floor(h.age + (performance.now() - h.at) / 1000) : null;
+      replace(d, el('span', { class: 'conn-word ' + p.cls }, p.text),
+        h && h.height !== null ? [': last block ', blockLink(h.height, String(h.height)),
+          age !== null ? ', written ' + age + ' s ago' : '',
+          h.maxAge !== null ? ' (stalled after ' + h.maxAge + ' s without a block)' : ''] : '');
+    }
   }
 
   // ------------------------------------------------------------------
@@ -350,8 +529,8 @@
       if (!isObj(table)) throw new Error('v1/table: not an object');
       S.table = table;
       S.family = table.family === 'bitcoin' ? 'bitcoin' : 'evm';
-      S.unit = S.family === 'evm' ? 'wei' : /^bitcoin:litecoin:/.test(str(table.chain)) ? 'litoshi' : 'sat';
-      setTip(int(table.logHeight) ?? (isObj(table.lastBlock) ? int(table.lastBlock.height) : null));
+      S.u = HJW.unitOf(S.family, str(table.chain));
+      setTip(isObj(table.lastBlock) ? int(table.lastBlock.height) : null);
       const blocks = await api('v1/blocks?last=' + MAX_BLOCKS);
       for (const line of listOf(blocks, 'blocks')) takeLine(line, false);
       const rounds = await api('v1/rounds');
@@ -359,15 +538,43 @@
       showError(null);
     } catch (e) {
       showError('Cannot reach the dealer\'s API: ' + e.message);
-      setConn('down', 'offline');
+      setWs('offline', 'offline');
       const delay = Math.min(30000, 1000 * 2 ** Math.min(loadAttempts++, 5));
       setTimeout(load, delay);
       return;
     }
+    setupUnits();
     setupPlay();
     render();
     route();
     connect();
+    fetchEnded();
+    setInterval(pollHealth, HEALTH_EVERY_MS);
+    setInterval(renderConn, 1000);
+  }
+
+  // ------------------------------------------------------------------
+  // The unit toggle: the chain's unit or base units, for every amount
+
+  function setupUnits() {
+    $('unit-coin').textContent = S.u.coin;
+    $('unit-base').textContent = S.u.base;
+    $('units').hidden = false;
+    const set = (base) => {
+      if (base === S.baseUnits) return;
+      // The form's amounts stay the same amounts, written in the new unit.
+      const typed = ['bet-stake', 'bet-pp', 'bet-t3'].map((id) => [id, parseTyped($(id).value)]);
+      S.baseUnits = base;
+      for (const [id, t] of typed) if (t.value !== undefined) $(id).value = typedText(t.value);
+      try {
+        window.localStorage.setItem('hj-base-units', base ? '1' : '0');
+      } catch (e) {
+        // not kept across loads: nothing else changes
+      }
+      render();
+    };
+    $('unit-coin').addEventListener('click', () => set(false));
+    $('unit-base').addEventListener('click', () => set(true));
   }
 
   // ------------------------------------------------------------------
@@ -385,6 +592,7 @@
       renderBlocks();
       renderPlay();
       renderView();
+      renderConn();
     });
   }
 
@@ -392,6 +600,13 @@
     $('tip').textContent = S.tip === null ? 'block …' : 'block ' + S.tip;
     // A Bitcoin-family chain id ends with the genesis hash: too long for the bar.
     $('chain').textContent = S.table ? str(S.table.chain).replace(/:[0-9a-f]{64}$/, '') : '';
+    $('unit-coin').setAttribute('aria-pressed', String(!S.baseUnits));
+    $('unit-base').setAttribute('aria-pressed', String(S.baseUnits));
+    const v = S.page ? S.page.kind : 'home';
+    for (const a of document.querySelectorAll('#nav a')) {
+      if (a.dataset.view === v) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
   }
 
   function renderTable() {
@@ -399,28 +614,23 @@
     if (!t) return;
     const rows = [];
     const add = (k, ...v) => rows.push(el('dt', null, k), el('dd', null, ...v));
-    add('Chain', str(t.chain) + ' (' + S.family + ')');
+    add('Chain', str(t.chain) + ' (' + S.family + ', amounts in ' + S.u.coin + ', base unit ' + S.u.base + ')');
     add('Dealer', el('span', { class: 'mono', id: 'dealer' }, str(t.dealer)));
-    add('Rules', isObj(t.rules) ? str(t.rules.preset) : '');
+    add('Dealer\'s progress', el('span', { id: 'progress' }));
+    add('Rules', isObj(t.rules) ? str(t.rules.preset) : '', ' (', el('a', { href: '#/rules' }, 'the rules in words, the strategy chart'),
+      '; ', el('a', { href: '#/how' }, 'how to play'), ')');
     add('House edge', str(t.houseEdgePercent) + ' %');
     if (t.perfectPairsEdgePercent !== undefined) add('Perfect Pairs edge', str(t.perfectPairsEdgePercent) + ' %');
     if (t.pokerEdgePercent !== undefined) add('21+3 edge', str(t.pokerEdgePercent) + ' %');
-    add('Bets', amountEl(t.minBet), ' to ', amountEl(t.maxBet));
+    add('Bets', amountEl(t.minBet, 'min-bet'), ' to ', amountEl(t.maxBet, 'max-bet'));
     add('Bankroll limit', t.maxExposure === '0' || t.maxExposure === undefined ? 'none' : amountEl(t.maxExposure));
     if (t.exposure !== undefined) add('At stake', amountEl(t.exposure), ' (worst case of the open rounds)');
     add('Timeout', str(t.timeoutBlocks) + ' blocks');
-    add('Confirmations', str(t.confirmations));
+    if (t.confirmations !== undefined) add('Confirmations', str(t.confirmations));
     const lb = isObj(t.lastBlock) ? t.lastBlock : {};
-    add('Last block', el('span', { id: 'last-block' }, str(lb.height)), ' ',
+    add('Last block', el('span', { id: 'last-block' }, int(lb.height) !== null ? blockLink(lb.height, String(lb.height)) : ''), ' ',
       el('span', { class: 'mono muted', title: str(lb.hash) }, short(lb.hash)));
-    add('Card log', S.tip === null ? '' : 'block ' + S.tip);
     replace($('table'), rows);
-
-    const rules = [];
-    if (isObj(t.rules)) {
-      for (const [k, v] of Object.entries(t.rules)) rules.push(el('dt', null, k), el('dd', null, str(v)));
-    }
-    replace($('rules'), rules);
   }
 
   const TAG_ORDER = ['action', 'draw', 'peek', 'skip', 'sidebets', 'reject', 'timeout', 'settle', 'deposit', 'ignored'];
@@ -439,14 +649,22 @@
   }
 
   function renderBlocks() {
+    const at = S.page && S.page.kind === 'block' ? S.page.height : null;
     const items = S.blocks.map((line) => {
       const face = line.void === true || !isObj(line.card)
         ? backEl('void', 'block ' + line.height + ': void, no card')
         : cardEl(line.card.code, 'block ' + line.height);
-      return el('li', { class: 'block', title: str(line.hash) },
+      const tags = blockTags(line);
+      return el('li', { class: 'block' + (at === line.height ? ' current' : '') },
+        el('a', {
+          href: '#/block/' + line.height,
+          class: 'block-open',
+          title: 'block ' + line.height + ' ' + str(line.hash) + ': open its card and events',
+          'aria-current': at === line.height ? 'page' : null,
+        },
         face,
         el('span', { class: 'height' }, '#' + line.height),
-        el('span', { class: 'tags' }, blockTags(line)));
+        el('span', { class: 'tags' }, tags)));
     });
     replace($('blocks'), items);
   }
@@ -462,22 +680,24 @@
       el('strong', null, 'Round '), opts.fullId ? el('span', { class: 'mono round-id' }, id) : roundLink(id),
       el('span', null, 'player ', opts.fullId ? playerLink(rs.player, str(rs.player)) : playerLink(rs.player)),
       el('span', { class: 'state' },
-        ended ? 'settled' + (int(rs.settledAt) !== null ? ' at block ' + rs.settledAt : '')
-          : 'open' + (int(rs.betHeight) !== null ? ', Bet at block ' + rs.betHeight : '')));
+        ended ? ['settled', int(rs.settledAt) !== null ? [' at ', blockLink(rs.settledAt)] : null]
+          : ['open', int(rs.betHeight) !== null ? [', Bet at ', blockLink(rs.betHeight)] : null]));
 
     const dh = isObj(rs.dealerHand) ? rs.dealerHand : {};
     const dealer = el('div', { class: 'hand dealer' },
       el('h4', null, 'Dealer'),
       cardsEl(dh.cards),
-      arr(dh.cards).length ? el('div', { class: 'line' }, 'total ', el('span', { class: 'total' }, str(dh.total))) : null,
+      arr(dh.cards).length ? el('div', { class: 'line' }, el('span', { class: 'total' }, totalText(dh.cards, dh.total))) : null,
       rs.peekNoBlackjack === true ? el('div', { class: 'line' }, 'peeked: no blackjack') : null);
 
     const hands = arr(rs.playerHands).filter(isObj).map((h) => {
       const acting = active && int(rs.handIndex) !== null && rs.handIndex === h.handIndex;
-      return el('div', { class: 'hand player' + (acting ? ' acting' : '') },
-        el('h4', null, 'Hand ' + str(h.handIndex), h.isSplit === true ? ' (split)' : '', acting ? ' ◀ to act' : ''),
+      const doubled = h.doubled === true || h.status === 'Double';
+      return el('div', { class: 'hand player' + (acting ? ' acting' : '') + (doubled ? ' doubled' : '') },
+        el('h4', null, 'Hand ' + str(h.handIndex), h.isSplit === true ? ' (split)' : '',
+          doubled ? [' ', el('span', { class: 'mark' }, 'doubled')] : '', acting ? ' ◀ to act' : ''),
         cardsEl(h.cards),
-        arr(h.cards).length ? el('div', { class: 'line' }, 'total ', el('span', { class: 'total' }, str(h.total))) : null,
+        arr(h.cards).length ? el('div', { class: 'line' }, el('span', { class: 'total' }, totalText(h.cards, h.total))) : null,
         el('div', { class: 'line' }, el('span', { class: 'status ' + str(h.status) }, str(h.status))),
         el('div', { class: 'line' }, 'bet ', amountEl(h.betAmount, 'bet')),
         ended ? el('div', { class: 'line' }, 'payout ', amountEl(h.payout, 'payout')) : null);
@@ -507,7 +727,7 @@
       const due = arr(rs.drawsDue).filter(isObj);
       if (due.length) {
         fact('Draws due', due.map((d, i) => (i ? ', ' : '') + drawName(d)).join(''),
-          int(rs.drawsFrom) !== null ? ' (from block ' + rs.drawsFrom + ')' : '');
+          int(rs.drawsFrom) !== null ? [' (from ', blockLink(rs.drawsFrom), ')'] : '');
       }
       if (int(rs.seq) !== null) fact('Seq', String(rs.seq));
     } else {
@@ -518,7 +738,7 @@
       if (bet !== null && pay !== null) {
         const net = pay - bet;
         fact('Net', el('span', { class: 'net ' + (net > 0n ? 'plus' : net < 0n ? 'minus' : '') },
-          (net > 0n ? '+' : '') + net.toString() + ' ' + S.unit));
+          (net > 0n ? '+' : '') + amount(net)));
       }
     }
 
@@ -537,23 +757,35 @@
     return 'hand ' + str(d.handIndex);
   }
 
+  /* The default action of a round awaiting one (docs/PROTOCOL.md section
+   * 6): a Peek without insurance where a Peek is due (it is then the only
+   * action offered), else a Stand of the hand to act. */
+  function defaultAction(rs) {
+    if (arr(rs.nextActions).includes('Peek')) return 'Peek without insurance';
+    return 'Stand' + (int(rs.handIndex) !== null ? ' on hand ' + rs.handIndex : '');
+  }
+
   /* The action window against the last block the log has. */
   function windowEl(rs) {
     const w = int(rs.windowOpen);
-    const t = rs.timeoutAt;
+    const t = int(rs.timeoutAt);
     const tip = S.tip;
-    if (tip === null) return el('span', null, 'until block ' + t);
+    const dflt = el('span', { class: 'default-action' }, defaultAction(rs));
+    if (tip === null || t === null) return el('span', null, 'until block ' + str(rs.timeoutAt), '; then ', dflt, ' by default');
     const left = t - tip;
     const open = w === null || w <= tip + 1;
     return el('span', { class: 'window' },
       el('span', { class: 'blocks-left' }, String(Math.max(0, left))), ' blocks left (window ',
-      open ? 'open' : 'opens at block ' + w, ', default action after block ' + t + ')');
+      open ? 'open' : ['opens at ', blockLink(w)], ' until ', blockLink(t),
+      '; then by default ', dflt, ', at the end of block ' + t + ')');
   }
 
   function settlementEl(x) {
     const ev = x.ev;
     if (ev.type === 'settle') {
-      return el('li', { class: 'settlement' }, roundEl(Object.assign({}, ev, { roundEnded: true, settledAt: x.height })));
+      const rs = S.ended.get(str(ev.round).toLowerCase());
+      return el('li', { class: 'settlement' },
+        roundEl(rs || Object.assign({}, ev, { roundEnded: true, settledAt: x.height })));
     }
     const parts = [];
     for (const [key, name] of [['perfectPairs', 'Perfect Pairs'], ['poker', '21+3']]) {
@@ -565,16 +797,23 @@
     return el('li', { class: 'settlement sidebets' },
       el('article', { class: 'round ended' },
         el('header', null, el('strong', null, 'Side bets of round '), roundLink(ev.round),
-          el('span', null, 'player ', playerLink(ev.player)), el('span', { class: 'state' }, 'settled at block ' + x.height)),
+          el('span', null, 'player ', playerLink(ev.player)),
+          el('span', { class: 'state' }, 'settled at ', blockLink(x.height))),
         el('ul', null, parts)));
   }
 
   // ------------------------------------------------------------------
-  // Views: #/, #/round/ID, #/player/ID
+  // Views: #/, #/round/ID, #/player/ID, #/block/H, #/rules, #/how
 
   function route() {
     const h = location.hash.replace(/^#\/?/, '');
-    const m = /^(round|player)\/(.+)$/.exec(h);
+    if (h === 'rules' || h === 'how') {
+      S.page = { kind: h };
+      render();
+      $('view').scrollIntoView();
+      return;
+    }
+    const m = /^(round|player|block)\/(.*)$/.exec(h);
     if (!m) {
       S.page = null;
       render();
@@ -584,18 +823,36 @@
     try {
       id = decodeURIComponent(m[2]).toLowerCase();
     } catch (e) {
-      id = '';
+      id = m[2];
     }
-    S.page = { kind: m[1], id, rs: null, data: null, payouts: null, error: null };
-    if (!ID_RE.test(id)) {
-      S.page.error = 'not a ' + m[1] + ' id: ' + id;
-      render();
-      return;
+    // payouts: undefined (none to ask), null (asked), an array or an error
+    S.page = { kind: m[1], id, rs: null, data: null, payouts: undefined, error: null, missing: false };
+    const p = S.page;
+    if (m[1] === 'block') {
+      p.height = HEIGHT_RE.test(id) ? Number(id) : null;
+      if (p.height === null) p.error = 'Not a block height: "' + id + '". A block is named by its height, a decimal number.';
+      else loadBlockPage(p);
+    } else if (!ID_RE.test(id)) {
+      p.error = m[1] === 'round'
+        ? 'Not a round id: "' + id + '". A round is named by its Bet\'s transaction id' +
+          (S.family === 'evm' ? ' (0x and 64 hex digits).' : ' (64 hex digits).')
+        : 'Not a player id: "' + id + '". A player is named by ' +
+          (S.family === 'evm' ? 'an address (0x and 40 hex digits).' : 'its key P (64 hex digits) or its payout address.');
+    } else if (m[1] === 'round') {
+      p.payouts = null;
+      loadRoundPage(p);
+    } else {
+      p.payouts = null;
+      loadPlayerPage(p);
     }
-    if (m[1] === 'round') loadRoundPage(S.page);
-    else loadPlayerPage(S.page);
     render();
     $('view').scrollIntoView();
+  }
+
+  /* A server's message as a sentence. */
+  function sentence(msg) {
+    const s = str(msg);
+    return s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?]$/.test(s) ? '' : '.');
   }
 
   async function loadRoundPage(p) {
@@ -604,8 +861,19 @@
       if (S.page !== p) return;
       if (!p.rs || (int(rs.height) ?? 0) >= (int(p.rs.height) ?? 0)) p.rs = rs;
       p.error = null;
+      p.missing = false;
     } catch (e) {
-      if (S.page === p && !p.rs) p.error = e.message;
+      if (S.page !== p) return;
+      if (!p.rs) {
+        p.error = sentence(e.message);
+        // An unknown round may yet come (a Bet not dealt yet): ask again with each block.
+        p.missing = e.status === 404;
+      }
+      if (e.status === 400) {
+        p.payouts = undefined;  // not an id: nothing more to ask
+        render();
+        return;
+      }
     }
     try {
       const pay = await api('v1/payouts?round=' + encodeURIComponent(p.id));
@@ -622,15 +890,43 @@
       if (S.page === p) {
         p.data = d;
         p.error = null;
+        p.missing = false;
       }
     } catch (e) {
-      if (S.page === p) p.error = e.message;
+      if (S.page !== p) return;
+      p.error = sentence(e.message);
+      p.missing = e.status === 404;
+      if (e.status === 400) {
+        p.payouts = undefined;  // not an id: nothing more to ask
+        render();
+        return;
+      }
     }
     try {
       const pay = await api('v1/payouts?recipient=' + encodeURIComponent(p.id));
       if (S.page === p) p.payouts = listOf(pay, 'payouts');
     } catch (e) {
       if (S.page === p) p.payouts = e.message;
+    }
+    render();
+  }
+
+  async function loadBlockPage(p) {
+    p.future = false;
+    try {
+      const line = await api('v1/blocks/' + p.height);
+      if (S.page !== p) return;
+      p.line = line;
+      p.error = null;
+    } catch (e) {
+      if (S.page !== p) return;
+      if (e.status === 404 && S.tip !== null && p.height > S.tip) {
+        p.future = true;
+        p.error = 'Block ' + p.height + ' is not dealt yet: the dealer\'s last block is ' + S.tip +
+          '. This page shows it once the dealer has dealt it.';
+      } else {
+        p.error = sentence(e.message);
+      }
     }
     render();
   }
@@ -643,23 +939,34 @@
     pageTimer = setTimeout(() => {
       pageTimer = null;
       const p = S.page;
-      if (p && p.kind === 'player') loadPlayerPage(p);
-      else if (p && p.kind === 'round') loadRoundPage(p);
+      if (p && p.kind === 'player' && p.payouts !== undefined) loadPlayerPage(p);
+      else if (p && p.kind === 'round' && p.payouts !== undefined) loadRoundPage(p);
     }, 1000);
   }
 
   function payoutsEl(rows) {
+    if (rows === undefined) return null;
     if (rows === null) return el('p', { class: 'muted' }, 'loading payouts…');
-    if (typeof rows === 'string') return el('p', { class: 'muted' }, 'payouts: ' + rows);
+    if (typeof rows === 'string') return el('p', { class: 'error' }, 'payouts: ' + rows);
     if (!rows.length) return el('p', { class: 'muted' }, 'no payouts');
-    const cols = ['kind', 'state', 'amount', 'round', 'handIndex', 'recipient', 'submittedTxid', 'confirmedHeight'];
-    return el('table', { class: 'rows payouts' },
-      el('thead', null, el('tr', null, cols.map((c) => el('th', null, c)))),
-      el('tbody', null, rows.filter(isObj).map((r) => el('tr', null, cols.map((c) => {
-        if (c === 'round' && r.round) return el('td', null, roundLink(r.round));
-        if (c === 'amount') return el('td', null, amountEl(r.amount));
-        return el('td', { class: c === 'submittedTxid' || c === 'recipient' ? 'mono' : null }, r[c] === null ? '' : str(r[c]));
-      })))));
+    const cols = [
+      ['kind', 'Kind'], ['state', 'State'], ['amount', 'Amount'], ['round', 'Round'], ['handIndex', 'Hand'],
+      ['recipient', 'Recipient'], ['submittedTxid', 'Transaction'], ['confirmedHeight', 'Confirmed at'],
+    ];
+    const cell = (r, c) => {
+      const v = r[c];
+      const cls = 'col-' + c;
+      if (v === null || v === undefined || v === '') return el('td', { class: cls }, '');
+      if (c === 'round') return el('td', { class: cls }, roundLink(v));
+      if (c === 'amount') return el('td', { class: cls }, amountEl(v));
+      if (c === 'recipient') return el('td', { class: cls }, str(v) === 'unattributed' ? 'unattributed' : playerLink(v));
+      if (c === 'submittedTxid') return el('td', { class: cls }, txEl(v));
+      if (c === 'confirmedHeight') return el('td', { class: cls }, blockLink(v));
+      return el('td', { class: cls }, str(v));
+    };
+    return el('div', { class: 'scroll' }, el('table', { class: 'rows payouts' },
+      el('thead', null, el('tr', null, cols.map(([, name]) => el('th', null, name)))),
+      el('tbody', null, rows.filter(isObj).map((r) => el('tr', null, cols.map(([c]) => cell(r, c)))))));
   }
 
   function renderView() {
@@ -677,24 +984,356 @@
       return;
     }
     const back = el('p', null, el('a', { href: '#/' }, '← all rounds'));
+    if (p.kind === 'rules') {
+      replace(v, back, rulesView());
+      return;
+    }
+    if (p.kind === 'how') {
+      replace(v, back, howView());
+      return;
+    }
+    if (p.kind === 'block') {
+      replace(v, back, blockView(p));
+      return;
+    }
     if (p.kind === 'round') {
       replace(v, back, el('h2', null, 'Round'),
-        p.rs ? roundEl(p.rs, { fullId: true }) : el('p', { class: p.error ? 'error' : 'muted' }, p.error || 'loading…'),
-        el('h3', null, 'Payouts'), payoutsEl(p.payouts));
+        p.rs ? roundEl(p.rs, { fullId: true })
+          : p.error ? el('p', { class: 'error', id: 'view-error' }, p.error, p.missing
+            ? ' A round appears once the block of its Bet is dealt: this page looks again at every block.' : '')
+            : el('p', { class: 'muted' }, 'loading…'),
+        p.payouts !== undefined ? [el('h3', null, 'Payouts'), payoutsEl(p.payouts)] : null);
       return;
     }
     const d = isObj(p.data) ? p.data : null;
     const recent = d ? arr(d.recent).filter(isObj) : [];
+    const none = d || p.error ? 'none' : 'loading…';
     replace(v, back,
       el('h2', null, 'Player ', el('span', { class: 'mono player-id' }, p.id)),
-      p.error ? el('p', { class: 'error' }, p.error) : null,
-      el('h3', null, 'Open round'),
-      d && isObj(d.open) ? roundEl(S.rounds.get(str(d.open.round).toLowerCase()) || d.open)
-        : el('p', { class: 'muted' }, d ? 'none' : 'loading…'),
-      el('h3', null, 'Recent rounds'),
-      recent.length ? el('div', { class: 'rounds', id: 'recent-rounds' }, recent.map((rs) => roundEl(rs)))
-        : el('p', { class: 'muted' }, 'none'),
-      el('h3', null, 'Payouts'), payoutsEl(p.payouts));
+      p.error ? el('p', { class: 'error', id: 'view-error' }, p.error, p.missing
+        ? ' This player has not bet at this table (or not within the card log this server reads).' : '') : null,
+      p.payouts !== undefined ? [
+        el('h3', null, 'Open round'),
+        d && isObj(d.open) ? roundEl(S.rounds.get(str(d.open.round).toLowerCase()) || d.open)
+          : el('p', { class: 'muted' }, none),
+        el('h3', null, 'Recent rounds'),
+        recent.length ? el('div', { class: 'rounds', id: 'recent-rounds' }, recent.map((rs) => roundEl(rs)))
+          : el('p', { class: 'muted' }, none),
+        el('h3', null, 'Payouts'), payoutsEl(p.payouts)] : null);
+  }
+
+  // ------------------------------------------------------------------
+  // The block view: its hash, its card worked out, each event in words
+
+  function blockView(p) {
+    const title = el('h2', null, 'Block ' + (p.height !== null ? p.height : ''));
+    if (p.error) return [title, el('p', { class: p.future ? 'muted' : 'error', id: 'view-error' }, p.error)];
+    if (!p.line) return [title, el('p', { class: 'muted' }, 'loading…')];
+    const line = p.line;
+    const h = int(line.height);
+    const nav = el('p', { class: 'block-nav' },
+      h > 0 ? el('a', { href: '#/block/' + (h - 1), class: 'prev' }, '← block ' + (h - 1)) : null,
+      h > 0 && S.tip !== null && h < S.tip ? ' · ' : null,
+      S.tip !== null && h < S.tip ? el('a', { href: '#/block/' + (h + 1), class: 'next' }, 'block ' + (h + 1) + ' →') : null);
+    const c = HJW.cardOfHash(line.hash);
+    const facts = [];
+    const fact = (k, ...v) => facts.push(el('dt', null, k), el('dd', null, ...v));
+    fact('Hash', c ? hashEl(line.hash, c) : el('span', { class: 'mono' }, str(line.hash)));
+    fact('Parent', h > 0 ? el('a', { href: '#/block/' + (h - 1), class: 'mono parent' }, str(line.parent))
+      : el('span', { class: 'mono' }, str(line.parent)));
+    const logCard = line.void === true || !isObj(line.card) ? null : line.card;
+    fact('Card', logCard ? [cardEl(logCard.code), ' ', el('span', { class: 'card-name' }, cardName(logCard.code))]
+      : [backEl('void'), ' ', el('span', { class: 'card-name' }, 'void: no card')]);
+
+    // The log's card against the hash's, as anyone can work it out.
+    let mismatch = null;
+    if (!c) mismatch = 'The hash is not 64 hex digits: its card cannot be worked out here.';
+    else if (c.void !== (logCard === null) || (logCard && (logCard.code !== c.code || logCard.pos !== c.pos ||
+      logCard.rankDigit !== c.rankDigit || logCard.colorDigit !== c.colorDigit))) {
+      mismatch = 'The card log\'s card differs from the one this hash makes.';
+    }
+    const evs = arr(line.events).filter(isObj);
+    const touched = [];
+    for (const ev of evs) if (typeof ev.round === 'string' && !touched.includes(ev.round)) touched.push(ev.round);
+    return [title, nav,
+      el('dl', { class: 'facts block-facts' }, facts),
+      el('h3', null, 'How its hash makes its card'),
+      el('p', { class: 'muted' }, 'docs/PROTOCOL.md section 2: from the right, skip every 0, e and f; the first other ' +
+        'digit (never the first digit) is the rank digit, its left neighbour the color digit, whose value mod 4 is ' +
+        'the suit (0 Clubs, 1 Diamonds, 2 Hearts, 3 Spades). As ', el('code', null, 'hashjack card HASH'), ' says it:'),
+      c ? el('pre', { class: 'derivation', id: 'derivation' }, c.lines.join('\n')) : null,
+      c && !c.void ? el('p', { class: 'muted hash-key' }, 'In the hash above: ', el('span', { class: 'mono hash' },
+        el('span', { class: 'skipped' }, 'skipped')), ' digits, the ', el('span', { class: 'mono hash' },
+        el('span', { class: 'rank-digit' }, 'rank digit')), ', the ', el('span', { class: 'mono hash' },
+        el('span', { class: 'color-digit' }, 'color digit')), '.') : null,
+      mismatch ? el('p', { class: 'error' }, mismatch) : null,
+      el('h3', null, 'What it did (' + evs.length + (evs.length === 1 ? ' event' : ' events') + ')'),
+      evs.length ? el('ol', { class: 'events', id: 'events' }, evs.map((ev) => eventEl(ev, line)))
+        : el('p', { class: 'muted', id: 'no-events' }, 'Nothing: no round drew from this block and no transaction to the dealer was in it.'),
+      touched.length ? [el('h3', null, 'Rounds it touched'),
+        el('ul', { class: 'touched', id: 'touched' }, touched.map((r) => el('li', null, roundLink(r, r))))] : null];
+  }
+
+  function cardName(code) {
+    const m = CODE_RE.exec(str(code));
+    return m ? RANK_NAMES[m[1]] + ' of ' + SUITS[m[2]].name + ' (' + code + ')' : str(code);
+  }
+
+  /* The hash with its skipped digits, rank digit and color digit marked. */
+  function hashEl(hash, c) {
+    const s = str(hash);
+    const pre = s.length === 66 ? s.slice(0, 2) : '';
+    const parts = [pre];
+    for (let i = 0; i < 64; i++) {
+      const cls = c.void ? null : i === c.pos ? 'rank-digit' : i === c.pos - 1 ? 'color-digit' : i > c.pos ? 'skipped' : null;
+      parts.push(cls ? el('span', { class: cls, title: cls.replace('-', ' ') + ' at position ' + i }, c.digits[i]) : c.digits[i]);
+    }
+    return el('span', { class: 'mono hash' }, parts);
+  }
+
+  const STATUS_WORDS = {
+    Blackjack: 'blackjack', Win: 'win', Push: 'push', Lose: 'lose', Bust: 'bust', Surrender: 'surrender',
+    DealerBlackjack: 'dealer blackjack, the original bet lost',
+  };
+
+  /* One event of the card log (docs/LOG.md) in words, its rounds and
+   * players linked. */
+  function eventEl(ev, line) {
+    const t = str(ev.type);
+    const rl = () => roundLink(ev.round);
+    const hand = (i) => (int(i) !== null ? 'hand ' + i : 'the hand');
+    let words;
+    switch (t) {
+      case 'draw':
+        words = [cardWord(ev.card), ev.handOwner === 'Dealer' ? ' to the dealer' : [' to ', hand(ev.handIndex)], ' of round ', rl()];
+        break;
+      case 'peek':
+        words = [cardWord(ev.card), ' is the peek card of round ', rl(), ev.dealerBlackjack === true
+          ? ': a dealer blackjack; it is the dealer\'s second card' : ': no dealer blackjack; it is set aside'];
+        break;
+      case 'skip':
+        words = [cardWord(ev.card), ' passed over for the dealer\'s second card of round ', rl(),
+          ' (it would make a blackjack, which the peek ruled out)'];
+        break;
+      case 'sidebets': {
+        const sb = [];
+        for (const [k, name] of [['perfectPairs', 'Perfect Pairs'], ['poker', '21+3']]) {
+          if (isObj(ev[k])) sb.push([sb.length ? '; ' : '', name + ' ', amountEl(ev[k].betAmount), ': ' + str(ev[k].status) + ', payout ', amountEl(ev[k].payout)]);
+        }
+        words = ['side bets of round ', rl(), ' settled: ', sb];
+        break;
+      }
+      case 'action': {
+        const a = str(ev.action);
+        const stake = big(ev.stake);
+        if (a === 'Bet') {
+          words = ['Bet of ', amountEl(ev.stake), ev.perfectPairs ? [' + Perfect Pairs ', amountEl(ev.perfectPairs)] : '',
+            ev.poker ? [' + 21+3 ', amountEl(ev.poker)] : '', ' by ', playerLink(ev.player), ' accepted: round ', rl(), ' opens'];
+        } else if (a === 'Peek') {
+          words = [ev.insurance === true ? ['Peek with insurance (', amountEl(ev.stake), ')'] : 'Peek without insurance',
+            ' accepted for round ', rl()];
+        } else {
+          words = [a, ' accepted on ', hand(ev.handIndex), ' of round ', rl(), stake !== null && stake > 0n ? [', adding ', amountEl(ev.stake)] : ''];
+        }
+        words.push(' (transaction ', txEl(ev.tx), ')');
+        break;
+      }
+      case 'reject':
+        words = [ev.action ? str(ev.action) : 'A transaction', ev.from ? [' from ', playerLink(ev.from)] : '', ' rejected',
+          ev.round ? [' (round ', rl(), ')'] : '', ': ', el('code', null, str(ev.reason)),
+          HJW.REASONS[ev.reason] ? ', ' + HJW.REASONS[ev.reason] : '', '; refunded ', amountEl(ev.refund),
+          ' (transaction ', txEl(ev.tx), ')'];
+        break;
+      case 'deposit':
+        words = ['A deposit of ', amountEl(ev.value), ev.from ? [' from ', playerLink(ev.from)] : '',
+          ': no HJ payload, kept by the dealer, not refunded (transaction ', txEl(ev.tx), ')'];
+        break;
+      case 'ignored':
+        words = ['Transaction ', txEl(ev.tx), ev.from ? [' from ', playerLink(ev.from)] : '',
+          ' ignored: its receipt failed, it moved nothing'];
+        break;
+      case 'timeout':
+        words = ['No action of round ', rl(), ' within its window: by default ',
+          ev.action === 'Peek' ? 'Peek without insurance' : ['Stand on ', hand(ev.handIndex)], ', at the end of this block'];
+        break;
+      case 'settle': {
+        const hs = arr(ev.playerHands).filter(isObj).map((x, i) => [i ? '; ' : '', hand(x.handIndex), ' ',
+          STATUS_WORDS[x.status] || str(x.status), ', payout ', amountEl(x.payout)]);
+        words = ['Round ', rl(), ' settled, the dealer at ', totalText(isObj(ev.dealerHand) ? ev.dealerHand.cards : [],
+          isObj(ev.dealerHand) ? ev.dealerHand.total : null), ': ', hs,
+          isObj(ev.insurance) ? ['; insurance payout ', amountEl(ev.insurance.payout)] : '',
+          '; staked ', amountEl(ev.betAmount), ', returned ', amountEl(ev.payout)];
+        break;
+      }
+      default:
+        words = [JSON.stringify(ev)];
+    }
+    return el('li', { class: 'event ' + t }, el('span', { class: 'event-type' }, t), ' ', words);
+  }
+
+  // ------------------------------------------------------------------
+  // The rules in words, the side bets' pays, the strategy chart
+
+  function rulesView() {
+    const t = S.table;
+    const r = isObj(t.rules) ? t.rules : {};
+    const rows = Object.entries(r).map(([k, v]) => {
+      const s = HJW.ruleSentence(k, str(v));
+      return el('tr', { 'data-key': k }, el('td', { class: 'sentence' }, s || 'The rule ' + k + ' is ' + str(v) + '.'),
+        el('td', null, el('code', { class: 'rule-key' }, k + ' = ' + str(v))));
+    });
+    const conf = t.confirmations;
+    const limits = [
+      ['Bets', ['Your main stake may be from ', amountEl(t.minBet), ' to ', amountEl(t.maxBet), '; each side stake at most the main stake.']],
+      ['Timeout', ['Once your round awaits an action you have ' + str(t.timeoutBlocks) + ' blocks after its window opens; ' +
+        'then the default action is taken for you: Stand, or a Peek without insurance where a Peek is due.']],
+      ['Bankroll limit', t.maxExposure === '0' || t.maxExposure === undefined ? ['The dealer sets no bankroll limit.']
+        : ['The dealer takes a Bet only while the worst cases of every open round, the new one included, add up to at most ',
+          amountEl(t.maxExposure), '.']],
+      ['Confirmations', conf === undefined ? null : typeof conf === 'number'
+        ? ['The dealer deals a block once ' + conf + (conf === 1 ? ' block stands' : ' blocks stand') + ' on the chain from it on (' + conf + ' confirmations).']
+        : ['The dealer deals a block once its node calls it ' + str(conf) + '.']],
+    ].filter((x) => x[1]);
+    const pp = HJW.payTable(r.perfect_pairs, HJW.PP_NAMES);
+    const t3 = HJW.payTable(r.twenty_one_plus_three, HJW.T3_NAMES);
+    const payRows = (tab) => tab.map(([n, pays]) => {
+      const i = n.indexOf(': ');
+      return el('tr', null, el('td', null, el('code', null, n.slice(0, i))), el('td', null, n.slice(i + 2)),
+        el('td', { class: 'num' }, pays + ' to 1'));
+    });
+    return [
+      el('h2', null, 'The rules of this table'),
+      el('p', null, 'House edge ', el('strong', null, str(t.houseEdgePercent) + ' %'),
+        ' of the main stake under the best strategy (the chart below), insurance never taken; every card independent ' +
+        '(docs/PROTOCOL.md sections 7 and 7.1 explain each rule).'),
+      el('table', { class: 'rows rules-words', id: 'rules-words' },
+        el('thead', null, el('tr', null, el('th', null, 'Rule'), el('th', null, 'Key'))), el('tbody', null, rows)),
+      el('h3', null, 'Limits'),
+      el('dl', { class: 'facts', id: 'limits' }, limits.map(([k, v]) => [el('dt', null, k), el('dd', null, v)])),
+      pp || t3 ? el('h3', null, 'Side bets') : null,
+      pp ? [el('h4', null, 'Perfect Pairs (your first two cards)', t.perfectPairsEdgePercent !== undefined
+        ? ', house edge ' + str(t.perfectPairsEdgePercent) + ' %' : ''),
+      el('table', { class: 'rows pays', id: 'pays-pp' }, el('tbody', null, payRows(pp)))] : null,
+      t3 ? [el('h4', null, '21+3 (your first two cards and the dealer\'s up card; the first line that matches)',
+        t.pokerEdgePercent !== undefined ? ', house edge ' + str(t.pokerEdgePercent) + ' %' : ''),
+      el('table', { class: 'rows pays', id: 'pays-t3' }, el('tbody', null, payRows(t3)))] : null,
+      pp || t3 ? el('p', { class: 'muted' }, 'A winning side bet returns its stake times one plus its pay; a losing one returns nothing. ' +
+        'Both settle with your second card, whatever happens to the round.') : null,
+      chartView(t.chart),
+    ];
+  }
+
+  const CHART_WORDS = { H: 'hit', S: 'stand', D: 'double', P: 'split', R: 'surrender', '-': 'no such hand' };
+  const UPS = ['2', '3', '4', '5', '6', '7', '8', '9', '10', 'A'];
+
+  function chartView(chart) {
+    if (!isObj(chart)) return el('p', { class: 'muted' }, 'The table gives no strategy chart.');
+    const part = (key, title, label) => {
+      const rows = isObj(chart[key]) ? chart[key] : {};
+      return el('table', { class: 'chart', id: 'chart-' + key },
+        el('caption', null, title),
+        el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'you \\ up'), UPS.map((u) => el('th', { scope: 'col' }, u)))),
+        el('tbody', null, Object.entries(rows).map(([k, byUp]) => el('tr', null,
+          el('th', { scope: 'row' }, label(k)),
+          UPS.map((u) => {
+            const a = isObj(byUp) ? str(byUp[u]) : '';
+            return el('td', { class: 'a-' + (CHART_WORDS[a] ? a.replace('-', 'none') : 'x'), title: label(k) + ' against ' + u + ': ' + (CHART_WORDS[a] || a) }, a);
+          })))));
+    };
+    return [
+      el('h3', null, 'The strategy chart'),
+      el('p', null, 'The best first decision on two cards, by your hand (rows) and the dealer\'s up card (columns), ' +
+        'as hashjack edge computes it for these rules: ',
+      Object.entries(CHART_WORDS).filter(([k]) => k !== '-').map(([k, w], i) => [i ? ', ' : '', el('span', { class: 'chart-key a-' + k }, k), ' ' + w]),
+      '. It is for the first decision only: after a Hit there is no Double and no Surrender any more (docs/PROTOCOL.md ' +
+        'section 7).'),
+      el('div', { class: 'charts' },
+        part('hard', 'Hard totals', (k) => 'hard ' + k),
+        part('soft', 'Soft totals (an Ace counted 11)', (k) => 'soft ' + k + ' (A+' + (Number(k) - 11) + ')'),
+        part('pairs', 'Pairs', (k) => k + '-' + k)),
+    ];
+  }
+
+  // ------------------------------------------------------------------
+  // How to play: which transaction, which value, which window, what fees
+
+  function howView() {
+    const t = S.table;
+    const r = isObj(t.rules) ? t.rules : {};
+    const evm = S.family === 'evm';
+    const dealer = el('span', { class: 'mono', id: 'how-dealer' }, str(t.dealer));
+    const n = str(t.timeoutBlocks);
+    const peek = r.peek !== 'none';
+    const surrender = r.surrender !== 'none';
+    const noHere = (ok) => (ok ? null : el('em', null, ' (not at this table)'));
+    const payload = (hex) => el('code', { class: 'payload' }, evm ? '0x' + hex : hex + ' …');
+    const acts = [
+      ['Bet', '484a0101', ['your stake, from ', amountEl(t.minBet), ' to ', amountEl(t.maxBet),
+        (r.perfect_pairs !== 'off' || r.twenty_one_plus_three !== 'off') ? ' (plus the side stakes, each written into the payload ' +
+          'as 8 bytes: docs/PROTOCOL.md section 7.2)' : ''],
+      'opens your round: your first card comes from the next block, the dealer\'s up card from the one after, your second card from the third', true],
+      ['Hit', '484a0102', '0', 'one more card, from the next block', true],
+      ['Stand', '484a0103', '0', 'the hand takes no more cards', true],
+      ['Double', '484a0104', 'the hand\'s stake again', 'doubles the stake; one more card, then the hand stands', true],
+      ['Split', '484a0105', 'the hand\'s stake again', 'two hands of one card each, each dealt its second card', r.max_hands !== '1'],
+      ['Surrender', '484a0106', '0', 'half the stake back (rounded down), the round ends', surrender],
+      ['Peek without insurance', '484a010700', '0', 'with an Ace up: does the dealer have blackjack?', peek],
+      ['Peek with insurance', '484a010701', 'half the Bet\'s stake, rounded down', 'the same, and insurance pays 2:1 if it does', peek],
+    ];
+    const exampleStake = (() => {
+      const want = 10n ** BigInt(S.u.decimals - 2);   // 0.01 of a coin
+      const min = big(t.minBet);
+      const max = big(t.maxBet);
+      if (min !== null && want < min) return min;
+      if (max !== null && want > max) return max;
+      return want;
+    })();
+    const fee = 2n * 21000n * 1000000000n;           // two transactions of 21,000 gas at 1 gwei
+    const pct = (fee * 10000n) / exampleStake;        // hundredths of a percent, rounded down
+    const pctText = (pct / 100n).toString() + '.' + (pct % 100n).toString().padStart(2, '0') + ' %';
+    return [
+      el('h2', null, 'How to play'),
+      el('p', null, 'Every move is a transaction of your own to the dealer\'s address ', dealer,
+        '. Its ', evm ? 'input data' : [el('code', null, 'OP_RETURN'), ' output'], ' says which action it is, its value is what ' +
+        'the action stakes, and the block it lands in decides which cards it sees. Nothing else counts: no sign-up, no ' +
+        'account, no message to the dealer (docs/PROTOCOL.md sections 3, 4 and 11).'),
+      el('ol', { class: 'howto', id: 'howto' },
+        el('li', null, el('strong', null, 'Bet. '), evm
+          ? ['Send a transaction to the dealer\'s address with input data ', payload('484a0101'), ' and as its value your stake, from ',
+            amountEl(t.minBet), ' to ', amountEl(t.maxBet), '. The Play section above builds it and sends it with a browser wallet. ' +
+            'The transaction\'s hash is your round\'s id; returns are paid to the address you sent it from.']
+          : ['Make the payload with ', el('code', null, 'hashjack player bet --key player.key'), ' (your key P goes into it) and send a ' +
+            'transaction that pays your stake to the dealer\'s address and carries the payload in an OP_RETURN output (docs/PROTOCOL.md section 11.3). ' +
+            'Returns are paid to the taproot address of your key.']),
+        el('li', null, el('strong', null, 'The deal. '), 'The three blocks after your Bet\'s block deal your first card, the dealer\'s up card ' +
+          'and your second card. Every block is a card, made from its hash: click a block in the strip to see how.'),
+        el('li', null, el('strong', null, 'Act, inside the window. '), 'Your round shows the actions allowed, the value each must carry ' +
+          'and its window: from the block after the last card you waited for, for ' + n + ' blocks. An action in a block before the ' +
+          'window opens is premature and refunded; one with a wrong value is refunded too. If none comes, at the end of the window\'s ' +
+          'last block the default action is taken for you: Stand, or a Peek without insurance where a Peek is due. One action per ' +
+          'window: each card it asks for comes from the next blocks, and the next window opens after them.'),
+        el('li', null, el('strong', null, 'Settlement. '), 'Once your hands are done the dealer draws, one card a block, and ' +
+          'the round settles; the dealer sends what it returns (the stake included) to you.')),
+      el('h3', null, 'Which transaction, which value'),
+      el('table', { class: 'rows how-actions', id: 'how-actions' },
+        el('thead', null, el('tr', null, el('th', null, 'Action'), el('th', null, evm ? 'Input data' : 'Payload begins'),
+          el('th', null, 'Value to send'), el('th', null, 'What it does'))),
+        el('tbody', null, acts.map(([a, hex, value, what, ok]) => el('tr', { class: ok ? null : 'muted' },
+          el('td', null, a, noHere(ok)), el('td', null, payload(hex)), el('td', null, value), el('td', null, what))))),
+      el('p', { class: 'muted' }, evm ? 'docs/PROTOCOL.md section 11.2 lists every payload, and the ones refused.'
+        : 'Each action after the Bet carries the round\'s short id and your signature: hashjack player ACTION makes it ' +
+          '(docs/PROTOCOL.md section 11.3); each open round below lists the commands.'),
+      el('h3', null, 'What each action costs in fees'),
+      el('p', { id: 'how-fees' }, 'Each action is a transaction of its own, and each pays its own network fee',
+        evm ? ' (gas: a little over 21,000 gas for each, times the gas price)' : ' (its size in vbytes times the fee rate)',
+        ', to the network, not the dealer: a refund returns the value, never the fee. A round takes two transactions at least ' +
+        '(a Bet and a Stand), more with every Hit, Double, Split or Peek. The house edge of ' + str(t.houseEdgePercent) +
+        ' % counts stakes only: fees come on top, and weigh more the smaller the stake.',
+        evm ? [' For example, at a gas price of 1 gwei a Bet and a Stand cost at least ', amountEl(fee.toString()), ': ',
+          el('strong', null, pctText), ' of a stake of ', amountEl(exampleStake.toString()), '.'] : '',
+        ' Waiting costs no fee: when a window ends, its default action (Stand, or Peek without insurance) is taken for free, ' +
+        'only later.'),
+    ];
   }
 
   // ------------------------------------------------------------------
@@ -747,10 +1386,10 @@
       return;
     }
     $('play-evm').hidden = false;
-    for (const u of document.querySelectorAll('#bet-form .unit')) u.textContent = S.unit;
     $('pp-label').hidden = !sb.pp;
     $('t3-label').hidden = !sb.t3;
-    $('bet-stake').value = str(S.table.minBet);
+    const min = big(S.table.minBet);
+    $('bet-stake').value = min !== null ? typedText(min) : '';
     $('connect').addEventListener('click', connectWallet);
     $('bet-form').addEventListener('input', renderBetForm);
     $('bet-form').addEventListener('submit', (e) => {
@@ -816,9 +1455,8 @@
   function betFromForm() {
     const sb = sideBets();
     const read = (id, name) => {
-      const s = $(id).value.trim();
-      if (!DEC.test(s)) return { problem: name + ': whole ' + S.unit + ', digits only (no sign, no leading zero)' };
-      return { v: BigInt(s) };
+      const r = parseTyped($(id).value);
+      return r.problem ? { problem: name + ': ' + r.problem } : { v: r.value };
     };
     const st = read('bet-stake', 'Stake');
     if (st.problem) return st;
@@ -832,7 +1470,7 @@
     let problem = null;
     if (min !== null && stake < min) problem = 'The stake is below the table\'s minimum, ' + amount(S.table.minBet) + '.';
     else if (max !== null && stake > max) problem = 'The stake is above the table\'s maximum, ' + amount(S.table.maxBet) + '.';
-    else if (pp.v > U64_MAX || t3.v > U64_MAX) problem = 'A side stake is above 2^64 - 1.';
+    else if (pp.v > U64_MAX || t3.v > U64_MAX) problem = 'A side stake is above 2^64 - 1 ' + S.u.base + '.';
     else if (pp.v > stake || t3.v > stake) problem = 'A side stake may not exceed the stake.';
     const value = stake + pp.v + t3.v;
     const data = pp.v > U64_MAX || t3.v > U64_MAX ? null : betPayload(pp.v, t3.v);
@@ -841,11 +1479,13 @@
 
   function renderBetForm() {
     if (S.family !== 'evm' || !S.table) return;
+    for (const u of document.querySelectorAll('#bet-form .unit')) u.textContent = S.baseUnits ? S.u.base : S.u.coin;
     const b = betFromForm();
     const preview = $('bet-preview');
     if (b.data) {
       replace(preview, 'to ', el('span', { class: 'mono' }, str(S.table.dealer)),
-        ', value ', el('span', { class: 'mono', id: 'bet-value' }, b.value.toString()), ' ' + S.unit,
+        ', value ', S.baseUnits ? null : [el('span', { class: 'amount', id: 'bet-amount' }, amount(b.value)), ' = '],
+        el('span', { class: 'mono', id: 'bet-value' }, b.value.toString()), ' ' + S.u.base,
         ' (', el('span', { class: 'mono' }, hexValue(b.value)), '), data ',
         el('span', { class: 'mono', id: 'bet-data' }, b.data));
     } else {
@@ -871,10 +1511,11 @@
     renderBetForm();
 
     // The sent transactions
+    const words = (parts) => parts.map((x) => (isObj(x) ? amount(x.amount) : x)).join('');
     replace($('txs'), S.sent.map((t) => el('li', { class: 'tx' },
-      el('span', { class: 'what' }, t.what), ': ',
+      el('span', { class: 'what' }, words(t.what)), ': ',
       el('span', { class: 'mono tx-hash' }, t.hash), ' — ',
-      el('span', { class: 'tx-status' }, t.status))));
+      el('span', { class: 'tx-status' }, words(t.status)))));
 
     // The connected player's open round, with one button per allowed action.
     // Rebuilt only when it changes, so that a click is never lost to a redraw.
@@ -882,7 +1523,7 @@
     const id = rs ? str(rs.round).toLowerCase() : null;
     const pend = id ? S.pendingRound.get(id) : null;
     const pending = pend ? pend.hash : null;
-    const key = JSON.stringify([S.account, rs, pending, S.tip, chainProblem()]);
+    const key = JSON.stringify([S.account, rs, pending, S.tip, chainProblem(), S.baseUnits]);
     if (key === myKey) return;
     myKey = key;
     const box = $('my-round');
@@ -915,7 +1556,7 @@
     const hash = await window.ethereum.request({ method: 'eth_sendTransaction', params: [tx] });
     if (typeof hash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new Error('the wallet returned no transaction hash');
     const h = hash.toLowerCase();
-    S.sent.unshift({ hash: h, what, status: 'sent, value ' + value.toString() + ' ' + S.unit + ', data ' + data });
+    S.sent.unshift({ hash: h, what, status: ['sent, value ', { amount: value.toString() }, ', data ' + data] });
     S.sent.length = Math.min(S.sent.length, MAX_SENT);
     return h;
   }
@@ -925,7 +1566,9 @@
     if (!S.account || !b.data || b.problem || chainProblem()) return;
     $('bet-send').disabled = true;
     try {
-      const what = 'Bet ' + b.stake + (b.pp > 0n ? ' + Perfect Pairs ' + b.pp : '') + (b.t3 > 0n ? ' + 21+3 ' + b.t3 : '');
+      const what = ['Bet ', { amount: b.stake.toString() }];
+      if (b.pp > 0n) what.push(' + Perfect Pairs ', { amount: b.pp.toString() });
+      if (b.t3 > 0n) what.push(' + 21+3 ', { amount: b.t3.toString() });
       const h = await sendTx(what, b.value, b.data);
       S.pendingBet = { hash: h, tip: S.tip ?? 0 };
     } catch (e) {
@@ -944,7 +1587,7 @@
     S.pendingRound.set(id, pend);
     render();
     try {
-      pend.hash = await sendTx(actionName(a), v, actionPayload(str(a.action), a.insurance === true));
+      pend.hash = await sendTx([actionName(a)], v, actionPayload(str(a.action), a.insurance === true));
     } catch (e) {
       S.pendingRound.delete(id);
       $('bet-problem').textContent = 'Not sent: ' + (e && e.message ? e.message : String(e));
