@@ -25,7 +25,11 @@ own:
   the same answer; an address of no player (404) or not a taproot one
   (400); "seq" in every open state.
 - serve_restart, endpoints (payouts by key, by tr(P) and unattributed,
-  `hashjack ledger --json`'s rows), errors (api_checks.check_http_errors),
+  `hashjack ledger --json`'s rows).
+- page: the web page in headless Chromium (tests/e2e/browser.py):
+  amounts in LTC and in litoshi, how to play in this family's words, a
+  block's view against `hashjack card`.
+- errors (api_checks.check_http_errors),
   from_too_old, connections_per_ip, dealer_kill (the tip held back:
   getblockcount), stream.
 
@@ -37,17 +41,22 @@ status 1 on failure.  Every wait has a deadline and so has the whole run
 
 import json
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import api_checks  # noqa: E402
 import book  # noqa: E402
+import browser  # noqa: E402  (it finds Debian's selenium)
 import hj  # noqa: E402
 import ltc  # noqa: E402
 import test_ltc_game  # noqa: E402
 from api_checks import Api  # noqa: E402
-from checks import check, check_eq  # noqa: E402
+from checks import Failed, check, check_eq  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 RULES = dict(book.SIDE_BETS)
 
@@ -187,12 +196,90 @@ def case_endpoints(ctx):
                                       S.dealer)
 
 
+def litecoins(n):
+    """Litoshis in litecoins, exactly, as the page writes them."""
+    s = str(int(n)).rjust(9, "0")
+    whole, frac = s[:-8], s[-8:].rstrip("0")
+    return whole + ("." + frac if frac else "") + " LTC"
+
+
+PAGE_TEXT = r"""
+const e = document.querySelector(arguments[0]);
+return e ? e.innerText.trim() : null;
+"""
+
+
+def case_page(ctx):
+    """The page on this family, in headless Chromium, as a person reads it:
+    amounts in LTC (8 decimals) and, with the header's toggle, in litoshi;
+    a settled round's stake both ways; how to play in this family's words
+    (an OP_RETURN payload, `hashjack player`, miner fees); a block's view,
+    its hash without 0x, its card worked out as `hashjack card` says."""
+    api, S = ctx.api, ctx.S
+    d = browser.chromium(ctx.workdir)
+    hj.add_exit_hook(d.quit)
+    text = lambda css: d.execute_script(PAGE_TEXT, css)  # noqa: E731
+
+    def until(what, fn):
+        try:
+            return WebDriverWait(d, 30, poll_frequency=0.05).until(lambda _: fn())
+        except TimeoutException:
+            raise Failed("the page did not show %s within 30 s" % what) from None
+
+    def press(label):
+        for b in d.find_elements(By.CSS_SELECTOR, "#units button"):
+            if b.text == label:
+                b.click()
+                return
+        raise Failed("no %r button" % label)
+    try:
+        url = "http://127.0.0.1:%d/" % api.sv.port
+        d.get(url)
+        until("live", lambda: text("#conn") == "live")
+        check_eq([b.text for b in d.find_elements(By.CSS_SELECTOR, "#units button")], ["LTC", "litoshi"],
+                 "the unit toggle")
+        check_eq((text("#table .min-bet"), text("#table .max-bet")),
+                 (litecoins(test_ltc_game.MIN_BET), litecoins(test_ltc_game.MAX_BET)),
+                 "the table's limits in LTC")
+        rid, (_, _, end, settle) = next((k, v) for k, v in api.rounds_of_log().items() if v[2] is not None)
+        d.get(url + "#/round/" + rid)
+        staked = lambda: text("#view .round-bet")  # noqa: E731
+        want = litecoins(settle["betAmount"])
+        until("round %s staked %s" % (rid, want), lambda: staked() == want)
+        press("litoshi")
+        until("its stake in litoshi", lambda: staked() == "%s litoshi" % settle["betAmount"])
+        check_eq(text("#table .min-bet"), "%d litoshi" % test_ltc_game.MIN_BET, "the minimum bet in litoshi")
+        press("LTC")
+        until("its stake in LTC again", lambda: staked() == want)
+        d.get(url + "#/how")
+        until("how to play", lambda: text("#how-actions"))
+        steps, fees = text("#howto"), text("#how-fees")
+        for w in ("hashjack player bet --key player.key", "OP_RETURN output"):
+            check(w in steps, "how to play does not say %r: %r" % (w, steps))
+        check("its own network fee (its size in vbytes times the fee rate)" in fees, "the fees: %r" % fees)
+        check(text("#how-actions tbody tr td:nth-child(2)") == "484a0101 …", "the Bet's payload, without 0x")
+        line = json.loads(api.log()[end])
+        d.get(url + "#/block/%d" % end)
+        until("block %d" % end, lambda: text("#derivation"))
+        check_eq(text("#view .block-facts .hash"), line["hash"], "the block's hash, without 0x")
+        out = subprocess.run([ctx.hashjack, "card", line["hash"]], check=True, capture_output=True, text=True,
+                             timeout=30).stdout
+        check_eq(text("#derivation").splitlines(), [x.strip() for x in out.splitlines()[1:]],
+                 "block %d's card as hashjack card works it out" % end)
+        errors = [m["message"] for m in d.get_log("browser") if m.get("level") == "SEVERE"]
+        check(not errors, "the browser's console: %s" % errors)
+    finally:
+        d.quit()
+    return "round %s: %s = %s litoshi; how to play; block %d" % (rid[:16], litecoins(settle["betAmount"]),
+                                                                 settle["betAmount"], end)
+
+
 def case_errors(ctx):
     """The HTTP errors and refusals of every family."""
     return api_checks.check_http_errors(ctx.api.sv)
 
 
-CASES = [case_book, case_api_players, case_ids, api_checks.case_serve_restart, case_endpoints,
+CASES = [case_book, case_api_players, case_ids, api_checks.case_serve_restart, case_endpoints, case_page,
          case_errors, api_checks.case_from_too_old, api_checks.case_connections_per_ip,
          api_checks.case_dealer_kill, api_checks.case_stream]
 
