@@ -420,7 +420,7 @@ class Kills:
                     self.torn, self.resumes_checked))
 
     def check_count(self):
-        check(len(self.kills) >= 20, "only %d kills in the time budget" % len(self.kills))
+        check(len(self.kills) >= 20, "only %d kills before the deadline (a hang?)" % len(self.kills))
         check(self.phases["catch-up"] >= 5, "only %d kills during catch-up (%s)"
               % (self.phases["catch-up"], dict(self.phases)))
 
