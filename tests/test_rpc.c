@@ -445,6 +445,58 @@ static void test_retry_500(void **state)
 	fx_end();
 }
 
+static void h_500_always(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	(void)r;
+	(void)n;
+	hf_reply(c, 500, NULL, "still down");
+}
+
+/* A budget of 3 attempts: the third failure ends the call with the last
+ * failure's words, after 2 retries; the node saw 3 requests. */
+static void test_budget_attempts(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	o.max_attempts = 3;
+	fx_start(&o, h_500_always, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 1);
+	assert_int_equal(F.nretry, 2);
+	assert_int_equal(F.srv.nreq, 3);
+	assert_contains(F.err, "eth_chainId: gave up after 3 attempts in ");
+	assert_contains(F.err, "HTTP 500");
+	assert_contains(F.err, "still down");
+	fx_end();
+}
+
+/* A budget of 60 ms with retries 20 to 40 ms apart (the jitter): the
+ * attempt that would start beyond it is not made, so 2 to 4 attempts (the
+ * first retry always starts within it), never more. */
+static void test_budget_time(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	o.backoff_min_ms = 40;
+	o.backoff_max_ms = 40;
+	o.give_up_ms = 60;
+	fx_start(&o, h_500_always, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 1);
+	assert_true(F.srv.nreq >= 2 && F.srv.nreq <= 4);
+	assert_int_equal(F.nretry, F.srv.nreq - 1);
+	assert_contains(F.err, "eth_chainId: gave up after ");
+	fx_end();
+}
+
 static void h_429_408(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	if (n == 0)
@@ -1297,6 +1349,8 @@ static void test_defaults(void **state)
 	assert_int_equal(o.max_inflight, 4);
 	assert_null(o.url);
 	assert_null(o.on_retry);
+	assert_int_equal(o.max_attempts, 0);
+	assert_int_equal(o.give_up_ms, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1798,6 +1852,8 @@ int main(void)
 	    cmocka_unit_test(test_batch_bad_ids),
 	    cmocka_unit_test(test_retry_500),
 	    cmocka_unit_test(test_retry_429),
+	    cmocka_unit_test(test_budget_attempts),
+	    cmocka_unit_test(test_budget_time),
 	    cmocka_unit_test(test_401_final),
 	    cmocka_unit_test(test_invalid_json),
 	    cmocka_unit_test(test_rpc_error),
