@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -591,10 +592,11 @@ struct srv {
 	hj_server *s;
 };
 
-static void srv_up(struct srv *x, const hj_http_limits *lim)
+static void srv_up_aged(struct srv *x, const hj_http_limits *lim,
+                        unsigned max_age_s)
 {
 	hj_http_handler h;
-	hj_api_opts ao = {.max_subscriptions = 2, .max_age_s = 3600};
+	hj_api_opts ao = {.max_subscriptions = 2, .max_age_s = max_age_s};
 	assert_int_equal(uv_loop_init(&x->loop), 0);
 	x->f = fixture();
 	x->v = view(x->f, 100);
@@ -604,6 +606,11 @@ static void srv_up(struct srv *x, const hj_http_limits *lim)
 	hj_api_handler(x->api, &h);
 	x->s = hj_server_new(&x->loop, lim, &h);
 	hj_api_set_server(x->api, x->s);
+}
+
+static void srv_up(struct srv *x, const hj_http_limits *lim)
+{
+	srv_up_aged(x, lim, 3600);
 }
 
 static void srv_down(struct srv *x)
@@ -636,6 +643,36 @@ static void expect_status(struct srv *x, const char *req, const char *status,
 	    (body_part && !strstr(got, body_part)))
 		fail_msg("%s -> %s", req, got);
 	free(got);
+}
+
+/* The card log last written secs ago, as the view sees it at its next
+ * poll. */
+static void log_aged(struct srv *x, long secs)
+{
+	struct timespec t[2];
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= secs;
+	t[1] = t[0];
+	assert_int_equal(utimensat(AT_FDCWD, hj_fixture_log(x->f), t, 0), 0);
+	poll_ok(x->v, NULL);
+}
+
+/* max_age 0 (`hashjack serve` without -c): the family's default once the
+ * view knows the family, 120 s on EVM, not the Bitcoin family's 3600. */
+static void test_healthz_family_max_age(void **state)
+{
+	(void)state;
+	struct srv x;
+	hj_http_limits lim;
+	hj_http_limits_default(&lim);
+	srv_up_aged(&x, &lim, 0);
+	log_aged(&x, 60);
+	expect_status(&x, "GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 200",
+	              "\"ok\":true");
+	log_aged(&x, 200);
+	expect_status(&x, "GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 503",
+	              "more than max_age (120 s)");
+	srv_down(&x);
 }
 
 static void test_http(void **state)
@@ -927,6 +964,7 @@ int main(void)
 	    cmocka_unit_test(test_truncation),
 	    cmocka_unit_test(test_divergence),
 	    cmocka_unit_test(test_http),
+	    cmocka_unit_test(test_healthz_family_max_age),
 	    cmocka_unit_test(test_websocket),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "config.h"
 #include "prom.h"
 #include "www.h"
 
@@ -218,18 +219,21 @@ static void healthz(hj_api *a, hj_conn *c)
 	char why[700] = "";
 	hj_view_stats_get(a->v, &st);
 	double age = log_age(&st);
+	unsigned max_age =
+	    a->o.max_age_s ? a->o.max_age_s
+	                   : hjd_serve_max_age(
+	                         st.family && strcmp(st.family, "evm") == 0, 0);
 	if (!st.live)
 		snprintf(why, sizeof why,
 		         "the dealer's state is not loaded: %s",
 		         a->down[0] ? a->down : "starting");
 	else if (a->down[0])
 		snprintf(why, sizeof why, "%s", a->down);
-	else if (age > a->o.max_age_s)
-		snprintf(
-		    why, sizeof why,
-		    "the dealer's last block (%llu) was written %.0f s ago, "
-		    "more than max_age (%u s)",
-		    (unsigned long long)st.height, age, a->o.max_age_s);
+	else if (age > max_age)
+		snprintf(why, sizeof why,
+		         "the dealer's last block (%llu) was written %.0f s "
+		         "ago, more than max_age (%u s)",
+		         (unsigned long long)st.height, age, max_age);
 	json_t *o = json_object();
 	json_object_set_new(o, "ok", json_boolean(!why[0]));
 	if (why[0])
