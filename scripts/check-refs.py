@@ -34,8 +34,8 @@ reference broken over two lines of a comment or a help text is read whole:
     repository (they used an outside document's numbers; say
     docs/PROTOCOL.md section N, with the N that says it there).
   - "seed 00N", "seeds 00N and 00M", "shared/spec/", "shared/seeds/",
-    "hash-blackjack-v1.md": errors; they cite documents outside the
-    repository.
+    "hash-blackjack-v1" (with or without .md): errors; they cite documents
+    outside the repository.
   - "<DOC>.md, "Heading"" or "<DOC>.md "Heading"": the quoted text must be
     a heading of that document (case and `backticks` ignored); a quoted
     word followed by ":" is a JSON key, not a heading.
@@ -86,7 +86,7 @@ OUTSIDE_BEFORE = re.compile(
 OUTSIDE_AFTER = re.compile(
     r"^\s*of\s+(?:FIPS|RFC|BIP|EIP|SEC|ISO|NIST)\b", re.I)
 SEED = re.compile(r"\bseeds?\s+0\d\d\b(?:" + SEP + r"0\d\d\b)*", re.I)
-OUTSIDE_PATH = re.compile(r"shared/(?:spec|seeds)\b|hash-blackjack-v1\.md")
+OUTSIDE_PATH = re.compile(r"shared/(?:spec|seeds)\b|hash-blackjack-v1\b")
 QUOTED = re.compile(r"(?P<doc>" + DOC + r")(?:\]\([^)\s]*\))?,?\s+\\?\""
                     r"(?P<name>[^\"\\]{1,100})\\?\"(?!\s*:)")
 ANCHOR = re.compile(r"\]\((?P<doc>[^)#\s]*)#(?P<anchor>[^)\s]+)\)")
@@ -364,7 +364,7 @@ def self_test():
         ("b.c", 2, '"protocol v1, section 1"'), ("b.c", 2, '"spec section 6"'),
         ("b.c", 2, '"section 3" names no document'),
         ("b.c", 4, '"protocol section 9"'), ("b.c", 5, '"shared/spec"'),
-        ("b.c", 5, '"hash-blackjack-v1.md"'),
+        ("b.c", 5, '"hash-blackjack-v1"'),
         ("b.c", 5, '"seeds 003 and 004"'),
         ("b.c", 5, '"\u00a7 1.1" names no document'),
         ("b.c", 5, "docs/T.md has no section 3"),
