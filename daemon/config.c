@@ -410,8 +410,8 @@ static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
-/* A rule key of section 9 (hj_rule_keys[i]): over the preset, wherever
- * the preset is set. */
+/* A rule key of docs/PROTOCOL.md section 7.1 (hj_rule_keys[i]): over the
+ * preset, wherever the preset is set. */
 static int set_rule_key(hjd_config *c, size_t i, const char *v, char *why,
                         size_t n)
 {

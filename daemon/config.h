@@ -17,7 +17,7 @@
 #include "payload.h"
 #include "rules.h"
 
-/* The rule keys of protocol section 9 (hj_rule_keys). */
+/* The rule keys of docs/PROTOCOL.md section 7.1 (hj_rule_keys). */
 #define HJD_RULE_KEYS 13
 
 typedef struct hjd_config {

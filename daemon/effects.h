@@ -54,8 +54,9 @@ typedef struct hj_effects {
  * "refund:<txid>" (ids in lower-case hex, without "0x"), so the same debt
  * can never be recorded twice.  A refund goes to the sender (EVM `from`, a
  * Bitcoin Bet's key P), else to the key of the round the action named,
- * else to nobody known: it is then recorded unattributed (protocol v1,
- * section 5).  A return, insurance or side bet goes to the round's player.
+ * else to nobody known: it is then recorded unattributed
+ * (docs/PROTOCOL.md section 9.1).  A return, insurance or side bet goes to
+ * the round's player.
  */
 void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out);
 

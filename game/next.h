@@ -1,5 +1,5 @@
 /*
- * What a round shows (protocol v1.1, section 11): the actions a
+ * What a round shows (docs/PROTOCOL.md section 14): the actions a
  * transaction would be accepted for while the round's window is open,
  * with the value each must carry.  A pure function of the round and the
  * rules, and the same legality the table applies (table.c's check() calls
@@ -37,7 +37,7 @@ typedef struct hj_next_action {
 
 typedef struct hj_next {
 	size_t n; /* 0 while cards are due, the dealer plays, or settled */
-	hj_next_action a[HJ_NEXT_MAX]; /* seed 002's order: Split, Hit, Double,
+	hj_next_action a[HJ_NEXT_MAX]; /* in the order Split, Hit, Double,
 	                                  Stand, Surrender, Peek */
 	int hand; /* the hand the actions act on; -1 for a Peek or none */
 	/* While n > 0: the first block an action is valid in, and the block

@@ -228,7 +228,8 @@ static void play_next(struct blk *b, hj_round *r)
 		hands_done(b, r);
 }
 
-/* The side bets, decided by the first three cards (section 10). */
+/* The side bets, decided by the first three cards (docs/PROTOCOL.md
+ * section 7.2). */
 static void settle_sides(struct blk *b, hj_round *r)
 {
 	const hj_rules *ru = &b->t->rules;

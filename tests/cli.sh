@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hashjack command line: output of `card` on the spec's vectors, errors
+# The hashjack command line: output of `card` on the protocol's vectors, errors
 # and exit codes (docs/CLI.md).
 #
 #   cli.sh /path/to/hashjack
@@ -15,7 +15,7 @@ failed=0
 tmp=$(mktemp -d) || exit 70
 trap 'rm -rf "$tmp"' EXIT
 
-# The card vectors of docs/PROTOCOL.md section 2.
+# The protocol's vectors (docs/PROTOCOL.md sections 2.2 and 2.3).
 GENESIS=000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f
 ACE=0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b10e
 VOID_EF=$(printf '0%.0s' $(seq 62))ef

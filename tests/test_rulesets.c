@@ -1,9 +1,9 @@
 /*
- * Rule sets (protocol v1.1, sections 9 and 10): the presets as data, the
+ * Rule sets (docs/PROTOCOL.md sections 7.1 and 7.2): the presets as data, the
  * rule keys' text, and the engine playing every key, with exact returns,
  * in states where an action is legal and where it is not.  test_engine.c
  * covers the bethash table itself.  Every expected line was worked out by
- * hand from shared/spec/hash-blackjack-v1.md.
+ * hand from docs/PROTOCOL.md and docs/CONFIG.md.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,7 +22,7 @@
 /* ------------------------------------------------------------------ */
 /* Presets and keys                                                   */
 
-/* Section 9's preset table, column by column, in hj_rule_keys order. */
+/* docs/CONFIG.md's preset table, column by column, in hj_rule_keys order. */
 static void check_preset(const char *name, const char *const want[])
 {
 	hj_rules r;
