@@ -638,6 +638,30 @@ static void expect_status(struct srv *x, const char *req, const char *status,
 	free(got);
 }
 
+/*
+ * HEAD, then req on the same connection: req's answer has status, and the
+ * whole body its Content-Length announces, holding body_part.
+ */
+static void expect_after_head(struct srv *x, const char *req,
+                              const char *status, const char *body_part)
+{
+	char both[2048];
+	snprintf(both, sizeof both, "HEAD /v1/table HTTP/1.1\r\n\r\n%s", req);
+	char *got = exchange(x, both, NULL);
+	const char *second = strstr(got + 1, "HTTP/1.1 ");
+	const char *cl = second ? strstr(second, "Content-Length: ") : NULL;
+	const char *body = second ? strstr(second, "\r\n\r\n") : NULL;
+	if (!second || strncmp(second, status, strlen(status)) != 0 || !cl ||
+	    !body)
+		fail_msg("HEAD then %s -> %s", req, got);
+	body += 4;
+	size_t len = strtoul(cl + strlen("Content-Length: "), NULL, 10);
+	if (len == 0 || strlen(body) != len || !strstr(body, body_part))
+		fail_msg("HEAD then %s: Content-Length %zu, body \"%s\"", req,
+		         len, body);
+	free(got);
+}
+
 static void test_http(void **state)
 {
 	(void)state;
@@ -696,6 +720,33 @@ static void test_http(void **state)
 	/* HEAD: the headers alone. */
 	char *got = exchange(&x, "HEAD /v1/table HTTP/1.1\r\n\r\n", NULL);
 	assert_non_null(strstr(got, "Content-Length: "));
+	assert_true(strcmp(got + strlen(got) - 4, "\r\n\r\n") == 0);
+	free(got);
+
+	/* After a HEAD, an error answer to the next request on the connection
+	 * carries its body, whichever check refused it. */
+	expect_after_head(&x,
+	                  "POST /v1/table HTTP/1.1\r\nContent-Length: 2\r\n"
+	                  "\r\n{}",
+	                  "HTTP/1.1 405", "only GET and HEAD");
+	expect_after_head(&x,
+	                  "GET /v1/table HTTP/1.1\r\nContent-Length: 2\r\n"
+	                  "\r\n{}",
+	                  "HTTP/1.1 413", "may not have a body");
+	snprintf(req, sizeof req, "GET /%s HTTP/1.1\r\n\r\n", big);
+	expect_after_head(&x, req, "HTTP/1.1 414", "too long");
+	snprintf(req, sizeof req,
+	         "GET / HTTP/1.1\r\nX-A: %s\r\nX-B: %s\r\n\r\n", big, big);
+	expect_after_head(&x, req, "HTTP/1.1 431", "too large");
+	expect_after_head(&x, "GARBAGE\r\n\r\n", "HTTP/1.1 400", "malformed");
+	expect_after_head(&x, "GET http://a/ HTTP/1.1\r\n\r\n", "HTTP/1.1 400",
+	                  "must be a path");
+	expect_after_head(&x, "GET /v1/blocks?last=0 HTTP/1.1\r\n\r\n",
+	                  "HTTP/1.1 400", "last");
+	/* An error answer to a HEAD itself is its head alone. */
+	snprintf(req, sizeof req, "HEAD /%s HTTP/1.1\r\n\r\n", big);
+	got = exchange(&x, req, NULL);
+	assert_int_equal(strncmp(got, "HTTP/1.1 414", 12), 0);
 	assert_true(strcmp(got + strlen(got) - 4, "\r\n\r\n") == 0);
 	free(got);
 
