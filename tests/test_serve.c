@@ -686,6 +686,8 @@ static void test_http(void **state)
 	              "HTTP/1.1 400", "unknown parameter x");
 	expect_status(&x, "GET /v1/blocks?last=%32 HTTP/1.1\r\n\r\n",
 	              "HTTP/1.1 400", "no escapes");
+	expect_status(&x, "GET /v1/blocks?last=-1 HTTP/1.1\r\n\r\n",
+	              "HTTP/1.1 400", "last must be a number from 1 to 100\"");
 	expect_status(&x, "GET /v1/blocks?last=2&last=3 HTTP/1.1\r\n\r\n",
 	              "HTTP/1.1 400", "given twice");
 	expect_status(&x,
@@ -933,10 +935,22 @@ static void test_websocket(void **state)
 	hj_conn_fake_free(c);
 	free(w.p);
 
-	/* Refused before the upgrade: a from no longer kept is not, an
-	 * unknown parameter, a bad id, a missing key, another path. */
-	expect_status(&x, UPGRADE("/v1/stream?from=x"), "HTTP/1.1 400",
-	              "from: a block height");
+	/* Refused before the upgrade: a from that is not a height, whichever
+	 * character is wrong, is told what it must be; an unknown parameter,
+	 * a bad id, a missing key, another path. */
+	static const char *const not_heights[] = {"x",   "-5",  "01",
+	                                          "1.5", "%31", "+3"};
+	for (size_t i = 0; i < sizeof not_heights / sizeof *not_heights; i++) {
+		char target[64];
+		snprintf(target, sizeof target, "/v1/stream?from=%s",
+		         not_heights[i]);
+		snprintf(buf, sizeof buf, UPGRADE("%s"), target);
+		expect_status(&x, buf, "HTTP/1.1 400",
+		              "\"from must be a block height, a whole number "
+		              "in decimal digits (no sign, no leading zero)");
+	}
+	expect_status(&x, UPGRADE("/v1/stream?from=%31"), "HTTP/1.1 400",
+	              "(no escapes: %XX is not decoded)");
 	expect_status(&x, UPGRADE("/v1/stream?seat=1"), "HTTP/1.1 400",
 	              "unknown parameter seat");
 	expect_status(&x, UPGRADE("/v1/stream?round=0x1"), "HTTP/1.1 400",
