@@ -66,6 +66,7 @@ struct hjd_follower {
 	hj_cardlog cl;
 	hj_cursor cur;
 	int have_parent; /* cur.hash is a real block's hash */
+	int have_cursor; /* cur is the store's: first start or resume done */
 
 	uint64_t tip, target; /* target: first height not yet final */
 	uint64_t final;       /* the last final height the node's last
@@ -590,6 +591,7 @@ static int first_start(hjd_follower *f, uint64_t tip)
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		return -1;
 	}
+	f->have_cursor = 1;
 	hjd_log(HJD_LOG_NOTICE,
 	        "first start: dealing from block %" PRIu64 " (tip %" PRIu64 ")",
 	        start, tip);
@@ -655,13 +657,21 @@ static int resume(hjd_follower *f)
 	}
 	if (f->log.note[0])
 		hjd_log(HJD_LOG_WARNING, "%s", f->log.note);
+	f->have_cursor = 1;
 	f->have_parent = memcmp(f->cur.hash, zero, 32) != 0;
 	if (f->have_parent)
 		hj_table_set_last_height(f->table, f->cur.height);
-	hjd_log(HJD_LOG_NOTICE,
-	        "resuming after block %" PRIu64 ", %zu open rounds, card log "
-	        "at %" PRIu64 " bytes",
-	        f->cur.height, hj_table_count(f->table), f->log.offset);
+	if (f->have_parent)
+		hjd_log(HJD_LOG_NOTICE,
+		        "resuming after block %" PRIu64
+		        ", %zu open rounds, card "
+		        "log at %" PRIu64 " bytes",
+		        f->cur.height, hj_table_count(f->table), f->log.offset);
+	else
+		hjd_log(HJD_LOG_NOTICE,
+		        "resuming before its first block, %" PRIu64
+		        ", card log at %" PRIu64 " bytes",
+		        next_block(f), f->log.offset);
 	return 0;
 }
 
@@ -825,8 +835,20 @@ void hjd_follower_stop(hjd_follower *f, const char *cause)
 {
 	if (f->stopping)
 		return;
-	hjd_log(HJD_LOG_NOTICE, "%s: stopping after block %" PRIu64, cause,
-	        f->cur.height);
+	/* Before its first block the cursor is the one before it (wrapped
+	 * below block 0), a block this dealer never dealt. */
+	if (f->have_parent)
+		hjd_log(HJD_LOG_NOTICE, "%s: stopping after block %" PRIu64,
+		        cause, f->cur.height);
+	else if (f->have_cursor)
+		hjd_log(HJD_LOG_NOTICE,
+		        "%s: stopping before its first block, %" PRIu64, cause,
+		        next_block(f));
+	else
+		hjd_log(HJD_LOG_NOTICE,
+		        "%s: stopping before dealing any block (still waiting "
+		        "for the node's first answers)",
+		        cause);
 	stop(f, 0);
 }
 
