@@ -83,8 +83,7 @@ static void test_prom_hist(void **state)
 	    strstr(s, "d_seconds_bucket{m=\"x\",le=\"0.005\"} 4\n"));
 	assert_non_null(strstr(s, "d_seconds_bucket{m=\"x\",le=\"10\"} 4\n"));
 	assert_non_null(strstr(s, "d_seconds_bucket{m=\"x\",le=\"+Inf\"} 5\n"));
-	assert_non_null(
-	    strstr(s, "d_seconds_sum{m=\"x\"} 42.0064\n"));
+	assert_non_null(strstr(s, "d_seconds_sum{m=\"x\"} 42.0064\n"));
 	assert_non_null(strstr(s, "d_seconds_count{m=\"x\"} 5\n"));
 	free(s);
 }
