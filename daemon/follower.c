@@ -136,67 +136,12 @@ struct effects {
 
 static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
 {
-	char tx[67], round[67], amount[HJ_AMOUNT_STRLEN];
-	int fam_0x = f->be->ops->family == HJ_EVM;
+	char line[512];
+	int notice = hj_effects_line(ev, h, f->be->ops->family == HJ_EVM, line,
+	                             sizeof line);
 
-	if (ev->tx)
-		hj_hex_encode(ev->tx->txid.b, ev->tx->txid.len, fam_0x, tx);
-	if (ev->round)
-		hj_hex_encode(ev->round->id.b, ev->round->id.len, fam_0x,
-		              round);
-	switch (ev->type) {
-	case HJ_EV_ACTION:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": tx %s: %s accepted, "
-		        "round %s, stake %s",
-		        h, tx, hj_act_name(ev->act), round,
-		        hj_amount_format(ev->amount, amount));
-		break;
-	case HJ_EV_REJECT:
-		hjd_log(HJD_LOG_NOTICE,
-		        "block %" PRIu64 ": tx %s: %s rejected "
-		        "(%s), refund %s owed",
-		        h, tx, hj_act_name(ev->act), hj_reason_name(ev->reason),
-		        hj_amount_format(ev->amount, amount));
-		break;
-	case HJ_EV_DEPOSIT:
-		hjd_log(HJD_LOG_NOTICE,
-		        "block %" PRIu64 ": tx %s: deposit of "
-		        "%s (no magic), not refunded",
-		        h, tx, hj_amount_format(ev->tx->value, amount));
-		break;
-	case HJ_EV_IGNORED:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": tx %s: failed receipt, "
-		        "ignored",
-		        h, tx);
-		break;
-	case HJ_EV_TIMEOUT:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": round %s: timeout, "
-		        "%s applied",
-		        h, round, hj_act_name(ev->act));
-		break;
-	case HJ_EV_SETTLE:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": round %s settled, "
-		        "payout %s",
-		        h, round,
-		        hj_amount_format(ev->settle->total_ret, amount));
-		break;
-	case HJ_EV_SIDE:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": round %s: side bets settled, "
-		        "payout %s",
-		        h, round,
-		        hj_amount_format(ev->side->pp_ret + ev->side->t3_ret,
-		                         amount));
-		break;
-	case HJ_EV_DRAW:
-	case HJ_EV_PEEK:
-	case HJ_EV_SKIP:
-		break;
-	}
+	if (notice >= 0)
+		hjd_log(notice ? HJD_LOG_NOTICE : HJD_LOG_INFO, "%s", line);
 }
 
 /* The step's sink (hj_deal_block): the event's journal line, then the
