@@ -615,6 +615,62 @@ static void test_ace_ten_peek_card_at_x4(void **state)
 	fx_free(&f);
 }
 
+/*
+ * A natural against a 10 has no move left under every peek rule: from the
+ * block that deals it until the card that settles it (the dealer's second
+ * under ace and none, the peek card under ace_ten), void blocks included,
+ * an action is not_allowed, never premature (docs/PROTOCOL.md sections
+ * 5.2 and 9.2).  Another hand against a 10 under ace_ten waits for its
+ * window: premature.
+ */
+static void test_natural_against_ten_not_allowed_under_every_peek(void **st)
+{
+	static const char *const peeks[] = {"ace", "ace_ten", "none"};
+	fx f;
+
+	(void)st;
+	for (size_t i = 0; i < sizeof peeks / sizeof peeks[0]; i++) {
+		hj_rules r = rules_bethash();
+		int ace_ten = strcmp(peeks[i], "ace_ten") == 0;
+
+		assert_int_equal(
+		    hj_rules_set_key(&r, "peek", peeks[i], NULL, 0), 0);
+		start(&f, &r);
+		B(&f, IDLE, tx_bet(1, 10));
+		B0(&f, ACE);
+		B0(&f, KING);
+		B(&f, QUEEN, HIT(1), STAND(1), PEEK(1, 0, 0));
+		EXPECT(&f, "1 draw 0 QC | 1 reject Hit not_allowed 0"
+		           " | 1 reject Stand not_allowed 0"
+		           " | 1 reject Peek not_allowed 0");
+		B(&f, VOID, DOUBLE(1, 10), SURRENDER(1));
+		EXPECT(&f, "1 reject Double not_allowed 10"
+		           " | 1 reject Surrender not_allowed 0");
+		B(&f, R(9), STAND(1));
+		EXPECT(&f, ace_ten ? "1 peek 9C clear | 1 settle Blackjack 22, "
+		                     "stake 10, ret 22 | 1 reject Stand "
+		                     "no_round 0"
+		                   : "1 draw D 9C | 1 settle Blackjack 22, "
+		                     "stake 10, ret 22 | 1 reject Stand "
+		                     "no_round 0");
+		fx_free(&f);
+	}
+
+	/* 17 against a 10 under ace_ten: its window opens after the peek
+	 * card, so an action before is premature. */
+	hj_rules r = rules_bethash();
+	assert_int_equal(hj_rules_set_key(&r, "peek", "ace_ten", NULL, 0), 0);
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 10));
+	B0(&f, TEN);
+	B0(&f, KING);
+	B(&f, R(7), STAND(1));
+	EXPECT(&f, "1 draw 0 7C | 1 reject Stand premature 0");
+	B(&f, VOID, STAND(1));
+	EXPECT(&f, "1 reject Stand premature 0");
+	fx_free(&f);
+}
+
 static void test_ace_ten_ace_up_peeks_as_under_ace(void **state)
 {
 	fx f;
@@ -1117,6 +1173,8 @@ int main(void)
 	    cmocka_unit_test(test_split_by_rank),
 	    cmocka_unit_test(test_ace_ten_peek_card_at_x4),
 	    cmocka_unit_test(test_ace_ten_ace_up_peeks_as_under_ace),
+	    cmocka_unit_test(
+	        test_natural_against_ten_not_allowed_under_every_peek),
 	    cmocka_unit_test(test_no_peek_no_peek_action),
 	    cmocka_unit_test(test_no_peek_dealer_blackjack_takes_every_stake),
 	    cmocka_unit_test(
