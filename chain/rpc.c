@@ -1131,6 +1131,25 @@ static void parse_done(uv_work_t *w, int status)
 }
 
 /* A transfer ended (res: curl's verdict): complete r or schedule a retry. */
+/* What a 4xx that is not retried most likely means, for its message.
+ * Only a batch (several calls: blocks while catching up) can be made
+ * smaller by the configuration. */
+static const char *refusal_hint(long status, int batch)
+{
+	if (status == 413)
+		return batch ? "(the request or its answer is too large for "
+		               "the node or a proxy before it: lower [chain] "
+		               "batch_blocks)"
+		             : "(the request or its answer is too large for "
+		               "the node or a proxy before it)";
+	if (status == 400)
+		return batch ? "(a request it calls bad, or more calls in one "
+		               "batch than it takes: lower [chain] "
+		               "batch_blocks, else check the URL's path)"
+		             : "(a request it calls bad: check the URL's path)";
+	return "(check the URL's path and the credentials)";
+}
+
 static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 {
 	struct req *r = NULL;
@@ -1220,11 +1239,9 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		}
 		if (status >= 400 && status <= 499 && status != 408 &&
 		    status != 429) {
-			snprintf(
-			    msg, sizeof msg,
-			    "HTTP %ld from the node, not retried (check the "
-			    "URL's path and the credentials): %s",
-			    status, shown);
+			snprintf(msg, sizeof msg,
+			         "HTTP %ld from the node, not retried %s: %s",
+			         status, refusal_hint(status, r->n > 1), shown);
 			complete(c, r, NULL, msg);
 			return;
 		}

@@ -16,10 +16,21 @@
 #include "rules.h"
 
 /*
+ * The player has no move left in round r, now or later: the dealer draws
+ * (dealer play, or its second card after a Surrender or for a natural
+ * against a 10-valued card under peek = ace and none), or under peek =
+ * ace_ten a natural against a 10 waits for the peek card that settles it.
+ * An action then is not_allowed, not premature (docs/PROTOCOL.md section
+ * 9.2).
+ */
+int hj_round_no_more_moves(const hj_round *r);
+
+/*
  * Whether act (with the Peek's insurance flag) is a legal move of round r
  * at a block of its open window, and the value it must carry (*need):
- * HJ_OK, HJ_R_NOT_ALLOWED, or HJ_R_PREMATURE when the round waits for no
- * action (cards due, dealer play).  The block itself is the caller's: an
+ * HJ_OK; HJ_R_NOT_ALLOWED, also when no move is left
+ * (hj_round_no_more_moves); or HJ_R_PREMATURE when the round waits for
+ * cards before its next window.  The block itself is the caller's: an
  * action before r->window_open is premature too.
  */
 hj_reason hj_round_legal(const hj_rules *ru, const hj_round *r, hj_act act,

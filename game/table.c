@@ -487,7 +487,7 @@ static hj_reason check(const hj_rules *ru, uint64_t height, const hj_round *r,
 	hj_amount need;
 	hj_reason why;
 
-	if (r->phase != HJ_PH_DEAL && r->phase != HJ_PH_PLAY)
+	if (hj_round_no_more_moves(r))
 		return HJ_R_NOT_ALLOWED;
 	if (!hj_round_waiting(r) || height < r->window_open)
 		return HJ_R_PREMATURE;

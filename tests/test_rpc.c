@@ -561,6 +561,78 @@ static void test_401_final(void **state)
 	fx_end();
 }
 
+/* 413 and 400 say what they likely mean, and only a batch (several calls)
+ * is told to ask for fewer blocks at once. */
+static void h_413(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	(void)r;
+	(void)n;
+	hf_reply(c, 413, NULL, "Request Entity Too Large");
+}
+
+static void h_400(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	(void)r;
+	(void)n;
+	hf_reply(c, 400, NULL, "batch too large");
+}
+
+static void refused_once(hf_handler h, int batch, const char *want)
+{
+	hj_rpc_opts o;
+	const char *m[3] = {"eth_getBlockByNumber", "eth_getBlockByNumber",
+	                    "eth_getBlockByNumber"};
+	json_t *p[3] = {json_pack("[s,b]", "0x1", 1),
+	                json_pack("[s,b]", "0x2", 1),
+	                json_pack("[s,b]", "0x3", 1)};
+
+	fx_opts(&o);
+	fx_start(&o, h, 1);
+	if (batch) {
+		assert_int_equal(hj_rpc_batch(F.rpc, 3, m, p, on_result, NULL),
+		                 0);
+	} else {
+		call("eth_getBlockByNumber", p[0], 0);
+		json_decref(p[1]);
+		json_decref(p[2]);
+	}
+	fx_run();
+
+	assert_int_equal(F.ncb, 1);
+	assert_int_equal(F.nerr, 1);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(F.srv.nreq, 1);
+	assert_string_equal(F.err, want);
+	fx_end();
+}
+
+static void test_413_400_final(void **state)
+{
+	(void)state;
+	refused_once(
+	    h_413, 1,
+	    "batch of 3 (eth_getBlockByNumber, ...): HTTP 413 from the "
+	    "node, not retried (the request or its answer is too large "
+	    "for the node or a proxy before it: lower [chain] "
+	    "batch_blocks): \"Request Entity Too Large\"");
+	refused_once(
+	    h_413, 0,
+	    "eth_getBlockByNumber: HTTP 413 from the node, not retried "
+	    "(the request or its answer is too large for the node or a "
+	    "proxy before it): \"Request Entity Too Large\"");
+	refused_once(
+	    h_400, 1,
+	    "batch of 3 (eth_getBlockByNumber, ...): HTTP 400 from the "
+	    "node, not retried (a request it calls bad, or more calls "
+	    "in one batch than it takes: lower [chain] batch_blocks, "
+	    "else check the URL's path): \"batch too large\"");
+	refused_once(
+	    h_400, 0,
+	    "eth_getBlockByNumber: HTTP 400 from the node, not retried "
+	    "(a request it calls bad: check the URL's path): \"batch "
+	    "too large\"");
+}
+
 /* Envelopes that are not JSON-RPC answers to our request, then a good one
  * in the JSON-RPC 1.0 form ("error": null, no "jsonrpc"). */
 static void h_bad_envelope(struct hf_conn *c, const struct hf_req *r,
@@ -1855,6 +1927,7 @@ int main(void)
 	    cmocka_unit_test(test_budget_attempts),
 	    cmocka_unit_test(test_budget_time),
 	    cmocka_unit_test(test_401_final),
+	    cmocka_unit_test(test_413_400_final),
 	    cmocka_unit_test(test_invalid_json),
 	    cmocka_unit_test(test_rpc_error),
 	    cmocka_unit_test(test_printable_messages),

@@ -675,6 +675,30 @@ static void test_healthz_family_max_age(void **state)
 	srv_down(&x);
 }
 
+/*
+ * HEAD, then req on the same connection: req's answer has status, and the
+ * whole body its Content-Length announces, holding body_part.
+ */
+static void expect_after_head(struct srv *x, const char *req,
+                              const char *status, const char *body_part)
+{
+	char both[2048];
+	snprintf(both, sizeof both, "HEAD /v1/table HTTP/1.1\r\n\r\n%s", req);
+	char *got = exchange(x, both, NULL);
+	const char *second = strstr(got + 1, "HTTP/1.1 ");
+	const char *cl = second ? strstr(second, "Content-Length: ") : NULL;
+	const char *body = second ? strstr(second, "\r\n\r\n") : NULL;
+	if (!second || strncmp(second, status, strlen(status)) != 0 || !cl ||
+	    !body)
+		fail_msg("HEAD then %s -> %s", req, got);
+	body += 4;
+	size_t len = strtoul(cl + strlen("Content-Length: "), NULL, 10);
+	if (len == 0 || strlen(body) != len || !strstr(body, body_part))
+		fail_msg("HEAD then %s: Content-Length %zu, body \"%s\"", req,
+		         len, body);
+	free(got);
+}
+
 static void test_http(void **state)
 {
 	(void)state;
@@ -699,6 +723,8 @@ static void test_http(void **state)
 	              "HTTP/1.1 400", "unknown parameter x");
 	expect_status(&x, "GET /v1/blocks?last=%32 HTTP/1.1\r\n\r\n",
 	              "HTTP/1.1 400", "no escapes");
+	expect_status(&x, "GET /v1/blocks?last=-1 HTTP/1.1\r\n\r\n",
+	              "HTTP/1.1 400", "last must be a number from 1 to 100\"");
 	expect_status(&x, "GET /v1/blocks?last=2&last=3 HTTP/1.1\r\n\r\n",
 	              "HTTP/1.1 400", "given twice");
 	expect_status(&x,
@@ -733,6 +759,33 @@ static void test_http(void **state)
 	/* HEAD: the headers alone. */
 	char *got = exchange(&x, "HEAD /v1/table HTTP/1.1\r\n\r\n", NULL);
 	assert_non_null(strstr(got, "Content-Length: "));
+	assert_true(strcmp(got + strlen(got) - 4, "\r\n\r\n") == 0);
+	free(got);
+
+	/* After a HEAD, an error answer to the next request on the connection
+	 * carries its body, whichever check refused it. */
+	expect_after_head(&x,
+	                  "POST /v1/table HTTP/1.1\r\nContent-Length: 2\r\n"
+	                  "\r\n{}",
+	                  "HTTP/1.1 405", "only GET and HEAD");
+	expect_after_head(&x,
+	                  "GET /v1/table HTTP/1.1\r\nContent-Length: 2\r\n"
+	                  "\r\n{}",
+	                  "HTTP/1.1 413", "may not have a body");
+	snprintf(req, sizeof req, "GET /%s HTTP/1.1\r\n\r\n", big);
+	expect_after_head(&x, req, "HTTP/1.1 414", "too long");
+	snprintf(req, sizeof req,
+	         "GET / HTTP/1.1\r\nX-A: %s\r\nX-B: %s\r\n\r\n", big, big);
+	expect_after_head(&x, req, "HTTP/1.1 431", "too large");
+	expect_after_head(&x, "GARBAGE\r\n\r\n", "HTTP/1.1 400", "malformed");
+	expect_after_head(&x, "GET http://a/ HTTP/1.1\r\n\r\n", "HTTP/1.1 400",
+	                  "must be a path");
+	expect_after_head(&x, "GET /v1/blocks?last=0 HTTP/1.1\r\n\r\n",
+	                  "HTTP/1.1 400", "last");
+	/* An error answer to a HEAD itself is its head alone. */
+	snprintf(req, sizeof req, "HEAD /%s HTTP/1.1\r\n\r\n", big);
+	got = exchange(&x, req, NULL);
+	assert_int_equal(strncmp(got, "HTTP/1.1 414", 12), 0);
 	assert_true(strcmp(got + strlen(got) - 4, "\r\n\r\n") == 0);
 	free(got);
 
@@ -919,10 +972,22 @@ static void test_websocket(void **state)
 	hj_conn_fake_free(c);
 	free(w.p);
 
-	/* Refused before the upgrade: a from no longer kept is not, an
-	 * unknown parameter, a bad id, a missing key, another path. */
-	expect_status(&x, UPGRADE("/v1/stream?from=x"), "HTTP/1.1 400",
-	              "from: a block height");
+	/* Refused before the upgrade: a from that is not a height, whichever
+	 * character is wrong, is told what it must be; an unknown parameter,
+	 * a bad id, a missing key, another path. */
+	static const char *const not_heights[] = {"x",   "-5",  "01",
+	                                          "1.5", "%31", "+3"};
+	for (size_t i = 0; i < sizeof not_heights / sizeof *not_heights; i++) {
+		char target[64];
+		snprintf(target, sizeof target, "/v1/stream?from=%s",
+		         not_heights[i]);
+		snprintf(buf, sizeof buf, UPGRADE("%s"), target);
+		expect_status(&x, buf, "HTTP/1.1 400",
+		              "\"from must be a block height, a whole number "
+		              "in decimal digits (no sign, no leading zero)");
+	}
+	expect_status(&x, UPGRADE("/v1/stream?from=%31"), "HTTP/1.1 400",
+	              "(no escapes: %XX is not decoded)");
 	expect_status(&x, UPGRADE("/v1/stream?seat=1"), "HTTP/1.1 400",
 	              "unknown parameter seat");
 	expect_status(&x, UPGRADE("/v1/stream?round=0x1"), "HTTP/1.1 400",

@@ -381,7 +381,7 @@ class Kills:
         T.kill9()
         run_err = stderr_since(T, self.t_off)
         ph = ("following" if "caught up" in run_err else
-              "catch-up" if ("resuming after block" in run_err or "first start" in run_err)
+              "catch-up" if ("resuming " in run_err or "first start" in run_err)
               else "startup")
         self.phases[ph] += 1
         self.kills.append(ph)
