@@ -2,9 +2,9 @@
  * Raw Bitcoin-family blocks and transactions, as `getblock <hash> 0` and
  * `getrawtransaction <txid>` return them (once hex-decoded): the daemon
  * reads blocks this way instead of verbose getblock, which is slow on
- * mainnet, and keeps the transactions that concern the dealer (protocol v1,
- * section 6): those paying the dealer's scriptPubKey and those carrying an
- * OP_RETURN output whose data begins with the magic 48 4A.
+ * mainnet, and keeps the transactions that concern the dealer
+ * (docs/PROTOCOL.md section 11.3): those paying the dealer's scriptPubKey and
+ * those carrying an OP_RETURN output whose data begins with the magic 48 4A.
  *
  * Formats.  A transaction is either legacy
  *

@@ -1,7 +1,7 @@
 /*
- * Players who sign (protocol v1, section 6).  On the Bitcoin family every
- * action after the Bet ends with the 8-byte short round id and a 64-byte
- * BIP-340 signature by the Bet's x-only key P over
+ * Players who sign (docs/PROTOCOL.md section 11.3).  On the Bitcoin family
+ * every action after the Bet ends with the 8-byte short round id and a
+ * 64-byte BIP-340 signature by the Bet's x-only key P over
  *
  *   tagged_sha256("HashJack/action",
  *                 genesis_hash || short_round_id || seq || body)
@@ -10,7 +10,7 @@
  *               displays it: decode the 64 hex digits of getblockhash 0
  *               front to back (chain/hex.h), no byte reversal;
  * short id      the first 8 bytes of the Bet txid as displayed;
- * seq           u32, big-endian (the spec's integers are big-endian): the
+ * seq           u32, big-endian (docs/PROTOCOL.md section 11.1): the
  *               round's actions after the Bet that were accepted or applied
  *               by timeout before this one;
  * body          the payload without the short id and the signature (magic,

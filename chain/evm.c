@@ -21,7 +21,7 @@ void hj_evm_action(const hj_evm_tx *tx, hj_action *out)
 	out->value = tx->value;
 
 	/* A reverted transaction moved no value: whatever its input says, it
-	 * is not an action (spec section 6, last rule). */
+	 * is not an action (docs/PROTOCOL.md sections 9.3 and 11.2). */
 	if (!tx->success) {
 		out->kind = HJ_TX_FAILED;
 		return;

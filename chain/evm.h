@@ -29,7 +29,7 @@ typedef struct hj_evm_tx {
 } hj_evm_tx;
 
 /*
- * Fills *out from *tx (protocol v1, sections 5 and 6):
+ * Fills *out from *tx (docs/PROTOCOL.md sections 9 and 11.2):
  *   - a failed receipt is HJ_TX_FAILED (it moved nothing; logged only);
  *   - input that does not begin with the magic is HJ_TX_DEPOSIT;
  *   - a malformed payload is HJ_TX_MALFORMED with the reason, and the

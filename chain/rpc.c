@@ -96,6 +96,7 @@ struct req {
 	void *arg;
 	unsigned flags;    /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
 	unsigned attempt;  /* attempts started */
+	uint64_t first;    /* loop time (ms) of the first attempt's start */
 	unsigned cookie;   /* the cookie's reading it was sent with */
 	uint64_t due;      /* waiting: loop time (ms) of the next attempt */
 	uint64_t started;  /* uv_hrtime() at the attempt's start */
@@ -123,6 +124,7 @@ struct hj_rpc {
 	struct curl_slist *headers;
 	size_t max_response;
 	unsigned timeout_ms, backoff_min_ms, backoff_max_ms, max_inflight;
+	unsigned max_attempts, give_up_ms; /* 0: none */
 	void (*on_retry)(void *, const char *, unsigned, unsigned);
 	void *arg;
 	void (*observe)(void *, const char *, enum hj_rpc_outcome, uint64_t);
@@ -782,7 +784,10 @@ static unsigned backoff(const hj_rpc *c, unsigned attempt)
 	return d < c->backoff_max_ms ? (unsigned)d : c->backoff_max_ms;
 }
 
-/* Attempt r->attempt failed with msg: wait, then queue again.  retry_after
+static void complete(hj_rpc *c, struct req *r, json_t *result, const char *msg);
+
+/* Attempt r->attempt failed with msg: wait, then queue again (or, its
+ * budget spent, end with an error).  retry_after
  * (seconds, 0 for none) is the server's Retry-After, honoured up to
  * backoff_max_ms.  r may be freed (by hj_rpc_close in on_retry) on return. */
 static void schedule_retry(hj_rpc *c, struct req *r, const char *msg,
@@ -791,8 +796,8 @@ static void schedule_retry(hj_rpc *c, struct req *r, const char *msg,
 	unsigned base = backoff(c, r->attempt), delay;
 	struct req **pp = &c->waiting;
 	char what[MSG_MAX + 96];
+	uint64_t now = uv_now(c->loop);
 
-	observe(c, r, HJ_RPC_RETRIED);
 	/* Jitter: a random delay in [base - base/2, base]. */
 	delay = base - (unsigned)(rng_next(c) % ((uint64_t)base / 2 + 1));
 	if (retry_after > 0) {
@@ -805,7 +810,17 @@ static void schedule_retry(hj_rpc *c, struct req *r, const char *msg,
 		if (ra > delay)
 			delay = (unsigned)ra;
 	}
-	r->due = uv_now(c->loop) + delay;
+	if ((c->max_attempts != 0 && r->attempt >= c->max_attempts) ||
+	    (c->give_up_ms != 0 && now + delay - r->first > c->give_up_ms)) {
+		snprintf(what, sizeof what,
+		         "gave up after %u attempt%s in %.1f s: %s", r->attempt,
+		         r->attempt == 1 ? "" : "s",
+		         (double)(now - r->first) / 1000.0, msg);
+		complete(c, r, NULL, what);
+		return;
+	}
+	observe(c, r, HJ_RPC_RETRIED);
+	r->due = now + delay;
 	while (*pp != NULL && (*pp)->due <= r->due)
 		pp = &(*pp)->link;
 	r->link = *pp;
@@ -984,7 +999,8 @@ static void start_attempt(hj_rpc *c, struct req *r)
 	struct xfer *x;
 	CURLMcode mc;
 
-	r->attempt++;
+	if (r->attempt++ == 0)
+		r->first = uv_now(c->loop);
 	r->started = uv_hrtime();
 	r->took_us = 0;
 	if (c->cookie_file != NULL && c->cookie_stale) {
@@ -1115,6 +1131,25 @@ static void parse_done(uv_work_t *w, int status)
 }
 
 /* A transfer ended (res: curl's verdict): complete r or schedule a retry. */
+/* What a 4xx that is not retried most likely means, for its message.
+ * Only a batch (several calls: blocks while catching up) can be made
+ * smaller by the configuration. */
+static const char *refusal_hint(long status, int batch)
+{
+	if (status == 413)
+		return batch ? "(the request or its answer is too large for "
+		               "the node or a proxy before it: lower [chain] "
+		               "batch_blocks)"
+		             : "(the request or its answer is too large for "
+		               "the node or a proxy before it)";
+	if (status == 400)
+		return batch ? "(a request it calls bad, or more calls in one "
+		               "batch than it takes: lower [chain] "
+		               "batch_blocks, else check the URL's path)"
+		             : "(a request it calls bad: check the URL's path)";
+	return "(check the URL's path and the credentials)";
+}
+
 static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 {
 	struct req *r = NULL;
@@ -1204,11 +1239,9 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		}
 		if (status >= 400 && status <= 499 && status != 408 &&
 		    status != 429) {
-			snprintf(
-			    msg, sizeof msg,
-			    "HTTP %ld from the node, not retried (check the "
-			    "URL's path and the credentials): %s",
-			    status, shown);
+			snprintf(msg, sizeof msg,
+			         "HTTP %ld from the node, not retried %s: %s",
+			         status, refusal_hint(status, r->n > 1), shown);
 			complete(c, r, NULL, msg);
 			return;
 		}
@@ -1382,6 +1415,8 @@ hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
 	c->backoff_min_ms = o->backoff_min_ms;
 	c->backoff_max_ms = o->backoff_max_ms;
 	c->max_inflight = o->max_inflight;
+	c->max_attempts = o->max_attempts;
+	c->give_up_ms = o->give_up_ms;
 	c->on_retry = o->on_retry;
 	c->arg = o->arg;
 	c->observe = o->observe;

@@ -3,7 +3,8 @@
  * driven by one uv_poll_t per socket and one uv_timer_t for curl's timer.
  * Nothing blocks the loop and no thread is used.
  *
- * Every request is retried until it succeeds: network errors, timeouts,
+ * Every request is retried until it succeeds (or, with a budget, until
+ * max_attempts or give_up_ms is spent): network errors, timeouts,
  * HTTP 5xx/408/429, responses that are not valid JSON-RPC, responses above
  * max_response, and JSON-RPC errors, with exponential backoff from
  * backoff_min_ms doubling to backoff_max_ms, each delay with jitter (a
@@ -54,6 +55,14 @@ typedef struct hj_rpc_opts {
 	unsigned backoff_min_ms;
 	unsigned backoff_max_ms;
 	unsigned max_inflight; /* HTTP requests at once; the rest queue */
+	/* A budget for a command that must end (hashjack verify, export):
+	 * a request still failing after max_attempts attempts, or whose
+	 * next attempt would start more than give_up_ms after its first,
+	 * ends with HJ_RPC_ERR_FINAL ("gave up after N attempts in S s:
+	 * <the last failure>").  0 for either: no such limit (the daemon
+	 * retries forever). */
+	unsigned max_attempts;
+	unsigned give_up_ms;
 	/* Called for every failed attempt that will be retried (for the
 	 * daemon's log): what failed, the attempt number (1 = first try),
 	 * and the delay before the next one.  May be NULL. */
@@ -70,7 +79,7 @@ typedef struct hj_rpc_opts {
 	void *observe_arg;
 } hj_rpc_opts;
 
-/* Defaults: 64 MiB, 30 s, 250 ms, 30 s, 4. */
+/* Defaults: 64 MiB, 30 s, 250 ms, 30 s, 4, no budget (0, 0). */
 void hj_rpc_opts_default(hj_rpc_opts *o);
 
 /*

@@ -1,5 +1,6 @@
 /*
- * Taproot payouts for the Bitcoin family (protocol v1, sections 5 and 6):
+ * Taproot payouts for the Bitcoin family (docs/PROTOCOL.md sections 9.1 and
+ * 11.4):
  * the player's x-only key P becomes the BIP-86 output key
  *
  *   Q = P + int(tagged_sha256("TapTweak", P)) G   (x-only, no script tree)

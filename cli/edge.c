@@ -19,19 +19,21 @@
 #define CMD "edge"
 
 static const char usage[] =
-    "Usage: hashjack edge [--config FILE] [preset=NAME] [KEY=VALUE]... "
+    "Usage: hashjack edge [-c FILE] [preset=NAME] [KEY=VALUE]... "
     "[--json]\n"
     "\n"
-    "Prints the exact house edge of a rule set (protocol section 9): the\n"
-    "player's expected loss per unit of the Bet's main stake under the\n"
-    "best strategy, every card independent (an infinite deck), insurance\n"
-    "never taken; then each side bet's edge, and the strategy chart of the\n"
-    "first decision on two cards.  Computed, not simulated.\n"
+    "Prints the exact house edge of a rule set (docs/PROTOCOL.md\n"
+    "section 7.1): the player's expected loss per unit of the Bet's main\n"
+    "stake under the best strategy, every card independent (an infinite\n"
+    "deck), insurance never taken; then each side bet's edge, and the\n"
+    "strategy chart of the first decision on two cards.  Computed, not\n"
+    "simulated.\n"
     "\n"
-    "The rule set starts as bethash; --config FILE takes the [rules] of a\n"
+    "The rule set starts as bethash; -c FILE takes the [rules] of a\n"
     "hashjackd configuration file (its preset and rule keys); then each\n"
-    "argument in order: preset=NAME starts again from that preset,\n"
-    "KEY=VALUE sets one rule key (docs/CONFIG.md: blackjack_pays,\n"
+    "argument in order: preset=NAME (or --preset NAME, --rules.preset=NAME)\n"
+    "starts again from that preset, KEY=VALUE (or --rules.KEY=VALUE, as\n"
+    "hashjackd takes it) sets one rule key (docs/CONFIG.md: blackjack_pays,\n"
     "dealer_soft17, peek, double_on, double_after_split, max_hands,\n"
     "split_by_value, split_aces, hit_split_aces, surrender,\n"
     "split_21_is_blackjack, perfect_pairs, twenty_one_plus_three).\n"
@@ -43,9 +45,9 @@ static const char usage[] =
     "unless [rules] allow_player_edge = yes.\n"
     "\n"
     "Options:\n"
-    "  --config FILE  read the rules of a hashjackd configuration file\n"
-    "  --json         one JSON object instead of text\n"
-    "  -h, --help     print this help and exit\n"
+    "  -c, --config FILE  read the rules of a hashjackd configuration file\n"
+    "  --json             one JSON object instead of text\n"
+    "  -h, --help         print this help and exit\n"
     "\n"
     "Exit status: 0 ok, 64 usage error (a bad key or value is named),\n"
     "66 cannot read FILE, 78 FILE is not a valid configuration.\n";
@@ -197,7 +199,7 @@ int hj_edge_main(int argc, char **argv)
 	hj_rules r;
 	hj_edge e;
 	int json = 0;
-	char why[160], shown[96];
+	char why[160], shown[96], arg[256];
 
 	(void)hj_rules_preset("bethash", &r);
 	for (int i = 0; i < argc; i++) {
@@ -209,14 +211,14 @@ int hj_edge_main(int argc, char **argv)
 			json = 1;
 			continue;
 		}
-		if (strcmp(a, "--config") == 0) {
+		if (strcmp(a, "--config") == 0 || strcmp(a, "-c") == 0) {
 			hjd_config c;
 			char err[512];
 			int rc;
 
 			if (i + 1 >= argc)
-				return hj_tool_usage(CMD, "--config: FILE "
-				                          "missing");
+				return hj_tool_usage(CMD, "%s: FILE missing",
+				                     a);
 			hjd_config_init(&c);
 			rc = hjd_config_load(&c, argv[++i], err, sizeof err);
 			if (rc == 0)
@@ -227,6 +229,25 @@ int hj_edge_main(int argc, char **argv)
 				return rc == -ENOENT ? EX_NOINPUT : EX_CONFIG;
 			}
 			continue;
+		}
+		/* The spellings of the other commands: --preset NAME,
+		 * --preset=NAME and --rules.KEY=VALUE are preset=NAME and
+		 * KEY=VALUE. */
+		if (strcmp(a, "--preset") == 0) {
+			if (i + 1 >= argc)
+				return hj_tool_usage(CMD, "--preset: NAME "
+				                          "missing");
+			snprintf(arg, sizeof arg, "preset=%s", argv[++i]);
+			a = arg;
+		} else if (strncmp(a, "--preset=", 9) == 0 ||
+		           strncmp(a, "--rules.", 8) == 0) {
+			a += a[2] == 'p' ? 2 : 8;
+		} else if (hj_tool_is_key(a)) {
+			hj_quote(a, shown, sizeof shown);
+			return hj_tool_usage(CMD,
+			                     "%s: edge reads only [rules] keys "
+			                     "(--rules.KEY=VALUE)",
+			                     shown);
 		}
 		eq = strchr(a, '=');
 		if (a[0] == '-' || eq == NULL) {

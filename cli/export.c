@@ -47,12 +47,15 @@ static const char usage[] =
     "                        once complete (default: standard output)\n"
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
     "\n"
-    "Node errors are retried, and said on standard error; on a terminal a\n"
+    "A request the node fails is tried again, each failure said on\n"
+    "standard error, up to 8 attempts or 60 s, whichever comes first; then\n"
+    "the export ends with status 69 and the last failure.  On a terminal a\n"
     "progress line says the block, the rate and the time left.\n"
     "\n"
     "Exit status: 0 written; 64 usage error (FROM after TO, no FROM);\n"
-    "69 the node refuses (credentials, another chain) or answers what\n"
-    "cannot be a block; 70 out of memory; 73 FILE cannot be created; 74\n"
+    "69 the node refuses (credentials, another chain), does not answer (8\n"
+    "attempts or 60 s) or answers what cannot be a block; 70 out of memory; 73 "
+    "FILE cannot be created; 74\n"
     "writing failed; 75 the range goes beyond the node's tip, or the\n"
     "node's chain changed while exporting: try again; 78 a bad\n"
     "configuration; 130 and 143 interrupted (SIGINT, SIGTERM).\n";
@@ -515,14 +518,6 @@ static void on_identity(void *arg, const char *identity, const char *error,
 	}
 }
 
-static void on_retry(void *arg, const char *what, unsigned attempt,
-                     unsigned delay_ms)
-{
-	(void)arg;
-	say("node: %s (attempt %u); retrying in %u ms", what, attempt,
-	    delay_ms);
-}
-
 /* A height: decimal digits, at most 2^63 - 1 (the Bitcoin family's
  * limit, far beyond any chain's). */
 static int parse_height(const char *s, uint64_t *h)
@@ -620,8 +615,7 @@ int hj_export_main(int argc, char **argv)
 		return rc;
 	}
 	hj_rpc_opts o;
-	hjd_node_rpc_opts(&cfg, &o);
-	o.on_retry = on_retry;
+	hj_tool_rpc_opts(CMD, &cfg, 0, &o);
 	if (uv_loop_init(&r.loop) != 0) {
 		rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		goto out;

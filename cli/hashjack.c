@@ -17,6 +17,7 @@
  * line from bad data from a missing file from a full disk.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,58 +40,70 @@ static const char usage_main[] =
     "Usage: hashjack COMMAND [ARGS]\n"
     "       hashjack --help | --version\n"
     "\n"
-    "Hash Blackjack on chain: the card of a block hash, the offline\n"
-    "verifier of the dealer's block-to-card log, and the player's key and\n"
-    "action payloads on the Bitcoin family.\n"
+    "Hash Blackjack on chain, for players and watchers: the card of a block\n"
+    "hash, a dealer's block-to-card log checked against your own node, the\n"
+    "round API and its web page, the house edge of any rule set, and the\n"
+    "player's key and action payloads on the Bitcoin family.\n"
     "\n"
     "Commands:\n"
     "  card [--json] HASH...  the card of each block hash, and why\n"
+    "  verify -c FILE ...     a dealer's card log checked line by line\n"
+    "                         against your own node, and with --payouts\n"
+    "                         what each player was owed and received\n"
+    "  serve -c FILE          the dealer's rounds, read-only: HTTP API,\n"
+    "                         WebSocket stream and the web page\n"
     "  replay [FILE|-]        replay the blocks of a JSON document (standard\n"
     "                         input by default) and print their log lines;\n"
     "                         --state: the open rounds' state after them\n"
+    "  export -c FILE ...     a node's blocks as a replay document, for\n"
+    "                         replaying the dealer's log\n"
+    "  edge [RULES] [--json]  the exact house edge of a rule set, its side\n"
+    "                         bets' and the strategy chart\n"
     "  player SUBCOMMAND ...  the player on the Bitcoin family: key file,\n"
     "                         payout address, Bet and signed action payloads\n"
-    "                         ('hashjack player --help')\n"
     "  ledger [OPTIONS]       the daemon's payouts by state, recipient or\n"
-    "                         round, as a table or JSON ('hashjack ledger\n"
-    "                         --help')\n"
+    "                         round, as a table or JSON\n"
     "  status [OPTIONS]       the daemon's state: last block, open rounds and\n"
     "                         their worst case, payouts owed and in flight,\n"
-    "                         balance, shortfall ('hashjack status --help')\n"
-    "  edge [RULES] [--json]  the exact house edge of a rule set, its side\n"
-    "                         bets' and the strategy chart ('hashjack edge\n"
-    "                         --help')\n"
-    "  export -c FILE ...     a node's blocks as a replay document, for\n"
-    "                         replaying the dealer's log ('hashjack export\n"
-    "                         --help')\n"
+    "                         balance, shortfall\n"
     "  help [COMMAND]         this text, or the help of COMMAND\n"
+    "\n"
+    "Every command that reads hashjackd's configuration takes -c FILE and\n"
+    "--SECTION.KEY=VALUE over its keys; ledger and status take the state\n"
+    "directory as --state-dir DIR too.\n"
     "\n"
     "Options:\n"
     "  -h, --help             print this help and exit\n"
     "  -V, --version          print the version and exit\n"
     "\n"
-    "Exit status:\n"
+    "Exit status (each command's help has its own):\n"
     "  0   success\n"
+    "  1   verify: a line of the log differs, or a player is short\n"
+    "  2   verify: your node follows another chain than the log\n"
     "  64  usage error: unknown command or option, missing argument\n"
     "  65  bad input data: a bad hash, an invalid replay document\n"
     "  66  cannot open the input file\n"
+    "  69  the node refuses or does not answer (verify, export), cannot\n"
+    "      listen (serve)\n"
     "  70  internal error: out of memory\n"
-    "  73  cannot create the output file (player keygen)\n"
+    "  73  cannot create the output file (player keygen, export -o)\n"
     "  74  I/O error: reading the input or writing the output failed\n"
-    "  75  database busy or changing: try again (ledger, status)\n"
+    "  75  try again: the database busy or changing (ledger, status), the\n"
+    "      node's tip not there yet (verify, export)\n"
     "  77  key file open to group or others (player)\n"
+    "  78  a bad configuration\n"
     "\n"
-    "Run 'hashjack help COMMAND' for a command's details; the formats are\n"
-    "in docs/CLI.md and docs/LOG.md.\n";
+    "Run 'hashjack help COMMAND' or 'hashjack COMMAND --help' for a\n"
+    "command's details; the formats are in docs/CLI.md and docs/LOG.md.\n";
 
 static const char usage_card[] =
     "Usage: hashjack card [--json] HASH...\n"
     "\n"
-    "Prints the card of each block hash (protocol v1, section 1) and why:\n"
-    "the rank digit (the rightmost of 1-9, a-d that has a digit to its\n"
-    "left) and its position, the digits skipped to its right, the color\n"
-    "digit to its left and its value mod 4, the suit.  A hash without a\n"
-    "rank digit is a void block: it yields no card.\n"
+    "Prints the card of each block hash (docs/PROTOCOL.md section 2) and\n"
+    "why: the rank digit (the rightmost of 1-9, a-d that has a digit to\n"
+    "its left) and its position, the digits skipped to its right, the\n"
+    "color digit to its left and its value mod 4, the suit.  A hash\n"
+    "without a rank digit is a void block: it yields no card.\n"
     "\n"
     "HASH is 64 hex digits, optionally behind \"0x\", letters in either\n"
     "case.  A bad hash is reported on standard error with the reason; the\n"
@@ -146,10 +159,11 @@ static const char usage_replay[] =
     "status are optional.\n"
     "\n"
     "With --state, prints instead the rounds still open after the last\n"
-    "block, one JSON object per line (protocol section 11, docs/CLI.md):\n"
-    "the cards, the actions a transaction would be accepted for and the\n"
-    "value each must carry, the window and timeout blocks, the draws\n"
-    "still due, and on the Bitcoin family the seq to sign.\n"
+    "block, one JSON object per line (docs/PROTOCOL.md section 14,\n"
+    "docs/CLI.md): the cards, the actions a transaction would be accepted\n"
+    "for and the value each must carry, the window and timeout blocks,\n"
+    "the draws still due, and on the Bitcoin family the seq to sign.  With\n"
+    "no round open, nothing is printed there and standard error says so.\n"
     "\n"
     "Options:\n"
     "  --state     print the open rounds' state, not the log\n"
@@ -331,6 +345,8 @@ static int cmd_replay(int argc, char **argv)
 {
 	const char *file = NULL, *name;
 	int opts = 1, rc, state = 0;
+	size_t nopen = 0;
+	uint64_t last = 0;
 	FILE *in = stdin;
 	char err[1024];
 	struct stat st;
@@ -369,8 +385,15 @@ static int cmd_replay(int argc, char **argv)
 			return EX_NOINPUT;
 		}
 	}
-	rc = state ? hj_replay_state(in, name, stdout, err, sizeof err)
+	rc = state ? hj_replay_state(in, name, stdout, &nopen, &last, err,
+	                             sizeof err)
 	           : hj_replay_run(in, name, stdout, err, sizeof err);
+	/* Standard output stays the open rounds' lines, none here; a person
+	 * must still see that it ran. */
+	if (rc == 0 && state && nopen == 0)
+		fprintf(stderr,
+		        PROG ": replay: no round is open after block %llu\n",
+		        (unsigned long long)last);
 	if (in != stdin)
 		fclose(in);
 	switch (rc) {

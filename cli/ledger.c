@@ -40,10 +40,9 @@
 /* ---- help ------------------------------------------------------------ */
 
 static const char usage_ledger[] =
-    "Usage: hashjack ledger [--state DIR | --db FILE] [--state-filter "
-    "STATE]\n"
-    "                       [--recipient R] [--round ID] [--kind KIND] "
-    "[--json]\n"
+    "Usage: hashjack ledger [-c FILE | --state-dir DIR | --db FILE]\n"
+    "                       [--state-filter STATE] [--recipient R]\n"
+    "                       [--round ID] [--kind KIND] [--json]\n"
     "\n"
     "Lists the payouts in the dealer daemon's database: every return,\n"
     "insurance return, side bet return and refund it owes, has\n"
@@ -52,13 +51,7 @@ static const char usage_ledger[] =
     "database is only read: no lock that could slow the daemon, no file\n"
     "created or changed beside it.  Safe while hashjackd runs.\n"
     "\n"
-    "Options:\n"
-    "  --state DIR          the daemon's state directory: reads\n"
-    "                       DIR/hashjackd.sqlite.  Default: the first entry\n"
-    "                       of $STATE_DIRECTORY, else /var/lib/hashjackd (as\n"
-    "                       the daemon; pass --state when its configuration\n"
-    "                       sets [state] directory)\n"
-    "  --db FILE            the database file itself, instead of --state\n"
+    "Options:\n" HJ_TOOL_WHERE_HELP
     "  --state-filter STATE only payouts in STATE: owed, submitted or\n"
     "                       confirmed\n"
     "  --recipient R        only payouts to R, as printed: an EVM address\n"
@@ -87,7 +80,7 @@ static const char usage_ledger[] =
     "lastError (docs/CLI.md).\n"
     "\n"
     "Example:\n"
-    "  $ hashjack ledger --state-filter owed\n"
+    "  $ hashjack ledger -c /etc/hashjackd.conf --state-filter owed\n"
     "  $ hashjack ledger --db copy.sqlite --json | jq -r .amount\n"
     "\n"
     "Exit status: 0 ok (nothing matching included), 64 usage error, 65 not\n"
@@ -104,10 +97,9 @@ int hj_ledger_help(void)
 
 /* ---- command line ----------------------------------------------------- */
 
+/* The first HJ_TOOL_WHERE_N say where the database is (hj_tool_where). */
 enum opt {
-	O_STATE,
-	O_DB,
-	O_STATE_FILTER,
+	O_STATE_FILTER = HJ_TOOL_WHERE_N,
 	O_RECIPIENT,
 	O_ROUND,
 	O_KIND,
@@ -116,8 +108,8 @@ enum opt {
 };
 
 static const char *const opt_name[O_COUNT] = {
-    "--state", "--db",   "--state-filter", "--recipient",
-    "--round", "--kind", "--json",
+    HJ_TOOL_WHERE_OPTS, "--state-filter", "--recipient",
+    "--round",          "--kind",         "--json",
 };
 
 /* The states and kinds settlement knows (docs/STATE.md).  Totals list the
@@ -203,12 +195,6 @@ static int parse_filter(struct filter *f, char *err, size_t errlen)
 	const char *v;
 	size_t n, ndata;
 
-	if (f->v[O_STATE] && f->v[O_DB])
-		return say_usage(err, errlen,
-		                 "--state and --db: give one or the other");
-	for (int o = O_STATE; o <= O_DB; o++)
-		if (f->v[o] && f->v[o][0] == '\0')
-			return say_usage(err, errlen, "%s: empty", opt_name[o]);
 	v = f->v[O_STATE_FILTER];
 	if (v && !one_of(v, states, NSTATES)) {
 		hj_quote(v, shown, sizeof shown);
@@ -1033,9 +1019,9 @@ int hj_ledger_main(int argc, char **argv)
 	if (parse_filter(&flt, err, sizeof err))
 		return hj_tool_usage(CMD, "%s", err);
 
-	path = hj_tool_db_path(flt.v[O_DB], flt.v[O_STATE]);
-	if (path == NULL)
-		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	rc = hj_tool_where(CMD, flt.v, argc, argv, &path);
+	if (rc)
+		return rc;
 
 	rd = (struct read){.path = path, .flt = &flt, .ctx = &ctx, .lg = &lg};
 	rc = hj_store_read(path, read_all, read_reset, &rd, err, sizeof err);

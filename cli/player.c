@@ -191,7 +191,7 @@ static const char usage_bet[] =
     "Usage: hashjack player bet --key FILE [--perfect-pairs N] "
     "[--21plus3 N]\n"
     "\n"
-    "Prints the Bet payload (protocol v1, section 6): one line of\n"
+    "Prints the Bet payload (docs/PROTOCOL.md section 11.3): one line of\n"
     "lower-case hex, no \"0x\", exactly the bytes the Bet transaction's\n"
     "OP_RETURN output must carry:\n"
     "\n"
@@ -229,9 +229,10 @@ static const char usage_bet[] =
 /* The Usage line is printed first, with the action's name. */
 static const char usage_action[] =
     "\n"
-    "Prints the payload of the action for the round, signed by the key:\n"
-    "one line of lower-case hex, no \"0x\", exactly the bytes the action\n"
-    "transaction's OP_RETURN output must carry (protocol v1, section 6):\n"
+    "Prints the payload of the action for the round, signed by the key\n"
+    "(docs/PROTOCOL.md section 11.3): one line of lower-case hex, no\n"
+    "\"0x\", exactly the bytes the action transaction's OP_RETURN output\n"
+    "must carry:\n"
     "\n"
     "  484a 01 ACTION [peek flag] SHORT_ID[8] SIGNATURE[64]\n"
     "\n"

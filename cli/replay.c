@@ -65,6 +65,8 @@ struct ctx {
 	const char *name;
 	char *err;
 	size_t errlen;
+	size_t open;   /* --state: the rounds open after the last block */
+	uint64_t last; /* and its height */
 };
 
 static void doc_free(struct doc *d)
@@ -839,6 +841,8 @@ static int write_state(struct ctx *c, const struct doc *d, const hj_table *t,
 	uint64_t height = 0;
 
 	(void)hj_table_last_height(t, &height);
+	c->open = hj_table_count(t);
+	c->last = height;
 	for (size_t i = 0; i < hj_table_count(t); i++) {
 		json_t *j = hj_round_state(&d->rules, hj_table_round(t, i),
 		                           d->fam, height);
@@ -917,10 +921,13 @@ out:
 	return rc;
 }
 
-static int replay(FILE *in, const char *name, FILE *out, char *err,
-                  size_t errlen, int state)
+/* With open (--state): the open rounds' state, their count in *open and
+ * the last block's height in *last; else the log lines. */
+static int replay(FILE *in, const char *name, FILE *out, size_t *open,
+                  uint64_t *last, char *err, size_t errlen)
 {
 	struct ctx c = {.name = name, .err = err, .errlen = errlen};
+	int state = open != NULL;
 	struct doc d = {0};
 	json_error_t je;
 	json_t *root;
@@ -942,6 +949,10 @@ static int replay(FILE *in, const char *name, FILE *out, char *err,
 	json_decref(root);
 	if (rc == 0)
 		rc = run(&c, &d, out, state);
+	if (rc == 0 && state) {
+		*open = c.open;
+		*last = c.last;
+	}
 	doc_free(&d);
 	return rc;
 }
@@ -949,11 +960,11 @@ static int replay(FILE *in, const char *name, FILE *out, char *err,
 int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
                   size_t errlen)
 {
-	return replay(in, name, out, err, errlen, 0);
+	return replay(in, name, out, NULL, NULL, err, errlen);
 }
 
-int hj_replay_state(FILE *in, const char *name, FILE *out, char *err,
-                    size_t errlen)
+int hj_replay_state(FILE *in, const char *name, FILE *out, size_t *open,
+                    uint64_t *last, char *err, size_t errlen)
 {
-	return replay(in, name, out, err, errlen, 1);
+	return replay(in, name, out, open, last, err, errlen);
 }

@@ -37,10 +37,11 @@ int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
 /*
  * The same blocks, but instead of the log lines, writes the rounds still
  * open after the last block, one JSON object per line in opening order, as
- * hj_round_state gives them (protocol section 11); nothing when none is
- * open.  Returns as hj_replay_run.
+ * hj_round_state gives them (docs/PROTOCOL.md section 14); nothing when none
+ * is open.  *open gets how many, *last the last block's height.  Returns as
+ * hj_replay_run.
  */
-int hj_replay_state(FILE *in, const char *name, FILE *out, char *err,
-                    size_t errlen);
+int hj_replay_state(FILE *in, const char *name, FILE *out, size_t *open,
+                    uint64_t *last, char *err, size_t errlen);
 
 #endif

@@ -40,7 +40,7 @@
 /* ---- help ------------------------------------------------------------ */
 
 static const char usage_status[] =
-    "Usage: hashjack status [--state-dir DIR | --db FILE] [--json]\n"
+    "Usage: hashjack status [-c FILE | --state-dir DIR | --db FILE] [--json]\n"
     "\n"
     "Shows the dealer daemon's state as its database holds it: what it\n"
     "belongs to, where it stopped, the open rounds and their worst case,\n"
@@ -49,17 +49,10 @@ static const char usage_status[] =
     "only read: no lock that could slow the daemon, no file created or\n"
     "changed beside it.  Safe while hashjackd runs.\n"
     "\n"
-    "Options:\n"
-    "  --state-dir DIR  the daemon's state directory: reads\n"
-    "                   DIR/hashjackd.sqlite.  Default: the first entry of\n"
-    "                   $STATE_DIRECTORY, else /var/lib/hashjackd (as the\n"
-    "                   daemon; pass --state-dir when its configuration\n"
-    "                   sets [state] directory).  --state is the same\n"
-    "                   option, as in hashjack ledger\n"
-    "  --db FILE        the database file itself, instead of --state-dir\n"
-    "  --json           one JSON object with the same facts, amounts as\n"
-    "                   decimal strings\n"
-    "  -h, --help       print this help and exit\n"
+    "Options:\n" HJ_TOOL_WHERE_HELP
+    "  --json               one JSON object with the same facts, amounts\n"
+    "                       as decimal strings\n"
+    "  -h, --help           print this help and exit\n"
     "\n"
     "Amounts are base units (wei, satoshi, litoshi), exact, with the same\n"
     "amount in ETH, BTC or LTC in parentheses.  The lines:\n"
@@ -112,7 +105,7 @@ static const char usage_status[] =
     "(docs/CLI.md).\n"
     "\n"
     "Example:\n"
-    "  $ hashjack status\n"
+    "  $ hashjack status -c /etc/hashjackd.conf\n"
     "  $ hashjack status --db copy.sqlite --json | jq -r .short\n"
     "\n"
     "Exit status: 0 ok (a shortfall included), 64 usage error, 65 not a\n"
@@ -775,10 +768,10 @@ static json_t *json_all(const struct status *st, const struct verdict *v,
 
 /* ---- the command ------------------------------------------------------ */
 
-enum opt { O_STATE_DIR, O_STATE, O_DB, O_JSON, O_COUNT };
+/* The first HJ_TOOL_WHERE_N say where the database is (hj_tool_where). */
+enum opt { O_JSON = HJ_TOOL_WHERE_N, O_COUNT };
 
-static const char *const opt_name[O_COUNT] = {"--state-dir", "--state", "--db",
-                                              "--json"};
+static const char *const opt_name[O_COUNT] = {HJ_TOOL_WHERE_OPTS, "--json"};
 
 static int is_help(const char *a)
 {
@@ -793,19 +786,6 @@ static int parse_args(int argc, char **argv, const char **v)
 	if (hj_tool_options(argc, argv, opt_name, flag, O_COUNT, v, err,
 	                    sizeof err))
 		return hj_tool_usage(CMD, "%s", err);
-	if (v[O_STATE_DIR] && v[O_STATE])
-		return hj_tool_usage(
-		    CMD, "--state and --state-dir are the same option: "
-		         "give it once");
-	if (v[O_STATE] && v[O_DB])
-		return hj_tool_usage(CMD,
-		                     "--state and --db: give one or the other");
-	if (v[O_STATE_DIR] && v[O_DB])
-		return hj_tool_usage(
-		    CMD, "--state-dir and --db: give one or the other");
-	for (int o = O_STATE_DIR; o <= O_DB; o++)
-		if (v[o] && v[o][0] == '\0')
-			return hj_tool_usage(CMD, "%s: empty", opt_name[o]);
 	return 0;
 }
 
@@ -825,12 +805,10 @@ int hj_status_main(int argc, char **argv)
 		if (is_help(argv[i]))
 			return hj_status_help();
 	rc = parse_args(argc, argv, opt);
+	if (rc == 0)
+		rc = hj_tool_where(CMD, opt, argc, argv, &path);
 	if (rc)
 		return rc;
-	path = hj_tool_db_path(opt[O_DB], opt[O_STATE_DIR] ? opt[O_STATE_DIR]
-	                                                   : opt[O_STATE]);
-	if (path == NULL)
-		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 
 	rd = (struct read){.path = path, .st = &st};
 	rc = hj_store_read(path, read_all, read_reset, &rd, err, sizeof err);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hex.h"
+#include "node.h"
 #include "quote.h"
 #include "store.h"
 #include "taproot.h"
@@ -156,6 +157,8 @@ int hj_tool_options(int argc, char **argv, const char *const *names,
 			            shown);
 			return -1;
 		}
+		if (hj_tool_is_key(arg))
+			continue;
 		eq = strchr(arg, '=');
 		len = eq ? (size_t)(eq - arg) : strlen(arg);
 		for (o = 0; o < n; o++)
@@ -224,6 +227,57 @@ char *hj_tool_db_path(const char *file, const char *dir)
 	p = d ? db_in(d) : NULL;
 	free(d);
 	return p;
+}
+
+static const char *const where_opts[HJ_TOOL_WHERE_N] = {HJ_TOOL_WHERE_OPTS};
+
+int hj_tool_where(const char *cmd, const char *const *v, int argc, char **argv,
+                  char **path)
+{
+	/* v: -c, --config, --state-dir, --state, --db */
+	const char *conf = v[0] ? v[0] : v[1], *dir = v[2] ? v[2] : v[3];
+	/* As the user spelled them, for the messages. */
+	const char *conf_name = where_opts[v[0] ? 0 : 1],
+	           *dir_name = where_opts[v[2] ? 2 : 3];
+	int keys = 0, rc;
+	hjd_config cfg;
+
+	if (v[0] && v[1])
+		return hj_tool_usage(cmd, "-c and --config are the same "
+		                          "option: give it once");
+	if (v[2] && v[3])
+		return hj_tool_usage(cmd, "--state and --state-dir are the "
+		                          "same option: give it once");
+	if (conf && (dir || v[4]))
+		return hj_tool_usage(cmd, "%s and %s: give one or the other",
+		                     conf_name, dir ? dir_name : "--db");
+	if (dir && v[4])
+		return hj_tool_usage(cmd, "%s and --db: give one or the other",
+		                     dir_name);
+	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+		keys |= hj_tool_is_key(argv[i]);
+	if (keys && (dir || v[4]))
+		return hj_tool_usage(cmd, "a --SECTION.KEY=VALUE sets a key of "
+		                          "the configuration: give it with -c "
+		                          "FILE, or without --state-dir and "
+		                          "--db");
+	for (int i = 0; i < HJ_TOOL_WHERE_N; i++)
+		if (v[i] && v[i][0] == '\0')
+			return hj_tool_usage(cmd, "%s: empty", where_opts[i]);
+	if (!conf && !keys) {
+		*path = hj_tool_db_path(v[4], dir);
+		return *path ? EX_OK
+		             : hj_tool_fail(cmd, EX_SOFTWARE, "out of memory");
+	}
+	hjd_config_init(&cfg);
+	rc = hj_tool_config(cmd, &cfg, conf, NULL, NULL, argc, argv);
+	if (rc == EX_OK) {
+		*path = hj_tool_db_path(NULL, cfg.state_dir);
+		if (*path == NULL)
+			rc = hj_tool_fail(cmd, EX_SOFTWARE, "out of memory");
+	}
+	hjd_config_free(&cfg);
+	return rc;
 }
 
 /* ---- the chain a database belongs to ---------------------------------- */
@@ -418,4 +472,55 @@ int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file,
 	if ((file || pre) && hjd_config_finish(cfg, err, sizeof err) != 0)
 		return hj_tool_fail(cmd, EX_CONFIG, "%s", err);
 	return EX_OK;
+}
+
+/* The outage a following command is in: its first failure was said. */
+static struct {
+	const char *cmd;
+	int follow, down;
+} rpc_say;
+
+static void on_rpc_retry(void *arg, const char *what, unsigned attempt,
+                         unsigned delay_ms)
+{
+	(void)arg;
+	if (!rpc_say.follow) {
+		hj_tool_note(rpc_say.cmd,
+		             "node: %s (attempt %u of %u); retrying in %u ms",
+		             what, attempt, HJ_TOOL_RPC_ATTEMPTS, delay_ms);
+		return;
+	}
+	if (!rpc_say.down)
+		hj_tool_note(rpc_say.cmd,
+		             "node: %s; retrying until it answers, without "
+		             "a line per attempt (--follow)",
+		             what);
+	rpc_say.down = 1;
+}
+
+static void on_rpc_attempt(void *arg, const char *method,
+                           enum hj_rpc_outcome outcome, uint64_t us)
+{
+	(void)arg;
+	(void)us;
+	if (rpc_say.down && (outcome == HJ_RPC_OK || outcome == HJ_RPC_ERROR)) {
+		rpc_say.down = 0;
+		hj_tool_note(rpc_say.cmd, "node: answering again (%s)", method);
+	}
+}
+
+void hj_tool_rpc_opts(const char *cmd, const hjd_config *cfg, int follow,
+                      hj_rpc_opts *o)
+{
+	hjd_node_rpc_opts(cfg, o);
+	rpc_say.cmd = cmd;
+	rpc_say.follow = follow;
+	rpc_say.down = 0;
+	o->on_retry = on_rpc_retry;
+	if (follow) {
+		o->observe = on_rpc_attempt;
+	} else {
+		o->max_attempts = HJ_TOOL_RPC_ATTEMPTS;
+		o->give_up_ms = HJ_TOOL_RPC_GIVE_UP_S * 1000u;
+	}
 }

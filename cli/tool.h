@@ -20,6 +20,7 @@
 
 #include "amount.h"
 #include "config.h"
+#include "rpc.h"
 
 /*
  * The command cmd's ("ledger", "status") messages: stdout is flushed,
@@ -60,7 +61,8 @@ int hj_tool_exit_code(int err);
 /*
  * The command line of `ledger` and `status`: options only, "--opt VALUE",
  * "--opt=VALUE", or a flag alone; each at most once; "--" ends them and
- * nothing may follow.  names[i] is an option ("--db"), flag[i] nonzero
+ * nothing may follow.  Configuration keys ("--SECTION.KEY=VALUE") are
+ * left for hj_tool_where.  names[i] is an option ("--db"), flag[i] nonzero
  * when it takes no value.  v[i] gets its value (borrowed from argv; the
  * option itself for a flag) or NULL when absent.  Returns 0, or -1 with
  * the usage message in err ("unknown option \"--x\"", ...).
@@ -68,6 +70,40 @@ int hj_tool_exit_code(int err);
 int hj_tool_options(int argc, char **argv, const char *const *names,
                     const unsigned char *flag, size_t n, const char **v,
                     char *err, size_t errlen);
+
+/*
+ * Where the daemon's database is, as every command that reads it takes it
+ * (`ledger`, `status`): -c FILE (hashjackd's configuration: the database
+ * in its [state] directory), --state-dir DIR (--state is its older
+ * spelling), --db FILE (the file itself); at most one of them.  Their
+ * names come first in the command's option list (HJ_TOOL_WHERE_OPTS), so
+ * that hj_tool_options puts their values in v[0..HJ_TOOL_WHERE_N).
+ */
+#define HJ_TOOL_WHERE_OPTS "-c", "--config", "--state-dir", "--state", "--db"
+#define HJ_TOOL_WHERE_N    5
+/* The database file from those values (v) and argv's "--SECTION.KEY=VALUE"
+ * over -c's configuration (or over the defaults, without -c).  *path is
+ * the caller's to free.  Returns EX_OK, or a sysexits(3) code after
+ * saying why (hj_tool_usage, hj_tool_fail). */
+int hj_tool_where(const char *cmd, const char *const *v, int argc, char **argv,
+                  char **path);
+/* The lines of a command's help that say those options. */
+/* clang-format off: one line of help a line here */
+#define HJ_TOOL_WHERE_HELP                                                     \
+	"  -c, --config FILE    hashjackd's configuration: reads the "         \
+	"database\n"                                                           \
+	"                       in its [state] directory\n"                    \
+	"  --state-dir DIR      the daemon's state directory: reads\n"         \
+	"                       DIR/hashjackd.sqlite (--state DIR: the "       \
+	"same)\n"                                                              \
+	"  --db FILE            the database file itself\n"                    \
+	"                       (none of the three: the daemon's default, "    \
+	"the\n"                                                                \
+	"                       first entry of $STATE_DIRECTORY, else\n"       \
+	"                       /var/lib/hashjackd)\n"                         \
+	"  --SECTION.KEY=VALUE  a configuration key over -c's (e.g.\n"         \
+	"                       --state.directory=DIR)\n"
+/* clang-format on */
 
 /* Nonzero when a is a configuration key given on the command line,
  * "--SECTION.KEY=VALUE". */
@@ -86,6 +122,22 @@ int hj_tool_is_key(const char *a);
 int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file,
                    int (*pre)(hjd_config *cfg, void *arg), void *arg, int argc,
                    char **argv);
+
+/*
+ * The node client's options of a command that reads a node (`verify`,
+ * `export`): hashjackd's (hjd_node_rpc_opts) for cfg, each failed attempt
+ * said on stderr as "hashjack: CMD: node: ...".  A command that must end
+ * (follow 0) gives up on a request after HJ_TOOL_RPC_ATTEMPTS attempts or
+ * HJ_TOOL_RPC_GIVE_UP_S seconds, whichever comes first (the request then
+ * ends with the last failure: the command exits 69).  A command that
+ * follows (follow 1) retries for ever, and says so once per outage: the
+ * first failed attempt, then "answering again" when an answer comes.
+ * One command per process: the outage's state is the process's.
+ */
+#define HJ_TOOL_RPC_ATTEMPTS  8
+#define HJ_TOOL_RPC_GIVE_UP_S 60
+void hj_tool_rpc_opts(const char *cmd, const hjd_config *cfg, int follow,
+                      hj_rpc_opts *o);
 
 /*
  * The database file: file (--db) when not NULL, else DIR/hashjackd.sqlite

@@ -17,6 +17,7 @@
 #include "cardlog.h"
 #include "config.h"
 #include "deal.h"
+#include "hex.h"
 #include "node.h"
 #include "table.h"
 #include "tool.h"
@@ -92,17 +93,23 @@ static const char usage[] =
     "it: with [chain] start_height (the dealer's first block) before the\n"
     "log's first line, those blocks are dealt from the node first, without\n"
     "lines to check; without it the log's first line is taken for the\n"
-    "dealer's first block.  Node errors are retried, and said on standard\n"
-    "error; on a terminal a progress line says the block, the rate and the\n"
-    "time left (under --follow, the last block verified).\n"
+    "dealer's first block.  A request the node fails is tried again, each\n"
+    "failure said on standard error, up to 8 attempts or 60 s, whichever\n"
+    "comes first; then the run ends with status 69 and the last failure.\n"
+    "Under --follow it is tried until the node answers, said once.  On a\n"
+    "terminal a progress line says the block, the rate and the time left\n"
+    "(under --follow, the last block verified).\n"
     "\n"
     "Exit status: 0 every line agrees (and, with --payouts, nobody is\n"
     "short); 1 a line differs (or is missing, extra, cut or not a line;\n"
     "under --follow, a failure was seen before SIGINT or SIGTERM), or a\n"
-    "recipient is short; 64 usage error; 65 the log begins before [chain]\n"
+    "recipient is short; 2 your node follows another chain than the log:\n"
+    "the first block compared is not your node's block at its height, so\n"
+    "no line was checked; 64 usage error; 65 the log begins before [chain]\n"
     "start_height, or the table is not one; 66 the log or the table cannot\n"
-    "be read; 69 the node refuses (credentials, another chain than the\n"
-    "table's); 70 out of memory; 74 reading the log failed; 75 the log\n"
+    "be read; 69 the node refuses (credentials, another chain id than the\n"
+    "table's) or does not answer (8 attempts or 60 s); 70 out of memory; 74 "
+    "reading the log failed; 75 the log\n"
     "goes beyond the node's tip: the blocks after it are not checked yet;\n"
     "78 a bad configuration.\n";
 
@@ -172,6 +179,9 @@ struct run {
 	uint64_t pending;           /* blocks in the batches */
 	struct line ahead;          /* a line read, not in a batch yet */
 	int have_ahead;
+	/* The node's block before ahead: 1 asked, 2 it is ahead's parent,
+	 * 3 not known (the node failed) */
+	int parent_asked;
 	uint64_t fill, fill_end; /* blocks to deal without a line first */
 	uint64_t next;           /* the height the next line must have */
 	int started;             /* a line was read */
@@ -296,6 +306,50 @@ static void differ(struct run *r, uint64_t h, const char *what,
 		       "give [chain] start_height)\n",
 		       (unsigned long long)r->first);
 	finish(r, 1);
+}
+
+/* The top-level string member key of a card log line, or NULL (caller
+ * frees). */
+static char *line_field(const char *s, size_t n, const char *key)
+{
+	json_t *j = json_loadb(s, n, 0, NULL);
+	const char *h = json_string_value(json_object_get(j, key));
+	char *out = h ? strdup(h) : NULL;
+	json_decref(j);
+	return out;
+}
+
+static void say_other_chain(struct run *r, uint64_t h, const char *node,
+                            const char *theirs)
+{
+	hj_tool_progress_end();
+	printf("block %llu: your node's block is %s, the log's %s: your node "
+	       "follows another chain than the one this log was dealt from "
+	       "(or the log is not of this chain); no line of the log was "
+	       "checked (docs/VERIFY.md)\n",
+	       (unsigned long long)h, node, theirs);
+	finish(r, 2);
+}
+
+/*
+ * The first line the log and the node are compared on (no line has
+ * agreed yet) names a block the node does not have at that height: the
+ * node follows another chain than the one the log was dealt from (an
+ * anvil started again without its state is a new chain with the same
+ * chain id), or the log is not of this chain.  Nothing can be said of the
+ * dealer then: it ends the run with status 2, not 1.  Returns 1 when so.
+ */
+static int other_chain(struct run *r, const struct line *l, const char *ours,
+                       size_t on)
+{
+	char *theirs = line_field(l->text, l->len, "hash"),
+	     *node = line_field(ours, on, "hash");
+	int other = theirs && node && strcmp(theirs, node) != 0;
+	if (other)
+		say_other_chain(r, l->height, node, theirs);
+	free(theirs);
+	free(node);
+	return other;
 }
 
 /* The path of the first place where a (the dealer's) and b (the
@@ -501,6 +555,9 @@ static int deal(struct run *r, struct batch *b, const hj_chain_block *blocks)
 			continue;
 		}
 		if (len != l->len || memcmp(line, l->text, len) != 0) {
+			if (r->checked == 0 && r->failures == 0 &&
+			    other_chain(r, l, line, len))
+				return -1;
 			hj_verify_describe(l->text, l->len, line, len, what,
 			                   sizeof what);
 			differ(r, l->height, what, l->text, l->len, line, len);
@@ -888,6 +945,40 @@ static void on_paid(void *arg, int rc)
 	finish(r, rc == 0 ? r->rc : rc);
 }
 
+static void report_end(struct run *r);
+
+/* The log's first line beyond the node's tip: the node's block before it
+ * (blocks[0]) against the line's parent. */
+static void on_parent(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error)
+{
+	struct run *r = arg;
+	uint8_t parent[32];
+	char why[64], node[67], *theirs;
+	r->inflight--;
+	if (r->done)
+		return;
+	r->parent_asked = 3; /* unknown */
+	if (error)
+		say("node: %s", error);
+	theirs = line_field(r->ahead.text, r->ahead.len, "parent");
+	if (!error && n > 0 && blocks[0].height + 1 == r->ahead.height &&
+	    theirs &&
+	    hj_hex_decode_exact(theirs, strlen(theirs), HJ_HEX_OPTIONAL, parent,
+	                        sizeof parent, why, sizeof why) == 0) {
+		if (memcmp(parent, blocks[0].hash, sizeof parent) != 0) {
+			hj_hex_encode(blocks[0].hash, 32,
+			              strncmp(theirs, "0x", 2) == 0, node);
+			say_other_chain(r, blocks[0].height, node, theirs);
+			free(theirs);
+			return;
+		}
+		r->parent_asked = 2; /* the same */
+	}
+	free(theirs);
+	report_end(r);
+}
+
 static void report_end(struct run *r)
 {
 	/* With --json, standard output is the payouts report alone. */
@@ -897,6 +988,34 @@ static void report_end(struct run *r)
 	if (!r->started) {
 		say("%s: no line", r->name);
 		finish(r, 1);
+		return;
+	}
+	if (r->checked == 0 && r->have_ahead && !r->follow) {
+		/* Not one line is the node's yet: its tip is below the log's
+		 * first block.  The block before that one says whether the
+		 * node is behind on the log's chain or on another chain. */
+		if (r->parent_asked == 0 && r->ahead.height > 0 &&
+		    r->ahead.height - 1 <= r->tip) {
+			r->parent_asked = 1;
+			r->inflight++;
+			if (r->be->ops->blocks(r->be, r->ahead.height - 1, 1,
+			                       on_parent, r)) {
+				r->inflight--;
+				say("out of memory");
+				finish(r, EX_SOFTWARE);
+			}
+			return;
+		}
+		fprintf(
+		    out,
+		    "no line verified: the log begins at block %llu, beyond "
+		    "your node's tip (%llu): not checked yet%s\n",
+		    (unsigned long long)r->ahead.height,
+		    (unsigned long long)r->tip,
+		    r->parent_asked == 2 ? "; your node's block before it is "
+		                           "the log's parent"
+		                         : "");
+		finish(r, EX_TEMPFAIL);
 		return;
 	}
 	char sp[64];
@@ -1322,14 +1441,6 @@ static void on_identity(void *arg, const char *identity, const char *error,
 	}
 }
 
-static void on_retry(void *arg, const char *what, unsigned attempt,
-                     unsigned delay_ms)
-{
-	(void)arg;
-	say("node: %s (attempt %u); retrying in %u ms", what, attempt,
-	    delay_ms);
-}
-
 /* --follow ends on SIGINT or SIGTERM: 0 when no line failed, else 1. */
 static void on_signal(uv_signal_t *h, int signum)
 {
@@ -1370,8 +1481,7 @@ static int run(struct run *r)
 		r->ino = st.st_ino;
 	}
 	r->t0 = uv_hrtime();
-	hjd_node_rpc_opts(r->cfg, &o);
-	o.on_retry = on_retry;
+	hj_tool_rpc_opts(CMD, r->cfg, r->follow, &o);
 	r->t = hj_table_new(&r->cfg->rules);
 	if (!r->t || uv_loop_init(&r->loop) != 0)
 		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");

@@ -8,7 +8,7 @@
  * bets' returns, a rejection's refund) with its block and its recipient:
  * the round's player, or the refund's sender, or the player of the round
  * the rejected transaction named; a refund with neither is unattributed
- * (protocol v1, section 5).  hj_vpay_received adds what was seen paid,
+ * (docs/PROTOCOL.md section 9.1).  hj_vpay_received adds what was seen paid,
  * and hj_vpay_report sets one against the other.  hj_vpay_end is the
  * whole end on a node: the tip, a scan of the final blocks through the
  * backend's payments(), the report printed.

@@ -284,7 +284,7 @@ static int put_settle(hj_cardlog *cl, const hj_event *ev)
 	return cl->err;
 }
 
-/* One side bet of a "sidebets" event: seed 002's perfectPairs or poker. */
+/* One side bet of a "sidebets" event: perfectPairs or poker (docs/LOG.md). */
 static void put_side(hj_cardlog *cl, const char *name, hj_amount stake,
                      uint8_t result, hj_amount ret)
 {

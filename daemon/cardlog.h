@@ -1,5 +1,5 @@
 /*
- * The block-to-card log (protocol v1, section 8; format in docs/LOG.md):
+ * The block-to-card log (its format is docs/LOG.md):
  * one JSON object per block, one line each, written by the daemon and by
  * `hashjack replay`, which must produce the same bytes.
  *

@@ -410,8 +410,8 @@ static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
-/* A rule key of section 9 (hj_rule_keys[i]): over the preset, wherever
- * the preset is set. */
+/* A rule key of docs/PROTOCOL.md section 7.1 (hj_rule_keys[i]): over the
+ * preset, wherever the preset is set. */
 static int set_rule_key(hjd_config *c, size_t i, const char *v, char *why,
                         size_t n)
 {
@@ -1442,7 +1442,7 @@ static int finish_push(hjd_config *c, char *err, size_t errlen)
 	return 0;
 }
 
-static int finish_state(hjd_config *c, char *err, size_t errlen)
+int hjd_config_state_paths(hjd_config *c, char *err, size_t errlen)
 {
 	if (c->state_dir == NULL) {
 		/* systemd's StateDirectory= sets $STATE_DIRECTORY, a
@@ -1575,10 +1575,8 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 	}
 	if (c->confirmations == 0 && !c->finality)
 		c->confirmations = evm ? 12 : 6;
-	/* A few blocks' time; the node's finalized or safe block moves an
-	 * epoch (6.4 minutes on Ethereum) at a time. */
 	if (c->serve.max_age_s == 0)
-		c->serve.max_age_s = !evm ? 3600 : c->finality ? 900 : 120;
+		c->serve.max_age_s = hjd_serve_max_age(evm, c->finality != 0);
 	if (c->rules.timeout_blocks == 0)
 		c->rules.timeout_blocks =
 		    evm ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
@@ -1664,5 +1662,12 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "[rules] %s", why);
 		return -EINVAL;
 	}
-	return finish_state(c, err, errlen);
+	return hjd_config_state_paths(c, err, errlen);
+}
+
+unsigned hjd_serve_max_age(int evm, int finality)
+{
+	/* A few blocks' time; the node's finalized or safe block moves an
+	 * epoch (6.4 minutes on Ethereum) at a time. */
+	return !evm ? 3600 : finality ? 900 : 120;
 }

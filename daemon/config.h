@@ -17,7 +17,7 @@
 #include "payload.h"
 #include "rules.h"
 
-/* The rule keys of protocol section 9 (hj_rule_keys). */
+/* The rule keys of docs/PROTOCOL.md section 7.1 (hj_rule_keys). */
 #define HJD_RULE_KEYS 13
 
 typedef struct hjd_config {
@@ -144,5 +144,14 @@ int hjd_config_set_arg(hjd_config *c, const char *arg, char *err,
 /* After the file and the overrides: required keys present, defaults that
  * depend on others (family, state_dir) filled in, rules checked. */
 int hjd_config_finish(hjd_config *c, char *err, size_t errlen);
+
+/* The part of hjd_config_finish that needs no other key: state_dir's
+ * default ($STATE_DIRECTORY's first entry, else /var/lib/hashjackd) and
+ * card_log's (cards.jsonl), relative to state_dir.  0 or -ENOMEM. */
+int hjd_config_state_paths(hjd_config *c, char *err, size_t errlen);
+
+/* [serve] max_age's default, in seconds: the family's (evm nonzero for
+ * EVM), with finality nonzero for confirmations = finalized or safe. */
+unsigned hjd_serve_max_age(int evm, int finality);
 
 #endif

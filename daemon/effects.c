@@ -1,11 +1,14 @@
 /* What an event leaves in the store (see effects.h). */
 #include "effects.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "amount.h"
 #include "hex.h"
+#include "reason.h"
 
 static const char *outcome_of(hj_ev t)
 {
@@ -126,4 +129,98 @@ void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out)
 	case HJ_EV_TIMEOUT:
 		return;
 	}
+}
+
+/* What becomes of a rejected transaction's value (hj_effects_of's
+ * refund). */
+static void refund_text(const hj_event *ev, char *buf, size_t n)
+{
+	char amount[HJ_AMOUNT_STRLEN];
+
+	if (ev->amount == 0)
+		snprintf(buf, n, "nothing to refund (no value)");
+	else
+		snprintf(buf, n, "refund %s owed%s",
+		         hj_amount_format(ev->amount, amount),
+		         refund_to(ev)
+		             ? ""
+		             : ", unattributed (no key to pay it to)");
+}
+
+int hj_effects_line(const hj_event *ev, uint64_t height, int fam_0x, char *buf,
+                    size_t n)
+{
+	char tx[2 * sizeof ev->tx->txid.b + 3];
+	char round[2 * sizeof ev->round->id.b + 3];
+	char amount[HJ_AMOUNT_STRLEN], refund[96];
+
+	if (ev->tx)
+		hj_hex_encode(ev->tx->txid.b, ev->tx->txid.len, fam_0x, tx);
+	if (ev->round)
+		hj_hex_encode(ev->round->id.b, ev->round->id.len, fam_0x,
+		              round);
+	switch (ev->type) {
+	case HJ_EV_ACTION:
+		snprintf(buf, n,
+		         "block %" PRIu64 ": tx %s: %s accepted, round %s, "
+		         "stake %s",
+		         height, tx, hj_act_name(ev->act), round,
+		         hj_amount_format(ev->amount, amount));
+		return 0;
+	case HJ_EV_REJECT:
+		refund_text(ev, refund, sizeof refund);
+		/* A payload too broken to name its action (the payload's
+		 * checks of docs/PROTOCOL.md section 9.2) is no action
+		 * "none". */
+		if (ev->act == HJ_ACT_NONE)
+			snprintf(buf, n,
+			         "block %" PRIu64 ": tx %s: its payload could "
+			         "not be read as an action (%s): rejected, %s",
+			         height, tx, hj_reason_name(ev->reason),
+			         refund);
+		else
+			snprintf(buf, n,
+			         "block %" PRIu64
+			         ": tx %s: %s rejected (%s), %s",
+			         height, tx, hj_act_name(ev->act),
+			         hj_reason_name(ev->reason), refund);
+		return 1;
+	case HJ_EV_DEPOSIT:
+		snprintf(buf, n,
+		         "block %" PRIu64 ": tx %s: deposit of %s (no magic), "
+		         "not refunded",
+		         height, tx, hj_amount_format(ev->tx->value, amount));
+		return 1;
+	case HJ_EV_IGNORED:
+		snprintf(buf, n,
+		         "block %" PRIu64 ": tx %s: failed receipt, ignored",
+		         height, tx);
+		return 0;
+	case HJ_EV_TIMEOUT:
+		snprintf(buf, n,
+		         "block %" PRIu64 ": round %s: timeout, %s applied",
+		         height, round, hj_act_name(ev->act));
+		return 0;
+	case HJ_EV_SETTLE:
+		snprintf(buf, n,
+		         "block %" PRIu64 ": round %s settled, payout %s",
+		         height, round,
+		         hj_amount_format(ev->settle->total_ret, amount));
+		return 0;
+	case HJ_EV_SIDE:
+		snprintf(buf, n,
+		         "block %" PRIu64 ": round %s: side bets settled, "
+		         "payout %s",
+		         height, round,
+		         hj_amount_format(ev->side->pp_ret + ev->side->t3_ret,
+		                          amount));
+		return 0;
+	case HJ_EV_DRAW:
+	case HJ_EV_PEEK:
+	case HJ_EV_SKIP:
+		break;
+	}
+	if (n)
+		buf[0] = 0;
+	return -1;
 }

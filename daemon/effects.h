@@ -1,6 +1,7 @@
 /*
  * What one engine event leaves in the dealer's store: the row of the
- * transaction it concerns, and the payouts it creates.  A pure function of
+ * transaction it concerns, and the payouts it creates; and its line in the
+ * daemon's journal.  A pure function of
  * the event and its block's height, so that the ids and recipients of
  * every debt (docs/STATE.md) are decided here alone and tested with exact
  * values; the follower writes what it says (store.h) in the block's
@@ -54,9 +55,24 @@ typedef struct hj_effects {
  * "refund:<txid>" (ids in lower-case hex, without "0x"), so the same debt
  * can never be recorded twice.  A refund goes to the sender (EVM `from`, a
  * Bitcoin Bet's key P), else to the key of the round the action named,
- * else to nobody known: it is then recorded unattributed (protocol v1,
- * section 5).  A return, insurance or side bet goes to the round's player.
+ * else to nobody known: it is then recorded unattributed
+ * (docs/PROTOCOL.md section 9.1).  A return, insurance or side bet goes to
+ * the round's player.
  */
 void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out);
+
+/*
+ * The journal's line for ev, dealt in block height (hashjackd's stderr):
+ * "block H: tx T: ..." or "block H: round R: ...", ids with 0x when fam_0x
+ * (EVM), into buf (cut to n, NUL-terminated).  A rejection says what was
+ * rejected (the action, or that the payload could not be read as one), its
+ * reason, and what becomes of its value as hj_effects_of records it: the
+ * refund owed, unattributed when no recipient is known, or nothing to
+ * refund.  Returns 1 for a line worth a notice (a rejection, a deposit), 0
+ * for one of information, -1 for an event without a line (DRAW, PEEK,
+ * SKIP: the card log has them).
+ */
+int hj_effects_line(const hj_event *ev, uint64_t height, int fam_0x, char *buf,
+                    size_t n);
 
 #endif

@@ -66,6 +66,7 @@ struct hjd_follower {
 	hj_cardlog cl;
 	hj_cursor cur;
 	int have_parent; /* cur.hash is a real block's hash */
+	int have_cursor; /* cur is the store's: first start or resume done */
 
 	uint64_t tip, target; /* target: first height not yet final */
 	uint64_t final;       /* the last final height the node's last
@@ -135,67 +136,12 @@ struct effects {
 
 static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
 {
-	char tx[67], round[67], amount[HJ_AMOUNT_STRLEN];
-	int fam_0x = f->be->ops->family == HJ_EVM;
+	char line[512];
+	int notice = hj_effects_line(ev, h, f->be->ops->family == HJ_EVM, line,
+	                             sizeof line);
 
-	if (ev->tx)
-		hj_hex_encode(ev->tx->txid.b, ev->tx->txid.len, fam_0x, tx);
-	if (ev->round)
-		hj_hex_encode(ev->round->id.b, ev->round->id.len, fam_0x,
-		              round);
-	switch (ev->type) {
-	case HJ_EV_ACTION:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": tx %s: %s accepted, "
-		        "round %s, stake %s",
-		        h, tx, hj_act_name(ev->act), round,
-		        hj_amount_format(ev->amount, amount));
-		break;
-	case HJ_EV_REJECT:
-		hjd_log(HJD_LOG_NOTICE,
-		        "block %" PRIu64 ": tx %s: %s rejected "
-		        "(%s), refund %s owed",
-		        h, tx, hj_act_name(ev->act), hj_reason_name(ev->reason),
-		        hj_amount_format(ev->amount, amount));
-		break;
-	case HJ_EV_DEPOSIT:
-		hjd_log(HJD_LOG_NOTICE,
-		        "block %" PRIu64 ": tx %s: deposit of "
-		        "%s (no magic), not refunded",
-		        h, tx, hj_amount_format(ev->tx->value, amount));
-		break;
-	case HJ_EV_IGNORED:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": tx %s: failed receipt, "
-		        "ignored",
-		        h, tx);
-		break;
-	case HJ_EV_TIMEOUT:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": round %s: timeout, "
-		        "%s applied",
-		        h, round, hj_act_name(ev->act));
-		break;
-	case HJ_EV_SETTLE:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": round %s settled, "
-		        "payout %s",
-		        h, round,
-		        hj_amount_format(ev->settle->total_ret, amount));
-		break;
-	case HJ_EV_SIDE:
-		hjd_log(HJD_LOG_INFO,
-		        "block %" PRIu64 ": round %s: side bets settled, "
-		        "payout %s",
-		        h, round,
-		        hj_amount_format(ev->side->pp_ret + ev->side->t3_ret,
-		                         amount));
-		break;
-	case HJ_EV_DRAW:
-	case HJ_EV_PEEK:
-	case HJ_EV_SKIP:
-		break;
-	}
+	if (notice >= 0)
+		hjd_log(notice ? HJD_LOG_NOTICE : HJD_LOG_INFO, "%s", line);
 }
 
 /* The step's sink (hj_deal_block): the event's journal line, then the
@@ -590,6 +536,7 @@ static int first_start(hjd_follower *f, uint64_t tip)
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		return -1;
 	}
+	f->have_cursor = 1;
 	hjd_log(HJD_LOG_NOTICE,
 	        "first start: dealing from block %" PRIu64 " (tip %" PRIu64 ")",
 	        start, tip);
@@ -655,13 +602,21 @@ static int resume(hjd_follower *f)
 	}
 	if (f->log.note[0])
 		hjd_log(HJD_LOG_WARNING, "%s", f->log.note);
+	f->have_cursor = 1;
 	f->have_parent = memcmp(f->cur.hash, zero, 32) != 0;
 	if (f->have_parent)
 		hj_table_set_last_height(f->table, f->cur.height);
-	hjd_log(HJD_LOG_NOTICE,
-	        "resuming after block %" PRIu64 ", %zu open rounds, card log "
-	        "at %" PRIu64 " bytes",
-	        f->cur.height, hj_table_count(f->table), f->log.offset);
+	if (f->have_parent)
+		hjd_log(HJD_LOG_NOTICE,
+		        "resuming after block %" PRIu64
+		        ", %zu open rounds, card "
+		        "log at %" PRIu64 " bytes",
+		        f->cur.height, hj_table_count(f->table), f->log.offset);
+	else
+		hjd_log(HJD_LOG_NOTICE,
+		        "resuming before its first block, %" PRIu64
+		        ", card log at %" PRIu64 " bytes",
+		        next_block(f), f->log.offset);
 	return 0;
 }
 
@@ -825,8 +780,20 @@ void hjd_follower_stop(hjd_follower *f, const char *cause)
 {
 	if (f->stopping)
 		return;
-	hjd_log(HJD_LOG_NOTICE, "%s: stopping after block %" PRIu64, cause,
-	        f->cur.height);
+	/* Before its first block the cursor is the one before it (wrapped
+	 * below block 0), a block this dealer never dealt. */
+	if (f->have_parent)
+		hjd_log(HJD_LOG_NOTICE, "%s: stopping after block %" PRIu64,
+		        cause, f->cur.height);
+	else if (f->have_cursor)
+		hjd_log(HJD_LOG_NOTICE,
+		        "%s: stopping before its first block, %" PRIu64, cause,
+		        next_block(f));
+	else
+		hjd_log(HJD_LOG_NOTICE,
+		        "%s: stopping before dealing any block (still waiting "
+		        "for the node's first answers)",
+		        cause);
 	stop(f, 0);
 }
 

@@ -411,6 +411,7 @@ static int on_message_begin(llhttp_t *p)
 {
 	hj_conn *c = of(p);
 	c->in_request = 1;
+	c->head = 0;
 	c->url_len = 0;
 	c->hdr_bytes = 0;
 	c->nhdr = 0;
@@ -420,6 +421,14 @@ static int on_message_begin(llhttp_t *p)
 	c->up_websocket = c->conn_upgrade = c->ws_version_ok = 0;
 	c->ws_key[0] = 0;
 	c->deadline = uv_now(c->s->loop) + c->s->lim.request_ms;
+	return 0;
+}
+
+/* The method is known before anything can fail the request: an error
+ * answer to a HEAD is its head alone, to anything else head and body. */
+static int on_method_complete(llhttp_t *p)
+{
+	of(p)->head = llhttp_get_method(p) == HTTP_HEAD;
 	return 0;
 }
 
@@ -515,7 +524,6 @@ static int on_headers_complete(llhttp_t *p)
 	if ((p->flags & F_CHUNKED) ||
 	    ((p->flags & F_CONTENT_LENGTH) && p->content_length > 0))
 		return fail(c, 413, "a request may not have a body");
-	c->head = m == HTTP_HEAD;
 	return 0;
 }
 
@@ -959,6 +967,7 @@ hj_server *hj_server_new(uv_loop_t *loop, const hj_http_limits *lim,
 	s->h = *h;
 	llhttp_settings_init(&s->settings);
 	s->settings.on_message_begin = on_message_begin;
+	s->settings.on_method_complete = on_method_complete;
 	s->settings.on_url = on_url;
 	s->settings.on_header_field = on_header_field;
 	s->settings.on_header_value = on_header_value;

@@ -128,7 +128,13 @@ static void value(hj_prom *t, double v)
 	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
 		snprintf(buf, sizeof buf, " %.0f\n", v);
 	else
-		snprintf(buf, sizeof buf, " %.17g\n", v);
+		/* The fewest digits that read back as v: 0.927349368, not
+		 * %.17g's 0.92734936800000001.  17 always do. */
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof buf, " %.*g\n", prec, v);
+			if (prec == 17 || strtod(buf, NULL) == v)
+				break;
+		}
 	puts_(t, buf);
 }
 

@@ -28,8 +28,9 @@ void hj_prom_family(hj_prom *t, const char *name, const char *type,
 /*
  * One sample: name, then labels (NULL for none) as pairs of name and value,
  * nlabels pairs, values escaped.  Integer values are written exactly (a
- * counter is a uint64_t cast to double only beyond 2^53); others with
- * 17 significant digits; NaN and infinities as Prometheus spells them.
+ * counter is a uint64_t cast to double only beyond 2^53); others in the
+ * shortest of 15, 16 or 17 significant digits that reads back as the same
+ * double; NaN and infinities as Prometheus spells them.
  */
 void hj_prom_sample(hj_prom *t, const char *name, const char *const *labels,
                     size_t nlabels, double v);

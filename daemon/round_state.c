@@ -1,4 +1,4 @@
-/* An open round in section 11's words (round_state.h). */
+/* An open round in the words of docs/PROTOCOL.md section 14 (round_state.h). */
 #include "round_state.h"
 
 #include "amount.h"

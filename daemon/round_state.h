@@ -1,8 +1,8 @@
 /*
- * What an open round shows (protocol v1.1, section 11), as JSON in seed
- * 002's words plus the chain's own fields: the window and timeout blocks,
- * the draws still due, the value each next action must carry and, on the
- * Bitcoin family, the seq the next signed action must carry.  Written for
+ * What an open round shows (docs/PROTOCOL.md section 14), as JSON in the
+ * round API's words plus the chain's own fields: the window and timeout
+ * blocks, the draws still due, the value each next action must carry and, on
+ * the Bitcoin family, the seq the next signed action must carry.  Written for
  * `hashjack replay --state`; docs/CLI.md shows every key.
  */
 #ifndef HJ_ROUND_STATE_H

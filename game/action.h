@@ -23,7 +23,8 @@ typedef enum hj_act {
 	HJ_PEEK = 7,
 } hj_act;
 
-/* Seed 002's words: "Bet", "Hit", ...; "none" for HJ_ACT_NONE. */
+/* The action names of docs/PROTOCOL.md section 11.1: "Bet", "Hit", ...;
+ * "none" for HJ_ACT_NONE. */
 const char *hj_act_name(int act);
 
 /* An identity of up to 32 bytes: an EVM address (20), a transaction hash or

@@ -1,5 +1,5 @@
 /*
- * The card of a block hash (protocol v1, section 1).
+ * The card of a block hash (docs/PROTOCOL.md section 2).
  *
  * This runs for every block the daemon sees and in the benchmark's tight
  * loop, so the success path allocates nothing, formats nothing and touches
@@ -61,9 +61,9 @@ static void say_not_hex(const unsigned char *d, int prefixed, char *err,
 
 /*
  * Only a lower-case "0x" is dropped: it is what every EVM node prints (and
- * what the spec names), while "0X" comes from no node we read, so a hash
- * written that way was produced by hand or by a bug and is better refused
- * than guessed at.  The error message points at the prefix.
+ * what docs/PROTOCOL.md section 2.1 names), while "0X" comes from no node we
+ * read, so a hash written that way was produced by hand or by a bug and is
+ * better refused than guessed at.  The error message points at the prefix.
  */
 int hj_card_from_hash(const char *hash, size_t len, hj_card *out, char *err,
                       size_t errlen)

@@ -1,5 +1,5 @@
 /*
- * The card of a block hash (protocol v1, section 1).
+ * The card of a block hash (docs/PROTOCOL.md section 2).
  *
  * The hash is taken as the node prints it: 64 hex digits, optionally behind
  * "0x", letters in either case.  Scanning from the right, the rank digit is

@@ -1,5 +1,5 @@
 /*
- * The exact house edge of a rule set (protocol v1.1, section 9): every
+ * The exact house edge of a rule set (docs/PROTOCOL.md section 7.1): every
  * card independent (each rank 1/13, 10-valued cards 4/13: an infinite
  * deck), the player's best strategy given what it knows when deciding
  * (its cards, the other hands of its round, the up card, whether a peek

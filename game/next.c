@@ -34,6 +34,20 @@ static hj_reason legal_split(const hj_rules *ru, const hj_round *r,
 	return HJ_OK;
 }
 
+int hj_round_no_more_moves(const hj_round *r)
+{
+	if (r->phase != HJ_PH_DEAL && r->phase != HJ_PH_PLAY)
+		return 1;
+	/* Under peek = ace_ten the peek card behind a 10 settles a natural,
+	 * as the dealer's second card does under ace and none: the natural
+	 * waits for no window, in dealer play or not. */
+	return r->phase == HJ_PH_PLAY && !r->peek_due && r->npending == 1 &&
+	       r->pending[0] == HJ_PEEK_CARD && r->dealer_n == 1 &&
+	       hj_rank_value(hj_code_rank(r->dealer[0])) == 10 &&
+	       r->nhands == 1 &&
+	       hj_hand_blackjack(r->hands[0].cards, r->hands[0].n);
+}
+
 hj_reason hj_round_legal(const hj_rules *ru, const hj_round *r, hj_act act,
                          int insurance, hj_amount *need)
 {
@@ -42,7 +56,7 @@ hj_reason hj_round_legal(const hj_rules *ru, const hj_round *r, hj_act act,
 	int hi;
 
 	*need = 0;
-	if (r->phase != HJ_PH_DEAL && r->phase != HJ_PH_PLAY)
+	if (hj_round_no_more_moves(r))
 		return HJ_R_NOT_ALLOWED;
 	if (!hj_round_waiting(r))
 		return HJ_R_PREMATURE;

@@ -1,5 +1,5 @@
 /*
- * What a round shows (protocol v1.1, section 11): the actions a
+ * What a round shows (docs/PROTOCOL.md section 14): the actions a
  * transaction would be accepted for while the round's window is open,
  * with the value each must carry.  A pure function of the round and the
  * rules, and the same legality the table applies (table.c's check() calls
@@ -16,10 +16,21 @@
 #include "rules.h"
 
 /*
+ * The player has no move left in round r, now or later: the dealer draws
+ * (dealer play, or its second card after a Surrender or for a natural
+ * against a 10-valued card under peek = ace and none), or under peek =
+ * ace_ten a natural against a 10 waits for the peek card that settles it.
+ * An action then is not_allowed, not premature (docs/PROTOCOL.md section
+ * 9.2).
+ */
+int hj_round_no_more_moves(const hj_round *r);
+
+/*
  * Whether act (with the Peek's insurance flag) is a legal move of round r
  * at a block of its open window, and the value it must carry (*need):
- * HJ_OK, HJ_R_NOT_ALLOWED, or HJ_R_PREMATURE when the round waits for no
- * action (cards due, dealer play).  The block itself is the caller's: an
+ * HJ_OK; HJ_R_NOT_ALLOWED, also when no move is left
+ * (hj_round_no_more_moves); or HJ_R_PREMATURE when the round waits for
+ * cards before its next window.  The block itself is the caller's: an
  * action before r->window_open is premature too.
  */
 hj_reason hj_round_legal(const hj_rules *ru, const hj_round *r, hj_act act,
@@ -37,7 +48,7 @@ typedef struct hj_next_action {
 
 typedef struct hj_next {
 	size_t n; /* 0 while cards are due, the dealer plays, or settled */
-	hj_next_action a[HJ_NEXT_MAX]; /* seed 002's order: Split, Hit, Double,
+	hj_next_action a[HJ_NEXT_MAX]; /* in the order Split, Hit, Double,
 	                                  Stand, Surrender, Peek */
 	int hand; /* the hand the actions act on; -1 for a Peek or none */
 	/* While n > 0: the first block an action is valid in, and the block

@@ -1,4 +1,4 @@
-/* The action payload (protocol v1, section 6). */
+/* The action payload (docs/PROTOCOL.md section 11). */
 #include <string.h>
 
 #include "payload.h"

@@ -1,5 +1,5 @@
 /*
- * The action payload (protocol v1, section 6).
+ * The action payload (docs/PROTOCOL.md section 11).
  *
  *   bytes 0-1  magic 48 4A ("HJ")
  *   byte  2    version 01

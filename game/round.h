@@ -20,7 +20,8 @@
 /* Draw target of the dealer in pending[] and in DRAW events. */
 #define HJ_DEALER 0xff
 /* Draw target of a peek card in pending[]: it only decides whether the
- * dealer has blackjack (section 3); without one it is set aside. */
+ * dealer has blackjack (docs/PROTOCOL.md section 5.1); without one it is
+ * set aside. */
 #define HJ_PEEK_CARD 0xfe
 
 enum hj_phase {
@@ -38,7 +39,7 @@ enum hj_hand_flag {
 	HJ_HF_SPLIT = 16, /* this hand came from a split */
 };
 
-/* Side bet results (section 10).  Names in hj_side_name(). */
+/* Side bet results (docs/PROTOCOL.md section 7.2).  Names in hj_side_name(). */
 typedef enum hj_side_result {
 	HJ_SB_NONE = 0,
 	HJ_SB_LOST,            /* "sidebetLost" */
@@ -74,7 +75,7 @@ typedef struct hj_round {
 	uint32_t bet_tx_index;
 	hj_amount bet;                /* main stake */
 	hj_amount insurance;          /* insurance stake, when insured */
-	hj_amount side_pp, side_t3;   /* side stakes (section 10), 0: none */
+	hj_amount side_pp, side_t3;   /* side stakes, 0: none */
 	uint8_t pp_result, t3_result; /* enum hj_side_result once the third
 	                                 card is dealt; 0 before */
 	uint8_t insured;

@@ -6,9 +6,11 @@
 #include <string.h>
 
 /*
- * The presets of section 9.  bethash is seed 000's table with the
- * protocol's decisions for what it leaves open; annakai is seed 003's
- * hole-card table; cryptogames is seed 004's Crypto.Games table.
+ * The presets of docs/PROTOCOL.md section 7.1 (docs/CONFIG.md, "[rules]",
+ * has their table).  bethash is the Hash Blackjack rule sheet with the
+ * protocol's decisions for what it leaves open (docs/PROTOCOL.md section 7);
+ * annakai is the AnnaKai blackjack's hole-card table; cryptogames is the
+ * Crypto.Games table.
  */
 static const hj_rules presets[] = {
     {

@@ -1,7 +1,7 @@
 /*
- * Rules as data (protocol section 9).  A rule set is a preset plus the keys
- * the dealer overrides; every key is a field below, read by the one engine
- * in table.c.  A new table is a new row of presets, not new code.
+ * Rules as data (docs/PROTOCOL.md section 7.1).  A rule set is a preset plus
+ * the keys the dealer overrides; every key is a field below, read by the one
+ * engine in table.c.  A new table is a new row of presets, not new code.
  */
 #ifndef HJ_RULES_H
 #define HJ_RULES_H
@@ -58,7 +58,8 @@ typedef struct hj_rules {
 	uint8_t hit_split_aces; /* 0: split aces take one card and stand */
 	uint8_t surrender;      /* enum hj_surrender_rule */
 	uint8_t split21_bj;     /* split_21_is_blackjack */
-	/* Side bets: offered when *_on; pays "to 1" per row (section 10). */
+	/* Side bets: offered when *_on; pays "to 1" per row
+	 * (docs/PROTOCOL.md section 7.2). */
 	uint8_t pp_on, t3_on;
 	uint32_t pp[HJ_PP_PAYS];
 	uint32_t t3[HJ_T3_PAYS];
@@ -80,7 +81,8 @@ int hj_rules_preset(const char *name, hj_rules *out);
 extern const char *const hj_preset_names[];
 
 /*
- * The rule keys of section 9, in the spec's order, NULL-terminated:
+ * The rule keys of docs/PROTOCOL.md section 7.1, in docs/CONFIG.md's order,
+ * NULL-terminated:
  * blackjack_pays, dealer_soft17, peek, double_on, double_after_split,
  * max_hands, split_by_value, split_aces, hit_split_aces, surrender,
  * split_21_is_blackjack, perfect_pairs, twenty_one_plus_three.
@@ -124,9 +126,10 @@ int hj_rules_check(const hj_rules *r, char *err, size_t errlen);
 
 /*
  * The most a round opened by a Bet can ever return, stake included,
- * whatever the cards and the player's later choices (section 10): the main
- * game's worst case for `bet`, plus each side stake times (1 + its table's
- * largest pay).  The main game's worst case is the maximum of
+ * whatever the cards and the player's later choices (docs/PROTOCOL.md
+ * sections 7.1 and 9.4): the main game's worst case for `bet`, plus each
+ * side stake times (1 + its table's largest pay).  The main game's worst
+ * case is the maximum of
  *
  *   natural      bet + floor(bet * bj_num / bj_den)
  *   insurance    bet + ins * (1 + ins_pays), ins = floor(bet / 2), where
@@ -157,7 +160,7 @@ hj_amount hj_rules_worst_max_bet(const hj_rules *r);
  */
 #define HJ_MAX_BET ((hj_amount)1 << 120)
 
-/* Timeouts when the rules do not set one (protocol v1, section 3). */
+/* Timeouts when the rules do not set one (docs/PROTOCOL.md section 6). */
 #define HJ_TIMEOUT_EVM     100
 #define HJ_TIMEOUT_BITCOIN 12
 

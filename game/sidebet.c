@@ -1,5 +1,5 @@
-/* Side bets of section 10: Perfect Pairs and 21+3 as pure functions of the
- * cards. */
+/* Side bets of docs/PROTOCOL.md section 7.2: Perfect Pairs and 21+3 as pure
+ * functions of the cards. */
 #include "card.h"
 #include "round.h"
 

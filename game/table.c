@@ -228,7 +228,8 @@ static void play_next(struct blk *b, hj_round *r)
 		hands_done(b, r);
 }
 
-/* The side bets, decided by the first three cards (section 10). */
+/* The side bets, decided by the first three cards (docs/PROTOCOL.md
+ * section 7.2). */
 static void settle_sides(struct blk *b, hj_round *r)
 {
 	const hj_rules *ru = &b->t->rules;
@@ -486,7 +487,7 @@ static hj_reason check(const hj_rules *ru, uint64_t height, const hj_round *r,
 	hj_amount need;
 	hj_reason why;
 
-	if (r->phase != HJ_PH_DEAL && r->phase != HJ_PH_PLAY)
+	if (hj_round_no_more_moves(r))
 		return HJ_R_NOT_ALLOWED;
 	if (!hj_round_waiting(r) || height < r->window_open)
 		return HJ_R_PREMATURE;

@@ -1,9 +1,10 @@
 /*
  * The table: every open round of one dealer, advanced one block at a time in
- * the protocol's order (section 3): first the draws the block owes (rounds
- * that finish settle), then the block's transactions in block order, then
- * timeouts.  Pure: no I/O, no clock, no chain knowledge.  Rounds are kept in
- * the order they were opened, which is also the order their events come in.
+ * the protocol's order (docs/PROTOCOL.md section 4.3): first the draws the
+ * block owes (rounds that finish settle), then the block's transactions in
+ * block order, then timeouts.  Pure: no I/O, no clock, no chain knowledge.
+ * Rounds are kept in the order they were opened, which is also the order
+ * their events come in.
  */
 #ifndef HJ_TABLE_H
 #define HJ_TABLE_H

@@ -11,29 +11,43 @@
 # docs/LOG.md has the full format).
 # Ctrl-C (or SIGTERM) stops everything it started.
 #
-#   scripts/devnet.sh [--duration SECONDS] [--keep]
+#   scripts/devnet.sh [--duration SECONDS] [--keep | --state-dir DIR]
 #
-#   --duration S  stop by itself after S seconds
-#   --keep        keep the state directory (config, card log, database, logs)
+#   --duration S     stop by itself after S seconds
+#   --keep           keep the state directory: the chain (anvil's state
+#                    dump, chain.json), config, card log, database, logs;
+#                    at the end it prints how to start that chain again and
+#                    verify the kept log against it (docs/VERIFY.md)
+#   --state-dir DIR  the state directory to use (new or empty), kept
 #
 # Environment: HJ_DEVNET_PORT (anvil's port, default: a free one),
 # HJ_DEVNET_SERVE_PORT (the page's, default 8549; 0: a free one),
-# HJ_HASHJACKD (a hashjackd to run instead of building one).
+# HJ_HASHJACKD and HJ_HASHJACK (a hashjackd and a hashjack to run instead
+# of building them; with both, nothing is built).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 duration=0
 keep=0
+state=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--duration) duration=${2:?--duration needs seconds}; shift 2 ;;
 	--duration=*) duration=${1#*=}; shift ;;
 	--keep) keep=1; shift ;;
-	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--state-dir) state=${2:?--state-dir needs a directory}; keep=1; shift 2 ;;
+	--state-dir=*) state=${1#*=}; keep=1; shift ;;
+	# The header above, every line of it up to the first that is code.
+	-h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	*) echo "devnet: unknown argument: $1 (see --help)" >&2; exit 64 ;;
 	esac
 done
 case "$duration" in '' | *[!0-9]*) echo "devnet: --duration takes whole seconds" >&2; exit 64 ;; esac
+if [ -n "$state" ]; then
+	mkdir -p "$state" || { echo "devnet: --state-dir $state: cannot create it" >&2; exit 73; }
+	[ -z "$(ls -A "$state")" ] || { echo "devnet: --state-dir $state: not empty (a devnet's state is never overwritten)" >&2; exit 73; }
+	state=$(cd "$state" && pwd)
+fi
 
 say() { echo "devnet: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -41,19 +55,31 @@ die() { say "$*"; exit 1; }
 "$root/scripts/deps.sh"
 
 build="$root/build/release"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-targets=(hashjack)
+targets=()
+[ -n "${HJ_HASHJACK:-}" ] || targets+=(hashjack)
 [ -n "${HJ_HASHJACKD:-}" ] || targets+=(hashjackd)
-if ! cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"; then
-	die "building ${targets[*]} failed (see above)"
+if [ ${#targets[@]} -gt 0 ]; then
+	# The build's own output only when it fails: a rebuild with nothing to
+	# do says nothing.
+	say "building ${targets[*]} in $build"
+	buildlog=$(mktemp "${TMPDIR:-/tmp}/hashjack-devnet-build.XXXXXX")
+	if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release &&
+		cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"; } >"$buildlog" 2>&1; then
+		cat "$buildlog" >&2
+		rm -f "$buildlog"
+		die "building ${targets[*]} failed (see above)"
+	fi
+	rm -f "$buildlog"
 fi
 hashjackd=${HJ_HASHJACKD:-$build/hashjackd}
+hashjack=${HJ_HASHJACK:-$build/hashjack}
 [ -x "$hashjackd" ] || die "no hashjackd at $hashjackd"
+[ -x "$hashjack" ] || die "no hashjack at $hashjack"
 anvil="$root/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 [ -x "$anvil" ] || die "no anvil at $anvil (scripts/deps.sh runs npm ci)"
 
-state=$(mktemp -d "${TMPDIR:-/tmp}/hashjack-devnet.XXXXXX")
-anvil_pid='' daemon_pid='' serve_pid='' bot_pid='' pretty_pid=''
+[ -n "$state" ] || state=$(mktemp -d "${TMPDIR:-/tmp}/hashjack-devnet.XXXXXX")
+anvil_pid='' daemon_pid='' serve_pid='' bot_pid='' pretty_pid='' port=''
 
 # stop PID NAME: SIGTERM, up to 5 s, then SIGKILL; sets $stopped_rc.
 stop() {
@@ -95,11 +121,21 @@ cleanup() {
 	fi
 	# What the dealer paid, owes and holds, from its database.
 	if [ -s "$state/state/hashjackd.sqlite" ]; then
-		"$build/hashjack" status --db "$state/state/hashjackd.sqlite" 2>&1 |
-			grep -E '^(owed|in flight|confirmed|balance|SHORT|warning)' | sed 's/^/devnet: /' >&2 || true
+		"$hashjack" status --db "$state/state/hashjackd.sqlite" 2>&1 |
+			grep -E '^(open rounds|owed|in flight|confirmed|balance|SHORT|warning)' | sed 's/^/devnet: /' >&2 || true
 	fi
 	if [ "$keep" -eq 1 ] || [ "$rc" -ne 0 ]; then
 		say "state kept in $state"
+		if [ -s "$state/chain.json" ] && [ -n "$port" ]; then
+			# anvil's chain lived in its memory: chain.json is all of
+			# it, blocks and transactions, to start it again.
+			say "the chain is kept too ($state/chain.json); to verify the kept log against it:"
+			say "  $anvil --host 127.0.0.1 --port $port --load-state $state/chain.json &"
+			say "  $hashjack verify -c $state/hashjackd.conf"
+			say "(on another port: --port P and --chain.rpc_url=http://127.0.0.1:P; docs/VERIFY.md)"
+		elif [ -n "$port" ]; then
+			say "anvil wrote no chain.json: its chain is gone, and the kept log cannot be verified against it"
+		fi
 	else
 		rm -rf "$state"
 	fi
@@ -109,13 +145,13 @@ trap cleanup EXIT
 trap 'say stopping; exit 0' INT TERM
 
 # anvil: 127.0.0.1 only, a block a second, its accounts and keys written to
-# anvil.json.
+# anvil.json, its whole chain to chain.json when it stops (kept with --keep).
 # The logs exist before their writers start: the loops below read them
 # from the first moment, and a background job may open its file later.
 : >"$state/anvil.log"
 : >"$state/serve.log"
 "$anvil" --host 127.0.0.1 --port "${HJ_DEVNET_PORT:-0}" --block-time 1 --accounts 10 \
-	--config-out "$state/anvil.json" >"$state/anvil.log" 2>&1 &
+	--config-out "$state/anvil.json" --dump-state "$state/chain.json" >"$state/anvil.log" 2>&1 &
 anvil_pid=$!
 port=''
 for ((i = 0; i < 300; i++)); do
@@ -168,11 +204,16 @@ EOF
 daemon_pid=$!
 
 # The round API and the page, read-only beside the dealer.
-"$build/hashjack" serve -c "$state/hashjackd.conf" 2>"$state/serve.log" &
+"$hashjack" serve -c "$state/hashjackd.conf" 2>"$state/serve.log" &
 serve_pid=$!
 page=''
 for ((i = 0; i < 100; i++)); do
-	kill -0 "$serve_pid" 2>/dev/null || { tail -n 20 "$state/serve.log" >&2; die "hashjack serve did not start"; }
+	if ! kill -0 "$serve_pid" 2>/dev/null; then
+		tail -n 20 "$state/serve.log" >&2
+		grep -q 'in use' "$state/serve.log" &&
+			say "the page's port is taken: HJ_DEVNET_SERVE_PORT=0 takes any free one, HJ_DEVNET_SERVE_PORT=N port N"
+		die "hashjack serve did not start"
+	fi
 	page=$(sed -n 's/^hashjack serve: listening on \(http:[^ ]*\)$/\1/p' "$state/serve.log" | head -n 1)
 	[ -n "$page" ] && break
 	sleep 0.1

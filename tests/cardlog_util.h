@@ -211,8 +211,8 @@
 #define R_TO_PEEK                                                              \
 	"0x23379c196d5c570d36113f444864a72a082fe2b5fc64676c2257c0c93fe4b299"
 
-/* Spec section 1's vectors: Ace of Spades at 61 (LOG.md's card example),
- * 6 of Hearts at 62, and void. */
+/* The vectors of docs/PROTOCOL.md sections 2.2 and 2.3: Ace of Spades at 61
+ * (LOG.md's card example), 6 of Hearts at 62, and void. */
 #define VEC2_H                                                                 \
 	"0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b10e"
 #define VEC2 "0x" VEC2_H

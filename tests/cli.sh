@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hashjack command line: output of `card` on the spec's vectors, errors
+# The hashjack command line: output of `card` on the protocol's vectors, errors
 # and exit codes (docs/CLI.md).
 #
 #   cli.sh /path/to/hashjack
@@ -15,7 +15,7 @@ failed=0
 tmp=$(mktemp -d) || exit 70
 trap 'rm -rf "$tmp"' EXIT
 
-# The spec's vectors (protocol v1, section 1).
+# The protocol's vectors (docs/PROTOCOL.md sections 2.2 and 2.3).
 GENESIS=000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f
 ACE=0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b10e
 VOID_EF=$(printf '0%.0s' $(seq 62))ef
@@ -169,6 +169,20 @@ if run "--help lists exit codes" 0 "$bin" --help; then
 		fail "--help lists exit codes" "74 or 66 missing"
 	fi
 fi
+# Every command is listed, and each has its help.
+if run "--help lists every command" 0 "$bin" --help; then
+	missing=''
+	for c in card verify serve replay export edge player ledger status help; do
+		grep -q "^  $c " "$tmp/out" || missing="$missing $c"
+	done
+	[ -z "$missing" ] && pass "--help lists every command" ||
+		fail "--help lists every command" "missing:$missing"
+fi
+for c in card verify serve replay export edge player ledger status; do
+	run "help $c" 0 "$bin" help "$c" &&
+		grep -q "^Usage: hashjack $c" "$tmp/out" && pass "help $c: usage" ||
+		fail "help $c: usage" "$(head -n 1 "$tmp/out")"
+done
 for v in --version -V; do
 	run "$v" 0 "$bin" $v || continue
 	if grep -Eqx 'hashjack [0-9]+\.[0-9]+\.[0-9]+' "$tmp/out"; then
@@ -210,6 +224,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	run "replay unreadable file" 66 "$bin" replay "$tmp/locked.json" &&
 		pass "replay unreadable file"
 fi
+run "replay --state, no round open" 0 "$bin" replay --state "$tmp/doc.json" &&
+	check_err "replay --state, no round open: said" "no round is open after block 7" &&
+	[ ! -s "$tmp/out" ] && pass "replay --state, no round open: stdout empty"
 echo '{"chain": "evm",' >"$tmp/cut.json"
 run "replay bad data" 65 "$bin" replay "$tmp/cut.json" &&
 	check_err "replay bad data: message" "cut.json:"
@@ -247,6 +264,20 @@ run "edge: not a preset" 64 "$bin" edge preset=vegas &&
 	check_err "edge: not a preset" 'preset="vegas": not a preset'
 run "edge: --config missing" 66 "$bin" edge --config "$tmp/none.conf" &&
 	pass "edge: --config missing: 66"
+# The other commands' spellings: -c, --preset, --rules.KEY=VALUE.
+run "edge preset=annakai" 0 "$bin" edge preset=annakai surrender=late && cp "$tmp/out" "$tmp/want"
+for args in "--preset annakai --rules.surrender=late" "--preset=annakai surrender=late" \
+	"--rules.preset=annakai --rules.surrender=late"; do
+	# shellcheck disable=SC2086
+	run "edge $args" 0 "$bin" edge $args && check_out "edge $args: as preset=annakai surrender=late"
+done
+run "edge -c" 0 "$bin" edge -c "$tmp/edge.conf" &&
+	grep -q 'preset=cryptogames .*surrender=late' "$tmp/out" &&
+	pass "edge -c reads [rules]" || fail "edge -c reads [rules]" "$(head -n 1 "$tmp/out")"
+run "edge: another section's key" 64 "$bin" edge --chain.family=evm &&
+	check_err "edge: another section's key" 'edge reads only [rules] keys'
+run "edge --preset without NAME" 64 "$bin" edge --preset &&
+	check_err "edge --preset without NAME" '--preset: NAME missing'
 
 # --- export: the command line (the node's side is tests/e2e/test_export.py)
 for args in "help export" "export --help" "export -h"; do
@@ -277,6 +308,16 @@ run "export: no such configuration" 78 "$bin" export -c "$tmp/none.conf" --from 
 	pass "export: no such configuration: 78"
 run "export: a bad key" 64 "$bin" export -c "$tmp/export.conf" --from 1 --chain.confirmations=x &&
 	pass "export: a bad key: 64"
+# No node at rpc_url (port 1): the export gives up after its budget.
+run "export: no node" 69 "$bin" export -c "$tmp/export.conf" --from 1 &&
+	check_err "export: no node" "(attempt 1 of 8)" "(attempt 7 of 8)" "gave up after 8 attempts"
+# The same options say where the database is for ledger and status.
+for c in ledger status; do
+	run "$c -c FILE" 66 "$bin" "$c" -c "$tmp/export.conf" &&
+		check_err "$c -c FILE reads [state] directory" "cannot open database $tmp/hashjackd.sqlite"
+	run "$c --state-dir DIR" 66 "$bin" "$c" --state-dir "$tmp/x" &&
+		check_err "$c --state-dir DIR" "cannot open database $tmp/x/hashjackd.sqlite"
+done
 
 # --- verify --payouts: its options --------------------------------------------
 run "verify --json without --payouts" 64 "$bin" verify -c x.conf --json &&

@@ -139,7 +139,7 @@ def output_key(pk):
 
 
 def action_ok(pk, genesis, seq, payload):
-    """The dealer's check (protocol v1, section 6) of a signed payload."""
+    """docs/PROTOCOL.md section 11.3: the dealer's check of a signed payload."""
     body, short, sig = payload[:-72], payload[-72:-64], payload[-64:]
     msg = genesis + short + (seq & 0xFFFFFFFF).to_bytes(4, "big") + body
     return verify(pk, tagged("HashJack/action", msg), sig)

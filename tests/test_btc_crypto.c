@@ -19,7 +19,7 @@
  * The expected status of each invalid vector is the BIP's stated reason
  * mapped onto hj_bech32_status.  The HashJack action hash vectors were
  * computed outside this code, with Python's hashlib, from the definition
- * in protocol v1 section 6.
+ * in docs/PROTOCOL.md section 11.3.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -894,13 +894,13 @@ static void test_bad_secret_keys(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* The HashJack action signature (protocol v1, section 6).            */
+/* The HashJack action signature (docs/PROTOCOL.md section 11.3).     */
 
 /* A genesis hash as getblockhash 0 prints it; decoded front to back. */
 static const char genesis_hex[] =
     "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206";
 
-/* Computed with Python's hashlib from the section 6 definition:
+/* Computed with Python's hashlib from docs/PROTOCOL.md section 11.3:
  * tag = sha256(b"HashJack/action"); sha256(tag + tag + genesis + id + seq
  * (4 bytes big-endian) + body). */
 static void test_action_hash(void **state)

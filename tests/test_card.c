@@ -1,4 +1,5 @@
-/* hj_card_from_hash and the card names: spec section 1 and card.h. */
+/* hj_card_from_hash and the card names: docs/PROTOCOL.md section 2 and
+ * card.h. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -451,8 +452,9 @@ static void test_code_str_all(void **state)
 }
 
 /*
- * A deliberately naive model of section 1, written from the text and not
- * from card.c: lower-case a copy, then walk left from the end.
+ * A deliberately naive model of docs/PROTOCOL.md section 2.1, written from
+ * the text and not from card.c: lower-case a copy, then walk left from the
+ * end.
  */
 static void model(const char *h, hj_card *c)
 {

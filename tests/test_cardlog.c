@@ -1,10 +1,10 @@
 /*
- * The block-to-card log line (daemon/cardlog.h, docs/LOG.md, protocol v1
- * section 8), event by event: every example of docs/LOG.md, byte for byte,
- * from the events it describes; both families' forms; the line-size cap;
- * misuse.  Blocks through a real table are tests/test_deal.c's.
+ * The block-to-card log line (daemon/cardlog.h, docs/LOG.md), event by
+ * event: every example of docs/LOG.md, byte for byte, from the events it
+ * describes; both families' forms; the line-size cap; misuse.  Blocks
+ * through a real table are tests/test_deal.c's.
  *
- * Every expected value was written from the spec, the header or
+ * Every expected value was written from docs/PROTOCOL.md, the header or
  * docs/LOG.md, not copied from what the code prints.  The DOC_* lines
  * (cardlog_util.h) are the example lines of docs/LOG.md, verbatim: the log
  * writer must reproduce them byte for byte from the events they describe.
@@ -547,7 +547,7 @@ static void test_cardlog_void_block(void **state)
 	json_t *j, *evs;
 
 	(void)state;
-	/* The spec's void vectors really are void. */
+	/* docs/PROTOCOL.md section 2.3's void vectors really are void. */
 	assert_int_equal(
 	    hj_card_from_hash(VOID_EF, strlen(VOID_EF), &card, NULL, 0), 0);
 	assert_int_equal(card.rank, 0);
@@ -636,7 +636,8 @@ static void test_cardlog_cards(void **state)
 		free(line);
 	}
 
-	/* The fields of the spec's Ace of Spades, parsed back. */
+	/* The fields of docs/PROTOCOL.md section 2.2's Ace of Spades, parsed
+	 * back. */
 	{
 		char *line;
 		json_t *j, *c;

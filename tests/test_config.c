@@ -1308,7 +1308,7 @@ static void test_max_exposure(void **state)
 	hjd_config_free(&c);
 }
 
-/* The rule keys of protocol section 9 override the preset's values,
+/* The rule keys of docs/PROTOCOL.md section 7.1 override the preset's values,
  * whichever comes first in the file or on the command line. */
 static void test_rule_keys(void **state)
 {

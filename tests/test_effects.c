@@ -1,6 +1,7 @@
 /*
  * What an engine event leaves in the store (daemon/effects.h): exact rows
- * for every kind of event, every refund recipient, every payout id.
+ * for every kind of event, every refund recipient, every payout id; and
+ * its journal line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -273,6 +274,114 @@ static void test_nothing(void **state)
 	}
 }
 
+/* The journal's line of each event, exactly; a rejection says what was
+ * rejected, why, and what becomes of its value. */
+static void expect_line(const hj_event *ev, int fam_0x, int notice,
+                        const char *want)
+{
+	char buf[512];
+
+	memset(buf, 'x', sizeof buf);
+	assert_int_equal(hj_effects_line(ev, 812, fam_0x, buf, sizeof buf),
+	                 notice);
+	assert_string_equal(buf, want);
+}
+
+static void test_journal_lines(void **state)
+{
+	hj_action a = tx_from("0102030405060708090a0b0c0d0e0f1011121314");
+	hj_action btc = tx_from(NULL);
+	hj_round r = round_of("0102030405060708090a0b0c0d0e0f1011121314");
+	hj_settlement st = {.total_ret = 250};
+	hj_side_settlement ss = {.pp_ret = 60, .t3_ret = 110};
+	char buf[8];
+
+	(void)state;
+	expect_line(&(hj_event){.type = HJ_EV_ACTION,
+	                        .tx = &a,
+	                        .round = &r,
+	                        .act = HJ_HIT,
+	                        .amount = 0},
+	            1, 0,
+	            "block 812: tx 0x" TXID_HEX
+	            ": Hit accepted, round 0x" ROUND_HEX ", stake 0");
+	expect_line(&(hj_event){.type = HJ_EV_REJECT,
+	                        .tx = &a,
+	                        .round = &r,
+	                        .act = HJ_STAND,
+	                        .reason = HJ_R_PREMATURE,
+	                        .amount = 1100},
+	            1, 1,
+	            "block 812: tx 0x" TXID_HEX
+	            ": Stand rejected (premature), refund 1100 owed");
+	/* A payload too broken to name an action: no action "none". */
+	expect_line(&(hj_event){.type = HJ_EV_REJECT,
+	                        .tx = &a,
+	                        .act = HJ_ACT_NONE,
+	                        .reason = HJ_R_TRUNCATED,
+	                        .amount = 1100},
+	            1, 1,
+	            "block 812: tx 0x" TXID_HEX
+	            ": its payload could not be read as an action (truncated): "
+	            "rejected, refund 1100 owed");
+	/* Bitcoin family: no key to be read from it, no round. */
+	expect_line(
+	    &(hj_event){.type = HJ_EV_REJECT,
+	                .tx = &btc,
+	                .act = HJ_ACT_NONE,
+	                .reason = HJ_R_UNKNOWN_ACTION,
+	                .amount = 3100},
+	    0, 1,
+	    "block 812: tx " TXID_HEX
+	    ": its payload could not be read as an action "
+	    "(unknown_action): rejected, refund 3100 owed, unattributed "
+	    "(no key to pay it to)");
+	/* A signed action of a known round: the round's key is paid. */
+	expect_line(&(hj_event){.type = HJ_EV_REJECT,
+	                        .tx = &btc,
+	                        .round = &r,
+	                        .act = HJ_HIT,
+	                        .reason = HJ_R_BAD_SIGNATURE,
+	                        .amount = 546},
+	            0, 1,
+	            "block 812: tx " TXID_HEX
+	            ": Hit rejected (bad_signature), refund 546 owed");
+	expect_line(&(hj_event){.type = HJ_EV_REJECT,
+	                        .tx = &a,
+	                        .round = &r,
+	                        .act = HJ_STAND,
+	                        .reason = HJ_R_NOT_ALLOWED,
+	                        .amount = 0},
+	            1, 1,
+	            "block 812: tx 0x" TXID_HEX
+	            ": Stand rejected (not_allowed), nothing to refund (no "
+	            "value)");
+	a.value = 5000;
+	expect_line(&(hj_event){.type = HJ_EV_DEPOSIT, .tx = &a}, 1, 1,
+	            "block 812: tx 0x" TXID_HEX
+	            ": deposit of 5000 (no magic), not refunded");
+	expect_line(&(hj_event){.type = HJ_EV_IGNORED, .tx = &a}, 1, 0,
+	            "block 812: tx 0x" TXID_HEX ": failed receipt, ignored");
+	expect_line(
+	    &(hj_event){.type = HJ_EV_TIMEOUT, .round = &r, .act = HJ_PEEK}, 1,
+	    0, "block 812: round 0x" ROUND_HEX ": timeout, Peek applied");
+	expect_line(
+	    &(hj_event){.type = HJ_EV_SETTLE, .round = &r, .settle = &st}, 0, 0,
+	    "block 812: round " ROUND_HEX " settled, payout 250");
+	expect_line(
+	    &(hj_event){.type = HJ_EV_SIDE, .round = &r, .side = &ss}, 1, 0,
+	    "block 812: round 0x" ROUND_HEX ": side bets settled, payout 170");
+	expect_line(&(hj_event){.type = HJ_EV_DRAW, .round = &r}, 1, -1, "");
+	expect_line(&(hj_event){.type = HJ_EV_PEEK, .round = &r}, 1, -1, "");
+	expect_line(&(hj_event){.type = HJ_EV_SKIP, .round = &r}, 1, -1, "");
+	/* Cut to the buffer, never past it. */
+	assert_int_equal(
+	    hj_effects_line(&(hj_event){.type = HJ_EV_IGNORED, .tx = &a}, 812,
+	                    1, buf, sizeof buf),
+	    0);
+	assert_string_equal(buf, "block 8");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +393,7 @@ int main(void)
 	    cmocka_unit_test(test_settle),
 	    cmocka_unit_test(test_side_bets),
 	    cmocka_unit_test(test_nothing),
+	    cmocka_unit_test(test_journal_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /*
- * The round state machine through the table API: the rules of protocol v1
- * sections 2 to 5 (shared/spec/hash-blackjack-v1.md).  Every expected event
- * and amount below was worked out by hand from the spec, not copied from
- * what the engine prints.
+ * The round state machine through the table API: the rules of
+ * docs/PROTOCOL.md sections 3 to 9.  Every expected event and amount below
+ * was worked out by hand from that text, not copied from what the engine
+ * prints.
  *
  * A block's events are rendered as one line, " | " between events
  * (engine_text.h), so that a test states the whole block at once and any
@@ -26,7 +26,7 @@
 #include "engine_text.h"
 
 /* ------------------------------------------------------------------ */
-/* Section 3: which block deals which card                            */
+/* Which block deals which card                                       */
 
 static void test_bet_deals_player_dealer_player_from_x_plus_1(void **state)
 {
@@ -280,7 +280,7 @@ static void test_transactions_apply_in_block_order(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Section 5: rejections and refunds                                  */
+/* Rejections and refunds                                             */
 
 static void test_action_without_open_round_rejected_no_round(void **state)
 {
@@ -1771,11 +1771,11 @@ static void test_no_action_without_an_active_hand(void **state)
 }
 
 /*
- * docs/PROTOCOL.md's worked example: Bitcoin blocks 15 to 22 (section 12's
- * round 1), max_exposure 600 000.  A bets 100 000 at 15 (400 000), E
- * 50 000 at 16 (200 000: exactly the limit), F's 1 at 17 and 100 000 at 21
- * are refused; A's Double at 19 is not checked; A's round settles in block
- * 22's draw step, and F's 100 000 in block 22 fits.
+ * The worked example of docs/PROTOCOL.md section 9.4: Bitcoin blocks 15 to
+ * 22 (round 1 of docs/PROTOCOL.md section 12), max_exposure 600 000.  A bets
+ * 100 000 at 15 (400 000), E 50 000 at 16 (200 000: exactly the limit), F's 1
+ * at 17 and 100 000 at 21 are refused; A's Double at 19 is not checked; A's
+ * round settles in block 22's draw step, and F's 100 000 in block 22 fits.
  */
 static void test_exposure_protocol_example(void **state)
 {

@@ -1,10 +1,10 @@
 /*
  * The EVM normalisation of one transaction into an hj_action (chain/evm.h,
- * protocol v1 sections 5 and 6): failed transactions, deposits, every
+ * docs/PROTOCOL.md sections 9 and 11.2): failed transactions, deposits, every
  * malformed payload with its reason, every action, and what every action
  * carries whatever it is.
  *
- * Every expected value was written from the spec and the header, not
+ * Every expected value was written from docs/PROTOCOL.md and the header, not
  * copied from what the code gives.
  */
 #include <setjmp.h>
@@ -118,7 +118,7 @@ static void test_evm_failed(void **state)
 
 	(void)state;
 	/* A failed receipt is HJ_TX_FAILED whatever the input holds, a valid
-	 * payload included (spec section 6, last rule). */
+	 * payload included (docs/PROTOCOL.md sections 9.3 and 11.2). */
 	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
 		a = norm(in[i].p, in[i].n, 0);
 		assert_int_equal(a.kind, HJ_TX_FAILED);
@@ -288,8 +288,9 @@ static void test_evm_actions(void **state)
 	a = check_action(bet4, sizeof bet4, HJ_BET);
 	assert_no_fields(&a);
 
-	/* Side stakes are big-endian u64s (section 6); whether they are
-	 * offered is the table's call, so they come through. */
+	/* Side stakes are big-endian u64s (docs/PROTOCOL.md section 11.2);
+	 * whether they are offered is the table's call, so they come
+	 * through. */
 	a = check_action(bet12, sizeof bet12, HJ_BET);
 	assert_int_equal(a.side_pp, 0x0102030405060708ull);
 	assert_int_equal(a.side_t3, 0);

@@ -550,6 +550,19 @@ static void test_state_directory(void **state)
 	make_ltc(db);
 	RUN(&r, "--state", dir);
 	expect(&r, 0, LTC_TABLE, "");
+	RUN(&r, "--state-dir", dir);
+	expect(&r, 0, LTC_TABLE, "");
+	/* -c: the configuration's [state] directory, or a key over it. */
+	RUN(&r, "-c", conf_in("with-state.conf", dir));
+	expect(&r, 0, LTC_TABLE, "");
+	RUN(&r, "--config", conf_in("no-state.conf", NULL), "--state.directory",
+	    dir);
+	expect_usage(&r, "unknown option \"--state.directory\"");
+	snprintf(slash, sizeof slash, "--state.directory=%s", dir);
+	RUN(&r, "--config", conf_in("no-state.conf", NULL), slash);
+	expect(&r, 0, LTC_TABLE, "");
+	RUN(&r, slash);
+	expect(&r, 0, LTC_TABLE, "");
 	snprintf(slash, sizeof slash, "%s/", dir);
 	RUN(&r, "--state", slash);
 	expect(&r, 0, LTC_TABLE, "");
@@ -589,8 +602,8 @@ static void test_help(void **state)
 	RUN(&r, "--help");
 	assert_int_equal(r.rc, 0);
 	assert_string_equal(r.err, "");
-	assert_non_null(strstr(r.out, "Usage: hashjack ledger [--state DIR | "
-	                              "--db FILE] [--state-filter STATE]\n"));
+	assert_non_null(strstr(r.out, "Usage: hashjack ledger [-c FILE | "
+	                              "--state-dir DIR | --db FILE]\n"));
 	assert_non_null(strstr(r.out, "75 the database stayed busy"));
 	/* --help wins over anything else on the line, errors included. */
 	RUN(&again, "--db", "/nonexistent", "--bogus", "-h");
@@ -624,6 +637,18 @@ static void test_usage_errors(void **state)
 	expect_usage(&r, "--json takes no value");
 	RUN(&r, "--state", "/a", "--db", "/b");
 	expect_usage(&r, "--state and --db: give one or the other");
+	RUN(&r, "-c", "/a", "--state-dir", "/b");
+	expect_usage(&r, "-c and --state-dir: give one or the other");
+	RUN(&r, "--config", "/a", "--db", "/b");
+	expect_usage(&r, "--config and --db: give one or the other");
+	RUN(&r, "-c", "/a", "--config", "/a");
+	expect_usage(&r, "-c and --config are the same option: give it once");
+	RUN(&r, "--db", "/b", "--state.directory=/a");
+	expect_usage(&r, "a --SECTION.KEY=VALUE sets a key of the "
+	                 "configuration: give it with -c FILE, or without "
+	                 "--state-dir and --db");
+	RUN(&r, "--chain.bogus=1");
+	expect_usage(&r, "command line: --chain.bogus: unknown key");
 	RUN(&r, "--db", "");
 	expect_usage(&r, "--db: empty");
 	RUN(&r, "--state=");

@@ -1,4 +1,5 @@
-/* hj_payload_parse and hj_payload_encode: spec section 6, both families. */
+/* hj_payload_parse and hj_payload_encode: docs/PROTOCOL.md section 11, both
+ * families. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,8 +203,8 @@ static void test_btc_peek(void **state)
 
 /*
  * Every length from 4 to BUF for every action: the valid lengths are written
- * out here from the spec, and everything else must be bad_length below the
- * longest valid one and too_long above it.
+ * out here from docs/PROTOCOL.md section 11.1, and everything else must be
+ * bad_length below the longest valid one and too_long above it.
  */
 static void sweep(hj_family fam, unsigned act, const size_t *ok, size_t nok)
 {

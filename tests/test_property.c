@@ -196,7 +196,8 @@ static void check_settlement(const hj_rules *ru, const hj_round *r,
 	assert_true(sum == st->total_ret);
 }
 
-/* The side bets against the round's first three cards (section 10). */
+/* The side bets against the round's first three cards (docs/PROTOCOL.md
+ * section 7.2). */
 static void check_sides(const hj_rules *ru, const hj_round *r,
                         const hj_side_settlement *s)
 {

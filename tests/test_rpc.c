@@ -445,6 +445,58 @@ static void test_retry_500(void **state)
 	fx_end();
 }
 
+static void h_500_always(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	(void)r;
+	(void)n;
+	hf_reply(c, 500, NULL, "still down");
+}
+
+/* A budget of 3 attempts: the third failure ends the call with the last
+ * failure's words, after 2 retries; the node saw 3 requests. */
+static void test_budget_attempts(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	o.max_attempts = 3;
+	fx_start(&o, h_500_always, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 1);
+	assert_int_equal(F.nretry, 2);
+	assert_int_equal(F.srv.nreq, 3);
+	assert_contains(F.err, "eth_chainId: gave up after 3 attempts in ");
+	assert_contains(F.err, "HTTP 500");
+	assert_contains(F.err, "still down");
+	fx_end();
+}
+
+/* A budget of 60 ms with retries 20 to 40 ms apart (the jitter): the
+ * attempt that would start beyond it is not made, so 2 to 4 attempts (the
+ * first retry always starts within it), never more. */
+static void test_budget_time(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	o.backoff_min_ms = 40;
+	o.backoff_max_ms = 40;
+	o.give_up_ms = 60;
+	fx_start(&o, h_500_always, 1);
+	call("eth_chainId", NULL, 0);
+	fx_run();
+
+	assert_int_equal(F.nerr, 1);
+	assert_true(F.srv.nreq >= 2 && F.srv.nreq <= 4);
+	assert_int_equal(F.nretry, F.srv.nreq - 1);
+	assert_contains(F.err, "eth_chainId: gave up after ");
+	fx_end();
+}
+
 static void h_429_408(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	if (n == 0)
@@ -507,6 +559,78 @@ static void test_401_final(void **state)
 	assert_contains(F.err, "eth_chainId: HTTP 401");
 	assert_contains(F.err, "bad credentials");
 	fx_end();
+}
+
+/* 413 and 400 say what they likely mean, and only a batch (several calls)
+ * is told to ask for fewer blocks at once. */
+static void h_413(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	(void)r;
+	(void)n;
+	hf_reply(c, 413, NULL, "Request Entity Too Large");
+}
+
+static void h_400(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	(void)r;
+	(void)n;
+	hf_reply(c, 400, NULL, "batch too large");
+}
+
+static void refused_once(hf_handler h, int batch, const char *want)
+{
+	hj_rpc_opts o;
+	const char *m[3] = {"eth_getBlockByNumber", "eth_getBlockByNumber",
+	                    "eth_getBlockByNumber"};
+	json_t *p[3] = {json_pack("[s,b]", "0x1", 1),
+	                json_pack("[s,b]", "0x2", 1),
+	                json_pack("[s,b]", "0x3", 1)};
+
+	fx_opts(&o);
+	fx_start(&o, h, 1);
+	if (batch) {
+		assert_int_equal(hj_rpc_batch(F.rpc, 3, m, p, on_result, NULL),
+		                 0);
+	} else {
+		call("eth_getBlockByNumber", p[0], 0);
+		json_decref(p[1]);
+		json_decref(p[2]);
+	}
+	fx_run();
+
+	assert_int_equal(F.ncb, 1);
+	assert_int_equal(F.nerr, 1);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(F.srv.nreq, 1);
+	assert_string_equal(F.err, want);
+	fx_end();
+}
+
+static void test_413_400_final(void **state)
+{
+	(void)state;
+	refused_once(
+	    h_413, 1,
+	    "batch of 3 (eth_getBlockByNumber, ...): HTTP 413 from the "
+	    "node, not retried (the request or its answer is too large "
+	    "for the node or a proxy before it: lower [chain] "
+	    "batch_blocks): \"Request Entity Too Large\"");
+	refused_once(
+	    h_413, 0,
+	    "eth_getBlockByNumber: HTTP 413 from the node, not retried "
+	    "(the request or its answer is too large for the node or a "
+	    "proxy before it): \"Request Entity Too Large\"");
+	refused_once(
+	    h_400, 1,
+	    "batch of 3 (eth_getBlockByNumber, ...): HTTP 400 from the "
+	    "node, not retried (a request it calls bad, or more calls "
+	    "in one batch than it takes: lower [chain] batch_blocks, "
+	    "else check the URL's path): \"batch too large\"");
+	refused_once(
+	    h_400, 0,
+	    "eth_getBlockByNumber: HTTP 400 from the node, not retried "
+	    "(a request it calls bad: check the URL's path): \"batch "
+	    "too large\"");
 }
 
 /* Envelopes that are not JSON-RPC answers to our request, then a good one
@@ -1297,6 +1421,8 @@ static void test_defaults(void **state)
 	assert_int_equal(o.max_inflight, 4);
 	assert_null(o.url);
 	assert_null(o.on_retry);
+	assert_int_equal(o.max_attempts, 0);
+	assert_int_equal(o.give_up_ms, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1798,7 +1924,10 @@ int main(void)
 	    cmocka_unit_test(test_batch_bad_ids),
 	    cmocka_unit_test(test_retry_500),
 	    cmocka_unit_test(test_retry_429),
+	    cmocka_unit_test(test_budget_attempts),
+	    cmocka_unit_test(test_budget_time),
 	    cmocka_unit_test(test_401_final),
+	    cmocka_unit_test(test_413_400_final),
 	    cmocka_unit_test(test_invalid_json),
 	    cmocka_unit_test(test_rpc_error),
 	    cmocka_unit_test(test_printable_messages),

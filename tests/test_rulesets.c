@@ -1,9 +1,9 @@
 /*
- * Rule sets (protocol v1.1, sections 9 and 10): the presets as data, the
+ * Rule sets (docs/PROTOCOL.md sections 7.1 and 7.2): the presets as data, the
  * rule keys' text, and the engine playing every key, with exact returns,
  * in states where an action is legal and where it is not.  test_engine.c
  * covers the bethash table itself.  Every expected line was worked out by
- * hand from shared/spec/hash-blackjack-v1.md.
+ * hand from docs/PROTOCOL.md and docs/CONFIG.md.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,7 +22,7 @@
 /* ------------------------------------------------------------------ */
 /* Presets and keys                                                   */
 
-/* Section 9's preset table, column by column, in hj_rule_keys order. */
+/* docs/CONFIG.md's preset table, column by column, in hj_rule_keys order. */
 static void check_preset(const char *name, const char *const want[])
 {
 	hj_rules r;
@@ -615,6 +615,62 @@ static void test_ace_ten_peek_card_at_x4(void **state)
 	fx_free(&f);
 }
 
+/*
+ * A natural against a 10 has no move left under every peek rule: from the
+ * block that deals it until the card that settles it (the dealer's second
+ * under ace and none, the peek card under ace_ten), void blocks included,
+ * an action is not_allowed, never premature (docs/PROTOCOL.md sections
+ * 5.2 and 9.2).  Another hand against a 10 under ace_ten waits for its
+ * window: premature.
+ */
+static void test_natural_against_ten_not_allowed_under_every_peek(void **st)
+{
+	static const char *const peeks[] = {"ace", "ace_ten", "none"};
+	fx f;
+
+	(void)st;
+	for (size_t i = 0; i < sizeof peeks / sizeof peeks[0]; i++) {
+		hj_rules r = rules_bethash();
+		int ace_ten = strcmp(peeks[i], "ace_ten") == 0;
+
+		assert_int_equal(
+		    hj_rules_set_key(&r, "peek", peeks[i], NULL, 0), 0);
+		start(&f, &r);
+		B(&f, IDLE, tx_bet(1, 10));
+		B0(&f, ACE);
+		B0(&f, KING);
+		B(&f, QUEEN, HIT(1), STAND(1), PEEK(1, 0, 0));
+		EXPECT(&f, "1 draw 0 QC | 1 reject Hit not_allowed 0"
+		           " | 1 reject Stand not_allowed 0"
+		           " | 1 reject Peek not_allowed 0");
+		B(&f, VOID, DOUBLE(1, 10), SURRENDER(1));
+		EXPECT(&f, "1 reject Double not_allowed 10"
+		           " | 1 reject Surrender not_allowed 0");
+		B(&f, R(9), STAND(1));
+		EXPECT(&f, ace_ten ? "1 peek 9C clear | 1 settle Blackjack 22, "
+		                     "stake 10, ret 22 | 1 reject Stand "
+		                     "no_round 0"
+		                   : "1 draw D 9C | 1 settle Blackjack 22, "
+		                     "stake 10, ret 22 | 1 reject Stand "
+		                     "no_round 0");
+		fx_free(&f);
+	}
+
+	/* 17 against a 10 under ace_ten: its window opens after the peek
+	 * card, so an action before is premature. */
+	hj_rules r = rules_bethash();
+	assert_int_equal(hj_rules_set_key(&r, "peek", "ace_ten", NULL, 0), 0);
+	start(&f, &r);
+	B(&f, IDLE, tx_bet(1, 10));
+	B0(&f, TEN);
+	B0(&f, KING);
+	B(&f, R(7), STAND(1));
+	EXPECT(&f, "1 draw 0 7C | 1 reject Stand premature 0");
+	B(&f, VOID, STAND(1));
+	EXPECT(&f, "1 reject Stand premature 0");
+	fx_free(&f);
+}
+
 static void test_ace_ten_ace_up_peeks_as_under_ace(void **state)
 {
 	fx f;
@@ -788,6 +844,122 @@ static void test_late_surrender_without_peek_draws_second_card(void **st)
 	EXPECT(&f, "1 peek 3C clear");
 	B(&f, IDLE, SURRENDER(1));
 	EXPECT(&f, "1 Surrender@0 0 | 1 settle Surrender 5, stake 10, ret 5");
+	fx_free(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The dealer's cards at settlement (docs/LOG.md, settle's dealerHand) */
+
+/* The dealer's cards of the round the last block settled. */
+static unsigned dealer_cards_at_settle(const fx *f)
+{
+	for (size_t i = 0; i < f->nev; i++)
+		if (f->ev[i].type == HJ_EV_SETTLE)
+			return f->ev[i].round.dealer_n;
+	fail_msg("no settlement in \"%s\"", events(f));
+	return 0;
+}
+
+#define DEALER_CARDS(f, n) assert_int_equal(dealer_cards_at_settle(f), (n))
+
+static void test_dealer_cards_at_settlement(void **state)
+{
+	hj_rules bethash = rules_bethash(); /* peek = ace, late surrender */
+	hj_rules annakai = rules_preset("annakai");         /* ace_ten */
+	hj_rules cryptogames = rules_preset("cryptogames"); /* none, early */
+	hj_rules none_late = cryptogames;
+	fx f;
+
+	(void)state;
+	assert_int_equal(
+	    hj_rules_set_key(&none_late, "surrender", "late", NULL, 0), 0);
+
+	/* One card: the dealer never drew its second. */
+	start(&f, &bethash); /* every hand busted */
+	deal(&f, 1, 10, TEN, R(9), R(6));
+	B(&f, IDLE, HIT(1));
+	B0(&f, KING);
+	DEALER_CARDS(&f, 1);
+	fx_free(&f);
+	start(&f, &cryptogames); /* early surrender, against a 10 */
+	deal(&f, 1, 10, TEN, KING, R(6));
+	B(&f, IDLE, SURRENDER(1));
+	DEALER_CARDS(&f, 1);
+	fx_free(&f);
+	start(&f, &bethash); /* late surrender against 2..9 */
+	deal(&f, 1, 10, TEN, R(9), R(6));
+	B(&f, IDLE, SURRENDER(1));
+	DEALER_CARDS(&f, 1);
+	fx_free(&f);
+	start(&f, &bethash); /* late surrender after a clear peek */
+	deal(&f, 1, 10, TEN, ACE, R(6));
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(8));
+	B(&f, IDLE, SURRENDER(1));
+	DEALER_CARDS(&f, 1);
+	fx_free(&f);
+	start(&f, &bethash); /* a natural against 2..9 */
+	B(&f, IDLE, tx_bet(1, 10));
+	B0(&f, ACE);
+	B0(&f, R(9));
+	B0(&f, KING);
+	DEALER_CARDS(&f, 1);
+	fx_free(&f);
+	start(&f, &bethash); /* a natural against an Ace, a clear peek */
+	deal(&f, 1, 10, ACE, ACE, KING);
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, R(8));
+	DEALER_CARDS(&f, 1);
+	fx_free(&f);
+	start(&f, &annakai); /* a natural against a 10, a clear peek */
+	deal(&f, 1, 10, ACE, KING, QUEEN);
+	B0(&f, R(4));
+	DEALER_CARDS(&f, 1);
+	fx_free(&f);
+
+	/* Two: only the dealer's second card was needed. */
+	start(&f, &bethash); /* a peek card that found a blackjack */
+	deal(&f, 1, 10, TEN, ACE, R(9));
+	B(&f, IDLE, PEEK(1, 0, 0));
+	B0(&f, KING);
+	DEALER_CARDS(&f, 2);
+	fx_free(&f);
+	start(&f, &annakai); /* the same, by itself behind a 10 */
+	deal(&f, 1, 10, TEN, KING, R(9));
+	B0(&f, ACE);
+	DEALER_CARDS(&f, 2);
+	fx_free(&f);
+	start(&f, &bethash); /* late surrender against a 10 under ace */
+	deal(&f, 1, 10, TEN, KING, R(6));
+	B(&f, IDLE, SURRENDER(1));
+	B0(&f, R(5)); /* 15: no more cards */
+	DEALER_CARDS(&f, 2);
+	fx_free(&f);
+	start(&f, &none_late); /* late surrender against an Ace, none */
+	deal(&f, 1, 10, TEN, ACE, R(6));
+	B(&f, IDLE, SURRENDER(1));
+	B0(&f, R(4));
+	DEALER_CARDS(&f, 2);
+	fx_free(&f);
+	start(&f, &bethash); /* a natural against a 10 under ace */
+	deal(&f, 1, 10, ACE, KING, QUEEN);
+	B0(&f, R(5));
+	DEALER_CARDS(&f, 2);
+	fx_free(&f);
+	start(&f, &cryptogames); /* a natural against an Ace under none */
+	deal(&f, 1, 10, ACE, ACE, KING);
+	B0(&f, R(2));
+	DEALER_CARDS(&f, 2);
+	fx_free(&f);
+
+	/* Dealer play: until a total it stands on. */
+	start(&f, &bethash);
+	deal(&f, 1, 10, TEN, R(6), R(8));
+	B(&f, IDLE, STAND(1));
+	B0(&f, R(5));
+	B0(&f, R(7));
+	EXPECT(&f, "1 draw D 7C | 1 settle Push 10, stake 10, ret 10");
+	DEALER_CARDS(&f, 3);
 	fx_free(&f);
 }
 
@@ -1117,6 +1289,9 @@ int main(void)
 	    cmocka_unit_test(test_split_by_rank),
 	    cmocka_unit_test(test_ace_ten_peek_card_at_x4),
 	    cmocka_unit_test(test_ace_ten_ace_up_peeks_as_under_ace),
+	    cmocka_unit_test(
+	        test_natural_against_ten_not_allowed_under_every_peek),
+	    cmocka_unit_test(test_dealer_cards_at_settlement),
 	    cmocka_unit_test(test_no_peek_no_peek_action),
 	    cmocka_unit_test(test_no_peek_dealer_blackjack_takes_every_stake),
 	    cmocka_unit_test(

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -591,10 +592,11 @@ struct srv {
 	hj_server *s;
 };
 
-static void srv_up(struct srv *x, const hj_http_limits *lim)
+static void srv_up_aged(struct srv *x, const hj_http_limits *lim,
+                        unsigned max_age_s)
 {
 	hj_http_handler h;
-	hj_api_opts ao = {.max_subscriptions = 2, .max_age_s = 3600};
+	hj_api_opts ao = {.max_subscriptions = 2, .max_age_s = max_age_s};
 	assert_int_equal(uv_loop_init(&x->loop), 0);
 	x->f = fixture();
 	x->v = view(x->f, 100);
@@ -604,6 +606,11 @@ static void srv_up(struct srv *x, const hj_http_limits *lim)
 	hj_api_handler(x->api, &h);
 	x->s = hj_server_new(&x->loop, lim, &h);
 	hj_api_set_server(x->api, x->s);
+}
+
+static void srv_up(struct srv *x, const hj_http_limits *lim)
+{
+	srv_up_aged(x, lim, 3600);
 }
 
 static void srv_down(struct srv *x)
@@ -638,6 +645,60 @@ static void expect_status(struct srv *x, const char *req, const char *status,
 	free(got);
 }
 
+/* The card log last written secs ago, as the view sees it at its next
+ * poll. */
+static void log_aged(struct srv *x, long secs)
+{
+	struct timespec t[2];
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= secs;
+	t[1] = t[0];
+	assert_int_equal(utimensat(AT_FDCWD, hj_fixture_log(x->f), t, 0), 0);
+	poll_ok(x->v, NULL);
+}
+
+/* max_age 0 (`hashjack serve` without -c): the family's default once the
+ * view knows the family, 120 s on EVM, not the Bitcoin family's 3600. */
+static void test_healthz_family_max_age(void **state)
+{
+	(void)state;
+	struct srv x;
+	hj_http_limits lim;
+	hj_http_limits_default(&lim);
+	srv_up_aged(&x, &lim, 0);
+	log_aged(&x, 60);
+	expect_status(&x, "GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 200",
+	              "\"ok\":true");
+	log_aged(&x, 200);
+	expect_status(&x, "GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 503",
+	              "more than max_age (120 s)");
+	srv_down(&x);
+}
+
+/*
+ * HEAD, then req on the same connection: req's answer has status, and the
+ * whole body its Content-Length announces, holding body_part.
+ */
+static void expect_after_head(struct srv *x, const char *req,
+                              const char *status, const char *body_part)
+{
+	char both[2048];
+	snprintf(both, sizeof both, "HEAD /v1/table HTTP/1.1\r\n\r\n%s", req);
+	char *got = exchange(x, both, NULL);
+	const char *second = strstr(got + 1, "HTTP/1.1 ");
+	const char *cl = second ? strstr(second, "Content-Length: ") : NULL;
+	const char *body = second ? strstr(second, "\r\n\r\n") : NULL;
+	if (!second || strncmp(second, status, strlen(status)) != 0 || !cl ||
+	    !body)
+		fail_msg("HEAD then %s -> %s", req, got);
+	body += 4;
+	size_t len = strtoul(cl + strlen("Content-Length: "), NULL, 10);
+	if (len == 0 || strlen(body) != len || !strstr(body, body_part))
+		fail_msg("HEAD then %s: Content-Length %zu, body \"%s\"", req,
+		         len, body);
+	free(got);
+}
+
 static void test_http(void **state)
 {
 	(void)state;
@@ -662,6 +723,8 @@ static void test_http(void **state)
 	              "HTTP/1.1 400", "unknown parameter x");
 	expect_status(&x, "GET /v1/blocks?last=%32 HTTP/1.1\r\n\r\n",
 	              "HTTP/1.1 400", "no escapes");
+	expect_status(&x, "GET /v1/blocks?last=-1 HTTP/1.1\r\n\r\n",
+	              "HTTP/1.1 400", "last must be a number from 1 to 100\"");
 	expect_status(&x, "GET /v1/blocks?last=2&last=3 HTTP/1.1\r\n\r\n",
 	              "HTTP/1.1 400", "given twice");
 	expect_status(&x,
@@ -696,6 +759,33 @@ static void test_http(void **state)
 	/* HEAD: the headers alone. */
 	char *got = exchange(&x, "HEAD /v1/table HTTP/1.1\r\n\r\n", NULL);
 	assert_non_null(strstr(got, "Content-Length: "));
+	assert_true(strcmp(got + strlen(got) - 4, "\r\n\r\n") == 0);
+	free(got);
+
+	/* After a HEAD, an error answer to the next request on the connection
+	 * carries its body, whichever check refused it. */
+	expect_after_head(&x,
+	                  "POST /v1/table HTTP/1.1\r\nContent-Length: 2\r\n"
+	                  "\r\n{}",
+	                  "HTTP/1.1 405", "only GET and HEAD");
+	expect_after_head(&x,
+	                  "GET /v1/table HTTP/1.1\r\nContent-Length: 2\r\n"
+	                  "\r\n{}",
+	                  "HTTP/1.1 413", "may not have a body");
+	snprintf(req, sizeof req, "GET /%s HTTP/1.1\r\n\r\n", big);
+	expect_after_head(&x, req, "HTTP/1.1 414", "too long");
+	snprintf(req, sizeof req,
+	         "GET / HTTP/1.1\r\nX-A: %s\r\nX-B: %s\r\n\r\n", big, big);
+	expect_after_head(&x, req, "HTTP/1.1 431", "too large");
+	expect_after_head(&x, "GARBAGE\r\n\r\n", "HTTP/1.1 400", "malformed");
+	expect_after_head(&x, "GET http://a/ HTTP/1.1\r\n\r\n", "HTTP/1.1 400",
+	                  "must be a path");
+	expect_after_head(&x, "GET /v1/blocks?last=0 HTTP/1.1\r\n\r\n",
+	                  "HTTP/1.1 400", "last");
+	/* An error answer to a HEAD itself is its head alone. */
+	snprintf(req, sizeof req, "HEAD /%s HTTP/1.1\r\n\r\n", big);
+	got = exchange(&x, req, NULL);
+	assert_int_equal(strncmp(got, "HTTP/1.1 414", 12), 0);
 	assert_true(strcmp(got + strlen(got) - 4, "\r\n\r\n") == 0);
 	free(got);
 
@@ -882,10 +972,22 @@ static void test_websocket(void **state)
 	hj_conn_fake_free(c);
 	free(w.p);
 
-	/* Refused before the upgrade: a from no longer kept is not, an
-	 * unknown parameter, a bad id, a missing key, another path. */
-	expect_status(&x, UPGRADE("/v1/stream?from=x"), "HTTP/1.1 400",
-	              "from: a block height");
+	/* Refused before the upgrade: a from that is not a height, whichever
+	 * character is wrong, is told what it must be; an unknown parameter,
+	 * a bad id, a missing key, another path. */
+	static const char *const not_heights[] = {"x",   "-5",  "01",
+	                                          "1.5", "%31", "+3"};
+	for (size_t i = 0; i < sizeof not_heights / sizeof *not_heights; i++) {
+		char target[64];
+		snprintf(target, sizeof target, "/v1/stream?from=%s",
+		         not_heights[i]);
+		snprintf(buf, sizeof buf, UPGRADE("%s"), target);
+		expect_status(&x, buf, "HTTP/1.1 400",
+		              "\"from must be a block height, a whole number "
+		              "in decimal digits (no sign, no leading zero)");
+	}
+	expect_status(&x, UPGRADE("/v1/stream?from=%31"), "HTTP/1.1 400",
+	              "(no escapes: %XX is not decoded)");
 	expect_status(&x, UPGRADE("/v1/stream?seat=1"), "HTTP/1.1 400",
 	              "unknown parameter seat");
 	expect_status(&x, UPGRADE("/v1/stream?round=0x1"), "HTTP/1.1 400",
@@ -927,6 +1029,7 @@ int main(void)
 	    cmocka_unit_test(test_truncation),
 	    cmocka_unit_test(test_divergence),
 	    cmocka_unit_test(test_http),
+	    cmocka_unit_test(test_healthz_family_max_age),
 	    cmocka_unit_test(test_websocket),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1085,6 +1085,11 @@ static void test_state_directory(void **state)
 	expect_at(&r, state_text);
 	RUN(&r, "--state", dir);
 	expect_at(&r, state_text);
+	RUN(&r, "-c", conf_in("with-state.conf", dir));
+	expect_at(&r, state_text);
+	snprintf(slash, sizeof slash, "--state.directory=%s", dir);
+	RUN(&r, "--config", conf_in("no-state.conf", NULL), slash);
+	expect_at(&r, state_text);
 	snprintf(env, sizeof env, "%s:/nonexistent", dir);
 	runv(&r, env, NULL, (const char *const[]){"status", NULL});
 	expect_at(&r, state_text);
@@ -1109,8 +1114,9 @@ static void test_help(void **state)
 	RUN(&r, "--help");
 	assert_int_equal(r.rc, 0);
 	assert_string_equal(r.err, "");
-	assert_non_null(strstr(r.out, "Usage: hashjack status [--state-dir DIR "
-	                              "| --db FILE] [--json]\n"));
+	assert_non_null(strstr(r.out,
+	                       "Usage: hashjack status [-c FILE | "
+	                       "--state-dir DIR | --db FILE] [--json]\n"));
 	/* Every line of the text is explained. */
 	for (const char *const *l =
 	         (const char *const[]){

@@ -4,6 +4,7 @@
 
 #include <cmocka.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -31,6 +32,23 @@ const char *path_in(const char *name)
 
 	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
 	return p;
+}
+
+const char *conf_in(const char *name, const char *dir)
+{
+	const char *path = path_in(name);
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	fprintf(f, "[chain]\nfamily = evm\n[dealer]\naddress = "
+	           "0x00000000000000000000000000000000000dea1e\n[rules]\n"
+	           "min_bet = 1000\nmax_bet = 100000\n");
+	if (dir != NULL)
+		fprintf(f, "[state]\ndirectory = %s\n", dir);
+	if (fclose(f) != 0)
+		fail_msg("%s: %s", path, strerror(errno));
+	return path;
 }
 
 void wal_shm(const char *db, char *wal, char *shm, size_t n)

@@ -28,6 +28,9 @@ int tool_teardown(void);
 
 /* tmpdir/name; the last 16 results stay valid. */
 const char *path_in(const char *name);
+/* A hashjackd configuration tmpdir/name whose [state] directory is dir
+ * (NULL: none), a dealer's minimal one otherwise; returns its path. */
+const char *conf_in(const char *name, const char *dir);
 /* db-wal and db-shm. */
 void wal_shm(const char *db, char *wal, char *shm, size_t n);
 

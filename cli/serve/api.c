@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "config.h"
 #include "prom.h"
 #include "www.h"
 
@@ -124,10 +125,33 @@ struct qv {
 	size_t n;
 };
 
+/* What the value of a parameter must be, for the message that refuses
+ * one: the same words whichever character is wrong. */
+#define FROM_FORM                                                              \
+	"a block height, a whole number in decimal digits (no sign, no "       \
+	"leading zero)"
+static const char *value_form(const char *key)
+{
+	static const struct {
+		const char *key, *form;
+	} forms[] = {
+	    {"from", FROM_FORM},
+	    {"last", "a number from 1 to 100"},
+	    {"round", "a round id (the Bet's transaction id, in hex)"},
+	    {"player", "a player (an address or a key)"},
+	    {"recipient", "a recipient (an address or a key)"},
+	};
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+		if (strcmp(forms[i].key, key) == 0)
+			return forms[i].form;
+	return "letters and digits";
+}
+
 /*
  * Splits "k=v&k=v"; every key must be in allowed, every value letters
- * and digits only (ids, addresses and heights need no escaping).
- * Returns 0 or -1 with why.
+ * and digits only (ids, addresses and heights need no escaping): one with
+ * anything else is refused with what the value must be.  Returns 0 or -1
+ * with why.
  */
 static int parse_query(const char *q, const char *const *allowed,
                        struct qv *out, char *why, size_t n)
@@ -171,10 +195,12 @@ static int parse_query(const char *q, const char *const *allowed,
 			if (!((ch >= '0' && ch <= '9') ||
 			      (ch >= 'a' && ch <= 'z') ||
 			      (ch >= 'A' && ch <= 'Z'))) {
-				snprintf(why, n,
-				         "%s: only letters and digits (no "
-				         "escapes)",
-				         key);
+				snprintf(why, n, "%s must be %s%s", key,
+				         value_form(key),
+				         memchr(eq + 1, '%', vl)
+				             ? " (no escapes: %XX is not "
+				               "decoded)"
+				             : "");
 				return -1;
 			}
 		}
@@ -220,18 +246,21 @@ static void healthz(hj_api *a, hj_conn *c)
 	char why[700] = "";
 	hj_view_stats_get(a->v, &st);
 	double age = log_age(&st);
+	unsigned max_age =
+	    a->o.max_age_s ? a->o.max_age_s
+	                   : hjd_serve_max_age(
+	                         st.family && strcmp(st.family, "evm") == 0, 0);
 	if (!st.live)
 		snprintf(why, sizeof why,
 		         "the dealer's state is not loaded: %s",
 		         a->down[0] ? a->down : "starting");
 	else if (a->down[0])
 		snprintf(why, sizeof why, "%s", a->down);
-	else if (age > a->o.max_age_s)
-		snprintf(
-		    why, sizeof why,
-		    "the dealer's last block (%llu) was written %.0f s ago, "
-		    "more than max_age (%u s)",
-		    (unsigned long long)st.height, age, a->o.max_age_s);
+	else if (age > max_age)
+		snprintf(why, sizeof why,
+		         "the dealer's last block (%llu) was written %.0f s "
+		         "ago, more than max_age (%u s)",
+		         (unsigned long long)st.height, age, max_age);
 	json_t *o = json_object();
 	json_object_set_new(o, "ok", json_boolean(!why[0]));
 	if (why[0])
@@ -244,7 +273,7 @@ static void healthz(hj_api *a, hj_conn *c)
 		    json_real((double)(int64_t)(age * 10) / 10));
 	}
 	json_object_set_new(o, "maxAgeSeconds",
-	                    json_integer((json_int_t)a->o.max_age_s));
+	                    json_integer((json_int_t)max_age));
 	char *s =
 	    json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
 	                      JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
@@ -604,8 +633,7 @@ static int ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
 	if (from) {
 		uint64_t h;
 		if (hj_view_parse_height(from, &h)) {
-			snprintf(why, sizeof why,
-			         "from: a block height (decimal)");
+			snprintf(why, sizeof why, "from must be " FROM_FORM);
 			goto bad;
 		}
 		if (hj_view_history(a->v, h, noop, NULL, why, sizeof why)) {

@@ -16,7 +16,10 @@ typedef struct hj_api hj_api;
 
 typedef struct hj_api_opts {
 	unsigned max_subscriptions; /* per WebSocket */
-	unsigned max_age_s;         /* /healthz: the last block's age */
+	/* /healthz: the last block's age, in seconds; 0 for the family's
+	 * default (hjd_serve_max_age, confirmations as a number) once the
+	 * view knows the family (`hashjack serve` without -c). */
+	unsigned max_age_s;
 } hj_api_opts;
 
 /* v is borrowed; the handler (hj_api_handler) goes to hj_server_new. */

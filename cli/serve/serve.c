@@ -22,6 +22,7 @@
 
 static const char usage[] =
     "Usage: hashjack serve -c FILE [--SECTION.KEY=VALUE]...\n"
+    "       hashjack serve --state-dir DIR [--serve.KEY=VALUE]...\n"
     "       hashjack serve --db FILE --card-log FILE [--serve.KEY=VALUE]...\n"
     "\n"
     "Serves a dealer's rounds, read-only, to players, watchers and front\n"
@@ -34,6 +35,8 @@ static const char usage[] =
     "  -c, --config FILE     the dealer's configuration (hashjackd.conf):\n"
     "                        [state] gives the database and the card log,\n"
     "                        [serve] the address and the limits\n"
+    "  --state-dir DIR       the daemon's state directory, without -c:\n"
+    "                        its hashjackd.sqlite and cards.jsonl\n"
     "  --db FILE             the database, without -c (or instead of\n"
     "                        [state]'s)\n"
     "  --card-log FILE       the card log, without -c (or instead of\n"
@@ -41,6 +44,10 @@ static const char usage[] =
     "  --SECTION.KEY=VALUE   a configuration key over the file's, e.g.\n"
     "                        --serve.listen=127.0.0.1:0 (any free port)\n"
     "  -h, --help            this help\n"
+    "\n"
+    "Without -c, max_age is the family's default for confirmations as a\n"
+    "number, from the database (120 s on EVM, 3600 s on the Bitcoin\n"
+    "family); give --serve.max_age=900 for a dealer on finalized or safe.\n"
     "\n"
     "[serve] keys (docs/CONFIG.md): listen (127.0.0.1:8549), max_age,\n"
     "history_blocks, max_connections, max_connections_per_ip,\n"
@@ -278,8 +285,10 @@ int hj_serve_main(int argc, char **argv)
 	static const char *const conf_names[] = {"-c", "--config", NULL};
 	static const char *const db_names[] = {"--db", NULL};
 	static const char *const log_names[] = {"--card-log", NULL};
+	static const char *const dir_names[] = {"--state-dir", NULL};
 	hjd_config cfg;
-	const char *conf = NULL, *db = NULL, *log = NULL;
+	const char *conf = NULL, *db = NULL, *log = NULL, *dir = NULL;
+	char err[512];
 	char *dbpath = NULL;
 	int rc = EX_OK;
 
@@ -298,6 +307,8 @@ int hj_serve_main(int argc, char **argv)
 			dst = &db;
 		else if ((v = option(argv, argc, &i, log_names, &bad)))
 			dst = &log;
+		else if ((v = option(argv, argc, &i, dir_names, &bad)))
+			dst = &dir;
 		if (bad)
 			rc = hj_tool_usage(CMD, "%s: needs a value", a);
 		else if (dst && *dst)
@@ -307,14 +318,24 @@ int hj_serve_main(int argc, char **argv)
 		else if (!hj_tool_is_key(a))
 			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
 	}
-	if (rc == EX_OK && !conf && (!db || !log))
-		rc = hj_tool_usage(CMD, "give -c FILE, or --db FILE and "
-		                        "--card-log FILE");
+	if (rc == EX_OK && !conf && !dir && (!db || !log))
+		rc =
+		    hj_tool_usage(CMD, "give -c FILE, --state-dir DIR, or --db "
+		                       "FILE and --card-log FILE");
+	if (rc == EX_OK && conf && dir)
+		rc = hj_tool_usage(CMD, "-c and --state-dir: give one (or "
+		                        "--state.directory=DIR over -c's)");
 	if (rc == EX_OK)
 		rc = hj_tool_config(CMD, &cfg, conf, NULL, NULL, argc, argv);
+	/* Without -c: the state directory's files, as the daemon names
+	 * them. */
+	if (rc == EX_OK && !conf) {
+		if (dir && !cfg.state_dir && !(cfg.state_dir = strdup(dir)))
+			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		else if (hjd_config_state_paths(&cfg, err, sizeof err))
+			rc = hj_tool_fail(CMD, EX_SOFTWARE, "%s", err);
+	}
 	if (rc == EX_OK) {
-		if (!conf && cfg.serve.max_age_s == 0)
-			cfg.serve.max_age_s = 3600;
 		dbpath = db ? strdup(db) : hj_tool_db_path(NULL, cfg.state_dir);
 		rc = dbpath ? run(&cfg, dbpath, log ? log : cfg.card_log)
 		            : hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");

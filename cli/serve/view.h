@@ -2,7 +2,7 @@
  * What `hashjack serve` knows of a dealer: its database, read read-only
  * (the meta row, the cursor, the open rounds), and its card log, followed
  * line by line and played through the engine, so that the state of every
- * round after every block is at hand (protocol section 11: a pure
+ * round after every block is at hand (docs/PROTOCOL.md section 14: a pure
  * function of the blocks and the rules).  No sockets here: api.c asks
  * and formats, http.c talks.
  *

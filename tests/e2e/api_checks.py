@@ -22,8 +22,8 @@ each block, and Api follows it with `hashjack serve` (hj.Serve):
 - ApiPlayers: players that act only on what the API says (GET
   /v1/players/{id}: nextActions, actionValues, windowOpen, timeoutAt, and
   on the Bitcoin family seq): every action they send that the API lists
-  must be accepted, and every one it does not list rejected (protocol
-  section 11: "listed if and only if accepted").
+  must be accepted, and every one it does not list rejected
+  (docs/PROTOCOL.md section 14: "listed if and only if accepted").
 - The endpoints against the log and the database: settled rounds,
   players, blocks, payouts (`hashjack ledger --json`), the table (`hashjack
   edge --json`), errors, /metrics.

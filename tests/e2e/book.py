@@ -1044,9 +1044,9 @@ def sc_bj_vs_ace(S):
 
 
 # --------------------------------------------------------------------------
-# Rule sets and side bets (protocol v1.1, sections 9 and 10): the sessions
-# of tests/e2e/test_rules.py and test_ltc_rules.py, whose dealers run the
-# preset named in each list's name with both side bets offered
+# Rule sets and side bets (docs/PROTOCOL.md sections 7.1 and 7.2): the
+# sessions of tests/e2e/test_rules.py and test_ltc_rules.py, whose dealers
+# run the preset named in each list's name with both side bets offered
 # (SIDE_BETS).  S.bj(s) is a natural's return under the session's
 # blackjack_pays; r.sidebets(b, pp, t3) writes the side bets settled with
 # the third card (statuses checked against the cards, returns from the

@@ -381,7 +381,7 @@ class Kills:
         T.kill9()
         run_err = stderr_since(T, self.t_off)
         ph = ("following" if "caught up" in run_err else
-              "catch-up" if ("resuming after block" in run_err or "first start" in run_err)
+              "catch-up" if ("resuming " in run_err or "first start" in run_err)
               else "startup")
         self.phases[ph] += 1
         self.kills.append(ph)
@@ -420,7 +420,7 @@ class Kills:
                     self.torn, self.resumes_checked))
 
     def check_count(self):
-        check(len(self.kills) >= 20, "only %d kills in the time budget" % len(self.kills))
+        check(len(self.kills) >= 20, "only %d kills before the deadline (a hang?)" % len(self.kills))
         check(self.phases["catch-up"] >= 5, "only %d kills during catch-up (%s)"
               % (self.phases["catch-up"], dict(self.phases)))
 
@@ -675,9 +675,9 @@ def makes_bj(up, card):
 
 
 # --------------------------------------------------------------------------
-# Side bets (protocol section 10), worked out here from the cards so that a
-# scenario that grinds the wrong card breaks instead of expecting a wrong
-# result.
+# Side bets (docs/PROTOCOL.md section 7.2), worked out here from the cards
+# so that a scenario that grinds the wrong card breaks instead of expecting
+# a wrong result.
 
 _ORDER = {"A": 1, "J": 11, "Q": 12, "K": 13}
 PP_STATUSES = ("perfectPair", "colouredPair", "mixedPair")
@@ -702,7 +702,8 @@ def perfect_pairs(a, b):
 
 def twenty_one_plus_three(a, b, up):
     """21+3 of the player's first two cards and the dealer's up card: the
-    first matching row of section 10's table (the Ace high or low)."""
+    first matching row of docs/PROTOCOL.md section 7.2's table (the Ace high
+    or low)."""
     cs = [_rank_suit(c) for c in (a, b, up)]
     ranks = sorted(r for r, _ in cs)
     suited = len({s for _, s in cs}) == 1
@@ -798,7 +799,7 @@ class Round:
     def second_due(self):
         """The dealer's second card, after a peek that found no blackjack,
         is still to come: a block whose card would make a blackjack is
-        skipped for it (protocol v1.1, section 3)."""
+        skipped for it (docs/PROTOCOL.md section 4.7)."""
         return self.peek_clear and len(self.dealer) == 1
 
     def peek(self, b, dbj):
@@ -838,9 +839,10 @@ class Round:
 
     def sidebets(self, b, pp=None, t3=None):
         """The side bets settled with the third card at b (right after its
-        draw): pp and t3 are the statuses the scenario wants (section 10's
-        words, "sidebetLost" included), each checked against the cards; the
-        returns come from the session's paytables (S.PP_PAYS, S.T3_PAYS)."""
+        draw): pp and t3 are the statuses the scenario wants (docs/LOG.md,
+        "sidebets": its words, "sidebetLost" included), each checked
+        against the cards; the returns come from the session's paytables
+        (S.PP_PAYS, S.T3_PAYS)."""
         cards = self.hands[0]["cards"]
         if len(cards) != 2 or len(self.dealer) != 1:
             raise Failed("block %d: side bets before the third card" % b.h)
@@ -1034,7 +1036,7 @@ class SessionModel:
     # and gives no event (docs/BITCOIN.md).
     SEES_UNPAID = True
 
-    # blackjack_pays of each preset (protocol section 9), as (N, D)
+    # blackjack_pays of each preset (docs/PROTOCOL.md section 7.1), as (N, D)
     PRESET_BJ = {"bethash": (6, 5), "annakai": (3, 2), "cryptogames": (6, 5)}
 
     def __init__(self, ctx, name, preset=None, rules=None):

@@ -11,8 +11,8 @@ Python 3, standard library only.  What it gives a test:
   that is included but fails (``reverting()``); mining a block holding
   exactly the expected pending transactions; grinding a block for a wanted
   card; exporting blocks as a ``hashjack replay`` document.
-- card_of(): protocol v1 section 1 in Python (the same object as the log's
-  ``card``).
+- card_of(): docs/PROTOCOL.md section 2 in Python (the same object as the
+  log's ``card``).
 - replay(): runs ``hashjack replay`` and returns the parsed log lines;
   replay_rules(): a replay document's "rules".
 - read_cardlog(), wait_until(), close_all(): reading a card log; polling
@@ -82,7 +82,7 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# Action payloads (protocol v1 section 6, EVM).
+# Action payloads (docs/PROTOCOL.md section 11.2, EVM).
 BET = "0x484a0101"
 HIT = "0x484a0102"
 STAND = "0x484a0103"
@@ -314,7 +314,7 @@ def _stop_process(proc, sig, timeout):
 
 
 # --------------------------------------------------------------------------
-# Cards (protocol v1 section 1)
+# Cards (docs/PROTOCOL.md section 2)
 
 _QUALIFIED = "123456789abcd"
 _RANKS = {"1": "A", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7",

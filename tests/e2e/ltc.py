@@ -98,7 +98,8 @@ from hj import (HarnessError, RpcError, CardLogTail, Hashjackd,  # noqa: E402,F4
 COIN = 10 ** 8
 MWEB_HEIGHT = 432           # regtest: the first block with MWEB (BIP9, period 144)
 
-# Action payloads (protocol v1 section 6, Bitcoin family), hex without 0x.
+# Action payloads (docs/PROTOCOL.md section 11.3, Bitcoin family), hex
+# without 0x.
 MAGIC = "484a"
 VERSION = "01"
 ACTIONS = {"Bet": 1, "Hit": 2, "Stand": 3, "Double": 4, "Split": 5, "Surrender": 6,

@@ -3,8 +3,7 @@
 transactions (cast, through tests/e2e/hj.py), block cards chosen by
 grinding, every action and settlement path of the `bethash` preset and every
 rejection, checked against values derived from the protocol
-(shared/spec/hash-blackjack-v1.md, docs/PROTOCOL.md, docs/LOG.md,
-docs/STATE.md).
+(docs/PROTOCOL.md, docs/LOG.md, docs/STATE.md).
 
     python3 tests/e2e/test_game.py --hashjack build/release/hashjack \\
         --hashjackd build/release/hashjackd [-k NAME] [--keep] [--timeout S]

@@ -79,7 +79,7 @@ def check_events(lines, first, expected, what):
 # Cases
 
 def case_card_vectors(ctx):
-    """card_of() against the spec's vectors and `hashjack card --json`."""
+    """card_of() against the protocol's vectors and `hashjack card --json`."""
     import json
     import random
     import subprocess

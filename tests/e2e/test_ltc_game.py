@@ -9,11 +9,10 @@ player, over another chain, at a stale or future seq), OP_RETURN payloads too
 long, values split over several outputs to the dealer, plain deposits, MWEB
 peg-outs to the dealer (paid by the HogEx), zero-value actions and Bets that
 are nobody's business.  The values come from the protocol
-(shared/spec/hash-blackjack-v1.md, docs/PROTOCOL.md, docs/LOG.md,
-docs/STATE.md, docs/BITCOIN.md).  The scenarios both families play are
-tests/e2e/book.py's, played here through this file's Session; the
-expectation model and the checks are tests/e2e/checks.py's, as for
-tests/e2e/test_game.py.
+(docs/PROTOCOL.md, docs/LOG.md, docs/STATE.md, docs/BITCOIN.md).  The
+scenarios both families play are tests/e2e/book.py's, played here through
+this file's Session; the expectation model and the checks are
+tests/e2e/checks.py's, as for tests/e2e/test_game.py.
 
     python3 tests/e2e/test_ltc_game.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--timeout S]

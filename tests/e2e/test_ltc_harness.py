@@ -203,7 +203,7 @@ def case_zero_value_action(ctx):
 def case_grind(ctx):
     """grind("QH") with a transaction pending: the accepted block's hash
     (computed here from its raw header) gives the Queen of Hearts by the
-    spec's rule; the pending transaction is in it; the tries before were
+    protocol's rule; the pending transaction is in it; the tries before were
     invalidated (getchaintips), the tip is the ground block."""
     n, d = ctx.node, ctx.dealer
     n.fund("grinder", ltc.COIN)

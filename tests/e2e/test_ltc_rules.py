@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""End-to-end game scenarios under the other rule sets (protocol v1.1,
-sections 9 and 10) on the Bitcoin family: hashjackd against a real
+"""End-to-end game scenarios under the other rule sets (docs/PROTOCOL.md
+sections 7.1 and 7.2) on the Bitcoin family: hashjackd against a real
 litecoind in regtest, as tests/e2e/test_ltc_game.py (its Session and
 Runner, the checks of tests/e2e/checks.py), with dealers that run
 `annakai` and `cryptogames` and offer both side bets; the Bets are

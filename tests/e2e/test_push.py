@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""hashjackd's push wake-up (issue 15; docs/OPERATION.md, "Push") end to
-end, on anvil (a WebSocket, eth_subscribe newHeads) and on litecoind in
+"""hashjackd's push wake-up (issue 15; docs/OPERATION.md, "Push wake-up")
+end to end, on anvil (a WebSocket, eth_subscribe newHeads) and on litecoind in
 regtest (a waitfornewblock long poll on a connection of its own):
 
   evm_push / ltc_push

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""End-to-end game scenarios under the other rule sets (protocol v1.1,
-sections 9 and 10) on EVM: hashjackd against a real anvil, as
+"""End-to-end game scenarios under the other rule sets (docs/PROTOCOL.md
+sections 7.1 and 7.2) on EVM: hashjackd against a real anvil, as
 tests/e2e/test_game.py (its Session and Runner, the checks of
 tests/e2e/checks.py), with dealers that run `annakai` and `cryptogames`
 and offer both side bets.

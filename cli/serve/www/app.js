@@ -1245,8 +1245,8 @@
       el('p', null, 'The best first decision on two cards, by your hand (rows) and the dealer\'s up card (columns), ' +
         'as hashjack edge computes it for these rules: ',
       Object.entries(CHART_WORDS).filter(([k]) => k !== '-').map(([k, w], i) => [i ? ', ' : '', el('span', { class: 'chart-key a-' + k }, k), ' ' + w]),
-      '. It is for the first decision only: after a Hit there is no Double and no Surrender any more (docs/PROTOCOL.md ' +
-        'section 7).'),
+      '. It is for the first decision only: after a Hit there is no Double and no Surrender any more ' +
+        '(docs/PROTOCOL.md section 7).'),
       el('div', { class: 'charts' },
         part('hard', 'Hard totals', (k) => 'hard ' + k),
         part('soft', 'Soft totals (an Ace counted 11)', (k) => 'soft ' + k + ' (A+' + (Number(k) - 11) + ')'),

@@ -16,12 +16,12 @@
  * bytes; ctest checks that the committed samples are what this writes.
  *
  * Block hashes are invented (replay does not see headers): random digits
- * ending so that the block deals the wanted card (protocol section 1): a
- * color digit c with c mod 4 = suit, the rank digit, then 0 to 3 digits
- * from {0, e, f}.  Each block's transactions start with a segwit coinbase
- * (BIP-34 height, witness commitment) as Bitcoin Core builds it.  Player
- * transactions spend a dummy input (a P2PKH-shaped scriptSig, or a P2WPKH
- * witness), which replay never checks: only outputs and ids matter.
+ * ending so that the block deals the wanted card (docs/PROTOCOL.md
+ * section 2.1): a color digit c with c mod 4 = suit, the rank digit, then 0 to
+ * 3 digits from {0, e, f}.  Each block's transactions start with a segwit
+ * coinbase (BIP-34 height, witness commitment) as Bitcoin Core builds it.
+ * Player transactions spend a dummy input (a P2PKH-shaped scriptSig, or a
+ * P2WPKH witness), which replay never checks: only outputs and ids matter.
  *
  * The comments in each scenario say what the log must show; the .jsonl
  * files were checked against them and docs/PROTOCOL.md by hand.

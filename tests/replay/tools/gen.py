@@ -2,10 +2,10 @@
 """Writes tests/replay/ok/*.json: sample sessions with crafted block hashes.
 
 Block hashes are random 32-byte values whose last digits are chosen so that
-the block yields the wanted card (spec section 1): a color digit c with
-c mod 4 = suit, the rank digit, then 0..3 skipped digits from {0, e, f}.
-A void block has only 0, e, f after its first digit.  Seeded: reruns give
-the same files.
+the block yields the wanted card (docs/PROTOCOL.md section 2.1): a color
+digit c with c mod 4 = suit, the rank digit, then 0..3 skipped digits from
+{0, e, f}.  A void block has only 0, e, f after its first digit.  Seeded:
+reruns give the same files.
 """
 import json, random, sys, os
 
