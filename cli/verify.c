@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +149,9 @@ struct kept {
 	char *text;
 	size_t len;
 	uint64_t height;
-	long long end; /* the offset after its "\n" in its file */
+	/* The offset after its "\n" in its file; LLONG_MAX while not known
+	 * (beyond where the file is read again, not read again yet). */
+	long long end;
 	unsigned file; /* which file (rotations) */
 	int set;
 };
@@ -693,13 +696,21 @@ static long long written_over(struct run *r)
 }
 
 /* Reads the file again from byte to (a line's start): its lines up to
- * the last one read are expected again. */
+ * the last one read are expected again.  The lines kept beyond it have
+ * no known place in the file until they are read again (keep): one
+ * written over by bytes that are no line is said once, not looked at
+ * again and again. */
 static int reread(struct run *r, long long to)
 {
 	if (lseek(r->fd, to, SEEK_SET) < 0) {
 		say("%s: %s", r->name, strerror(errno));
 		finish(r, EX_IOERR);
 		return -1;
+	}
+	for (size_t i = 0; i < RING; i++) {
+		struct kept *k = &r->ring[i];
+		if (k->set && k->file == r->file && k->end > to)
+			k->end = LLONG_MAX;
 	}
 	r->pos = to;
 	r->beg = r->len = 0;

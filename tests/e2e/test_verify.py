@@ -452,10 +452,14 @@ def main():
         write("".join(data[:20]), "w")
         f = Follower(hashjack, d.conf, path)
         f.wait_verified(heights[19])
-        # A card tampered: one line, and the run goes on.
+        # A card tampered: one line, and the run goes on.  data is what
+        # the file holds, so that size(n) is where its line n begins: the
+        # code written may be shorter than the true one ("KS" for "10H").
         j = json.loads(lines[22])
         j["card"]["code"] = "KS" if j["card"]["code"] != "KS" else "QS"
-        write("".join(data[20:22]) + compact(j) + "\n" + "".join(data[23:26]))
+        data[22] = compact(j) + "\n"
+        write("".join(data[20:26]))
+        check_eq(os.path.getsize(path), size(26), "the file's size after block 25")
         f.wait_out("block %d: card.code" % heights[22])
         f.wait_verified(heights[25])
         # A partial line, completed later.
@@ -488,6 +492,14 @@ def main():
         write("".join(data[34:36]))
         f.wait_out("block %d: missing" % heights[33])
         f.wait_verified(heights[35])
+        # The last line written over in place by bytes that are no line:
+        # said once, and not looked at again and again.
+        end = os.path.getsize(path)
+        with open(path, "r+") as g:
+            g.seek(end - len(data[35]))
+            g.write("x" * (len(data[35]) - 1))
+        f.wait_out("not a card log line")
+        f.wait_err("was written over from byte %d" % (end - len(data[35])))
         # Renamed away; a new file goes on.
         os.rename(path, path + ".1")
         write("".join(data[36:40]), "w")
@@ -496,7 +508,9 @@ def main():
         check_eq(rc, 1, "exit status (stdout %r)" % f.out)
         fails = [l for l in f.out.splitlines() if l.startswith("block ")]
         check_eq(len(fails), 4, "failures %r" % fails)
-        check("verified blocks %d to %d, 4 failures" % (heights[0], heights[39]) in f.out,
+        bad = [l for l in f.out.splitlines() if "not a card log line" in l]
+        check_eq(len(bad), 1, "lines that are no line %r" % bad[:3])
+        check("verified blocks %d to %d, 5 failures" % (heights[0], heights[39]) in f.out,
               f.out)
         check("was written over from byte" in f.err, f.err[-800:])
         return "; ".join(fails)
