@@ -54,11 +54,11 @@ static const char usage[] =
     "\n"
     "Exit status: 0 written; 64 usage error (FROM after TO, no FROM);\n"
     "69 the node refuses (credentials, another chain), does not answer (8\n"
-    "attempts or 60 s) or answers what cannot be a block; 70 out of memory; 73 "
-    "FILE cannot be created; 74\n"
-    "writing failed; 75 the range goes beyond the node's tip, or the\n"
-    "node's chain changed while exporting: try again; 78 a bad\n"
-    "configuration; 130 and 143 interrupted (SIGINT, SIGTERM).\n";
+    "attempts or 60 s) or answers what cannot be a block; 70 out of\n"
+    "memory; 73 FILE cannot be created; 74 writing failed; 75 the range\n"
+    "goes beyond the node's tip, or the node's chain changed while\n"
+    "exporting: try again; 78 a bad configuration; 130 and 143\n"
+    "interrupted (SIGINT, SIGTERM).\n";
 
 int hj_export_help(void)
 {

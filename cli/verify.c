@@ -109,10 +109,9 @@ static const char usage[] =
     "no line was checked; 64 usage error; 65 the log begins before [chain]\n"
     "start_height, or the table is not one; 66 the log or the table cannot\n"
     "be read; 69 the node refuses (credentials, another chain id than the\n"
-    "table's) or does not answer (8 attempts or 60 s); 70 out of memory; 74 "
-    "reading the log failed; 75 the log\n"
-    "goes beyond the node's tip: the blocks after it are not checked yet;\n"
-    "78 a bad configuration.\n";
+    "table's) or does not answer (8 attempts or 60 s); 70 out of memory;\n"
+    "74 reading the log failed; 75 the log goes beyond the node's tip:\n"
+    "the blocks after it are not checked yet; 78 a bad configuration.\n";
 
 int hj_verify_help(void)
 {

@@ -353,6 +353,40 @@ def main():
         proxy.close()
         return out.strip()
 
+    def other_chain():
+        """Your node on another chain than the log: its first line's hash
+        not the node's, or, for a log that begins past the node's tip, the
+        node's block before it not the line's parent: exit 2, said as
+        such, never a dealer's difference (1) or a range of no block."""
+        out = []
+        j = json.loads(lines[0])
+        j["hash"] = "0x" + "ab" * 32
+        rc, o, e = verify(hashjack, d.conf, tampered("first_hash", [compact(j)] + lines[1:]))
+        check_eq(rc, 2, "first line's hash: exit status (%r %r)" % (o, e))
+        check(o.startswith("block %d: your node's block is " % heights[0]) and
+              "follows another chain" in o and "0x" + "ab" * 32 in o, o)
+        out.append(o.split(":")[0])
+        # The node's tip held at block 40: the log from 41 on.
+        proxy = TipProxy(anvil.url)
+        hj.add_exit_hook(proxy.close)
+        proxy.tip = heights[40]
+        late = tampered("past_tip", lines[41:])
+        rc, o, e = verify(hashjack, d.conf, late, "--chain.rpc_url=" + proxy.url)
+        check_eq(rc, 75, "log past the tip: exit status (%r %r)" % (o, e))
+        check_eq(o, "no line verified: the log begins at block %d, beyond your node's tip "
+                 "(%d): not checked yet; your node's block before it is the log's parent\n"
+                 % (heights[41], heights[40]), "log past the tip: output")
+        j = json.loads(lines[41])
+        j["parent"] = "0x" + "cd" * 32
+        rc, o, e = verify(hashjack, d.conf, tampered("past_tip_parent", [compact(j)] + lines[42:]),
+                          "--chain.rpc_url=" + proxy.url)
+        check_eq(rc, 2, "another parent past the tip: exit status (%r %r)" % (o, e))
+        check(o.startswith("block %d: your node's block is " % heights[40]) and
+              "the log's 0x" + "cd" * 32 in o and "follows another chain" in o, o)
+        out.append(o.split(":")[0])
+        proxy.close()
+        return "exit 2 at " + ", ".join(out)
+
     def table_from_api():
         """No configuration: the dealer's table from its API (or a copy of
         it), the node from --rpc."""
@@ -577,7 +611,8 @@ def main():
     for name, fn in [("clean", clean), ("follow_live", follow_live),
                      ("follow_api", follow_api),
                      ("late_start", late_start), ("early_start", early_start),
-                     ("behind_tip", behind_tip), ("table_from_api", table_from_api),
+                     ("behind_tip", behind_tip), ("other_chain", other_chain),
+                     ("table_from_api", table_from_api),
                      ("follow_written", follow_written), ("card", card), ("payout", payout),
                      ("dropped_event", dropped_event), ("dropped_line", dropped_line),
                      ("line_twice", line_twice), ("other_hash", other_hash),
