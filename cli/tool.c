@@ -18,8 +18,6 @@
 #include "store.h"
 #include "taproot.h"
 
-/* The daemon's default (daemon/config.c), when $STATE_DIRECTORY is unset. */
-#define DEFAULT_STATE_DIR "/var/lib/hashjackd"
 /* Room for a quoted value in a message (hj_quote cuts longer ones). */
 #define SHOWLEN 100
 
@@ -210,22 +208,19 @@ static char *db_in(const char *dir)
 
 char *hj_tool_db_path(const char *file, const char *dir)
 {
-	const char *env;
-	char *d, *p;
-	size_t n;
+	hjd_config cfg;
+	char err[64], *p;
 
 	if (file != NULL)
 		return strdup(file);
 	if (dir != NULL)
 		return db_in(dir);
-	/* The daemon's rule (daemon/config.c): systemd's $STATE_DIRECTORY is
-	 * a colon-separated list of absolute paths, the first one is ours. */
-	env = getenv("STATE_DIRECTORY");
-	n = env ? strcspn(env, ":") : 0;
-	d = env && env[0] == '/' && n > 0 ? strndup(env, n)
-	                                  : strdup(DEFAULT_STATE_DIR);
-	p = d ? db_in(d) : NULL;
-	free(d);
+	/* The daemon's own default directory ($STATE_DIRECTORY, ...). */
+	hjd_config_init(&cfg);
+	p = hjd_config_state_paths(&cfg, err, sizeof err) == 0
+	        ? db_in(cfg.state_dir)
+	        : NULL;
+	hjd_config_free(&cfg);
 	return p;
 }
 

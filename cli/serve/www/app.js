@@ -855,6 +855,25 @@
     return s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?]$/.test(s) ? '' : '.');
   }
 
+  /* A round or player page whose id the API refused (400): nothing more
+   * to ask. */
+  function notAnId(p) {
+    p.payouts = undefined;
+    render();
+  }
+
+  /* The payouts of the page's round or player (by: the API's filter,
+   * "round" or "recipient"), then the page drawn again. */
+  async function loadPayouts(p, by) {
+    try {
+      const pay = await api('v1/payouts?' + by + '=' + encodeURIComponent(p.id));
+      if (S.page === p) p.payouts = listOf(pay, 'payouts');
+    } catch (e) {
+      if (S.page === p) p.payouts = e.message;
+    }
+    render();
+  }
+
   async function loadRoundPage(p) {
     try {
       const rs = await api('v1/rounds/' + encodeURIComponent(p.id));
@@ -869,19 +888,9 @@
         // An unknown round may yet come (a Bet not dealt yet): ask again with each block.
         p.missing = e.status === 404;
       }
-      if (e.status === 400) {
-        p.payouts = undefined;  // not an id: nothing more to ask
-        render();
-        return;
-      }
+      if (e.status === 400) return notAnId(p);
     }
-    try {
-      const pay = await api('v1/payouts?round=' + encodeURIComponent(p.id));
-      if (S.page === p) p.payouts = listOf(pay, 'payouts');
-    } catch (e) {
-      if (S.page === p) p.payouts = e.message;
-    }
-    render();
+    return loadPayouts(p, 'round');
   }
 
   async function loadPlayerPage(p) {
@@ -896,19 +905,9 @@
       if (S.page !== p) return;
       p.error = sentence(e.message);
       p.missing = e.status === 404;
-      if (e.status === 400) {
-        p.payouts = undefined;  // not an id: nothing more to ask
-        render();
-        return;
-      }
+      if (e.status === 400) return notAnId(p);
     }
-    try {
-      const pay = await api('v1/payouts?recipient=' + encodeURIComponent(p.id));
-      if (S.page === p) p.payouts = listOf(pay, 'payouts');
-    } catch (e) {
-      if (S.page === p) p.payouts = e.message;
-    }
-    render();
+    return loadPayouts(p, 'recipient');
   }
 
   async function loadBlockPage(p) {
