@@ -23,7 +23,7 @@ int hj_ws_accept(const char *key, char out[29])
 	return 0;
 }
 
-int hj_http_has_token(const char *v, const char *t)
+int hj_ws_has_token(const char *v, const char *t)
 {
 	size_t tn = strlen(t);
 	while (*v) {

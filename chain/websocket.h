@@ -1,7 +1,7 @@
 /*
  * What both ends of a WebSocket here share (RFC 6455): the handshake's
  * Sec-WebSocket-Accept and the reading of its header lists.  The server
- * (daemon/http.c) and the client (chain/wsclient.c) use them.
+ * (daemon/core/http.c) and the client (chain/wsclient.c) use them.
  */
 #ifndef HJ_WEBSOCKET_H
 #define HJ_WEBSOCKET_H
@@ -19,7 +19,7 @@ int hj_ws_accept(const char *key, char out[29]);
 
 /* Whether the comma-separated header list v holds token t (any case,
  * blanks around items ignored). */
-int hj_http_has_token(const char *v, const char *t);
+int hj_ws_has_token(const char *v, const char *t);
 
 /* wslay's recv_callback over bytes already read: up to len of the n at
  * *in into buf, moving *in on; none is WSLAY_ERR_WOULDBLOCK (-1). */

@@ -582,9 +582,9 @@ static int on_header_value_complete(llhttp_t *p)
 	} else if (c->hval_long) {
 		return 0; /* neither Upgrade nor Connection is that long here */
 	} else if (strcmp(c->hname, "upgrade") == 0) {
-		c->upgrade_ok |= hj_http_has_token(c->hval, "websocket");
+		c->upgrade_ok |= hj_ws_has_token(c->hval, "websocket");
 	} else if (strcmp(c->hname, "connection") == 0) {
-		c->connection_ok |= hj_http_has_token(c->hval, "upgrade");
+		c->connection_ok |= hj_ws_has_token(c->hval, "upgrade");
 	}
 	return 0;
 }

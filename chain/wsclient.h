@@ -1,7 +1,7 @@
 /*
  * A WebSocket client (RFC 6455) on a libuv loop, for reading a dealer's
  * `hashjack serve` stream (docs/API.md, "The stream").  As on the
- * server's side (daemon/http.c), no protocol is parsed here: libcurl's
+ * server's side (daemon/core/http.c), no protocol is parsed here: libcurl's
  * URL API reads the URL, llhttp the handshake's answer, wslay the frames,
  * libcrypto makes the key's SHA-1 and base64; this file moves bytes
  * between the socket and them and bounds everything: the answer's head

@@ -52,7 +52,7 @@ static const char usage[] =
     "Exit status: 0 ok, 64 usage error (a bad key or value is named),\n"
     "66 cannot read FILE, 78 FILE is not a valid configuration.\n";
 
-int hj_edge_help(void)
+int hjc_edge_help(void)
 {
 	fputs(usage, stdout);
 	return EX_OK;
@@ -129,7 +129,7 @@ static json_t *row_json(const char *cells)
 	return o;
 }
 
-json_t *hj_edge_json(const hj_rules *r, const hj_edge *e)
+json_t *hjc_edge_json(const hj_rules *r, const hj_edge *e)
 {
 	json_t *o = json_object(), *rules = json_object(), *chart;
 	json_t *hard = json_object(), *soft = json_object(),
@@ -183,7 +183,7 @@ json_t *hj_edge_json(const hj_rules *r, const hj_edge *e)
 
 static int print_json(const hj_rules *r, const hj_edge *e)
 {
-	json_t *o = hj_edge_json(r, e);
+	json_t *o = hjc_edge_json(r, e);
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
 	json_decref(o);
@@ -194,7 +194,7 @@ static int print_json(const hj_rules *r, const hj_edge *e)
 	return EX_OK;
 }
 
-int hj_edge_main(int argc, char **argv)
+int hjc_edge_main(int argc, char **argv)
 {
 	hj_rules r;
 	hj_edge e;
@@ -206,24 +206,24 @@ int hj_edge_main(int argc, char **argv)
 		const char *a = argv[i], *eq;
 
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-			return hj_edge_help();
+			return hjc_edge_help();
 		if (strcmp(a, "--json") == 0) {
 			json = 1;
 			continue;
 		}
 		if (strcmp(a, "--config") == 0 || strcmp(a, "-c") == 0) {
-			hjd_config c;
+			hj_config c;
 			char err[512];
 			int rc;
 
 			if (i + 1 >= argc)
-				return hj_tool_usage(CMD, "%s: FILE missing",
-				                     a);
-			hjd_config_init(&c);
-			rc = hjd_config_load(&c, argv[++i], err, sizeof err);
+				return hjc_tool_usage(CMD, "%s: FILE missing",
+				                      a);
+			hj_config_init(&c);
+			rc = hj_config_load(&c, argv[++i], err, sizeof err);
 			if (rc == 0)
 				r = c.rules;
-			hjd_config_free(&c);
+			hj_config_free(&c);
 			if (rc != 0) {
 				fprintf(stderr, "hashjack: edge: %s\n", err);
 				return rc == -ENOENT ? EX_NOINPUT : EX_CONFIG;
@@ -235,24 +235,25 @@ int hj_edge_main(int argc, char **argv)
 		 * KEY=VALUE. */
 		if (strcmp(a, "--preset") == 0) {
 			if (i + 1 >= argc)
-				return hj_tool_usage(CMD, "--preset: NAME "
-				                          "missing");
+				return hjc_tool_usage(CMD, "--preset: NAME "
+				                           "missing");
 			snprintf(arg, sizeof arg, "preset=%s", argv[++i]);
 			a = arg;
 		} else if (strncmp(a, "--preset=", 9) == 0 ||
 		           strncmp(a, "--rules.", 8) == 0) {
 			a += a[2] == 'p' ? 2 : 8;
-		} else if (hj_tool_is_key(a)) {
+		} else if (hjc_tool_is_key(a)) {
 			hj_quote(a, shown, sizeof shown);
-			return hj_tool_usage(CMD,
-			                     "%s: edge reads only [rules] keys "
-			                     "(--rules.KEY=VALUE)",
-			                     shown);
+			return hjc_tool_usage(
+			    CMD,
+			    "%s: edge reads only [rules] keys "
+			    "(--rules.KEY=VALUE)",
+			    shown);
 		}
 		eq = strchr(a, '=');
 		if (a[0] == '-' || eq == NULL) {
 			hj_quote(a, shown, sizeof shown);
-			return hj_tool_usage(
+			return hjc_tool_usage(
 			    CMD,
 			    "%s: not an option, preset=NAME or "
 			    "KEY=VALUE",
@@ -261,7 +262,7 @@ int hj_edge_main(int argc, char **argv)
 		if (strncmp(a, "preset=", 7) == 0) {
 			if (hj_rules_preset(eq + 1, &r) != 0) {
 				hj_quote(eq + 1, shown, sizeof shown);
-				return hj_tool_usage(
+				return hjc_tool_usage(
 				    CMD,
 				    "preset=%s: not a preset (bethash, "
 				    "annakai, cryptogames)",
@@ -278,12 +279,12 @@ int hj_edge_main(int argc, char **argv)
 		int rc = hj_rules_set_key(&r, key, eq + 1, why, sizeof why);
 		if (rc == -ENOENT) {
 			hj_quote(key, shown, sizeof shown);
-			return hj_tool_usage(CMD, "%s: not a rule key", shown);
+			return hjc_tool_usage(CMD, "%s: not a rule key", shown);
 		}
 		if (rc != 0) {
 			hj_quote(eq + 1, shown, sizeof shown);
-			return hj_tool_usage(CMD, "%s = %s: %s", key, shown,
-			                     why);
+			return hjc_tool_usage(CMD, "%s = %s: %s", key, shown,
+			                      why);
 		}
 	}
 	hj_edge_compute(&r, &e);

@@ -3,20 +3,20 @@
  * bet's, and the strategy chart (game/edge.h), as text or JSON
  * (docs/CLI.md).
  */
-#ifndef HJ_EDGE_CMD_H
-#define HJ_EDGE_CMD_H
+#ifndef HJC_EDGE_CMD_H
+#define HJC_EDGE_CMD_H
 
 #include <jansson.h>
 
 #include "edge.h"
 #include "rules.h"
 
-int hj_edge_main(int argc, char **argv);
-int hj_edge_help(void);
+int hjc_edge_main(int argc, char **argv);
+int hjc_edge_help(void);
 
 /* What `--json` prints: "rules" with every key, "houseEdgePercent", the
  * offered side bets' "perfectPairsEdgePercent" and "pokerEdgePercent",
  * "chart".  A new object, or NULL when out of memory. */
-json_t *hj_edge_json(const hj_rules *r, const hj_edge *e);
+json_t *hjc_edge_json(const hj_rules *r, const hj_edge *e);
 
 #endif

@@ -60,7 +60,7 @@ static const char usage[] =
     "exporting: try again; 78 a bad configuration; 130 and 143\n"
     "interrupted (SIGINT, SIGTERM).\n";
 
-int hj_export_help(void)
+int hjc_export_help(void)
 {
 	fputs(usage, stdout);
 	return EX_OK;
@@ -70,7 +70,7 @@ struct run {
 	uv_loop_t loop;
 	uv_signal_t sig[2];
 	int nsig;
-	hjd_config *cfg;
+	hj_config *cfg;
 	hj_rpc *rpc;
 	hj_backend *be;
 	const char *path; /* -o, or NULL: standard output */
@@ -88,7 +88,7 @@ struct run {
 };
 
 /* A note on stderr, on a line of its own. */
-#define say(...) hj_tool_note(CMD, __VA_ARGS__)
+#define say(...) hjc_tool_note(CMD, __VA_ARGS__)
 
 static void on_closed(void *arg)
 {
@@ -103,7 +103,7 @@ static void finish(struct run *r, int rc)
 	if (r->done)
 		return;
 	r->done = 1;
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	r->rc = rc;
 	for (int i = 0; i < r->nsig; i++)
 		uv_close((uv_handle_t *)&r->sig[i], NULL);
@@ -159,7 +159,7 @@ static const char *hex_of(struct run *r, const uint8_t *b, size_t n,
  */
 static int write_head(struct run *r)
 {
-	const hjd_config *c = r->cfg;
+	const hj_config *c = r->cfg;
 	const hj_rules *rules = &c->rules;
 	const char *name = rules->preset ? rules->preset : "bethash";
 	hj_rules preset;
@@ -256,11 +256,11 @@ static void progress(struct run *r)
 
 	if (!done)
 		return;
-	hj_tool_progress("export: block %" PRIu64 " of %" PRIu64
-	                 ", %.0f blocks/s, %.0f %%, about %.0f s left",
-	                 r->next - 1, r->to, rate,
-	                 100.0 * (double)done / (double)all,
-	                 rate > 0 ? (double)(all - done) / rate : 0.0);
+	hjc_tool_progress("export: block %" PRIu64 " of %" PRIu64
+	                  ", %.0f blocks/s, %.0f %%, about %.0f s left",
+	                  r->next - 1, r->to, rate,
+	                  100.0 * (double)done / (double)all,
+	                  rate > 0 ? (double)(all - done) / rate : 0.0);
 }
 
 /* The document is complete: its end, then the file in its place. */
@@ -549,16 +549,16 @@ static int parse_args(struct run *r, int argc, char **argv, const char **conf)
 			        ? &r->path
 			        : conf;
 			if (i + 1 >= argc)
-				return hj_tool_usage(CMD, "%s: no value", a);
+				return hjc_tool_usage(CMD, "%s: no value", a);
 			i++;
 			if (is_from || is_to) {
 				uint64_t *h = is_from ? &r->from : &r->to;
 				int *set = is_from ? &r->from_set : &r->to_set;
 				if (*set)
-					return hj_tool_usage(
+					return hjc_tool_usage(
 					    CMD, "%s: given twice", a);
 				if (parse_height(argv[i], h))
-					return hj_tool_usage(
+					return hjc_tool_usage(
 					    CMD,
 					    "%s \"%s\": not a block height", a,
 					    argv[i]);
@@ -566,22 +566,24 @@ static int parse_args(struct run *r, int argc, char **argv, const char **conf)
 				continue;
 			}
 			if (*dst)
-				return hj_tool_usage(CMD, "%s: given twice", a);
+				return hjc_tool_usage(CMD, "%s: given twice",
+				                      a);
 			*dst = argv[i];
-		} else if (!hj_tool_is_key(a)) {
-			return hj_tool_usage(CMD, "unknown argument \"%s\"", a);
+		} else if (!hjc_tool_is_key(a)) {
+			return hjc_tool_usage(CMD, "unknown argument \"%s\"",
+			                      a);
 		}
 	}
 	if (!*conf)
-		return hj_tool_usage(CMD, "give -c FILE");
+		return hjc_tool_usage(CMD, "give -c FILE");
 	if (r->path && strcmp(r->path, "-") == 0)
 		r->path = NULL;
 	return EX_OK;
 }
 
-int hj_export_main(int argc, char **argv)
+int hjc_export_main(int argc, char **argv)
 {
-	hjd_config cfg;
+	hj_config cfg;
 	const char *conf = NULL;
 	char err[512];
 	int rc;
@@ -591,42 +593,43 @@ int hj_export_main(int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		if (strcmp(argv[i], "-h") == 0 ||
 		    strcmp(argv[i], "--help") == 0)
-			return hj_export_help();
-	hjd_config_init(&cfg);
+			return hjc_export_help();
+	hj_config_init(&cfg);
 	rc = parse_args(&r, argc, argv, &conf);
 	if (rc == EX_OK)
-		rc = hj_tool_config(CMD, &cfg, conf, NULL, NULL, argc, argv);
+		rc = hjc_tool_config(CMD, &cfg, conf, NULL, NULL, argc, argv);
 	if (rc == EX_OK && !r.from_set) {
 		if (cfg.start_height_set) {
 			r.from = cfg.start_height;
 			r.from_set = 1;
 		} else {
-			rc = hj_tool_usage(CMD, "give --from H (the "
+			rc =
+			    hjc_tool_usage(CMD, "give --from H (the "
 			                        "configuration sets no [chain] "
 			                        "start_height)");
 		}
 	}
 	if (rc == EX_OK && r.to_set && r.from > r.to)
-		rc = hj_tool_usage(CMD,
-		                   "--from %" PRIu64 " is after --to %" PRIu64,
-		                   r.from, r.to);
+		rc = hjc_tool_usage(CMD,
+		                    "--from %" PRIu64 " is after --to %" PRIu64,
+		                    r.from, r.to);
 	if (rc != EX_OK) {
-		hjd_config_free(&cfg);
+		hj_config_free(&cfg);
 		return rc;
 	}
 	hj_rpc_opts o;
-	hj_tool_rpc_opts(CMD, &cfg, 0, &o);
+	hjc_tool_rpc_opts(CMD, &cfg, 0, &o);
 	if (uv_loop_init(&r.loop) != 0) {
-		rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		goto out;
 	}
 	r.rpc = hj_rpc_new(&r.loop, &o, err, sizeof err);
 	if (r.rpc)
-		r.be = hjd_node_backend(&cfg, r.rpc, err, sizeof err);
+		r.be = hj_node_backend(&cfg, r.rpc, err, sizeof err);
 	if (r.be)
 		r.be->ops->keep_all(r.be);
 	if (!r.be || r.be->ops->identity(r.be, on_identity, &r)) {
-		rc = hj_tool_fail(CMD, EX_CONFIG, "%s", err);
+		rc = hjc_tool_fail(CMD, EX_CONFIG, "%s", err);
 		if (r.rpc)
 			hj_rpc_close(r.rpc, on_closed, &r);
 		uv_run(&r.loop, UV_RUN_DEFAULT);
@@ -652,6 +655,6 @@ out:
 		free(r.tmp);
 	}
 	free(r.hex);
-	hjd_config_free(&cfg);
+	hj_config_free(&cfg);
 	return rc;
 }

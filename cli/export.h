@@ -3,13 +3,13 @@
  * replay` document (docs/CLI.md), through the daemon's own chain code, for
  * anyone who replays the dealer's log with another implementation.
  */
-#ifndef HJ_EXPORT_H
-#define HJ_EXPORT_H
+#ifndef HJC_EXPORT_H
+#define HJC_EXPORT_H
 
 /* Runs `hashjack export ARGS...` (argv after "export").  Returns a
  * sysexits(3) code, or 128 + the signal that interrupted it. */
-int hj_export_main(int argc, char **argv);
+int hjc_export_main(int argc, char **argv);
 /* Prints its help on stdout.  Returns EX_OK. */
-int hj_export_help(void);
+int hjc_export_help(void);
 
 #endif

@@ -385,9 +385,9 @@ static int cmd_replay(int argc, char **argv)
 			return EX_NOINPUT;
 		}
 	}
-	rc = state ? hj_replay_state(in, name, stdout, &nopen, &last, err,
-	                             sizeof err)
-	           : hj_replay_run(in, name, stdout, err, sizeof err);
+	rc = state ? hjc_replay_state(in, name, stdout, &nopen, &last, err,
+	                              sizeof err)
+	           : hjc_replay_run(in, name, stdout, err, sizeof err);
 	/* Standard output stays the open rounds' lines, none here; a person
 	 * must still see that it ran. */
 	if (rc == 0 && state && nopen == 0)
@@ -419,19 +419,19 @@ static int cmd_help(int argc, char **argv)
 		return EX_OK;
 	}
 	if (strcmp(argv[0], "player") == 0)
-		return hj_player_help(argc - 1, argv + 1);
+		return hjc_player_help(argc - 1, argv + 1);
 	if (strcmp(argv[0], "ledger") == 0 && argc == 1)
-		return hj_ledger_help();
+		return hjc_ledger_help();
 	if (strcmp(argv[0], "status") == 0 && argc == 1)
-		return hj_status_help();
+		return hjc_status_help();
 	if (strcmp(argv[0], "edge") == 0 && argc == 1)
-		return hj_edge_help();
+		return hjc_edge_help();
 	if (strcmp(argv[0], "serve") == 0 && argc == 1)
-		return hj_serve_help();
+		return hjc_serve_help();
 	if (strcmp(argv[0], "verify") == 0 && argc == 1)
-		return hj_verify_help();
+		return hjc_verify_help();
 	if (strcmp(argv[0], "export") == 0 && argc == 1)
-		return hj_export_help();
+		return hjc_export_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -476,19 +476,19 @@ int main(int argc, char **argv)
 	else if (strcmp(cmd, "replay") == 0)
 		rc = cmd_replay(argc - 2, argv + 2);
 	else if (strcmp(cmd, "player") == 0)
-		rc = hj_player_main(argc - 2, argv + 2);
+		rc = hjc_player_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "ledger") == 0)
-		rc = hj_ledger_main(argc - 2, argv + 2);
+		rc = hjc_ledger_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "status") == 0)
-		rc = hj_status_main(argc - 2, argv + 2);
+		rc = hjc_status_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "edge") == 0)
-		rc = hj_edge_main(argc - 2, argv + 2);
+		rc = hjc_edge_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "serve") == 0)
-		rc = hj_serve_main(argc - 2, argv + 2);
+		rc = hjc_serve_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "verify") == 0)
-		rc = hj_verify_main(argc - 2, argv + 2);
+		rc = hjc_verify_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "export") == 0)
-		rc = hj_export_main(argc - 2, argv + 2);
+		rc = hjc_export_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else

@@ -3,7 +3,7 @@
  * schema in docs/STATE.md).
  *
  * The database is read through the store's reader (hj_store_read and
- * hj_store_each_payout, daemon/store.h), as `hashjack status` reads it:
+ * hj_store_each_payout, daemon/core/store.h), as `hashjack status` reads it:
  * read-only, with no file created or removed beside it, in one read
  * transaction, started over while the daemon starts or stops.  Everything
  * selected is kept in memory and printed only once the connection is
@@ -51,7 +51,7 @@ static const char usage_ledger[] =
     "database is only read: no lock that could slow the daemon, no file\n"
     "created or changed beside it.  Safe while hashjackd runs.\n"
     "\n"
-    "Options:\n" HJ_TOOL_WHERE_HELP
+    "Options:\n" HJC_TOOL_WHERE_HELP
     "  --state-filter STATE only payouts in STATE: owed, submitted or\n"
     "                       confirmed\n"
     "  --recipient R        only payouts to R, as printed: an EVM address\n"
@@ -89,7 +89,7 @@ static const char usage_ledger[] =
     "or write error, 75 the database stayed busy or kept changing: try\n"
     "again.\n";
 
-int hj_ledger_help(void)
+int hjc_ledger_help(void)
 {
 	fputs(usage_ledger, stdout);
 	return EX_OK;
@@ -97,9 +97,9 @@ int hj_ledger_help(void)
 
 /* ---- command line ----------------------------------------------------- */
 
-/* The first HJ_TOOL_WHERE_N say where the database is (hj_tool_where). */
+/* The first HJC_TOOL_WHERE_N say where the database is (hjc_tool_where). */
 enum opt {
-	O_STATE_FILTER = HJ_TOOL_WHERE_N,
+	O_STATE_FILTER = HJC_TOOL_WHERE_N,
 	O_RECIPIENT,
 	O_ROUND,
 	O_KIND,
@@ -108,8 +108,8 @@ enum opt {
 };
 
 static const char *const opt_name[O_COUNT] = {
-    HJ_TOOL_WHERE_OPTS, "--state-filter", "--recipient",
-    "--round",          "--kind",         "--json",
+    HJC_TOOL_WHERE_OPTS, "--state-filter", "--recipient",
+    "--round",           "--kind",         "--json",
 };
 
 /* The states and kinds settlement knows (docs/STATE.md).  Totals list the
@@ -157,9 +157,9 @@ static int parse_args(int argc, char **argv, struct filter *f)
 	char err[ERRLEN];
 
 	memset(f, 0, sizeof *f);
-	if (hj_tool_options(argc, argv, opt_name, flag, O_COUNT, f->v, err,
-	                    sizeof err))
-		return hj_tool_usage(CMD, "%s", err);
+	if (hjc_tool_options(argc, argv, opt_name, flag, O_COUNT, f->v, err,
+	                     sizeof err))
+		return hjc_tool_usage(CMD, "%s", err);
 	return 0;
 }
 
@@ -266,7 +266,7 @@ static int parse_filter(struct filter *f, char *err, size_t errlen)
 /* ---- the chain the database belongs to -------------------------------- */
 
 /* The filters that depend on the chain.  Returns 0 or -EINVAL with err. */
-static int check_filter(struct filter *f, const hj_tool_chain *c, char *err,
+static int check_filter(struct filter *f, const hjc_tool_chain *c, char *err,
                         size_t errlen)
 {
 	char shown[SHOWLEN], why[200];
@@ -276,7 +276,7 @@ static int check_filter(struct filter *f, const hj_tool_chain *c, char *err,
 
 	if (f->round.len && f->round_0x && !c->evm) {
 		hj_quote(f->v[O_ROUND], shown, sizeof shown);
-		hj_tool_say(
+		hjc_tool_say(
 		    err, errlen,
 		    "--round %s: Bitcoin-family hex is written without \"0x\" "
 		    "(the database is %s)",
@@ -287,7 +287,7 @@ static int check_filter(struct filter *f, const hj_tool_chain *c, char *err,
 		return 0;
 	hj_quote(f->v[O_RECIPIENT], shown, sizeof shown);
 	if (c->evm && f->rcp != R_EVM) {
-		hj_tool_say(
+		hjc_tool_say(
 		    err, errlen,
 		    "--recipient %s: a Bitcoin-family recipient, but the "
 		    "database is %s, whose recipients are addresses (0x + 40 "
@@ -296,7 +296,7 @@ static int check_filter(struct filter *f, const hj_tool_chain *c, char *err,
 		return -EINVAL;
 	}
 	if (!c->evm && f->rcp == R_EVM) {
-		hj_tool_say(
+		hjc_tool_say(
 		    err, errlen,
 		    "--recipient %s: an EVM address, but the database is %s, "
 		    "whose recipients are payout addresses tr(P) or keys P "
@@ -308,7 +308,7 @@ static int check_filter(struct filter *f, const hj_tool_chain *c, char *err,
 		return 0;
 	if (hj_segwit_decode(c->hrp, f->raddr, &version, prog, &proglen, why,
 	                     sizeof why)) {
-		hj_tool_say(
+		hjc_tool_say(
 		    err, errlen,
 		    "--recipient %s: not an address of the database's chain "
 		    "%s (addresses beginning \"%s1\"): %s",
@@ -316,7 +316,7 @@ static int check_filter(struct filter *f, const hj_tool_chain *c, char *err,
 		return -EINVAL;
 	}
 	if (version != 1 || proglen != 32) {
-		hj_tool_say(
+		hjc_tool_say(
 		    err, errlen,
 		    "--recipient %s: not a taproot address (witness version "
 		    "1, 32 bytes): payouts go to tr(P)",
@@ -380,7 +380,7 @@ struct row {
 
 struct ledger {
 	int have_chain; /* 0: a database with no meta row and no payout */
-	hj_tool_chain chain;
+	hjc_tool_chain chain;
 	struct row *rows;
 	size_t n, cap;
 	size_t bytes; /* held, against ROWS_MAX_BYTES */
@@ -416,13 +416,13 @@ static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 
 	ret = hj_store_get_meta(s, &m, &found, err, errlen);
 	if (ret == 0 && found) {
-		ret = hj_tool_chain_of(rd->path, m.family, m.chain, &lg->chain,
-		                       err, errlen);
+		ret = hjc_tool_chain_of(rd->path, m.family, m.chain, &lg->chain,
+		                        err, errlen);
 		lg->have_chain = ret == 0;
 	} else if (ret == 0) {
 		ret = hj_store_count_payouts(s, &n, err, errlen);
 		if (ret == 0 && n > 0) {
-			hj_tool_say(
+			hjc_tool_say(
 			    err, errlen,
 			    "%s: %llu payouts but no meta row: the database "
 			    "does not say which chain they are on",
@@ -436,7 +436,7 @@ static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 
 /* An id in the chain's form: "0x" and hex on EVM, bare hex on the Bitcoin
  * family; NULL for none. */
-static const char *id_text(const hj_id *id, const hj_tool_chain *c,
+static const char *id_text(const hj_id *id, const hjc_tool_chain *c,
                            char buf[67])
 {
 	if (id->len == 0)
@@ -462,7 +462,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 {
 	struct read *rd = arg;
 	struct ledger *lg = rd->lg;
-	const hj_tool_chain *c = &lg->chain;
+	const hjc_tool_chain *c = &lg->chain;
 	const char *src[NF] = {0};
 	char amount[HJ_AMOUNT_STRLEN], round[67], tx[67], sub[67], key[67];
 	char hand[24], created[24], nonce[24], subh[24], subat[24], conf[24];
@@ -494,7 +494,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 
 		if (p->recipient.len != want) {
 			hj_quote(p->id, shown, sizeof shown);
-			hj_tool_say(
+			hjc_tool_say(
 			    rd->err, rd->errlen,
 			    "%s: payout %s: recipient is not %s (%d bytes)",
 			    rd->path, shown,
@@ -526,7 +526,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 		total += len[i];
 	}
 	if (lg->bytes + total + sizeof r > ROWS_MAX_BYTES) {
-		hj_tool_say(
+		hjc_tool_say(
 		    rd->err, rd->errlen,
 		    "the selection is larger than %zu MiB; narrow it "
 		    "with --state-filter, --recipient, --round or --kind",
@@ -556,7 +556,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 	lg->bytes += total + sizeof r;
 	return 0;
 nomem:
-	hj_tool_say(rd->err, rd->errlen, "out of memory");
+	hjc_tool_say(rd->err, rd->errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -616,12 +616,12 @@ static void buf_pad(struct hj_buf *b, size_t k)
 		hj_buf_put(b, " ", 1);
 }
 
-/* The amount in the coin's unit (hj_tool_coins). */
+/* The amount in the coin's unit (hjc_tool_coins). */
 static void buf_human(struct hj_buf *b, hj_amount v, unsigned decimals)
 {
-	char c[HJ_COINS_STRLEN];
+	char c[HJC_COINS_STRLEN];
 
-	hj_buf_str(b, hj_tool_coins(v, decimals, c));
+	hj_buf_str(b, hjc_tool_coins(v, decimals, c));
 }
 
 /*
@@ -688,8 +688,8 @@ static int print_grid(const struct grid *g)
 	int ret = 0;
 
 	if (g->ncols > 16)
-		return hj_tool_fail(CMD, EX_SOFTWARE,
-		                    "internal error: %d columns", g->ncols);
+		return hjc_tool_fail(CMD, EX_SOFTWARE,
+		                     "internal error: %d columns", g->ncols);
 
 	for (int c = 0; c < g->ncols; c++)
 		w[c].w = strlen(g->head[c]);
@@ -728,7 +728,7 @@ static int print_grid(const struct grid *g)
 			fwrite(line.p, 1, line.n, stdout);
 	}
 	if (cell.nomem || line.nomem)
-		ret = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		ret = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	free(cell.p);
 	free(line.p);
 	return ret;
@@ -824,7 +824,7 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 	size_t n = 0;
 
 	if (t == NULL)
-		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	for (size_t i = 0; i < lg->n; i++) {
 		const struct row *r = &lg->rows[i];
 		size_t k;
@@ -837,7 +837,7 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 		if (t[k].sum > HJ_AMOUNT_MAX - r->amount ||
 		    all.sum > HJ_AMOUNT_MAX - r->amount) {
 			free(t);
-			return hj_tool_fail(
+			return hjc_tool_fail(
 			    CMD, EX_DATAERR,
 			    "the payouts' sum exceeds 2^128 - 1 base "
 			    "units: not a real ledger");
@@ -935,7 +935,7 @@ static json_t *row_json(const struct row *r)
 		else if (fields[f].number)
 			v = json_integer(strtoll(r->f[f], NULL, 10));
 		else
-			v = hj_tool_json_text(r->f[f]);
+			v = hjc_tool_json_text(r->f[f]);
 		bad = json_object_set_new(o, fields[f].json, v) != 0;
 	}
 	if (bad) {
@@ -955,16 +955,16 @@ static int print_json(const struct ledger *lg)
 
 		json_decref(o);
 		if (line == NULL)
-			return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+			return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		puts(line);
 		free(line);
 	}
 	return 0;
 }
 
-int hj_ledger_select_json(const char *path, const char *recipient,
-                          const char *round, json_t **out, char *err,
-                          size_t errlen)
+int hjc_ledger_select_json(const char *path, const char *recipient,
+                           const char *round, json_t **out, char *err,
+                           size_t errlen)
 {
 	struct ledger lg = {0};
 	struct filter flt = {0};
@@ -986,7 +986,7 @@ int hj_ledger_select_json(const char *path, const char *recipient,
 		if (json_array_append_new(a, row_json(&lg.rows[i])) != 0)
 			rc = -ENOMEM;
 	if (rc == -ENOMEM)
-		hj_tool_say(err, errlen, "out of memory");
+		hjc_tool_say(err, errlen, "out of memory");
 	if (rc) {
 		json_decref(a);
 		a = NULL;
@@ -999,7 +999,7 @@ int hj_ledger_select_json(const char *path, const char *recipient,
 
 /* ---- the command ------------------------------------------------------ */
 
-int hj_ledger_main(int argc, char **argv)
+int hjc_ledger_main(int argc, char **argv)
 {
 	struct ledger lg = {0};
 	struct totals tot = {0};
@@ -1012,23 +1012,23 @@ int hj_ledger_main(int argc, char **argv)
 	/* --help wins over everything else on the line. */
 	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (is_help(argv[i]))
-			return hj_ledger_help();
+			return hjc_ledger_help();
 	rc = parse_args(argc, argv, &flt);
 	if (rc)
 		return rc;
 	if (parse_filter(&flt, err, sizeof err))
-		return hj_tool_usage(CMD, "%s", err);
+		return hjc_tool_usage(CMD, "%s", err);
 
-	rc = hj_tool_where(CMD, flt.v, argc, argv, &path);
+	rc = hjc_tool_where(CMD, flt.v, argc, argv, &path);
 	if (rc)
 		return rc;
 
 	rd = (struct read){.path = path, .flt = &flt, .ctx = &ctx, .lg = &lg};
 	rc = hj_store_read(path, read_all, read_reset, &rd, err, sizeof err);
 	if (rc && rd.usage_err)
-		rc = hj_tool_usage(CMD, "%s", err);
+		rc = hjc_tool_usage(CMD, "%s", err);
 	else if (rc)
-		rc = hj_tool_fail(CMD, hj_tool_exit_code(rc), "%s", err);
+		rc = hjc_tool_fail(CMD, hjc_tool_exit_code(rc), "%s", err);
 	else if (flt.v[O_JSON])
 		rc = print_json(&lg);
 	else if ((rc = sum_states(&lg, &tot)) == 0)

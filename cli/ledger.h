@@ -11,8 +11,8 @@
  * line each; the caller flushes stdout and turns a failed write into
  * EX_IOERR.
  */
-#ifndef HJ_LEDGER_H
-#define HJ_LEDGER_H
+#ifndef HJC_LEDGER_H
+#define HJC_LEDGER_H
 
 #include <stddef.h>
 
@@ -20,10 +20,10 @@
 
 /* Runs `hashjack ledger ARGS...`: argv holds the arguments after "ledger".
  * Returns a sysexits(3) code. */
-int hj_ledger_main(int argc, char **argv);
+int hjc_ledger_main(int argc, char **argv);
 
 /* Prints the help of `hashjack ledger` on stdout.  Returns EX_OK. */
-int hj_ledger_help(void);
+int hjc_ledger_help(void);
 
 /*
  * The payouts of the database at path that recipient and round select
@@ -34,8 +34,8 @@ int hj_ledger_help(void);
  * the database's chain (err names it, in the options' words), and
  * hj_store_read's codes.
  */
-int hj_ledger_select_json(const char *path, const char *recipient,
-                          const char *round, json_t **out, char *err,
-                          size_t errlen);
+int hjc_ledger_select_json(const char *path, const char *recipient,
+                           const char *round, json_t **out, char *err,
+                           size_t errlen);
 
 #endif

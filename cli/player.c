@@ -10,7 +10,7 @@
  * tool prints is a payload the dealer's parser accepts and, for the genesis
  * hash, round and seq given, one whose signature its verifier accepts.
  *
- * Secret keys live in hj_player_key and in the key file's read buffer; both
+ * Secret keys live in hjc_player_key and in the key file's read buffer; both
  * are wiped before the functions that hold them return.
  */
 #include "player.h"
@@ -53,8 +53,8 @@ static const char key_header[] =
 /* The header, "# P " and P, the secret: three lines. */
 _Static_assert(sizeof key_header - 1 + 4 + 2 * HJ_XONLY_LEN + 1 +
                        2 * HJ_BTC_SECKEY_LEN + 1 <
-                   HJ_PLAYER_KEY_TEXT,
-               "the key file's text fits HJ_PLAYER_KEY_TEXT");
+                   HJC_PLAYER_KEY_TEXT,
+               "the key file's text fits HJC_PLAYER_KEY_TEXT");
 
 /* ---- help ------------------------------------------------------------ */
 
@@ -461,7 +461,7 @@ static int opt_uint(const struct sub *s, enum opt o, const char *v,
  * of 64 hex digits, the secret key; "# P <64 hex>", when present, must be
  * the key's P. */
 static int key_parse(const hj_secp *ctx, const char *path, const char *buf,
-                     size_t n, hj_player_key *k, char *err, size_t errlen)
+                     size_t n, hjc_player_key *k, char *err, size_t errlen)
 {
 	uint8_t said[HJ_XONLY_LEN];
 	unsigned long line = 0, key_line = 0, p_line = 0;
@@ -537,8 +537,8 @@ static int key_parse(const hj_secp *ctx, const char *path, const char *buf,
 	return 0;
 }
 
-int hj_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
-                        size_t n, hj_player_key *k, char *err, size_t errlen)
+int hjc_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
+                         size_t n, hjc_player_key *k, char *err, size_t errlen)
 {
 	int rc = key_parse(ctx, name, buf, n, k, err, errlen);
 
@@ -547,7 +547,7 @@ int hj_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
 	return rc;
 }
 
-size_t hj_player_key_format(const hj_player_key *k, char *text, size_t cap)
+size_t hjc_player_key_format(const hjc_player_key *k, char *text, size_t cap)
 {
 	char pk[2 * HJ_XONLY_LEN + 3], sk[2 * HJ_BTC_SECKEY_LEN + 3];
 	int n;
@@ -566,7 +566,7 @@ size_t hj_player_key_format(const hj_player_key *k, char *text, size_t cap)
 
 /* Reads and checks the key file at path.  Returns 0 or an exit code with
  * err.  k is wiped on failure. */
-static int key_read(const hj_secp *ctx, const char *path, hj_player_key *k,
+static int key_read(const hj_secp *ctx, const char *path, hjc_player_key *k,
                     char *err, size_t errlen)
 {
 	char buf[KEYFILE_MAX + 1], fix[300];
@@ -628,7 +628,7 @@ static int key_read(const hj_secp *ctx, const char *path, hj_player_key *k,
 		         KEYFILE_MAX);
 		rc = EX_DATAERR;
 	} else {
-		rc = hj_player_key_parse(ctx, path, buf, n, k, err, errlen);
+		rc = hjc_player_key_parse(ctx, path, buf, n, k, err, errlen);
 	}
 	explicit_bzero(buf, sizeof buf);
 	if (rc)
@@ -680,14 +680,14 @@ static void sync_dir(const char *path)
  * included), and fchmod sets 0600 whatever the umask did to open's mode.
  * Returns 0 or an exit code with err; a partly written file is removed.
  */
-static int key_write(const char *path, const hj_player_key *k, char *err,
+static int key_write(const char *path, const hjc_player_key *k, char *err,
                      size_t errlen)
 {
-	char text[HJ_PLAYER_KEY_TEXT];
+	char text[HJC_PLAYER_KEY_TEXT];
 	size_t n;
 	int fd, rc = 0;
 
-	n = hj_player_key_format(k, text, sizeof text);
+	n = hjc_player_key_format(k, text, sizeof text);
 	if (n == 0) {
 		snprintf(err, errlen, "internal error: key file text too long");
 		rc = EX_SOFTWARE;
@@ -758,7 +758,7 @@ static void print_hex(const uint8_t *b, size_t n)
 static int run_keygen(const struct sub *s, const struct args *a)
 {
 	char err[ERRLEN], why[200];
-	hj_player_key k, again;
+	hjc_player_key k, again;
 	hj_secp *ctx;
 	int rc;
 
@@ -799,7 +799,7 @@ out:
 
 /* Reads --key into *k; reports and returns an exit code on failure. */
 static int load_key(const struct sub *s, const hj_secp *ctx,
-                    const struct args *a, hj_player_key *k)
+                    const struct args *a, hjc_player_key *k)
 {
 	char err[ERRLEN];
 	int rc = key_read(ctx, a->v[O_KEY], k, err, sizeof err);
@@ -818,7 +818,7 @@ static int need(const struct sub *s, const struct args *a, enum opt o)
 
 static int run_pubkey(const struct sub *s, const struct args *a)
 {
-	hj_player_key k;
+	hjc_player_key k;
 	hj_secp *ctx;
 	int rc;
 
@@ -838,7 +838,7 @@ static int run_address(const struct sub *s, const struct args *a)
 {
 	char why[200], addr[HJ_BECH32_BUF], coin[SHOWLEN], chain[SHOWLEN];
 	const char *hrp;
-	hj_player_key k;
+	hjc_player_key k;
 	hj_secp *ctx;
 	int rc;
 
@@ -881,7 +881,7 @@ static int run_bet(const struct sub *s, const struct args *a)
 {
 	uint8_t p[HJ_PAYLOAD_MAX];
 	hj_payload pl = {.act = HJ_BET}, back;
-	hj_player_key k;
+	hjc_player_key k;
 	hj_secp *ctx;
 	size_t n;
 	int rc;
@@ -1155,9 +1155,9 @@ static int read_line(FILE *f, char **buf, size_t *cap, size_t max, size_t *len,
 	return n > 0 || *nl;
 }
 
-int hj_player_log_round(FILE *f, const char *name,
-                        const uint8_t pk[HJ_XONLY_LEN], hj_player_round *out,
-                        char *err, size_t errlen)
+int hjc_player_log_round(FILE *f, const char *name,
+                         const uint8_t pk[HJ_XONLY_LEN], hjc_player_round *out,
+                         char *err, size_t errlen)
 {
 	struct scan sc = {.name = name, .err = err, .errlen = errlen};
 	/* A log line is at most HJ_CARDLOG_MAX bytes, its "\n" included. */
@@ -1225,15 +1225,15 @@ out:
  * standard input).  Returns 0, or an exit code with err.
  */
 static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
-                    hj_player_round *out, char *err, size_t errlen)
+                    hjc_player_round *out, char *err, size_t errlen)
 {
 	struct stat st;
 	FILE *f;
 	int rc;
 
 	if (strcmp(path, "-") == 0)
-		return hj_player_log_round(stdin, "<stdin>", pk, out, err,
-		                           errlen);
+		return hjc_player_log_round(stdin, "<stdin>", pk, out, err,
+		                            errlen);
 	f = fopen(path, "r");
 	if (f == NULL) {
 		snprintf(err, errlen, "cannot open card log %s: %s", path,
@@ -1246,7 +1246,7 @@ static int log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
 		fclose(f);
 		return EX_NOINPUT;
 	}
-	rc = hj_player_log_round(f, path, pk, out, err, errlen);
+	rc = hjc_player_log_round(f, path, pk, out, err, errlen);
 	fclose(f);
 	return rc;
 }
@@ -1270,10 +1270,10 @@ static int run_action(const struct sub *s, const struct args *a)
 	hj_payload pl = {.act = s->act}, back;
 	char why[200], shown[SHOWLEN], err[ERRLEN];
 	const char *round = a->v[O_ROUND];
-	hj_player_round fd;
+	hjc_player_round fd;
 	uint64_t seq = 0;
 	hj_secp *ctx = NULL;
-	hj_player_key k;
+	hjc_player_key k;
 	size_t n;
 	int rc;
 
@@ -1417,7 +1417,7 @@ static void print_help(const struct sub *s)
 	}
 }
 
-int hj_player_help(int argc, char **argv)
+int hjc_player_help(int argc, char **argv)
 {
 	const struct sub *s = NULL;
 	char shown[SHOWLEN];
@@ -1437,7 +1437,7 @@ int hj_player_help(int argc, char **argv)
 	return EX_OK;
 }
 
-int hj_player_main(int argc, char **argv)
+int hjc_player_main(int argc, char **argv)
 {
 	const struct sub *s;
 	char shown[SHOWLEN];
@@ -1447,9 +1447,9 @@ int hj_player_main(int argc, char **argv)
 	if (argc < 1)
 		return usage(NULL, "no SUBCOMMAND given");
 	if (is_help(argv[0]))
-		return hj_player_help(0, NULL);
+		return hjc_player_help(0, NULL);
 	if (strcmp(argv[0], "help") == 0)
-		return hj_player_help(argc - 1, argv + 1);
+		return hjc_player_help(argc - 1, argv + 1);
 	s = find_sub(argv[0]);
 	if (s == NULL) {
 		hj_quote(argv[0], shown, sizeof shown);

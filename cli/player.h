@@ -9,8 +9,8 @@
  * Output goes to stdout and errors to stderr, one "hashjack: ..." line
  * each; the caller flushes stdout and turns a failed write into EX_IOERR.
  */
-#ifndef HJ_PLAYER_H
-#define HJ_PLAYER_H
+#ifndef HJC_PLAYER_H
+#define HJC_PLAYER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,20 +20,20 @@
 
 /* Runs `hashjack player ARGS...`: argv holds the arguments after "player".
  * Returns a sysexits(3) code. */
-int hj_player_main(int argc, char **argv);
+int hjc_player_main(int argc, char **argv);
 
 /* `hashjack help player [SUBCOMMAND]`: argv holds what follows "player".
  * Returns a sysexits(3) code. */
-int hj_player_help(int argc, char **argv);
+int hjc_player_help(int argc, char **argv);
 
 /* A player's key: the secret key and its x-only public key P. */
-typedef struct hj_player_key {
+typedef struct hjc_player_key {
 	uint8_t sk[HJ_BTC_SECKEY_LEN];
 	uint8_t pk[HJ_XONLY_LEN];
-} hj_player_key;
+} hjc_player_key;
 
-/* Room for a key file's text (hj_player_key_format), NUL included. */
-#define HJ_PLAYER_KEY_TEXT 256
+/* Room for a key file's text (hjc_player_key_format), NUL included. */
+#define HJC_PLAYER_KEY_TEXT 256
 
 /*
  * Parses the text of a key file, buf[0..n) (docs/BITCOIN-KEYS.md, "The key
@@ -47,23 +47,23 @@ typedef struct hj_player_key {
  * Returns 0 with *k (sk and the P it gives), or EX_DATAERR with err,
  * which names name and, for a bad line, its number; k is wiped on failure.
  */
-int hj_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
-                        size_t n, hj_player_key *k, char *err, size_t errlen);
+int hjc_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
+                         size_t n, hjc_player_key *k, char *err, size_t errlen);
 
 /*
  * Writes the text of k's key file, as `keygen` writes it: the header
  * comment, "# P " and P, the secret, in lower-case hex, each line ending in
  * a newline, NUL-terminated in text[0..cap).  Returns its length (without
- * the NUL), or 0 with text wiped when cap is too small (HJ_PLAYER_KEY_TEXT
+ * the NUL), or 0 with text wiped when cap is too small (HJC_PLAYER_KEY_TEXT
  * always suffices).  The caller wipes text.
  */
-size_t hj_player_key_format(const hj_player_key *k, char *text, size_t cap);
+size_t hjc_player_key_format(const hjc_player_key *k, char *text, size_t cap);
 
 /* A key's open round in a card log, and its seq. */
-typedef struct hj_player_round {
+typedef struct hjc_player_round {
 	char round[2 * 32 + 1]; /* lower-case hex, as the log writes it */
 	uint32_t seq;
-} hj_player_round;
+} hjc_player_round;
 
 /*
  * What `--log CARDLOG` does (docs/CLI.md, "Round and seq from the card
@@ -84,8 +84,8 @@ typedef struct hj_player_round {
  *   EX_IOERR     reading f failed;
  *   EX_SOFTWARE  out of memory.
  */
-int hj_player_log_round(FILE *f, const char *name,
-                        const uint8_t pk[HJ_XONLY_LEN], hj_player_round *out,
-                        char *err, size_t errlen);
+int hjc_player_log_round(FILE *f, const char *name,
+                         const uint8_t pk[HJ_XONLY_LEN], hjc_player_round *out,
+                         char *err, size_t errlen);
 
 #endif

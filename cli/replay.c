@@ -17,7 +17,7 @@
  */
 #include "replay.h"
 #include "quote.h"
-#include "round_state.h"
+#include "roundstate.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -844,8 +844,8 @@ static int write_state(struct ctx *c, const struct doc *d, const hj_table *t,
 	c->open = hj_table_count(t);
 	c->last = height;
 	for (size_t i = 0; i < hj_table_count(t); i++) {
-		json_t *j = hj_round_state(&d->rules, hj_table_round(t, i),
-		                           d->fam, height);
+		json_t *j = hj_roundstate(&d->rules, hj_table_round(t, i),
+		                          d->fam, height);
 		char *s;
 
 		if (j == NULL)
@@ -957,14 +957,14 @@ static int replay(FILE *in, const char *name, FILE *out, size_t *open,
 	return rc;
 }
 
-int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
-                  size_t errlen)
+int hjc_replay_run(FILE *in, const char *name, FILE *out, char *err,
+                   size_t errlen)
 {
 	return replay(in, name, out, NULL, NULL, err, errlen);
 }
 
-int hj_replay_state(FILE *in, const char *name, FILE *out, size_t *open,
-                    uint64_t *last, char *err, size_t errlen)
+int hjc_replay_state(FILE *in, const char *name, FILE *out, size_t *open,
+                     uint64_t *last, char *err, size_t errlen)
 {
 	return replay(in, name, out, open, last, err, errlen);
 }

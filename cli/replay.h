@@ -3,12 +3,12 @@
  * and their transactions (docs/CLI.md) and writes the block-to-card log the
  * daemon writes for the same blocks (docs/LOG.md), byte for byte.
  *
- * Each block is dealt by hj_deal_block (daemon/deal.h), the daemon's own
+ * Each block is dealt by hj_deal_block (daemon/core/deal.h), the daemon's own
  * per-block step, so the two can only differ in where their blocks come
  * from.
  */
-#ifndef HJ_REPLAY_H
-#define HJ_REPLAY_H
+#ifndef HJC_REPLAY_H
+#define HJC_REPLAY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,17 +31,17 @@
  *            randomness from the kernel to blind it with);
  *   -EMSGSIZE a line above HJ_CARDLOG_MAX (lines before it were written).
  */
-int hj_replay_run(FILE *in, const char *name, FILE *out, char *err,
-                  size_t errlen);
+int hjc_replay_run(FILE *in, const char *name, FILE *out, char *err,
+                   size_t errlen);
 
 /*
  * The same blocks, but instead of the log lines, writes the rounds still
  * open after the last block, one JSON object per line in opening order, as
- * hj_round_state gives them (docs/PROTOCOL.md section 14); nothing when none
+ * hj_roundstate gives them (docs/PROTOCOL.md section 14); nothing when none
  * is open.  *open gets how many, *last the last block's height.  Returns as
- * hj_replay_run.
+ * hjc_replay_run.
  */
-int hj_replay_state(FILE *in, const char *name, FILE *out, size_t *open,
-                    uint64_t *last, char *err, size_t errlen);
+int hjc_replay_state(FILE *in, const char *name, FILE *out, size_t *open,
+                     uint64_t *last, char *err, size_t errlen);
 
 #endif

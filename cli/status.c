@@ -3,7 +3,7 @@
  * schema in docs/STATE.md).
  *
  * Everything is read through the store's reader (hj_store_read and its
- * typed reads, daemon/store.h, as `hashjack ledger` reads), in one read
+ * typed reads, daemon/core/store.h, as `hashjack ledger` reads), in one read
  * transaction, kept in memory, and printed once the connection is closed.
  * The worst case of the open rounds is what the daemon computes
  * (hj_table_exposure): the rounds the store decodes are restored into a
@@ -49,7 +49,7 @@ static const char usage_status[] =
     "only read: no lock that could slow the daemon, no file created or\n"
     "changed beside it.  Safe while hashjackd runs.\n"
     "\n"
-    "Options:\n" HJ_TOOL_WHERE_HELP
+    "Options:\n" HJC_TOOL_WHERE_HELP
     "  --json               one JSON object with the same facts, amounts\n"
     "                       as decimal strings\n"
     "  -h, --help           print this help and exit\n"
@@ -113,7 +113,7 @@ static const char usage_status[] =
     "internal error, 74 read or write error, 75 the database stayed busy\n"
     "or kept changing: try again.\n";
 
-int hj_status_help(void)
+int hjc_status_help(void)
 {
 	fputs(usage_status, stdout);
 	return EX_OK;
@@ -131,7 +131,7 @@ struct status {
 	int version;
 	/* meta; the strings are NULL without a meta row */
 	hj_meta_row meta;
-	hj_tool_chain chain; /* valid when meta.family != NULL */
+	hjc_tool_chain chain; /* valid when meta.family != NULL */
 	int rules_ok;
 	hj_rules rules;
 	char rules_err[200];
@@ -183,7 +183,7 @@ static void read_reset(void *arg)
 
 static int nomem(char *err, size_t errlen)
 {
-	hj_tool_say(err, errlen, "out of memory");
+	hjc_tool_say(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -194,8 +194,9 @@ static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 
 	ret = hj_store_get_meta(s, &st->meta, &found, err, errlen);
 	if (ret == 0 && found)
-		ret = hj_tool_chain_of(rd->path, st->meta.family,
-		                       st->meta.chain, &st->chain, err, errlen);
+		ret =
+		    hjc_tool_chain_of(rd->path, st->meta.family, st->meta.chain,
+		                      &st->chain, err, errlen);
 	if (ret == 0 && found)
 		st->rules_ok = hj_store_rules_parse(st->meta.rules, &st->rules,
 		                                    st->rules_err,
@@ -232,9 +233,9 @@ static int take_round(void *arg, const hj_round *r)
 	ret = hj_table_restore(rd->table, r);
 	if (ret == -EEXIST) {
 		hj_hex_encode(r->id.b, r->id.len, 0, hex);
-		hj_tool_say(rd->err, rd->errlen,
-		            "%s: round %s: its player has another open round",
-		            rd->path, hex);
+		hjc_tool_say(rd->err, rd->errlen,
+		             "%s: round %s: its player has another open round",
+		             rd->path, hex);
 		return -EINVAL;
 	}
 	return ret ? nomem(rd->err, rd->errlen) : 0;
@@ -266,10 +267,10 @@ static int take_batch(void *arg, const hj_open_batch *b)
 	struct open_batch ob = {.b = *b};
 
 	if (st->nopen == OPEN_MAX) {
-		hj_tool_say(rd->err, rd->errlen,
-		            "%s: more than %d payout batches are planned or "
-		            "sent: not a real state",
-		            rd->path, OPEN_MAX);
+		hjc_tool_say(rd->err, rd->errlen,
+		             "%s: more than %d payout batches are planned or "
+		             "sent: not a real state",
+		             rd->path, OPEN_MAX);
 		return -EINVAL;
 	}
 	if (b->address != NULL && (ob.address = strdup(b->address)) == NULL)
@@ -315,10 +316,10 @@ static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 		ret = hj_store_each_open_batch(s, take_batch, rd, err, errlen);
 	if (ret == 0 && st->meta.family == NULL &&
 	    (st->nrounds > 0 || p->owed.n + p->submitted.n + p->confirmed.n)) {
-		hj_tool_say(err, errlen,
-		            "%s: open rounds or payouts but no meta row: the "
-		            "database does not say which chain they are on",
-		            rd->path);
+		hjc_tool_say(err, errlen,
+		             "%s: open rounds or payouts but no meta row: the "
+		             "database does not say which chain they are on",
+		             rd->path);
 		ret = -EINVAL;
 	}
 	st->now = (int64_t)time(NULL);
@@ -380,14 +381,14 @@ static int judge(const struct status *st, struct verdict *v)
 static const char *money(const struct status *st, hj_amount v, char *buf,
                          size_t n)
 {
-	char d[HJ_AMOUNT_STRLEN], c[HJ_COINS_STRLEN];
+	char d[HJ_AMOUNT_STRLEN], c[HJC_COINS_STRLEN];
 
 	if (st->meta.family == NULL)
 		snprintf(buf, n, "%s", hj_amount_format(v, d));
 	else
 		snprintf(buf, n, "%s %s (%s %s)", hj_amount_format(v, d),
 		         st->chain.base,
-		         hj_tool_coins(v, st->chain.decimals, c),
+		         hjc_tool_coins(v, st->chain.decimals, c),
 		         st->chain.unit);
 	return buf;
 }
@@ -627,7 +628,7 @@ static json_t *jamount(hj_amount v)
 /* Database text, or null. */
 static json_t *jtext(const char *s)
 {
-	return s ? hj_tool_json_text(s) : json_null();
+	return s ? hjc_tool_json_text(s) : json_null();
 }
 
 static json_t *jtally(const hj_tally *t)
@@ -728,7 +729,7 @@ static json_t *json_all(const struct status *st, const struct verdict *v,
 	if (o == NULL)
 		return NULL;
 	bad =
-	    put(o, "database", hj_tool_json_text(path)) ||
+	    put(o, "database", hjc_tool_json_text(path)) ||
 	    put(o, "schemaVersion", json_integer(st->version)) ||
 	    put(o, "family", jtext(st->meta.family)) ||
 	    put(o, "chain", jtext(st->meta.chain)) ||
@@ -768,10 +769,10 @@ static json_t *json_all(const struct status *st, const struct verdict *v,
 
 /* ---- the command ------------------------------------------------------ */
 
-/* The first HJ_TOOL_WHERE_N say where the database is (hj_tool_where). */
-enum opt { O_JSON = HJ_TOOL_WHERE_N, O_COUNT };
+/* The first HJC_TOOL_WHERE_N say where the database is (hjc_tool_where). */
+enum opt { O_JSON = HJC_TOOL_WHERE_N, O_COUNT };
 
-static const char *const opt_name[O_COUNT] = {HJ_TOOL_WHERE_OPTS, "--json"};
+static const char *const opt_name[O_COUNT] = {HJC_TOOL_WHERE_OPTS, "--json"};
 
 static int is_help(const char *a)
 {
@@ -783,13 +784,13 @@ static int parse_args(int argc, char **argv, const char **v)
 	static const unsigned char flag[O_COUNT] = {[O_JSON] = 1};
 	char err[ERRLEN];
 
-	if (hj_tool_options(argc, argv, opt_name, flag, O_COUNT, v, err,
-	                    sizeof err))
-		return hj_tool_usage(CMD, "%s", err);
+	if (hjc_tool_options(argc, argv, opt_name, flag, O_COUNT, v, err,
+	                     sizeof err))
+		return hjc_tool_usage(CMD, "%s", err);
 	return 0;
 }
 
-int hj_status_main(int argc, char **argv)
+int hjc_status_main(int argc, char **argv)
 {
 	struct status st = {0};
 	struct read rd;
@@ -803,19 +804,19 @@ int hj_status_main(int argc, char **argv)
 	/* --help wins over everything else on the line. */
 	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (is_help(argv[i]))
-			return hj_status_help();
+			return hjc_status_help();
 	rc = parse_args(argc, argv, opt);
 	if (rc == 0)
-		rc = hj_tool_where(CMD, opt, argc, argv, &path);
+		rc = hjc_tool_where(CMD, opt, argc, argv, &path);
 	if (rc)
 		return rc;
 
 	rd = (struct read){.path = path, .st = &st};
 	rc = hj_store_read(path, read_all, read_reset, &rd, err, sizeof err);
 	if (rc) {
-		rc = hj_tool_fail(CMD, hj_tool_exit_code(rc), "%s", err);
+		rc = hjc_tool_fail(CMD, hjc_tool_exit_code(rc), "%s", err);
 	} else if (judge(&st, &v)) {
-		rc = hj_tool_fail(
+		rc = hjc_tool_fail(
 		    CMD, EX_DATAERR,
 		    "%s: what is owed, in flight and the worst case add "
 		    "up to more than 2^128 - 1 base units: not a real "
@@ -827,7 +828,7 @@ int hj_status_main(int argc, char **argv)
 		         : NULL;
 		json_decref(j);
 		if (text == NULL) {
-			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+			rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		} else {
 			puts(text);
 			free(text);
@@ -835,7 +836,7 @@ int hj_status_main(int argc, char **argv)
 	} else {
 		text_all(&st, &v, path, &out);
 		if (out.nomem)
-			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+			rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		else
 			fwrite(out.p, 1, out.n, stdout);
 	}

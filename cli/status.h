@@ -8,21 +8,21 @@
  * object.
  *
  * The database is read the way `hashjack ledger` reads it, through the
- * store's reader (daemon/store.h, hj_store_read): read-only, nothing
+ * store's reader (daemon/core/store.h, hj_store_read): read-only, nothing
  * created beside it, safe while the daemon runs.
  *
  * Output goes to stdout and errors to stderr, one "hashjack: status: ..."
  * line each; the caller flushes stdout and turns a failed write into
  * EX_IOERR.
  */
-#ifndef HJ_STATUS_H
-#define HJ_STATUS_H
+#ifndef HJC_STATUS_H
+#define HJC_STATUS_H
 
 /* Runs `hashjack status ARGS...`: argv holds the arguments after "status".
  * Returns a sysexits(3) code. */
-int hj_status_main(int argc, char **argv);
+int hjc_status_main(int argc, char **argv);
 
 /* Prints the help of `hashjack status` on stdout.  Returns EX_OK. */
-int hj_status_help(void);
+int hjc_status_help(void);
 
 #endif

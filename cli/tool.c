@@ -23,10 +23,10 @@
 
 /* ---- messages and exit statuses -------------------------------------- */
 
-/* A progress line is on the terminal (hj_tool_progress). */
+/* A progress line is on the terminal (hjc_tool_progress). */
 static int progress_shown;
 
-int hj_tool_progress_on(void)
+int hjc_tool_progress_on(void)
 {
 	static int tty = -1;
 	if (tty < 0)
@@ -34,10 +34,10 @@ int hj_tool_progress_on(void)
 	return tty;
 }
 
-void hj_tool_progress(const char *fmt, ...)
+void hjc_tool_progress(const char *fmt, ...)
 {
 	va_list ap;
-	if (!hj_tool_progress_on())
+	if (!hjc_tool_progress_on())
 		return;
 	fflush(stdout);
 	fputc('\r', stderr);
@@ -49,7 +49,7 @@ void hj_tool_progress(const char *fmt, ...)
 	progress_shown = 1;
 }
 
-void hj_tool_progress_end(void)
+void hjc_tool_progress_end(void)
 {
 	if (progress_shown)
 		fputc('\n', stderr);
@@ -62,12 +62,12 @@ __attribute__((format(printf, 2, 0))) static void
 tell(const char *cmd, const char *fmt, va_list ap)
 {
 	fflush(stdout);
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	fprintf(stderr, "hashjack: %s: ", cmd);
 	vfprintf(stderr, fmt, ap);
 }
 
-void hj_tool_note(const char *cmd, const char *fmt, ...)
+void hjc_tool_note(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -77,7 +77,7 @@ void hj_tool_note(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int hj_tool_fail(const char *cmd, int code, const char *fmt, ...)
+int hjc_tool_fail(const char *cmd, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -88,7 +88,7 @@ int hj_tool_fail(const char *cmd, int code, const char *fmt, ...)
 	return code;
 }
 
-int hj_tool_usage(const char *cmd, const char *fmt, ...)
+int hjc_tool_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -99,7 +99,7 @@ int hj_tool_usage(const char *cmd, const char *fmt, ...)
 	return EX_USAGE;
 }
 
-void hj_tool_say(char *err, size_t errlen, const char *fmt, ...)
+void hjc_tool_say(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -108,8 +108,8 @@ void hj_tool_say(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* What hj_store_read's codes (daemon/store.h) mean to the user. */
-int hj_tool_exit_code(int err)
+/* What hj_store_read's codes (daemon/core/store.h) mean to the user. */
+int hjc_tool_exit_code(int err)
 {
 	switch (-err) {
 	case ENOENT:
@@ -128,9 +128,9 @@ int hj_tool_exit_code(int err)
 
 /* ---- command line ----------------------------------------------------- */
 
-int hj_tool_options(int argc, char **argv, const char *const *names,
-                    const unsigned char *flag, size_t n, const char **v,
-                    char *err, size_t errlen)
+int hjc_tool_options(int argc, char **argv, const char *const *names,
+                     const unsigned char *flag, size_t n, const char **v,
+                     char *err, size_t errlen)
 {
 	char shown[SHOWLEN];
 
@@ -143,19 +143,19 @@ int hj_tool_options(int argc, char **argv, const char *const *names,
 		if (strcmp(arg, "--") == 0) {
 			if (i + 1 < argc) {
 				hj_quote(argv[i + 1], shown, sizeof shown);
-				hj_tool_say(err, errlen,
-				            "unexpected argument %s", shown);
+				hjc_tool_say(err, errlen,
+				             "unexpected argument %s", shown);
 				return -1;
 			}
 			break;
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
 			hj_quote(arg, shown, sizeof shown);
-			hj_tool_say(err, errlen, "unexpected argument %s",
-			            shown);
+			hjc_tool_say(err, errlen, "unexpected argument %s",
+			             shown);
 			return -1;
 		}
-		if (hj_tool_is_key(arg))
+		if (hjc_tool_is_key(arg))
 			continue;
 		eq = strchr(arg, '=');
 		len = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -165,17 +165,17 @@ int hj_tool_options(int argc, char **argv, const char *const *names,
 				break;
 		if (o == n) {
 			hj_quote(arg, shown, sizeof shown);
-			hj_tool_say(err, errlen, "unknown option %s", shown);
+			hjc_tool_say(err, errlen, "unknown option %s", shown);
 			return -1;
 		}
 		if (v[o] != NULL) {
-			hj_tool_say(err, errlen, "%s given twice", names[o]);
+			hjc_tool_say(err, errlen, "%s given twice", names[o]);
 			return -1;
 		}
 		if (flag[o]) {
 			if (eq != NULL) {
-				hj_tool_say(err, errlen, "%s takes no value",
-				            names[o]);
+				hjc_tool_say(err, errlen, "%s takes no value",
+				             names[o]);
 				return -1;
 			}
 			v[o] = arg;
@@ -184,7 +184,7 @@ int hj_tool_options(int argc, char **argv, const char *const *names,
 		} else if (i + 1 < argc) {
 			v[o] = argv[++i];
 		} else {
-			hj_tool_say(err, errlen, "%s needs a value", names[o]);
+			hjc_tool_say(err, errlen, "%s needs a value", names[o]);
 			return -1;
 		}
 	}
@@ -206,9 +206,9 @@ static char *db_in(const char *dir)
 	return p;
 }
 
-char *hj_tool_db_path(const char *file, const char *dir)
+char *hjc_tool_db_path(const char *file, const char *dir)
 {
-	hjd_config cfg;
+	hj_config cfg;
 	char err[64], *p;
 
 	if (file != NULL)
@@ -216,18 +216,18 @@ char *hj_tool_db_path(const char *file, const char *dir)
 	if (dir != NULL)
 		return db_in(dir);
 	/* The daemon's own default directory ($STATE_DIRECTORY, ...). */
-	hjd_config_init(&cfg);
-	p = hjd_config_state_paths(&cfg, err, sizeof err) == 0
+	hj_config_init(&cfg);
+	p = hj_config_state_paths(&cfg, err, sizeof err) == 0
 	        ? db_in(cfg.state_dir)
 	        : NULL;
-	hjd_config_free(&cfg);
+	hj_config_free(&cfg);
 	return p;
 }
 
-static const char *const where_opts[HJ_TOOL_WHERE_N] = {HJ_TOOL_WHERE_OPTS};
+static const char *const where_opts[HJC_TOOL_WHERE_N] = {HJC_TOOL_WHERE_OPTS};
 
-int hj_tool_where(const char *cmd, const char *const *v, int argc, char **argv,
-                  char **path)
+int hjc_tool_where(const char *cmd, const char *const *v, int argc, char **argv,
+                   char **path)
 {
 	/* v: -c, --config, --state-dir, --state, --db */
 	const char *conf = v[0] ? v[0] : v[1], *dir = v[2] ? v[2] : v[3];
@@ -235,43 +235,44 @@ int hj_tool_where(const char *cmd, const char *const *v, int argc, char **argv,
 	const char *conf_name = where_opts[v[0] ? 0 : 1],
 	           *dir_name = where_opts[v[2] ? 2 : 3];
 	int keys = 0, rc;
-	hjd_config cfg;
+	hj_config cfg;
 
 	if (v[0] && v[1])
-		return hj_tool_usage(cmd, "-c and --config are the same "
-		                          "option: give it once");
+		return hjc_tool_usage(cmd, "-c and --config are the same "
+		                           "option: give it once");
 	if (v[2] && v[3])
-		return hj_tool_usage(cmd, "--state and --state-dir are the "
-		                          "same option: give it once");
+		return hjc_tool_usage(cmd, "--state and --state-dir are the "
+		                           "same option: give it once");
 	if (conf && (dir || v[4]))
-		return hj_tool_usage(cmd, "%s and %s: give one or the other",
-		                     conf_name, dir ? dir_name : "--db");
+		return hjc_tool_usage(cmd, "%s and %s: give one or the other",
+		                      conf_name, dir ? dir_name : "--db");
 	if (dir && v[4])
-		return hj_tool_usage(cmd, "%s and --db: give one or the other",
-		                     dir_name);
+		return hjc_tool_usage(cmd, "%s and --db: give one or the other",
+		                      dir_name);
 	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
-		keys |= hj_tool_is_key(argv[i]);
+		keys |= hjc_tool_is_key(argv[i]);
 	if (keys && (dir || v[4]))
-		return hj_tool_usage(cmd, "a --SECTION.KEY=VALUE sets a key of "
-		                          "the configuration: give it with -c "
-		                          "FILE, or without --state-dir and "
-		                          "--db");
-	for (int i = 0; i < HJ_TOOL_WHERE_N; i++)
+		return hjc_tool_usage(cmd,
+		                      "a --SECTION.KEY=VALUE sets a key of "
+		                      "the configuration: give it with -c "
+		                      "FILE, or without --state-dir and "
+		                      "--db");
+	for (int i = 0; i < HJC_TOOL_WHERE_N; i++)
 		if (v[i] && v[i][0] == '\0')
-			return hj_tool_usage(cmd, "%s: empty", where_opts[i]);
+			return hjc_tool_usage(cmd, "%s: empty", where_opts[i]);
 	if (!conf && !keys) {
-		*path = hj_tool_db_path(v[4], dir);
+		*path = hjc_tool_db_path(v[4], dir);
 		return *path ? EX_OK
-		             : hj_tool_fail(cmd, EX_SOFTWARE, "out of memory");
+		             : hjc_tool_fail(cmd, EX_SOFTWARE, "out of memory");
 	}
-	hjd_config_init(&cfg);
-	rc = hj_tool_config(cmd, &cfg, conf, NULL, NULL, argc, argv);
+	hj_config_init(&cfg);
+	rc = hjc_tool_config(cmd, &cfg, conf, NULL, NULL, argc, argv);
 	if (rc == EX_OK) {
-		*path = hj_tool_db_path(NULL, cfg.state_dir);
+		*path = hjc_tool_db_path(NULL, cfg.state_dir);
 		if (*path == NULL)
-			rc = hj_tool_fail(cmd, EX_SOFTWARE, "out of memory");
+			rc = hjc_tool_fail(cmd, EX_SOFTWARE, "out of memory");
 	}
-	hjd_config_free(&cfg);
+	hj_config_free(&cfg);
 	return rc;
 }
 
@@ -286,8 +287,8 @@ static int all_hex(const char *s, size_t n)
 }
 
 /* As chain/evm_backend.c and chain/btc_backend.c write them. */
-int hj_tool_chain_of(const char *path, const char *family, const char *id,
-                     hj_tool_chain *c, char *err, size_t errlen)
+int hjc_tool_chain_of(const char *path, const char *family, const char *id,
+                      hjc_tool_chain *c, char *err, size_t errlen)
 {
 	char fam[SHOWLEN], shown[SHOWLEN], coin[32], net[32], why[200];
 	const char *p, *q;
@@ -309,7 +310,7 @@ int hj_tool_chain_of(const char *path, const char *family, const char *id,
 		return 0;
 	}
 	if (strcmp(family, "bitcoin") != 0) {
-		hj_tool_say(
+		hjc_tool_say(
 		    err, errlen,
 		    "%s: meta: family %s is not a chain family this hashjack "
 		    "knows (evm, bitcoin)",
@@ -331,8 +332,8 @@ int hj_tool_chain_of(const char *path, const char *family, const char *id,
 	if (strlen(q + 1) != 64 || !all_hex(q + 1, 64))
 		goto bad;
 	if (hj_taproot_hrp(coin, net, &c->hrp, why, sizeof why)) {
-		hj_tool_say(err, errlen, "%s: meta: chain %s: %s", path, shown,
-		            why);
+		hjc_tool_say(err, errlen, "%s: meta: chain %s: %s", path, shown,
+		             why);
 		return -EINVAL;
 	}
 	if (strcmp(coin, "litecoin") == 0) {
@@ -345,7 +346,7 @@ int hj_tool_chain_of(const char *path, const char *family, const char *id,
 	c->decimals = 8;
 	return 0;
 bad:
-	hj_tool_say(
+	hjc_tool_say(
 	    err, errlen,
 	    "%s: meta: chain %s is not a chain identity of family %s "
 	    "(\"evm:<chain id>\" or \"bitcoin:<coin>:<network>:<genesis>\")",
@@ -355,7 +356,7 @@ bad:
 
 /* ---- output ----------------------------------------------------------- */
 
-char *hj_tool_coins(hj_amount v, unsigned decimals, char buf[HJ_COINS_STRLEN])
+char *hjc_tool_coins(hj_amount v, unsigned decimals, char buf[HJC_COINS_STRLEN])
 {
 	char d[HJ_AMOUNT_STRLEN];
 	size_t n = strlen(hj_amount_format(v, d)), f, w = 0;
@@ -432,7 +433,7 @@ void hj_buf_printable(struct hj_buf *b, const char *s)
 	}
 }
 
-json_t *hj_tool_json_text(const char *s)
+json_t *hjc_tool_json_text(const char *s)
 {
 	struct hj_buf b = {0};
 	json_t *j = json_string(s);
@@ -445,27 +446,27 @@ json_t *hj_tool_json_text(const char *s)
 	return j;
 }
 
-int hj_tool_is_key(const char *a)
+int hjc_tool_is_key(const char *a)
 {
 	return strncmp(a, "--", 2) == 0 && strchr(a, '.') && strchr(a, '=');
 }
 
-int hj_tool_config(const char *cmd, hjd_config *cfg, const char *file,
-                   int (*pre)(hjd_config *cfg, void *arg), void *arg, int argc,
-                   char **argv)
+int hjc_tool_config(const char *cmd, hj_config *cfg, const char *file,
+                    int (*pre)(hj_config *cfg, void *arg), void *arg, int argc,
+                    char **argv)
 {
 	char err[512];
 	int rc;
-	if (file && hjd_config_load(cfg, file, err, sizeof err) != 0)
-		return hj_tool_fail(cmd, EX_CONFIG, "%s", err);
+	if (file && hj_config_load(cfg, file, err, sizeof err) != 0)
+		return hjc_tool_fail(cmd, EX_CONFIG, "%s", err);
 	if (pre && (rc = pre(cfg, arg)) != EX_OK)
 		return rc;
 	for (int i = 0; i < argc; i++)
-		if (hj_tool_is_key(argv[i]) &&
-		    hjd_config_set_arg(cfg, argv[i] + 2, err, sizeof err) != 0)
-			return hj_tool_usage(cmd, "%s", err);
-	if ((file || pre) && hjd_config_finish(cfg, err, sizeof err) != 0)
-		return hj_tool_fail(cmd, EX_CONFIG, "%s", err);
+		if (hjc_tool_is_key(argv[i]) &&
+		    hj_config_set_arg(cfg, argv[i] + 2, err, sizeof err) != 0)
+			return hjc_tool_usage(cmd, "%s", err);
+	if ((file || pre) && hj_config_finish(cfg, err, sizeof err) != 0)
+		return hjc_tool_fail(cmd, EX_CONFIG, "%s", err);
 	return EX_OK;
 }
 
@@ -480,16 +481,16 @@ static void on_rpc_retry(void *arg, const char *what, unsigned attempt,
 {
 	(void)arg;
 	if (!rpc_say.follow) {
-		hj_tool_note(rpc_say.cmd,
-		             "node: %s (attempt %u of %u); retrying in %u ms",
-		             what, attempt, HJ_TOOL_RPC_ATTEMPTS, delay_ms);
+		hjc_tool_note(rpc_say.cmd,
+		              "node: %s (attempt %u of %u); retrying in %u ms",
+		              what, attempt, HJC_TOOL_RPC_ATTEMPTS, delay_ms);
 		return;
 	}
 	if (!rpc_say.down)
-		hj_tool_note(rpc_say.cmd,
-		             "node: %s; retrying until it answers, without "
-		             "a line per attempt (--follow)",
-		             what);
+		hjc_tool_note(rpc_say.cmd,
+		              "node: %s; retrying until it answers, without "
+		              "a line per attempt (--follow)",
+		              what);
 	rpc_say.down = 1;
 }
 
@@ -500,14 +501,15 @@ static void on_rpc_attempt(void *arg, const char *method,
 	(void)us;
 	if (rpc_say.down && (outcome == HJ_RPC_OK || outcome == HJ_RPC_ERROR)) {
 		rpc_say.down = 0;
-		hj_tool_note(rpc_say.cmd, "node: answering again (%s)", method);
+		hjc_tool_note(rpc_say.cmd, "node: answering again (%s)",
+		              method);
 	}
 }
 
-void hj_tool_rpc_opts(const char *cmd, const hjd_config *cfg, int follow,
-                      hj_rpc_opts *o)
+void hjc_tool_rpc_opts(const char *cmd, const hj_config *cfg, int follow,
+                       hj_rpc_opts *o)
 {
-	hjd_node_rpc_opts(cfg, o);
+	hj_node_rpc_opts(cfg, o);
 	rpc_say.cmd = cmd;
 	rpc_say.follow = follow;
 	rpc_say.down = 0;
@@ -515,7 +517,7 @@ void hj_tool_rpc_opts(const char *cmd, const hjd_config *cfg, int follow,
 	if (follow) {
 		o->observe = on_rpc_attempt;
 	} else {
-		o->max_attempts = HJ_TOOL_RPC_ATTEMPTS;
-		o->give_up_ms = HJ_TOOL_RPC_GIVE_UP_S * 1000u;
+		o->max_attempts = HJC_TOOL_RPC_ATTEMPTS;
+		o->give_up_ms = HJC_TOOL_RPC_GIVE_UP_S * 1000u;
 	}
 }

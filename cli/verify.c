@@ -113,7 +113,7 @@ static const char usage[] =
     "74 reading the log failed; 75 the log goes beyond the node's tip:\n"
     "the blocks after it are not checked yet; 78 a bad configuration.\n";
 
-int hj_verify_help(void)
+int hjc_verify_help(void)
 {
 	fputs(usage, stdout);
 	return EX_OK;
@@ -160,7 +160,7 @@ struct kept {
 
 struct run {
 	uv_loop_t loop;
-	hjd_config *cfg;
+	hj_config *cfg;
 	int fd;
 	const char *name;
 	/* What was read of the file and not taken as lines yet: buf[beg, len)
@@ -221,13 +221,13 @@ struct run {
 	int idle;   /* waiting (timer) for lines, none in flight */
 	int rc;
 	int done;
-	hj_vpay *pay; /* --payouts */
+	hjc_vpay *pay; /* --payouts */
 	int json;
 	uint64_t grace;
 };
 
 /* A note on stderr, on a line of its own. */
-#define say(...) hj_tool_note(CMD, __VA_ARGS__)
+#define say(...) hjc_tool_note(CMD, __VA_ARGS__)
 
 static void on_closed(void *arg)
 {
@@ -242,7 +242,7 @@ static void finish(struct run *r, int rc)
 	if (r->done)
 		return;
 	r->done = 1;
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	r->rc = rc;
 	if (r->handles) {
 		uv_close((uv_handle_t *)&r->timer, NULL);
@@ -290,7 +290,7 @@ static int unknown_round(const char *theirs, size_t tn, const char *ours,
 static void differ(struct run *r, uint64_t h, const char *what,
                    const char *theirs, size_t tn, const char *ours, size_t on)
 {
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	printf("block %llu: %s\n", (unsigned long long)h, what);
 	if (r->follow) {
 		r->failures++;
@@ -324,7 +324,7 @@ static char *line_field(const char *s, size_t n, const char *key)
 static void say_other_chain(struct run *r, uint64_t h, const char *node,
                             const char *theirs)
 {
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	printf("block %llu: your node's block is %s, the log's %s: your node "
 	       "follows another chain than the one this log was dealt from "
 	       "(or the log is not of this chain); no line of the log was "
@@ -432,8 +432,8 @@ static const char *shown(json_t *v, char *buf, size_t n)
 	return buf;
 }
 
-void hj_verify_describe(const char *theirs, size_t tn, const char *ours,
-                        size_t on, char *buf, size_t n)
+void hjc_verify_describe(const char *theirs, size_t tn, const char *ours,
+                         size_t on, char *buf, size_t n)
 {
 	json_t *a = json_loadb(theirs, tn, 0, NULL);
 	json_t *b = json_loadb(ours, on, 0, NULL);
@@ -465,29 +465,29 @@ static void next_batch(struct run *r);
  * following: block H verified, F failures". */
 static void progress(struct run *r)
 {
-	if (!hj_tool_progress_on() || !r->last)
+	if (!hjc_tool_progress_on() || !r->last)
 		return;
 	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
 	double done = (double)(r->checked + r->unchecked);
 	long long pos = r->pos - (long long)(r->len - r->beg);
 	if (r->follow)
-		hj_tool_progress("verify: following: block %llu verified, "
-		                 "%llu failure%s",
-		                 (unsigned long long)r->last,
-		                 (unsigned long long)r->failures,
-		                 r->failures == 1 ? "" : "s");
+		hjc_tool_progress("verify: following: block %llu verified, "
+		                  "%llu failure%s",
+		                  (unsigned long long)r->last,
+		                  (unsigned long long)r->failures,
+		                  r->failures == 1 ? "" : "s");
 	else if (r->size > 0 && pos > 0 && pos <= r->size && secs > 0)
-		hj_tool_progress(
+		hjc_tool_progress(
 		    "verify: block %llu, %.0f blocks, %.0f blocks/s, %.0f %%, "
 		    "about %.0f s left",
 		    (unsigned long long)r->last, done, done / secs,
 		    100.0 * (double)pos / (double)r->size,
 		    secs * (double)(r->size - pos) / (double)pos);
 	else
-		hj_tool_progress("verify: block %llu, %.0f blocks, %.0f "
-		                 "blocks/s",
-		                 (unsigned long long)r->last, done,
-		                 secs > 0 ? done / secs : 0);
+		hjc_tool_progress("verify: block %llu, %.0f blocks, %.0f "
+		                  "blocks/s",
+		                  (unsigned long long)r->last, done,
+		                  secs > 0 ? done / secs : 0);
 }
 
 /* Under --follow, tries again in interval_ms (the end of the log, the
@@ -544,7 +544,7 @@ static int deal(struct run *r, struct batch *b, const hj_chain_block *blocks)
 			return -1;
 		}
 		if (r->pay &&
-		    hj_vpay_line(r->pay, line, len - 1, err, sizeof err)) {
+		    hjc_vpay_line(r->pay, line, len - 1, err, sizeof err)) {
 			say("payouts: block %llu: %s",
 			    (unsigned long long)l->height, err);
 			finish(r, EX_SOFTWARE);
@@ -560,8 +560,8 @@ static int deal(struct run *r, struct batch *b, const hj_chain_block *blocks)
 			if (r->checked == 0 && r->failures == 0 &&
 			    other_chain(r, l, line, len))
 				return -1;
-			hj_verify_describe(l->text, l->len, line, len, what,
-			                   sizeof what);
+			hjc_verify_describe(l->text, l->len, line, len, what,
+			                    sizeof what);
 			differ(r, l->height, what, l->text, l->len, line, len);
 		} else {
 			r->checked++;
@@ -851,7 +851,7 @@ static int skip(const char **p, const char *end, const char *lit)
 	return 0;
 }
 
-int hj_verify_line_height(const char *s, size_t n, uint64_t *out)
+int hjc_verify_line_height(const char *s, size_t n, uint64_t *out)
 {
 	const char *p = s, *end = s + n;
 	uint64_t v;
@@ -896,7 +896,7 @@ static int read_line(struct run *r, struct line *l)
 			if (got > 0)
 				continue;
 			if (r->len > r->beg && !r->follow && !r->pending) {
-				hj_tool_progress_end();
+				hjc_tool_progress_end();
 				printf("line %llu: cut: no newline at its end "
 				       "(a partial line)\n",
 				       (unsigned long long)r->lineno + 1);
@@ -907,13 +907,13 @@ static int read_line(struct run *r, struct line *l)
 		}
 		size_t len = (size_t)(nl - b);
 		uint64_t height;
-		int bad = hj_verify_line_height(b, len, &height) != 0;
+		int bad = hjc_verify_line_height(b, len, &height) != 0;
 		if (bad && r->pending)
 			return 0; /* said once the blocks before it are dealt */
 		r->beg += len + 1;
 		r->lineno++;
 		if (bad) {
-			hj_tool_progress_end();
+			hjc_tool_progress_end();
 			printf("line %llu: not a card log line (no height)\n",
 			       (unsigned long long)r->lineno);
 			if (r->follow) {
@@ -994,7 +994,7 @@ static void report_end(struct run *r)
 	/* With --json, standard output is the payouts report alone. */
 	FILE *out = r->json ? stderr : stdout;
 	char before[200] = "";
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	if (!r->started) {
 		say("%s: no line", r->name);
 		finish(r, 1);
@@ -1049,15 +1049,15 @@ static void report_end(struct run *r)
 		return;
 	}
 	fflush(out);
-	hj_vpay_opts o = {.confirmations = r->cfg->confirmations,
-	                  .finality = r->cfg->finality,
-	                  .grace = r->grace,
-	                  .batch = r->cfg->batch_blocks < BATCH_MAX
-	                               ? r->cfg->batch_blocks
-	                               : BATCH_MAX,
-	                  .json = r->json,
-	                  .out = stdout};
-	if (hj_vpay_end(r->pay, r->be, &o, on_paid, r)) {
+	hjc_vpay_opts o = {.confirmations = r->cfg->confirmations,
+	                   .finality = r->cfg->finality,
+	                   .grace = r->grace,
+	                   .batch = r->cfg->batch_blocks < BATCH_MAX
+	                                ? r->cfg->batch_blocks
+	                                : BATCH_MAX,
+	                   .json = r->json,
+	                   .out = stdout};
+	if (hjc_vpay_end(r->pay, r->be, &o, on_paid, r)) {
 		say("out of memory");
 		finish(r, EX_SOFTWARE);
 	}
@@ -1456,7 +1456,7 @@ static void on_signal(uv_signal_t *h, int signum)
 {
 	struct run *r = h->data;
 	(void)signum;
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	if (r->checked)
 		printf("verified blocks %llu to %llu, %llu failure%s\n",
 		       (unsigned long long)r->first,
@@ -1491,10 +1491,10 @@ static int run(struct run *r)
 		r->ino = st.st_ino;
 	}
 	r->t0 = uv_hrtime();
-	hj_tool_rpc_opts(CMD, r->cfg, r->follow, &o);
+	hjc_tool_rpc_opts(CMD, r->cfg, r->follow, &o);
 	r->t = hj_table_new(&r->cfg->rules);
 	if (!r->t || uv_loop_init(&r->loop) != 0)
-		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	uv_timer_init(&r->loop, &r->timer);
 	r->timer.data = r;
 	if (r->follow) {
@@ -1512,9 +1512,9 @@ static int run(struct run *r)
 	}
 	r->rpc = hj_rpc_new(&r->loop, &o, err, sizeof err);
 	if (r->rpc)
-		r->be = hjd_node_backend(r->cfg, r->rpc, err, sizeof err);
+		r->be = hj_node_backend(r->cfg, r->rpc, err, sizeof err);
 	if (!r->be || r->be->ops->identity(r->be, on_identity, r))
-		finish(r, hj_tool_fail(CMD, EX_CONFIG, "%s", err));
+		finish(r, hjc_tool_fail(CMD, EX_CONFIG, "%s", err));
 	else if (r->stream && !r->api.ended)
 		api_connect(r);
 	uv_run(&r->loop, UV_RUN_DEFAULT);
@@ -1545,7 +1545,7 @@ static int api_source(struct run *r)
 	char base[1100], *text = NULL, err[512];
 	size_t len;
 	if (url[0] == 'h' ? url[4] == 's' : url[2] == 's')
-		return hj_tool_usage(
+		return hjc_tool_usage(
 		    CMD,
 		    "--card-log %s: no TLS here: give the "
 		    "dealer's API as ws:// or http:// (on this "
@@ -1554,17 +1554,17 @@ static int api_source(struct run *r)
 	if (host == 0 || host > 512 ||
 	    (*path && strcmp(path, "/") != 0 &&
 	     strcmp(path, "/v1/stream") != 0))
-		return hj_tool_usage(CMD,
-		                     "--card-log %s: give the dealer's API as "
-		                     "http://HOST:PORT or "
-		                     "ws://HOST:PORT/v1/stream",
-		                     url);
+		return hjc_tool_usage(CMD,
+		                      "--card-log %s: give the dealer's API as "
+		                      "http://HOST:PORT or "
+		                      "ws://HOST:PORT/v1/stream",
+		                      url);
 	if (!r->cfg->start_height_set)
-		return hj_tool_usage(CMD,
-		                     "--card-log %s: reading the dealer's API "
-		                     "needs its first block: "
-		                     "--chain.start_height=N",
-		                     url);
+		return hjc_tool_usage(CMD,
+		                      "--card-log %s: reading the dealer's API "
+		                      "needs its first block: "
+		                      "--chain.start_height=N",
+		                      url);
 	snprintf(r->api.url, sizeof r->api.url, "ws://%.*s/v1/stream",
 	         (int)host, rest);
 	r->api.from = r->cfg->start_height ? r->cfg->start_height - 1 : 0;
@@ -1574,8 +1574,8 @@ static int api_source(struct run *r)
 		return EX_OK;
 	/* The blocks the API has now: lastBlock of its table. */
 	snprintf(base, sizeof base, "http://%.*s", (int)host, rest);
-	if (hj_verify_table_read(base, &text, &len, err, sizeof err))
-		return hj_tool_fail(CMD, EX_NOINPUT, "%s", err);
+	if (hjc_verify_table_read(base, &text, &len, err, sizeof err))
+		return hjc_tool_fail(CMD, EX_NOINPUT, "%s", err);
 	json_t *t = json_loadb(text, len, 0, NULL);
 	json_t *h = json_object_get(json_object_get(t, "lastBlock"), "height");
 	int ok = json_is_integer(h) && json_integer_value(h) >= 0;
@@ -1584,8 +1584,8 @@ static int api_source(struct run *r)
 	json_decref(t);
 	free(text);
 	if (!ok)
-		return hj_tool_fail(CMD, EX_DATAERR,
-		                    "%s/v1/table: no lastBlock.height", base);
+		return hjc_tool_fail(CMD, EX_DATAERR,
+		                     "%s/v1/table: no lastBlock.height", base);
 	if (r->api.end < r->cfg->start_height)
 		r->api.ended = 1; /* nothing yet */
 	return EX_OK;
@@ -1599,7 +1599,7 @@ struct from_args {
 	const char *rpc[4]; /* url, cookie file, user, password */
 };
 
-static int apply_args(hjd_config *cfg, void *arg)
+static int apply_args(hj_config *cfg, void *arg)
 {
 	static const char *const keys[4] = {
 	    "chain.rpc_url", "chain.rpc_cookie_file", "chain.rpc_user",
@@ -1609,48 +1609,48 @@ static int apply_args(hjd_config *cfg, void *arg)
 	if (a->table) {
 		char *text = NULL;
 		size_t len = 0;
-		if (hj_verify_table_read(a->table, &text, &len, err,
-		                         sizeof err))
-			return hj_tool_fail(CMD, EX_NOINPUT, "%s", err);
+		if (hjc_verify_table_read(a->table, &text, &len, err,
+		                          sizeof err))
+			return hjc_tool_fail(CMD, EX_NOINPUT, "%s", err);
 		int bad =
-		    hj_verify_table_apply(cfg, text, len, a->r->chain,
-		                          sizeof a->r->chain, err, sizeof err);
+		    hjc_verify_table_apply(cfg, text, len, a->r->chain,
+		                           sizeof a->r->chain, err, sizeof err);
 		free(text);
 		if (bad)
-			return hj_tool_fail(CMD, EX_DATAERR, "%s", err);
+			return hjc_tool_fail(CMD, EX_DATAERR, "%s", err);
 	}
 	for (int k = 0; k < 4; k++) {
 		if (!a->rpc[k])
 			continue;
 		snprintf(kv, sizeof kv, "%s=%s", keys[k], a->rpc[k]);
-		if (hjd_config_set_arg(cfg, kv, err, sizeof err))
-			return hj_tool_usage(CMD, "%s", err);
+		if (hj_config_set_arg(cfg, kv, err, sizeof err))
+			return hjc_tool_usage(CMD, "%s", err);
 	}
 	return EX_OK;
 }
 
-int hj_verify_main(int argc, char **argv)
+int hjc_verify_main(int argc, char **argv)
 {
 	static const char *const rpc_opts[4] = {"--rpc", "--rpc-cookie",
 	                                        "--rpc-user", "--rpc-password"};
-	hjd_config cfg;
+	hj_config cfg;
 	const char *conf = NULL, *log = NULL;
 	int rc = EX_OK;
 	struct run r = {.cfg = &cfg,
 	                .fd = -1,
 	                .interval_ms = 1000,
-	                .grace = HJ_VPAY_GRACE_DEFAULT};
+	                .grace = HJC_VPAY_GRACE_DEFAULT};
 	const char *grace = NULL;
 	int payouts = 0;
 	struct from_args fa = {.r = &r};
 
-	hjd_config_init(&cfg);
+	hj_config_init(&cfg);
 	for (int i = 0; i < argc && rc == EX_OK; i++) {
 		const char *a = argv[i];
 		const char **dst = NULL;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			hjd_config_free(&cfg);
-			return hj_verify_help();
+			hj_config_free(&cfg);
+			return hjc_verify_help();
 		}
 		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0)
 			dst = &conf;
@@ -1663,9 +1663,10 @@ int hj_verify_main(int argc, char **argv)
 				dst = &fa.rpc[k];
 		if (dst) {
 			if (i + 1 >= argc)
-				rc = hj_tool_usage(CMD, "%s: needs a value", a);
+				rc =
+				    hjc_tool_usage(CMD, "%s: needs a value", a);
 			else if (*dst)
-				rc = hj_tool_usage(CMD, "%s: given twice", a);
+				rc = hjc_tool_usage(CMD, "%s: given twice", a);
 			else
 				*dst = argv[++i];
 		} else if (strcmp(a, "--follow") == 0) {
@@ -1680,39 +1681,39 @@ int hj_verify_main(int argc, char **argv)
 			errno = 0;
 			r.grace = strtoull(grace, &end, 10);
 			if (*grace < '0' || *grace > '9' || *end || errno)
-				rc = hj_tool_usage(CMD,
-				                   "--grace: \"%s\" is not a "
-				                   "number of blocks",
-				                   grace);
+				rc = hjc_tool_usage(CMD,
+				                    "--grace: \"%s\" is not a "
+				                    "number of blocks",
+				                    grace);
 		} else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
 			if (interval(argv[++i], &r.interval_ms))
-				rc =
-				    hj_tool_usage(CMD,
-				                  "--interval \"%s\": give "
-				                  "milliseconds, 10 to 3600000",
-				                  argv[i]);
-		} else if (!hj_tool_is_key(a)) {
-			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
+				rc = hjc_tool_usage(
+				    CMD,
+				    "--interval \"%s\": give "
+				    "milliseconds, 10 to 3600000",
+				    argv[i]);
+		} else if (!hjc_tool_is_key(a)) {
+			rc = hjc_tool_usage(CMD, "unknown argument \"%s\"", a);
 		}
 	}
 	if (rc == EX_OK && !conf && !fa.table)
-		rc = hj_tool_usage(CMD, "give -c FILE, or --table URL|FILE");
+		rc = hjc_tool_usage(CMD, "give -c FILE, or --table URL|FILE");
 	if (rc == EX_OK && !conf && !log)
-		rc = hj_tool_usage(CMD, "without -c, give --card-log FILE|-");
+		rc = hjc_tool_usage(CMD, "without -c, give --card-log FILE|-");
 	if (rc == EX_OK && !payouts && (r.json || grace))
-		rc = hj_tool_usage(CMD, "%s is for --payouts",
-		                   r.json ? "--json" : "--grace");
+		rc = hjc_tool_usage(CMD, "%s is for --payouts",
+		                    r.json ? "--json" : "--grace");
 	if (rc == EX_OK && payouts && r.follow)
-		rc = hj_tool_usage(CMD, "--payouts reports at the log's end: "
-		                        "not with --follow");
+		rc = hjc_tool_usage(CMD, "--payouts reports at the log's end: "
+		                         "not with --follow");
 	if (rc == EX_OK)
-		rc = hj_tool_config(CMD, &cfg, conf, apply_args, &fa, argc,
-		                    argv);
+		rc = hjc_tool_config(CMD, &cfg, conf, apply_args, &fa, argc,
+		                     argv);
 	r.name = log ? log : cfg.card_log;
 	if (rc == EX_OK && r.follow && strcmp(r.name, "-") == 0)
-		rc = hj_tool_usage(CMD, "--follow follows a file or the "
-		                        "dealer's API: give --card-log FILE "
-		                        "or URL");
+		rc = hjc_tool_usage(CMD, "--follow follows a file or the "
+		                         "dealer's API: give --card-log FILE "
+		                         "or URL");
 	if (rc == EX_OK && api_url(r.name))
 		rc = api_source(&r);
 	else if (rc == EX_OK) {
@@ -1720,17 +1721,17 @@ int hj_verify_main(int argc, char **argv)
 		           ? STDIN_FILENO
 		           : open(r.name, O_RDONLY | O_CLOEXEC);
 		if (r.fd < 0)
-			rc = hj_tool_fail(CMD, EX_NOINPUT, "%s: %s", r.name,
-			                  strerror(errno));
+			rc = hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r.name,
+			                   strerror(errno));
 	}
 	if (rc == EX_OK && payouts) {
-		r.pay = hj_vpay_new(
+		r.pay = hjc_vpay_new(
 		    cfg.family, cfg.family == HJ_EVM ? "wei"
 		                : cfg.coin && strcmp(cfg.coin, "litecoin") == 0
 		                    ? "litoshi"
 		                    : "satoshi");
 		if (!r.pay)
-			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+			rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	}
 	if (rc == EX_OK) {
 		hj_cardlog_init(&r.cl);
@@ -1747,10 +1748,10 @@ int hj_verify_main(int argc, char **argv)
 		if (r.have_ahead)
 			free(r.ahead.text); /* not kept yet */
 	}
-	hj_vpay_free(r.pay);
+	hjc_vpay_free(r.pay);
 	free(r.buf);
 	if (r.fd > STDIN_FILENO)
 		close(r.fd);
-	hjd_config_free(&cfg);
+	hj_config_free(&cfg);
 	return rc;
 }

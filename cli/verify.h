@@ -2,25 +2,25 @@
  * `hashjack verify`: a dealer's block-to-card log checked against one's own
  * node, line by line, through the dealer's own per-block step (docs/CLI.md).
  */
-#ifndef HJ_VERIFY_H
-#define HJ_VERIFY_H
+#ifndef HJC_VERIFY_H
+#define HJC_VERIFY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* Runs `hashjack verify ARGS...` (argv after "verify").  Returns a
  * sysexits(3) code, or 1 when a line differs. */
-int hj_verify_main(int argc, char **argv);
+int hjc_verify_main(int argc, char **argv);
 /* Prints its help on stdout.  Returns EX_OK. */
-int hj_verify_help(void);
+int hjc_verify_help(void);
 
 /* What differs between a dealer's line (theirs, tn bytes) and the
  * protocol's (ours), in words, into buf (n > 0): the first JSON path where
  * they part with the dealer's value there and the protocol's ("events[1].
  * payout: the dealer's \"1\", the protocol's \"0\""), or why they cannot
  * be compared so.  Any bytes for theirs. */
-void hj_verify_describe(const char *theirs, size_t tn, const char *ours,
-                        size_t on, char *buf, size_t n);
+void hjc_verify_describe(const char *theirs, size_t tn, const char *ours,
+                         size_t on, char *buf, size_t n);
 
 /* The top-level "height" of a card log line (s, n bytes, without its
  * "\n"), a non-negative integer, into *out: 0, or -1 when it has none or
@@ -28,6 +28,6 @@ void hj_verify_describe(const char *theirs, size_t tn, const char *ours,
  * ({"v":N,"chain":"C","height":H,) is read from those members alone,
  * without parsing the rest: verify compares the rest byte for byte with
  * the protocol's line.  Any other line is parsed as JSON.  Any bytes. */
-int hj_verify_line_height(const char *s, size_t n, uint64_t *out);
+int hjc_verify_line_height(const char *s, size_t n, uint64_t *out);
 
 #endif

@@ -52,7 +52,7 @@ struct idmap {
 	size_t cap, n; /* cap a power of two */
 };
 
-struct hj_vpay {
+struct hjc_vpay {
 	hj_family family;
 	const char *unit;
 	struct party *parties;
@@ -67,10 +67,10 @@ struct hj_vpay {
 	size_t nrecipients, cap_recipients;
 	int started;
 	uint64_t first, last;
-	/* hj_vpay_end's scan. */
+	/* hjc_vpay_end's scan. */
 	hj_backend *be;
-	hj_vpay_opts o;
-	hj_vpay_done_cb done;
+	hjc_vpay_opts o;
+	hjc_vpay_done_cb done;
 	void *arg;
 	hj_chain_payee *payees; /* one per recipient */
 	uint64_t tip, final, next, to;
@@ -165,9 +165,9 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-hj_vpay *hj_vpay_new(hj_family family, const char *unit)
+hjc_vpay *hjc_vpay_new(hj_family family, const char *unit)
 {
-	hj_vpay *v = calloc(1, sizeof *v);
+	hjc_vpay *v = calloc(1, sizeof *v);
 	if (!v)
 		return NULL;
 	v->family = family;
@@ -175,7 +175,7 @@ hj_vpay *hj_vpay_new(hj_family family, const char *unit)
 	return v;
 }
 
-void hj_vpay_free(hj_vpay *v)
+void hjc_vpay_free(hjc_vpay *v)
 {
 	if (!v)
 		return;
@@ -189,38 +189,38 @@ void hj_vpay_free(hj_vpay *v)
 	free(v);
 }
 
-size_t hj_vpay_count(const hj_vpay *v)
+size_t hjc_vpay_count(const hjc_vpay *v)
 {
 	return v->nrecipients;
 }
 
-const hj_id *hj_vpay_recipient(const hj_vpay *v, size_t i)
+const hj_id *hjc_vpay_recipient(const hjc_vpay *v, size_t i)
 {
 	return &v->parties[v->recipients[i]].id;
 }
 
-const char *hj_vpay_recipient_text(const hj_vpay *v, size_t i)
+const char *hjc_vpay_recipient_text(const hjc_vpay *v, size_t i)
 {
 	return v->parties[v->recipients[i]].text;
 }
 
-uint64_t hj_vpay_first(const hj_vpay *v)
+uint64_t hjc_vpay_first(const hjc_vpay *v)
 {
 	return v->first;
 }
 
-uint64_t hj_vpay_last(const hj_vpay *v)
+uint64_t hjc_vpay_last(const hjc_vpay *v)
 {
 	return v->last;
 }
 
-void hj_vpay_set_address(hj_vpay *v, size_t i, const char *address)
+void hjc_vpay_set_address(hjc_vpay *v, size_t i, const char *address)
 {
 	struct party *p = &v->parties[v->recipients[i]];
 	snprintf(p->address, sizeof p->address, "%s", address);
 }
 
-int hj_vpay_received(hj_vpay *v, size_t i, hj_amount value)
+int hjc_vpay_received(hjc_vpay *v, size_t i, hj_amount value)
 {
 	struct party *p = &v->parties[v->recipients[i]];
 	if (value > HJ_AMOUNT_MAX - p->received)
@@ -244,7 +244,7 @@ __attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
 
 /* Event member key as an id (hex as the family writes it) into *id and
  * its text; -EINVAL when it is absent or not one. */
-static int get_id(const hj_vpay *v, json_t *ev, const char *key, hj_id *id,
+static int get_id(const hjc_vpay *v, json_t *ev, const char *key, hj_id *id,
                   const char **text)
 {
 	json_t *s = json_object_get(ev, key);
@@ -271,7 +271,7 @@ static int get_amount(json_t *ev, const char *key, hj_amount *out)
 }
 
 /* The party of id, made when new: its index, or -ENOMEM. */
-static long party_of(hj_vpay *v, const hj_id *id, const char *text)
+static long party_of(hjc_vpay *v, const hj_id *id, const char *text)
 {
 	struct slot *s = idmap_find(&v->by_id, id);
 	struct party *p;
@@ -289,7 +289,8 @@ static long party_of(hj_vpay *v, const hj_id *id, const char *text)
 	return (long)v->nparties++;
 }
 
-static int add_debt(hj_vpay *v, size_t party, uint64_t height, hj_amount amount)
+static int add_debt(hjc_vpay *v, size_t party, uint64_t height,
+                    hj_amount amount)
 {
 	struct party *p = &v->parties[party];
 
@@ -313,7 +314,7 @@ static int add_debt(hj_vpay *v, size_t party, uint64_t height, hj_amount amount)
 }
 
 /* A debt to the party named by ev's key. */
-static int debt_to(hj_vpay *v, json_t *ev, const char *key, uint64_t height,
+static int debt_to(hjc_vpay *v, json_t *ev, const char *key, uint64_t height,
                    hj_amount amount)
 {
 	hj_id id;
@@ -328,7 +329,7 @@ static int debt_to(hj_vpay *v, json_t *ev, const char *key, uint64_t height,
 	return add_debt(v, (size_t)p, height, amount);
 }
 
-static int reject(hj_vpay *v, json_t *ev, uint64_t height)
+static int reject(hjc_vpay *v, json_t *ev, uint64_t height)
 {
 	hj_amount refund;
 	hj_id id;
@@ -362,7 +363,7 @@ static int reject(hj_vpay *v, json_t *ev, uint64_t height)
 	return 0;
 }
 
-static int event(hj_vpay *v, json_t *ev, uint64_t height)
+static int event(hjc_vpay *v, json_t *ev, uint64_t height)
 {
 	const char *type = json_string_value(json_object_get(ev, "type"));
 	hj_amount amount;
@@ -414,8 +415,8 @@ static int no_events(const char *line, size_t len)
 	return len >= n && memcmp(line + len - n, tail, n) == 0;
 }
 
-int hj_vpay_line(hj_vpay *v, const char *line, size_t len, char *err,
-                 size_t errlen)
+int hjc_vpay_line(hjc_vpay *v, const char *line, size_t len, char *err,
+                  size_t errlen)
 {
 	json_t *j, *h, *evs;
 	uint64_t height;
@@ -511,7 +512,8 @@ static int cmp_rows(const void *x, const void *y)
 	              json_string_value(json_object_get(b, "recipient")));
 }
 
-json_t *hj_vpay_report(const hj_vpay *v, const hj_vpay_view *w, size_t *nshort)
+json_t *hjc_vpay_report(const hjc_vpay *v, const hjc_vpay_view *w,
+                        size_t *nshort)
 {
 	unsigned conf = w->confirmations ? w->confirmations : 1;
 	int has_final = w->finality || w->tip + 1 >= conf;
@@ -532,7 +534,7 @@ json_t *hj_vpay_report(const hj_vpay *v, const hj_vpay_view *w, size_t *nshort)
 	for (size_t i = 0; ok && i < v->ndebts; i++) {
 		const struct debt *d = &v->debts[i];
 		hj_amount *to = has_due && d->height <= due ? owed : later;
-		/* Below the party's total, which hj_vpay_line kept below
+		/* Below the party's total, which hjc_vpay_line kept below
 		 * 2^128. */
 		to[d->party] += d->amount;
 	}
@@ -652,7 +654,7 @@ static long long num(const json_t *o, const char *key)
 	return (long long)json_integer_value(json_object_get(o, key));
 }
 
-void hj_vpay_print(const json_t *r, FILE *out)
+void hjc_vpay_print(const json_t *r, FILE *out)
 {
 	json_t *list = json_object_get(r, "recipients");
 	json_t *un = json_object_get(r, "unattributed");
@@ -757,31 +759,31 @@ void hj_vpay_print(const json_t *r, FILE *out)
 /* ---- the end: the chain ---- */
 
 /* A note on stderr, on a line of its own. */
-#define say(...) hj_tool_note("verify: payouts", __VA_ARGS__)
+#define say(...) hjc_tool_note("verify: payouts", __VA_ARGS__)
 
-static void finish(hj_vpay *v, int rc)
+static void finish(hjc_vpay *v, int rc)
 {
 	if (v->finished)
 		return;
 	v->finished = 1;
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	v->done(v->arg, rc);
 }
 
-static void report(hj_vpay *v)
+static void report(hjc_vpay *v)
 {
-	hj_vpay_view w = {.tip = v->tip,
-	                  .confirmations = v->o.confirmations,
-	                  .finality = v->o.finality,
-	                  .final = v->final,
-	                  .grace = v->o.grace,
-	                  .scanned = v->scanning,
-	                  .scan_from = v->first,
-	                  .scan_to = v->to};
+	hjc_vpay_view w = {.tip = v->tip,
+	                   .confirmations = v->o.confirmations,
+	                   .finality = v->o.finality,
+	                   .final = v->final,
+	                   .grace = v->o.grace,
+	                   .scanned = v->scanning,
+	                   .scan_from = v->first,
+	                   .scan_to = v->to};
 	size_t nshort;
-	json_t *r = hj_vpay_report(v, &w, &nshort);
+	json_t *r = hjc_vpay_report(v, &w, &nshort);
 
-	hj_tool_progress_end();
+	hjc_tool_progress_end();
 	if (!r) {
 		say("out of memory");
 		finish(v, EX_SOFTWARE);
@@ -791,32 +793,32 @@ static void report(hj_vpay *v)
 		json_dumpf(r, v->o.out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', v->o.out);
 	} else {
-		hj_vpay_print(r, v->o.out);
+		hjc_vpay_print(r, v->o.out);
 	}
 	fflush(v->o.out);
 	json_decref(r);
 	finish(v, nshort ? 1 : 0);
 }
 
-static void more(hj_vpay *v);
+static void more(hjc_vpay *v);
 
 static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
                         const char *error)
 {
-	hj_vpay *v = arg;
+	hjc_vpay *v = arg;
 
 	v->inflight--;
 	if (v->finished)
 		return;
 	if (error) {
-		hj_tool_progress_end();
+		hjc_tool_progress_end();
 		say("node: %s", error);
 		finish(v, EX_UNAVAILABLE);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (p[i].payee >= v->nrecipients ||
-		    hj_vpay_received(v, p[i].payee, p[i].value)) {
+		    hjc_vpay_received(v, p[i].payee, p[i].value)) {
 			say("block %" PRIu64 ": more received than 2^128 - 1",
 			    p[i].height);
 			finish(v, EX_DATAERR);
@@ -828,7 +830,7 @@ static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
 
 /* Asks for the next ranges, up to DEPTH in flight; reports after the
  * last. */
-static void more(hj_vpay *v)
+static void more(hjc_vpay *v)
 {
 	while (v->inflight < DEPTH && v->next <= v->to) {
 		uint64_t left = v->to - v->next + 1;
@@ -843,15 +845,15 @@ static void more(hj_vpay *v)
 		v->next += n;
 	}
 	if (v->next > v->first)
-		hj_tool_progress("verify: payouts: scanned to block %" PRIu64
-		                 " of %" PRIu64,
-		                 v->next - 1, v->to);
+		hjc_tool_progress("verify: payouts: scanned to block %" PRIu64
+		                  " of %" PRIu64,
+		                  v->next - 1, v->to);
 	if (v->inflight == 0)
 		report(v);
 }
 
 /* The node's tip, and its last final block (has_final 0: none yet). */
-static void got_tip(hj_vpay *v, uint64_t height, int has_final, uint64_t final,
+static void got_tip(hjc_vpay *v, uint64_t height, int has_final, uint64_t final,
                     const char *error)
 {
 	char err[200];
@@ -870,14 +872,14 @@ static void got_tip(hj_vpay *v, uint64_t height, int has_final, uint64_t final,
 		return;
 	}
 	for (size_t i = 0; i < v->nrecipients; i++) {
-		if (v->be->ops->payee(v->be, hj_vpay_recipient(v, i),
+		if (v->be->ops->payee(v->be, hjc_vpay_recipient(v, i),
 		                      &v->payees[i], err, sizeof err)) {
-			say("recipient %s: %s", hj_vpay_recipient_text(v, i),
+			say("recipient %s: %s", hjc_vpay_recipient_text(v, i),
 			    err);
 			finish(v, EX_DATAERR);
 			return;
 		}
-		hj_vpay_set_address(v, i, v->payees[i].address);
+		hjc_vpay_set_address(v, i, v->payees[i].address);
 	}
 	/* Payments in the final blocks from the log's first on: none can
 	 * pay a debt of the log before it. */
@@ -891,7 +893,7 @@ static void got_tip(hj_vpay *v, uint64_t height, int has_final, uint64_t final,
 
 static void on_tip(void *arg, uint64_t height, const char *error)
 {
-	hj_vpay *v = arg;
+	hjc_vpay *v = arg;
 	unsigned conf = v->o.confirmations ? v->o.confirmations : 1;
 
 	got_tip(v, height, height + 1 >= conf,
@@ -903,8 +905,8 @@ static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
 	got_tip(arg, tip, 1, final, error);
 }
 
-int hj_vpay_end(hj_vpay *v, hj_backend *be, const hj_vpay_opts *o,
-                hj_vpay_done_cb done, void *arg)
+int hjc_vpay_end(hjc_vpay *v, hj_backend *be, const hjc_vpay_opts *o,
+                 hjc_vpay_done_cb done, void *arg)
 {
 	v->be = be;
 	v->o = *o;

@@ -14,7 +14,7 @@
 #define TABLE_MAX (1024 * 1024)
 
 /* One key, "section.key=value", with what it came from for the message. */
-static int set(hjd_config *cfg, const char *key, const char *value,
+static int set(hj_config *cfg, const char *key, const char *value,
                const char *field, char *err, size_t errlen)
 {
 	char arg[512], why[512];
@@ -22,7 +22,7 @@ static int set(hjd_config *cfg, const char *key, const char *value,
 		snprintf(err, errlen, "table: %s: too long", field);
 		return -1;
 	}
-	if (hjd_config_set_arg(cfg, arg, why, sizeof why) != 0) {
+	if (hj_config_set_arg(cfg, arg, why, sizeof why) != 0) {
 		/* why names the key as given on a command line; say the
 		 * table's field instead. */
 		const char *r = strstr(why, ": ");
@@ -34,7 +34,7 @@ static int set(hjd_config *cfg, const char *key, const char *value,
 }
 
 /* A string field of o into the key: required unless optional. */
-static int str_key(hjd_config *cfg, json_t *o, const char *field,
+static int str_key(hj_config *cfg, json_t *o, const char *field,
                    const char *key, int optional, char *err, size_t errlen)
 {
 	json_t *v = json_object_get(o, field);
@@ -49,7 +49,7 @@ static int str_key(hjd_config *cfg, json_t *o, const char *field,
 }
 
 /* An integer field of o (0 or more) into the key. */
-static int int_key(hjd_config *cfg, json_t *o, const char *field,
+static int int_key(hj_config *cfg, json_t *o, const char *field,
                    const char *key, int optional, char *err, size_t errlen)
 {
 	char num[32];
@@ -67,7 +67,7 @@ static int int_key(hjd_config *cfg, json_t *o, const char *field,
 
 /* "confirmations" (optional): a whole number, or the word of a finality
  * ("finalized", "safe"), as the configuration key takes them. */
-static int confirmations_key(hjd_config *cfg, json_t *o, char *err,
+static int confirmations_key(hj_config *cfg, json_t *o, char *err,
                              size_t errlen)
 {
 	json_t *v = json_object_get(o, "confirmations");
@@ -78,9 +78,9 @@ static int confirmations_key(hjd_config *cfg, json_t *o, char *err,
 	               errlen);
 }
 
-int hj_verify_table_apply(hjd_config *cfg, const char *json, size_t len,
-                          char *chain, size_t chainlen, char *err,
-                          size_t errlen)
+int hjc_verify_table_apply(hj_config *cfg, const char *json, size_t len,
+                           char *chain, size_t chainlen, char *err,
+                           size_t errlen)
 {
 	json_error_t je;
 	json_t *t = json_loadb(json, len, 0, &je), *rules, *v;
@@ -254,8 +254,8 @@ static int fetch(const char *url, char **out, size_t *len, char *err,
 	return 0;
 }
 
-int hj_verify_table_read(const char *where, char **out, size_t *len, char *err,
-                         size_t errlen)
+int hjc_verify_table_read(const char *where, char **out, size_t *len, char *err,
+                          size_t errlen)
 {
 	if (strncmp(where, "http://", 7) == 0 ||
 	    strncmp(where, "https://", 8) == 0)

@@ -48,8 +48,8 @@ static void where_init(struct where *w, const char *source)
 		         w->path);
 }
 
-int hj_dealer_key_path(const char *source, char *path, size_t cap, char *err,
-                       size_t errlen)
+int hjd_dealer_key_path(const char *source, char *path, size_t cap, char *err,
+                        size_t errlen)
 {
 	const char *dir;
 	int n;
@@ -237,8 +237,8 @@ static int is_zero(const uint8_t *b, size_t n)
 	return acc == 0;
 }
 
-int hj_dealer_key_read(const hj_secp *ctx, const char *source,
-                       uint8_t sk[HJ_EVM_SECKEY_LEN], char *err, size_t errlen)
+int hjd_dealer_key_read(const hj_secp *ctx, const char *source,
+                        uint8_t sk[HJ_EVM_SECKEY_LEN], char *err, size_t errlen)
 {
 	struct where w;
 	char text[KEY_TEXT_MAX + 1];
@@ -246,7 +246,7 @@ int hj_dealer_key_read(const hj_secp *ctx, const char *source,
 	size_t n = 0;
 	int fd = -1, rc;
 
-	rc = hj_dealer_key_path(source, w.path, sizeof w.path, err, errlen);
+	rc = hjd_dealer_key_path(source, w.path, sizeof w.path, err, errlen);
 	if (rc)
 		goto out;
 	where_init(&w, source);
@@ -298,20 +298,20 @@ out:
 	return rc;
 }
 
-int hj_dealer_key_load(const hj_secp *ctx, const char *source,
-                       const uint8_t expected[HJ_EVM_ADDR_LEN],
-                       uint8_t sk[HJ_EVM_SECKEY_LEN],
-                       uint8_t addr[HJ_EVM_ADDR_LEN], char *err, size_t errlen)
+int hjd_dealer_key_load(const hj_secp *ctx, const char *source,
+                        const uint8_t expected[HJ_EVM_ADDR_LEN],
+                        uint8_t sk[HJ_EVM_SECKEY_LEN],
+                        uint8_t addr[HJ_EVM_ADDR_LEN], char *err, size_t errlen)
 {
 	uint8_t have[HJ_EVM_ADDR_LEN];
 	char want_s[2 * HJ_EVM_ADDR_LEN + 3], have_s[2 * HJ_EVM_ADDR_LEN + 3];
 	struct where w;
 	int rc;
 
-	rc = hj_dealer_key_read(ctx, source, sk, err, errlen);
+	rc = hjd_dealer_key_read(ctx, source, sk, err, errlen);
 	if (rc)
 		return rc;
-	/* hj_dealer_key_read has checked the key: this cannot fail. */
+	/* hjd_dealer_key_read has checked the key: this cannot fail. */
 	rc = hj_evm_address(ctx, sk, have, err, errlen);
 	if (rc)
 		goto fail;
@@ -319,7 +319,7 @@ int hj_dealer_key_load(const hj_secp *ctx, const char *source,
 		hj_hex_encode(have, HJ_EVM_ADDR_LEN, 1, have_s);
 		hj_hex_encode(expected, HJ_EVM_ADDR_LEN, 1, want_s);
 		/* Resolved again for the message only: it worked above. */
-		if (hj_dealer_key_path(source, w.path, sizeof w.path, NULL, 0))
+		if (hjd_dealer_key_path(source, w.path, sizeof w.path, NULL, 0))
 			w.path[0] = '\0';
 		where_init(&w, source);
 		SAY("%s belongs to address %s, but the configured dealer "

@@ -40,14 +40,14 @@
  * or "..", $CREDENTIALS_DIRECTORY unset or empty for a bare name, or a path
  * longer than cap.  Reads the environment, nothing else.
  */
-int hj_dealer_key_path(const char *source, char *path, size_t cap, char *err,
-                       size_t errlen);
+int hjd_dealer_key_path(const char *source, char *path, size_t cap, char *err,
+                        size_t errlen);
 
 /*
  * Reads the secret key named by source into sk, checking the file's type
  * and mode, the format and that the key is a valid secret key.  Returns 0,
  * or a negative errno with err:
- *   -EINVAL  as hj_dealer_key_path, the file is not a regular file, or
+ *   -EINVAL  as hjd_dealer_key_path, the file is not a regular file, or
  *            its contents are not a key (bad hex digit, wrong length,
  *            zero, not below the group order);
  *   -EPERM   group or others may access the file (the message gives the
@@ -55,19 +55,21 @@ int hj_dealer_key_path(const char *source, char *path, size_t cap, char *err,
  *   -errno   of open(2), fstat(2) or read(2), such as -ENOENT.
  * sk is wiped on error.
  */
-int hj_dealer_key_read(const hj_secp *ctx, const char *source,
-                       uint8_t sk[HJ_EVM_SECKEY_LEN], char *err, size_t errlen);
+int hjd_dealer_key_read(const hj_secp *ctx, const char *source,
+                        uint8_t sk[HJ_EVM_SECKEY_LEN], char *err,
+                        size_t errlen);
 
 /*
- * hj_dealer_key_read, then derives the key's address and compares it with
+ * hjd_dealer_key_read, then derives the key's address and compares it with
  * expected (the configured dealer's, hj_dealer.addr).  On success sk holds
  * the key and addr (may be NULL) its address.  Returns 0, or the errors of
- * hj_dealer_key_read, or -EINVAL with err for an address that differs from
+ * hjd_dealer_key_read, or -EINVAL with err for an address that differs from
  * the key's (both named).  sk is wiped on error.
  */
-int hj_dealer_key_load(const hj_secp *ctx, const char *source,
-                       const uint8_t expected[HJ_EVM_ADDR_LEN],
-                       uint8_t sk[HJ_EVM_SECKEY_LEN],
-                       uint8_t addr[HJ_EVM_ADDR_LEN], char *err, size_t errlen);
+int hjd_dealer_key_load(const hj_secp *ctx, const char *source,
+                        const uint8_t expected[HJ_EVM_ADDR_LEN],
+                        uint8_t sk[HJ_EVM_SECKEY_LEN],
+                        uint8_t addr[HJ_EVM_ADDR_LEN], char *err,
+                        size_t errlen);
 
 #endif

@@ -53,7 +53,7 @@ struct batch {
 };
 
 struct hjd_follower {
-	const hjd_config *cfg;
+	const hj_config *cfg;
 	uv_loop_t *loop;
 	hj_rpc *rpc;          /* owned: closed at stop */
 	hj_backend *be;       /* owned: freed once rpc is closed */
@@ -196,11 +196,11 @@ static void status(hjd_follower *f, int force)
 	         f->ready_sent ? "following:" : "catching up:",
 	         f->cur.height + 1, f->tip, hj_table_count(f->table),
 	         hj_amount_format(hj_table_exposure(f->table), expo), pay);
-	hjd_notify(msg);
+	hj_notify(msg);
 	/* A first catch-up can take longer than systemd's start timeout:
 	 * progress extends it. */
 	if (!f->ready_sent)
-		hjd_notify("EXTEND_TIMEOUT_USEC=30000000");
+		hj_notify("EXTEND_TIMEOUT_USEC=30000000");
 }
 
 /* ---- applying batches ---- */
@@ -413,7 +413,7 @@ static void pump(hjd_follower *f)
 			        "caught up: next block %" PRIu64
 			        ", tip %" PRIu64 "; following",
 			        f->next_fetch, f->tip);
-			hjd_notify("READY=1");
+			hj_notify("READY=1");
 			status(f, 1);
 			if (f->on_following)
 				f->on_following(f->arg);
@@ -718,7 +718,7 @@ static void stop(hjd_follower *f, int code)
 		return;
 	f->stopping = 1;
 	f->exit_code = code;
-	hjd_notify("STOPPING=1");
+	hj_notify("STOPPING=1");
 	uv_close((uv_handle_t *)&f->poll, NULL);
 	uv_close((uv_handle_t *)&f->retry, NULL);
 	if (f->payer)

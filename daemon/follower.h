@@ -53,14 +53,14 @@ typedef struct hjd_follower hjd_follower;
 
 typedef struct hjd_follower_opts {
 	uv_loop_t *loop;
-	const hjd_config *cfg; /* borrowed: confirmations, polling, batch
+	const hj_config *cfg; /* borrowed: confirmations, polling, batch
 	                          size, start height, card log, rules */
-	hj_store *store;       /* borrowed */
-	hj_table *table;       /* borrowed: the rules', empty or restored by
-	                          the follower from the store */
-	hj_rpc *rpc;           /* taken: closed when the follower stops */
-	hj_backend *be;        /* taken: over rpc, freed once it is closed */
-	hjd_metrics *metrics;  /* borrowed, may be NULL: what it counts */
+	hj_store *store;      /* borrowed */
+	hj_table *table;      /* borrowed: the rules', empty or restored by
+	                         the follower from the store */
+	hj_rpc *rpc;          /* taken: closed when the follower stops */
+	hj_backend *be;       /* taken: over rpc, freed once it is closed */
+	hjd_metrics *metrics; /* borrowed, may be NULL: what it counts */
 	/* Called once when the follower starts to stop, with arg: the
 	 * moment to close what else keeps the loop alive (the signals).
 	 * May be NULL. */

@@ -85,7 +85,7 @@ static void usage(FILE *out)
  * refused when one favours the player, unless allow_player_edge.  *e gets
  * the edges for print_config.
  */
-static int check_edge(const hjd_config *c, hj_edge *e, char *err, size_t errlen)
+static int check_edge(const hj_config *c, hj_edge *e, char *err, size_t errlen)
 {
 	const char *what = NULL;
 	double v = 0;
@@ -107,7 +107,7 @@ static int check_edge(const hjd_config *c, hj_edge *e, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-static void print_config(const hjd_config *c, const hj_edge *e)
+static void print_config(const hj_config *c, const hj_edge *e)
 {
 	char rules[HJ_STORE_RULES_MAX], url[512], fin[48];
 	int v6 = strchr(c->metrics.host, ':') != NULL;
@@ -183,7 +183,7 @@ static void print_config(const hjd_config *c, const hj_edge *e)
  * error (exit 78) that --check-config reports too.  The payer reads it
  * again for itself; this copy is wiped at once.
  */
-static int check_dealer_key(const hjd_config *c, char *err, size_t errlen)
+static int check_dealer_key(const hj_config *c, char *err, size_t errlen)
 {
 	uint8_t sk[HJ_EVM_SECKEY_LEN];
 	hj_secp *ctx;
@@ -197,8 +197,8 @@ static int check_dealer_key(const hjd_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", why);
 		return -ENOMEM;
 	}
-	rc = hj_dealer_key_load(ctx, c->dealer_key, c->dealer.addr, sk, NULL,
-	                        why, sizeof why);
+	rc = hjd_dealer_key_load(ctx, c->dealer_key, c->dealer.addr, sk, NULL,
+	                         why, sizeof why);
 	explicit_bzero(sk, sizeof sk);
 	hj_secp_free(ctx);
 	if (rc)
@@ -241,7 +241,7 @@ static void on_signal(uv_signal_t *s, int signum)
 static void on_watchdog(uv_timer_t *t)
 {
 	(void)t;
-	hjd_notify("WATCHDOG=1");
+	hj_notify("WATCHDOG=1");
 }
 
 /* Every node client's retries: logged, and kept by the metrics (arg) as
@@ -278,7 +278,7 @@ static int mkdir_p(const char *dir)
 /* The state directory, and in it the lock that keeps a second daemon out:
  * it would deal the same blocks twice into the same card log.  Returns the
  * lock's descriptor, or -1 after saying why. */
-static int lock_state(const hjd_config *cfg)
+static int lock_state(const hj_config *cfg)
 {
 	char path[4200];
 	int rc = mkdir_p(cfg->state_dir), fd;
@@ -303,7 +303,7 @@ static int lock_state(const hjd_config *cfg)
 
 /* The family's payer, when the configuration says how to pay: 0 with *out
  * (NULL when payouts are only recorded), or a negative errno with err. */
-static int payer_new(const hjd_config *cfg, const hjd_payer_opts *o,
+static int payer_new(const hj_config *cfg, const hjd_payer_opts *o,
                      hjd_payer **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -333,7 +333,7 @@ struct process {
 	                         follower has caught up */
 	/* What the push is started with once the follower follows the tip. */
 	uv_loop_t *loop;
-	const hjd_config *cfg;
+	const hj_config *cfg;
 	const hj_rpc_opts *node;
 	hjd_follower *f;
 };
@@ -341,9 +341,9 @@ struct process {
 static const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
 
 static void process_start(struct process *p, uv_loop_t *loop, hjd_follower *f,
-                          const hjd_config *cfg, const hj_rpc_opts *node)
+                          const hj_config *cfg, const hj_rpc_opts *node)
 {
-	uint64_t wd = hjd_watchdog_usec();
+	uint64_t wd = hj_notify_watchdog_usec();
 
 	p->wakeup = NULL;
 	p->loop = loop;
@@ -385,8 +385,8 @@ static void process_following(void *arg)
 
 /* [metrics] listen: the listener for /metrics and /healthz.  Returns 0, or
  * -1 after saying why. */
-static int metrics_listen(const hjd_config *cfg, uv_loop_t *loop,
-                          hjd_metrics *m, hjd_follower *f)
+static int metrics_listen(const hj_config *cfg, uv_loop_t *loop, hjd_metrics *m,
+                          hjd_follower *f)
 {
 	char err[300];
 	unsigned port = 0;
@@ -404,7 +404,7 @@ static int metrics_listen(const hjd_config *cfg, uv_loop_t *loop,
 }
 
 /* Runs the dealer until a signal stops it (0) or a fatal condition. */
-static int run(const hjd_config *cfg)
+static int run(const hj_config *cfg)
 {
 	char err[512], dbpath[4200];
 	uv_loop_t loop;
@@ -442,7 +442,7 @@ static int run(const hjd_config *cfg)
 		hjd_log(HJD_LOG_ERR, "out of memory");
 		goto out;
 	}
-	hjd_node_rpc_opts(cfg, &o);
+	hj_node_rpc_opts(cfg, &o);
 	o.max_inflight = HJD_FOLLOWER_INFLIGHT;
 	o.on_retry = on_retry_log;
 	o.arg = proc.metrics;
@@ -450,7 +450,7 @@ static int run(const hjd_config *cfg)
 	o.observe_arg = proc.metrics;
 	rpc = hj_rpc_new(&loop, &o, err, sizeof err);
 	if (rpc)
-		be = hjd_node_backend(cfg, rpc, err, sizeof err);
+		be = hj_node_backend(cfg, rpc, err, sizeof err);
 	if (be)
 		f = hjd_follower_new(
 		    &(hjd_follower_opts){.loop = &loop,
@@ -519,7 +519,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	hjd_config cfg;
+	hj_config cfg;
 	const char *path = NULL;
 	int check = 0, rc;
 	hj_edge edge;
@@ -529,22 +529,22 @@ int main(int argc, char **argv)
 	/* The push WebSocket writes with write(2): a node gone meanwhile is
 	 * an error said, not the daemon's death (chain/wsclient.h). */
 	signal(SIGPIPE, SIG_IGN);
-	hjd_config_init(&cfg);
+	hj_config_init(&cfg);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			hjd_config_free(&cfg);
+			hj_config_free(&cfg);
 			return 0;
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("hashjackd %s\n", HJ_VERSION_STRING);
-			hjd_config_free(&cfg);
+			hj_config_free(&cfg);
 			return 0;
 		} else if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "hashjackd: %s needs a file\n",
 				        a);
-				hjd_config_free(&cfg);
+				hj_config_free(&cfg);
 				return EX_USAGE_;
 			}
 			path = argv[++i];
@@ -557,9 +557,9 @@ int main(int argc, char **argv)
 	/* The file first, then the overrides on top of it. */
 	if (!path && access(DEFAULT_CONFIG, F_OK) == 0)
 		path = DEFAULT_CONFIG;
-	if (path && hjd_config_load(&cfg, path, err, sizeof err)) {
+	if (path && hj_config_load(&cfg, path, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s", err);
-		hjd_config_free(&cfg);
+		hj_config_free(&cfg);
 		return EX_CONFIG_;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -576,33 +576,33 @@ int main(int argc, char **argv)
 			        "hashjackd: unknown argument \"%s\" (try "
 			        "--help)\n",
 			        a);
-			hjd_config_free(&cfg);
+			hj_config_free(&cfg);
 			return EX_USAGE_;
 		}
-		if (hjd_config_set_arg(&cfg, a, err, sizeof err)) {
+		if (hj_config_set_arg(&cfg, a, err, sizeof err)) {
 			hjd_log(HJD_LOG_ERR, "%s", err);
-			hjd_config_free(&cfg);
+			hj_config_free(&cfg);
 			return EX_CONFIG_;
 		}
 	}
-	if (hjd_config_finish(&cfg, err, sizeof err)) {
+	if (hj_config_finish(&cfg, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s%s%s", path ? path : "",
 		        path ? ": " : "", err);
-		hjd_config_free(&cfg);
+		hj_config_free(&cfg);
 		return EX_CONFIG_;
 	}
 	if (check_dealer_key(&cfg, err, sizeof err) ||
 	    check_edge(&cfg, &edge, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s", err);
-		hjd_config_free(&cfg);
+		hj_config_free(&cfg);
 		return EX_CONFIG_;
 	}
 	if (check) {
 		print_config(&cfg, &edge);
-		hjd_config_free(&cfg);
+		hj_config_free(&cfg);
 		return 0;
 	}
 	rc = run(&cfg);
-	hjd_config_free(&cfg);
+	hj_config_free(&cfg);
 	return rc;
 }

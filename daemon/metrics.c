@@ -409,7 +409,7 @@ static void respond(hj_conn *c, int status, const char *type, char *body,
 	free(body);
 }
 
-static void on_request(void *ctx, hj_conn *c, const hj_http_req *r)
+static void on_request(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	hjd_metrics *m = ctx;
 	hjd_metrics_snap s;
@@ -444,21 +444,21 @@ static void on_request(void *ctx, hj_conn *c, const hj_http_req *r)
 	}
 }
 
-static int on_ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
+static int on_ws_open(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	(void)r;
-	on_request(ctx, c, &(hj_http_req){.method = "GET", .path = ""});
+	on_request(ctx, c, &(hj_server_req){.method = "GET", .path = ""});
 	return -1;
 }
 
 int hjd_metrics_serve(hjd_metrics *m, uv_loop_t *loop, hjd_metrics_snap_fn snap,
                       void *arg, hj_server **out)
 {
-	hj_http_limits lim;
-	hj_http_handler h = {
+	hj_server_limits lim;
+	hj_server_handler h = {
 	    .request = on_request, .ws_open = on_ws_open, .ctx = m};
 
-	hj_http_limits_default(&lim);
+	hj_server_limits_default(&lim);
 	/* A scraper or two and a monitor: a few connections, small requests. */
 	lim.max_conns = 64;
 	lim.max_conns_per_ip = 16;

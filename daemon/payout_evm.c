@@ -1107,8 +1107,8 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = hj_dealer_key_load(p->secp, po->key_source, o->dealer->addr, p->sk,
-	                        p->dealer, why, sizeof why);
+	rc = hjd_dealer_key_load(p->secp, po->key_source, o->dealer->addr,
+	                         p->sk, p->dealer, why, sizeof why);
 	if (rc) {
 		snprintf(err, errlen, "[payout] dealer_key: %s", why);
 		goto fail;

@@ -12,7 +12,7 @@
 struct hjd_wakeup {
 	hj_push *push;
 	hjd_follower *f;
-	const hjd_config *cfg;
+	const hj_config *cfg;
 	hj_rpc_opts ro;
 	int was_up;     /* push has worked once */
 	char what[640]; /* "ws://... (eth_subscribe newHeads)", for the log */
@@ -45,7 +45,7 @@ static void on_closed(void *arg)
 	free(arg);
 }
 
-hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hjd_config *cfg,
+hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
                              const hj_rpc_opts *node, hjd_follower *f)
 {
 	struct hjd_wakeup *w;

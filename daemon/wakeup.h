@@ -21,7 +21,7 @@ typedef struct hjd_wakeup hjd_wakeup;
  * when the configuration turned it off) or cannot start (said; the
  * daemon polls).
  */
-hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hjd_config *cfg,
+hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
                              const hj_rpc_opts *node, hjd_follower *f);
 
 /* Stops it; its handles close on the loop.  NULL: nothing. */

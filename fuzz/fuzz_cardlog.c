@@ -1,6 +1,6 @@
 /*
  * The card log reader of `hashjack player <action> --log CARDLOG`
- * (cli/player.h, hj_player_log_round): a log read from memory.  When the
+ * (cli/player.h, hjc_player_log_round): a log read from memory.  When the
  * input begins with a line of 64 hex digits, that line is the player's
  * key P and the rest is the log; otherwise the whole input is the log and
  * P is the player of the Bitcoin replay samples (tests/replay/ok/btc_*).
@@ -28,14 +28,14 @@ static const uint8_t sample_pk[HJ_XONLY_LEN] = {
 };
 
 static int find(const uint8_t *log, size_t n, const uint8_t pk[HJ_XONLY_LEN],
-                hj_player_round *out, char *err, size_t errlen)
+                hjc_player_round *out, char *err, size_t errlen)
 {
 	static char empty[1];
 	FILE *f = fmemopen(n ? (void *)log : empty, n, "r");
 	int rc;
 
 	FUZZ_CHECK(f != NULL);
-	rc = hj_player_log_round(f, NAME, pk, out, err, errlen);
+	rc = hjc_player_log_round(f, NAME, pk, out, err, errlen);
 	fclose(f);
 	return rc;
 }
@@ -59,7 +59,7 @@ static void twice(const uint8_t *log, size_t n, const uint8_t pk[HJ_XONLY_LEN])
 {
 	uint8_t *two = malloc(2 * n);
 	size_t lines = 0;
-	hj_player_round r;
+	hjc_player_round r;
 	char err[1024], want[64];
 	int rc;
 
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t pk[HJ_XONLY_LEN];
 	const uint8_t *log = data;
 	size_t n = size;
-	hj_player_round a;
+	hjc_player_round a;
 	char err[1024];
 	int rc;
 

@@ -1,7 +1,7 @@
 /*
- * hashjackd's configuration (daemon/config.h) as the daemon reads it: the
- * file (hjd_config_load_text), then the command-line overrides
- * (hjd_config_set_arg), then hjd_config_finish, stopping at the first
+ * hashjackd's configuration (daemon/core/config.h) as the daemon reads it: the
+ * file (hj_config_load_text), then the command-line overrides
+ * (hj_config_set_arg), then hj_config_finish, stopping at the first
  * error.
  *
  * The input: its first byte says where two secrets go (low two bits:
@@ -15,7 +15,7 @@
  * "[section] ..."), all printable ASCII, never holding a secret; what
  * finishes is a configuration the daemon can run with (the rules involving
  * two keys, the family's keys, confirmations a number or, on EVM only,
- * finalized or safe, absolute state paths); hjd_config_free
+ * finalized or safe, absolute state paths); hj_config_free
  * frees everything (LeakSanitizer).  $HOME and $STATE_DIRECTORY, which
  * finish() reads, are fixed.
  */
@@ -69,7 +69,7 @@ static int has(const char *s, const char *prefix)
 }
 
 /* What the daemon may assume of a configuration that finished. */
-static void check_config(const hjd_config *c)
+static void check_config(const hj_config *c)
 {
 	int evm = c->family == HJ_EVM;
 	char why[160];
@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *file, *argv, line[256], err[1024];
 	enum where at[2];
 	struct secrets sec = {{NULL, NULL}, 0};
-	hjd_config c;
+	hj_config c;
 	int rc = 0;
 
 	for (int i = 0; i < 2; i++) {
@@ -168,8 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put(file, &len, line, strlen(line));
 	}
 
-	hjd_config_init(&c);
-	rc = hjd_config_load_text(&c, NAME, file, len, err, sizeof err);
+	hj_config_init(&c);
+	rc = hj_config_load_text(&c, NAME, file, len, err, sizeof err);
 	free(file);
 	if (rc != 0) {
 		FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM);
@@ -181,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (at[i] != OVERRIDE)
 			continue;
 		snprintf(line, sizeof line, "--chain.%s=%s", key[i], value[i]);
-		rc = hjd_config_set_arg(&c, line, err, sizeof err);
+		rc = hj_config_set_arg(&c, line, err, sizeof err);
 		FUZZ_CHECK(rc == 0);
 	}
 	/* The overrides: one a line, as argv would hold them (a NUL ends
@@ -195,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			*end++ = '\0';
 		if (*a == '\0')
 			continue;
-		rc = hjd_config_set_arg(&c, a, err, sizeof err);
+		rc = hj_config_set_arg(&c, a, err, sizeof err);
 		if (rc != 0) {
 			FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM);
 			check_err(err, "command line: --", &sec);
@@ -204,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(argv);
 	if (rc != 0)
 		goto out;
-	rc = hjd_config_finish(&c, err, sizeof err);
+	rc = hj_config_finish(&c, err, sizeof err);
 	if (rc != 0) {
 		FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM);
 		check_err(err, "[", &sec);
@@ -212,6 +212,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_config(&c);
 	}
 out:
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	return 0;
 }

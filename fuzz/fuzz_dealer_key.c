@@ -1,5 +1,5 @@
 /*
- * The EVM dealer's key file (daemon/dealer_key.h, hj_dealer_key_read): the
+ * The EVM dealer's key file (daemon/dealer_key.h, hjd_dealer_key_read): the
  * input is the file's contents, written to a 0600 file in a private
  * directory made once, then read by its path and as the systemd credential
  * of that name ($CREDENTIALS_DIRECTORY is the directory).
@@ -141,7 +141,7 @@ static int read_key(const char *source, uint8_t sk[32], char *err, size_t n)
 {
 	memset(sk, 0xa5, 32);
 	err[0] = '\0';
-	return hj_dealer_key_read(ctx, source, sk, err, n);
+	return hjd_dealer_key_read(ctx, source, sk, err, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /*
- * hashjackd's metrics listener (daemon/metrics.c on daemon/http.c): what a
+ * hashjackd's metrics listener (daemon/metrics.c on daemon/core/http.c): what a
  * client sends, fed in pieces to a connection without a socket
  * (hj_server_fake), with the daemon's condition made from the input too:
  * heights, lag, payouts, the payer's warning (any bytes), counted events

@@ -1,5 +1,5 @@
 /*
- * The replay document reader (cli/replay.h, hj_replay_run), both
+ * The replay document reader (cli/replay.h, hjc_replay_run), both
  * families: the input is a document ("chain": "evm" or "bitcoin", docs/
  * CLI.md), read from memory, its log written to memory.
  *
@@ -72,12 +72,12 @@ static void player_reads(const char *log, size_t len,
 {
 	for (size_t k = 0; k < n; k++) {
 		FILE *f = fmemopen((void *)log, len, "r");
-		hj_player_round r;
+		hjc_player_round r;
 		char err[1024] = "";
 		int rc;
 
 		FUZZ_CHECK(f != NULL);
-		rc = hj_player_log_round(f, "log", pk[k], &r, err, sizeof err);
+		rc = hjc_player_log_round(f, "log", pk[k], &r, err, sizeof err);
 		fclose(f);
 		if (rc != 0 && !starts(err, "log: no open round of P "))
 			fprintf(stderr, "player: %s\n", err);
@@ -143,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	FUZZ_CHECK(in != NULL && out != NULL);
-	rc = hj_replay_run(in, NAME, out, err, sizeof err);
+	rc = hjc_replay_run(in, NAME, out, err, sizeof err);
 	fclose(in);
 	FUZZ_CHECK(fclose(out) == 0);
 	/* Nothing to read or write can fail in memory; a line of 16 MiB

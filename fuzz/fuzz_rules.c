@@ -1,5 +1,5 @@
 /*
- * The rule string the store keeps in meta.rules (daemon/store.h): its
+ * The rule string the store keeps in meta.rules (daemon/core/store.h): its
  * parser and its writer; and one rule key's text (game/rules.h).  The
  * input as the string: what parses passes hj_rules_check and writes back
  * to the same string; a refusal names a reason and leaves *out alone.  The

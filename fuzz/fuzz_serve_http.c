@@ -1,5 +1,5 @@
 /*
- * The connections of `hashjack serve` (daemon/http.c, api.c, view.c's
+ * The connections of `hashjack serve` (daemon/core/http.c, api.c, view.c's
  * queries): what a client sends, HTTP requests and then, after an upgrade,
  * WebSocket frames, fed to a connection without a socket (hj_server_fake)
  * in pieces, as reads would give them.
@@ -12,7 +12,7 @@
  * bytes, headers of 400 bytes or 8 lines, client messages of 300 bytes, 3
  * subscriptions.  Each loaded view's blocks, as the view gave them to its
  * callback, are kept, to be sent again to the stream's subscribers
- * (hj_api_block) while an input is fed.  Server 0 has a subscriber that
+ * (hjc_api_block) while an input is fed.  Server 0 has a subscriber that
  * stays open across inputs (round 3's), so that the stream's list has
  * more than one entry.
  *
@@ -56,15 +56,15 @@
 struct kept {
 	uint64_t height;
 	size_t n;
-	hj_update *u;
+	hjc_update *u;
 	hj_id *ids; /* round and player of u[1..] */
 	char **msg;
 };
 
 struct srv {
 	struct serve_fixture *sf;
-	hj_view *v;
-	hj_api *a;
+	hjc_view *v;
+	hjc_api *a;
 	hj_server *s;
 	struct kept b[MAXB];
 	size_t nb;
@@ -93,7 +93,7 @@ static struct srv srv[NSRV];
 static hj_conn *bystander;
 static struct out bystander_out;
 
-static void keep(void *ctx, uint64_t height, const hj_update *u, size_t n)
+static void keep(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 {
 	struct srv *s = ctx;
 	struct kept *k;
@@ -310,8 +310,8 @@ static void cleanup(void)
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
 	for (int i = 0; i < NSRV; i++) {
-		hj_api_free(srv[i].a);
-		hj_view_free(srv[i].v);
+		hjc_api_free(srv[i].a);
+		hjc_view_free(srv[i].v);
 	}
 	uv_loop_close(&loop);
 	serve_fixture_remove(&evm);
@@ -320,35 +320,35 @@ static void cleanup(void)
 
 static void make(struct srv *s, struct serve_fixture *sf, int load)
 {
-	hj_view_opts vo = {.db = sf->db,
-	                   .log = sf->log,
-	                   .confirmations = 3,
-	                   .history_blocks = 6,
-	                   .recent_rounds = 2};
-	hj_api_opts ao = {.max_subscriptions = 3, .max_age_s = 4000000000u};
-	hj_http_limits lim;
-	hj_http_handler h;
+	hjc_view_opts vo = {.db = sf->db,
+	                    .log = sf->log,
+	                    .confirmations = 3,
+	                    .history_blocks = 6,
+	                    .recent_rounds = 2};
+	hjc_api_opts ao = {.max_subscriptions = 3, .max_age_s = 4000000000u};
+	hj_server_limits lim;
+	hj_server_handler h;
 	char err[512];
 
-	hj_http_limits_default(&lim);
+	hj_server_limits_default(&lim);
 	lim.max_url = 200;
 	lim.max_header_bytes = 400;
 	lim.max_headers = 8;
 	lim.max_ws_msg = 300;
 	s->sf = sf;
-	s->v = hj_view_new(&vo);
+	s->v = hjc_view_new(&vo);
 	FUZZ_CHECK(s->v != NULL);
 	if (load) {
-		if (hj_view_poll(s->v, keep, s, err, sizeof err) != 0)
+		if (hjc_view_poll(s->v, keep, s, err, sizeof err) != 0)
 			fprintf(stderr, "fuzz_serve_http: %s\n", err);
 		FUZZ_CHECK(s->nb > 0);
 	}
-	s->a = hj_api_new(s->v, &ao);
+	s->a = hjc_api_new(s->v, &ao);
 	FUZZ_CHECK(s->a != NULL);
-	hj_api_handler(s->a, &h);
+	hjc_api_handler(s->a, &h);
 	s->s = hj_server_new(&loop, &lim, &h);
 	FUZZ_CHECK(s->s != NULL);
-	hj_api_set_server(s->a, s->s);
+	hjc_api_set_server(s->a, s->s);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -369,7 +369,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	srv[2].blocks = &srv[2];
 	atexit(cleanup);
 	/* Round 3, the one left open. */
-	hj_view_id_text(srv[0].v, &evm.rounds[2], id);
+	hjc_view_id_text(srv[0].v, &evm.rounds[2], id);
 	snprintf(req, sizeof req,
 	         "GET /v1/stream?round=%s HTTP/1.1\r\nHost: x\r\n"
 	         "Upgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -401,12 +401,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned often = flags >> 3 & 7;
 	size_t kb = x % bs->nb, at = 0;
 	struct out o = {0};
-	hj_http_stats before = *hj_server_stats(s->s);
+	hj_server_counters before = *hj_server_stats(s->s);
 	hj_conn *c;
 	int open = 1;
 
 	if (flags & 4)
-		hj_api_set_down(s->a, "fuzz: the view is down");
+		hjc_api_set_down(s->a, "fuzz: the view is down");
 	o.loaded = s != &srv[1] && !(flags & 4);
 	c = hj_server_fake(s->s, PEER, on_out, &o);
 	FUZZ_CHECK(c != NULL);
@@ -425,12 +425,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		at += k;
 		if (often && next(&x) % 8 < often) {
 			const struct kept *b = &bs->b[kb++ % bs->nb];
-			hj_api_block(s->a, b->height, b->u, b->n);
+			hjc_api_block(s->a, b->height, b->u, b->n);
 		}
 	}
 	hj_conn_fake_free(c);
 	if (flags & 4)
-		hj_api_set_down(s->a, NULL);
+		hjc_api_set_down(s->a, NULL);
 	FUZZ_CHECK(hj_server_stats(s->s)->open == before.open);
 	FUZZ_CHECK(hj_server_stats(s->s)->websockets == before.websockets);
 	free(o.buf);

@@ -142,7 +142,7 @@ struct seen {
 	uint64_t poll_last;
 };
 
-static int starts(const hj_update *u, const char *prefix)
+static int starts(const hjc_update *u, const char *prefix)
 {
 	size_t n = strlen(prefix);
 
@@ -152,7 +152,7 @@ static int starts(const hj_update *u, const char *prefix)
 
 /* The view builds its messages with jansson: their type and ends are
  * checked here, where parsing each would cost most of an input. */
-static void on_block(void *ctx, uint64_t height, const hj_update *u, size_t n)
+static void on_block(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 {
 	struct seen *s = ctx;
 
@@ -176,7 +176,8 @@ static void on_block(void *ctx, uint64_t height, const hj_update *u, size_t n)
 }
 
 /* History: blocks after from, in rising height. */
-static void on_history(void *ctx, uint64_t height, const hj_update *u, size_t n)
+static void on_history(void *ctx, uint64_t height, const hjc_update *u,
+                       size_t n)
 {
 	struct seen *s = ctx;
 
@@ -208,16 +209,16 @@ static void check_answer(int st, char *out, size_t len, const char *err,
 }
 
 /* Every query, of the fixture's rounds, players and blocks. */
-static void ask(hj_view *v)
+static void ask(hjc_view *v)
 {
 	static const char *const heights[] = {
 	    "0", "100", "111", "123", "124", "18446744073709551615"};
 	char err[1024], *out, id[67];
 	size_t len;
 	int st, live;
-	hj_view_stats vs;
+	hjc_view_stats vs;
 
-	hj_view_stats_get(v, &vs);
+	hjc_view_stats_get(v, &vs);
 	live = vs.live;
 #define Q(call, want)                                                          \
 	do {                                                                   \
@@ -227,39 +228,39 @@ static void ask(hj_view *v)
 		FUZZ_CHECK(!live ? st == 503 : 1);                             \
 		check_answer(st, out, len, err, want);                         \
 	} while (0)
-	Q(hj_view_table(v, &out, &len, err, sizeof err), JSON_OBJECT);
-	Q(hj_view_rounds(v, &out, &len, err, sizeof err), JSON_OBJECT);
-	Q(hj_view_blocks(v, NULL, &out, &len, err, sizeof err), JSON_ARRAY);
-	Q(hj_view_blocks(v, "3", &out, &len, err, sizeof err), JSON_ARRAY);
+	Q(hjc_view_table(v, &out, &len, err, sizeof err), JSON_OBJECT);
+	Q(hjc_view_rounds(v, &out, &len, err, sizeof err), JSON_OBJECT);
+	Q(hjc_view_blocks(v, NULL, &out, &len, err, sizeof err), JSON_ARRAY);
+	Q(hjc_view_blocks(v, "3", &out, &len, err, sizeof err), JSON_ARRAY);
 	for (size_t i = 0; i < sf.nrounds; i++) {
-		hj_view_id_text(v, &sf.rounds[i], id);
-		Q(hj_view_round(v, id, &out, &len, err, sizeof err),
+		hjc_view_id_text(v, &sf.rounds[i], id);
+		Q(hjc_view_round(v, id, &out, &len, err, sizeof err),
 		  JSON_OBJECT);
 	}
 	for (size_t i = 0; i < sf.nplayers; i++) {
-		hj_view_id_text(v, &sf.players[i], id);
-		Q(hj_view_player(v, id, &out, &len, err, sizeof err),
+		hjc_view_id_text(v, &sf.players[i], id);
+		Q(hjc_view_player(v, id, &out, &len, err, sizeof err),
 		  JSON_OBJECT);
 	}
 	for (size_t i = 0; i < sizeof heights / sizeof heights[0]; i++)
-		Q(hj_view_block(v, heights[i], &out, &len, err, sizeof err),
+		Q(hjc_view_block(v, heights[i], &out, &len, err, sizeof err),
 		  JSON_OBJECT);
 	if (live && vs.height >= 2) {
 		struct seen s = {.any = 1, .last = vs.height - 2};
-		if (hj_view_history(v, s.last, on_history, &s, err,
-		                    sizeof err) != 0)
+		if (hjc_view_history(v, s.last, on_history, &s, err,
+		                     sizeof err) != 0)
 			check_reason(err);
 	}
 #undef Q
 }
 
-static int poll_once(hj_view *v, struct seen *s)
+static int poll_once(hjc_view *v, struct seen *s)
 {
 	char err[1024] = "";
 	int r;
 
 	s->poll_any = 0;
-	r = hj_view_poll(v, on_block, s, err, sizeof err);
+	r = hjc_view_poll(v, on_block, s, err, sizeof err);
 
 	FUZZ_CHECK(r <= 0);
 	if (r)
@@ -278,18 +279,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = in.n, cut = split / 2;
 	int mode = flags >> 4 & 3, r = 0;
 	struct seen s = {0};
-	hj_view_opts o = {.db = sf.db,
-	                  .log = sf.log,
-	                  .confirmations = flags & 1 ? 6 : 0,
-	                  .history_blocks = (flags >> 1 & 3) * 3,
-	                  .recent_rounds = flags >> 3 & 1};
-	hj_view *v;
+	hjc_view_opts o = {.db = sf.db,
+	                   .log = sf.log,
+	                   .confirmations = flags & 1 ? 6 : 0,
+	                   .history_blocks = (flags >> 1 & 3) * 3,
+	                   .recent_rounds = flags >> 3 & 1};
+	hjc_view *v;
 
 	if (mode == 3)
 		split = n;
 	FUZZ_CHECK(ftruncate(logfd, (off_t)base) == 0);
 	put(logfd, body, split, base);
-	v = hj_view_new(&o);
+	v = hjc_view_new(&o);
 	FUZZ_CHECK(v != NULL);
 	r |= poll_once(v, &s);
 	switch (mode) {
@@ -323,7 +324,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (k == nlines && n == 0)
 		FUZZ_CHECK(r == 0 && s.any && s.last == sf.last);
 	ask(v);
-	hj_view_free(v);
+	hjc_view_free(v);
 	if (mode == 2) {
 		FUZZ_CHECK(unlink(sf.log) == 0);
 		FUZZ_CHECK(rename(rotated, sf.log) == 0);

@@ -1,6 +1,6 @@
 /*
  * `hashjack verify`'s account of a difference: a dealer's line, any bytes,
- * against the protocol's (cli/verify.h, hj_verify_describe), which walks
+ * against the protocol's (cli/verify.h, hjc_verify_describe), which walks
  * both as JSON to the first place they part.
  *
  * The input: the dealer's line up to the first newline, the protocol's
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t on = nl ? size - tn - 1 : 0;
 	char buf[400];
 	memset(buf, 'x', sizeof buf);
-	hj_verify_describe(d, tn, ours, on, buf, sizeof buf);
+	hjc_verify_describe(d, tn, ours, on, buf, sizeof buf);
 	FUZZ_CHECK(memchr(buf, 0, sizeof buf) != NULL);
 	FUZZ_CHECK(buf[0] != 0);
 	return 0;

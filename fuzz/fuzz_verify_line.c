@@ -1,6 +1,6 @@
 /*
  * `hashjack verify`'s reading of a card log line's height
- * (cli/verify.h, hj_verify_line_height), any bytes: the line's own form
+ * (cli/verify.h, hjc_verify_line_height), any bytes: the line's own form
  * read from its first members, anything else parsed as JSON.
  *
  * Checked: a line that jansson reads as an object without a repeated key
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *s = (const char *)data;
 	uint64_t h = 0, want = 0;
 	int object;
-	int rc = hj_verify_line_height(s, size, &h);
+	int rc = hjc_verify_line_height(s, size, &h);
 	int has = height_of(s, size, JSON_REJECT_DUPLICATES, &want, &object);
 	if (object) {
 		FUZZ_CHECK(has == (rc == 0));

@@ -6,7 +6,7 @@
  *
  * Checked: a refusal has a message naming the table's field, one line of
  * printable ASCII; an accepted table leaves the chain it names as a
- * string; hjd_config_free frees everything (LeakSanitizer).
+ * string; hj_config_free frees everything (LeakSanitizer).
  */
 #include "fuzz.h"
 
@@ -23,22 +23,22 @@ static int printable(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	hjd_config cfg;
+	hj_config cfg;
 	char chain[200], err[512] = "";
-	hjd_config_init(&cfg);
-	int rc = hj_verify_table_apply(&cfg, (const char *)data, size, chain,
-	                               sizeof chain, err, sizeof err);
+	hj_config_init(&cfg);
+	int rc = hjc_verify_table_apply(&cfg, (const char *)data, size, chain,
+	                                sizeof chain, err, sizeof err);
 	if (rc) {
 		FUZZ_CHECK(strncmp(err, "table: ", 7) == 0);
 		FUZZ_CHECK(printable(err));
 	} else {
 		FUZZ_CHECK(memchr(chain, 0, sizeof chain) != NULL);
 		err[0] = 0;
-		if (hjd_config_set_arg(&cfg, "chain.rpc_url=http://127.0.0.1:1",
-		                       err, sizeof err) == 0 &&
-		    hjd_config_finish(&cfg, err, sizeof err) != 0)
+		if (hj_config_set_arg(&cfg, "chain.rpc_url=http://127.0.0.1:1",
+		                      err, sizeof err) == 0 &&
+		    hj_config_finish(&cfg, err, sizeof err) != 0)
 			FUZZ_CHECK(err[0] != 0);
 	}
-	hjd_config_free(&cfg);
+	hj_config_free(&cfg);
 	return 0;
 }

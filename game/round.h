@@ -97,8 +97,15 @@ typedef struct hj_round {
 } hj_round;
 
 /* Index of the active hand (the unfinished one with the highest index), or
- * -1 when every hand is finished. */
-int hj_round_active_hand(const hj_round *r);
+ * -1 when every hand is finished.  Inline, like the round's other
+ * queries: table.c and next.c both ask it, and neither owns the round. */
+static inline int hj_round_active_hand(const hj_round *r)
+{
+	for (int i = r->nhands - 1; i >= 0; i--)
+		if (!(r->hands[i].flags & HJ_HF_DONE))
+			return i;
+	return -1;
+}
 
 /* The round waits for a player action (a window is open). */
 static inline int hj_round_waiting(const hj_round *r)

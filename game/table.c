@@ -47,14 +47,6 @@ static void emit(struct blk *b, const hj_event *ev)
 		b->sink(b->ctx, ev);
 }
 
-int hj_round_active_hand(const hj_round *r)
-{
-	for (int i = r->nhands - 1; i >= 0; i--)
-		if (!(r->hands[i].flags & HJ_HF_DONE))
-			return i;
-	return -1;
-}
-
 static unsigned dealer_total(const hj_round *r, int *soft)
 {
 	return hj_hand_total(r->dealer, r->dealer_n, soft);

@@ -1,5 +1,5 @@
 /*
- * The block-to-card log line (daemon/cardlog.h, docs/LOG.md), event by
+ * The block-to-card log line (daemon/core/cardlog.h, docs/LOG.md), event by
  * event: every example of docs/LOG.md, byte for byte, from the events it
  * describes; both families' forms; the line-size cap; misuse.  Blocks
  * through a real table are tests/test_deal.c's.

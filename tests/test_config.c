@@ -64,11 +64,11 @@ static void write_conf(const char *text, size_t len)
 }
 
 /* Loads text into a fresh config; the caller frees. */
-static int load(const char *text, hjd_config *c, char *err, size_t n)
+static int load(const char *text, hj_config *c, char *err, size_t n)
 {
 	write_conf(text, strlen(text));
-	hjd_config_init(c);
-	return hjd_config_load(c, conf_path, err, n);
+	hj_config_init(c);
+	return hj_config_load(c, conf_path, err, n);
 }
 
 static void assert_amount(hj_amount got, hj_amount want)
@@ -124,13 +124,13 @@ static void test_full_file(void **state)
 	    "directory = /srv/hj/\n"
 	    "card_log = /var/log/hj/cards.jsonl\n"
 	    "log_fsync = no ; the kernel flushes\n";
-	hjd_config c;
+	hj_config c;
 	char err[512] = "", rs[256];
 
 	(void)state;
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
 	assert_string_equal(err, "");
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.family, HJ_EVM);
 	assert_string_equal(c.rpc_url, "https://node.example:8545/rpc");
 	assert_string_equal(c.rpc_user, "alice");
@@ -161,17 +161,17 @@ static void test_full_file(void **state)
 	assert_string_equal(rs, "preset=bethash min_bet=1000000000000000 "
 	                        "max_bet=1329227995784915872903807060280344576 "
 	                        "timeout_blocks=50");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 static void test_defaults(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "", rs[256];
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(err, "");
 	assert_int_equal(c.family, HJ_EVM);
 	assert_string_equal(c.rpc_url, "http://127.0.0.1:8545");
@@ -196,7 +196,7 @@ static void test_defaults(void **state)
 	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(
 	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 static void test_syntax_accepted(void **state)
@@ -214,7 +214,7 @@ static void test_syntax_accepted(void **state)
 	                           "rpc_bearer = abc.def-ghi\n";
 	static const char *const yes[] = {"yes", "true", "on", "1"};
 	static const char *const no[] = {"no", "false", "off", "0"};
-	hjd_config c;
+	hj_config c;
 	char err[512] = "", arg[64];
 
 	(void)state;
@@ -225,33 +225,33 @@ static void test_syntax_accepted(void **state)
 	assert_string_equal(c.rpc_bearer, "abc.def-ghi");
 	for (size_t i = 0; i < 4; i++) {
 		snprintf(arg, sizeof arg, "--state.log_fsync=%s", no[i]);
-		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		assert_int_equal(hj_config_set_arg(&c, arg, err, sizeof err),
 		                 0);
 		assert_int_equal(c.log_fsync, 0);
 		snprintf(arg, sizeof arg, "--state.log_fsync=%s", yes[i]);
-		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		assert_int_equal(hj_config_set_arg(&c, arg, err, sizeof err),
 		                 0);
 		assert_int_equal(c.log_fsync, 1);
 	}
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
-	hjd_config_free(&c);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	hj_config_free(&c);
 }
 
 /* Loads text and checks the exact message "<path>:<line>: <rest>". */
 static void expect_error(const char *text, size_t len, int line,
                          const char *rest)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512], want[700];
 
 	write_conf(text, len);
-	hjd_config_init(&c);
+	hj_config_init(&c);
 	memset(err, 'X', sizeof err);
-	assert_int_equal(hjd_config_load(&c, conf_path, err, sizeof err),
+	assert_int_equal(hj_config_load(&c, conf_path, err, sizeof err),
 	                 -EINVAL);
 	snprintf(want, sizeof want, "%s:%d: %s", conf_path, line, rest);
 	assert_string_equal(err, want);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 #define ERR(text, line, rest) expect_error(text, sizeof(text) - 1, line, rest)
@@ -468,20 +468,20 @@ static void test_first_error_wins(void **state)
 
 static void test_missing_file(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512], path[400], want[512];
 
 	(void)state;
 	snprintf(path, sizeof path, "%s/missing.conf", tmpdir);
-	hjd_config_init(&c);
-	assert_int_equal(hjd_config_load(&c, path, err, sizeof err), -ENOENT);
+	hj_config_init(&c);
+	assert_int_equal(hj_config_load(&c, path, err, sizeof err), -ENOENT);
 	snprintf(want, sizeof want, "%s: No such file or directory", path);
 	assert_string_equal(err, want);
 	/* A directory is not a file. */
-	assert_int_equal(hjd_config_load(&c, tmpdir, err, sizeof err), -EISDIR);
+	assert_int_equal(hj_config_load(&c, tmpdir, err, sizeof err), -EISDIR);
 	snprintf(want, sizeof want, "%s: Is a directory", tmpdir);
 	assert_string_equal(err, want);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 /* The text form: what the file form reads, from memory, under a name. */
@@ -491,42 +491,42 @@ static void test_load_text(void **state)
 	const size_t big = 1024 * 1024 + 1;
 	char err[512], want[512];
 	char *text = malloc(big);
-	hjd_config c;
+	hj_config c;
 
 	(void)state;
 	assert_non_null(text);
-	hjd_config_init(&c);
-	assert_int_equal(hjd_config_load_text(&c, "mem.conf", MINIMAL,
-	                                      strlen(MINIMAL), err, sizeof err),
+	hj_config_init(&c);
+	assert_int_equal(hj_config_load_text(&c, "mem.conf", MINIMAL,
+	                                     strlen(MINIMAL), err, sizeof err),
 	                 0);
 	assert_string_equal(err, "");
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.dealer.text, ADDR);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	/* Not a C string: the length counts, a NUL inside too. */
-	hjd_config_init(&c);
-	assert_int_equal(hjd_config_load_text(&c, "mem.conf", nul,
-	                                      sizeof nul - 1, err, sizeof err),
+	hj_config_init(&c);
+	assert_int_equal(hj_config_load_text(&c, "mem.conf", nul,
+	                                     sizeof nul - 1, err, sizeof err),
 	                 -EINVAL);
 	assert_string_equal(err, "mem.conf:2: NUL byte in line");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	/* 1 MiB is the most, from memory as from a file. */
 	memset(text, '\n', big);
 	memcpy(text, "[chain]\n", 8);
-	hjd_config_init(&c);
-	assert_int_equal(hjd_config_load_text(&c, "mem.conf", text, big - 1,
-	                                      err, sizeof err),
-	                 0);
+	hj_config_init(&c);
 	assert_int_equal(
-	    hjd_config_load_text(&c, "mem.conf", text, big, err, sizeof err),
+	    hj_config_load_text(&c, "mem.conf", text, big - 1, err, sizeof err),
+	    0);
+	assert_int_equal(
+	    hj_config_load_text(&c, "mem.conf", text, big, err, sizeof err),
 	    -EINVAL);
 	assert_string_equal(err, "mem.conf: larger than 1048576 bytes");
 	write_conf(text, big);
-	assert_int_equal(hjd_config_load(&c, conf_path, err, sizeof err),
+	assert_int_equal(hj_config_load(&c, conf_path, err, sizeof err),
 	                 -EINVAL);
 	snprintf(want, sizeof want, "%s: larger than 1048576 bytes", conf_path);
 	assert_string_equal(err, want);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	free(text);
 }
 
@@ -534,7 +534,7 @@ static void test_load_text(void **state)
 
 static void test_overrides(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "";
 
 	(void)state;
@@ -543,37 +543,35 @@ static void test_overrides(void **state)
 	                      &c, err, sizeof err),
 	                 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.confirmations=7", err, sizeof err),
+	    hj_config_set_arg(&c, "--chain.confirmations=7", err, sizeof err),
 	    0);
 	/* Without the dashes too. */
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "rules.max_bet=2000", err, sizeof err), 0);
-	assert_int_equal(hjd_config_set_arg(&c, "--dealer.address=" ADDR_MIXD,
-	                                    err, sizeof err),
+	    hj_config_set_arg(&c, "rules.max_bet=2000", err, sizeof err), 0);
+	assert_int_equal(hj_config_set_arg(&c, "--dealer.address=" ADDR_MIXD,
+	                                   err, sizeof err),
 	                 0);
 	/* An empty value clears the credentials the file set. */
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.rpc_user=", err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--chain.rpc_user=", err, sizeof err), 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.rpc_password=", err, sizeof err),
+	    hj_config_set_arg(&c, "--chain.rpc_password=", err, sizeof err), 0);
+	assert_int_equal(
+	    hj_config_set_arg(&c, "--chain.rpc_bearer=t0k", err, sizeof err),
 	    0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.rpc_bearer=t0k", err, sizeof err),
+	    hj_config_set_arg(&c, "--chain.start_height=5", err, sizeof err),
 	    0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.start_height=5", err, sizeof err),
-	    0);
+	    hj_config_set_arg(&c, "--chain.start_height=", err, sizeof err), 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.start_height=", err, sizeof err),
-	    0);
-	assert_int_equal(
-	    hjd_config_set_arg(&c, "--state.directory=/d", err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--state.directory=/d", err, sizeof err), 0);
 	/* A value may hold '=' and '.'. */
-	assert_int_equal(hjd_config_set_arg(&c,
-	                                    "--chain.rpc_url=http://h/a.b?c=d",
-	                                    err, sizeof err),
+	assert_int_equal(hj_config_set_arg(&c,
+	                                   "--chain.rpc_url=http://h/a.b?c=d",
+	                                   err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(err, "");
 	assert_int_equal(c.confirmations, 7);
 	assert_amount(c.rules.max_bet, 2000);
@@ -584,19 +582,19 @@ static void test_overrides(void **state)
 	assert_false(c.start_height_set);
 	assert_string_equal(c.rpc_url, "http://h/a.b?c=d");
 	assert_string_equal(c.card_log, "/d/cards.jsonl");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 static void expect_arg_error(const char *arg, const char *want)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512];
 
-	hjd_config_init(&c);
+	hj_config_init(&c);
 	memset(err, 'X', sizeof err);
-	assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err), -EINVAL);
+	assert_int_equal(hj_config_set_arg(&c, arg, err, sizeof err), -EINVAL);
 	assert_string_equal(err, want);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 static void test_arg_errors(void **state)
@@ -650,7 +648,7 @@ static void test_secrets_never_printed(void **state)
 	    "--chain.rpc_bearer=" SECRET " x",
 	    "--chain.rpc_bearer=" SECRET "\x01",
 	};
-	hjd_config c;
+	hj_config c;
 	char err[512];
 
 	(void)state;
@@ -659,28 +657,28 @@ static void test_secrets_never_printed(void **state)
 		assert_int_equal(load(files[i], &c, err, sizeof err), -EINVAL);
 		assert_true(strlen(err) > 0);
 		assert_null(strstr(err, SECRET));
-		hjd_config_free(&c);
+		hj_config_free(&c);
 	}
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
-		hjd_config_init(&c);
+		hj_config_init(&c);
 		err[0] = '\0';
 		assert_int_equal(
-		    hjd_config_set_arg(&c, args[i], err, sizeof err), -EINVAL);
+		    hj_config_set_arg(&c, args[i], err, sizeof err), -EINVAL);
 		assert_null(strstr(err, SECRET));
-		hjd_config_free(&c);
+		hj_config_free(&c);
 	}
 	expect_arg_error("--chain.rpc_bearer=" SECRET " x",
 	                 "command line: --chain.rpc_bearer=***: blank or "
 	                 "control character in token");
 	/* finish() too. */
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_set_arg(&c, "chain.rpc_password=" SECRET,
-	                                    err, sizeof err),
+	assert_int_equal(hj_config_set_arg(&c, "chain.rpc_password=" SECRET,
+	                                   err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), -EINVAL);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), -EINVAL);
 	assert_string_equal(err,
 	                    "[chain] rpc_password = ***: rpc_user is not set");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 /* ---- finish ---- */
@@ -688,17 +686,17 @@ static void test_secrets_never_printed(void **state)
 static void expect_finish_error(const char *text, const char *arg,
                                 const char *want)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512];
 
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
 	if (arg)
-		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		assert_int_equal(hj_config_set_arg(&c, arg, err, sizeof err),
 		                 0);
 	memset(err, 'X', sizeof err);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), -EINVAL);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), -EINVAL);
 	assert_string_equal(err, want);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 static void test_finish_errors(void **state)
@@ -781,50 +779,50 @@ static void test_finish_errors(void **state)
  * the family's default. */
 static void test_finality(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "";
 
 	(void)state;
 	assert_int_equal(load("[chain]\nconfirmations = finalized\n" MINIMAL,
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.finality, HJ_FINALITY_FINALIZED);
 	assert_int_equal(c.confirmations, 0);
 	assert_string_equal(hj_finality_name(c.finality), "finalized");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(load("[chain]\nconfirmations = safe\n" MINIMAL, &c,
 	                      err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.finality, HJ_FINALITY_SAFE);
 	assert_int_equal(c.confirmations, 0);
 	assert_string_equal(hj_finality_name(c.finality), "safe");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* A number after a word, a word after a number: the last says. */
 	assert_int_equal(load("[chain]\nconfirmations = safe\n" MINIMAL, &c,
 	                      err, sizeof err),
 	                 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.confirmations=3", err, sizeof err),
+	    hj_config_set_arg(&c, "--chain.confirmations=3", err, sizeof err),
 	    0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.finality, HJ_FINALITY_DEPTH);
 	assert_int_equal(c.confirmations, 3);
 	assert_null(hj_finality_name(c.finality));
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	assert_int_equal(
 	    load("[chain]\nconfirmations = 3\n" MINIMAL, &c, err, sizeof err),
 	    0);
-	assert_int_equal(hjd_config_set_arg(&c, "chain.confirmations=finalized",
-	                                    err, sizeof err),
+	assert_int_equal(hj_config_set_arg(&c, "chain.confirmations=finalized",
+	                                   err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.finality, HJ_FINALITY_FINALIZED);
 	assert_int_equal(c.confirmations, 0);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* Only these two words, as written. */
 	ERR("[chain]\nconfirmations = Finalized\n", 2,
@@ -863,12 +861,12 @@ static void test_finality(void **state)
 	                      err, sizeof err),
 	                 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.confirmations=2", err, sizeof err),
+	    hj_config_set_arg(&c, "--chain.confirmations=2", err, sizeof err),
 	    0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.finality, HJ_FINALITY_DEPTH);
 	assert_int_equal(c.confirmations, 2);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 /* The Bitcoin family's defaults follow the coin. */
@@ -877,21 +875,21 @@ static void test_finality(void **state)
 static void push_is(const char *text, const char *arg, int push,
                     const char *url, int why)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "";
 
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
 	if (arg)
-		assert_int_equal(hjd_config_set_arg(&c, arg, err, sizeof err),
+		assert_int_equal(hj_config_set_arg(&c, arg, err, sizeof err),
 		                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.push, push);
 	if (url)
 		assert_string_equal(c.push_url, url);
 	else
 		assert_null(c.push_url);
 	assert_int_equal(c.push_off_why != NULL, why);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 static void test_push(void **state)
@@ -952,7 +950,7 @@ static void test_push(void **state)
 
 static void test_bitcoin_defaults(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512];
 
 	(void)state;
@@ -962,13 +960,13 @@ static void test_bitcoin_defaults(void **state)
 	                      "min_bet = 1\nmax_bet = 2\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.rpc_url, "http://127.0.0.1:9332");
 	assert_string_equal(c.rpc_cookie_file, "/home/op/.litecoin/.cookie");
 	assert_int_equal(c.confirmations, 6);
 	assert_int_equal(c.batch_blocks, 8);
 	assert_int_equal(c.rules.timeout_blocks, 12);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(load("[chain]\nfamily = bitcoin\ncoin = bitcoin\n"
 	                      "rpc_user = u\nrpc_password = p\n"
@@ -976,18 +974,18 @@ static void test_bitcoin_defaults(void **state)
 	                      "min_bet = 1\nmax_bet = 2\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.rpc_url, "http://127.0.0.1:8332");
 	assert_null(c.rpc_cookie_file);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* EVM keeps its own. */
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.rpc_url, "http://127.0.0.1:8545");
 	assert_int_equal(c.batch_blocks, 100);
 	assert_null(c.rpc_cookie_file);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* No HOME and no credentials: say what to set. */
 	unsetenv("HOME");
@@ -1006,16 +1004,16 @@ static void test_bitcoin_defaults(void **state)
  * coin, outputs per transaction. */
 static void test_payout(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "";
 
 	(void)state;
 	assert_int_equal(load(BTC_MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_null(c.payout_wallet);
 	assert_amount(c.dust_limit, 3300);
 	assert_int_equal(c.max_outputs, 100);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(
 	    load("[chain]\nfamily = bitcoin\ncoin = bitcoin\n"
@@ -1025,26 +1023,26 @@ static void test_payout(void **state)
 	         "max_outputs = 1000\n",
 	         &c, err, sizeof err),
 	    0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.payout_wallet, "dealer pays/1");
 	assert_amount(c.dust_limit, 330);
 	assert_int_equal(c.max_outputs, 1000);
 	/* Empty: back to unset, and to the coin's default. */
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--payout.wallet=", err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--payout.wallet=", err, sizeof err), 0);
 	assert_null(c.payout_wallet);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(load(BTC_MINIMAL "[payout]\nwallet = w\n"
 	                                  "dust_limit = 1\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.dust_limit, 1);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--payout.dust_limit=", err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--payout.dust_limit=", err, sizeof err), 0);
 	assert_amount(c.dust_limit, 0);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	ERR("[payout]\ndust_limit = 0\n", 2,
 	    "[payout] dust_limit = 0: out of range: must be 1 to "
@@ -1063,38 +1061,38 @@ static void test_payout(void **state)
 /* [serve]: hashjack serve's keys, read and checked here like any other. */
 static void test_serve(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "";
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.serve.host, "127.0.0.1");
 	assert_int_equal(c.serve.port, 8549);
 	assert_int_equal(c.serve.max_age_s, 120);
 	assert_int_equal(c.serve.history_blocks, 10000);
 	assert_int_equal(c.serve.max_connections_per_ip, 64);
 	assert_int_equal(c.serve.max_send_buffer, 1 << 20);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(load(BTC_MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.serve.max_age_s, 3600);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	/* The node's finalized or safe block moves an epoch at a time. */
 	assert_int_equal(load("[chain]\nconfirmations = safe\n" MINIMAL, &c,
 	                      err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.serve.max_age_s, 900);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	assert_int_equal(load("[chain]\nconfirmations = finalized\n" MINIMAL
 	                      "[serve]\nmax_age = 60\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.serve.max_age_s, 60);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(load(MINIMAL "[serve]\nlisten = [::1]:0\n"
 	                              "max_age = 30\nhistory_blocks = 5\n"
@@ -1110,7 +1108,7 @@ static void test_serve(void **state)
 	                              "poll_interval_ms = 10\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.serve.host, "::1");
 	assert_int_equal(c.serve.port, 0);
 	assert_int_equal(c.serve.max_age_s, 30);
@@ -1127,7 +1125,7 @@ static void test_serve(void **state)
 	assert_int_equal(c.serve.max_headers, 4);
 	assert_int_equal(c.serve.max_message, 64);
 	assert_int_equal(c.serve.poll_interval_ms, 10);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	ERR("[serve]\nlisten = localhost:80\n", 2,
 	    "[serve] listen = localhost:80: not HOST:PORT with an IPv4 "
@@ -1147,36 +1145,36 @@ static void test_serve(void **state)
 
 static void test_metrics(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "";
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.metrics.enabled, 0); /* off by default */
 	assert_int_equal(c.metrics.max_lag, 10);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(load(MINIMAL "[metrics]\nlisten = 127.0.0.1:9464\n"
 	                              "max_lag = 0\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_int_equal(c.metrics.enabled, 1);
 	assert_string_equal(c.metrics.host, "127.0.0.1");
 	assert_int_equal(c.metrics.port, 9464);
 	assert_int_equal(c.metrics.max_lag, 0);
 	/* A later "off" (an override) turns it off again. */
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--metrics.listen=off", err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--metrics.listen=off", err, sizeof err), 0);
 	assert_int_equal(c.metrics.enabled, 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--metrics.listen=[::1]:0", err, sizeof err),
+	    hj_config_set_arg(&c, "--metrics.listen=[::1]:0", err, sizeof err),
 	    0);
 	assert_int_equal(c.metrics.enabled, 1);
 	assert_string_equal(c.metrics.host, "::1");
 	assert_int_equal(c.metrics.port, 0);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	ERR("[metrics]\nlisten = localhost:9464\n", 2,
 	    "[metrics] listen = localhost:9464: not HOST:PORT with an IPv4 "
@@ -1188,17 +1186,17 @@ static void test_metrics(void **state)
 
 static void test_payout_evm(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "";
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_null(c.dealer_key);
 	assert_amount(c.max_fee_per_gas, 100000000000u);
 	assert_amount(c.min_priority_fee, 1000000000u);
 	assert_int_equal(c.stuck_after_s, 300);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(load(MINIMAL "[payout]\ndealer_key = dealer.key\n"
 	                              "max_fee_per_gas = 18446744073709551615\n"
@@ -1206,21 +1204,21 @@ static void test_payout_evm(void **state)
 	                              "stuck_after = 86400\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.dealer_key, "dealer.key");
 	assert_amount(c.max_fee_per_gas, UINT64_MAX);
 	assert_amount(c.min_priority_fee, 1);
 	assert_int_equal(c.stuck_after_s, 86400);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* Empty: back to unset. */
 	assert_int_equal(
 	    load(MINIMAL "[payout]\ndealer_key = /k\n", &c, err, sizeof err),
 	    0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--payout.dealer_key=", err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--payout.dealer_key=", err, sizeof err), 0);
 	assert_null(c.dealer_key);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	ERR("[payout]\nmax_fee_per_gas = 0\n", 2,
 	    "[payout] max_fee_per_gas = 0: out of range: must be 1 to "
 	    "18446744073709551615");
@@ -1244,33 +1242,33 @@ static void test_payout_evm(void **state)
  * when set, so state directories made without it still match. */
 static void test_max_exposure(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "", rs[256];
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 0);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	assert_int_equal(
 	    load(MINIMAL "max_exposure = 0\n", &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 0);
 	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(
 	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* Exactly the worst case of one max_bet Bet (4 * 1000). */
 	assert_int_equal(
 	    load(MINIMAL "max_exposure = 4000\n", &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 4000);
 	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=100 max_exposure=4000");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* A preset named after it keeps it, as it keeps the limits. */
 	assert_int_equal(load("[rules]\nmax_exposure = 5000\npreset = bethash\n"
@@ -1278,9 +1276,9 @@ static void test_max_exposure(void **state)
 	                      "min_bet = 1\nmax_bet = 1000\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 5000);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* Any amount up to 2^128 - 1, on the Bitcoin family above 2^64
 	 * too: a sum of worst cases is not an output value. */
@@ -1289,30 +1287,30 @@ static void test_max_exposure(void **state)
 	                      "340282366920938463463374607431768211455\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, HJ_AMOUNT_MAX);
 	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=12 max_exposure="
 	                        "340282366920938463463374607431768211455");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* An override, and the override set back to no limit. */
 	assert_int_equal(
 	    load(MINIMAL "max_exposure = 4000\n", &c, err, sizeof err), 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--rules.max_exposure=0", err, sizeof err),
+	    hj_config_set_arg(&c, "--rules.max_exposure=0", err, sizeof err),
 	    0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 0);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 /* The rule keys of docs/PROTOCOL.md section 7.1 override the preset's values,
  * whichever comes first in the file or on the command line. */
 static void test_rule_keys(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512] = "", rs[HJ_STORE_RULES_MAX];
 
 	(void)state;
@@ -1322,7 +1320,7 @@ static void test_rule_keys(void **state)
 	                              "surrender = early\n",
 	                      &c, err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.rules.preset, "annakai");
 	assert_int_equal(c.rules.bj_num, 3); /* annakai's */
 	assert_int_equal(c.rules.surrender, HJ_SURRENDER_EARLY);
@@ -1333,17 +1331,17 @@ static void test_rule_keys(void **state)
 	                        "timeout_blocks=100 surrender=early "
 	                        "perfect_pairs=25,12,5");
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--rules.preset=bethash", err, sizeof err),
+	    hj_config_set_arg(&c, "--rules.preset=bethash", err, sizeof err),
 	    0);
-	assert_int_equal(hjd_config_set_arg(&c, "--rules.perfect_pairs=off",
-	                                    err, sizeof err),
-	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_config_set_arg(&c, "--rules.perfect_pairs=off", err, sizeof err),
+	    0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	hj_store_rules_str(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=100 double_on=any "
 	                        "surrender=early");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* Side bets count in the least max_exposure. */
 	ERR(MINIMAL "twenty_one_plus_three = 100,40,30,10,5\n"
@@ -1417,42 +1415,42 @@ static void test_max_exposure_errors(void **state)
 
 static void test_state_directory(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char err[512];
 
 	(void)state;
 	/* systemd's list: the first entry is ours. */
 	setenv("STATE_DIRECTORY", "/var/lib/hashjackd:/var/lib/other", 1);
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	setenv("STATE_DIRECTORY", "/run/state/hj", 1);
 	assert_int_equal(load(MINIMAL "[state]\ncard_log = logs/c.jsonl\n", &c,
 	                      err, sizeof err),
 	                 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.state_dir, "/run/state/hj");
 	assert_string_equal(c.card_log, "/run/state/hj/logs/c.jsonl");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* The file beats the environment. */
 	assert_int_equal(
 	    load(MINIMAL "[state]\ndirectory = /srv/hj\n", &c, err, sizeof err),
 	    0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.state_dir, "/srv/hj");
 	assert_string_equal(c.card_log, "/srv/hj/cards.jsonl");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 
 	/* A relative or empty $STATE_DIRECTORY is not systemd's: ignored. */
 	setenv("STATE_DIRECTORY", "", 1);
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
-	hjd_config_free(&c);
+	hj_config_free(&c);
 	unsetenv("STATE_DIRECTORY");
 }
 
@@ -1492,7 +1490,7 @@ static void test_example_file(void **state)
 	};
 	char path[1024], err[512], text[16384];
 	const char *slash = strrchr(__FILE__, '/');
-	hjd_config c, d;
+	hj_config c, d;
 	FILE *f;
 	size_t n;
 
@@ -1523,19 +1521,19 @@ static void test_example_file(void **state)
 		}
 	}
 
-	hjd_config_init(&c);
-	assert_int_equal(hjd_config_load(&c, path, err, sizeof err), 0);
+	hj_config_init(&c);
+	assert_int_equal(hj_config_load(&c, path, err, sizeof err), 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--dealer.address=" ADDR, err, sizeof err),
+	    hj_config_set_arg(&c, "--dealer.address=" ADDR, err, sizeof err),
 	    0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--rules.min_bet=1", err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--rules.min_bet=1", err, sizeof err), 0);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--rules.max_bet=1000", err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	    hj_config_set_arg(&c, "--rules.max_bet=1000", err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	/* The same as a file that says only the required keys. */
 	assert_int_equal(load(MINIMAL, &d, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&d, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&d, err, sizeof err), 0);
 	assert_int_equal(c.family, d.family);
 	assert_string_equal(c.rpc_url, d.rpc_url);
 	assert_int_equal(c.rpc_timeout_ms, 30000);
@@ -1550,8 +1548,8 @@ static void test_example_file(void **state)
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
 	assert_int_equal(c.log_fsync, 1);
 	assert_int_equal(memcmp(&c.rules, &d.rules, sizeof c.rules), 0);
-	hjd_config_free(&c);
-	hjd_config_free(&d);
+	hj_config_free(&c);
+	hj_config_free(&d);
 
 	/* Every example value uncommented is accepted too. */
 	for (char *p = text; (p = strstr(p, "\n#")) != NULL; p++) {
@@ -1575,35 +1573,35 @@ static void test_example_file(void **state)
 		         "address = %s%s", ADDR, rest);
 	}
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
-	assert_int_equal(hjd_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_string_equal(c.dealer.text, ADDR);
 	assert_amount(c.rules.min_bet, 10000000000000000u);
 	assert_amount(c.rules.max_bet, 1000000000000000000u);
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
 	assert_null(c.rpc_user);
-	hjd_config_free(&c);
+	hj_config_free(&c);
 }
 
 /* No error buffer: the same results, nothing written. */
 static void test_no_error_buffer(void **state)
 {
-	hjd_config c;
+	hj_config c;
 	char path[400];
 
 	(void)state;
-	hjd_config_free(NULL);
+	hj_config_free(NULL);
 	write_conf("[chain]\nconfirmations = 0\n", 26);
-	hjd_config_init(&c);
-	assert_int_equal(hjd_config_load(&c, conf_path, NULL, 0), -EINVAL);
+	hj_config_init(&c);
+	assert_int_equal(hj_config_load(&c, conf_path, NULL, 0), -EINVAL);
 	snprintf(path, sizeof path, "%s/missing.conf", tmpdir);
-	assert_int_equal(hjd_config_load(&c, path, NULL, 0), -ENOENT);
-	assert_int_equal(hjd_config_set_arg(&c, "--x", NULL, 0), -EINVAL);
-	assert_int_equal(hjd_config_set_arg(&c, "--dealer.address=0x", NULL, 0),
+	assert_int_equal(hj_config_load(&c, path, NULL, 0), -ENOENT);
+	assert_int_equal(hj_config_set_arg(&c, "--x", NULL, 0), -EINVAL);
+	assert_int_equal(hj_config_set_arg(&c, "--dealer.address=0x", NULL, 0),
 	                 -EINVAL);
 	assert_int_equal(
-	    hjd_config_set_arg(&c, "--chain.family=bitcoin", NULL, 0), 0);
-	assert_int_equal(hjd_config_finish(&c, NULL, 0), -EINVAL);
-	hjd_config_free(&c);
+	    hj_config_set_arg(&c, "--chain.family=bitcoin", NULL, 0), 0);
+	assert_int_equal(hj_config_finish(&c, NULL, 0), -EINVAL);
+	hj_config_free(&c);
 }
 
 /* ---- notify ---- */
@@ -1637,7 +1635,7 @@ static void test_notify_path(void **state)
 
 	(void)state;
 	unsetenv("NOTIFY_SOCKET");
-	assert_int_equal(hjd_notify("READY=1"), 0); /* not under systemd */
+	assert_int_equal(hj_notify("READY=1"), 0); /* not under systemd */
 
 	/* sun_path holds 108 bytes; a deep $TMPDIR would not fit. */
 	assert_true(strlen(tmpdir) + sizeof "/notify" <= sizeof sa.sun_path);
@@ -1645,20 +1643,20 @@ static void test_notify_path(void **state)
 	memcpy(sa.sun_path + strlen(tmpdir), "/notify", sizeof "/notify");
 	fd = bind_dgram(&sa, sizeof sa);
 	setenv("NOTIFY_SOCKET", sa.sun_path, 1);
-	assert_int_equal(hjd_notify("READY=1"), 0);
+	assert_int_equal(hj_notify("READY=1"), 0);
 	recv_msg(fd, buf, sizeof buf);
 	assert_string_equal(buf, "READY=1");
-	assert_int_equal(hjd_notify("STATUS=height 123, 4 open rounds"), 0);
+	assert_int_equal(hj_notify("STATUS=height 123, 4 open rounds"), 0);
 	recv_msg(fd, buf, sizeof buf);
 	assert_string_equal(buf, "STATUS=height 123, 4 open rounds");
-	assert_int_equal(hjd_notify("STOPPING=1"), 0);
+	assert_int_equal(hj_notify("STOPPING=1"), 0);
 	recv_msg(fd, buf, sizeof buf);
 	assert_string_equal(buf, "STOPPING=1");
 	close(fd);
 	/* Nobody listening any more. */
-	assert_int_equal(hjd_notify("WATCHDOG=1"), -ECONNREFUSED);
+	assert_int_equal(hj_notify("WATCHDOG=1"), -ECONNREFUSED);
 	unlink(sa.sun_path);
-	assert_int_equal(hjd_notify("WATCHDOG=1"), -ENOENT);
+	assert_int_equal(hj_notify("WATCHDOG=1"), -ENOENT);
 	unsetenv("NOTIFY_SOCKET");
 }
 
@@ -1678,18 +1676,18 @@ static void test_notify_abstract(void **state)
 	fd = bind_dgram(&sa, len);
 	snprintf(env, sizeof env, "@%s", name);
 	setenv("NOTIFY_SOCKET", env, 1);
-	assert_int_equal(hjd_notify("READY=1"), 0);
+	assert_int_equal(hj_notify("READY=1"), 0);
 	recv_msg(fd, buf, sizeof buf);
 	assert_string_equal(buf, "READY=1");
-	assert_int_equal(hjd_notify("WATCHDOG=1"), 0);
+	assert_int_equal(hj_notify("WATCHDOG=1"), 0);
 	recv_msg(fd, buf, sizeof buf);
 	assert_string_equal(buf, "WATCHDOG=1");
 	close(fd);
 
 	setenv("NOTIFY_SOCKET", "relative/path", 1);
-	assert_int_equal(hjd_notify("READY=1"), -EAFNOSUPPORT);
+	assert_int_equal(hj_notify("READY=1"), -EAFNOSUPPORT);
 	setenv("NOTIFY_SOCKET", "@", 1);
-	assert_int_equal(hjd_notify("READY=1"), -EINVAL);
+	assert_int_equal(hj_notify("READY=1"), -EINVAL);
 	unsetenv("NOTIFY_SOCKET");
 }
 
@@ -1700,26 +1698,26 @@ static void test_watchdog_env(void **state)
 	(void)state;
 	unsetenv("WATCHDOG_USEC");
 	unsetenv("WATCHDOG_PID");
-	assert_int_equal(hjd_watchdog_usec(), 0);
+	assert_int_equal(hj_notify_watchdog_usec(), 0);
 	setenv("WATCHDOG_USEC", "30000000", 1);
-	assert_int_equal(hjd_watchdog_usec(), 30000000);
+	assert_int_equal(hj_notify_watchdog_usec(), 30000000);
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	setenv("WATCHDOG_PID", pid, 1);
-	assert_int_equal(hjd_watchdog_usec(), 30000000);
+	assert_int_equal(hj_notify_watchdog_usec(), 30000000);
 	snprintf(pid, sizeof pid, "%ld", (long)getpid() + 1);
 	setenv("WATCHDOG_PID", pid, 1);
-	assert_int_equal(hjd_watchdog_usec(), 0); /* our parent's */
+	assert_int_equal(hj_notify_watchdog_usec(), 0); /* our parent's */
 	setenv("WATCHDOG_PID", "x", 1);
-	assert_int_equal(hjd_watchdog_usec(), 0);
+	assert_int_equal(hj_notify_watchdog_usec(), 0);
 	unsetenv("WATCHDOG_PID");
 	setenv("WATCHDOG_USEC", "30s", 1);
-	assert_int_equal(hjd_watchdog_usec(), 0);
+	assert_int_equal(hj_notify_watchdog_usec(), 0);
 	setenv("WATCHDOG_USEC", "", 1);
-	assert_int_equal(hjd_watchdog_usec(), 0);
+	assert_int_equal(hj_notify_watchdog_usec(), 0);
 	setenv("WATCHDOG_USEC", "18446744073709551616", 1);
-	assert_int_equal(hjd_watchdog_usec(), 0);
+	assert_int_equal(hj_notify_watchdog_usec(), 0);
 	setenv("WATCHDOG_USEC", "18446744073709551615", 1);
-	assert_true(hjd_watchdog_usec() == UINT64_MAX);
+	assert_true(hj_notify_watchdog_usec() == UINT64_MAX);
 	unsetenv("WATCHDOG_USEC");
 }
 

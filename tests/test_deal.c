@@ -1,7 +1,7 @@
 /*
  * Blocks through a real table into card log lines: the engine's sink
  * writing the line (hj_cardlog_sink), and the dealer's single step
- * (daemon/deal.h, hj_deal_block), which must give the same lines, hand
+ * (daemon/core/deal.h, hj_deal_block), which must give the same lines, hand
  * every event to the caller's sink after the line has it, and refuse
  * what it cannot deal with exact messages.
  *

@@ -81,7 +81,7 @@ static void refused(const char *path, int rc, const char *msg)
 
 	memset(sk, 0xaa, sizeof sk);
 	err[0] = '\0';
-	assert_int_equal(hj_dealer_key_read(ctx, path, sk, err, sizeof err),
+	assert_int_equal(hjd_dealer_key_read(ctx, path, sk, err, sizeof err),
 	                 rc);
 	assert_string_equal(err, msg);
 	for (size_t i = 0; i < sizeof sk; i++)
@@ -93,9 +93,9 @@ static void accepted(const char *source)
 	uint8_t sk[32], addr[20];
 
 	err[0] = '\0';
-	assert_int_equal(hj_dealer_key_load(ctx, source,
-	                                    addr_of(KEY1_ADDR_MIXED), sk, addr,
-	                                    err, sizeof err),
+	assert_int_equal(hjd_dealer_key_load(ctx, source,
+	                                     addr_of(KEY1_ADDR_MIXED), sk, addr,
+	                                     err, sizeof err),
 	                 0);
 	assert_string_equal(err, "");
 	for (size_t i = 0; i < 31; i++)
@@ -124,7 +124,7 @@ static void test_accepted_forms(void **state)
 		                    0600);
 
 		assert_int_equal(
-		    hj_dealer_key_load(
+		    hjd_dealer_key_load(
 		        ctx, p,
 		        addr_of("0x80c0dbf239224071c59dd8970ab9d542e3414ab2"),
 		        sk, addr, err, sizeof err),
@@ -133,7 +133,7 @@ static void test_accepted_forms(void **state)
 		assert_int_equal(sk[31], 0x40);
 		/* addr may be NULL. */
 		assert_int_equal(
-		    hj_dealer_key_load(
+		    hjd_dealer_key_load(
 		        ctx, p,
 		        addr_of("0x80C0DBF239224071C59DD8970AB9D542E3414AB2"),
 		        sk, NULL, err, sizeof err),
@@ -357,7 +357,7 @@ static void test_address(void **state)
 	p = put("key1", KEY1_HEX "\n", 0600);
 	memset(sk, 0xaa, sizeof sk);
 	assert_int_equal(
-	    hj_dealer_key_load(
+	    hjd_dealer_key_load(
 	        ctx, p, addr_of("0x0000000000000000000000000000000000000001"),
 	        sk, addr, err, sizeof err),
 	    -EINVAL);
@@ -406,7 +406,7 @@ static void test_credential(void **state)
 		uint8_t sk[32];
 
 		assert_int_equal(
-		    hj_dealer_key_load(
+		    hjd_dealer_key_load(
 		        ctx, "dealer-key",
 		        addr_of("0x0000000000000000000000000000000000000001"),
 		        sk, NULL, err, sizeof err),
@@ -449,19 +449,19 @@ static void test_path(void **state)
 	char path[64], big[5000];
 
 	(void)state;
-	assert_int_equal(hj_dealer_key_path("/etc/hashjack/dealer.key", path,
-	                                    sizeof path, err, sizeof err),
+	assert_int_equal(hjd_dealer_key_path("/etc/hashjack/dealer.key", path,
+	                                     sizeof path, err, sizeof err),
 	                 0);
 	assert_string_equal(path, "/etc/hashjack/dealer.key");
 	setenv("CREDENTIALS_DIRECTORY", "/run/credentials/hashjackd.service",
 	       1);
-	assert_int_equal(hj_dealer_key_path("dealer-key", path, sizeof path,
-	                                    err, sizeof err),
+	assert_int_equal(hjd_dealer_key_path("dealer-key", path, sizeof path,
+	                                     err, sizeof err),
 	                 0);
 	assert_string_equal(path,
 	                    "/run/credentials/hashjackd.service/dealer-key");
 	assert_int_equal(
-	    hj_dealer_key_path("dealer-key", path, 45, err, sizeof err),
+	    hjd_dealer_key_path("dealer-key", path, 45, err, sizeof err),
 	    -EINVAL);
 	assert_string_equal(err, "dealer key: path longer than 44 bytes");
 	unsetenv("CREDENTIALS_DIRECTORY");
@@ -470,7 +470,7 @@ static void test_path(void **state)
 	big[sizeof big - 1] = '\0';
 	refused(big, -EINVAL, "dealer key: path longer than 4095 bytes");
 	assert_int_equal(
-	    hj_dealer_key_path(NULL, path, sizeof path, err, sizeof err),
+	    hjd_dealer_key_path(NULL, path, sizeof path, err, sizeof err),
 	    -EINVAL);
 }
 

@@ -1,5 +1,5 @@
 /*
- * What an engine event leaves in the store (daemon/effects.h): exact rows
+ * What an engine event leaves in the store (daemon/core/effects.h): exact rows
  * for every kind of event, every refund recipient, every payout id; and
  * its journal line.
  */

@@ -1,6 +1,6 @@
 /*
  * `hashjack ledger` end to end: databases written with the daemon's own
- * store API (daemon/store.h), settlement's columns set with plain SQL as
+ * store API (daemon/core/store.h), settlement's columns set with plain SQL as
  * settlement will, then the real `hashjack` binary run on them and its
  * exit status, standard output and standard error compared exactly.
  *

@@ -1,8 +1,8 @@
 /*
- * The Prometheus text writer (daemon/prom.c) with exact bytes, and
+ * The Prometheus text writer (daemon/core/prom.c) with exact bytes, and
  * hashjackd's /metrics page and /healthz answer (daemon/metrics.c) from
  * counted events and made-up snapshots; the listener itself against a
- * fake connection (daemon/http.h's hj_server_fake).
+ * fake connection (daemon/core/http.h's hj_server_fake).
  */
 #include <math.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /*
  * The push wake-up (chain/push.h) against scripted nodes on one libuv loop:
- * for EVM the project's own HTTP/WebSocket server (daemon/http.h) with a
+ * for EVM the project's own HTTP/WebSocket server (daemon/core/http.h) with a
  * handler of this file's that reads the client's subscription and writes
  * the node's answers and notifications; for the Bitcoin family the tests'
  * scripted HTTP server (http_fake.h) answering waitfornewblock.  Then the
@@ -176,14 +176,14 @@ static struct node {
 	int down;
 } N;
 
-static void n_request(void *ctx, hj_conn *c, const hj_http_req *r)
+static void n_request(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	(void)ctx;
 	(void)r;
 	hj_conn_respond(c, 404, "application/json", "{}", 2);
 }
 
-static int n_ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
+static int n_ws_open(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	(void)ctx;
 	assert_string_equal(r->path, "/ws");
@@ -238,13 +238,13 @@ static void n_down(void *arg)
 
 static void node_up(enum mode mode)
 {
-	hj_http_limits lim;
-	hj_http_handler h = {n_request,    n_ws_open,  n_ws_ready,
-	                     n_ws_message, n_ws_close, NULL};
+	hj_server_limits lim;
+	hj_server_handler h = {n_request,    n_ws_open,  n_ws_ready,
+	                       n_ws_message, n_ws_close, NULL};
 	char err[200];
 	memset(&N, 0, sizeof N);
 	N.mode = mode;
-	hj_http_limits_default(&lim);
+	hj_server_limits_default(&lim);
 	N.s = hj_server_new(&loop, &lim, &h);
 	assert_non_null(N.s);
 	if (hj_server_listen(N.s, "127.0.0.1", 0, &N.port, err, sizeof err))

@@ -37,7 +37,7 @@ struct got {
 	json_t *msgs; /* every message, parsed */
 };
 
-static void collect(void *ctx, uint64_t height, const hj_update *u, size_t n)
+static void collect(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 {
 	struct got *g = ctx;
 	assert_true(n >= 1);
@@ -99,22 +99,22 @@ static void deal(hj_fixture *f, unsigned rank, const hj_action *txs, size_t n)
 		fail_msg("%s", err);
 }
 
-static hj_view *view(hj_fixture *f, size_t history)
+static hjc_view *view(hj_fixture *f, size_t history)
 {
-	hj_view_opts o = {.db = hj_fixture_db(f),
-	                  .log = hj_fixture_log(f),
-	                  .confirmations = 12,
-	                  .history_blocks = history,
-	                  .recent_rounds = 20};
-	hj_view *v = hj_view_new(&o);
+	hjc_view_opts o = {.db = hj_fixture_db(f),
+	                   .log = hj_fixture_log(f),
+	                   .confirmations = 12,
+	                   .history_blocks = history,
+	                   .recent_rounds = 20};
+	hjc_view *v = hjc_view_new(&o);
 	assert_non_null(v);
 	return v;
 }
 
-static void poll_ok(hj_view *v, struct got *g)
+static void poll_ok(hjc_view *v, struct got *g)
 {
 	char err[600] = "";
-	int r = hj_view_poll(v, g ? collect : NULL, g, err, sizeof err);
+	int r = hjc_view_poll(v, g ? collect : NULL, g, err, sizeof err);
 	if (r)
 		fail_msg("poll: %d %s", r, err);
 }
@@ -173,7 +173,7 @@ static void test_follow_and_settle(void **state)
 {
 	(void)state;
 	hj_fixture *f = fixture();
-	hj_view *v = view(f, 100);
+	hjc_view *v = view(f, 100);
 	struct got g = {.msgs = json_array()};
 	char *out, err[600];
 	size_t len;
@@ -181,7 +181,7 @@ static void test_follow_and_settle(void **state)
 	play_round(f, 4); /* Bet and three cards: the player's turn */
 	poll_ok(v, &g);
 	assert_int_equal(g.blocks, 4);
-	json_t *rs = answer(hj_view_rounds(v, &out, &len, err, sizeof err),
+	json_t *rs = answer(hjc_view_rounds(v, &out, &len, err, sizeof err),
 	                    &out, &len, err);
 	json_t *r = json_array_get(json_object_get(rs, "open"), 0);
 	assert_string_equal(str(r, "round"), ROUND1);
@@ -216,13 +216,13 @@ static void test_follow_and_settle(void **state)
 	/* The settled round, replayed from the log, is what the stream
 	 * said at its settlement. */
 	json_t *got =
-	    answer(hj_view_round(v, ROUND1, &out, &len, err, sizeof err), &out,
+	    answer(hjc_view_round(v, ROUND1, &out, &len, err, sizeof err), &out,
 	           &len, err);
 	assert_true(json_equal(got, data));
 	json_decref(got);
 
 	json_t *pl =
-	    answer(hj_view_player(v, PLAYER1, &out, &len, err, sizeof err),
+	    answer(hjc_view_player(v, PLAYER1, &out, &len, err, sizeof err),
 	           &out, &len, err);
 	assert_true(json_is_null(json_object_get(pl, "open")));
 	assert_true(
@@ -230,7 +230,7 @@ static void test_follow_and_settle(void **state)
 	json_decref(pl);
 
 	json_t *po = answer(
-	    hj_view_payouts(v, PLAYER1, NULL, &out, &len, err, sizeof err),
+	    hjc_view_payouts(v, PLAYER1, NULL, &out, &len, err, sizeof err),
 	    &out, &len, err);
 	json_t *p0 = json_array_get(json_object_get(po, "payouts"), 0);
 	assert_string_equal(str(p0, "amount"), "2000");
@@ -244,13 +244,14 @@ static void test_follow_and_settle(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_non_null(fgets(line, sizeof line, lf));
 	fclose(lf);
-	assert_int_equal(hj_view_block(v, "103", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(v, "103", &out, &len, err, sizeof err),
 	                 200);
 	assert_int_equal(len, strlen(line) - 1);
 	assert_memory_equal(out, line, len);
 	free(out);
-	json_t *bl = answer(hj_view_blocks(v, "2", &out, &len, err, sizeof err),
-	                    &out, &len, err);
+	json_t *bl =
+	    answer(hjc_view_blocks(v, "2", &out, &len, err, sizeof err), &out,
+	           &len, err);
 	assert_int_equal(json_array_size(bl), 2);
 	assert_int_equal(json_integer_value(
 	                     json_object_get(json_array_get(bl, 1), "height")),
@@ -258,30 +259,30 @@ static void test_follow_and_settle(void **state)
 	json_decref(bl);
 
 	/* Bad and unknown input. */
-	assert_int_equal(hj_view_round(v, "0x12", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_round(v, "0x12", &out, &len, err, sizeof err),
 	                 400);
 	assert_int_equal(
-	    hj_view_round(v, &ROUND1[2], &out, &len, err, sizeof err),
+	    hjc_view_round(v, &ROUND1[2], &out, &len, err, sizeof err),
 	    400); /* EVM ids carry 0x */
-	assert_int_equal(hj_view_round(v,
-	                               "0x01000000000000000000000000000000"
-	                               "00000000000000000000000000000002",
-	                               &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_round(v,
+	                                "0x01000000000000000000000000000000"
+	                                "00000000000000000000000000000002",
+	                                &out, &len, err, sizeof err),
 	                 404);
-	assert_int_equal(hj_view_player(v, "0x12", &out, &len, err, sizeof err),
+	assert_int_equal(
+	    hjc_view_player(v, "0x12", &out, &len, err, sizeof err), 400);
+	assert_int_equal(hjc_view_block(v, "0103", &out, &len, err, sizeof err),
 	                 400);
-	assert_int_equal(hj_view_block(v, "0103", &out, &len, err, sizeof err),
-	                 400);
-	assert_int_equal(hj_view_block(v, "99", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(v, "99", &out, &len, err, sizeof err),
 	                 404);
-	assert_int_equal(hj_view_blocks(v, "101", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_blocks(v, "101", &out, &len, err, sizeof err),
 	                 400);
 	assert_int_equal(
-	    hj_view_payouts(v, "nobody", NULL, &out, &len, err, sizeof err),
+	    hjc_view_payouts(v, "nobody", NULL, &out, &len, err, sizeof err),
 	    400);
 
-	json_t *tb = answer(hj_view_table(v, &out, &len, err, sizeof err), &out,
-	                    &len, err);
+	json_t *tb = answer(hjc_view_table(v, &out, &len, err, sizeof err),
+	                    &out, &len, err);
 	assert_string_equal(str(tb, "family"), "evm");
 	assert_string_equal(str(tb, "houseEdgePercent"), "2.436355");
 	assert_int_equal(
@@ -292,7 +293,7 @@ static void test_follow_and_settle(void **state)
 	json_decref(tb);
 
 	json_decref(g.msgs);
-	hj_view_free(v);
+	hjc_view_free(v);
 	cleanup(f);
 }
 
@@ -315,17 +316,17 @@ static void test_table_confirmations(void **state)
 
 	play_round(f, 2);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		hj_view_opts o = {.db = hj_fixture_db(f),
-		                  .log = hj_fixture_log(f),
-		                  .confirmations = cases[i].conf,
-		                  .finality = cases[i].fin,
-		                  .history_blocks = 10,
-		                  .recent_rounds = 20};
-		hj_view *v = hj_view_new(&o);
+		hjc_view_opts o = {.db = hj_fixture_db(f),
+		                   .log = hj_fixture_log(f),
+		                   .confirmations = cases[i].conf,
+		                   .finality = cases[i].fin,
+		                   .history_blocks = 10,
+		                   .recent_rounds = 20};
+		hjc_view *v = hjc_view_new(&o);
 		assert_non_null(v);
 		poll_ok(v, NULL);
 		json_t *tb =
-		    answer(hj_view_table(v, &out, &len, err, sizeof err), &out,
+		    answer(hjc_view_table(v, &out, &len, err, sizeof err), &out,
 		           &len, err);
 		json_t *c = json_object_get(tb, "confirmations");
 		if (cases[i].want == NULL) {
@@ -337,7 +338,7 @@ static void test_table_confirmations(void **state)
 			free(got);
 		}
 		json_decref(tb);
-		hj_view_free(v);
+		hjc_view_free(v);
 	}
 	cleanup(f);
 }
@@ -347,13 +348,13 @@ static void test_history(void **state)
 {
 	(void)state;
 	hj_fixture *f = fixture();
-	hj_view *v = view(f, 3);
+	hjc_view *v = view(f, 3);
 	struct got g = {.msgs = json_array()}, h = {.msgs = json_array()};
 	char err[300];
 
 	play_round(f, 6);
 	poll_ok(v, &g);
-	assert_int_equal(hj_view_history(v, 102, collect, &h, err, sizeof err),
+	assert_int_equal(hjc_view_history(v, 102, collect, &h, err, sizeof err),
 	                 0);
 	assert_int_equal(h.blocks, 3); /* 103, 104, 105 */
 	/* The same messages as the stream's last three blocks. */
@@ -361,15 +362,15 @@ static void test_history(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_true(json_equal(json_array_get(h.msgs, i),
 		                       json_array_get(g.msgs, m - n + i)));
-	assert_int_equal(hj_view_history(v, 101, collect, &h, err, sizeof err),
+	assert_int_equal(hjc_view_history(v, 101, collect, &h, err, sizeof err),
 	                 -ERANGE);
 	assert_non_null(strstr(err, "oldest kept is 103"));
-	assert_int_equal(hj_view_history(v, 105, collect, &h, err, sizeof err),
+	assert_int_equal(hjc_view_history(v, 105, collect, &h, err, sizeof err),
 	                 0);
 	assert_int_equal(h.blocks, 3);
 	json_decref(g.msgs);
 	json_decref(h.msgs);
-	hj_view_free(v);
+	hjc_view_free(v);
 	cleanup(f);
 }
 
@@ -380,20 +381,20 @@ static void test_restart_and_rotation(void **state)
 {
 	(void)state;
 	hj_fixture *f = fixture();
-	hj_view *a = view(f, 100);
+	hjc_view *a = view(f, 100);
 	char *out, err[600];
 	size_t len;
 
 	play_round(f, 4);
 	poll_ok(a, NULL);
 	assert_int_equal(hj_fixture_rotate(f, err, sizeof err), 0);
-	hj_view *b = view(f, 100);
+	hjc_view *b = view(f, 100);
 	poll_ok(b, NULL);
 	json_t *ra =
-	    answer(hj_view_round(a, ROUND1, &out, &len, err, sizeof err), &out,
+	    answer(hjc_view_round(a, ROUND1, &out, &len, err, sizeof err), &out,
 	           &len, err);
 	json_t *rb =
-	    answer(hj_view_round(b, ROUND1, &out, &len, err, sizeof err), &out,
+	    answer(hjc_view_round(b, ROUND1, &out, &len, err, sizeof err), &out,
 	           &len, err);
 	assert_true(json_equal(ra, rb));
 	json_decref(ra);
@@ -402,26 +403,26 @@ static void test_restart_and_rotation(void **state)
 	play_round(f, 2); /* into the new file */
 	poll_ok(a, NULL);
 	poll_ok(b, NULL);
-	ra = answer(hj_view_round(a, ROUND1, &out, &len, err, sizeof err), &out,
-	            &len, err);
-	rb = answer(hj_view_round(b, ROUND1, &out, &len, err, sizeof err), &out,
-	            &len, err);
+	ra = answer(hjc_view_round(a, ROUND1, &out, &len, err, sizeof err),
+	            &out, &len, err);
+	rb = answer(hjc_view_round(b, ROUND1, &out, &len, err, sizeof err),
+	            &out, &len, err);
 	assert_true(json_is_true(json_object_get(ra, "roundEnded")));
 	assert_true(json_equal(ra, rb));
 	json_decref(ra);
 	json_decref(rb);
 
-	hj_view_stats st;
-	hj_view_stats_get(a, &st);
+	hjc_view_stats st;
+	hjc_view_stats_get(a, &st);
 	assert_int_equal(st.rotated, 1);
 	assert_int_equal(st.height, 105);
 	/* a still has the renamed file's blocks; b never read them. */
-	assert_int_equal(hj_view_block(a, "101", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(a, "101", &out, &len, err, sizeof err),
 	                 200);
 	free(out);
-	assert_int_equal(hj_view_block(b, "101", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(b, "101", &out, &len, err, sizeof err),
 	                 404);
-	assert_int_equal(hj_view_block(b, "104", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(b, "104", &out, &len, err, sizeof err),
 	                 200);
 	free(out);
 
@@ -430,18 +431,18 @@ static void test_restart_and_rotation(void **state)
 	assert_int_equal(hj_fixture_rotate(f, err, sizeof err), 0);
 	deal(f, 2, NULL, 0);
 	poll_ok(a, NULL);
-	assert_int_equal(hj_view_block(a, "101", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(a, "101", &out, &len, err, sizeof err),
 	                 404);
-	assert_int_equal(hj_view_block(a, "105", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(a, "105", &out, &len, err, sizeof err),
 	                 200);
 	free(out);
-	assert_int_equal(hj_view_block(a, "106", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(a, "106", &out, &len, err, sizeof err),
 	                 200);
 	free(out);
-	hj_view_stats_get(a, &st);
+	hjc_view_stats_get(a, &st);
 	assert_int_equal(st.rotated, 2);
-	hj_view_free(a);
-	hj_view_free(b);
+	hjc_view_free(a);
+	hjc_view_free(b);
 	cleanup(f);
 }
 
@@ -486,7 +487,7 @@ static void test_truncation(void **state)
 {
 	(void)state;
 	hj_fixture *f = fixture();
-	hj_view *v = view(f, 100);
+	hjc_view *v = view(f, 100);
 	struct got g = {.msgs = json_array()};
 	char line[1024], err[300], *out;
 	size_t len;
@@ -500,19 +501,19 @@ static void test_truncation(void **state)
 	assert_int_equal(g.last, 104);
 	assert_int_equal(truncate(hj_fixture_log(f), committed), 0);
 	poll_ok(v, &g);
-	hj_view_stats st;
-	hj_view_stats_get(v, &st);
+	hjc_view_stats st;
+	hjc_view_stats_get(v, &st);
 	assert_int_equal(st.truncated, 1);
 	assert_int_equal(st.height, 103);
 	play_round(f, 2); /* the real 104 (a Stand) and 105 */
 	poll_ok(v, &g);
 	assert_int_equal(g.last, 105);
-	assert_int_equal(hj_view_block(v, "104", &out, &len, err, sizeof err),
+	assert_int_equal(hjc_view_block(v, "104", &out, &len, err, sizeof err),
 	                 200);
 	assert_false(len == strlen(line) - 1 && memcmp(out, line, len) == 0);
 	free(out);
 	json_decref(g.msgs);
-	hj_view_free(v);
+	hjc_view_free(v);
 	cleanup(f);
 }
 
@@ -522,7 +523,7 @@ static void test_divergence(void **state)
 {
 	(void)state;
 	hj_fixture *f = fixture();
-	hj_view *v = view(f, 100);
+	hjc_view *v = view(f, 100);
 	char line[1024], err[600];
 
 	play_round(f, 3);
@@ -534,21 +535,22 @@ static void test_divergence(void **state)
 	    "0200000000000000000000000000000000000000000000000000000000000002"
 	    "\",\"handOwner\":\"Dealer\",\"card\":\"5D\"}");
 	append(f, line);
-	assert_int_equal(hj_view_poll(v, NULL, NULL, err, sizeof err), -EPROTO);
+	assert_int_equal(hjc_view_poll(v, NULL, NULL, err, sizeof err),
+	                 -EPROTO);
 	assert_non_null(strstr(err, "block 103"));
-	hj_view_stats st;
-	hj_view_stats_get(v, &st);
+	hjc_view_stats st;
+	hjc_view_stats_get(v, &st);
 	assert_int_equal(st.live, 0);
 	assert_int_equal(st.diverged, 1);
 	assert_int_equal(truncate(hj_fixture_log(f), committed), 0);
 	poll_ok(v, NULL);
-	hj_view_stats_get(v, &st);
+	hjc_view_stats_get(v, &st);
 	assert_int_equal(st.live, 1);
 	assert_int_equal(st.height, 102);
 
 	/* A line that is not a line at all. */
 	append(f, "{\"v\":2,\"height\":103}\n");
-	assert_int_equal(hj_view_poll(v, NULL, NULL, err, sizeof err),
+	assert_int_equal(hjc_view_poll(v, NULL, NULL, err, sizeof err),
 	                 -EBADMSG);
 	assert_non_null(strstr(err, "no height, hash or events"));
 
@@ -557,10 +559,10 @@ static void test_divergence(void **state)
 	assert_int_equal(truncate(hj_fixture_log(f), committed), 0);
 	forged(line, sizeof line, 103, "{\"type\":\"draw\",\"round\":\"0x3\"}");
 	append(f, line);
-	assert_int_equal(hj_view_poll(v, NULL, NULL, err, sizeof err),
+	assert_int_equal(hjc_view_poll(v, NULL, NULL, err, sizeof err),
 	                 -EBADMSG);
 	assert_non_null(strstr(err, "event 0: no round id"));
-	hj_view_free(v);
+	hjc_view_free(v);
 	cleanup(f);
 }
 
@@ -587,28 +589,28 @@ static void wire_out(void *arg, const char *p, size_t n)
 struct srv {
 	uv_loop_t loop;
 	hj_fixture *f;
-	hj_view *v;
-	hj_api *api;
+	hjc_view *v;
+	hjc_api *api;
 	hj_server *s;
 };
 
-static void srv_up_aged(struct srv *x, const hj_http_limits *lim,
+static void srv_up_aged(struct srv *x, const hj_server_limits *lim,
                         unsigned max_age_s)
 {
-	hj_http_handler h;
-	hj_api_opts ao = {.max_subscriptions = 2, .max_age_s = max_age_s};
+	hj_server_handler h;
+	hjc_api_opts ao = {.max_subscriptions = 2, .max_age_s = max_age_s};
 	assert_int_equal(uv_loop_init(&x->loop), 0);
 	x->f = fixture();
 	x->v = view(x->f, 100);
 	play_round(x->f, 6);
 	poll_ok(x->v, NULL);
-	x->api = hj_api_new(x->v, &ao);
-	hj_api_handler(x->api, &h);
+	x->api = hjc_api_new(x->v, &ao);
+	hjc_api_handler(x->api, &h);
 	x->s = hj_server_new(&x->loop, lim, &h);
-	hj_api_set_server(x->api, x->s);
+	hjc_api_set_server(x->api, x->s);
 }
 
-static void srv_up(struct srv *x, const hj_http_limits *lim)
+static void srv_up(struct srv *x, const hj_server_limits *lim)
 {
 	srv_up_aged(x, lim, 3600);
 }
@@ -618,8 +620,8 @@ static void srv_down(struct srv *x)
 	hj_server_close(x->s, NULL, NULL);
 	uv_run(&x->loop, UV_RUN_DEFAULT);
 	assert_int_equal(uv_loop_close(&x->loop), 0);
-	hj_api_free(x->api);
-	hj_view_free(x->v);
+	hjc_api_free(x->api);
+	hjc_view_free(x->v);
 	cleanup(x->f);
 }
 
@@ -663,8 +665,8 @@ static void test_healthz_family_max_age(void **state)
 {
 	(void)state;
 	struct srv x;
-	hj_http_limits lim;
-	hj_http_limits_default(&lim);
+	hj_server_limits lim;
+	hj_server_limits_default(&lim);
 	srv_up_aged(&x, &lim, 0);
 	log_aged(&x, 60);
 	expect_status(&x, "GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 200",
@@ -703,8 +705,8 @@ static void test_http(void **state)
 {
 	(void)state;
 	struct srv x;
-	hj_http_limits lim;
-	hj_http_limits_default(&lim);
+	hj_server_limits lim;
+	hj_server_limits_default(&lim);
 	lim.max_url = 128;
 	lim.max_header_bytes = 512;
 	lim.max_headers = 8;
@@ -887,10 +889,10 @@ static void test_websocket(void **state)
 {
 	(void)state;
 	struct srv x;
-	hj_http_limits lim;
+	hj_server_limits lim;
 	char texts[16][2048], buf[4096];
 	int code;
-	hj_http_limits_default(&lim);
+	hj_server_limits_default(&lim);
 	lim.max_ws_msg = 200;
 	srv_up(&x, &lim);
 
@@ -1010,7 +1012,7 @@ static void test_websocket(void **state)
 	deal(x.f, 4, &bet, 1);
 	char err[300];
 	assert_int_equal(
-	    hj_view_poll(x.v, hj_api_block, x.api, err, sizeof err), 0);
+	    hjc_view_poll(x.v, hjc_api_block, x.api, err, sizeof err), 0);
 	n = frames(&w, texts, 16, &code);
 	assert_int_equal(n, 1); /* the block; not the other player's round */
 	assert_non_null(strstr(texts[0], "\"eventId\":\"106\""));

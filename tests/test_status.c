@@ -1,7 +1,7 @@
 /*
  * `hashjack status` end to end: databases written with the daemon's own
- * store API (daemon/store.h: rounds opened by the engine and saved, payouts,
- * payout transactions and batches planned, sent and confirmed, the
+ * store API (daemon/core/store.h: rounds opened by the engine and saved,
+ * payouts, payout transactions and batches planned, sent and confirmed, the
  * balance), older schemas made by SQL, then the real `hashjack` binary run
  * on them and its exit status, standard output and standard error compared
  * exactly; --json parsed back with jansson.

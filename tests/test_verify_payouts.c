@@ -44,20 +44,20 @@ static char *line(uint64_t h, const char *events)
 	return buf;
 }
 
-static void feed(hj_vpay *v, uint64_t h, const char *events)
+static void feed(hjc_vpay *v, uint64_t h, const char *events)
 {
 	char err[200] = "";
 	const char *l = line(h, events);
-	int rc = hj_vpay_line(v, l, strlen(l), err, sizeof err);
+	int rc = hjc_vpay_line(v, l, strlen(l), err, sizeof err);
 	if (rc)
 		fail_msg("block %llu: %d %s", (unsigned long long)h, rc, err);
 }
 
-static int feed_rc(hj_vpay *v, uint64_t h, const char *events, char *err,
+static int feed_rc(hjc_vpay *v, uint64_t h, const char *events, char *err,
                    size_t errlen)
 {
 	const char *l = line(h, events);
-	return hj_vpay_line(v, l, strlen(l), err, errlen);
+	return hjc_vpay_line(v, l, strlen(l), err, errlen);
 }
 
 static const char *bet(const char *round, const char *player)
@@ -88,10 +88,10 @@ static const char *settle(const char *round, const char *player,
 }
 
 /* The index of recipient text in v, or -1. */
-static long find(const hj_vpay *v, const char *text)
+static long find(const hjc_vpay *v, const char *text)
 {
-	for (size_t i = 0; i < hj_vpay_count(v); i++)
-		if (strcmp(hj_vpay_recipient_text(v, i), text) == 0)
+	for (size_t i = 0; i < hjc_vpay_count(v); i++)
+		if (strcmp(hjc_vpay_recipient_text(v, i), text) == 0)
 			return (long)i;
 	return -1;
 }
@@ -131,7 +131,7 @@ static void assert_row(json_t *rep, const char *who, const char *owed,
 static void test_evm_debts(void **state)
 {
 	(void)state;
-	hj_vpay *v = hj_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
 	char ev[2000];
 	assert_non_null(v);
 
@@ -157,19 +157,19 @@ static void test_evm_debts(void **state)
 	feed(v, 14, bet(R2, A3));
 	feed(v, 15, settle(R2, A3, "0"));
 
-	assert_int_equal(hj_vpay_first(v), 10);
-	assert_int_equal(hj_vpay_last(v), 15);
-	assert_int_equal(hj_vpay_count(v), 2); /* A2, A1; A3 is owed none */
-	assert_string_equal(hj_vpay_recipient_text(v, 0), A2);
-	assert_string_equal(hj_vpay_recipient_text(v, 1), A1);
-	assert_int_equal(hj_vpay_recipient(v, 1)->len, 20);
-	assert_int_equal(hj_vpay_recipient(v, 1)->b[19], 0x11);
+	assert_int_equal(hjc_vpay_first(v), 10);
+	assert_int_equal(hjc_vpay_last(v), 15);
+	assert_int_equal(hjc_vpay_count(v), 2); /* A2, A1; A3 is owed none */
+	assert_string_equal(hjc_vpay_recipient_text(v, 0), A2);
+	assert_string_equal(hjc_vpay_recipient_text(v, 1), A1);
+	assert_int_equal(hjc_vpay_recipient(v, 1)->len, 20);
+	assert_int_equal(hjc_vpay_recipient(v, 1)->b[19], 0x11);
 
-	assert_int_equal(hj_vpay_received(v, (size_t)find(v, A1), 400), 0);
-	assert_int_equal(hj_vpay_received(v, (size_t)find(v, A1), 60), 0);
-	hj_vpay_view w = {.tip = 100, .confirmations = 12, .grace = 10};
+	assert_int_equal(hjc_vpay_received(v, (size_t)find(v, A1), 400), 0);
+	assert_int_equal(hjc_vpay_received(v, (size_t)find(v, A1), 60), 0);
+	hjc_vpay_view w = {.tip = 100, .confirmations = 12, .grace = 10};
 	size_t nshort = 99;
-	json_t *rep = hj_vpay_report(v, &w, &nshort);
+	json_t *rep = hjc_vpay_report(v, &w, &nshort);
 	assert_non_null(rep);
 	assert_int_equal(nshort, 1);
 	assert_row(rep, A1, "460", "0", "460", "0", "even");
@@ -193,7 +193,7 @@ static void test_evm_debts(void **state)
 	                 0);
 	assert_true(json_is_null(json_object_get(rep, "scanned")));
 	json_decref(rep);
-	hj_vpay_free(v);
+	hjc_vpay_free(v);
 }
 
 /* The Bitcoin family: a refund to the Bet's key, to the round's player,
@@ -201,7 +201,7 @@ static void test_evm_debts(void **state)
 static void test_btc_refunds(void **state)
 {
 	(void)state;
-	hj_vpay *v = hj_vpay_new(HJ_BITCOIN, "litoshi");
+	hjc_vpay *v = hjc_vpay_new(HJ_BITCOIN, "litoshi");
 	char ev[2000];
 	assert_non_null(v);
 
@@ -230,19 +230,19 @@ static void test_btc_refunds(void **state)
 	         BT, BR);
 	feed(v, 8, ev);
 
-	assert_int_equal(hj_vpay_count(v), 2);
-	assert_int_equal(hj_vpay_recipient(v, 0)->len, 32);
-	hj_vpay_set_address(v, (size_t)find(v, P1), "rltc1pexample");
-	assert_int_equal(hj_vpay_received(v, (size_t)find(v, P1), 203000), 0);
-	assert_int_equal(hj_vpay_received(v, (size_t)find(v, P2), 10000), 0);
-	hj_vpay_view w = {.tip = 20,
-	                  .confirmations = 1,
-	                  .grace = 0,
-	                  .scanned = 1,
-	                  .scan_from = 5,
-	                  .scan_to = 20};
+	assert_int_equal(hjc_vpay_count(v), 2);
+	assert_int_equal(hjc_vpay_recipient(v, 0)->len, 32);
+	hjc_vpay_set_address(v, (size_t)find(v, P1), "rltc1pexample");
+	assert_int_equal(hjc_vpay_received(v, (size_t)find(v, P1), 203000), 0);
+	assert_int_equal(hjc_vpay_received(v, (size_t)find(v, P2), 10000), 0);
+	hjc_vpay_view w = {.tip = 20,
+	                   .confirmations = 1,
+	                   .grace = 0,
+	                   .scanned = 1,
+	                   .scan_from = 5,
+	                   .scan_to = 20};
 	size_t nshort;
-	json_t *rep = hj_vpay_report(v, &w, &nshort);
+	json_t *rep = hjc_vpay_report(v, &w, &nshort);
 	assert_non_null(rep);
 	assert_int_equal(nshort, 0);
 	assert_row(rep, P1, "203000", "0", "203000", "0", "even");
@@ -269,7 +269,7 @@ static void test_btc_refunds(void **state)
 	                     json_object_get(rep, "scanned"), "to")),
 	                 20);
 	json_decref(rep);
-	hj_vpay_free(v);
+	hjc_vpay_free(v);
 }
 
 /* A debt counts once its block has been final for grace blocks; what is
@@ -277,7 +277,7 @@ static void test_btc_refunds(void **state)
 static void test_grace(void **state)
 {
 	(void)state;
-	hj_vpay *v = hj_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
 	char ev[1200];
 	size_t nshort;
 	json_t *rep;
@@ -291,41 +291,41 @@ static void test_grace(void **state)
 	         "\"%s\",\"reason\":\"bad_version\",\"refund\":\"50\"}",
 	         T1, A1);
 	feed(v, 20, ev);
-	assert_int_equal(hj_vpay_received(v, 0, 120), 0);
+	assert_int_equal(hjc_vpay_received(v, 0, 120), 0);
 
 	/* tip 30, 2 confirmations: final 29; grace 9: due up to 20. */
-	hj_vpay_view w = {.tip = 30, .confirmations = 2, .grace = 9};
-	rep = hj_vpay_report(v, &w, &nshort);
+	hjc_vpay_view w = {.tip = 30, .confirmations = 2, .grace = 9};
+	rep = hjc_vpay_report(v, &w, &nshort);
 	assert_int_equal(json_integer_value(json_object_get(rep, "due")), 20);
 	assert_row(rep, A1, "150", "0", "120", "-30", "short");
 	assert_int_equal(nshort, 1);
 	json_decref(rep);
 	/* grace 10: block 20's refund is not due yet. */
 	w.grace = 10;
-	rep = hj_vpay_report(v, &w, &nshort);
+	rep = hjc_vpay_report(v, &w, &nshort);
 	assert_int_equal(json_integer_value(json_object_get(rep, "due")), 19);
 	assert_row(rep, A1, "100", "50", "120", "0", "even");
 	assert_int_equal(nshort, 0);
 	json_decref(rep);
 	/* More than both: over by what is beyond both. */
-	assert_int_equal(hj_vpay_received(v, 0, 40), 0);
-	rep = hj_vpay_report(v, &w, &nshort);
+	assert_int_equal(hjc_vpay_received(v, 0, 40), 0);
+	rep = hjc_vpay_report(v, &w, &nshort);
 	assert_row(rep, A1, "100", "50", "160", "10", "over");
 	assert_string_equal(json_string_value(json_object_get(rep, "excess")),
 	                    "10");
 	json_decref(rep);
 	/* A grace past the final block, or no final block: nothing due. */
 	w.grace = 30;
-	rep = hj_vpay_report(v, &w, &nshort);
+	rep = hjc_vpay_report(v, &w, &nshort);
 	assert_true(json_is_null(json_object_get(rep, "due")));
 	assert_row(rep, A1, "0", "150", "160", "10", "over");
 	json_decref(rep);
-	w = (hj_vpay_view){.tip = 3, .confirmations = 6, .grace = 0};
-	rep = hj_vpay_report(v, &w, &nshort);
+	w = (hjc_vpay_view){.tip = 3, .confirmations = 6, .grace = 0};
+	rep = hjc_vpay_report(v, &w, &nshort);
 	assert_true(json_is_null(json_object_get(rep, "final")));
 	assert_true(json_is_null(json_object_get(rep, "due")));
 	json_decref(rep);
-	hj_vpay_free(v);
+	hjc_vpay_free(v);
 }
 
 /* Many rounds open and settled: each rejection naming an open round is
@@ -333,7 +333,7 @@ static void test_grace(void **state)
 static void test_many_rounds(void **state)
 {
 	(void)state;
-	hj_vpay *v = hj_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
 	char ev[1000], round[67], player[43];
 	const uint64_t n = 3000;
 	uint64_t h = 1;
@@ -366,28 +366,29 @@ static void test_many_rounds(void **state)
 		         T1, round);
 		feed(v, h, ev);
 	}
-	hj_vpay_view w = {.tip = h + 100, .confirmations = 1, .grace = 0};
+	hjc_vpay_view w = {.tip = h + 100, .confirmations = 1, .grace = 0};
 	size_t nshort;
-	json_t *rep = hj_vpay_report(v, &w, &nshort);
+	json_t *rep = hjc_vpay_report(v, &w, &nshort);
 	assert_non_null(rep);
 	/* Odd rounds: players (i % 50) + 1 for odd i, 25 of them, 60 each. */
-	assert_int_equal(hj_vpay_count(v), 25);
+	assert_int_equal(hjc_vpay_count(v), 25);
 	assert_int_equal(nshort, 25);
 	assert_row(rep, "0x0000000000000000000000000000000000000002", "60", "0",
 	           "0", "-60", "short");
 	assert_int_equal(json_array_size(json_object_get(rep, "unattributed")),
 	                 n / 2);
 	json_decref(rep);
-	hj_vpay_free(v);
+	hjc_vpay_free(v);
 }
 
 static void test_refused(void **state)
 {
 	(void)state;
-	hj_vpay *v = hj_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
 	char err[200], ev[600];
 
-	assert_int_equal(hj_vpay_line(v, "{nope", 5, err, sizeof err), -EINVAL);
+	assert_int_equal(hjc_vpay_line(v, "{nope", 5, err, sizeof err),
+	                 -EINVAL);
 	assert_string_equal(err, "not a card log line (no height or events)");
 	feed(v, 4, "");
 	/* Heights follow each other. */
@@ -416,16 +417,16 @@ static void test_refused(void **state)
 	assert_string_equal(err,
 	                    "block 6: a recipient owed more than 2^128 - 1");
 	assert_int_equal(
-	    hj_vpay_received(v, 0, (hj_amount) ~(unsigned __int128)0), 0);
-	assert_int_equal(hj_vpay_received(v, 0, 1), -ERANGE);
-	hj_vpay_free(v);
+	    hjc_vpay_received(v, 0, (hj_amount) ~(unsigned __int128)0), 0);
+	assert_int_equal(hjc_vpay_received(v, 0, 1), -ERANGE);
+	hjc_vpay_free(v);
 }
 
 /* The text report, exactly. */
 static void test_text(void **state)
 {
 	(void)state;
-	hj_vpay *v = hj_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
 	char ev[1000], *buf = NULL;
 	size_t len = 0, nshort;
 	FILE *f;
@@ -437,17 +438,17 @@ static void test_text(void **state)
 	         "\"25\"}",
 	         settle(R1, A1, "2000"), T1, A2);
 	feed(v, 4, ev);
-	assert_int_equal(hj_vpay_received(v, 0, 1500), 0);
-	hj_vpay_view w = {.tip = 10,
-	                  .confirmations = 2,
-	                  .grace = 1,
-	                  .scanned = 1,
-	                  .scan_from = 3,
-	                  .scan_to = 9};
-	json_t *rep = hj_vpay_report(v, &w, &nshort);
+	assert_int_equal(hjc_vpay_received(v, 0, 1500), 0);
+	hjc_vpay_view w = {.tip = 10,
+	                   .confirmations = 2,
+	                   .grace = 1,
+	                   .scanned = 1,
+	                   .scan_from = 3,
+	                   .scan_to = 9};
+	json_t *rep = hjc_vpay_report(v, &w, &nshort);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	hj_vpay_print(rep, f);
+	hjc_vpay_print(rep, f);
 	fclose(f);
 	assert_string_equal(
 	    buf,
@@ -464,7 +465,7 @@ static void test_text(void **state)
 	    "what the log owes); owed 2025, received 1500, 0 owed later\n");
 	free(buf);
 	json_decref(rep);
-	hj_vpay_free(v);
+	hjc_vpay_free(v);
 }
 
 /* [chain] confirmations = finalized: the final blocks are the node's
@@ -473,7 +474,7 @@ static void test_text(void **state)
 static void test_finality(void **state)
 {
 	(void)state;
-	hj_vpay *v = hj_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
 	char *buf = NULL;
 	size_t len = 0, nshort;
 	FILE *f;
@@ -482,15 +483,15 @@ static void test_finality(void **state)
 	feed(v, 4, settle(R1, A1, "2000"));
 	/* Finalized block 5 at a tip of 40 (2 confirmations would say 39):
 	 * grace 1, due up to 4. */
-	hj_vpay_view w = {.tip = 40,
-	                  .confirmations = 2,
-	                  .finality = HJ_FINALITY_FINALIZED,
-	                  .final = 5,
-	                  .grace = 1,
-	                  .scanned = 1,
-	                  .scan_from = 3,
-	                  .scan_to = 5};
-	json_t *rep = hj_vpay_report(v, &w, &nshort);
+	hjc_vpay_view w = {.tip = 40,
+	                   .confirmations = 2,
+	                   .finality = HJ_FINALITY_FINALIZED,
+	                   .final = 5,
+	                   .grace = 1,
+	                   .scanned = 1,
+	                   .scan_from = 3,
+	                   .scan_to = 5};
+	json_t *rep = hjc_vpay_report(v, &w, &nshort);
 	assert_non_null(rep);
 	assert_string_equal(
 	    json_string_value(json_object_get(rep, "confirmations")),
@@ -500,7 +501,7 @@ static void test_finality(void **state)
 	assert_row(rep, A1, "2000", "0", "0", "-2000", "short");
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	hj_vpay_print(rep, f);
+	hjc_vpay_print(rep, f);
 	fclose(f);
 	assert_non_null(strstr(buf, "payouts (amounts in wei): log blocks 3 to "
 	                            "4; final blocks up to 5 (tip 40, the "
@@ -512,7 +513,7 @@ static void test_finality(void **state)
 	/* Safe block 4, grace 1: the settlement of block 4 is not due. */
 	w.finality = HJ_FINALITY_SAFE;
 	w.final = 4;
-	rep = hj_vpay_report(v, &w, &nshort);
+	rep = hjc_vpay_report(v, &w, &nshort);
 	assert_string_equal(
 	    json_string_value(json_object_get(rep, "confirmations")), "safe");
 	assert_int_equal(json_integer_value(json_object_get(rep, "due")), 3);
@@ -521,11 +522,11 @@ static void test_finality(void **state)
 	json_decref(rep);
 	/* Block 0 finalized (a young chain): final 0, nothing due. */
 	w.final = 0;
-	rep = hj_vpay_report(v, &w, &nshort);
+	rep = hjc_vpay_report(v, &w, &nshort);
 	assert_int_equal(json_integer_value(json_object_get(rep, "final")), 0);
 	assert_true(json_is_null(json_object_get(rep, "due")));
 	json_decref(rep);
-	hj_vpay_free(v);
+	hjc_vpay_free(v);
 }
 
 int main(void)

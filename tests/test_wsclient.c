@@ -1,6 +1,6 @@
 /*
  * The WebSocket client (chain/wsclient.h) against real sockets on one libuv
- * loop: the project's own server (daemon/http.c, with a handler of
+ * loop: the project's own server (daemon/core/http.c, with a handler of
  * this file's), and a raw TCP server of this file's that answers the
  * handshake with canned bytes and reads the client's frames with wslay
  * (a server context: unmasked frames would be refused).  Then the same
@@ -164,7 +164,7 @@ struct srv {
 	int down;
 };
 
-static void srv_request(void *ctx, hj_conn *c, const hj_http_req *r)
+static void srv_request(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	(void)ctx;
 	(void)r;
@@ -175,7 +175,7 @@ static const char refusal[] =
     "{\"error\":\"from=3 is older than the oldest block kept (7): read "
     "the rounds followed with GET /v1/rounds/{id}\"}\n";
 
-static int srv_ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
+static int srv_ws_open(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	struct srv *x = ctx;
 	if (strcmp(r->path, "/refuse") == 0) {
@@ -230,12 +230,12 @@ static void srv_done(void *arg)
 
 static void srv_up(struct srv *x)
 {
-	hj_http_limits lim;
-	hj_http_handler h = {srv_request, srv_ws_open,  srv_ws_ready,
-	                     NULL,        srv_ws_close, x};
+	hj_server_limits lim;
+	hj_server_handler h = {srv_request, srv_ws_open,  srv_ws_ready,
+	                       NULL,        srv_ws_close, x};
 	char err[200];
 	memset(x, 0, sizeof *x);
-	hj_http_limits_default(&lim);
+	hj_server_limits_default(&lim);
 	lim.max_out = 4u << 20;
 	x->s = hj_server_new(&loop, &lim, &h);
 	assert_non_null(x->s);
@@ -400,24 +400,24 @@ static void test_stream(void **state)
 	for (int i = 0; i < 10; i++)
 		if (hj_fixture_block(f, NULL, NULL, 0, err, sizeof err))
 			fail_msg("%s", err);
-	hj_view_opts vo = {.db = hj_fixture_db(f),
-	                   .log = hj_fixture_log(f),
-	                   .confirmations = 12,
-	                   .history_blocks = 5,
-	                   .recent_rounds = 20};
-	hj_view *v = hj_view_new(&vo);
+	hjc_view_opts vo = {.db = hj_fixture_db(f),
+	                    .log = hj_fixture_log(f),
+	                    .confirmations = 12,
+	                    .history_blocks = 5,
+	                    .recent_rounds = 20};
+	hjc_view *v = hjc_view_new(&vo);
 	assert_non_null(v);
-	hj_api_opts ao = {.max_subscriptions = 2, .max_age_s = 3600};
-	hj_api *api = hj_api_new(v, &ao);
-	if (hj_view_poll(v, hj_api_block, api, err, sizeof err))
+	hjc_api_opts ao = {.max_subscriptions = 2, .max_age_s = 3600};
+	hjc_api *api = hjc_api_new(v, &ao);
+	if (hjc_view_poll(v, hjc_api_block, api, err, sizeof err))
 		fail_msg("%s", err);
-	hj_http_limits lim;
-	hj_http_handler h;
-	hj_http_limits_default(&lim);
-	hj_api_handler(api, &h);
+	hj_server_limits lim;
+	hj_server_handler h;
+	hj_server_limits_default(&lim);
+	hjc_api_handler(api, &h);
 	assert_int_equal(uv_loop_init(&loop), 0);
 	x.s = hj_server_new(&loop, &lim, &h);
-	hj_api_set_server(api, x.s);
+	hjc_api_set_server(api, x.s);
 	if (hj_server_listen(x.s, "127.0.0.1", 0, &x.port, err, sizeof err))
 		fail_msg("%s", err);
 
@@ -428,7 +428,7 @@ static void test_stream(void **state)
 	int got;
 	run_until_n(&a.n, 3, &got);
 	if (hj_fixture_block(f, NULL, NULL, 0, err, sizeof err) ||
-	    hj_view_poll(v, hj_api_block, api, err, sizeof err))
+	    hjc_view_poll(v, hjc_api_block, api, err, sizeof err))
 		fail_msg("%s", err);
 	run_until(&a.r.closed);
 	assert_null(a.r.why);
@@ -455,8 +455,8 @@ static void test_stream(void **state)
 	hj_server_close(x.s, srv_done, &x);
 	run_until(&x.down);
 	loop_down();
-	hj_api_free(api);
-	hj_view_free(v);
+	hjc_api_free(api);
+	hjc_view_free(v);
 	hj_fixture_free(f);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
@@ -1292,7 +1292,7 @@ static void echo_message(void *ctx, hj_conn *c, const char *msg, size_t n)
 	assert_int_equal(hj_conn_ws_send(c, out, (size_t)k), 0);
 }
 
-static int echo_open(void *ctx, hj_conn *c, const hj_http_req *r)
+static int echo_open(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	(void)ctx;
 	(void)c;
@@ -1305,14 +1305,14 @@ static void test_send_real(void **state)
 	(void)state;
 	struct srv x;
 	struct sender y = {.in_open = "bye"};
-	hj_http_limits lim;
-	hj_http_handler h = {srv_request,  echo_open, NULL,
-	                     echo_message, NULL,      &x};
+	hj_server_limits lim;
+	hj_server_handler h = {srv_request,  echo_open, NULL,
+	                       echo_message, NULL,      &x};
 	char url[100], err[200];
 
 	assert_int_equal(uv_loop_init(&loop), 0);
 	memset(&x, 0, sizeof x);
-	hj_http_limits_default(&lim);
+	hj_server_limits_default(&lim);
 	x.s = hj_server_new(&loop, &lim, &h);
 	assert_non_null(x.s);
 	if (hj_server_listen(x.s, "127.0.0.1", 0, &x.port, err, sizeof err))

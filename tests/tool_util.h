@@ -3,7 +3,7 @@
  * databases of their own (tests/test_ledger.c, tests/test_status.c): one
  * mkdtemp directory, the tool run with its exit status, standard output and
  * standard error captured, and databases written with the daemon's store
- * (daemon/store.h) or plain SQL.
+ * (daemon/core/store.h) or plain SQL.
  *
  * The binary is the `hashjack` next to the test in the build directory
  * (or $HJ_HASHJACK).  Failures are cmocka failures.

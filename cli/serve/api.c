@@ -29,9 +29,9 @@ struct sub {
 static const int codes[] = {200, 400, 404, 426, 503};
 #define NCODES (sizeof codes / sizeof codes[0])
 
-struct hj_api {
-	hj_view *v;
-	hj_api_opts o;
+struct hjc_api {
+	hjc_view *v;
+	hjc_api_opts o;
 	hj_server *srv;
 	struct sub *subs;
 	size_t nsubs;
@@ -40,9 +40,9 @@ struct hj_api {
 	uint64_t ws_refused, blocks_sent;
 };
 
-hj_api *hj_api_new(hj_view *v, const hj_api_opts *o)
+hjc_api *hjc_api_new(hjc_view *v, const hjc_api_opts *o)
 {
-	hj_api *a = calloc(1, sizeof *a);
+	hjc_api *a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
 	a->v = v;
@@ -52,24 +52,24 @@ hj_api *hj_api_new(hj_view *v, const hj_api_opts *o)
 	return a;
 }
 
-void hj_api_free(hj_api *a)
+void hjc_api_free(hjc_api *a)
 {
 	free(a); /* the server closed every connection, and so every sub */
 }
 
-void hj_api_set_server(hj_api *a, hj_server *s)
+void hjc_api_set_server(hjc_api *a, hj_server *s)
 {
 	a->srv = s;
 }
 
-void hj_api_set_down(hj_api *a, const char *why)
+void hjc_api_set_down(hjc_api *a, const char *why)
 {
 	snprintf(a->down, sizeof a->down, "%s", why ? why : "");
 }
 
 /* ---- answers ---- */
 
-static void reply(hj_api *a, hj_conn *c, int status, const char *type,
+static void reply(hjc_api *a, hj_conn *c, int status, const char *type,
                   const char *body, size_t len)
 {
 	for (size_t i = 0; i < NCODES; i++)
@@ -78,16 +78,17 @@ static void reply(hj_api *a, hj_conn *c, int status, const char *type,
 	hj_conn_respond(c, status, type, body, len);
 }
 
-static void reply_json(hj_api *a, hj_conn *c, int status, char *body,
+static void reply_json(hjc_api *a, hj_conn *c, int status, char *body,
                        size_t len)
 {
 	reply(a, c, status, "application/json", body, len);
 	free(body);
 }
 
-static void reply_error(hj_api *a, hj_conn *c, int status, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void reply_error(hj_api *a, hj_conn *c, int status, const char *fmt, ...)
+static void reply_error(hjc_api *a, hj_conn *c, int status, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+static void reply_error(hjc_api *a, hj_conn *c, int status, const char *fmt,
+                        ...)
 {
 	char why[600];
 	va_list ap;
@@ -106,7 +107,7 @@ static void reply_error(hj_api *a, hj_conn *c, int status, const char *fmt, ...)
 }
 
 /* A view query's result. */
-static void answer(hj_api *a, hj_conn *c, int status, char *out, size_t len,
+static void answer(hjc_api *a, hj_conn *c, int status, char *out, size_t len,
                    const char *err)
 {
 	if (status == 200)
@@ -228,7 +229,7 @@ static const char *qget(const struct qv *q, const char *key, int *dup)
 
 /* ---- /healthz and /metrics ---- */
 
-static double log_age(const hj_view_stats *st)
+static double log_age(const hjc_view_stats *st)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -240,15 +241,15 @@ static double log_age(const hj_view_stats *st)
 /* {"ok":true|false, ["error":why,] ["height":H, "ageSeconds":S,]
  * "maxAgeSeconds":M}: M lets a client (the page) tell between two
  * answers when the last block grows too old. */
-static void healthz(hj_api *a, hj_conn *c)
+static void healthz(hjc_api *a, hj_conn *c)
 {
-	hj_view_stats st;
+	hjc_view_stats st;
 	char why[700] = "";
-	hj_view_stats_get(a->v, &st);
+	hjc_view_stats_get(a->v, &st);
 	double age = log_age(&st);
 	unsigned max_age =
 	    a->o.max_age_s ? a->o.max_age_s
-	                   : hjd_serve_max_age(
+	                   : hj_config_serve_max_age(
 	                         st.family && strcmp(st.family, "evm") == 0, 0);
 	if (!st.live)
 		snprintf(why, sizeof why,
@@ -285,14 +286,14 @@ static void healthz(hj_api *a, hj_conn *c)
 	reply_json(a, c, why[0] ? 503 : 200, s, strlen(s));
 }
 
-static void metrics(hj_api *a, hj_conn *c)
+static void metrics(hjc_api *a, hj_conn *c)
 {
 	hj_prom t = {0};
 	char *page;
 	size_t len;
-	hj_view_stats st;
-	const hj_http_stats *hs = hj_server_stats(a->srv);
-	hj_view_stats_get(a->v, &st);
+	hjc_view_stats st;
+	const hj_server_counters *hs = hj_server_stats(a->srv);
+	hjc_view_stats_get(a->v, &st);
 	hj_prom_gauge(&t, "hashjack_serve_up",
 	              "1 while the dealer's state is loaded and followed",
 	              st.live);
@@ -386,9 +387,9 @@ static const char *tail(const char *path, const char *prefix)
 	return path + n;
 }
 
-static void request(void *ctx, hj_conn *c, const hj_http_req *r)
+static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 {
-	hj_api *a = ctx;
+	hjc_api *a = ctx;
 	static const char *const none[] = {NULL};
 	static const char *const blocks_q[] = {"last", NULL};
 	static const char *const payouts_q[] = {"recipient", "round", NULL};
@@ -398,7 +399,7 @@ static void request(void *ctx, hj_conn *c, const hj_http_req *r)
 	struct qv q;
 	int dup = 0, st;
 
-	for (const hj_www_file *f = hj_www_files; f->path; f++)
+	for (const hjc_www_file *f = hjc_www_files; f->path; f++)
 		if (strcmp(path, f->path) == 0 ||
 		    (strcmp(path, "/") == 0 &&
 		     strcmp(f->path, "/index.html") == 0)) {
@@ -459,26 +460,26 @@ static void request(void *ctx, hj_conn *c, const hj_http_req *r)
 	}
 	switch (route) {
 	case TABLE:
-		st = hj_view_table(a->v, &out, &len, err, sizeof err);
+		st = hjc_view_table(a->v, &out, &len, err, sizeof err);
 		break;
 	case ROUNDS:
-		st = hj_view_rounds(a->v, &out, &len, err, sizeof err);
+		st = hjc_view_rounds(a->v, &out, &len, err, sizeof err);
 		break;
 	case ROUND:
-		st = hj_view_round(a->v, id, &out, &len, err, sizeof err);
+		st = hjc_view_round(a->v, id, &out, &len, err, sizeof err);
 		break;
 	case PLAYER:
-		st = hj_view_player(a->v, id, &out, &len, err, sizeof err);
+		st = hjc_view_player(a->v, id, &out, &len, err, sizeof err);
 		break;
 	case BLOCK:
-		st = hj_view_block(a->v, id, &out, &len, err, sizeof err);
+		st = hjc_view_block(a->v, id, &out, &len, err, sizeof err);
 		break;
 	case BLOCKS:
-		st = hj_view_blocks(a->v, last, &out, &len, err, sizeof err);
+		st = hjc_view_blocks(a->v, last, &out, &len, err, sizeof err);
 		break;
 	case PAYOUTS:
-		st = hj_view_payouts(a->v, rcp, rnd, &out, &len, err,
-		                     sizeof err);
+		st = hjc_view_payouts(a->v, rcp, rnd, &out, &len, err,
+		                      sizeof err);
 		break;
 	case HEALTHZ:
 		healthz(a, c);
@@ -496,7 +497,7 @@ static void request(void *ctx, hj_conn *c, const hj_http_req *r)
 
 /* ---- the stream ---- */
 
-static int wants(const struct sub *s, const hj_update *u)
+static int wants(const struct sub *s, const hjc_update *u)
 {
 	if (!u->round || s->all)
 		return 1;
@@ -509,7 +510,7 @@ static int wants(const struct sub *s, const hj_update *u)
 	return 0;
 }
 
-static void deliver(void *ctx, uint64_t height, const hj_update *u, size_t n)
+static void deliver(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 {
 	struct sub *s = ctx;
 	(void)height;
@@ -519,16 +520,16 @@ static void deliver(void *ctx, uint64_t height, const hj_update *u, size_t n)
 			return;
 }
 
-void hj_api_block(void *ctx, uint64_t height, const hj_update *u, size_t n)
+void hjc_api_block(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 {
-	hj_api *a = ctx;
+	hjc_api *a = ctx;
 	struct frame {
 		char *p;
 		size_t n;
 	} *f = calloc(n, sizeof *f);
 	a->blocks_sent++;
 	for (size_t i = 0; f && i < n; i++)
-		if (hj_ws_frame_text(u[i].msg, u[i].len, &f[i].p, &f[i].n)) {
+		if (hj_conn_ws_frame(u[i].msg, u[i].len, &f[i].p, &f[i].n)) {
 			for (size_t k = 0; k < i; k++)
 				free(f[k].p);
 			free(f);
@@ -549,7 +550,7 @@ void hj_api_block(void *ctx, uint64_t height, const hj_update *u, size_t n)
 	free(f);
 }
 
-static void noop(void *ctx, uint64_t height, const hj_update *u, size_t n)
+static void noop(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 {
 	(void)ctx;
 	(void)height;
@@ -558,13 +559,13 @@ static void noop(void *ctx, uint64_t height, const hj_update *u, size_t n)
 }
 
 /* Adds a round or player; 0 or -1 with why. */
-static int sub_add(hj_api *a, struct sub *s, int player, const char *text,
+static int sub_add(hjc_api *a, struct sub *s, int player, const char *text,
                    char *why, size_t n)
 {
 	hj_id id;
 	char e[200];
-	int r = player ? hj_view_parse_player(a->v, text, &id, e, sizeof e)
-	               : hj_view_parse_round(a->v, text, &id, e, sizeof e);
+	int r = player ? hjc_view_parse_player(a->v, text, &id, e, sizeof e)
+	               : hjc_view_parse_round(a->v, text, &id, e, sizeof e);
 	if (r) {
 		snprintf(why, n, "%s %s: %s", player ? "player" : "round", text,
 		         e);
@@ -593,9 +594,9 @@ static void sub_free(struct sub *s)
 	free(s);
 }
 
-static int ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
+static int ws_open(void *ctx, hj_conn *c, const hj_server_req *r)
 {
-	hj_api *a = ctx;
+	hjc_api *a = ctx;
 	static const char *const allowed[] = {"round", "player", "from", NULL};
 	char why[600];
 	struct qv q;
@@ -632,11 +633,11 @@ static int ws_open(void *ctx, hj_conn *c, const hj_http_req *r)
 	}
 	if (from) {
 		uint64_t h;
-		if (hj_view_parse_height(from, &h)) {
+		if (hjc_view_parse_height(from, &h)) {
 			snprintf(why, sizeof why, "from must be " FROM_FORM);
 			goto bad;
 		}
-		if (hj_view_history(a->v, h, noop, NULL, why, sizeof why)) {
+		if (hjc_view_history(a->v, h, noop, NULL, why, sizeof why)) {
 			a->ws_refused++;
 			sub_free(s);
 			reply_error(a, c, 400, "%s", why);
@@ -662,16 +663,16 @@ bad:
 
 static void ws_ready(void *ctx, hj_conn *c)
 {
-	hj_api *a = ctx;
+	hjc_api *a = ctx;
 	struct sub *s = hj_conn_user(c);
 	char why[300];
 	if (s && s->has_from)
-		hj_view_history(a->v, s->from, deliver, s, why, sizeof why);
+		hjc_view_history(a->v, s->from, deliver, s, why, sizeof why);
 }
 
 static void ws_close(void *ctx, hj_conn *c)
 {
-	hj_api *a = ctx;
+	hjc_api *a = ctx;
 	struct sub *s = hj_conn_user(c);
 	if (!s)
 		return;
@@ -686,19 +687,19 @@ static void ws_close(void *ctx, hj_conn *c)
 }
 
 /* The subscriptions as a Subscribed message. */
-static void send_subs(hj_api *a, struct sub *s)
+static void send_subs(hjc_api *a, struct sub *s)
 {
 	json_t *o = json_object(), *rounds = json_array(),
 	       *players = json_array();
 	char *txt;
 	for (unsigned i = 0; i < s->nround; i++) {
 		char hex[67];
-		hj_view_id_text(a->v, &s->round[i], hex);
+		hjc_view_id_text(a->v, &s->round[i], hex);
 		json_array_append_new(rounds, json_string(hex));
 	}
 	for (unsigned i = 0; i < s->nplayer; i++) {
 		char hex[67];
-		hj_view_id_text(a->v, &s->player[i], hex);
+		hjc_view_id_text(a->v, &s->player[i], hex);
 		json_array_append_new(players, json_string(hex));
 	}
 	json_object_set_new(o, "eventType", json_string("Subscribed"));
@@ -728,7 +729,7 @@ static void send_error(struct sub *s, const char *why)
  * {"player":ID}. */
 static void ws_message(void *ctx, hj_conn *c, const char *msg, size_t n)
 {
-	hj_api *a = ctx;
+	hjc_api *a = ctx;
 	struct sub *s = hj_conn_user(c);
 	json_error_t je;
 	char why[600];
@@ -774,8 +775,8 @@ static void ws_message(void *ctx, hj_conn *c, const char *msg, size_t n)
 		int player = pid != NULL;
 		int r =
 		    player
-		        ? hj_view_parse_player(a->v, pid, &id, why, sizeof why)
-		        : hj_view_parse_round(a->v, rid, &id, why, sizeof why);
+		        ? hjc_view_parse_player(a->v, pid, &id, why, sizeof why)
+		        : hjc_view_parse_round(a->v, rid, &id, why, sizeof why);
 		if (r) {
 			send_error(s, why);
 			goto out;
@@ -793,12 +794,12 @@ out:
 	json_decref(o);
 }
 
-void hj_api_handler(hj_api *a, hj_http_handler *h)
+void hjc_api_handler(hjc_api *a, hj_server_handler *h)
 {
-	*h = (hj_http_handler){.request = request,
-	                       .ws_open = ws_open,
-	                       .ws_ready = ws_ready,
-	                       .ws_message = ws_message,
-	                       .ws_close = ws_close,
-	                       .ctx = a};
+	*h = (hj_server_handler){.request = request,
+	                         .ws_open = ws_open,
+	                         .ws_ready = ws_ready,
+	                         .ws_message = ws_message,
+	                         .ws_close = ws_close,
+	                         .ctx = a};
 }

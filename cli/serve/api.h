@@ -3,8 +3,8 @@
  * subscriptions, /healthz, /metrics and the page's files.  Between the
  * connections (http.h) and the dealer as the server sees it (view.h).
  */
-#ifndef HJ_API_H
-#define HJ_API_H
+#ifndef HJC_API_H
+#define HJC_API_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,28 +12,28 @@
 #include "http.h"
 #include "view.h"
 
-typedef struct hj_api hj_api;
+typedef struct hjc_api hjc_api;
 
-typedef struct hj_api_opts {
+typedef struct hjc_api_opts {
 	unsigned max_subscriptions; /* per WebSocket */
 	/* /healthz: the last block's age, in seconds; 0 for the family's
-	 * default (hjd_serve_max_age, confirmations as a number) once the
+	 * default (hj_config_serve_max_age, confirmations as a number) once the
 	 * view knows the family (`hashjack serve` without -c). */
 	unsigned max_age_s;
-} hj_api_opts;
+} hjc_api_opts;
 
-/* v is borrowed; the handler (hj_api_handler) goes to hj_server_new. */
-hj_api *hj_api_new(hj_view *v, const hj_api_opts *o);
-void hj_api_free(hj_api *a);
-void hj_api_handler(hj_api *a, hj_http_handler *h);
+/* v is borrowed; the handler (hjc_api_handler) goes to hj_server_new. */
+hjc_api *hjc_api_new(hjc_view *v, const hjc_api_opts *o);
+void hjc_api_free(hjc_api *a);
+void hjc_api_handler(hjc_api *a, hj_server_handler *h);
 /* The server, for /metrics (set once it exists). */
-void hj_api_set_server(hj_api *a, hj_server *s);
+void hjc_api_set_server(hjc_api *a, hj_server *s);
 
 /* Why the view is not up to date (the last poll's error), or NULL. */
-void hj_api_set_down(hj_api *a, const char *why);
+void hjc_api_set_down(hjc_api *a, const char *why);
 
 /* Sends a block's messages to every subscriber who wants them: a
- * hj_view_fn, ctx the api. */
-void hj_api_block(void *ctx, uint64_t height, const hj_update *u, size_t n);
+ * hjc_view_fn, ctx the api. */
+void hjc_api_block(void *ctx, uint64_t height, const hjc_update *u, size_t n);
 
 #endif

@@ -1,5 +1,5 @@
 # Writes OUT, a C file holding every file of DIR (the web page of
-# `hashjack serve`) as hj_www_files (www.h).  Run by the build:
+# `hashjack serve`) as hjc_www_files (www.h).  Run by the build:
 #   cmake -DDIR=cli/serve/www -DOUT=www.c -P cli/serve/embed.cmake
 file(GLOB names RELATIVE "${DIR}" "${DIR}/*")
 list(SORT names)
@@ -29,7 +29,7 @@ foreach(name IN LISTS names)
   string(APPEND table "    {\"/${name}\", \"${type}\", f${i}, ${n}},\n")
   math(EXPR i "${i} + 1")
 endforeach()
-string(APPEND body "\nconst hj_www_file hj_www_files[] = {\n${table}")
+string(APPEND body "\nconst hjc_www_file hjc_www_files[] = {\n${table}")
 string(APPEND body "    {0, 0, 0, 0},\n};\n")
 file(WRITE "${OUT}.tmp" "${body}")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

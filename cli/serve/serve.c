@@ -62,7 +62,7 @@ static const char usage[] =
     "Exit status: 0 stopped by a signal; 64 usage error; 69 cannot listen;\n"
     "70 out of memory; 78 a bad configuration.\n";
 
-int hj_serve_help(void)
+int hjc_serve_help(void)
 {
 	fputs(usage, stdout);
 	return EX_OK;
@@ -70,8 +70,8 @@ int hj_serve_help(void)
 
 struct srv {
 	uv_loop_t loop;
-	hj_view *view;
-	hj_api *api;
+	hjc_view *view;
+	hjc_api *api;
 	hj_server *server;
 	uv_timer_t poll;
 	uv_fs_event_t watch;
@@ -97,10 +97,10 @@ static void say(const char *fmt, ...)
 static void poll_now(struct srv *s)
 {
 	char err[512] = "";
-	hj_view_stats st;
-	int r = hj_view_poll(s->view, hj_api_block, s->api, err, sizeof err);
+	hjc_view_stats st;
+	int r = hjc_view_poll(s->view, hjc_api_block, s->api, err, sizeof err);
 	if (r) {
-		hj_api_set_down(s->api, err);
+		hjc_api_set_down(s->api, err);
 		if (!s->down || strcmp(err, s->last_err) != 0)
 			say("%s", err);
 		snprintf(s->last_err, sizeof s->last_err, "%s", err);
@@ -115,9 +115,9 @@ static void poll_now(struct srv *s)
 		uv_timer_start(&s->poll, NULL, 0, 0);
 		return;
 	}
-	hj_api_set_down(s->api, NULL);
+	hjc_api_set_down(s->api, NULL);
 	if (s->down || !s->last_err[0]) {
-		hj_view_stats_get(s->view, &st);
+		hjc_view_stats_get(s->view, &st);
 		say("following the dealer's card log at block %llu",
 		    (unsigned long long)st.height);
 		snprintf(s->last_err, sizeof s->last_err, "up");
@@ -175,24 +175,24 @@ static void dir_of(const char *path, char *buf, size_t n)
 		snprintf(buf, n, "%.*s", (int)(slash - path), path);
 }
 
-static int run(hjd_config *cfg, const char *db, const char *log)
+static int run(hj_config *cfg, const char *db, const char *log)
 {
 	struct srv s = {0};
-	hj_http_limits lim;
-	hj_http_handler h;
+	hj_server_limits lim;
+	hj_server_handler h;
 	char err[512], dir[4096];
 	unsigned port;
 	int rc = EX_OK;
 
-	hj_view_opts vo = {.db = db,
-	                   .log = log,
-	                   .confirmations = cfg->confirmations,
-	                   .finality = cfg->finality,
-	                   .history_blocks = cfg->serve.history_blocks,
-	                   .recent_rounds = 20};
-	hj_api_opts ao = {.max_subscriptions = cfg->serve.max_subscriptions,
-	                  .max_age_s = cfg->serve.max_age_s};
-	hj_http_limits_default(&lim);
+	hjc_view_opts vo = {.db = db,
+	                    .log = log,
+	                    .confirmations = cfg->confirmations,
+	                    .finality = cfg->finality,
+	                    .history_blocks = cfg->serve.history_blocks,
+	                    .recent_rounds = 20};
+	hjc_api_opts ao = {.max_subscriptions = cfg->serve.max_subscriptions,
+	                   .max_age_s = cfg->serve.max_age_s};
+	hj_server_limits_default(&lim);
 	lim.max_url = cfg->serve.max_url;
 	lim.max_header_bytes = cfg->serve.max_header_bytes;
 	lim.max_headers = cfg->serve.max_headers;
@@ -206,25 +206,25 @@ static int run(hjd_config *cfg, const char *db, const char *log)
 
 	signal(SIGPIPE, SIG_IGN); /* a closed socket is an error, not death */
 	if (uv_loop_init(&s.loop) != 0)
-		return hj_tool_fail(CMD, EX_OSERR, "cannot create the loop");
+		return hjc_tool_fail(CMD, EX_OSERR, "cannot create the loop");
 	s.every_ms = cfg->serve.poll_interval_ms;
-	s.view = hj_view_new(&vo);
-	s.api = s.view ? hj_api_new(s.view, &ao) : NULL;
+	s.view = hjc_view_new(&vo);
+	s.api = s.view ? hjc_api_new(s.view, &ao) : NULL;
 	if (!s.api) {
-		hj_view_free(s.view);
+		hjc_view_free(s.view);
 		uv_loop_close(&s.loop);
-		return hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	}
-	hj_api_handler(s.api, &h);
+	hjc_api_handler(s.api, &h);
 	s.server = hj_server_new(&s.loop, &lim, &h);
 	if (!s.server) {
-		rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		goto out;
 	}
-	hj_api_set_server(s.api, s.server);
+	hjc_api_set_server(s.api, s.server);
 	if (hj_server_listen(s.server, cfg->serve.host, cfg->serve.port, &port,
 	                     err, sizeof err) != 0) {
-		rc = hj_tool_fail(CMD, EX_UNAVAILABLE, "%s", err);
+		rc = hjc_tool_fail(CMD, EX_UNAVAILABLE, "%s", err);
 		hj_server_close(s.server, on_closed, NULL);
 		uv_run(&s.loop, UV_RUN_DEFAULT);
 		goto out;
@@ -250,11 +250,11 @@ static int run(hjd_config *cfg, const char *db, const char *log)
 	                                 : "listening on http://%s:%u/",
 	    cfg->serve.host, port);
 	on_poll(&s.poll);
-	hjd_notify("READY=1");
+	hj_notify("READY=1");
 	uv_run(&s.loop, UV_RUN_DEFAULT);
 out:
-	hj_api_free(s.api);
-	hj_view_free(s.view);
+	hjc_api_free(s.api);
+	hjc_view_free(s.view);
 	if (uv_loop_close(&s.loop) != 0)
 		say("the loop did not close cleanly");
 	return rc;
@@ -280,26 +280,26 @@ static const char *option(char **argv, int argc, int *i,
 	return NULL;
 }
 
-int hj_serve_main(int argc, char **argv)
+int hjc_serve_main(int argc, char **argv)
 {
 	static const char *const conf_names[] = {"-c", "--config", NULL};
 	static const char *const db_names[] = {"--db", NULL};
 	static const char *const log_names[] = {"--card-log", NULL};
 	static const char *const dir_names[] = {"--state-dir", NULL};
-	hjd_config cfg;
+	hj_config cfg;
 	const char *conf = NULL, *db = NULL, *log = NULL, *dir = NULL;
 	char err[512];
 	char *dbpath = NULL;
 	int rc = EX_OK;
 
-	hjd_config_init(&cfg);
+	hj_config_init(&cfg);
 	for (int i = 0; i < argc && rc == EX_OK; i++) {
 		const char *a = argv[i], *v;
 		const char **dst = NULL;
 		int bad = 0;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			hjd_config_free(&cfg);
-			return hj_serve_help();
+			hj_config_free(&cfg);
+			return hjc_serve_help();
 		}
 		if ((v = option(argv, argc, &i, conf_names, &bad)))
 			dst = &conf;
@@ -310,37 +310,38 @@ int hj_serve_main(int argc, char **argv)
 		else if ((v = option(argv, argc, &i, dir_names, &bad)))
 			dst = &dir;
 		if (bad)
-			rc = hj_tool_usage(CMD, "%s: needs a value", a);
+			rc = hjc_tool_usage(CMD, "%s: needs a value", a);
 		else if (dst && *dst)
-			rc = hj_tool_usage(CMD, "%s: given twice", a);
+			rc = hjc_tool_usage(CMD, "%s: given twice", a);
 		else if (dst)
 			*dst = v;
-		else if (!hj_tool_is_key(a))
-			rc = hj_tool_usage(CMD, "unknown argument \"%s\"", a);
+		else if (!hjc_tool_is_key(a))
+			rc = hjc_tool_usage(CMD, "unknown argument \"%s\"", a);
 	}
 	if (rc == EX_OK && !conf && !dir && (!db || !log))
-		rc =
-		    hj_tool_usage(CMD, "give -c FILE, --state-dir DIR, or --db "
-		                       "FILE and --card-log FILE");
+		rc = hjc_tool_usage(CMD,
+		                    "give -c FILE, --state-dir DIR, or --db "
+		                    "FILE and --card-log FILE");
 	if (rc == EX_OK && conf && dir)
-		rc = hj_tool_usage(CMD, "-c and --state-dir: give one (or "
-		                        "--state.directory=DIR over -c's)");
+		rc = hjc_tool_usage(CMD, "-c and --state-dir: give one (or "
+		                         "--state.directory=DIR over -c's)");
 	if (rc == EX_OK)
-		rc = hj_tool_config(CMD, &cfg, conf, NULL, NULL, argc, argv);
+		rc = hjc_tool_config(CMD, &cfg, conf, NULL, NULL, argc, argv);
 	/* Without -c: the state directory's files, as the daemon names
 	 * them. */
 	if (rc == EX_OK && !conf) {
 		if (dir && !cfg.state_dir && !(cfg.state_dir = strdup(dir)))
-			rc = hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
-		else if (hjd_config_state_paths(&cfg, err, sizeof err))
-			rc = hj_tool_fail(CMD, EX_SOFTWARE, "%s", err);
+			rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		else if (hj_config_state_paths(&cfg, err, sizeof err))
+			rc = hjc_tool_fail(CMD, EX_SOFTWARE, "%s", err);
 	}
 	if (rc == EX_OK) {
-		dbpath = db ? strdup(db) : hj_tool_db_path(NULL, cfg.state_dir);
+		dbpath =
+		    db ? strdup(db) : hjc_tool_db_path(NULL, cfg.state_dir);
 		rc = dbpath ? run(&cfg, dbpath, log ? log : cfg.card_log)
-		            : hj_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+		            : hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	}
 	free(dbpath);
-	hjd_config_free(&cfg);
+	hj_config_free(&cfg);
 	return rc;
 }

@@ -19,7 +19,7 @@
 #include "edge_cmd.h"
 #include "hex.h"
 #include "ledger.h"
-#include "round_state.h"
+#include "roundstate.h"
 #include "rules.h"
 #include "store.h"
 #include "table.h"
@@ -145,14 +145,14 @@ struct pinfo {
 
 struct hblk {
 	uint64_t height;
-	hj_update *u;
+	hjc_update *u;
 	hj_id *ids; /* round and player of u[1..] */
 	size_t n;
 	char *buf;
 };
 
-struct hj_view {
-	hj_view_opts o;
+struct hjc_view {
+	hjc_view_opts o;
 	int live;
 	hj_family fam;
 	char *family, *chain, *dealer, *rules_text;
@@ -186,29 +186,29 @@ struct hj_view {
 
 static const hj_id *rkey(const void *arg, size_t i)
 {
-	return &((const hj_view *)arg)->r[i].id;
+	return &((const hjc_view *)arg)->r[i].id;
 }
 
 static const hj_id *pkey(const void *arg, size_t i)
 {
-	return &((const hj_view *)arg)->p[i].key;
+	return &((const hjc_view *)arg)->p[i].key;
 }
 
-static struct rinfo *round_of(const hj_view *v, const hj_id *id)
+static struct rinfo *round_of(const hjc_view *v, const hj_id *id)
 {
 	size_t *s = idmap_find(&v->rmap, id, rkey, v);
 	return s && *s ? &v->r[*s - 1] : NULL;
 }
 
-static struct pinfo *player_of(const hj_view *v, const hj_id *id)
+static struct pinfo *player_of(const hjc_view *v, const hj_id *id)
 {
 	size_t *s = idmap_find(&v->pmap, id, pkey, v);
 	return s && *s ? &v->p[*s - 1] : NULL;
 }
 
-hj_view *hj_view_new(const hj_view_opts *o)
+hjc_view *hjc_view_new(const hjc_view_opts *o)
 {
-	hj_view *v = calloc(1, sizeof *v);
+	hjc_view *v = calloc(1, sizeof *v);
 	if (!v)
 		return NULL;
 	v->o = *o;
@@ -218,13 +218,13 @@ hj_view *hj_view_new(const hj_view_opts *o)
 		v->o.history_blocks = 1;
 	v->hist = calloc(v->o.history_blocks, sizeof *v->hist);
 	if (!v->o.db || !v->o.log || !v->hist) {
-		hj_view_free(v);
+		hjc_view_free(v);
 		return NULL;
 	}
 	return v;
 }
 
-static void hist_clear(hj_view *v)
+static void hist_clear(hjc_view *v)
 {
 	for (size_t i = 0; i < v->hn; i++) {
 		struct hblk *b = &v->hist[(v->hhead + i) % v->o.history_blocks];
@@ -237,7 +237,7 @@ static void hist_clear(hj_view *v)
 }
 
 /* Forgets the dealer's state (not what was sent, nor the rules). */
-static void unload(hj_view *v)
+static void unload(hjc_view *v)
 {
 	hj_table_free(v->t);
 	v->t = NULL;
@@ -269,7 +269,7 @@ static void unload(hj_view *v)
 	v->live = 0;
 }
 
-void hj_view_free(hj_view *v)
+void hjc_view_free(hjc_view *v)
 {
 	if (!v)
 		return;
@@ -289,12 +289,12 @@ void hj_view_free(hj_view *v)
 
 /* ---- ids ---- */
 
-void hj_view_id_text(const hj_view *v, const hj_id *id, char out[67])
+void hjc_view_id_text(const hjc_view *v, const hj_id *id, char out[67])
 {
 	hj_hex_encode(id->b, id->len, v->fam == HJ_EVM, out);
 }
 
-static int hex_id(const hj_view *v, const char *s, unsigned len, hj_id *out)
+static int hex_id(const hjc_view *v, const char *s, unsigned len, hj_id *out)
 {
 	char why[120];
 	size_t n = strlen(s);
@@ -304,8 +304,8 @@ static int hex_id(const hj_view *v, const char *s, unsigned len, hj_id *out)
 	    why, sizeof why);
 }
 
-int hj_view_parse_round(const hj_view *v, const char *text, hj_id *out,
-                        char *err, size_t errlen)
+int hjc_view_parse_round(const hjc_view *v, const char *text, hj_id *out,
+                         char *err, size_t errlen)
 {
 	if (hex_id(v, text, 32, out) != 0) {
 		say(err, errlen,
@@ -317,8 +317,8 @@ int hj_view_parse_round(const hj_view *v, const char *text, hj_id *out,
 	return 0;
 }
 
-int hj_view_parse_player(const hj_view *v, const char *text, hj_id *out,
-                         char *err, size_t errlen)
+int hjc_view_parse_player(const hjc_view *v, const char *text, hj_id *out,
+                          char *err, size_t errlen)
 {
 	char why[200];
 	uint8_t prog[HJ_SEGWIT_PROG_MAX];
@@ -392,7 +392,8 @@ static int snap_read(hj_store *st, void *arg, char *err, size_t errlen)
 }
 
 /* The meta row: the same at every load (the dealer refuses another). */
-static int take_meta(hj_view *v, const hj_meta_row *m, char *err, size_t errlen)
+static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
+                     size_t errlen)
 {
 	char why[200];
 	if (v->have_rules) {
@@ -422,7 +423,7 @@ static int take_meta(hj_view *v, const hj_meta_row *m, char *err, size_t errlen)
 	}
 	hj_edge e;
 	hj_edge_compute(&v->rules, &e);
-	v->edge = hj_edge_json(&v->rules, &e);
+	v->edge = hjc_edge_json(&v->rules, &e);
 	v->family = strdup(m->family);
 	v->chain = strdup(m->chain);
 	v->dealer = strdup(m->dealer);
@@ -507,7 +508,7 @@ static int amount_of(const json_t *o, const char *k, hj_amount *out)
 }
 
 /* The engine's input for an accepted action event. */
-static int take_action(const hj_view *v, const json_t *e, hj_action *a,
+static int take_action(const hjc_view *v, const json_t *e, hj_action *a,
                        hj_id *round)
 {
 	static const char *const names[] = {NULL,        "Bet",    "Hit",
@@ -560,7 +561,7 @@ static int accept_all(void *ctx, const hj_round *r, const hj_action *a)
 }
 
 /* Parses a line.  Returns 0, or -EBADMSG with err. */
-static int parse_line(const hj_view *v, const char *line, size_t len,
+static int parse_line(const hjc_view *v, const char *line, size_t len,
                       struct pline *pl, char *err, size_t errlen)
 {
 	json_error_t je;
@@ -640,7 +641,7 @@ bad:
 
 /* What the engine did with a line. */
 struct applied {
-	const hj_view *v;
+	const hjc_view *v;
 	struct pev *ev;
 	size_t nev, cap;
 	int oom;
@@ -656,11 +657,11 @@ struct applied {
 
 /* The state of round r after block height (settled there by s, or open
  * when s is NULL) with its "height", as text; NULL when out of memory. */
-static char *state_text(const hj_view *v, const hj_round *r,
+static char *state_text(const hjc_view *v, const hj_round *r,
                         const hj_settlement *s, uint64_t height)
 {
-	json_t *o = s ? hj_round_state_settled(&v->rules, r, s, v->fam, height)
-	              : hj_round_state(&v->rules, r, v->fam, height);
+	json_t *o = s ? hj_roundstate_settled(&v->rules, r, s, v->fam, height)
+	              : hj_roundstate(&v->rules, r, v->fam, height);
 	char *txt = NULL;
 	if (o) {
 		json_object_set_new(o, "height",
@@ -776,7 +777,7 @@ static const hj_round *table_round(const hj_table *t, const hj_id *id)
 }
 
 /* A block's messages, into a history slot. */
-static int build_block(hj_view *v, const struct pline *pl, const char *line,
+static int build_block(hjc_view *v, const struct pline *pl, const char *line,
                        size_t len, const struct applied *ap, struct hblk *b)
 {
 	struct sbuf sb = {0};
@@ -810,7 +811,7 @@ static int build_block(hj_view *v, const struct pline *pl, const char *line,
 			if (!st)
 				goto oom;
 		}
-		hj_view_id_text(v, &c->id, id);
+		hjc_view_id_text(v, &c->id, id);
 		off[2 * (i + 1)] = sb.n;
 		sb_str(&sb, "{\"eventType\":\"RoundUpdate\",\"eventId\":\"");
 		sb_str(&sb, num);
@@ -837,11 +838,12 @@ static int build_block(hj_view *v, const struct pline *pl, const char *line,
 	for (size_t i = 0; i < ap->nch; i++) {
 		if (off[2 * (i + 1) + 1] == 0)
 			continue;
-		b->u[k++] = (hj_update){b->buf + off[2 * (i + 1)],
-		                        off[2 * (i + 1) + 1] - off[2 * (i + 1)],
-		                        &b->ids[2 * i], &b->ids[2 * i + 1]};
+		b->u[k++] =
+		    (hjc_update){b->buf + off[2 * (i + 1)],
+		                 off[2 * (i + 1) + 1] - off[2 * (i + 1)],
+		                 &b->ids[2 * i], &b->ids[2 * i + 1]};
 	}
-	b->u[k++] = (hj_update){b->buf, off[1], NULL, NULL};
+	b->u[k++] = (hjc_update){b->buf, off[1], NULL, NULL};
 	b->n = k;
 	free(off);
 	return 0;
@@ -854,7 +856,7 @@ oom:
 	return -ENOMEM;
 }
 
-static void hist_push(hj_view *v, struct hblk *b)
+static void hist_push(hjc_view *v, struct hblk *b)
 {
 	size_t cap = v->o.history_blocks;
 	if (v->hn == cap) {
@@ -871,7 +873,7 @@ static void hist_push(hj_view *v, struct hblk *b)
 
 /* ---- rounds and players ---- */
 
-static int add_round(hj_view *v, const hj_id *id, const hj_id *player,
+static int add_round(hjc_view *v, const hj_id *id, const hj_id *player,
                      uint64_t bet)
 {
 	if (round_of(v, id))
@@ -908,7 +910,7 @@ static int add_round(hj_view *v, const hj_id *id, const hj_id *player,
 
 /* Keeps the settled state txt (taken) of round i, letting go of the
  * oldest kept one beyond SETTLED_KEPT. */
-static void keep_settled(hj_view *v, size_t i, char *txt)
+static void keep_settled(hjc_view *v, size_t i, char *txt)
 {
 	if (!txt)
 		return;
@@ -940,8 +942,8 @@ static int seg_add_line(struct seg *s, uint64_t off)
  * the engine stops the view); else the lines before the cursor, read with
  * a table of their own, whose inexact blocks only restart the history.
  */
-static int take_line(hj_view *v, int live, const char *line, size_t len,
-                     uint64_t off, hj_view_fn fn, void *ctx, char *err,
+static int take_line(hjc_view *v, int live, const char *line, size_t len,
+                     uint64_t off, hjc_view_fn fn, void *ctx, char *err,
                      size_t errlen)
 {
 	struct seg *sg = &v->segs[v->nseg - 1];
@@ -1034,7 +1036,7 @@ out:
 
 /* Reads complete lines of the current segment up to `upto` bytes (or its
  * end).  Returns 0 or an error of take_line. */
-static int read_lines(hj_view *v, int live, uint64_t upto, hj_view_fn fn,
+static int read_lines(hjc_view *v, int live, uint64_t upto, hjc_view_fn fn,
                       void *ctx, char *err, size_t errlen)
 {
 	struct seg *sg = &v->segs[v->nseg - 1];
@@ -1108,7 +1110,7 @@ static int read_lines(hj_view *v, int live, uint64_t upto, hj_view_fn fn,
 	}
 }
 
-static int open_seg(hj_view *v, char *err, size_t errlen)
+static int open_seg(hjc_view *v, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd = open(v->o.log, O_RDONLY | O_CLOEXEC);
@@ -1147,7 +1149,8 @@ static int open_seg(hj_view *v, char *err, size_t errlen)
 }
 
 /* Loads the database's state and the log up to the end. */
-static int load(hj_view *v, hj_view_fn fn, void *ctx, char *err, size_t errlen)
+static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
+                size_t errlen)
 {
 	struct snap s = {0};
 	int ret;
@@ -1241,7 +1244,8 @@ out:
 	return ret;
 }
 
-int hj_view_poll(hj_view *v, hj_view_fn fn, void *ctx, char *err, size_t errlen)
+int hjc_view_poll(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
+                  size_t errlen)
 {
 	struct stat st, at;
 	int ret;
@@ -1290,8 +1294,8 @@ int hj_view_poll(hj_view *v, hj_view_fn fn, void *ctx, char *err, size_t errlen)
 	return ret;
 }
 
-int hj_view_history(hj_view *v, uint64_t from, hj_view_fn fn, void *ctx,
-                    char *err, size_t errlen)
+int hjc_view_history(hjc_view *v, uint64_t from, hjc_view_fn fn, void *ctx,
+                     char *err, size_t errlen)
 {
 	if (!v->live) {
 		say(err, errlen, "the dealer's state is not loaded yet");
@@ -1338,7 +1342,7 @@ static int dump(json_t *o, char **out, size_t *len, char *err, size_t errlen)
 	return 200;
 }
 
-static int not_live(const hj_view *v, char *err, size_t errlen)
+static int not_live(const hjc_view *v, char *err, size_t errlen)
 {
 	if (v->live)
 		return 0;
@@ -1352,7 +1356,8 @@ static json_t *amount_json(hj_amount a)
 	return json_string(hj_amount_format(a, s));
 }
 
-int hj_view_table(hj_view *v, char **out, size_t *len, char *err, size_t errlen)
+int hjc_view_table(hjc_view *v, char **out, size_t *len, char *err,
+                   size_t errlen)
 {
 	int st = not_live(v, err, errlen);
 	if (st)
@@ -1391,8 +1396,8 @@ static json_t *state_json(const char *txt)
 	return txt ? json_loads(txt, 0, NULL) : NULL;
 }
 
-int hj_view_rounds(hj_view *v, char **out, size_t *len, char *err,
-                   size_t errlen)
+int hjc_view_rounds(hjc_view *v, char **out, size_t *len, char *err,
+                    size_t errlen)
 {
 	int st = not_live(v, err, errlen);
 	if (st)
@@ -1410,7 +1415,7 @@ int hj_view_rounds(hj_view *v, char **out, size_t *len, char *err,
 }
 
 /* Reads line i of segment sg into a new string. */
-static char *seg_line(const hj_view *v, const struct seg *sg, size_t i,
+static char *seg_line(const hjc_view *v, const struct seg *sg, size_t i,
                       size_t *len)
 {
 	uint64_t a = sg->off[i];
@@ -1427,7 +1432,7 @@ static char *seg_line(const hj_view *v, const struct seg *sg, size_t i,
 	return s;
 }
 
-static const struct seg *seg_of(const hj_view *v, uint64_t height, size_t *i)
+static const struct seg *seg_of(const hjc_view *v, uint64_t height, size_t *i)
 {
 	for (size_t k = 0; k < v->nseg; k++) {
 		const struct seg *sg = &v->segs[k];
@@ -1441,7 +1446,7 @@ static const struct seg *seg_of(const hj_view *v, uint64_t height, size_t *i)
 }
 
 /* The settled state of ri, replayed from its Bet's line to its end. */
-static char *replay_round(hj_view *v, const struct rinfo *ri)
+static char *replay_round(hjc_view *v, const struct rinfo *ri)
 {
 	hj_table *t = hj_table_new(&v->rules);
 	char *final = NULL, why[200];
@@ -1479,7 +1484,7 @@ static char *replay_round(hj_view *v, const struct rinfo *ri)
 
 /* The state of a known round, open or settled, as text (NULL: ENOMEM or
  * its lines are gone). */
-static char *round_text(hj_view *v, const struct rinfo *ri)
+static char *round_text(hjc_view *v, const struct rinfo *ri)
 {
 	if (!ri->end) {
 		const hj_round *r = table_round(v->t, &ri->id);
@@ -1494,14 +1499,14 @@ static char *round_text(hj_view *v, const struct rinfo *ri)
 	return strdup(ri->final);
 }
 
-int hj_view_round(hj_view *v, const char *id, char **out, size_t *len,
-                  char *err, size_t errlen)
+int hjc_view_round(hjc_view *v, const char *id, char **out, size_t *len,
+                   char *err, size_t errlen)
 {
 	hj_id rid;
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
-	if (hj_view_parse_round(v, id, &rid, err, errlen))
+	if (hjc_view_parse_round(v, id, &rid, err, errlen))
 		return 400;
 	const struct rinfo *ri = round_of(v, &rid);
 	if (!ri) {
@@ -1519,14 +1524,14 @@ int hj_view_round(hj_view *v, const char *id, char **out, size_t *len,
 	return 200;
 }
 
-int hj_view_player(hj_view *v, const char *id, char **out, size_t *len,
-                   char *err, size_t errlen)
+int hjc_view_player(hjc_view *v, const char *id, char **out, size_t *len,
+                    char *err, size_t errlen)
 {
 	hj_id pid;
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
-	int r = hj_view_parse_player(v, id, &pid, err, errlen);
+	int r = hjc_view_parse_player(v, id, &pid, err, errlen);
 	if (r)
 		return r == -ENOENT ? 404 : 400;
 	const struct pinfo *p = player_of(v, &pid);
@@ -1535,7 +1540,7 @@ int hj_view_player(hj_view *v, const char *id, char **out, size_t *len,
 		return 404;
 	}
 	char key[67];
-	hj_view_id_text(v, &p->key, key);
+	hjc_view_id_text(v, &p->key, key);
 	json_t *o = json_object(), *recent = json_array(), *open = NULL;
 	size_t shown = 0;
 	for (size_t k = p->n; k-- > 0;) {
@@ -1563,7 +1568,7 @@ int hj_view_player(hj_view *v, const char *id, char **out, size_t *len,
 	return dump(o, out, len, err, errlen);
 }
 
-int hj_view_parse_height(const char *s, uint64_t *out)
+int hjc_view_parse_height(const char *s, uint64_t *out)
 {
 	uint64_t h = 0;
 	if (!*s || strlen(s) > 19 || (s[0] == '0' && s[1]))
@@ -1577,15 +1582,15 @@ int hj_view_parse_height(const char *s, uint64_t *out)
 	return 0;
 }
 
-int hj_view_block(hj_view *v, const char *height, char **out, size_t *len,
-                  char *err, size_t errlen)
+int hjc_view_block(hjc_view *v, const char *height, char **out, size_t *len,
+                   char *err, size_t errlen)
 {
 	uint64_t h;
 	size_t i;
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
-	if (hj_view_parse_height(height, &h)) {
+	if (hjc_view_parse_height(height, &h)) {
 		say(err, errlen, "not a block height (a decimal number)");
 		return 400;
 	}
@@ -1605,15 +1610,15 @@ int hj_view_block(hj_view *v, const char *height, char **out, size_t *len,
 	return 200;
 }
 
-int hj_view_blocks(hj_view *v, const char *last, char **out, size_t *len,
-                   char *err, size_t errlen)
+int hjc_view_blocks(hjc_view *v, const char *last, char **out, size_t *len,
+                    char *err, size_t errlen)
 {
 	uint64_t n = 20;
 	struct sbuf sb = {0};
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
-	if (last && (hj_view_parse_height(last, &n) || n < 1 || n > 100)) {
+	if (last && (hjc_view_parse_height(last, &n) || n < 1 || n > 100)) {
 		say(err, errlen, "last: a number from 1 to 100");
 		return 400;
 	}
@@ -1643,8 +1648,8 @@ int hj_view_blocks(hj_view *v, const char *last, char **out, size_t *len,
 	return 200;
 }
 
-int hj_view_payouts(hj_view *v, const char *recipient, const char *round,
-                    char **out, size_t *len, char *err, size_t errlen)
+int hjc_view_payouts(hjc_view *v, const char *recipient, const char *round,
+                     char **out, size_t *len, char *err, size_t errlen)
 {
 	json_t *rows = NULL;
 	int st = not_live(v, err, errlen);
@@ -1654,8 +1659,8 @@ int hj_view_payouts(hj_view *v, const char *recipient, const char *round,
 		say(err, errlen, "give recipient=ID or round=ID");
 		return 400;
 	}
-	int r = hj_ledger_select_json(v->o.db, recipient, round, &rows, err,
-	                              errlen);
+	int r = hjc_ledger_select_json(v->o.db, recipient, round, &rows, err,
+	                               errlen);
 	if (r == -EDOM) {
 		/* The ledger's words are its options': name ours. */
 		return 400;
@@ -1667,7 +1672,7 @@ int hj_view_payouts(hj_view *v, const char *recipient, const char *round,
 	return dump(o, out, len, err, errlen);
 }
 
-void hj_view_stats_get(const hj_view *v, hj_view_stats *st)
+void hjc_view_stats_get(const hjc_view *v, hjc_view_stats *st)
 {
 	memset(st, 0, sizeof *st);
 	st->live = v->live;

@@ -17,8 +17,8 @@
  * file the cursor names yet.  A renamed log (logrotate, then SIGHUP) is
  * read to its end, then the new file at the path.
  */
-#ifndef HJ_VIEW_H
-#define HJ_VIEW_H
+#ifndef HJC_VIEW_H
+#define HJC_VIEW_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,34 +27,34 @@
 #include "action.h"
 #include "backend.h"
 
-typedef struct hj_view hj_view;
+typedef struct hjc_view hjc_view;
 
-typedef struct hj_view_opts {
+typedef struct hjc_view_opts {
 	const char *db;         /* the dealer's database file */
 	const char *log;        /* its card log */
 	unsigned confirmations; /* for /v1/table; 0: not known */
 	hj_finality finality;   /* for /v1/table instead: finalized, safe */
 	size_t history_blocks;  /* blocks whose updates ?from= can resend */
 	size_t recent_rounds;   /* settled rounds per player shown */
-} hj_view_opts;
+} hjc_view_opts;
 
 /* One stream message: a block's BlockUpdate (round and player NULL) or a
  * RoundUpdate of a round it changed.  Borrowed for the callback. */
-typedef struct hj_update {
+typedef struct hjc_update {
 	const char *msg;
 	size_t len;
 	const hj_id *round, *player;
-} hj_update;
+} hjc_update;
 
 /* A block's messages: the RoundUpdates of the rounds it changed, in the
  * log's order, then its BlockUpdate (u[n - 1]), which closes the block. */
-typedef void (*hj_view_fn)(void *ctx, uint64_t height, const hj_update *u,
-                           size_t n);
+typedef void (*hjc_view_fn)(void *ctx, uint64_t height, const hjc_update *u,
+                            size_t n);
 
 /* A view of nothing yet (the first poll loads it); NULL on ENOMEM.  The
  * strings of o are copied. */
-hj_view *hj_view_new(const hj_view_opts *o);
-void hj_view_free(hj_view *v);
+hjc_view *hjc_view_new(const hjc_view_opts *o);
+void hjc_view_free(hjc_view *v);
 
 /*
  * Loads the dealer's state when the view has none (first, or after it
@@ -67,55 +67,55 @@ void hj_view_free(hj_view *v);
  * processed yet, a log that does not match, a damaged line): the caller
  * polls again later.
  */
-int hj_view_poll(hj_view *v, hj_view_fn fn, void *ctx, char *err,
-                 size_t errlen);
+int hjc_view_poll(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
+                  size_t errlen);
 
 /* Calls fn with the messages of every block after `from` that the view
  * keeps, oldest first.  0, or -ERANGE with err when blocks after `from`
  * are no longer kept (or not yet: `from` above the last block is fine). */
-int hj_view_history(hj_view *v, uint64_t from, hj_view_fn fn, void *ctx,
-                    char *err, size_t errlen);
+int hjc_view_history(hjc_view *v, uint64_t from, hjc_view_fn fn, void *ctx,
+                     char *err, size_t errlen);
 
 /* ---- queries: an HTTP status, with *out a new JSON text (200) or the
  * reason in err (400: malformed input, 404: unknown, 503: no state) ---- */
 
-int hj_view_table(hj_view *v, char **out, size_t *len, char *err,
-                  size_t errlen);
-int hj_view_rounds(hj_view *v, char **out, size_t *len, char *err,
+int hjc_view_table(hjc_view *v, char **out, size_t *len, char *err,
                    size_t errlen);
-int hj_view_round(hj_view *v, const char *id, char **out, size_t *len,
-                  char *err, size_t errlen);
-int hj_view_player(hj_view *v, const char *id, char **out, size_t *len,
+int hjc_view_rounds(hjc_view *v, char **out, size_t *len, char *err,
+                    size_t errlen);
+int hjc_view_round(hjc_view *v, const char *id, char **out, size_t *len,
                    char *err, size_t errlen);
-int hj_view_block(hj_view *v, const char *height, char **out, size_t *len,
-                  char *err, size_t errlen);
-int hj_view_blocks(hj_view *v, const char *last, char **out, size_t *len,
+int hjc_view_player(hjc_view *v, const char *id, char **out, size_t *len,
+                    char *err, size_t errlen);
+int hjc_view_block(hjc_view *v, const char *height, char **out, size_t *len,
                    char *err, size_t errlen);
-int hj_view_payouts(hj_view *v, const char *recipient, const char *round,
-                    char **out, size_t *len, char *err, size_t errlen);
+int hjc_view_blocks(hjc_view *v, const char *last, char **out, size_t *len,
+                    char *err, size_t errlen);
+int hjc_view_payouts(hjc_view *v, const char *recipient, const char *round,
+                     char **out, size_t *len, char *err, size_t errlen);
 
 /* A round or player id as the view's family writes it (EVM: 0x and hex;
  * Bitcoin family: hex; a player also as its payout address tr(P)).
  * 0, -EINVAL with err (malformed), -ENOENT (an address of no player). */
-int hj_view_parse_round(const hj_view *v, const char *text, hj_id *out,
-                        char *err, size_t errlen);
-int hj_view_parse_player(const hj_view *v, const char *text, hj_id *out,
+int hjc_view_parse_round(const hjc_view *v, const char *text, hj_id *out,
                          char *err, size_t errlen);
+int hjc_view_parse_player(const hjc_view *v, const char *text, hj_id *out,
+                          char *err, size_t errlen);
 
 /* id in the family's form (EVM with 0x), NUL-terminated. */
-void hj_view_id_text(const hj_view *v, const hj_id *id, char out[67]);
+void hjc_view_id_text(const hjc_view *v, const hj_id *id, char out[67]);
 /* A decimal height: digits, no leading zero, below 2^64.  0 or -1. */
-int hj_view_parse_height(const char *s, uint64_t *out);
+int hjc_view_parse_height(const char *s, uint64_t *out);
 
 /* For /healthz and /metrics. */
-typedef struct hj_view_stats {
+typedef struct hjc_view_stats {
 	int live;                  /* the dealer's state is loaded */
 	uint64_t height;           /* last block read from the log (live) */
 	struct timespec log_mtime; /* when the log last changed */
 	uint64_t lines, loads, diverged, truncated, rotated;
 	size_t open_rounds, rounds_known, history;
 	const char *family; /* NULL until loaded */
-} hj_view_stats;
-void hj_view_stats_get(const hj_view *v, hj_view_stats *st);
+} hjc_view_stats;
+void hjc_view_stats_get(const hjc_view *v, hjc_view_stats *st);
 
 #endif

@@ -42,7 +42,7 @@ static int notify_addr(const char *e, struct sockaddr_un *sa, socklen_t *len)
 	return 0;
 }
 
-int hjd_notify(const char *msg)
+int hj_notify(const char *msg)
 {
 	const char *e = getenv("NOTIFY_SOCKET");
 	struct sockaddr_un sa;
@@ -87,7 +87,7 @@ static uint64_t parse_env_u64(const char *s)
 	return x;
 }
 
-uint64_t hjd_watchdog_usec(void)
+uint64_t hj_notify_watchdog_usec(void)
 {
 	const char *pid = getenv("WATCHDOG_PID");
 

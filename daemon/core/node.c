@@ -6,7 +6,7 @@
 #include "btc_backend.h"
 #include "evm_backend.h"
 
-void hjd_node_rpc_opts(const hjd_config *cfg, hj_rpc_opts *o)
+void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o)
 {
 	hj_rpc_opts_default(o);
 	o->url = cfg->rpc_url;
@@ -18,8 +18,8 @@ void hjd_node_rpc_opts(const hjd_config *cfg, hj_rpc_opts *o)
 	o->max_response = cfg->rpc_max_response;
 }
 
-hj_backend *hjd_node_backend(const hjd_config *cfg, hj_rpc *rpc, char *err,
-                             size_t errlen)
+hj_backend *hj_node_backend(const hj_config *cfg, hj_rpc *rpc, char *err,
+                            size_t errlen)
 {
 	hj_backend *be = NULL;
 

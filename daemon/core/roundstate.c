@@ -1,5 +1,5 @@
-/* An open round in the words of docs/PROTOCOL.md section 14 (round_state.h). */
-#include "round_state.h"
+/* An open round in the words of docs/PROTOCOL.md section 14 (roundstate.h). */
+#include "roundstate.h"
 
 #include "amount.h"
 #include "card.h"
@@ -215,15 +215,15 @@ oom:
 	return NULL;
 }
 
-json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
-                       uint64_t height)
+json_t *hj_roundstate(const hj_rules *ru, const hj_round *r, hj_family fam,
+                      uint64_t height)
 {
 	return state(ru, r, NULL, fam, height);
 }
 
-json_t *hj_round_state_settled(const hj_rules *ru, const hj_round *r,
-                               const hj_settlement *st, hj_family fam,
-                               uint64_t height)
+json_t *hj_roundstate_settled(const hj_rules *ru, const hj_round *r,
+                              const hj_settlement *st, hj_family fam,
+                              uint64_t height)
 {
 	return state(ru, r, st, fam, height);
 }

@@ -3,8 +3,8 @@
  * credentials, limits) and the family's backend over a client.  hashjackd
  * (the follower and the payers) and `hashjack verify` open it alike.
  */
-#ifndef HJD_NODE_H
-#define HJD_NODE_H
+#ifndef HJ_NODE_H
+#define HJ_NODE_H
 
 #include <stddef.h>
 
@@ -14,10 +14,10 @@
 
 /* The client options of cfg's [chain] keys over hj_rpc_opts_default;
  * strings borrowed from cfg. */
-void hjd_node_rpc_opts(const hjd_config *cfg, hj_rpc_opts *o);
+void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o);
 
 /* The family's backend over rpc for cfg's dealer; NULL with err. */
-hj_backend *hjd_node_backend(const hjd_config *cfg, hj_rpc *rpc, char *err,
-                             size_t errlen);
+hj_backend *hj_node_backend(const hj_config *cfg, hj_rpc *rpc, char *err,
+                            size_t errlen);
 
 #endif

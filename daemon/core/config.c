@@ -83,7 +83,7 @@ enum key_id {
 	K_MAX_EXPOSURE,
 	/* The rule keys, in hj_rule_keys order. */
 	K_RULE_FIRST,
-	K_RULE_LAST = K_RULE_FIRST + HJD_RULE_KEYS - 1,
+	K_RULE_LAST = K_RULE_FIRST + HJ_CONFIG_RULE_KEYS - 1,
 	K_ALLOW_PLAYER_EDGE,
 	K_PAYOUT_WALLET,
 	K_DUST_LIMIT,
@@ -117,7 +117,7 @@ enum key_id {
 
 /* Sets one key from its text; on error returns -EINVAL (or -ENOMEM) and
  * writes the reason, without place or value, into why. */
-typedef int (*setter)(hjd_config *c, const char *v, char *why, size_t n);
+typedef int (*setter)(hj_config *c, const char *v, char *why, size_t n);
 
 struct key {
 	const char *section;
@@ -192,7 +192,7 @@ static int set_unsigned(unsigned *dst, const char *v, uint64_t lo, uint64_t hi,
 	return r;
 }
 
-static int set_family(hjd_config *c, const char *v, char *why, size_t n)
+static int set_family(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (strcmp(v, "evm") == 0) {
 		c->family = HJ_EVM;
@@ -205,7 +205,7 @@ static int set_family(hjd_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
-static int set_rpc_url(hjd_config *c, const char *v, char *why, size_t n)
+static int set_rpc_url(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) {
 		snprintf(why, n, "must begin with http:// or https://");
@@ -220,7 +220,7 @@ static int set_rpc_url(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->rpc_url, v, 0);
 }
 
-static int set_coin(hjd_config *c, const char *v, char *why, size_t n)
+static int set_coin(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] != '\0' && strcmp(v, "bitcoin") != 0 &&
 	    strcmp(v, "litecoin") != 0) {
@@ -230,15 +230,14 @@ static int set_coin(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->coin, v, 1);
 }
 
-static int set_rpc_cookie_file(hjd_config *c, const char *v, char *why,
-                               size_t n)
+static int set_rpc_cookie_file(hj_config *c, const char *v, char *why, size_t n)
 {
 	(void)why;
 	(void)n;
 	return set_str(&c->rpc_cookie_file, v, 1);
 }
 
-static int set_rpc_user(hjd_config *c, const char *v, char *why, size_t n)
+static int set_rpc_user(hj_config *c, const char *v, char *why, size_t n)
 {
 	/* Basic auth sends "user:password": the user cannot hold a colon. */
 	if (strchr(v, ':') != NULL) {
@@ -248,14 +247,14 @@ static int set_rpc_user(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->rpc_user, v, 1);
 }
 
-static int set_rpc_password(hjd_config *c, const char *v, char *why, size_t n)
+static int set_rpc_password(hj_config *c, const char *v, char *why, size_t n)
 {
 	(void)why;
 	(void)n;
 	return set_str(&c->rpc_password, v, 1);
 }
 
-static int set_rpc_bearer(hjd_config *c, const char *v, char *why, size_t n)
+static int set_rpc_bearer(hj_config *c, const char *v, char *why, size_t n)
 {
 	/* It goes into an HTTP header line as is. */
 	for (const char *p = v; *p; p++) {
@@ -267,12 +266,12 @@ static int set_rpc_bearer(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->rpc_bearer, v, 1);
 }
 
-static int set_rpc_timeout_ms(hjd_config *c, const char *v, char *why, size_t n)
+static int set_rpc_timeout_ms(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->rpc_timeout_ms, v, 100, 3600000, why, n);
 }
 
-static int set_rpc_max_response(hjd_config *c, const char *v, char *why,
+static int set_rpc_max_response(hj_config *c, const char *v, char *why,
                                 size_t n)
 {
 	uint64_t x;
@@ -286,7 +285,7 @@ static int set_rpc_max_response(hjd_config *c, const char *v, char *why,
 /* A number of blocks, or the node's own final block: "finalized" or
  * "safe" (EVM's block tags; finish() refuses them on the Bitcoin
  * family, which has neither). */
-static int set_confirmations(hjd_config *c, const char *v, char *why, size_t n)
+static int set_confirmations(hj_config *c, const char *v, char *why, size_t n)
 {
 	int r;
 
@@ -310,18 +309,18 @@ static int set_confirmations(hjd_config *c, const char *v, char *why, size_t n)
 	return r;
 }
 
-static int set_poll_interval_ms(hjd_config *c, const char *v, char *why,
+static int set_poll_interval_ms(hj_config *c, const char *v, char *why,
                                 size_t n)
 {
 	return set_unsigned(&c->poll_interval_ms, v, 10, 3600000, why, n);
 }
 
-static int set_batch_blocks(hjd_config *c, const char *v, char *why, size_t n)
+static int set_batch_blocks(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->batch_blocks, v, 1, 1000, why, n);
 }
 
-static int set_start_height(hjd_config *c, const char *v, char *why, size_t n)
+static int set_start_height(hj_config *c, const char *v, char *why, size_t n)
 {
 	uint64_t x;
 	int r;
@@ -342,7 +341,7 @@ static int set_start_height(hjd_config *c, const char *v, char *why, size_t n)
 }
 
 /* Its scheme is checked by finish(), which knows the family. */
-static int set_push_url(hjd_config *c, const char *v, char *why, size_t n)
+static int set_push_url(hj_config *c, const char *v, char *why, size_t n)
 {
 	for (const char *p = v; *p; p++) {
 		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
@@ -356,7 +355,7 @@ static int set_push_url(hjd_config *c, const char *v, char *why, size_t n)
 /* An EVM address that does not parse, whatever the hex decoder found. */
 #define NOT_EVM_ADDRESS "not an EVM address (0x and 40 hex digits)"
 
-static int set_address(hjd_config *c, const char *v, char *why, size_t n)
+static int set_address(hj_config *c, const char *v, char *why, size_t n)
 {
 	/*
 	 * Checked by the family known now; finish() checks again by the final
@@ -381,7 +380,7 @@ static int set_address(hjd_config *c, const char *v, char *why, size_t n)
 	((c)->rules.pp_on || (c)->rules.t3_on ? " with side stakes of max_bet" \
 	                                      : "")
 
-static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
+static int set_preset(hj_config *c, const char *v, char *why, size_t n)
 {
 	hj_rules r;
 	size_t used = 0;
@@ -402,7 +401,7 @@ static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
 	r.max_bet = c->rules.max_bet;
 	r.timeout_blocks = c->rules.timeout_blocks;
 	r.max_exposure = c->rules.max_exposure;
-	for (size_t i = 0; i < HJD_RULE_KEYS; i++)
+	for (size_t i = 0; i < HJ_CONFIG_RULE_KEYS; i++)
 		if (c->rule_set[i][0] != '\0')
 			(void)hj_rules_set_key(&r, hj_rule_keys[i],
 			                       c->rule_set[i], NULL, 0);
@@ -412,7 +411,7 @@ static int set_preset(hjd_config *c, const char *v, char *why, size_t n)
 
 /* A rule key of docs/PROTOCOL.md section 7.1 (hj_rule_keys[i]): over the
  * preset, wherever the preset is set. */
-static int set_rule_key(hjd_config *c, size_t i, const char *v, char *why,
+static int set_rule_key(hj_config *c, size_t i, const char *v, char *why,
                         size_t n)
 {
 	if (strlen(v) >= sizeof c->rule_set[i] ||
@@ -426,7 +425,7 @@ static int set_rule_key(hjd_config *c, size_t i, const char *v, char *why,
 }
 
 #define RULE_SETTER(i)                                                         \
-	static int set_rule_##i(hjd_config *c, const char *v, char *why,       \
+	static int set_rule_##i(hj_config *c, const char *v, char *why,        \
 	                        size_t n)                                      \
 	{                                                                      \
 		return set_rule_key(c, (i), v, why, n);                        \
@@ -469,17 +468,17 @@ static int parse_bet(const char *v, hj_amount *out, char *why, size_t n)
 	return 0;
 }
 
-static int set_min_bet(hjd_config *c, const char *v, char *why, size_t n)
+static int set_min_bet(hj_config *c, const char *v, char *why, size_t n)
 {
 	return parse_bet(v, &c->rules.min_bet, why, n);
 }
 
-static int set_max_bet(hjd_config *c, const char *v, char *why, size_t n)
+static int set_max_bet(hj_config *c, const char *v, char *why, size_t n)
 {
 	return parse_bet(v, &c->rules.max_bet, why, n);
 }
 
-static int set_timeout_blocks(hjd_config *c, const char *v, char *why, size_t n)
+static int set_timeout_blocks(hj_config *c, const char *v, char *why, size_t n)
 {
 	uint64_t x;
 	int r = parse_u64(v, 1, 1000000, &x, why, n);
@@ -491,7 +490,7 @@ static int set_timeout_blocks(hjd_config *c, const char *v, char *why, size_t n)
 
 /* Any amount: 0 turns the limit off, and a sum of worst cases may well
  * exceed 2^120 or, on the Bitcoin family, 2^64. */
-static int set_max_exposure(hjd_config *c, const char *v, char *why, size_t n)
+static int set_max_exposure(hj_config *c, const char *v, char *why, size_t n)
 {
 	hj_amount x;
 	int r = hj_amount_parse(v, strlen(v), &x);
@@ -511,7 +510,7 @@ static int set_max_exposure(hjd_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
-static int set_payout_wallet(hjd_config *c, const char *v, char *why, size_t n)
+static int set_payout_wallet(hj_config *c, const char *v, char *why, size_t n)
 {
 	/* It goes into the URL path (percent-encoded) and into messages. */
 	for (const char *p = v; *p; p++) {
@@ -523,7 +522,7 @@ static int set_payout_wallet(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->payout_wallet, v, 1);
 }
 
-static int set_dust_limit(hjd_config *c, const char *v, char *why, size_t n)
+static int set_dust_limit(hj_config *c, const char *v, char *why, size_t n)
 {
 	uint64_t x;
 	int r;
@@ -539,13 +538,13 @@ static int set_dust_limit(hjd_config *c, const char *v, char *why, size_t n)
 	return r;
 }
 
-static int set_max_outputs(hjd_config *c, const char *v, char *why, size_t n)
+static int set_max_outputs(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->max_outputs, v, 1, 1000, why, n);
 }
 
 /* Empty: unset, as for the wallet. */
-static int set_dealer_key(hjd_config *c, const char *v, char *why, size_t n)
+static int set_dealer_key(hj_config *c, const char *v, char *why, size_t n)
 {
 	(void)why;
 	(void)n;
@@ -563,24 +562,23 @@ static int set_fee(hj_amount *dst, const char *v, char *why, size_t n)
 	return r;
 }
 
-static int set_max_fee_per_gas(hjd_config *c, const char *v, char *why,
-                               size_t n)
+static int set_max_fee_per_gas(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_fee(&c->max_fee_per_gas, v, why, n);
 }
 
-static int set_min_priority_fee(hjd_config *c, const char *v, char *why,
+static int set_min_priority_fee(hj_config *c, const char *v, char *why,
                                 size_t n)
 {
 	return set_fee(&c->min_priority_fee, v, why, n);
 }
 
-static int set_stuck_after(hjd_config *c, const char *v, char *why, size_t n)
+static int set_stuck_after(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->stuck_after_s, v, 1, 86400, why, n);
 }
 
-static int set_directory(hjd_config *c, const char *v, char *why, size_t n)
+static int set_directory(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] != '/') {
 		snprintf(why, n, "must be an absolute path");
@@ -589,7 +587,7 @@ static int set_directory(hjd_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->state_dir, v, 0);
 }
 
-static int set_card_log(hjd_config *c, const char *v, char *why, size_t n)
+static int set_card_log(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] == '\0') {
 		snprintf(why, n, "empty value");
@@ -618,17 +616,17 @@ static int parse_bool(const char *v, int *out, char *why, size_t n)
 	return -EINVAL;
 }
 
-static int set_log_fsync(hjd_config *c, const char *v, char *why, size_t n)
+static int set_log_fsync(hj_config *c, const char *v, char *why, size_t n)
 {
 	return parse_bool(v, &c->log_fsync, why, n);
 }
 
-static int set_push(hjd_config *c, const char *v, char *why, size_t n)
+static int set_push(hj_config *c, const char *v, char *why, size_t n)
 {
 	return parse_bool(v, &c->push, why, n);
 }
 
-static int set_allow_player_edge(hjd_config *c, const char *v, char *why,
+static int set_allow_player_edge(hj_config *c, const char *v, char *why,
                                  size_t n)
 {
 	return parse_bool(v, &c->allow_player_edge, why, n);
@@ -673,13 +671,13 @@ bad:
 	return -EINVAL;
 }
 
-static int set_serve_listen(hjd_config *c, const char *v, char *why, size_t n)
+static int set_serve_listen(hj_config *c, const char *v, char *why, size_t n)
 {
 	return parse_listen(v, c->serve.host, &c->serve.port, why, n);
 }
 
 /* HOST:PORT as [serve] listen, or "" (or "off"): no listener. */
-static int set_metrics_listen(hjd_config *c, const char *v, char *why, size_t n)
+static int set_metrics_listen(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (!*v || !strcmp(v, "off")) {
 		c->metrics.enabled = 0;
@@ -691,14 +689,13 @@ static int set_metrics_listen(hjd_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
-static int set_metrics_max_lag(hjd_config *c, const char *v, char *why,
-                               size_t n)
+static int set_metrics_max_lag(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->metrics.max_lag, v, 0, 1000000, why, n);
 }
 
 #define SERVE_UNSIGNED(name, field, lo, hi)                                    \
-	static int set_serve_##name(hjd_config *c, const char *v, char *why,   \
+	static int set_serve_##name(hj_config *c, const char *v, char *why,    \
 	                            size_t n)                                  \
 	{                                                                      \
 		return set_unsigned(&c->serve.field, v, lo, hi, why, n);       \
@@ -882,7 +879,7 @@ static void show_value(int id, const char *v, char *buf, size_t n)
 
 /* ---- init, free ---- */
 
-void hjd_config_init(hjd_config *c)
+void hj_config_init(hj_config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->family = HJ_EVM;
@@ -922,7 +919,7 @@ void hjd_config_init(hjd_config *c)
 	c->serve.poll_interval_ms = 1000;
 }
 
-void hjd_config_free(hjd_config *c)
+void hj_config_free(hj_config *c)
 {
 	if (c == NULL)
 		return;
@@ -944,7 +941,7 @@ void hjd_config_free(hjd_config *c)
 /* ---- the file ---- */
 
 struct load {
-	hjd_config *c;
+	hj_config *c;
 	const char *path;
 	const char *p, *end;  /* the unread rest of the file */
 	int line;             /* of the line last handed to inih */
@@ -1099,7 +1096,7 @@ static int on_key(void *user, const char *section, const char *name,
  */
 static void check_pairs(struct load *l)
 {
-	const hjd_config *c = l->c;
+	const hj_config *c = l->c;
 	const int *at = l->line_of;
 	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
 
@@ -1206,7 +1203,7 @@ out:
 	return r;
 }
 
-int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen)
+int hj_config_load(hj_config *c, const char *path, char *err, size_t errlen)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -1219,13 +1216,13 @@ int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen)
 	r = slurp(path, &data, &len, err, errlen);
 	if (r < 0)
 		return r;
-	r = hjd_config_load_text(c, path, data, len, err, errlen);
+	r = hj_config_load_text(c, path, data, len, err, errlen);
 	free(data);
 	return r;
 }
 
-int hjd_config_load_text(hjd_config *c, const char *name, const char *text,
-                         size_t len, char *err, size_t errlen)
+int hj_config_load_text(hj_config *c, const char *name, const char *text,
+                        size_t len, char *err, size_t errlen)
 {
 	struct load l;
 	int r;
@@ -1263,7 +1260,7 @@ int hjd_config_load_text(hjd_config *c, const char *name, const char *text,
 
 /* ---- the command line ---- */
 
-int hjd_config_set_arg(hjd_config *c, const char *arg, char *err, size_t errlen)
+int hj_config_set_arg(hj_config *c, const char *arg, char *err, size_t errlen)
 {
 	const char *a = arg, *dot, *eq;
 	char shown[4 * SHOW_MAX + 4], why[160];
@@ -1360,7 +1357,7 @@ static int has_userinfo(const char *url)
  * off with push_off_why rather than refuse a configuration that polled
  * well before push existed.
  */
-static int finish_push(hjd_config *c, char *err, size_t errlen)
+static int finish_push(hj_config *c, char *err, size_t errlen)
 {
 	char shown[4 * SHOW_MAX + 4];
 	char *u;
@@ -1442,7 +1439,7 @@ static int finish_push(hjd_config *c, char *err, size_t errlen)
 	return 0;
 }
 
-int hjd_config_state_paths(hjd_config *c, char *err, size_t errlen)
+int hj_config_state_paths(hj_config *c, char *err, size_t errlen)
 {
 	if (c->state_dir == NULL) {
 		/* systemd's StateDirectory= sets $STATE_DIRECTORY, a
@@ -1472,7 +1469,7 @@ nomem:
 	return -ENOMEM;
 }
 
-int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
+int hj_config_finish(hj_config *c, char *err, size_t errlen)
 {
 	char why[160], shown[4 * SHOW_MAX + 4], none[320];
 	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
@@ -1576,7 +1573,8 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 	if (c->confirmations == 0 && !c->finality)
 		c->confirmations = evm ? 12 : 6;
 	if (c->serve.max_age_s == 0)
-		c->serve.max_age_s = hjd_serve_max_age(evm, c->finality != 0);
+		c->serve.max_age_s =
+		    hj_config_serve_max_age(evm, c->finality != 0);
 	if (c->rules.timeout_blocks == 0)
 		c->rules.timeout_blocks =
 		    evm ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
@@ -1662,10 +1660,10 @@ int hjd_config_finish(hjd_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "[rules] %s", why);
 		return -EINVAL;
 	}
-	return hjd_config_state_paths(c, err, errlen);
+	return hj_config_state_paths(c, err, errlen);
 }
 
-unsigned hjd_serve_max_age(int evm, int finality)
+unsigned hj_config_serve_max_age(int evm, int finality)
 {
 	/* A few blocks' time; the node's finalized or safe block moves an
 	 * epoch (6.4 minutes on Ethereum) at a time. */

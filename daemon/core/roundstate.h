@@ -5,8 +5,8 @@
  * the Bitcoin family, the seq the next signed action must carry.  Written for
  * `hashjack replay --state`; docs/CLI.md shows every key.
  */
-#ifndef HJ_ROUND_STATE_H
-#define HJ_ROUND_STATE_H
+#ifndef HJ_ROUNDSTATE_H
+#define HJ_ROUNDSTATE_H
 
 #include <stdint.h>
 
@@ -21,8 +21,8 @@
  * the family's form (EVM with 0x).  A new object (the caller decrefs), or
  * NULL when out of memory.
  */
-json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
-                       uint64_t height);
+json_t *hj_roundstate(const hj_rules *ru, const hj_round *r, hj_family fam,
+                      uint64_t height);
 
 /*
  * A round as its SETTLE event at block `height` leaves it: every hand's
@@ -30,8 +30,8 @@ json_t *hj_round_state(const hj_rules *ru, const hj_round *r, hj_family fam,
  * round's "betAmount" and "payout" (docs/LOG.md, settle) and "settledAt";
  * no next action and no draw due.
  */
-json_t *hj_round_state_settled(const hj_rules *ru, const hj_round *r,
-                               const hj_settlement *st, hj_family fam,
-                               uint64_t height);
+json_t *hj_roundstate_settled(const hj_rules *ru, const hj_round *r,
+                              const hj_settlement *st, hj_family fam,
+                              uint64_t height);
 
 #endif

@@ -6,8 +6,8 @@
  * Errors name the place (file:line, or "command line"), the section and key,
  * the value, and the reason; the daemon exits with status 78 (EX_CONFIG).
  */
-#ifndef HJD_CONFIG_H
-#define HJD_CONFIG_H
+#ifndef HJ_CONFIG_H
+#define HJ_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,9 +18,9 @@
 #include "rules.h"
 
 /* The rule keys of docs/PROTOCOL.md section 7.1 (hj_rule_keys). */
-#define HJD_RULE_KEYS 13
+#define HJ_CONFIG_RULE_KEYS 13
 
-typedef struct hjd_config {
+typedef struct hj_config {
 	/* [chain] */
 	hj_family family; /* HJ_EVM (default) or HJ_BITCOIN */
 	char *coin;       /* Bitcoin family: "bitcoin" or "litecoin" */
@@ -63,7 +63,7 @@ typedef struct hjd_config {
 	                   keys the preset's unless set */
 	/* The rule keys set (hj_rule_keys order), "" where the preset's
 	 * value stands: a preset named later keeps them. */
-	char rule_set[HJD_RULE_KEYS][HJ_RULE_VALUE_MAX];
+	char rule_set[HJ_CONFIG_RULE_KEYS][HJ_RULE_VALUE_MAX];
 	int allow_player_edge; /* 1: deal a rule set whose house edge, or a
 	                          side bet's, is negative (default 0) */
 	/* [payout] */
@@ -116,42 +116,41 @@ typedef struct hjd_config {
 		unsigned max_lag; /* /healthz: 503 with more final blocks than
 		                     this waiting, default 10 */
 	} metrics;
-} hjd_config;
+} hj_config;
 
 /* Fills defaults (nothing required is set). */
-void hjd_config_init(hjd_config *c);
-void hjd_config_free(hjd_config *c);
+void hj_config_init(hj_config *c);
+void hj_config_free(hj_config *c);
 
 /* Reads path into c (keys not in the file keep their values).  Returns 0,
  * or -EINVAL / -ENOENT with "path:line: [section] key = value: reason". */
-int hjd_config_load(hjd_config *c, const char *path, char *err, size_t errlen);
+int hj_config_load(hj_config *c, const char *path, char *err, size_t errlen);
 
 /*
- * What hjd_config_load does once it has read the file: text[0..len) (no
+ * What hj_config_load does once it has read the file: text[0..len) (no
  * NUL needed; one inside is an error) is the file's content, and messages
  * call it name, as they would the file's path.  Returns 0, or -EINVAL
  * (-ENOMEM) with "name:line: [section] key = value: reason", or "name:
  * larger than 1048576 bytes".  text is borrowed.
  */
-int hjd_config_load_text(hjd_config *c, const char *name, const char *text,
-                         size_t len, char *err, size_t errlen);
+int hj_config_load_text(hj_config *c, const char *name, const char *text,
+                        size_t len, char *err, size_t errlen);
 
 /* One override from the command line, "section.key=value".  Returns 0 or
  * -EINVAL with "command line: --section.key=value: reason". */
-int hjd_config_set_arg(hjd_config *c, const char *arg, char *err,
-                       size_t errlen);
+int hj_config_set_arg(hj_config *c, const char *arg, char *err, size_t errlen);
 
 /* After the file and the overrides: required keys present, defaults that
  * depend on others (family, state_dir) filled in, rules checked. */
-int hjd_config_finish(hjd_config *c, char *err, size_t errlen);
+int hj_config_finish(hj_config *c, char *err, size_t errlen);
 
-/* The part of hjd_config_finish that needs no other key: state_dir's
+/* The part of hj_config_finish that needs no other key: state_dir's
  * default ($STATE_DIRECTORY's first entry, else /var/lib/hashjackd) and
  * card_log's (cards.jsonl), relative to state_dir.  0 or -ENOMEM. */
-int hjd_config_state_paths(hjd_config *c, char *err, size_t errlen);
+int hj_config_state_paths(hj_config *c, char *err, size_t errlen);
 
 /* [serve] max_age's default, in seconds: the family's (evm nonzero for
  * EVM), with finality nonzero for confirmations = finalized or safe. */
-unsigned hjd_serve_max_age(int evm, int finality);
+unsigned hj_config_serve_max_age(int evm, int finality);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "websocket.h"
 
-void hj_http_limits_default(hj_http_limits *l)
+void hj_server_limits_default(hj_server_limits *l)
 {
 	l->max_url = 2048;
 	l->max_header_bytes = 8192;
@@ -85,14 +85,14 @@ struct hj_conn {
 
 struct hj_server {
 	uv_loop_t *loop;
-	hj_http_limits lim;
-	hj_http_handler h;
+	hj_server_limits lim;
+	hj_server_handler h;
 	uv_tcp_t listener;
 	int listening;
 	uv_timer_t sweep;
 	hj_conn *conns;
 	struct ipcount *ips[IP_BUCKETS];
-	hj_http_stats st;
+	hj_server_counters st;
 	unsigned live_handles; /* closes we wait for at shutdown */
 	int shutting;
 	void (*done)(void *arg);
@@ -504,9 +504,9 @@ static int on_header_value_complete(llhttp_t *p)
 	if (c->hval_long)
 		return 0; /* none of the headers we read is that long */
 	if (strcmp(c->hname, "upgrade") == 0)
-		c->up_websocket |= hj_http_has_token(c->hval, "websocket");
+		c->up_websocket |= hj_ws_has_token(c->hval, "websocket");
 	else if (strcmp(c->hname, "connection") == 0)
-		c->conn_upgrade |= hj_http_has_token(c->hval, "upgrade");
+		c->conn_upgrade |= hj_ws_has_token(c->hval, "upgrade");
 	else if (strcmp(c->hname, "sec-websocket-version") == 0)
 		c->ws_version_ok = strcmp(c->hval, "13") == 0;
 	else if (strcmp(c->hname, "sec-websocket-key") == 0 &&
@@ -527,7 +527,7 @@ static int on_headers_complete(llhttp_t *p)
 	return 0;
 }
 
-static void split_target(hj_conn *c, hj_http_req *r)
+static void split_target(hj_conn *c, hj_server_req *r)
 {
 	c->url[c->url_len] = 0;
 	char *q = strchr(c->url, '?');
@@ -543,7 +543,7 @@ static int on_message_complete(llhttp_t *p)
 {
 	hj_conn *c = of(p);
 	hj_server *s = c->s;
-	hj_http_req r = {.method = c->head ? "HEAD" : "GET", .peer = c->peer};
+	hj_server_req r = {.method = c->head ? "HEAD" : "GET", .peer = c->peer};
 	c->in_request = 0;
 	if (p->upgrade)
 		return 0; /* execute returns HPE_PAUSED_UPGRADE */
@@ -685,7 +685,7 @@ static ssize_t framed_out(const uint8_t *data, size_t len, int flags,
 	return (ssize_t)len;
 }
 
-int hj_ws_frame_text(const char *msg, size_t n, char **out, size_t *len)
+int hj_conn_ws_frame(const char *msg, size_t n, char **out, size_t *len)
 {
 	static const struct wslay_frame_callbacks cb = {framed_out, NULL, NULL};
 	struct wslay_frame_iocb io = {.fin = 1,
@@ -732,7 +732,7 @@ void hj_conn_ws_close(hj_conn *c, uint16_t code, const char *reason)
 static void upgrade(hj_conn *c, const char *rest, size_t nrest)
 {
 	hj_server *s = c->s;
-	hj_http_req r = {.method = "GET", .peer = c->peer, .websocket = 1};
+	hj_server_req r = {.method = "GET", .peer = c->peer, .websocket = 1};
 	char accept[29], head[256];
 	const char *why = NULL;
 	s->st.requests++;
@@ -956,8 +956,8 @@ static void on_handle_closed(uv_handle_t *h)
 	maybe_done(s);
 }
 
-hj_server *hj_server_new(uv_loop_t *loop, const hj_http_limits *lim,
-                         const hj_http_handler *h)
+hj_server *hj_server_new(uv_loop_t *loop, const hj_server_limits *lim,
+                         const hj_server_handler *h)
 {
 	hj_server *s = calloc(1, sizeof *s);
 	if (!s)
@@ -1039,7 +1039,7 @@ void hj_server_close(hj_server *s, void (*done)(void *arg), void *arg)
 	}
 }
 
-const hj_http_stats *hj_server_stats(const hj_server *s)
+const hj_server_counters *hj_server_stats(const hj_server *s)
 {
 	return &s->st;
 }

@@ -21,7 +21,7 @@ typedef struct hj_server hj_server;
 typedef struct hj_conn hj_conn;
 
 /* Every limit of docs/API.md, "Limits". */
-typedef struct hj_http_limits {
+typedef struct hj_server_limits {
 	size_t max_url;            /* request target, bytes (414 above) */
 	size_t max_header_bytes;   /* all header names and values (431) */
 	unsigned max_headers;      /* header lines (431) */
@@ -34,27 +34,27 @@ typedef struct hj_http_limits {
 	size_t max_ws_msg; /* a client's WebSocket message (close 1009) */
 	uint64_t ping_ms;  /* a quiet WebSocket is pinged after this, and
 	                      dropped after twice this without a frame */
-} hj_http_limits;
+} hj_server_limits;
 
 /* The defaults of docs/API.md. */
-void hj_http_limits_default(hj_http_limits *l);
+void hj_server_limits_default(hj_server_limits *l);
 
 /* A request, borrowed for the handler's call. */
-typedef struct hj_http_req {
+typedef struct hj_server_req {
 	const char *method; /* "GET", "HEAD", ... */
 	const char *path;   /* the target up to '?', NUL-terminated */
 	const char *query;  /* after '?', "" when none */
 	const char *peer;   /* the client's address, for logs */
 	int websocket;      /* a valid WebSocket upgrade request */
-} hj_http_req;
+} hj_server_req;
 
-typedef struct hj_http_handler {
+typedef struct hj_server_handler {
 	/* A complete request that is not a WebSocket upgrade: answer it
 	 * with hj_conn_respond before returning. */
-	void (*request)(void *ctx, hj_conn *c, const hj_http_req *r);
+	void (*request)(void *ctx, hj_conn *c, const hj_server_req *r);
 	/* A WebSocket upgrade: return 0 to accept it (the handler may then
 	 * send), or answer with hj_conn_respond and return -1. */
-	int (*ws_open)(void *ctx, hj_conn *c, const hj_http_req *r);
+	int (*ws_open)(void *ctx, hj_conn *c, const hj_server_req *r);
 	/* The upgrade was answered: the WebSocket is open for sending. */
 	void (*ws_ready)(void *ctx, hj_conn *c);
 	/* A complete text message from the client (binary ones are refused
@@ -64,18 +64,18 @@ typedef struct hj_http_handler {
 	 * accepted WebSocket, before the memory is freed. */
 	void (*ws_close)(void *ctx, hj_conn *c);
 	void *ctx;
-} hj_http_handler;
+} hj_server_handler;
 
 /* What the server counts, for /metrics. */
-typedef struct hj_http_stats {
+typedef struct hj_server_counters {
 	uint64_t accepted, refused_total, refused_per_ip;
 	uint64_t requests, bad_requests, timeouts, slow_dropped;
 	uint64_t ws_opened, ws_messages_out, ws_bytes_out;
 	unsigned open, websockets;
-} hj_http_stats;
+} hj_server_counters;
 
-hj_server *hj_server_new(uv_loop_t *loop, const hj_http_limits *lim,
-                         const hj_http_handler *h);
+hj_server *hj_server_new(uv_loop_t *loop, const hj_server_limits *lim,
+                         const hj_server_handler *h);
 
 /*
  * Listens on host:port (port 0: any free one; the bound port is returned
@@ -88,7 +88,7 @@ int hj_server_listen(hj_server *s, const char *host, unsigned port,
  * NULL).  The server is freed after done returns. */
 void hj_server_close(hj_server *s, void (*done)(void *arg), void *arg);
 
-const hj_http_stats *hj_server_stats(const hj_server *s);
+const hj_server_counters *hj_server_stats(const hj_server *s);
 
 /* Answers the current request: status, its content type and body (NULL
  * for none), then the connection is kept or closed as HTTP says (always
@@ -107,7 +107,7 @@ int hj_conn_ws_send(hj_conn *c, const char *msg, size_t n);
  * accepted WebSocket, as hj_conn_ws_send does a message: what the stream
  * sends to every subscriber is framed once, not once per subscriber.
  */
-int hj_ws_frame_text(const char *msg, size_t n, char **out, size_t *len);
+int hj_conn_ws_frame(const char *msg, size_t n, char **out, size_t *len);
 int hj_conn_ws_send_framed(hj_conn *c, const char *frame, size_t n);
 
 /* Closes a WebSocket with a status code and a short reason. */
