@@ -181,7 +181,7 @@ static int say_usage(char *err, size_t errlen, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	hj_vsay(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -276,7 +276,7 @@ static int check_filter(struct filter *f, const hjc_tool_chain *c, char *err,
 
 	if (f->round.len && f->round_0x && !c->evm) {
 		hj_quote(f->v[O_ROUND], shown, sizeof shown);
-		hjc_tool_say(
+		hj_say(
 		    err, errlen,
 		    "--round %s: Bitcoin-family hex is written without \"0x\" "
 		    "(the database is %s)",
@@ -287,7 +287,7 @@ static int check_filter(struct filter *f, const hjc_tool_chain *c, char *err,
 		return 0;
 	hj_quote(f->v[O_RECIPIENT], shown, sizeof shown);
 	if (c->evm && f->rcp != R_EVM) {
-		hjc_tool_say(
+		hj_say(
 		    err, errlen,
 		    "--recipient %s: a Bitcoin-family recipient, but the "
 		    "database is %s, whose recipients are addresses (0x + 40 "
@@ -296,7 +296,7 @@ static int check_filter(struct filter *f, const hjc_tool_chain *c, char *err,
 		return -EINVAL;
 	}
 	if (!c->evm && f->rcp == R_EVM) {
-		hjc_tool_say(
+		hj_say(
 		    err, errlen,
 		    "--recipient %s: an EVM address, but the database is %s, "
 		    "whose recipients are payout addresses tr(P) or keys P "
@@ -308,19 +308,17 @@ static int check_filter(struct filter *f, const hjc_tool_chain *c, char *err,
 		return 0;
 	if (hj_segwit_decode(c->hrp, f->raddr, &version, prog, &proglen, why,
 	                     sizeof why)) {
-		hjc_tool_say(
-		    err, errlen,
-		    "--recipient %s: not an address of the database's chain "
-		    "%s (addresses beginning \"%s1\"): %s",
-		    shown, c->id, c->hrp, why);
+		hj_say(err, errlen,
+		       "--recipient %s: not an address of the database's chain "
+		       "%s (addresses beginning \"%s1\"): %s",
+		       shown, c->id, c->hrp, why);
 		return -EINVAL;
 	}
 	if (version != 1 || proglen != 32) {
-		hjc_tool_say(
-		    err, errlen,
-		    "--recipient %s: not a taproot address (witness version "
-		    "1, 32 bytes): payouts go to tr(P)",
-		    shown);
+		hj_say(err, errlen,
+		       "--recipient %s: not a taproot address (witness version "
+		       "1, 32 bytes): payouts go to tr(P)",
+		       shown);
 		return -EINVAL;
 	}
 	return 0;
@@ -422,11 +420,10 @@ static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 	} else if (ret == 0) {
 		ret = hj_store_count_payouts(s, &n, err, errlen);
 		if (ret == 0 && n > 0) {
-			hjc_tool_say(
-			    err, errlen,
-			    "%s: %llu payouts but no meta row: the database "
-			    "does not say which chain they are on",
-			    rd->path, (unsigned long long)n);
+			hj_say(err, errlen,
+			       "%s: %llu payouts but no meta row: the database "
+			       "does not say which chain they are on",
+			       rd->path, (unsigned long long)n);
 			ret = -EINVAL;
 		}
 	}
@@ -494,12 +491,11 @@ static int take_row(void *arg, const hj_payout_row *p)
 
 		if (p->recipient.len != want) {
 			hj_quote(p->id, shown, sizeof shown);
-			hjc_tool_say(
-			    rd->err, rd->errlen,
-			    "%s: payout %s: recipient is not %s (%d bytes)",
-			    rd->path, shown,
-			    c->evm ? "an EVM address" : "an x-only key P",
-			    want);
+			hj_say(rd->err, rd->errlen,
+			       "%s: payout %s: recipient is not %s (%d bytes)",
+			       rd->path, shown,
+			       c->evm ? "an EVM address" : "an x-only key P",
+			       want);
 			return -EINVAL;
 		}
 		if (c->evm) {
@@ -526,11 +522,10 @@ static int take_row(void *arg, const hj_payout_row *p)
 		total += len[i];
 	}
 	if (lg->bytes + total + sizeof r > ROWS_MAX_BYTES) {
-		hjc_tool_say(
-		    rd->err, rd->errlen,
-		    "the selection is larger than %zu MiB; narrow it "
-		    "with --state-filter, --recipient, --round or --kind",
-		    ROWS_MAX_BYTES >> 20);
+		hj_say(rd->err, rd->errlen,
+		       "the selection is larger than %zu MiB; narrow it "
+		       "with --state-filter, --recipient, --round or --kind",
+		       ROWS_MAX_BYTES >> 20);
 		return -ENOMEM;
 	}
 	if (lg->n == lg->cap) {
@@ -556,7 +551,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 	lg->bytes += total + sizeof r;
 	return 0;
 nomem:
-	hjc_tool_say(rd->err, rd->errlen, "out of memory");
+	hj_say(rd->err, rd->errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -610,14 +605,14 @@ static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 
 /* ---- output ----------------------------------------------------------- */
 
-static void buf_pad(struct hj_buf *b, size_t k)
+static void buf_pad(hj_buf *b, size_t k)
 {
 	while (k-- > 0)
 		hj_buf_put(b, " ", 1);
 }
 
 /* The amount in the coin's unit (hjc_tool_coins). */
-static void buf_human(struct hj_buf *b, hj_amount v, unsigned decimals)
+static void buf_human(hj_buf *b, hj_amount v, unsigned decimals)
 {
 	char c[HJC_COINS_STRLEN];
 
@@ -636,7 +631,7 @@ struct grid {
 	const enum align *align;
 	size_t nrows;
 	/* Writes row r's cell in column c into b (emptied before). */
-	void (*cell)(const void *ctx, size_t r, int c, struct hj_buf *b);
+	void (*cell)(const void *ctx, size_t r, int c, hj_buf *b);
 	const void *ctx;
 };
 
@@ -661,7 +656,7 @@ static void measure(const char *s, size_t n, enum align al, struct width *w)
 	}
 }
 
-static void place(struct hj_buf *line, const char *s, size_t n, enum align al,
+static void place(hj_buf *line, const char *s, size_t n, enum align al,
                   const struct width *w, int header)
 {
 	size_t lead = 0, l;
@@ -684,7 +679,7 @@ static void place(struct hj_buf *line, const char *s, size_t n, enum align al,
 static int print_grid(const struct grid *g)
 {
 	struct width w[16] = {{0}};
-	struct hj_buf cell = {0}, line = {0};
+	hj_buf cell = {0}, line = {0};
 	int ret = 0;
 
 	if (g->ncols > 16)
@@ -695,15 +690,15 @@ static int print_grid(const struct grid *g)
 		w[c].w = strlen(g->head[c]);
 	for (size_t r = 0; r < g->nrows; r++) {
 		for (int c = 0; c < g->ncols; c++) {
-			cell.n = 0;
+			cell.len = 0;
 			hj_buf_put(&cell, "", 0);
 			g->cell(g->ctx, r, c, &cell);
-			if (!cell.nomem)
-				measure(cell.p, cell.n, g->align[c], &w[c]);
+			if (!cell.err)
+				measure(cell.p, cell.len, g->align[c], &w[c]);
 		}
 	}
-	for (size_t r = 0; r <= g->nrows && !cell.nomem && !line.nomem; r++) {
-		line.n = 0;
+	for (size_t r = 0; r <= g->nrows && !cell.err && !line.err; r++) {
+		line.len = 0;
 		for (int c = 0; c < g->ncols; c++) {
 			if (c > 0)
 				buf_pad(&line, 2);
@@ -712,25 +707,25 @@ static int print_grid(const struct grid *g)
 				      g->align[c], &w[c], 1);
 				continue;
 			}
-			cell.n = 0;
+			cell.len = 0;
 			hj_buf_put(&cell, "", 0);
 			g->cell(g->ctx, r - 1, c, &cell);
-			if (!cell.nomem)
-				place(&line, cell.p, cell.n, g->align[c], &w[c],
-				      0);
+			if (!cell.err)
+				place(&line, cell.p, cell.len, g->align[c],
+				      &w[c], 0);
 		}
-		if (line.nomem)
+		if (line.err)
 			break;
-		while (line.n > 0 && line.p[line.n - 1] == ' ')
-			line.n--;
+		while (line.len > 0 && line.p[line.len - 1] == ' ')
+			line.len--;
 		hj_buf_put(&line, "\n", 1);
-		if (!line.nomem)
-			fwrite(line.p, 1, line.n, stdout);
+		if (!line.err)
+			fwrite(line.p, 1, line.len, stdout);
 	}
-	if (cell.nomem || line.nomem)
+	if (cell.err || line.err)
 		ret = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
-	free(cell.p);
-	free(line.p);
+	hj_buf_free(&cell);
+	hj_buf_free(&line);
 	return ret;
 }
 
@@ -764,7 +759,7 @@ struct payout_table {
 	int col[NTABLE_COLS]; /* index into table_cols of each shown column */
 };
 
-static void payout_cell(const void *ctx, size_t r, int c, struct hj_buf *b)
+static void payout_cell(const void *ctx, size_t r, int c, hj_buf *b)
 {
 	const struct payout_table *t = ctx;
 	const struct row *row = &t->lg->rows[r];
@@ -782,7 +777,7 @@ static void payout_cell(const void *ctx, size_t r, int c, struct hj_buf *b)
 	} else if (row->f[f] == NULL) {
 		hj_buf_str(b, "-");
 	} else {
-		hj_buf_printable(b, row->f[f]);
+		hjc_tool_printable(b, row->f[f]);
 	}
 }
 
@@ -855,14 +850,14 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 	return 0;
 }
 
-static void total_cell(const void *ctx, size_t r, int c, struct hj_buf *b)
+static void total_cell(const void *ctx, size_t r, int c, hj_buf *b)
 {
 	const struct totals *t = ctx;
 	char d[HJ_AMOUNT_STRLEN];
 
 	switch (c) {
 	case 0:
-		hj_buf_printable(b, t->t[r].state);
+		hjc_tool_printable(b, t->t[r].state);
 		break;
 	case 1:
 		snprintf(d, sizeof d, "%llu", (unsigned long long)t->t[r].n);
@@ -986,7 +981,7 @@ int hjc_ledger_select_json(const char *path, const char *recipient,
 		if (json_array_append_new(a, row_json(&lg.rows[i])) != 0)
 			rc = -ENOMEM;
 	if (rc == -ENOMEM)
-		hjc_tool_say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 	if (rc) {
 		json_decref(a);
 		a = NULL;

@@ -183,7 +183,7 @@ static void read_reset(void *arg)
 
 static int nomem(char *err, size_t errlen)
 {
-	hjc_tool_say(err, errlen, "out of memory");
+	hj_say(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -233,9 +233,9 @@ static int take_round(void *arg, const hj_round *r)
 	ret = hj_table_restore(rd->table, r);
 	if (ret == -EEXIST) {
 		hj_hex_encode(r->id.b, r->id.len, 0, hex);
-		hjc_tool_say(rd->err, rd->errlen,
-		             "%s: round %s: its player has another open round",
-		             rd->path, hex);
+		hj_say(rd->err, rd->errlen,
+		       "%s: round %s: its player has another open round",
+		       rd->path, hex);
 		return -EINVAL;
 	}
 	return ret ? nomem(rd->err, rd->errlen) : 0;
@@ -267,10 +267,10 @@ static int take_batch(void *arg, const hj_open_batch *b)
 	struct open_batch ob = {.b = *b};
 
 	if (st->nopen == OPEN_MAX) {
-		hjc_tool_say(rd->err, rd->errlen,
-		             "%s: more than %d payout batches are planned or "
-		             "sent: not a real state",
-		             rd->path, OPEN_MAX);
+		hj_say(rd->err, rd->errlen,
+		       "%s: more than %d payout batches are planned or "
+		       "sent: not a real state",
+		       rd->path, OPEN_MAX);
 		return -EINVAL;
 	}
 	if (b->address != NULL && (ob.address = strdup(b->address)) == NULL)
@@ -316,10 +316,10 @@ static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 		ret = hj_store_each_open_batch(s, take_batch, rd, err, errlen);
 	if (ret == 0 && st->meta.family == NULL &&
 	    (st->nrounds > 0 || p->owed.n + p->submitted.n + p->confirmed.n)) {
-		hjc_tool_say(err, errlen,
-		             "%s: open rounds or payouts but no meta row: the "
-		             "database does not say which chain they are on",
-		             rd->path);
+		hj_say(err, errlen,
+		       "%s: open rounds or payouts but no meta row: the "
+		       "database does not say which chain they are on",
+		       rd->path);
 		ret = -EINVAL;
 	}
 	st->now = (int64_t)time(NULL);
@@ -431,33 +431,30 @@ static const char *ago(int64_t secs, char *buf, size_t n)
 }
 
 /* One "label  value" line; value is database text, escaped. */
-static void line_text(const char *label, const char *value, struct hj_buf *out)
+static void line_text(const char *label, const char *value, hj_buf *out)
 {
 	char lab[32];
 
 	snprintf(lab, sizeof lab, "%-16s", label);
 	hj_buf_str(out, lab);
-	hj_buf_printable(out, value);
+	hjc_tool_printable(out, value);
 	hj_buf_str(out, "\n");
 }
 
 /* One "label  value" line of text made here (no escaping needed). */
 __attribute__((format(printf, 3, 4))) static void
-line(struct hj_buf *out, const char *label, const char *fmt, ...)
+line(hj_buf *out, const char *label, const char *fmt, ...)
 {
-	char text[1024];
 	va_list ap;
 
-	snprintf(text, sizeof text, "%-16s", label);
-	hj_buf_str(out, text);
+	hj_buf_printf(out, "%-16s", label);
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	hj_buf_vprintf(out, fmt, ap);
 	va_end(ap);
-	hj_buf_str(out, text);
 	hj_buf_str(out, "\n");
 }
 
-static void text_batches(const struct status *st, struct hj_buf *out)
+static void text_batches(const struct status *st, hj_buf *out)
 {
 	char m[128], a[64], h[67];
 	size_t ntx = 0, nb = 0;
@@ -485,7 +482,7 @@ static void text_batches(const struct status *st, struct hj_buf *out)
 		snprintf(m, sizeof m, "%lld, %s, to ", (long long)b->nonce.v,
 		         b->sent ? "sent" : "planned");
 		hj_buf_str(out, m);
-		hj_buf_printable(out, b->address ? b->address : "-");
+		hjc_tool_printable(out, b->address ? b->address : "-");
 		hj_buf_str(out, ", ");
 		hj_buf_str(out, money(st, b->total, m, sizeof m));
 		if (b->has_hash) {
@@ -528,13 +525,13 @@ static void text_batches(const struct status *st, struct hj_buf *out)
 }
 
 static void text_all(const struct status *st, const struct verdict *v,
-                     const char *path, struct hj_buf *out)
+                     const char *path, hj_buf *out)
 {
 	char m[160], t[200], a[64], h[67];
 	int evm = st->meta.family == NULL || st->chain.evm;
 
 	hj_buf_str(out, "database        ");
-	hj_buf_printable(out, path);
+	hjc_tool_printable(out, path);
 	snprintf(m, sizeof m, " (schema version %d)\n", st->version);
 	hj_buf_str(out, m);
 	if (st->meta.family == NULL) {
@@ -545,10 +542,10 @@ static void text_all(const struct status *st, const struct verdict *v,
 		line_text("chain", st->meta.chain, out);
 		line_text("dealer", st->meta.dealer, out);
 		hj_buf_str(out, "rules           ");
-		hj_buf_printable(out, st->meta.rules);
+		hjc_tool_printable(out, st->meta.rules);
 		if (!st->rules_ok) {
 			hj_buf_str(out, " (cannot be read: ");
-			hj_buf_printable(out, st->rules_err);
+			hjc_tool_printable(out, st->rules_err);
 			hj_buf_str(out, ")");
 		}
 		hj_buf_str(out, "\n");
@@ -795,7 +792,7 @@ int hjc_status_main(int argc, char **argv)
 	struct status st = {0};
 	struct read rd;
 	struct verdict v;
-	struct hj_buf out = {0};
+	hj_buf out = {0};
 	const char *opt[O_COUNT];
 	char err[ERRLEN] = "", *path, *text;
 	json_t *j;
@@ -835,12 +832,12 @@ int hjc_status_main(int argc, char **argv)
 		}
 	} else {
 		text_all(&st, &v, path, &out);
-		if (out.nomem)
+		if (out.err)
 			rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		else
-			fwrite(out.p, 1, out.n, stdout);
+			fwrite(out.p, 1, out.len, stdout);
 	}
-	free(out.p);
+	hj_buf_free(&out);
 	status_clear(&st);
 	free(path);
 	return rc;

@@ -99,15 +99,6 @@ int hjc_tool_usage(const char *cmd, const char *fmt, ...)
 	return EX_USAGE;
 }
 
-void hjc_tool_say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* What hj_store_read's codes (daemon/core/store.h) mean to the user. */
 int hjc_tool_exit_code(int err)
 {
@@ -143,16 +134,15 @@ int hjc_tool_options(int argc, char **argv, const char *const *names,
 		if (strcmp(arg, "--") == 0) {
 			if (i + 1 < argc) {
 				hj_quote(argv[i + 1], shown, sizeof shown);
-				hjc_tool_say(err, errlen,
-				             "unexpected argument %s", shown);
+				hj_say(err, errlen, "unexpected argument %s",
+				       shown);
 				return -1;
 			}
 			break;
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
 			hj_quote(arg, shown, sizeof shown);
-			hjc_tool_say(err, errlen, "unexpected argument %s",
-			             shown);
+			hj_say(err, errlen, "unexpected argument %s", shown);
 			return -1;
 		}
 		if (hjc_tool_is_key(arg))
@@ -165,17 +155,17 @@ int hjc_tool_options(int argc, char **argv, const char *const *names,
 				break;
 		if (o == n) {
 			hj_quote(arg, shown, sizeof shown);
-			hjc_tool_say(err, errlen, "unknown option %s", shown);
+			hj_say(err, errlen, "unknown option %s", shown);
 			return -1;
 		}
 		if (v[o] != NULL) {
-			hjc_tool_say(err, errlen, "%s given twice", names[o]);
+			hj_say(err, errlen, "%s given twice", names[o]);
 			return -1;
 		}
 		if (flag[o]) {
 			if (eq != NULL) {
-				hjc_tool_say(err, errlen, "%s takes no value",
-				             names[o]);
+				hj_say(err, errlen, "%s takes no value",
+				       names[o]);
 				return -1;
 			}
 			v[o] = arg;
@@ -184,7 +174,7 @@ int hjc_tool_options(int argc, char **argv, const char *const *names,
 		} else if (i + 1 < argc) {
 			v[o] = argv[++i];
 		} else {
-			hjc_tool_say(err, errlen, "%s needs a value", names[o]);
+			hj_say(err, errlen, "%s needs a value", names[o]);
 			return -1;
 		}
 	}
@@ -310,7 +300,7 @@ int hjc_tool_chain_of(const char *path, const char *family, const char *id,
 		return 0;
 	}
 	if (strcmp(family, "bitcoin") != 0) {
-		hjc_tool_say(
+		hj_say(
 		    err, errlen,
 		    "%s: meta: family %s is not a chain family this hashjack "
 		    "knows (evm, bitcoin)",
@@ -332,8 +322,7 @@ int hjc_tool_chain_of(const char *path, const char *family, const char *id,
 	if (strlen(q + 1) != 64 || !all_hex(q + 1, 64))
 		goto bad;
 	if (hj_taproot_hrp(coin, net, &c->hrp, why, sizeof why)) {
-		hjc_tool_say(err, errlen, "%s: meta: chain %s: %s", path, shown,
-		             why);
+		hj_say(err, errlen, "%s: meta: chain %s: %s", path, shown, why);
 		return -EINVAL;
 	}
 	if (strcmp(coin, "litecoin") == 0) {
@@ -346,11 +335,10 @@ int hjc_tool_chain_of(const char *path, const char *family, const char *id,
 	c->decimals = 8;
 	return 0;
 bad:
-	hjc_tool_say(
-	    err, errlen,
-	    "%s: meta: chain %s is not a chain identity of family %s "
-	    "(\"evm:<chain id>\" or \"bitcoin:<coin>:<network>:<genesis>\")",
-	    path, shown, fam);
+	hj_say(err, errlen,
+	       "%s: meta: chain %s is not a chain identity of family %s "
+	       "(\"evm:<chain id>\" or \"bitcoin:<coin>:<network>:<genesis>\")",
+	       path, shown, fam);
 	return -EINVAL;
 }
 
@@ -392,32 +380,7 @@ char *hjc_tool_coins(hj_amount v, unsigned decimals, char buf[HJC_COINS_STRLEN])
 	return buf;
 }
 
-void hj_buf_put(struct hj_buf *b, const char *s, size_t n)
-{
-	if (b->nomem)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = (b->n + n + 1) * 2;
-		char *p = realloc(b->p, cap);
-
-		if (p == NULL) {
-			b->nomem = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
-
-void hj_buf_str(struct hj_buf *b, const char *s)
-{
-	hj_buf_put(b, s, strlen(s));
-}
-
-void hj_buf_printable(struct hj_buf *b, const char *s)
+void hjc_tool_printable(hj_buf *b, const char *s)
 {
 	static const char hexd[] = "0123456789abcdef";
 
@@ -435,14 +398,14 @@ void hj_buf_printable(struct hj_buf *b, const char *s)
 
 json_t *hjc_tool_json_text(const char *s)
 {
-	struct hj_buf b = {0};
+	hj_buf b = {0};
 	json_t *j = json_string(s);
 
 	if (j != NULL)
 		return j;
-	hj_buf_printable(&b, s);
-	j = b.nomem ? NULL : json_string(b.p);
-	free(b.p);
+	hjc_tool_printable(&b, s);
+	j = b.err ? NULL : json_string(b.p);
+	hj_buf_free(&b);
 	return j;
 }
 

@@ -19,8 +19,10 @@
 #include <jansson.h>
 
 #include "amount.h"
+#include "buf.h"
 #include "config.h"
 #include "rpc.h"
+#include "say.h"
 
 /*
  * The command cmd's ("ledger", "status") messages: stdout is flushed,
@@ -49,10 +51,6 @@ int hjc_tool_progress_on(void);
 void hjc_tool_progress(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 void hjc_tool_progress_end(void);
-
-/* The message into err (vsnprintf: cut to errlen). */
-void hjc_tool_say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* A negative errno of hj_store_read (daemon/core/store.h) as a sysexits(3)
  * status: EX_NOINPUT, EX_DATAERR, EX_TEMPFAIL, EX_SOFTWARE, EX_IOERR. */
@@ -169,24 +167,13 @@ int hjc_tool_chain_of(const char *path, const char *family, const char *id,
 char *hjc_tool_coins(hj_amount v, unsigned decimals,
                      char buf[HJC_COINS_STRLEN]);
 
-/* A growing string; p is NUL-terminated.  After a failed allocation
- * nomem is set and later calls do nothing.  The owner frees p. */
-struct hj_buf {
-	char *p;
-	size_t n, cap;
-	int nomem;
-};
-
-void hj_buf_put(struct hj_buf *b, const char *s, size_t n);
-void hj_buf_str(struct hj_buf *b, const char *s);
-
 /* Text from the database for a line of output: printable ASCII stays, a
  * backslash becomes \\ and every other byte \xNN, so that it is one line
  * and its length is its width. */
-void hj_buf_printable(struct hj_buf *b, const char *s);
+void hjc_tool_printable(hj_buf *b, const char *s);
 
 /* A JSON string of database text; bytes that are not UTF-8 are written
- * as hj_buf_printable writes them rather than refused.  New reference;
+ * as hjc_tool_printable writes them rather than refused.  New reference;
  * NULL when out of memory. */
 json_t *hjc_tool_json_text(const char *s);
 

@@ -10,6 +10,8 @@
 #include <sysexits.h>
 
 #include "hex.h"
+#include "map.h"
+#include "say.h"
 #include "tool.h"
 
 /* Requests of payments in flight at once. */
@@ -39,17 +41,10 @@ struct unattributed {
 	hj_amount refund;
 };
 
-/* An open-addressing table from an id to an index (linear probing,
- * deletion by backward shift). */
-struct slot {
-	int used;
-	hj_id key;
-	size_t val;
-};
-
-struct idmap {
-	struct slot *s;
-	size_t cap, n; /* cap a power of two */
+/* A round opened by a Bet and not settled yet, and its player. */
+struct open_round {
+	hj_id round;
+	size_t party;
 };
 
 struct hjc_vpay {
@@ -57,8 +52,10 @@ struct hjc_vpay {
 	const char *unit;
 	struct party *parties;
 	size_t nparties, cap_parties;
-	struct idmap by_id;  /* id -> party */
-	struct idmap rounds; /* open round -> its player's party */
+	hj_map by_id; /* id -> party */
+	struct open_round *open;
+	size_t nopen, cap_open;
+	hj_map rounds; /* round id -> open index */
 	struct debt *debts;
 	size_t ndebts, cap_debts;
 	struct unattributed *un;
@@ -79,77 +76,6 @@ struct hjc_vpay {
 	uint64_t t_scanned;
 };
 
-/* ---- the id table ---- */
-
-static size_t id_hash(const hj_id *id)
-{
-	uint64_t h = 1469598103934665603u; /* FNV-1a */
-	for (size_t i = 0; i < id->len; i++)
-		h = (h ^ id->b[i]) * 1099511628211u;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static struct slot *idmap_find(const struct idmap *m, const hj_id *key)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = id_hash(key) & (m->cap - 1);;
-	     i = (i + 1) & (m->cap - 1)) {
-		if (!m->s[i].used)
-			return NULL;
-		if (hj_id_eq(&m->s[i].key, key))
-			return &m->s[i];
-	}
-}
-
-static int idmap_put(struct idmap *m, const hj_id *key, size_t val)
-{
-	struct slot *s = idmap_find(m, key);
-	if (s) {
-		s->val = val;
-		return 0;
-	}
-	if (2 * (m->n + 1) > m->cap) {
-		struct idmap g = {calloc(m->cap ? 2 * m->cap : 64, sizeof *g.s),
-		                  m->cap ? 2 * m->cap : 64, 0};
-		if (!g.s)
-			return -ENOMEM;
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->s[i].used)
-				idmap_put(&g, &m->s[i].key, m->s[i].val);
-		free(m->s);
-		*m = g;
-	}
-	size_t i = id_hash(key) & (m->cap - 1);
-	while (m->s[i].used)
-		i = (i + 1) & (m->cap - 1);
-	m->s[i] = (struct slot){1, *key, val};
-	m->n++;
-	return 0;
-}
-
-static void idmap_remove(struct idmap *m, const hj_id *key)
-{
-	struct slot *s = idmap_find(m, key);
-	size_t i, j, mask = m->cap - 1;
-
-	if (!s)
-		return;
-	i = (size_t)(s - m->s);
-	m->s[i].used = 0;
-	m->n--;
-	/* Entries after the hole that would not be found across it move
-	 * into it. */
-	for (j = (i + 1) & mask; m->s[j].used; j = (j + 1) & mask) {
-		size_t home = id_hash(&m->s[j].key) & mask;
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->s[i] = m->s[j];
-			m->s[j].used = 0;
-			i = j;
-		}
-	}
-}
-
 /* ---- growing arrays ---- */
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
@@ -165,6 +91,20 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+static const uint8_t *party_key(const void *arg, size_t i, size_t *len)
+{
+	const hj_id *id = &((const hjc_vpay *)arg)->parties[i].id;
+	*len = id->len;
+	return id->b;
+}
+
+static const uint8_t *open_key(const void *arg, size_t i, size_t *len)
+{
+	const hj_id *id = &((const hjc_vpay *)arg)->open[i].round;
+	*len = id->len;
+	return id->b;
+}
+
 hjc_vpay *hjc_vpay_new(hj_family family, const char *unit)
 {
 	hjc_vpay *v = calloc(1, sizeof *v);
@@ -172,6 +112,8 @@ hjc_vpay *hjc_vpay_new(hj_family family, const char *unit)
 		return NULL;
 	v->family = family;
 	v->unit = unit;
+	hj_map_init(&v->by_id, party_key, v);
+	hj_map_init(&v->rounds, open_key, v);
 	return v;
 }
 
@@ -180,8 +122,9 @@ void hjc_vpay_free(hjc_vpay *v)
 	if (!v)
 		return;
 	free(v->parties);
-	free(v->by_id.s);
-	free(v->rounds.s);
+	hj_map_free(&v->by_id);
+	hj_map_free(&v->rounds);
+	free(v->open);
 	free(v->debts);
 	free(v->un);
 	free(v->recipients);
@@ -237,7 +180,7 @@ __attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	hj_vsay(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -273,20 +216,57 @@ static int get_amount(json_t *ev, const char *key, hj_amount *out)
 /* The party of id, made when new: its index, or -ENOMEM. */
 static long party_of(hjc_vpay *v, const hj_id *id, const char *text)
 {
-	struct slot *s = idmap_find(&v->by_id, id);
+	size_t i;
 	struct party *p;
 
-	if (s)
-		return (long)s->val;
+	if (hj_map_get(&v->by_id, id->b, id->len, &i) == 0)
+		return (long)i;
 	if (grow((void **)&v->parties, &v->cap_parties, v->nparties,
-	         sizeof *v->parties) ||
-	    idmap_put(&v->by_id, id, v->nparties))
+	         sizeof *v->parties))
 		return -ENOMEM;
 	p = &v->parties[v->nparties];
 	memset(p, 0, sizeof *p);
 	p->id = *id;
 	snprintf(p->text, sizeof p->text, "%s", text);
+	if (hj_map_put(&v->by_id, id->b, id->len, v->nparties))
+		return -ENOMEM;
 	return (long)v->nparties++;
+}
+
+/* A Bet opened round for party (again: its party is the new one). */
+static int open_round(hjc_vpay *v, const hj_id *round, size_t party)
+{
+	size_t i;
+
+	if (hj_map_get(&v->rounds, round->b, round->len, &i) == 0) {
+		v->open[i].party = party;
+		return 0;
+	}
+	if (grow((void **)&v->open, &v->cap_open, v->nopen, sizeof *v->open))
+		return -ENOMEM;
+	v->open[v->nopen] = (struct open_round){*round, party};
+	if (hj_map_put(&v->rounds, round->b, round->len, v->nopen))
+		return -ENOMEM;
+	v->nopen++;
+	return 0;
+}
+
+/* A settled round is no longer open: the last open one takes its place,
+ * so the array holds open rounds only. */
+static void close_round(hjc_vpay *v, const hj_id *round)
+{
+	size_t i, last = v->nopen - 1;
+
+	if (hj_map_get(&v->rounds, round->b, round->len, &i))
+		return;
+	hj_map_remove(&v->rounds, round->b, round->len);
+	if (i != last) {
+		v->open[i] = v->open[last];
+		/* Replaces the moved round's index: no allocation. */
+		hj_map_put(&v->rounds, v->open[i].round.b, v->open[i].round.len,
+		           i);
+	}
+	v->nopen--;
 }
 
 static int add_debt(hjc_vpay *v, size_t party, uint64_t height,
@@ -334,7 +314,7 @@ static int reject(hjc_vpay *v, json_t *ev, uint64_t height)
 	hj_amount refund;
 	hj_id id;
 	const char *text, *round = NULL;
-	struct slot *s;
+	size_t i;
 	struct unattributed *u;
 
 	if (get_amount(ev, "refund", &refund))
@@ -347,9 +327,8 @@ static int reject(hjc_vpay *v, json_t *ev, uint64_t height)
 	if (json_object_get(ev, "round")) {
 		if (get_id(v, ev, "round", &id, &round))
 			return -EINVAL;
-		s = idmap_find(&v->rounds, &id);
-		if (s)
-			return add_debt(v, s->val, height, refund);
+		if (hj_map_get(&v->rounds, id.b, id.len, &i) == 0)
+			return add_debt(v, v->open[i].party, height, refund);
 	}
 	if (get_id(v, ev, "tx", &id, &text))
 		return -EINVAL;
@@ -386,7 +365,7 @@ static int event(hjc_vpay *v, json_t *ev, uint64_t height)
 		p = party_of(v, &player, text);
 		if (p < 0)
 			return (int)p;
-		return idmap_put(&v->rounds, &round, (size_t)p);
+		return open_round(v, &round, (size_t)p);
 	}
 	if (strcmp(type, "settle") == 0) {
 		int rc;
@@ -394,7 +373,7 @@ static int event(hjc_vpay *v, json_t *ev, uint64_t height)
 		    get_amount(ev, "payout", &amount))
 			return -EINVAL;
 		rc = debt_to(v, ev, "player", height, amount);
-		idmap_remove(&v->rounds, &round);
+		close_round(v, &round);
 		return rc;
 	}
 	if (strcmp(type, "sidebets") == 0) {

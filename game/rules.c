@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "say.h"
+
 /*
  * The presets of docs/PROTOCOL.md section 7.1 (docs/CONFIG.md, "[rules]",
  * has their table).  bethash is the Hash Blackjack rule sheet with the
@@ -162,8 +164,7 @@ static int whole(const char **s, unsigned max, const char *stops, uint32_t *out)
 
 static int say(char *err, size_t errlen, const char *why)
 {
-	if (err && errlen)
-		snprintf(err, errlen, "%s", why);
+	hj_say(err, errlen, "%s", why);
 	return -EINVAL;
 }
 

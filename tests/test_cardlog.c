@@ -1192,27 +1192,27 @@ static void test_cardlog_cap_exact(void **state)
 	(void)state;
 	doc_events(&f);
 	hj_cardlog_init(&cl);
-	assert_true(cl.max == HJ_CARDLOG_MAX);
+	assert_true(cl.line.max == HJ_CARDLOG_MAX);
 	assert_true(HJ_CARDLOG_MAX == 16u * 1024 * 1024);
 
 	/* No events: the line is P + 3 bytes, "\n" included. */
-	cl.max = P + 3;
+	cl.line.max = P + 3;
 	begin_std(&cl);
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
 	assert_int_equal(len, P + 3);
 	assert_memory_equal(line, STD_PREFIX SUFFIX, len);
-	cl.max = P + 2;
+	cl.line.max = P + 2;
 	begin_std(&cl);
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
 
 	/* Three deposits: P + 3E + 2 commas + 3. */
-	cl.max = P + 3 * E + 2 + 3;
+	cl.line.max = P + 3 * E + 2 + 3;
 	begin_std(&cl);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
-	assert_int_equal(len, cl.max);
-	cl.max--;
+	assert_int_equal(len, cl.line.max);
+	cl.line.max--;
 	begin_std(&cl);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
@@ -1220,7 +1220,7 @@ static void test_cardlog_cap_exact(void **state)
 
 	/* The third event does not fit: it and everything after it report
 	 * the error, which end returns. */
-	cl.max = P + 2 * E + 1 + 3;
+	cl.line.max = P + 2 * E + 1 + 3;
 	begin_std(&cl);
 	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
 	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
@@ -1230,7 +1230,7 @@ static void test_cardlog_cap_exact(void **state)
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
 
 	/* Not even the header fits. */
-	cl.max = 40;
+	cl.line.max = 40;
 	assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, 1, f.r_bet.id.b,
 	                                  f.r_bet.id.b, &(hj_card){0}),
 	                 -EMSGSIZE);
@@ -1238,7 +1238,7 @@ static void test_cardlog_cap_exact(void **state)
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
 
 	/* The error is cleared by the next begin. */
-	cl.max = HJ_CARDLOG_MAX;
+	cl.line.max = HJ_CARDLOG_MAX;
 	begin_std(&cl);
 	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), 0);
 	s = finish(&cl);

@@ -390,7 +390,7 @@ static void test_deal_cap_table(void **state)
 	unhex(GENESIS, p, 32);
 	assert_int_equal(hj_card_from_hash(VEC2, 66, &card, NULL, 0), 0);
 	hj_cardlog_init(&cl);
-	cl.max = 4096;
+	cl.line.max = 4096;
 	assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, 5, h, p, &card),
 	                 0);
 	assert_int_equal(
@@ -484,7 +484,7 @@ static void test_deal_refusals(void **state)
 	assert_int_equal(last, 5);
 
 	/* A cap below the header. */
-	cl.max = strlen(HEAD6) - 1;
+	cl.line.max = strlen(HEAD6) - 1;
 	snprintf(err, sizeof err, "(unset)");
 	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_event,
 	                               &seen, &line, &len, err, sizeof err),
@@ -496,7 +496,7 @@ static void test_deal_refusals(void **state)
 	assert_int_equal(last, 5);
 
 	/* Room for one deposit, three in the block: applied, and refused. */
-	cl.max = strlen(HEAD6 DOC_DEPOSIT "]}\n");
+	cl.line.max = strlen(HEAD6 DOC_DEPOSIT "]}\n");
 	snprintf(err, sizeof err, "(unset)");
 	b.ntx = 3;
 	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_only,

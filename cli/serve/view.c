@@ -14,13 +14,16 @@
 
 #include "amount.h"
 #include "bech32.h"
+#include "buf.h"
 #include "card.h"
 #include "edge.h"
 #include "edge_cmd.h"
 #include "hex.h"
 #include "ledger.h"
+#include "map.h"
 #include "roundstate.h"
 #include "rules.h"
+#include "say.h"
 #include "store.h"
 #include "table.h"
 #include "taproot.h"
@@ -28,18 +31,6 @@
 #define LINE_MAX_BYTES ((size_t)16 << 20) /* docs/LOG.md */
 /* Log files read: the current one and the one before the last rotation. */
 #define SEGS_KEPT 2
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Makes room for one more of *n elements of size sz in *p (capacity
  * *cap, doubled, `first` at first).  0 or -ENOMEM (*p unchanged). */
@@ -54,59 +45,6 @@ static int grow(void *p, size_t *cap, size_t n, size_t sz, size_t first)
 		return -ENOMEM;
 	*pp = g;
 	*cap = c;
-	return 0;
-}
-
-/* ---- id → index maps ---- */
-
-struct idmap {
-	size_t *slot; /* index + 1; 0 empty */
-	size_t cap, n;
-};
-
-static size_t id_hash(const hj_id *id)
-{
-	size_t h = 1469598103934665603u;
-	for (unsigned i = 0; i < id->len; i++)
-		h = (h ^ id->b[i]) * 1099511628211u;
-	return h;
-}
-
-/* Finds id; keys(i) gives the id of index i. */
-static size_t *idmap_find(const struct idmap *m, const hj_id *id,
-                          const hj_id *(*key)(const void *, size_t),
-                          const void *arg)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = id_hash(id) & (m->cap - 1);;
-	     i = (i + 1) & (m->cap - 1)) {
-		if (!m->slot[i] || hj_id_eq(key(arg, m->slot[i] - 1), id))
-			return &m->slot[i];
-	}
-}
-
-static int idmap_put(struct idmap *m, const hj_id *id, size_t index,
-                     const hj_id *(*key)(const void *, size_t), const void *arg)
-{
-	if (2 * (m->n + 1) > m->cap) {
-		struct idmap g = {
-		    calloc(m->cap ? 2 * m->cap : 64, sizeof *g.slot),
-		    m->cap ? 2 * m->cap : 64, 0};
-		if (!g.slot)
-			return -ENOMEM;
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->slot[i])
-				*idmap_find(&g, key(arg, m->slot[i] - 1), key,
-				            arg) = m->slot[i];
-		g.n = m->n;
-		free(m->slot);
-		*m = g;
-	}
-	size_t *s = idmap_find(m, id, key, arg);
-	if (!*s)
-		m->n++;
-	*s = index + 1;
 	return 0;
 }
 
@@ -170,10 +108,10 @@ struct hjc_view {
 	size_t nseg;
 	struct rinfo *r;
 	size_t nr, rcap;
-	struct idmap rmap;
+	hj_map rmap; /* round id -> r index */
 	struct pinfo *p;
 	size_t np, pcap;
-	struct idmap pmap;
+	hj_map pmap;               /* player -> p index */
 	size_t kept[SETTLED_KEPT]; /* rinfo indices whose final is kept */
 	size_t khead, kn;
 	struct hblk *hist; /* ring of o.history_blocks */
@@ -184,26 +122,30 @@ struct hjc_view {
 	uint64_t lines, loads, diverged, truncated, rotated;
 };
 
-static const hj_id *rkey(const void *arg, size_t i)
+static const uint8_t *rkey(const void *arg, size_t i, size_t *len)
 {
-	return &((const hjc_view *)arg)->r[i].id;
+	const hj_id *id = &((const hjc_view *)arg)->r[i].id;
+	*len = id->len;
+	return id->b;
 }
 
-static const hj_id *pkey(const void *arg, size_t i)
+static const uint8_t *pkey(const void *arg, size_t i, size_t *len)
 {
-	return &((const hjc_view *)arg)->p[i].key;
+	const hj_id *id = &((const hjc_view *)arg)->p[i].key;
+	*len = id->len;
+	return id->b;
 }
 
 static struct rinfo *round_of(const hjc_view *v, const hj_id *id)
 {
-	size_t *s = idmap_find(&v->rmap, id, rkey, v);
-	return s && *s ? &v->r[*s - 1] : NULL;
+	size_t i;
+	return hj_map_get(&v->rmap, id->b, id->len, &i) ? NULL : &v->r[i];
 }
 
 static struct pinfo *player_of(const hjc_view *v, const hj_id *id)
 {
-	size_t *s = idmap_find(&v->pmap, id, pkey, v);
-	return s && *s ? &v->p[*s - 1] : NULL;
+	size_t i;
+	return hj_map_get(&v->pmap, id->b, id->len, &i) ? NULL : &v->p[i];
 }
 
 hjc_view *hjc_view_new(const hjc_view_opts *o)
@@ -212,6 +154,8 @@ hjc_view *hjc_view_new(const hjc_view_opts *o)
 	if (!v)
 		return NULL;
 	v->o = *o;
+	hj_map_init(&v->rmap, rkey, v);
+	hj_map_init(&v->pmap, pkey, v);
 	v->o.db = strdup(o->db);
 	v->o.log = strdup(o->log);
 	if (!v->o.history_blocks)
@@ -253,16 +197,14 @@ static void unload(hjc_view *v)
 	free(v->r);
 	v->r = NULL;
 	v->nr = v->rcap = 0;
-	free(v->rmap.slot);
-	memset(&v->rmap, 0, sizeof v->rmap);
+	hj_map_free(&v->rmap);
 	v->khead = v->kn = 0;
 	for (size_t i = 0; i < v->np; i++)
 		free(v->p[i].r);
 	free(v->p);
 	v->p = NULL;
 	v->np = v->pcap = 0;
-	free(v->pmap.slot);
-	memset(&v->pmap, 0, sizeof v->pmap);
+	hj_map_free(&v->pmap);
 	hist_clear(v);
 	v->blen = 0;
 	v->have_height = 0;
@@ -308,10 +250,10 @@ int hjc_view_parse_round(const hjc_view *v, const char *text, hj_id *out,
                          char *err, size_t errlen)
 {
 	if (hex_id(v, text, 32, out) != 0) {
-		say(err, errlen,
-		    "not a round id (the Bet's transaction id: %s64 hex "
-		    "digits)",
-		    v->fam == HJ_EVM ? "0x and " : "");
+		hj_say(err, errlen,
+		       "not a round id (the Bet's transaction id: %s64 hex "
+		       "digits)",
+		       v->fam == HJ_EVM ? "0x and " : "");
 		return -EINVAL;
 	}
 	return 0;
@@ -328,8 +270,8 @@ int hjc_view_parse_player(const hjc_view *v, const char *text, hj_id *out,
 	if (v->fam == HJ_EVM) {
 		if (hex_id(v, text, 20, out) == 0)
 			return 0;
-		say(err, errlen,
-		    "not a player (an address: 0x and 40 hex digits)");
+		hj_say(err, errlen,
+		       "not a player (an address: 0x and 40 hex digits)");
 		return -EINVAL;
 	}
 	if (strlen(text) == 64 && hex_id(v, text, 32, out) == 0)
@@ -337,9 +279,9 @@ int hjc_view_parse_player(const hjc_view *v, const char *text, hj_id *out,
 	if (hj_segwit_decode(v->hrp, text, &version, prog, &nprog, why,
 	                     sizeof why) != 0 ||
 	    version != 1 || nprog != 32) {
-		say(err, errlen,
-		    "not a player (a key P: 64 hex digits, or its payout "
-		    "address tr(P))");
+		hj_say(err, errlen,
+		       "not a player (a key P: 64 hex digits, or its payout "
+		       "address tr(P))");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < v->np; i++)
@@ -347,7 +289,7 @@ int hjc_view_parse_player(const hjc_view *v, const char *text, hj_id *out,
 			*out = v->p[i].key;
 			return 0;
 		}
-	say(err, errlen, "no round of this address in the card log");
+	hj_say(err, errlen, "no round of this address in the card log");
 	return -ENOENT;
 }
 
@@ -400,7 +342,8 @@ static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
 		if (strcmp(v->chain, m->chain) ||
 		    strcmp(v->dealer, m->dealer) ||
 		    strcmp(v->rules_text, m->rules)) {
-			say(err, errlen,
+			hj_say(
+			    err, errlen,
 			    "%s now belongs to another chain, dealer or rule "
 			    "set: restart hashjack serve",
 			    v->o.db);
@@ -413,12 +356,12 @@ static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
 	else if (strcmp(m->family, "bitcoin") == 0)
 		v->fam = HJ_BITCOIN;
 	else {
-		say(err, errlen, "%s: unknown chain family \"%s\"", v->o.db,
-		    m->family);
+		hj_say(err, errlen, "%s: unknown chain family \"%s\"", v->o.db,
+		       m->family);
 		return -EINVAL;
 	}
 	if (hj_store_rules_parse(m->rules, &v->rules, why, sizeof why)) {
-		say(err, errlen, "%s: meta.rules: %s", v->o.db, why);
+		hj_say(err, errlen, "%s: meta.rules: %s", v->o.db, why);
 		return -EINVAL;
 	}
 	hj_edge e;
@@ -434,7 +377,8 @@ static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
 		hj_bech32_variant var;
 		if (hj_bech32_decode(m->dealer, v->hrp, data, &ndata, &var, why,
 		                     sizeof why) != HJ_B32_OK) {
-			say(err, errlen, "%s: meta.dealer: %s", v->o.db, why);
+			hj_say(err, errlen, "%s: meta.dealer: %s", v->o.db,
+			       why);
 			return -EINVAL;
 		}
 		if (!v->secp)
@@ -442,7 +386,7 @@ static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
 	}
 	if (!v->edge || !v->family || !v->chain || !v->dealer ||
 	    !v->rules_text || (v->fam == HJ_BITCOIN && !v->secp)) {
-		say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	v->have_rules = 1;
@@ -569,8 +513,8 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 	memset(pl, 0, sizeof *pl);
 	pl->root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 	if (!pl->root || !json_is_object(pl->root)) {
-		say(err, errlen, "not a JSON object: %s",
-		    pl->root ? "another value" : je.text);
+		hj_say(err, errlen, "not a JSON object: %s",
+		       pl->root ? "another value" : je.text);
 		goto bad;
 	}
 	const json_t *h = json_object_get(pl->root, "height");
@@ -579,18 +523,18 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 	pl->hash = jstr(pl->root, "hash");
 	if (!json_is_integer(vv) ||
 	    (json_integer_value(vv) != 1 && json_integer_value(vv) != 2)) {
-		say(err, errlen, "\"v\" is not 1 or 2");
+		hj_say(err, errlen, "\"v\" is not 1 or 2");
 		goto bad;
 	}
 	if (!json_is_integer(h) || json_integer_value(h) < 0 || !pl->hash ||
 	    !json_is_array(evs)) {
-		say(err, errlen, "no height, hash or events");
+		hj_say(err, errlen, "no height, hash or events");
 		goto bad;
 	}
 	pl->height = (uint64_t)json_integer_value(h);
 	if (hj_card_from_hash(pl->hash, strlen(pl->hash), &pl->card, why,
 	                      sizeof why)) {
-		say(err, errlen, "hash: %s", why);
+		hj_say(err, errlen, "hash: %s", why);
 		goto bad;
 	}
 	const char *code = jstr(json_object_get(pl->root, "card"), "code");
@@ -600,7 +544,7 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 	                                                    pl->card.suit),
 	                                            mine))
 	        : !json_is_true(json_object_get(pl->root, "void"))) {
-		say(err, errlen, "its card is not its hash's");
+		hj_say(err, errlen, "its card is not its hash's");
 		goto bad;
 	}
 	size_t n = json_array_size(evs);
@@ -608,7 +552,7 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 	pl->act_round = calloc(n + 1, sizeof *pl->act_round);
 	pl->ev = calloc(n + 1, sizeof *pl->ev);
 	if (!pl->acts || !pl->act_round || !pl->ev) {
-		say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		goto bad;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -620,7 +564,7 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 		pe->type = t;
 		if (hex_id(v, jstr(e, "round") ? jstr(e, "round") : "", 32,
 		           &pe->round)) {
-			say(err, errlen, "event %zu: no round id", i);
+			hj_say(err, errlen, "event %zu: no round id", i);
 			goto bad;
 		}
 		pl->nev++;
@@ -628,7 +572,7 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 			continue;
 		if (take_action(v, e, &pl->acts[pl->nacts],
 		                &pl->act_round[pl->nacts])) {
-			say(err, errlen, "event %zu: a malformed action", i);
+			hj_say(err, errlen, "event %zu: a malformed action", i);
 			goto bad;
 		}
 		pl->nacts++;
@@ -737,37 +681,6 @@ static int same_events(const struct pline *pl, const struct applied *ap)
 
 /* ---- messages ---- */
 
-struct sbuf {
-	char *p;
-	size_t n, cap;
-	int oom;
-};
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (n > b->cap - b->n) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (n > cap - b->n)
-			cap *= 2;
-		char *g = realloc(b->p, cap);
-		if (!g) {
-			b->oom = 1;
-			return;
-		}
-		b->p = g;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_put(b, s, strlen(s));
-}
-
 static const hj_round *table_round(const hj_table *t, const hj_id *id)
 {
 	for (size_t i = 0, n = hj_table_count(t); i < n; i++)
@@ -780,7 +693,7 @@ static const hj_round *table_round(const hj_table *t, const hj_id *id)
 static int build_block(hjc_view *v, const struct pline *pl, const char *line,
                        size_t len, const struct applied *ap, struct hblk *b)
 {
-	struct sbuf sb = {0};
+	hj_buf sb = {0};
 	size_t *off = calloc(ap->nch + 1, 2 * sizeof *off);
 	char num[32], id[67];
 	memset(b, 0, sizeof *b);
@@ -791,14 +704,14 @@ static int build_block(hjc_view *v, const struct pline *pl, const char *line,
 	if (!off || !b->u || !b->ids)
 		goto oom;
 	snprintf(num, sizeof num, "%llu", (unsigned long long)pl->height);
-	sb_str(&sb, "{\"eventType\":\"BlockUpdate\",\"eventId\":\"");
-	sb_str(&sb, num);
-	sb_str(&sb, "\",\"height\":");
-	sb_str(&sb, num);
-	sb_str(&sb, ",\"data\":");
-	sb_put(&sb, line, len);
-	sb_str(&sb, "}");
-	off[1] = sb.n;
+	hj_buf_str(&sb, "{\"eventType\":\"BlockUpdate\",\"eventId\":\"");
+	hj_buf_str(&sb, num);
+	hj_buf_str(&sb, "\",\"height\":");
+	hj_buf_str(&sb, num);
+	hj_buf_str(&sb, ",\"data\":");
+	hj_buf_put(&sb, line, len);
+	hj_buf_str(&sb, "}");
+	off[1] = sb.len;
 	for (size_t i = 0; i < ap->nch; i++) {
 		const struct changed *c = &ap->ch[i];
 		char *st = c->settled;
@@ -812,26 +725,27 @@ static int build_block(hjc_view *v, const struct pline *pl, const char *line,
 				goto oom;
 		}
 		hjc_view_id_text(v, &c->id, id);
-		off[2 * (i + 1)] = sb.n;
-		sb_str(&sb, "{\"eventType\":\"RoundUpdate\",\"eventId\":\"");
-		sb_str(&sb, num);
-		sb_str(&sb, ":");
-		sb_str(&sb, id);
-		sb_str(&sb, "\",\"height\":");
-		sb_str(&sb, num);
-		sb_str(&sb, ",\"roundId\":\"");
-		sb_str(&sb, id);
-		sb_str(&sb, "\",\"data\":");
-		sb_str(&sb, st);
-		sb_str(&sb, "}");
-		off[2 * (i + 1) + 1] = sb.n;
+		off[2 * (i + 1)] = sb.len;
+		hj_buf_str(&sb,
+		           "{\"eventType\":\"RoundUpdate\",\"eventId\":\"");
+		hj_buf_str(&sb, num);
+		hj_buf_str(&sb, ":");
+		hj_buf_str(&sb, id);
+		hj_buf_str(&sb, "\",\"height\":");
+		hj_buf_str(&sb, num);
+		hj_buf_str(&sb, ",\"roundId\":\"");
+		hj_buf_str(&sb, id);
+		hj_buf_str(&sb, "\",\"data\":");
+		hj_buf_str(&sb, st);
+		hj_buf_str(&sb, "}");
+		off[2 * (i + 1) + 1] = sb.len;
 		free(mine);
 		b->ids[2 * i] = c->id;
 		b->ids[2 * i + 1] = c->player;
 	}
-	if (sb.oom)
+	if (sb.err)
 		goto oom;
-	b->buf = sb.p;
+	b->buf = hj_buf_take(&sb, NULL);
 	/* The RoundUpdates, then the BlockUpdate: a client that has a
 	 * block's BlockUpdate has every message of that block. */
 	size_t k = 0;
@@ -849,7 +763,7 @@ static int build_block(hjc_view *v, const struct pline *pl, const char *line,
 	return 0;
 oom:
 	free(off);
-	free(sb.p);
+	hj_buf_free(&sb);
 	free(b->u);
 	free(b->ids);
 	memset(b, 0, sizeof *b);
@@ -885,7 +799,7 @@ static int add_round(hjc_view *v, const hj_id *id, const hj_id *player,
 	ri->id = *id;
 	ri->player = *player;
 	ri->bet = bet;
-	if (idmap_put(&v->rmap, id, v->nr, rkey, v))
+	if (hj_map_put(&v->rmap, id->b, id->len, v->nr))
 		return -ENOMEM;
 	v->nr++;
 	struct pinfo *p = player_of(v, player);
@@ -898,7 +812,7 @@ static int add_round(hjc_view *v, const hj_id *id, const hj_id *player,
 		if (v->fam == HJ_BITCOIN && player->len == 32)
 			p->has_q = hj_taproot_output_key(v->secp, player->b,
 			                                 p->q, NULL, 0) == 0;
-		if (idmap_put(&v->pmap, player, v->np, pkey, v))
+		if (hj_map_put(&v->pmap, player->b, player->len, v->np))
 			return -ENOMEM;
 		v->np++;
 	}
@@ -954,15 +868,15 @@ static int take_line(hjc_view *v, int live, const char *line, size_t len,
 	int ret;
 
 	if (parse_line(v, line, len, &pl, why, sizeof why)) {
-		say(err, errlen, "%s, byte %llu: %s", v->o.log,
-		    (unsigned long long)off, why);
+		hj_say(err, errlen, "%s, byte %llu: %s", v->o.log,
+		       (unsigned long long)off, why);
 		return -EBADMSG;
 	}
 	if (v->have_height && pl.height != v->height + 1) {
-		say(err, errlen, "%s, byte %llu: block %llu follows block %llu",
-		    v->o.log, (unsigned long long)off,
-		    (unsigned long long)pl.height,
-		    (unsigned long long)v->height);
+		hj_say(err, errlen,
+		       "%s, byte %llu: block %llu follows block %llu", v->o.log,
+		       (unsigned long long)off, (unsigned long long)pl.height,
+		       (unsigned long long)v->height);
 		pline_free(&pl);
 		return -EBADMSG;
 	}
@@ -972,15 +886,16 @@ static int take_line(hjc_view *v, int live, const char *line, size_t len,
 	if (ret == 0 && ap.oom)
 		ret = -ENOMEM;
 	if (ret) {
-		say(err, errlen, "%s",
-		    ret == -ENOMEM ? "out of memory"
-		                   : "the engine refused a block");
+		hj_say(err, errlen, "%s",
+		       ret == -ENOMEM ? "out of memory"
+		                      : "the engine refused a block");
 		goto out;
 	}
 	int exact = same_events(&pl, &ap);
 	if (!exact && live) {
 		v->diverged++;
-		say(err, errlen,
+		hj_say(
+		    err, errlen,
 		    "%s, block %llu: its events are not what the protocol "
 		    "makes of its card and actions (a dealer that differs, or "
 		    "a log that is not the database's): reloading",
@@ -1019,7 +934,7 @@ static int take_line(hjc_view *v, int live, const char *line, size_t len,
 		goto out;
 	}
 	if ((ret = build_block(v, &pl, line, len, &ap, &b)) != 0) {
-		say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		goto out;
 	}
 	hist_push(v, &b);
@@ -1050,7 +965,8 @@ static int read_lines(hjc_view *v, int live, uint64_t upto, hjc_view_fn fn,
 			want = (size_t)(upto - pos);
 		ssize_t got = pread(sg->fd, chunk, want, (off_t)pos);
 		if (got < 0) {
-			say(err, errlen, "%s: %s", v->o.log, strerror(errno));
+			hj_say(err, errlen, "%s: %s", v->o.log,
+			       strerror(errno));
 			return -EIO;
 		}
 		if (got == 0)
@@ -1066,8 +982,8 @@ static int read_lines(hjc_view *v, int live, uint64_t upto, hjc_view_fn fn,
 					size_t cap = v->blen + len;
 					char *g = realloc(v->buf, cap);
 					if (!g) {
-						say(err, errlen,
-						    "out of memory");
+						hj_say(err, errlen,
+						       "out of memory");
 						return -ENOMEM;
 					}
 					v->buf = g;
@@ -1089,7 +1005,8 @@ static int read_lines(hjc_view *v, int live, uint64_t upto, hjc_view_fn fn,
 		size_t rest = (size_t)got - start;
 		if (rest) {
 			if (v->blen + rest > LINE_MAX_BYTES) {
-				say(err, errlen,
+				hj_say(
+				    err, errlen,
 				    "%s, byte %llu: a line longer than 16 MiB",
 				    v->o.log, (unsigned long long)sg->end);
 				return -EBADMSG;
@@ -1098,7 +1015,7 @@ static int read_lines(hjc_view *v, int live, uint64_t upto, hjc_view_fn fn,
 				size_t cap = 2 * (v->blen + rest);
 				char *g = realloc(v->buf, cap);
 				if (!g) {
-					say(err, errlen, "out of memory");
+					hj_say(err, errlen, "out of memory");
 					return -ENOMEM;
 				}
 				v->buf = g;
@@ -1115,8 +1032,8 @@ static int open_seg(hjc_view *v, char *err, size_t errlen)
 	struct stat st;
 	int fd = open(v->o.log, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		say(err, errlen, "cannot open the card log %s: %s", v->o.log,
-		    strerror(errno));
+		hj_say(err, errlen, "cannot open the card log %s: %s", v->o.log,
+		       strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -ENOENT;
@@ -1124,7 +1041,7 @@ static int open_seg(hjc_view *v, char *err, size_t errlen)
 	struct seg *g = realloc(v->segs, (v->nseg + 1) * sizeof *g);
 	if (!g) {
 		close(fd);
-		say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	v->segs = g;
@@ -1161,8 +1078,8 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	if (ret)
 		goto out;
 	if (!s.have_meta || !s.have_cur) {
-		say(err, errlen, "%s: the dealer has not processed a block yet",
-		    v->o.db);
+		hj_say(err, errlen,
+		       "%s: the dealer has not processed a block yet", v->o.db);
 		ret = -EAGAIN;
 		goto out;
 	}
@@ -1179,10 +1096,10 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	struct seg *sg = &v->segs[0];
 	if ((uint64_t)sg->dev != s.cur.log_dev ||
 	    (uint64_t)sg->ino != s.cur.log_ino) {
-		say(err, errlen,
-		    "%s is not the card log the database's cursor names "
-		    "(rotated, or another dealer's?)",
-		    v->o.log);
+		hj_say(err, errlen,
+		       "%s is not the card log the database's cursor names "
+		       "(rotated, or another dealer's?)",
+		       v->o.log);
 		ret = -EAGAIN;
 		goto out;
 	}
@@ -1190,14 +1107,15 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	v->t = hj_table_new(&v->rules);
 	if (!v->t) {
 		ret = -ENOMEM;
-		say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		goto out;
 	}
 	hj_table_set_verifier(v->t, accept_all, NULL);
 	if ((ret = read_lines(v, 0, s.cur.log_offset, fn, ctx, err, errlen)))
 		goto out;
 	if (sg->end != s.cur.log_offset) {
-		say(err, errlen,
+		hj_say(
+		    err, errlen,
 		    "%s is %llu bytes of whole lines, the database says %llu",
 		    v->o.log, (unsigned long long)sg->end,
 		    (unsigned long long)s.cur.log_offset);
@@ -1205,10 +1123,10 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 		goto out;
 	}
 	if (v->have_height && v->height != s.cur.height) {
-		say(err, errlen,
-		    "%s ends at block %llu where the database says %llu",
-		    v->o.log, (unsigned long long)v->height,
-		    (unsigned long long)s.cur.height);
+		hj_say(err, errlen,
+		       "%s ends at block %llu where the database says %llu",
+		       v->o.log, (unsigned long long)v->height,
+		       (unsigned long long)s.cur.height);
 		ret = -EAGAIN;
 		goto out;
 	}
@@ -1217,7 +1135,7 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	v->t = hj_table_new(&v->rules);
 	if (!v->t) {
 		ret = -ENOMEM;
-		say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		goto out;
 	}
 	hj_table_set_verifier(v->t, accept_all, NULL);
@@ -1231,8 +1149,8 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 			                s.rounds[i].bet_height);
 	}
 	if (ret) {
-		say(err, errlen, "%s: restoring the open rounds: %s", v->o.db,
-		    strerror(-ret));
+		hj_say(err, errlen, "%s: restoring the open rounds: %s",
+		       v->o.db, strerror(-ret));
 		goto out;
 	}
 	v->live = 1;
@@ -1254,7 +1172,7 @@ int hjc_view_poll(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 		return load(v, fn, ctx, err, errlen);
 	struct seg *sg = &v->segs[v->nseg - 1];
 	if (fstat(sg->fd, &st) != 0) {
-		say(err, errlen, "%s: %s", v->o.log, strerror(errno));
+		hj_say(err, errlen, "%s: %s", v->o.log, strerror(errno));
 		unload(v);
 		return -EIO;
 	}
@@ -1276,9 +1194,9 @@ int hjc_view_poll(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	    (at.st_dev != sg->dev || at.st_ino != sg->ino) && at.st_size > 0) {
 		ret = read_lines(v, 1, UINT64_MAX, fn, ctx, err, errlen);
 		if (ret == 0 && v->blen) {
-			say(err, errlen,
-			    "%s was renamed with a partial last line",
-			    v->o.log);
+			hj_say(err, errlen,
+			       "%s was renamed with a partial last line",
+			       v->o.log);
 			ret = -EBADMSG;
 		}
 		if (ret == 0)
@@ -1298,7 +1216,7 @@ int hjc_view_history(hjc_view *v, uint64_t from, hjc_view_fn fn, void *ctx,
                      char *err, size_t errlen)
 {
 	if (!v->live) {
-		say(err, errlen, "the dealer's state is not loaded yet");
+		hj_say(err, errlen, "the dealer's state is not loaded yet");
 		return -EAGAIN;
 	}
 	if (v->have_height && from >= v->height)
@@ -1309,13 +1227,13 @@ int hjc_view_history(hjc_view *v, uint64_t from, hjc_view_fn fn, void *ctx,
 	 * missing, however far before that line `from` is. */
 	uint64_t oldest = v->nseg && v->segs[0].n ? v->segs[0].first : 0;
 	if (!first || (first->height > from + 1 && first->height != oldest)) {
-		say(err, errlen,
-		    "blocks after %llu are no longer kept (the oldest kept "
-		    "is %llu): read the rounds you follow with GET "
-		    "/v1/rounds/{id}, then stream without from",
-		    (unsigned long long)from,
-		    (unsigned long long)(first ? first->height
-		                               : v->height + 1));
+		hj_say(err, errlen,
+		       "blocks after %llu are no longer kept (the oldest kept "
+		       "is %llu): read the rounds you follow with GET "
+		       "/v1/rounds/{id}, then stream without from",
+		       (unsigned long long)from,
+		       (unsigned long long)(first ? first->height
+		                                  : v->height + 1));
 		return -ERANGE;
 	}
 	for (size_t i = 0; i < v->hn; i++) {
@@ -1334,7 +1252,7 @@ static int dump(json_t *o, char **out, size_t *len, char *err, size_t errlen)
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
 	if (!s) {
-		say(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return 503;
 	}
 	*out = s;
@@ -1346,7 +1264,7 @@ static int not_live(const hjc_view *v, char *err, size_t errlen)
 {
 	if (v->live)
 		return 0;
-	say(err, errlen, "the dealer's state is not loaded yet");
+	hj_say(err, errlen, "the dealer's state is not loaded yet");
 	return 503;
 }
 
@@ -1510,13 +1428,14 @@ int hjc_view_round(hjc_view *v, const char *id, char **out, size_t *len,
 		return 400;
 	const struct rinfo *ri = round_of(v, &rid);
 	if (!ri) {
-		say(err, errlen,
+		hj_say(
+		    err, errlen,
 		    "no round with this id in the card log this server reads");
 		return 404;
 	}
 	char *s = round_text(v, ri);
 	if (!s) {
-		say(err, errlen, "the round's lines cannot be read");
+		hj_say(err, errlen, "the round's lines cannot be read");
 		return 503;
 	}
 	*out = s;
@@ -1536,7 +1455,7 @@ int hjc_view_player(hjc_view *v, const char *id, char **out, size_t *len,
 		return r == -ENOENT ? 404 : 400;
 	const struct pinfo *p = player_of(v, &pid);
 	if (!p) {
-		say(err, errlen, "no round of this player in the card log");
+		hj_say(err, errlen, "no round of this player in the card log");
 		return 404;
 	}
 	char key[67];
@@ -1591,20 +1510,20 @@ int hjc_view_block(hjc_view *v, const char *height, char **out, size_t *len,
 	if (st)
 		return st;
 	if (hjc_view_parse_height(height, &h)) {
-		say(err, errlen, "not a block height (a decimal number)");
+		hj_say(err, errlen, "not a block height (a decimal number)");
 		return 400;
 	}
 	const struct seg *sg = seg_of(v, h, &i);
 	if (!sg) {
-		say(err, errlen,
-		    "block %llu is not in the card log this "
-		    "server reads",
-		    (unsigned long long)h);
+		hj_say(err, errlen,
+		       "block %llu is not in the card log this "
+		       "server reads",
+		       (unsigned long long)h);
 		return 404;
 	}
 	*out = seg_line(v, sg, i, len);
 	if (!*out) {
-		say(err, errlen, "the line cannot be read");
+		hj_say(err, errlen, "the line cannot be read");
 		return 503;
 	}
 	return 200;
@@ -1614,15 +1533,15 @@ int hjc_view_blocks(hjc_view *v, const char *last, char **out, size_t *len,
                     char *err, size_t errlen)
 {
 	uint64_t n = 20;
-	struct sbuf sb = {0};
+	hj_buf sb = {0};
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
 	if (last && (hjc_view_parse_height(last, &n) || n < 1 || n > 100)) {
-		say(err, errlen, "last: a number from 1 to 100");
+		hj_say(err, errlen, "last: a number from 1 to 100");
 		return 400;
 	}
-	sb_str(&sb, "[");
+	hj_buf_str(&sb, "[");
 	uint64_t top = v->height, from = top + 1 > n ? top + 1 - n : 0;
 	int first = 1;
 	for (uint64_t h = from; v->have_height && h <= top; h++) {
@@ -1632,19 +1551,16 @@ int hjc_view_blocks(hjc_view *v, const char *last, char **out, size_t *len,
 		if (!line)
 			continue;
 		if (!first)
-			sb_str(&sb, ",");
-		sb_put(&sb, line, l);
+			hj_buf_str(&sb, ",");
+		hj_buf_put(&sb, line, l);
 		first = 0;
 		free(line);
 	}
-	sb_put(&sb, "]", 2); /* with the NUL */
-	if (sb.oom) {
-		free(sb.p);
-		say(err, errlen, "out of memory");
+	hj_buf_str(&sb, "]");
+	if (!(*out = hj_buf_take(&sb, len))) {
+		hj_say(err, errlen, "out of memory");
 		return 503;
 	}
-	*out = sb.p;
-	*len = sb.n - 1;
 	return 200;
 }
 
@@ -1656,7 +1572,7 @@ int hjc_view_payouts(hjc_view *v, const char *recipient, const char *round,
 	if (st)
 		return st;
 	if (!recipient && !round) {
-		say(err, errlen, "give recipient=ID or round=ID");
+		hj_say(err, errlen, "give recipient=ID or round=ID");
 		return 400;
 	}
 	int r = hjc_ledger_select_json(v->o.db, recipient, round, &rows, err,

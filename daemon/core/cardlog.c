@@ -15,54 +15,27 @@
 #include "hand.h"
 #include "hex.h"
 
-#define FIRST_CAP 4096
-
 void hj_cardlog_init(hj_cardlog *cl)
 {
 	memset(cl, 0, sizeof *cl);
-	cl->max = HJ_CARDLOG_MAX;
+	hj_buf_init(&cl->line, HJ_CARDLOG_MAX);
 }
 
 void hj_cardlog_release(hj_cardlog *cl)
 {
 	if (cl == NULL)
 		return;
-	free(cl->buf);
-	cl->buf = NULL;
-	cl->len = cl->cap = 0;
+	hj_buf_free(&cl->line);
 	cl->open = 0;
 }
 
-/* Makes room for `more` bytes, doubling up to the cap. */
-static int reserve(hj_cardlog *cl, size_t more)
-{
-	size_t need, ncap;
-	char *p;
-
-	if (cl->err)
-		return cl->err;
-	if (more > cl->max || cl->len > cl->max - more)
-		return cl->err = -EMSGSIZE;
-	need = cl->len + more;
-	if (need <= cl->cap)
-		return 0;
-	ncap = cl->cap ? cl->cap : FIRST_CAP;
-	while (ncap < need)
-		ncap = ncap > cl->max / 2 ? cl->max : ncap * 2;
-	p = realloc(cl->buf, ncap);
-	if (p == NULL)
-		return cl->err = -ENOMEM;
-	cl->buf = p;
-	cl->cap = ncap;
-	return 0;
-}
-
+/* The line's buffer fails once (its cap or memory); that failure is the
+ * line's. */
 static void put(hj_cardlog *cl, const char *s, size_t n)
 {
-	if (reserve(cl, n))
+	if (cl->err)
 		return;
-	memcpy(cl->buf + cl->len, s, n);
-	cl->len += n;
+	cl->err = hj_buf_put(&cl->line, s, n);
 }
 
 static void puts_(hj_cardlog *cl, const char *s)
@@ -163,7 +136,7 @@ int hj_cardlog_begin(hj_cardlog *cl, const char *chain, hj_family fam,
                      uint64_t height, const uint8_t hash[32],
                      const uint8_t parent[32], const hj_card *card)
 {
-	cl->len = 0;
+	hj_buf_reset(&cl->line);
 	cl->err = 0;
 	cl->nevents = 0;
 	cl->open = 0;
@@ -486,7 +459,7 @@ int hj_cardlog_end(hj_cardlog *cl, const char **line, size_t *len)
 	puts_(cl, "]}\n");
 	if (cl->err)
 		return cl->err;
-	*line = cl->buf;
-	*len = cl->len;
+	*line = cl->line.p;
+	*len = cl->line.len;
 	return 0;
 }

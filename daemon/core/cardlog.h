@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "card.h"
 #include "payload.h"
 #include "round.h"
@@ -39,9 +40,8 @@
 #define HJ_CARDLOG_MAX ((size_t)16 << 20)
 
 typedef struct hj_cardlog {
-	char *buf; /* owned; line[0..len) after a successful end */
-	size_t len, cap;
-	size_t max;       /* cap of one line; HJ_CARDLOG_MAX after init */
+	hj_buf line;      /* the line after a successful end; line.max caps it
+	                     ("\n" included): HJ_CARDLOG_MAX after init */
 	int err;          /* first error since begin, or 0 */
 	unsigned nevents; /* events written since begin */
 	uint8_t with_0x;  /* hashes and ids carry "0x" (EVM) */

@@ -75,7 +75,7 @@ int hj_deal_block(hj_table *t, hj_cardlog *cl, const char *chain, hj_family fam,
 	if (rc == -EMSGSIZE)
 		snprintf(err, errlen,
 		         "block %" PRIu64 ": log line longer than %zu bytes",
-		         b->height, cl->max);
+		         b->height, cl->line.max);
 	else if (rc == -ENOMEM)
 		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
 		         b->height);

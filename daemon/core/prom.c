@@ -15,23 +15,8 @@ const double hj_prom_bounds[HJ_PROM_BUCKETS] = {
 
 static void put(hj_prom *t, const char *s, size_t n)
 {
-	if (t->failed)
-		return;
-	if (t->cap - t->n < n + 1) {
-		size_t cap = t->cap ? t->cap : 4096;
-		while (cap - t->n < n + 1)
-			cap *= 2;
-		char *g = realloc(t->p, cap);
-		if (!g) {
-			t->failed = 1;
-			return;
-		}
-		t->p = g;
-		t->cap = cap;
-	}
-	memcpy(t->p + t->n, s, n);
-	t->n += n;
-	t->p[t->n] = '\0';
+	if (!t->failed)
+		hj_buf_put(&t->b, s, n);
 }
 
 static void puts_(hj_prom *t, const char *s)
@@ -201,15 +186,15 @@ void hj_prom_hist_samples(hj_prom *t, const char *name,
 
 int hj_prom_take(hj_prom *t, char **out, size_t *len)
 {
-	if (t->failed || !t->p) {
-		free(t->p);
+	/* Nothing written is no page either. */
+	if (t->failed || t->b.err || !t->b.p) {
+		hj_buf_free(&t->b);
 		*t = (hj_prom){0};
 		*out = NULL;
 		*len = 0;
 		return -1;
 	}
-	*out = t->p;
-	*len = t->n;
+	*out = hj_buf_take(&t->b, len);
 	*t = (hj_prom){0};
 	return 0;
 }

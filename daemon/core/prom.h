@@ -14,10 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
+/* Set to {0} before the first write. */
 typedef struct hj_prom {
-	char *p;
-	size_t n, cap;
-	int failed; /* out of memory, or a bad name */
+	hj_buf b;   /* the text; b.err: out of memory */
+	int failed; /* a bad name: nothing more is written */
 } hj_prom;
 
 /* The family's "# HELP" (help escaped) and "# TYPE" lines; type is
