@@ -1,0 +1,383 @@
+/*
+ * The configuration after every file and command-line key
+ * (config_impl.h): the family's defaults for what was not given, what two
+ * keys mean together, the state directory's paths.
+ */
+#include "config_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- after everything ---- */
+
+static int fill_str(char **dst, const char *v, char *err, size_t errlen)
+{
+	if (*dst != NULL)
+		return 0;
+	*dst = strdup(v);
+	if (*dst == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* dir + "/" + name, or name alone when it is absolute. */
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *s;
+
+	if (name[0] == '/')
+		return strdup(name);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	s = malloc(dl + 1 + nl + 1);
+	if (s == NULL)
+		return NULL;
+	memcpy(s, dir, dl);
+	s[dl] = '/';
+	memcpy(s + dl + 1, name, nl + 1);
+	return s;
+}
+
+/* Whether the URL's authority holds "user[:password]@". */
+static int has_userinfo(const char *url)
+{
+	const char *host = strstr(url, "://");
+	size_t n;
+
+	if (host == NULL)
+		return 0;
+	host += 3;
+	n = strcspn(host, "/?#");
+	return memchr(host, '@', n) != NULL;
+}
+
+/*
+ * push_url: EVM, a ws:// URL (no TLS, no credentials: the WebSocket
+ * client sends none), by default rpc_url with ws:// for http://; the
+ * Bitcoin family, the long poll's JSON-RPC URL (rpc_url's credentials),
+ * by default rpc_url.  With push off it is not used, nor checked.  An
+ * EVM rpc_url that gives no ws:// URL (https://, credentials) turns push
+ * off with push_off_why rather than refuse a configuration that polled
+ * well before push existed.
+ */
+static int finish_push(hj_config *c, char *err, size_t errlen)
+{
+	char shown[4 * SHOW_MAX + 4];
+	char *u;
+
+	if (!c->push)
+		return 0;
+	if (c->push_url)
+		hj_config__show_value(K_PUSH_URL, c->push_url, shown,
+		                      sizeof shown);
+	if (c->family != HJ_EVM) {
+		if (c->push_url == NULL)
+			return fill_str(&c->push_url, c->rpc_url, err, errlen);
+		if (strncmp(c->push_url, "http://", 7) != 0 &&
+		    strncmp(c->push_url, "https://", 8) != 0) {
+			snprintf(
+			    err, errlen,
+			    "[chain] push_url = %s: with family = bitcoin, "
+			    "the node's JSON-RPC URL for the long poll "
+			    "(http:// or https://)",
+			    shown);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (c->push_url) {
+		if (strncmp(c->push_url, "wss://", 6) == 0) {
+			snprintf(
+			    err, errlen,
+			    "[chain] push_url = %s: wss:// is not supported "
+			    "(no TLS here): use ws:// on localhost or to a "
+			    "TLS-terminating proxy on this machine, or set "
+			    "push = off",
+			    shown);
+			return -EINVAL;
+		}
+		if (strncmp(c->push_url, "ws://", 5) != 0) {
+			snprintf(err, errlen,
+			         "[chain] push_url = %s: must begin with ws:// "
+			         "(the node's WebSocket)",
+			         shown);
+			return -EINVAL;
+		}
+		if (has_userinfo(c->push_url)) {
+			snprintf(err, errlen,
+			         "[chain] push_url = %s: no user or password "
+			         "here: the WebSocket is opened without "
+			         "credentials",
+			         shown);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	/* No default from these: push is off, and the daemon says why. */
+	if (strncmp(c->rpc_url, "https://", 8) == 0) {
+		c->push = 0;
+		c->push_off_why =
+		    "rpc_url is https://, and wss:// is not supported (no TLS "
+		    "here): set [chain] push_url to a ws:// URL of the node's "
+		    "WebSocket (on localhost, or a TLS-terminating proxy on "
+		    "this machine), or push = off to silence this";
+		return 0;
+	}
+	if (has_userinfo(c->rpc_url)) {
+		c->push = 0;
+		c->push_off_why =
+		    "rpc_url has a user or password, which the WebSocket "
+		    "would not send: set [chain] push_url to the node's ws:// "
+		    "URL, or push = off to silence this";
+		return 0;
+	}
+	/* http://REST -> ws://REST */
+	u = malloc(strlen(c->rpc_url) + 1 - 2);
+	if (u == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(u, "ws", 2);
+	memcpy(u + 2, c->rpc_url + 4, strlen(c->rpc_url + 4) + 1);
+	c->push_url = u;
+	return 0;
+}
+
+int hj_config_state_paths(hj_config *c, char *err, size_t errlen)
+{
+	if (c->state_dir == NULL) {
+		/* systemd's StateDirectory= sets $STATE_DIRECTORY, a
+		 * colon-separated list of absolute paths; ours is the first. */
+		const char *env = getenv("STATE_DIRECTORY");
+		size_t n = env ? strcspn(env, ":") : 0;
+
+		if (env && env[0] == '/' && n > 0)
+			c->state_dir = strndup(env, n);
+		else
+			c->state_dir = strdup(DEFAULT_STATE_DIR);
+		if (c->state_dir == NULL)
+			goto nomem;
+	}
+	if (c->card_log == NULL || c->card_log[0] != '/') {
+		char *p = join(c->state_dir,
+		               c->card_log ? c->card_log : CARD_LOG_NAME);
+
+		if (p == NULL)
+			goto nomem;
+		free(c->card_log);
+		c->card_log = p;
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+int hj_config_finish(hj_config *c, char *err, size_t errlen)
+{
+	char why[160], shown[4 * SHOW_MAX + 4], none[320];
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+	int evm, r;
+
+	if (err == NULL || errlen == 0) {
+		err = none;
+		errlen = sizeof none;
+	}
+	err[0] = '\0';
+	evm = c->family == HJ_EVM;
+	if (evm && c->coin) {
+		snprintf(err, errlen,
+		         "[chain] coin = %s: only for family = bitcoin",
+		         c->coin);
+		return -EINVAL;
+	}
+	if (!evm && c->coin == NULL) {
+		snprintf(err, errlen,
+		         "[chain] coin: required with family = bitcoin "
+		         "(bitcoin or litecoin: with the node's network it "
+		         "gives the address prefix)");
+		return -EINVAL;
+	}
+	r = fill_str(&c->rpc_url,
+	             evm                               ? DEFAULT_RPC_URL
+	             : strcmp(c->coin, "bitcoin") == 0 ? BITCOIN_RPC_URL
+	                                               : LITECOIN_RPC_URL,
+	             err, errlen);
+	if (r < 0)
+		return r;
+	if (c->rpc_cookie_file && (c->rpc_user || c->rpc_bearer)) {
+		hj_config__show(c->rpc_cookie_file, strlen(c->rpc_cookie_file),
+		                shown, sizeof shown);
+		snprintf(err, errlen,
+		         "[chain] rpc_cookie_file = %s: rpc_user or "
+		         "rpc_bearer is set too; use one way to authenticate",
+		         shown);
+		return -EINVAL;
+	}
+	if (!evm && !c->rpc_cookie_file && !c->rpc_user && !c->rpc_bearer) {
+		/* The node's default data directory, main network. */
+		const char *home = getenv("HOME");
+		char path[4096];
+
+		if (home == NULL || home[0] != '/') {
+			snprintf(err, errlen,
+			         "[chain] rpc_cookie_file: required (no "
+			         "rpc_user, and no $HOME to find "
+			         "~/.%s/.cookie)",
+			         c->coin);
+			return -EINVAL;
+		}
+		snprintf(path, sizeof path, "%s/.%s/.cookie", home, c->coin);
+		r = fill_str(&c->rpc_cookie_file, path, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	if (evm && c->payout_wallet) {
+		hj_config__show(c->payout_wallet, strlen(c->payout_wallet),
+		                shown, sizeof shown);
+		snprintf(err, errlen,
+		         "[payout] wallet = %s: only for family = bitcoin (on "
+		         "EVM the daemon signs: [payout] dealer_key)",
+		         shown);
+		return -EINVAL;
+	}
+	if (!evm && c->dealer_key) {
+		hj_config__show(c->dealer_key, strlen(c->dealer_key), shown,
+		                sizeof shown);
+		snprintf(err, errlen,
+		         "[payout] dealer_key = %s: only for family = evm (on "
+		         "the Bitcoin family a node wallet pays: [payout] "
+		         "wallet)",
+		         shown);
+		return -EINVAL;
+	}
+	if (evm && c->min_priority_fee > c->max_fee_per_gas) {
+		char tip[HJ_AMOUNT_STRLEN], cap[HJ_AMOUNT_STRLEN];
+
+		snprintf(
+		    err, errlen,
+		    "[payout] min_priority_fee = %s: above max_fee_per_gas "
+		    "%s (the cap holds the tip too)",
+		    hj_amount_format(c->min_priority_fee, tip),
+		    hj_amount_format(c->max_fee_per_gas, cap));
+		return -EINVAL;
+	}
+	if (!evm && c->dust_limit == 0)
+		c->dust_limit = strcmp(c->coin, "bitcoin") == 0 ? DUST_BITCOIN
+		                                                : DUST_LITECOIN;
+	if (c->batch_blocks == 0)
+		c->batch_blocks = evm ? 100 : 8;
+	if (!evm && c->finality) {
+		snprintf(err, errlen,
+		         "[chain] confirmations = %s: only for family = evm "
+		         "(the Bitcoin family has no finalized or safe block: "
+		         "give a number of blocks)",
+		         hj_finality_name(c->finality));
+		return -EINVAL;
+	}
+	if (c->confirmations == 0 && !c->finality)
+		c->confirmations = evm ? 12 : 6;
+	if (c->serve.max_age_s == 0)
+		c->serve.max_age_s =
+		    hj_config_serve_max_age(evm, c->finality != 0);
+	if (c->rules.timeout_blocks == 0)
+		c->rules.timeout_blocks =
+		    evm ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
+
+	if (c->rpc_user && c->rpc_bearer) {
+		snprintf(err, errlen,
+		         "[chain] rpc_bearer = ***: rpc_user is set too; use "
+		         "basic auth or a bearer token, not both");
+		return -EINVAL;
+	}
+	if (c->rpc_user && c->rpc_password == NULL) {
+		hj_config__show_value(K_RPC_USER, c->rpc_user, shown,
+		                      sizeof shown);
+		snprintf(err, errlen,
+		         "[chain] rpc_user = %s: rpc_password is not set",
+		         shown);
+		return -EINVAL;
+	}
+	if (c->rpc_password && c->rpc_user == NULL) {
+		snprintf(err, errlen,
+		         "[chain] rpc_password = ***: rpc_user is not set");
+		return -EINVAL;
+	}
+
+	r = finish_push(c, err, errlen);
+	if (r < 0)
+		return r;
+
+	if (c->address == NULL) {
+		snprintf(err, errlen,
+		         "[dealer] address: required (the address players "
+		         "send their actions to)");
+		return -EINVAL;
+	}
+	/* The one place the address is parsed: everything after uses
+	 * c->dealer.  EVM's reason is the key's own sentence, as when the
+	 * line was read. */
+	if (hj_dealer_parse(c->family, c->address, strlen(c->address),
+	                    &c->dealer, why, sizeof why) < 0) {
+		if (evm)
+			snprintf(why, sizeof why, NOT_EVM_ADDRESS);
+		hj_config__show(c->address, strlen(c->address), shown,
+		                sizeof shown);
+		snprintf(err, errlen, "[dealer] address = %s: %s", shown, why);
+		return -EINVAL;
+	}
+	if (!evm) {
+		/* Outputs carry 64-bit values: so does every stake. */
+		if (c->rules.max_bet > UINT64_MAX) {
+			snprintf(err, errlen,
+			         "[rules] max_bet = %s: above 2^64 - 1, the "
+			         "largest output value on the Bitcoin family",
+			         hj_amount_format(c->rules.max_bet, b));
+			return -EINVAL;
+		}
+	}
+
+	if (c->rules.min_bet == 0) {
+		snprintf(err, errlen, "[rules] min_bet: required");
+		return -EINVAL;
+	}
+	if (c->rules.max_bet == 0) {
+		snprintf(err, errlen, "[rules] max_bet: required");
+		return -EINVAL;
+	}
+	if (c->rules.min_bet > c->rules.max_bet) {
+		snprintf(err, errlen, "[rules] max_bet = %s: below min_bet %s",
+		         hj_amount_format(c->rules.max_bet, b),
+		         hj_amount_format(c->rules.min_bet, a));
+		return -EINVAL;
+	}
+	if (c->rules.max_exposure &&
+	    c->rules.max_exposure < hj_rules_worst_max_bet(&c->rules)) {
+		char w[HJ_AMOUNT_STRLEN];
+
+		snprintf(err, errlen,
+		         "[rules] max_exposure = %s: below %s, the worst-case "
+		         "return of one max_bet Bet%s (max_bet %s)",
+		         hj_amount_format(c->rules.max_exposure, a),
+		         hj_amount_format(hj_rules_worst_max_bet(&c->rules), w),
+		         SIDES(c), hj_amount_format(c->rules.max_bet, b));
+		return -EINVAL;
+	}
+	if (hj_rules_check(&c->rules, why, sizeof why) < 0) {
+		snprintf(err, errlen, "[rules] %s", why);
+		return -EINVAL;
+	}
+	return hj_config_state_paths(c, err, errlen);
+}
+
+unsigned hj_config_serve_max_age(int evm, int finality)
+{
+	/* A few blocks' time; the node's finalized or safe block moves an
+	 * epoch (6.4 minutes on Ethereum) at a time. */
+	return !evm ? 3600 : finality ? 900 : 120;
+}
