@@ -9,6 +9,7 @@
 #include "bech32.h"
 #include "btcsig.h"
 #include "payload.h"
+#include "say.h"
 
 static const char *const known_hrps[] = {"bc",  "tb",   "bcrt",
                                          "ltc", "tltc", "rltc"};
@@ -31,7 +32,7 @@ static int looks_base58(const char *s)
 int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
                           const char **hrp, char *err, size_t errlen)
 {
-	char h[HJ_BECH32_HRP_MAX + 1], why[96];
+	char h[HJ_BECH32_HRP_MAX + 1], why[HJ_ERRLEN];
 	uint8_t data[HJ_BECH32_DATA_MAX], prog[HJ_SEGWIT_PROG_MAX];
 	size_t ndata, plen;
 	hj_bech32_variant var;

@@ -13,6 +13,7 @@
 
 #include "keccak.h"
 #include "rlp.h"
+#include "say.h"
 
 #define SAY(...)                                                               \
 	do {                                                                   \
@@ -169,7 +170,7 @@ int hj_eip1559_signing_hash(const hj_eip1559_tx *tx, uint8_t hash[32],
 static int next(const uint8_t **p, size_t *n, hj_rlp_item *it, const char *what,
                 char *err, size_t errlen)
 {
-	char why[160];
+	char why[HJ_ERRLEN];
 	int rc;
 
 	if (*n == 0) {
@@ -186,7 +187,7 @@ static int get_u64(const uint8_t **p, size_t *n, const char *what,
                    uint64_t *out, char *err, size_t errlen)
 {
 	hj_rlp_item it;
-	char why[160];
+	char why[HJ_ERRLEN];
 	int rc = next(p, n, &it, what, err, errlen);
 
 	if (rc)
@@ -201,7 +202,7 @@ static int get_u128(const uint8_t **p, size_t *n, const char *what,
                     unsigned __int128 *out, char *err, size_t errlen)
 {
 	hj_rlp_item it;
-	char why[160];
+	char why[HJ_ERRLEN];
 	int rc = next(p, n, &it, what, err, errlen);
 
 	if (rc)
@@ -243,7 +244,7 @@ int hj_eip1559_decode(const uint8_t *raw, size_t len, hj_eip1559_tx *tx,
 	const uint8_t *p;
 	size_t n;
 	uint64_t y;
-	char why[160];
+	char why[HJ_ERRLEN];
 	int rc;
 
 	memset(&t, 0, sizeof t);
@@ -402,7 +403,7 @@ int hj_eip1559_sign(const hj_secp *ctx, const hj_eip1559_tx *tx,
 	    from[HJ_EVM_ADDR_LEN];
 	size_t n;
 	int recid, rc;
-	char why[200];
+	char why[HJ_ERRLEN];
 
 	if (tx->max_priority_fee_per_gas > tx->max_fee_per_gas) {
 		SAY("EIP-1559 transaction: max_priority_fee_per_gas is above "

@@ -199,7 +199,7 @@ int hjc_edge_main(int argc, char **argv)
 	hj_rules r;
 	hj_edge e;
 	int json = 0;
-	char why[160], shown[96], arg[256];
+	char why[HJ_ERRLEN], shown[96], arg[256];
 
 	(void)hj_rules_preset("bethash", &r);
 	for (int i = 0; i < argc; i++) {
@@ -213,7 +213,7 @@ int hjc_edge_main(int argc, char **argv)
 		}
 		if (strcmp(a, "--config") == 0 || strcmp(a, "-c") == 0) {
 			hj_config c;
-			char err[512];
+			char err[HJ_ERRLEN];
 			int rc;
 
 			if (i + 1 >= argc)

@@ -30,6 +30,7 @@
 #include "player.h"
 #include "quote.h"
 #include "replay.h"
+#include "say.h"
 #include "serve.h"
 #include "status.h"
 #include "verify.h"
@@ -316,7 +317,7 @@ static int cmd_card(int argc, char **argv)
 	opts = 1;
 	for (i = 0; i < argc; i++) {
 		const char *h = argv[i];
-		char why[160], shown[160];
+		char why[HJ_ERRLEN], shown[160];
 		hj_card c;
 
 		if (opts && strcmp(h, "--") == 0) {
@@ -348,7 +349,7 @@ static int cmd_replay(int argc, char **argv)
 	size_t nopen = 0;
 	uint64_t last = 0;
 	FILE *in = stdin;
-	char err[1024];
+	char err[HJ_ERRLEN];
 	struct stat st;
 
 	for (int i = 0; i < argc; i++) {

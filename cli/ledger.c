@@ -33,7 +33,6 @@
 /* The selection is held in memory before printing: at most this much. */
 #define ROWS_MAX_BYTES ((size_t)1 << 30)
 
-#define ERRLEN 1024
 /* Room for a quoted value in a message (hj_quote cuts longer ones). */
 #define SHOWLEN 100
 
@@ -154,7 +153,7 @@ static int one_of(const char *v, const char *const *set, size_t n)
 static int parse_args(int argc, char **argv, struct filter *f)
 {
 	static const unsigned char flag[O_COUNT] = {[O_JSON] = 1};
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	memset(f, 0, sizeof *f);
 	if (hjc_tool_options(argc, argv, opt_name, flag, O_COUNT, f->v, err,
@@ -189,7 +188,7 @@ static int say_usage(char *err, size_t errlen, const char *fmt, ...)
 /* Checks the options alone; 0 or -EINVAL with err (a usage error). */
 static int parse_filter(struct filter *f, char *err, size_t errlen)
 {
-	char shown[SHOWLEN], why[200], hrp[HJ_BECH32_HRP_MAX + 1];
+	char shown[SHOWLEN], why[HJ_ERRLEN], hrp[HJ_BECH32_HRP_MAX + 1];
 	uint8_t data[HJ_BECH32_DATA_MAX];
 	hj_bech32_variant variant;
 	const char *v;
@@ -269,7 +268,7 @@ static int parse_filter(struct filter *f, char *err, size_t errlen)
 static int check_filter(struct filter *f, const hjc_tool_chain *c, char *err,
                         size_t errlen)
 {
-	char shown[SHOWLEN], why[200];
+	char shown[SHOWLEN], why[HJ_ERRLEN];
 	uint8_t prog[HJ_SEGWIT_PROG_MAX];
 	size_t proglen;
 	int version;
@@ -463,7 +462,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 	const char *src[NF] = {0};
 	char amount[HJ_AMOUNT_STRLEN], round[67], tx[67], sub[67], key[67];
 	char hand[24], created[24], nonce[24], subh[24], subat[24], conf[24];
-	char rcp[HJ_BECH32_BUF + 2], shown[SHOWLEN], why[200];
+	char rcp[HJ_BECH32_BUF + 2], shown[SHOWLEN], why[HJ_ERRLEN];
 	size_t len[NF], total = 0;
 	struct row r = {.amount = p->amount};
 	char *mem;
@@ -588,7 +587,7 @@ static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 		rd->usage_err = ret != 0;
 	}
 	if (ret == 0 && lg->have_chain && !lg->chain.evm && *rd->ctx == NULL) {
-		char why[200];
+		char why[HJ_ERRLEN];
 
 		*rd->ctx = hj_secp_new(why, sizeof why);
 		if (*rd->ctx == NULL) {
@@ -1001,7 +1000,7 @@ int hjc_ledger_main(int argc, char **argv)
 	struct filter flt;
 	hj_secp *ctx = NULL;
 	struct read rd;
-	char err[ERRLEN] = "", *path = NULL;
+	char err[HJ_ERRLEN] = "", *path = NULL;
 	int rc;
 
 	/* --help wins over everything else on the line. */

@@ -33,6 +33,7 @@
 #include "evm.h"
 #include "hex.h"
 #include "rules.h"
+#include "say.h"
 #include "taproot.h"
 
 /* Characters of a bad value quoted in a message. */
@@ -213,7 +214,7 @@ static int get_hex(struct ctx *c, const json_t *v, const char *path,
                    const char *what, hj_hex_prefix prefix, uint8_t *out,
                    size_t n)
 {
-	char why[128];
+	char why[HJ_ERRLEN];
 	const char *s = NULL;
 	size_t len = 0;
 	int rc;
@@ -308,7 +309,7 @@ static int parse_dealer(struct ctx *c, json_t *root, struct doc *d)
 	const json_t *v;
 	const char *s = NULL;
 	size_t n = 0;
-	char why[160];
+	char why[HJ_ERRLEN];
 	int rc;
 
 	if ((rc = member(c, root, "", "dealer", 1, &v)) ||
@@ -359,7 +360,7 @@ static int parse_rules(struct ctx *c, json_t *root, struct doc *d)
 	uint64_t timeout =
 	    d->fam == HJ_EVM ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
 	hj_amount min_bet, max_bet, max_exposure = 0, worst;
-	char why[128], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
+	char why[HJ_ERRLEN], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
 	int rc;
 
 	if ((rc = member(c, root, "", "rules", 1, &v)) ||
@@ -499,7 +500,7 @@ static int get_input(struct ctx *c, const json_t *v, const char *path,
 {
 	const char *s = NULL;
 	size_t len = 0;
-	char why[128];
+	char why[HJ_ERRLEN];
 	int rc;
 
 	if ((rc = get_string(c, v, path, &s, &len)) ||
@@ -626,7 +627,7 @@ static int parse_btc_tx(struct ctx *c, const json_t *v, const char *path,
 {
 	const char *s = NULL;
 	size_t len = 0, n = 0;
-	char why[192];
+	char why[HJ_ERRLEN];
 	uint8_t txid[HJ_BTC_HASH_LEN], shown[HJ_BTC_HASH_LEN];
 	hj_btc_tx tx;
 	hj_action a;
@@ -871,7 +872,7 @@ static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
 	hj_secp *secp = NULL;
 	struct hj_btc_verifier ver;
 	hj_cardlog cl;
-	char why[192];
+	char why[HJ_ERRLEN];
 	int rc = 0;
 
 	hj_cardlog_init(&cl);

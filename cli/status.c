@@ -32,8 +32,7 @@
 #include "table.h"
 #include "tool.h"
 
-#define CMD    "status" /* in messages: "hashjack: status: ..." */
-#define ERRLEN 1024
+#define CMD "status" /* in messages: "hashjack: status: ..." */
 /* The open batches kept in memory: the daemon has a handful at most. */
 #define OPEN_MAX 100000
 
@@ -779,7 +778,7 @@ static int is_help(const char *a)
 static int parse_args(int argc, char **argv, const char **v)
 {
 	static const unsigned char flag[O_COUNT] = {[O_JSON] = 1};
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	if (hjc_tool_options(argc, argv, opt_name, flag, O_COUNT, v, err,
 	                     sizeof err))
@@ -794,7 +793,7 @@ int hjc_status_main(int argc, char **argv)
 	struct verdict v;
 	hj_buf out = {0};
 	const char *opt[O_COUNT];
-	char err[ERRLEN] = "", *path, *text;
+	char err[HJ_ERRLEN] = "", *path, *text;
 	json_t *j;
 	int rc;
 

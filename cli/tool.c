@@ -199,7 +199,7 @@ static char *db_in(const char *dir)
 char *hjc_tool_db_path(const char *file, const char *dir)
 {
 	hj_config cfg;
-	char err[64], *p;
+	char err[HJ_ERRLEN], *p;
 
 	if (file != NULL)
 		return strdup(file);
@@ -280,7 +280,7 @@ static int all_hex(const char *s, size_t n)
 int hjc_tool_chain_of(const char *path, const char *family, const char *id,
                       hjc_tool_chain *c, char *err, size_t errlen)
 {
-	char fam[SHOWLEN], shown[SHOWLEN], coin[32], net[32], why[200];
+	char fam[SHOWLEN], shown[SHOWLEN], coin[32], net[32], why[HJ_ERRLEN];
 	const char *p, *q;
 	size_t n;
 
@@ -418,7 +418,7 @@ int hjc_tool_config(const char *cmd, hj_config *cfg, const char *file,
                     int (*pre)(hj_config *cfg, void *arg), void *arg, int argc,
                     char **argv)
 {
-	char err[512];
+	char err[HJ_ERRLEN];
 	int rc;
 	if (file && hj_config_load(cfg, file, err, sizeof err) != 0)
 		return hjc_tool_fail(cmd, EX_CONFIG, "%s", err);

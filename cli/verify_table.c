@@ -10,6 +10,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "say.h"
+
 /* A table is a few kilobytes; more is not one. */
 #define TABLE_MAX (1024 * 1024)
 
@@ -17,7 +19,7 @@
 static int set(hj_config *cfg, const char *key, const char *value,
                const char *field, char *err, size_t errlen)
 {
-	char arg[512], why[512];
+	char arg[512], why[HJ_ERRLEN];
 	if (snprintf(arg, sizeof arg, "%s=%s", key, value) >= (int)sizeof arg) {
 		snprintf(err, errlen, "table: %s: too long", field);
 		return -1;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "say.h"
 
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 60000
@@ -138,7 +139,7 @@ void hjd_payer_base_timer(hjd_payer *b, uint64_t ms)
 
 void hjd_payer_base_pass_end(hjd_payer *b)
 {
-	char err[300], line[sizeof b->summary];
+	char err[HJ_ERRLEN], line[sizeof b->summary];
 	uint64_t now = uv_now(b->loop);
 	int rc;
 

@@ -21,6 +21,7 @@
 
 #include "amount.h"
 #include "payer.h"
+#include "say.h"
 
 /* What a payer does at the points the base decides. */
 struct hjd_payer_base_ops {
@@ -63,7 +64,7 @@ struct hjd_payer {
 	 * it: both recorded at the end of a pass (hj_store_set_balance). */
 	int have_balance;
 	hj_amount balance;
-	char warning[1024];
+	char warning[HJ_ERRLEN];
 	char last_note[1024];           /* the last repeated warning logged */
 	uint64_t passes, send_failures; /* for metrics (hjd_payer_health) */
 	char summary[1400];             /* the last status logged */

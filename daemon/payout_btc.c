@@ -47,6 +47,7 @@
 #include "payer_base.h"
 #include "payout_policy.h"
 #include "quote.h"
+#include "say.h"
 #include "taproot.h"
 
 #define OPEN_MAX  64  /* batches looked at per pass; the rest next pass */
@@ -304,7 +305,7 @@ struct want_out {
 struct want_list {
 	struct want_out *v;
 	size_t n, cap;
-	char err[160];
+	char err[HJ_ERRLEN];
 };
 
 static int collect_want(void *arg, const char *address, hj_amount amount)
@@ -345,7 +346,7 @@ static int pays_batch(btc_payer *p, int64_t id, json_t *hex,
 	hj_btc_tx tx;
 	hj_btc_out_iter it;
 	hj_btc_output o;
-	char err[300];
+	char err[HJ_ERRLEN];
 	int rc = 0;
 
 	if (!json_is_string(hex)) {
@@ -415,7 +416,7 @@ out:
 static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	btc_payer *p = arg;
-	char why[400], err[400], tx[65], msg[900];
+	char why[HJ_ERRLEN], err[HJ_ERRLEN], tx[65], msg[900];
 	int64_t id = p->planned;
 	int ok;
 
@@ -440,13 +441,12 @@ static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
 	}
 	if (!ok) {
 		p->base.halted = 1;
-		snprintf(
-		    p->base.warning, sizeof p->base.warning,
-		    "PAYOUTS HALTED: transaction %s of wallet %s carries "
-		    "the comment of batch %lld but does not pay its outputs "
-		    "(%s); nothing more is sent until an operator checks "
-		    "(docs/PAYOUTS.md)",
-		    tx, p->wallet, (long long)id, why);
+		hj_say(p->base.warning, sizeof p->base.warning,
+		       "PAYOUTS HALTED: transaction %s of wallet %s carries "
+		       "the comment of batch %lld but does not pay its outputs "
+		       "(%s); nothing more is sent until an operator checks "
+		       "(docs/PAYOUTS.md)",
+		       tx, p->wallet, (long long)id, why);
 		hjd_log(HJD_LOG_ERR, "payouts: %s", p->base.warning);
 		after_planned(p);
 		return;
@@ -611,7 +611,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	btc_payer *p = arg;
 	int64_t id = p->send_id;
-	char err[400], msg[900], tx[65];
+	char err[HJ_ERRLEN], msg[900], tx[65];
 	uint8_t txid[32];
 	int fresh_plan = p->send_new;
 	int refused;
@@ -701,7 +701,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 static void after_scan_refused(btc_payer *p)
 {
 	int64_t id = p->send_id;
-	char err[400];
+	char err[HJ_ERRLEN];
 
 	if (p->nmatch > 0) {
 		hjd_log(HJD_LOG_WARNING,
@@ -751,7 +751,7 @@ static void after_scan_refused(btc_payer *p)
 static void send_batch(btc_payer *p, int64_t id, int fresh_plan)
 {
 	struct params_buf b = {.p = p};
-	char comment[64], tail[96], err[300], msg[500];
+	char comment[64], tail[96], err[HJ_ERRLEN], msg[500];
 	int rc;
 
 	p->params_len = 0;
@@ -809,7 +809,7 @@ static void after_scan_revert(btc_payer *p)
 {
 	const hj_batch *b = &p->open[p->cur];
 	const struct match *best = NULL;
-	char err[400], reason[400], tx[65];
+	char err[HJ_ERRLEN], reason[400], tx[65];
 
 	for (size_t i = 0; i < p->nmatch; i++) {
 		const struct match *m = &p->matches[i];
@@ -888,7 +888,7 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 	btc_payer *p = arg;
 	const hj_batch *b = &p->open[p->cur];
 	json_t *confj, *hj, *rep;
-	char err[400], tx[65], msg[700];
+	char err[HJ_ERRLEN], tx[65], msg[700];
 	uint8_t txid[32];
 	long long conf;
 	uint64_t height;
@@ -1057,7 +1057,7 @@ static void plan_new(btc_payer *p)
 	hj_batch_output *outs = NULL;
 	const char **ids = NULL;
 	size_t nout = 0, nid = 0;
-	char err[400], total_s[40];
+	char err[HJ_ERRLEN], total_s[40];
 	hj_amount total = 0;
 	int64_t id = 0;
 	int rc;
@@ -1164,7 +1164,7 @@ static void balance(btc_payer *p)
 
 static void pass_end(btc_payer *p)
 {
-	char err[300], have[40], need[40], owed[40], expo_s[40];
+	char err[HJ_ERRLEN], have[40], need[40], owed[40], expo_s[40];
 	hj_amount expo = hjd_payer_base_exposure(&p->base), bank = 0;
 
 	if (hj_store_settle_totals(p->base.store, &p->tot, err, sizeof err) ==
@@ -1211,7 +1211,7 @@ static void pass_end(btc_payer *p)
 static void pass_run(hjd_payer *base)
 {
 	btc_payer *p = (btc_payer *)base;
-	char err[400];
+	char err[HJ_ERRLEN];
 	size_t n;
 	int found;
 
@@ -1297,7 +1297,7 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 {
 	btc_payer *p;
 	hj_rpc_opts ro = *o->node;
-	char *url = NULL, why[300];
+	char *url = NULL, why[HJ_ERRLEN];
 	int rc;
 
 	*out = NULL;

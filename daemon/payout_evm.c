@@ -46,6 +46,7 @@
 #include "log.h"
 #include "payer_base.h"
 #include "payout_policy.h"
+#include "say.h"
 
 #define OPEN_MAX 64 /* batches looked at per pass; the rest next */
 /* Versions one batch may have: a planned batch is re-signed only while
@@ -197,7 +198,7 @@ static int says(const hj_rpc_error *e, const char *what)
 
 static void pass_end(evm_payer *p)
 {
-	char err[300], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN],
+	char err[HJ_ERRLEN], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN],
 	    c[HJ_AMOUNT_STRLEN], d[HJ_AMOUNT_STRLEN], e[HJ_AMOUNT_STRLEN];
 	hj_amount expo = hjd_payer_base_exposure(&p->base), need;
 
@@ -311,12 +312,12 @@ static int sign(evm_payer *p, uint64_t nonce, const uint8_t to[20],
 	                    .max_fee_per_gas = max_fee,
 	                    .gas_limit = gas,
 	                    .value = value};
-	char err[300], msg[400];
+	char err[HJ_ERRLEN], msg[400];
 
 	memcpy(tx.to, to, HJ_EVM_ADDR_LEN);
 	if (hj_eip1559_sign(p->secp, &tx, p->sk, p->raw, sizeof p->raw,
 	                    &p->raw_len, v->hash, err, sizeof err)) {
-		snprintf(msg, sizeof msg, "payouts: signing failed: %s", err);
+		hj_say(msg, sizeof msg, "payouts: signing failed: %s", err);
 		hjd_payer_base_fatal(&p->base, msg);
 		return -1;
 	}
@@ -353,7 +354,7 @@ static void after_send(evm_payer *p)
 /* The node has our version (accepted now, or known already). */
 static void accepted(evm_payer *p)
 {
-	char err[300];
+	char err[HJ_ERRLEN];
 	int rc;
 
 	if (hjd_payer_base_begin(&p->base, err, sizeof err))
@@ -377,7 +378,7 @@ static void accepted(evm_payer *p)
 static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	evm_payer *p = arg;
-	char said[600], msg[1200], hex[67], err[300];
+	char said[600], msg[1200], hex[67], err[HJ_ERRLEN];
 	uint8_t h[32];
 	int rc;
 
@@ -514,7 +515,7 @@ static int load_version(void *arg, const hj_tx_version *v)
 static int newest_tx(evm_payer *p, hj_eip1559_tx *tx)
 {
 	uint8_t from[HJ_EVM_ADDR_LEN];
-	char err[300], msg[500];
+	char err[HJ_ERRLEN], msg[500];
 	const hj_batch *b = &p->open[p->cur];
 
 	if (hj_eip1559_recover(p->secp, p->raw, p->raw_len, tx, from, err,
@@ -522,10 +523,10 @@ static int newest_tx(evm_payer *p, hj_eip1559_tx *tx)
 	    memcmp(from, p->dealer, sizeof from) != 0 ||
 	    tx->nonce != (uint64_t)b->nonce || tx->value != b->total ||
 	    tx->chain_id != p->chain_id) {
-		snprintf(msg, sizeof msg,
-		         "payouts: batch %lld: its recorded transaction is not "
-		         "the dealer's transfer of the batch (%s)",
-		         (long long)b->id, err[0] ? err : "fields differ");
+		hj_say(msg, sizeof msg,
+		       "payouts: batch %lld: its recorded transaction is not "
+		       "the dealer's transfer of the batch (%s)",
+		       (long long)b->id, err[0] ? err : "fields differ");
 		hjd_payer_base_fatal(&p->base, msg);
 		return -1;
 	}
@@ -540,7 +541,7 @@ static void resign(evm_payer *p, hj_amount max_fee, hj_amount tip)
 	hj_eip1559_tx tx;
 	hj_tx_version t;
 	struct ver v;
-	char err[300];
+	char err[HJ_ERRLEN];
 	int rc;
 
 	if (newest_tx(p, &tx) ||
@@ -610,7 +611,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 {
 	evm_payer *p = arg;
 	const hj_batch *b;
-	char err[300], msg[700], hex[67];
+	char err[HJ_ERRLEN], msg[700], hex[67];
 	uint64_t height = 0, gas = 0, status = 0;
 	unsigned __int128 price = 0;
 	size_t found = SIZE_MAX;
@@ -736,7 +737,7 @@ static void next_open(evm_payer *p)
 {
 	const hj_batch *b;
 	struct load l = {.p = p};
-	char err[300], msg[400];
+	char err[HJ_ERRLEN], msg[400];
 
 	if (p->base.closing)
 		return;
@@ -761,10 +762,10 @@ static void next_open(evm_payer *p)
 	    hj_store_each_version(p->base.store, b->id, load_version, &l, err,
 	                          sizeof err) ||
 	    p->nvers == 0) {
-		snprintf(msg, sizeof msg,
-		         "payouts: batch %lld is not an EVM transaction with a "
-		         "signed version%s%s",
-		         (long long)b->id, err[0] ? ": " : "", err);
+		hj_say(msg, sizeof msg,
+		       "payouts: batch %lld is not an EVM transaction with a "
+		       "signed version%s%s",
+		       (long long)b->id, err[0] ? ": " : "", err);
 		hjd_payer_base_fatal(&p->base, msg);
 		return;
 	}
@@ -817,7 +818,7 @@ static int gather(void *arg, const hj_owed_payout *o)
 static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	evm_payer *p = arg;
-	char said[600], msg[900], to[43], err[300];
+	char said[600], msg[900], to[43], err[HJ_ERRLEN];
 	hj_batch_output out;
 	hj_tx_version t;
 	struct ver v;
@@ -902,7 +903,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 
 static void plan_new(evm_payer *p)
 {
-	char err[300], to[43], val[40];
+	char err[HJ_ERRLEN], to[43], val[40];
 	json_t *params;
 	int rc;
 
@@ -940,7 +941,7 @@ static void plan_new(evm_payer *p)
 static void on_view(void *arg, json_t *result, const char *error)
 {
 	evm_payer *p = arg;
-	char err[300];
+	char err[HJ_ERRLEN];
 	unsigned __int128 bal;
 	size_t n;
 
@@ -1088,7 +1089,7 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
                       hjd_payer **out, char *err, size_t errlen)
 {
 	evm_payer *p;
-	char why[600];
+	char why[HJ_ERRLEN];
 	int rc;
 
 	*out = NULL;

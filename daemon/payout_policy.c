@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "say.h"
+
 /* ---- the Bitcoin family ---- */
 
 static int owed_cmp(const void *x, const void *y)
@@ -38,7 +40,7 @@ void hjd_btc_plan_owed(hj_owed_payout *v, size_t n, const hjd_btc_policy *pol,
                        hjd_btc_group *groups, hjd_btc_plan *out)
 {
 	size_t m = 0, ngrp = 0;
-	char why[200];
+	char why[HJ_ERRLEN];
 
 	memset(out, 0, sizeof *out);
 	/* The payouts to 32-byte keys to the front; the others stay behind

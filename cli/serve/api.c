@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "prom.h"
+#include "say.h"
 #include "www.h"
 
 /* One WebSocket's subscriptions. */
@@ -90,7 +91,7 @@ static void reply_error(hjc_api *a, hj_conn *c, int status, const char *fmt,
 static void reply_error(hjc_api *a, hj_conn *c, int status, const char *fmt,
                         ...)
 {
-	char why[600];
+	char why[HJ_ERRLEN];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
@@ -244,7 +245,7 @@ static double log_age(const hjc_view_stats *st)
 static void healthz(hjc_api *a, hj_conn *c)
 {
 	hjc_view_stats st;
-	char why[700] = "";
+	char why[HJ_ERRLEN] = "";
 	hjc_view_stats_get(a->v, &st);
 	double age = log_age(&st);
 	unsigned max_age =
@@ -394,7 +395,7 @@ static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 	static const char *const blocks_q[] = {"last", NULL};
 	static const char *const payouts_q[] = {"recipient", "round", NULL};
 	const char *path = r->path, *id;
-	char err[600], *out = NULL;
+	char err[HJ_ERRLEN], *out = NULL;
 	size_t len = 0;
 	struct qv q;
 	int dup = 0, st;
@@ -598,7 +599,7 @@ static int ws_open(void *ctx, hj_conn *c, const hj_server_req *r)
 {
 	hjc_api *a = ctx;
 	static const char *const allowed[] = {"round", "player", "from", NULL};
-	char why[600];
+	char why[HJ_ERRLEN];
 	struct qv q;
 	int dup = 0;
 
@@ -665,7 +666,7 @@ static void ws_ready(void *ctx, hj_conn *c)
 {
 	hjc_api *a = ctx;
 	struct sub *s = hj_conn_user(c);
-	char why[300];
+	char why[HJ_ERRLEN];
 	if (s && s->has_from)
 		hjc_view_history(a->v, s->from, deliver, s, why, sizeof why);
 }
@@ -732,7 +733,7 @@ static void ws_message(void *ctx, hj_conn *c, const char *msg, size_t n)
 	hjc_api *a = ctx;
 	struct sub *s = hj_conn_user(c);
 	json_error_t je;
-	char why[600];
+	char why[HJ_ERRLEN];
 	json_t *o = json_loadb(msg, n, JSON_REJECT_DUPLICATES, &je), *x;
 	int on;
 

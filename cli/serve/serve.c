@@ -80,7 +80,7 @@ struct srv {
 	int down;          /* the last poll failed */
 	uint64_t retry_ms; /* after a failure */
 	uint64_t every_ms;
-	char last_err[512];
+	char last_err[HJ_ERRLEN];
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -96,14 +96,14 @@ static void say(const char *fmt, ...)
 
 static void poll_now(struct srv *s)
 {
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 	hjc_view_stats st;
 	int r = hjc_view_poll(s->view, hjc_api_block, s->api, err, sizeof err);
 	if (r) {
 		hjc_api_set_down(s->api, err);
 		if (!s->down || strcmp(err, s->last_err) != 0)
 			say("%s", err);
-		snprintf(s->last_err, sizeof s->last_err, "%s", err);
+		hj_say(s->last_err, sizeof s->last_err, "%s", err);
 		s->down = 1;
 		/* A dealer that the engine does not reproduce would be
 		 * reloaded at every poll: wait longer each time. */
@@ -180,7 +180,7 @@ static int run(hj_config *cfg, const char *db, const char *log)
 	struct srv s = {0};
 	hj_server_limits lim;
 	hj_server_handler h;
-	char err[512], dir[4096];
+	char err[HJ_ERRLEN], dir[4096];
 	unsigned port;
 	int rc = EX_OK;
 
@@ -288,7 +288,7 @@ int hjc_serve_main(int argc, char **argv)
 	static const char *const dir_names[] = {"--state-dir", NULL};
 	hj_config cfg;
 	const char *conf = NULL, *db = NULL, *log = NULL, *dir = NULL;
-	char err[512];
+	char err[HJ_ERRLEN];
 	char *dbpath = NULL;
 	int rc = EX_OK;
 

@@ -29,6 +29,8 @@
 
 #include <ini.h>
 
+#include "say.h"
+
 /* ---- init, free ---- */
 
 void hj_config_init(hj_config *c)
@@ -200,7 +202,7 @@ static int on_key(void *user, const char *section, const char *name,
 	struct load *l = user;
 	char sec[4 * SHOW_MAX + 4], key[4 * SHOW_MAX + 4],
 	    val[4 * SHOW_MAX + 4];
-	char why[160];
+	char why[HJ_ERRLEN];
 	int id, r;
 
 	if (l->err)
@@ -416,7 +418,7 @@ int hj_config_load_text(hj_config *c, const char *name, const char *text,
 int hj_config_set_arg(hj_config *c, const char *arg, char *err, size_t errlen)
 {
 	const char *a = arg, *dot, *eq;
-	char shown[4 * SHOW_MAX + 4], why[160];
+	char shown[4 * SHOW_MAX + 4], why[HJ_ERRLEN];
 	int id, r;
 
 	if (err == NULL)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "say.h"
+
 /* ---- after everything ---- */
 
 static int fill_str(char **dst, const char *v, char *err, size_t errlen)
@@ -180,7 +182,7 @@ nomem:
 
 int hj_config_finish(hj_config *c, char *err, size_t errlen)
 {
-	char why[160], shown[4 * SHOW_MAX + 4], none[320];
+	char why[HJ_ERRLEN], shown[4 * SHOW_MAX + 4], none[320];
 	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
 	int evm, r;
 

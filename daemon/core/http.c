@@ -10,6 +10,7 @@
 #include <llhttp.h>
 #include <wslay/wslay.h>
 
+#include "say.h"
 #include "websocket.h"
 
 void hj_server_limits_default(hj_server_limits *l)
@@ -378,7 +379,7 @@ static void respond_error(hj_conn *c, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void respond_error(hj_conn *c, int status, const char *fmt, ...)
 {
-	char why[256], body[320];
+	char why[HJ_ERRLEN], body[320];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
