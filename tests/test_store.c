@@ -1,5 +1,5 @@
 /*
- * The daemon's SQLite state (daemon/core/store.c) through its API, with a raw
+ * The daemon's SQLite state (daemon/core/store*.c) through its API, with a raw
  * sqlite3 connection to look at and damage what it wrote; and the reader
  * the `hashjack` tool uses (hj_store_read and the typed reads): exact
  * values, every schema version read as it is, and no trace left.
