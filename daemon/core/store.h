@@ -5,9 +5,11 @@
  * effects and the cursor are written in one transaction, so a crash at any
  * instant leaves either all of a batch or none of it.
  *
- * store.c is the one place that knows the schema (docs/STATE.md): the
- * daemon writes and reads through the calls below, and the `hashjack`
- * tool reads through hj_store_read and the typed reads at the end.
+ * The store's files (store.c, store_rounds.c, store_ledger.c,
+ * store_settle.c, store_read.c) are the one place that knows the schema
+ * (docs/STATE.md): the daemon writes and reads through the calls below,
+ * and the `hashjack` tool reads through hj_store_read and the typed reads
+ * at the end.
  *
  * Every function returns 0 or a negative errno (-EIO for SQLite errors,
  * -EINVAL for data that fails its checks) with the reason in err.
