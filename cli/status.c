@@ -197,9 +197,9 @@ static int read_meta(hj_store *s, struct read *rd, char *err, size_t errlen)
 		    hjc_tool_chain_of(rd->path, st->meta.family, st->meta.chain,
 		                      &st->chain, err, errlen);
 	if (ret == 0 && found)
-		st->rules_ok = hj_store_rules_parse(st->meta.rules, &st->rules,
-		                                    st->rules_err,
-		                                    sizeof st->rules_err) == 0;
+		st->rules_ok =
+		    hj_rules_parse(st->meta.rules, &st->rules, st->rules_err,
+		                   sizeof st->rules_err) == 0;
 	return ret;
 }
 

@@ -634,7 +634,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
                         int permanent)
 {
 	hjd_follower *f = arg;
-	char rules[HJ_STORE_RULES_MAX], err[1024];
+	char rules[HJ_RULES_STRLEN], err[1024];
 	int rc;
 
 	if (f->stopping)
@@ -652,7 +652,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		uv_timer_start(&f->retry, identity_again, RETRY_MAX_MS, 0);
 		return;
 	}
-	hj_store_rules_str(&f->cfg->rules, rules, sizeof rules);
+	hj_rules_format(&f->cfg->rules, rules, sizeof rules);
 	hj_store_meta m = {.family = f->be->ops->chain,
 	                   .chain = identity,
 	                   .dealer = f->cfg->dealer.text,

@@ -109,10 +109,10 @@ static int check_edge(const hj_config *c, hj_edge *e, char *err, size_t errlen)
 
 static void print_config(const hj_config *c, const hj_edge *e)
 {
-	char rules[HJ_STORE_RULES_MAX], url[512], fin[48];
+	char rules[HJ_RULES_STRLEN], url[512], fin[48];
 	int v6 = strchr(c->metrics.host, ':') != NULL;
 
-	hj_store_rules_str(&c->rules, rules, sizeof rules);
+	hj_rules_format(&c->rules, rules, sizeof rules);
 	hj_url_shown(c->rpc_url, url, sizeof url);
 	if (c->finality)
 		snprintf(fin, sizeof fin, "final at the node's %s block",

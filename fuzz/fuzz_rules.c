@@ -1,20 +1,21 @@
 /*
- * The rule string the store keeps in meta.rules (daemon/core/store.h): its
- * parser and its writer; and one rule key's text (game/rules.h).  The
- * input as the string: what parses passes hj_rules_check and writes back
- * to the same string; a refusal names a reason and leaves *out alone.  The
- * input's bytes as a preset, rule keys and limits: their string parses
- * exactly when the rules pass hj_rules_check, and then to the same rules;
- * a short buffer gets a prefix of the string, never more than it holds.
- * The input as a key and a value: accepted values read back as given.
+ * The rules as text, the string the store keeps in meta.rules
+ * (game/rules_text.c): its parser and its writer; and one rule key's text
+ * (game/rules.c).  The input as the string: what parses passes
+ * hj_rules_check and writes back to the same string; a refusal names a
+ * reason and leaves *out alone.  The input's bytes as a preset, rule keys
+ * and limits: their string parses exactly when the rules pass
+ * hj_rules_check, and then to the same rules; a short buffer gets a prefix
+ * of the string, never more than it holds.  The input as a key and a
+ * value: accepted values read back as given.
  */
 #include <errno.h>
 
 #include "fuzz.h"
 
-#include "store.h"
+#include "rules.h"
 
-#define RULES_MAX HJ_STORE_RULES_MAX
+#define RULES_MAX HJ_RULES_STRLEN
 
 static int same_limits(const hj_rules *a, const hj_rules *b)
 {
@@ -45,16 +46,16 @@ static void check_text(const uint8_t *data, size_t size)
 	memset(&r, 0xa5, sizeof r);
 	untouched = r;
 	err[0] = '\0';
-	rc = hj_store_rules_parse(s, &r, err, sizeof err);
+	rc = hj_rules_parse(s, &r, err, sizeof err);
 	if (rc != 0) {
 		FUZZ_CHECK(rc == -EINVAL && err[0] != '\0');
 		FUZZ_CHECK(memcmp(&r, &untouched, sizeof r) == 0);
 		return;
 	}
 	FUZZ_CHECK(hj_rules_check(&r, err, sizeof err) == 0);
-	hj_store_rules_str(&r, again, sizeof again);
+	hj_rules_format(&r, again, sizeof again);
 	FUZZ_CHECK(strcmp(again, s) == 0);
-	FUZZ_CHECK(hj_store_rules_parse(again, &r2, NULL, 0) == 0);
+	FUZZ_CHECK(hj_rules_parse(again, &r2, NULL, 0) == 0);
 	FUZZ_CHECK(same_limits(&r, &r2));
 }
 
@@ -94,18 +95,18 @@ static void check_limits(const uint8_t *data, size_t size)
 	r.max_exposure = take_amount(&in);
 	r.timeout_blocks = (uint32_t)fuzz_u64(&in);
 	ok = hj_rules_check(&r, NULL, 0) == 0;
-	hj_store_rules_str(&r, s, sizeof s);
+	hj_rules_format(&r, s, sizeof s);
 	n = strlen(s);
 	FUZZ_CHECK(n + 1 < sizeof s);
 	err[0] = '\0';
-	FUZZ_CHECK((hj_store_rules_parse(s, &got, err, sizeof err) == 0) == ok);
+	FUZZ_CHECK((hj_rules_parse(s, &got, err, sizeof err) == 0) == ok);
 	FUZZ_CHECK(ok ? same_limits(&r, &got) : err[0] != '\0');
 
 	/* Into a buffer of exactly cut bytes (ASan watches its end). */
 	cut = 1 + fuzz_u8(&in) % (n + 1);
 	small = malloc(cut);
 	FUZZ_CHECK(small != NULL);
-	hj_store_rules_str(&r, small, cut);
+	hj_rules_format(&r, small, cut);
 	FUZZ_CHECK(strlen(small) == cut - 1 && memcmp(small, s, cut - 1) == 0);
 	free(small);
 }

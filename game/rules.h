@@ -124,6 +124,29 @@ void hj_rules_diff_keys(const hj_rules *a, const hj_rules *b, char *out,
  */
 int hj_rules_check(const hj_rules *r, char *err, size_t errlen);
 
+/* ---- The rules as text (rules_text.c) ---- */
+
+/*
+ * r as one line, the form the daemon's database keeps in meta.rules
+ * (docs/STATE.md) and compares with the configuration at every start, so
+ * its bytes never change: "preset=NAME min_bet=A max_bet=B
+ * timeout_blocks=T", then " max_exposure=E" when E is not 0, then
+ * " KEY=VALUE" for each rule key (hj_rule_keys order) whose value is not
+ * the preset's, so that a state made before a key existed (or without it)
+ * still matches.  Cut to fit n bytes, like snprintf.
+ */
+void hj_rules_format(const hj_rules *r, char *buf, size_t n);
+/* Room for any rule set's text: the limits and every rule key. */
+#define HJ_RULES_STRLEN 640
+
+/*
+ * The inverse: only that exact form is read (amounts canonical decimals,
+ * keys in that order, single spaces, no rule key at its preset's value),
+ * and the result must pass hj_rules_check.  Returns 0 and *out, or
+ * -EINVAL with the reason in err (*out untouched).
+ */
+int hj_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen);
+
 /*
  * The most a round opened by a Bet can ever return, stake included,
  * whatever the cards and the player's later choices (docs/PROTOCOL.md

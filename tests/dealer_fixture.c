@@ -78,7 +78,7 @@ hj_fixture *hj_fixture_new(const char *dir, hj_family fam,
                            size_t errlen)
 {
 	static const uint8_t zero[32];
-	char rs[HJ_STORE_RULES_MAX];
+	char rs[HJ_RULES_STRLEN];
 	char why[200];
 	if (hj_rules_check(rules, why, sizeof why) != 0) {
 		snprintf(err, errlen, "rules: %s", why);
@@ -95,7 +95,7 @@ hj_fixture *hj_fixture_new(const char *dir, hj_family fam,
 	snprintf(f->db, sizeof f->db, "%s/hashjackd.sqlite", dir);
 	snprintf(f->log, sizeof f->log, "%s/cards.jsonl", dir);
 	hj_cardlog_init(&f->cl);
-	hj_store_rules_str(rules, rs, sizeof rs);
+	hj_rules_format(rules, rs, sizeof rs);
 	hj_store_meta m = {
 	    .family = fam == HJ_EVM ? "evm" : "bitcoin",
 	    .chain = fam == HJ_EVM

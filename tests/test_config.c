@@ -22,7 +22,7 @@
 
 #include "config.h"
 #include "notify.h"
-#include "store.h"
+#include "rules.h"
 
 static char tmpdir[256];
 static char conf_path[300];
@@ -155,7 +155,7 @@ static void test_full_file(void **state)
 	assert_string_equal(c.state_dir, "/srv/hj/");
 	assert_string_equal(c.card_log, "/var/log/hj/cards.jsonl");
 	assert_int_equal(c.log_fsync, 0);
-	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1000000000000000 "
 	                        "max_bet=1329227995784915872903807060280344576 "
 	                        "timeout_blocks=50");
@@ -191,7 +191,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
 	assert_int_equal(c.log_fsync, 1);
-	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(
 	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
 	hj_config_free(&c);
@@ -1253,7 +1253,7 @@ static void test_max_exposure(void **state)
 	    load(MINIMAL "max_exposure = 0\n", &c, err, sizeof err), 0);
 	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 0);
-	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(
 	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");
 	hj_config_free(&c);
@@ -1263,7 +1263,7 @@ static void test_max_exposure(void **state)
 	    load(MINIMAL "max_exposure = 4000\n", &c, err, sizeof err), 0);
 	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, 4000);
-	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=100 max_exposure=4000");
 	hj_config_free(&c);
@@ -1287,7 +1287,7 @@ static void test_max_exposure(void **state)
 	                 0);
 	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_amount(c.rules.max_exposure, HJ_AMOUNT_MAX);
-	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=12 max_exposure="
 	                        "340282366920938463463374607431768211455");
@@ -1309,7 +1309,7 @@ static void test_max_exposure(void **state)
 static void test_rule_keys(void **state)
 {
 	hj_config c;
-	char err[512] = "", rs[HJ_STORE_RULES_MAX];
+	char err[512] = "", rs[HJ_RULES_STRLEN];
 
 	(void)state;
 	assert_int_equal(load(MINIMAL "double_on = any\n"
@@ -1323,7 +1323,7 @@ static void test_rule_keys(void **state)
 	assert_int_equal(c.rules.bj_num, 3); /* annakai's */
 	assert_int_equal(c.rules.surrender, HJ_SURRENDER_EARLY);
 	assert_int_equal(c.rules.pp_on, 1);
-	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	hj_rules_format(&c.rules, rs, sizeof rs);
 	/* double_on = any is annakai's own: not written. */
 	assert_string_equal(rs, "preset=annakai min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=100 surrender=early "
@@ -1335,7 +1335,7 @@ static void test_rule_keys(void **state)
 	    hj_config_set_arg(&c, "--rules.perfect_pairs=off", err, sizeof err),
 	    0);
 	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
-	hj_store_rules_str(&c.rules, rs, sizeof rs);
+	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1 max_bet=1000 "
 	                        "timeout_blocks=100 double_on=any "
 	                        "surrender=early");

@@ -189,13 +189,13 @@ static void set_cursor(hj_store *s, uint64_t height, uint8_t tag)
 		fail_msg("set cursor: %s", err);
 }
 
-/* meta.rules as the daemon writes it (hj_store_rules_str: tests/test_store.c
+/* meta.rules as the daemon writes it (hj_rules_format: tests/test_rules_text.c
  * checks that it writes back what this reads), read back into *r. */
 static void rules_of(const char *text, hj_rules *r)
 {
 	char err[200];
 
-	if (hj_store_rules_parse(text, r, err, sizeof err))
+	if (hj_rules_parse(text, r, err, sizeof err))
 		fail_msg("%s: %s", text, err);
 }
 

@@ -360,7 +360,7 @@ static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
 		       m->family);
 		return -EINVAL;
 	}
-	if (hj_store_rules_parse(m->rules, &v->rules, why, sizeof why)) {
+	if (hj_rules_parse(m->rules, &v->rules, why, sizeof why)) {
 		hj_say(err, errlen, "%s: meta.rules: %s", v->o.db, why);
 		return -EINVAL;
 	}

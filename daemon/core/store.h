@@ -5,9 +5,11 @@
  * effects and the cursor are written in one transaction, so a crash at any
  * instant leaves either all of a batch or none of it.
  *
- * store.c is the one place that knows the schema (docs/STATE.md): the
- * daemon writes and reads through the calls below, and the `hashjack`
- * tool reads through hj_store_read and the typed reads at the end.
+ * The store's files (store.c, store_rounds.c, store_ledger.c,
+ * store_settle.c, store_read.c) are the one place that knows the schema
+ * (docs/STATE.md): the daemon writes and reads through the calls below,
+ * and the `hashjack` tool reads through hj_store_read and the typed reads
+ * at the end.
  *
  * Every function returns 0 or a negative errno (-EIO for SQLite errors,
  * -EINVAL for data that fails its checks) with the reason in err.
@@ -44,31 +46,10 @@ typedef struct hj_store_meta {
 	const char *family; /* "evm" */
 	const char *chain;  /* chain identity, e.g. "evm:31337" */
 	const char *dealer; /* dealer address as configured, lower case */
-	const char *rules;  /* the rules, as hj_store_rules_str writes them */
+	const char *rules;  /* the rules, as hj_rules_format writes them */
 } hj_store_meta;
 int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
                         size_t errlen);
-
-/*
- * r as meta.rules holds it: "preset=NAME min_bet=A max_bet=B
- * timeout_blocks=T", then " max_exposure=E" when E is not 0, then
- * " KEY=VALUE" for each rule key (hj_rule_keys order) whose value is not
- * the preset's, so that a state made before a key existed (or without it)
- * still matches.
- */
-void hj_store_rules_str(const hj_rules *r, char *buf, size_t n);
-/* Room for any rule set's string: the limits and every rule key. */
-#define HJ_STORE_RULES_MAX 640
-
-/*
- * The inverse: only that exact form is read (amounts canonical decimals,
- * keys in that order, single spaces, no rule key at its preset's value),
- * and the result must pass
- * hj_rules_check.  Returns 0 and *out, or -EINVAL with the reason in err
- * (*out untouched).
- */
-int hj_store_rules_parse(const char *s, hj_rules *out, char *err,
-                         size_t errlen);
 
 typedef struct hj_cursor {
 	uint64_t height;           /* last processed block */

@@ -1,7 +1,10 @@
 /*
- * The store's insides, shared by its two files only: store.c (opening,
- * the schema and its migrations, the daemon's writes) and store_read.c
- * (the tool's read-only side).  Nothing else includes this header.
+ * The store's insides, shared by its files only: store.c (opening, the
+ * schema and its migrations, meta, the cursor, write transactions),
+ * store_rounds.c (the open rounds), store_ledger.c (the transactions and
+ * payouts a block leaves), store_settle.c (the payers' batches) and
+ * store_read.c (the tool's read-only side).  Nothing else includes this
+ * header.
  */
 #ifndef HJ_STORE_IMPL_H
 #define HJ_STORE_IMPL_H
@@ -28,7 +31,8 @@
  * index after a crash (the daemon's writes never make a WAL reader wait). */
 #define HJ_BUSY_TIMEOUT_MS 5000
 
-/* The statements prepared once at open (store.c). */
+/* The statements prepared once at open (store.c's stmt_sql), used by
+ * every writing file. */
 enum {
 	ST_META_GET,
 	ST_META_PUT,
@@ -76,6 +80,29 @@ struct hj_store {
 /* The message into err (vsnprintf: cut to errlen); err may be NULL. */
 void hj_store__say(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * A failed SQLite call of the daemon's connection: the message "PATH: op:
+ * SQLite's words" into err, and -EEXIST for a duplicate key, -EINVAL for
+ * any other constraint, -ENOMEM, else -EIO.  It also forgets the saved
+ * rounds (saved_valid 0): some errors (a full disk, I/O) end the
+ * transaction on their own, so what this connection wrote may be gone.
+ */
+int hj_store__fail(hj_store *s, const char *op, char *err, size_t errlen);
+
+/* Steps a statement that returns no rows, then resets it and drops its
+ * bindings (some point into the caller's stack).  0 or hj_store__fail's. */
+int hj_store__step_done(hj_store *s, sqlite3_stmt *st, const char *op,
+                        char *err, size_t errlen);
+
+/* 0 inside a write transaction, else -EINVAL ("PATH: op outside a
+ * transaction", saved rounds forgotten): the write calls refuse to run
+ * under SQLite's autocommit. */
+int hj_store__in_tx(hj_store *s, const char *op, char *err, size_t errlen);
+
+/* Heights and offsets are SQLite integers (signed 64-bit): 0, or -EINVAL
+ * with "what V above 2^63-1". */
+int hj_store__fits_i64(uint64_t v, const char *what, char *err, size_t errlen);
 
 /* Lower-case hex of an id, for messages: buf holds 2 * 32 + 1 bytes. */
 const char *hj_store__id_hex(const hj_id *id, char buf[65]);

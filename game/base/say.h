@@ -4,7 +4,7 @@
  * decides whether to log, print or pass the message on).
  *
  * HJ_ERRLEN is the one size of such a buffer.  A message is a sentence or
- * two with at most a quoted snippet of the input (chain/quote.h cuts
+ * two with at most a quoted snippet of the input (quote.h cuts
  * those), and a caller that wraps a callee's message in its own words
  * stays far below it.
  */

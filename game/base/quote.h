@@ -1,4 +1,5 @@
-/* Quoting what a user or a node gave, for messages. */
+/* Quoting what a user or a node gave, for messages: the ground floor's,
+ * since every layer says what it refuses. */
 #ifndef HJ_QUOTE_H
 #define HJ_QUOTE_H
 

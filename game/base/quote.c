@@ -1,3 +1,4 @@
+/* Quoting what a user or a node gave, for messages (quote.h). */
 #include "quote.h"
 
 #include <stdio.h>

@@ -1,0 +1,206 @@
+/*
+ * What a processed block leaves in the ledger (docs/STATE.md): each
+ * transaction to the dealer (hj_store_add_tx) and each payout it makes
+ * owed (hj_store_add_payout), both through statements prepared at open,
+ * and the sum of what is owed (hj_store_owed).  Settling those payouts is
+ * store_settle.c's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "quote.h"
+#include "store_impl.h"
+
+static int outcome_known(const char *o)
+{
+	static const char *const names[] = {"accepted", "rejected", "deposit",
+	                                    "ignored"};
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (o && strcmp(o, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
+                    const char *outcome, hj_reason reason, const hj_id *round,
+                    char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_TX_ADD];
+	char value[HJ_AMOUNT_STRLEN], hex[65];
+	int ret;
+
+	if ((ret = hj_store__in_tx(s, "add tx", err, errlen)) ||
+	    (ret = hj_store__fits_i64(height, "add tx: height", err, errlen)))
+		return ret;
+	if (a->txid.len < 1 || a->txid.len > 32 || a->sender.len > 32 ||
+	    (round && round->len > 32)) {
+		hj_store__say(err, errlen,
+		              "%s: add tx: txid, sender or round of bad "
+		              "length",
+		              s->path);
+		return -EINVAL;
+	}
+	if (!outcome_known(outcome) || (unsigned)reason >= HJ_R_COUNT ||
+	    (unsigned)a->act > HJ_PEEK) {
+		hj_store__say(err, errlen,
+		              "%s: add tx %s: unknown outcome, action or "
+		              "reason",
+		              s->path, hj_store__id_hex(&a->txid, hex));
+		return -EINVAL;
+	}
+	if (hj_store__bind_id(st, 1, &a->txid) ||
+	    sqlite3_bind_int64(st, 2, (sqlite3_int64)height) ||
+	    sqlite3_bind_int64(st, 3, a->tx_index) ||
+	    hj_store__bind_id(st, 4, &a->sender) ||
+	    hj_store__bind_text(st, 5, hj_amount_format(a->value, value)) ||
+	    hj_store__bind_text(st, 6, outcome) ||
+	    hj_store__bind_text(
+	        st, 7, a->act != HJ_ACT_NONE ? hj_act_name(a->act) : NULL) ||
+	    hj_store__bind_text(
+	        st, 8, reason != HJ_OK ? hj_reason_name(reason) : NULL) ||
+	    hj_store__bind_id(st, 9, round)) {
+		sqlite3_clear_bindings(st);
+		return hj_store__fail(s, "add tx", err, errlen);
+	}
+	ret = hj_store__step_done(s, st, "add tx", err, errlen);
+	if (ret == -EEXIST)
+		hj_store__say(err, errlen, "%s: add tx: %s already recorded",
+		              s->path, hj_store__id_hex(&a->txid, hex));
+	else if (ret == -EINVAL)
+		hj_store__say(err, errlen,
+		              "%s: add tx %s (block %llu, index %u): %s",
+		              s->path, hj_store__id_hex(&a->txid, hex),
+		              (unsigned long long)height, a->tx_index,
+		              sqlite3_errmsg(s->db));
+	return ret;
+}
+
+/* The fields a payout of each kind must and must not have. */
+static const char *payout_invalid(const hj_payout *p)
+{
+	size_t k;
+
+	if (p->id == NULL || p->kind == NULL)
+		return "id or kind missing";
+	if (strcmp(p->kind, "return") != 0 &&
+	    strcmp(p->kind, "insurance") != 0 &&
+	    strcmp(p->kind, "sidebet") != 0 && strcmp(p->kind, "refund") != 0)
+		return "kind is not return, insurance, sidebet or refund";
+	k = strlen(p->kind);
+	if (strncmp(p->id, p->kind, k) != 0 || p->id[k] != ':')
+		return "id does not begin with its kind";
+	for (const char *c = p->id; *c; c++)
+		if (*c <= ' ' || *c >= 0x7f || (*c >= 'A' && *c <= 'Z'))
+			return "id holds a character other than lower-case "
+			       "printable ASCII";
+	if ((p->round && (p->round->len < 1 || p->round->len > 32)) ||
+	    (p->txid && (p->txid->len < 1 || p->txid->len > 32)) ||
+	    (p->recipient && p->recipient->len > 32))
+		return "round, txid or recipient of bad length";
+	if (strcmp(p->kind, "return") == 0 && (!p->round || p->hand < 0))
+		return "a return needs its round and hand";
+	if ((strcmp(p->kind, "insurance") == 0 ||
+	     strcmp(p->kind, "sidebet") == 0) &&
+	    (!p->round || p->hand != -1))
+		return "an insurance or side bet return needs its round and "
+		       "no hand";
+	if (strcmp(p->kind, "refund") == 0 && (!p->txid || p->hand != -1))
+		return "a refund needs its transaction and no hand";
+	if (strcmp(p->kind, "refund") != 0 && p->txid)
+		return "only a refund names a transaction";
+	if (p->amount == 0)
+		return "amount 0: nothing is owed";
+	return NULL;
+}
+
+int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
+                        size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_PAYOUT_ADD];
+	char amount[HJ_AMOUNT_STRLEN], q[96];
+	const char *bad;
+	int ret;
+
+	if ((ret = hj_store__in_tx(s, "add payout", err, errlen)) ||
+	    (ret = hj_store__fits_i64(p->height, "add payout: height", err,
+	                              errlen)))
+		return ret;
+	if ((bad = payout_invalid(p)) != NULL) {
+		hj_quote(p->id ? p->id : "", q, sizeof q);
+		hj_store__say(err, errlen, "%s: add payout %s: %s", s->path, q,
+		              bad);
+		return -EINVAL;
+	}
+	if (hj_store__bind_text(st, 1, p->id) ||
+	    hj_store__bind_text(st, 2, p->kind) ||
+	    hj_store__bind_id(st, 3, p->round) ||
+	    (p->hand >= 0 ? sqlite3_bind_int(st, 4, p->hand)
+	                  : sqlite3_bind_null(st, 4)) ||
+	    hj_store__bind_id(st, 5, p->txid) ||
+	    hj_store__bind_id(st, 6, p->recipient) ||
+	    hj_store__bind_text(st, 7, hj_amount_format(p->amount, amount)) ||
+	    sqlite3_bind_int64(st, 8, (sqlite3_int64)p->height)) {
+		sqlite3_clear_bindings(st);
+		return hj_store__fail(s, "add payout", err, errlen);
+	}
+	ret = hj_store__step_done(s, st, "add payout", err, errlen);
+	if (ret == -EEXIST || ret == -EINVAL) {
+		hj_quote(p->id, q, sizeof q);
+		if (ret == -EEXIST)
+			hj_store__say(err, errlen,
+			              "%s: add payout: %s already recorded",
+			              s->path, q);
+		else
+			hj_store__say(err, errlen, "%s: add payout %s: %s",
+			              s->path, q, sqlite3_errmsg(s->db));
+	}
+	return ret;
+}
+
+int hj_store_owed(hj_store *s, uint64_t *count, hj_amount *sum, char *err,
+                  size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_OWED];
+	uint64_t n = 0;
+	hj_amount total = 0;
+	char q[96];
+	int rc, ret = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+		const char *txt = (const char *)sqlite3_column_text(st, 1);
+		int len = sqlite3_column_bytes(st, 1);
+		hj_amount v;
+
+		if (txt == NULL || hj_amount_parse(txt, (size_t)len, &v)) {
+			hj_quote(id ? id : "", q, sizeof q);
+			hj_store__say(err, errlen,
+			              "%s: payout %s: amount is not a "
+			              "canonical decimal",
+			              s->path, q);
+			ret = -EINVAL;
+			break;
+		}
+		if (v > HJ_AMOUNT_MAX - total) {
+			hj_store__say(err, errlen,
+			              "%s: owed payouts sum above 2^128-1",
+			              s->path);
+			ret = -ERANGE;
+			break;
+		}
+		total += v;
+		n++;
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = hj_store__fail(s, "sum owed payouts", err, errlen);
+	sqlite3_reset(st);
+	if (ret == 0) {
+		*count = n;
+		*sum = total;
+	}
+	return ret;
+}
