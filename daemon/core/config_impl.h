@@ -100,12 +100,13 @@ enum key_id {
 
 /* Sets one key from its text; on error returns -EINVAL (or -ENOMEM) and
  * writes the reason, without place or value, into why. */
-typedef int (*setter)(hj_config *c, const char *v, char *why, size_t n);
+typedef int (*hj_config__setter)(hj_config *c, const char *v, char *why,
+                                 size_t n);
 
-struct key {
+struct hj_config__key {
 	const char *section;
 	const char *name;
-	setter set;
+	hj_config__setter set;
 	int secret; /* the value is never shown */
 };
 
@@ -118,7 +119,7 @@ struct key {
 	                                      : "")
 
 /* Every key, by id; the sections, NULL-terminated. */
-extern const struct key hj_config__keys[K_COUNT];
+extern const struct hj_config__key hj_config__keys[K_COUNT];
 extern const char *const hj_config__sections[];
 
 /* The key's id, or -1 (unknown key) or -2 (unknown section). */

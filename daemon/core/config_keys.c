@@ -597,7 +597,7 @@ SERVE_UNSIGNED(max_headers, max_headers, 4, 1000)
 SERVE_UNSIGNED(max_message, max_message, 64, 1048576)
 SERVE_UNSIGNED(poll_ms, poll_interval_ms, 10, 3600000)
 
-const struct key hj_config__keys[K_COUNT] = {
+const struct hj_config__key hj_config__keys[K_COUNT] = {
     [K_FAMILY] = {"chain", "family", set_family, 0},
     [K_COIN] = {"chain", "coin", set_coin, 0},
     [K_RPC_URL] = {"chain", "rpc_url", set_rpc_url, 0},
