@@ -6,8 +6,8 @@ Python 3, standard library only.  What it gives a test:
   started, stopped (SIGTERM, kill -9), its card log and database cursor
   waited for, its stderr, its [metrics] listener; find_hashjackd();
   litecoind_daemon(): a Hashjackd as the Bitcoin-family suites run it.
-- NotifySocket: systemd's notify protocol read by a test (the STATUS= lines
-  hashjackd sends to $NOTIFY_SOCKET).
+- NotifySocket: systemd's notify protocol read by a test ($NOTIFY_SOCKET:
+  every message, with when it came, and the STATUS= lines).
 - parse_prometheus(), metric(): its /metrics page read.
 """
 
@@ -18,6 +18,7 @@ import socket
 import sqlite3
 import subprocess
 import threading
+import time
 import urllib.request
 
 from logs import last_logged_height, read_cardlog
@@ -203,34 +204,44 @@ def litecoind_daemon(binary, node, dealer, min_bet, max_bet, timeout_blocks=None
 # systemd's notify socket
 
 class NotifySocket:
-    """A datagram socket in the role of systemd's $NOTIFY_SOCKET: keeps every
-    STATUS= the daemon sends.  Read all the time by a thread, as systemd
-    does: the daemon's sendto blocks once the socket's queue is full."""
+    """A datagram socket in the role of systemd's $NOTIFY_SOCKET, read all
+    the time by a thread, as systemd does: the daemon's sendto blocks once
+    the socket's queue is full.  msgs holds every message as (time.monotonic()
+    when it came, its text, the last height of card_log then, when a card
+    log is given, else None); texts() the texts, read() the STATUS= lines
+    (without "STATUS="), the last 1000.  At most MAX_MSGS messages are kept,
+    the last ones (a daemon says STATUS= at most once a second)."""
 
-    def __init__(self, path):
+    MAX_MSGS = 100000
+    MAX_STATUSES = 1000
+
+    def __init__(self, path, card_log=None):
         self.path = path
+        self.card_log = card_log
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(path)
-        self.sock.settimeout(0.2)
-        self.statuses = []
+        self.sock.settimeout(0.05)
+        self.msgs = []
         self.lock = threading.Lock()
         self.stopping = False
         self.thread = threading.Thread(target=self._drain, daemon=True)
         self.thread.start()
 
+    def _keep(self, data):
+        height = last_logged_height(self.card_log) if self.card_log else None
+        with self.lock:
+            self.msgs.append((time.monotonic(), data.decode("utf-8", "replace"), height))
+            del self.msgs[:-self.MAX_MSGS]
+
     def _drain(self):
         while not self.stopping:
             try:
-                msg = self.sock.recv(65536).decode("utf-8", "replace")
+                data = self.sock.recv(65536)
             except socket.timeout:
                 continue
             except OSError:
                 return
-            with self.lock:
-                for line in msg.split("\n"):
-                    if line.startswith("STATUS="):
-                        self.statuses.append(line[7:])
-                del self.statuses[:-1000]
+            self._keep(data)
 
     def start_daemon(self, dm, *args):
         """dm.start(*args) (a Hashjackd) with $NOTIFY_SOCKET naming this
@@ -241,13 +252,29 @@ class NotifySocket:
         finally:
             del os.environ["NOTIFY_SOCKET"]
 
-    def read(self):
+    def texts(self):
+        """Every message's text, in order."""
         with self.lock:
-            return list(self.statuses)
+            return [m for _, m, _ in self.msgs]
+
+    def read(self):
+        """The STATUS= lines of the messages, in order, the last 1000."""
+        out = [line[7:] for m in self.texts() for line in m.split("\n")
+               if line.startswith("STATUS=")]
+        return out[-self.MAX_STATUSES:]
 
     def close(self):
+        """Stops the thread, keeps what is still queued (a daemon that has
+        exited sent all it will), closes and removes the socket."""
         self.stopping = True
         self.thread.join(5)
+        self.sock.setblocking(False)
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except OSError:
+                break
+            self._keep(data)
         self.sock.close()
         try:
             os.unlink(self.path)

@@ -45,11 +45,9 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -59,7 +57,7 @@ from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  
                     fmt_counts, hand_total, heights_of, log_bytes, settle_quiet,
                     sigterm_measured, stderr_since, stderr_size, summary, tail_text,
                     wait_cursor, wait_log_height)
-from daemon import Hashjackd  # noqa: E402
+from daemon import Hashjackd, NotifySocket  # noqa: E402
 from evm_node import Anvil, BET, DOUBLE, HIT, PEEK, PEEK_INSURED, STAND, SURRENDER  # noqa: E402
 from logs import events, last_logged_height  # noqa: E402
 from players import CardLogPlayers, LogPlayer  # noqa: E402
@@ -973,42 +971,6 @@ def case_state_dir_guard(ctx):
         a.stop()
     return ("second daemon -> 1 (\"another hashjackd\"); dealer, min_bet, max_bet, "
             "timeout_blocks -> 4; log shorter / replaced -> 1; state unchanged; SIGINT -> 0")
-
-
-class NotifySocket:
-    """An AF_UNIX datagram socket standing in for systemd: records each
-    message with the card log's last height when it arrived."""
-
-    def __init__(self, path, card_log):
-        self.path = path
-        self.card_log = card_log
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(path)
-        self.sock.settimeout(0.05)
-        self.msgs = []
-        self.stop_ = False
-        self.th = threading.Thread(target=self._run, daemon=True)
-        self.th.start()
-
-    def _run(self):
-        while not self.stop_:
-            try:
-                m = self.sock.recv(4096)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            self.msgs.append((time.monotonic(), m.decode("utf-8", "replace"),
-                              last_logged_height(self.card_log)))
-
-    def close(self):
-        self.stop_ = True
-        self.th.join(2)
-        self.sock.close()
-        os.unlink(self.path)
-
-    def texts(self):
-        return [m for _, m, _ in self.msgs]
 
 
 def case_sd_notify(ctx):
