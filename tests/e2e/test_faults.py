@@ -145,7 +145,9 @@ class Session(CardLogPlayers):
     Hits, Stands, Doubles, a few Surrenders, premature and wrong-value
     actions, Bets out of limits, deposits, lazy rounds left to time out.
     Each player acts on the events of a card log (never on a card not yet
-    logged); step() also mines a block every `interval` seconds."""
+    logged; players.CardLogPlayers reads it); step() also mines a block
+    every `interval` seconds.  An action is its sender's, a settlement its
+    player's (an address)."""
 
     def __init__(self, a, log_path, players, rng, interval=0.12, lazy=0.12):
         self.a = a
@@ -160,57 +162,16 @@ class Session(CardLogPlayers):
         self.by_tx[h] = p
         self.sent[what] += 1
 
-    def feed(self, line):
-        h = line["height"]
-        self.height = h
-        for e in line["events"]:
-            t = e["type"]
-            if t in ("action", "reject", "deposit", "ignored"):
-                p = self.by_tx.pop(e["tx"], None)
-                if p is None:
-                    continue
-                if p.pending == e["tx"]:
-                    p.pending = None
-                if t == "action":
-                    a = e["action"]
-                    if a == "Bet":
-                        p.round, p.cards, p.dealer = e["round"], [], []
-                        p.stake, p.peeked, p.ready_at = int(e["stake"]), False, h + 3
-                        p.lazy = self.rng.random() < self.lazy
-                        p.premature = self.rng.random() < 0.12
-                        self.by_round[p.round] = p
-                    elif a in ("Hit", "Peek"):
-                        p.ready_at = h + 1
-                        p.peeked = p.peeked or a == "Peek"
-                    else:
-                        p.ready_at = None      # Stand, Double, Surrender: wait
-                elif t == "reject":
-                    if e.get("reason") == "no_round" and p.round:
-                        self.by_round.pop(p.round, None)
-                        p.round = None
-                    if e.get("action") == "Bet" or p.round is None:
-                        p.next_bet_at = h + 1
-            elif t == "draw":
-                p = self.by_round.get(e["round"])
-                if p:
-                    if e["handOwner"] == "Dealer":
-                        p.dealer.append(e["card"])
-                    elif e.get("handIndex") == 0:
-                        p.cards.append(e["card"])
-            elif t == "timeout":
-                p = self.by_round.get(e["round"])
-                if p:
-                    if e["action"] == "Peek":
-                        p.peeked, p.ready_at = True, h + 1
-                    else:
-                        p.ready_at = None
-            elif t == "settle":
-                p = self.by_addr.get(e["player"])
-                if p:
-                    self.by_round.pop(e["round"], None)
-                    if p.round == e["round"]:
-                        p.round = None
-                    p.next_bet_at = h + self.rng.randint(1, 3)
+    def actor(self, e, p):
+        return p
+
+    def settled(self, e, h):
+        p = self.by_addr.get(e["player"])
+        if p:
+            self.by_round.pop(e["round"], None)
+            if p.round == e["round"]:
+                p.round = None
+            p.next_bet_at = h + self.rng.randint(1, 3)
 
     def decide(self, p):
         rng = self.rng

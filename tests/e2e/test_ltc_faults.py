@@ -197,7 +197,6 @@ class Player(LogPlayer):
         self.key = key
         self.pub = pub
         self.bet = bet
-        self.seq = 0
         self.last_payload = None     # of the last signed action sent
 
 
@@ -207,8 +206,12 @@ class Session(CardLogPlayers):
     Surrenders, premature and wrong-value actions, actions signed by
     another player's key or with a stale seq (bad_signature), Bets out of
     limits, deposits, lazy rounds left to time out.  Each player acts on the
-    events of a card log (never on a card not yet logged); step() also mines
-    a block every `interval` seconds."""
+    events of a card log (never on a card not yet logged;
+    players.CardLogPlayers reads it); step() also mines a block every
+    `interval` seconds.  A Bet is its key's player's, another action and a
+    settlement its round's.  A player acts early after one Bet in five."""
+
+    premature = 0.2
 
     def __init__(self, ctx, n, dealer, log_path, players, rng, interval=0.12, lazy=0.12,
                  bad=0.06):
@@ -232,67 +235,19 @@ class Session(CardLogPlayers):
         return self.ctx.sign(action, key or p.key, self.genesis, p.round,
                              p.seq if seq is None else seq, insurance)
 
-    def feed(self, line):
-        h = line["height"]
-        self.height = h
-        rng = self.rng
-        for e in line["events"]:
-            t = e["type"]
-            p = None
-            if t in ("action", "reject", "deposit", "ignored"):
-                p = self.by_tx.pop(e["tx"], None)
-                if p is not None and p.pending == e["tx"]:
-                    p.pending = None
-            if t == "action":
-                a = e["action"]
-                if a == "Bet":
-                    q = self.by_pub.get(e["player"])
-                    if q is None:
-                        continue
-                    q.round, q.seq, q.cards, q.dealer = e["round"], 0, [], []
-                    q.stake, q.peeked, q.ready_at = int(e["stake"]), False, h + 3
-                    q.lazy = rng.random() < self.lazy
-                    q.premature = rng.random() < 0.2
-                    q.last_payload = None
-                    self.by_round[q.round] = q
-                    continue
-                q = self.by_round.get(e["round"])
-                if q is None:
-                    continue
-                q.seq += 1
-                if a in ("Hit", "Peek"):
-                    q.ready_at = h + 1
-                    q.peeked = q.peeked or a == "Peek"
-                else:
-                    q.ready_at = None          # Stand, Double, Surrender: wait
-            elif t == "reject":
-                if p is None:
-                    continue
-                if e.get("reason") == "no_round" and p.round:
-                    self.by_round.pop(p.round, None)
-                    p.round = None
-                if e.get("action") == "Bet" or p.round is None:
-                    p.next_bet_at = h + 1
-            elif t == "draw":
-                q = self.by_round.get(e["round"])
-                if q:
-                    if e["handOwner"] == "Dealer":
-                        q.dealer.append(e["card"])
-                    elif e.get("handIndex") == 0:
-                        q.cards.append(e["card"])
-            elif t == "timeout":
-                q = self.by_round.get(e["round"])
-                if q:
-                    q.seq += 1
-                    if e["action"] == "Peek":
-                        q.peeked, q.ready_at = True, h + 1
-                    else:
-                        q.ready_at = None
-            elif t == "settle":
-                q = self.by_round.pop(e["round"], None)
-                if q and q.round == e["round"]:
-                    q.round = None
-                    q.next_bet_at = h + rng.randint(1, 3)
+    def actor(self, e, p):
+        if e["action"] == "Bet":
+            return self.by_pub.get(e["player"])
+        return self.by_round.get(e["round"])
+
+    def round_began(self, p):
+        p.last_payload = None
+
+    def settled(self, e, h):
+        q = self.by_round.pop(e["round"], None)
+        if q and q.round == e["round"]:
+            q.round = None
+            q.next_bet_at = h + self.rng.randint(1, 3)
 
     def decide(self, p):
         rng = self.rng
