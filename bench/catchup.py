@@ -17,7 +17,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 from daemon import Hashjackd  # noqa: E402
-from procs import add_exit_hook, install_cleanup, wait_until  # noqa: E402
+from procs import add_exit_hook, free_port, install_cleanup, wait_until  # noqa: E402
 
 ANVIL = os.path.join(ROOT, "node_modules", ".bin", "anvil")
 DEALER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"  # anvil account 1
@@ -37,12 +36,6 @@ MAX_BET = 10**18
 PAYLOADS = ["0x484a0101", "0x484a0102", "0x484a0103", "0x484a0104",
             "0x484a0105", "0x484a0106", "0x484a010700", "0x484a010701",
             "0x484a01", "0x"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Node:
