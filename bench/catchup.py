@@ -17,7 +17,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,8 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-import hj  # noqa: E402
+from daemon import Hashjackd  # noqa: E402
+from procs import add_exit_hook, free_port, install_cleanup, wait_until  # noqa: E402
 
 ANVIL = os.path.join(ROOT, "node_modules", ".bin", "anvil")
 DEALER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"  # anvil account 1
@@ -36,12 +36,6 @@ MAX_BET = 10**18
 PAYLOADS = ["0x484a0101", "0x484a0102", "0x484a0103", "0x484a0104",
             "0x484a0105", "0x484a0106", "0x484a010700", "0x484a010701",
             "0x484a01", "0x"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Node:
@@ -131,14 +125,14 @@ def run_raw(build, node, tip, batch, depth=1, cookie=None):
 
 
 def run_daemon(build, node, dealer, tip, batch, workdir, min_bet, max_bet):
-    """hashjackd (tests/e2e/hj.py's Hashjackd: its configuration file in
+    """hashjackd (tests/e2e/daemon.py's Hashjackd: its configuration file in
     workdir, its card log workdir/state/cards.jsonl, both left there) over
     blocks 0..tip of node, confirmations 1, timed from its start until its
     card log holds block tip: (blocks/s, seconds, peak RSS KiB, the
-    stopped hj.Hashjackd)."""
-    dm = hj.Hashjackd(os.path.join(build, "hashjackd"), node, dealer, min_bet, max_bet,
-                      confirmations=1, poll_interval_ms=100, batch_blocks=batch,
-                      start_height=0, workdir=workdir)
+    stopped daemon.Hashjackd)."""
+    dm = Hashjackd(os.path.join(build, "hashjackd"), node, dealer, min_bet, max_bet,
+                   confirmations=1, poll_interval_ms=100, batch_blocks=batch,
+                   start_height=0, workdir=workdir)
     st, _, err = dm.check_config()
     if st != 0:
         raise SystemExit("hashjackd --check-config failed (%d): %s" % (st, err.strip()))
@@ -151,7 +145,7 @@ def run_daemon(build, node, dealer, tip, batch, workdir, min_bet, max_bet):
                                  % (dm.proc.returncode, dm.stderr()[-3000:]))
             last = dm.last_height()
             return last is not None and last >= tip
-        hj.wait_until(done, 600, "hashjackd to deal block %d" % tip, 0.01)
+        wait_until(done, 600, "hashjackd to deal block %d" % tip, 0.01)
         elapsed = time.monotonic() - t0
         rss = peak_rss_kib(dm.proc.pid)
     finally:
@@ -172,11 +166,11 @@ def main():
     a = ap.parse_args()
     if not os.path.exists(ANVIL):
         raise SystemExit("anvil not found at %s: run scripts/deps.sh" % ANVIL)
-    hj.install_cleanup()
+    install_cleanup()
     workdir = tempfile.mkdtemp(prefix="hj-bench-")
-    hj.add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
+    add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
     node = Node()
-    hj.add_exit_hook(node.proc.kill)
+    add_exit_hook(node.proc.kill)
     try:
         print("pre-mining %d blocks with %d action transactions..."
               % (a.blocks, a.actions), flush=True)

@@ -2,10 +2,10 @@
 """Catch-up benchmark, Bitcoin family: hashjackd against the raw limit on
 litecoind (regtest).
 
-Builds a regtest chain of BLOCKS blocks (tests/e2e/ltc.py; bulk blocks pay a
-burn address, P2WSH(OP_TRUE), so no wallet grows with them) holding ACTIONS
-action transactions spread over it, each made with the node's wallet as a
-player makes it (createrawtransaction, fundrawtransaction,
+Builds a regtest chain of BLOCKS blocks (tests/e2e/btc_node.py; bulk blocks
+pay a burn address, P2WSH(OP_TRUE), so no wallet grows with them) holding
+ACTIONS action transactions spread over it, each made with the node's
+wallet as a player makes it (createrawtransaction, fundrawtransaction,
 signrawtransactionwithwallet, sendrawtransaction):
   - Bets paying the dealer, payload 484a0101 + a random valid x-only key
     (some out of the bet limits, some with the stake split over two
@@ -47,9 +47,9 @@ ROOT = os.path.dirname(HERE)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 sys.path.insert(0, HERE)
-import hj  # noqa: E402
-import ltc  # noqa: E402
+from btc_node import COIN, Litecoind, action_payload, bet_payload, short_id  # noqa: E402
 from catchup import run_daemon, run_raw  # noqa: E402
+from procs import add_exit_hook, install_cleanup  # noqa: E402
 
 MIN_BET = 100000          # litoshis; above the 2940 dust limit per output
 MAX_BET = 10 ** 8
@@ -71,7 +71,7 @@ def premine(node, blocks, actions, rng, log):
     burn = node.rpc("decodescript", "51")["segwit"]["addresses"][0]
     players = ["p%d" % i for i in range(6)]
     node.mine(101)                                   # the funder's coins
-    node.fund(players * 3, 10 * ltc.COIN)            # 3 coins each, one transaction
+    node.fund(players * 3, 10 * COIN)                # 3 coins each, one transaction
     start = node.height() + 1
     if blocks < start + actions:
         raise SystemExit("--blocks %d too small for %d actions" % (blocks, actions))
@@ -86,19 +86,19 @@ def premine(node, blocks, actions, rng, log):
         r = rng.random()
         if r < 0.45 or not bets:
             kind, value = "bet", rng.randint(MIN_BET, MAX_BET)
-            data = ltc.bet_payload(random_xonly(rng))
+            data = bet_payload(random_xonly(rng))
         elif r < 0.55:
             kind, value = "bet-split", [rng.randint(MIN_BET, MAX_BET // 2) for _ in range(2)]
-            data = ltc.bet_payload(random_xonly(rng))
+            data = bet_payload(random_xonly(rng))
         elif r < 0.62:
             kind, value = "bet-out-of-limits", rng.choice([MIN_BET - 1, MAX_BET + 1])
-            data = ltc.bet_payload(random_xonly(rng))
+            data = bet_payload(random_xonly(rng))
         elif r < 0.95:
             kind, value = "zero-value", 0
             act = rng.choice(["Hit", "Stand", "Surrender", "Peek"])
             fields = "00" if act == "Peek" else ""
             sig = "%0128x" % rng.getrandbits(512)
-            data = ltc.action_payload(act, fields, ltc.short_id(rng.choice(bets)), sig)
+            data = action_payload(act, fields, short_id(rng.choice(bets)), sig)
         else:
             kind, value, data = "deposit", rng.randint(10000, 10 ** 6), None
         txid = node.send_action(p, dealer, value, data)
@@ -125,14 +125,14 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--timeout", type=int, default=1800, help="deadline for the whole run (s)")
     a = ap.parse_args()
-    hj.install_cleanup(a.timeout)
+    install_cleanup(a.timeout)
     for tool in ("raw_fetch", "hashjackd"):
         if not os.access(os.path.join(a.build, tool), os.X_OK):
             raise SystemExit("%s not found in %s" % (tool, a.build))
     workdir = tempfile.mkdtemp(prefix="hj-bench-btc-")
     if not a.keep:
-        hj.add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
-    node = ltc.Litecoind(workdir=os.path.join(workdir, "node"), mweb=a.mweb).start()
+        add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
+    node = Litecoind(workdir=os.path.join(workdir, "node"), mweb=a.mweb).start()
     try:
         print("building a regtest chain of %d blocks with %d action transactions%s..."
               % (a.blocks, a.actions, " (MWEB from 432)" if a.mweb else ""), flush=True)

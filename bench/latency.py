@@ -50,8 +50,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-import hj  # noqa: E402
-import ltc  # noqa: E402
+from btc_node import Litecoind  # noqa: E402
+from daemon import Hashjackd  # noqa: E402
+from evm_node import Anvil  # noqa: E402
+from procs import add_exit_hook, install_cleanup, kill_children, wait_until  # noqa: E402
 
 IN_MODIFY = 0x2
 IN_NONBLOCK = 0o4000
@@ -179,13 +181,13 @@ def stats(xs):
 
 def run_family(a, family, build, workdir, rng):
     if family == "evm":
-        node = hj.Anvil(workdir=os.path.join(workdir, "anvil"), keep_state=False).start()
+        node = Anvil(workdir=os.path.join(workdir, "anvil"), keep_state=False).start()
         dealer = node.account(1).address
         min_bet, max_bet = 10 ** 15, 10 ** 18
         node.mine_empty(2)
         name = "anvil"
     else:
-        node = ltc.Litecoind(workdir=os.path.join(workdir, "litecoind")).start()
+        node = Litecoind(workdir=os.path.join(workdir, "litecoind")).start()
         node.mine(2)
         dealer = node.fresh_address()
         min_bet, max_bet = 10000, 10 ** 9
@@ -193,19 +195,19 @@ def run_family(a, family, build, workdir, rng):
     daemons = {}
     try:
         for kind, push in (("push", "on"), ("poll", "off")):
-            d = hj.Hashjackd(os.path.join(build, "hashjackd"), node, dealer, min_bet,
-                             max_bet, confirmations=1, poll_interval_ms=a.poll_ms,
-                             workdir=os.path.join(workdir, "%s-%s" % (family, kind)),
-                             extra={"chain": {"push": push}})
+            d = Hashjackd(os.path.join(build, "hashjackd"), node, dealer, min_bet,
+                          max_bet, confirmations=1, poll_interval_ms=a.poll_ms,
+                          workdir=os.path.join(workdir, "%s-%s" % (family, kind)),
+                          extra={"chain": {"push": push}})
             d.start()
             daemons[kind] = d
         for kind, d in daemons.items():
-            hj.wait_until(lambda: "caught up" in d.stderr() or not d.running(), 30,
-                          "hashjackd (%s) to catch up" % kind)
+            wait_until(lambda: "caught up" in d.stderr() or not d.running(), 30,
+                       "hashjackd (%s) to catch up" % kind)
             if not d.running():
                 raise SystemExit("hashjackd (%s) exited:\n%s" % (kind, d.stderr()[-2000:]))
         push = daemons["push"]
-        hj.wait_until(lambda: "push: on: " in push.stderr(), 30, "push to be on")
+        wait_until(lambda: "push: on: " in push.stderr(), 30, "push to be on")
         logs = {k: LogWatch(d.card_log) for k, d in daemons.items()}
         watcher = Watcher(list(logs.values()))
         watcher.start()
@@ -223,8 +225,8 @@ def run_family(a, family, build, workdir, rng):
             started[first + i] = t0
             calls.append(t1 - t0)
         last = first + a.blocks - 1
-        hj.wait_until(lambda: all(last in w.seen for w in logs.values()), 10 + a.poll_ms / 1000,
-                      "both logs to hold block %d" % last)
+        wait_until(lambda: all(last in w.seen for w in logs.values()), 10 + a.poll_ms / 1000,
+                   "both logs to hold block %d" % last)
         watcher.stop = True
         watcher.join()
         miner.close()
@@ -280,16 +282,16 @@ def main():
         raise SystemExit("bad --blocks or gaps")
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
-    hj.install_cleanup()
+    install_cleanup()
     workdir = tempfile.mkdtemp(prefix="hj-bench-latency-")
     if not a.keep:
-        hj.add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
+        add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
     ok = True
     try:
         for family in (("evm", "btc") if a.family == "both" else (a.family,)):
             ok = run_family(a, family, a.build, workdir, rng) and ok
     finally:
-        hj.kill_children()
+        kill_children()
         if a.keep:
             print("work directory kept: %s" % workdir)
     print("seed %d" % seed)

@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 sys.path.insert(0, HERE)
 import catchup  # noqa: E402
 import catchup_btc  # noqa: E402
-import hj  # noqa: E402
-import ltc  # noqa: E402
+from btc_node import Litecoind  # noqa: E402
+from procs import add_exit_hook, install_cleanup  # noqa: E402
 
 
 def child_cpu():
@@ -66,7 +66,7 @@ def run_verify(build, conf, tip):
 def evm_chain(a, workdir):
     """A started anvil with catchup.py's chain: (node, tip, dealer, stop, cookie)."""
     node = catchup.Node()
-    hj.add_exit_hook(node.proc.kill)
+    add_exit_hook(node.proc.kill)
     print("pre-mining %d anvil blocks with %d action transactions..."
           % (a.blocks, a.actions), flush=True)
     tip = catchup.premine(node, a.blocks, a.actions)
@@ -75,7 +75,7 @@ def evm_chain(a, workdir):
 
 def btc_chain(a, workdir):
     """A started litecoind with catchup_btc.py's chain."""
-    node = ltc.Litecoind(workdir=os.path.join(workdir, "node")).start()
+    node = Litecoind(workdir=os.path.join(workdir, "node")).start()
     print("building a litecoind regtest chain of %d blocks with %d action transactions..."
           % (a.blocks, a.actions), flush=True)
     t = time.monotonic()
@@ -103,13 +103,13 @@ def main():
     evm = a.family == "evm"
     a.blocks = a.blocks or (20000 if evm else 5000)
     a.actions = a.actions or (300 if evm else 200)
-    hj.install_cleanup(a.timeout)
+    install_cleanup(a.timeout)
     for tool in ("raw_fetch", "hashjackd", "hashjack"):
         if not os.access(os.path.join(a.build, tool), os.X_OK):
             raise SystemExit("%s not found in %s" % (tool, a.build))
     workdir = tempfile.mkdtemp(prefix="hj-bench-verify-")
     if not a.keep:
-        hj.add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
+        add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
     node, tip, dealer, stop, cookie, min_bet, max_bet = \
         (evm_chain if evm else btc_chain)(a, workdir)
     raws, verifies = [], []

@@ -42,7 +42,8 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-import hj  # noqa: E402  (find_tool, CardLogTail)
+from evm_node import find_tool  # noqa: E402
+from logs import CardLogTail  # noqa: E402
 
 PAYLOAD = {"Bet": "0x484a0101", "Hit": "0x484a0102", "Stand": "0x484a0103",
            "Double": "0x484a0104", "Split": "0x484a0105", "Surrender": "0x484a0106",
@@ -192,7 +193,7 @@ class Bot:
         self.a = args
         self.players = {p.address: p for p in players}
         self.rounds = {}           # round id -> Player, for our rounds
-        self.cast = hj.find_tool("cast")
+        self.cast = find_tool("cast")
         self.rng = random.Random(args.seed)
         self.height = None         # last log height seen
         self._id = 0
@@ -364,7 +365,7 @@ class Bot:
         self.send(p, move, value, why)
 
     def run(self):
-        tail = hj.CardLogTail(self.a.card_log)
+        tail = CardLogTail(self.a.card_log)
         deadline = time.monotonic() + self.a.duration if self.a.duration else None
         started = False
         while not self.stop:
@@ -492,7 +493,7 @@ def main():
         for i in (int(x) for x in a.players.split(",") if x.strip()):
             players.append(Player(c["available_accounts"][i], c["private_keys"][i]))
     for k in a.key:
-        r = subprocess.run([hj.find_tool("cast"), "wallet", "address", "--private-key", k],
+        r = subprocess.run([find_tool("cast"), "wallet", "address", "--private-key", k],
                            capture_output=True, text=True, timeout=30)
         if r.returncode != 0:
             ap.error("bad key: %s" % r.stderr.strip())

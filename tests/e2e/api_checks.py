@@ -2,9 +2,9 @@
 anvil, test_ltc_serve.py on litecoind), written once for both families.
 
 Python 3: the standard library, and Debian's python3-websocket for the
-stream (hj.WsClient).  A suite gives a game session of its family
+stream (serve.WsClient).  A suite gives a game session of its family
 (test_game.Session, test_ltc_game.Session) whose mine() calls back after
-each block, and Api follows it with `hashjack serve` (hj.Serve):
+each block, and Api follows it with `hashjack serve` (serve.Serve):
 
 - Api.sync(), after every block: once the daemon has dealt the block
   below the tip (confirmations 2) and the server has read it, GET
@@ -44,8 +44,13 @@ import types
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
-import hj  # noqa: E402
-from checks import Cases, Failed, WorkDir, check, check_eq, dumps  # noqa: E402
+from checks import Cases, Failed, WorkDir, check, check_eq, dumps, game_args  # noqa: E402
+from daemon import find_hashjackd  # noqa: E402
+from logs import last_logged_height, read_cardlog  # noqa: E402
+from procs import close_all, kill_children, wait_until  # noqa: E402
+from proxies import RpcProxy  # noqa: E402
+from serve import Serve  # noqa: E402
+from tool import find_hashjack, replay  # noqa: E402
 
 CONFIRMATIONS = 2
 # The events that change a round (a RoundUpdate each): a rejection names
@@ -186,19 +191,19 @@ class Api:
         self.header = None          # and the rest of the document
         self.states = {}            # height -> replay --state lines (str)
         self.synced = set()
-        self.sv = hj.Serve(hashjack, S.dm, workdir).start()
+        self.sv = Serve(hashjack, S.dm, workdir).start()
         self.A = self.sv.ws()
         self.extra = []             # other servers and clients to close
 
     def serve(self, **keys):
         """Another `hashjack serve` on the same daemon, with these [serve]
         keys; stopped by close()."""
-        s = hj.Serve(self.hashjack, self.S.dm, self.workdir, **keys).start()
+        s = Serve(self.hashjack, self.S.dm, self.workdir, **keys).start()
         self.extra.append(s)
         return s
 
     def close(self):
-        hj.close_all(*[x.close for x in self.extra], self.A.close, self.sv.close)
+        close_all(*[x.close for x in self.extra], self.A.close, self.sv.close)
 
     # -- the card log and the replay ---------------------------------------------
 
@@ -209,7 +214,7 @@ class Api:
     def log(self):
         """The card log's lines: {height: line text without newline}."""
         out = {}
-        for l in hj.read_cardlog(self.S.dm.card_log, raw=True).decode().splitlines():
+        for l in read_cardlog(self.S.dm.card_log, raw=True).decode().splitlines():
             out[json.loads(l)["height"]] = l
         return out
 
@@ -314,8 +319,8 @@ class Api:
             return any(x[0] == last for x in groups())
         if hasattr(client, "wait"):
             # the block's BlockUpdate comes after its RoundUpdates
-            hj.wait_until(complete, 30, "%s to get the messages of blocks %d..%d"
-                          % (client.url, first, last))
+            wait_until(complete, 30, "%s to get the messages of blocks %d..%d"
+                       % (client.url, first, last))
         final, prev, again = {}, first - 1, 0
         for h, bu, rus in groups():
             if h < first or h > last:
@@ -756,8 +761,8 @@ def case_connections_per_ip(ctx):
     check_eq(m['hashjack_serve_connections_refused_total{limit="per_ip"}'], 1, "refusals counted")
     check_eq(m["hashjack_serve_connections"], 4, "open connections")
     idle.pop().close()
-    hj.wait_until(lambda: metrics()["hashjack_serve_connections"] == 3, 10,
-                  "the closed connection to be gone")
+    wait_until(lambda: metrics()["hashjack_serve_connections"] == 3, 10,
+               "the closed connection to be gone")
     check_eq(s.get("/healthz")[0], 200, "a new connection once one closed")
     for c in idle:
         c.close()
@@ -968,7 +973,7 @@ def case_dealer_kill(ctx):
     h = api.dealt()
     check_eq(dm.stop(), 0, "hashjackd exit status on SIGTERM")
     S.mine_plain()
-    lines, text = hj.replay(api.doc(h + 1), ctx.hashjack)
+    lines, text = replay(api.doc(h + 1), ctx.hashjack)
     torn = text.splitlines(keepends=True)[-1]
     check_eq(json.loads(torn)["height"], h + 1, "the line beyond the commit")
     fd = os.open(dm.card_log, os.O_WRONLY | os.O_APPEND)
@@ -980,15 +985,15 @@ def case_dealer_kill(ctx):
     ctx.reorg(2)
     api.forget_above(h)
     cuts0 = api.sv.metrics()["hashjack_serve_log_truncated_total"]
-    proxy = hj.RpcProxy(ctx.node_url(), method=ctx.TIP_METHOD)
+    proxy = RpcProxy(ctx.node_url(), method=ctx.TIP_METHOD)
     try:
         proxy.arm("swallow", 1000)
         dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=300"]
         dm.start()
-        hj.wait_until(lambda: hj.last_logged_height(dm.card_log) == h, 30,
-                      "hashjackd to cut its log back to block %d" % h)
-        hj.wait_until(lambda: api.sv.metrics()["hashjack_serve_log_truncated_total"] > cuts0
-                      and api.sv.height() == h, 30, "the server back at block %d" % h)
+        wait_until(lambda: last_logged_height(dm.card_log) == h, 30,
+                   "hashjackd to cut its log back to block %d" % h)
+        wait_until(lambda: api.sv.metrics()["hashjack_serve_log_truncated_total"] > cuts0
+                   and api.sv.height() == h, 30, "the server back at block %d" % h)
         proxy.disarm()
         api.wait_dealt(h + 1)
         check_eq(dm.stop(), 0, "hashjackd exit status on SIGTERM")
@@ -1005,7 +1010,7 @@ def case_dealer_kill(ctx):
     ctx.bet(who, S.MIN_BET + 3, None, None)
     S.pending = []
     ctx.burst(60)
-    hj.wait_until(lambda: (dm.last_height() or 0) >= h + 20, 60, "hashjackd in the burst")
+    wait_until(lambda: (dm.last_height() or 0) >= h + 20, 60, "hashjackd in the burst")
     dm.kill9()
     dm.start()
     S.mine()
@@ -1067,7 +1072,7 @@ def main(doc, prefix, make_ctx, cases):
     exit status."""
     def more(ap):
         ap.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
-    args = hj.game_args(doc, 240, more)
+    args = game_args(doc, 240, more)
     if args.seed is None:
         args.seed = random.randrange(1 << 30)
     wd = WorkDir(prefix, args.keep)
@@ -1076,7 +1081,7 @@ def main(doc, prefix, make_ctx, cases):
     print("seed %d" % args.seed, flush=True)
     ctx = None
     try:
-        ctx = make_ctx(hj.find_hashjack(args.hashjack), hj.find_hashjackd(args.hashjackd),
+        ctx = make_ctx(find_hashjack(args.hashjack), find_hashjackd(args.hashjackd),
                        wd.path, random.Random(args.seed))
         only = args.only + [c.__name__[5:] for c in cases[:2]] if args.only else []
         res.run(ctx, cases, only)
@@ -1092,7 +1097,7 @@ def main(doc, prefix, make_ctx, cases):
         except Exception as e:  # noqa: BLE001
             res.failed += 1
             print("FAIL close: %s: %s" % (type(e).__name__, e), flush=True)
-        hj.kill_children()
+        kill_children()
         wd.close(res.failed)
     print("%d passed, %d failed (%.0fs, seed %d)" % (res.passed, res.failed,
                                                      time.monotonic() - t0, args.seed))

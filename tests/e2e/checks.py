@@ -1,8 +1,9 @@
 """What the end-to-end tests check, shared by both chain families.
 
-Python 3, standard library only.  hj.py (and ltc.py on top of it) drives
-the processes: the nodes, the daemon, `hashjack replay`.  This module holds
-what the test files do with them, the same on anvil and on litecoind:
+Python 3, standard library only.  The harness's modules drive the
+processes: the nodes (evm_node.py, btc_node.py), the daemon (daemon.py),
+`hashjack replay` (tool.py).  This module holds what the test files do
+with them, the same on anvil and on litecoind:
 
 - failures and assertions: Failed, Skipped, check(), check_eq(),
   check_bytes() (with the first differing line);
@@ -16,7 +17,8 @@ what the test files do with them, the same on anvil and on litecoind:
   checked), check_as_uninterrupted(), check_reorg_refused(),
   check_retries();
 - running cases (the fault and harness tests): Cases, WorkDir, fault_main();
-  the payout tests' PayoutRunner (one line per check) and payout_args();
+  the game suites' command line, game_args(); the payout tests'
+  PayoutRunner (one line per check) and payout_args();
 - the game tests' expectation model: card totals, Tx / Blk / Round (and
   the rounds that send their player's actions: EvmRound, calldata from
   the player's account; SignedRound, the Bitcoin family's, signed at its
@@ -54,7 +56,13 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
+from cards import card_of  # noqa: E402
+from daemon import find_hashjackd, metric  # noqa: E402
+from evm_node import PAYLOADS  # noqa: E402
+from logs import LOG_VERSION, last_logged_height, read_cardlog  # noqa: E402
+from procs import (add_exit_hook, install_cleanup, kill_children, track, untrack,  # noqa: E402
+                   wait_until)
+from tool import find_hashjack, replay  # noqa: E402
 
 ERROR_PRIORITIES = ("<0>", "<1>", "<2>", "<3>")     # sd-daemon prefixes: emerg..err
 
@@ -131,7 +139,7 @@ def tail_text(text, n):
 def heights_of(data, chain):
     """The heights of the lines of a card log (bytes) that begin as
     docs/LOG.md says for this chain ("evm", "bitcoin")."""
-    line = (rb'^\{"v":%d,"chain":"' % hj.LOG_VERSION + re.escape(chain.encode())
+    line = (rb'^\{"v":%d,"chain":"' % LOG_VERSION + re.escape(chain.encode())
             + rb'","height":(\d+),')
     return [int(m.group(1)) for m in re.finditer(line, data, re.M)]
 
@@ -178,9 +186,9 @@ def line_bytes(blk, events, chain):
     """The card log line docs/LOG.md defines for an exported block (its
     "height", "hash", "parent") and these events, compact, keys in its
     order."""
-    o = {"v": hj.LOG_VERSION, "chain": chain, "height": blk["height"], "hash": blk["hash"],
+    o = {"v": LOG_VERSION, "chain": chain, "height": blk["height"], "hash": blk["hash"],
          "parent": blk["parent"]}
-    c = hj.card_of(blk["hash"])
+    c = card_of(blk["hash"])
     if c is None:
         o["void"] = True
     else:
@@ -200,7 +208,7 @@ def stderr_size(dm):
 
 
 def stderr_since(dm, offset):
-    """What hj.Hashjackd dm wrote to its stderr file from byte offset on."""
+    """What daemon.Hashjackd dm wrote to its stderr file from byte offset on."""
     try:
         with open(dm.stderr_path, "rb") as f:
             f.seek(offset)
@@ -222,13 +230,13 @@ def wait_log_height(dm, h, timeout=30):
         if not dm.running():
             raise Failed("hashjackd exited with %s while waiting for height %d:\n%s"
                          % (dm.proc.returncode, h, tail_text(dm.stderr(), 12)))
-        last = hj.last_logged_height(dm.card_log)
+        last = last_logged_height(dm.card_log)
         return last is not None and last >= h
     try:
-        hj.wait_until(done, timeout, "hashjackd to log height %d" % h)
+        wait_until(done, timeout, "hashjackd to log height %d" % h)
     except TimeoutError as e:
         raise Failed("%s (last logged %s); stderr:\n%s"
-                     % (e, hj.last_logged_height(dm.card_log), tail_text(dm.stderr(), 8)))
+                     % (e, last_logged_height(dm.card_log), tail_text(dm.stderr(), 8)))
 
 
 def settle_quiet(dm, seconds=0.3):
@@ -255,17 +263,17 @@ def sigterm_measured(dm, limit=2.0):
 def run_tracked(argv, timeout=30):
     """Runs a command to its end (killed at the deadline and at the test's
     own end); returns (status, stdout, stderr)."""
-    p = hj._track(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=True))
+    p = track(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, start_new_session=True))
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
-        hj._untrack(p)
+        untrack(p)
         raise Failed("%s still running after %ss:\n%s"
                      % (" ".join(argv[:3]), timeout, err.decode("utf-8", "replace")[-800:]))
-    hj._untrack(p)
+    untrack(p)
     return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
@@ -328,7 +336,7 @@ def check_log_matches_cursor(dm, scratch, what):
     r = db_rows(dm.state_dir, scratch)
     check_eq(os.path.getsize(dm.card_log), r["offset"],
              "%s: card log size vs committed log_offset" % what)
-    check_eq(hj.last_logged_height(dm.card_log), r["height"],
+    check_eq(last_logged_height(dm.card_log), r["height"],
              "%s: last logged height vs cursor" % what)
     return r
 
@@ -339,7 +347,7 @@ def wait_cursor(dm, h, scratch, timeout=15):
     def done():
         r = db_rows(dm.state_dir, scratch, with_file_id=True)
         return r if r["height"] == h else None
-    return hj.wait_until(done, timeout, "cursor at %d" % h, interval=0.05)
+    return wait_until(done, timeout, "cursor at %d" % h, interval=0.05)
 
 
 def hexcol(c):
@@ -498,7 +506,7 @@ class WorkDir:
     def __init__(self, prefix, keep=False):
         self.path = tempfile.mkdtemp(prefix=prefix)
         self.keep = keep
-        hj.add_exit_hook(self._remove)
+        add_exit_hook(self._remove)
 
     def _remove(self):
         if not self.keep:
@@ -525,7 +533,7 @@ class Cases:
 
     def run(self, ctx, cases, only=(), after_each=None):
         """Each case whose name (less "case_") contains one of only (all
-        when empty); after_each() after each (e.g. hj.kill_children)."""
+        when empty); after_each() after each (e.g. procs.kill_children)."""
         w = self.width
         for case in cases:
             name = case.__name__[len("case_"):]
@@ -562,8 +570,8 @@ class PayoutRunner:
     def __init__(self, args, workdir):
         self.args = args
         self.workdir = workdir
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.hashjackd = hj.find_hashjackd(args.hashjackd)
+        self.hashjack = find_hashjack(args.hashjack)
+        self.hashjackd = find_hashjackd(args.hashjackd)
         self.rng = random.Random(args.seed)
         self.passed = self.failed = 0
         self.sessions = []
@@ -583,6 +591,25 @@ class PayoutRunner:
             except Exception:  # noqa: BLE001
                 traceback.print_exc()
         self.proxies, self.sessions = [], []
+
+
+def game_args(doc, timeout, add=None):
+    """The command line every game suite takes (--hashjack, --hashjackd,
+    -k NAME, --keep, --timeout S), plus what add(parser) adds; parses it,
+    installs the cleanup with the run's deadline and returns the args."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--hashjack", help="the hashjack tool (default build/release/hashjack)")
+    ap.add_argument("--hashjackd", help="hashjackd (default build/release/hashjackd)")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="only scenarios whose name contains this (repeatable)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--timeout", type=int, default=timeout,
+                    help="deadline for the whole run in seconds (default %d)" % timeout)
+    if add:
+        add(ap)
+    args = ap.parse_args()
+    install_cleanup(args.timeout)
+    return args
 
 
 def payout_args(doc, only, timeout):
@@ -621,11 +648,11 @@ def fault_main(doc, cases, prefix, width, timeout, make_ctx, check_tools=None):
     ap.add_argument("--timeout", type=int, default=timeout,
                     help="deadline for the whole run (s)")
     args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
+    install_cleanup(args.timeout)
     if check_tools:
         check_tools()
-    hashjack = hj.find_hashjack(args.hashjack)
-    hashjackd = hj.find_hashjackd(args.hashjackd)
+    hashjack = find_hashjack(args.hashjack)
+    hashjackd = find_hashjackd(args.hashjackd)
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     wd = WorkDir(prefix, args.keep)
     ctx = make_ctx(hashjack, hashjackd, wd.path, seed)
@@ -633,9 +660,9 @@ def fault_main(doc, cases, prefix, width, timeout, make_ctx, check_tools=None):
     res = Cases(width)
     t_all = time.monotonic()
     try:
-        res.run(ctx, cases, args.only, after_each=hj.kill_children)
+        res.run(ctx, cases, args.only, after_each=kill_children)
     finally:
-        hj.kill_children()
+        kill_children()
         wd.close(res.failed)
     print("%d passed, %d failed (%.0fs, seed %d)" % (res.passed, res.failed,
                                                      time.monotonic() - t_all, seed))
@@ -923,9 +950,9 @@ class Round:
 
 
 class EvmRound(Round):
-    """A Round of EVM: its player (self.who, an hj.Account; the log's
+    """A Round of EVM: its player (self.who, an evm_node.Account; the log's
     "player" is its address) sends each action from its account with the
-    action's calldata (hj.PAYLOADS); nothing is signed, so a seq means
+    action's calldata (evm_node.PAYLOADS); nothing is signed, so a seq means
     nothing here.  The session gives send(who, payload, value)."""
 
     def __init__(self, S, player, tx, stake, pp=None, t3=None):
@@ -934,7 +961,7 @@ class EvmRound(Round):
 
     def payload(self, action, insurance=None):
         """The action's calldata (hex, "0x")."""
-        return hj.PAYLOADS["PeekInsured" if action == "Peek" and insurance else action]
+        return PAYLOADS["PeekInsured" if action == "Peek" and insurance else action]
 
     def send(self, action, value=0, seq=None, insurance=None, extra=()):
         """An action of this round from the player's account.  seq is the
@@ -1164,7 +1191,7 @@ class SessionModel:
 
 class LitecoindBlocks:
     """What GameRunner asks of a session on one litecoind (self.node, an
-    ltc.Litecoind; the session's own mine() makes a checked block):
+    btc_node.Litecoind; the session's own mine() makes a checked block):
     height(), mine_plain() and mine_leftovers()."""
 
     def height(self):
@@ -1190,7 +1217,7 @@ class GameRunner:
     payouts_detail().  Its sessions (SessionModel) give height(),
     mine_plain() (one block, no checks), mine_leftovers() (a block for what
     a broken scenario left in the mempool), export(first, last), close(),
-    and first (the first dealt block), dm (the hj.Hashjackd)."""
+    and first (the first dealt block), dm (the daemon.Hashjackd)."""
 
     CHAIN = None
     CONFIRMATIONS = None
@@ -1198,8 +1225,8 @@ class GameRunner:
     def __init__(self, args, workdir):
         self.args = args
         self.workdir = workdir
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.hashjackd = hj.find_hashjackd(args.hashjackd)
+        self.hashjack = find_hashjack(args.hashjack)
+        self.hashjackd = find_hashjackd(args.hashjackd)
         self.passed = 0
         self.failed = 0
 
@@ -1238,7 +1265,7 @@ class GameRunner:
             self.report(False, "session", "%s: %s" % (type(e).__name__, e))
             traceback.print_exc()
         finally:
-            hj.kill_children()
+            kill_children()
             workdir.close(self.failed)
         print("%d passed, %d failed (%.0fs)" % (self.passed, self.failed, time.monotonic() - t0))
         return 1 if self.failed or not self.passed else 0
@@ -1355,7 +1382,7 @@ class GameRunner:
 
         # (a) the log equals hashjack replay of the same blocks
         try:
-            _, rtext = hj.replay(doc, self.hashjack, S.workdir)
+            _, rtext = replay(doc, self.hashjack, S.workdir)
             same = rtext == text
             if same:
                 detail = "%d lines, %d bytes identical" % (len(lines), len(raw))
@@ -1409,12 +1436,12 @@ class GameRunner:
             "hashjackd_block_height": last,
             "hashjackd_lag_blocks": 0,
         }
-        got = {k: hj.metric(samples, k) for k in want if (k, frozenset()) in samples}
+        got = {k: metric(samples, k) for k in want if (k, frozenset()) in samples}
         rej = {dict(l)["reason"]: v for (n, l), v in samples.items()
                if n == "hashjackd_actions_rejected_total" and v}
         # Every transaction read makes an event but, on the Bitcoin
         # family, another dealer's zero-value action (docs/BITCOIN.md).
-        txs = hj.metric(samples, "hashjackd_transactions_total")
+        txs = metric(samples, "hashjackd_transactions_total")
         evented = sum(kinds[k] for k in ("action", "reject", "deposit", "ignored"))
         got["transactions (events)"] = txs if self.CHAIN == "evm" else min(txs, evented)
         want["transactions (events)"] = evented
@@ -1544,7 +1571,7 @@ def log_debts(path):
     owed = collections.Counter()
     unattributed = []
     players = {}                        # open round -> its player
-    for line in hj.read_cardlog(path):
+    for line in read_cardlog(path):
         for e in line["events"]:
             t = e["type"]
             if t == "action" and e["action"] == "Bet":

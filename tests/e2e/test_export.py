@@ -19,7 +19,8 @@ and the dealer's configuration:
 - the whole log's range (--from left to [chain] start_height): its replay
   is the card log byte for byte; the same document on standard output
   as in the -o file; its blocks what the Python exporter of the harness
-  (hj.Anvil.export, ltc.Litecoind.export) makes of them, value for value;
+  (evm_node.Anvil.export, btc_node.Litecoind.export) makes of them, value
+  for value;
 - a range from the quiet block to a block before the end, and one from
   the first block into the middle of a round: each replays into the log's
   lines of those blocks; one beginning inside a round does not (a replay
@@ -41,10 +42,14 @@ import traceback
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
+from daemon import Hashjackd, find_hashjackd  # noqa: E402
+from evm_node import Anvil  # noqa: E402
+from logs import read_cardlog  # noqa: E402
+from procs import (HarnessError, ROOT, add_exit_hook, close_all, install_cleanup,  # noqa: E402
+                   wait_until)
+from tool import find_hashjack  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MIN_BET = 10**15
 MAX_BET = 10**17
 
@@ -240,12 +245,12 @@ class Suite:
 
 
 def evm(a, wd, hashjack, hashjackd):
-    anvil = hj.Anvil(workdir=os.path.join(wd, "anvil"), block_time=0.3)
+    anvil = Anvil(workdir=os.path.join(wd, "anvil"), block_time=0.3)
     anvil.start()
     dealer = anvil.accounts[9].address.lower()
     first = anvil.height() + 3
-    d = hj.Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
-                     confirmations=1, start_height=first, workdir=os.path.join(wd, "dealer"))
+    d = Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
+                  confirmations=1, start_height=first, workdir=os.path.join(wd, "dealer"))
     d.start()
 
     def bot(seed, rounds):
@@ -257,24 +262,24 @@ def evm(a, wd, hashjack, hashjackd):
                               "--players", "1,2,3,4", "--pause", "0.3", "--seed", str(seed),
                               "--rounds", str(rounds)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        hj.add_exit_hook(p.kill)
+        add_exit_hook(p.kill)
         return p
 
     def settles():
-        return sum(e["type"] == "settle" for l in hj.read_cardlog(d.card_log)
+        return sum(e["type"] == "settle" for l in read_cardlog(d.card_log)
                    for e in l["events"])
 
     # one round each, then a block with no round open, then one more each
     b = bot(7, 1)
-    hj.wait_until(lambda: settles() >= 4 and not open_rounds_after(d.card_log), 150,
-                  "4 settled rounds and none open", interval=0.2)
+    wait_until(lambda: settles() >= 4 and not open_rounds_after(d.card_log), 150,
+               "4 settled rounds and none open", interval=0.2)
     b.terminate()
     b.wait(10)
     quiet = d.last_height() + 1
     d.wait_height(quiet)
     b = bot(8, 2)
-    hj.wait_until(lambda: settles() >= 8 and not open_rounds_after(d.card_log), 150,
-                  "8 settled rounds and none open", interval=0.2)
+    wait_until(lambda: settles() >= 8 and not open_rounds_after(d.card_log), 150,
+               "8 settled rounds and none open", interval=0.2)
     b.terminate()
     b.wait(10)
     d.wait_height(d.last_height() + 3)
@@ -284,14 +289,14 @@ def evm(a, wd, hashjack, hashjackd):
     s = Suite("evm", hashjack, d.conf, lines, wd)
     s.run(first, quiet, lambda f, t: anvil.export(f, t, dealer, MIN_BET, MAX_BET, 4, "bethash"),
           anvil.height)
-    hj.close_all(anvil.stop)
+    close_all(anvil.stop)
     return s.results
 
 
 def open_rounds_after(path):
     """The rounds open after the last block of the log at path."""
     open_ = set()
-    for j in hj.read_cardlog(path):
+    for j in read_cardlog(path):
         for e in j["events"]:
             if e["type"] == "action" and e["action"] == "Bet":
                 open_.add(e["round"])
@@ -311,9 +316,9 @@ class _Ctx:
 
 def bitcoin(a, wd, hashjack, hashjackd):
     import book
-    import ltc
     import test_ltc_game
-    ltc.find_litecoind()
+    from btc_node import find_litecoind
+    find_litecoind()
     S = test_ltc_game.Session(_Ctx(hashjack, hashjackd, wd), "ltc", timeout_blocks=3,
                               rules=dict(book.SIDE_BETS))
     try:
@@ -362,9 +367,9 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--timeout", type=float, default=380)
     a = ap.parse_args()
-    hj.install_cleanup(a.timeout)
-    hashjack = hj.find_hashjack(a.hashjack)
-    hashjackd = hj.find_hashjackd(a.hashjackd)
+    install_cleanup(a.timeout)
+    hashjack = find_hashjack(a.hashjack)
+    hashjackd = find_hashjackd(a.hashjackd)
     wd = WorkDir("hj-export-", a.keep)
     results = []
     for fam, fn in (("evm", evm), ("bitcoin", bitcoin)):
@@ -374,7 +379,7 @@ def main():
         os.makedirs(sub)
         try:
             results += fn(a, sub, hashjack, hashjackd)
-        except (Failed, AssertionError, hj.HarnessError, TimeoutError) as e:
+        except (Failed, AssertionError, HarnessError, TimeoutError) as e:
             results.append(False)
             print("FAIL %s: the session: %s" % (fam, e), flush=True)
     passed = sum(results)

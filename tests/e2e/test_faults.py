@@ -31,10 +31,11 @@
     python3 tests/e2e/test_faults.py --hashjack build/release/hashjack \\
         --hashjackd build/release/hashjackd [-k NAME] [--keep] [--seed N]
 
-Python 3 standard library only; uses tests/e2e/hj.py and the checks shared
-with tests/e2e/test_ltc_faults.py (tests/e2e/checks.py).  Binds 127.0.0.1
-only; every wait has a deadline, the whole run too.  Prints one line per
-check and a closing "N passed, M failed"; exit status 1 when a check failed.
+Python 3 standard library only; uses the harness of tests/e2e/ (anvil:
+evm_node.py) and the checks shared with tests/e2e/test_ltc_faults.py
+(tests/e2e/checks.py).  Binds 127.0.0.1 only; every wait has a deadline,
+the whole run too.  Prints one line per check and a closing "N passed, M
+failed"; exit status 1 when a check failed.
 """
 
 import contextlib
@@ -44,21 +45,24 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
 from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
                     check_db_equal, check_eq, check_heights, check_log_matches_cursor,
                     check_reorg_refused, check_retries, db_rows, fault_main, file_size,
                     fmt_counts, hand_total, heights_of, log_bytes, settle_quiet,
                     sigterm_measured, stderr_since, stderr_size, summary, tail_text,
                     wait_cursor, wait_log_height)
+from daemon import Hashjackd, NotifySocket  # noqa: E402
+from evm_node import Anvil, BET, DOUBLE, HIT, PEEK, PEEK_INSURED, STAND, SURRENDER  # noqa: E402
+from logs import events, last_logged_height  # noqa: E402
+from players import CardLogPlayers, LogPlayer  # noqa: E402
+from procs import wait_until  # noqa: E402
+from tool import replay  # noqa: E402
 
 MIN_BET = 1000
 MAX_BET = 10 ** 18
@@ -77,23 +81,23 @@ class Ctx:
         self.seed = seed
 
     def anvil(self, name, keep_state=False):
-        return hj.Anvil(workdir=os.path.join(self.workdir, "anvil-" + name),
-                        keep_state=keep_state).start()
+        return Anvil(workdir=os.path.join(self.workdir, "anvil-" + name),
+                     keep_state=keep_state).start()
 
     def daemon(self, a, name, **kw):
         kw.setdefault("timeout_blocks", TB)
-        return hj.Hashjackd(self.hashjackd, a, a.accounts[9].address, MIN_BET, MAX_BET,
-                            workdir=os.path.join(self.workdir, "daemon-" + name), **kw)
+        return Hashjackd(self.hashjackd, a, a.accounts[9].address, MIN_BET, MAX_BET,
+                         workdir=os.path.join(self.workdir, "daemon-" + name), **kw)
 
     def replay_text(self, a, first, last, timeout_blocks=TB):
         doc = a.export(first, last, a.accounts[9].address, MIN_BET, MAX_BET, timeout_blocks)
-        _, text = hj.replay(doc, self.hashjack, self.workdir)
+        _, text = replay(doc, self.hashjack, self.workdir)
         return text.encode()
 
 
 @contextlib.contextmanager
 def environ(**kv):
-    """hj.Hashjackd.start() has no env parameter: the child inherits ours."""
+    """daemon.Hashjackd.start() has no env parameter: the child inherits ours."""
     old = {k: os.environ.get(k) for k in kv}
     try:
         for k, v in kv.items():
@@ -130,18 +134,20 @@ def mine_until_empty(a, tries=5):
 # --------------------------------------------------------------------------
 # Players that act on what a card log says
 
-class Player(hj.LogPlayer):
+class Player(LogPlayer):
     def __init__(self, acct):
         super().__init__()
         self.acct = acct
 
 
-class Session(hj.CardLogPlayers):
+class Session(CardLogPlayers):
     """Several dev accounts playing rounds with the dealer: Bets, Peeks,
     Hits, Stands, Doubles, a few Surrenders, premature and wrong-value
     actions, Bets out of limits, deposits, lazy rounds left to time out.
     Each player acts on the events of a card log (never on a card not yet
-    logged); step() also mines a block every `interval` seconds."""
+    logged; players.CardLogPlayers reads it); step() also mines a block
+    every `interval` seconds.  An action is its sender's, a settlement its
+    player's (an address)."""
 
     def __init__(self, a, log_path, players, rng, interval=0.12, lazy=0.12):
         self.a = a
@@ -156,57 +162,16 @@ class Session(hj.CardLogPlayers):
         self.by_tx[h] = p
         self.sent[what] += 1
 
-    def feed(self, line):
-        h = line["height"]
-        self.height = h
-        for e in line["events"]:
-            t = e["type"]
-            if t in ("action", "reject", "deposit", "ignored"):
-                p = self.by_tx.pop(e["tx"], None)
-                if p is None:
-                    continue
-                if p.pending == e["tx"]:
-                    p.pending = None
-                if t == "action":
-                    a = e["action"]
-                    if a == "Bet":
-                        p.round, p.cards, p.dealer = e["round"], [], []
-                        p.stake, p.peeked, p.ready_at = int(e["stake"]), False, h + 3
-                        p.lazy = self.rng.random() < self.lazy
-                        p.premature = self.rng.random() < 0.12
-                        self.by_round[p.round] = p
-                    elif a in ("Hit", "Peek"):
-                        p.ready_at = h + 1
-                        p.peeked = p.peeked or a == "Peek"
-                    else:
-                        p.ready_at = None      # Stand, Double, Surrender: wait
-                elif t == "reject":
-                    if e.get("reason") == "no_round" and p.round:
-                        self.by_round.pop(p.round, None)
-                        p.round = None
-                    if e.get("action") == "Bet" or p.round is None:
-                        p.next_bet_at = h + 1
-            elif t == "draw":
-                p = self.by_round.get(e["round"])
-                if p:
-                    if e["handOwner"] == "Dealer":
-                        p.dealer.append(e["card"])
-                    elif e.get("handIndex") == 0:
-                        p.cards.append(e["card"])
-            elif t == "timeout":
-                p = self.by_round.get(e["round"])
-                if p:
-                    if e["action"] == "Peek":
-                        p.peeked, p.ready_at = True, h + 1
-                    else:
-                        p.ready_at = None
-            elif t == "settle":
-                p = self.by_addr.get(e["player"])
-                if p:
-                    self.by_round.pop(e["round"], None)
-                    if p.round == e["round"]:
-                        p.round = None
-                    p.next_bet_at = h + self.rng.randint(1, 3)
+    def actor(self, e, p):
+        return p
+
+    def settled(self, e, h):
+        p = self.by_addr.get(e["player"])
+        if p:
+            self.by_round.pop(e["round"], None)
+            if p.round == e["round"]:
+                p.round = None
+            p.next_bet_at = h + self.rng.randint(1, 3)
 
     def decide(self, p):
         rng = self.rng
@@ -222,21 +187,21 @@ class Session(hj.CardLogPlayers):
             if r < 0.05:
                 self.send(p, "0x", rng.randint(1, 10 ** 6), "deposit")
             elif r < 0.08:
-                self.send(p, hj.BET, MIN_BET - 1, "bet_out_of_limits")
+                self.send(p, BET, MIN_BET - 1, "bet_out_of_limits")
             else:
-                self.send(p, hj.BET, rng.randint(MIN_BET, 50 * MIN_BET), "Bet")
+                self.send(p, BET, rng.randint(MIN_BET, 50 * MIN_BET), "Bet")
             return
         if p.premature:
             p.premature = False
-            self.send(p, hj.HIT, 0, "early Hit")
+            self.send(p, HIT, 0, "early Hit")
             return
         if p.ready_at is None or self.height < p.ready_at or p.lazy:
             return
         if p.dealer and p.dealer[0].startswith("A") and not p.peeked:
             if rng.random() < 0.5:
-                self.send(p, hj.PEEK_INSURED, p.stake // 2, "Peek insured")
+                self.send(p, PEEK_INSURED, p.stake // 2, "Peek insured")
             else:
-                self.send(p, hj.PEEK, 0, "Peek")
+                self.send(p, PEEK, 0, "Peek")
             return
         total, soft = hand_total(p.cards)
         if total >= 21 or len(p.cards) < 2:
@@ -244,15 +209,15 @@ class Session(hj.CardLogPlayers):
             return
         r = rng.random()
         if len(p.cards) == 2 and not soft and total in (9, 10, 11) and r < 0.8:
-            self.send(p, hj.DOUBLE, p.stake, "Double")
+            self.send(p, DOUBLE, p.stake, "Double")
         elif len(p.cards) == 2 and r < 0.05:
-            self.send(p, hj.SURRENDER, 0, "Surrender")
+            self.send(p, SURRENDER, 0, "Surrender")
         elif r < 0.08:
-            self.send(p, hj.HIT, 7, "wrong-value Hit")
+            self.send(p, HIT, 7, "wrong-value Hit")
         elif total < 12 or (total < 17 and r < 0.6):
-            self.send(p, hj.HIT, 0, "Hit")
+            self.send(p, HIT, 0, "Hit")
         else:
-            self.send(p, hj.STAND, 0, "Stand")
+            self.send(p, STAND, 0, "Stand")
 
     def mine_block(self):
         self.a.rpc("evm_mine")
@@ -275,13 +240,13 @@ def case_restart_mid_round(ctx):
         dm.start()
         p = a.accounts[1]
         stake = 12345
-        bet = a.send(p, d, hj.BET, stake)
+        bet = a.send(p, d, BET, stake)
         x = int(a.mine(expect=[bet])["number"], 16)
         a.grind("8", expect=[])                      # X+1 player
         a.grind("9", expect=[])                      # X+2 dealer up 9
         wait_log_height(dm, x + 1)
         ls = dm.lines()
-        check(any(e["type"] == "draw" for e in hj.events(ls, height=x + 1)), "no draw at X+1")
+        check(any(e["type"] == "draw" for e in events(ls, height=x + 1)), "no draw at X+1")
         times = []
         rc, dt = sigterm_measured(dm)
         times.append(dt)
@@ -294,11 +259,11 @@ def case_restart_mid_round(ctx):
         a.mine_empty(1)                              # X+4
         dm.start()
         wait_log_height(dm, x + 3)
-        stand = a.send(p, d, hj.STAND, 0)
+        stand = a.send(p, d, STAND, 0)
         a.mine(expect=[stand])                       # X+5
         a.grind("7", expect=[])                      # X+6: dealer 9 + 7 = 16
         wait_log_height(dm, x + 5)
-        acc = [e for e in hj.events(dm.lines(), height=x + 5, type="action")]
+        acc = [e for e in events(dm.lines(), height=x + 5, type="action")]
         check_eq([e["action"] for e in acc], ["Stand"], "Stand at X+5")
         rc, dt = sigterm_measured(dm)
         times.append(dt)
@@ -309,7 +274,7 @@ def case_restart_mid_round(ctx):
         a.mine_empty(1)
         dm.start()
         wait_log_height(dm, x + 7)
-        st = hj.events(dm.lines(), type="settle")
+        st = events(dm.lines(), type="settle")
         check_eq(len(st), 1, "settlements")
         check_eq((st[0]["round"], st[0]["playerHands"][0]["status"], st[0]["payout"],
                   st[0]["dealerHand"]["total"]), (bet, "Win", str(2 * stake), 26), "settlement")
@@ -320,8 +285,8 @@ def case_restart_mid_round(ctx):
         dm.overrides = ["--chain.batch_blocks=2"]
         size0 = os.path.getsize(dm.card_log)
         dm.start()
-        hj.wait_until(lambda: os.path.getsize(dm.card_log) > size0 + 20000, 30,
-                      "the catch-up to begin", interval=0.001)
+        wait_until(lambda: os.path.getsize(dm.card_log) > size0 + 20000, 30,
+                   "the catch-up to begin", interval=0.001)
         # Freeze the node so the catch-up cannot finish before the signal
         # lands (on a busy machine it once did): the daemon is then mid
         # catch-up with requests in flight, which is the case to measure.
@@ -376,7 +341,7 @@ def case_node_down(ctx):
         s.betting = False
         s.mining = False
         # a round surely open across the outage: a Bet from a sixth account
-        a.send(6, a.accounts[9].address, hj.BET, 3 * MIN_BET)
+        a.send(6, a.accounts[9].address, BET, 3 * MIN_BET)
         # the mempool does not survive an anvil restart: empty it first
         mine_until_empty(a)
         a.rpc("evm_mine")
@@ -393,8 +358,8 @@ def case_node_down(ctx):
         fresh = ctx.daemon(a, "down-fresh", confirmations=2)
         fresh.start()
         try:
-            hj.wait_until(lambda: not fresh.running() or "retrying in" in fresh.stderr(), 8,
-                          "the fresh daemon's first retry")
+            wait_until(lambda: not fresh.running() or "retrying in" in fresh.stderr(), 8,
+                       "the fresh daemon's first retry")
         finally:
             check_eq(fresh.stop(), 0, "exit status on SIGTERM of the fresh daemon")
         said = "SIGTERM: stopping before dealing any block (still waiting for the node's " \
@@ -449,9 +414,9 @@ def case_reorg_shallow(ctx):
         dm = ctx.daemon(a, "reorg", confirmations=4, start_height=first)
         dm.start()
         p1, p2, p4, p5 = (a.accounts[i] for i in (1, 2, 4, 5))
-        bet1 = a.send(p1, d, hj.BET, 5000)
+        bet1 = a.send(p1, d, BET, 5000)
         x = int(a.mine(expect=[bet1])["number"], 16)
-        hit4 = a.send(p4, d, hj.HIT, 0)
+        hit4 = a.send(p4, d, HIT, 0)
         a.mine(expect=[hit4])                          # X+1
         dep5 = a.send(p5, d, "0x", 77)
         a.mine(expect=[dep5])                          # X+2
@@ -462,14 +427,14 @@ def case_reorg_shallow(ctx):
         def at_edge(want):
             wait_log_height(dm, want)
             check(settle_quiet(dm), "the daemon went on past the final blocks")
-            check_eq(hj.last_logged_height(dm.card_log), want, "last logged height (tip - 3)")
+            check_eq(last_logged_height(dm.card_log), want, "last logged height (tip - 3)")
 
         at_edge(x)
         # reorg A: X+1..X+3 replaced; the deposit moves to X+1, p2's Bet
         # (signed by anvil) goes into X+3, p4's Hit is gone
         got = a.reorg(3, [(a.raw[dep5], 0),
                           ({"from": p2.address, "to": d, "value": hex(7000),
-                            "input": hj.BET}, 2)])
+                            "input": BET}, 2)])
         old.extend((h, o) for h, (o, _) in got.items())
         b3 = a.block(x + 3)
         check_eq(len(b3["transactions"]), 1, "txs of the new X+3")
@@ -487,12 +452,12 @@ def case_reorg_shallow(ctx):
         raw2 = a.rpc("eth_getRawTransactionByHash", bet2)
         got = a.reorg(3, [(raw2, 1),
                           ({"from": p1.address, "to": d, "value": "0x0",
-                            "input": hj.STAND}, 2)])
+                            "input": STAND}, 2)])
         old.extend((h, o) for h, (o, _) in got.items())
         check_eq([t["hash"] for t in a.block(x + 4)["transactions"]], [bet2], "new X+4")
         a.mine_empty(3)                                # X+6..X+8
         at_edge(x + 5)
-        stand2 = a.send(p2, d, hj.STAND, 0)
+        stand2 = a.send(p2, d, STAND, 0)
         a.mine(expect=[stand2])
         a.mine_empty(14)
         last = a.height() - 3
@@ -512,7 +477,7 @@ def case_reorg_shallow(ctx):
         check_heights(data, first, last, "card log", CHAIN)
         check_bytes(data, ctx.replay_text(a, first, last), "card log vs replay of the final chain")
         ls = [json.loads(l) for l in data.splitlines()]
-        acts = [(e["action"], e["tx"]) for e in hj.events(ls, type="action")]
+        acts = [(e["action"], e["tx"]) for e in events(ls, type="action")]
         check(("Bet", bet2) in acts and ("Bet", bet1) in acts, "both Bets accepted: %s" % acts)
     finally:
         a.stop()
@@ -539,10 +504,10 @@ def case_reorg_deep(ctx):
                             batch_blocks=3)
             dm.start()
             p = a.accounts[1 + k]
-            bet = a.send(p, d, hj.BET, 4000 + k)
+            bet = a.send(p, d, BET, 4000 + k)
             dep = a.send(a.accounts[5], d, "0x", 5)
             a.mine(expect=[bet, dep])
-            early = a.send(p, d, hj.STAND, 3)          # premature, refunded
+            early = a.send(p, d, STAND, 3)             # premature, refunded
             a.grind("8", expect=[early])               # 8, dealer 9, 7: the
             a.grind("9", expect=[])                    # round stays open
             a.grind("7", expect=[])
@@ -616,9 +581,9 @@ def case_kill9_session(ctx):
                 # a T killed before it made its card log may not have made
                 # it yet (size 0)
                 grow = rng.randint(0, min(30000, 250 * backlog))
-                hj.wait_until(lambda: not T.running()
-                              or file_size(T.card_log) > K.size0 + grow,
-                              10, "T to catch up %d bytes" % grow, interval=0.0005)
+                wait_until(lambda: not T.running()
+                           or file_size(T.card_log) > K.size0 + grow,
+                           10, "T to catch up %d bytes" % grow, interval=0.0005)
                 time.sleep(rng.uniform(0, 0.005))
             elif mode == "startup":
                 time.sleep(rng.uniform(0, 0.01))
@@ -694,8 +659,8 @@ def case_sighup_rotation(ctx):
         off = stderr_size(dm)
         old = rotate()
         os.kill(dm.proc.pid, signal.SIGHUP)
-        hj.wait_until(lambda: "card log reopened" in stderr_since(dm, off), 5,
-                      "\"card log reopened\"")
+        wait_until(lambda: "card log reopened" in stderr_since(dm, off), 5,
+                   "\"card log reopened\"")
         size_old = os.path.getsize(old)
         check(s.run(30, until=lambda: os.path.exists(dm.card_log)
                     and os.path.getsize(dm.card_log) > 0),
@@ -713,8 +678,8 @@ def case_sighup_rotation(ctx):
                 size0 = os.path.getsize(dm.card_log)
                 dm.start()
                 grow = rng.randint(2000, 60000)
-                hj.wait_until(lambda: os.path.getsize(dm.card_log) > size0 + grow, 20,
-                              "the catch-up to begin", interval=0.0005)
+                wait_until(lambda: os.path.getsize(dm.card_log) > size0 + grow, 20,
+                           "the catch-up to begin", interval=0.0005)
                 delay = 0
             off = stderr_size(dm)
             moved = rotate()
@@ -969,42 +934,6 @@ def case_state_dir_guard(ctx):
             "timeout_blocks -> 4; log shorter / replaced -> 1; state unchanged; SIGINT -> 0")
 
 
-class NotifySocket:
-    """An AF_UNIX datagram socket standing in for systemd: records each
-    message with the card log's last height when it arrived."""
-
-    def __init__(self, path, card_log):
-        self.path = path
-        self.card_log = card_log
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(path)
-        self.sock.settimeout(0.05)
-        self.msgs = []
-        self.stop_ = False
-        self.th = threading.Thread(target=self._run, daemon=True)
-        self.th.start()
-
-    def _run(self):
-        while not self.stop_:
-            try:
-                m = self.sock.recv(4096)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            self.msgs.append((time.monotonic(), m.decode("utf-8", "replace"),
-                              hj.last_logged_height(self.card_log)))
-
-    def close(self):
-        self.stop_ = True
-        self.th.join(2)
-        self.sock.close()
-        os.unlink(self.path)
-
-    def texts(self):
-        return [m for _, m, _ in self.msgs]
-
-
 def case_sd_notify(ctx):
     """NOTIFY_SOCKET and WATCHDOG_USEC=200000: STATUS= "catching up" with
     heights during a 300-block catch-up, READY=1 once (when the log has the
@@ -1022,7 +951,7 @@ def case_sd_notify(ctx):
             with environ(NOTIFY_SOCKET=ns.path, WATCHDOG_USEC="200000", WATCHDOG_PID=None):
                 dm.start()
             wait_log_height(dm, tip - 1)
-            hj.wait_until(lambda: "READY=1" in ns.texts(), 5, "READY=1")
+            wait_until(lambda: "READY=1" in ns.texts(), 5, "READY=1")
             time.sleep(1.2)
             a.mine_empty(2)
             wait_log_height(dm, tip + 1)
@@ -1071,7 +1000,7 @@ def case_sd_notify(ctx):
                 env.setdefault("WATCHDOG_PID", None)
                 with environ(NOTIFY_SOCKET=ns2.path, **env):
                     dm.start()
-                hj.wait_until(lambda: "READY=1" in ns2.texts(), 10, "READY=1 (%s)" % label)
+                wait_until(lambda: "READY=1" in ns2.texts(), 10, "READY=1 (%s)" % label)
                 time.sleep(0.6)
                 check_eq(dm.stop(), 0, "exit status on SIGTERM (%s)" % label)
                 time.sleep(0.1)
@@ -1109,8 +1038,8 @@ def case_first_start_ahead(ctx):
             dm.start()
             # the first start picks its block before anything is mined
             said = "first start: dealing from block %d " % first
-            hj.wait_until(lambda: not dm.running() or said in stderr_since(dm, off), 30,
-                          repr(said))
+            wait_until(lambda: not dm.running() or said in stderr_since(dm, off), 30,
+                       repr(said))
             if ahead:
                 # stopped and started again before its first block: the
                 # cursor is the block before it, which it never dealt
@@ -1121,8 +1050,8 @@ def case_first_start_ahead(ctx):
                 off = stderr_size(dm)
                 dm.start()
                 said = "resuming before its first block, %d, card log at 0 bytes\n" % first
-                hj.wait_until(lambda: not dm.running() or said in stderr_since(dm, off), 30,
-                              repr(said))
+                wait_until(lambda: not dm.running() or said in stderr_since(dm, off), 30,
+                           repr(said))
             final_tip = first + (conf or 12) - 1 + 2     # first..first+2 final
             a.mine_empty(final_tip - a.height())
             try:

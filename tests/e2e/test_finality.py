@@ -55,8 +55,13 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
+from daemon import Hashjackd, find_hashjackd  # noqa: E402
+from evm_node import Anvil, BET  # noqa: E402
+from procs import HarnessError, add_exit_hook, close_all, install_cleanup, wait_until  # noqa: E402
+from proxies import RpcProxy  # noqa: E402
+from serve import Serve  # noqa: E402
+from tool import find_hashjack  # noqa: E402
 
 MIN_BET = 10**15
 MAX_BET = 10**17
@@ -64,7 +69,7 @@ SLOTS = 4  # anvil --slots-in-an-epoch: safe = tip - 4, finalized = tip - 8
 TAGS = ("finalized", "safe")
 
 
-class FinalityProxy(hj.RpcProxy):
+class FinalityProxy(RpcProxy):
     """The node, as the daemon sees it: counts the daemon's questions for
     a tag (eth_getBlockByNumber("finalized" or "safe", false)), keeps the
     last block number it was told for it, and notes every block asked by
@@ -175,16 +180,16 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--timeout", type=float, default=240)
     a = ap.parse_args()
-    hj.install_cleanup(a.timeout)
-    hashjack = hj.find_hashjack(a.hashjack)
-    hashjackd = hj.find_hashjackd(a.hashjackd)
+    install_cleanup(a.timeout)
+    hashjack = find_hashjack(a.hashjack)
+    hashjackd = find_hashjackd(a.hashjackd)
     wd = WorkDir("hj-finality-", a.keep)
     results = []
 
-    anvil = hj.Anvil(workdir=os.path.join(wd.path, "anvil"),
-                     extra_args=["--slots-in-an-epoch", str(SLOTS)])
+    anvil = Anvil(workdir=os.path.join(wd.path, "anvil"),
+                  extra_args=["--slots-in-an-epoch", str(SLOTS)])
     anvil.start()
-    hj.add_exit_hook(anvil.kill)
+    add_exit_hook(anvil.kill)
     dealer = anvil.accounts[9].address.lower()
 
     def node(tag):
@@ -192,14 +197,14 @@ def main():
 
     def daemon(name, tag, payout=None):
         proxy = FinalityProxy(anvil.url)
-        hj.add_exit_hook(proxy.close)
+        add_exit_hook(proxy.close)
         extra = {"chain": {"rpc_url": proxy.url}}
         if payout:
             extra["payout"] = payout
-        d = hj.Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=20,
-                         confirmations=tag, start_height=1,
-                         workdir=os.path.join(wd.path, name), extra=extra)
-        hj.add_exit_hook(d.close)
+        d = Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=20,
+                      confirmations=tag, start_height=1,
+                      workdir=os.path.join(wd.path, name), extra=extra)
+        add_exit_hook(d.close)
         return d, proxy
 
     def ends_at(d, proxy, tag):
@@ -209,8 +214,8 @@ def main():
         want = node(tag)
         d.wait_height(want, 30)
         n = proxy.count()
-        hj.wait_until(lambda: proxy.count() >= n + 5 or not d.running(), 10,
-                      "five more questions for %s" % tag)
+        wait_until(lambda: proxy.count() >= n + 5 or not d.running(), 10,
+                   "five more questions for %s" % tag)
         check(d.running(), "hashjackd exited: %s" % d.stderr()[-2000:])
         lines = d.lines()
         check_eq(lines[-1]["height"], want, "the log's last block (anvil's %s block)" % tag)
@@ -230,7 +235,7 @@ def main():
             detail = fn()
             results.append((name, True))
             print("ok   %s%s" % (name, ": " + detail if detail else ""))
-        except (Failed, AssertionError, hj.HarnessError, TimeoutError) as e:
+        except (Failed, AssertionError, HarnessError, TimeoutError) as e:
             results.append((name, False))
             print("FAIL %s: %s" % (name, e))
 
@@ -281,10 +286,10 @@ def main():
                           'JSON-RPC error -39001: "finalized block not found"')):
             proxy.set_fake(fake)
             anvil.mine_empty(3)
-            hj.wait_until(lambda: proxy.faked_count() >= 4 or not d.running(), 15,
-                          "four %s answers" % fake)
+            wait_until(lambda: proxy.faked_count() >= 4 or not d.running(), 15,
+                       "four %s answers" % fake)
             check(d.running(), "hashjackd exited: %s" % d.stderr()[-2000:])
-            hj.wait_until(lambda: words in d.stderr(), 10, "the %s logged" % fake)
+            wait_until(lambda: words in d.stderr(), 10, "the %s logged" % fake)
             check_eq(d.last_height(), last, "the log's last block while the node says %s" % fake)
             check_eq(d.committed_height(), last, "the database's last block")
         proxy.set_fake(None)
@@ -297,7 +302,7 @@ def main():
         last = d.last_height()
         proxy.set_fake("back")
         words = "node's finalized block went back from %d to %d" % (last, last - 5)
-        hj.wait_until(lambda: words in d.stderr() or not d.running(), 15, repr(words))
+        wait_until(lambda: words in d.stderr() or not d.running(), 15, repr(words))
         check(d.running(), "hashjackd exited: %s" % d.stderr()[-2000:])
         proxy.set_fake(None)
         check_eq(ends_at(d, proxy, "finalized"), last, "the log's last block")
@@ -306,7 +311,7 @@ def main():
     def payout():
         d, proxy = state["fin"]
         player = anvil.accounts[1].address.lower()
-        tx = anvil.send(1, dealer, hj.BET, MIN_BET // 2)
+        tx = anvil.send(1, dealer, BET, MIN_BET // 2)
         b = int(anvil.mine(expect=[tx])["number"], 16)
         # The Bet's block finalized: rejected, a refund owed and sent.
         anvil.mine_empty(2 * SLOTS)
@@ -314,23 +319,23 @@ def main():
         row = db_one(d, "SELECT kind, amount, lower(hex(recipient)) FROM payouts "
                         "WHERE created_height = ?", b)
         check_eq(row, ("refund", str(MIN_BET // 2), player[2:]), "the refund owed")
-        hj.wait_until(lambda: anvil.pending(), 30, "the refund's transaction")
+        wait_until(lambda: anvil.pending(), 30, "the refund's transaction")
         r = int(anvil.mine()["number"], 16)
         looked = 0
         while node("finalized") < r:
             tip = anvil.height()
             d.wait_height(node("finalized"), 30)
-            hj.wait_until(lambda: (db_one(d, "SELECT height FROM dealer_balance") or (0,))[0]
-                          >= tip, 30, "a payer's pass at tip %d" % tip)
+            wait_until(lambda: (db_one(d, "SELECT height FROM dealer_balance") or (0,))[0]
+                       >= tip, 30, "a payer's pass at tip %d" % tip)
             st = db_one(d, "SELECT state, confirmed_height FROM payout_batches WHERE id = 1")
             check(st is not None and st[0] == "sent",
                   "the refund's batch at tip %d, finalized %d (mined in %d): %s"
                   % (tip, node("finalized"), r, st))
             looked += 1
             anvil.mine_empty(1)
-        hj.wait_until(lambda: db_one(d, "SELECT state, confirmed_height FROM payout_batches "
+        wait_until(lambda: db_one(d, "SELECT state, confirmed_height FROM payout_batches "
                                         "WHERE id = 1") == ("confirmed", r), 30,
-                      "the refund confirmed in block %d" % r)
+                   "the refund confirmed in block %d" % r)
         check_eq(db_one(d, "SELECT state FROM payouts WHERE created_height = ?", b),
                  ("confirmed",), "the refund's state")
         check(node("finalized") >= r, "confirmed before block %d was finalized" % r)
@@ -342,9 +347,9 @@ def main():
         d, proxy = state["fin"]
         fin, tip = node("finalized"), anvil.height()
         check_eq(d.last_height(), fin, "the dealer's last block")
-        srv = hj.Serve(hashjack, d, workdir=wd.path)
+        srv = Serve(hashjack, d, workdir=wd.path)
         srv.start()
-        hj.add_exit_hook(srv.stop)
+        add_exit_hook(srv.stop)
         try:
             table = srv.json("/v1/table")
             check_eq(table.get("confirmations"), "finalized", "/v1/table's confirmations")
@@ -443,7 +448,7 @@ def main():
         if k in state:
             state[k][0].close()
             state[k][1].close()
-    hj.close_all(anvil.stop)
+    close_all(anvil.stop)
     passed = sum(1 for _, ok in results if ok)
     wd.close(passed != len(results))
     print("%d passed, %d failed" % (passed, len(results) - passed))

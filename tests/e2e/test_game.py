@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end game scenarios: hashjackd against a real anvil, real signed
-transactions (cast, through tests/e2e/hj.py), block cards chosen by
+transactions (cast, through tests/e2e/evm_node.py), block cards chosen by
 grinding, every action and settlement path of the `bethash` preset and every
 rejection, checked against values derived from the protocol
 (docs/PROTOCOL.md, docs/LOG.md, docs/STATE.md).
@@ -16,7 +16,7 @@ Two daemon sessions, each on its own anvil (confirmations 2, timeout_blocks
   failed receipts), one after another, each with fresh player accounts (a
   few deliberately share blocks);
 - "void": the daemon reads anvil through a small JSON-RPC proxy (this
-  file's RewriteProxy, an hj.RpcProxy) that replaces the hash of chosen
+  file's RewriteProxy, a proxies.RpcProxy) that replaces the hash of chosen
   blocks by a hash without a rank digit (and the next block's parent hash
   with it), since anvil cannot be ground for a void block ((3/16)^63).  The
   same replacement is applied to the exported blocks given to `hashjack
@@ -45,18 +45,20 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
-import hj  # noqa: E402
 from book import deal  # noqa: E402
-from checks import (Blk, EvmRound, Failed, GameRunner, SessionModel, Tx,  # noqa: E402
-                    WorkDir)
+from cards import card_of  # noqa: E402
+from checks import (Blk, EvmRound, Failed, GameRunner, SessionModel, Tx, WorkDir,  # noqa: E402
+                    game_args)
+from daemon import Hashjackd  # noqa: E402
+from evm_node import Anvil, BET, PAYLOADS, STAND  # noqa: E402
+from procs import close_all  # noqa: E402
+from proxies import RpcProxy  # noqa: E402
 
 MIN_BET = 1000
 MAX_BET = 10 ** 18
 TIMEOUT = 3            # timeout_blocks: small, so that timeouts are cheap
 CONFIRMATIONS = 2      # grinding replaces the tip block: never deal the tip
 N_ACCOUNTS = 80        # a fresh player for every scenario
-
-BET, STAND = hj.BET, hj.STAND
 
 
 def bet_payload(pp=None, t3=None):
@@ -75,8 +77,8 @@ def bet_payload(pp=None, t3=None):
 # --------------------------------------------------------------------------
 # A JSON-RPC proxy that turns chosen blocks void
 
-class RewriteProxy(hj.RpcProxy):
-    """hj.RpcProxy in front of anvil that replaces, in each answer, the
+class RewriteProxy(RpcProxy):
+    """proxies.RpcProxy in front of anvil that replaces, in each answer, the
     strings of self.map (a real block hash -> a void hash).  The node's
     answers name a block hash as the block's "hash", as the next block's
     "parentHash" and in receipts: all are replaced alike, so the chain the
@@ -121,8 +123,8 @@ class Session(SessionModel):
 
     def __init__(self, ctx, name, proxy=False, preset=None, rules=None):
         super().__init__(ctx, name, preset, rules)
-        self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
-                          accounts=self.ACCOUNTS).start()
+        self.a = Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
+                       accounts=self.ACCOUNTS).start()
         self.dealer = self.a.accounts[0].address
         self.next_player = 1
         self.proxy = RewriteProxy(self.a.url) if proxy else None
@@ -134,11 +136,11 @@ class Session(SessionModel):
         if self.rule_keys:
             extra["rules"] = dict(self.rule_keys)
         extra.update(self.daemon_extra())
-        self.dm = hj.Hashjackd(ctx.hashjackd, self.a, self.dealer, MIN_BET, MAX_BET, TIMEOUT,
-                               confirmations=CONFIRMATIONS, start_height=self.first,
-                               poll_interval_ms=50, preset=preset or "bethash",
-                               workdir=os.path.join(self.workdir, "daemon"),
-                               extra=extra or None, metrics=True)
+        self.dm = Hashjackd(ctx.hashjackd, self.a, self.dealer, MIN_BET, MAX_BET, TIMEOUT,
+                            confirmations=CONFIRMATIONS, start_height=self.first,
+                            poll_interval_ms=50, preset=preset or "bethash",
+                            workdir=os.path.join(self.workdir, "daemon"),
+                            extra=extra or None, metrics=True)
         self.start_daemon()
 
     def daemon_extra(self):
@@ -176,7 +178,7 @@ class Session(SessionModel):
         """An action of a player without a round (EVM names the round by
         its sender)."""
         name = "PeekInsured" if action == "Peek" and insurance else action
-        return self.send(who, hj.PAYLOADS[name], value)
+        return self.send(who, PAYLOADS[name], value)
 
     def parts(self, value, n):
         """A transaction pays one output: value."""
@@ -203,13 +205,13 @@ class Session(SessionModel):
 
     def mine(self, want=None):
         """The next block with every pending transaction; with want, ground
-        until its card matches (hj.card_matcher)."""
+        until its card matches (cards.card_matcher)."""
         if want is None:
             b = self.a.mine()
         else:
             b, _ = self.a.grind(want, expect=[t.txid for t in self.pending])
         h = self._mined(b)
-        return Blk(h, b["hash"], hj.card_of(b["hash"]))
+        return Blk(h, b["hash"], card_of(b["hash"]))
 
     def mine_void(self):
         """The next block, seen by the daemon (through the proxy) and by the
@@ -219,7 +221,7 @@ class Session(SessionModel):
         b = self.a.mine()
         h = self._mined(b)
         v = "0x" + "".join(self.rng.choice("0ef") for _ in range(64))
-        assert hj.card_of(v) is None
+        assert card_of(v) is None
         self.proxy.add(b["hash"], v)
         self.voids[h] = v
         return Blk(h, v, None)
@@ -259,7 +261,7 @@ class Session(SessionModel):
         return doc
 
     def close(self):
-        hj.close_all(self.dm.close, self.a.stop, self.proxy and self.proxy.close)
+        close_all(self.dm.close, self.a.stop, self.proxy and self.proxy.close)
 
 
 # --------------------------------------------------------------------------
@@ -475,7 +477,7 @@ class Runner(GameRunner):
 
 
 def main():
-    args = hj.game_args(__doc__, 600)
+    args = game_args(__doc__, 600)
     wd = WorkDir("hj-e2e-game-", args.keep)
     t0 = time.monotonic()
     R = Runner(args, wd.path)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Proves the end-to-end harness (tests/e2e/hj.py) against anvil alone, no
-daemon: grinding blocks for chosen cards with transactions pending, scripted
-rounds settled by `hashjack replay` of the exported blocks exactly as the
-protocol says, failed receipts, deposits, anvil_reorg, a restart that keeps
-the chain, SIGSTOP/SIGCONT.
+"""Proves the end-to-end harness (tests/e2e/evm_node.py and what it stands
+on) against anvil alone, no daemon: grinding blocks for chosen cards with
+transactions pending, scripted rounds settled by `hashjack replay` of the
+exported blocks exactly as the protocol says, failed receipts, deposits,
+anvil_reorg, a restart that keeps the chain, SIGSTOP/SIGCONT.
 
     python3 tests/e2e/test_harness.py --hashjack build/release/hashjack [-k NAME] [--keep]
 
@@ -14,6 +14,7 @@ when a case failed.  Every wait has a deadline, the whole run too (--timeout).
 import argparse
 import functools
 import os
+import signal
 import sys
 import time
 import urllib.error
@@ -21,8 +22,14 @@ import urllib.error
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-import hj  # noqa: E402
+from cards import card_of  # noqa: E402
 from checks import Cases, Failed, Skipped, WorkDir, check  # noqa: E402
+from daemon import Hashjackd  # noqa: E402
+from evm_node import Anvil, BET, ETHER, HIT, PEEK_INSURED, STAND  # noqa: E402
+from logs import events, read_cardlog  # noqa: E402
+from procs import (ROOT, file_tail, install_cleanup, kill_children, stop_process,  # noqa: E402
+                   track, wait_until)
+from tool import ReplayFollower, find_hashjack, replay  # noqa: E402
 
 MIN_BET = 1000
 MAX_BET = 10 ** 20
@@ -40,8 +47,8 @@ class Ctx:
     def anvil(self):
         """One anvil shared by the cases that do not restart it."""
         if self._anvil is None or not self._anvil.running():
-            self._anvil = hj.Anvil(workdir=os.path.join(self.workdir, "anvil-main"),
-                                   keep_state=False).start()
+            self._anvil = Anvil(workdir=os.path.join(self.workdir, "anvil-main"),
+                                keep_state=False).start()
         return self._anvil
 
     def dealer(self):
@@ -50,13 +57,13 @@ class Ctx:
     def replay(self, first, last, dealer=None):
         a = self.anvil
         doc = a.export(first, last, dealer or self.dealer(), MIN_BET, MAX_BET, TIMEOUT_BLOCKS)
-        lines, _ = hj.replay(doc, self.hashjack, self.workdir)
+        lines, _ = replay(doc, self.hashjack, self.workdir)
         check(len(lines) == last - first + 1, "replay printed %d lines for %d blocks"
               % (len(lines), last - first + 1))
         for l, b in zip(lines, doc["blocks"]):
             check(l["height"] == b["height"] and l["hash"] == b["hash"]
                   and l["parent"] == b["parent"], "line %s does not match block %s" % (l, b["height"]))
-            c = hj.card_of(l["hash"])
+            c = card_of(l["hash"])
             if c is None:
                 check(l.get("void") is True and "card" not in l, "void block %d" % l["height"])
             else:
@@ -83,12 +90,12 @@ def case_card_vectors(ctx):
     import json
     import random
     import subprocess
-    c = hj.card_of("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f")
+    c = card_of("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f")
     check_eq((c["code"], c["pos"], c["colorDigit"]), ("6H", 62, "2"), "bitcoin genesis")
-    c = hj.card_of("0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b10e")
+    c = card_of("0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b10e")
     check_eq((c["code"], c["pos"], c["colorDigit"]), ("AS", 61, "b"), "vector 2")
-    check(hj.card_of("0" * 62 + "ef") is None, "62 zeros + ef must be void")
-    check(hj.card_of("d" + "0" * 63) is None, "d + 63 zeros must be void")
+    check(card_of("0" * 62 + "ef") is None, "62 zeros + ef must be void")
+    check(card_of("d" + "0" * 63) is None, "d + 63 zeros must be void")
     rng = random.Random(7)
     hashes = ["0x" + "".join(rng.choice("0123456789abcdef") for _ in range(64)) for _ in range(40)]
     hashes += ["0x" + "".join(rng.choice("0ef") for _ in range(63)) + "5",
@@ -100,7 +107,7 @@ def case_card_vectors(ctx):
     outs = [json.loads(l) for l in r.stdout.splitlines()]
     check_eq(len(outs), len(hashes), "hashjack card lines")
     for h, o in zip(hashes, outs):
-        mine = hj.card_of(h)
+        mine = card_of(h)
         if mine is None:
             check(o["void"] is True, "%s: tool says %s, harness void" % (h, o))
         else:
@@ -118,7 +125,7 @@ def case_accounts(ctx):
              "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", "key 0")
     check_eq(a.mnemonic, "test test test test test test test test test test test junk", "mnemonic")
     check_eq(a.chain_id, 31337, "chain id")
-    check(a.balance(a.accounts[5].address) == 10000 * hj.ETHER, "balance")
+    check(a.balance(a.accounts[5].address) == 10000 * ETHER, "balance")
     h0 = a.height()
     check_eq(a.pending(), [], "mempool")
     time.sleep(0.3)  # --no-mining: nothing happens on its own
@@ -171,16 +178,16 @@ def case_grind_with_pending(ctx):
     a, d = ctx.anvil, ctx.dealer()
     hs = [a.send(7, d, "0x", 31), a.send(8, d, "0x", 32), a.send(7, d, "0x", 33)]
     b, tries = a.grind("QD", expect=hs)
-    check_eq(hj.card_of(b["hash"])["code"], "QD", "ground card")
+    check_eq(card_of(b["hash"])["code"], "QD", "ground card")
     check_eq([t["hash"] for t in b["transactions"]], hs, "txs of the ground block")
     check_eq(a.pending(), [], "mempool after grind")
     for h in hs:
         check_eq(int(a.receipt(h)["status"], 16), 1, "receipt")
     check_eq(a.block("latest", False)["hash"], b["hash"], "tip is the ground block")
     b2, t2 = a.grind("7")
-    check_eq(hj.card_of(b2["hash"])["rank"], "7", "rank grind")
+    check_eq(card_of(b2["hash"])["rank"], "7", "rank grind")
     b3, t3 = a.grind("T")
-    check_eq(hj.card_of(b3["hash"])["value"], 10, "ten-valued grind")
+    check_eq(card_of(b3["hash"])["value"], 10, "ten-valued grind")
     check_eq(int(b3["number"], 16), int(b["number"], 16) + 2, "heights")
     return "QD after %d tries, 7 after %d, 10-valued after %d" % (tries, t2, t3)
 
@@ -188,12 +195,12 @@ def case_grind_with_pending(ctx):
 def _deal(a, player, stake, cards):
     """Bet from player, then grinds X+1..X+len(cards) for cards; returns
     (X, [card dicts of X+1..])."""
-    bet = a.send(player, a.accounts[9].address, hj.BET, stake)
+    bet = a.send(player, a.accounts[9].address, BET, stake)
     x = int(a.mine(expect=[bet])["number"], 16)
     got = []
     for want in cards:
         b, _ = a.grind(want, expect=[])
-        got.append(hj.card_of(b["hash"]))
+        got.append(card_of(b["hash"]))
     return bet, x, got
 
 
@@ -205,13 +212,13 @@ def case_round_hit_to_21(ctx):
     p = a.accounts[1]
     s = 10 ** 16
     bet, x, (c1, c2) = _deal(a, p, s, ["9", "10"])
-    early = a.send(p, d, hj.HIT, 0)
+    early = a.send(p, d, HIT, 0)
     b3, _ = a.grind("7", expect=[early])
-    c3 = hj.card_of(b3["hash"])
-    hit = a.send(p, d, hj.HIT, 0)
+    c3 = card_of(b3["hash"])
+    hit = a.send(p, d, HIT, 0)
     a.mine(expect=[hit])
-    c5 = hj.card_of(a.grind("5", expect=[])[0]["hash"])
-    c6 = hj.card_of(a.grind("7", expect=[])[0]["hash"])
+    c5 = card_of(a.grind("5", expect=[])[0]["hash"])
+    c6 = card_of(a.grind("7", expect=[])[0]["hash"])
     a.mine(expect=[])
     lines = ctx.replay(x, x + 7)
     R, P = bet, p.address
@@ -255,12 +262,12 @@ def case_round_peek_insurance(ctx):
     s = 10 ** 16 + 1
     i = s // 2
     bet, x, (c1, c2) = _deal(a, p, s, ["T", "A"])
-    early = a.send(p, d, hj.PEEK_INSURED, i)  # in X+3, with the second card: premature
-    c3 = hj.card_of(a.grind("9", expect=[early])[0]["hash"])
-    wrong = a.send(p, d, hj.PEEK_INSURED, i + 1)
-    peek = a.send(p, d, hj.PEEK_INSURED, i)
+    early = a.send(p, d, PEEK_INSURED, i)     # in X+3, with the second card: premature
+    c3 = card_of(a.grind("9", expect=[early])[0]["hash"])
+    wrong = a.send(p, d, PEEK_INSURED, i + 1)
+    peek = a.send(p, d, PEEK_INSURED, i)
     a.mine(expect=[wrong, peek])
-    c5 = hj.card_of(a.grind("K", expect=[])[0]["hash"])
+    c5 = card_of(a.grind("K", expect=[])[0]["hash"])
     lines = ctx.replay(x, x + 5)
     R, P = bet, p.address
     want = {
@@ -295,7 +302,7 @@ def case_failed_receipt_ignored(ctx):
     p = a.accounts[3]
     before = a.balance(d)
     with a.reverting(d):
-        h = a.send(p, d, hj.BET, 5000, gas_limit=100000)
+        h = a.send(p, d, BET, 5000, gas_limit=100000)
         n = int(a.mine(expect=[h])["number"], 16)
     check_eq(a.rpc("eth_getCode", d, "latest"), "0x", "dealer code restored")
     check_eq(int(a.receipt(h)["status"], 16), 0, "receipt status")
@@ -303,7 +310,7 @@ def case_failed_receipt_ignored(ctx):
     # only one sender's calls revert: a failing Bet and a successful deposit
     # in the same block
     with a.reverting(d, only_from=p):
-        h2 = a.send(p, d, hj.BET, 6000, gas_limit=100000)
+        h2 = a.send(p, d, BET, 6000, gas_limit=100000)
         h3 = a.send(4, d, "0x", 77)
         a.mine(expect=[h2, h3])
     check_eq(int(a.receipt(h2)["status"], 16), 0, "receipt of the failing Bet")
@@ -326,8 +333,8 @@ def case_deposit_and_reject(ctx):
     p = a.accounts[5]
     h1 = a.send(p, d, "0x", 123)
     h2 = a.send(p, d, "0x48", 124)
-    h3 = a.send(p, d, hj.HIT, 125)
-    h4 = a.send(p, a.accounts[8].address, hj.BET, 126)
+    h3 = a.send(p, d, HIT, 125)
+    h4 = a.send(p, a.accounts[8].address, BET, 126)
     h5 = a.send(p, d, "0x484a0201", 0)
     n = int(a.mine(expect=[h1, h2, h3, h4, h5])["number"], 16)
     lines = ctx.replay(n, n)
@@ -382,7 +389,7 @@ def case_reorg(ctx):
     check_eq(int(a.receipt(h)["status"], 16), 1, "receipt after reorg")
     check_eq(int(a.receipt(h)["blockNumber"], 16), tip - 1, "receipt block")
     lines = ctx.replay(tip - 2, tip)
-    check_eq(hj.events(lines, type="deposit"),
+    check_eq(events(lines, type="deposit"),
              [{"type": "deposit", "tx": h, "txIndex": 0, "from": a.accounts[6].address,
                "value": "41"}], "replay after reorg")
     return ("tip %d kept; last 2/3 blocks replaced, their txs dropped or re-placed; "
@@ -393,10 +400,10 @@ def case_restart_keeps_chain(ctx):
     """An anvil with --state restarted (SIGTERM then start) has the same blocks,
     hashes, txs and receipts, on the same port; the mempool is not kept; a
     SIGKILL loses everything since the last dump."""
-    a = hj.Anvil(workdir=os.path.join(ctx.workdir, "anvil-state")).start()
+    a = Anvil(workdir=os.path.join(ctx.workdir, "anvil-state")).start()
     d = a.accounts[9].address
     try:
-        hs = [a.send(1, d, hj.BET, 5000), a.send(2, d, "0x", 9)]
+        hs = [a.send(1, d, BET, 5000), a.send(2, d, "0x", 9)]
         a.grind("8", expect=hs)
         a.mine_empty(3)
         tip = a.height()
@@ -448,20 +455,20 @@ def case_pause_resume(ctx):
 
 def case_bot_plays(ctx):
     """scripts/bot.py with 4 dev accounts against a card log written by
-    `hashjack replay` of the chain (hj.ReplayFollower, standing in for the
+    `hashjack replay` of the chain (tool.ReplayFollower, standing in for the
     daemon), blocks mined every 0.2 s: every tx it sends is accepted, no
     round times out, each player settles 3 rounds; the bot is restarted in
     the middle and carries on from the log."""
     import subprocess
-    a = hj.Anvil(workdir=os.path.join(ctx.workdir, "anvil-bot"), keep_state=False).start()
+    a = Anvil(workdir=os.path.join(ctx.workdir, "anvil-bot"), keep_state=False).start()
     try:
         d = a.accounts[9].address
         log = os.path.join(a.workdir, "cards.jsonl")
-        fol = hj.ReplayFollower(a, ctx.hashjack, d, 1000, 50000, log, a.height() + 1,
-                                confirmations=2, timeout_blocks=100)
+        fol = ReplayFollower(a, ctx.hashjack, d, 1000, 50000, log, a.height() + 1,
+                             confirmations=2, timeout_blocks=100)
         players = [a.accounts[i].address for i in (1, 2, 3, 4)]
         out_path = os.path.join(a.workdir, "bot.out")
-        cmd = [sys.executable, os.path.join(hj.ROOT, "scripts", "bot.py"),
+        cmd = [sys.executable, os.path.join(ROOT, "scripts", "bot.py"),
                "--rpc-url", a.url, "--dealer", d, "--card-log", log,
                "--min-bet", "1000", "--max-bet", "50000",
                "--anvil-config", os.path.join(a.workdir, "anvil-config.json"),
@@ -470,14 +477,14 @@ def case_bot_plays(ctx):
 
         def start_bot():
             out = open(out_path, "ab")
-            p = hj._track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
-                                           stderr=subprocess.STDOUT, start_new_session=True))
+            p = track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                       stderr=subprocess.STDOUT, start_new_session=True))
             out.close()
             return p
 
         def settled():
             n = {p: 0 for p in players}
-            for e in hj.events(hj.read_cardlog(log), type="settle"):
+            for e in events(read_cardlog(log), type="settle"):
                 if e["player"] in n:
                     n[e["player"]] += 1
             return n
@@ -490,22 +497,22 @@ def case_bot_plays(ctx):
             fol.update()
             n = settled()
             if not restarted and sum(n.values()) >= 4:
-                check_eq(hj._stop_process(bot, hj.signal.SIGTERM, 5), 0, "bot exit status on SIGTERM")
+                check_eq(stop_process(bot, signal.SIGTERM, 5), 0, "bot exit status on SIGTERM")
                 bot = start_bot()
                 restarted = True
             if all(v >= 3 for v in n.values()) and not a.pending():
                 break
             if bot.poll() is not None:
-                raise Failed("bot exited with %s:\n%s" % (bot.returncode, hj._tail(out_path)))
+                raise Failed("bot exited with %s:\n%s" % (bot.returncode, file_tail(out_path)))
             if time.monotonic() > deadline:
-                raise Failed("players settled %s only:\n%s" % (n, hj._tail(out_path)))
+                raise Failed("players settled %s only:\n%s" % (n, file_tail(out_path)))
             time.sleep(0.2)  # the block time of this little chain
-        hj._stop_process(bot, hj.signal.SIGTERM, 5)
-        lines = hj.read_cardlog(log)
+        stop_process(bot, signal.SIGTERM, 5)
+        lines = read_cardlog(log)
         ours = set(players)
-        rejects = [e for e in hj.events(lines, type="reject") if e["from"] in ours]
-        timeouts = hj.events(lines, type="timeout")
-        acts = [e for e in hj.events(lines, type="action") if e["player"] in ours]
+        rejects = [e for e in events(lines, type="reject") if e["from"] in ours]
+        timeouts = events(lines, type="timeout")
+        acts = [e for e in events(lines, type="action") if e["player"] in ours]
         with open(out_path) as f:
             sent = [l for l in f if l.startswith("bot: 0x") and "  tx 0x" in l]
         check_eq(rejects, [], "rejected bot transactions")
@@ -519,7 +526,7 @@ def case_bot_plays(ctx):
 
 
 def case_daemon_smoke(ctx):
-    """Only with --hashjackd: hj.Hashjackd runs the daemon on anvil with 2
+    """Only with --hashjackd: daemon.Hashjackd runs the daemon on anvil with 2
     confirmations (grinding replaces the tip block, so a daemon that deals
     the tip itself, confirmations = 1, would see every retry as a reorg); a
     round played by grinding; the card log equals `hashjack replay` of the
@@ -527,18 +534,18 @@ def case_daemon_smoke(ctx):
     stopped."""
     if not ctx.hashjackd:
         raise Skipped("no --hashjackd given")
-    a = hj.Anvil(workdir=os.path.join(ctx.workdir, "anvil-daemon")).start()
+    a = Anvil(workdir=os.path.join(ctx.workdir, "anvil-daemon")).start()
     try:
         d = a.accounts[9].address
         a.mine_empty(3)
         first = a.height()
-        dm = hj.Hashjackd(ctx.hashjackd, a, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
-                          confirmations=2, start_height=first,
-                          workdir=os.path.join(ctx.workdir, "daemon"))
+        dm = Hashjackd(ctx.hashjackd, a, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
+                       confirmations=2, start_height=first,
+                       workdir=os.path.join(ctx.workdir, "daemon"))
         dm.start()
         p = a.accounts[1]
         bet, x, _ = _deal(a, p, 10 ** 15, ["8", "T", "9"])
-        stand = a.send(p, d, hj.STAND, 0)
+        stand = a.send(p, d, STAND, 0)
         a.mine(expect=[stand])
         a.grind("9", expect=[])  # dealer 10 + 9 = 19 beats the player's 8 + 9 = 17
         a.mine()
@@ -547,9 +554,9 @@ def case_daemon_smoke(ctx):
             last = a.height() - 1  # 2 confirmations
             dm.wait_height(last)
             doc = a.export(first, last, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS)
-            _, text = hj.replay(doc, ctx.hashjack, ctx.workdir)
+            _, text = replay(doc, ctx.hashjack, ctx.workdir)
             check_eq(dm.log_bytes().decode(), text, "daemon log vs hashjack replay")
-            return hj.events(hj.read_cardlog(dm.card_log), type="settle")
+            return events(read_cardlog(dm.card_log), type="settle")
         settles = same()
         check_eq([e["playerHands"][0]["status"] for e in settles], ["Lose"], "settlement")
         check_eq(dm.stop(), 0, "hashjackd exit status on SIGTERM")
@@ -569,16 +576,16 @@ def case_daemon_start_beyond_final(ctx):
     up, keeps polling, and deals block 6 on as soon as each is final."""
     if not ctx.hashjackd:
         raise Skipped("no --hashjackd given")
-    a = hj.Anvil(workdir=os.path.join(ctx.workdir, "anvil-beyond")).start()
+    a = Anvil(workdir=os.path.join(ctx.workdir, "anvil-beyond")).start()
     try:
         d = a.accounts[9].address
         a.mine_empty(3)
         start = a.height() + 3
-        dm = hj.Hashjackd(ctx.hashjackd, a, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
-                          confirmations=2, start_height=start,
-                          workdir=os.path.join(ctx.workdir, "daemon-beyond"))
+        dm = Hashjackd(ctx.hashjackd, a, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
+                       confirmations=2, start_height=start,
+                       workdir=os.path.join(ctx.workdir, "daemon-beyond"))
         dm.start()
-        hj.wait_until(lambda: "caught up" in dm.stderr(), 10, "caught up")
+        wait_until(lambda: "caught up" in dm.stderr(), 10, "caught up")
         a.mine_empty(6)
         last = a.height() - 1
         dm.wait_height(last, timeout=15)
@@ -606,15 +613,15 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--timeout", type=int, default=600, help="deadline for the whole run (s)")
     args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
-    hashjack = hj.find_hashjack(args.hashjack)
+    install_cleanup(args.timeout)
+    hashjack = find_hashjack(args.hashjack)
     wd = WorkDir("hj-e2e-harness-", args.keep)
     ctx = Ctx(hashjack, wd.path, args.hashjackd)
     cases = Cases(26)
     try:
         cases.run(ctx, CASES, args.only)
     finally:
-        hj.kill_children()
+        kill_children()
         wd.close(cases.failed)
     print("%d passed, %d failed%s" % (cases.passed, cases.failed,
                                       ", %d skipped" % cases.skipped if cases.skipped else ""))

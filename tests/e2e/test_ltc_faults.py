@@ -45,8 +45,9 @@ tests/e2e/test_faults.py (EVM):
     python3 tests/e2e/test_ltc_faults.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--seed N]
 
-Python 3 standard library only; uses tests/e2e/hj.py, tests/e2e/ltc.py and
-the checks shared with tests/e2e/test_faults.py (tests/e2e/checks.py).
+Python 3 standard library only; uses the harness of tests/e2e/ (litecoind:
+btc_node.py) and the checks shared with tests/e2e/test_faults.py
+(tests/e2e/checks.py).
 Binds 127.0.0.1 only; every wait has a deadline, the whole run too
 (--timeout).  Prints one line per case and a closing "N passed, M failed";
 exit status 1 when a case failed.
@@ -61,14 +62,19 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
-import ltc  # noqa: E402
+from btc_node import (COIN, Litecoind, MWEB_HEIGHT, bet_payload, find_litecoind,  # noqa: E402
+                      parse_tx, sats_to_coin)
 from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
                     check_db_equal, check_eq, check_heights, check_log_matches_cursor,
                     check_reorg_refused, check_retries, db_rows, error_lines, fault_main,
                     file_size, fmt_counts, hand_total, log_bytes, run_tracked, settle_quiet,
                     sigterm_measured, stderr_since, stderr_size, summary, tail_text, wait_cursor,
                     wait_log_height)
+from daemon import litecoind_daemon  # noqa: E402
+from logs import last_logged_height  # noqa: E402
+from players import CardLogPlayers, LogPlayer  # noqa: E402
+from procs import wait_until  # noqa: E402
+from tool import replay  # noqa: E402
 
 MIN_BET = 10000          # litoshis; above the 2940 dust limit even halved
 MAX_BET = 10 ** 9
@@ -100,16 +106,16 @@ def conflict_of(n, wallet, txid):
     """A transaction of wallet spending txid's first input back to the wallet
     (raw hex, not sent): mined instead of txid, it drops txid for good."""
     w = n.wallet(wallet)
-    vin = ltc.parse_tx(n.sent.get(txid) or n.raw_tx(txid))["vin"][0]
-    prev = ltc.parse_tx(w.rpc("gettransaction", vin["txid"])["hex"])
+    vin = parse_tx(n.sent.get(txid) or n.raw_tx(txid))["vin"][0]
+    prev = parse_tx(w.rpc("gettransaction", vin["txid"])["hex"])
     out = prev["vout"][vin["vout"]]
     spent = {"txid": vin["txid"], "vout": vin["vout"]}
     raw = n.rpc("createrawtransaction", [spent],
-                [{w.new_address(): ltc.sats_to_coin(out["value"] - 5000)}])
+                [{w.new_address(): sats_to_coin(out["value"] - 5000)}])
     # the coin is spent (by txid): the signer is told what it was
     signed = w.rpc("signrawtransactionwithwallet", raw,
                    [dict(spent, scriptPubKey=out["script"],
-                         amount=ltc.sats_to_coin(out["value"]))])
+                         amount=sats_to_coin(out["value"]))])
     check(signed.get("complete"), "signing the conflicting spend: %s" % signed.get("errors"))
     return signed["hex"]
 
@@ -126,19 +132,19 @@ class Ctx:
     def node(self, name, mweb=False):
         """A litecoind of its own, coinbases mature, with a dealer wallet;
         returns (node, dealer address)."""
-        n = ltc.Litecoind(workdir=os.path.join(self.workdir, "ltc-" + name), mweb=mweb).start()
+        n = Litecoind(workdir=os.path.join(self.workdir, "ltc-" + name), mweb=mweb).start()
         n.mine(101)
         return n, n.new_address("dealer")
 
     def daemon(self, n, dealer, name, **kw):
         kw.setdefault("timeout_blocks", TB)
         kw.setdefault("poll_interval_ms", 50)
-        return ltc.daemon(self.hashjackd, n, dealer, MIN_BET, MAX_BET,
-                          workdir=os.path.join(self.workdir, "daemon-" + name), **kw)
+        return litecoind_daemon(self.hashjackd, n, dealer, MIN_BET, MAX_BET,
+                                workdir=os.path.join(self.workdir, "daemon-" + name), **kw)
 
     def replay_text(self, n, dealer, first, last, timeout_blocks=TB):
         doc = n.export(first, last, dealer, MIN_BET, MAX_BET, timeout_blocks)
-        _, text = hj.replay(doc, self.hashjack, self.workdir)
+        _, text = replay(doc, self.hashjack, self.workdir)
         return text.encode()
 
     def player_cmd(self, *args):
@@ -160,19 +166,19 @@ class Ctx:
             args += ["--insurance", "yes" if insurance else "no"]
         return self.player_cmd(*args)
 
-    def players(self, n, names, utxos=3, sats=ltc.COIN):
+    def players(self, n, names, utxos=3, sats=COIN):
         """Players: a key file and a node wallet each, funded with `utxos`
         coins of `sats` (one sendmany, mined)."""
         tag = os.path.basename(n.workdir)
-        n.funder_mature(len(names) * utxos * sats + ltc.COIN)
+        n.funder_mature(len(names) * utxos * sats + COIN)
         out, amounts = [], {}
         for name in names:
             key, pub = self.keygen("%s-%s" % (tag, name))
             p = Player(name, key, pub, self.player_cmd("bet", "--key", key))
-            check_eq(p.bet, ltc.bet_payload(pub), "bet payload of %s" % name)
+            check_eq(p.bet, bet_payload(pub), "bet payload of %s" % name)
             w = n.wallet(name)
             for _ in range(utxos):
-                amounts[w.new_address()] = ltc.sats_to_coin(sats)
+                amounts[w.new_address()] = sats_to_coin(sats)
             out.append(p)
         txid = n.wallet(n.FUNDER).rpc("sendmany", "", amounts)
         n.mine(1)
@@ -184,25 +190,28 @@ class Ctx:
 # Players that act on what a card log says (the Bitcoin family: a key P per
 # player, signed actions)
 
-class Player(hj.LogPlayer):
+class Player(LogPlayer):
     def __init__(self, wallet, key, pub, bet):
         super().__init__()
         self.wallet = wallet
         self.key = key
         self.pub = pub
         self.bet = bet
-        self.seq = 0
         self.last_payload = None     # of the last signed action sent
 
 
-class Session(hj.CardLogPlayers):
+class Session(CardLogPlayers):
     """Players playing rounds with the dealer through their node wallets:
     Bets (some split over two outputs), Peeks, Hits, Stands, Doubles,
     Surrenders, premature and wrong-value actions, actions signed by
     another player's key or with a stale seq (bad_signature), Bets out of
     limits, deposits, lazy rounds left to time out.  Each player acts on the
-    events of a card log (never on a card not yet logged); step() also mines
-    a block every `interval` seconds."""
+    events of a card log (never on a card not yet logged;
+    players.CardLogPlayers reads it); step() also mines a block every
+    `interval` seconds.  A Bet is its key's player's, another action and a
+    settlement its round's.  A player acts early after one Bet in five."""
+
+    premature = 0.2
 
     def __init__(self, ctx, n, dealer, log_path, players, rng, interval=0.12, lazy=0.12,
                  bad=0.06):
@@ -226,67 +235,19 @@ class Session(hj.CardLogPlayers):
         return self.ctx.sign(action, key or p.key, self.genesis, p.round,
                              p.seq if seq is None else seq, insurance)
 
-    def feed(self, line):
-        h = line["height"]
-        self.height = h
-        rng = self.rng
-        for e in line["events"]:
-            t = e["type"]
-            p = None
-            if t in ("action", "reject", "deposit", "ignored"):
-                p = self.by_tx.pop(e["tx"], None)
-                if p is not None and p.pending == e["tx"]:
-                    p.pending = None
-            if t == "action":
-                a = e["action"]
-                if a == "Bet":
-                    q = self.by_pub.get(e["player"])
-                    if q is None:
-                        continue
-                    q.round, q.seq, q.cards, q.dealer = e["round"], 0, [], []
-                    q.stake, q.peeked, q.ready_at = int(e["stake"]), False, h + 3
-                    q.lazy = rng.random() < self.lazy
-                    q.premature = rng.random() < 0.2
-                    q.last_payload = None
-                    self.by_round[q.round] = q
-                    continue
-                q = self.by_round.get(e["round"])
-                if q is None:
-                    continue
-                q.seq += 1
-                if a in ("Hit", "Peek"):
-                    q.ready_at = h + 1
-                    q.peeked = q.peeked or a == "Peek"
-                else:
-                    q.ready_at = None          # Stand, Double, Surrender: wait
-            elif t == "reject":
-                if p is None:
-                    continue
-                if e.get("reason") == "no_round" and p.round:
-                    self.by_round.pop(p.round, None)
-                    p.round = None
-                if e.get("action") == "Bet" or p.round is None:
-                    p.next_bet_at = h + 1
-            elif t == "draw":
-                q = self.by_round.get(e["round"])
-                if q:
-                    if e["handOwner"] == "Dealer":
-                        q.dealer.append(e["card"])
-                    elif e.get("handIndex") == 0:
-                        q.cards.append(e["card"])
-            elif t == "timeout":
-                q = self.by_round.get(e["round"])
-                if q:
-                    q.seq += 1
-                    if e["action"] == "Peek":
-                        q.peeked, q.ready_at = True, h + 1
-                    else:
-                        q.ready_at = None
-            elif t == "settle":
-                q = self.by_round.pop(e["round"], None)
-                if q and q.round == e["round"]:
-                    q.round = None
-                    q.next_bet_at = h + rng.randint(1, 3)
+    def actor(self, e, p):
+        if e["action"] == "Bet":
+            return self.by_pub.get(e["player"])
+        return self.by_round.get(e["round"])
+
+    def round_began(self, p):
+        p.last_payload = None
+
+    def settled(self, e, h):
+        q = self.by_round.pop(e["round"], None)
+        if q and q.round == e["round"]:
+            q.round = None
+            q.next_bet_at = h + self.rng.randint(1, 3)
 
     def decide(self, p):
         rng = self.rng
@@ -399,7 +360,7 @@ def case_reorg_shallow(ctx):
         def at_edge(want):
             wait_log_height(dm, want)
             check(settle_quiet(dm), "the daemon went on past the final blocks")
-            check_eq(hj.last_logged_height(dm.card_log), want, "last logged height (tip - 2)")
+            check_eq(last_logged_height(dm.card_log), want, "last logged height (tip - 2)")
             check_eq(n.height() - 2, want, "final height")
 
         def hashes(lo, hi):
@@ -587,8 +548,8 @@ def case_kill9_session(ctx):
                 # T restarted onto a backlog: kill it once its log has grown
                 # by 0..60 kB (about 330 bytes per block), a few ms later
                 grow = rng.randint(0, 60000)
-                hj.wait_until(lambda: not T.running() or file_size(T.card_log) > K.size0 + grow,
-                              10, "T to catch up %d bytes" % grow, interval=0.0005)
+                wait_until(lambda: not T.running() or file_size(T.card_log) > K.size0 + grow,
+                           10, "T to catch up %d bytes" % grow, interval=0.0005)
                 time.sleep(rng.uniform(0, 0.003))
             elif mode == "startup":
                 time.sleep(rng.uniform(0, 0.01))
@@ -770,8 +731,8 @@ def case_sigterm_catchup(ctx):
             off = stderr_size(D)
             D.start()
             grow = rng.randint(20000, 150000)
-            hj.wait_until(lambda: not D.running() or os.path.getsize(D.card_log) > size0 + grow,
-                          30, "the catch-up to grow by %d bytes" % grow, interval=0.0005)
+            wait_until(lambda: not D.running() or os.path.getsize(D.card_log) > size0 + grow,
+                       30, "the catch-up to grow by %d bytes" % grow, interval=0.0005)
             check(D.running(), "D exited: %s" % tail_text(D.stderr(), 5))
             rc, dt = sigterm_measured(D)
             times.append(dt)
@@ -796,8 +757,8 @@ def case_sigterm_catchup(ctx):
         D.overrides = []
         off = stderr_size(D)
         D.start()
-        hj.wait_until(lambda: "push: on: " in stderr_since(D, off), 60,
-                      "\"push: on\" once D has caught up")
+        wait_until(lambda: "push: on: " in stderr_since(D, off), 60,
+                   "\"push: on\" once D has caught up")
         check(stderr_since(D, off).index("caught up:") < stderr_since(D, off).index("push: on: "),
               "push on before \"caught up\"")
         s.mining = True
@@ -922,16 +883,16 @@ def case_config_identity(ctx):
         t0 = time.monotonic()
         dm.start()
         missing = "cannot read the cookie file %s" % cpath
-        hj.wait_until(lambda: dm.stderr().count(missing) >= 2 or not dm.running(), 10,
-                      "two messages naming the missing cookie file")
+        wait_until(lambda: dm.stderr().count(missing) >= 2 or not dm.running(), 10,
+                   "two messages naming the missing cookie file")
         check(dm.running(), "the daemon exited without its cookie file (status %s):\n%s"
               % (dm.proc.returncode, tail_text(dm.stderr(), 5)))
         os.makedirs(cdir)
         with open(cpath, "w") as f:
             f.write("no colon here\n")
         malformed = "the cookie file %s does not hold one line" % cpath
-        hj.wait_until(lambda: malformed in dm.stderr() or not dm.running(), 15,
-                      "a message naming the malformed cookie file")
+        wait_until(lambda: malformed in dm.stderr() or not dm.running(), 15,
+                   "a message naming the malformed cookie file")
         check(dm.running(), "the daemon exited on a malformed cookie file (status %s)"
               % dm.proc.returncode)
         with open(cpath, "w") as f:
@@ -970,13 +931,13 @@ def case_mweb_catchup(ctx):
     n, d = ctx.node("mweb", mweb=True)
     try:
         players = ctx.players(n, ["p1", "p2", "p3"])
-        n.fund("pegger", ltc.COIN)           # pegs in; the players hold no MWEB coins
+        n.fund("pegger", COIN)               # pegs in; the players hold no MWEB coins
         n.mine(415 - n.height())
         first = n.height() + 1
         R = ctx.daemon(n, d, "mweb-R", confirmations=2, start_height=first)
         R.start()
         s = Session(ctx, n, d, R.card_log, players, rng, interval=0.1, lazy=0.2)
-        s.run(8, until=lambda: n.height() >= ltc.MWEB_HEIGHT + 8)
+        s.run(8, until=lambda: n.height() >= MWEB_HEIGHT + 8)
         check(n.mweb_active(), "MWEB not active at %d" % n.height())
         pegin = n.wallet("pegger").rpc("sendtoaddress", n.new_address("pegger", "mweb"), "0.1")
         pegout = n.wallet(n.MWEB_WALLET).rpc("sendtoaddress", d, "0.00123")
@@ -986,9 +947,9 @@ def case_mweb_catchup(ctx):
         # the canonical block it is an output of the HogEx, the last tx
         script = n.script_of(d)
         blocks = {h: n.block(h, 2) for h in range(first, last + 1)}
-        check(all("mweb" in blocks[h] for h in range(ltc.MWEB_HEIGHT, last + 1)),
+        check(all("mweb" in blocks[h] for h in range(MWEB_HEIGHT, last + 1)),
               "blocks without MWEB data after 432")
-        pegout_h = [h for h in range(ltc.MWEB_HEIGHT, last + 1)
+        pegout_h = [h for h in range(MWEB_HEIGHT, last + 1)
                     if any(o["scriptPubKey"]["hex"] == script
                            for o in blocks[h]["tx"][-1]["vout"])]
         check(len(pegout_h) == 1, "no HogEx (or more than one) pays the dealer: %s (peg-out %s)"
@@ -1002,15 +963,15 @@ def case_mweb_catchup(ctx):
             size0 = file_size(T.card_log)
             T.start()
             grow = rng.randint(0, 200 * (last - first) // 3)
-            hj.wait_until(lambda: not T.running() or file_size(T.card_log) > size0 + grow,
-                          20, "T to log %d bytes" % grow, interval=0.0005)
+            wait_until(lambda: not T.running() or file_size(T.card_log) > size0 + grow,
+                       20, "T to log %d bytes" % grow, interval=0.0005)
             check(T.running(), "T exited: %s" % tail_text(T.stderr(), 5))
             T.kill9()
             kills += 1
         off = stderr_size(T)
         T.start()
-        hj.wait_until(lambda: "caught up" in stderr_since(T, off) or not T.running(), 60,
-                      "T to catch up")
+        wait_until(lambda: "caught up" in stderr_since(T, off) or not T.running(), 60,
+                   "T to catch up")
         wait_log_height(T, last, timeout=60)
         check_eq(T.stop(), 0, "T exit status on SIGTERM")
         check_eq(R.stop(), 0, "R exit status on SIGTERM")
@@ -1029,14 +990,14 @@ def case_mweb_catchup(ctx):
             bad = error_lines(dm.stderr())
             check(not bad, "%s logged errors: %s" % (name, bad[:3]))
         c = summary(data)
-        check(c["Bet"] > 0 and any(e["type"] == "action" for h in range(ltc.MWEB_HEIGHT, last + 1)
+        check(c["Bet"] > 0 and any(e["type"] == "action" for h in range(MWEB_HEIGHT, last + 1)
                                    for e in lines[h]["events"]),
               "no action after the MWEB activation")
     finally:
         n.stop()
     return ("blocks %d..%d (MWEB from %d, peg-out at %d paid the dealer via HogEx %s..); "
             "T caught up (%d kills on the way) == R == replay (%s)"
-            % (first, last, ltc.MWEB_HEIGHT, pegout_h[0], hogex[:12], kills,
+            % (first, last, MWEB_HEIGHT, pegout_h[0], hogex[:12], kills,
                fmt_counts(c, ["Bet", "Hit", "Stand", "Double", "deposit", "timeout", "settle",
                               "reject"])))
 
@@ -1046,7 +1007,7 @@ CASES = [case_reorg_shallow, case_reorg_deep, case_kill9_session, case_node_rest
 
 
 def main():
-    return fault_main(__doc__, CASES, "hj-e2e-ltc-faults-", 16, 480, Ctx, ltc.find_litecoind)
+    return fault_main(__doc__, CASES, "hj-e2e-ltc-faults-", 16, 480, Ctx, find_litecoind)
 
 
 if __name__ == "__main__":

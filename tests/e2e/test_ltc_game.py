@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """End-to-end game scenarios on the Bitcoin family: hashjackd against a real
-litecoind in regtest (tests/e2e/ltc.py), players with `hashjack player` keys
-and the node's own wallet RPC (createrawtransaction, fundrawtransaction,
-signrawtransactionwithwallet, sendrawtransaction), block cards chosen by
-grinding, every action and settlement path of the `bethash` preset, every
-rejection, and what only this family has: BIP-340 signatures (bad, by another
-player, over another chain, at a stale or future seq), OP_RETURN payloads too
-long, values split over several outputs to the dealer, plain deposits, MWEB
-peg-outs to the dealer (paid by the HogEx), zero-value actions and Bets that
-are nobody's business.  The values come from the protocol
-(docs/PROTOCOL.md, docs/LOG.md, docs/STATE.md, docs/BITCOIN.md).  The
-scenarios both families play are tests/e2e/book.py's, played here through
-this file's Session; the expectation model and the checks are
-tests/e2e/checks.py's, as for tests/e2e/test_game.py.
+litecoind in regtest (tests/e2e/btc_node.py), players with `hashjack player`
+keys and the node's own wallet RPC (createrawtransaction,
+fundrawtransaction, signrawtransactionwithwallet, sendrawtransaction), block
+cards chosen by grinding, every action and settlement path of the `bethash`
+preset, every rejection, and what only this family has: BIP-340 signatures
+(bad, by another player, over another chain, at a stale or future seq),
+OP_RETURN payloads too long, values split over several outputs to the
+dealer, plain deposits, MWEB peg-outs to the dealer (paid by the HogEx),
+zero-value actions and Bets that are nobody's business.  The values come from
+the protocol (docs/PROTOCOL.md, docs/LOG.md, docs/STATE.md,
+docs/BITCOIN.md).  The scenarios both families play are tests/e2e/book.py's,
+played here through this file's Session; the expectation model and the
+checks are tests/e2e/checks.py's, as for tests/e2e/test_game.py.
 
     python3 tests/e2e/test_ltc_game.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--timeout S]
@@ -64,17 +64,20 @@ sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
 import checks  # noqa: E402
-import hj  # noqa: E402
-import ltc  # noqa: E402
 from book import deal  # noqa: E402
-from checks import Failed, GameRunner, SessionModel, Tx, WorkDir  # noqa: E402
+from btc_node import (COIN, Litecoind, MWEB_HEIGHT, bet_payload, find_litecoind,  # noqa: E402
+                      parse_tx, sats_to_coin, ser_varint, serialize_unsigned)
+from cards import card_of  # noqa: E402
+from checks import Failed, GameRunner, SessionModel, Tx, WorkDir, game_args  # noqa: E402
+from daemon import litecoind_daemon  # noqa: E402
+from nodes import RpcError  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 8
 CONFIRMATIONS = 2      # grinding replaces the tip block: never deal the tip
 N_WALLETS = 4          # player wallets; a player is a key file and one of them
 UTXOS = 40             # confirmed coins per wallet, so that sends never chain
-UTXO_SATS = 3 * ltc.COIN
+UTXO_SATS = 3 * COIN
 FEE_TOP = 400          # sat/vB of the first transaction of a block
 FEE_STEP = 6           # each later one pays this much less per vB
 MWEB_START = 420       # the mweb session's first dealt block (before 432)
@@ -142,8 +145,8 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
         self.nplayers = 0
         self.dm = None
         self.default_policy = not any(a.startswith("-datacarriersize") for a in extra_args)
-        self.node = ltc.Litecoind(workdir=os.path.join(self.workdir, "node"), mweb=mweb,
-                                  extra_args=list(extra_args))
+        self.node = Litecoind(workdir=os.path.join(self.workdir, "node"), mweb=mweb,
+                              extra_args=list(extra_args))
         self.node.start()
         try:
             self._setup()
@@ -165,27 +168,28 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
             w = n.create_wallet("w%d" % i)
             self.wallets.append(w.name)
             for a in w.rpc_batch([("getnewaddress", ["", "bech32"])] * UTXOS):
-                amounts[a] = ltc.sats_to_coin(UTXO_SATS)
+                amounts[a] = sats_to_coin(UTXO_SATS)
         if mweb:
             self.mwebber = n.create_wallet("mwebber").name
-            amounts[n.new_address(self.mwebber)] = ltc.sats_to_coin(ltc.COIN)
-        n.funder_mature(UTXO_SATS * len(amounts) + ltc.COIN)
+            amounts[n.new_address(self.mwebber)] = sats_to_coin(COIN)
+        n.funder_mature(UTXO_SATS * len(amounts) + COIN)
         n.wallet(n.FUNDER).rpc("sendmany", "", amounts)
         n.mine(1)
         self.first = n.height() + 1 if not mweb else MWEB_START
         if mweb and n.height() >= MWEB_START:
             raise Failed("setup went past %d" % MWEB_START)
-        self.dm = ltc.daemon(self.ctx.hashjackd, n, self.dealer, MIN_BET, MAX_BET,
-                             self.timeout_cfg, confirmations=CONFIRMATIONS,
-                             start_height=self.first, poll_interval_ms=50,
-                             preset=self.preset or "bethash",
-                             extra={"rules": dict(self.rule_keys)} if self.rule_keys else None,
-                             workdir=os.path.join(self.workdir, "daemon"), metrics=True)
+        self.dm = litecoind_daemon(self.ctx.hashjackd, n, self.dealer, MIN_BET, MAX_BET,
+                                   self.timeout_cfg, confirmations=CONFIRMATIONS,
+                                   start_height=self.first, poll_interval_ms=50,
+                                   preset=self.preset or "bethash",
+                                   extra={"rules": dict(self.rule_keys)}
+                                   if self.rule_keys else None,
+                                   workdir=os.path.join(self.workdir, "daemon"), metrics=True)
         self.dm.start()
         if mweb:
             # deal across the activation: 431 (the harness's funding of its
             # peg-in), 432 (the peg-in and the first HogEx), then MWEB blocks
-            n.mine(ltc.MWEB_HEIGHT + 3 - n.height())
+            n.mine(MWEB_HEIGHT + 3 - n.height())
             if not n.mweb_active():
                 raise Failed("MWEB not active at %d" % n.height())
         else:
@@ -196,9 +200,9 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
     def bet_payload(self, player, pp=None, t3=None):
         """The Bet payload `hashjack player bet` prints (side stakes given as
         options); one that writes a side stake of 0, which the tool leaves
-        out, is built by ltc.bet_payload."""
+        out, is built by btc_node.bet_payload."""
         if 0 in (pp, t3):
-            return ltc.bet_payload(player.P, pp, t3)
+            return bet_payload(player.P, pp, t3)
         args = ["bet", "--key", player.key]
         if pp is not None:
             args += ["--perfect-pairs", str(pp)]
@@ -236,15 +240,15 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
         like send().  The value is what the outputs with the dealer's script
         pay; the payload, the data of the first OP_RETURN output."""
         rate = FEE_TOP - FEE_STEP * len(self.pending)
-        raws = [struct.pack("<Q", v) + ltc.ser_varint(len(sc) // 2) + bytes.fromhex(sc)
+        raws = [struct.pack("<Q", v) + ser_varint(len(sc) // 2) + bytes.fromhex(sc)
                 for v, sc in outs]
         w = self.node.wallet(who.wallet)
-        funded = w.rpc("fundrawtransaction", ltc.serialize_unsigned(2, raws),
+        funded = w.rpc("fundrawtransaction", serialize_unsigned(2, raws),
                        {"fee_rate": rate}, False)
         signed = w.rpc("signrawtransactionwithwallet", funded["hex"])
         if not signed.get("complete"):
             raise Failed("signing incomplete: %s" % signed.get("errors"))
-        got = [(o["value"], o["script"]) for o in ltc.parse_tx(signed["hex"])["vout"]]
+        got = [(o["value"], o["script"]) for o in parse_tx(signed["hex"])["vout"]]
         it = iter(got)
         if not all(any(g == x for g in it) for x in outs):
             raise Failed("funded outputs %s do not hold %s in order" % (got, outs))
@@ -298,7 +302,7 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
 
     def _mined(self, b):
         h = b["height"]
-        got = ltc.Litecoind.block_txids(b)
+        got = Litecoind.block_txids(b)
         want = [t.txid for t in self.pending]
         if got != want:
             raise Failed("block %d holds %s, expected %s (in this order)" % (h, got, want))
@@ -307,12 +311,12 @@ class Session(checks.PlayerTool, checks.LitecoindBlocks, SessionModel):
             t.h, t.idx = h, ids.index(t.txid)
         self.pending = []
         hogex = ids[-1] if "mweb" in b else None
-        return Blk(h, b["hash"], hj.card_of(b["hash"]), hogex,
+        return Blk(h, b["hash"], card_of(b["hash"]), hogex,
                    len(ids) - 1 if hogex else None)
 
     def mine(self, want=None):
         """The next block with every pending transaction, in order; with
-        want, ground until its card matches (hj.card_matcher)."""
+        want, ground until its card matches (cards.card_matcher)."""
         if want is None:
             [h] = self.node.mine(1)
             b = self.node.block(h, 1)
@@ -539,7 +543,7 @@ def sc_oversize(S):
     if S.default_policy:
         try:
             S.node.send_action(p.wallet, S.dealer, 4000, big[0][0])
-        except hj.RpcError as e:
+        except RpcError as e:
             if e.error.get("code") != -26 or "scriptpubkey" not in e.error.get("message", ""):
                 raise Failed("the node refused 81 bytes otherwise: %s" % e)
             return "the default policy refuses 81 bytes of OP_RETURN data: %s" % e.error["message"]
@@ -562,23 +566,23 @@ def sc_mweb_pegout(S):
         raise Failed("needs the mweb session")
     n = S.node
     w = n.wallet(S.mwebber)
-    pegin = w.rpc("sendtoaddress", w.new_address("mweb"), ltc.sats_to_coin(w.balance()),
+    pegin = w.rpc("sendtoaddress", w.new_address("mweb"), sats_to_coin(w.balance()),
                   "", "", True)
     S.foreign(pegin)
     S.mine()
     p = S.player()
     s = 400001
     r = S.bet(p, s)
-    outs = [w.rpc("sendtoaddress", S.dealer, ltc.sats_to_coin(v)) for v in (30000, 45000)]
+    outs = [w.rpc("sendtoaddress", S.dealer, sats_to_coin(v)) for v in (30000, 45000)]
     b = S.mine()
     if not b.hogex:
         raise Failed("block %d has no HogEx" % b.h)
-    if any(o in ltc.Litecoind.block_txids(n.block(b.h, 1)) for o in outs):
+    if any(o in Litecoind.block_txids(n.block(b.h, 1)) for o in outs):
         raise Failed("a peg-out is a canonical transaction")
     r.accepted_bet()
     hog = Tx(b.hogex, 75000, None)
     hog.h, hog.idx = b.h, b.hogex_idx
-    raw = ltc.parse_tx(n.raw_tx(b.hogex, n.block_hash(b.h)))
+    raw = parse_tx(n.raw_tx(b.hogex, n.block_hash(b.h)))
     paid = [o["value"] for o in raw["vout"] if o["script"] == S.dealer_script]
     if sorted(paid) != [30000, 45000]:
         raise Failed("the HogEx pays the dealer %s" % paid)
@@ -633,8 +637,8 @@ class Runner(GameRunner):
     def check_chain(self, S, doc, got_line, last):
         if S.mweb:
             mw = [b["height"] for b in doc["blocks"]
-                  if ltc.parse_tx(b["txs"][-1])["flag"] & 8]
-            self.report(mw and mw[0] == ltc.MWEB_HEIGHT and mw == list(range(mw[0], last + 1)),
+                  if parse_tx(b["txs"][-1])["flag"] & 8]
+            self.report(mw and mw[0] == MWEB_HEIGHT and mw == list(range(mw[0], last + 1)),
                         "%s: MWEB blocks dealt (HogEx last)" % S.name,
                         "heights %d..%d of %d..%d" % (mw[0], mw[-1], S.first, last)
                         if mw else "none")
@@ -660,8 +664,8 @@ def main():
     def session_arg(ap):
         ap.add_argument("--session", choices=("main", "mweb"), action="append", default=[],
                         help="only this session (repeatable; default both)")
-    args = hj.game_args(__doc__, 600, session_arg)
-    ltc.find_litecoind()  # a clear message when it is missing
+    args = game_args(__doc__, 600, session_arg)
+    find_litecoind()      # a clear message when it is missing
     wd = WorkDir("hj-e2e-ltc-game-", args.keep)
     t0 = time.monotonic()
     R = Runner(args, wd.path)

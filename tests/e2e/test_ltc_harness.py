@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Proves the litecoind harness (tests/e2e/ltc.py) against a real litecoind
-in regtest, no daemon needed: start/stop and cookie authentication, the
-JSON-RPC quirks it relies on, actions built with the node's wallet (a value
-split over two outputs to the dealer, a zero-value action), grinding a
-block for a card, a reorganisation, kill -9 and restart, the export in the
-Bitcoin replay format checked against the raw blocks, and the MWEB mode
-mining past the activation.
+"""Proves the litecoind harness (tests/e2e/btc_node.py) against a real
+litecoind in regtest, no daemon needed: start/stop and cookie
+authentication, the JSON-RPC quirks it relies on, actions built with the
+node's wallet (a value split over two outputs to the dealer, a zero-value
+action), grinding a block for a card, a reorganisation, kill -9 and restart,
+the export in the Bitcoin replay format checked against the raw blocks, and
+the MWEB mode mining past the activation.
 
     python3 tests/e2e/test_ltc_harness.py [--hashjack PATH] [--hashjackd PATH] [-k NAME] [--keep]
 
@@ -30,9 +30,15 @@ from decimal import Decimal
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-import hj  # noqa: E402
-import ltc  # noqa: E402
+from btc_node import (COIN, Litecoind, MWEB_HEIGHT, XONLY_G, action_payload,  # noqa: E402
+                      bet_payload, coin_to_sats, find_litecoind, parse_block, parse_tx,
+                      sats_to_coin, txid_of)
+from cards import card_of  # noqa: E402
 from checks import Cases, Failed, Skipped, WorkDir, check  # noqa: E402
+from daemon import litecoind_daemon  # noqa: E402
+from nodes import RpcError  # noqa: E402
+from procs import HarnessError, install_cleanup, kill9, kill_children  # noqa: E402
+from tool import replay  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 9
@@ -56,7 +62,7 @@ class Ctx:
         """One node (MWEB off) shared by the cases that do not restart it,
         with 101 blocks mined and a dealer wallet."""
         if self._node is None or not self._node.running():
-            n = ltc.Litecoind(workdir=os.path.join(self.workdir, "ltc-main")).start()
+            n = Litecoind(workdir=os.path.join(self.workdir, "ltc-main")).start()
             n.mine(101)
             self._dealer = n.new_address("dealer")
             self._node = n
@@ -82,7 +88,7 @@ def raw_post(port, body, auth=None):
 
 
 def outputs_of(raw):
-    return [(o["value"], o["script"]) for o in ltc.parse_tx(raw)["vout"]]
+    return [(o["value"], o["script"]) for o in parse_tx(raw)["vout"]]
 
 
 # --------------------------------------------------------------------------
@@ -90,19 +96,19 @@ def outputs_of(raw):
 
 def case_amounts(ctx):
     """Base units <-> coin strings, exact, no float anywhere."""
-    check_eq(ltc.sats_to_coin(0), "0.00000000", "0")
-    check_eq(ltc.sats_to_coin(1), "0.00000001", "1")
-    check_eq(ltc.sats_to_coin(2100000000000000), "21000000.00000000", "21M coins")
-    check_eq(ltc.coin_to_sats(Decimal("0.29999999")), 29999999, "Decimal")
-    check_eq(ltc.coin_to_sats("50"), 50 * ltc.COIN, "str")
+    check_eq(sats_to_coin(0), "0.00000000", "0")
+    check_eq(sats_to_coin(1), "0.00000001", "1")
+    check_eq(sats_to_coin(2100000000000000), "21000000.00000000", "21M coins")
+    check_eq(coin_to_sats(Decimal("0.29999999")), 29999999, "Decimal")
+    check_eq(coin_to_sats("50"), 50 * COIN, "str")
     for bad in (0.1, "0.000000001", -1):
         try:
-            (ltc.coin_to_sats if not isinstance(bad, int) else ltc.sats_to_coin)(bad)
+            (coin_to_sats if not isinstance(bad, int) else sats_to_coin)(bad)
         except (TypeError, ValueError):
             continue
         raise Failed("%r accepted" % (bad,))
-    check_eq(ltc.bet_payload(), "484a0101" + ltc.XONLY_G, "bet payload")
-    check_eq(len(ltc.action_payload("Hit")) // 2, 4 + 8 + 64, "hit payload length")
+    check_eq(bet_payload(), "484a0101" + XONLY_G, "bet payload")
+    check_eq(len(action_payload("Hit")) // 2, 4 + 8 + 64, "hit payload length")
     return "ok"
 
 
@@ -112,7 +118,7 @@ def case_start_stop_cookie(ctx):
     (404 for an unknown method) with the error in the body, a batch HTTP
     200 with one error per element; restart keeps the chain and loads the
     wallets again under a new cookie; stop exits 0 and the port closes."""
-    n = ltc.Litecoind(workdir=os.path.join(ctx.workdir, "ltc-cookie")).start()
+    n = Litecoind(workdir=os.path.join(ctx.workdir, "ltc-cookie")).start()
     try:
         port = n.port
         cookie = n.cookie()
@@ -159,11 +165,11 @@ def case_split_action(ctx):
     OP_RETURN with the payload bytes, inputs signed; it is mined in the next
     block exactly."""
     n, d = ctx.node, ctx.dealer
-    n.fund("split", 2 * ltc.COIN)
-    payload = ltc.bet_payload()
+    n.fund("split", 2 * COIN)
+    payload = bet_payload()
     txid = n.send_action("split", d, [30000, 45000], payload)
     raw = n.raw_tx(txid)                     # from the mempool
-    tx = ltc.parse_tx(raw)
+    tx = parse_tx(raw)
     check_eq(tx["txid"], txid, "txid of the raw transaction")
     script = n.script_of(d)
     check(script.startswith("0014") and len(script) == 44, "dealer script %s" % script)
@@ -175,7 +181,7 @@ def case_split_action(ctx):
     check(all(i["script"] == "" for i in tx["vin"]) and tx["flag"] == 1,
           "segwit inputs expected")
     dec = n.rpc("decoderawtransaction", raw)
-    check_eq(sorted(ltc.coin_to_sats(o["value"]) for o in dec["vout"]
+    check_eq(sorted(coin_to_sats(o["value"]) for o in dec["vout"]
                     if o["scriptPubKey"].get("addresses") == [d]), [30000, 45000],
              "the node's decoding")
     [h] = n.mine(1, expect=[txid])
@@ -188,8 +194,8 @@ def case_zero_value_action(ctx):
     with OP_PUSHDATA1), no output to the dealer; funded by the wallet's
     inputs and change."""
     n, d = ctx.node, ctx.dealer
-    n.fund("zero", ltc.COIN)
-    payload = ltc.action_payload("Stand", short_id="ab" * 8, sig="cd" * 64)
+    n.fund("zero", COIN)
+    payload = action_payload("Stand", short_id="ab" * 8, sig="cd" * 64)
     txid = n.send_action("zero", d, 0, payload)
     raw = n.raw_tx(txid)
     outs = outputs_of(raw)
@@ -206,22 +212,22 @@ def case_grind(ctx):
     protocol's rule; the pending transaction is in it; the tries before were
     invalidated (getchaintips), the tip is the ground block."""
     n, d = ctx.node, ctx.dealer
-    n.fund("grinder", ltc.COIN)
-    txid = n.send_action("grinder", d, 20000, ltc.bet_payload())
+    n.fund("grinder", COIN)
+    txid = n.send_action("grinder", d, 20000, bet_payload())
     h0 = n.height()
     b, tries = n.grind("QH", expect=[txid])
     check_eq(n.height(), h0 + 1, "height")
     raw = n.raw_block(h0 + 1)
-    blk = ltc.parse_block(raw)
+    blk = parse_block(raw)
     check_eq(blk["hash"], b["hash"], "hash of the raw header")
-    c = hj.card_of(blk["hash"])
+    c = card_of(blk["hash"])
     check(c is not None and c["code"] == "QH", "card %s" % c)
-    check_eq([ltc.txid_of(t) for t in blk["txs"]][1:], [txid], "block transactions")
+    check_eq([txid_of(t) for t in blk["txs"]][1:], [txid], "block transactions")
     invalid = [t for t in n.rpc("getchaintips") if t["status"] == "invalid"
                and t["height"] == h0 + 1]
     check(len(invalid) >= tries - 1, "%d invalid tips for %d tries" % (len(invalid), tries))
     b2, t2 = n.grind(["A", "T"])
-    check(hj.card_of(b2["hash"])["value"] in (1, 10), "second grind")
+    check(card_of(b2["hash"])["value"] in (1, 10), "second grind")
     return "QH after %d tries, then A/T after %d" % (tries, t2)
 
 
@@ -230,9 +236,9 @@ def case_reorg(ctx):
     one more on top; the old ones are invalid (confirmations -1); the
     transaction is in the new chain."""
     n, d = ctx.node, ctx.dealer
-    n.fund("reorger", ltc.COIN)
+    n.fund("reorger", COIN)
     n.mine(2)
-    txid = n.send_action("reorger", d, 25000, ltc.bet_payload())
+    txid = n.send_action("reorger", d, 25000, bet_payload())
     n.mine(1, expect=[txid])
     tip = n.height()
     changed = n.reorg(2)
@@ -257,11 +263,11 @@ def _check_export(n, doc, first, last, dealer):
     ntx = 0
     for b in doc["blocks"]:
         check_eq(list(b), ["height", "hash", "parent", "txs"], "block keys")
-        blk = ltc.parse_block(n.raw_block(b["height"]))
+        blk = parse_block(n.raw_block(b["height"]))
         check_eq((b["hash"], b["parent"]), (blk["hash"], blk["parent"]),
                  "hash and parent of %d" % b["height"])
         check_eq(b["txs"], blk["txs"], "transactions of %d" % b["height"])
-        check_eq([ltc.txid_of(t) for t in b["txs"]], n.block(b["hash"])["tx"],
+        check_eq([txid_of(t) for t in b["txs"]], n.block(b["hash"])["tx"],
                  "txids of %d" % b["height"])
         ntx += len(b["txs"])
     return ntx
@@ -273,10 +279,10 @@ def case_export(ctx):
     of the raw block (getblock 0), in order.  With --hashjack, `hashjack
     replay` of it gives one line per block with the card of its hash."""
     n, d = ctx.node, ctx.dealer
-    n.fund("exporter", ltc.COIN)
+    n.fund("exporter", COIN)
     first = n.height()
-    t1 = n.send_action("exporter", d, [15000, 16000], ltc.bet_payload())
-    t2 = n.send_action("exporter", d, 0, ltc.action_payload("Hit"))
+    t1 = n.send_action("exporter", d, [15000, 16000], bet_payload())
+    t2 = n.send_action("exporter", d, 0, action_payload("Hit"))
     n.mine(1, expect=[t1, t2])
     n.mine(3)
     last = n.height()
@@ -286,15 +292,15 @@ def case_export(ctx):
     if not ctx.hashjack:
         return "%d blocks, %d txs (no --hashjack: replay not run)" % (last - first + 1, ntx)
     try:
-        lines, _ = hj.replay(doc, ctx.hashjack, ctx.workdir)
-    except hj.HarnessError as e:
+        lines, _ = replay(doc, ctx.hashjack, ctx.workdir)
+    except HarnessError as e:
         if 'unknown key "genesis"' in str(e) or "not supported" in str(e):
             raise Skipped("hashjack replay does not take the Bitcoin format yet: %s" % e)
         raise
     check_eq([(l["height"], l["hash"], l["parent"]) for l in lines],
              [(b["height"], b["hash"], b["parent"]) for b in doc["blocks"]], "replay lines")
     for l in lines:
-        check_eq(l.get("card"), hj.card_of(l["hash"]), "card of %d" % l["height"])
+        check_eq(l.get("card"), card_of(l["hash"]), "card of %d" % l["height"])
     return "%d blocks, %d txs, replayed" % (last - first + 1, ntx)
 
 
@@ -303,11 +309,11 @@ def case_kill9_restart(ctx):
     (flush() after a transaction was mined), the 4 blocks mined after it are
     gone and its transaction is not; the wallets are back, under a new
     cookie; mining goes on."""
-    n = ltc.Litecoind(workdir=os.path.join(ctx.workdir, "ltc-kill")).start()
+    n = Litecoind(workdir=os.path.join(ctx.workdir, "ltc-kill")).start()
     try:
         d = n.new_address("dealer")
-        n.fund("p", ltc.COIN)
-        txid = n.send_action("p", d, 20000, ltc.bet_payload())
+        n.fund("p", COIN)
+        txid = n.send_action("p", d, 20000, bet_payload())
         n.mine(1, expect=[txid])
         n.mine(2)
         kept = n.flush()
@@ -315,7 +321,7 @@ def case_kill9_restart(ctx):
         kept_hash = n.block_hash(kept)
         lost = n.mine(4)
         cookie = n.cookie()
-        check_eq(ltc.kill9(n), -9, "exit status of kill -9")
+        check_eq(kill9(n), -9, "exit status of kill -9")
         n.start()
         check_eq((n.height(), n.block_hash(kept)), (kept, kept_hash), "tip after kill -9")
         check(n.cookie() != cookie, "cookie unchanged")
@@ -332,7 +338,7 @@ def _known(n, h):
     try:
         n.rpc("getblockheader", h)
         return True
-    except hj.RpcError:
+    except RpcError:
         return False
 
 
@@ -342,31 +348,31 @@ def case_mweb(ctx):
     their transactions and end with the HogEx; an action after the
     activation is mined; the funder holds no MWEB coins; the export of
     blocks across the activation matches the raw blocks."""
-    n = ltc.Litecoind(workdir=os.path.join(ctx.workdir, "ltc-mweb"), mweb=True).start()
+    n = Litecoind(workdir=os.path.join(ctx.workdir, "ltc-mweb"), mweb=True).start()
     try:
         d = n.new_address("dealer")
         n.mine(440)
         check(n.mweb_active(), "MWEB not active at %d" % n.height())
-        n.fund("p", ltc.COIN)
-        txid = n.send_action("p", d, [20000, 30000], ltc.bet_payload())
+        n.fund("p", COIN)
+        txid = n.send_action("p", d, [20000, 30000], bet_payload())
         n.mine(1, expect=[txid])
         n.mine(20)
         check(n.height() > 450, "height %d" % n.height())
         for h in (431, 432, n.height()):
-            blk = ltc.parse_block(n.raw_block(h))
+            blk = parse_block(n.raw_block(h))
             b = n.block(h, 1)
-            check_eq("mweb" in b, h >= ltc.MWEB_HEIGHT, "mweb in block %d" % h)
-            check_eq(blk["rest"] != "", h >= ltc.MWEB_HEIGHT, "MWEB data after block %d" % h)
-            if h >= ltc.MWEB_HEIGHT:
-                check_eq(ltc.parse_tx(blk["txs"][-1])["flag"] & 8, 8, "HogEx of %d" % h)
-        check(n._pegin in n.block(ltc.MWEB_HEIGHT)["tx"], "peg-in not in block 432")
+            check_eq("mweb" in b, h >= MWEB_HEIGHT, "mweb in block %d" % h)
+            check_eq(blk["rest"] != "", h >= MWEB_HEIGHT, "MWEB data after block %d" % h)
+            if h >= MWEB_HEIGHT:
+                check_eq(parse_tx(blk["txs"][-1])["flag"] & 8, 8, "HogEx of %d" % h)
+        check(n._pegin in n.block(MWEB_HEIGHT)["tx"], "peg-in not in block 432")
         check_eq([u["address"] for u in n.wallet("funder").rpc("listunspent", 0)
                   if not u["address"].startswith("rltc1")], [], "funder's MWEB coins")
-        first = ltc.MWEB_HEIGHT - 2
+        first = MWEB_HEIGHT - 2
         doc = n.export(first, first + 5, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS)
         _check_export(n, doc, first, first + 5, d)
         b, tries = n.grind("5")
-        check_eq(hj.card_of(b["hash"])["rank"], "5", "ground card with MWEB")
+        check_eq(card_of(b["hash"])["rank"], "5", "ground card with MWEB")
         n.reorg(2)
         n.mine(2)
         tip = n.height()
@@ -376,14 +382,14 @@ def case_mweb(ctx):
 
 
 def case_daemon_config(ctx):
-    """hj.Hashjackd on a Litecoind writes the Bitcoin-family [chain] keys;
+    """daemon.Hashjackd on a Litecoind writes the Bitcoin-family [chain] keys;
     with --hashjackd: --check-config accepts them (skipped while the daemon
     refuses the family), and the daemon deals the blocks as
     `hashjack replay` does."""
     n, d = ctx.node, ctx.dealer
-    dm = ltc.daemon(ctx.hashjackd or "/bin/false", n, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
-                    confirmations=2, start_height=n.height(),
-                    workdir=os.path.join(ctx.workdir, "daemon"))
+    dm = litecoind_daemon(ctx.hashjackd or "/bin/false", n, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS,
+                          confirmations=2, start_height=n.height(),
+                          workdir=os.path.join(ctx.workdir, "daemon"))
     with open(dm.conf) as f:
         conf = f.read()
     for line in ("family = bitcoin", "coin = litecoin", "rpc_url = %s" % n.url,
@@ -400,14 +406,14 @@ def case_daemon_config(ctx):
     first = n.height()
     dm.start()
     try:
-        n.fund("daemon-p", ltc.COIN)
-        txid = n.send_action("daemon-p", d, 20000, ltc.bet_payload())
+        n.fund("daemon-p", COIN)
+        txid = n.send_action("daemon-p", d, 20000, bet_payload())
         n.mine(1, expect=[txid])
         n.mine(6)
         last = n.height() - 1
         dm.wait_height(last, timeout=30)
         doc = n.export(first, last, d, MIN_BET, MAX_BET, TIMEOUT_BLOCKS)
-        _, text = hj.replay(doc, ctx.hashjack, ctx.workdir)
+        _, text = replay(doc, ctx.hashjack, ctx.workdir)
         check_eq(dm.log_bytes().decode(), text, "daemon log vs hashjack replay")
         check_eq(dm.stop(), 0, "hashjackd exit status on SIGTERM")
     finally:
@@ -429,8 +435,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--timeout", type=int, default=300, help="deadline for the whole run (s)")
     args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
-    ltc.find_litecoind()  # a clear message when it is missing
+    install_cleanup(args.timeout)
+    find_litecoind()      # a clear message when it is missing
     wd = WorkDir("hj-e2e-ltc-", args.keep)
     ctx = Ctx(wd.path, args.hashjack, args.hashjackd)
     cases = Cases(22)
@@ -438,7 +444,7 @@ def main():
     try:
         cases.run(ctx, CASES, args.only)
     finally:
-        hj.kill_children()
+        kill_children()
         wd.close(cases.failed)
     print("%d passed, %d failed%s in %.1fs" % (cases.passed, cases.failed,
                                                ", %d skipped" % cases.skipped

@@ -91,9 +91,9 @@ Decimals.  Every wait has a deadline, and so has the whole run; every
 process started is stopped.  One line per check, then "N passed, M failed".
 
 The notify socket (STATUS) and the proxy that loses a sendmany are the
-harness's (hj.NotifySocket, hj.RpcProxy); the session's model and checks
-are tests/e2e/checks.py's, three of its groups tests/e2e/book.py's.  What
-could move into tests/e2e/ltc.py: unspents() and utxo_total()
+harness's (daemon.NotifySocket, proxies.RpcProxy); the session's model and
+checks are tests/e2e/checks.py's, three of its groups tests/e2e/book.py's.
+What could move into tests/e2e/btc_node.py: unspents() and utxo_total()
 (scantxoutset of an address) and wallet_comments() (a wallet's send
 transactions by comment).
 """
@@ -110,9 +110,13 @@ sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
 import checks  # noqa: E402
-import hj  # noqa: E402
-import ltc  # noqa: E402
+from btc_node import (COIN, Litecoind, coin_to_sats, find_litecoind, parse_tx,  # noqa: E402
+                      sats_to_coin)
+from cards import card_matcher, card_of  # noqa: E402
 from checks import Failed, bj, hexcol  # noqa: E402
+from daemon import NotifySocket, litecoind_daemon  # noqa: E402
+from procs import HarnessError, close_all, install_cleanup, kill_children, wait_until  # noqa: E402
+from proxies import RpcProxy  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 8
@@ -124,7 +128,7 @@ SEND_MIN = 2940
 FAULTS_DUST = 6000
 N_WALLETS = 4
 UTXOS = 30
-UTXO_SATS = ltc.COIN
+UTXO_SATS = COIN
 
 
 # --------------------------------------------------------------------------
@@ -135,7 +139,7 @@ def unspents(node, address):
     r = node.rpc("scantxoutset", "start", ["addr(%s)" % address], timeout=60)
     if not r.get("success"):
         raise Failed("scantxoutset failed: %r" % r)
-    return sorted((u["txid"], ltc.coin_to_sats(u["amount"])) for u in r["unspents"])
+    return sorted((u["txid"], coin_to_sats(u["amount"])) for u in r["unspents"])
 
 
 def utxo_total(node, address):
@@ -215,15 +219,15 @@ class Session(checks.PlayerTool):
         self.refund_to = {}                     # refund txid -> P or None
         node.create_wallet(payer)
         if funded:
-            node.fund(payer, 3 * ltc.COIN)
-        self.notify = hj.NotifySocket(os.path.join(self.workdir, "notify.sock"))
+            node.fund(payer, 3 * COIN)
+        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
         self.dust = dust or DUST
         self.first = node.height() + 1
-        self.dm = ltc.daemon(R.hashjackd, node, self.dealer, MIN_BET, MAX_BET,
-                             confirmations=confirmations, poll_interval_ms=50,
-                             start_height=self.first,
-                             workdir=os.path.join(self.workdir, "daemon"),
-                             extra={"payout": {"wallet": payer, "dust_limit": dust}})
+        self.dm = litecoind_daemon(R.hashjackd, node, self.dealer, MIN_BET, MAX_BET,
+                                   confirmations=confirmations, poll_interval_ms=50,
+                                   start_height=self.first,
+                                   workdir=os.path.join(self.workdir, "daemon"),
+                                   extra={"payout": {"wallet": payer, "dust_limit": dust}})
         self.db_path = os.path.join(self.dm.state_dir, "hashjackd.sqlite")
 
     # -- players and transactions ---------------------------------------------
@@ -266,26 +270,26 @@ class Session(checks.PlayerTool):
         return self.node.height()
 
     def grind(self, want, max_tries=3000):
-        """Like ltc.Litecoind.grind, but each try is generateblock with the
-        session's own transactions (a payout already in the mempool stays
-        there, never mined into a block that is then invalidated), and the
-        daemon is paused (SIGSTOP) meanwhile.  Each try is a new tip that
-        makes one more block final: a payout sent against a try carries
-        the try's height as its locktime (the wallet's anti-fee-sniping),
-        and once the try is invalidated the node evicts it from its mempool
-        as not final; the wallet then takes its change for unconfirmed
-        coins it cannot spend (Insufficient funds) until the daemon's next
-        pass sends the evicted transaction again.  That works, but makes
-        the session depend on timing; a real chain does not take its tip
-        back forty times a second."""
-        match = hj.card_matcher(want)
+        """Like btc_node.Litecoind.grind, but each try is generateblock with
+        the session's own transactions (a payout already in the mempool
+        stays there, never mined into a block that is then invalidated), and
+        the daemon is paused (SIGSTOP) meanwhile.  Each try is a new tip that
+        makes one more block final: a payout sent against a try carries the
+        try's height as its locktime (the wallet's anti-fee-sniping), and
+        once the try is invalidated the node evicts it from its mempool as
+        not final; the wallet then takes its change for unconfirmed coins it
+        cannot spend (Insufficient funds) until the daemon's next pass sends
+        the evicted transaction again.  That works, but makes the session
+        depend on timing; a real chain does not take its tip back forty
+        times a second."""
+        match = card_matcher(want)
         tip = self.node.height()
         os.kill(self.dm.proc.pid, signal.SIGSTOP)
         try:
             for _ in range(max_tries):
                 h = self.node.rpc("generateblock", self.node.fresh_address(),
                                   list(self.pending))["hash"]
-                if match(hj.card_of(h)):
+                if match(card_of(h)):
                     return h
                 self.node.rpc("invalidateblock", h)
                 if self.node.height() != tip:
@@ -339,7 +343,7 @@ class Session(checks.PlayerTool):
         return self.query("SELECT tag FROM settlement")[0][0]
 
     def close(self):
-        hj.close_all(self.dm.close, self.notify.close)
+        close_all(self.dm.close, self.notify.close)
 
 
 # --------------------------------------------------------------------------
@@ -481,12 +485,12 @@ def game(R):
         st = [x for x in S.notify.read() if "1 below dust 0.00003000" in x]
         return r is not None and r["state"] == "owed" and st and r
     try:
-        hj.wait_until(dust_waits, 20, "the 3000 refund to be shown below dust")
+        wait_until(dust_waits, 20, "the 3000 refund to be shown below dust")
         got, _ = utxo_total(node, p[6].addr)
         R.report(got == 0, "game: a refund below dust waits, shown in STATUS",
                  "3000 owed, 0 paid; STATUS ...%s" % [x for x in S.notify.read()
                                                       if "below dust" in x][-1][-140:])
-    except (TimeoutError, hj.HarnessError) as e:
+    except (TimeoutError, HarnessError) as e:
         R.report(False, "game: a refund below dust waits, shown in STATUS",
                  "%s; last STATUS %s" % (e, S.notify.read()[-1:]))
     # Everything else paid and final, the 3000 waiting below dust: its
@@ -559,7 +563,7 @@ def faults(R, kills):
             and "INSUFFICIENT FUNDS" in S.dm.stderr() and \
             any("INSUFFICIENT FUNDS" in x for x in S.notify.read())
     try:
-        hj.wait_until(refused, 20, "the refusal to be recorded")
+        wait_until(refused, 20, "the refusal to be recorded")
         line = [l for l in S.dm.stderr().splitlines() if "INSUFFICIENT FUNDS" in l][0]
         R.report(True, "faults: an empty wallet: payouts stay owed, plainly warned",
                  line[:170])
@@ -570,7 +574,7 @@ def faults(R, kills):
     R.report(b and all(x[1] == "refused" for x in b),
              "faults: the refused batches are recorded as refused", "%s" % (b[:3],))
     # Funds arrive (in a block, which also wakes the payer).
-    node.fund(S.payer, 2 * ltc.COIN)
+    node.fund(S.payer, 2 * COIN)
     rows = S.settle_wait()
     paid = all(r["state"] == "confirmed" for r in rows.values())
     R.report(paid, "faults: paid once the wallet is funded",
@@ -617,7 +621,7 @@ def faults(R, kills):
                     raise Failed("hashjackd exited: %s" % S.dm.stderr()[mark:][-500:])
                 return line in S.dm.stderr()[mark:]
             try:
-                hj.wait_until(seen_line, 10, "the payer to log %r" % line, interval=0.0005)
+                wait_until(seen_line, 10, "the payer to log %r" % line, interval=0.0005)
             except TimeoutError:
                 pass
             time.sleep(rng.random() * (0.002 if how == 0 else 0.012))
@@ -665,13 +669,13 @@ def conflicted(R, S, who):
         r = S.payouts().get(pid)
         return r is not None and r["state"] == "submitted" and r["txid"]
     try:
-        hj.wait_until(submitted, 20, "the refund to be submitted")
+        wait_until(submitted, 20, "the refund to be submitted")
         T = S.payouts()[pid]["txid"]
-        vin = ltc.parse_tx(w.rpc("gettransaction", T)["hex"])["vin"][0]
+        vin = parse_tx(w.rpc("gettransaction", T)["hex"])["vin"][0]
         coin = node.rpc("gettxout", vin["txid"], vin["vout"], False)
-        value = ltc.coin_to_sats(coin["value"])
+        value = coin_to_sats(coin["value"])
         raw = node.rpc("createrawtransaction", [{"txid": vin["txid"], "vout": vin["vout"]}],
-                       {w.new_address(): ltc.sats_to_coin(value - 10000)})
+                       {w.new_address(): sats_to_coin(value - 10000)})
         signed = w.rpc("signrawtransactionwithwallet", raw)["hex"]
         mark = len(S.dm.stderr())
         node.rpc("generateblock", node.fresh_address(), [signed])
@@ -679,13 +683,13 @@ def conflicted(R, S, who):
         def repaid():
             r = S.payouts()[pid]
             return r["state"] == "submitted" and r["txid"] != T
-        hj.wait_until(repaid, 30, "the refund to be paid again")
+        wait_until(repaid, 30, "the refund to be paid again")
         line = [x for x in S.dm.stderr()[mark:].splitlines() if "owed again" in x]
         states = [b[1] for b in S.batches() if b[2] == T]
         R.report(bool(line) and states == ["reverted"],
                  "faults: a payout conflicted by a final transaction is paid again",
                  (line or ["no log line"])[0][:170])
-    except (TimeoutError, hj.HarnessError, KeyError) as e:
+    except (TimeoutError, HarnessError, KeyError) as e:
         R.report(False, "faults: a payout conflicted by a final transaction is paid again",
                  "%s\n%s" % (e, S.dm.stderr()[-1200:]))
 
@@ -698,7 +702,7 @@ def lost_sendmany(R, S, players):
        times out (outcome unknown), the batch stays planned, the next pass
        finds it in the wallet and records its txid;
     c. the same, the daemon killed while it waits: the restart finds it."""
-    proxy = hj.RpcProxy(S.node.url, "sendmany", timeout=60)
+    proxy = RpcProxy(S.node.url, "sendmany", timeout=60)
     R.proxies.append(proxy)
     S.dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=1500"]
 
@@ -711,18 +715,18 @@ def lost_sendmany(R, S, players):
         S.refund_bet(who, value)
         S.mine()
         try:
-            hj.wait_until(lambda: proxy.swallowed + proxy.lost > n0, 20,
-                          "the proxy to lose a sendmany")
+            wait_until(lambda: proxy.swallowed + proxy.lost > n0, 20,
+                       "the proxy to lose a sendmany")
             if kill:
                 S.dm.kill9()
             proxy.disarm()
             if not S.dm.running():
                 S.start()
-            hj.wait_until(lambda: want in S.dm.stderr()[mark:], 30, repr(want))
+            wait_until(lambda: want in S.dm.stderr()[mark:], 30, repr(want))
             out = S.dm.stderr()[mark:]
             line = [x for x in out.splitlines() if want in x][0]
             R.report(True, "faults: sendmany %s" % name, line[:150])
-        except (TimeoutError, hj.HarnessError) as e:
+        except (TimeoutError, HarnessError) as e:
             R.report(False, "faults: sendmany %s" % name,
                      "%s\n%s" % (e, S.dm.stderr()[mark:][-1200:]))
         finally:
@@ -751,7 +755,7 @@ def halt(R):
     node = R.node
     S = Session(R, "halt", node, R.wallets, "pay-halt", confirmations=1)
     R.sessions.append(S)
-    proxy = hj.RpcProxy(node.url, "sendmany", timeout=60)
+    proxy = RpcProxy(node.url, "sendmany", timeout=60)
     R.proxies.append(proxy)
     S.dm.overrides = ["--chain.rpc_url=" + proxy.url]
     S.start()
@@ -761,20 +765,20 @@ def halt(R):
     proxy.arm("swallow")
     S.refund_bet(p, 8000)
     S.mine()
-    hj.wait_until(lambda: proxy.swallowed >= 1, 20, "the sendmany to be swallowed")
+    wait_until(lambda: proxy.swallowed >= 1, 20, "the sendmany to be swallowed")
     S.dm.kill9()
     proxy.disarm()
     S.dm.overrides = []
     [(bid, state, _, _, _)] = S.batches()
     comment = "hashjack:%s:%d" % (S.tag(), bid)
-    forged = node.wallet(S.payer).rpc("sendmany", "", {p.addr: ltc.sats_to_coin(7999)}, 1,
+    forged = node.wallet(S.payer).rpc("sendmany", "", {p.addr: sats_to_coin(7999)}, 1,
                                       comment)
     mark = len(S.dm.stderr())
     S.start()
     try:
-        hj.wait_until(lambda: "PAYOUTS HALTED" in S.dm.stderr()[mark:] and
-                      any("PAYOUTS HALTED" in x for x in S.notify.read()), 20,
-                      "PAYOUTS HALTED")
+        wait_until(lambda: "PAYOUTS HALTED" in S.dm.stderr()[mark:] and
+                   any("PAYOUTS HALTED" in x for x in S.notify.read()), 20,
+                   "PAYOUTS HALTED")
         line = [x for x in S.dm.stderr()[mark:].splitlines() if "PAYOUTS HALTED" in x][0]
         R.report(state == "planned" and forged in line,
                  "halt: a transaction with a batch's comment and other outputs halts payouts",
@@ -812,7 +816,7 @@ def mine_own(S, blocks=1):
     for i in range(blocks):
         h = node.rpc("generateblock", node.fresh_address(), txs if i == 0 else [])["hash"]
         b = node.block(h, 1)
-        got = ltc.Litecoind.block_txids(b)
+        got = Litecoind.block_txids(b)
         if got != (txs if i == 0 else []):
             raise Failed("block %d holds %s, expected %s" % (b["height"], got, txs))
         first = b["height"] if first is None else first
@@ -837,7 +841,7 @@ def unconfirmed(R):
     t0 = time.monotonic()
     S = Session(R, "unconfirmed", node, R.wallets, "pay-unconfirmed", confirmations=3)
     R.sessions.append(S)
-    proxy = hj.RpcProxy(node.url, "sendmany", timeout=60)
+    proxy = RpcProxy(node.url, "sendmany", timeout=60)
     R.proxies.append(proxy)
     S.dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=1500"]
     wallet = node.wallet(S.payer)
@@ -856,7 +860,7 @@ def unconfirmed(R):
         return True
 
     def stderr_has(text, mark, timeout):
-        hj.wait_until(lambda: alive() and text in S.dm.stderr()[mark:], timeout, repr(text))
+        wait_until(lambda: alive() and text in S.dm.stderr()[mark:], timeout, repr(text))
         return [x for x in S.dm.stderr()[mark:].splitlines() if text in x][0]
 
     def batch_states():
@@ -876,8 +880,8 @@ def unconfirmed(R):
         refund(value)
         mine_own(S, S.conf)
         try:
-            hj.wait_until(lambda: alive() and proxy.lost > n0, 20,
-                          "the proxy to lose a sendmany's answer")
+            wait_until(lambda: alive() and proxy.lost > n0, 20,
+                       "the proxy to lose a sendmany's answer")
             if kill:
                 S.dm.kill9()
         finally:
@@ -890,8 +894,8 @@ def unconfirmed(R):
         # Batch 1: sent, left unconfirmed in the mempool.
         refund(7001)
         mine_own(S, S.conf)
-        hj.wait_until(lambda: alive() and batch_states() == [(1, "sent")], 20,
-                      "batch 1 to be sent")
+        wait_until(lambda: alive() and batch_states() == [(1, "sent")], 20,
+                   "batch 1 to be sent")
         T1 = S.batches()[0][2]
         R.report(unconfirmed_tx(T1), name + "batch 1 sent, its transaction unconfirmed",
                  "txid %s in the mempool" % T1)
@@ -920,7 +924,7 @@ def unconfirmed(R):
                 "two planned batches" not in S.dm.stderr()
             R.report(ok, name + "restart: still running, batch 2 found by its comment",
                      line[:170] if ok else "batches %s" % b)
-        except (Failed, TimeoutError, hj.HarnessError) as e:
+        except (Failed, TimeoutError, HarnessError) as e:
             R.report(False, name + "restart: still running, batch 2 found by its comment",
                      "%s\n%s" % (e, S.dm.stderr()[mark:][-800:]))
             return
@@ -937,7 +941,7 @@ def unconfirmed(R):
                 unconfirmed_tx(T1) and "two planned batches" not in S.dm.stderr()
             R.report(ok, name + "alive: batch 3 found by its comment after a lost answer",
                      line[:170] if ok else "batches %s" % b)
-        except (Failed, TimeoutError, hj.HarnessError) as e:
+        except (Failed, TimeoutError, HarnessError) as e:
             R.report(False, name + "alive: batch 3 found by its comment after a lost answer",
                      "%s\n%s" % (e, S.dm.stderr()[mark:][-800:]))
             return
@@ -961,7 +965,7 @@ def unconfirmed(R):
         rc = S.dm.stop()
         R.report(rc == 0, name + "hashjackd exits 0 on SIGTERM",
                  "status %s; %.1fs" % (rc, time.monotonic() - t0))
-    except (Failed, TimeoutError, hj.HarnessError) as e:
+    except (Failed, TimeoutError, HarnessError) as e:
         R.report(False, name + "session", "%s\n%s" % (e, S.dm.stderr()[-800:]))
 
 
@@ -1016,11 +1020,11 @@ class ModelSession(Session, checks.LitecoindBlocks, checks.SessionModel):
         checks.SessionModel.__init__(self, R, name)
         Session.__init__(self, R, name, R.node, R.wallets, payer, confirmations=2)
         self.T = timeout_blocks
-        self.dm = ltc.daemon(R.hashjackd, self.node, self.dealer, MIN_BET, MAX_BET,
-                             timeout_blocks=timeout_blocks, confirmations=self.conf,
-                             poll_interval_ms=50, start_height=self.first,
-                             workdir=os.path.join(self.workdir, "daemon"),
-                             extra={"payout": {"wallet": payer}})
+        self.dm = litecoind_daemon(R.hashjackd, self.node, self.dealer, MIN_BET, MAX_BET,
+                                   timeout_blocks=timeout_blocks, confirmations=self.conf,
+                                   poll_interval_ms=50, start_height=self.first,
+                                   workdir=os.path.join(self.workdir, "daemon"),
+                                   extra={"payout": {"wallet": payer}})
         self.next_player = 0
         self.nstake = 0
         self.tries = 0
@@ -1063,7 +1067,7 @@ class ModelSession(Session, checks.LitecoindBlocks, checks.SessionModel):
 
     def mine(self, want=None, max_tries=3000):
         """The next block: the pending transactions in order, then the rest of
-        the mempool; with want, ground for that card (hj.card_matcher).
+        the mempool; with want, ground for that card (cards.card_matcher).
         Returns its checks.Blk; the pending transactions get h and idx."""
         node = self.node
         mine = [t.txid for t in self.pending]
@@ -1074,14 +1078,14 @@ class ModelSession(Session, checks.LitecoindBlocks, checks.SessionModel):
             if any(d in pool and d not in mine for d in pool[t]["depends"]):
                 raise Failed("transaction %s depends on one the session did not send" % t)
         txs = mine + mempool_order(pool, mine)
-        match = hj.card_matcher(want if want is not None else "any")
+        match = card_matcher(want if want is not None else "any")
         tip = node.height()
         os.kill(self.dm.proc.pid, signal.SIGSTOP)
         try:
             for _ in range(max_tries):
                 self.tries += 1
                 h = node.rpc("generateblock", node.fresh_address(), txs)["hash"]
-                if want is None or match(hj.card_of(h)):
+                if want is None or match(card_of(h)):
                     break
                 node.rpc("invalidateblock", h)
                 if node.height() != tip:
@@ -1091,13 +1095,13 @@ class ModelSession(Session, checks.LitecoindBlocks, checks.SessionModel):
         finally:
             os.kill(self.dm.proc.pid, signal.SIGCONT)
         b = node.block(h, 1)
-        got = ltc.Litecoind.block_txids(b)
+        got = Litecoind.block_txids(b)
         if got != txs:
             raise Failed("block %d holds %s, expected %s" % (b["height"], got, txs))
         for i, t in enumerate(self.pending):
             t.h, t.idx = b["height"], i + 1
         self.pending = []
-        return checks.Blk(b["height"], h, hj.card_of(h))
+        return checks.Blk(b["height"], h, card_of(h))
 
     # -- what checks.GameRunner.finish() needs (with LitecoindBlocks') --------
 
@@ -1679,7 +1683,7 @@ class Runner(checks.PayoutRunner):
         self.wallets = []
 
     def setup(self):
-        n = self.node = ltc.Litecoind(workdir=os.path.join(self.workdir, "node"))
+        n = self.node = Litecoind(workdir=os.path.join(self.workdir, "node"))
         n.start()
         n.mine(110)
         amounts = {}
@@ -1687,8 +1691,8 @@ class Runner(checks.PayoutRunner):
             w = n.create_wallet("w%d" % i)
             self.wallets.append(w.name)
             for a in w.rpc_batch([("getnewaddress", ["", "bech32"])] * UTXOS):
-                amounts[a] = ltc.sats_to_coin(UTXO_SATS)
-        n.funder_mature(UTXO_SATS * len(amounts) + 20 * ltc.COIN)
+                amounts[a] = sats_to_coin(UTXO_SATS)
+        n.funder_mature(UTXO_SATS * len(amounts) + 20 * COIN)
         n.wallet(n.FUNDER).rpc("sendmany", "", amounts)
         n.mine(1)
 
@@ -1701,8 +1705,8 @@ class Runner(checks.PayoutRunner):
 def main():
     args = checks.payout_args(__doc__, "only the session whose name contains this "
                               "(game, session, faults, halt, unconfirmed)", 280)
-    hj.install_cleanup(args.timeout)
-    ltc.find_litecoind()
+    install_cleanup(args.timeout)
+    find_litecoind()
     wd = checks.WorkDir("hj-e2e-ltc-payouts-", args.keep)
     t0 = time.monotonic()
     print("seed %d" % args.seed, flush=True)
@@ -1724,7 +1728,7 @@ def main():
         R.report(False, "setup", "%s: %s" % (type(e).__name__, e))
     finally:
         R.close()
-        hj.kill_children()
+        kill_children()
         wd.close(R.failed)
     print("%d passed, %d failed (%.0fs)" % (R.passed, R.failed, time.monotonic() - t0))
     return 1 if R.failed or not R.passed else 0

@@ -30,15 +30,14 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
-import hj  # noqa: E402
-import ltc  # noqa: E402
 import test_ltc_game  # noqa: E402
-from checks import WorkDir  # noqa: E402
+from btc_node import find_litecoind  # noqa: E402
+from checks import WorkDir, game_args  # noqa: E402
 
 
 def main():
-    args = hj.game_args(__doc__, 600)
-    ltc.find_litecoind()  # a clear message when it is missing
+    args = game_args(__doc__, 600)
+    find_litecoind()      # a clear message when it is missing
     wd = WorkDir("hj-e2e-ltc-rules-", args.keep)
     t0 = time.monotonic()
     R = test_ltc_game.Runner(args, wd.path)

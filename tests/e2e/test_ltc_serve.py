@@ -3,7 +3,7 @@
 family: a real litecoind in regtest, hashjackd dealing on it as
 tests/e2e/test_ltc_game.py sets it up (confirmations 2, timeout_blocks 3,
 bethash with both side bets offered), and `hashjack serve` on the
-daemon's config (hj.Serve), every answer checked against the card log,
+daemon's config (serve.Serve), every answer checked against the card log,
 `hashjack replay`, the database and the other tools.
 
     /usr/bin/python3 tests/e2e/test_ltc_serve.py --hashjack build/test/hashjack \\
@@ -49,11 +49,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import api_checks  # noqa: E402
 import book  # noqa: E402
 import browser  # noqa: E402  (it finds Debian's selenium)
-import hj  # noqa: E402
-import ltc  # noqa: E402
 import test_ltc_game  # noqa: E402
 from api_checks import Api  # noqa: E402
+from btc_node import find_litecoind  # noqa: E402
 from checks import Failed, check, check_eq  # noqa: E402
+from procs import add_exit_hook, close_all  # noqa: E402
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -95,7 +95,7 @@ class Ctx:
         self.resend = None      # blocks the stream may send again (case_dealer_kill)
 
     def close(self):
-        hj.close_all(self.api.close, self.S.close)
+        close_all(self.api.close, self.S.close)
 
     def new_player(self):
         """(who, id): a `hashjack player keygen` key with a node wallet, and
@@ -217,7 +217,7 @@ def case_page(ctx):
     its hash without 0x, its card worked out as `hashjack card` says."""
     api, S = ctx.api, ctx.S
     d = browser.chromium(ctx.workdir)
-    hj.add_exit_hook(d.quit)
+    add_exit_hook(d.quit)
     text = lambda css: d.execute_script(PAGE_TEXT, css)  # noqa: E731
 
     def until(what, fn):
@@ -285,5 +285,5 @@ CASES = [case_book, case_api_players, case_ids, api_checks.case_serve_restart, c
 
 
 if __name__ == "__main__":
-    ltc.find_litecoind()
+    find_litecoind()
     sys.exit(api_checks.main(__doc__, "hj-e2e-ltc-serve-", Ctx, CASES))

@@ -52,10 +52,15 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
-import hj  # noqa: E402
-import ltc  # noqa: E402
 import test_ltc_game  # noqa: E402
+from btc_node import find_litecoind  # noqa: E402
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
+from daemon import find_hashjackd  # noqa: E402
+from logs import read_cardlog  # noqa: E402
+from procs import (HarnessError, add_exit_hook, close_all, install_cleanup,  # noqa: E402
+                   kill_children, wait_until)
+from serve import Serve  # noqa: E402
+from tool import VerifyFollower, find_hashjack, verify as hashjack_verify  # noqa: E402
 
 
 class Ctx:
@@ -118,10 +123,10 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--timeout", type=float, default=240)
     a = ap.parse_args()
-    hj.install_cleanup(a.timeout)
-    ltc.find_litecoind()  # a clear message when it is missing
-    hashjack = hj.find_hashjack(a.hashjack)
-    hashjackd = hj.find_hashjackd(a.hashjackd)
+    install_cleanup(a.timeout)
+    find_litecoind()      # a clear message when it is missing
+    hashjack = find_hashjack(a.hashjack)
+    hashjackd = find_hashjackd(a.hashjackd)
     wd = WorkDir("hj-e2e-ltc-verify-", a.keep)
     results = []
 
@@ -130,7 +135,7 @@ def main():
             detail = fn()
             results.append((name, True))
             print("ok   %s%s" % (name, ": " + detail if detail else ""), flush=True)
-        except (Failed, AssertionError, TimeoutError, hj.HarnessError) as e:
+        except (Failed, AssertionError, TimeoutError, HarnessError) as e:
             results.append((name, False))
             print("FAIL %s: %s" % (name, e), flush=True)
 
@@ -144,8 +149,8 @@ def main():
         print("FAIL session: %s: %s" % (type(e).__name__, e), flush=True)
     finally:
         if S is not None:
-            hj.close_all(S.close)
-        hj.kill_children()
+            close_all(S.close)
+        kill_children()
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed
     wd.close(failed)
@@ -158,13 +163,13 @@ def run(S, hashjack, wd, case):
     conf = dm.conf
 
     def verify(log, *args, config=conf):
-        return hj.verify(hashjack, config, log, *args)
+        return hashjack_verify(hashjack, config, log, *args)
 
     # -- the session, followed live ------------------------------------------
 
     S.mine()                                    # the first block dealt
-    hj.wait_until(lambda: os.path.exists(dm.card_log), 30, "the card log")
-    live = hj.VerifyFollower(hashjack, conf, dm.card_log)
+    wait_until(lambda: os.path.exists(dm.card_log), 30, "the card log")
+    live = VerifyFollower(hashjack, conf, dm.card_log)
     played = []
 
     def play(scenarios):
@@ -200,7 +205,7 @@ def run(S, hashjack, wd, case):
 
     whole = os.path.join(wd.path, "whole.jsonl")
     with open(whole, "wb") as f:
-        f.write(hj.read_cardlog(rotated, raw=True) + hj.read_cardlog(dm.card_log, raw=True))
+        f.write(read_cardlog(rotated, raw=True) + read_cardlog(dm.card_log, raw=True))
     with open(whole) as f:
         lines = f.read().splitlines()
     parsed = [json.loads(l) for l in lines]
@@ -375,9 +380,9 @@ def run(S, hashjack, wd, case):
         return err.strip().splitlines()[-1]
 
     def table_from_api():
-        srv = hj.Serve(hashjack, dm, workdir=wd.path)
+        srv = Serve(hashjack, dm, workdir=wd.path)
         srv.start()
-        hj.add_exit_hook(srv.stop)
+        add_exit_hook(srv.stop)
         url = srv.url
         chain = dict(S.node.daemon_chain())
         p = subprocess.run([hashjack, "verify", "--table", url, "--rpc", chain["rpc_url"],

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """hashjackd's /metrics and /healthz (issue 15, docs/OPERATION.md "Metrics
-and health") on a real anvil, through a JSON-RPC proxy (hj.RpcProxy):
+and health") on a real anvil, through a JSON-RPC proxy (proxies.RpcProxy):
 
     /usr/bin/python3 tests/e2e/test_metrics.py --hashjack build/test/hashjack \\
         --hashjackd build/test/hashjackd [--keep] [--timeout S]
@@ -48,9 +48,13 @@ import urllib.request
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
+from daemon import Hashjackd, find_hashjackd, metric, parse_prometheus  # noqa: E402
+from evm_node import Anvil, BET, ETHER, HIT, STAND  # noqa: E402
+from procs import (ROOT, HarnessError, add_exit_hook, install_cleanup,  # noqa: E402
+                   own_tempdir, wait_until)
+from proxies import RpcProxy  # noqa: E402
+from tool import find_hashjack  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "docs", "examples", "prometheus")
 MIN_BET = 10 ** 15
 MAX_BET = 10 ** 18
@@ -77,10 +81,10 @@ def http(url, method="GET", timeout=10):
 
 
 def parse(text):
-    """hj.parse_prometheus, its refusal a failure of the case."""
+    """daemon.parse_prometheus, its refusal a failure of the case."""
     try:
-        return hj.parse_prometheus(text)
-    except hj.HarnessError as e:
+        return parse_prometheus(text)
+    except HarnessError as e:
         raise Failed(str(e))
 
 
@@ -93,22 +97,22 @@ def family(name, types):
 
 def value(samples, name, **labels):
     try:
-        return hj.metric(samples, name, **labels)
-    except hj.HarnessError as e:
+        return metric(samples, name, **labels)
+    except HarnessError as e:
         raise Failed(str(e))
 
 
 class Ctx:
     def __init__(self, args):
         self.args = args
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.hashjackd = hj.find_hashjackd(args.hashjackd)
-        self.workdir = hj._own_tempdir("hj-metrics-") if not args.keep else \
+        self.hashjack = find_hashjack(args.hashjack)
+        self.hashjackd = find_hashjackd(args.hashjackd)
+        self.workdir = own_tempdir("hj-metrics-") if not args.keep else \
             __import__("tempfile").mkdtemp(prefix="hj-metrics-")
-        self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), accounts=8).start()
-        hj.add_exit_hook(self.a.kill)
-        self.proxy = hj.RpcProxy(self.a.url, method="eth_getBlockByNumber")
-        hj.add_exit_hook(self.proxy.close)
+        self.a = Anvil(workdir=os.path.join(self.workdir, "anvil"), accounts=8).start()
+        add_exit_hook(self.a.kill)
+        self.proxy = RpcProxy(self.a.url, method="eth_getBlockByNumber")
+        add_exit_hook(self.proxy.close)
         acct = self.a.accounts[0]
         self.dealer = acct.address.lower()
         self.players = self.a.accounts[1:]
@@ -121,13 +125,13 @@ class Ctx:
 
         class ProxiedNode:  # the daemon's [chain] through the proxy
             url = self.proxy.url
-        self.dm = hj.Hashjackd(self.hashjackd, ProxiedNode, self.dealer, MIN_BET, MAX_BET,
-                               timeout_blocks=3, confirmations=1, start_height=self.first,
-                               workdir=os.path.join(self.workdir, "daemon"),
-                               metrics=True,
-                               extra={"payout": {"dealer_key": key},
-                                      "chain": {"rpc_timeout_ms": 1500},
-                                      "metrics": {"max_lag": MAX_LAG}})
+        self.dm = Hashjackd(self.hashjackd, ProxiedNode, self.dealer, MIN_BET, MAX_BET,
+                            timeout_blocks=3, confirmations=1, start_height=self.first,
+                            workdir=os.path.join(self.workdir, "daemon"),
+                            metrics=True,
+                            extra={"payout": {"dealer_key": key},
+                                   "chain": {"rpc_timeout_ms": 1500},
+                                   "metrics": {"max_lag": MAX_LAG}})
         self.url = None
         self.scrapes = {}  # case -> text of /metrics
 
@@ -153,7 +157,7 @@ class Ctx:
             last[0] = (st, h)
             return st == want and (reason is None or any(reason in r for r in h["reasons"]))
         try:
-            hj.wait_until(ok, timeout, "/healthz %d" % want, interval=0.05)
+            wait_until(ok, timeout, "/healthz %d" % want, interval=0.05)
         except TimeoutError:
             raise Failed("/healthz: wanted %d%s, last %s" % (
                 want, " with %r" % reason if reason else "", last[0]))
@@ -198,21 +202,21 @@ def case_counts(C):
     C.dm.wait_height(C.first, 30)
     p = C.players
     # Rounds: bets that stand, a double, and rejections of several reasons.
-    C.send(p[0], hj.BET, MIN_BET)
-    C.send(p[1], hj.BET, 2 * MIN_BET)
-    C.send(p[2], hj.BET, MIN_BET // 2)           # bet_limits
-    C.send(p[3], hj.HIT, 12345)                  # no_round
+    C.send(p[0], BET, MIN_BET)
+    C.send(p[1], BET, 2 * MIN_BET)
+    C.send(p[2], BET, MIN_BET // 2)              # bet_limits
+    C.send(p[3], HIT, 12345)                     # no_round
     C.send(p[4], "0x484a0201", 777)              # bad_version
     C.send(p[5], "0x1234", 999)                  # deposit (no magic)
     C.mine()
-    C.send(p[0], hj.STAND, 0)
-    C.send(p[1], hj.STAND, 5)                    # wrong_value
+    C.send(p[0], STAND, 0)
+    C.send(p[1], STAND, 5)                       # wrong_value
     C.mine()
-    C.send(p[1], hj.STAND, 0)
+    C.send(p[1], STAND, 0)
     # p[6] bets and never acts: its round times out, unless it ends at
     # once (a blackjack, the dealer's or the player's); then it bets again.
     for _ in range(20):
-        C.send(p[6], hj.BET, MIN_BET)
+        C.send(p[6], BET, MIN_BET)
         C.mine()
         C.a.mine_empty(4)
         C.dm.wait_height(C.a.height(), 30)
@@ -358,7 +362,7 @@ def case_lagging(C):
 
 def case_short_of_funds(C):
     C.a.rpc("anvil_setBalance", C.dealer, "0x0")
-    C.send(C.players[2], hj.BET, 1000)   # bet_limits: 1000 wei owed back
+    C.send(C.players[2], BET, 1000)      # bet_limits: 1000 wei owed back
     C.mine()
     h = C.wait_health(503, 30, "insufficient funds: INSUFFICIENT FUNDS")
     text = C.metrics()
@@ -366,7 +370,7 @@ def case_short_of_funds(C):
     samples, _, _ = parse(text)
     check(value(samples, "hashjackd_funds_insufficient") == 1, "funds_insufficient not 1")
     check(value(samples, "hashjackd_payouts", state="owed") >= 1, "nothing owed")
-    C.a.rpc("anvil_setBalance", C.dealer, hex(10 * hj.ETHER))
+    C.a.rpc("anvil_setBalance", C.dealer, hex(10 * ETHER))
     for _ in range(20):
         C.mine()
         if C.health()[0] == 200 and \
@@ -473,7 +477,7 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--timeout", type=int, default=600)
     args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
+    install_cleanup(args.timeout)
     if not shutil.which("promtool"):
         print("promtool not found (Debian's prometheus package; scripts/deps.sh installs it)")
         return 1
@@ -486,7 +490,7 @@ def main():
                 detail = fn(C)
                 passed += 1
                 print("ok   %s (%.1fs): %s" % (name, time.monotonic() - t, detail), flush=True)
-            except (Failed, hj.HarnessError, TimeoutError) as e:
+            except (Failed, HarnessError, TimeoutError) as e:
                 failed += 1
                 print("FAIL %s: %s" % (name, e), flush=True)
                 if C.dm.running() is False and name not in ("refused", "stop"):

@@ -33,7 +33,7 @@ the dealer's key as anvil prints it):
             confirmed batches; each recipient paid exactly its payouts.
             The batch checks are checks.batch_problems(), as in
             test_ltc_payouts.py; the notify socket and the proxy of
-            "kills" are the harness's (hj.NotifySocket, hj.RpcProxy).
+            "kills" are the harness's (daemon.NotifySocket, proxies.RpcProxy).
   kills     confirmations 1.  --kills (30) rounds of: refunds to several
             players (several per block) mined, hashjackd started and
             killed with SIGKILL at a random instant of its payout
@@ -112,15 +112,19 @@ sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
 import checks  # noqa: E402
-import hj  # noqa: E402
 import test_game  # noqa: E402  (the game matrix and its EVM session)
+from cards import card_matcher, card_of  # noqa: E402
 from checks import Failed, check  # noqa: E402
+from daemon import Hashjackd, NotifySocket  # noqa: E402
+from evm_node import Anvil, BET, ETHER, HIT, find_tool  # noqa: E402
+from logs import read_cardlog  # noqa: E402
+from nodes import RpcError  # noqa: E402
+from procs import HarnessError, close_all, install_cleanup, kill_children, wait_until  # noqa: E402
+from proxies import RpcProxy  # noqa: E402
 
 MIN_BET = test_game.MIN_BET
 MAX_BET = test_game.MAX_BET
 TIMEOUT = test_game.TIMEOUT
-BET, HIT, STAND, DOUBLE = hj.BET, hj.HIT, hj.STAND, hj.DOUBLE
-SPLIT, SURRENDER, PEEK, PEEK_INS = hj.SPLIT, hj.SURRENDER, hj.PEEK, hj.PEEK_INSURED
 GWEI = 10 ** 9
 DEFAULT_CAP = 100 * GWEI      # [payout] max_fee_per_gas's default
 SESSION_PLAYERS = 8
@@ -234,8 +238,8 @@ def lines_with(text, pat):
 # daemon started with NOTIFY_SOCKET
 
 class Paying:
-    """Mixed into a session with .a (hj.Anvil), .dm (hj.Hashjackd), .conf,
-    .dealer, .notify, .workdir."""
+    """Mixed into a session with .a (evm_node.Anvil), .dm
+    (daemon.Hashjackd), .conf, .dealer, .notify, .workdir."""
 
     def start(self, *args):
         self.notify.start_daemon(self.dm, *args)
@@ -321,7 +325,7 @@ class Paying:
                                 [(b["id"], b["state"], b["last_error"]) for b in open_b][:3]))
 
     def close(self):
-        hj.close_all(self.dm.close, self.notify.close, self.a.stop)
+        close_all(self.dm.close, self.notify.close, self.a.stop)
 
 
 class PaySession(Paying):
@@ -336,8 +340,8 @@ class PaySession(Paying):
         self.conf = conf
         self.workdir = os.path.join(R.workdir, name)
         os.makedirs(self.workdir, exist_ok=True)
-        self.a = hj.Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
-                          accounts=players + 3).start()
+        self.a = Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
+                       accounts=players + 3).start()
         R.sessions.append(self)
         self.dealer_acct = self.a.accounts[0]
         self.dealer = self.dealer_acct.address
@@ -350,12 +354,12 @@ class PaySession(Paying):
         self.initial = {p.address: self.a.balance(p.address) for p in self.players}
         pay = {"dealer_key": self.key}
         pay.update(payout or {})
-        self.dm = hj.Hashjackd(R.hashjackd, self.a, self.dealer, min_bet, MAX_BET, TIMEOUT,
-                               confirmations=conf, start_height=self.first,
-                               poll_interval_ms=50,
-                               workdir=os.path.join(self.workdir, "daemon"),
-                               extra={"payout": pay})
-        self.notify = hj.NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        self.dm = Hashjackd(R.hashjackd, self.a, self.dealer, min_bet, MAX_BET, TIMEOUT,
+                            confirmations=conf, start_height=self.first,
+                            poll_interval_ms=50,
+                            workdir=os.path.join(self.workdir, "daemon"),
+                            extra={"payout": pay})
+        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
         self.expect = {}
         self.foreign = []
 
@@ -580,7 +584,7 @@ class GameSession(test_game.Session, Paying):
         self.pool = self.a.accounts[1:1 + SESSION_PLAYERS]
         self.initial = {p.address: self.a.balance(p.address) for p in self.pool}
         key = write_key(os.path.join(self.workdir, "dealer.key"), self.a.accounts[0].key)
-        self.notify = hj.NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
         return {"payout": {"dealer_key": key}}
 
     def start_daemon(self):
@@ -621,12 +625,12 @@ class GameSession(test_game.Session, Paying):
                 os.kill(pid, signal.SIGCONT)
 
     def grind(self, want, max_tries=3000):
-        """Like hj.Anvil.grind, with payouts in the pool: every transaction of
-        each try (the dealer's too, also one that reached the node while the
-        daemon was being paused) is sent again after the revert, in the
-        block's order; one that is there already is left."""
+        """Like evm_node.Anvil.grind, with payouts in the pool: every
+        transaction of each try (the dealer's too, also one that reached
+        the node while the daemon was being paused) is sent again after the
+        revert, in the block's order; one that is there already is left."""
         a = self.a
-        match = hj.card_matcher(want)
+        match = card_matcher(want)
         parent = a.block("latest", full=False)
         n = int(parent["number"], 16) + 1
         ts0 = int(parent["timestamp"], 16) + 1
@@ -639,7 +643,7 @@ class GameSession(test_game.Session, Paying):
             for h in hashes:
                 if h not in a.raw:
                     a.raw[h] = a.rpc("eth_getRawTransactionByHash", h)
-            if match(hj.card_of(b["hash"])):
+            if match(card_of(b["hash"])):
                 return b
             if not a.rpc("evm_revert", snap):
                 raise Failed("evm_revert %s refused" % snap)
@@ -649,7 +653,7 @@ class GameSession(test_game.Session, Paying):
                 h = t["hash"]
                 try:
                     got = a.send_raw(a.raw[h])
-                except hj.RpcError as e:
+                except RpcError as e:
                     if "already" in str(e):
                         continue
                     raise
@@ -680,7 +684,7 @@ class GameSession(test_game.Session, Paying):
                 b = self.grind(want)
             self.ground.add(int(b["number"], 16))
         h = self._mined(b)
-        return checks.Blk(h, b["hash"], hj.card_of(b["hash"]))
+        return checks.Blk(h, b["hash"], card_of(b["hash"]))
 
     def expected_payouts(self):
         """The model's ledger once everything is paid: every payout
@@ -923,7 +927,7 @@ def kills(R, n_kills):
                     raise Failed("hashjackd exited: %s" % S.err_since(mark)[-600:])
                 return batch_line.search(S.err_since(mark))
             try:
-                hj.wait_until(line, 10, "a payouts: batch line", interval=0.0005)
+                wait_until(line, 10, "a payouts: batch line", interval=0.0005)
                 seen["after a batch line"] += 1
             except TimeoutError:
                 seen["no batch line within 10 s"] += 1
@@ -984,7 +988,7 @@ def lost_sends(R, S):
        "already imported", taken as accepted;
     c. the same, the daemon killed while it waits: the restart sends the
        planned batch again."""
-    proxy = hj.RpcProxy(S.a.url, "eth_sendRawTransaction")
+    proxy = RpcProxy(S.a.url, "eth_sendRawTransaction")
     R.proxies.append(proxy)
     S.dm.overrides = ["--chain.rpc_url=" + proxy.url, "--chain.rpc_timeout_ms=1500"]
 
@@ -998,23 +1002,23 @@ def lost_sends(R, S):
         try:
             S.refund(who)
             S.a.mine()
-            hj.wait_until(lambda: proxy.swallowed + proxy.lost > n0, 20,
-                          "the proxy to lose an eth_sendRawTransaction")
+            wait_until(lambda: proxy.swallowed + proxy.lost > n0, 20,
+                       "the proxy to lose an eth_sendRawTransaction")
             bid = max(S.batches())
             if kill:
                 S.dm.kill9()
                 S.start()
             # Paid: the batch is sent, then confirmed after a block.
-            hj.wait_until(lambda: S.batches()[bid]["state"] in ("sent", "confirmed"), 30,
-                          "batch %d to be sent" % bid)
+            wait_until(lambda: S.batches()[bid]["state"] in ("sent", "confirmed"), 30,
+                       "batch %d to be sent" % bid)
             S.a.mine()
-            hj.wait_until(lambda: S.batches()[bid]["state"] == "confirmed", 30,
-                          "batch %d to be confirmed" % bid)
+            wait_until(lambda: S.batches()[bid]["state"] == "confirmed", 30,
+                       "batch %d to be confirmed" % bid)
             b = S.batches()[bid]
             R.report(True, "kills: eth_sendRawTransaction %s" % name,
                      "batch %d confirmed, nonce %d, %d version(s), %d attempt(s) failed"
                      % (bid, b["nonce"], len(S.versions(bid)), b["attempts"]))
-        except (TimeoutError, hj.HarnessError, Failed) as e:
+        except (TimeoutError, HarnessError, Failed) as e:
             R.report(False, "kills: eth_sendRawTransaction %s" % name,
                      "%s\n%s" % (e, S.err_since(mark)[-1200:]))
         finally:
@@ -1036,7 +1040,7 @@ def lost_sends(R, S):
 
 def wait_cond(fn, timeout, what):
     try:
-        return hj.wait_until(fn, timeout, what, interval=0.05)
+        return wait_until(fn, timeout, what, interval=0.05)
     except TimeoutError:
         return None
 
@@ -1099,7 +1103,7 @@ def refusals(R):
              if got else "stderr:\n%s\n      last STATUS %s"
              % (S.err_since(mark)[-700:], S.notify.read()[-1:]))
     mark = checks.stderr_size(S.dm)
-    a.rpc("anvil_setBalance", S.dealer, hex(10 * hj.ETHER))
+    a.rpc("anvil_setBalance", S.dealer, hex(10 * ETHER))
     try:
         rows = S.settle_wait(expect_n=3, timeout=30)
         b = S.batches()
@@ -1149,7 +1153,7 @@ def exposure(R, S):
              "refusals: an open round's worst case above the balance: INSUFFICIENT FUNDS",
              m[0][:200] if m else "stderr:\n%s" % S.err_since(mark)[-600:])
     mark = checks.stderr_size(S.dm)
-    a.rpc("anvil_setBalance", S.dealer, hex(10 * hj.ETHER))
+    a.rpc("anvil_setBalance", S.dealer, hex(10 * ETHER))
     a.mine()
     got = wait_cond(lambda: "funds suffice again" in S.err_since(mark), 10, "the warning lifted")
     R.report(bool(got), "refusals: funded again: the warning lifted",
@@ -1290,7 +1294,7 @@ def stuck(R):
     S.refund(who, 777, kind="bet")
     a.mine()
     try:
-        hj.wait_until(lambda: S.dealer_pool(), 15, "the payout transaction in the pool")
+        wait_until(lambda: S.dealer_pool(), 15, "the payout transaction in the pool")
         t_sent = time.monotonic()
         [v1] = S.versions()
         pool = S.dealer_pool()
@@ -1312,8 +1316,8 @@ def stuck(R):
         time.sleep(max(0, 3.2 - (time.monotonic() - t_sent)))
         mark = checks.stderr_size(S.dm)
         a.mine()
-        hj.wait_until(lambda: len(S.versions()) == 2 and S.dealer_pool(), 10,
-                      "a replacement")
+        wait_until(lambda: len(S.versions()) == 2 and S.dealer_pool(), 10,
+                   "a replacement")
         v1, v2 = S.versions()
         d1, d2 = decode_1559(v1["raw"]), decode_1559(v2["raw"])
         line = (lines_with(S.err_since(mark), "replaced with higher fees") or [""])[0]
@@ -1331,7 +1335,7 @@ def stuck(R):
         R.report(b["state"] == "confirmed" and b["txid"] == v2["hash"],
                  "stuck: the replacement is mined and confirmed",
                  "batch %d: %s in block %s" % (b["id"], b["txid"][:18], b["confirmed"]))
-    except (Failed, TimeoutError, hj.HarnessError, ValueError) as e:
+    except (Failed, TimeoutError, HarnessError, ValueError) as e:
         R.report(False, "stuck: replacement of a dropped payout",
                  "%s\n%s" % (e, S.dm.stderr()[-1200:]))
     rc = S.dm.stop()
@@ -1355,7 +1359,7 @@ def foreign(R):
     a.mine()
     a.mine()          # final at confirmations 2
     try:
-        hj.wait_until(lambda: S.dealer_pool(), 15, "the payout transaction in the pool")
+        wait_until(lambda: S.dealer_pool(), 15, "the payout transaction in the pool")
         [b1] = S.batches().values()
         [v1] = S.versions()
         a.rpc("anvil_dropTransaction", v1["hash"])
@@ -1372,8 +1376,8 @@ def foreign(R):
                  "waits" % (b1["nonce"], h), "batch %d %s" % (b1["id"], st))
         mark = checks.stderr_size(S.dm)
         a.mine()
-        hj.wait_until(lambda: S.batches()[b1["id"]]["state"] == "reverted", 10,
-                      "the batch to be reverted")
+        wait_until(lambda: S.batches()[b1["id"]]["state"] == "reverted", 10,
+                   "the batch to be reverted")
         line = (lines_with(S.err_since(mark), "owed again") or [""])[0]
         rows = S.payouts()
         R.report("nonce %d was taken" % b1["nonce"] in line and
@@ -1388,7 +1392,7 @@ def foreign(R):
                  "foreign: paid again under the next nonce",
                  "batch %d: nonce %d, %d wei" % (new[0]["id"], new[0]["nonce"], new[0]["total"])
                  if new else "%s" % list(bs.values()))
-    except (Failed, TimeoutError, hj.HarnessError) as e:
+    except (Failed, TimeoutError, HarnessError) as e:
         R.report(False, "foreign: a nonce taken by another transaction",
                  "%s\n%s" % (e, S.dm.stderr()[-1200:]))
     rc = S.dm.stop()
@@ -1460,8 +1464,8 @@ def verify_scenario(R):
              "%d even, %d over" % (rep["even"], rep["over"]) if rc == 0 and not bad
              else "exit %d, %s; %s" % (rc, bad[:3], err.strip()[-300:]))
     # A grace that reaches back just past the unpaid debts' block.
-    last = hj.read_cardlog(S.dm.card_log)[-1]["height"]
-    unpaid_at = [ln["height"] for ln in hj.read_cardlog(S.dm.card_log)
+    last = read_cardlog(S.dm.card_log)[-1]["height"]
+    unpaid_at = [ln["height"] for ln in read_cardlog(S.dm.card_log)
                  if any(e.get("refund") == "4321" for e in ln["events"])][0]
     final = a.height() - 1
     rc, rep, out, err = checks.verify_payouts(R.hashjack, S.dm.conf, S.dm.card_log,
@@ -1511,7 +1515,7 @@ def verify_scenario(R):
 def key(R):
     wd = os.path.join(R.workdir, "key")
     os.makedirs(wd, exist_ok=True)
-    a = hj.Anvil(workdir=os.path.join(wd, "anvil"), keep_state=False, accounts=3).start()
+    a = Anvil(workdir=os.path.join(wd, "anvil"), keep_state=False, accounts=3).start()
     try:
         dealer, other = a.accounts[0], a.accounts[1]
         secrets = [dealer.key[2:].lower(), other.key[2:].lower()]
@@ -1519,8 +1523,8 @@ def key(R):
         def daemon(name, key_path, payout=None):
             pay = {"dealer_key": key_path}
             pay.update(payout or {})
-            return hj.Hashjackd(R.hashjackd, a, dealer.address, MIN_BET, MAX_BET, TIMEOUT,
-                                workdir=os.path.join(wd, name), extra={"payout": pay})
+            return Hashjackd(R.hashjackd, a, dealer.address, MIN_BET, MAX_BET, TIMEOUT,
+                             workdir=os.path.join(wd, name), extra={"payout": pay})
 
         def leaks(*texts):
             return any(s in t.lower() for s in secrets for t in texts)
@@ -1589,8 +1593,8 @@ SCENARIOS = ("session", "kills", "refusals", "stuck", "foreign", "verify", "key"
 def main():
     args = checks.payout_args(__doc__, "only scenarios whose name contains this (%s)"
                               % ", ".join(SCENARIOS), 360)
-    hj.install_cleanup(args.timeout)
-    hj.find_tool("anvil")
+    install_cleanup(args.timeout)
+    find_tool("anvil")
     wd = checks.WorkDir("hj-e2e-payouts-", args.keep)
     t0 = time.monotonic()
     print("seed %d" % args.seed, flush=True)
@@ -1610,11 +1614,11 @@ def main():
                 R.report(False, "%s: scenario" % name, "%s: %s" % (type(e).__name__, e))
             finally:
                 R.close()
-                hj.kill_children()
+                kill_children()
             print("---- %s: %.1fs" % (name, time.monotonic() - t1), flush=True)
     finally:
         R.close()
-        hj.kill_children()
+        kill_children()
         wd.close(R.failed)
     print("%d passed, %d failed (%.0fs, seed %d)" % (R.passed, R.failed,
                                                      time.monotonic() - t0, args.seed))

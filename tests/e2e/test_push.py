@@ -15,7 +15,7 @@ regtest (a waitfornewblock long poll on a connection of its own):
         a new cookie): "push: lost" and "push: back" logged once each, and
         the next block reaches the log, by push.
   evm_dropped / ltc_dropped
-        push_url through a TCP proxy (hj.TcpProxy), poll_interval 200 ms:
+        push_url through a TCP proxy (proxies.TcpProxy), poll_interval 200 ms:
         a block through it; then the proxy cuts the connection and refuses
         new ones: "push: lost" once, push tries again and is refused, and a
         block mined then still reaches the log, by polling (no connection
@@ -29,7 +29,7 @@ regtest (a waitfornewblock long poll on a connection of its own):
     python3 tests/e2e/test_push.py --hashjack build/hashjack \\
         --hashjackd build/hashjackd [-k NAME] [--keep] [--timeout S]
 
-Python 3 standard library only (tests/e2e/hj.py, ltc.py, checks.py).
+Python 3 standard library only (the harness of tests/e2e/, checks.py).
 Binds 127.0.0.1 only; every wait has a deadline, the whole run too.  One
 line per case, then "N passed, M failed"; exit status 1 on failure.
 """
@@ -40,10 +40,13 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
-import ltc  # noqa: E402
+from btc_node import Litecoind, find_litecoind  # noqa: E402
 from checks import (Failed, check, check_eq, fault_main, stderr_since,  # noqa: E402
                     stderr_size, tail_text, wait_log_height)
+from daemon import Hashjackd, litecoind_daemon  # noqa: E402
+from evm_node import Anvil  # noqa: E402
+from procs import wait_until  # noqa: E402
+from proxies import TcpProxy  # noqa: E402
 
 # Push alone brings blocks: polled every hour, so no poll comes in a case;
 # the deadline only says "never came".
@@ -58,7 +61,7 @@ class Evm:
 
     @staticmethod
     def node(ctx, tag):
-        a = hj.Anvil(workdir=os.path.join(ctx.workdir, "anvil-" + tag)).start()
+        a = Anvil(workdir=os.path.join(ctx.workdir, "anvil-" + tag)).start()
         a.mine_empty(2)
         return a, a.account(1).address
 
@@ -76,10 +79,10 @@ class Evm:
 
     @classmethod
     def daemon(cls, ctx, node, dealer, tag, poll_ms, chain=None):
-        return hj.Hashjackd(ctx.hashjackd, node, dealer, cls.min_bet, cls.max_bet,
-                            poll_interval_ms=poll_ms,
-                            workdir=os.path.join(ctx.workdir, "dm-%s-%s" % (cls.name, tag)),
-                            extra={"chain": chain} if chain else None)
+        return Hashjackd(ctx.hashjackd, node, dealer, cls.min_bet, cls.max_bet,
+                         poll_interval_ms=poll_ms,
+                         workdir=os.path.join(ctx.workdir, "dm-%s-%s" % (cls.name, tag)),
+                         extra={"chain": chain} if chain else None)
 
 
 class Ltc:
@@ -89,7 +92,7 @@ class Ltc:
 
     @staticmethod
     def node(ctx, tag):
-        n = ltc.Litecoind(workdir=os.path.join(ctx.workdir, "ltc-" + tag)).start()
+        n = Litecoind(workdir=os.path.join(ctx.workdir, "ltc-" + tag)).start()
         n.mine(2)
         return n, n.fresh_address()
 
@@ -113,10 +116,10 @@ class Ltc:
 
     @classmethod
     def daemon(cls, ctx, node, dealer, tag, poll_ms, chain=None):
-        return ltc.daemon(ctx.hashjackd, node, dealer, cls.min_bet, cls.max_bet,
-                          poll_interval_ms=poll_ms,
-                          workdir=os.path.join(ctx.workdir, "dm-%s-%s" % (cls.name, tag)),
-                          extra={"chain": chain} if chain else None)
+        return litecoind_daemon(ctx.hashjackd, node, dealer, cls.min_bet, cls.max_bet,
+                                poll_interval_ms=poll_ms,
+                                workdir=os.path.join(ctx.workdir, "dm-%s-%s" % (cls.name, tag)),
+                                extra={"chain": chain} if chain else None)
 
 
 class Ctx:
@@ -138,7 +141,7 @@ def wait_text(dm, text, timeout, offset=0):
                          % (dm.proc.returncode, tail_text(dm.stderr(), 10)))
         return text in stderr_since(dm, offset)
     try:
-        hj.wait_until(seen, timeout, repr(text))
+        wait_until(seen, timeout, repr(text))
     except TimeoutError as e:
         raise Failed("%s; stderr:\n%s" % (e, tail_text(stderr_since(dm, offset), 12)))
     return time.monotonic()
@@ -223,7 +226,7 @@ def restart_case(ctx, fam):
 
 def dropped_case(ctx, fam):
     node, dealer = fam.node(ctx, "dropped")
-    proxy = hj.TcpProxy(node.port)
+    proxy = TcpProxy(node.port)
     try:
         dm = fam.daemon(ctx, node, dealer, "dropped", 200,
                         {"push_url": fam.url(proxy.port)})
@@ -238,8 +241,8 @@ def dropped_case(ctx, fam):
         proxy.cut()
         passed = proxy.passed
         wait_text(dm, "push: lost: ", 20, off)
-        hj.wait_until(lambda: proxy.accepted > passed, 30,
-                      "push to try again while the proxy refuses")
+        wait_until(lambda: proxy.accepted > passed, 30,
+                   "push to try again while the proxy refuses")
         h1, lat1 = block_within(fam, node, dm, PUSHED_S)
         check_eq(proxy.passed, passed, "connections through the proxy while it refused")
         # Through again (after push's backoff, at most 30 s): back.
@@ -260,7 +263,7 @@ def dropped_case(ctx, fam):
 
 def off_case(ctx, fam):
     node, dealer = fam.node(ctx, "off")
-    proxy = hj.TcpProxy(node.port)
+    proxy = TcpProxy(node.port)
     try:
         dm = fam.daemon(ctx, node, dealer, "off", 200,
                         {"push": "off", "push_url": fam.url(proxy.port)})
@@ -316,7 +319,7 @@ CASES = [case_evm_push, case_evm_node_restart, case_evm_dropped, case_evm_push_o
 
 
 def main():
-    return fault_main(__doc__, CASES, "hj-e2e-push-", 18, 600, Ctx, ltc.find_litecoind)
+    return fault_main(__doc__, CASES, "hj-e2e-push-", 18, 600, Ctx, find_litecoind)
 
 
 if __name__ == "__main__":

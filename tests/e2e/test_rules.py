@@ -36,13 +36,12 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book  # noqa: E402
-import hj  # noqa: E402
 import test_game  # noqa: E402
-from checks import WorkDir  # noqa: E402
+from checks import WorkDir, game_args  # noqa: E402
 
 
 def main():
-    args = hj.game_args(__doc__, 300)
+    args = game_args(__doc__, 300)
     wd = WorkDir("hj-e2e-rules-", args.keep)
     t0 = time.monotonic()
     R = test_game.Runner(args, wd.path)

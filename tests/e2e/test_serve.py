@@ -2,7 +2,7 @@
 """End-to-end tests of `hashjack serve` (docs/API.md) on EVM: a real anvil,
 hashjackd dealing on it (confirmations 2, timeout_blocks 3, bethash with
 both side bets offered), and `hashjack serve` on the daemon's config
-(hj.Serve), every answer checked against the card log, `hashjack replay`,
+(serve.Serve), every answer checked against the card log, `hashjack replay`,
 the database and the other tools.
 
     /usr/bin/python3 tests/e2e/test_serve.py --hashjack build/test/hashjack \\
@@ -71,10 +71,13 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import api_checks  # noqa: E402
 import book  # noqa: E402
-import hj  # noqa: E402
 import test_game  # noqa: E402
 from api_checks import (Api, frames, read_to_eof, status_body, ws_handshake)  # noqa: E402
 from checks import check, check_eq  # noqa: E402
+from daemon import Hashjackd  # noqa: E402
+from evm_node import PAYLOADS  # noqa: E402
+from procs import close_all, wait_until  # noqa: E402
+from serve import Serve  # noqa: E402
 
 RULES = dict(book.SIDE_BETS)
 
@@ -110,7 +113,7 @@ class Ctx:
         self.resend = None      # blocks the stream may send again (case_dealer_kill)
 
     def close(self):
-        hj.close_all(self.api.close, self.S.close)
+        close_all(self.api.close, self.S.close)
 
     def new_player(self):
         """(who, id): a dev account and its address."""
@@ -126,7 +129,7 @@ class Ctx:
 
     def act(self, who, state, action, value, ins):
         name = "PeekInsured" if action == "Peek" and ins else action
-        return self.S.send(who, hj.PAYLOADS[name], value).txid
+        return self.S.send(who, PAYLOADS[name], value).txid
 
     def fake_round(self, k):
         return "0x%064x" % k
@@ -258,9 +261,9 @@ def case_healthz(ctx):
     """503 while the dealer's state cannot be read; with max_age 1: 200
     while blocks come, 503 naming max_age when they stop, 200 again."""
     S, api = ctx.S, ctx.api
-    nobody = hj.Hashjackd(ctx.hashjackd, S.a, S.dealer, S.MIN_BET, S.MAX_BET,
-                          workdir=os.path.join(ctx.workdir, "no-dealer"))
-    s0 = hj.Serve(ctx.hashjack, nobody).start()
+    nobody = Hashjackd(ctx.hashjackd, S.a, S.dealer, S.MIN_BET, S.MAX_BET,
+                       workdir=os.path.join(ctx.workdir, "no-dealer"))
+    s0 = Serve(ctx.hashjack, nobody).start()
     try:
         st, body = s0.get("/healthz")
         check_eq(st, 503, "/healthz without a database")
@@ -279,19 +282,19 @@ def case_healthz(ctx):
         S.mine()
         seen[:] = s.get("/healthz")
         return seen[0] == 200
-    hj.wait_until(healthy, 30, "/healthz 200 while blocks come")
+    wait_until(healthy, 30, "/healthz 200 while blocks come")
     ok = json.loads(seen[1])
     check(ok.get("ok") is True and ok["height"] in api.log(), "200 body %s" % ok)
     check_eq(ok.get("maxAgeSeconds"), 1, "200: maxAgeSeconds")
-    got = hj.wait_until(lambda: (lambda r: r[0] == 503 and r)(s.get("/healthz")), 30,
-                        "/healthz 503 once blocks stop")
+    got = wait_until(lambda: (lambda r: r[0] == 503 and r)(s.get("/healthz")), 30,
+                     "/healthz 503 once blocks stop")
     why = json.loads(got[1])["error"]
     check("max_age (1 s)" in why and str(api.dealt()) in why, "503 says why: %s" % why)
     stale = json.loads(got[1])
     # ageSeconds is cut to a tenth: past max_age, it may read just max_age
     check(stale.get("maxAgeSeconds") == 1 and stale.get("ageSeconds", 0) >= 1,
           "503: ageSeconds past maxAgeSeconds: %s" % stale)
-    hj.wait_until(healthy, 30, "/healthz 200 again")
+    wait_until(healthy, 30, "/healthz 200 again")
     return "503: %s" % why
 
 
@@ -368,9 +371,9 @@ def case_slow_reader(ctx):
         h = S.height() - 1
         api.wait_dealt(h, s)
         return s.metrics()["hashjack_serve_slow_clients_dropped_total"] == 1
-    hj.wait_until(dropped, 120, "the slow reader to be dropped", interval=0)
-    hj.wait_until(lambda: s.metrics()["hashjack_serve_websockets"] == 1, 10,
-                  "only the reading client left")
+    wait_until(dropped, 120, "the slow reader to be dropped", interval=0)
+    wait_until(lambda: s.metrics()["hashjack_serve_websockets"] == 1, 10,
+               "only the reading client left")
     data, _ = read_to_eof(slow, 30)
     slow.close()
     h = api.dealt()

@@ -55,19 +55,20 @@ import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
+from daemon import Hashjackd, find_hashjackd  # noqa: E402
+from evm_node import Anvil  # noqa: E402
+from logs import read_cardlog  # noqa: E402
+from procs import ROOT, add_exit_hook, close_all, install_cleanup, wait_until  # noqa: E402
+from proxies import RpcProxy  # noqa: E402
+from serve import Serve  # noqa: E402
+from tool import VerifyFollower, find_hashjack, verify  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MIN_BET = 10**15
 MAX_BET = 10**17
 
 
-verify = hj.verify
-Follower = hj.VerifyFollower
-
-
-class TipProxy(hj.RpcProxy):
+class TipProxy(RpcProxy):
     """The node, with its tip held at `tip` while that is not None."""
     tip = None
 
@@ -80,8 +81,8 @@ class TipProxy(hj.RpcProxy):
         return data
 
 
-class ShortProxy(hj.RpcProxy):
-    """hj.RpcProxy in front of the node that answers the first batch of
+class ShortProxy(RpcProxy):
+    """proxies.RpcProxy in front of the node that answers the first batch of
     blocks asked from each height in `heights` with its last block left out
     (the client must ask again), holds the first batch of blocks until a
     second is asked for (at most 10 s), and counts the batches of blocks in
@@ -136,27 +137,27 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--timeout", type=float, default=240)
     a = ap.parse_args()
-    hj.install_cleanup(a.timeout)
-    hashjack = hj.find_hashjack(a.hashjack)
-    hashjackd = hj.find_hashjackd(a.hashjackd)
+    install_cleanup(a.timeout)
+    hashjack = find_hashjack(a.hashjack)
+    hashjackd = find_hashjackd(a.hashjackd)
     wd = WorkDir("hj-verify-", a.keep)
     results = []
 
-    anvil = hj.Anvil(workdir=os.path.join(wd.path, "anvil"), block_time=0.3)
+    anvil = Anvil(workdir=os.path.join(wd.path, "anvil"), block_time=0.3)
     anvil.start()
     dealer = anvil.accounts[9].address.lower()
-    d = hj.Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
-                     confirmations=1, workdir=os.path.join(wd.path, "dealer"))
+    d = Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
+                  confirmations=1, workdir=os.path.join(wd.path, "dealer"))
     d.start()
-    hj.wait_until(lambda: os.path.exists(d.card_log), 30, "the card log")
-    live = Follower(hashjack, d.conf, d.card_log)
+    wait_until(lambda: os.path.exists(d.card_log), 30, "the card log")
+    live = VerifyFollower(hashjack, d.conf, d.card_log)
     # The same, from the dealer's API: `hashjack serve`'s stream.
-    hj.wait_until(lambda: hj.read_cardlog(d.card_log), 30, "the first line")
-    first = hj.read_cardlog(d.card_log)[0]["height"]
-    srv_live = hj.Serve(hashjack, d, workdir=wd.path)
+    wait_until(lambda: read_cardlog(d.card_log), 30, "the first line")
+    first = read_cardlog(d.card_log)[0]["height"]
+    srv_live = Serve(hashjack, d, workdir=wd.path)
     srv_live.start()
-    hj.add_exit_hook(srv_live.stop)
-    live_api = Follower(hashjack, d.conf, srv_live.url, "--chain.start_height=%d" % first)
+    add_exit_hook(srv_live.stop)
+    live_api = VerifyFollower(hashjack, d.conf, srv_live.url, "--chain.start_height=%d" % first)
     bot = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "bot.py"),
                             "--rpc-url", anvil.url, "--dealer", dealer,
                             "--card-log", d.card_log, "--min-bet", str(MIN_BET),
@@ -164,30 +165,30 @@ def main():
                             os.path.join(anvil.workdir, "anvil-config.json"),
                             "--players", "1,2,3,4", "--pause", "0.5", "--seed", "7"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    hj.add_exit_hook(bot.kill)
+    add_exit_hook(bot.kill)
 
     # logrotate: the log renamed, then hashjackd told to open a new one.
-    hj.wait_until(lambda: len(hj.read_cardlog(d.card_log)) >= 25, 60, "25 lines")
+    wait_until(lambda: len(read_cardlog(d.card_log)) >= 25, 60, "25 lines")
     rotated = d.card_log + ".1"
     os.rename(d.card_log, rotated)
     os.kill(d.proc.pid, signal.SIGHUP)
     # The API restarted: its follower connects again from its last block.
-    hj.wait_until(lambda: len(hj.read_cardlog(d.card_log)) >= 5, 60, "5 lines after the rotation")
+    wait_until(lambda: len(read_cardlog(d.card_log)) >= 5, 60, "5 lines after the rotation")
     port = srv_live.port
     srv_live.stop()
     srv_live.start(port=port)
 
     def settled():
-        lines = hj.read_cardlog(rotated) + hj.read_cardlog(d.card_log)
+        lines = read_cardlog(rotated) + read_cardlog(d.card_log)
         return len(lines) >= 60 and sum(
             e["type"] == "settle" for l in lines for e in l["events"]) >= 4
-    hj.wait_until(settled, 150, "60 blocks with 4 settled rounds in the card log", interval=0.2)
+    wait_until(settled, 150, "60 blocks with 4 settled rounds in the card log", interval=0.2)
     bot.terminate()
     bot.wait(10)
     d.stop()
     whole = os.path.join(wd.path, "whole.jsonl")
     with open(whole, "wb") as f:
-        f.write(hj.read_cardlog(rotated, raw=True) + hj.read_cardlog(d.card_log, raw=True))
+        f.write(read_cardlog(rotated, raw=True) + read_cardlog(d.card_log, raw=True))
     with open(whole) as f:
         lines = f.read().splitlines()
     heights = [json.loads(l)["height"] for l in lines]
@@ -338,14 +339,14 @@ def main():
         """A node behind the log: the lines up to its tip are checked (75);
         --follow waits for the node and goes on."""
         proxy = TipProxy(anvil.url)
-        hj.add_exit_hook(proxy.close)
+        add_exit_hook(proxy.close)
         proxy.tip = heights[40]
         rc, out, err = verify(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url)
         check_eq(rc, 75, "exit status (%r %r)" % (out, err))
         check_eq(out, "verified blocks %d to %d: every line agrees; the log goes on past the "
                  "node's tip (%d): not checked yet\n" % (heights[0], heights[40], heights[40]),
                  "output")
-        f = Follower(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url)
+        f = VerifyFollower(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url)
         f.wait_verified(heights[40])
         proxy.tip = None
         f.wait_verified(heights[-1])
@@ -368,7 +369,7 @@ def main():
         out.append(o.split(":")[0])
         # The node's tip held at block 40: the log from 41 on.
         proxy = TipProxy(anvil.url)
-        hj.add_exit_hook(proxy.close)
+        add_exit_hook(proxy.close)
         proxy.tip = heights[40]
         late = tampered("past_tip", lines[41:])
         rc, o, e = verify(hashjack, d.conf, late, "--chain.rpc_url=" + proxy.url)
@@ -390,9 +391,9 @@ def main():
     def table_from_api():
         """No configuration: the dealer's table from its API (or a copy of
         it), the node from --rpc."""
-        srv = hj.Serve(hashjack, d, workdir=wd.path)
+        srv = Serve(hashjack, d, workdir=wd.path)
         srv.start()
-        hj.add_exit_hook(srv.stop)
+        add_exit_hook(srv.stop)
         table = srv.json("/v1/table")
         srv_url = srv.url
         # The log from the API: serve has the current file only (rotated
@@ -407,9 +408,9 @@ def main():
               and int(m.group(4)) + 1 == int(m.group(1)), p.stdout)
         # An API that keeps the last 10 blocks only: refused from further
         # back (400), so from the oldest it keeps.
-        short = hj.Serve(hashjack, d, workdir=wd.path, history_blocks=10)
+        short = Serve(hashjack, d, workdir=wd.path, history_blocks=10)
         short.start()
-        hj.add_exit_hook(short.stop)
+        add_exit_hook(short.stop)
         p = subprocess.run([hashjack, "verify", "-c", d.conf, "--card-log", short.url,
                             "--chain.start_height=%d" % heights[0]],
                            capture_output=True, text=True, timeout=120)
@@ -484,7 +485,7 @@ def main():
             return sum(len(x) for x in data[:n])
 
         write("".join(data[:20]), "w")
-        f = Follower(hashjack, d.conf, path)
+        f = VerifyFollower(hashjack, d.conf, path)
         f.wait_verified(heights[19])
         # A card tampered: one line, and the run goes on.  data is what
         # the file holds, so that size(n) is where its line n begins: the
@@ -620,7 +621,7 @@ def main():
                      ("short_answers", short_answers), ("read_ahead_order", read_ahead_order),
                      ("short_first_difference", short_first_difference)]:
         case(name, fn)
-    hj.close_all(anvil.stop)
+    close_all(anvil.stop)
     passed = sum(1 for _, ok in results if ok)
     wd.close(passed != len(results))
     print("%d passed, %d failed" % (passed, len(results) - passed))

@@ -7,15 +7,15 @@ chromium-driver and python3-selenium; scripts/deps.sh installs them).
         [--hashjackd build/release/hashjackd] [--keep] [--timeout S]
 
 One anvil (blocks mined on demand), hashjackd dealing on it (bethash with
-both side bets, confirmations 2) and `hashjack serve` on 127.0.0.1.  The
-page gets, before it loads, a browser wallet: an EIP-1193 `window.ethereum`
-that, like a wallet extension, answers from outside the page (the server's
+both side bets, confirmations 2) and `hashjack serve` on 127.0.0.1.  The page
+gets, before it loads, a browser wallet: an EIP-1193 `window.ethereum` that,
+like a wallet extension, answers from outside the page (the server's
 Content-Security-Policy stays in force): the test takes each request and
 answers it, eth_requestAccounts with one of anvil's dev accounts, the rest
 from anvil's JSON-RPC (anvil signs for its unlocked accounts).  The test does
 what a player does: connects the wallet, types stakes into the Bet form,
-clicks Bet and the action buttons, while it mines the blocks (ground for
-the cards each round needs, tests/e2e/hj.py) so that every action becomes
+clicks Bet and the action buttons, while it mines the blocks (ground for the
+cards each round needs, tests/e2e/evm_node.py) so that every action becomes
 available:
 
 - A: a Bet with Perfect Pairs and 21+3 stakes, a pair of eights (a perfect
@@ -59,7 +59,7 @@ Screenshots of each view go to a directory printed at the start, kept.
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline (WebDriverWait on what the page shows, or
-hj.wait_until), and so has the whole run (--timeout).
+procs.wait_until), and so has the whole run (--timeout).
 """
 
 import json
@@ -75,8 +75,14 @@ import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
+from daemon import Hashjackd, find_hashjackd  # noqa: E402
+from evm_node import Anvil  # noqa: E402
+from logs import events  # noqa: E402
+from nodes import RpcError  # noqa: E402
+from procs import add_exit_hook, close_all, install_cleanup, wait_until  # noqa: E402
+from serve import Serve  # noqa: E402
+from tool import find_hashjack  # noqa: E402
 
 import browser  # noqa: E402  (first: it finds Debian's selenium)
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
@@ -257,19 +263,19 @@ class Web:
         self.args = args
         self.work = work
         self.out = out
-        self.hashjack = hj.find_hashjack(args.hashjack)
-        self.a = hj.Anvil(workdir=os.path.join(work, "anvil"), keep_state=False, accounts=4).start()
+        self.hashjack = find_hashjack(args.hashjack)
+        self.a = Anvil(workdir=os.path.join(work, "anvil"), keep_state=False, accounts=4).start()
         self.dealer = self.a.accounts[0].address
         self.player = self.a.accounts[1].address
         self.a.mine_empty(2)
         self.first = self.a.height()
-        self.dm = hj.Hashjackd(hj.find_hashjackd(args.hashjackd), self.a, self.dealer, MIN_BET, MAX_BET,
-                               TIMEOUT, confirmations=CONFIRMATIONS, start_height=self.first,
-                               poll_interval_ms=50, workdir=os.path.join(work, "daemon"),
-                               extra={"rules": {"perfect_pairs": PERFECT_PAIRS,
-                                                "twenty_one_plus_three": TWENTY_ONE_PLUS_THREE}})
+        self.dm = Hashjackd(find_hashjackd(args.hashjackd), self.a, self.dealer, MIN_BET, MAX_BET,
+                            TIMEOUT, confirmations=CONFIRMATIONS, start_height=self.first,
+                            poll_interval_ms=50, workdir=os.path.join(work, "daemon"),
+                            extra={"rules": {"perfect_pairs": PERFECT_PAIRS,
+                                             "twenty_one_plus_three": TWENTY_ONE_PLUS_THREE}})
         self.dm.start()
-        self.serve = hj.Serve(self.hashjack, self.dm, workdir=self.work)
+        self.serve = Serve(self.hashjack, self.dm, workdir=self.work)
         self.port = 0
         self.start_serve()
         self.d = None
@@ -295,7 +301,7 @@ class Web:
 
     def start_browser(self):
         self.d = browser.chromium(self.work)
-        hj.add_exit_hook(self.quit_browser)
+        add_exit_hook(self.quit_browser)
         self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PROVIDER})
         self.allowed = False     # the wallet gave the page its account
 
@@ -313,7 +319,7 @@ class Web:
             else:
                 try:
                     result = self.a.rpc(m, *r["params"])
-                except hj.RpcError as e:
+                except RpcError as e:
                     error = e.error if isinstance(e.error, dict) else {"message": str(e.error)}
             self.d.execute_script("window.__hjWallet.answer(arguments[0], arguments[1], arguments[2]);",
                                   r["id"], result, error)
@@ -329,7 +335,7 @@ class Web:
             d.quit()
 
     def close(self):
-        hj.close_all(self.quit_browser, lambda: self.stop_serve(), self.dm.close, self.a.stop)
+        close_all(self.quit_browser, lambda: self.stop_serve(), self.dm.close, self.a.stop)
 
     def shot(self, name):
         self.shots += 1
@@ -395,7 +401,7 @@ class Web:
 
     def mine_tx(self, h):
         """Mines the block that holds exactly the page's transaction h."""
-        hj.wait_until(lambda: h in self.a.pending(), 20, "transaction %s in anvil's mempool" % h)
+        wait_until(lambda: h in self.a.pending(), 20, "transaction %s in anvil's mempool" % h)
         return int(self.a.mine(expect=[h])["number"], 16)
 
     def grind(self, want):
@@ -567,7 +573,7 @@ def check_settled(W, rid, what):
     check_eq(page["dealer"]["total"], total_words(ev["dealerHand"]["cards"], ev["dealerHand"]["total"]),
              "%s: dealer's total" % what)
     check_eq(len(page["hands"]), len(ev["playerHands"]), "%s: number of hands" % what)
-    doubled = {e["handIndex"] for e in hj.events(W.log(), type="action", round=rid) if e["action"] == "Double"}
+    doubled = {e["handIndex"] for e in events(W.log(), type="action", round=rid) if e["action"] == "Double"}
     for ph, x in zip(page["hands"], ev["playerHands"]):
         i = x["handIndex"]
         check_eq(([code_of(c) for c in ph["cards"]], ph["total"], ph["status"], ph["bet"], ph["payout"]),
@@ -672,7 +678,7 @@ def c_round_a(W):
     rid = h
     deal(W, "8H", "6S", "8H")
     rs = wait_actions(W, rid, ["Split", "Hit", "Stand", "Surrender"], "A: the deal")
-    side = [e for e in hj.events(W.log(), type="sidebets", round=rid)]
+    side = [e for e in events(W.log(), type="sidebets", round=rid)]
     check_eq([(e["perfectPairs"]["status"], e["perfectPairs"]["payout"], e["poker"]["status"], e["poker"]["payout"])
               for e in side], [("perfectPair", str(pp * 26), "sidebetLost", "0")], "A: the log's side bets")
     check_eq(page_sidebets(W, "#my-round article.round"),
@@ -1164,7 +1170,7 @@ def c_player_page(W):
     """The player's page: no open round, the four rounds settled, newest
     first, each with its return as the log has it."""
     W.d.get(W.url + "#/player/" + W.player)
-    settles = [e for e in hj.events(W.log(), type="settle") if e["player"] == W.player]
+    settles = [e for e in events(W.log(), type="settle") if e["player"] == W.player]
     W.until("the player's %d rounds" % len(settles),
             lambda: len(W.read_rounds("#recent-rounds article.round")) == len(settles))
     shown = [r["facts"].get("Returned") for r in W.read_rounds("#recent-rounds article.round")]
@@ -1220,7 +1226,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=900,
                     help="deadline for the whole run in seconds (default 900)")
     args = ap.parse_args()
-    hj.install_cleanup(args.timeout)
+    install_cleanup(args.timeout)
     wd = WorkDir("hj-e2e-web-", args.keep)
     out = tempfile.mkdtemp(prefix="hj-web-shots-")
     print("screenshots: %s" % out, flush=True)

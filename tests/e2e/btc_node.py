@@ -1,9 +1,7 @@
-"""End-to-end harness for hashjack against a real Bitcoin-family node:
-litecoind in regtest.  Python 3, standard library only.
+"""The Bitcoin-family node of the end-to-end tests: litecoind in regtest,
+and what a player sends it.  Python 3, standard library only.
 
-The generic parts (process tracking and cleanup, wait_until, cards,
-`hashjack replay`, card logs, the daemon runner) are hj.py's and are
-re-exported here, so a test imports this module alone.  What it adds:
+What it gives a test:
 
 - Litecoind: starts litecoind -regtest on 127.0.0.1 with a free RPC port and
   its own data directory (a temp dir unless given), no P2P (-listen=0,
@@ -32,7 +30,11 @@ re-exported here, so a test imports this module alone.  What it adds:
   expect checks.  After the first MWEB block every block ends with the
   HogEx transaction and mining needs nothing more.
 - parse_tx(), txid_of(), parse_block(): a small independent parser for
-  checking raw transactions and blocks in tests (canonical part only).
+  checking raw transactions and blocks in tests (canonical part only);
+  ser_varint(), serialize_unsigned() to build them.
+- The action payloads (docs/PROTOCOL.md section 11.3): bet_payload(),
+  action_payload() (signatures are taken as given), short_id().
+- find_litecoind().
 - Amounts: integers in base units (litoshis) everywhere; coin amounts go to
   the node as strings made by sats_to_coin() and come back as Decimal (the
   JSON is parsed with parse_float=Decimal), never as float.
@@ -82,18 +84,14 @@ import os
 import re
 import shutil
 import signal
-import socket
 import struct
 import subprocess
-import sys
 from decimal import Decimal
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hj  # noqa: E402
-from hj import (HarnessError, RpcError, CardLogTail, Hashjackd,  # noqa: E402,F401
-                add_exit_hook, card_matcher, card_of, events, find_hashjack,
-                find_hashjackd, install_cleanup, kill_children, last_logged_height,
-                read_cardlog, replay, wait_until)
+from cards import card_matcher, card_of
+from nodes import RpcError, batch_results, replay_rules
+from procs import (HarnessError, file_tail, free_port, own_tempdir, stop_process, track,
+                   untrack, wait_until)
 
 COIN = 10 ** 8
 MWEB_HEIGHT = 432           # regtest: the first block with MWEB (BIP9, period 144)
@@ -286,22 +284,6 @@ def find_litecoind(path=None):
     raise HarnessError("litecoind not found: run scripts/deps.sh (Debian package litecoind)")
 
 
-def free_port():
-    """A TCP port on 127.0.0.1 that nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def kill9(thing):
-    """kill -9: a Litecoind, a hj.Hashjackd, or a Popen.  Returns the exit
-    status (-9), None when nothing was running."""
-    proc = getattr(thing, "proc", thing)
-    if proc is None:
-        return None
-    return hj._stop_process(proc, signal.SIGKILL, 10)
-
-
 def _json_default(x):
     if isinstance(x, Decimal):
         return str(x)
@@ -349,7 +331,7 @@ class Litecoind:
 
     def __init__(self, workdir=None, mweb=False, port=0, extra_args=(), timeout=60,
                  keypool=100, binary=None):
-        self.workdir = workdir or hj._own_tempdir("hj-ltc-")
+        self.workdir = workdir or own_tempdir("hj-ltc-")
         os.makedirs(self.workdir, exist_ok=True)
         self.datadir = os.path.join(self.workdir, "data")
         os.makedirs(self.datadir, exist_ok=True)
@@ -428,14 +410,14 @@ class Litecoind:
         self._auth = None
         out = open(self.out_path, "ab")
         mark = out.tell()
-        self.proc = hj._track(subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+        self.proc = track(subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                                stdout=out, stderr=subprocess.STDOUT,
                                                start_new_session=True))
         out.close()
 
         def ready():
             if self.proc.poll() is not None:
-                hj._untrack(self.proc)
+                untrack(self.proc)
                 with open(self.out_path, "rb") as f:
                     f.seek(mark)
                     text = f.read().decode("utf-8", "replace").strip()
@@ -443,7 +425,7 @@ class Litecoind:
                     raise _PortTaken(text)
                 raise HarnessError("litecoind exited with status %s:\n%s\n%s"
                                    % (self.proc.returncode, text,
-                                      hj._tail(self.debug_log, 10)))
+                                      file_tail(self.debug_log, 10)))
             if not os.path.exists(self.cookie_file):
                 return None
             try:
@@ -475,7 +457,7 @@ class Litecoind:
         self._close_conn()
         if self.proc is None:
             return None
-        return hj._stop_process(self.proc, signal.SIGTERM, timeout)
+        return stop_process(self.proc, signal.SIGTERM, timeout)
 
     def flush(self):
         """Writes the block index and chain state to disk now (gettxoutsetinfo
@@ -491,7 +473,7 @@ class Litecoind:
         self._close_conn()
         if self.proc is None:
             return None
-        return hj._stop_process(self.proc, signal.SIGKILL, 10)
+        return stop_process(self.proc, signal.SIGKILL, 10)
 
     kill9 = kill
 
@@ -587,7 +569,7 @@ class Litecoind:
         status, resp = self._post(path, body, timeout)
         if not isinstance(resp, list):
             raise HarnessError("batch: HTTP %d: %r" % (status, resp))
-        return hj.batch_results(calls, resp, base)
+        return batch_results(calls, resp, base)
 
     # -- chain ----------------------------------------------------------------
 
@@ -936,8 +918,8 @@ class Litecoind:
         "hash", "parent", "txs": [raw hex of every transaction of the block, in
         order]}]}; hashes as getblockhash gives them (64 hex, no 0x).  rules:
         preset and timeout_blocks are left out when None; keys: rule keys
-        over the preset's (hj.replay_rules)."""
-        rules = hj.replay_rules(min_bet, max_bet, timeout_blocks, preset, keys)
+        over the preset's (nodes.replay_rules)."""
+        rules = replay_rules(min_bet, max_bet, timeout_blocks, preset, keys)
         blocks = []
         heights = list(range(first, last + 1))
         for i in range(0, len(heights), 100):
@@ -956,7 +938,7 @@ class Litecoind:
     # -- the daemon's view ---------------------------------------------------------
 
     def daemon_chain(self):
-        """The [chain] keys hj.Hashjackd writes for this node."""
+        """The [chain] keys daemon.Hashjackd writes for this node."""
         return {"family": "bitcoin", "coin": "litecoin", "rpc_url": self.url,
                 "rpc_cookie_file": self.cookie_file}
 
@@ -974,11 +956,3 @@ def _push(hex_data):
         return "4c%02x" % n + hex_data
     return "4d" + struct.pack("<H", n).hex() + hex_data
 
-
-def daemon(binary, node, dealer, min_bet, max_bet, timeout_blocks=None, confirmations=1,
-           poll_interval_ms=100, **kw):
-    """hj.Hashjackd on a Litecoind: [chain] family = bitcoin, coin = litecoin,
-    rpc_url, rpc_cookie_file = the node's cookie (the daemon reads it again
-    when the node restarts)."""
-    return Hashjackd(binary, node, dealer, min_bet, max_bet, timeout_blocks,
-                     confirmations=confirmations, poll_interval_ms=poll_interval_ms, **kw)
