@@ -50,6 +50,7 @@ int hj_buf_reserve(hj_buf *b, size_t more)
 	p = realloc(b->p, ncap);
 	if (p == NULL)
 		return b->err = -ENOMEM;
+	p[b->len] = '\0'; /* a new buffer is "" at once */
 	b->p = p;
 	b->cap = ncap;
 	return 0;
