@@ -198,8 +198,8 @@ int hjc_logsrc_next(hjc_logsrc *s, hjc_logsrc_line *l, char *err, size_t errlen)
 {
 	s->given = 0;
 	for (;;) {
-		const char *p = s->b.p + s->beg;
 		size_t held = s->b.len - s->beg;
+		const char *p = held ? s->b.p + s->beg : NULL;
 		const char *nl = held ? memchr(p, '\n', held) : NULL;
 		if (nl) {
 			size_t len = (size_t)(nl - p);
