@@ -157,6 +157,7 @@ static void compact(hjc_logsrc *s)
 	memmove(s->b.p, s->b.p + s->beg, s->b.len - s->beg);
 	s->b.len -= s->beg;
 	s->beg = 0;
+	s->b.p[s->b.len] = '\0'; /* hj_buf's NUL, kept */
 }
 
 /* More of the file into the buffer: 1, 0 at its end, or -errno. */
@@ -170,9 +171,10 @@ static int fill(hjc_logsrc *s, char *err, size_t errlen)
 	}
 	for (;;) {
 		ssize_t got = read(current(s)->fd, s->b.p + s->b.len,
-		                   s->b.cap - 1 - s->b.len);
+		                   s->b.cap - 1 - s->b.len); /* 1: the NUL */
 		if (got > 0) {
 			s->b.len += (size_t)got;
+			s->b.p[s->b.len] = '\0';
 			s->read += (uint64_t)got;
 			return 1;
 		}
