@@ -59,8 +59,8 @@ typedef struct hjc_logsrc_line {
 /*
  * Opens path, or standard input for "-" (not followed: never cut nor
  * rotated; left open at the end).  o may be NULL (the defaults).  0 with
- * *out, or a negative errno with err ("PATH: why"); NULL with *out on
- * ENOMEM.
+ * *out, or a negative errno with err ("PATH: why", or "out of memory")
+ * and *out NULL.
  */
 int hjc_logsrc_open(const char *path, const hjc_logsrc_opts *o,
                     hjc_logsrc **out, char *err, size_t errlen);
