@@ -2,15 +2,12 @@
 #include "verify.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sysexits.h>
-#include <unistd.h>
 
 #include <jansson.h>
 #include <uv.h>
@@ -19,12 +16,13 @@
 #include "config.h"
 #include "deal.h"
 #include "hex.h"
+#include "logsrc.h"
 #include "node.h"
+#include "say.h"
 #include "table.h"
 #include "tool.h"
 #include "verify_payouts.h"
 #include "verify_table.h"
-#include "wsclient.h"
 
 #define CMD "verify"
 /* Blocks asked of the node at once. */
@@ -157,20 +155,16 @@ struct kept {
 
 /* A line longer than this is not a card log line. */
 #define LINE_LIMIT (1u << 20)
+/* The longest line read all the same: the reading buffer doubled up to
+ * twice LINE_LIMIT before a line was refused, and lines that fit in it
+ * are still read. */
+#define LINE_READ (2 * (size_t)LINE_LIMIT - 1)
 
 struct run {
 	uv_loop_t loop;
 	hj_config *cfg;
-	int fd;
 	const char *name;
-	/* What was read of the file and not taken as lines yet: buf[beg, len)
-	 * are the bytes before pos, the file offset read up to. */
-	char *buf;
-	size_t beg, len, cap;
-	long long pos;
-	unsigned file; /* rotations followed */
-	dev_t dev;
-	ino_t ino;
+	hjc_logsrc *src; /* the file, - or the API's stream */
 	struct kept ring[RING];
 	hj_rpc *rpc;
 	hj_backend *be;
@@ -205,10 +199,9 @@ struct run {
 	uint64_t t0;
 	char chain[200]; /* the dealer's table's chain (--table), or "" */
 	/* --card-log ws://... or http://...: the dealer's API's stream,
-	 * whose BlockUpdates are the log's lines, appended to buf. */
+	 * whose BlockUpdates are the log's lines (src). */
 	struct {
 		char url[1024];  /* ws://HOST:PORT/v1/stream */
-		hj_wsc *ws;      /* open, or NULL */
 		uint64_t from;   /* ?from= of the next connection */
 		uint64_t last;   /* the last block received; valid when got */
 		int got;         /* a block was received */
@@ -254,8 +247,8 @@ static void finish(struct run *r, int rc)
 			uv_close((uv_handle_t *)&r->api.again, NULL);
 		r->handles = 0;
 	}
-	if (r->api.ws)
-		hj_wsc_close(r->api.ws); /* its closed() comes later */
+	if (r->stream)
+		hjc_logsrc_disconnect(r->src); /* its closed() comes later */
 	hj_rpc_close(r->rpc, on_closed, r);
 	r->rpc = NULL;
 }
@@ -469,7 +462,7 @@ static void progress(struct run *r)
 		return;
 	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
 	double done = (double)(r->checked + r->unchecked);
-	long long pos = r->pos - (long long)(r->len - r->beg);
+	long long pos = (long long)hjc_logsrc_offset(r->src);
 	if (r->follow)
 		hjc_tool_progress("verify: following: block %llu verified, "
 		                  "%llu failure%s",
@@ -654,7 +647,7 @@ static struct kept *kept(struct run *r, uint64_t h)
 static void keep(struct run *r, char *text, size_t len, uint64_t h)
 {
 	struct kept *k = &r->ring[h % RING];
-	long long end = r->pos - (long long)(r->len - r->beg);
+	long long end = (long long)hjc_logsrc_offset(r->src);
 	if (k->set && k->height == h) {
 		for (struct batch *b = r->queue; b; b = b->next)
 			for (size_t i = 0; i < b->n; i++)
@@ -663,7 +656,7 @@ static void keep(struct run *r, char *text, size_t len, uint64_t h)
 					    (struct line){text, len, h};
 	}
 	free(k->text);
-	*k = (struct kept){text, len, h, end, r->file, 1};
+	*k = (struct kept){text, len, h, end, hjc_logsrc_file(r->src), 1};
 }
 
 /* The bytes a file holds near its end, compared with the lines read
@@ -673,20 +666,22 @@ static void keep(struct run *r, char *text, size_t len, uint64_t h)
 /* The start of the first of the last lines read (those ending in the last
  * REREAD bytes read, up to pos) that the file no longer holds as it was
  * read, or -1: a line written over without the file getting shorter. */
-static long long written_over(struct run *r)
+static long long written_over(struct run *r, long long pos)
 {
 	long long at = -1;
-	char *b = malloc(LINE_LIMIT + 1);
+	unsigned file = hjc_logsrc_file(r->src);
+	char *b = malloc(LINE_READ + 1);
 	for (size_t i = 0; b && i < RING; i++) {
 		const struct kept *k = &r->ring[i];
 		long long start = k->end - (long long)k->len - 1;
 		/* Lines past pos are not read yet (after a cut, again). */
-		if (!k->set || k->file != r->file || k->end > r->pos ||
-		    k->end < r->pos - REREAD || (at >= 0 && start >= at))
+		if (!k->set || k->file != file || k->end > pos ||
+		    k->end < pos - REREAD || (at >= 0 && start >= at))
 			continue;
 		/* A short read: the file was cut since its size was looked
 		 * at, which the next look sees. */
-		if (pread(r->fd, b, k->len + 1, start) == (ssize_t)k->len + 1 &&
+		if (hjc_logsrc_pread(r->src, file, (uint64_t)start, b,
+		                     k->len + 1) == (long long)k->len + 1 &&
 		    (memcmp(b, k->text, k->len) != 0 || b[k->len] != '\n'))
 			at = start;
 	}
@@ -701,18 +696,18 @@ static long long written_over(struct run *r)
  * again and again. */
 static int reread(struct run *r, long long to)
 {
-	if (lseek(r->fd, to, SEEK_SET) < 0) {
-		say("%s: %s", r->name, strerror(errno));
+	char err[HJ_ERRLEN];
+	unsigned file = hjc_logsrc_file(r->src);
+	if (hjc_logsrc_seek(r->src, (uint64_t)to, err, sizeof err)) {
+		say("%s", err);
 		finish(r, EX_IOERR);
 		return -1;
 	}
 	for (size_t i = 0; i < RING; i++) {
 		struct kept *k = &r->ring[i];
-		if (k->set && k->file == r->file && k->end > to)
+		if (k->set && k->file == file && k->end > to)
 			k->end = LLONG_MAX;
 	}
-	r->pos = to;
-	r->beg = r->len = 0;
 	r->again = 1;
 	return 1;
 }
@@ -728,102 +723,55 @@ static int reread(struct run *r, long long to)
  */
 static int moved(struct run *r)
 {
-	struct stat st, at;
-	if (fstat(r->fd, &st) != 0) {
-		say("%s: %s", r->name, strerror(errno));
+	char err[HJ_ERRLEN];
+	uint64_t size;
+	unsigned file = hjc_logsrc_file(r->src);
+	/* Read up to pos: the lines taken, then a partial one. */
+	long long pos =
+	    (long long)(hjc_logsrc_offset(r->src) + hjc_logsrc_partial(r->src));
+	int cut = hjc_logsrc_cut(r->src, &size, err, sizeof err);
+	if (cut < 0) {
+		say("%s", err);
 		finish(r, EX_IOERR);
 		return -1;
 	}
-	if ((long long)st.st_size < r->pos) {
+	if (cut) {
 		long long to = 0;
 		for (size_t i = 0; i < RING; i++) {
 			const struct kept *k = &r->ring[i];
-			if (k->set && k->file == r->file &&
-			    k->end <= (long long)st.st_size && k->end > to)
+			if (k->set && k->file == file &&
+			    k->end <= (long long)size && k->end > to)
 				to = k->end;
 		}
 		say("%s was cut from %lld to %lld bytes (the dealer "
 		    "restarted?): reading again from byte %lld",
-		    r->name, r->pos, (long long)st.st_size, to);
+		    r->name, pos, (long long)size, to);
 		return reread(r, to);
 	}
-	long long over = written_over(r);
+	long long over = written_over(r, pos);
 	if (over >= 0) {
 		say("%s was written over from byte %lld: reading again from "
 		    "there",
 		    r->name, over);
 		return reread(r, over);
 	}
-	if (stat(r->name, &at) == 0 &&
-	    (at.st_dev != r->dev || at.st_ino != r->ino) && at.st_size > 0) {
-		if (r->len > r->beg) {
+	if (hjc_logsrc_rotated(r->src)) {
+		if (hjc_logsrc_partial(r->src)) {
 			differ(r, r->next,
 			       "the log was renamed with a partial last line",
 			       NULL, 0, NULL, 0);
 			if (r->done)
 				return -1;
 		}
-		int fd = open(r->name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			say("%s: %s", r->name, strerror(errno));
+		if (hjc_logsrc_follow(r->src, err, sizeof err)) {
+			say("%s", err);
 			finish(r, EX_NOINPUT);
 			return -1;
 		}
-		close(r->fd);
-		r->fd = fd;
-		r->dev = at.st_dev;
-		r->ino = at.st_ino;
-		r->pos = 0;
-		r->beg = r->len = 0;
-		r->file++;
 		say("%s was rotated: following the new file", r->name);
 		return 1;
 	}
 	return 0;
-}
-
-/* More bytes of the file into buf: 1, 0 at its end, -1 (finished). */
-static int fill_buf(struct run *r)
-{
-	if (r->beg > 0) {
-		memmove(r->buf, r->buf + r->beg, r->len - r->beg);
-		r->len -= r->beg;
-		r->beg = 0;
-	}
-	if (r->len == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 65536;
-		char *b = r->len > LINE_LIMIT ? NULL : realloc(r->buf, cap);
-		if (!b) {
-			if (r->len > LINE_LIMIT)
-				printf("line %llu: longer than %u bytes: not a "
-				       "card log line\n",
-				       (unsigned long long)r->lineno + 1,
-				       LINE_LIMIT);
-			else
-				say("out of memory");
-			finish(r, r->len > LINE_LIMIT ? 1 : EX_SOFTWARE);
-			return -1;
-		}
-		r->buf = b;
-		r->cap = cap;
-	}
-	if (r->stream)
-		return 0; /* its lines come with its messages (on_message) */
-	for (;;) {
-		ssize_t got = read(r->fd, r->buf + r->len, r->cap - r->len);
-		if (got > 0) {
-			r->len += (size_t)got;
-			r->pos += got;
-			return 1;
-		}
-		if (got == 0)
-			return 0;
-		if (errno != EINTR) {
-			say("%s: %s", r->name, strerror(errno));
-			finish(r, EX_IOERR);
-			return -1;
-		}
-	}
 }
 
 /* The digits of a JSON integer below 10^18 at *p, without leading zeros
@@ -878,24 +826,35 @@ int hjc_verify_line_height(const char *s, size_t n, uint64_t *out)
  * finished). */
 static int read_line(struct run *r, struct line *l)
 {
+	char err[HJ_ERRLEN];
+	hjc_logsrc_line ln;
 	if (r->have_ahead) {
 		*l = r->ahead;
 		r->have_ahead = 0;
 		return 1;
 	}
 	for (;;) {
-		char *b = r->buf + r->beg;
-		char *nl =
-		    r->len > r->beg ? memchr(b, '\n', r->len - r->beg) : NULL;
-		if (!nl) {
-			int got = fill_buf(r);
-			if (got == 0 && r->follow && !r->stream)
-				got = moved(r);
-			if (got < 0)
+		int got = hjc_logsrc_next(r->src, &ln, err, sizeof err);
+		if (got == -EMSGSIZE) {
+			printf("line %llu: longer than %u bytes: not a card "
+			       "log line\n",
+			       (unsigned long long)r->lineno + 1, LINE_LIMIT);
+			finish(r, 1);
+			return -1;
+		}
+		if (got < 0) {
+			say("%s", err);
+			finish(r, got == -ENOMEM ? EX_SOFTWARE : EX_IOERR);
+			return -1;
+		}
+		if (got == 0) {
+			int more = r->follow && !r->stream ? moved(r) : 0;
+			if (more < 0)
 				return -1;
-			if (got > 0)
+			if (more > 0)
 				continue;
-			if (r->len > r->beg && !r->follow && !r->pending) {
+			if (hjc_logsrc_partial(r->src) && !r->follow &&
+			    !r->pending) {
 				hjc_tool_progress_end();
 				printf("line %llu: cut: no newline at its end "
 				       "(a partial line)\n",
@@ -905,12 +864,15 @@ static int read_line(struct run *r, struct line *l)
 			}
 			return 0;
 		}
-		size_t len = (size_t)(nl - b);
+		const char *b = ln.text;
+		size_t len = ln.len;
 		uint64_t height;
 		int bad = hjc_verify_line_height(b, len, &height) != 0;
-		if (bad && r->pending)
-			return 0; /* said once the blocks before it are dealt */
-		r->beg += len + 1;
+		if (bad && r->pending) {
+			/* said once the blocks before it are dealt */
+			hjc_logsrc_unread(r->src);
+			return 0;
+		}
 		r->lineno++;
 		if (bad) {
 			hjc_tool_progress_end();
@@ -1174,89 +1136,43 @@ static void kick(struct run *r)
 	next_batch(r);
 }
 
-/*
- * A message of the stream.  A BlockUpdate is `hashjack serve`'s
- * {"eventType":"BlockUpdate","eventId":"H","height":H,"data":LINE}, the
- * log's line byte for byte (docs/API.md): its line is appended to buf as
- * a file's would be.  Others are passed over, an Error said.
- */
-static void on_api_message(void *arg, const char *msg, size_t n)
+/* A message of the stream: the API's Error, said. */
+static void on_api_error(void *arg, const char *text)
 {
 	struct run *r = arg;
-	char head[128];
+	if (!r->done)
+		say("the dealer's API: %s", text ? text : "an error");
+}
+
+/* A BlockUpdate: its line is the log's line byte for byte (docs/API.md),
+ * read from src as a file's would be. */
+static void on_api_line(void *arg, uint64_t height)
+{
+	struct run *r = arg;
 	if (r->done)
 		return;
-	json_t *j = json_loadb(msg, n, 0, NULL);
-	const char *type = json_string_value(json_object_get(j, "eventType"));
-	json_t *h = json_object_get(j, "height");
-	if (type && strcmp(type, "Error") == 0)
-		say("the dealer's API: %s",
-		    json_string_value(json_object_get(j, "error"))
-		        ? json_string_value(json_object_get(j, "error"))
-		        : "an error");
-	if (!type || strcmp(type, "BlockUpdate") != 0) {
-		json_decref(j);
-		return;
-	}
-	int ok = json_is_integer(h) && json_integer_value(h) >= 0;
-	uint64_t height = ok ? (uint64_t)json_integer_value(h) : 0;
-	json_decref(j);
-	int hn =
-	    snprintf(head, sizeof head,
-	             "{\"eventType\":\"BlockUpdate\",\"eventId\":\"%llu\","
-	             "\"height\":%llu,\"data\":",
-	             (unsigned long long)height, (unsigned long long)height);
-	if (!ok || n < (size_t)hn + 2 || memcmp(msg, head, (size_t)hn) != 0 ||
-	    msg[n - 1] != '}') {
-		say("%s: a BlockUpdate not in hashjack serve's form "
-		    "(docs/API.md): its data is not the log's line as "
-		    "written",
-		    r->api.url);
-		finish(r, EX_DATAERR);
-		return;
-	}
-	size_t len = n - (size_t)hn - 1;
-	if (r->len + len + 1 > STREAM_BEHIND) {
-		say("%s: more than %u MiB of lines wait for the node",
-		    r->api.url, STREAM_BEHIND >> 20);
-		finish(r, EX_SOFTWARE);
-		return;
-	}
-	if (r->len + len + 1 > r->cap) {
-		size_t cap = r->cap ? r->cap : 65536;
-		while (cap < r->len + len + 1)
-			cap *= 2;
-		char *b = realloc(r->buf, cap);
-		if (!b) {
-			say("out of memory");
-			finish(r, EX_SOFTWARE);
-			return;
-		}
-		r->buf = b;
-		r->cap = cap;
-	}
-	memcpy(r->buf + r->len, msg + hn, len);
-	r->buf[r->len + len] = '\n';
-	r->len += len + 1;
-	r->pos += (long long)len + 1;
 	r->api.last = height;
 	r->api.got = 1;
 	r->api.errors = 0;
 	if (!r->follow && height >= r->api.end && !r->api.ended) {
 		r->api.ended = 1; /* every block the API had at the start */
-		hj_wsc_close(r->api.ws);
+		hjc_logsrc_disconnect(r->src);
 	}
 	kick(r);
 }
 
-static void on_api_closed(void *arg, const char *why)
+static void on_api_closed(void *arg, int rc, const char *why)
 {
 	struct run *r = arg;
 	unsigned long long oldest;
 	const char *p = why ? strstr(why, "the oldest kept is ") : NULL;
-	r->api.ws = NULL;
 	if (r->done)
 		return;
+	if (rc < 0) { /* the stream is not serve's, or too far ahead */
+		say("%s", why);
+		finish(r, rc == -EBADMSG ? EX_DATAERR : EX_SOFTWARE);
+		return;
+	}
 	if (r->api.ended) {
 		kick(r);
 		return;
@@ -1287,12 +1203,8 @@ static void on_api_closed(void *arg, const char *why)
 /* Connects to the stream from api.from on. */
 static void api_connect(struct run *r)
 {
-	char url[1100], err[300];
-	hj_wsc_cbs cbs = {on_api_message, on_api_closed, NULL};
-	snprintf(url, sizeof url, "%s?from=%llu", r->api.url,
-	         (unsigned long long)r->api.from);
-	if (hj_wsc_open(&r->loop, url, STREAM_MESSAGE, &cbs, r, &r->api.ws, err,
-	                sizeof err)) {
+	char err[300];
+	if (hjc_logsrc_connect(r->src, r->api.from, err, sizeof err)) {
 		say("%s", err);
 		finish(r, EX_USAGE);
 	}
@@ -1482,14 +1394,8 @@ static int interval(const char *v, unsigned *ms)
 static int run(struct run *r)
 {
 	char err[512];
-	struct stat st;
 	hj_rpc_opts o;
-	r->size = -1;
-	if (!r->stream && fstat(r->fd, &st) == 0) {
-		r->size = S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
-		r->dev = st.st_dev;
-		r->ino = st.st_ino;
-	}
+	r->size = hjc_logsrc_size(r->src);
 	r->t0 = uv_hrtime();
 	hjc_tool_rpc_opts(CMD, r->cfg, r->follow, &o);
 	r->t = hj_table_new(&r->cfg->rules);
@@ -1570,6 +1476,13 @@ static int api_source(struct run *r)
 	r->api.from = r->cfg->start_height ? r->cfg->start_height - 1 : 0;
 	r->stream = 1;
 	r->again = 1;
+	hjc_logsrc_opts so = {.max_line = LINE_READ,
+	                      .max_message = STREAM_MESSAGE,
+	                      .max_held = STREAM_BEHIND};
+	hjc_logsrc_cbs cbs = {on_api_line, on_api_error, on_api_closed};
+	if (hjc_logsrc_stream(&r->loop, r->api.url, &so, &cbs, r, &r->src, err,
+	                      sizeof err))
+		return hjc_tool_fail(CMD, EX_SOFTWARE, "%s", err);
 	if (r->follow)
 		return EX_OK;
 	/* The blocks the API has now: lastBlock of its table. */
@@ -1636,10 +1549,8 @@ int hjc_verify_main(int argc, char **argv)
 	hj_config cfg;
 	const char *conf = NULL, *log = NULL;
 	int rc = EX_OK;
-	struct run r = {.cfg = &cfg,
-	                .fd = -1,
-	                .interval_ms = 1000,
-	                .grace = HJC_VPAY_GRACE_DEFAULT};
+	struct run r = {
+	    .cfg = &cfg, .interval_ms = 1000, .grace = HJC_VPAY_GRACE_DEFAULT};
 	const char *grace = NULL;
 	int payouts = 0;
 	struct from_args fa = {.r = &r};
@@ -1717,12 +1628,13 @@ int hjc_verify_main(int argc, char **argv)
 	if (rc == EX_OK && api_url(r.name))
 		rc = api_source(&r);
 	else if (rc == EX_OK) {
-		r.fd = strcmp(r.name, "-") == 0
-		           ? STDIN_FILENO
-		           : open(r.name, O_RDONLY | O_CLOEXEC);
-		if (r.fd < 0)
-			rc = hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r.name,
-			                   strerror(errno));
+		char err[HJ_ERRLEN];
+		hjc_logsrc_opts so = {.max_line = LINE_READ};
+		int e = hjc_logsrc_open(r.name, &so, &r.src, err, sizeof err);
+		if (e)
+			rc = hjc_tool_fail(
+			    CMD, e == -ENOMEM ? EX_SOFTWARE : EX_NOINPUT, "%s",
+			    err);
 	}
 	if (rc == EX_OK && payouts) {
 		r.pay = hjc_vpay_new(
@@ -1749,9 +1661,7 @@ int hjc_verify_main(int argc, char **argv)
 			free(r.ahead.text); /* not kept yet */
 	}
 	hjc_vpay_free(r.pay);
-	free(r.buf);
-	if (r.fd > STDIN_FILENO)
-		close(r.fd);
+	hjc_logsrc_free(r.src);
 	hj_config_free(&cfg);
 	return rc;
 }

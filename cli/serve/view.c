@@ -2,13 +2,10 @@
 #include "view.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -20,6 +17,7 @@
 #include "edge_cmd.h"
 #include "hex.h"
 #include "ledger.h"
+#include "logsrc.h"
 #include "map.h"
 #include "roundstate.h"
 #include "rules.h"
@@ -50,10 +48,9 @@ static int grow(void *p, size_t *cap, size_t n, size_t sz, size_t first)
 
 /* ---- the view ---- */
 
+/* A file of the log read (the source's file), the lines it gave. */
 struct seg {
-	int fd;
-	dev_t dev;
-	ino_t ino;
+	unsigned file;  /* the source's */
 	uint64_t first; /* height of its first line */
 	uint64_t *off;  /* start of each line */
 	size_t n, cap;
@@ -104,6 +101,7 @@ struct hjc_view {
 	uint64_t height, sent; /* last line read; last block given to fn */
 	int sent_any;
 	char last_hash[67];
+	hjc_logsrc *src; /* the log: its files, the last SEGS_KEPT kept */
 	struct seg *segs;
 	size_t nseg;
 	struct rinfo *r;
@@ -116,8 +114,6 @@ struct hjc_view {
 	size_t khead, kn;
 	struct hblk *hist; /* ring of o.history_blocks */
 	size_t hhead, hn;
-	char *buf; /* a partial line */
-	size_t blen, bcap;
 	struct timespec mtime;
 	uint64_t lines, loads, diverged, truncated, rotated;
 };
@@ -185,10 +181,10 @@ static void unload(hjc_view *v)
 {
 	hj_table_free(v->t);
 	v->t = NULL;
-	for (size_t i = 0; i < v->nseg; i++) {
-		close(v->segs[i].fd);
+	for (size_t i = 0; i < v->nseg; i++)
 		free(v->segs[i].off);
-	}
+	hjc_logsrc_free(v->src);
+	v->src = NULL;
 	free(v->segs);
 	v->segs = NULL;
 	v->nseg = 0;
@@ -206,7 +202,6 @@ static void unload(hjc_view *v)
 	v->np = v->pcap = 0;
 	hj_map_free(&v->pmap);
 	hist_clear(v);
-	v->blen = 0;
 	v->have_height = 0;
 	v->live = 0;
 }
@@ -217,7 +212,6 @@ void hjc_view_free(hjc_view *v)
 		return;
 	unload(v);
 	free(v->hist);
-	free(v->buf);
 	free((char *)v->o.db);
 	free((char *)v->o.log);
 	free(v->family);
@@ -955,113 +949,67 @@ static int read_lines(hjc_view *v, int live, uint64_t upto, hjc_view_fn fn,
                       void *ctx, char *err, size_t errlen)
 {
 	struct seg *sg = &v->segs[v->nseg - 1];
-	char chunk[65536];
-	for (;;) {
-		uint64_t pos = sg->end + v->blen;
-		if (pos >= upto)
+	hjc_logsrc_line l;
+	char why[HJ_ERRLEN];
+	int ret;
+	while ((ret = hjc_logsrc_next(v->src, &l, why, sizeof why)) == 1) {
+		if (l.end > upto) {
+			hjc_logsrc_unread(v->src);
 			return 0;
-		size_t want = sizeof chunk;
-		if (upto - pos < want)
-			want = (size_t)(upto - pos);
-		ssize_t got = pread(sg->fd, chunk, want, (off_t)pos);
-		if (got < 0) {
-			hj_say(err, errlen, "%s: %s", v->o.log,
-			       strerror(errno));
-			return -EIO;
 		}
-		if (got == 0)
-			return 0;
-		size_t start = 0;
-		for (size_t i = 0; i < (size_t)got; i++) {
-			if (chunk[i] != '\n')
-				continue;
-			const char *line = chunk + start;
-			size_t len = i - start;
-			if (v->blen) {
-				if (len > v->bcap - v->blen) {
-					size_t cap = v->blen + len;
-					char *g = realloc(v->buf, cap);
-					if (!g) {
-						hj_say(err, errlen,
-						       "out of memory");
-						return -ENOMEM;
-					}
-					v->buf = g;
-					v->bcap = cap;
-				}
-				memcpy(v->buf + v->blen, line, len);
-				line = v->buf;
-				len += v->blen;
-			}
-			uint64_t off = sg->end;
-			int ret = take_line(v, live, line, len, off, fn, ctx,
-			                    err, errlen);
-			if (ret)
-				return ret;
-			sg->end += len + 1;
-			v->blen = 0;
-			start = i + 1;
-		}
-		size_t rest = (size_t)got - start;
-		if (rest) {
-			if (v->blen + rest > LINE_MAX_BYTES) {
-				hj_say(
-				    err, errlen,
-				    "%s, byte %llu: a line longer than 16 MiB",
-				    v->o.log, (unsigned long long)sg->end);
-				return -EBADMSG;
-			}
-			if (rest > v->bcap - v->blen) {
-				size_t cap = 2 * (v->blen + rest);
-				char *g = realloc(v->buf, cap);
-				if (!g) {
-					hj_say(err, errlen, "out of memory");
-					return -ENOMEM;
-				}
-				v->buf = g;
-				v->bcap = cap;
-			}
-			memcpy(v->buf + v->blen, chunk + start, rest);
-			v->blen += rest;
-		}
+		ret = take_line(v, live, l.text, l.len, l.off, fn, ctx, err,
+		                errlen);
+		if (ret)
+			return ret;
+		sg->end = l.end;
 	}
+	if (ret == -EMSGSIZE) {
+		hj_say(err, errlen, "%s, byte %llu: a line longer than 16 MiB",
+		       v->o.log, (unsigned long long)sg->end);
+		return -EBADMSG;
+	}
+	if (ret == -ENOMEM)
+		hj_say(err, errlen, "out of memory");
+	else if (ret)
+		hj_say(err, errlen, "%s", why);
+	return ret == -ENOMEM || ret == 0 ? ret : -EIO;
 }
 
+/* The log's first file (none read yet), or the next one after a
+ * rotation. */
 static int open_seg(hjc_view *v, char *err, size_t errlen)
 {
-	struct stat st;
-	int fd = open(v->o.log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		hj_say(err, errlen, "cannot open the card log %s: %s", v->o.log,
-		       strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -ENOENT;
-	}
+	hjc_logsrc_opts o = {.max_line = LINE_MAX_BYTES, .keep = SEGS_KEPT};
+	char why[HJ_ERRLEN];
 	struct seg *g = realloc(v->segs, (v->nseg + 1) * sizeof *g);
 	if (!g) {
-		close(fd);
 		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	v->segs = g;
+	int ret = v->src
+	              ? hjc_logsrc_follow(v->src, why, sizeof why)
+	              : hjc_logsrc_open(v->o.log, &o, &v->src, why, sizeof why);
+	if (ret == -ENOMEM) {
+		hj_say(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (ret) {
+		hj_say(err, errlen, "cannot open the card log %s", why);
+		return -ENOENT;
+	}
 	if (v->nseg == SEGS_KEPT) {
-		/* Rotated away twice: its blocks are no longer served, and
-		 * its disk space (logrotate compressed or removed it) is
-		 * given back. */
-		close(g[0].fd);
+		/* Rotated away twice: its blocks are no longer served (the
+		 * source let the file go, and its disk space with it). */
 		free(g[0].off);
 		memmove(g, g + 1, (v->nseg - 1) * sizeof *g);
 		v->nseg--;
 	}
 	memset(&g[v->nseg], 0, sizeof *g);
-	g[v->nseg].fd = fd;
-	g[v->nseg].dev = st.st_dev;
-	g[v->nseg].ino = st.st_ino;
+	g[v->nseg].file = hjc_logsrc_file(v->src);
 	g[v->nseg].first = v->have_height ? v->height + 1 : 0;
 	v->nseg++;
-	v->mtime = st.st_mtim;
-	v->blen = 0;
+	v->mtime = hjc_logsrc_mtime(v->src);
 	return 0;
 }
 
@@ -1094,8 +1042,9 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	if ((ret = open_seg(v, err, errlen)) != 0)
 		goto out;
 	struct seg *sg = &v->segs[0];
-	if ((uint64_t)sg->dev != s.cur.log_dev ||
-	    (uint64_t)sg->ino != s.cur.log_ino) {
+	uint64_t dev, ino;
+	hjc_logsrc_identity(v->src, &dev, &ino);
+	if (dev != s.cur.log_dev || ino != s.cur.log_ino) {
 		hj_say(err, errlen,
 		       "%s is not the card log the database's cursor names "
 		       "(rotated, or another dealer's?)",
@@ -1165,24 +1114,25 @@ out:
 int hjc_view_poll(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
                   size_t errlen)
 {
-	struct stat st, at;
+	char why[HJ_ERRLEN];
+	uint64_t size;
 	int ret;
 
 	if (!v->live)
 		return load(v, fn, ctx, err, errlen);
-	struct seg *sg = &v->segs[v->nseg - 1];
-	if (fstat(sg->fd, &st) != 0) {
-		hj_say(err, errlen, "%s: %s", v->o.log, strerror(errno));
+	ret = hjc_logsrc_cut(v->src, &size, why, sizeof why);
+	if (ret < 0) {
+		hj_say(err, errlen, "%s", why);
 		unload(v);
 		return -EIO;
 	}
-	if ((uint64_t)st.st_size < sg->end + v->blen) {
+	if (ret) {
 		/* Cut: the dealer restarted and dropped lines it had not
 		 * committed.  Start over from its database. */
 		v->truncated++;
 		return load(v, fn, ctx, err, errlen);
 	}
-	v->mtime = st.st_mtim;
+	v->mtime = hjc_logsrc_mtime(v->src);
 	ret = read_lines(v, 1, UINT64_MAX, fn, ctx, err, errlen);
 	if (ret) {
 		unload(v);
@@ -1190,10 +1140,9 @@ int hjc_view_poll(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	}
 	/* Renamed (logrotate): once the new file has a line, the dealer
 	 * writes no more to this one; read it to its end, then go on. */
-	if (stat(v->o.log, &at) == 0 &&
-	    (at.st_dev != sg->dev || at.st_ino != sg->ino) && at.st_size > 0) {
+	if (hjc_logsrc_rotated(v->src)) {
 		ret = read_lines(v, 1, UINT64_MAX, fn, ctx, err, errlen);
-		if (ret == 0 && v->blen) {
+		if (ret == 0 && hjc_logsrc_partial(v->src)) {
 			hj_say(err, errlen,
 			       "%s was renamed with a partial last line",
 			       v->o.log);
@@ -1340,8 +1289,7 @@ static char *seg_line(const hjc_view *v, const struct seg *sg, size_t i,
 	uint64_t b = i + 1 < sg->n ? sg->off[i + 1] : sg->end;
 	size_t n = (size_t)(b - a - 1); /* without the "\n" */
 	char *s = malloc(n + 1);
-	(void)v;
-	if (!s || pread(sg->fd, s, n, (off_t)a) != (ssize_t)n) {
+	if (!s || hjc_logsrc_pread(v->src, sg->file, a, s, n) != (long long)n) {
 		free(s);
 		return NULL;
 	}
