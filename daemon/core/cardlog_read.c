@@ -82,6 +82,8 @@ static int get(struct rd *r, const json_t *o, const char *key, int need,
 static int str_of(struct rd *r, const char *key, long idx, const json_t *v,
                   const char **s, size_t *n)
 {
+	*s = "";
+	*n = 0;
 	if (!json_is_string(v))
 		return fail(r, key, idx, "not a string");
 	*s = json_string_value(v);
@@ -95,6 +97,7 @@ static int uint_of(struct rd *r, const char *key, const json_t *v, uint64_t max,
 {
 	json_int_t i;
 
+	*out = 0;
 	if (!json_is_integer(v))
 		return fail(r, key, -1, "not an integer");
 	i = json_integer_value(v);
@@ -178,9 +181,10 @@ static int name_of(struct rd *r, const char *key, const json_t *v,
 {
 	const char *s;
 	size_t len;
-	int rc = str_of(r, key, -1, v, &s, &len);
+	int rc;
 
-	if (rc)
+	*out = first;
+	if ((rc = str_of(r, key, -1, v, &s, &len)))
 		return rc;
 	for (int i = first; i < n; i++) {
 		if (strcmp(s, name(i)) == 0) {
@@ -223,9 +227,10 @@ static int code_of(struct rd *r, const char *key, long idx, const json_t *v,
 {
 	const char *s;
 	size_t n;
-	int rc = str_of(r, key, idx, v, &s, &n);
+	int rc;
 
-	if (rc)
+	*out = 0;
+	if ((rc = str_of(r, key, idx, v, &s, &n)))
 		return rc;
 	*out = parse_code(s, n);
 	if (*out == 0)
