@@ -95,16 +95,23 @@ static const char *const K_HAND_P[] = {
     "handIndex", "cards", "total", "betAmount", "status", "payout", NULL};
 static const char *const K_INS[] = {"betAmount", "payout", NULL};
 
+/* A block's hashes as bytes, and its card. */
+static void block_of(const char *hash, const char *parent, uint8_t h[32],
+                     uint8_t p[32], hj_card *card)
+{
+	unhex(hash, h, 32);
+	unhex(parent, p, 32);
+	assert_int_equal(hj_card_from_hash(hash, strlen(hash), card, NULL, 0),
+	                 0);
+}
+
 static void begin_block(hj_cardlog *cl, uint64_t height, const char *hash,
                         const char *parent)
 {
 	uint8_t h[32], p[32];
 	hj_card card;
 
-	unhex(hash, h, 32);
-	unhex(parent, p, 32);
-	assert_int_equal(hj_card_from_hash(hash, strlen(hash), &card, NULL, 0),
-	                 0);
+	block_of(hash, parent, h, p, &card);
 	assert_int_equal(
 	    hj_cardlog_begin(cl, "evm", HJ_EVM, height, h, p, &card), 0);
 }
@@ -165,10 +172,7 @@ static void assert_std_header(const hj_cardlog_line *l)
 	uint8_t h[32], p[32];
 	hj_card card;
 
-	unhex(VEC2, h, 32);
-	unhex(GENESIS, p, 32);
-	assert_int_equal(hj_card_from_hash(VEC2, strlen(VEC2), &card, NULL, 0),
-	                 0);
+	block_of(VEC2, GENESIS, h, p, &card);
 	assert_header(l, HJ_EVM, STD_HEIGHT, h, p, &card);
 }
 
@@ -544,11 +548,7 @@ static void test_cardlog_cards(void **state)
 		assert_keys(line, K_LINE_CARD);
 		assert_keys(member(line, "card"), K_CARD);
 		read_back(line, HJ_EVM, &l);
-		unhex(v[i].hash, h, 32);
-		unhex(VEC2, p, 32);
-		assert_int_equal(hj_card_from_hash(v[i].hash, strlen(v[i].hash),
-		                                   &card, NULL, 0),
-		                 0);
+		block_of(v[i].hash, VEC2, h, p, &card);
 		assert_true(card.rank != 0);
 		assert_header(&l, HJ_EVM, 7, h, p, &card);
 		hj_cardlog_line_free(&l);
