@@ -240,8 +240,10 @@ typedef struct hj_cardlog_err {
  *   -EINVAL    the line does not read: *err says where and why;
  *   -EMSGSIZE  longer than HJ_CARDLOG_MAX - 1 bytes (err at AT_LINE);
  *   -ENOMEM    err->msg "out of memory".
- * Bounded: the line is at most HJ_CARDLOG_MAX - 1 bytes, *out at most a
- * few times that.
+ * Bounded: the line is at most HJ_CARDLOG_MAX - 1 bytes, and *out holds
+ * an hj_cardlog_ev (a few hundred bytes) for each of its events, which
+ * are at least 12 bytes each ({"type":"x"} and a comma): about what
+ * jansson's tree of the line, freed before return, takes for them.
  */
 int hj_cardlog_read(const char *line, size_t len, hj_family fam,
                     hj_cardlog_line *out, hj_cardlog_err *err);
