@@ -101,11 +101,10 @@ int read_refused(const char *line, hj_family fam, hj_cardlog_err *e)
 static void assert_amount(hj_amount got, hj_amount want)
 {
 	if (got != want)
-		fail_msg("amount %llu:%llu, not %llu:%llu",
-		         (unsigned long long)(got >> 64),
-		         (unsigned long long)got,
-		         (unsigned long long)(want >> 64),
-		         (unsigned long long)want);
+		fail_msg(
+		    "amount %llu:%llu, not %llu:%llu",
+		    (unsigned long long)(got >> 64), (unsigned long long)got,
+		    (unsigned long long)(want >> 64), (unsigned long long)want);
 }
 
 static void assert_id(const hj_id *got, const hj_id *want)
