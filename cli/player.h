@@ -6,6 +6,9 @@
  * with the short round id and a BIP-340 signature), checked by parsing and
  * verifying it again before it is printed.
  *
+ * The key file is chain/keyfile.h's (hj_keyfile_btc_*), the card log's
+ * lines are read by daemon/core/cardlog.h's reader.
+ *
  * Output goes to stdout and errors to stderr, one "hashjack: ..." line
  * each; the caller flushes stdout and turns a failed write into EX_IOERR.
  */
@@ -26,39 +29,6 @@ int hjc_player_main(int argc, char **argv);
  * Returns a sysexits(3) code. */
 int hjc_player_help(int argc, char **argv);
 
-/* A player's key: the secret key and its x-only public key P. */
-typedef struct hjc_player_key {
-	uint8_t sk[HJ_BTC_SECKEY_LEN];
-	uint8_t pk[HJ_XONLY_LEN];
-} hjc_player_key;
-
-/* Room for a key file's text (hjc_player_key_format), NUL included. */
-#define HJC_PLAYER_KEY_TEXT 256
-
-/*
- * Parses the text of a key file, buf[0..n) (docs/BITCOIN-KEYS.md, "The key
- * file"): lines that begin with '#' are comments, empty lines are skipped,
- * and exactly one other line is the secret key, 64 hex digits of a valid
- * secret key; a "# P " line, at most one, must hold the key's P.  The
- * file itself (a regular file, mode 0600 or tighter, at most 4096 bytes)
- * is the commands' check, before they parse its text.  name is how
- * messages call the file.  The secret in buf is borrowed.
- *
- * Returns 0 with *k (sk and the P it gives), or EX_DATAERR with err,
- * which names name and, for a bad line, its number; k is wiped on failure.
- */
-int hjc_player_key_parse(const hj_secp *ctx, const char *name, const char *buf,
-                         size_t n, hjc_player_key *k, char *err, size_t errlen);
-
-/*
- * Writes the text of k's key file, as `keygen` writes it: the header
- * comment, "# P " and P, the secret, in lower-case hex, each line ending in
- * a newline, NUL-terminated in text[0..cap).  Returns its length (without
- * the NUL), or 0 with text wiped when cap is too small (HJC_PLAYER_KEY_TEXT
- * always suffices).  The caller wipes text.
- */
-size_t hjc_player_key_format(const hjc_player_key *k, char *text, size_t cap);
-
 /* A key's open round in a card log, and its seq. */
 typedef struct hjc_player_round {
 	char round[2 * 32 + 1]; /* lower-case hex, as the log writes it */
@@ -68,19 +38,20 @@ typedef struct hjc_player_round {
 /*
  * What `--log CARDLOG` does (docs/CLI.md, "Round and seq from the card
  * log"): reads the dealer's block-to-card log from f to its end, every
- * line a version 1 Bitcoin-family line (docs/LOG.md) whose height follows
- * the previous line's, and finds the open round of the key pk: its latest
- * Bet with no settle after it, and seq, the number of that round's accepted
- * actions after the Bet plus its timeouts.  name is how messages call the
+ * line a Bitcoin-family line of version 1 or 2 that hj_cardlog_read reads
+ * (docs/LOG.md) whose height follows the previous line's, and finds the
+ * open round of the key pk: its latest Bet with no settle after it, and
+ * seq, the number of that round's accepted actions after the Bet plus its
+ * timeouts.  name is how messages call the
  * log (a file name, "<stdin>").  f is borrowed and left open.
  *
  * Returns 0 with *out, or a sysexits(3) code with err, which names the log
  * and, for a bad line, its number ("NAME:LINE: ..."):
- *   EX_DATAERR   not such a log (a line that is not JSON, of another
- *                version or chain, whose height does not follow, longer
- *                than a log line can be, the last one without its
- *                newline), an empty log, no Bet by pk, or its latest
- *                round settled;
+ *   EX_DATAERR   not such a log (a line the reader refuses: not JSON, of
+ *                another version or chain, ...; one whose height does
+ *                not follow, longer than a log line can be, the last one
+ *                without its newline), an empty log, no Bet by pk, or
+ *                its latest round settled;
  *   EX_IOERR     reading f failed;
  *   EX_SOFTWARE  out of memory.
  */

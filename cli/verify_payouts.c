@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "cardlog.h"
 #include "hex.h"
 #include "map.h"
 #include "say.h"
@@ -185,36 +186,14 @@ __attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
 	return -EINVAL;
 }
 
-/* Event member key as an id (hex as the family writes it) into *id and
- * its text; -EINVAL when it is absent or not one. */
-static int get_id(const hjc_vpay *v, json_t *ev, const char *key, hj_id *id,
-                  const char **text)
+/* An id as the log writes it (the reader refused any other form). */
+static void id_text(const hjc_vpay *v, const hj_id *id, char text[67])
 {
-	json_t *s = json_object_get(ev, key);
-	size_t n = 0;
-
-	if (!json_is_string(s) || json_string_length(s) > 66 ||
-	    hj_hex_decode(json_string_value(s), json_string_length(s),
-	                  v->family == HJ_EVM ? HJ_HEX_REQUIRED : HJ_HEX_BARE,
-	                  id->b, sizeof id->b, &n, NULL, 0) ||
-	    n == 0)
-		return -EINVAL;
-	id->len = (uint8_t)n;
-	*text = json_string_value(s);
-	return 0;
-}
-
-static int get_amount(json_t *ev, const char *key, hj_amount *out)
-{
-	json_t *s = json_object_get(ev, key);
-	if (!json_is_string(s) ||
-	    hj_amount_parse(json_string_value(s), json_string_length(s), out))
-		return -EINVAL;
-	return 0;
+	hj_hex_encode(id->b, id->len, v->family == HJ_EVM, text);
 }
 
 /* The party of id, made when new: its index, or -ENOMEM. */
-static long party_of(hjc_vpay *v, const hj_id *id, const char *text)
+static long party_of(hjc_vpay *v, const hj_id *id)
 {
 	size_t i;
 	struct party *p;
@@ -227,7 +206,7 @@ static long party_of(hjc_vpay *v, const hj_id *id, const char *text)
 	p = &v->parties[v->nparties];
 	memset(p, 0, sizeof *p);
 	p->id = *id;
-	snprintf(p->text, sizeof p->text, "%s", text);
+	id_text(v, id, p->text);
 	if (hj_map_put(&v->by_id, id->b, id->len, v->nparties))
 		return -ENOMEM;
 	return (long)v->nparties++;
@@ -293,159 +272,124 @@ static int add_debt(hjc_vpay *v, size_t party, uint64_t height,
 	return 0;
 }
 
-/* A debt to the party named by ev's key. */
-static int debt_to(hjc_vpay *v, json_t *ev, const char *key, uint64_t height,
+/* A debt to the party id. */
+static int debt_to(hjc_vpay *v, const hj_id *id, uint64_t height,
                    hj_amount amount)
 {
-	hj_id id;
-	const char *text;
-	long p;
+	long p = party_of(v, id);
 
-	if (get_id(v, ev, key, &id, &text))
-		return -EINVAL;
-	p = party_of(v, &id, text);
 	if (p < 0)
 		return (int)p;
 	return add_debt(v, (size_t)p, height, amount);
 }
 
-static int reject(hjc_vpay *v, json_t *ev, uint64_t height)
+static int reject(hjc_vpay *v, const hj_cardlog_ev *ev, uint64_t height)
 {
-	hj_amount refund;
-	hj_id id;
-	const char *text, *round = NULL;
-	size_t i;
 	struct unattributed *u;
+	size_t i;
 
-	if (get_amount(ev, "refund", &refund))
-		return -EINVAL;
-	if (refund == 0)
+	if (ev->refund == 0)
 		return 0;
 	/* To the sender, else to the player of the round named. */
-	if (json_object_get(ev, "from"))
-		return debt_to(v, ev, "from", height, refund);
-	if (json_object_get(ev, "round")) {
-		if (get_id(v, ev, "round", &id, &round))
-			return -EINVAL;
-		if (hj_map_get(&v->rounds, id.b, id.len, &i) == 0)
-			return add_debt(v, v->open[i].party, height, refund);
-	}
-	if (get_id(v, ev, "tx", &id, &text))
-		return -EINVAL;
+	if (ev->has_from)
+		return debt_to(v, &ev->from, height, ev->refund);
+	if (ev->has_round &&
+	    hj_map_get(&v->rounds, ev->round.b, ev->round.len, &i) == 0)
+		return add_debt(v, v->open[i].party, height, ev->refund);
 	if (grow((void **)&v->un, &v->cap_un, v->nun, sizeof *v->un))
 		return -ENOMEM;
 	u = &v->un[v->nun++];
-	snprintf(u->tx, sizeof u->tx, "%s", text);
-	snprintf(u->round, sizeof u->round, "%s", round ? round : "");
+	id_text(v, &ev->tx, u->tx);
+	if (ev->has_round)
+		id_text(v, &ev->round, u->round);
+	else
+		u->round[0] = '\0';
 	u->height = height;
-	u->refund = refund;
+	u->refund = ev->refund;
 	return 0;
 }
 
-static int event(hjc_vpay *v, json_t *ev, uint64_t height)
+/* One event: -ENOMEM or -ERANGE (a debt above 2^128 - 1), else 0. */
+static int event(hjc_vpay *v, const hj_cardlog_ev *ev, uint64_t height)
 {
-	const char *type = json_string_value(json_object_get(ev, "type"));
-	hj_amount amount;
-	hj_id round, player;
-	const char *text;
 	long p;
+	int rc;
 
-	if (!type)
-		return -EINVAL;
-	if (strcmp(type, "action") == 0) {
-		const char *a =
-		    json_string_value(json_object_get(ev, "action"));
-		if (!a || strcmp(a, "Bet") != 0)
+	switch (ev->type) {
+	case HJ_EV_ACTION:
+		if (ev->act != HJ_BET)
 			return 0;
 		/* A Bet opens its round: whose it is, for the refunds of
 		 * rejections that name it. */
-		if (get_id(v, ev, "round", &round, &text) ||
-		    get_id(v, ev, "player", &player, &text))
-			return -EINVAL;
-		p = party_of(v, &player, text);
+		p = party_of(v, &ev->player);
 		if (p < 0)
 			return (int)p;
-		return open_round(v, &round, (size_t)p);
-	}
-	if (strcmp(type, "settle") == 0) {
-		int rc;
-		if (get_id(v, ev, "round", &round, &text) ||
-		    get_amount(ev, "payout", &amount))
-			return -EINVAL;
-		rc = debt_to(v, ev, "player", height, amount);
-		close_round(v, &round);
+		return open_round(v, &ev->round, (size_t)p);
+	case HJ_EV_SETTLE:
+		rc = debt_to(v, &ev->player, height, ev->payout);
+		close_round(v, &ev->round);
 		return rc;
-	}
-	if (strcmp(type, "sidebets") == 0) {
-		if (get_amount(ev, "payout", &amount))
-			return -EINVAL;
-		return debt_to(v, ev, "player", height, amount);
-	}
-	if (strcmp(type, "reject") == 0)
+	case HJ_EV_SIDE:
+		return debt_to(v, &ev->player, height, ev->payout);
+	case HJ_EV_REJECT:
 		return reject(v, ev, height);
+	}
 	return 0;
-}
-
-/* Whether a line ends with no events: nothing to read in it. */
-static int no_events(const char *line, size_t len)
-{
-	static const char tail[] = "\"events\":[]}";
-	size_t n = sizeof tail - 1;
-	return len >= n && memcmp(line + len - n, tail, n) == 0;
 }
 
 int hjc_vpay_line(hjc_vpay *v, const char *line, size_t len, char *err,
                   size_t errlen)
 {
-	json_t *j, *h, *evs;
-	uint64_t height;
+	hj_cardlog_line l;
+	hj_cardlog_err e;
 	int rc = 0;
 
-	if (v->started && no_events(line, len)) {
+	if (v->started && hj_cardlog_no_events(line, len)) {
 		if (v->last == UINT64_MAX)
 			return bad(err, errlen, "a height after 2^64 - 1");
 		v->last++;
 		return 0;
 	}
-	j = json_loadb(line, len, 0, NULL);
-	h = json_object_get(j, "height");
-	evs = json_object_get(j, "events");
-	if (!json_is_integer(h) || json_integer_value(h) < 0 ||
-	    !json_is_array(evs)) {
-		json_decref(j);
-		return bad(err, errlen,
-		           "not a card log line (no height or events)");
-	}
-	height = (uint64_t)json_integer_value(h);
-	if (v->started && height != v->last + 1) {
-		json_decref(j);
-		return bad(err, errlen,
-		           "block %" PRIu64 " after block %" PRIu64, height,
-		           v->last);
-	}
-	for (size_t i = 0; i < json_array_size(evs) && rc == 0; i++)
-		rc = event(v, json_array_get(evs, i), height);
-	json_decref(j);
-	if (rc == -EINVAL)
-		return bad(err, errlen,
-		           "block %" PRIu64 ": an event without the keys "
-		           "docs/LOG.md gives it",
-		           height);
-	if (rc == -ERANGE) {
-		bad(err, errlen,
-		    "block %" PRIu64 ": a recipient owed more than 2^128 - 1",
-		    height);
-		return -ERANGE;
-	}
-	if (rc) {
+	rc = hj_cardlog_read(line, len, v->family, &l, &e);
+	if (rc == -ENOMEM) {
 		bad(err, errlen, "out of memory");
 		return rc;
 	}
+	if (rc && e.at == HJ_CARDLOG_AT_EVENT)
+		return bad(err, errlen,
+		           "block %" PRIu64 ": an event without the keys "
+		           "docs/LOG.md gives it",
+		           e.height);
+	if (rc && (e.at == HJ_CARDLOG_AT_LINE || e.at == HJ_CARDLOG_AT_HEIGHT ||
+	           e.at == HJ_CARDLOG_AT_EVENTS))
+		return bad(err, errlen,
+		           "not a card log line (no height or events)");
+	if (rc)
+		return bad(err, errlen, "not a card log line: %s", e.msg);
+	if (v->started && l.height != v->last + 1) {
+		rc = bad(err, errlen, "block %" PRIu64 " after block %" PRIu64,
+		         l.height, v->last);
+		goto out;
+	}
+	for (size_t i = 0; i < l.nevents && rc == 0; i++)
+		rc = event(v, &l.events[i], l.height);
+	if (rc == -ERANGE) {
+		bad(err, errlen,
+		    "block %" PRIu64 ": a recipient owed more than 2^128 - 1",
+		    l.height);
+		goto out;
+	}
+	if (rc) {
+		bad(err, errlen, "out of memory");
+		goto out;
+	}
 	if (!v->started)
-		v->first = height;
+		v->first = l.height;
 	v->started = 1;
-	v->last = height;
-	return 0;
+	v->last = l.height;
+out:
+	hj_cardlog_line_free(&l);
+	return rc;
 }
 
 /* ---- the report ---- */

@@ -40,7 +40,7 @@ void hjc_vpay_free(hjc_vpay *v);
 /*
  * One line of the card log, line[0..len) without its "\n", the line after
  * the last one given (heights follow each other).  Returns 0, or -EINVAL
- * (not a card log line of the family's form, or a height that does not
+ * (a line hj_cardlog_read refuses for the family, or a height that does not
  * follow) or -ERANGE (a recipient owed more than 2^128 - 1 in all) with
  * err, or -ENOMEM.
  */

@@ -1,6 +1,9 @@
 /*
- * The card log reader of `hashjack player <action> --log CARDLOG`
- * (cli/player.h, hjc_player_log_round): a log read from memory.  When the
+ * The card log scan of `hashjack player <action> --log CARDLOG`
+ * (cli/player.h, hjc_player_log_round, in cli/player_log.c): a log read
+ * from memory, line by line through the log's reader (fuzz_cardlog_read
+ * fuzzes the reader alone), then followed as the command follows it:
+ * heights, one open Bet at a time, the round's actions.  When the
  * input begins with a line of 64 hex digits, that line is the player's
  * key P and the rest is the log; otherwise the whole input is the log and
  * P is the player of the Bitcoin replay samples (tests/replay/ok/btc_*).

@@ -1,21 +1,21 @@
 /*
- * The player's key file (cli/player.h, hjc_player_key_parse; docs/
+ * The player's key file (chain/keyfile.h, hj_keyfile_btc_parse; docs/
  * BITCOIN-KEYS.md): the input is the file's text.
  *
  * A key that parses has the P of its secret, came from the one line that
- * is neither empty nor a comment, and writes back (hjc_player_key_format,
+ * is neither empty nor a comment, and writes back (hj_keyfile_btc_format,
  * keygen's format) to a text that parses to the same key.  A text whose
  * only such line is a valid secret key, without "# P " lines, parses.  A
- * refusal is bad data with a message naming the file, never quoting the
+ * refusal is -EINVAL with a message naming the file, never quoting the
  * secret, and leaves the key wiped.
  */
 #include "fuzz.h"
 
-#include <sysexits.h>
+#include <errno.h>
 
 #include "btcsig.h"
 #include "hex.h"
-#include "player.h"
+#include "keyfile.h"
 
 #define NAME "fuzz.key"
 
@@ -97,9 +97,9 @@ static void scan(const char *t, size_t n, struct lines *l)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
-	hjc_player_key k, again;
+	hj_keyfile_btc k, again;
 	uint8_t pk[HJ_XONLY_LEN];
-	char err[1024] = "", out[HJC_PLAYER_KEY_TEXT];
+	char err[1024] = "", out[HJ_KEYFILE_BTC_TEXT];
 	char hpk[65], hsk[65], tail[TAIL + 1];
 	struct lines l;
 	size_t n;
@@ -108,9 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	scan(text, size, &l);
 	valid = l.key_ok && hj_btc_pubkey(ctx, l.sk, pk, NULL, 0) == 0;
 	memset(&k, 0xa5, sizeof k);
-	rc = hjc_player_key_parse(ctx, NAME, text, size, &k, err, sizeof err);
+	rc = hj_keyfile_btc_parse(ctx, NAME, text, size, &k, err, sizeof err);
 	if (rc != 0) {
-		FUZZ_CHECK(rc == EX_DATAERR);
+		FUZZ_CHECK(rc == -EINVAL);
 		FUZZ_CHECK(strncmp(err, NAME ":", strlen(NAME ":")) == 0);
 		FUZZ_CHECK(strlen(err) > strlen(NAME) + 2);
 		FUZZ_CHECK(all_zero(&k, sizeof k));
@@ -125,10 +125,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memcmp(k.sk, l.sk, sizeof k.sk) == 0);
 	FUZZ_CHECK(memcmp(k.pk, pk, sizeof k.pk) == 0);
 
-	n = hjc_player_key_format(&k, out, sizeof out);
+	n = hj_keyfile_btc_format(&k, out, sizeof out);
 	FUZZ_CHECK(n > 0 && n < sizeof out && strlen(out) == n);
 	memset(&again, 0, sizeof again);
-	FUZZ_CHECK(hjc_player_key_parse(ctx, NAME, out, n, &again, err,
+	FUZZ_CHECK(hj_keyfile_btc_parse(ctx, NAME, out, n, &again, err,
 	                                sizeof err) == 0);
 	FUZZ_CHECK(memcmp(&again, &k, sizeof k) == 0);
 	/* keygen's text: a header line, "# P " and P, the secret. */

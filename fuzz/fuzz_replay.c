@@ -6,8 +6,9 @@
  * A refusal has a message that names the document, and a bad document
  * (-EINVAL) writes nothing: the whole document is checked before the
  * first line.  A document played writes one line per block, in order, each
- * a log line (docs/LOG.md) of the document's chain with the block's
- * height, hash and parent; and what the dealer writes for a Bitcoin
+ * a log line that the log's reader (daemon/core/cardlog.h,
+ * hj_cardlog_read) reads as the document's family, of this version, with
+ * the block's height, hash and parent; and what the dealer writes for a Bitcoin
  * document, the player's card log reader (cli/player.h) reads: each
  * player who made a Bet finds an open round or is told that the latest
  * one settled, never that the log is bad.
@@ -16,7 +17,6 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <strings.h>
 
 #include "cardlog.h"
 #include "hex.h"
@@ -41,29 +41,34 @@ static const char *str(const json_t *o, const char *key)
 }
 
 /* Bets' players of one log line, added to pk[0..*n) when new. */
-static void bets(const json_t *line, uint8_t pk[PLAYERS][HJ_XONLY_LEN],
+static void bets(const hj_cardlog_line *l, uint8_t pk[PLAYERS][HJ_XONLY_LEN],
                  size_t *n)
 {
-	const json_t *events = json_object_get(line, "events"), *ev;
-	uint8_t p[HJ_XONLY_LEN];
-	size_t i, k;
+	size_t k;
 
-	json_array_foreach(events, i, ev)
-	{
-		const char *player = str(ev, "player");
+	for (size_t i = 0; i < l->nevents; i++) {
+		const hj_cardlog_ev *ev = &l->events[i];
 
-		if (strcmp(str(ev, "type"), "action") != 0 ||
-		    strcmp(str(ev, "action"), "Bet") != 0)
+		if (ev->type != HJ_EV_ACTION || ev->act != HJ_BET)
 			continue;
-		/* The log writes P as 64 hex digits. */
-		FUZZ_CHECK(hj_hex_decode_exact(player, strlen(player),
-		                               HJ_HEX_BARE, p, sizeof p, NULL,
-		                               0) == 0);
-		for (k = 0; k < *n && memcmp(pk[k], p, sizeof p) != 0; k++)
+		/* The log writes P, an x-only key. */
+		FUZZ_CHECK(ev->player.len == HJ_XONLY_LEN);
+		for (k = 0;
+		     k < *n && memcmp(pk[k], ev->player.b, HJ_XONLY_LEN) != 0;
+		     k++)
 			;
 		if (k == *n && *n < PLAYERS)
-			memcpy(pk[(*n)++], p, sizeof p);
+			memcpy(pk[(*n)++], ev->player.b, HJ_XONLY_LEN);
 	}
+}
+
+/* The bytes of a hash the document gives (either case, "0x" or not). */
+static void doc_hash(const json_t *blk, const char *key, uint8_t out[32])
+{
+	const char *s = str(blk, key);
+
+	FUZZ_CHECK(hj_hex_decode_exact(s, strlen(s), HJ_HEX_OPTIONAL, out, 32,
+	                               NULL, 0) == 0);
 }
 
 /* The log of a Bitcoin document, as the player reads it. */
@@ -106,25 +111,29 @@ static void check_log(const uint8_t *data, size_t size, const char *log,
 	json_array_foreach(blocks, i, blk)
 	{
 		const char *nl = memchr(log + at, '\n', len - at);
-		json_t *line;
+		uint8_t hash[32], parent[32];
+		hj_cardlog_line line;
+		hj_cardlog_err err;
 
 		FUZZ_CHECK(nl != NULL);
-		line = json_loadb(log + at, (size_t)(nl - log - at), 0, NULL);
-		FUZZ_CHECK(json_is_object(line));
-		FUZZ_CHECK(json_integer_value(json_object_get(line, "v")) ==
-		           HJ_CARDLOG_VERSION);
-		FUZZ_CHECK(strcmp(str(line, "chain"), chain) == 0);
-		FUZZ_CHECK(
-		    json_integer_value(json_object_get(line, "height")) ==
-		    json_integer_value(json_object_get(blk, "height")));
-		/* Hashes as the document gives them, in lower case. */
-		FUZZ_CHECK(strcasecmp(str(line, "hash"), str(blk, "hash")) ==
-		           0);
-		FUZZ_CHECK(
-		    strcasecmp(str(line, "parent"), str(blk, "parent")) == 0);
+		if (hj_cardlog_read(log + at, (size_t)(nl - log - at),
+		                    btc ? HJ_BITCOIN : HJ_EVM, &line,
+		                    &err) != 0) {
+			fprintf(stderr, "replay's line refused: %s\n%.*s\n",
+			        err.msg, (int)(nl - log - at), log + at);
+			abort();
+		}
+		FUZZ_CHECK(line.version == HJ_CARDLOG_VERSION);
+		FUZZ_CHECK(line.height == (uint64_t)json_integer_value(
+		                              json_object_get(blk, "height")));
+		/* Hashes as the document gives them. */
+		doc_hash(blk, "hash", hash);
+		doc_hash(blk, "parent", parent);
+		FUZZ_CHECK(memcmp(line.hash, hash, 32) == 0);
+		FUZZ_CHECK(memcmp(line.parent, parent, 32) == 0);
 		if (btc)
-			bets(line, pk, &npk);
-		json_decref(line);
+			bets(&line, pk, &npk);
+		hj_cardlog_line_free(&line);
 		at = (size_t)(nl - log) + 1;
 	}
 	FUZZ_CHECK(at == len);

@@ -1,16 +1,16 @@
 /*
  * What tests/test_cardlog.c and tests/test_deal.c share: the example lines
  * of docs/LOG.md, verbatim, with the ids and block hashes they use, and
- * the checks every card log line must pass (one line, printable, valid
- * JSON, keys in the documented order).  Failures are cmocka failures.
+ * the checks every card log line must pass: one line, printable; read back
+ * by the log's reader (daemon/core/cardlog.h, hj_cardlog_read) to exactly
+ * what it was written from; and what only a test checks, byte by byte:
+ * keys in the documented order.  Failures are cmocka failures.
  */
 #ifndef HJ_TEST_CARDLOG_UTIL_H
 #define HJ_TEST_CARDLOG_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include <jansson.h>
 
 #include "cardlog.h"
 
@@ -248,16 +248,62 @@ extern const char *const K_LINE_VOID[];
  * the tests' own, so that fixtures never depend on chain/hex). */
 void unhex(const char *s, uint8_t *out, size_t n);
 
-/* The keys of obj, in order, are exactly keys (NULL-terminated). */
-void assert_keys(json_t *obj, const char *const *keys);
-
-/* line parsed: a JSON object without duplicate keys (the caller decrefs
- * it). */
-json_t *parse(const char *line);
-
 /* Ends cl's line, checks what every line is (one "\n", at the end;
  * printable ASCII without a space before it) and returns a NUL-terminated
  * copy for the caller to free. */
 char *finish(hj_cardlog *cl);
+
+/* ---- read back by the log's reader ---- */
+
+/* line (its "\n" included or not) read by hj_cardlog_read as family fam:
+ * it must read; the caller frees *out (hj_cardlog_line_free). */
+void read_back(const char *line, hj_family fam, hj_cardlog_line *out);
+
+/* line refused by hj_cardlog_read: its code, and *e. */
+int read_refused(const char *line, hj_family fam, hj_cardlog_err *e);
+
+/* The read line's header is what hj_cardlog_begin was given. */
+void assert_header(const hj_cardlog_line *l, hj_family fam, uint64_t height,
+                   const uint8_t hash[32], const uint8_t parent[32],
+                   const hj_card *card);
+
+/* The event read back says exactly what the writer wrote it from. */
+void assert_event(const hj_cardlog_ev *e, const hj_event *ev, hj_family fam);
+
+/* The events as the engine reported them to a line: copies of what each
+ * event points to, taken in the sink, where it is valid. */
+#define REC_MAX 64
+typedef struct rec_event {
+	hj_event ev; /* its pointers point below */
+	hj_round round;
+	hj_action tx;
+	hj_settlement settle;
+	hj_side_settlement side;
+} rec_event;
+typedef struct rec {
+	hj_cardlog *cl; /* the line they go to first */
+	size_t n;
+	rec_event e[REC_MAX];
+} rec;
+
+/* hj_cardlog_sink to r->cl, then a copy into r (at most REC_MAX). */
+void rec_sink(void *ctx, const hj_event *ev);
+
+/* The line read back holds exactly r's events, in order. */
+void assert_events(const hj_cardlog_line *l, const rec *r, hj_family fam);
+
+/* ---- byte by byte: what only the tests check ---- */
+
+/* In compact JSON text (the log's): the length of the value at v; the
+ * value of obj's member key (obj at its "{"), NULL when absent; the i-th
+ * element of the array at arr, NULL past its end; its element count. */
+size_t value_len(const char *v);
+const char *member(const char *obj, const char *key);
+const char *element(const char *arr, size_t i);
+size_t elements(const char *arr);
+
+/* The keys of the object at obj, in order, are exactly keys
+ * (NULL-terminated). */
+void assert_keys(const char *obj, const char *const *keys);
 
 #endif

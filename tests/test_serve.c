@@ -462,22 +462,33 @@ static off_t log_size(hj_fixture *f)
 	return st.st_size;
 }
 
-/* A line for block h with the given events ("" for none). */
+/* A line for block h with the given events ("" for none), its card as
+ * the dealer writes it (docs/LOG.md). */
 static void forged(char *buf, size_t n, uint64_t h, const char *events)
 {
 	uint8_t hash[32];
-	char hex[65], code[4];
+	char hex[65], code[4], card[200];
 	hj_card c;
 	hj_fixture_hash(5, 1, h * 31, hash);
 	for (int i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", hash[i]);
 	assert_int_equal(hj_card_from_hash(hex, 64, &c, NULL, 0), 0);
+	if (c.rank == 0)
+		snprintf(card, sizeof card, "\"void\":true");
+	else
+		snprintf(
+		    card, sizeof card,
+		    "\"card\":{\"rank\":\"%s\",\"suit\":\"%s\",\"value\":%u,"
+		    "\"code\":\"%s\",\"pos\":%u,\"rankDigit\":\"%c\","
+		    "\"colorDigit\":\"%c\"}",
+		    hj_rank_name(c.rank), hj_suit_name(c.suit),
+		    hj_rank_value(c.rank),
+		    hj_code_str(hj_code(c.rank, c.suit), code), c.pos,
+		    c.rank_digit, c.color_digit);
 	snprintf(buf, n,
 	         "{\"v\":2,\"chain\":\"evm\",\"height\":%llu,\"hash\":\"0x%s\","
-	         "\"parent\":\"0x%064d\",\"card\":{\"code\":\"%s\"},"
-	         "\"events\":[%s]}\n",
-	         (unsigned long long)h, hex, 0,
-	         hj_code_str(hj_code(c.rank, c.suit), code), events);
+	         "\"parent\":\"0x%064d\",%s,\"events\":[%s]}\n",
+	         (unsigned long long)h, hex, 0, card, events);
 }
 
 /* Lines the database never committed (a dealer that crashed) are read,
@@ -549,7 +560,7 @@ static void test_divergence(void **state)
 	assert_int_equal(st.height, 102);
 
 	/* A line that is not a line at all. */
-	append(f, "{\"v\":2,\"height\":103}\n");
+	append(f, "{\"v\":2,\"chain\":\"evm\",\"height\":103}\n");
 	assert_int_equal(hjc_view_poll(v, NULL, NULL, err, sizeof err),
 	                 -EBADMSG);
 	assert_non_null(strstr(err, "no height, hash or events"));
@@ -562,6 +573,52 @@ static void test_divergence(void **state)
 	assert_int_equal(hjc_view_poll(v, NULL, NULL, err, sizeof err),
 	                 -EBADMSG);
 	assert_non_null(strstr(err, "event 0: no round id"));
+
+	/* The view's words where it has its own, the card log reader's
+	 * elsewhere (daemon/core/cardlog.h). */
+	static const struct {
+		const char *from, *to, *msg;
+	} bad[] = {
+	    {"{\"v\":2,", "{\"v\":3,", "\"v\" is not 1 or 2"},
+	    {"\"chain\":\"evm\"", "\"chain\":\"bitcoin\"",
+	     "\"chain\": \"bitcoin\", not \"evm\""},
+	    {"\"parent\":\"0x", "\"parent\":\"0X", "\"parent\": \"0X000"},
+	    {"\"events\":[]", "\"events\":{}", "no height, hash or events"},
+	    {"\"events\":[]",
+	     "\"events\":[{\"type\":\"deposit\",\"tx\":\"0x00\"}]",
+	     "events[0]: \"tx\": \"0x00\": 64 hex digits expected, "
+	     "found 2"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char l2[1100];
+		forged(line, sizeof line, 103, "");
+		const char *at = strstr(line, bad[i].from);
+		assert_non_null(at);
+		snprintf(l2, sizeof l2, "%.*s%s%s", (int)(at - line), line,
+		         bad[i].to, at + strlen(bad[i].from));
+		assert_int_equal(truncate(hj_fixture_log(f), committed), 0);
+		append(f, l2);
+		assert_int_equal(hjc_view_poll(v, NULL, NULL, err, sizeof err),
+		                 -EBADMSG);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("%s: %s", bad[i].msg, err);
+	}
+	/* A card, whole, that is not its hash's (forged() writes the 5 of
+	 * Diamonds). */
+	forged(line, sizeof line, 103, "");
+	const char *c1 = strstr(line, "\"card\":{");
+	assert_non_null(c1);
+	char l2[1100];
+	snprintf(l2, sizeof l2, "%.*s%s%s", (int)(c1 - line), line,
+	         "\"card\":{\"rank\":\"A\",\"suit\":\"Spades\",\"value\":1,"
+	         "\"code\":\"AS\",\"pos\":63,\"rankDigit\":\"1\","
+	         "\"colorDigit\":\"3\"}",
+	         strchr(c1, '}') + 1);
+	assert_int_equal(truncate(hj_fixture_log(f), committed), 0);
+	append(f, l2);
+	assert_int_equal(hjc_view_poll(v, NULL, NULL, err, sizeof err),
+	                 -EBADMSG);
+	assert_non_null(strstr(err, "its card is not its hash's"));
 	hjc_view_free(v);
 	cleanup(f);
 }

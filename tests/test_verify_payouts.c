@@ -33,14 +33,27 @@
 #define BR "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 #define BT "0303030303030303030303030303030303030303030303030303030303030303"
 
-/* A line of block h with these events (JSON text, comma separated). */
+/* The family of the lines the test writes: its tally's (tally()). */
+static hj_family lines_fam = HJ_EVM;
+
+static hjc_vpay *tally(hj_family fam, const char *unit)
+{
+	lines_fam = fam;
+	return hjc_vpay_new(fam, unit);
+}
+
+/* A line of block h with these events (JSON text, comma separated): a
+ * void block of the tally's family. */
 static char *line(uint64_t h, const char *events)
 {
 	static char buf[8192];
-	snprintf(buf, sizeof buf,
-	         "{\"v\":2,\"chain\":\"evm\",\"height\":%llu,\"hash\":\"0x00\","
-	         "\"parent\":\"0x00\",\"void\":true,\"events\":[%s]}",
-	         (unsigned long long)h, events);
+	const char *x = lines_fam == HJ_EVM ? "0x" : "";
+	snprintf(
+	    buf, sizeof buf,
+	    "{\"v\":2,\"chain\":\"%s\",\"height\":%llu,\"hash\":\"%s%064d\","
+	    "\"parent\":\"%s%064d\",\"void\":true,\"events\":[%s]}",
+	    hj_family_name(lines_fam), (unsigned long long)h, x, 0, x, 0,
+	    events);
 	return buf;
 }
 
@@ -131,7 +144,7 @@ static void assert_row(json_t *rep, const char *who, const char *owed,
 static void test_evm_debts(void **state)
 {
 	(void)state;
-	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = tally(HJ_EVM, "wei");
 	char ev[2000];
 	assert_non_null(v);
 
@@ -201,7 +214,7 @@ static void test_evm_debts(void **state)
 static void test_btc_refunds(void **state)
 {
 	(void)state;
-	hjc_vpay *v = hjc_vpay_new(HJ_BITCOIN, "litoshi");
+	hjc_vpay *v = tally(HJ_BITCOIN, "litoshi");
 	char ev[2000];
 	assert_non_null(v);
 
@@ -277,7 +290,7 @@ static void test_btc_refunds(void **state)
 static void test_grace(void **state)
 {
 	(void)state;
-	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = tally(HJ_EVM, "wei");
 	char ev[1200];
 	size_t nshort;
 	json_t *rep;
@@ -333,7 +346,7 @@ static void test_grace(void **state)
 static void test_many_rounds(void **state)
 {
 	(void)state;
-	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = tally(HJ_EVM, "wei");
 	char ev[1000], round[67], player[43];
 	const uint64_t n = 3000;
 	uint64_t h = 1;
@@ -384,12 +397,17 @@ static void test_many_rounds(void **state)
 static void test_refused(void **state)
 {
 	(void)state;
-	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = tally(HJ_EVM, "wei");
 	char err[200], ev[600];
 
 	assert_int_equal(hjc_vpay_line(v, "{nope", 5, err, sizeof err),
 	                 -EINVAL);
 	assert_string_equal(err, "not a card log line (no height or events)");
+	/* Refused elsewhere than its height or events: the reader's words
+	 * (daemon/core/cardlog.h). */
+	assert_int_equal(hjc_vpay_line(v, "{\"v\":3}", 7, err, sizeof err),
+	                 -EINVAL);
+	assert_string_equal(err, "not a card log line: \"v\": not 1 to 2");
 	feed(v, 4, "");
 	/* Heights follow each other. */
 	assert_int_equal(feed_rc(v, 6, bet(R1, A1), err, sizeof err), -EINVAL);
@@ -403,8 +421,9 @@ static void test_refused(void **state)
 	                         "docs/LOG.md gives it");
 	/* An address without 0x on EVM. */
 	assert_int_equal(feed_rc(v, 5,
-	                         "{\"type\":\"sidebets\",\"player\":\"1111\","
-	                         "\"payout\":\"5\"}",
+	                         "{\"type\":\"sidebets\",\"round\":\"" R1
+	                         "\",\"player\":\"1111\",\"betAmount\":"
+	                         "\"5\",\"payout\":\"5\"}",
 	                         err, sizeof err),
 	                 -EINVAL);
 	/* Amounts in the canonical form only. */
@@ -426,7 +445,7 @@ static void test_refused(void **state)
 static void test_text(void **state)
 {
 	(void)state;
-	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = tally(HJ_EVM, "wei");
 	char ev[1000], *buf = NULL;
 	size_t len = 0, nshort;
 	FILE *f;
@@ -474,7 +493,7 @@ static void test_text(void **state)
 static void test_finality(void **state)
 {
 	(void)state;
-	hjc_vpay *v = hjc_vpay_new(HJ_EVM, "wei");
+	hjc_vpay *v = tally(HJ_EVM, "wei");
 	char *buf = NULL;
 	size_t len = 0, nshort;
 	FILE *f;

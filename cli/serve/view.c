@@ -13,6 +13,7 @@
 #include "bech32.h"
 #include "buf.h"
 #include "card.h"
+#include "cardlog.h"
 #include "edge.h"
 #include "edge_cmd.h"
 #include "hex.h"
@@ -389,13 +390,14 @@ static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
 
 /* ---- one line ---- */
 
-/* What a line says, as the engine's input, and the events that concern
- * rounds, to compare with what the engine makes of it. */
+/* What a line says (read by the card log's reader, daemon/core/cardlog.h),
+ * as the engine's input, and the events that concern rounds, to compare
+ * with what the engine makes of it. */
 struct pline {
-	json_t *root;
+	hj_cardlog_line l;
 	uint64_t height;
-	const char *hash;
-	hj_card card;
+	char hash[2 * 32 + 3]; /* as the log writes it */
+	hj_card card;          /* the hash's */
 	hj_action *acts;
 	hj_id *act_round; /* the round of each action */
 	size_t nacts;
@@ -408,79 +410,35 @@ struct pline {
 
 static void pline_free(struct pline *pl)
 {
-	json_decref(pl->root);
+	hj_cardlog_line_free(&pl->l);
 	free(pl->acts);
 	free(pl->act_round);
 	free(pl->ev);
 	memset(pl, 0, sizeof *pl);
 }
 
-static const char *jstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-static int ev_type(const char *t)
-{
-	static const struct {
-		const char *name;
-		int type;
-	} m[] = {{"draw", HJ_EV_DRAW},       {"action", HJ_EV_ACTION},
-	         {"timeout", HJ_EV_TIMEOUT}, {"settle", HJ_EV_SETTLE},
-	         {"peek", HJ_EV_PEEK},       {"skip", HJ_EV_SKIP},
-	         {"sidebets", HJ_EV_SIDE}};
-	for (size_t i = 0; t && i < sizeof m / sizeof m[0]; i++)
-		if (strcmp(t, m[i].name) == 0)
-			return m[i].type;
-	return -1; /* reject, deposit, ignored: no input we give */
-}
-
-static int amount_of(const json_t *o, const char *k, hj_amount *out)
-{
-	const json_t *j = json_object_get(o, k);
-	*out = 0;
-	if (!j)
-		return 0;
-	const char *s = json_string_value(j);
-	return s && hj_amount_parse(s, strlen(s), out) == 0 ? 0 : -1;
-}
-
 /* The engine's input for an accepted action event. */
-static int take_action(const hjc_view *v, const json_t *e, hj_action *a,
+static int take_action(const hjc_view *v, const hj_cardlog_ev *e, hj_action *a,
                        hj_id *round)
 {
-	static const char *const names[] = {NULL,        "Bet",    "Hit",
-	                                    "Stand",     "Double", "Split",
-	                                    "Surrender", "Peek"};
-	const char *act = jstr(e, "action"), *rd = jstr(e, "round"),
-	           *pl = jstr(e, "player"), *tx = jstr(e, "tx");
-	const json_t *ti = json_object_get(e, "txIndex");
-	hj_amount stake, pp, t3;
+	hj_amount pp = e->has_pp ? e->pp_stake : 0;
+	hj_amount t3 = e->has_t3 ? e->t3_stake : 0;
 	memset(a, 0, sizeof *a);
-	if (!act || !rd || !pl || !tx || !json_is_integer(ti) ||
-	    json_integer_value(ti) < 0 || json_integer_value(ti) > UINT32_MAX)
+	if (pp > UINT64_MAX || t3 > UINT64_MAX)
 		return -1;
-	for (int i = HJ_BET; i <= HJ_PEEK; i++)
-		if (strcmp(act, names[i]) == 0)
-			a->act = (hj_act)i;
-	if (a->act == HJ_ACT_NONE || hex_id(v, rd, 32, round) ||
-	    hex_id(v, tx, 32, &a->txid))
-		return -1;
-	if (amount_of(e, "stake", &stake) ||
-	    amount_of(e, "perfectPairs", &pp) || amount_of(e, "poker", &t3) ||
-	    pp > UINT64_MAX || t3 > UINT64_MAX)
-		return -1;
+	a->act = e->act;
+	*round = e->round;
+	a->txid = e->tx;
 	a->kind = HJ_TX_ACTION;
-	a->tx_index = (uint32_t)json_integer_value(ti);
-	a->value = stake + pp + t3;
-	if (a->value < stake)
+	a->tx_index = e->tx_index;
+	a->value = e->stake + pp + t3;
+	if (a->value < e->stake)
 		return -1;
 	a->side_pp = (uint64_t)pp;
 	a->side_t3 = (uint64_t)t3;
-	a->insurance = json_is_true(json_object_get(e, "insurance"));
+	a->insurance = e->has_insurance && e->insurance;
 	if (v->fam == HJ_EVM || a->act == HJ_BET) {
-		if (hex_id(v, pl, v->fam == HJ_EVM ? 20 : 32, &a->sender))
-			return -1;
+		a->sender = e->player;
 	} else {
 		/* Named by its short id and signed: the log says it was
 		 * accepted, so the verifier below takes it. */
@@ -498,50 +456,71 @@ static int accept_all(void *ctx, const hj_round *r, const hj_action *a)
 	return 1;
 }
 
+/* A line the reader refused, in the words the view has always used where
+ * it had its own. */
+static void refused(const hj_cardlog_err *e, char *err, size_t errlen)
+{
+	switch (e->at) {
+	case HJ_CARDLOG_AT_LINE:
+		if (e->json)
+			hj_say(err, errlen, "not a JSON object: %s", e->msg);
+		else if (strcmp(e->msg, "not a JSON object") == 0)
+			hj_say(err, errlen, "not a JSON object: another value");
+		else
+			hj_say(err, errlen, "%s", e->msg);
+		return;
+	case HJ_CARDLOG_AT_V:
+		hj_say(err, errlen, "\"v\" is not 1 or 2");
+		return;
+	case HJ_CARDLOG_AT_HEIGHT:
+	case HJ_CARDLOG_AT_HASH:
+	case HJ_CARDLOG_AT_EVENTS:
+		hj_say(err, errlen, "no height, hash or events");
+		return;
+	case HJ_CARDLOG_AT_EVENT:
+		if (e->key && strcmp(e->key, "round") == 0)
+			hj_say(err, errlen, "event %zu: no round id", e->index);
+		else if (e->type == HJ_EV_ACTION)
+			hj_say(err, errlen, "event %zu: a malformed action",
+			       e->index);
+		else
+			hj_say(err, errlen, "%s", e->msg);
+		return;
+	default:
+		hj_say(err, errlen, "%s", e->msg);
+	}
+}
+
 /* Parses a line.  Returns 0, or -EBADMSG with err. */
 static int parse_line(const hjc_view *v, const char *line, size_t len,
                       struct pline *pl, char *err, size_t errlen)
 {
-	json_error_t je;
+	hj_cardlog_err e;
 	char why[160];
+	int rc;
 	memset(pl, 0, sizeof *pl);
-	pl->root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-	if (!pl->root || !json_is_object(pl->root)) {
-		hj_say(err, errlen, "not a JSON object: %s",
-		       pl->root ? "another value" : je.text);
-		goto bad;
+	rc = hj_cardlog_read(line, len, v->fam, &pl->l, &e);
+	if (rc == -ENOMEM) {
+		hj_say(err, errlen, "out of memory");
+		return -EBADMSG;
 	}
-	const json_t *h = json_object_get(pl->root, "height");
-	const json_t *evs = json_object_get(pl->root, "events");
-	const json_t *vv = json_object_get(pl->root, "v");
-	pl->hash = jstr(pl->root, "hash");
-	if (!json_is_integer(vv) ||
-	    (json_integer_value(vv) != 1 && json_integer_value(vv) != 2)) {
-		hj_say(err, errlen, "\"v\" is not 1 or 2");
-		goto bad;
+	if (rc) {
+		refused(&e, err, errlen);
+		return -EBADMSG;
 	}
-	if (!json_is_integer(h) || json_integer_value(h) < 0 || !pl->hash ||
-	    !json_is_array(evs)) {
-		hj_say(err, errlen, "no height, hash or events");
-		goto bad;
-	}
-	pl->height = (uint64_t)json_integer_value(h);
+	pl->height = pl->l.height;
+	hj_hex_encode(pl->l.hash, 32, v->fam == HJ_EVM, pl->hash);
 	if (hj_card_from_hash(pl->hash, strlen(pl->hash), &pl->card, why,
 	                      sizeof why)) {
 		hj_say(err, errlen, "hash: %s", why);
 		goto bad;
 	}
-	const char *code = jstr(json_object_get(pl->root, "card"), "code");
-	char mine[4];
-	if (pl->card.rank
-	        ? !code || strcmp(code, hj_code_str(hj_code(pl->card.rank,
-	                                                    pl->card.suit),
-	                                            mine))
-	        : !json_is_true(json_object_get(pl->root, "void"))) {
+	if (pl->card.rank != pl->l.card.rank ||
+	    pl->card.suit != pl->l.card.suit) {
 		hj_say(err, errlen, "its card is not its hash's");
 		goto bad;
 	}
-	size_t n = json_array_size(evs);
+	size_t n = pl->l.nevents;
 	pl->acts = calloc(n + 1, sizeof *pl->acts);
 	pl->act_round = calloc(n + 1, sizeof *pl->act_round);
 	pl->ev = calloc(n + 1, sizeof *pl->ev);
@@ -550,21 +529,20 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 		goto bad;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const json_t *e = json_array_get(evs, i);
-		int t = ev_type(jstr(e, "type"));
-		if (t < 0)
+		const hj_cardlog_ev *ev = &pl->l.events[i];
+		int t = ev->type;
+		/* Reject, deposit, ignored: no input we give; a type of a
+		 * later feature, nothing we know of. */
+		if (t != HJ_EV_DRAW && t != HJ_EV_ACTION &&
+		    t != HJ_EV_TIMEOUT && t != HJ_EV_SETTLE &&
+		    t != HJ_EV_PEEK && t != HJ_EV_SKIP && t != HJ_EV_SIDE)
 			continue;
-		struct pev *pe = &pl->ev[pl->nev];
+		struct pev *pe = &pl->ev[pl->nev++];
 		pe->type = t;
-		if (hex_id(v, jstr(e, "round") ? jstr(e, "round") : "", 32,
-		           &pe->round)) {
-			hj_say(err, errlen, "event %zu: no round id", i);
-			goto bad;
-		}
-		pl->nev++;
+		pe->round = ev->round;
 		if (t != HJ_EV_ACTION)
 			continue;
-		if (take_action(v, e, &pl->acts[pl->nacts],
+		if (take_action(v, ev, &pl->acts[pl->nacts],
 		                &pl->act_round[pl->nacts])) {
 			hj_say(err, errlen, "event %zu: a malformed action", i);
 			goto bad;
