@@ -180,6 +180,26 @@ static void tip_answer(uint64_t tip, uint64_t final, const char *error)
 		B.tcb(B.targ, error ? 0 : tip, error);
 }
 
+/* The driver asks the tip; the node answers tip (and final, with a tag). */
+static void tip_is(uint64_t tip, uint64_t final)
+{
+	assert_int_equal(hj_driver_ask_tip(D), 0);
+	tip_answer(tip, final, NULL);
+}
+
+static void tip_fails(const char *error)
+{
+	assert_int_equal(hj_driver_ask_tip(D), 0);
+	tip_answer(0, 0, error);
+}
+
+/* The tip, then fetching from `from` below `end`. */
+static void begin(uint64_t tip, uint64_t from, uint64_t end)
+{
+	tip_is(tip, 0);
+	assert_int_equal(hj_driver_start(D, from, end), 0);
+}
+
 /* "from+n" of every request, in order: "0+10 10+10". */
 static const char *requests(void)
 {
@@ -375,9 +395,7 @@ static void test_backoff(void **state)
 	(void)state;
 	o.depth = o.hold = 1;
 	start(&o);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(1000, 0, NULL);
-	assert_int_equal(hj_driver_start(D, 0, 10), 0);
+	begin(1000, 0, 10);
 	for (size_t k = 0; k < 5; k++) {
 		char e[16];
 
@@ -417,9 +435,7 @@ static void test_backoff_round(void **state)
 
 	(void)state;
 	start(&o);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(1000, 0, NULL);
-	assert_int_equal(hj_driver_start(D, 0, 30), 0);
+	begin(1000, 0, 30);
 	answer_error(1, "b");
 	answer_error(0, "a");
 	answer_at(2, 0, 0, NULL); /* no block at all */
@@ -455,9 +471,7 @@ static void test_give_up(void **state)
 	(void)state;
 	o.retry_min_ms = o.retry_max_ms = 0;
 	start(&o);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(1000, 0, NULL);
-	assert_int_equal(hj_driver_start(D, 0, 1000), 0);
+	begin(1000, 0, 1000);
 	answer_error(0, "refused");
 	answer(1, 10);
 	answer(2, 10);
@@ -483,9 +497,7 @@ static void test_short(void **state)
 	o.depth = 2;
 	o.hold = 4;
 	start(&o);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(59, 0, NULL);
-	assert_int_equal(hj_driver_start(D, 0, UINT64_MAX), 0);
+	begin(59, 0, UINT64_MAX);
 	assert_string_equal(requests(), "0+10 10+10");
 	answer(1, 3); /* behind the head: 10..12 kept, 13..19 asked */
 	assert_string_equal(requests(), "0+10 10+10 13+7");
@@ -527,19 +539,14 @@ static void test_depth(void **state)
 	o.confirmations = 3;
 	start(&o);
 	assert_int_equal(hj_driver_start(D, 0, UINT64_MAX), 0);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(1, 0, NULL);
+	tip_is(1, 0);
 	assert_int_equal(B.nreqs, 0);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(2, 0, NULL);
+	tip_is(2, 0);
 	assert_string_equal(requests(), "0+1");
 	answer(0, 1);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(30, 0, NULL);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(25, 0, NULL);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(0, 0, "no tip");
+	tip_is(30, 0);
+	tip_is(25, 0);
+	tip_fails("no tip");
 	assert_string_equal(requests(), "0+1 1+10 11+10 21+8");
 	assert_string_equal(LOG, "tip 1 no final end 0\n"
 	                         "idle\n"
@@ -555,14 +562,12 @@ static void test_depth(void **state)
 	o.upto_tip = 1;
 	start(&o);
 	assert_int_equal(hj_driver_start(D, 5, 8), 0);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(6, 0, NULL);
+	tip_is(6, 0);
 	assert_string_equal(requests(), "5+2");
 	answer(0, 2);
 	hj_driver_want(D, 7); /* lower: nothing */
 	hj_driver_want(D, 9);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(20, 0, NULL);
+	tip_is(20, 0);
 	assert_string_equal(requests(), "5+2 7+2");
 	assert_string_equal(LOG, "tip 6 final 4 end 7\n"
 	                         "blocks 5..6 lent\n"
@@ -587,10 +592,8 @@ static void test_tag(void **state)
 	assert_int_equal(B.how, HJ_FINALITY_SAFE);
 	tip_answer(20, 15, NULL);
 	assert_string_equal(requests(), "10+6");
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(25, 12, NULL);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(19, 10, NULL);
+	tip_is(25, 12);
+	tip_is(19, 10);
 	assert_string_equal(requests(), "10+6");
 	assert_string_equal(LOG, "tip 20 final 15 end 16\n"
 	                         "back safe 15 12\n"
@@ -660,9 +663,7 @@ static void test_close_in_callback(void **state)
 
 	(void)state;
 	start(&o);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(19, 0, NULL);
-	assert_int_equal(hj_driver_start(D, 0, UINT64_MAX), 0);
+	begin(19, 0, UINT64_MAX);
 	answer(1, 10);
 	close_on_blocks = 1;
 	answer(0, 10);
@@ -681,8 +682,7 @@ static void test_fatal(void **state)
 
 	(void)state;
 	start(&o);
-	assert_int_equal(hj_driver_ask_tip(D), 0);
-	tip_answer(100, 0, NULL);
+	tip_is(100, 0);
 	B.refuse = -ENOMEM;
 	assert_int_equal(hj_driver_start(D, 0, UINT64_MAX), 0);
 	hj_driver_want(D, UINT64_MAX);
