@@ -1,5 +1,6 @@
 /*
- * A chain backend: what the daemon needs from a node, whatever the family.
+ * A chain backend: what the daemon needs from a node, whatever the family
+ * (with a payer, daemon/payer.h, all that a family is to the daemon).
  * Asynchronous on the daemon's loop; each call's callback runs exactly once
  * (unless the backend is freed first).  The backend validates everything the
  * node says and hands the daemon plain values: a block's hashes and its
@@ -124,6 +125,8 @@ typedef void (*hj_payments_cb)(void *arg, const hj_chain_payment *payments,
 
 typedef struct hj_backend hj_backend;
 struct hj_table;
+struct hj_push;
+struct hj_push_opts;
 
 struct hj_backend_ops {
 	const char *chain; /* the card log's "chain" */
@@ -167,6 +170,19 @@ struct hj_backend_ops {
 	int (*payments)(hj_backend *b, uint64_t from, size_t n,
 	                const hj_chain_payee *payees, size_t npayees,
 	                hj_payments_cb cb, void *arg);
+	/* Opens the push wake-up of this family's node (push.h: "the node
+	 * probably has a new block"), as hj_push_new does with o, whose
+	 * kind is the family's: EVM, newHeads over WebSocket at o->url;
+	 * Bitcoin family, waitfornewblock long polls over a client of its
+	 * own with o->rpc (its url the push URL).  o->kind is not read.
+	 * Returns hj_push_new's (0 with *out, or -EINVAL, -ENOMEM with
+	 * err).  The push object does not use the backend: either may be
+	 * closed first.  NULL where the family has no push. */
+	int (*push)(hj_backend *b, const struct hj_push_opts *o,
+	            struct hj_push **out, char *err, size_t errlen);
+	/* How push() hears of blocks, for a log ("eth_subscribe newHeads",
+	 * "waitfornewblock long poll"); NULL without push. */
+	const char *push_how;
 	/* Frees the backend and its requests in progress.  Call it only
 	 * after the RPC client was closed (hj_rpc_close), so that no
 	 * request can call back. */

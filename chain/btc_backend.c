@@ -18,6 +18,7 @@
 #include "btc_tx.h"
 #include "hex.h"
 #include "payee.h"
+#include "push.h"
 #include "quote.h"
 #include "table.h"
 
@@ -557,6 +558,17 @@ static void btc_attach(hj_backend *be, hj_table *t)
 	hj_table_set_verifier(t, hj_btc_verify, &btc_of(be)->verifier);
 }
 
+/* waitfornewblock long polls (no ZMQ in Debian's litecoind). */
+static int btc_push(hj_backend *be, const hj_push_opts *o, hj_push **out,
+                    char *err, size_t errlen)
+{
+	hj_push_opts x = *o;
+
+	(void)be;
+	x.kind = HJ_PUSH_BTC;
+	return hj_push_new(&x, out, err, errlen);
+}
+
 static void btc_keep_all(hj_backend *be)
 {
 	btc_of(be)->keep_all = 1;
@@ -583,7 +595,7 @@ static void btc_free(hj_backend *be)
 	free(b);
 }
 
-static const struct hj_backend_ops btc_ops = {
+const struct hj_backend_ops hj_btc_backend_ops = {
     .chain = "bitcoin",
     .family = HJ_BITCOIN,
     .identity = btc_identity,
@@ -593,6 +605,8 @@ static const struct hj_backend_ops btc_ops = {
     .keep_all = btc_keep_all,
     .payee = btc_payee,
     .payments = btc_payments,
+    .push = btc_push,
+    .push_how = "waitfornewblock long poll",
     .free = btc_free,
 };
 
@@ -606,7 +620,7 @@ hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	b->base.ops = &btc_ops;
+	b->base.ops = &hj_btc_backend_ops;
 	b->rpc = rpc;
 	if (strlen(coin) >= sizeof b->coin) {
 		snprintf(err, errlen, "unknown coin");

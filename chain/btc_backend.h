@@ -16,7 +16,7 @@
  * getblock <hash> 0; each raw block is parsed here (chain/btc_tx.h), its
  * header hash checked against the hash asked for, and every transaction
  * that concerns the dealer normalised (chain/btc.h).  docs/BITCOIN.md
- * explains why raw blocks.
+ * explains why raw blocks.  push: waitfornewblock long polls (push.h).
  *
  * coin is "bitcoin" or "litecoin"; dealer a Bitcoin-family one, copied.
  * rpc is borrowed and must outlive the backend.  Returns NULL with the
@@ -25,5 +25,9 @@
 hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
                                const hj_dealer *dealer, char *err,
                                size_t errlen);
+
+/* Its operations, for what they say before any node is asked (push_how:
+ * `hashjackd --check-config`). */
+extern const struct hj_backend_ops hj_btc_backend_ops;
 
 #endif

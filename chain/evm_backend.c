@@ -16,6 +16,7 @@
 #include "evm.h"
 #include "hex.h"
 #include "payee.h"
+#include "push.h"
 
 struct evm {
 	hj_backend base;
@@ -925,6 +926,17 @@ static int evm_identity(hj_backend *b, hj_ident_cb cb, void *arg)
 	return evm_quantity(evm_of(b), "eth_chainId", NULL, cb, arg);
 }
 
+/* newHeads over WebSocket. */
+static int evm_push(hj_backend *b, const hj_push_opts *o, hj_push **out,
+                    char *err, size_t errlen)
+{
+	hj_push_opts x = *o;
+
+	(void)b;
+	x.kind = HJ_PUSH_EVM;
+	return hj_push_new(&x, out, err, errlen);
+}
+
 static void evm_keep_all(hj_backend *b)
 {
 	evm_of(b)->keep_all = 1;
@@ -950,7 +962,7 @@ static void evm_free(hj_backend *b)
 	free(e);
 }
 
-static const struct hj_backend_ops evm_ops = {
+const struct hj_backend_ops hj_evm_backend_ops = {
     .chain = "evm",
     .family = HJ_EVM,
     .identity = evm_identity,
@@ -960,6 +972,8 @@ static const struct hj_backend_ops evm_ops = {
     .keep_all = evm_keep_all,
     .payee = evm_payee,
     .payments = evm_payments,
+    .push = evm_push,
+    .push_how = "eth_subscribe newHeads",
     .free = evm_free,
 };
 
@@ -968,7 +982,7 @@ hj_backend *hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer)
 	struct evm *e = calloc(1, sizeof *e);
 	if (!e)
 		return NULL;
-	e->base.ops = &evm_ops;
+	e->base.ops = &hj_evm_backend_ops;
 	e->rpc = rpc;
 	memcpy(e->dealer, dealer->addr, sizeof e->dealer);
 	return &e->base;

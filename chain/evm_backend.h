@@ -13,10 +13,14 @@
  * status decides whether anything moved, so it must name that transaction
  * and that block; batched, one request per batch of blocks that has
  * any).  blocks() refuses (-EINVAL) an empty range and one that passes
- * 2^64 - 1.
+ * 2^64 - 1.  push: eth_subscribe newHeads over WebSocket (push.h).
  * rpc is borrowed and must outlive the backend; dealer (an EVM one) is
  * copied.  NULL on ENOMEM.
  */
 hj_backend *hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer);
+
+/* Its operations, for what they say before any node is asked (push_how:
+ * `hashjackd --check-config`). */
+extern const struct hj_backend_ops hj_evm_backend_ops;
 
 #endif

@@ -4,7 +4,8 @@
  * the tip, and still fetches every block by height with its parent
  * checked, so a missed or false wake costs latency, never a block.
  *
- * Two kinds:
+ * Two kinds, one per family: a backend's push() (backend.h) opens its
+ * family's, so that the daemon never names a kind:
  *
  *  - EVM: a WebSocket to the node (wsclient.h), `eth_subscribe
  *    ["newHeads"]`, and each `eth_subscription` notification of that

@@ -184,13 +184,14 @@ size_t hj_rpc_pending(const hj_rpc *c);
 void hj_rpc_close(hj_rpc *c, void (*done)(void *arg), void *arg);
 
 /*
- * For the client's own use (rpc.c) and its tests (tests/test_rpc.c,
+ * For the client's own use (rpc.c, rpc_http.c, rpc_answer.c: rpc_impl.h
+ * says which holds what) and its tests (tests/test_rpc.c,
  * fuzz/fuzz_rpc.c); nothing else calls these.
  */
 
 /* A response body as it arrives in pieces (hj_rpc__keep).  The caller sets
  * the first four fields before the first piece, with the rest zero, and
- * frees buf. */
+ * frees buf (hj_rpc__body_release). */
 typedef struct hj_rpc__body {
 	long status;         /* the answer's HTTP status */
 	long long announced; /* its Content-Length, -1 when not sent */
@@ -212,6 +213,9 @@ typedef struct hj_rpc__body {
  * must be aborted (too big, out of memory).
  */
 size_t hj_rpc__keep(hj_rpc__body *b, const char *p, size_t n);
+
+/* Frees what hj_rpc__keep kept: b holds nothing again (its limits stay). */
+void hj_rpc__body_release(hj_rpc__body *b);
 
 /*
  * What the body of an answer, body[0..len) (body may be NULL when len is

@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "driver.h"
 #include "hex.h"
 #include "node.h"
 #include "tool.h"
@@ -73,6 +74,7 @@ struct run {
 	hj_config *cfg;
 	hj_rpc *rpc;
 	hj_backend *be;
+	hj_driver *drv;   /* over be: the blocks from..to, one batch at once */
 	const char *path; /* -o, or NULL: standard output */
 	char *tmp;        /* the file written until it is complete */
 	FILE *out;
@@ -80,7 +82,6 @@ struct run {
 	int from_set, to_set;
 	char genesis[65]; /* Bitcoin family: block 0's hash, as displayed */
 	uint8_t last[32]; /* the hash of block next - 1, once written */
-	size_t asked;     /* blocks of the request in flight */
 	char *hex;        /* scratch for hex text */
 	size_t hexcap;
 	uint64_t t0;
@@ -93,6 +94,8 @@ struct run {
 static void on_closed(void *arg)
 {
 	struct run *r = arg;
+	hj_driver_free(r->drv);
+	r->drv = NULL;
 	if (r->be)
 		r->be->ops->free(r->be);
 	r->be = NULL;
@@ -107,6 +110,7 @@ static void finish(struct run *r, int rc)
 	r->rc = rc;
 	for (int i = 0; i < r->nsig; i++)
 		uv_close((uv_handle_t *)&r->sig[i], NULL);
+	hj_driver_close(r->drv);
 	hj_rpc_close(r->rpc, on_closed, r);
 	r->rpc = NULL;
 }
@@ -291,57 +295,16 @@ static void complete(struct run *r)
 	finish(r, EX_OK);
 }
 
-static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
-                      const char *error);
-
-static void next_batch(struct run *r)
-{
-	size_t want =
-	    r->cfg->batch_blocks < BATCH_MAX ? r->cfg->batch_blocks : BATCH_MAX;
-
-	if (r->next > r->to) {
-		complete(r);
-		return;
-	}
-	if (want == 0)
-		want = 1;
-	if ((uint64_t)want > r->to - r->next + 1)
-		want = (size_t)(r->to - r->next + 1);
-	r->asked = want;
-	if (r->be->ops->blocks(r->be, r->next, want, on_blocks, r)) {
-		say("out of memory");
-		finish(r, EX_SOFTWARE);
-	}
-}
-
-static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
-                      const char *error)
+/* The driver's blocks, in height order from --from on: each written on
+ * its line; the document complete after --to. */
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n)
 {
 	struct run *r = arg;
 
 	if (r->done)
 		return;
-	if (error) {
-		say("node: %s", error);
-		finish(r, EX_UNAVAILABLE);
-		return;
-	}
-	if (n == 0) {
-		say("node: no block from %" PRIu64 " on, though its tip is "
-		    "%" PRIu64,
-		    r->next, r->tip);
-		finish(r, EX_UNAVAILABLE);
-		return;
-	}
-	for (size_t i = 0; i < n && i < r->asked; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const hj_chain_block *b = &blocks[i];
-		if (b->height != r->next) {
-			say("node: block %" PRIu64 " where %" PRIu64
-			    " was asked for",
-			    b->height, r->next);
-			finish(r, EX_UNAVAILABLE);
-			return;
-		}
 		/* The blocks come in batches: one of another chain (a
 		 * reorganisation between two) would make a document that
 		 * no node ever held. */
@@ -367,7 +330,33 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		return;
 	}
 	progress(r);
-	next_batch(r);
+	if (r->next > r->to)
+		complete(r);
+}
+
+/* A request the node failed: the client has already tried it again up
+ * to its budget (8 attempts or 60 s), and the driver gives up. */
+static void on_failed(void *arg, uint64_t from, size_t n, const char *error,
+                      unsigned delay_ms)
+{
+	struct run *r = arg;
+
+	(void)n;
+	(void)delay_ms;
+	if (error)
+		say("node: %s", error);
+	else
+		say("node: no block from %" PRIu64 " on, though its tip is "
+		    "%" PRIu64,
+		    from, r->tip);
+	finish(r, EX_UNAVAILABLE);
+}
+
+static void on_fatal(void *arg, int err)
+{
+	(void)err;
+	say("out of memory");
+	finish(arg, EX_SOFTWARE);
 }
 
 /* -o: a new file beside FILE, renamed over it once complete; the mode
@@ -412,9 +401,9 @@ static int open_output(struct run *r)
 /* The node's tip and its last final block (has_final 0: none yet):
  * tip - [chain] confirmations + 1, or the node's own finalized or safe
  * block. */
-static void got_tip(struct run *r, uint64_t height, int has_final,
-                    uint64_t final, const char *error)
+static void on_tip(void *arg, const hj_driver_tip *t, const char *error)
 {
+	struct run *r = arg;
 	char how[96];
 	int rc;
 
@@ -425,31 +414,31 @@ static void got_tip(struct run *r, uint64_t height, int has_final,
 		finish(r, EX_UNAVAILABLE);
 		return;
 	}
-	r->tip = height;
+	r->tip = t->tip;
 	if (r->cfg->finality)
 		snprintf(how, sizeof how, "the node's %s block is %" PRIu64,
-		         hj_finality_name(r->cfg->finality), final);
+		         hj_finality_name(r->cfg->finality), t->final);
 	else
 		snprintf(how, sizeof how, "[chain] confirmations = %u",
 		         r->cfg->confirmations);
 	if (!r->to_set) {
-		if (!has_final || final < r->from) {
+		if (!t->has_final || t->final < r->from) {
 			say("no final block from %" PRIu64
 			    " on yet: the node's "
 			    "tip is %" PRIu64 " (%s)",
-			    r->from, height, how);
+			    r->from, t->tip, how);
 			finish(r, EX_TEMPFAIL);
 			return;
 		}
-		r->to = final;
-	} else if (r->to > height) {
+		r->to = t->final;
+	} else if (r->to > t->tip) {
 		say("--to %" PRIu64 " is beyond the node's tip, block %" PRIu64
 		    ": no such block yet",
-		    r->to, height);
+		    r->to, t->tip);
 		finish(r, EX_TEMPFAIL);
 		return;
-	} else if (!has_final || r->to > final) {
-		uint64_t first = has_final ? final + 1 : 0;
+	} else if (!t->has_final || r->to > t->final) {
+		uint64_t first = t->has_final ? t->final + 1 : 0;
 		say("note: blocks from %" PRIu64 " on are not final yet "
 		    "(%s): a reorganisation may replace them",
 		    first > r->from ? first : r->from, how);
@@ -464,21 +453,12 @@ static void got_tip(struct run *r, uint64_t height, int has_final,
 	}
 	r->next = r->from;
 	r->t0 = uv_hrtime();
-	next_batch(r);
-}
-
-static void on_tip(void *arg, uint64_t height, const char *error)
-{
-	unsigned conf = ((struct run *)arg)->cfg->confirmations;
-	if (conf == 0)
-		conf = 1;
-	got_tip(arg, height, height + 1 >= conf,
-	        height + 1 >= conf ? height + 1 - conf : 0, error);
-}
-
-static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
-{
-	got_tip(arg, tip, 1, final, error);
+	/* Up to the tip, not only the final blocks: --to may name blocks
+	 * not final yet (said above). */
+	if (hj_driver_start(r->drv, r->from, r->to + 1)) {
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
+	}
 }
 
 static void on_identity(void *arg, const char *identity, const char *error,
@@ -504,16 +484,13 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		}
 		memcpy(r->genesis, g + 1, 65);
 	}
-	if (r->cfg->finality && r->be->ops->final)
-		rc = r->be->ops->final(r->be, r->cfg->finality, on_final, r);
-	else if (r->cfg->finality)
-		rc = -EINVAL; /* the configuration refuses it */
-	else
-		rc = r->be->ops->tip(r->be, on_tip, r);
+	/* -EINVAL: a finality on a family without it, which the
+	 * configuration refuses. */
+	rc = hj_driver_ask_tip(r->drv);
 	if (rc) {
-		say("%s", rc == -ENOMEM ? "out of memory"
-		                        : "no finalized or safe block on this "
-		                          "family");
+		say("%s", rc == -EINVAL ? "no finalized or safe block on this "
+		                          "family"
+		                        : "out of memory");
 		finish(r, EX_SOFTWARE);
 	}
 }
@@ -626,8 +603,34 @@ int hjc_export_main(int argc, char **argv)
 	r.rpc = hj_rpc_new(&r.loop, &o, err, sizeof err);
 	if (r.rpc)
 		r.be = hj_node_backend(&cfg, r.rpc, err, sizeof err);
-	if (r.be)
+	if (r.be) {
+		/* One batch at a time, every failure the end of the run (the
+		 * client retries within its budget first): a document is
+		 * written in height order as the blocks come, and keep_all's
+		 * transactions come only with the batch at the head. */
+		size_t batch =
+		    cfg.batch_blocks < BATCH_MAX ? cfg.batch_blocks : BATCH_MAX;
 		r.be->ops->keep_all(r.be);
+		if (hj_driver_new(
+		        &(hj_driver_opts){.loop = &r.loop,
+		                          .be = r.be,
+		                          .finality = cfg.finality,
+		                          .confirmations = cfg.confirmations,
+		                          .upto_tip = 1,
+		                          .batch = batch ? batch : 1,
+		                          .depth = 1,
+		                          .hold = 1,
+		                          .blocks = on_blocks,
+		                          .failed = on_failed,
+		                          .tip = on_tip,
+		                          .fatal = on_fatal,
+		                          .arg = &r},
+		        &r.drv)) {
+			r.be->ops->free(r.be);
+			r.be = NULL;
+			snprintf(err, sizeof err, "out of memory");
+		}
+	}
 	if (!r.be || r.be->ops->identity(r.be, on_identity, &r)) {
 		rc = hjc_tool_fail(CMD, EX_CONFIG, "%s", err);
 		if (r.rpc)

@@ -1,11 +1,13 @@
 /*
  * Following the chain: fetch -> deal -> commit.
  *
- * Heights below `target` are final: up to tip - confirmations + 1, or with
- * [chain] confirmations = finalized or safe up to the node's own final
- * block of that tag (the backend's final()).  Batches of
- * blocks are fetched ahead (up to HJD_FOLLOWER_DEPTH requests in flight) and
- * applied strictly in height order as they arrive: parent hash checked, each
+ * The blocks come from the block driver (chain/driver.h): final heights
+ * only, up to tip - confirmations + 1, or with [chain] confirmations =
+ * finalized or safe up to the node's own final block of that tag (the
+ * backend's final()), HJD_FOLLOWER_DEPTH batches in flight, failed ones
+ * asked again with backoff, the tip polled once caught up and asked at
+ * once on a wake.  The driver hands them over strictly in height order,
+ * and here they are applied: parent hash checked, each
  * block dealt by hj_deal_block (the same step as `hashjack replay`), whose
  * events also reach effects_sink here: the rows hj_effects_of says each leaves
  * are written to the store.  The lines are appended to the card log, and
@@ -34,29 +36,24 @@
 #include <string.h>
 
 #include "deal.h"
+#include "driver.h"
 #include "effects.h"
 #include "hex.h"
 #include "log.h"
 #include "logfile.h"
 #include "notify.h"
 
+/* A failed batch is asked again after RETRY_MIN_MS, doubling to
+ * RETRY_MAX_MS; the node's identity and its first tip every RETRY_MAX_MS. */
 #define RETRY_MIN_MS 250
 #define RETRY_MAX_MS 10000
-
-struct batch {
-	struct hjd_follower *f;
-	struct batch *next; /* queue in height order */
-	uint64_t from;
-	size_t n;
-	int state; /* 0 in flight, 1 ready, 2 failed (to fetch again) */
-	hj_chain_block *blocks; /* deep copies once ready */
-};
 
 struct hjd_follower {
 	const hj_config *cfg;
 	uv_loop_t *loop;
 	hj_rpc *rpc;          /* owned: closed at stop */
 	hj_backend *be;       /* owned: freed once rpc is closed */
+	hj_driver *drv;       /* owned: over be, freed with it */
 	hj_store *store;      /* borrowed */
 	hj_table *table;      /* borrowed */
 	hjd_payer *payer;     /* owned, NULL when payouts are only recorded */
@@ -72,15 +69,8 @@ struct hjd_follower {
 	uint64_t final;       /* the last final height the node's last
 	                         answer gives (the payer's) */
 	int have_tip;
-	uint64_t next_fetch;
-	struct batch *queue;
-	unsigned inflight;
-	unsigned retry_ms;
 
-	int tip_busy;  /* a tip request of the poll or a wake is out */
-	int tip_again; /* a wake came meanwhile: ask again on its answer */
-
-	uv_timer_t poll, retry;
+	uv_timer_t retry; /* the identity and the first tip, asked again */
 	int ready_sent, stopping, exit_code;
 	void (*on_stop)(void *arg);
 	void (*on_following)(void *arg);
@@ -114,7 +104,6 @@ static void lag_check(hjd_follower *f)
 }
 
 static void stop(hjd_follower *f, int code);
-static void pump(hjd_follower *f);
 
 /* Payouts: one pass per committed batch (payouts of final blocks), and one
  * at start for what was owed before. */
@@ -214,8 +203,8 @@ static void fatal(hjd_follower *f, const char *what)
 	stop(f, HJD_EXIT_FAILURE);
 }
 
-/* Applies one batch; returns 0, or -1 after stop(). */
-static int apply_batch(hjd_follower *f, struct batch *b)
+/* Applies blocks[0..n), the next heights; returns 0, or -1 after stop(). */
+static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 {
 	char err[400];
 	struct effects eff = {.f = f};
@@ -226,8 +215,8 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 		fatal(f, err);
 		return -1;
 	}
-	for (; done < b->n; done++) {
-		hj_chain_block *cb = &b->blocks[done];
+	for (; done < n; done++) {
+		hj_chain_block *cb = &blocks[done];
 		const char *line;
 		size_t len;
 		uint64_t t0 = uv_hrtime();
@@ -273,7 +262,7 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 	lag_check(f);
 	if (reorg) {
 		char want[67], got[67], depth[64];
-		hj_chain_block *cb = &b->blocks[done];
+		hj_chain_block *cb = &blocks[done];
 		int ox = f->be->ops->family == HJ_EVM;
 		hj_hex_encode(f->cur.hash, 32, ox, want);
 		hj_hex_encode(cb->parent, 32, ox, got);
@@ -301,218 +290,117 @@ static int apply_batch(hjd_follower *f, struct batch *b)
 	return 0;
 }
 
-static void batch_free(struct batch *b)
+/* The driver's blocks: applied as they come, in height order. */
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n)
 {
-	if (!b)
+	hjd_follower *f = arg;
+
+	if (apply_batch(f, blocks, n))
 		return;
-	hj_chain_blocks_free(b->blocks, b->n);
-	free(b);
+	status(f, 0);
 }
 
-/* Applies every ready batch at the head of the queue. */
-static void drain(hjd_follower *f)
+static void on_failed(void *arg, uint64_t from, size_t n, const char *error,
+                      unsigned delay_ms)
 {
-	while (!f->stopping && f->queue && f->queue->state == 1) {
-		struct batch *b = f->queue;
-		f->queue = b->next;
-		int rc = apply_batch(f, b);
-		batch_free(b);
-		if (rc)
-			return;
-		status(f, 0);
-	}
+	(void)arg;
+	hjd_log(HJD_LOG_WARNING,
+	        "blocks %" PRIu64 "..%" PRIu64 ": %s; asking again in "
+	        "%u ms",
+	        from, from + n - 1, error ? error : "wrong number of blocks",
+	        delay_ms);
 }
 
-static void fetch(hjd_follower *f, struct batch *b);
+static void on_fatal(void *arg, int err)
+{
+	hjd_follower *f = arg;
 
-static void on_retry_timer(uv_timer_t *t)
+	fatal(f, err == -ENOMEM ? "out of memory" : strerror(-err));
+}
+
+/* Caught up (nothing final left to fetch, also when the configured start
+ * lies beyond the final blocks): says READY=1 once; the driver polls the
+ * tip from now on. */
+static void on_idle(void *arg)
+{
+	hjd_follower *f = arg;
+
+	if (f->ready_sent)
+		return;
+	f->ready_sent = 1;
+	hjd_log(HJD_LOG_NOTICE,
+	        "caught up: next block %" PRIu64 ", tip %" PRIu64 "; following",
+	        hj_driver_next(f->drv), f->tip);
+	hj_notify("READY=1");
+	status(f, 1);
+	if (f->on_following)
+		f->on_following(f->arg);
+}
+
+static void on_back(void *arg, const char *tag, uint64_t from, uint64_t to)
+{
+	(void)arg;
+	if (tag)
+		hjd_log(HJD_LOG_WARNING,
+		        "node's %s block went back from %" PRIu64
+		        " to %" PRIu64,
+		        tag, from, to);
+	else
+		hjd_log(HJD_LOG_WARNING,
+		        "node's tip went back from %" PRIu64 " to %" PRIu64,
+		        from, to);
+}
+
+static int first_start(hjd_follower *f, uint64_t tip);
+
+static void first_tip_again(uv_timer_t *t)
 {
 	hjd_follower *f = t->data;
-	for (struct batch *b = f->queue; b; b = b->next)
-		if (b->state == 2)
-			fetch(f, b);
-}
-
-static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
-                      const char *error)
-{
-	struct batch *b = arg;
-	hjd_follower *f = b->f;
-
-	f->inflight--;
-	if (f->stopping)
-		return;
-	if (error || n != b->n) {
-		hjd_log(HJD_LOG_WARNING,
-		        "blocks %" PRIu64 "..%" PRIu64 ": %s; asking again in "
-		        "%u ms",
-		        b->from, b->from + b->n - 1,
-		        error ? error : "wrong number of blocks", f->retry_ms);
-		b->state = 2;
-		if (!uv_is_active((uv_handle_t *)&f->retry))
-			uv_timer_start(&f->retry, on_retry_timer, f->retry_ms,
-			               0);
-		f->retry_ms = f->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS
-		                                             : f->retry_ms * 2;
-		return;
-	}
-	if (!(b->blocks = hj_chain_blocks_copy(blocks, n))) {
+	if (hj_driver_ask_tip(f->drv))
 		fatal(f, "out of memory");
-		return;
-	}
-	f->retry_ms = RETRY_MIN_MS;
-	b->state = 1;
-	drain(f);
-	pump(f);
 }
 
-static void fetch(hjd_follower *f, struct batch *b)
+/* The node's tip (and its final block, with a finality), at the first
+ * start or resume and at every poll or wake.  The first start waits for
+ * one, asking every RETRY_MAX_MS; its block is where dealing begins. */
+static void on_tip(void *arg, const hj_driver_tip *t, const char *error)
 {
-	b->state = 0;
-	f->inflight++;
-	if (f->be->ops->blocks(f->be, b->from, b->n, on_blocks, b)) {
-		f->inflight--;
-		fatal(f, "out of memory");
-	}
-}
+	hjd_follower *f = arg;
+	int first = !f->have_cursor;
 
-static void on_poll(uv_timer_t *t);
-
-/* Keeps HJD_FOLLOWER_DEPTH batches in flight while final blocks remain; when
- * caught up, says READY=1 once and polls the tip. */
-static void pump(hjd_follower *f)
-{
-	if (f->stopping)
-		return;
-	while (f->inflight < HJD_FOLLOWER_DEPTH && f->next_fetch < f->target) {
-		uint64_t left = f->target - f->next_fetch;
-		struct batch *b = calloc(1, sizeof *b);
-		if (!b) {
-			fatal(f, "out of memory");
-			return;
-		}
-		b->f = f;
-		b->from = f->next_fetch;
-		b->n = left < f->cfg->batch_blocks ? (size_t)left
-		                                   : f->cfg->batch_blocks;
-		f->next_fetch += b->n;
-		struct batch **p = &f->queue;
-		while (*p)
-			p = &(*p)->next;
-		*p = b;
-		fetch(f, b);
-		if (f->stopping)
-			return;
-	}
-	/* Nothing queued and nothing final left to fetch: caught up (also
-	 * when the configured start lies beyond the final blocks). */
-	if (f->queue == NULL && f->next_fetch >= f->target) {
-		if (!f->ready_sent) {
-			f->ready_sent = 1;
-			hjd_log(HJD_LOG_NOTICE,
-			        "caught up: next block %" PRIu64
-			        ", tip %" PRIu64 "; following",
-			        f->next_fetch, f->tip);
-			hj_notify("READY=1");
-			status(f, 1);
-			if (f->on_following)
-				f->on_following(f->arg);
-		}
-		if (!uv_is_active((uv_handle_t *)&f->poll))
-			uv_timer_start(&f->poll, on_poll,
-			               f->cfg->poll_interval_ms, 0);
-	}
-}
-
-/* final: the node's own final block (cfg->finality), else unused. */
-static void set_tip(hjd_follower *f, uint64_t tip, uint64_t final)
-{
-	uint64_t conf = f->cfg->confirmations, t;
-	f->tip = tip;
-	f->have_tip = 1;
-	if (f->cfg->finality)
-		t = final < UINT64_MAX ? final + 1 : final;
-	else
-		/* Final: B <= tip - conf + 1, so the first non-final is
-		 * tip-conf+2. */
-		t = tip + 2 >= conf ? tip + 2 - conf : 0;
-	f->final = t ? t - 1 : 0;
-	if (t > f->target)
-		f->target = t;
-	lag_check(f);
-}
-
-static void ask_tip(hjd_follower *f);
-
-/* The node's tip (and its final block, with a finality), at resume and
- * at every poll or wake. */
-static void got_tip(hjd_follower *f, uint64_t height, uint64_t final,
-                    const char *error)
-{
-	f->tip_busy = 0;
-	if (f->stopping)
-		return;
 	if (error) {
-		hjd_log(HJD_LOG_WARNING, "tip: %s", error);
-	} else {
-		if (f->have_tip && height < f->tip)
+		if (first) {
 			hjd_log(HJD_LOG_WARNING,
-			        "node's tip went back from %" PRIu64
-			        " to %" PRIu64,
-			        f->tip, height);
-		if (f->cfg->finality && f->have_tip && final < f->final)
-			hjd_log(HJD_LOG_WARNING,
-			        "node's %s block went back from %" PRIu64
-			        " to %" PRIu64,
-			        hj_finality_name(f->cfg->finality), f->final,
-			        final);
-		set_tip(f, height, final);
-		if (f->payer_ready == 1) {
-			f->payer_ready = 2;
-			payer_kick(f);
+			        "tip: %s; asking again in %u ms", error,
+			        RETRY_MAX_MS);
+			uv_timer_start(&f->retry, first_tip_again, RETRY_MAX_MS,
+			               0);
+			return;
 		}
-	}
-	pump(f);
-	status(f, 0);
-	if (f->tip_again && !f->stopping && !f->tip_busy) {
-		f->tip_again = 0;
-		ask_tip(f);
-	}
-}
-
-static void on_tip(void *arg, uint64_t height, const char *error)
-{
-	got_tip(arg, height, 0, error);
-}
-
-static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
-{
-	got_tip(arg, tip, final, error);
-}
-
-/* Asks the node for its tip, with a finality for its final block too. */
-static int request_tip(hjd_follower *f, hj_tip_cb tip_cb, hj_final_cb final_cb)
-{
-	if (f->cfg->finality)
-		return f->be->ops->final(f->be, f->cfg->finality, final_cb, f);
-	return f->be->ops->tip(f->be, tip_cb, f);
-}
-
-/* One tip request at a time, whether the resume, the poll or a wake asks. */
-static void ask_tip(hjd_follower *f)
-{
-	if (f->tip_busy)
+		hjd_log(HJD_LOG_WARNING, "tip: %s", error);
+		status(f, 0);
 		return;
-	f->tip_busy = 1;
-	if (request_tip(f, on_tip, on_final)) {
-		f->tip_busy = 0;
-		fatal(f, "out of memory");
 	}
-}
-
-static void on_poll(uv_timer_t *t)
-{
-	ask_tip(t->data);
+	f->tip = t->tip;
+	f->have_tip = 1;
+	f->final = t->has_final ? t->final : 0;
+	if (t->end > f->target)
+		f->target = t->end;
+	lag_check(f);
+	if (first && first_start(f, t->tip)) {
+		stop(f, HJD_EXIT_FAILURE);
+		return;
+	}
+	if (f->payer_ready == 1) {
+		f->payer_ready = 2;
+		payer_kick(f);
+	}
+	if (first) {
+		if (hj_driver_start(f->drv, f->cur.height + 1, UINT64_MAX))
+			fatal(f, "out of memory");
+		return;
+	}
+	status(f, 0);
 }
 
 /* ---- start ---- */
@@ -541,52 +429,6 @@ static int first_start(hjd_follower *f, uint64_t tip)
 	        "first start: dealing from block %" PRIu64 " (tip %" PRIu64 ")",
 	        start, tip);
 	return 0;
-}
-
-static void on_first_tip(void *arg, uint64_t height, const char *error);
-static void on_first_final(void *arg, uint64_t tip, uint64_t final,
-                           const char *error);
-
-static void first_tip_again(uv_timer_t *t)
-{
-	hjd_follower *f = t->data;
-	if (request_tip(f, on_first_tip, on_first_final))
-		fatal(f, "out of memory");
-}
-
-static void got_first_tip(hjd_follower *f, uint64_t height, uint64_t final,
-                          const char *error)
-{
-	if (f->stopping)
-		return;
-	if (error) {
-		hjd_log(HJD_LOG_WARNING, "tip: %s; asking again in %u ms",
-		        error, RETRY_MAX_MS);
-		uv_timer_start(&f->retry, first_tip_again, RETRY_MAX_MS, 0);
-		return;
-	}
-	set_tip(f, height, final);
-	if (first_start(f, height)) {
-		stop(f, HJD_EXIT_FAILURE);
-		return;
-	}
-	if (f->payer_ready == 1) {
-		f->payer_ready = 2;
-		payer_kick(f);
-	}
-	f->next_fetch = f->cur.height + 1;
-	pump(f);
-}
-
-static void on_first_tip(void *arg, uint64_t height, const char *error)
-{
-	got_first_tip(arg, height, 0, error);
-}
-
-static void on_first_final(void *arg, uint64_t tip, uint64_t final,
-                           const char *error)
-{
-	got_first_tip(arg, tip, final, error);
 }
 
 static int resume(hjd_follower *f)
@@ -672,7 +514,8 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		f->be->ops->attach(f->be, f->table);
 	rc = hj_store_get_cursor(f->store, &f->cur, err, sizeof err);
 	if (rc == -ENOENT) {
-		if (request_tip(f, on_first_tip, on_first_final))
+		/* First start: from the tip's answer on (on_tip). */
+		if (hj_driver_ask_tip(f->drv))
 			fatal(f, "out of memory");
 		return;
 	}
@@ -682,9 +525,10 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		stop(f, HJD_EXIT_FAILURE);
 		return;
 	}
-	f->next_fetch = f->cur.height + 1;
-	f->target = f->next_fetch;
-	ask_tip(f);
+	f->target = f->cur.height + 1;
+	if (hj_driver_start(f->drv, f->cur.height + 1, UINT64_MAX) ||
+	    hj_driver_ask_tip(f->drv))
+		fatal(f, "out of memory");
 }
 
 /* ---- stopping ---- */
@@ -701,15 +545,12 @@ static void on_rpc_closed(void *arg)
 	hjd_follower *f = arg;
 
 	/* No request can call back now. */
+	hj_driver_free(f->drv);
+	f->drv = NULL;
 	if (f->be)
 		f->be->ops->free(f->be);
 	f->be = NULL;
 	f->rpc = NULL;
-	while (f->queue) {
-		struct batch *b = f->queue;
-		f->queue = b->next;
-		batch_free(b);
-	}
 }
 
 static void stop(hjd_follower *f, int code)
@@ -719,7 +560,7 @@ static void stop(hjd_follower *f, int code)
 	f->stopping = 1;
 	f->exit_code = code;
 	hj_notify("STOPPING=1");
-	uv_close((uv_handle_t *)&f->poll, NULL);
+	hj_driver_close(f->drv);
 	uv_close((uv_handle_t *)&f->retry, NULL);
 	if (f->payer)
 		hjd_payer_close(f->payer, on_payer_closed, f);
@@ -748,11 +589,31 @@ hjd_follower *hjd_follower_new(const hjd_follower_opts *o)
 	f->on_following = o->on_following;
 	f->arg = o->arg;
 	f->log.fd = -1;
-	f->retry_ms = RETRY_MIN_MS;
+	if (hj_driver_new(
+	        &(hj_driver_opts){.loop = o->loop,
+	                          .be = o->be,
+	                          .finality = o->cfg->finality,
+	                          .confirmations = o->cfg->confirmations,
+	                          .batch = o->cfg->batch_blocks,
+	                          .depth = HJD_FOLLOWER_DEPTH,
+	                          .hold = HJD_FOLLOWER_HOLD,
+	                          .retry_min_ms = RETRY_MIN_MS,
+	                          .retry_max_ms = RETRY_MAX_MS,
+	                          .poll_ms = o->cfg->poll_interval_ms,
+	                          .blocks = on_blocks,
+	                          .failed = on_failed,
+	                          .tip = on_tip,
+	                          .back = on_back,
+	                          .idle = on_idle,
+	                          .fatal = on_fatal,
+	                          .arg = f},
+	        &f->drv)) {
+		free(f);
+		return NULL;
+	}
 	hj_cardlog_init(&f->cl);
-	uv_timer_init(f->loop, &f->poll);
 	uv_timer_init(f->loop, &f->retry);
-	f->poll.data = f->retry.data = f;
+	f->retry.data = f;
 	return f;
 }
 
@@ -873,11 +734,8 @@ void hjd_follower_wake(hjd_follower *f)
 {
 	if (f->stopping || !f->ready_sent)
 		return;
-	if (f->tip_busy) {
-		f->tip_again = 1;
-		return;
-	}
-	ask_tip(f);
+	if (hj_driver_ask_tip(f->drv))
+		fatal(f, "out of memory");
 }
 
 void hjd_follower_payer_status(void *arg)

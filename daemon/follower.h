@@ -45,9 +45,12 @@
 
 /* Batches of blocks the follower keeps in flight, and the requests it may
  * have in flight in all (one more: the tip); the node's client is made
- * with max_inflight HJD_FOLLOWER_INFLIGHT. */
+ * with max_inflight HJD_FOLLOWER_INFLIGHT.  HJD_FOLLOWER_HOLD: batches
+ * held at once, those in flight and those come ahead of their turn
+ * (chain/driver.h). */
 #define HJD_FOLLOWER_DEPTH    3
 #define HJD_FOLLOWER_INFLIGHT (HJD_FOLLOWER_DEPTH + 1)
+#define HJD_FOLLOWER_HOLD     (2 * HJD_FOLLOWER_DEPTH)
 
 typedef struct hjd_follower hjd_follower;
 

@@ -129,8 +129,7 @@ static void print_config(const hj_config *c, const hj_edge *e)
 	if (c->push) {
 		hj_url_shown(c->push_url, url, sizeof url);
 		printf("push: on, %s (%s), polling stays\n", url,
-		       c->family == HJ_EVM ? "eth_subscribe newHeads"
-		                           : "waitfornewblock long poll");
+		       hj_node_backend_ops(c)->push_how);
 	} else {
 		printf("push: off%s%s\n", c->push_off_why ? ": " : "",
 		       c->push_off_why ? c->push_off_why : "");
@@ -331,9 +330,12 @@ struct process {
 	hjd_metrics *metrics; /* its listener too */
 	hjd_wakeup *wakeup;   /* push (wakeup.h), NULL when off or until the
 	                         follower has caught up */
-	/* What the push is started with once the follower follows the tip. */
+	/* What the push is started with once the follower follows the tip:
+	 * the backend's push() (the follower owns be, alive until it
+	 * stops, and it stops the push first). */
 	uv_loop_t *loop;
 	const hj_config *cfg;
+	hj_backend *be;
 	const hj_rpc_opts *node;
 	hjd_follower *f;
 };
@@ -341,7 +343,8 @@ struct process {
 static const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
 
 static void process_start(struct process *p, uv_loop_t *loop, hjd_follower *f,
-                          const hj_config *cfg, const hj_rpc_opts *node)
+                          const hj_config *cfg, hj_backend *be,
+                          const hj_rpc_opts *node)
 {
 	uint64_t wd = hj_notify_watchdog_usec();
 
@@ -349,6 +352,7 @@ static void process_start(struct process *p, uv_loop_t *loop, hjd_follower *f,
 	p->loop = loop;
 	p->f = f;
 	p->cfg = cfg;
+	p->be = be;
 	p->node = node;
 	for (size_t i = 0; i < 3; i++) {
 		uv_signal_init(loop, &p->sigs[i]);
@@ -380,7 +384,7 @@ static void process_following(void *arg)
 {
 	struct process *p = arg;
 
-	p->wakeup = hjd_wakeup_start(p->loop, p->cfg, p->node, p->f);
+	p->wakeup = hjd_wakeup_start(p->loop, p->cfg, p->be, p->node, p->f);
 }
 
 /* [metrics] listen: the listener for /metrics and /healthz.  Returns 0, or
@@ -473,7 +477,7 @@ static int run(const hj_config *cfg)
 		hjd_metrics_close(proc.metrics, NULL, NULL);
 		goto out;
 	}
-	process_start(&proc, &loop, f, cfg, &o);
+	process_start(&proc, &loop, f, cfg, be, &o);
 	if (proc.metrics && metrics_listen(cfg, &loop, proc.metrics, f)) {
 		hjd_follower_fail(f, HJD_EXIT_FAILURE);
 		goto out;

@@ -46,7 +46,8 @@ static void on_closed(void *arg)
 }
 
 hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
-                             const hj_rpc_opts *node, hjd_follower *f)
+                             hj_backend *be, const hj_rpc_opts *node,
+                             hjd_follower *f)
 {
 	struct hjd_wakeup *w;
 	char err[512], url[512];
@@ -59,6 +60,13 @@ hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
 			        cfg->push_off_why, cfg->poll_interval_ms);
 		return NULL;
 	}
+	if (!be->ops->push) {
+		hjd_log(HJD_LOG_WARNING,
+		        "push: off: the node's family has none; polling every "
+		        "%u ms",
+		        cfg->poll_interval_ms);
+		return NULL;
+	}
 	w = calloc(1, sizeof *w);
 	if (w == NULL) {
 		hjd_log(HJD_LOG_WARNING, "push: out of memory; polling");
@@ -69,18 +77,14 @@ hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
 	w->ro = *node;
 	w->ro.url = cfg->push_url;
 	hj_url_shown(cfg->push_url, url, sizeof url);
-	snprintf(w->what, sizeof w->what, "%s (%s)", url,
-	         cfg->family == HJ_EVM ? "eth_subscribe newHeads"
-	                               : "waitfornewblock long poll");
+	snprintf(w->what, sizeof w->what, "%s (%s)", url, be->ops->push_how);
 	hj_push_opts o = {.loop = loop,
-	                  .kind =
-	                      cfg->family == HJ_EVM ? HJ_PUSH_EVM : HJ_PUSH_BTC,
 	                  .url = cfg->push_url,
 	                  .rpc = &w->ro,
 	                  .wake = on_wake,
 	                  .state = on_state,
 	                  .arg = w};
-	if (hj_push_new(&o, &w->push, err, sizeof err)) {
+	if (be->ops->push(be, &o, &w->push, err, sizeof err)) {
 		hjd_log(HJD_LOG_WARNING, "push: %s; polling every %u ms", err,
 		        cfg->poll_interval_ms);
 		free(w);

@@ -1,5 +1,5 @@
 /*
- * The JSON-RPC client's handling of an HTTP body (chain/rpc.c): how
+ * The JSON-RPC client's handling of an HTTP body (chain/rpc_answer.c): how
  * hj_rpc__keep keeps it as it arrives, and what hj_rpc__answer makes of
  * it, for a single call and for a batch.
  *

@@ -27,6 +27,7 @@
 #include "dealer.h"
 #include "evm_backend.h"
 #include "http_fake.h"
+#include "push.h"
 #include "rpc.h"
 
 #define GUARD_MS 5000
@@ -580,6 +581,90 @@ static void test_btc_range(void **state)
 	fx_end(b);
 }
 
+/* ---- push() ---- */
+
+static struct {
+	int calls;
+	char why[512];
+} P;
+
+static void on_push_wake(void *arg)
+{
+	(void)arg;
+}
+
+static void on_push_state(void *arg, int up, const char *why)
+{
+	hj_push *p = *(hj_push **)arg;
+
+	P.calls++;
+	assert_int_equal(up, 0);
+	snprintf(P.why, sizeof P.why, "%s", why);
+	hj_push_close(p, NULL, NULL);
+}
+
+/*
+ * push() opens the family's kind, whatever o->kind says: the EVM one
+ * needs o->url (a WebSocket), the Bitcoin family's o->rpc (a long poll),
+ * each refusing options without its own; each then fails its first
+ * session on a port where nothing listens, the EVM one connecting its
+ * WebSocket, the Bitcoin family's in its waitfornewblock.  push_how names them
+ * as the daemon's log does.
+ */
+static void test_push(void **state)
+{
+	static const char addr[] =
+	    "rltc1q2qv83f0js2q05qxm9kkv87eedpe3udq3j3t8e4";
+	hj_backend *evm, *btc;
+	hj_dealer d;
+	hj_push *p = NULL;
+	hj_rpc_opts ro;
+	char err[200];
+
+	(void)state;
+	memset(&P, 0, sizeof P);
+	evm = fx_evm();
+	assert_int_equal(
+	    hj_dealer_parse(HJ_BITCOIN, addr, strlen(addr), &d, NULL, 0), 0);
+	btc = hj_btc_backend_new(F.rpc, "litecoin", &d, err, sizeof err);
+	assert_non_null(btc);
+	assert_string_equal(evm->ops->push_how, "eth_subscribe newHeads");
+	assert_string_equal(btc->ops->push_how, "waitfornewblock long poll");
+	assert_ptr_equal(evm->ops, &hj_evm_backend_ops);
+	assert_ptr_equal(btc->ops, &hj_btc_backend_ops);
+
+	hj_rpc_opts_default(&ro);
+	ro.url = "http://127.0.0.1:1/";
+	hj_push_opts o = {.loop = &F.loop,
+	                  .kind = HJ_PUSH_BTC, /* not read */
+	                  .rpc = &ro,
+	                  .wake = on_push_wake,
+	                  .state = on_push_state,
+	                  .arg = &p};
+	assert_int_equal(evm->ops->push(evm, &o, &p, err, sizeof err), -EINVAL);
+	assert_string_equal(err, "push: no URL");
+	o.kind = HJ_PUSH_EVM;
+	o.url = "ws://127.0.0.1:1/";
+	o.rpc = NULL;
+	assert_int_equal(btc->ops->push(btc, &o, &p, err, sizeof err), -EINVAL);
+	assert_string_equal(err, "push: no URL");
+
+	assert_int_equal(evm->ops->push(evm, &o, &p, err, sizeof err), 0);
+	assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
+	assert_int_equal(P.calls, 1);
+	assert_memory_equal(P.why, "ws://127.0.0.1:1/: ", 19); /* wsclient's */
+
+	o.url = NULL;
+	o.rpc = &ro;
+	assert_int_equal(btc->ops->push(btc, &o, &p, err, sizeof err), 0);
+	assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
+	assert_int_equal(P.calls, 2);
+	assert_memory_equal(P.why, "waitfornewblock: ", 17);
+
+	btc->ops->free(btc);
+	fx_end(evm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +673,7 @@ int main(void)
 	    cmocka_unit_test(test_evm_receipt_of_the_transaction),
 	    cmocka_unit_test(test_evm_final),
 	    cmocka_unit_test(test_evm_final_freed),
+	    cmocka_unit_test(test_push),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,3 +36,14 @@ hj_backend *hj_node_backend(const hj_config *cfg, hj_rpc *rpc, char *err,
 	}
 	return be;
 }
+
+const struct hj_backend_ops *hj_node_backend_ops(const hj_config *cfg)
+{
+	switch (cfg->family) {
+	case HJ_EVM:
+		return &hj_evm_backend_ops;
+	case HJ_BITCOIN:
+		return &hj_btc_backend_ops;
+	}
+	return NULL;
+}

@@ -20,4 +20,8 @@ void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o);
 hj_backend *hj_node_backend(const hj_config *cfg, hj_rpc *rpc, char *err,
                             size_t errlen);
 
+/* The family's backend operations, for what they say before any node is
+ * asked (push_how: hashjackd --check-config). */
+const struct hj_backend_ops *hj_node_backend_ops(const hj_config *cfg);
+
 #endif
