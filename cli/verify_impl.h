@@ -1,0 +1,192 @@
+/*
+ * What the files of `hashjack verify` (verify.h) share: the run, the
+ * lines it holds, and the functions one file gives the others
+ * (hjc_verify__ names, internal to verify).
+ *
+ * verify.c is the command: its options, the dealer's table and the
+ * node's keys, the log's source opened; verify_log.c reads the dealer's
+ * log, from a file followed across rotation, cuts and lines written over,
+ * or from the dealer's API's stream; verify_run.c deals the node's blocks
+ * (fetched by chain/driver) against the lines and reports; verify_diff.c
+ * says in words how two lines differ.
+ */
+#ifndef HJC_VERIFY_IMPL_H
+#define HJC_VERIFY_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "backend.h"
+#include "cardlog.h"
+#include "config.h"
+#include "driver.h"
+#include "logsrc.h"
+#include "rpc.h"
+#include "table.h"
+#include "tool.h"
+#include "verify.h"
+#include "verify_payouts.h"
+
+#define CMD "verify"
+/* Blocks asked of the node at once. */
+#define BATCH_MAX 100
+/* Batches asked of the node at once (its client has 4 requests in flight
+ * at most: two more wait in its queue, so that one goes out the moment an
+ * answer is in, and the node works while the answer is parsed; a batch's
+ * receipts wait for a place too), and batches held at once, in flight or
+ * come ahead of their turn: the driver's depth and hold.  Blocks are
+ * dealt strictly in height order; a line found wrong while reading ahead
+ * is said once the blocks before it are dealt. */
+#define DEPTH     6
+#define QUEUE_MAX 8
+/* Lines waiting for their blocks, by height modulo PENDING: at most
+ * QUEUE_MAX batches' worth are read ahead. */
+#define PENDING (QUEUE_MAX * BATCH_MAX)
+
+/* A line of the dealer's log, or a block to deal without one (text NULL:
+ * before the log's first line, or missing from it under --follow). */
+struct line {
+	char *text; /* without its "\n"; borrowed from the ring */
+	size_t len;
+	uint64_t height;
+};
+
+/* The lines read last, by height modulo RING, to check a line the dealer
+ * writes again after cutting its log (a restart) against the first one,
+ * and to know where lines ended when the log is cut.  More than the
+ * lines waiting for their blocks (PENDING), so a line waiting is never
+ * dropped. */
+#define RING 1024
+struct kept {
+	char *text;
+	size_t len;
+	uint64_t height;
+	/* The offset after its "\n" in its file; LLONG_MAX while not known
+	 * (beyond where the file is read again, not read again yet). */
+	long long end;
+	unsigned file; /* which file (rotations) */
+	int set;
+};
+
+/* A line longer than this is not a card log line. */
+#define LINE_LIMIT (1u << 20)
+/* The longest line read all the same: the reading buffer doubled up to
+ * twice LINE_LIMIT before a line was refused, and lines that fit in it
+ * are still read. */
+#define LINE_READ (2 * (size_t)LINE_LIMIT - 1)
+
+struct run {
+	uv_loop_t loop;
+	hj_config *cfg;
+	const char *name;
+	hjc_logsrc *src; /* the file, - or the API's stream */
+	struct kept ring[RING];
+	hj_rpc *rpc;
+	hj_backend *be;
+	hj_driver *drv; /* over be: the blocks of the lines */
+	size_t batch;   /* blocks per request */
+	hj_table *t;
+	hj_cardlog cl;
+	/* Heights from the driver's next up to next: their lines (or none)
+	 * waiting for their blocks, at pending[height % PENDING]. */
+	struct line pending[PENDING];
+	uint64_t waiting;  /* how many */
+	struct line ahead; /* a line read, not waiting yet */
+	int have_ahead;
+	/* The node's block before ahead: 1 asked, 2 it is ahead's parent,
+	 * 3 not known (the node failed) */
+	int parent_asked;
+	uint64_t fill, fill_end; /* blocks to deal without a line first */
+	uint64_t next;           /* the height the next line must have */
+	int started;             /* a line was read */
+	int again;               /* the log was cut: lines may come again */
+	uint64_t tip;            /* the node's */
+	uint64_t checked, first, last, unchecked, warmup;
+	uint64_t lineno;   /* lines read */
+	uint64_t failures; /* --follow */
+	/* --follow: wait interval_ms at the end of the log or the node's tip,
+	 * until SIGINT or SIGTERM. */
+	int follow;
+	unsigned interval_ms;
+	uv_timer_t timer;
+	uv_signal_t sigint, sigterm;
+	int handles;
+	/* Progress on a TTY: the log's size when known, and when the run
+	 * began. */
+	long long size;
+	uint64_t t0;
+	char chain[200]; /* the dealer's table's chain (--table), or "" */
+	/* --card-log ws://... or http://...: the dealer's API's stream,
+	 * whose BlockUpdates are the log's lines (src). */
+	struct {
+		char url[1024];  /* ws://HOST:PORT/v1/stream */
+		uint64_t from;   /* ?from= of the next connection */
+		uint64_t last;   /* the last block received; valid when got */
+		int got;         /* a block was received */
+		uint64_t end;    /* once: the last block to read */
+		int ended;       /* once: end reached, the stream closed */
+		unsigned errors; /* failed connections in a row */
+		uv_timer_t again;
+	} api;
+	int stream; /* reading the API, not a file */
+	int idle;   /* waiting (timer) for lines, none waiting for blocks */
+	int rc;
+	int done;
+	hjc_vpay *pay; /* --payouts */
+	int json;
+	uint64_t grace;
+};
+
+/* A note on stderr, on a line of its own. */
+#define say(...) hjc_tool_note(CMD, __VA_ARGS__)
+
+/* ---- verify_run.c ---- */
+
+/* Runs the loop: the node's identity, its tip, then the lines against
+ * its blocks, to the end.  Returns the run's exit status. */
+int hjc_verify__run(struct run *r);
+/* Ends the run with rc (once; the loop then winds down). */
+void hjc_verify__finish(struct run *r, int rc);
+/* A difference at block h: what differs, then both lines (either may be
+ * NULL).  It ends the run, except under --follow, where it is a line of
+ * its own and the run goes on (r->done says which). */
+void hjc_verify__differ(struct run *r, uint64_t h, const char *what,
+                        const char *theirs, size_t tn, const char *ours,
+                        size_t on);
+/* Reads the next lines and wants their blocks; at the log's end with none
+ * waiting, reports or waits for more. */
+void hjc_verify__next(struct run *r);
+/* Lines came while waiting for some: on at once. */
+void hjc_verify__kick(struct run *r);
+
+/* ---- verify_log.c ---- */
+
+/* The next line of the log into *l (its text the caller's): 1, 0 when
+ * there is none now (the end of the log; under --follow, for now), or -1
+ * (the run is finished). */
+int hjc_verify__read_line(struct run *r, struct line *l);
+/* The line of height h kept in the ring, or NULL. */
+const struct kept *hjc_verify__kept(const struct run *r, uint64_t h);
+/* Keeps a line read (the ring owns its text from here).  A line read
+ * again takes the place of the first one, waiting too. */
+void hjc_verify__keep(struct run *r, char *text, size_t len, uint64_t h);
+/* --card-log URL: the API's stream opened as r's source (r->api.url set):
+ * 0, or -1 with err. */
+int hjc_verify__stream_open(struct run *r, char *err, size_t n);
+/* Connects to the stream from api.from on. */
+void hjc_verify__api_connect(struct run *r);
+
+/* ---- verify_diff.c ---- */
+
+/* The protocol's line (ours) looks like a round it never saw: an action
+ * it rejects for no round, or fewer events of rounds than the dealer's
+ * (theirs).  Either may be NULL. */
+int hjc_verify__unknown_round(const char *theirs, size_t tn, const char *ours,
+                              size_t on);
+/* The top-level string member key of a card log line, or NULL (caller
+ * frees). */
+char *hjc_verify__line_field(const char *s, size_t n, const char *key);
+
+#endif

@@ -1,0 +1,654 @@
+/* `hashjack verify`: the node's blocks, fetched by chain/driver, dealt
+ * through the dealer's per-block step against the log's lines, and the
+ * report (verify_impl.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include <jansson.h>
+
+#include "deal.h"
+#include "hex.h"
+#include "node.h"
+#include "verify_impl.h"
+
+static void on_closed(void *arg)
+{
+	struct run *r = arg;
+	hj_driver_free(r->drv);
+	r->drv = NULL;
+	if (r->be)
+		r->be->ops->free(r->be);
+	r->be = NULL;
+}
+
+void hjc_verify__finish(struct run *r, int rc)
+{
+	if (r->done)
+		return;
+	r->done = 1;
+	hjc_tool_progress_end();
+	r->rc = rc;
+	if (r->handles) {
+		uv_close((uv_handle_t *)&r->timer, NULL);
+		if (r->follow) {
+			uv_close((uv_handle_t *)&r->sigint, NULL);
+			uv_close((uv_handle_t *)&r->sigterm, NULL);
+		}
+		if (r->stream)
+			uv_close((uv_handle_t *)&r->api.again, NULL);
+		r->handles = 0;
+	}
+	if (r->stream)
+		hjc_logsrc_disconnect(r->src); /* its closed() comes later */
+	hj_driver_close(r->drv);
+	hj_rpc_close(r->rpc, on_closed, r);
+	r->rpc = NULL;
+}
+
+void hjc_verify__differ(struct run *r, uint64_t h, const char *what,
+                        const char *theirs, size_t tn, const char *ours,
+                        size_t on)
+{
+	hjc_tool_progress_end();
+	printf("block %llu: %s\n", (unsigned long long)h, what);
+	if (r->follow) {
+		r->failures++;
+		fflush(stdout);
+		return;
+	}
+	if (theirs)
+		printf("  dealer: %.*s\n", (int)tn, theirs);
+	if (ours)
+		printf("  node:   %.*s\n", (int)on, ours);
+	if (!r->cfg->start_height_set && r->started &&
+	    hjc_verify__unknown_round(theirs, tn, ours, on))
+		printf("  (the log's first line, block %llu, was taken for the "
+		       "dealer's first block: if the dealer began before it, "
+		       "give [chain] start_height)\n",
+		       (unsigned long long)r->first);
+	hjc_verify__finish(r, 1);
+}
+
+static void say_other_chain(struct run *r, uint64_t h, const char *node,
+                            const char *theirs)
+{
+	hjc_tool_progress_end();
+	printf("block %llu: your node's block is %s, the log's %s: your node "
+	       "follows another chain than the one this log was dealt from "
+	       "(or the log is not of this chain); no line of the log was "
+	       "checked (docs/VERIFY.md)\n",
+	       (unsigned long long)h, node, theirs);
+	hjc_verify__finish(r, 2);
+}
+
+/*
+ * The first line the log and the node are compared on (no line has
+ * agreed yet) names a block the node does not have at that height: the
+ * node follows another chain than the one the log was dealt from (an
+ * anvil started again without its state is a new chain with the same
+ * chain id), or the log is not of this chain.  Nothing can be said of the
+ * dealer then: it ends the run with status 2, not 1.  Returns 1 when so.
+ */
+static int other_chain(struct run *r, const struct line *l, const char *ours,
+                       size_t on)
+{
+	char *theirs = hjc_verify__line_field(l->text, l->len, "hash"),
+	     *node = hjc_verify__line_field(ours, on, "hash");
+	int other = theirs && node && strcmp(theirs, node) != 0;
+	if (other)
+		say_other_chain(r, l->height, node, theirs);
+	free(theirs);
+	free(node);
+	return other;
+}
+
+/* On a terminal, one line rewritten after each batch: "verify: block H,
+ * N blocks, R blocks/s, P %, about S s left", or under --follow "verify:
+ * following: block H verified, F failures". */
+static void progress(struct run *r)
+{
+	if (!hjc_tool_progress_on() || !r->last)
+		return;
+	double secs = (double)(uv_hrtime() - r->t0) / 1e9;
+	double done = (double)(r->checked + r->unchecked);
+	long long pos = (long long)hjc_logsrc_offset(r->src);
+	if (r->follow)
+		hjc_tool_progress("verify: following: block %llu verified, "
+		                  "%llu failure%s",
+		                  (unsigned long long)r->last,
+		                  (unsigned long long)r->failures,
+		                  r->failures == 1 ? "" : "s");
+	else if (r->size > 0 && pos > 0 && pos <= r->size && secs > 0)
+		hjc_tool_progress(
+		    "verify: block %llu, %.0f blocks, %.0f blocks/s, %.0f %%, "
+		    "about %.0f s left",
+		    (unsigned long long)r->last, done, done / secs,
+		    100.0 * (double)pos / (double)r->size,
+		    secs * (double)(r->size - pos) / (double)pos);
+	else
+		hjc_tool_progress("verify: block %llu, %.0f blocks, %.0f "
+		                  "blocks/s",
+		                  (unsigned long long)r->last, done,
+		                  secs > 0 ? done / secs : 0);
+}
+
+/* Under --follow, tries again in interval_ms (the end of the log, the
+ * node's tip, or a node error). */
+static void wait_then(struct run *r, uv_timer_cb cb)
+{
+	uv_timer_start(&r->timer, cb, r->interval_ms, 0);
+}
+
+/* Deals blocks[0..n), the next heights, and checks their lines: 0, or -1
+ * when the run is finished. */
+static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
+{
+	char err[300], what[400];
+	for (size_t i = 0; i < n && !r->done; i++) {
+		const struct line *l = &r->pending[blocks[i].height % PENDING];
+		const char *line;
+		size_t len;
+		r->waiting--;
+		if (hj_deal_block(r->t, &r->cl, r->be->ops->chain,
+		                  r->be->ops->family, &blocks[i], NULL, NULL,
+		                  &line, &len, err, sizeof err) != 0) {
+			say("dealing block %llu: %s",
+			    (unsigned long long)blocks[i].height, err);
+			hjc_verify__finish(r, EX_SOFTWARE);
+			return -1;
+		}
+		if (r->pay &&
+		    hjc_vpay_line(r->pay, line, len - 1, err, sizeof err)) {
+			say("payouts: block %llu: %s",
+			    (unsigned long long)l->height, err);
+			hjc_verify__finish(r, EX_SOFTWARE);
+			return -1;
+		}
+		len--; /* the "\n" */
+		r->last = l->height;
+		if (!l->text) {
+			r->unchecked++;
+			continue;
+		}
+		if (len != l->len || memcmp(line, l->text, len) != 0) {
+			if (r->checked == 0 && r->failures == 0 &&
+			    other_chain(r, l, line, len))
+				return -1;
+			hjc_verify_describe(l->text, l->len, line, len, what,
+			                    sizeof what);
+			hjc_verify__differ(r, l->height, what, l->text, l->len, line, len);
+		} else {
+			r->checked++;
+		}
+	}
+	return r->done ? -1 : 0;
+}
+
+/* The driver's blocks, in height order: dealt against their lines, then
+ * the next lines read. */
+static void on_blocks(void *arg, hj_chain_block *blocks, size_t n)
+{
+	struct run *r = arg;
+	if (r->done || deal(r, blocks, n))
+		return;
+	progress(r);
+	hjc_verify__next(r);
+}
+
+/* A request the node failed: without --follow the client has already
+ * tried it again up to its budget (8 attempts or 60 s) and the driver
+ * gives up (delay_ms 0); under --follow it is asked again after
+ * --interval. */
+static void on_failed(void *arg, uint64_t from, size_t n, const char *error,
+                      unsigned delay_ms)
+{
+	struct run *r = arg;
+	(void)n;
+	if (r->done)
+		return;
+	if (error)
+		say("node: %s", error);
+	else
+		say("node: no block from %llu on, though its tip is %llu",
+		    (unsigned long long)from, (unsigned long long)r->tip);
+	if (!delay_ms)
+		hjc_verify__finish(r, EX_UNAVAILABLE);
+}
+
+static void on_fatal(void *arg, int err)
+{
+	(void)err;
+	say("out of memory");
+	hjc_verify__finish(arg, EX_SOFTWARE);
+}
+
+/* "block A" or "blocks A to B", into buf (64 bytes). */
+static const char *span(char *buf, uint64_t a, uint64_t b)
+{
+	if (a == b)
+		snprintf(buf, 64, "block %llu", (unsigned long long)a);
+	else
+		snprintf(buf, 64, "blocks %llu to %llu", (unsigned long long)a,
+		         (unsigned long long)b);
+	return buf;
+}
+
+/* --payouts' end: a recipient short makes it 1. */
+static void on_paid(void *arg, int rc)
+{
+	struct run *r = arg;
+	hjc_verify__finish(r, rc == 0 ? r->rc : rc);
+}
+
+static void report_end(struct run *r);
+
+/* The log's first line beyond the node's tip: the node's block before it
+ * (blocks[0]) against the line's parent. */
+static void on_parent(void *arg, hj_chain_block *blocks, size_t n,
+                      const char *error)
+{
+	struct run *r = arg;
+	uint8_t parent[32];
+	char why[64], node[67], *theirs;
+	if (r->done)
+		return;
+	r->parent_asked = 3; /* unknown */
+	if (error)
+		say("node: %s", error);
+	theirs = hjc_verify__line_field(r->ahead.text, r->ahead.len, "parent");
+	if (!error && n > 0 && blocks[0].height + 1 == r->ahead.height &&
+	    theirs &&
+	    hj_hex_decode_exact(theirs, strlen(theirs), HJ_HEX_OPTIONAL, parent,
+	                        sizeof parent, why, sizeof why) == 0) {
+		if (memcmp(parent, blocks[0].hash, sizeof parent) != 0) {
+			hj_hex_encode(blocks[0].hash, 32,
+			              strncmp(theirs, "0x", 2) == 0, node);
+			say_other_chain(r, blocks[0].height, node, theirs);
+			free(theirs);
+			return;
+		}
+		r->parent_asked = 2; /* the same */
+	}
+	free(theirs);
+	report_end(r);
+}
+
+static void report_end(struct run *r)
+{
+	/* With --json, standard output is the payouts report alone. */
+	FILE *out = r->json ? stderr : stdout;
+	char before[200] = "";
+	hjc_tool_progress_end();
+	if (!r->started) {
+		say("%s: no line", r->name);
+		hjc_verify__finish(r, 1);
+		return;
+	}
+	if (r->checked == 0 && r->have_ahead && !r->follow) {
+		/* Not one line is the node's yet: its tip is below the log's
+		 * first block.  The block before that one says whether the
+		 * node is behind on the log's chain or on another chain. */
+		if (r->parent_asked == 0 && r->ahead.height > 0 &&
+		    r->ahead.height - 1 <= r->tip) {
+			r->parent_asked = 1;
+			if (r->be->ops->blocks(r->be, r->ahead.height - 1, 1,
+			                       on_parent, r)) {
+				say("out of memory");
+				hjc_verify__finish(r, EX_SOFTWARE);
+			}
+			return;
+		}
+		fprintf(
+		    out,
+		    "no line verified: the log begins at block %llu, beyond "
+		    "your node's tip (%llu): not checked yet%s\n",
+		    (unsigned long long)r->ahead.height,
+		    (unsigned long long)r->tip,
+		    r->parent_asked == 2 ? "; your node's block before it is "
+		                           "the log's parent"
+		                         : "");
+		hjc_verify__finish(r, EX_TEMPFAIL);
+		return;
+	}
+	char sp[64];
+	if (r->warmup)
+		snprintf(before, sizeof before,
+		         " (%s before it dealt from the node, unchecked)",
+		         span(sp, r->first - r->warmup, r->first - 1));
+	fprintf(out, "verified blocks %llu to %llu: every line agrees%s",
+	        (unsigned long long)r->first,
+	        (unsigned long long)(r->first + r->checked - 1), before);
+	if (r->have_ahead)
+		fprintf(out,
+		        "; the log goes on past the node's tip (%llu): not "
+		        "checked yet\n",
+		        (unsigned long long)r->tip);
+	else
+		fputc('\n', out);
+	r->rc = r->have_ahead ? EX_TEMPFAIL : EX_OK;
+	if (!r->pay) {
+		hjc_verify__finish(r, r->rc);
+		return;
+	}
+	fflush(out);
+	hjc_vpay_opts o = {.confirmations = r->cfg->confirmations,
+	                   .finality = r->cfg->finality,
+	                   .grace = r->grace,
+	                   .batch = r->batch,
+	                   .json = r->json,
+	                   .out = stdout};
+	if (hjc_vpay_end(r->pay, r->be, &o, on_paid, r)) {
+		say("out of memory");
+		hjc_verify__finish(r, EX_SOFTWARE);
+	}
+}
+
+/* The first line: where the log begins.  With [chain] start_height
+ * before it, the blocks from there are dealt from the node first (their
+ * lines are not the log's to check, but the rounds open at its first line
+ * come from them). */
+static void begin(struct run *r, const struct line *l)
+{
+	r->started = 1;
+	r->first = r->next = l->height;
+	if (r->cfg->start_height_set && l->height > r->cfg->start_height) {
+		r->fill = r->next = r->cfg->start_height;
+		r->fill_end = l->height;
+		r->warmup = l->height - r->cfg->start_height;
+		char sp[64];
+		say("%s begins at block %llu, after the dealer's first "
+		    "([chain] start_height = %llu): dealing %s from the node "
+		    "first, for the rounds open at its first line",
+		    r->name, (unsigned long long)l->height,
+		    (unsigned long long)r->cfg->start_height,
+		    span(sp, r->cfg->start_height, l->height - 1));
+	} else if (r->cfg->start_height_set &&
+	           l->height < r->cfg->start_height) {
+		say("%s begins at block %llu, before the dealer's first "
+		    "([chain] start_height = %llu)",
+		    r->name, (unsigned long long)l->height,
+		    (unsigned long long)r->cfg->start_height);
+		hjc_verify__finish(r, EX_DATAERR);
+	}
+}
+
+/* A line whose height is not the next one's: a line again (after the log
+ * was cut, the same bytes are expected and passed over), or lines
+ * missing.  Returns 1 when l is to be taken as the next line, 0 when it
+ * was passed over, -1 when the run is finished. */
+static int out_of_order(struct run *r, struct line *l)
+{
+	char what[200];
+	if (l->height < r->next) {
+		const struct kept *k = hjc_verify__kept(r, l->height);
+		int same = k && k->len == l->len &&
+		           memcmp(k->text, l->text, l->len) == 0;
+		if (!(r->again && same)) {
+			snprintf(what, sizeof what,
+			         r->again && k
+			             ? "written again, differently from the "
+			               "line first read for block %llu"
+			             : "a line again: block %llu after block "
+			               "%llu",
+			         (unsigned long long)l->height,
+			         (unsigned long long)(r->next - 1));
+			hjc_verify__differ(r, l->height, what, l->text, l->len, NULL, 0);
+		}
+		if (r->done) {
+			free(l->text);
+			return -1;
+		}
+		/* --follow: the file's bytes from here, to see them changed
+		 * again. */
+		hjc_verify__keep(r, l->text, l->len, l->height);
+		return 0;
+	}
+	snprintf(what, sizeof what,
+	         "missing: the next line is block %llu, after block %llu",
+	         (unsigned long long)l->height,
+	         (unsigned long long)(r->next - 1));
+	hjc_verify__differ(r, r->next, what, l->text, l->len, NULL, 0);
+	if (r->done) {
+		free(l->text);
+		return -1;
+	}
+	/* --follow: the missing blocks are dealt without lines. */
+	r->fill = r->next;
+	r->fill_end = l->height;
+	r->ahead = *l;
+	r->have_ahead = 1;
+	return 0;
+}
+
+static void on_wait(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	r->idle = 0;
+	hjc_verify__next(r);
+}
+
+void hjc_verify__kick(struct run *r)
+{
+	if (!r->idle || r->done)
+		return;
+	uv_timer_stop(&r->timer);
+	r->idle = 0;
+	hjc_verify__next(r);
+}
+
+static void on_wait_tip(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	if (hj_driver_ask_tip(r->drv)) {
+		say("out of memory");
+		hjc_verify__finish(r, EX_SOFTWARE);
+	}
+}
+
+/* A line, or a block to deal without one, waits for its block: the next
+ * height. */
+static void wait_for_block(struct run *r, struct line l)
+{
+	r->pending[l.height % PENDING] = l;
+	r->next = l.height + 1;
+	r->waiting++;
+}
+
+void hjc_verify__next(struct run *r)
+{
+	struct line l;
+	int beyond = 0;
+	while (!r->done && r->waiting < QUEUE_MAX * r->batch) {
+		if (r->fill < r->fill_end) {
+			if (r->fill > r->tip) {
+				beyond = 1;
+				break;
+			}
+			wait_for_block(r, (struct line){NULL, 0, r->fill++});
+			continue;
+		}
+		int got = hjc_verify__read_line(r, &l);
+		if (got <= 0)
+			break;
+		if (!r->started) {
+			begin(r, &l);
+			if (r->done) {
+				free(l.text);
+				break;
+			}
+			r->ahead = l;
+			r->have_ahead = 1;
+			if (hj_driver_start(r->drv, r->next, r->next)) {
+				say("out of memory");
+				hjc_verify__finish(r, EX_SOFTWARE);
+			}
+			continue;
+		}
+		if (l.height != r->next) {
+			if (r->waiting) {
+				/* Said once the blocks before it are dealt. */
+				r->ahead = l;
+				r->have_ahead = 1;
+				break;
+			}
+			got = out_of_order(r, &l);
+			if (got < 0)
+				break;
+			if (got == 0)
+				continue;
+		}
+		if (l.height > r->tip) {
+			/* kept: the node has no such block yet */
+			r->ahead = l;
+			r->have_ahead = 1;
+			beyond = 1;
+			break;
+		}
+		r->again = r->stream; /* the API sends a block again after a
+		                         dealer's restart */
+		hjc_verify__keep(r, l.text, l.len, l.height);
+		wait_for_block(r, l);
+	}
+	if (r->done)
+		return;
+	if (r->waiting) {
+		hj_driver_want(r->drv, r->next);
+		return;
+	}
+	if (beyond && r->follow)
+		wait_then(r, on_wait_tip);
+	else if (!r->follow && (beyond || !r->stream || r->api.ended))
+		report_end(r);
+	else {
+		r->idle = 1; /* a message of the stream ends it at once */
+		wait_then(r, on_wait);
+	}
+}
+
+/* The node's tip, as the driver asked it. */
+static void on_tip(void *arg, const hj_driver_tip *t, const char *error)
+{
+	struct run *r = arg;
+	if (r->done)
+		return;
+	if (error) {
+		say("node: %s", error);
+		if (r->follow)
+			wait_then(r, on_wait_tip);
+		else
+			hjc_verify__finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	r->tip = t->tip;
+	hjc_verify__next(r);
+}
+
+static void on_identity(void *arg, const char *identity, const char *error,
+                        int permanent)
+{
+	struct run *r = arg;
+	(void)permanent;
+	if (error) {
+		say("node: %s", error);
+		hjc_verify__finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	if (r->chain[0] && strcmp(identity, r->chain) != 0) {
+		say("node: it is on %s, the dealer's table on %s", identity,
+		    r->chain);
+		hjc_verify__finish(r, EX_UNAVAILABLE);
+		return;
+	}
+	if (r->be->ops->attach)
+		r->be->ops->attach(r->be, r->t);
+	if (hj_driver_ask_tip(r->drv)) {
+		say("out of memory");
+		hjc_verify__finish(r, EX_SOFTWARE);
+	}
+}
+
+/* --follow ends on SIGINT or SIGTERM: 0 when no line failed, else 1. */
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct run *r = h->data;
+	(void)signum;
+	hjc_tool_progress_end();
+	if (r->checked)
+		printf("verified blocks %llu to %llu, %llu failure%s\n",
+		       (unsigned long long)r->first,
+		       (unsigned long long)r->last,
+		       (unsigned long long)r->failures,
+		       r->failures == 1 ? "" : "s");
+	hjc_verify__finish(r, r->failures ? 1 : EX_OK);
+}
+
+int hjc_verify__run(struct run *r)
+{
+	char err[512];
+	hj_rpc_opts o;
+	r->size = hjc_logsrc_size(r->src);
+	r->t0 = uv_hrtime();
+	hjc_tool_rpc_opts(CMD, r->cfg, r->follow, &o);
+	r->t = hj_table_new(&r->cfg->rules);
+	if (!r->t || uv_loop_init(&r->loop) != 0)
+		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
+	uv_timer_init(&r->loop, &r->timer);
+	r->timer.data = r;
+	if (r->follow) {
+		uv_signal_init(&r->loop, &r->sigint);
+		uv_signal_init(&r->loop, &r->sigterm);
+		r->sigint.data = r->sigterm.data = r;
+		uv_signal_start(&r->sigint, on_signal, SIGINT);
+		uv_signal_start(&r->sigterm, on_signal, SIGTERM);
+	}
+	r->handles = 1;
+	if (r->stream) {
+		uv_timer_init(&r->loop, &r->api.again);
+		r->api.again.data = r;
+		signal(SIGPIPE, SIG_IGN); /* a closed socket is an error */
+	}
+	r->rpc = hj_rpc_new(&r->loop, &o, err, sizeof err);
+	if (r->rpc)
+		r->be = hj_node_backend(r->cfg, r->rpc, err, sizeof err);
+	r->batch =
+	    r->cfg->batch_blocks < BATCH_MAX ? r->cfg->batch_blocks : BATCH_MAX;
+	if (!r->batch)
+		r->batch = 1;
+	/* Up to the node's tip, as far as the lines read go.  A failed
+	 * batch: under --follow asked again every --interval (the client
+	 * has no budget then); else the end of the run (the client tried
+	 * it within its budget first). */
+	if (r->be &&
+	    hj_driver_new(
+	        &(hj_driver_opts){.loop = &r->loop,
+	                          .be = r->be,
+	                          .upto_tip = 1,
+	                          .batch = r->batch,
+	                          .depth = DEPTH,
+	                          .hold = QUEUE_MAX,
+	                          .retry_min_ms = r->follow ? r->interval_ms : 0,
+	                          .retry_max_ms = r->follow ? r->interval_ms : 0,
+	                          .blocks = on_blocks,
+	                          .failed = on_failed,
+	                          .tip = on_tip,
+	                          .fatal = on_fatal,
+	                          .arg = r},
+	        &r->drv)) {
+		r->be->ops->free(r->be);
+		r->be = NULL;
+		snprintf(err, sizeof err, "out of memory");
+	}
+	if (!r->be || r->be->ops->identity(r->be, on_identity, r))
+		hjc_verify__finish(r, hjc_tool_fail(CMD, EX_CONFIG, "%s", err));
+	else if (r->stream && !r->api.ended)
+		hjc_verify__api_connect(r);
+
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&r->loop);
+	return r->rc;
+}
+
