@@ -22,12 +22,4 @@ int hjc_verify_help(void);
 void hjc_verify_describe(const char *theirs, size_t tn, const char *ours,
                          size_t on, char *buf, size_t n);
 
-/* The top-level "height" of a card log line (s, n bytes, without its
- * "\n"), a non-negative integer, into *out: 0, or -1 when it has none or
- * is not a JSON object.  A line that begins in the log's own form
- * ({"v":N,"chain":"C","height":H,) is read from those members alone,
- * without parsing the rest: verify compares the rest byte for byte with
- * the protocol's line.  Any other line is parsed as JSON.  Any bytes. */
-int hjc_verify_line_height(const char *s, size_t n, uint64_t *out);
-
 #endif

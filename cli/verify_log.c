@@ -128,9 +128,10 @@ static int moved(struct run *r)
 	}
 	if (hjc_logsrc_rotated(r->src)) {
 		if (hjc_logsrc_partial(r->src)) {
-			hjc_verify__differ(r, r->next,
-			       "the log was renamed with a partial last line",
-			       NULL, 0, NULL, 0);
+			hjc_verify__differ(
+			    r, r->next,
+			    "the log was renamed with a partial last line",
+			    NULL, 0, NULL, 0);
 			if (r->done)
 				return -1;
 		}
@@ -143,53 +144,6 @@ static int moved(struct run *r)
 		return 1;
 	}
 	return 0;
-}
-
-/* The digits of a JSON integer below 10^18 at *p, without leading zeros
- * or sign, into *out; *p moves past them.  0, or -1 when there are none. */
-static int digits(const char **p, const char *end, uint64_t *out)
-{
-	const char *s = *p;
-	uint64_t v = 0;
-	while (s < end && *s >= '0' && *s <= '9' && s - *p < 18)
-		v = v * 10 + (uint64_t)(*s++ - '0');
-	if (s == *p || (s < end && *s >= '0' && *s <= '9') ||
-	    (**p == '0' && s - *p > 1))
-		return -1;
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-static int skip(const char **p, const char *end, const char *lit)
-{
-	size_t n = strlen(lit);
-	if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
-		return -1;
-	*p += n;
-	return 0;
-}
-
-int hjc_verify_line_height(const char *s, size_t n, uint64_t *out)
-{
-	const char *p = s, *end = s + n;
-	uint64_t v;
-	if (skip(&p, end, "{\"v\":") == 0 && digits(&p, end, &v) == 0 &&
-	    skip(&p, end, ",\"chain\":\"") == 0) {
-		while (p < end && *p != '"' && *p != '\\' &&
-		       (unsigned char)*p >= 0x20)
-			p++;
-		if (skip(&p, end, "\",\"height\":") == 0 &&
-		    digits(&p, end, out) == 0 && p < end && *p == ',')
-			return 0;
-	}
-	json_t *j = json_loadb(s, n, 0, NULL);
-	json_t *h = json_object_get(j, "height");
-	int rc = json_is_integer(h) && json_integer_value(h) >= 0 ? 0 : -1;
-	if (rc == 0)
-		*out = (uint64_t)json_integer_value(h);
-	json_decref(j);
-	return rc;
 }
 
 int hjc_verify__read_line(struct run *r, struct line *l)
@@ -212,7 +166,8 @@ int hjc_verify__read_line(struct run *r, struct line *l)
 		}
 		if (got < 0) {
 			say("%s", err);
-			hjc_verify__finish(r, got == -ENOMEM ? EX_SOFTWARE : EX_IOERR);
+			hjc_verify__finish(r, got == -ENOMEM ? EX_SOFTWARE
+			                                     : EX_IOERR);
 			return -1;
 		}
 		if (got == 0) {
@@ -235,7 +190,7 @@ int hjc_verify__read_line(struct run *r, struct line *l)
 		const char *b = ln.text;
 		size_t len = ln.len;
 		uint64_t height;
-		int bad = hjc_verify_line_height(b, len, &height) != 0;
+		int bad = hj_cardlog_height(b, len, &height) != 0;
 		if (bad && r->waiting) {
 			/* said once the blocks before it are dealt */
 			hjc_logsrc_unread(r->src);
@@ -314,7 +269,8 @@ static void on_api_closed(void *arg, int rc, const char *why)
 		return;
 	if (rc < 0) { /* the stream is not serve's, or too far ahead */
 		say("%s", why);
-		hjc_verify__finish(r, rc == -EBADMSG ? EX_DATAERR : EX_SOFTWARE);
+		hjc_verify__finish(r,
+		                   rc == -EBADMSG ? EX_DATAERR : EX_SOFTWARE);
 		return;
 	}
 	if (r->api.ended) {

@@ -1,7 +1,7 @@
 /*
- * `hashjack verify`'s reading of a card log line's height
- * (cli/verify.h, hjc_verify_line_height), any bytes: the line's own form
- * read from its first members, anything else parsed as JSON.
+ * A card log line's height as `hashjack verify` reads it
+ * (daemon/core/cardlog.h, hj_cardlog_height), any bytes: the line's own
+ * form read from its first members, anything else parsed as JSON.
  *
  * Checked: a line that jansson reads as an object without a repeated key
  * has the height jansson gives it (a non-negative integer) or none, both
@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "verify.h"
+#include "cardlog.h"
 
 /* jansson's top-level "height" of s with flags: 1 with *h, or 0. */
 static int height_of(const char *s, size_t n, size_t flags, uint64_t *h,
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *s = (const char *)data;
 	uint64_t h = 0, want = 0;
 	int object;
-	int rc = hjc_verify_line_height(s, size, &h);
+	int rc = hj_cardlog_height(s, size, &h);
 	int has = height_of(s, size, JSON_REJECT_DUPLICATES, &want, &object);
 	if (object) {
 		FUZZ_CHECK(has == (rc == 0));

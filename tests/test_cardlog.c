@@ -1930,6 +1930,48 @@ static void test_cardlog_read_refusals(void **state)
 	}
 }
 
+/* A line's height: from the writer's own first members without reading
+ * the rest, from any JSON object otherwise, and none where there is none. */
+static void test_cardlog_height(void **state)
+{
+	static const struct {
+		const char *line;
+		int rc;
+		uint64_t height;
+	} cases[] = {
+	    /* the writer's form: the rest is not read */
+	    {"{\"v\":1,\"chain\":\"evm\",\"height\":42,\"hash\":", 0, 42},
+	    {"{\"v\":2,\"chain\":\"bitcoin\",\"height\":0,", 0, 0},
+	    {"{\"v\":1,\"chain\":\"evm\",\"height\":999999999999999999,", 0,
+	     999999999999999999ull},
+	    /* another order or spacing: parsed as JSON */
+	    {"{\"height\":7,\"v\":1}", 0, 7},
+	    {"{ \"v\":1, \"chain\":\"evm\", \"height\":8 }", 0, 8},
+	    /* a leading zero or 19 digits leave the fast path: then JSON */
+	    {"{\"v\":1,\"chain\":\"evm\",\"height\":07,", -1, 0},
+	    {"{\"v\":1,\"chain\":\"evm\",\"height\":1000000000000000000}", 0,
+	     1000000000000000000ull},
+	    /* none */
+	    {"{\"v\":1,\"chain\":\"evm\"}", -1, 0},
+	    {"{\"height\":-1}", -1, 0},
+	    {"{\"height\":\"5\"}", -1, 0},
+	    {"[5]", -1, 0},
+	    {"", -1, 0},
+	    {"not json", -1, 0},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint64_t h = 12345;
+		int rc =
+		    hj_cardlog_height(cases[i].line, strlen(cases[i].line), &h);
+		assert_int_equal(rc, cases[i].rc);
+		if (rc == 0)
+			assert_int_equal(h, cases[i].height);
+		else
+			assert_int_equal(h, 12345);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1949,6 +1991,7 @@ int main(void)
 	    cmocka_unit_test(test_cardlog_errors),
 	    cmocka_unit_test(test_cardlog_read_each_key),
 	    cmocka_unit_test(test_cardlog_read_refusals),
+	    cmocka_unit_test(test_cardlog_height),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -260,4 +260,15 @@ void hj_cardlog_line_free(hj_cardlog_line *l);
  */
 int hj_cardlog_no_events(const char *line, size_t len);
 
+/*
+ * The top-level "height" of a line (s, n bytes, without its "\n"), a
+ * non-negative integer, into *out: 0, or -1 when it has none or is not a
+ * JSON object.  A line that begins in the writer's own form
+ * ({"v":N,"chain":"C","height":H,) is read from those members alone,
+ * without parsing the rest: `hashjack verify` compares the rest byte for
+ * byte with the protocol's line.  Any other line is parsed as JSON.  Any
+ * bytes.
+ */
+int hj_cardlog_height(const char *s, size_t n, uint64_t *out);
+
 #endif

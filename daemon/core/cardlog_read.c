@@ -914,3 +914,50 @@ int hj_cardlog_no_events(const char *line, size_t len)
 
 	return len >= n && memcmp(line + len - n, tail, n) == 0;
 }
+
+/* The digits of a JSON integer below 10^18 at *p, without leading zeros
+ * or sign, into *out; *p moves past them.  0, or -1 when there are none. */
+static int digits(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	while (s < end && *s >= '0' && *s <= '9' && s - *p < 18)
+		v = v * 10 + (uint64_t)(*s++ - '0');
+	if (s == *p || (s < end && *s >= '0' && *s <= '9') ||
+	    (**p == '0' && s - *p > 1))
+		return -1;
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+static int skip(const char **p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+	if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
+		return -1;
+	*p += n;
+	return 0;
+}
+
+int hj_cardlog_height(const char *s, size_t n, uint64_t *out)
+{
+	const char *p = s, *end = s + n;
+	uint64_t v;
+	if (skip(&p, end, "{\"v\":") == 0 && digits(&p, end, &v) == 0 &&
+	    skip(&p, end, ",\"chain\":\"") == 0) {
+		while (p < end && *p != '"' && *p != '\\' &&
+		       (unsigned char)*p >= 0x20)
+			p++;
+		if (skip(&p, end, "\",\"height\":") == 0 &&
+		    digits(&p, end, out) == 0 && p < end && *p == ',')
+			return 0;
+	}
+	json_t *j = json_loadb(s, n, 0, NULL);
+	json_t *h = json_object_get(j, "height");
+	int rc = json_is_integer(h) && json_integer_value(h) >= 0 ? 0 : -1;
+	if (rc == 0)
+		*out = (uint64_t)json_integer_value(h);
+	json_decref(j);
+	return rc;
+}
