@@ -142,4 +142,3 @@ void hjc_verify_describe(const char *theirs, size_t tn, const char *ours,
 	json_decref(a);
 	json_decref(b);
 }
-

@@ -128,9 +128,10 @@ static int moved(struct run *r)
 	}
 	if (hjc_logsrc_rotated(r->src)) {
 		if (hjc_logsrc_partial(r->src)) {
-			hjc_verify__differ(r, r->next,
-			       "the log was renamed with a partial last line",
-			       NULL, 0, NULL, 0);
+			hjc_verify__differ(
+			    r, r->next,
+			    "the log was renamed with a partial last line",
+			    NULL, 0, NULL, 0);
 			if (r->done)
 				return -1;
 		}
@@ -212,7 +213,8 @@ int hjc_verify__read_line(struct run *r, struct line *l)
 		}
 		if (got < 0) {
 			say("%s", err);
-			hjc_verify__finish(r, got == -ENOMEM ? EX_SOFTWARE : EX_IOERR);
+			hjc_verify__finish(r, got == -ENOMEM ? EX_SOFTWARE
+			                                     : EX_IOERR);
 			return -1;
 		}
 		if (got == 0) {
@@ -314,7 +316,8 @@ static void on_api_closed(void *arg, int rc, const char *why)
 		return;
 	if (rc < 0) { /* the stream is not serve's, or too far ahead */
 		say("%s", why);
-		hjc_verify__finish(r, rc == -EBADMSG ? EX_DATAERR : EX_SOFTWARE);
+		hjc_verify__finish(r,
+		                   rc == -EBADMSG ? EX_DATAERR : EX_SOFTWARE);
 		return;
 	}
 	if (r->api.ended) {

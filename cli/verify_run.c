@@ -180,7 +180,8 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 				return -1;
 			hjc_verify_describe(l->text, l->len, line, len, what,
 			                    sizeof what);
-			hjc_verify__differ(r, l->height, what, l->text, l->len, line, len);
+			hjc_verify__differ(r, l->height, what, l->text, l->len,
+			                   line, len);
 		} else {
 			r->checked++;
 		}
@@ -396,7 +397,8 @@ static int out_of_order(struct run *r, struct line *l)
 			               "%llu",
 			         (unsigned long long)l->height,
 			         (unsigned long long)(r->next - 1));
-			hjc_verify__differ(r, l->height, what, l->text, l->len, NULL, 0);
+			hjc_verify__differ(r, l->height, what, l->text, l->len,
+			                   NULL, 0);
 		}
 		if (r->done) {
 			free(l->text);
@@ -622,22 +624,22 @@ int hjc_verify__run(struct run *r)
 	 * batch: under --follow asked again every --interval (the client
 	 * has no budget then); else the end of the run (the client tried
 	 * it within its budget first). */
-	if (r->be &&
-	    hj_driver_new(
-	        &(hj_driver_opts){.loop = &r->loop,
-	                          .be = r->be,
-	                          .upto_tip = 1,
-	                          .batch = r->batch,
-	                          .depth = DEPTH,
-	                          .hold = QUEUE_MAX,
-	                          .retry_min_ms = r->follow ? r->interval_ms : 0,
-	                          .retry_max_ms = r->follow ? r->interval_ms : 0,
-	                          .blocks = on_blocks,
-	                          .failed = on_failed,
-	                          .tip = on_tip,
-	                          .fatal = on_fatal,
-	                          .arg = r},
-	        &r->drv)) {
+	if (r->be && hj_driver_new(
+	                 &(hj_driver_opts){
+	                     .loop = &r->loop,
+	                     .be = r->be,
+	                     .upto_tip = 1,
+	                     .batch = r->batch,
+	                     .depth = DEPTH,
+	                     .hold = QUEUE_MAX,
+	                     .retry_min_ms = r->follow ? r->interval_ms : 0,
+	                     .retry_max_ms = r->follow ? r->interval_ms : 0,
+	                     .blocks = on_blocks,
+	                     .failed = on_failed,
+	                     .tip = on_tip,
+	                     .fatal = on_fatal,
+	                     .arg = r},
+	                 &r->drv)) {
 		r->be->ops->free(r->be);
 		r->be = NULL;
 		snprintf(err, sizeof err, "out of memory");
@@ -651,4 +653,3 @@ int hjc_verify__run(struct run *r)
 	uv_loop_close(&r->loop);
 	return r->rc;
 }
-
