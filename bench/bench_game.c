@@ -138,13 +138,13 @@ static double bench_rounds(double secs, int baseline, double *blocks_per_round,
 	ru.min_bet = 1;
 	ru.max_bet = 1000000;
 	ru.timeout_blocks = 100;
-	hj_table *t = hj_table_new(&ru);
+	hj_table *t;
 	unsigned long settled = 0, nb = 0, fake = 0;
 	uint64_t h = 1;
 	double t0 = now(), el;
 	hj_action a;
 
-	if (!t)
+	if (hj_table_new(&ru, &t) != 0)
 		exit(1);
 	do {
 		for (int k = 0; k < 4096; k++, h++, nb++) {

@@ -610,32 +610,35 @@ const struct hj_backend_ops hj_btc_backend_ops = {
     .free = btc_free,
 };
 
-hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
-                               const hj_dealer *dealer, char *err,
-                               size_t errlen)
+int hj_btc_backend_new(hj_rpc *rpc, const char *coin, const hj_dealer *dealer,
+                       hj_backend **out, char *err, size_t errlen)
 {
-	struct btc *b = calloc(1, sizeof *b);
+	struct btc *b;
+	int rc;
 
+	*out = NULL;
+	b = calloc(1, sizeof *b);
 	if (!b) {
 		snprintf(err, errlen, "out of memory");
-		return NULL;
+		return -ENOMEM;
 	}
 	b->base.ops = &hj_btc_backend_ops;
 	b->rpc = rpc;
 	if (strlen(coin) >= sizeof b->coin) {
 		snprintf(err, errlen, "unknown coin");
 		free(b);
-		return NULL;
+		return -EINVAL;
 	}
 	memcpy(b->coin, coin, strlen(coin) + 1);
 	memcpy(b->script, dealer->script, dealer->script_len);
 	b->script_len = dealer->script_len;
 	b->hrp = dealer->hrp;
-	b->secp = hj_secp_new(err, errlen);
-	if (!b->secp) {
+	rc = hj_secp_new(&b->secp, err, errlen);
+	if (rc != 0) {
 		free(b);
-		return NULL;
+		return rc;
 	}
 	b->verifier.secp = b->secp;
-	return &b->base;
+	*out = &b->base;
+	return 0;
 }

@@ -19,12 +19,12 @@
  * explains why raw blocks.  push: waitfornewblock long polls (push.h).
  *
  * coin is "bitcoin" or "litecoin"; dealer a Bitcoin-family one, copied.
- * rpc is borrowed and must outlive the backend.  Returns NULL with the
- * reason in err (an unknown coin, out of memory).
+ * rpc is borrowed and must outlive the backend.  Returns 0 with *out, or
+ * a negative errno with the reason in err and *out NULL: -EINVAL for an
+ * unknown coin, -ENOMEM, or hj_secp_new's error.
  */
-hj_backend *hj_btc_backend_new(hj_rpc *rpc, const char *coin,
-                               const hj_dealer *dealer, char *err,
-                               size_t errlen);
+int hj_btc_backend_new(hj_rpc *rpc, const char *coin, const hj_dealer *dealer,
+                       hj_backend **out, char *err, size_t errlen);
 
 /* Its operations, for what they say before any node is asked (push_how:
  * `hashjackd --check-config`). */

@@ -977,13 +977,16 @@ const struct hj_backend_ops hj_evm_backend_ops = {
     .free = evm_free,
 };
 
-hj_backend *hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer)
+int hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer, hj_backend **out)
 {
 	struct evm *e = calloc(1, sizeof *e);
+
+	*out = NULL;
 	if (!e)
-		return NULL;
+		return -ENOMEM;
 	e->base.ops = &hj_evm_backend_ops;
 	e->rpc = rpc;
 	memcpy(e->dealer, dealer->addr, sizeof e->dealer);
-	return &e->base;
+	*out = &e->base;
+	return 0;
 }

@@ -15,9 +15,9 @@
  * any).  blocks() refuses (-EINVAL) an empty range and one that passes
  * 2^64 - 1.  push: eth_subscribe newHeads over WebSocket (push.h).
  * rpc is borrowed and must outlive the backend; dealer (an EVM one) is
- * copied.  NULL on ENOMEM.
+ * copied.  Returns 0 with *out, or -ENOMEM and *out NULL.
  */
-hj_backend *hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer);
+int hj_evm_backend_new(hj_rpc *rpc, const hj_dealer *dealer, hj_backend **out);
 
 /* Its operations, for what they say before any node is asked (push_how:
  * `hashjackd --check-config`). */

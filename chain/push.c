@@ -363,8 +363,7 @@ static void start_session(hj_push *p)
 		}
 		return;
 	}
-	p->rpc = hj_rpc_new(p->loop, &p->ro, err, sizeof err);
-	if (!p->rpc) {
+	if (hj_rpc_new(p->loop, &p->ro, &p->rpc, err, sizeof err) != 0) {
 		session_ended(p, err);
 		return;
 	}

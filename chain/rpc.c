@@ -462,17 +462,20 @@ static int check_opts(const hj_rpc_opts *o, char *err, size_t errlen)
 	return hj_rpc__check_url(o->url, err, errlen);
 }
 
-hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
-                   size_t errlen)
+int hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, hj_rpc **out, char *err,
+               size_t errlen)
 {
 	hj_rpc *c;
+	int rc;
 
-	if (check_opts(o, err, errlen) != 0)
-		return NULL;
+	*out = NULL;
+	rc = check_opts(o, err, errlen);
+	if (rc != 0)
+		return rc;
 	c = calloc(1, sizeof *c);
 	if (c == NULL) {
 		snprintf(err, errlen, "out of memory");
-		return NULL;
+		return -ENOMEM;
 	}
 	c->loop = loop;
 	c->backoff_min_ms = o->backoff_min_ms;
@@ -486,17 +489,19 @@ hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
 	c->observe_arg = o->observe_arg;
 	c->next_id = 1;
 	c->rng = uv_hrtime() ^ (uint64_t)(uintptr_t)c;
-	if (hj_rpc__http_init(c, o, err, errlen) != 0) {
+	rc = hj_rpc__http_init(c, o, err, errlen);
+	if (rc != 0) {
 		c->closing = 1; /* curl's callbacks: no timer to touch yet */
 		client_free(c);
-		return NULL;
+		return rc;
 	}
 	/* Cannot fail on Unix (it fills the struct); from here on
 	 * memory is freed from close callbacks only. */
 	uv_timer_init(loop, &c->retry_timer);
 	c->retry_timer.data = c;
 	c->open_handles++;
-	return c;
+	*out = c;
+	return 0;
 }
 
 /* One call object; params stolen (NULL: []). */

@@ -91,12 +91,14 @@ void hj_rpc_opts_default(hj_rpc_opts *o);
  */
 typedef void (*hj_rpc_cb)(void *arg, json_t *result, const char *error);
 
-/* Returns NULL with the reason in err: bad URL, inconsistent options (basic
- * and bearer auth together, a password without a user, zero limits,
- * backoff_max_ms below backoff_min_ms), curl or uv failure.
- * hj_rpc_close(NULL) does nothing. */
-hj_rpc *hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, char *err,
-                   size_t errlen);
+/* Returns 0 with *out, or a negative errno with the reason in err and
+ * *out NULL: -EINVAL for a bad URL or inconsistent options (basic and
+ * bearer auth together, a password without a user, zero limits,
+ * backoff_max_ms below backoff_min_ms, curl refusing an option), -ENOMEM
+ * for no memory or curl failing to start.  hj_rpc_close(NULL) does
+ * nothing. */
+int hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, hj_rpc **out, char *err,
+               size_t errlen);
 
 /* One call.  params (an array or object, NULL for []) is stolen.  Returns 0,
  * -EINVAL (NULL method or cb, params neither array nor object) or -ENOMEM;

@@ -33,18 +33,21 @@ int hj_secp_random(uint8_t *buf, size_t n, char *err, size_t errlen)
 	return 0;
 }
 
-hj_secp *hj_secp_new(char *err, size_t errlen)
+int hj_secp_new(hj_secp **out, char *err, size_t errlen)
 {
 	hj_secp *ctx = NULL;
 	uint8_t seed[32];
+	int rc;
 
+	*out = NULL;
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		goto nomem;
 	ctx->ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
 	if (ctx->ctx == NULL)
 		goto nomem;
-	if (hj_secp_random(seed, sizeof(seed), err, errlen))
+	rc = hj_secp_random(seed, sizeof(seed), err, errlen);
+	if (rc != 0)
 		goto fail;
 	/* Blinds the signing and key generation arithmetic; returns 0 only
 	 * on an invalid context, which create does not hand out. */
@@ -52,17 +55,20 @@ hj_secp *hj_secp_new(char *err, size_t errlen)
 		if (err != NULL && errlen > 0)
 			snprintf(err, errlen,
 			         "secp256k1: context randomisation failed");
+		rc = -EINVAL;
 		goto fail;
 	}
 	explicit_bzero(seed, sizeof(seed));
-	return ctx;
+	*out = ctx;
+	return 0;
 nomem:
 	if (err != NULL && errlen > 0)
 		snprintf(err, errlen, "secp256k1 context: out of memory");
+	rc = -ENOMEM;
 fail:
 	explicit_bzero(seed, sizeof(seed));
 	hj_secp_free(ctx);
-	return NULL;
+	return rc;
 }
 
 void hj_secp_free(hj_secp *ctx)

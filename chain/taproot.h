@@ -25,9 +25,10 @@
  */
 typedef struct hj_secp hj_secp;
 
-/* Returns a new context, or NULL with the reason in err (no memory, or no
- * randomness from the kernel).  Caller frees with hj_secp_free. */
-hj_secp *hj_secp_new(char *err, size_t errlen);
+/* A new context: returns 0 with *out (caller frees with hj_secp_free), or
+ * a negative errno with the reason in err and *out NULL (-ENOMEM, or
+ * getrandom's error when the kernel gives no randomness). */
+int hj_secp_new(hj_secp **out, char *err, size_t errlen);
 
 /* Frees ctx.  NULL is allowed. */
 void hj_secp_free(hj_secp *ctx);

@@ -600,10 +600,8 @@ int hjc_export_main(int argc, char **argv)
 		rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		goto out;
 	}
-	r.rpc = hj_rpc_new(&r.loop, &o, err, sizeof err);
-	if (r.rpc)
-		r.be = hj_node_backend(&cfg, r.rpc, err, sizeof err);
-	if (r.be) {
+	if (hj_rpc_new(&r.loop, &o, &r.rpc, err, sizeof err) == 0 &&
+	    hj_node_backend_new(&cfg, r.rpc, &r.be, err, sizeof err) == 0) {
 		/* One batch at a time, every failure the end of the run (the
 		 * client retries within its budget first): a document is
 		 * written in height order as the blocks come, and keep_all's

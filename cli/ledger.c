@@ -589,8 +589,7 @@ static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 	if (ret == 0 && lg->have_chain && !lg->chain.evm && *rd->ctx == NULL) {
 		char why[HJ_ERRLEN];
 
-		*rd->ctx = hj_secp_new(why, sizeof why);
-		if (*rd->ctx == NULL) {
+		if (hj_secp_new(rd->ctx, why, sizeof why) != 0) {
 			snprintf(err, errlen, "%s", why);
 			ret = -ENOMEM;
 		}

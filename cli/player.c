@@ -286,9 +286,9 @@ static int key_write(const char *path, const hj_keyfile_btc *k, char *err,
 static hj_secp *secp(const char *sub)
 {
 	char why[200];
-	hj_secp *ctx = hj_secp_new(why, sizeof why);
+	hj_secp *ctx;
 
-	if (ctx == NULL)
+	if (hj_secp_new(&ctx, why, sizeof why) != 0)
 		fail(sub, EX_SOFTWARE, "%s", why);
 	return ctx;
 }

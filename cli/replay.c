@@ -876,16 +876,14 @@ static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
 	int rc = 0;
 
 	hj_cardlog_init(&cl);
-	t = hj_table_new(&d->rules);
-	if (t == NULL) {
+	if (hj_table_new(&d->rules, &t) != 0) {
 		rc = oom(c);
 		goto out;
 	}
 	/* The daemon's verifier: signed actions checked at the round's seq
 	 * against the document's genesis. */
 	if (d->fam == HJ_BITCOIN) {
-		secp = hj_secp_new(why, sizeof why);
-		if (secp == NULL) {
+		if (hj_secp_new(&secp, why, sizeof why) != 0) {
 			snprintf(c->err, c->errlen, "%s: %s", c->name, why);
 			rc = -ENOMEM;
 			goto out;

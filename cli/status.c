@@ -248,7 +248,7 @@ static int read_rounds(hj_store *s, struct read *rd, char *err, size_t errlen)
 	int ret;
 
 	rd->table = NULL;
-	if (st->rules_ok && (rd->table = hj_table_new(&st->rules)) == NULL)
+	if (st->rules_ok && hj_table_new(&st->rules, &rd->table) != 0)
 		return nomem(err, errlen);
 	ret = hj_store_each_round(s, take_round, rd, err, errlen);
 	/* Without rounds there is nothing to be unknown about. */

@@ -310,12 +310,12 @@ int hjc_verify_main(int argc, char **argv)
 			    err);
 	}
 	if (rc == EX_OK && payouts) {
-		r.pay = hjc_vpay_new(
-		    cfg.family, cfg.family == HJ_EVM ? "wei"
-		                : cfg.coin && strcmp(cfg.coin, "litecoin") == 0
-		                    ? "litoshi"
-		                    : "satoshi");
-		if (!r.pay)
+		if (hjc_vpay_new(cfg.family,
+		                 cfg.family == HJ_EVM ? "wei"
+		                 : cfg.coin && strcmp(cfg.coin, "litecoin") == 0
+		                     ? "litoshi"
+		                     : "satoshi",
+		                 &r.pay) != 0)
 			rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	}
 	if (rc == EX_OK) {

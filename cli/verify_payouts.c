@@ -106,16 +106,18 @@ static const uint8_t *open_key(const void *arg, size_t i, size_t *len)
 	return id->b;
 }
 
-hjc_vpay *hjc_vpay_new(hj_family family, const char *unit)
+int hjc_vpay_new(hj_family family, const char *unit, hjc_vpay **out)
 {
 	hjc_vpay *v = calloc(1, sizeof *v);
+
+	*out = v;
 	if (!v)
-		return NULL;
+		return -ENOMEM;
 	v->family = family;
 	v->unit = unit;
 	hj_map_init(&v->by_id, party_key, v);
 	hj_map_init(&v->rounds, open_key, v);
-	return v;
+	return 0;
 }
 
 void hjc_vpay_free(hjc_vpay *v)

@@ -33,8 +33,9 @@
 typedef struct hjc_vpay hjc_vpay;
 
 /* A tally for a log of family's; unit names its base unit ("wei",
- * "satoshi", "litoshi") in the report.  NULL on ENOMEM. */
-hjc_vpay *hjc_vpay_new(hj_family family, const char *unit);
+ * "satoshi", "litoshi") in the report.  Returns 0 with *out, or -ENOMEM
+ * and *out NULL. */
+int hjc_vpay_new(hj_family family, const char *unit, hjc_vpay **out);
 void hjc_vpay_free(hjc_vpay *v);
 
 /*

@@ -595,8 +595,8 @@ int hjc_verify__run(struct run *r)
 	r->size = hjc_logsrc_size(r->src);
 	r->t0 = uv_hrtime();
 	hjc_tool_rpc_opts(CMD, r->cfg, r->follow, &o);
-	r->t = hj_table_new(&r->cfg->rules);
-	if (!r->t || uv_loop_init(&r->loop) != 0)
+	if (hj_table_new(&r->cfg->rules, &r->t) != 0 ||
+	    uv_loop_init(&r->loop) != 0)
 		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	uv_timer_init(&r->loop, &r->timer);
 	r->timer.data = r;
@@ -613,9 +613,10 @@ int hjc_verify__run(struct run *r)
 		r->api.again.data = r;
 		signal(SIGPIPE, SIG_IGN); /* a closed socket is an error */
 	}
-	r->rpc = hj_rpc_new(&r->loop, &o, err, sizeof err);
-	if (r->rpc)
-		r->be = hj_node_backend(r->cfg, r->rpc, err, sizeof err);
+	/* A failure leaves r->be NULL, err saying why. */
+	if (hj_rpc_new(&r->loop, &o, &r->rpc, err, sizeof err) == 0)
+		(void)hj_node_backend_new(r->cfg, r->rpc, &r->be, err,
+		                          sizeof err);
 	r->batch =
 	    r->cfg->batch_blocks < BATCH_MAX ? r->cfg->batch_blocks : BATCH_MAX;
 	if (!r->batch)

@@ -572,12 +572,14 @@ static void stop(hjd_follower *f, int code)
 
 /* ---- the interface ---- */
 
-hjd_follower *hjd_follower_new(const hjd_follower_opts *o)
+int hjd_follower_new(const hjd_follower_opts *o, hjd_follower **out)
 {
 	hjd_follower *f = calloc(1, sizeof *f);
+	int rc;
 
+	*out = NULL;
 	if (f == NULL)
-		return NULL;
+		return -ENOMEM;
 	f->cfg = o->cfg;
 	f->loop = o->loop;
 	f->store = o->store;
@@ -589,32 +591,34 @@ hjd_follower *hjd_follower_new(const hjd_follower_opts *o)
 	f->on_following = o->on_following;
 	f->arg = o->arg;
 	f->log.fd = -1;
-	if (hj_driver_new(
-	        &(hj_driver_opts){.loop = o->loop,
-	                          .be = o->be,
-	                          .finality = o->cfg->finality,
-	                          .confirmations = o->cfg->confirmations,
-	                          .batch = o->cfg->batch_blocks,
-	                          .depth = HJD_FOLLOWER_DEPTH,
-	                          .hold = HJD_FOLLOWER_HOLD,
-	                          .retry_min_ms = RETRY_MIN_MS,
-	                          .retry_max_ms = RETRY_MAX_MS,
-	                          .poll_ms = o->cfg->poll_interval_ms,
-	                          .blocks = on_blocks,
-	                          .failed = on_failed,
-	                          .tip = on_tip,
-	                          .back = on_back,
-	                          .idle = on_idle,
-	                          .fatal = on_fatal,
-	                          .arg = f},
-	        &f->drv)) {
+	rc = hj_driver_new(
+	    &(hj_driver_opts){.loop = o->loop,
+	                      .be = o->be,
+	                      .finality = o->cfg->finality,
+	                      .confirmations = o->cfg->confirmations,
+	                      .batch = o->cfg->batch_blocks,
+	                      .depth = HJD_FOLLOWER_DEPTH,
+	                      .hold = HJD_FOLLOWER_HOLD,
+	                      .retry_min_ms = RETRY_MIN_MS,
+	                      .retry_max_ms = RETRY_MAX_MS,
+	                      .poll_ms = o->cfg->poll_interval_ms,
+	                      .blocks = on_blocks,
+	                      .failed = on_failed,
+	                      .tip = on_tip,
+	                      .back = on_back,
+	                      .idle = on_idle,
+	                      .fatal = on_fatal,
+	                      .arg = f},
+	    &f->drv);
+	if (rc != 0) {
 		free(f);
-		return NULL;
+		return rc;
 	}
 	hj_cardlog_init(&f->cl);
 	uv_timer_init(f->loop, &f->retry);
 	f->retry.data = f;
-	return f;
+	*out = f;
+	return 0;
 }
 
 void hjd_follower_set_payer(hjd_follower *f, hjd_payer *p)

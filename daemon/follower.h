@@ -8,7 +8,7 @@
  * node's client and backend, the payer) and handles signals; the follower
  * only follows:
  *
- *	f = hjd_follower_new(&opts);          takes the client and backend
+ *	hjd_follower_new(&opts, &f);          takes the client and backend
  *	hjd_follower_set_payer(f, payer);     optional; takes the payer
  *	hjd_follower_start(f);
  *	uv_run(loop, ...);                    until the follower stops
@@ -75,8 +75,9 @@ typedef struct hjd_follower_opts {
 	void *arg;
 } hjd_follower_opts;
 
-/* NULL on ENOMEM (nothing taken then). */
-hjd_follower *hjd_follower_new(const hjd_follower_opts *o);
+/* Returns 0 with *out, or a negative errno and *out NULL (nothing taken
+ * then): -ENOMEM, or hj_driver_new's error for options it refuses. */
+int hjd_follower_new(const hjd_follower_opts *o, hjd_follower **out);
 
 /* Takes p: kicked after every commit once the state is known to be this
  * chain's, closed when the follower stops.  Its on_status and on_fatal

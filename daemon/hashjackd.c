@@ -191,8 +191,7 @@ static int check_dealer_key(const hj_config *c, char *err, size_t errlen)
 
 	if (c->dealer_key == NULL)
 		return 0;
-	ctx = hj_secp_new(why, sizeof why);
-	if (ctx == NULL) {
+	if (hj_secp_new(&ctx, why, sizeof why) != 0) {
 		snprintf(err, errlen, "%s", why);
 		return -ENOMEM;
 	}
@@ -384,7 +383,9 @@ static void process_following(void *arg)
 {
 	struct process *p = arg;
 
-	p->wakeup = hjd_wakeup_start(p->loop, p->cfg, p->be, p->node, p->f);
+	/* A push that cannot start was said; the follower polls anyway. */
+	(void)hjd_wakeup_start(p->loop, p->cfg, p->be, p->node, p->f,
+	                       &p->wakeup);
 }
 
 /* [metrics] listen: the listener for /metrics and /healthz.  Returns 0, or
@@ -431,8 +432,8 @@ static int run(const hj_config *cfg)
 		close(lockfd);
 		return HJD_EXIT_FAILURE;
 	}
-	table = hj_table_new(&cfg->rules);
-	if (!table || uv_loop_init(&loop) != 0) {
+	if (hj_table_new(&cfg->rules, &table) != 0 ||
+	    uv_loop_init(&loop) != 0) {
 		hjd_log(HJD_LOG_ERR, "out of memory");
 		hj_table_free(table);
 		hj_store_close(store);
@@ -442,7 +443,7 @@ static int run(const hj_config *cfg)
 
 	proc.metrics = NULL;
 	if (cfg->metrics.enabled &&
-	    !(proc.metrics = hjd_metrics_new(cfg->metrics.max_lag))) {
+	    hjd_metrics_new(cfg->metrics.max_lag, &proc.metrics) != 0) {
 		hjd_log(HJD_LOG_ERR, "out of memory");
 		goto out;
 	}
@@ -452,24 +453,24 @@ static int run(const hj_config *cfg)
 	o.arg = proc.metrics;
 	o.observe = hjd_metrics_rpc;
 	o.observe_arg = proc.metrics;
-	rpc = hj_rpc_new(&loop, &o, err, sizeof err);
-	if (rpc)
-		be = hj_node_backend(cfg, rpc, err, sizeof err);
-	if (be)
-		f = hjd_follower_new(
-		    &(hjd_follower_opts){.loop = &loop,
-		                         .cfg = cfg,
-		                         .store = store,
-		                         .table = table,
-		                         .rpc = rpc,
-		                         .be = be,
-		                         .metrics = proc.metrics,
-		                         .on_stop = process_close,
-		                         .on_following = process_following,
-		                         .arg = &proc});
+	/* The client and the backend say why in err; the follower's options
+	 * come from a checked configuration, so it fails for memory only. */
+	if (hj_rpc_new(&loop, &o, &rpc, err, sizeof err) == 0 &&
+	    hj_node_backend_new(cfg, rpc, &be, err, sizeof err) == 0 &&
+	    hjd_follower_new(
+	        &(hjd_follower_opts){.loop = &loop,
+	                             .cfg = cfg,
+	                             .store = store,
+	                             .table = table,
+	                             .rpc = rpc,
+	                             .be = be,
+	                             .metrics = proc.metrics,
+	                             .on_stop = process_close,
+	                             .on_following = process_following,
+	                             .arg = &proc},
+	        &f) != 0)
+		snprintf(err, sizeof err, "out of memory");
 	if (!f) {
-		if (rpc && be)
-			snprintf(err, sizeof err, "out of memory");
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		if (be)
 			be->ops->free(be);

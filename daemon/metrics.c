@@ -1,6 +1,7 @@
 /* hashjackd's metrics and health (metrics.h, docs/OPERATION.md). */
 #include "metrics.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +39,16 @@ struct hjd_metrics {
 	void *done_arg;
 };
 
-hjd_metrics *hjd_metrics_new(unsigned max_lag)
+int hjd_metrics_new(unsigned max_lag, hjd_metrics **out)
 {
 	hjd_metrics *m = calloc(1, sizeof *m);
+
+	*out = m;
 	if (!m)
-		return NULL;
+		return -ENOMEM;
 	m->max_lag = max_lag;
 	snprintf(m->methods[METHODS].name, sizeof m->methods[0].name, "other");
-	return m;
+	return 0;
 }
 
 static void on_server_closed(void *arg)
@@ -465,9 +468,12 @@ int hjd_metrics_serve(hjd_metrics *m, uv_loop_t *loop, hjd_metrics_snap_fn snap,
 	lim.max_out = (size_t)4 << 20;
 	m->snap = snap;
 	m->snap_arg = arg;
-	m->srv = hj_server_new(loop, &lim, &h);
+	if (hj_server_new(loop, &lim, &h, &m->srv) != 0) {
+		*out = NULL;
+		return UV_ENOMEM;
+	}
 	*out = m->srv;
-	return m->srv ? 0 : UV_ENOMEM;
+	return 0;
 }
 
 int hjd_metrics_listen(hjd_metrics *m, uv_loop_t *loop, const char *host,

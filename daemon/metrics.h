@@ -54,9 +54,9 @@ typedef struct hjd_metrics_snap {
 
 typedef void (*hjd_metrics_snap_fn)(void *arg, hjd_metrics_snap *out);
 
-/* NULL when out of memory.  max_lag: /healthz is 503 while more final
- * blocks than this wait. */
-hjd_metrics *hjd_metrics_new(unsigned max_lag);
+/* Returns 0 with *out, or -ENOMEM and *out NULL.  max_lag: /healthz is
+ * 503 while more final blocks than this wait. */
+int hjd_metrics_new(unsigned max_lag, hjd_metrics **out);
 
 /* Closes the listener if any, then frees m and calls done(arg) from the
  * loop (at once when there is no listener).  NULL is fine. */

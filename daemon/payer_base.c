@@ -124,8 +124,7 @@ int hjd_payer_base_open(hjd_payer *b, const hj_rpc_opts *node, char *why,
 	hj_rpc_opts ro = *node;
 
 	ro.max_inflight = 1;
-	b->rpc = hj_rpc_new(b->loop, &ro, why, n);
-	if (b->rpc == NULL)
+	if (hj_rpc_new(b->loop, &ro, &b->rpc, why, n) != 0)
 		return -EINVAL;
 	uv_timer_init(b->loop, &b->timer);
 	b->timer.data = b;

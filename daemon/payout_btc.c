@@ -1311,10 +1311,14 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 	p->max_outputs = po->max_outputs;
 	p->conf = o->confirmations;
 	p->hrp = o->dealer->hrp;
-	p->secp = hj_secp_new(why, sizeof why);
+	if (hj_secp_new(&p->secp, why, sizeof why) != 0) {
+		snprintf(err, errlen, "%s", why);
+		rc = -ENOMEM;
+		goto fail;
+	}
 	p->wallet = strdup(po->wallet);
-	if (p->secp == NULL || p->wallet == NULL) {
-		snprintf(err, errlen, "%s", p->secp ? "out of memory" : why);
+	if (p->wallet == NULL) {
+		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto fail;
 	}

@@ -1102,8 +1102,7 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
 	p->cap = po->max_fee_per_gas;
 	p->min_tip = po->min_priority_fee;
 	p->stuck_s = po->stuck_after_s;
-	p->secp = hj_secp_new(why, sizeof why);
-	if (p->secp == NULL) {
+	if (hj_secp_new(&p->secp, why, sizeof why) != 0) {
 		snprintf(err, errlen, "%s", why);
 		rc = -ENOMEM;
 		goto fail;

@@ -1,6 +1,7 @@
 /* hashjackd's push wake-up (wakeup.h). */
 #include "wakeup.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,32 +46,33 @@ static void on_closed(void *arg)
 	free(arg);
 }
 
-hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
-                             hj_backend *be, const hj_rpc_opts *node,
-                             hjd_follower *f)
+int hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg, hj_backend *be,
+                     const hj_rpc_opts *node, hjd_follower *f, hjd_wakeup **out)
 {
 	struct hjd_wakeup *w;
 	char err[512], url[512];
+	int rc;
 
+	*out = NULL;
 	if (!cfg->push) {
 		if (cfg->push_off_why)
 			hjd_log(HJD_LOG_WARNING,
 			        "push: off: %s; polling every "
 			        "%u ms",
 			        cfg->push_off_why, cfg->poll_interval_ms);
-		return NULL;
+		return 0;
 	}
 	if (!be->ops->push) {
 		hjd_log(HJD_LOG_WARNING,
 		        "push: off: the node's family has none; polling every "
 		        "%u ms",
 		        cfg->poll_interval_ms);
-		return NULL;
+		return 0;
 	}
 	w = calloc(1, sizeof *w);
 	if (w == NULL) {
 		hjd_log(HJD_LOG_WARNING, "push: out of memory; polling");
-		return NULL;
+		return -ENOMEM;
 	}
 	w->f = f;
 	w->cfg = cfg;
@@ -84,13 +86,15 @@ hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
 	                  .wake = on_wake,
 	                  .state = on_state,
 	                  .arg = w};
-	if (be->ops->push(be, &o, &w->push, err, sizeof err)) {
+	rc = be->ops->push(be, &o, &w->push, err, sizeof err);
+	if (rc != 0) {
 		hjd_log(HJD_LOG_WARNING, "push: %s; polling every %u ms", err,
 		        cfg->poll_interval_ms);
 		free(w);
-		return NULL;
+		return rc;
 	}
-	return w;
+	*out = w;
+	return 0;
 }
 
 void hjd_wakeup_close(hjd_wakeup *w)

@@ -20,12 +20,14 @@ typedef struct hjd_wakeup hjd_wakeup;
  * Starts push for f when cfg says so, through be's push() (borrowed for
  * the call); node: the node's client options (the Bitcoin family's long
  * poll takes its credentials; borrowed, with cfg, until
- * hjd_wakeup_close).  NULL when push is off (said in the log when the
- * configuration turned it off) or cannot start (said; the daemon polls).
+ * hjd_wakeup_close).  Returns 0 with *out, which is NULL when push is off
+ * (said in the log when the configuration turned it off); or a negative
+ * errno (-ENOMEM, or push()'s) and *out NULL when it cannot start (said;
+ * the daemon polls).
  */
-hjd_wakeup *hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg,
-                             hj_backend *be, const hj_rpc_opts *node,
-                             hjd_follower *f);
+int hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg, hj_backend *be,
+                     const hj_rpc_opts *node, hjd_follower *f,
+                     hjd_wakeup **out);
 
 /* Stops it; its handles close on the loop.  NULL: nothing. */
 void hjd_wakeup_close(hjd_wakeup *w);

@@ -576,8 +576,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	           : "rltc1q2qv83f0js2q05qxm9kkv87eedpe3udq3j3t8e4";
 	FUZZ_CHECK(hj_dealer_parse(HJ_BITCOIN, addr, strlen(addr), &S.dealer,
 	                           NULL, 0) == 0);
-	b = hj_btc_backend_new(&S.rpc, S.coin, &S.dealer, err, sizeof err);
-	FUZZ_CHECK(b != NULL && b->ops->family == HJ_BITCOIN);
+	FUZZ_CHECK(hj_btc_backend_new(&S.rpc, S.coin, &S.dealer, &b, err,
+	                              sizeof err) == 0 &&
+	           b->ops->family == HJ_BITCOIN);
 	if (S.keep)
 		b->ops->keep_all(b);
 	payees(b);

@@ -51,8 +51,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	atexit(cleanup);
 	/* A bare name is a credential in $CREDENTIALS_DIRECTORY. */
 	setenv("CREDENTIALS_DIRECTORY", dir, 1);
-	ctx = hj_secp_new(why, sizeof why);
-	if (ctx == NULL) {
+	if (hj_secp_new(&ctx, why, sizeof why) != 0) {
 		fprintf(stderr, "fuzz_dealer_key: %s\n", why);
 		abort();
 	}

@@ -611,8 +611,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &dealer,
 	                           NULL, 0) == 0);
 	memcpy(S.dealer, dealer.addr, 20);
-	b = hj_evm_backend_new(&S.rpc, &dealer);
-	FUZZ_CHECK(b != NULL && b->ops->family == HJ_EVM);
+	FUZZ_CHECK(hj_evm_backend_new(&S.rpc, &dealer, &b) == 0 &&
+	           b->ops->family == HJ_EVM);
 	if (S.keep)
 		b->ops->keep_all(b);
 	for (int k = 0; k < NPAYEES; k++) {

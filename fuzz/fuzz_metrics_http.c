@@ -63,8 +63,7 @@ static void on_out(void *arg, const char *p, size_t n)
 static void init(void)
 {
 	FUZZ_CHECK(uv_loop_init(&loop) == 0);
-	M = hjd_metrics_new(5);
-	FUZZ_CHECK(M != NULL);
+	FUZZ_CHECK(hjd_metrics_new(5, &M) == 0);
 	FUZZ_CHECK(hjd_metrics_serve(M, &loop, take_snap, NULL, &S) == 0);
 }
 
@@ -206,8 +205,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_u8(&in) & 1)
 		hjd_metrics_retry(M, warning);
 
-	hj_conn *c = hj_server_fake(S, "127.0.0.1", on_out, &o);
-	FUZZ_CHECK(c != NULL);
+	hj_conn *c;
+	FUZZ_CHECK(hj_server_fake(S, "127.0.0.1", on_out, &o, &c) == 0);
 	int head = memmem(in.p, in.n, "HEAD", 4) != NULL;
 	while (in.n > 0) {
 		size_t k = in.n;

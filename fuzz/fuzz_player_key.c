@@ -29,8 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	ctx = hj_secp_new(why, sizeof why);
-	if (ctx == NULL) {
+	if (hj_secp_new(&ctx, why, sizeof why) != 0) {
 		fprintf(stderr, "fuzz_player_key: %s\n", why);
 		abort();
 	}

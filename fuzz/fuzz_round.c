@@ -115,8 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	seen.wide.max_hands = HJ_MAX_HANDS;
 	seen.wide.split21_bj = 1;
 
-	t = hj_table_new(&ru);
-	FUZZ_CHECK(t != NULL);
+	FUZZ_CHECK(hj_table_new(&ru, &t) == 0);
 	FUZZ_CHECK(hj_table_restore(t, &r) == 0);
 	/* Resume where the round may stand: at its window, and at least as
 	 * many blocks after its Bet as its deal needs (void blocks may have

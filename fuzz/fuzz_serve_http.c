@@ -336,18 +336,15 @@ static void make(struct srv *s, struct serve_fixture *sf, int load)
 	lim.max_headers = 8;
 	lim.max_ws_msg = 300;
 	s->sf = sf;
-	s->v = hjc_view_new(&vo);
-	FUZZ_CHECK(s->v != NULL);
+	FUZZ_CHECK(hjc_view_new(&vo, &s->v) == 0);
 	if (load) {
 		if (hjc_view_poll(s->v, keep, s, err, sizeof err) != 0)
 			fprintf(stderr, "fuzz_serve_http: %s\n", err);
 		FUZZ_CHECK(s->nb > 0);
 	}
-	s->a = hjc_api_new(s->v, &ao);
-	FUZZ_CHECK(s->a != NULL);
+	FUZZ_CHECK(hjc_api_new(s->v, &ao, &s->a) == 0);
 	hjc_api_handler(s->a, &h);
-	s->s = hj_server_new(&loop, &lim, &h);
-	FUZZ_CHECK(s->s != NULL);
+	FUZZ_CHECK(hj_server_new(&loop, &lim, &h, &s->s) == 0);
 	hjc_api_set_server(s->a, s->s);
 }
 
@@ -376,8 +373,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	         "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: " WSKEY
 	         "\r\n\r\n",
 	         id);
-	bystander = hj_server_fake(srv[0].s, PEER, on_out, &bystander_out);
-	FUZZ_CHECK(bystander != NULL);
+	FUZZ_CHECK(hj_server_fake(srv[0].s, PEER, on_out, &bystander_out,
+	                          &bystander) == 0);
 	FUZZ_CHECK(hj_conn_feed(bystander, req, strlen(req)) == 0);
 	FUZZ_CHECK(bystander_out.ws);
 	return 0;
@@ -408,8 +405,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (flags & 4)
 		hjc_api_set_down(s->a, "fuzz: the view is down");
 	o.loaded = s != &srv[1] && !(flags & 4);
-	c = hj_server_fake(s->s, PEER, on_out, &o);
-	FUZZ_CHECK(c != NULL);
+	FUZZ_CHECK(hj_server_fake(s->s, PEER, on_out, &o, &c) == 0);
 	while (at < in.n) {
 		size_t k = m ? 1 + next(&x) % m : in.n;
 		int r;

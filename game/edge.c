@@ -36,6 +36,7 @@
  */
 #include "edge.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -617,12 +618,13 @@ static char best_letter(const struct choice *x, double best)
 	return letter(x, best);
 }
 
-hj_edge_player *hj_edge_player_new(const hj_rules *ru)
+int hj_edge_player_new(const hj_rules *ru, hj_edge_player **out)
 {
 	hj_edge_player *p = calloc(1, sizeof *p);
 
+	*out = NULL;
 	if (p == NULL)
-		return NULL;
+		return -ENOMEM;
 	p->ru = *ru;
 	calc_mem.bj = (double)ru->bj_num / ru->bj_den;
 	for (int up = 1; up <= 10; up++) {
@@ -666,7 +668,8 @@ hj_edge_player *hj_edge_player_new(const hj_rules *ru)
 			}
 		}
 	}
-	return p;
+	*out = p;
+	return 0;
 }
 
 void hj_edge_player_free(hj_edge_player *p)

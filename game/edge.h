@@ -39,10 +39,10 @@ int hj_edge_compute(const hj_rules *ru, hj_edge *out);
  * Where the best choice depends on the round's other hands (a resplit
  * with hands to come, the original-bets rule behind a 10), it takes the
  * choice for a hand alone: a difference far below a simulation's error.
- * NULL when out of memory.
+ * Returns 0 with *out, or -ENOMEM and *out NULL.
  */
 typedef struct hj_edge_player hj_edge_player;
-hj_edge_player *hj_edge_player_new(const hj_rules *ru);
+int hj_edge_player_new(const hj_rules *ru, hj_edge_player **out);
 void hj_edge_player_free(hj_edge_player *p);
 
 /* The action for round r, which waits for one: HJ_PEEK (never insured)

@@ -714,12 +714,15 @@ int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
 	return 0;
 }
 
-hj_table *hj_table_new(const hj_rules *rules)
+int hj_table_new(const hj_rules *rules, hj_table **out)
 {
 	hj_table *t = calloc(1, sizeof *t);
-	if (t)
-		t->rules = *rules;
-	return t;
+
+	*out = t;
+	if (!t)
+		return -ENOMEM;
+	t->rules = *rules;
+	return 0;
 }
 
 void hj_table_free(hj_table *t)

@@ -19,9 +19,9 @@
 
 typedef struct hj_table hj_table;
 
-/* Copies *rules (checked by the caller with hj_rules_check).  NULL on ENOMEM.
- */
-hj_table *hj_table_new(const hj_rules *rules);
+/* Copies *rules (checked by the caller with hj_rules_check).  Returns 0
+ * with *out, or -ENOMEM and *out NULL. */
+int hj_table_new(const hj_rules *rules, hj_table **out);
 void hj_table_free(hj_table *t); /* NULL is fine */
 
 const hj_rules *hj_table_rules(const hj_table *t);

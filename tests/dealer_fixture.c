@@ -107,10 +107,10 @@ hj_fixture *hj_fixture_new(const char *dir, hj_family fam,
 	                  ? "0x0000000000000000000000000000000000dea1e0"
 	                  : "rltc1qccvndf7q62nwwp7h9d3j7gmlm2ex0anttw7k40",
 	    .rules = rs};
-	f->t = hj_table_new(rules);
+	int no_table = hj_table_new(rules, &f->t) != 0;
 	f->fd = open(f->log,
 	             O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (!f->t || f->fd < 0) {
+	if (no_table || f->fd < 0) {
 		snprintf(err, errlen, "%s: cannot create", f->log);
 		goto fail;
 	}

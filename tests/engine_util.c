@@ -22,8 +22,7 @@ hj_rules rules_bethash(void)
 void fx_init(fx *f, const hj_rules *rules)
 {
 	memset(f, 0, sizeof *f);
-	f->t = hj_table_new(rules);
-	if (!f->t)
+	if (hj_table_new(rules, &f->t) != 0)
 		abort();
 	f->height = 1000;
 }

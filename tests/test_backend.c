@@ -55,8 +55,7 @@ static void fx_start(void)
 	assert_int_equal(uv_loop_init(&F.loop), 0);
 	hj_rpc_opts_default(&o);
 	o.url = "http://127.0.0.1:1/";
-	F.rpc = hj_rpc_new(&F.loop, &o, err, sizeof err);
-	if (F.rpc == NULL)
+	if (hj_rpc_new(&F.loop, &o, &F.rpc, err, sizeof err) != 0)
 		fail_msg("hj_rpc_new: %s", err);
 }
 
@@ -71,7 +70,7 @@ static hj_backend *fx_evm(void)
 	fx_start();
 	assert_int_equal(
 	    hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &d, NULL, 0), 0);
-	b = hj_evm_backend_new(F.rpc, &d);
+	assert_int_equal(hj_evm_backend_new(F.rpc, &d, &b), 0);
 	assert_non_null(b);
 	return b;
 }
@@ -278,14 +277,13 @@ static void evm_start(hf_handler h)
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
 	hj_rpc_opts_default(&o);
 	o.url = url;
-	F.rpc = hj_rpc_new(&F.loop, &o, err, sizeof err);
-	if (F.rpc == NULL)
+	if (hj_rpc_new(&F.loop, &o, &F.rpc, err, sizeof err) != 0)
 		fail_msg("hj_rpc_new: %s", err);
 	assert_int_equal(uv_timer_init(&F.loop, &F.guard), 0);
 	assert_int_equal(uv_timer_start(&F.guard, on_guard, GUARD_MS, 0), 0);
 	assert_int_equal(
 	    hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &d, NULL, 0), 0);
-	F.b = hj_evm_backend_new(F.rpc, &d);
+	assert_int_equal(hj_evm_backend_new(F.rpc, &d, &F.b), 0);
 	assert_non_null(F.b);
 }
 
@@ -536,7 +534,8 @@ static void test_btc_range(void **state)
 	fx_start();
 	assert_int_equal(
 	    hj_dealer_parse(HJ_BITCOIN, addr, strlen(addr), &d, NULL, 0), 0);
-	b = hj_btc_backend_new(F.rpc, "litecoin", &d, err, sizeof err);
+	assert_int_equal(
+	    hj_btc_backend_new(F.rpc, "litecoin", &d, &b, err, sizeof err), 0);
 	assert_non_null(b);
 	/* No finalized or safe block on the Bitcoin family. */
 	assert_null(b->ops->final);
@@ -626,7 +625,9 @@ static void test_push(void **state)
 	evm = fx_evm();
 	assert_int_equal(
 	    hj_dealer_parse(HJ_BITCOIN, addr, strlen(addr), &d, NULL, 0), 0);
-	btc = hj_btc_backend_new(F.rpc, "litecoin", &d, err, sizeof err);
+	assert_int_equal(
+	    hj_btc_backend_new(F.rpc, "litecoin", &d, &btc, err, sizeof err),
+	    0);
 	assert_non_null(btc);
 	assert_string_equal(evm->ops->push_how, "eth_subscribe newHeads");
 	assert_string_equal(btc->ops->push_how, "waitfornewblock long poll");

@@ -88,8 +88,7 @@ static void world_init(struct world *w)
 {
 	char err[160];
 	hj_rules ru = rules_bethash();
-	w->secp = hj_secp_new(err, sizeof err);
-	assert_non_null(w->secp);
+	assert_int_equal(hj_secp_new(&w->secp, err, sizeof err), 0);
 	assert_int_equal(hj_btc_keygen(w->secp, w->sk, w->pk, err, sizeof err),
 	                 0);
 	assert_int_equal(

@@ -92,12 +92,12 @@ static void count_event(void *ctx, const hj_event *ev)
 
 static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 {
-	hj_table *t = hj_table_new(ru), *t2 = hj_table_new(ru);
+	hj_table *t, *t2;
 	hj_cardlog cl, cl2;
 	char err[256];
 
-	assert_non_null(t);
-	assert_non_null(t2);
+	assert_int_equal(hj_table_new(ru, &t), 0);
+	assert_int_equal(hj_table_new(ru, &t2), 0);
 	hj_cardlog_init(&cl);
 	hj_cardlog_init(&cl2);
 	for (size_t i = 0; i < n; i++) {
@@ -379,7 +379,7 @@ static void test_deal_table_timeout(void **state)
 static void test_deal_cap_table(void **state)
 {
 	hj_rules ru = rules(100);
-	hj_table *t = hj_table_new(&ru);
+	hj_table *t;
 	hj_action *txs = calloc(200, sizeof *txs);
 	hj_cardlog cl;
 	hj_card card;
@@ -389,7 +389,7 @@ static void test_deal_cap_table(void **state)
 	uint64_t last = 0;
 
 	(void)state;
-	assert_non_null(t);
+	assert_int_equal(hj_table_new(&ru, &t), 0);
 	assert_non_null(txs);
 	for (uint32_t i = 0; i < 200; i++)
 		txs[i] = evm_tx(T_DEP, F_DEP, i, NULL, 0, 1, i);
@@ -437,7 +437,7 @@ static void count_only(void *ctx, const hj_event *ev)
 static void test_deal_refusals(void **state)
 {
 	hj_rules ru = rules(100);
-	hj_table *t = hj_table_new(&ru);
+	hj_table *t;
 	hj_action dep[3];
 	hj_cardlog cl;
 	hj_chain_block b;
@@ -449,7 +449,7 @@ static void test_deal_refusals(void **state)
 	char err[256], want[256];
 
 	(void)state;
-	assert_non_null(t);
+	assert_int_equal(hj_table_new(&ru, &t), 0);
 	for (uint32_t i = 0; i < 3; i++)
 		dep[i] = evm_tx(T_DEP, F_DEP, 123, NULL, 0, 1, i);
 	memset(&b, 0, sizeof b);

@@ -595,8 +595,7 @@ static int setup(void **state)
 		perror("mkdtemp");
 		return -1;
 	}
-	ctx = hj_secp_new(e, sizeof e);
-	if (ctx == NULL) {
+	if (hj_secp_new(&ctx, e, sizeof e) != 0) {
 		fprintf(stderr, "hj_secp_new: %s\n", e);
 		return -1;
 	}

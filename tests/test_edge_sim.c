@@ -69,10 +69,8 @@ static void simulate(const char *preset, unsigned long rounds, uint64_t seed)
 	ru.max_bet = BET;
 	ru.timeout_blocks = 100;
 	assert_int_equal(hj_edge_compute(&ru, &e), 0);
-	pl = hj_edge_player_new(&ru);
-	assert_non_null(pl);
-	t = hj_table_new(&ru);
-	assert_non_null(t);
+	assert_int_equal(hj_edge_player_new(&ru, &pl), 0);
+	assert_int_equal(hj_table_new(&ru, &t), 0);
 	rng = seed;
 	while (s.n < rounds) {
 		hj_card c = {0};

@@ -1760,8 +1760,7 @@ static int setup(void **state)
 	char err[128];
 
 	(void)state;
-	ctx = hj_secp_new(err, sizeof(err));
-	if (ctx == NULL) {
+	if (hj_secp_new(&ctx, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hj_secp_new: %s\n", err);
 		return -1;
 	}

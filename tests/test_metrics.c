@@ -144,13 +144,13 @@ static void snap_healthy(hjd_metrics_snap *s)
 
 static void test_page(void **state)
 {
-	hjd_metrics *m = hjd_metrics_new(10);
+	hjd_metrics *m;
 	hjd_metrics_snap s;
 	hj_action tx = {0};
 	char *page;
 	size_t len;
 	(void)state;
-	assert_non_null(m);
+	assert_int_equal(hjd_metrics_new(10, &m), 0);
 	hjd_metrics_block(m, 3, 0.002);
 	hjd_metrics_block(m, 0, 0.001);
 	hjd_metrics_commit(m, 0.02);
@@ -250,11 +250,12 @@ static int health(hjd_metrics *m, const hjd_metrics_snap *s, char *why,
 
 static void test_health(void **state)
 {
-	hjd_metrics *m = hjd_metrics_new(10);
+	hjd_metrics *m;
 	hjd_metrics_snap s;
 	char why[2000];
 	(void)state;
 
+	assert_int_equal(hjd_metrics_new(10, &m), 0);
 	snap_healthy(&s);
 	assert_int_equal(health(m, &s, why, sizeof why), 200);
 	assert_string_equal(why, "");

@@ -594,8 +594,7 @@ static int setup(void **state)
 	if (pfx_setup(&T.fx, "payout-evm"))
 		return -1;
 	snprintf(T.key, sizeof T.key, "%s/dealer.key", T.fx.dir);
-	T.secp = hj_secp_new(err, sizeof err);
-	return T.secp ? 0 : -1;
+	return hj_secp_new(&T.secp, err, sizeof err) != 0 ? -1 : 0;
 }
 
 static int teardown(void **state)

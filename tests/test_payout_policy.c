@@ -680,8 +680,7 @@ static int setup(void **state)
 	char err[200];
 
 	(void)state;
-	ctx = hj_secp_new(err, sizeof err);
-	return ctx == NULL;
+	return hj_secp_new(&ctx, err, sizeof err) != 0;
 }
 
 static int teardown(void **state)

@@ -245,7 +245,7 @@ static void node_up(enum mode mode)
 	memset(&N, 0, sizeof N);
 	N.mode = mode;
 	hj_server_limits_default(&lim);
-	N.s = hj_server_new(&loop, &lim, &h);
+	assert_int_equal(hj_server_new(&loop, &lim, &h, &N.s), 0);
 	assert_non_null(N.s);
 	if (hj_server_listen(N.s, "127.0.0.1", 0, &N.port, err, sizeof err))
 		fail_msg("%s", err);

@@ -174,8 +174,7 @@ static void fx_start(hj_rpc_opts *o, hf_handler h, unsigned expect)
 	hf_server_start(&F.srv, &F.loop, h);
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/", F.srv.port);
 	o->url = fx_url != NULL ? fx_url : url;
-	F.rpc = hj_rpc_new(&F.loop, o, err, sizeof err);
-	if (F.rpc == NULL)
+	if (hj_rpc_new(&F.loop, o, &F.rpc, err, sizeof err) != 0)
 		fail_msg("hj_rpc_new: %s", err);
 	o->url = NULL;
 	assert_int_equal(uv_timer_init(&F.loop, &F.guard), 0);
@@ -1195,7 +1194,8 @@ static void test_cookie(void **state)
 	o.cookie_file = cookie_path;
 	o.user = "alice";
 	o.password = "x";
-	bad = hj_rpc_new(&F.loop, &o, err, sizeof err);
+	assert_int_equal(hj_rpc_new(&F.loop, &o, &bad, err, sizeof err),
+	                 -EINVAL);
 	assert_null(bad);
 	assert_contains(err, "cookie file excludes");
 }
@@ -1394,6 +1394,7 @@ static void test_new_rejects(void **state)
 	assert_int_equal(uv_loop_init(&loop), 0);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		hj_rpc_opts o;
+		hj_rpc *bad = (hj_rpc *)&o; /* a new client sets it NULL */
 		char err[256] = "";
 
 		hj_rpc_opts_default(&o);
@@ -1402,7 +1403,9 @@ static void test_new_rejects(void **state)
 		o.bearer = cases[i].bearer;
 		o.backoff_min_ms = cases[i].bmin;
 		o.backoff_max_ms = cases[i].bmax;
-		assert_null(hj_rpc_new(&loop, &o, err, sizeof err));
+		assert_int_equal(hj_rpc_new(&loop, &o, &bad, err, sizeof err),
+		                 -EINVAL);
+		assert_null(bad);
 		assert_contains(err, cases[i].why);
 	}
 	assert_int_equal(uv_loop_close(&loop), 0);

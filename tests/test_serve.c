@@ -106,8 +106,8 @@ static hjc_view *view(hj_fixture *f, size_t history)
 	                   .confirmations = 12,
 	                   .history_blocks = history,
 	                   .recent_rounds = 20};
-	hjc_view *v = hjc_view_new(&o);
-	assert_non_null(v);
+	hjc_view *v;
+	assert_int_equal(hjc_view_new(&o, &v), 0);
 	return v;
 }
 
@@ -322,8 +322,8 @@ static void test_table_confirmations(void **state)
 		                   .finality = cases[i].fin,
 		                   .history_blocks = 10,
 		                   .recent_rounds = 20};
-		hjc_view *v = hjc_view_new(&o);
-		assert_non_null(v);
+		hjc_view *v;
+		assert_int_equal(hjc_view_new(&o, &v), 0);
 		poll_ok(v, NULL);
 		json_t *tb =
 		    answer(hjc_view_table(v, &out, &len, err, sizeof err), &out,
@@ -661,9 +661,9 @@ static void srv_up_aged(struct srv *x, const hj_server_limits *lim,
 	x->v = view(x->f, 100);
 	play_round(x->f, 6);
 	poll_ok(x->v, NULL);
-	x->api = hjc_api_new(x->v, &ao);
+	assert_int_equal(hjc_api_new(x->v, &ao, &x->api), 0);
 	hjc_api_handler(x->api, &h);
-	x->s = hj_server_new(&x->loop, lim, &h);
+	assert_int_equal(hj_server_new(&x->loop, lim, &h, &x->s), 0);
 	hjc_api_set_server(x->api, x->s);
 }
 
@@ -686,7 +686,9 @@ static void srv_down(struct srv *x)
 static char *exchange(struct srv *x, const char *req, int *closed)
 {
 	struct wire w = {0};
-	hj_conn *c = hj_server_fake(x->s, "192.0.2.1", wire_out, &w);
+	hj_conn *c;
+	assert_int_equal(hj_server_fake(x->s, "192.0.2.1", wire_out, &w, &c),
+	                 0);
 	int r = hj_conn_feed(c, req, strlen(req));
 	if (closed)
 		*closed = r < 0;
@@ -865,7 +867,8 @@ static void test_http(void **state)
 
 	/* A request split anywhere is the same request. */
 	struct wire w = {0};
-	hj_conn *c = hj_server_fake(x.s, "192.0.2.1", wire_out, &w);
+	hj_conn *c;
+	assert_int_equal(hj_server_fake(x.s, "192.0.2.1", wire_out, &w, &c), 0);
 	const char *parts[] = {"GE",  "T /v1/blo",     "cks/10", "3 HTTP/1.",
 	                       "1\r", "\nHost: x\r\n", "\r",     "\n"};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
@@ -955,7 +958,8 @@ static void test_websocket(void **state)
 
 	/* RFC 6455's example key, and the stream from block 103 on. */
 	struct wire w = {0};
-	hj_conn *c = hj_server_fake(x.s, "192.0.2.1", wire_out, &w);
+	hj_conn *c;
+	assert_int_equal(hj_server_fake(x.s, "192.0.2.1", wire_out, &w, &c), 0);
 	assert_int_equal(hj_conn_feed(c, UPGRADE("/v1/stream?from=103"),
 	                              strlen(UPGRADE("/v1/stream?from=103"))),
 	                 0);
@@ -1020,7 +1024,7 @@ static void test_websocket(void **state)
 
 	/* Too long a message: 1009. */
 	memset(&w, 0, sizeof w);
-	c = hj_server_fake(x.s, "192.0.2.1", wire_out, &w);
+	assert_int_equal(hj_server_fake(x.s, "192.0.2.1", wire_out, &w, &c), 0);
 	hj_conn_feed(c, UPGRADE("/v1/stream"), strlen(UPGRADE("/v1/stream")));
 	char longmsg[300];
 	memset(longmsg, ' ', sizeof longmsg);
@@ -1062,7 +1066,7 @@ static void test_websocket(void **state)
 	/* A subscriber to one round gets every block as it comes, and that
 	 * round's updates only. */
 	memset(&w, 0, sizeof w);
-	c = hj_server_fake(x.s, "192.0.2.1", wire_out, &w);
+	assert_int_equal(hj_server_fake(x.s, "192.0.2.1", wire_out, &w, &c), 0);
 	hj_conn_feed(c, UPGRADE("/v1/stream?round=" ROUND1),
 	             strlen(UPGRADE("/v1/stream?round=" ROUND1)));
 	hj_action bet = hj_fixture_bet(2, 3, 500, 0, 0);

@@ -317,8 +317,7 @@ static void make_evm(const char *path, const char *balance, const char *warning)
 
 	rules_of(evm_rules, &r);
 	s = store_open(path, "evm", "evm:31337", EVM_DEALER, evm_rules);
-	t = hj_table_new(&r);
-	assert_non_null(t);
+	assert_int_equal(hj_table_new(&r, &t), 0);
 	store_begin(s);
 	open_round(s, t, 200, 0xa1, &x, amt(evm_bets[0]));
 	open_round(s, t, 201, 0xa2, &y, amt(evm_bets[1]));
@@ -361,8 +360,7 @@ static void make_ltc(const char *path, const char *balance, const char *warning)
 
 	rules_of(ltc_rules, &r);
 	s = store_open(path, "bitcoin", LTC_CHAIN, LTC_DEALER, ltc_rules);
-	t = hj_table_new(&r);
-	assert_non_null(t);
+	assert_int_equal(hj_table_new(&r, &t), 0);
 	store_begin(s);
 	open_round(s, t, 400, 0x1a, &p, amt(ltc_bets[0]));
 	open_round(s, t, 401, 0x1b, &q, amt(ltc_bets[1]));

@@ -332,8 +332,7 @@ static void play_init(play *p, hj_store *s, uint64_t seed)
 	hj_rules r = test_rules();
 
 	memset(p, 0, sizeof *p);
-	p->t = hj_table_new(&r);
-	assert_non_null(p->t);
+	assert_int_equal(hj_table_new(&r, &p->t), 0);
 	p->s = s;
 	p->height = 1000;
 	p->rng = seed;
@@ -457,11 +456,11 @@ static int play_batch(play *p, int blocks)
  * table's, encoded identically, in the same order. */
 static void check_stored_rounds(hj_store *s, const hj_table *want)
 {
-	hj_table *t = hj_table_new(hj_table_rules(want));
+	hj_table *t;
 	char err[256] = "";
 	uint8_t a[HJ_ROUND_ENCODED_MAX], b[HJ_ROUND_ENCODED_MAX];
 
-	assert_non_null(t);
+	assert_int_equal(hj_table_new(hj_table_rules(want), &t), 0);
 	if (hj_store_load_rounds(s, t, err, sizeof err) != 0)
 		fail_msg("load rounds: %s", err);
 	assert_int_equal(hj_table_count(t), hj_table_count(want));
@@ -478,11 +477,11 @@ static void check_stored_rounds(hj_store *s, const hj_table *want)
 /* Replaces the driver's table by the one stored, as a restart does. */
 static void reload(play *p)
 {
-	hj_table *t = hj_table_new(hj_table_rules(p->t));
+	hj_table *t;
 	hj_cursor c;
 	char err[256] = "";
 
-	assert_non_null(t);
+	assert_int_equal(hj_table_new(hj_table_rules(p->t), &t), 0);
 	if (hj_store_load_rounds(p->s, t, err, sizeof err) != 0)
 		fail_msg("load rounds: %s", err);
 	assert_int_equal(hj_store_get_cursor(p->s, &c, err, sizeof err), 0);
@@ -495,10 +494,10 @@ static void reload(play *p)
 /* A table holding copies of t's rounds, made without the store. */
 static hj_table *table_copy(const hj_table *t)
 {
-	hj_table *c = hj_table_new(hj_table_rules(t));
+	hj_table *c;
 	uint64_t h;
 
-	assert_non_null(c);
+	assert_int_equal(hj_table_new(hj_table_rules(t), &c), 0);
 	for (size_t i = 0; i < hj_table_count(t); i++)
 		assert_int_equal(hj_table_restore(c, hj_table_round(t, i)), 0);
 	if (hj_table_last_height(t, &h))
@@ -927,7 +926,7 @@ static void expect_load_error(const char *path, const char *hex,
 	hj_rules r = test_rules();
 	char err[512] = "";
 
-	t = hj_table_new(&r);
+	assert_int_equal(hj_table_new(&r, &t), 0);
 	assert_int_equal(hj_store_load_rounds(s, t, err, sizeof err), -EINVAL);
 	if (strstr(err, hex) == NULL || strstr(err, reason) == NULL)
 		fail_msg("expected round %s and \"%s\", got \"%s\"", hex,
@@ -1330,7 +1329,8 @@ static void test_rollback_discards_everything(void **state)
 	assert_int_equal(hj_store_get_cursor(s, &c, err, sizeof err), -ENOENT);
 	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
 	assert_int_equal(n, 0);
-	hj_table *t = hj_table_new(hj_table_rules(p.t));
+	hj_table *t;
+	assert_int_equal(hj_table_new(hj_table_rules(p.t), &t), 0);
 	assert_int_equal(hj_store_load_rounds(s, t, err, sizeof err), 0);
 	assert_int_equal(hj_table_count(t), 0);
 	hj_table_free(t);

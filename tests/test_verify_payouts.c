@@ -38,8 +38,11 @@ static hj_family lines_fam = HJ_EVM;
 
 static hjc_vpay *tally(hj_family fam, const char *unit)
 {
+	hjc_vpay *v;
+
 	lines_fam = fam;
-	return hjc_vpay_new(fam, unit);
+	assert_int_equal(hjc_vpay_new(fam, unit, &v), 0);
+	return v;
 }
 
 /* A line of block h with these events (JSON text, comma separated): a

@@ -237,7 +237,7 @@ static void srv_up(struct srv *x)
 	memset(x, 0, sizeof *x);
 	hj_server_limits_default(&lim);
 	lim.max_out = 4u << 20;
-	x->s = hj_server_new(&loop, &lim, &h);
+	assert_int_equal(hj_server_new(&loop, &lim, &h, &x->s), 0);
 	assert_non_null(x->s);
 	if (hj_server_listen(x->s, "127.0.0.1", 0, &x->port, err, sizeof err))
 		fail_msg("%s", err);
@@ -405,10 +405,11 @@ static void test_stream(void **state)
 	                    .confirmations = 12,
 	                    .history_blocks = 5,
 	                    .recent_rounds = 20};
-	hjc_view *v = hjc_view_new(&vo);
-	assert_non_null(v);
+	hjc_view *v;
+	assert_int_equal(hjc_view_new(&vo, &v), 0);
 	hjc_api_opts ao = {.max_subscriptions = 2, .max_age_s = 3600};
-	hjc_api *api = hjc_api_new(v, &ao);
+	hjc_api *api;
+	assert_int_equal(hjc_api_new(v, &ao, &api), 0);
 	if (hjc_view_poll(v, hjc_api_block, api, err, sizeof err))
 		fail_msg("%s", err);
 	hj_server_limits lim;
@@ -416,7 +417,7 @@ static void test_stream(void **state)
 	hj_server_limits_default(&lim);
 	hjc_api_handler(api, &h);
 	assert_int_equal(uv_loop_init(&loop), 0);
-	x.s = hj_server_new(&loop, &lim, &h);
+	assert_int_equal(hj_server_new(&loop, &lim, &h, &x.s), 0);
 	hjc_api_set_server(api, x.s);
 	if (hj_server_listen(x.s, "127.0.0.1", 0, &x.port, err, sizeof err))
 		fail_msg("%s", err);
@@ -1313,7 +1314,7 @@ static void test_send_real(void **state)
 	assert_int_equal(uv_loop_init(&loop), 0);
 	memset(&x, 0, sizeof x);
 	hj_server_limits_default(&lim);
-	x.s = hj_server_new(&loop, &lim, &h);
+	assert_int_equal(hj_server_new(&loop, &lim, &h, &x.s), 0);
 	assert_non_null(x.s);
 	if (hj_server_listen(x.s, "127.0.0.1", 0, &x.port, err, sizeof err))
 		fail_msg("%s", err);

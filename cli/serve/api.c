@@ -41,16 +41,18 @@ struct hjc_api {
 	uint64_t ws_refused, blocks_sent;
 };
 
-hjc_api *hjc_api_new(hjc_view *v, const hjc_api_opts *o)
+int hjc_api_new(hjc_view *v, const hjc_api_opts *o, hjc_api **out)
 {
 	hjc_api *a = calloc(1, sizeof *a);
+
+	*out = a;
 	if (!a)
-		return NULL;
+		return -ENOMEM;
 	a->v = v;
 	a->o = *o;
 	if (!a->o.max_subscriptions)
 		a->o.max_subscriptions = 1;
-	return a;
+	return 0;
 }
 
 void hjc_api_free(hjc_api *a)

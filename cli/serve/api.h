@@ -22,8 +22,9 @@ typedef struct hjc_api_opts {
 	unsigned max_age_s;
 } hjc_api_opts;
 
-/* v is borrowed; the handler (hjc_api_handler) goes to hj_server_new. */
-hjc_api *hjc_api_new(hjc_view *v, const hjc_api_opts *o);
+/* v is borrowed; the handler (hjc_api_handler) goes to hj_server_new.
+ * Returns 0 with *out, or -ENOMEM and *out NULL. */
+int hjc_api_new(hjc_view *v, const hjc_api_opts *o, hjc_api **out);
 void hjc_api_free(hjc_api *a);
 void hjc_api_handler(hjc_api *a, hj_server_handler *h);
 /* The server, for /metrics (set once it exists). */

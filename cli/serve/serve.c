@@ -208,16 +208,14 @@ static int run(hj_config *cfg, const char *db, const char *log)
 	if (uv_loop_init(&s.loop) != 0)
 		return hjc_tool_fail(CMD, EX_OSERR, "cannot create the loop");
 	s.every_ms = cfg->serve.poll_interval_ms;
-	s.view = hjc_view_new(&vo);
-	s.api = s.view ? hjc_api_new(s.view, &ao) : NULL;
-	if (!s.api) {
+	if (hjc_view_new(&vo, &s.view) != 0 ||
+	    hjc_api_new(s.view, &ao, &s.api) != 0) {
 		hjc_view_free(s.view);
 		uv_loop_close(&s.loop);
 		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 	}
 	hjc_api_handler(s.api, &h);
-	s.server = hj_server_new(&s.loop, &lim, &h);
-	if (!s.server) {
+	if (hj_server_new(&s.loop, &lim, &h, &s.server) != 0) {
 		rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		goto out;
 	}

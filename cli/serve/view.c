@@ -55,11 +55,13 @@ struct pinfo *hjc_view__player_of(const hjc_view *v, const hj_id *id)
 	return hj_map_get(&v->pmap, id->b, id->len, &i) ? NULL : &v->p[i];
 }
 
-hjc_view *hjc_view_new(const hjc_view_opts *o)
+int hjc_view_new(const hjc_view_opts *o, hjc_view **out)
 {
 	hjc_view *v = calloc(1, sizeof *v);
+
+	*out = NULL;
 	if (!v)
-		return NULL;
+		return -ENOMEM;
 	v->o = *o;
 	hj_map_init(&v->rmap, rkey, v);
 	hj_map_init(&v->pmap, pkey, v);
@@ -70,9 +72,10 @@ hjc_view *hjc_view_new(const hjc_view_opts *o)
 	v->hist = calloc(v->o.history_blocks, sizeof *v->hist);
 	if (!v->o.db || !v->o.log || !v->hist) {
 		hjc_view_free(v);
-		return NULL;
+		return -ENOMEM;
 	}
-	return v;
+	*out = v;
+	return 0;
 }
 
 void hjc_view__hist_clear(hjc_view *v)

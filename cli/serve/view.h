@@ -51,9 +51,9 @@ typedef struct hjc_update {
 typedef void (*hjc_view_fn)(void *ctx, uint64_t height, const hjc_update *u,
                             size_t n);
 
-/* A view of nothing yet (the first poll loads it); NULL on ENOMEM.  The
- * strings of o are copied. */
-hjc_view *hjc_view_new(const hjc_view_opts *o);
+/* A view of nothing yet (the first poll loads it): 0 with *out, or
+ * -ENOMEM and *out NULL.  The strings of o are copied. */
+int hjc_view_new(const hjc_view_opts *o, hjc_view **out);
 void hjc_view_free(hjc_view *v);
 
 /*

@@ -112,8 +112,9 @@ static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
 			       why);
 			return -EINVAL;
 		}
+		/* A failure leaves it NULL: said just below. */
 		if (!v->secp)
-			v->secp = hj_secp_new(why, sizeof why);
+			(void)hj_secp_new(&v->secp, why, sizeof why);
 	}
 	if (!v->edge || !v->family || !v->chain || !v->dealer ||
 	    !v->rules_text || (v->fam == HJ_BITCOIN && !v->secp)) {
@@ -718,9 +719,7 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 		goto out;
 	}
 	/* The lines the database has committed, with a table of their own. */
-	v->t = hj_table_new(&v->rules);
-	if (!v->t) {
-		ret = -ENOMEM;
+	if ((ret = hj_table_new(&v->rules, &v->t)) != 0) {
 		hj_say(err, errlen, "out of memory");
 		goto out;
 	}
@@ -746,9 +745,7 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 	}
 	/* From here the table is the database's. */
 	hj_table_free(v->t);
-	v->t = hj_table_new(&v->rules);
-	if (!v->t) {
-		ret = -ENOMEM;
+	if ((ret = hj_table_new(&v->rules, &v->t)) != 0) {
 		hj_say(err, errlen, "out of memory");
 		goto out;
 	}
@@ -894,9 +891,9 @@ const struct seg *hjc_view__seg_of(const hjc_view *v, uint64_t height,
 /* The settled state of ri, replayed from its Bet's line to its end. */
 char *hjc_view__replay_round(hjc_view *v, const struct rinfo *ri)
 {
-	hj_table *t = hj_table_new(&v->rules);
+	hj_table *t;
 	char *final = NULL, why[200];
-	if (!t)
+	if (hj_table_new(&v->rules, &t) != 0)
 		return NULL;
 	hj_table_set_verifier(t, accept_all, NULL);
 	for (uint64_t h = ri->bet; h <= ri->end && !final; h++) {

@@ -957,12 +957,14 @@ static void on_handle_closed(uv_handle_t *h)
 	maybe_done(s);
 }
 
-hj_server *hj_server_new(uv_loop_t *loop, const hj_server_limits *lim,
-                         const hj_server_handler *h)
+int hj_server_new(uv_loop_t *loop, const hj_server_limits *lim,
+                  const hj_server_handler *h, hj_server **out)
 {
 	hj_server *s = calloc(1, sizeof *s);
+
+	*out = s;
 	if (!s)
-		return NULL;
+		return -ENOMEM;
 	s->loop = loop;
 	s->lim = *lim;
 	s->h = *h;
@@ -987,7 +989,7 @@ hj_server *hj_server_new(uv_loop_t *loop, const hj_server_limits *lim,
 	every = every < 10 ? 10 : every > 1000 ? 1000 : every;
 	uv_timer_start(&s->sweep, on_sweep, every, every);
 	uv_unref((uv_handle_t *)&s->sweep);
-	return s;
+	return 0;
 }
 
 int hj_server_listen(hj_server *s, const char *host, unsigned port,
@@ -1060,17 +1062,19 @@ const char *hj_conn_peer(const hj_conn *c)
 	return c->peer;
 }
 
-hj_conn *hj_server_fake(hj_server *s, const char *peer,
-                        void (*out)(void *arg, const char *p, size_t n),
-                        void *arg)
+int hj_server_fake(hj_server *s, const char *peer,
+                   void (*sink)(void *arg, const char *p, size_t n), void *arg,
+                   hj_conn **out)
 {
 	hj_conn *c = conn_new(s, peer);
+
+	*out = c;
 	if (!c)
-		return NULL;
+		return -ENOMEM;
 	c->fake = 1;
-	c->fake_out = out;
+	c->fake_out = sink;
 	c->fake_arg = arg;
-	return c;
+	return 0;
 }
 
 int hj_conn_feed(hj_conn *c, const char *p, size_t n)

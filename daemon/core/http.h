@@ -74,8 +74,10 @@ typedef struct hj_server_counters {
 	unsigned open, websockets;
 } hj_server_counters;
 
-hj_server *hj_server_new(uv_loop_t *loop, const hj_server_limits *lim,
-                         const hj_server_handler *h);
+/* A server on loop with the limits lim and the handler h (both copied),
+ * not listening yet.  Returns 0 with *out, or -ENOMEM and *out NULL. */
+int hj_server_new(uv_loop_t *loop, const hj_server_limits *lim,
+                  const hj_server_handler *h, hj_server **out);
 
 /*
  * Listens on host:port (port 0: any free one; the bound port is returned
@@ -120,11 +122,12 @@ const char *hj_conn_peer(const hj_conn *c);
 
 /* ---- in memory: the fuzz target and the tests ---- */
 
-/* A connection without a socket from peer; what it writes goes to out(arg,
- * bytes, n).  Freed by hj_conn_fake_free (or hj_server_close). */
-hj_conn *hj_server_fake(hj_server *s, const char *peer,
-                        void (*out)(void *arg, const char *p, size_t n),
-                        void *arg);
+/* A connection without a socket from peer; what it writes goes to
+ * sink(arg, bytes, n).  Returns 0 with *out, or -ENOMEM and *out NULL.
+ * Freed by hj_conn_fake_free (or hj_server_close). */
+int hj_server_fake(hj_server *s, const char *peer,
+                   void (*sink)(void *arg, const char *p, size_t n), void *arg,
+                   hj_conn **out);
 /* Gives the connection bytes as if read from its socket.  Returns 0, or
  * -1 once it is closed (then it ignores further bytes). */
 int hj_conn_feed(hj_conn *c, const char *p, size_t n);

@@ -1,6 +1,7 @@
 /* The node a configuration names (node.h). */
 #include "node.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "btc_backend.h"
@@ -18,23 +19,24 @@ void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o)
 	o->max_response = cfg->rpc_max_response;
 }
 
-hj_backend *hj_node_backend(const hj_config *cfg, hj_rpc *rpc, char *err,
-                            size_t errlen)
+int hj_node_backend_new(const hj_config *cfg, hj_rpc *rpc, hj_backend **out,
+                        char *err, size_t errlen)
 {
-	hj_backend *be = NULL;
+	int rc = -EINVAL;
 
+	*out = NULL;
 	switch (cfg->family) {
 	case HJ_EVM:
-		be = hj_evm_backend_new(rpc, &cfg->dealer);
-		if (be == NULL)
+		rc = hj_evm_backend_new(rpc, &cfg->dealer, out);
+		if (rc != 0)
 			snprintf(err, errlen, "out of memory");
 		break;
 	case HJ_BITCOIN:
-		be = hj_btc_backend_new(rpc, cfg->coin, &cfg->dealer, err,
+		rc = hj_btc_backend_new(rpc, cfg->coin, &cfg->dealer, out, err,
 		                        errlen);
 		break;
 	}
-	return be;
+	return rc;
 }
 
 const struct hj_backend_ops *hj_node_backend_ops(const hj_config *cfg)

@@ -16,9 +16,10 @@
  * strings borrowed from cfg. */
 void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o);
 
-/* The family's backend over rpc for cfg's dealer; NULL with err. */
-hj_backend *hj_node_backend(const hj_config *cfg, hj_rpc *rpc, char *err,
-                            size_t errlen);
+/* The family's backend over rpc for cfg's dealer: 0 with *out, or the
+ * backend constructor's negative errno with err and *out NULL. */
+int hj_node_backend_new(const hj_config *cfg, hj_rpc *rpc, hj_backend **out,
+                        char *err, size_t errlen);
 
 /* The family's backend operations, for what they say before any node is
  * asked (push_how: hashjackd --check-config). */

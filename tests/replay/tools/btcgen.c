@@ -806,8 +806,7 @@ int main(int argc, char **argv)
 {
 	char err[160];
 
-	secp = hj_secp_new(err, sizeof err);
-	if (secp == NULL)
+	if (hj_secp_new(&secp, err, sizeof err) != 0)
 		die("secp256k1", err);
 	if (argc == 6 && strcmp(argv[1], "sign") == 0)
 		return sign_cmd(argv + 2);
