@@ -58,6 +58,7 @@
 #include <wslay/wslay.h>
 
 #include "dealer_fixture.h"
+#include "say.h"
 
 #define MAX_SIZES      8
 #define MAX_BLOCKS     1000
@@ -1145,7 +1146,7 @@ struct deal {
 	hj_fixture *fx;
 	uint64_t t_write; /* just before the line's write(2) */
 	int rc, done;
-	char err[256];
+	char err[HJ_ERRLEN];
 };
 
 static void on_line_write(void *ctx, uint64_t height)
@@ -1360,7 +1361,7 @@ int main(int argc, char **argv)
 {
 	double secs = 3;
 	unsigned blocks = 20, sizes[MAX_SIZES] = {100, 1000, 10000}, nsizes = 3;
-	char exe[PATH_MAX], errfile[PATH_MAX + 32], err[256];
+	char exe[PATH_MAX], errfile[PATH_MAX + 32], err[HJ_ERRLEN];
 	struct rlimit rl;
 	int ctl;
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "say.h"
+
 #define CONST_BECH32  0x1u
 #define CONST_BECH32M 0x2bc830a3u
 #define CHECKSUM_LEN  6
@@ -51,8 +53,7 @@ static void show_char(unsigned char c, char buf[8])
 /* Sets err to the plain description of st and returns st. */
 static int fail(int st, char *err, size_t errlen)
 {
-	if (err != NULL && errlen > 0)
-		snprintf(err, errlen, "%s", hj_bech32_strerror(st));
+	hj_say(err, errlen, "%s", hj_bech32_strerror(st));
 	return st;
 }
 
@@ -108,10 +109,9 @@ int hj_bech32_decode(const char *s, char hrp[HJ_BECH32_HRP_MAX + 1],
 	char c[8];
 
 	if (len > HJ_BECH32_MAX) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "longer than %d characters, the bech32 limit",
-			         HJ_BECH32_MAX);
+		hj_say(err, errlen,
+		       "longer than %d characters, the bech32 limit",
+		       HJ_BECH32_MAX);
 		return HJ_B32_TOO_LONG;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -119,11 +119,10 @@ int hj_bech32_decode(const char *s, char hrp[HJ_BECH32_HRP_MAX + 1],
 
 		if (u < 33 || u > 126) {
 			show_char(u, c);
-			if (err != NULL && errlen > 0)
-				snprintf(err, errlen,
-				         "character %s at offset %zu is out of "
-				         "range (33..126)",
-				         c, i);
+			hj_say(err, errlen,
+			       "character %s at offset %zu is out of "
+			       "range (33..126)",
+			       c, i);
 			return HJ_B32_BAD_CHAR;
 		}
 		lower |= u >= 'a' && u <= 'z';
@@ -134,10 +133,9 @@ int hj_bech32_decode(const char *s, char hrp[HJ_BECH32_HRP_MAX + 1],
 		}
 	}
 	if (lower && upper) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "mixed case: letters must be all upper or all "
-			         "lower case");
+		hj_say(err, errlen,
+		       "mixed case: letters must be all upper or all "
+		       "lower case");
 		return HJ_B32_MIXED_CASE;
 	}
 	if (!have_sep)
@@ -145,11 +143,10 @@ int hj_bech32_decode(const char *s, char hrp[HJ_BECH32_HRP_MAX + 1],
 	if (sep == 0)
 		return fail(HJ_B32_EMPTY_HRP, err, errlen);
 	if (len - sep - 1 < CHECKSUM_LEN) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "checksum too short: %zu characters after the "
-			         "last '1', at least %d needed",
-			         len - sep - 1, CHECKSUM_LEN);
+		hj_say(err, errlen,
+		       "checksum too short: %zu characters after the "
+		       "last '1', at least %d needed",
+		       len - sep - 1, CHECKSUM_LEN);
 		return HJ_B32_SHORT_CHECKSUM;
 	}
 	hrplen = sep;
@@ -220,11 +217,8 @@ int hj_bech32_encode(const char *hrp, const uint8_t *data, size_t ndata,
 		}
 	}
 	if (hrplen + 1 + ndata + CHECKSUM_LEN > HJ_BECH32_MAX) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "%zu characters, the bech32 limit is %d",
-			         hrplen + 1 + ndata + CHECKSUM_LEN,
-			         HJ_BECH32_MAX);
+		hj_say(err, errlen, "%zu characters, the bech32 limit is %d",
+		       hrplen + 1 + ndata + CHECKSUM_LEN, HJ_BECH32_MAX);
 		return HJ_B32_TOO_LONG;
 	}
 	chk = polymod_hrp(hrp, hrplen);
@@ -264,11 +258,10 @@ static int check_program(int version, size_t proglen, char *err, size_t errlen)
 		return HJ_B32_BAD_PROGRAM_LEN;
 	}
 	if (version == 0 && proglen != 20 && proglen != 32) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "witness version 0 program of %zu bytes, must "
-			         "be 20 or 32",
-			         proglen);
+		hj_say(err, errlen,
+		       "witness version 0 program of %zu bytes, must "
+		       "be 20 or 32",
+		       proglen);
 		return HJ_B32_BAD_V0_LEN;
 	}
 	return HJ_B32_OK;
@@ -291,19 +284,15 @@ int hj_segwit_decode(const char *hrp, const char *addr, int *version,
 	if (st)
 		return st;
 	if (strcmp(got, hrp) != 0) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "human-readable part \"%s\", expected \"%s\"",
-			         got, hrp);
+		hj_say(err, errlen,
+		       "human-readable part \"%s\", expected \"%s\"", got, hrp);
 		return HJ_B32_WRONG_HRP;
 	}
 	if (ndata == 0)
 		return fail(HJ_B32_EMPTY_DATA, err, errlen);
 	if (data[0] > 16) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "witness version %u, at most 16 is allowed",
-			         data[0]);
+		hj_say(err, errlen, "witness version %u, at most 16 is allowed",
+		       data[0]);
 		return HJ_B32_BAD_VERSION;
 	}
 	for (size_t i = 1; i < ndata; i++) {
@@ -329,12 +318,11 @@ int hj_segwit_decode(const char *hrp, const char *addr, int *version,
 	if (st)
 		return st;
 	if ((data[0] == 0) != (variant == HJ_BECH32)) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "witness version %u needs a %s checksum, the "
-			         "address has a %s one",
-			         data[0], data[0] == 0 ? "bech32" : "bech32m",
-			         variant == HJ_BECH32 ? "bech32" : "bech32m");
+		hj_say(err, errlen,
+		       "witness version %u needs a %s checksum, the "
+		       "address has a %s one",
+		       data[0], data[0] == 0 ? "bech32" : "bech32m",
+		       variant == HJ_BECH32 ? "bech32" : "bech32m");
 		return HJ_B32_WRONG_VARIANT;
 	}
 	*version = data[0];
@@ -354,10 +342,8 @@ int hj_segwit_encode(const char *hrp, int version, const uint8_t *prog,
 	int bits = 0, st;
 
 	if (version < 0 || version > 16) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "witness version %d, must be 0 to 16",
-			         version);
+		hj_say(err, errlen, "witness version %d, must be 0 to 16",
+		       version);
 		return HJ_B32_BAD_VERSION;
 	}
 	st = check_program(version, proglen, err, errlen);

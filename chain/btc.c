@@ -40,14 +40,14 @@ int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
 
 	if (hj_bech32_decode(addr, h, data, &ndata, &var, why, sizeof why)) {
 		if (looks_base58(addr))
-			snprintf(err, errlen,
-			         "not a segwit address (a legacy base58 "
-			         "address? the dealer's must be bech32 or "
-			         "bech32m)");
+			hj_say(err, errlen,
+			       "not a segwit address (a legacy base58 "
+			       "address? the dealer's must be bech32 or "
+			       "bech32m)");
 		else
-			snprintf(err, errlen,
-			         "not a segwit address (bech32 or bech32m): %s",
-			         why);
+			hj_say(err, errlen,
+			       "not a segwit address (bech32 or bech32m): %s",
+			       why);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof known_hrps / sizeof *known_hrps; i++) {
@@ -55,7 +55,7 @@ int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
 			continue;
 		if (hj_segwit_decode(known_hrps[i], addr, &version, prog, &plen,
 		                     why, sizeof why)) {
-			snprintf(err, errlen, "not a segwit address: %s", why);
+			hj_say(err, errlen, "not a segwit address: %s", why);
 			return -EINVAL;
 		}
 		script[0] = (uint8_t)(version ? 0x50 + version : 0);
@@ -65,10 +65,10 @@ int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
 		*hrp = known_hrps[i];
 		return 0;
 	}
-	snprintf(err, errlen,
-	         "unknown address prefix \"%s\" (known: bc, tb, bcrt, ltc, "
-	         "tltc, rltc)",
-	         h);
+	hj_say(err, errlen,
+	       "unknown address prefix \"%s\" (known: bc, tb, bcrt, ltc, "
+	       "tltc, rltc)",
+	       h);
 	return -EINVAL;
 }
 
@@ -102,7 +102,7 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
 
 	memset(out, 0, sizeof *out);
 	if (hj_btc_tx_sum_to(tx, dealer_script, script_len, &value, &count)) {
-		snprintf(err, errlen, "outputs to the dealer overflow 64 bits");
+		hj_say(err, errlen, "outputs to the dealer overflow 64 bits");
 		return -ERANGE;
 	}
 	int has_data =

@@ -20,6 +20,7 @@
 #include "payee.h"
 #include "push.h"
 #include "quote.h"
+#include "say.h"
 #include "table.h"
 
 struct btc {
@@ -107,7 +108,7 @@ static void qreq_unlink(struct qreq *q)
 static int get_hash(json_t *v, uint8_t out[32], char *why, size_t n)
 {
 	if (!json_is_string(v)) {
-		snprintf(why, n, "not a string");
+		hj_say(why, n, "not a string");
 		return -EINVAL;
 	}
 	return hj_hex_decode_exact(json_string_value(v), json_string_length(v),
@@ -163,7 +164,7 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 	uint8_t *raw = NULL;
 	hj_btc_block blk;
 	hj_btc_tx tx;
-	char why[256];
+	char why[HJ_ERRLEN];
 	int rc = -EINVAL;
 
 	if (!json_is_string(hex)) {
@@ -173,7 +174,7 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 	len = json_string_length(hex);
 	raw = malloc(len / 2 + 1);
 	if (!raw) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (hj_hex_decode(json_string_value(hex), len, HJ_HEX_BARE, raw,
@@ -205,7 +206,7 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 				hj_chain_tx *p =
 				    realloc(cb->all, ncap * sizeof *p);
 				if (!p) {
-					snprintf(err, errlen, "out of memory");
+					hj_say(err, errlen, "out of memory");
 					rc = -ENOMEM;
 					goto out;
 				}
@@ -217,7 +218,7 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 		}
 		if (r->pcb) {
 			if (read_payments(r, height, &tx)) {
-				snprintf(err, errlen, "out of memory");
+				hj_say(err, errlen, "out of memory");
 				rc = -ENOMEM;
 				goto out;
 			}
@@ -233,7 +234,7 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 			size_t ncap = cap ? 2 * cap : 4;
 			hj_action *p = realloc(cb->txs, ncap * sizeof *p);
 			if (!p) {
-				snprintf(err, errlen, "out of memory");
+				hj_say(err, errlen, "out of memory");
 				rc = -ENOMEM;
 				goto out;
 			}
@@ -250,7 +251,7 @@ static int read_block(struct breq *r, size_t i, json_t *hex, char *err,
 	rc = 0;
 	goto out;
 bad:
-	snprintf(err, errlen, "block %" PRIu64 ": %s", height, why);
+	hj_say(err, errlen, "block %" PRIu64 ": %s", height, why);
 out:
 	free(raw);
 	return rc;
@@ -259,7 +260,7 @@ out:
 static void on_blocks(void *arg, json_t *result, const char *error)
 {
 	struct breq *r = arg;
-	char err[400];
+	char err[HJ_ERRLEN];
 
 	if (error) {
 		breq_done(r, error);
@@ -320,7 +321,7 @@ static json_t *getblock_params(struct breq *r, size_t i)
 static void on_hashes(void *arg, json_t *result, const char *error)
 {
 	struct breq *r = arg;
-	char why[160], err[256];
+	char why[HJ_ERRLEN], err[HJ_ERRLEN];
 
 	if (error) {
 		breq_done(r, error);
@@ -334,9 +335,8 @@ static void on_hashes(void *arg, json_t *result, const char *error)
 	for (size_t i = 0; i < r->n; i++) {
 		if (get_hash(json_array_get(result, i), r->blocks[i].hash, why,
 		             sizeof why)) {
-			snprintf(err, sizeof err,
-			         "getblockhash %" PRIu64 ": %s", r->from + i,
-			         why);
+			hj_say(err, sizeof err, "getblockhash %" PRIu64 ": %s",
+			       r->from + i, why);
 			breq_done(r, err);
 			return;
 		}
@@ -407,8 +407,8 @@ static int btc_payee(hj_backend *be, const hj_id *recipient,
 
 	memset(out, 0, sizeof *out);
 	if (recipient->len != HJ_XONLY_LEN) {
-		snprintf(err, errlen, "not an x-only key: %u bytes",
-		         (unsigned)recipient->len);
+		hj_say(err, errlen, "not an x-only key: %u bytes",
+		       (unsigned)recipient->len);
 		return -EINVAL;
 	}
 	if (hj_taproot_output_key(b->secp, recipient->b, q, err, errlen) ||
@@ -454,7 +454,7 @@ static void on_identity(void *arg, json_t *result, const char *error)
 	struct btc *b = q->b;
 	json_t *info = json_array_get(result, 0);
 	json_t *chain = json_object_get(info, "chain");
-	char why[200], msg[400], shown[80], id[160], genesis[65];
+	char why[HJ_ERRLEN], msg[HJ_ERRLEN], shown[80], id[160], genesis[65];
 	const char *hrp;
 	uint8_t g[32];
 	int permanent = 0;
@@ -476,15 +476,15 @@ static void on_identity(void *arg, json_t *result, const char *error)
 		goto fail;
 	}
 	if (get_hash(json_array_get(result, 1), g, why, sizeof why)) {
-		snprintf(msg, sizeof msg, "getblockhash 0: %s", why);
+		hj_say(msg, sizeof msg, "getblockhash 0: %s", why);
 		goto fail;
 	}
 	if (hj_taproot_hrp(b->coin, json_string_value(chain), &hrp, why,
 	                   sizeof why)) {
-		snprintf(msg, sizeof msg,
-		         "the node runs %s network \"%s\": %s; check [chain] "
-		         "coin",
-		         b->coin, json_string_value(chain), why);
+		hj_say(msg, sizeof msg,
+		       "the node runs %s network \"%s\": %s; check [chain] "
+		       "coin",
+		       b->coin, json_string_value(chain), why);
 		permanent = 1;
 		goto fail;
 	}
@@ -619,13 +619,13 @@ int hj_btc_backend_new(hj_rpc *rpc, const char *coin, const hj_dealer *dealer,
 	*out = NULL;
 	b = calloc(1, sizeof *b);
 	if (!b) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	b->base.ops = &hj_btc_backend_ops;
 	b->rpc = rpc;
 	if (strlen(coin) >= sizeof b->coin) {
-		snprintf(err, errlen, "unknown coin");
+		hj_say(err, errlen, "unknown coin");
 		free(b);
 		return -EINVAL;
 	}

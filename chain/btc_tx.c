@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hex.h"
+#include "say.h"
 #include "sha256.h"
 
 /* Least bytes one item can take, to bound counts by the bytes left. */
@@ -77,7 +78,7 @@ struct rd {
 __attribute__((format(printf, 3, 4))) static void
 say(const struct rd *r, size_t at, const char *fmt, ...)
 {
-	char what[160];
+	char what[HJ_ERRLEN];
 	va_list ap;
 
 	if (r->err == NULL || r->errlen == 0)
@@ -86,10 +87,10 @@ say(const struct rd *r, size_t at, const char *fmt, ...)
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	if (r->tx >= 0)
-		snprintf(r->err, r->errlen, "tx %" PRId64 ": offset %zu: %s",
-		         r->tx, at, what);
+		hj_say(r->err, r->errlen, "tx %" PRId64 ": offset %zu: %s",
+		       r->tx, at, what);
 	else
-		snprintf(r->err, r->errlen, "offset %zu: %s", at, what);
+		hj_say(r->err, r->errlen, "offset %zu: %s", at, what);
 }
 
 /* The message, then -EINVAL.  A macro, so that the compiler sees every

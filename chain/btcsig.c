@@ -10,6 +10,8 @@
 #include <secp256k1_extrakeys.h>
 #include <secp256k1_schnorrsig.h>
 
+#include "say.h"
+
 static const char action_tag[] = "HashJack/action";
 
 /* Smallest payload that can carry a tail: magic, version, action. */
@@ -45,8 +47,7 @@ int hj_btc_action_hash(const hj_btc_msg *m, uint8_t out[32])
 
 static void say(char *err, size_t errlen, const char *msg)
 {
-	if (err != NULL && errlen > 0)
-		snprintf(err, errlen, "%s", msg);
+	hj_say(err, errlen, "%s", msg);
 }
 
 int hj_btc_pubkey(const hj_secp *ctx, const uint8_t sk[HJ_BTC_SECKEY_LEN],
@@ -188,11 +189,10 @@ int hj_btc_payload_sign(const hj_secp *ctx, const uint8_t sk[HJ_BTC_SECKEY_LEN],
 	hj_btc_msg m;
 
 	if (split(genesis, seq, p, n, &m)) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "payload of %zu bytes cannot carry a signed "
-			         "action (%d to %d)",
-			         n, BODY_MIN + HJ_BTC_TAIL_LEN, HJ_PAYLOAD_MAX);
+		hj_say(err, errlen,
+		       "payload of %zu bytes cannot carry a signed "
+		       "action (%d to %d)",
+		       n, BODY_MIN + HJ_BTC_TAIL_LEN, HJ_PAYLOAD_MAX);
 		return -EINVAL;
 	}
 	return hj_btc_action_sign(ctx, sk, &m, p + n - HJ_BTC_SIG_LEN, err,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hex.h"
+#include "say.h"
 
 int hj_dealer_parse(hj_family fam, const char *s, size_t len, hj_dealer *out,
                     char *why, size_t n)
@@ -22,7 +23,7 @@ int hj_dealer_parse(hj_family fam, const char *s, size_t len, hj_dealer *out,
 		return 0;
 	}
 	if (memchr(s, '\0', len) != NULL) {
-		snprintf(why, n, "it holds a NUL");
+		hj_say(why, n, "it holds a NUL");
 		return -EINVAL;
 	}
 	/* Longer than any segwit address: the decoder says so from the first

@@ -19,6 +19,7 @@
  * closed.
  */
 #include "driver.h"
+#include "say.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -237,7 +238,7 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 {
 	struct batch *b = arg;
 	hj_driver *d = b->d;
-	char why[96];
+	char why[HJ_ERRLEN];
 
 	if (d->dead)
 		return;

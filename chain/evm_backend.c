@@ -17,6 +17,7 @@
 #include "hex.h"
 #include "payee.h"
 #include "push.h"
+#include "say.h"
 
 struct evm {
 	hj_backend base;
@@ -99,15 +100,15 @@ static int get_hash(json_t *o, const char *key, uint8_t out[32], char *err,
 {
 	size_t len;
 	const char *s = str_member(o, key, &len);
-	char why[96];
+	char why[HJ_ERRLEN];
 
 	if (!s) {
-		snprintf(err, errlen, "\"%s\" missing or not a string", key);
+		hj_say(err, errlen, "\"%s\" missing or not a string", key);
 		return -EINVAL;
 	}
 	if (hj_hex_decode_exact(s, len, HJ_HEX_REQUIRED, out, 32, why,
 	                        sizeof why)) {
-		snprintf(err, errlen, "\"%s\": %s", key, why);
+		hj_say(err, errlen, "\"%s\": %s", key, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -118,14 +119,14 @@ static int get_quantity(json_t *o, const char *key, unsigned __int128 *out,
 {
 	size_t len;
 	const char *s = str_member(o, key, &len);
-	char why[96];
+	char why[HJ_ERRLEN];
 
 	if (!s) {
-		snprintf(err, errlen, "\"%s\" missing or not a string", key);
+		hj_say(err, errlen, "\"%s\" missing or not a string", key);
 		return -EINVAL;
 	}
 	if (hj_hex_quantity(s, len, out, why, sizeof why)) {
-		snprintf(err, errlen, "\"%s\": %s", key, why);
+		hj_say(err, errlen, "\"%s\": %s", key, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -143,7 +144,7 @@ static int get_address(json_t *tx, const char *key, uint8_t addr[20], char *err,
 	if (!json_is_string(v) ||
 	    hj_hex_decode_exact(json_string_value(v), json_string_length(v),
 	                        HJ_HEX_REQUIRED, addr, 20, NULL, 0)) {
-		snprintf(err, errlen, "\"%s\" is not an address", key);
+		hj_say(err, errlen, "\"%s\" is not an address", key);
 		return -EINVAL;
 	}
 	return 1;
@@ -154,14 +155,14 @@ static int to_dealer(struct evm *e, json_t *tx, char *err, size_t errlen)
 {
 	json_t *to = json_object_get(tx, "to");
 	uint8_t addr[20];
-	char why[96];
+	char why[HJ_ERRLEN];
 
 	if (to == NULL || json_is_null(to))
 		return 0; /* contract creation */
 	if (!json_is_string(to) ||
 	    hj_hex_decode_exact(json_string_value(to), json_string_length(to),
 	                        HJ_HEX_REQUIRED, addr, 20, why, sizeof why)) {
-		snprintf(err, errlen, "\"to\" is not an address");
+		hj_say(err, errlen, "\"to\" is not an address");
 		return -EINVAL;
 	}
 	return memcmp(addr, e->dealer, 20) == 0;
@@ -177,39 +178,39 @@ static int read_tx(json_t *tx, int success, hj_action *out, char *err,
 	const char *in;
 	uint8_t *input = NULL;
 	size_t ninput = 0;
-	char why[96];
+	char why[HJ_ERRLEN];
 
 	if (get_hash(tx, "hash", hash, err, errlen))
 		return -EINVAL;
 	in = str_member(tx, "from", &len);
 	if (!in || hj_hex_decode_exact(in, len, HJ_HEX_REQUIRED, from, 20, why,
 	                               sizeof why)) {
-		snprintf(err, errlen, "\"from\" is not an address");
+		hj_say(err, errlen, "\"from\" is not an address");
 		return -EINVAL;
 	}
 	if (get_quantity(tx, "value", &value, err, errlen) ||
 	    get_quantity(tx, "transactionIndex", &index, err, errlen))
 		return -EINVAL;
 	if (index > UINT32_MAX) {
-		snprintf(err, errlen, "\"transactionIndex\" out of range");
+		hj_say(err, errlen, "\"transactionIndex\" out of range");
 		return -EINVAL;
 	}
 	in = str_member(tx, "input", &len);
 	if (!in) {
-		snprintf(err, errlen, "\"input\" missing or not a string");
+		hj_say(err, errlen, "\"input\" missing or not a string");
 		return -EINVAL;
 	}
 	if (len > 2) {
 		input = malloc(len / 2);
 		if (!input) {
-			snprintf(err, errlen, "out of memory");
+			hj_say(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 	}
 	if (hj_hex_decode(in, len, HJ_HEX_REQUIRED, input, len / 2, &ninput,
 	                  why, sizeof why)) {
 		free(input);
-		snprintf(err, errlen, "\"input\": %s", why);
+		hj_say(err, errlen, "\"input\": %s", why);
 		return -EINVAL;
 	}
 	hj_evm_tx etx = {.hash = hash,
@@ -237,7 +238,7 @@ static int read_all(struct breq *r, size_t i, json_t *txs, size_t *bad,
 	hj_chain_block *cb = &r->blocks[i];
 	size_t ntx = json_array_size(txs), room = 0, off = 0, len;
 	const char *s;
-	char what[96];
+	char what[HJ_ERRLEN];
 
 	for (size_t k = 0; k < ntx; k++)
 		if ((s = str_member(json_array_get(txs, k), "input", &len)))
@@ -245,7 +246,7 @@ static int read_all(struct breq *r, size_t i, json_t *txs, size_t *bad,
 	cb->all = calloc(ntx ? ntx : 1, sizeof *cb->all);
 	cb->bytes = malloc(room ? room : 1);
 	if (!cb->all || !cb->bytes) {
-		snprintf(why, n, "out of memory");
+		hj_say(why, n, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < ntx; k++) {
@@ -260,15 +261,15 @@ static int read_all(struct breq *r, size_t i, json_t *txs, size_t *bad,
 		    get_quantity(tx, "transactionIndex", &index, why, n))
 			return -EINVAL;
 		if (index != k) {
-			snprintf(why, n,
-			         "\"transactionIndex\" is not its position "
-			         "in the block");
+			hj_say(why, n,
+			       "\"transactionIndex\" is not its position "
+			       "in the block");
 			return -EINVAL;
 		}
 		s = str_member(tx, "from", &len);
 		if (!s || hj_hex_decode_exact(s, len, HJ_HEX_REQUIRED, t->from,
 		                              20, what, sizeof what)) {
-			snprintf(why, n, "\"from\" is not an address");
+			hj_say(why, n, "\"from\" is not an address");
 			return -EINVAL;
 		}
 		to = json_object_get(tx, "to");
@@ -278,7 +279,7 @@ static int read_all(struct breq *r, size_t i, json_t *txs, size_t *bad,
 			                        json_string_length(to),
 			                        HJ_HEX_REQUIRED, t->to, 20,
 			                        what, sizeof what)) {
-				snprintf(why, n, "\"to\" is not an address");
+				hj_say(why, n, "\"to\" is not an address");
 				return -EINVAL;
 			}
 			t->has_to = 1;
@@ -288,8 +289,8 @@ static int read_all(struct breq *r, size_t i, json_t *txs, size_t *bad,
 		if (!s ||
 		    hj_hex_decode(s, len, HJ_HEX_REQUIRED, cb->bytes + off,
 		                  room - off, &got, what, sizeof what)) {
-			snprintf(why, n, "\"input\": %s",
-			         s ? what : "missing or not a string");
+			hj_say(why, n, "\"input\": %s",
+			       s ? what : "missing or not a string");
 			return -EINVAL;
 		}
 		t->data = cb->bytes + off;
@@ -313,7 +314,7 @@ static int read_payment(struct breq *r, size_t i, json_t *tx, char *err,
 	int rc = get_address(tx, "from", from, err, errlen);
 
 	if (rc == 0) {
-		snprintf(err, errlen, "\"from\" is not an address");
+		hj_say(err, errlen, "\"from\" is not an address");
 		return -EINVAL;
 	}
 	if (rc < 0 || (rc = get_address(tx, "to", to, err, errlen)) < 0)
@@ -343,13 +344,13 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 	hj_chain_block *cb = &r->blocks[i];
 	uint64_t want = r->from + i;
 	unsigned __int128 num;
-	char why[160];
+	char why[HJ_ERRLEN];
 	json_t *txs;
 	size_t k, ntx = 0;
 
 	if (json_is_null(b)) {
-		snprintf(err, errlen, "block %" PRIu64 " not available yet",
-		         want);
+		hj_say(err, errlen, "block %" PRIu64 " not available yet",
+		       want);
 		return -EAGAIN;
 	}
 	if (!json_is_object(b) ||
@@ -391,7 +392,7 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 		return 0;
 	cb->txs = ntx ? calloc(ntx, sizeof *cb->txs) : NULL;
 	if (ntx && !cb->txs) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (k = 0; k < json_array_size(txs); k++) {
@@ -408,7 +409,7 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 	if (r->e->keep_all) {
 		int rc = read_all(r, i, txs, &k, why, sizeof why);
 		if (rc == -ENOMEM) {
-			snprintf(err, errlen, "out of memory");
+			hj_say(err, errlen, "out of memory");
 			return rc;
 		}
 		if (rc)
@@ -416,11 +417,11 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 	}
 	return 0;
 bad_tx:
-	snprintf(err, errlen, "block %" PRIu64 " transaction %zu: %s", want, k,
-	         why);
+	hj_say(err, errlen, "block %" PRIu64 " transaction %zu: %s", want, k,
+	       why);
 	return -EINVAL;
 bad:
-	snprintf(err, errlen, "block %" PRIu64 ": %s", want, why);
+	hj_say(err, errlen, "block %" PRIu64 ": %s", want, why);
 	return -EINVAL;
 }
 
@@ -450,7 +451,7 @@ static int receipt_status(json_t *rc, const uint8_t txid[32],
                           const uint8_t block[32], unsigned __int128 *status)
 {
 	uint8_t h[32];
-	char why[160];
+	char why[HJ_ERRLEN];
 
 	if (json_is_null(rc))
 		return RECEIPT_NONE;
@@ -469,7 +470,7 @@ static int receipt_status(json_t *rc, const uint8_t txid[32],
  * nothing and are dropped. */
 static void on_pay_receipts(struct breq *r, json_t *result)
 {
-	char err[256], hex[67];
+	char err[HJ_ERRLEN], hex[67];
 	size_t kept = 0;
 
 	for (size_t k = 0; k < r->npays; k++) {
@@ -502,7 +503,7 @@ static void on_pay_receipts(struct breq *r, json_t *result)
 static void on_receipts(void *arg, json_t *result, const char *error)
 {
 	struct breq *r = arg;
-	char err[256];
+	char err[HJ_ERRLEN];
 	size_t k = 0;
 
 	if (error) {
@@ -517,7 +518,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 		for (size_t j = 0; j < r->blocks[i].ntx; j++, k++) {
 			hj_action *a = &r->blocks[i].txs[j];
 			unsigned __int128 status = 0;
-			char why[256];
+			char why[HJ_ERRLEN];
 			int got =
 			    receipt_status(json_array_get(result, k), a->txid.b,
 			                   r->blocks[i].hash, &status);
@@ -562,7 +563,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 static void on_blocks(void *arg, json_t *result, const char *error)
 {
 	struct breq *r = arg;
-	char err[320];
+	char err[HJ_ERRLEN];
 	size_t ntx = 0;
 
 	if (error) {
@@ -712,8 +713,8 @@ static int evm_payee(hj_backend *b, const hj_id *recipient, hj_chain_payee *out,
 {
 	(void)b;
 	if (recipient->len != 20) {
-		snprintf(err, errlen, "not an address: %u bytes",
-		         (unsigned)recipient->len);
+		hj_say(err, errlen, "not an address: %u bytes",
+		       (unsigned)recipient->len);
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof *out);
@@ -760,7 +761,7 @@ static void on_quantity(void *arg, json_t *result, const char *error)
 {
 	struct qreq *q = arg;
 	unsigned __int128 v = 0;
-	char why[96], msg[160];
+	char why[HJ_ERRLEN], msg[HJ_ERRLEN];
 	const char *err = error;
 
 	qreq_unlink(q);
@@ -824,7 +825,7 @@ static void on_final_tip(void *arg, json_t *result, const char *error)
 	struct qreq *q = arg;
 	const char *tag = hj_finality_name(q->how);
 	unsigned __int128 v = 0;
-	char why[96], msg[200];
+	char why[HJ_ERRLEN], msg[HJ_ERRLEN];
 	const char *err = error;
 
 	qreq_unlink(q);
@@ -857,7 +858,7 @@ static void on_final_block(void *arg, json_t *result, const hj_rpc_error *error)
 	struct qreq *q = arg;
 	const char *tag = hj_finality_name(q->how);
 	unsigned __int128 v = 0;
-	char why[96], msg[400];
+	char why[HJ_ERRLEN], msg[HJ_ERRLEN];
 
 	if (error) {
 		snprintf(msg, sizeof msg, "the node's \"%s\" block: %s", tag,

@@ -15,11 +15,7 @@
 #include "rlp.h"
 #include "say.h"
 
-#define SAY(...)                                                               \
-	do {                                                                   \
-		if (err != NULL && errlen > 0)                                 \
-			snprintf(err, errlen, __VA_ARGS__);                    \
-	} while (0)
+#define SAY(...) hj_say(err, errlen, __VA_ARGS__)
 
 int hj_evm_pubkey(const hj_secp *ctx, const uint8_t sk[HJ_EVM_SECKEY_LEN],
                   uint8_t pub[HJ_EVM_PUBKEY_LEN], char *err, size_t errlen)

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "say.h"
+
 int hj_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -26,8 +28,7 @@ static void show_char(unsigned char c, char buf[8])
 
 static void say(char *err, size_t errlen, const char *msg)
 {
-	if (err != NULL && errlen > 0)
-		snprintf(err, errlen, "%s", msg);
+	hj_say(err, errlen, "%s", msg);
 }
 
 /*
@@ -50,10 +51,8 @@ static int scan(const char *s, size_t len, hj_hex_prefix prefix,
 			char c[8];
 
 			show_char((unsigned char)s[i], c);
-			if (err != NULL && errlen > 0)
-				snprintf(err, errlen,
-				         "%s at offset %zu is not a hex digit",
-				         c, i);
+			hj_say(err, errlen,
+			       "%s at offset %zu is not a hex digit", c, i);
 			return -EINVAL;
 		}
 	}
@@ -80,16 +79,12 @@ int hj_hex_decode(const char *s, size_t len, hj_hex_prefix prefix, uint8_t *out,
 	if (rc)
 		return rc;
 	if (nd % 2) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "odd number of hex digits (%zu)",
-			         nd);
+		hj_say(err, errlen, "odd number of hex digits (%zu)", nd);
 		return -EINVAL;
 	}
 	if (nd / 2 > cap) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "too long: %zu bytes, at most %zu allowed",
-			         nd / 2, cap);
+		hj_say(err, errlen, "too long: %zu bytes, at most %zu allowed",
+		       nd / 2, cap);
 		return -EINVAL;
 	}
 	fill(d, nd / 2, out);
@@ -109,10 +104,8 @@ int hj_hex_decode_exact(const char *s, size_t len, hj_hex_prefix prefix,
 	if (rc)
 		return rc;
 	if (nd != 2 * n) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "%zu hex digits expected, found %zu", 2 * n,
-			         nd);
+		hj_say(err, errlen, "%zu hex digits expected, found %zu", 2 * n,
+		       nd);
 		return -EINVAL;
 	}
 	fill(d, n, out);
@@ -143,25 +136,21 @@ int hj_hex_quantity(const char *s, size_t len, unsigned __int128 *out,
 	size_t i = 2;
 
 	if (len < 3 || s[0] != '0' || s[1] != 'x') {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "not a quantity (\"0x\" and hex "
-			         "digits expected)");
+		hj_say(err, errlen,
+		       "not a quantity (\"0x\" and hex "
+		       "digits expected)");
 		return -EINVAL;
 	}
 	while (i < len - 1 && s[i] == '0')
 		i++;
 	if (len - i > 32) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "quantity above 2^128 - 1");
+		hj_say(err, errlen, "quantity above 2^128 - 1");
 		return -ERANGE;
 	}
 	for (; i < len; i++) {
 		int d = hj_hex_digit((unsigned char)s[i]);
 		if (d < 0) {
-			if (err != NULL && errlen > 0)
-				snprintf(err, errlen,
-				         "not a hex digit at offset %zu", i);
+			hj_say(err, errlen, "not a hex digit at offset %zu", i);
 			return -EINVAL;
 		}
 		v = v << 4 | (unsigned)d;

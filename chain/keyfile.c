@@ -241,7 +241,7 @@ static int btc_parse(const hj_secp *ctx, const char *path, const char *buf,
 {
 	uint8_t said[HJ_XONLY_LEN];
 	unsigned long line = 0, key_line = 0, p_line = 0;
-	char why[200], hex[2 * HJ_XONLY_LEN + 3];
+	char why[HJ_ERRLEN], hex[2 * HJ_XONLY_LEN + 3];
 	size_t at = 0;
 
 	while (at < n) {

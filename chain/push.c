@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "quote.h"
+#include "say.h"
 #include "wsclient.h"
 
 /* The Bitcoin family's client waits this much longer than the node. */
@@ -49,7 +50,7 @@ struct hj_push {
 	hj_wsc *ws;   /* the session's connection, until its closed */
 	int dropping; /* hj_wsc_close was called for why */
 	char sub[HJ_PUSH_MAX_SUB + 1]; /* "" until subscribed */
-	char why[1024];
+	char why[HJ_ERRLEN];
 
 	/* Bitcoin family */
 	hj_rpc *rpc;          /* the session's client */
@@ -259,7 +260,7 @@ static void ws_open(void *arg)
 static void ws_message(void *arg, const char *text, size_t len)
 {
 	hj_push *p = arg;
-	char out[256], why[320];
+	char out[256], why[HJ_ERRLEN];
 
 	if (p->dropping)
 		return;
@@ -353,7 +354,7 @@ static void on_rpc_retry(void *arg, const char *what, unsigned attempt,
 
 static void start_session(hj_push *p)
 {
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	if (p->kind == HJ_PUSH_EVM) {
 		if (hj_wsc_open(p->loop, p->url, HJ_PUSH_MAX_MESSAGE, &ws_cbs,
@@ -374,7 +375,7 @@ static void on_timer(uv_timer_t *t)
 {
 	hj_push *p = t->data;
 	enum timer_use use = p->timer_use;
-	char why[HJ_WSC_MAX_URL + 64];
+	char why[HJ_ERRLEN];
 
 	p->timer_use = T_IDLE;
 	if (use == T_RECONNECT) {
@@ -401,23 +402,23 @@ int hj_push_new(const hj_push_opts *o, hj_push **out, char *err, size_t errlen)
 	*out = NULL;
 	if (!o->loop || !o->wake || !o->state ||
 	    (o->kind != HJ_PUSH_EVM && o->kind != HJ_PUSH_BTC)) {
-		snprintf(err, errlen,
-		         "push: no loop, no callback or an "
-		         "unknown kind");
+		hj_say(err, errlen,
+		       "push: no loop, no callback or an "
+		       "unknown kind");
 		return -EINVAL;
 	}
 	if (o->kind == HJ_PUSH_EVM ? !o->url : !o->rpc || !o->rpc->url) {
-		snprintf(err, errlen, "push: no URL");
+		hj_say(err, errlen, "push: no URL");
 		return -EINVAL;
 	}
 	if (o->wait_ms > 86400000u) {
-		snprintf(err, errlen, "push: a wait above 24 h");
+		hj_say(err, errlen, "push: a wait above 24 h");
 		return -EINVAL;
 	}
 	p = calloc(1, sizeof *p);
 	if (!p || (o->kind == HJ_PUSH_EVM && !(p->url = strdup(o->url)))) {
 		free(p);
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	p->loop = o->loop;
@@ -429,8 +430,8 @@ int hj_push_new(const hj_push_opts *o, hj_push **out, char *err, size_t errlen)
 	if (p->bmax < p->bmin) {
 		free(p->url);
 		free(p);
-		snprintf(err, errlen,
-		         "push: backoff_max_ms below backoff_min_ms");
+		hj_say(err, errlen,
+		       "push: backoff_max_ms below backoff_min_ms");
 		return -EINVAL;
 	}
 	p->backoff = p->bmin;

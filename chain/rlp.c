@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "say.h"
+
 #define STR_SHORT  0x80 /* + length, for strings of 0..55 bytes */
 #define STR_LONG   0xb7 /* + length of the length */
 #define LIST_SHORT 0xc0
@@ -161,8 +163,7 @@ int hj_rlp_finish(const hj_rlp *r, size_t *len)
  * from the function that uses it. */
 #define BAD(...)                                                               \
 	do {                                                                   \
-		if (err != NULL && errlen > 0)                                 \
-			snprintf(err, errlen, __VA_ARGS__);                    \
+		hj_say(err, errlen, __VA_ARGS__);                              \
 		return -EINVAL;                                                \
 	} while (0)
 
@@ -231,22 +232,18 @@ int hj_rlp_get_u128(const hj_rlp_item *it, const char *what,
 	unsigned __int128 v = 0;
 
 	if (it->is_list) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "%s: a list, expected an integer",
-			         what);
+		hj_say(err, errlen, "%s: a list, expected an integer", what);
 		return -EINVAL;
 	}
 	if (it->len > 0 && it->p[0] == 0) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "%s: integer with a leading zero byte", what);
+		hj_say(err, errlen, "%s: integer with a leading zero byte",
+		       what);
 		return -EINVAL;
 	}
 	if (it->len > 16) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "%s: integer of %zu bytes, at most 16 allowed",
-			         what, it->len);
+		hj_say(err, errlen,
+		       "%s: integer of %zu bytes, at most 16 allowed", what,
+		       it->len);
 		return -ERANGE;
 	}
 	for (size_t i = 0; i < it->len; i++)
@@ -264,10 +261,9 @@ int hj_rlp_get_u64(const hj_rlp_item *it, const char *what, uint64_t *out,
 	if (rc)
 		return rc;
 	if (v > UINT64_MAX) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "%s: integer of %zu bytes, at most 8 allowed",
-			         what, it->len);
+		hj_say(err, errlen,
+		       "%s: integer of %zu bytes, at most 8 allowed", what,
+		       it->len);
 		return -ERANGE;
 	}
 	*out = (uint64_t)v;

@@ -44,8 +44,8 @@
 #include <string.h>
 
 #include "rpc_impl.h"
+#include "say.h"
 
-#define MSG_MAX HJ_RPC__MSG_MAX
 /* Answers this long are parsed on the thread pool (see the top). */
 #define PARSE_AWAY 32768
 
@@ -213,7 +213,7 @@ static void schedule_retry(hj_rpc *c, hj_rpc__req *r, const char *msg,
 {
 	unsigned base = backoff(c, r->attempt), delay;
 	hj_rpc__req **pp = &c->waiting;
-	char what[MSG_MAX + 96];
+	char what[HJ_ERRLEN];
 	uint64_t now = uv_now(c->loop);
 
 	/* Jitter: a random delay in [base - base/2, base]. */
@@ -230,10 +230,10 @@ static void schedule_retry(hj_rpc *c, hj_rpc__req *r, const char *msg,
 	}
 	if ((c->max_attempts != 0 && r->attempt >= c->max_attempts) ||
 	    (c->give_up_ms != 0 && now + delay - r->first > c->give_up_ms)) {
-		snprintf(what, sizeof what,
-		         "gave up after %u attempt%s in %.1f s: %s", r->attempt,
-		         r->attempt == 1 ? "" : "s",
-		         (double)(now - r->first) / 1000.0, msg);
+		hj_say(what, sizeof what,
+		       "gave up after %u attempt%s in %.1f s: %s", r->attempt,
+		       r->attempt == 1 ? "" : "s",
+		       (double)(now - r->first) / 1000.0, msg);
 		hj_rpc__complete(c, r, NULL, what);
 		return;
 	}
@@ -246,7 +246,7 @@ static void schedule_retry(hj_rpc *c, hj_rpc__req *r, const char *msg,
 	if (c->waiting == r)
 		arm_retry_timer(c);
 	if (c->on_retry != NULL) {
-		snprintf(what, sizeof what, "%s: %s", r->label, msg);
+		hj_say(what, sizeof what, "%s: %s", r->label, msg);
 		c->on_retry(c->arg, what, r->attempt, delay);
 	}
 }
@@ -257,7 +257,7 @@ static void schedule_retry(hj_rpc *c, hj_rpc__req *r, const char *msg,
 static void complete_x(hj_rpc *c, hj_rpc__req *r, json_t *result,
                        const hj_rpc_error *e)
 {
-	char what[MSG_MAX + 96];
+	char what[HJ_ERRLEN];
 	hj_rpc_error ex;
 
 	req_unlink(c, r);
@@ -266,7 +266,7 @@ static void complete_x(hj_rpc *c, hj_rpc__req *r, json_t *result,
 	        : e->kind == HJ_RPC_ERR_NODE ? HJ_RPC_ERROR
 	                                     : HJ_RPC_FAILED);
 	if (e != NULL) {
-		snprintf(what, sizeof what, "%s: %s", r->label, e->text);
+		hj_say(what, sizeof what, "%s: %s", r->label, e->text);
 		ex = *e;
 		ex.text = what;
 		if (ex.message == NULL)
@@ -320,7 +320,7 @@ void hj_rpc__node_error(hj_rpc *c, hj_rpc__req *r, json_t *errobj,
  * and is retried like any other; r may be freed on return. */
 static void start_attempt(hj_rpc *c, hj_rpc__req *r)
 {
-	char msg[MSG_MAX];
+	char msg[HJ_ERRLEN];
 	int rc;
 
 	if (r->attempt++ == 0)
@@ -400,7 +400,7 @@ static void parse_done(uv_work_t *w, int status)
 void hj_rpc__answered(hj_rpc *c, hj_rpc__req *r)
 {
 	json_t *result = NULL, *errobj = NULL;
-	char msg[MSG_MAX];
+	char msg[HJ_ERRLEN];
 	int rc;
 
 	r->work.data = r;
@@ -421,42 +421,42 @@ void hj_rpc__answered(hj_rpc *c, hj_rpc__req *r)
 static int check_opts(const hj_rpc_opts *o, char *err, size_t errlen)
 {
 	if (o->url == NULL) {
-		snprintf(err, errlen, "no URL");
+		hj_say(err, errlen, "no URL");
 		return -EINVAL;
 	}
 	if (o->max_response == 0 || o->timeout_ms == 0 ||
 	    o->max_inflight == 0 || o->backoff_min_ms == 0 ||
 	    o->backoff_max_ms < o->backoff_min_ms) {
-		snprintf(err, errlen,
-		         "max_response, timeout_ms, max_inflight and "
-		         "backoff_min_ms must be above 0 and backoff_max_ms "
-		         "at least backoff_min_ms");
+		hj_say(err, errlen,
+		       "max_response, timeout_ms, max_inflight and "
+		       "backoff_min_ms must be above 0 and backoff_max_ms "
+		       "at least backoff_min_ms");
 		return -EINVAL;
 	}
 	if (o->user == NULL && o->password != NULL) {
-		snprintf(err, errlen, "a password without a user");
+		hj_say(err, errlen, "a password without a user");
 		return -EINVAL;
 	}
 	if (o->cookie_file != NULL && (o->user != NULL || o->bearer != NULL)) {
-		snprintf(err, errlen,
-		         "a cookie file excludes basic auth (user) and a "
-		         "bearer token");
+		hj_say(err, errlen,
+		       "a cookie file excludes basic auth (user) and a "
+		       "bearer token");
 		return -EINVAL;
 	}
 	if (o->user != NULL && o->bearer != NULL) {
-		snprintf(err, errlen,
-		         "basic auth (user) and a bearer token exclude each "
-		         "other");
+		hj_say(err, errlen,
+		       "basic auth (user) and a bearer token exclude each "
+		       "other");
 		return -EINVAL;
 	}
 	if (o->bearer != NULL &&
 	    (o->bearer[0] == '\0' || strpbrk(o->bearer, "\r\n") != NULL)) {
-		snprintf(err, errlen,
-		         "the bearer token is empty or holds a line break");
+		hj_say(err, errlen,
+		       "the bearer token is empty or holds a line break");
 		return -EINVAL;
 	}
 	if (o->user != NULL && strchr(o->user, ':') != NULL) {
-		snprintf(err, errlen, "basic auth user holds a ':'");
+		hj_say(err, errlen, "basic auth user holds a ':'");
 		return -EINVAL;
 	}
 	return hj_rpc__check_url(o->url, err, errlen);
@@ -474,7 +474,7 @@ int hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, hj_rpc **out, char *err,
 		return rc;
 	c = calloc(1, sizeof *c);
 	if (c == NULL) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	c->loop = loop;

@@ -12,6 +12,7 @@
 
 #include "quote.h"
 #include "rpc.h"
+#include "say.h"
 
 /* First allocation of a body whose length the server did not announce. */
 #define BODY_MIN 16384
@@ -148,24 +149,22 @@ static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n,
 
 	if (!json_is_object(o)) {
 		show(o, shown, sizeof shown);
-		snprintf(msg, n, "response is not a JSON-RPC object: %s",
-		         shown);
+		hj_say(msg, n, "response is not a JSON-RPC object: %s", shown);
 		return NULL;
 	}
 	v = json_object_get(o, "jsonrpc");
 	if (v != NULL &&
 	    !(json_is_string(v) && strcmp(json_string_value(v), "2.0") == 0)) {
 		show(v, shown, sizeof shown);
-		snprintf(msg, n, "response has \"jsonrpc\": %s, not \"2.0\"",
-		         shown);
+		hj_say(msg, n, "response has \"jsonrpc\": %s, not \"2.0\"",
+		       shown);
 		return NULL;
 	}
 	v = json_object_get(o, "id");
 	if (!json_is_integer(v) || json_integer_value(v) != id) {
 		show(v != NULL ? v : json_null(), shown, sizeof shown);
-		snprintf(msg, n,
-		         "response id %s does not match request id %lld", shown,
-		         (long long)id);
+		hj_say(msg, n, "response id %s does not match request id %lld",
+		       shown, (long long)id);
 		return NULL;
 	}
 	err = json_object_get(o, "error");
@@ -175,11 +174,11 @@ static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n,
 
 		if (json_is_integer(code) && json_is_string(text)) {
 			hj_quote(json_string_value(text), shown, sizeof shown);
-			snprintf(msg, n, "JSON-RPC error %lld: %s",
-			         (long long)json_integer_value(code), shown);
+			hj_say(msg, n, "JSON-RPC error %lld: %s",
+			       (long long)json_integer_value(code), shown);
 		} else {
 			show(err, shown, sizeof shown);
-			snprintf(msg, n, "JSON-RPC error %s", shown);
+			hj_say(msg, n, "JSON-RPC error %s", shown);
 		}
 		if (errobj != NULL)
 			*errobj = err;
@@ -187,8 +186,7 @@ static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n,
 	}
 	res = json_object_get(o, "result");
 	if (res == NULL)
-		snprintf(msg, n,
-		         "response has neither \"result\" nor \"error\"");
+		hj_say(msg, n, "response has neither \"result\" nor \"error\"");
 	return res;
 }
 
@@ -200,7 +198,7 @@ static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
 {
 	json_t **slot = NULL, *out = NULL, *el, *e;
 	size_t i;
-	char why[512];
+	char why[HJ_ERRLEN];
 
 	e = json_object_get(doc, "error");
 	if (e != NULL && !json_is_null(e)) {
@@ -208,16 +206,16 @@ static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
 		char shown[160];
 
 		show(e, shown, sizeof shown);
-		snprintf(msg, n, "batch refused: JSON-RPC error %s", shown);
+		hj_say(msg, n, "batch refused: JSON-RPC error %s", shown);
 		return NULL;
 	}
 	if (!json_is_array(doc)) {
-		snprintf(msg, n, "batch response is not an array");
+		hj_say(msg, n, "batch response is not an array");
 		return NULL;
 	}
 	slot = calloc(nc, sizeof *slot);
 	if (slot == NULL) {
-		snprintf(msg, n, "out of memory");
+		hj_say(msg, n, "out of memory");
 		return NULL;
 	}
 	json_array_foreach(doc, i, el)
@@ -242,23 +240,23 @@ static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
 		}
 		k = json_integer_value(id) - id0;
 		if (slot[k] != NULL) {
-			snprintf(msg, n, "batch response repeats id %lld",
-			         (long long)json_integer_value(id));
+			hj_say(msg, n, "batch response repeats id %lld",
+			       (long long)json_integer_value(id));
 			goto out;
 		}
 		res = check_one(el, json_integer_value(id), why, sizeof why,
 		                NULL);
 		if (res == NULL) {
-			snprintf(msg, n, "call %lld of %zu: %s",
-			         (long long)k + 1, nc, why);
+			hj_say(msg, n, "call %lld of %zu: %s", (long long)k + 1,
+			       nc, why);
 			goto out;
 		}
 		slot[k] = res;
 	}
 	for (i = 0; i < nc; i++) {
 		if (slot[i] == NULL) {
-			snprintf(msg, n, "batch response lacks id %lld",
-			         (long long)(id0 + (json_int_t)i));
+			hj_say(msg, n, "batch response lacks id %lld",
+			       (long long)(id0 + (json_int_t)i));
 			goto out;
 		}
 	}
@@ -270,7 +268,7 @@ static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
 		}
 	}
 	if (out == NULL)
-		snprintf(msg, n, "out of memory");
+		hj_say(msg, n, "out of memory");
 out:
 	free(slot);
 	return out;
@@ -290,9 +288,9 @@ int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
 	doc = json_loadb(body != NULL ? body : "", len, 0, &je);
 	if (doc == NULL) {
 		hj_quote(je.text, shown, sizeof shown);
-		snprintf(msg, msglen,
-		         "response is not JSON: %s at line %d, column %d",
-		         shown, je.line, je.column);
+		hj_say(msg, msglen,
+		       "response is not JSON: %s at line %d, column %d", shown,
+		       je.line, je.column);
 		return -1;
 	}
 	if (batch) {

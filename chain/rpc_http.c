@@ -29,12 +29,12 @@
 
 #include "quote.h"
 #include "rpc_impl.h"
+#include "say.h"
 
 #ifndef HJ_VERSION_STRING
 #define HJ_VERSION_STRING "0"
 #endif
 
-#define MSG_MAX HJ_RPC__MSG_MAX
 /* Bytes of a non-2xx body kept to quote in messages; the rest is dropped. */
 #define SNIPPET_MAX 200
 /* Bytes of a non-2xx body kept for a call that wants the node's error
@@ -285,11 +285,11 @@ static int read_cookie(hj_rpc *c, char *msg, size_t n)
 	char *colon;
 
 	if (f == NULL) {
-		snprintf(msg, n,
-		         "cannot read the cookie file %s: %s (is the node "
-		         "running? set [chain] rpc_cookie_file to its "
-		         "<datadir>/<network>/.cookie)",
-		         c->cookie_file, strerror(errno));
+		hj_say(msg, n,
+		       "cannot read the cookie file %s: %s (is the node "
+		       "running? set [chain] rpc_cookie_file to its "
+		       "<datadir>/<network>/.cookie)",
+		       c->cookie_file, strerror(errno));
 		return -1;
 	}
 	len = fread(buf, 1, sizeof buf - 1, f);
@@ -301,10 +301,10 @@ static int read_cookie(hj_rpc *c, char *msg, size_t n)
 	if (colon == NULL || colon == buf || strchr(buf, '\n') != NULL ||
 	    len == sizeof buf - 1) {
 		explicit_bzero(buf, sizeof buf);
-		snprintf(msg, n,
-		         "the cookie file %s does not hold one line "
-		         "user:password",
-		         c->cookie_file);
+		hj_say(msg, n,
+		       "the cookie file %s does not hold one line "
+		       "user:password",
+		       c->cookie_file);
 		return -1;
 	}
 	*colon = '\0';
@@ -314,7 +314,7 @@ static int read_cookie(hj_rpc *c, char *msg, size_t n)
 	c->password = strdup(colon + 1);
 	explicit_bzero(buf, sizeof buf);
 	if (c->user == NULL || c->password == NULL) {
-		snprintf(msg, n, "out of memory reading the cookie file");
+		hj_say(msg, n, "out of memory reading the cookie file");
 		return -1;
 	}
 	c->cookie_stale = 0;
@@ -346,8 +346,7 @@ int hj_rpc__http_start(hj_rpc *c, hj_rpc__req *r, char *msg, size_t msglen)
 	r->cookie = c->cookie;
 	x = xfer_get(c);
 	if (x == NULL) {
-		snprintf(msg, msglen,
-		         "cannot set up a transfer (out of memory)");
+		hj_say(msg, msglen, "cannot set up a transfer (out of memory)");
 		return -EAGAIN;
 	}
 	x->errbuf[0] = '\0';
@@ -376,8 +375,8 @@ int hj_rpc__http_start(hj_rpc *c, hj_rpc__req *r, char *msg, size_t msglen)
 		r->x = NULL;
 		x->next = c->pool;
 		c->pool = x;
-		snprintf(msg, msglen, "cannot start a transfer: %s",
-		         curl_multi_strerror(mc));
+		hj_say(msg, msglen, "cannot start a transfer: %s",
+		       curl_multi_strerror(mc));
 		return -EAGAIN;
 	}
 	c->inflight++;
@@ -411,7 +410,7 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 	hj_rpc__xfer *x;
 	long status = 0;
 	curl_off_t retry_after = 0;
-	char msg[MSG_MAX], shown[240], *priv = NULL;
+	char msg[HJ_ERRLEN], shown[240], *priv = NULL;
 	json_t *result = NULL, *errobj = NULL;
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
@@ -535,22 +534,22 @@ int hj_rpc__check_url(const char *url, char *err, size_t errlen)
 	int rc = -EINVAL;
 
 	if (u == NULL) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	uc = curl_url_set(u, CURLUPART_URL, url, 0);
 	if (uc != CURLUE_OK) {
-		snprintf(err, errlen, "bad URL: %s", curl_url_strerror(uc));
+		hj_say(err, errlen, "bad URL: %s", curl_url_strerror(uc));
 		goto out;
 	}
 	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-		snprintf(err, errlen, "bad URL: only http and https work");
+		hj_say(err, errlen, "bad URL: only http and https work");
 		goto out;
 	}
 	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 	    host[0] == '\0') {
-		snprintf(err, errlen, "bad URL: no host");
+		hj_say(err, errlen, "bad URL: no host");
 		goto out;
 	}
 	rc = 0;
@@ -598,7 +597,7 @@ int hj_rpc__http_init(hj_rpc *c, const hj_rpc_opts *o, char *err, size_t errlen)
 	int bad = 0;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(err, errlen, "curl_global_init failed");
+		hj_say(err, errlen, "curl_global_init failed");
 		return -ENOMEM;
 	}
 	c->curl_ready = 1;
@@ -623,7 +622,7 @@ int hj_rpc__http_init(hj_rpc *c, const hj_rpc_opts *o, char *err, size_t errlen)
 		goto nomem;
 	c->multi = curl_multi_init();
 	if (c->multi == NULL) {
-		snprintf(err, errlen, "curl_multi_init failed");
+		hj_say(err, errlen, "curl_multi_init failed");
 		return -ENOMEM;
 	}
 	bad |= curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION,
@@ -636,7 +635,7 @@ int hj_rpc__http_init(hj_rpc *c, const hj_rpc_opts *o, char *err, size_t errlen)
 	bad |= curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
 	                         (long)c->max_inflight) != CURLM_OK;
 	if (bad) {
-		snprintf(err, errlen, "curl_multi_setopt failed");
+		hj_say(err, errlen, "curl_multi_setopt failed");
 		return -EINVAL;
 	}
 	/* uv_timer_init only fills the struct; it cannot fail on Unix, and
@@ -646,7 +645,7 @@ int hj_rpc__http_init(hj_rpc *c, const hj_rpc_opts *o, char *err, size_t errlen)
 	c->open_handles++;
 	return 0;
 nomem:
-	snprintf(err, errlen, "out of memory");
+	hj_say(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -732,7 +731,7 @@ int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
 
 	*out = NULL;
 	if (wallet == NULL || wallet[0] == '\0') {
-		snprintf(err, errlen, "empty wallet name");
+		hj_say(err, errlen, "empty wallet name");
 		return -EINVAL;
 	}
 	rc = hj_rpc__check_url(url, err, errlen);
@@ -749,7 +748,7 @@ int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
 		goto nomem;
 	snprintf(path, n, "/wallet/%s", enc);
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
-		snprintf(err, errlen, "bad URL");
+		hj_say(err, errlen, "bad URL");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -761,7 +760,7 @@ int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
 	if (uc == CURLUE_OK)
 		uc = curl_url_get(u, CURLUPART_URL, &full, 0);
 	if (uc != CURLUE_OK) {
-		snprintf(err, errlen, "wallet URL: %s", curl_url_strerror(uc));
+		hj_say(err, errlen, "wallet URL: %s", curl_url_strerror(uc));
 		rc = uc == CURLUE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;
 		goto out;
 	}
@@ -770,7 +769,7 @@ int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
 	if (rc == 0)
 		goto out;
 nomem:
-	snprintf(err, errlen, "out of memory");
+	hj_say(err, errlen, "out of memory");
 out:
 	curl_free(full);
 	free(path);

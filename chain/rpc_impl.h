@@ -23,9 +23,7 @@
 #include <uv.h>
 
 #include "rpc.h"
-
-/* One printable line saying why an attempt failed. */
-#define HJ_RPC__MSG_MAX 1024
+#include "say.h"
 
 /* An easy handle with its error buffer; pooled between attempts. */
 typedef struct hj_rpc__xfer {
@@ -70,7 +68,7 @@ typedef struct hj_rpc__req {
 	uv_work_t work;
 	int ans_rc;
 	json_t *ans_result, *ans_error;
-	char ans_msg[HJ_RPC__MSG_MAX];
+	char ans_msg[HJ_ERRLEN];
 } hj_rpc__req;
 
 struct hj_rpc {

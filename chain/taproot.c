@@ -11,6 +11,8 @@
 #include <secp256k1.h>
 #include <secp256k1_extrakeys.h>
 
+#include "say.h"
+
 int hj_secp_random(uint8_t *buf, size_t n, char *err, size_t errlen)
 {
 	size_t got = 0;
@@ -23,9 +25,7 @@ int hj_secp_random(uint8_t *buf, size_t n, char *err, size_t errlen)
 
 			if (e == EINTR)
 				continue;
-			if (err != NULL && errlen > 0)
-				snprintf(err, errlen, "getrandom: %s",
-				         strerror(e));
+			hj_say(err, errlen, "getrandom: %s", strerror(e));
 			return -e;
 		}
 		got += (size_t)r;
@@ -52,9 +52,7 @@ int hj_secp_new(hj_secp **out, char *err, size_t errlen)
 	/* Blinds the signing and key generation arithmetic; returns 0 only
 	 * on an invalid context, which create does not hand out. */
 	if (!secp256k1_context_randomize(ctx->ctx, seed)) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "secp256k1: context randomisation failed");
+		hj_say(err, errlen, "secp256k1: context randomisation failed");
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -62,8 +60,7 @@ int hj_secp_new(hj_secp **out, char *err, size_t errlen)
 	*out = ctx;
 	return 0;
 nomem:
-	if (err != NULL && errlen > 0)
-		snprintf(err, errlen, "secp256k1 context: out of memory");
+	hj_say(err, errlen, "secp256k1 context: out of memory");
 	rc = -ENOMEM;
 fail:
 	explicit_bzero(seed, sizeof(seed));
@@ -107,14 +104,14 @@ int hj_taproot_hrp(const char *coin, const char *chain, const char **hrp,
 	}
 	if (err != NULL && errlen > 0) {
 		if (!coin_known)
-			snprintf(err, errlen,
-			         "unknown coin \"%.40s\" (bitcoin or litecoin)",
-			         coin);
+			hj_say(err, errlen,
+			       "unknown coin \"%.40s\" (bitcoin or litecoin)",
+			       coin);
 		else
-			snprintf(err, errlen,
-			         "unknown %s chain \"%.40s\" (not a chain name "
-			         "getblockchaininfo prints)",
-			         coin, chain);
+			hj_say(err, errlen,
+			       "unknown %s chain \"%.40s\" (not a chain name "
+			       "getblockchaininfo prints)",
+			       coin, chain);
 	}
 	return -EINVAL;
 }
@@ -128,10 +125,9 @@ int hj_taproot_output_key(const hj_secp *ctx, const uint8_t p[HJ_XONLY_LEN],
 	uint8_t tweak[32];
 
 	if (!secp256k1_xonly_pubkey_parse(ctx->ctx, &in, p)) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "not an x-only public key: no curve point has "
-			         "this x coordinate");
+		hj_say(err, errlen,
+		       "not an x-only public key: no curve point has "
+		       "this x coordinate");
 		return -EINVAL;
 	}
 	if (!secp256k1_tagged_sha256(ctx->ctx, tweak, (const uint8_t *)tag,
@@ -141,9 +137,7 @@ int hj_taproot_output_key(const hj_secp *ctx, const uint8_t p[HJ_XONLY_LEN],
 	    !secp256k1_xonly_pubkey_serialize(ctx->ctx, q, &out)) {
 		/* Only a tweak at or above the group order (or one that
 		 * cancels P) gets here: probability about 2^-128. */
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen,
-			         "taproot tweak of this key is not usable");
+		hj_say(err, errlen, "taproot tweak of this key is not usable");
 		return -EINVAL;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include <openssl/sha.h>
 #include <wslay/wslay.h>
 
+#include "say.h"
 #include "websocket.h"
 
 enum state {
@@ -93,7 +94,7 @@ struct hj_wsc {
 	uint64_t last_rx;
 	int pinged;
 
-	char why[HJ_WSC_MAX_URL + 512];
+	char why[HJ_ERRLEN];
 	int has_why;
 	char rbuf[16384];
 };
@@ -919,61 +920,61 @@ static int parse_url(hj_wsc *c, const char *url, char *target, size_t tcap,
 	size_t n = strlen(url);
 
 	if (n == 0 || n > HJ_WSC_MAX_URL) {
-		snprintf(err, errlen, "the stream's URL must be 1 to %d bytes",
-		         HJ_WSC_MAX_URL);
+		hj_say(err, errlen, "the stream's URL must be 1 to %d bytes",
+		       HJ_WSC_MAX_URL);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (url[i] <= ' ' || url[i] > '~') {
-			snprintf(err, errlen,
-			         "the stream's URL must be printable ASCII "
-			         "without spaces");
+			hj_say(err, errlen,
+			       "the stream's URL must be printable ASCII "
+			       "without spaces");
 			return -EINVAL;
 		}
 	memcpy(c->url, url, n + 1);
 	u = curl_url();
 	if (!u) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	uc = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
 	if (uc == CURLUE_OK)
 		uc = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
 	if (uc != CURLUE_OK) {
-		snprintf(err, errlen, "%s: %s", url, curl_url_strerror(uc));
+		hj_say(err, errlen, "%s: %s", url, curl_url_strerror(uc));
 		rc = uc == CURLUE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;
 		goto out;
 	}
 	if (strcasecmp(scheme, "wss") == 0) {
-		snprintf(err, errlen,
-		         "%s: wss:// is not supported (no TLS here): use ws:// "
-		         "on localhost, or to a TLS-terminating proxy on this "
-		         "machine",
-		         url);
+		hj_say(err, errlen,
+		       "%s: wss:// is not supported (no TLS here): use ws:// "
+		       "on localhost, or to a TLS-terminating proxy on this "
+		       "machine",
+		       url);
 		goto out;
 	}
 	if (strcasecmp(scheme, "ws") != 0) {
-		snprintf(err, errlen, "%s: not a ws:// URL", url);
+		hj_say(err, errlen, "%s: not a ws:// URL", url);
 		goto out;
 	}
 	if (has_part(u, CURLUPART_USER) || has_part(u, CURLUPART_PASSWORD) ||
 	    has_part(u, CURLUPART_OPTIONS)) {
 		/* The URL is not repeated: it may hold a password. */
-		snprintf(err, errlen,
-		         "the stream's URL may not have a user or password");
+		hj_say(err, errlen,
+		       "the stream's URL may not have a user or password");
 		goto out;
 	}
 	if (has_part(u, CURLUPART_FRAGMENT)) {
-		snprintf(err, errlen, "%s: a ws:// URL has no #fragment", url);
+		hj_say(err, errlen, "%s: a ws:// URL has no #fragment", url);
 		goto out;
 	}
 	if (has_part(u, CURLUPART_ZONEID)) {
-		snprintf(err, errlen, "%s: an IPv6 zone is not supported", url);
+		hj_say(err, errlen, "%s: an IPv6 zone is not supported", url);
 		goto out;
 	}
 	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 	    host[0] == 0) {
-		snprintf(err, errlen, "%s: no host", url);
+		hj_say(err, errlen, "%s: no host", url);
 		goto out;
 	}
 	uc = curl_url_get(u, CURLUPART_PORT, &port, 0);
@@ -982,16 +983,16 @@ static int parse_url(hj_wsc *c, const char *url, char *target, size_t tcap,
 	else if (uc == CURLUE_OK && strlen(port) < sizeof c->port)
 		snprintf(c->port, sizeof c->port, "%s", port);
 	else {
-		snprintf(err, errlen, "%s: bad port", url);
+		hj_say(err, errlen, "%s: bad port", url);
 		goto out;
 	}
 	if (curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK) {
-		snprintf(err, errlen, "%s: no path", url);
+		hj_say(err, errlen, "%s: no path", url);
 		goto out;
 	}
 	uc = curl_url_get(u, CURLUPART_QUERY, &query, 0);
 	if (uc != CURLUE_OK && uc != CURLUE_NO_QUERY) {
-		snprintf(err, errlen, "%s: %s", url, curl_url_strerror(uc));
+		hj_say(err, errlen, "%s: %s", url, curl_url_strerror(uc));
 		goto out;
 	}
 	n = strlen(host);
@@ -1027,16 +1028,16 @@ static int client_new(const char *url, size_t max_message, const char *key,
 	int rc;
 	*out = NULL;
 	if (!url || !cbs) {
-		snprintf(err, errlen, "no URL");
+		hj_say(err, errlen, "no URL");
 		return -EINVAL;
 	}
 	if (max_message == 0) {
-		snprintf(err, errlen, "max_message must be above 0");
+		hj_say(err, errlen, "max_message must be above 0");
 		return -EINVAL;
 	}
 	hj_wsc *c = calloc(1, sizeof *c);
 	if (!c) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	rc = parse_url(c, url, target, sizeof target, hosthdr, sizeof hosthdr,
@@ -1048,9 +1049,9 @@ static int client_new(const char *url, size_t max_message, const char *key,
 		if (kn != 24 ||
 		    strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh"
 		                "ijklmnopqrstuvwxyz0123456789+/=") != kn) {
-			snprintf(err, errlen,
-			         "the key must be 24 characters "
-			         "of base64");
+			hj_say(err, errlen,
+			       "the key must be 24 characters "
+			       "of base64");
 			rc = -EINVAL;
 			goto fail;
 		}
@@ -1059,7 +1060,7 @@ static int client_new(const char *url, size_t max_message, const char *key,
 		uint8_t nonce[16];
 		if (getrandom(nonce, sizeof nonce, 0) != sizeof nonce) {
 			rc = errno ? -errno : -EIO;
-			snprintf(err, errlen, "getrandom: %s", strerror(-rc));
+			hj_say(err, errlen, "getrandom: %s", strerror(-rc));
 			goto fail;
 		}
 		EVP_EncodeBlock((unsigned char *)k, nonce, sizeof nonce);
@@ -1074,7 +1075,7 @@ static int client_new(const char *url, size_t max_message, const char *key,
 	int n = snprintf(NULL, 0, fmt, target, hosthdr, k);
 	c->req = n > 0 ? malloc((size_t)n + 1) : NULL;
 	if (!c->req) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -1121,8 +1122,8 @@ int hj_wsc_open(uv_loop_t *loop, const char *url, size_t max_message,
 	rc = uv_getaddrinfo(loop, &c->gai, on_resolved, c->host, c->port,
 	                    &hints);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s: cannot resolve %s: %s", c->url,
-		         c->host, uv_strerror(rc));
+		hj_say(err, errlen, "%s: cannot resolve %s: %s", c->url,
+		       c->host, uv_strerror(rc));
 		free(c->req);
 		free(c);
 		return rc == UV_ENOMEM ? -ENOMEM : -EINVAL;

@@ -17,6 +17,7 @@
 #include "driver.h"
 #include "hex.h"
 #include "node.h"
+#include "say.h"
 #include "tool.h"
 
 #define CMD "export"
@@ -562,7 +563,7 @@ int hjc_export_main(int argc, char **argv)
 {
 	hj_config cfg;
 	const char *conf = NULL;
-	char err[512];
+	char err[HJ_ERRLEN];
 	int rc;
 	struct run r = {.cfg = &cfg};
 	static const int sigs[2] = {SIGINT, SIGTERM};

@@ -25,6 +25,7 @@
 #include "bech32.h"
 #include "hex.h"
 #include "quote.h"
+#include "say.h"
 #include "store.h"
 #include "taproot.h"
 #include "tool.h"
@@ -590,7 +591,7 @@ static int read_all(hj_store *s, void *arg, char *err, size_t errlen)
 		char why[HJ_ERRLEN];
 
 		if (hj_secp_new(rd->ctx, why, sizeof why) != 0) {
-			snprintf(err, errlen, "%s", why);
+			hj_say(err, errlen, "%s", why);
 			ret = -ENOMEM;
 		}
 	}

@@ -32,6 +32,7 @@
 #include "payload.h"
 #include "player_impl.h"
 #include "quote.h"
+#include "say.h"
 #include "taproot.h"
 
 #define PROG "hashjack"
@@ -42,7 +43,6 @@
 _Static_assert(HJ_PAYLOAD_MAX <= OP_RETURN_MAX,
                "a payload must fit one OP_RETURN output");
 
-#define ERRLEN 1024
 /* Room for a quoted value in a message (hj_quote cuts longer ones). */
 #define SHOWLEN 100
 
@@ -230,9 +230,9 @@ static int key_read(const hj_secp *ctx, const char *path, hj_keyfile_btc *k,
 	case HJ_KEYFILE_OPEN:
 		return EX_NOINPUT;
 	case HJ_KEYFILE_TYPE:
-		snprintf(err, errlen, "cannot open key file %s: %s", path,
-		         S_ISDIR(f.mode) ? strerror(EISDIR)
-		                         : "not a regular file");
+		hj_say(err, errlen, "cannot open key file %s: %s", path,
+		       S_ISDIR(f.mode) ? strerror(EISDIR)
+		                       : "not a regular file");
 		return EX_NOINPUT;
 	case HJ_KEYFILE_MODE:
 		return EX_NOPERM;
@@ -240,9 +240,8 @@ static int key_read(const hj_secp *ctx, const char *path, hj_keyfile_btc *k,
 		return EX_IOERR;
 	}
 	if (n > HJ_KEYFILE_BTC_MAX) {
-		snprintf(err, errlen,
-		         "%s: longer than %d bytes: not a key file", path,
-		         HJ_KEYFILE_BTC_MAX);
+		hj_say(err, errlen, "%s: longer than %d bytes: not a key file",
+		       path, HJ_KEYFILE_BTC_MAX);
 		rc = EX_DATAERR;
 	} else {
 		rc = hj_keyfile_btc_parse(ctx, path, buf, n, k, err, errlen)
@@ -267,15 +266,15 @@ static int key_write(const char *path, const hj_keyfile_btc *k, char *err,
 
 	n = hj_keyfile_btc_format(k, text, sizeof text);
 	if (n == 0) {
-		snprintf(err, errlen, "internal error: key file text too long");
+		hj_say(err, errlen, "internal error: key file text too long");
 		rc = EX_SOFTWARE;
 	} else if ((rc = hj_keyfile_write(path, text, n, &f, err, errlen))) {
 		if (rc == -EEXIST)
-			snprintf(err, errlen,
-			         "%s already exists: keygen never overwrites "
-			         "a file (a key in it may hold funds); choose "
-			         "another FILE",
-			         path);
+			hj_say(err, errlen,
+			       "%s already exists: keygen never overwrites "
+			       "a file (a key in it may hold funds); choose "
+			       "another FILE",
+			       path);
 		rc = f.step == HJ_KEYFILE_CREATE ? EX_CANTCREAT : EX_IOERR;
 	}
 	explicit_bzero(text, sizeof text);
@@ -285,7 +284,7 @@ static int key_write(const char *path, const hj_keyfile_btc *k, char *err,
 /* A secp256k1 context, or NULL after saying why. */
 static hj_secp *secp(const char *sub)
 {
-	char why[200];
+	char why[HJ_ERRLEN];
 	hj_secp *ctx;
 
 	if (hj_secp_new(&ctx, why, sizeof why) != 0)
@@ -305,7 +304,7 @@ static void print_hex(const uint8_t *b, size_t n)
 
 static int run_keygen(const struct sub *s, const struct args *a)
 {
-	char err[ERRLEN], why[200];
+	char err[HJ_ERRLEN], why[HJ_ERRLEN];
 	hj_keyfile_btc k, again;
 	hj_secp *ctx;
 	int rc;
@@ -349,7 +348,7 @@ out:
 static int load_key(const struct sub *s, const hj_secp *ctx,
                     const struct args *a, hj_keyfile_btc *k)
 {
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	int rc = key_read(ctx, a->v[O_KEY], k, err, sizeof err);
 
 	if (rc)
@@ -384,7 +383,7 @@ static int run_pubkey(const struct sub *s, const struct args *a)
 
 static int run_address(const struct sub *s, const struct args *a)
 {
-	char why[200], addr[HJ_BECH32_BUF], coin[SHOWLEN], chain[SHOWLEN];
+	char why[HJ_ERRLEN], addr[HJ_BECH32_BUF], coin[SHOWLEN], chain[SHOWLEN];
 	const char *hrp;
 	hj_keyfile_btc k;
 	hj_secp *ctx;
@@ -471,8 +470,8 @@ static int bad_hex(const char *text, uint8_t *out, size_t n, char *why,
                    size_t whylen)
 {
 	if (strncmp(text, "0x", 2) == 0) {
-		snprintf(why, whylen,
-		         "Bitcoin-family hex is written without \"0x\"");
+		hj_say(why, whylen,
+		       "Bitcoin-family hex is written without \"0x\"");
 		return -EINVAL;
 	}
 	return hj_hex_decode_exact(text, strlen(text), HJ_HEX_BARE, out, n, why,
@@ -483,7 +482,7 @@ static int run_action(const struct sub *s, const struct args *a)
 {
 	uint8_t genesis[HJ_BTC_GENESIS_LEN], id[32], p[HJ_PAYLOAD_MAX];
 	hj_payload pl = {.act = s->act}, back;
-	char why[200], shown[SHOWLEN], err[ERRLEN];
+	char why[HJ_ERRLEN], shown[SHOWLEN], err[HJ_ERRLEN];
 	const char *round = a->v[O_ROUND];
 	hjc_player_round fd;
 	uint64_t seq = 0;

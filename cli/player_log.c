@@ -18,6 +18,7 @@
 #include "hex.h"
 #include "player_impl.h"
 #include "quote.h"
+#include "say.h"
 
 /* The scan: the key's latest round, followed line by line. */
 struct scan {
@@ -69,8 +70,8 @@ static int refused(struct scan *sc, const hj_cardlog_err *e)
 	case HJ_CARDLOG_AT_LINE:
 		if (!e->json)
 			break;
-		snprintf(sc->err, sc->errlen, "%s:%lu:%d: %s", sc->name,
-		         sc->line, e->column, e->msg);
+		hj_say(sc->err, sc->errlen, "%s:%lu:%d: %s", sc->name, sc->line,
+		       e->column, e->msg);
 		return EX_DATAERR;
 	case HJ_CARDLOG_AT_V:
 		return bad_log(
@@ -192,8 +193,8 @@ static int scan_line(struct scan *sc, const char *text, size_t len)
 	 * a dealer's upgrade reads whole. */
 	rc = hj_cardlog_read(text, len, HJ_BITCOIN, &l, &e);
 	if (rc == -ENOMEM) {
-		snprintf(sc->err, sc->errlen, "out of memory reading %s",
-		         sc->name);
+		hj_say(sc->err, sc->errlen, "out of memory reading %s",
+		       sc->name);
 		return EX_SOFTWARE;
 	}
 	if (rc)
@@ -290,32 +291,31 @@ int hjc_player_log_round(FILE *f, const char *name,
 		rc = bad_log(&sc, "line longer than %zu bytes: not a card log",
 		             max);
 	} else if (got == -EIO) {
-		snprintf(err, errlen, "reading card log %s: %s", sc.name,
-		         strerror(errno));
+		hj_say(err, errlen, "reading card log %s: %s", sc.name,
+		       strerror(errno));
 		rc = EX_IOERR;
 	} else if (got == -ENOMEM) {
-		snprintf(err, errlen, "out of memory reading %s", sc.name);
+		hj_say(err, errlen, "out of memory reading %s", sc.name);
 		rc = EX_SOFTWARE;
 	} else if (sc.line == 0) {
-		snprintf(err, errlen, "%s: empty: no block, so no round",
-		         sc.name);
+		hj_say(err, errlen, "%s: empty: no block, so no round",
+		       sc.name);
 		rc = EX_DATAERR;
 	} else if (!sc.found) {
-		snprintf(err, errlen,
-		         "%s: no Bet by P %s in heights %llu to %llu (lines 1 "
-		         "to %lu): no round to act on",
-		         sc.name, sc.pk_text,
-		         (unsigned long long)sc.first_height,
-		         (unsigned long long)sc.height, sc.line);
+		hj_say(err, errlen,
+		       "%s: no Bet by P %s in heights %llu to %llu (lines 1 "
+		       "to %lu): no round to act on",
+		       sc.name, sc.pk_text, (unsigned long long)sc.first_height,
+		       (unsigned long long)sc.height, sc.line);
 		rc = EX_DATAERR;
 	} else if (!sc.open) {
-		snprintf(err, errlen,
-		         "%s: no open round of P %s: its latest round %s (Bet "
-		         "at height %llu, line %lu) settled at height %llu "
-		         "(line %lu)",
-		         sc.name, sc.pk_text, sc.round_text,
-		         (unsigned long long)sc.bet_height, sc.bet_line,
-		         (unsigned long long)sc.end_height, sc.end_line);
+		hj_say(err, errlen,
+		       "%s: no open round of P %s: its latest round %s (Bet "
+		       "at height %llu, line %lu) settled at height %llu "
+		       "(line %lu)",
+		       sc.name, sc.pk_text, sc.round_text,
+		       (unsigned long long)sc.bet_height, sc.bet_line,
+		       (unsigned long long)sc.end_height, sc.end_line);
 		rc = EX_DATAERR;
 	} else {
 		memcpy(out->round, sc.round_text, sizeof out->round);
@@ -338,13 +338,13 @@ int hjc_player__log_find(const char *path, const uint8_t pk[HJ_XONLY_LEN],
 		                            errlen);
 	f = fopen(path, "r");
 	if (f == NULL) {
-		snprintf(err, errlen, "cannot open card log %s: %s", path,
-		         strerror(errno));
+		hj_say(err, errlen, "cannot open card log %s: %s", path,
+		       strerror(errno));
 		return EX_NOINPUT;
 	}
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "cannot open card log %s: %s", path,
-		         strerror(EISDIR));
+		hj_say(err, errlen, "cannot open card log %s: %s", path,
+		       strerror(EISDIR));
 		fclose(f);
 		return EX_NOINPUT;
 	}

@@ -100,7 +100,7 @@ static void show(const json_t *v, char *buf, size_t n)
 __attribute__((format(printf, 4, 5))) static int
 fail(struct ctx *c, const char *path, const json_t *v, const char *fmt, ...)
 {
-	char msg[256], shown[SHOW_MAX + 8];
+	char msg[HJ_ERRLEN], shown[SHOW_MAX + 8];
 	const char *where = *path ? path : "top level";
 	va_list ap;
 
@@ -109,17 +109,17 @@ fail(struct ctx *c, const char *path, const json_t *v, const char *fmt, ...)
 	va_end(ap);
 	if (v != NULL) {
 		show(v, shown, sizeof shown);
-		snprintf(c->err, c->errlen, "%s: %s: %s %s", c->name, where,
-		         shown, msg);
+		hj_say(c->err, c->errlen, "%s: %s: %s %s", c->name, where,
+		       shown, msg);
 	} else {
-		snprintf(c->err, c->errlen, "%s: %s: %s", c->name, where, msg);
+		hj_say(c->err, c->errlen, "%s: %s: %s", c->name, where, msg);
 	}
 	return -EINVAL;
 }
 
 static int oom(struct ctx *c)
 {
-	snprintf(c->err, c->errlen, "%s: out of memory", c->name);
+	hj_say(c->err, c->errlen, "%s: out of memory", c->name);
 	return -ENOMEM;
 }
 
@@ -857,8 +857,8 @@ static int write_state(struct ctx *c, const struct doc *d, const hj_table *t,
 			return oom(c);
 		if (fprintf(out, "%s\n", s) < 0) {
 			free(s);
-			snprintf(c->err, c->errlen, "write error: %s",
-			         strerror(errno));
+			hj_say(c->err, c->errlen, "write error: %s",
+			       strerror(errno));
 			return -EIO;
 		}
 		free(s);
@@ -884,7 +884,7 @@ static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
 	 * against the document's genesis. */
 	if (d->fam == HJ_BITCOIN) {
 		if (hj_secp_new(&secp, why, sizeof why) != 0) {
-			snprintf(c->err, c->errlen, "%s: %s", c->name, why);
+			hj_say(c->err, c->errlen, "%s: %s", c->name, why);
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -900,13 +900,13 @@ static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
 		rc = hj_deal_block(t, &cl, d->chain, d->fam, rb, NULL, NULL,
 		                   &line, &len, why, sizeof why);
 		if (rc) {
-			snprintf(c->err, c->errlen, "%s: blocks[%zu]: %s",
-			         c->name, i, why);
+			hj_say(c->err, c->errlen, "%s: blocks[%zu]: %s",
+			       c->name, i, why);
 			goto out;
 		}
 		if (!state && fwrite(line, 1, len, out) != len) {
-			snprintf(c->err, c->errlen, "write error: %s",
-			         strerror(errno));
+			hj_say(c->err, c->errlen, "write error: %s",
+			       strerror(errno));
 			rc = -EIO;
 			goto out;
 		}
@@ -935,13 +935,13 @@ static int replay(FILE *in, const char *name, FILE *out, size_t *open,
 	root = json_loadf(in, JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL) {
 		if (ferror(in)) {
-			snprintf(err, errlen, "%s: read error", name);
+			hj_say(err, errlen, "%s: read error", name);
 			return -EIO;
 		}
 		if (json_error_code(&je) == json_error_out_of_memory)
 			return oom(&c);
-		snprintf(err, errlen, "%s:%d:%d: %s", name, je.line, je.column,
-		         je.text);
+		hj_say(err, errlen, "%s:%d:%d: %s", name, je.line, je.column,
+		       je.text);
 		return -EINVAL;
 	}
 	rc = parse_doc(&c, root, &d);

@@ -28,6 +28,7 @@
 #include "hex.h"
 #include "round.h"
 #include "rules.h"
+#include "say.h"
 #include "store.h"
 #include "table.h"
 #include "tool.h"
@@ -133,7 +134,7 @@ struct status {
 	hjc_tool_chain chain; /* valid when meta.family != NULL */
 	int rules_ok;
 	hj_rules rules;
-	char rules_err[200];
+	char rules_err[HJ_ERRLEN];
 	/* cursor */
 	int have_cursor, processed; /* processed: a real block, not the mark
 	                               the first start leaves */

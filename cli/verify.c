@@ -126,7 +126,7 @@ static int api_source(struct run *r)
 	const char *rest = strstr(url, "://") + 3;
 	size_t host = strcspn(rest, "/?#");
 	const char *path = rest + host;
-	char base[1100], *text = NULL, err[512];
+	char base[1100], *text = NULL, err[HJ_ERRLEN];
 	size_t len;
 	if (url[0] == 'h' ? url[4] == 's' : url[2] == 's')
 		return hjc_tool_usage(
@@ -191,7 +191,7 @@ static int apply_args(hj_config *cfg, void *arg)
 	    "chain.rpc_url", "chain.rpc_cookie_file", "chain.rpc_user",
 	    "chain.rpc_password"};
 	struct from_args *a = arg;
-	char err[512], kv[4096];
+	char err[HJ_ERRLEN], kv[4096];
 	if (a->table) {
 		char *text = NULL;
 		size_t len = 0;

@@ -302,7 +302,7 @@ static void on_api_closed(void *arg, int rc, const char *why)
 
 void hjc_verify__api_connect(struct run *r)
 {
-	char err[300];
+	char err[HJ_ERRLEN];
 	if (hjc_logsrc_connect(r->src, r->api.from, err, sizeof err)) {
 		say("%s", err);
 		hjc_verify__finish(r, EX_USAGE);

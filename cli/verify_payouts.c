@@ -781,7 +781,7 @@ static void more(hjc_vpay *v)
 static void got_tip(hjc_vpay *v, uint64_t height, int has_final, uint64_t final,
                     const char *error)
 {
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	if (error) {
 		say("node: %s", error);

@@ -13,6 +13,7 @@
 #include "deal.h"
 #include "hex.h"
 #include "node.h"
+#include "say.h"
 #include "verify_impl.h"
 
 static void on_closed(void *arg)
@@ -147,7 +148,7 @@ static void wait_then(struct run *r, uv_timer_cb cb)
  * when the run is finished. */
 static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 {
-	char err[300], what[400];
+	char err[HJ_ERRLEN], what[400];
 	for (size_t i = 0; i < n && !r->done; i++) {
 		const struct line *l = &r->pending[blocks[i].height % PENDING];
 		const char *line;
@@ -254,7 +255,7 @@ static void on_parent(void *arg, hj_chain_block *blocks, size_t n,
 {
 	struct run *r = arg;
 	uint8_t parent[32];
-	char why[64], node[67], *theirs;
+	char why[HJ_ERRLEN], node[67], *theirs;
 	if (r->done)
 		return;
 	r->parent_asked = 3; /* unknown */
@@ -590,7 +591,7 @@ static void on_signal(uv_signal_t *h, int signum)
 
 int hjc_verify__run(struct run *r)
 {
-	char err[512];
+	char err[HJ_ERRLEN];
 	hj_rpc_opts o;
 	r->size = hjc_logsrc_size(r->src);
 	r->t0 = uv_hrtime();

@@ -21,7 +21,7 @@ static int set(hj_config *cfg, const char *key, const char *value,
 {
 	char arg[512], why[HJ_ERRLEN];
 	if (snprintf(arg, sizeof arg, "%s=%s", key, value) >= (int)sizeof arg) {
-		snprintf(err, errlen, "table: %s: too long", field);
+		hj_say(err, errlen, "table: %s: too long", field);
 		return -1;
 	}
 	if (hj_config_set_arg(cfg, arg, why, sizeof why) != 0) {
@@ -29,7 +29,7 @@ static int set(hj_config *cfg, const char *key, const char *value,
 		 * table's field instead. */
 		const char *r = strstr(why, ": ");
 		r = r ? strstr(r + 2, ": ") : NULL;
-		snprintf(err, errlen, "table: %s: %s", field, r ? r + 2 : why);
+		hj_say(err, errlen, "table: %s: %s", field, r ? r + 2 : why);
 		return -1;
 	}
 	return 0;
@@ -43,8 +43,8 @@ static int str_key(hj_config *cfg, json_t *o, const char *field,
 	if (!v && optional)
 		return 0;
 	if (!json_is_string(v)) {
-		snprintf(err, errlen, "table: %s: %s", field,
-		         v ? "not a string" : "missing");
+		hj_say(err, errlen, "table: %s: %s", field,
+		       v ? "not a string" : "missing");
 		return -1;
 	}
 	return set(cfg, key, json_string_value(v), field, err, errlen);
@@ -59,8 +59,8 @@ static int int_key(hj_config *cfg, json_t *o, const char *field,
 	if (!v && optional)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0) {
-		snprintf(err, errlen, "table: %s: %s", field,
-		         v ? "not a whole number" : "missing");
+		hj_say(err, errlen, "table: %s: %s", field,
+		       v ? "not a whole number" : "missing");
 		return -1;
 	}
 	snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
@@ -89,27 +89,27 @@ int hjc_verify_table_apply(hj_config *cfg, const char *json, size_t len,
 	const char *k, *fam, *id;
 	int rc = -1;
 	if (!json_is_object(t)) {
-		snprintf(err, errlen, "table: %s",
-		         t ? "not a JSON object" : je.text);
+		hj_say(err, errlen, "table: %s",
+		       t ? "not a JSON object" : je.text);
 		goto out;
 	}
 	fam = json_string_value(json_object_get(t, "family"));
 	id = json_string_value(json_object_get(t, "chain"));
 	rules = json_object_get(t, "rules");
 	if (!fam || !id) {
-		snprintf(err, errlen, "table: %s: missing or not a string",
-		         fam ? "chain" : "family");
+		hj_say(err, errlen, "table: %s: missing or not a string",
+		       fam ? "chain" : "family");
 		goto out;
 	}
 	if (!json_is_object(rules) ||
 	    !json_is_string(json_object_get(rules, "preset"))) {
-		snprintf(err, errlen, "table: rules: %s",
-		         json_is_object(rules) ? "no preset"
-		                               : "missing or not an object");
+		hj_say(err, errlen, "table: rules: %s",
+		       json_is_object(rules) ? "no preset"
+		                             : "missing or not an object");
 		goto out;
 	}
 	if (snprintf(chain, chainlen, "%s", id) >= (int)chainlen) {
-		snprintf(err, errlen, "table: chain: too long");
+		hj_say(err, errlen, "table: chain: too long");
 		goto out;
 	}
 	if (set(cfg, "chain.family", fam, "family", err, errlen))
@@ -120,10 +120,10 @@ int hjc_verify_table_apply(hj_config *cfg, const char *json, size_t len,
 		const char *c = strchr(id, ':'),
 		           *e = c ? strchr(c + 1, ':') : 0;
 		if (!e || (size_t)(e - c - 1) >= sizeof coin) {
-			snprintf(err, errlen,
-			         "table: chain: \"%.80s\" is not "
-			         "bitcoin:COIN:NETWORK:GENESIS",
-			         id);
+			hj_say(err, errlen,
+			       "table: chain: \"%.80s\" is not "
+			       "bitcoin:COIN:NETWORK:GENESIS",
+			       id);
 			goto out;
 		}
 		memcpy(coin, c + 1, (size_t)(e - c - 1));
@@ -144,14 +144,14 @@ int hjc_verify_table_apply(hj_config *cfg, const char *json, size_t len,
 		if (strlen(k) > 40 ||
 		    strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
 		        strlen(k)) {
-			snprintf(err, errlen,
-			         "table: rules: a key that is not a rule key");
+			hj_say(err, errlen,
+			       "table: rules: a key that is not a rule key");
 			goto out;
 		}
 		snprintf(key, sizeof key, "rules.%.60s", k);
 		snprintf(field, sizeof field, "rules.%.60s", k);
 		if (!json_is_string(v)) {
-			snprintf(err, errlen, "table: %s: not a string", field);
+			hj_say(err, errlen, "table: %s: not a string", field);
 			goto out;
 		}
 		if (set(cfg, key, json_string_value(v), field, err, errlen))
@@ -215,12 +215,12 @@ static int fetch(const char *url, char **out, size_t *len, char *err,
 		suffix = "v1/table";
 	if (snprintf(full, sizeof full, "%s%s", url, suffix) >=
 	    (int)sizeof full) {
-		snprintf(err, errlen, "%.80s...: too long", url);
+		hj_say(err, errlen, "%.80s...: too long", url);
 		return -1;
 	}
 	CURL *c = curl_easy_init();
 	if (!c) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -1;
 	}
 	curl_easy_setopt(c, CURLOPT_URL, full);
@@ -232,19 +232,19 @@ static int fetch(const char *url, char **out, size_t *len, char *err,
 	CURLcode cr = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (b.big)
-		snprintf(err, errlen, "%s: more than %d bytes: not a table",
-		         full, TABLE_MAX);
+		hj_say(err, errlen, "%s: more than %d bytes: not a table", full,
+		       TABLE_MAX);
 	else if (cr != CURLE_OK)
-		snprintf(err, errlen, "%s: %s", full, curl_easy_strerror(cr));
+		hj_say(err, errlen, "%s: %s", full, curl_easy_strerror(cr));
 	else if (status != 200)
-		snprintf(err, errlen, "%s: HTTP status %ld", full, status);
+		hj_say(err, errlen, "%s: HTTP status %ld", full, status);
 	else
 		rc = 0;
 	curl_easy_cleanup(c);
 	if (rc == 0 && !b.p)
 		b.p = calloc(1, 1);
 	if (rc == 0 && !b.p) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		rc = -1;
 	}
 	if (rc) {
@@ -267,7 +267,7 @@ int hjc_verify_table_read(const char *where, char **out, size_t *len, char *err,
 	char chunk[65536];
 	size_t got;
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", where, strerror(errno));
+		hj_say(err, errlen, "%s: %s", where, strerror(errno));
 		return -1;
 	}
 	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
@@ -276,10 +276,10 @@ int hjc_verify_table_read(const char *where, char **out, size_t *len, char *err,
 	int bad = ferror(f) || b.big || !feof(f);
 	fclose(f);
 	if (bad || !b.p) {
-		snprintf(err, errlen, "%s: %s", where,
-		         b.big ? "too big for a table"
-		         : bad ? "cannot be read"
-		               : "empty");
+		hj_say(err, errlen, "%s: %s", where,
+		       b.big ? "too big for a table"
+		       : bad ? "cannot be read"
+		             : "empty");
 		free(b.p);
 		return -1;
 	}

@@ -10,12 +10,9 @@
 #include "hex.h"
 #include "keyfile.h"
 #include "quote.h"
+#include "say.h"
 
-#define SAY(...)                                                               \
-	do {                                                                   \
-		if (err != NULL && errlen > 0)                                 \
-			snprintf(err, errlen, __VA_ARGS__);                    \
-	} while (0)
+#define SAY(...) hj_say(err, errlen, __VA_ARGS__)
 
 /* What an error calls the key: the file, or the credential and its file. */
 struct where {

@@ -42,6 +42,7 @@
 #include "log.h"
 #include "logfile.h"
 #include "notify.h"
+#include "say.h"
 
 /* A failed batch is asked again after RETRY_MIN_MS, doubling to
  * RETRY_MAX_MS; the node's identity and its first tip every RETRY_MAX_MS. */
@@ -120,7 +121,7 @@ struct effects {
 	hjd_follower *f;
 	uint64_t height;
 	int rc;
-	char err[320];
+	char err[HJ_ERRLEN];
 };
 
 static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
@@ -161,7 +162,7 @@ static void effects_sink(void *ctx, const hj_event *ev)
 static void status(hjd_follower *f, int force)
 {
 	uint64_t now = uv_now(f->loop);
-	char msg[1800], sum[HJ_AMOUNT_STRLEN], err[160], pay[1400];
+	char msg[1800], sum[HJ_AMOUNT_STRLEN], err[HJ_ERRLEN], pay[1400];
 	char expo[HJ_AMOUNT_STRLEN];
 	uint64_t count = 0;
 	hj_amount owed = 0;
@@ -206,7 +207,7 @@ static void fatal(hjd_follower *f, const char *what)
 /* Applies blocks[0..n), the next heights; returns 0, or -1 after stop(). */
 static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 {
-	char err[400];
+	char err[HJ_ERRLEN];
 	struct effects eff = {.f = f};
 	size_t done = 0;
 	int reorg = 0;
@@ -407,7 +408,7 @@ static void on_tip(void *arg, const hj_driver_tip *t, const char *error)
 
 static int first_start(hjd_follower *f, uint64_t tip)
 {
-	char err[400];
+	char err[HJ_ERRLEN];
 	uint64_t start = f->cfg->start_height_set ? f->cfg->start_height : tip;
 
 	if (hjd_logfile_open(&f->log, f->cfg->card_log, NULL, f->cfg->log_fsync,
@@ -433,7 +434,7 @@ static int first_start(hjd_follower *f, uint64_t tip)
 
 static int resume(hjd_follower *f)
 {
-	char err[400];
+	char err[HJ_ERRLEN];
 	static const uint8_t zero[32];
 
 	if (hjd_logfile_open(&f->log, f->cfg->card_log, &f->cur,
@@ -476,7 +477,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
                         int permanent)
 {
 	hjd_follower *f = arg;
-	char rules[HJ_RULES_STRLEN], err[1024];
+	char rules[HJ_RULES_STRLEN], err[HJ_ERRLEN];
 	int rc;
 
 	if (f->stopping)
@@ -671,7 +672,7 @@ void hjd_follower_fail(hjd_follower *f, int code)
  * at once, so a crash cannot confuse the two. */
 void hjd_follower_reopen_log(hjd_follower *f)
 {
-	char err[400];
+	char err[HJ_ERRLEN];
 
 	if (f->stopping || f->log.fd < 0)
 		return;
@@ -708,7 +709,7 @@ void hjd_follower_free(hjd_follower *f)
 void hjd_follower_snapshot(void *arg, hjd_metrics_snap *out)
 {
 	hjd_follower *f = arg;
-	char err[200];
+	char err[HJ_ERRLEN];
 	uint64_t next = next_block(f);
 
 	memset(out, 0, sizeof *out);

@@ -25,6 +25,7 @@
 #include "payout_btc.h"
 #include "payout_evm.h"
 #include "quote.h"
+#include "say.h"
 #include "store.h"
 #include "wakeup.h"
 
@@ -99,11 +100,11 @@ static int check_edge(const hj_config *c, hj_edge *e, char *err, size_t errlen)
 		what = "twenty_one_plus_three's house edge", v = e->t3_edge;
 	if (what == NULL || c->allow_player_edge)
 		return 0;
-	snprintf(err, errlen,
-	         "[rules]: %s is %.6f %%: this rule set favours the player "
-	         "(hashjack edge shows why); set allow_player_edge = yes to "
-	         "deal it anyway",
-	         what, 100 * v);
+	hj_say(err, errlen,
+	       "[rules]: %s is %.6f %%: this rule set favours the player "
+	       "(hashjack edge shows why); set allow_player_edge = yes to "
+	       "deal it anyway",
+	       what, 100 * v);
 	return -EINVAL;
 }
 
@@ -186,13 +187,13 @@ static int check_dealer_key(const hj_config *c, char *err, size_t errlen)
 {
 	uint8_t sk[HJ_EVM_SECKEY_LEN];
 	hj_secp *ctx;
-	char why[600];
+	char why[HJ_ERRLEN];
 	int rc;
 
 	if (c->dealer_key == NULL)
 		return 0;
 	if (hj_secp_new(&ctx, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s", why);
+		hj_say(err, errlen, "%s", why);
 		return -ENOMEM;
 	}
 	rc = hjd_dealer_key_load(ctx, c->dealer_key, c->dealer.addr, sk, NULL,
@@ -200,8 +201,8 @@ static int check_dealer_key(const hj_config *c, char *err, size_t errlen)
 	explicit_bzero(sk, sizeof sk);
 	hj_secp_free(ctx);
 	if (rc)
-		snprintf(err, errlen, "[payout] dealer_key = %s: %s",
-		         c->dealer_key, why);
+		hj_say(err, errlen, "[payout] dealer_key = %s: %s",
+		       c->dealer_key, why);
 	return rc;
 }
 
@@ -393,7 +394,7 @@ static void process_following(void *arg)
 static int metrics_listen(const hj_config *cfg, uv_loop_t *loop, hjd_metrics *m,
                           hjd_follower *f)
 {
-	char err[300];
+	char err[HJ_ERRLEN];
 	unsigned port = 0;
 	int v6 = strchr(cfg->metrics.host, ':') != NULL;
 
@@ -411,7 +412,7 @@ static int metrics_listen(const hj_config *cfg, uv_loop_t *loop, hjd_metrics *m,
 /* Runs the dealer until a signal stops it (0) or a fatal condition. */
 static int run(const hj_config *cfg)
 {
-	char err[512], dbpath[4200];
+	char err[HJ_ERRLEN], dbpath[4200];
 	uv_loop_t loop;
 	struct process proc;
 	hj_store *store = NULL;
@@ -528,7 +529,7 @@ int main(int argc, char **argv)
 	const char *path = NULL;
 	int check = 0, rc;
 	hj_edge edge;
-	char err[1200];
+	char err[HJ_ERRLEN];
 
 	catch_early_signals();
 	/* The push WebSocket writes with write(2): a node gone meanwhile is

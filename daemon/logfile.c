@@ -17,14 +17,14 @@ static int open_fd(hjd_logfile *lf, struct stat *st, char *err, size_t errlen)
 	    open(lf->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		int e = errno;
-		snprintf(err, errlen, "card log %s: cannot open: %s", lf->path,
-		         strerror(e));
+		hj_say(err, errlen, "card log %s: cannot open: %s", lf->path,
+		       strerror(e));
 		return -e;
 	}
 	if (fstat(fd, st) != 0) {
 		int e = errno;
 		close(fd);
-		snprintf(err, errlen, "card log %s: %s", lf->path, strerror(e));
+		hj_say(err, errlen, "card log %s: %s", lf->path, strerror(e));
 		return -e;
 	}
 	lf->fd = fd;
@@ -98,7 +98,7 @@ int hjd_logfile_open(hjd_logfile *lf, const char *path, const hj_cursor *cur,
 	lf->sync = sync;
 	lf->path = strdup(path);
 	if (!lf->path) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	rc = open_fd(lf, &st, err, errlen);
@@ -109,35 +109,35 @@ int hjd_logfile_open(hjd_logfile *lf, const char *path, const hj_cursor *cur,
 	int same = cur && cur->log_dev == lf->dev && cur->log_ino == lf->ino;
 	if (same) {
 		if (size < cur->log_offset) {
-			snprintf(err, errlen,
-			         "card log %s: %" PRIu64
-			         " bytes, but the state says %" PRIu64
-			         " were written and committed: lines were "
-			         "lost (restore the file, or move it away "
-			         "and start a new state directory)",
-			         path, size, cur->log_offset);
+			hj_say(err, errlen,
+			       "card log %s: %" PRIu64
+			       " bytes, but the state says %" PRIu64
+			       " were written and committed: lines were "
+			       "lost (restore the file, or move it away "
+			       "and start a new state directory)",
+			       path, size, cur->log_offset);
 			return -EIO;
 		}
 		if (size > cur->log_offset &&
 		    ftruncate(lf->fd, (off_t)cur->log_offset) != 0) {
 			int e = errno;
-			snprintf(err, errlen,
-			         "card log %s: cannot cut to %" PRIu64
-			         " bytes: %s",
-			         path, cur->log_offset, strerror(e));
+			hj_say(err, errlen,
+			       "card log %s: cannot cut to %" PRIu64
+			       " bytes: %s",
+			       path, cur->log_offset, strerror(e));
 			return -e;
 		}
 		lf->offset = cur->log_offset;
 		return 0;
 	}
 	if (size != 0) {
-		snprintf(err, errlen,
-		         "card log %s already holds %" PRIu64
-		         " bytes that this state did not write (%s); move it "
-		         "away or point [state] card_log elsewhere",
-		         path, size,
-		         cur ? "the file was replaced"
-		             : "no block processed yet");
+		hj_say(err, errlen,
+		       "card log %s already holds %" PRIu64
+		       " bytes that this state did not write (%s); move it "
+		       "away or point [state] card_log elsewhere",
+		       path, size,
+		       cur ? "the file was replaced"
+		           : "no block processed yet");
 		return -EEXIST;
 	}
 	if (cur)
@@ -161,13 +161,13 @@ int hjd_logfile_append(hjd_logfile *lf, const char *line, size_t len, char *err,
 	int e = n < 0 ? errno : ENOSPC;
 	/* Never leave half a line: cut back to the last whole one. */
 	if (n > 0 && ftruncate(lf->fd, (off_t)lf->offset) != 0)
-		snprintf(err, errlen,
-		         "card log %s: short write, and cutting it back "
-		         "failed: %s",
-		         lf->path, strerror(errno));
+		hj_say(err, errlen,
+		       "card log %s: short write, and cutting it back "
+		       "failed: %s",
+		       lf->path, strerror(errno));
 	else
-		snprintf(err, errlen, "card log %s: write failed: %s", lf->path,
-		         strerror(e));
+		hj_say(err, errlen, "card log %s: write failed: %s", lf->path,
+		       strerror(e));
 	return -e;
 }
 
@@ -177,8 +177,8 @@ int hjd_logfile_sync(hjd_logfile *lf, char *err, size_t errlen)
 		return 0;
 	if (fsync(lf->fd) != 0) {
 		int e = errno;
-		snprintf(err, errlen, "card log %s: fsync: %s", lf->path,
-		         strerror(e));
+		hj_say(err, errlen, "card log %s: fsync: %s", lf->path,
+		       strerror(e));
 		return -e;
 	}
 	return 0;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "say.h"
 #include "store.h"
 
 typedef struct hjd_logfile {
@@ -26,7 +27,8 @@ typedef struct hjd_logfile {
 	uint64_t offset; /* committed length plus what was appended since */
 	uint64_t dev, ino;
 	int sync;
-	char note[600]; /* what open had to repair, for the caller to log */
+	/* What open had to repair, for the caller to log. */
+	char note[HJ_ERRLEN];
 } hjd_logfile;
 
 /*

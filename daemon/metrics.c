@@ -10,6 +10,7 @@
 #include "http.h"
 #include "prom.h"
 #include "reason.h"
+#include "say.h"
 
 /* Methods counted apart; further ones count as "other" (a node client asks
  * a handful). */
@@ -29,7 +30,7 @@ struct hjd_metrics {
 	hj_prom_hist block_seconds, commit_seconds;
 	struct rpc_method methods[METHODS + 1]; /* the last: "other" */
 	size_t nmethods;
-	char node_trouble[512]; /* the last failure while it lasts */
+	char node_trouble[HJ_ERRLEN]; /* the last failure while it lasts */
 	uint64_t retries;
 
 	hj_server *srv;
@@ -342,14 +343,14 @@ int hjd_metrics_health(const hjd_metrics *m, const hjd_metrics_snap *s,
                        char **out, size_t *len)
 {
 	json_t *o = json_object(), *why = json_array();
-	char buf[1400];
+	char buf[HJ_ERRLEN];
 	if (!o || !why)
 		goto oom;
 	if (s->stopping)
 		json_array_append_new(why, json_string("stopping"));
 	if (m->node_trouble[0]) {
-		snprintf(buf, sizeof buf, "node unreachable: %s",
-		         m->node_trouble);
+		hj_say(buf, sizeof buf, "node unreachable: %s",
+		       m->node_trouble);
 		json_array_append_new(why, json_string(buf));
 	} else if (!s->have_tip) {
 		json_array_append_new(
@@ -483,7 +484,7 @@ int hjd_metrics_listen(hjd_metrics *m, uv_loop_t *loop, const char *host,
 	hj_server *s;
 
 	if (hjd_metrics_serve(m, loop, snap, arg, &s)) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return UV_ENOMEM;
 	}
 	return hj_server_listen(s, host, port, bound, err, errlen);

@@ -65,7 +65,7 @@ struct hjd_payer {
 	int have_balance;
 	hj_amount balance;
 	char warning[HJ_ERRLEN];
-	char last_note[1024];           /* the last repeated warning logged */
+	char last_note[HJ_ERRLEN];      /* the last repeated warning logged */
 	uint64_t passes, send_failures; /* for metrics (hjd_payer_health) */
 	char summary[1400];             /* the last status logged */
 };

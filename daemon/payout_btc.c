@@ -92,7 +92,7 @@ typedef struct btc_payer {
 	int64_t send_id;
 	int64_t send_at; /* unix seconds, when sendmany went out */
 	hj_amount send_total;
-	char refusal[600];
+	char refusal[HJ_ERRLEN];
 	long long refusal_code;
 	int funds_refused; /* the last sendmany was refused for funds */
 	int send_new;      /* the batch in sendmany was planned in step 3 */
@@ -228,7 +228,7 @@ static void add_match(btc_payer *p, json_t *e)
 static void on_scan_page(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	btc_payer *p = arg;
-	char want[64], msg[600];
+	char want[64], msg[HJ_ERRLEN];
 	int older = 0;
 	size_t i, n;
 	json_t *el;
@@ -350,20 +350,20 @@ static int pays_batch(btc_payer *p, int64_t id, json_t *hex,
 	int rc = 0;
 
 	if (!json_is_string(hex)) {
-		snprintf(why, n, "gettransaction gave no hex");
+		hj_say(why, n, "gettransaction gave no hex");
 		return 0;
 	}
 	rc = hj_store_batch_outputs(p->base.store, id, collect_want, &w, err,
 	                            sizeof err);
 	if (rc) {
-		snprintf(why, n, "%s", rc == -EINVAL && w.err[0] ? w.err : err);
+		hj_say(why, n, "%s", rc == -EINVAL && w.err[0] ? w.err : err);
 		free(w.v);
 		return rc == -EINVAL && w.err[0] ? 0 : -1;
 	}
 	len = json_string_length(hex);
 	raw = malloc(len / 2 + 1);
 	if (raw == NULL) {
-		snprintf(why, n, "out of memory");
+		hj_say(why, n, "out of memory");
 		free(w.v);
 		return -1;
 	}
@@ -379,7 +379,7 @@ static int pays_batch(btc_payer *p, int64_t id, json_t *hex,
 		got[31 - k] = t;
 	}
 	if (memcmp(got, txid, 32) != 0) {
-		snprintf(why, n, "its hex does not hash to its txid");
+		hj_say(why, n, "its hex does not hash to its txid");
 		goto out;
 	}
 	hj_btc_outputs_begin(&tx, &it);
@@ -401,8 +401,8 @@ static int pays_batch(btc_payer *p, int64_t id, json_t *hex,
 			char a[32];
 
 			coins(w.v[i].amount, a, sizeof a);
-			snprintf(why, n, "it does not pay %s to %s", a,
-			         w.v[i].addr);
+			hj_say(why, n, "it does not pay %s to %s", a,
+			       w.v[i].addr);
 			rc = 0;
 			break;
 		}
@@ -416,7 +416,7 @@ out:
 static void on_verify(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	btc_payer *p = arg;
-	char why[HJ_ERRLEN], err[HJ_ERRLEN], tx[65], msg[900];
+	char why[HJ_ERRLEN], err[HJ_ERRLEN], tx[65], msg[HJ_ERRLEN];
 	int64_t id = p->planned;
 	int ok;
 
@@ -512,7 +512,7 @@ static void on_rpcinfo(void *arg, json_t *result, const hj_rpc_error *e)
 	btc_payer *p = arg;
 	json_t *active = json_object_get(result, "active_commands"), *c;
 	uint64_t now = uv_now(p->base.loop);
-	char msg[600];
+	char msg[HJ_ERRLEN];
 	size_t i;
 	int busy = 0;
 
@@ -611,7 +611,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	btc_payer *p = arg;
 	int64_t id = p->send_id;
-	char err[HJ_ERRLEN], msg[900], tx[65];
+	char err[HJ_ERRLEN], msg[HJ_ERRLEN], tx[65];
 	uint8_t txid[32];
 	int fresh_plan = p->send_new;
 	int refused;
@@ -751,7 +751,7 @@ static void after_scan_refused(btc_payer *p)
 static void send_batch(btc_payer *p, int64_t id, int fresh_plan)
 {
 	struct params_buf b = {.p = p};
-	char comment[64], tail[96], err[HJ_ERRLEN], msg[500];
+	char comment[64], tail[96], err[HJ_ERRLEN], msg[HJ_ERRLEN];
 	int rc;
 
 	p->params_len = 0;
@@ -861,7 +861,7 @@ static void on_rebroadcast(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	btc_payer *p = arg;
 	const hj_batch *b = &p->open[p->cur];
-	char tx[65], msg[700];
+	char tx[65], msg[HJ_ERRLEN];
 
 	(void)result;
 	if (p->base.closing)
@@ -888,7 +888,7 @@ static void on_gettx(void *arg, json_t *result, const hj_rpc_error *e)
 	btc_payer *p = arg;
 	const hj_batch *b = &p->open[p->cur];
 	json_t *confj, *hj, *rep;
-	char err[HJ_ERRLEN], tx[65], msg[700];
+	char err[HJ_ERRLEN], tx[65], msg[HJ_ERRLEN];
 	uint8_t txid[32];
 	long long conf;
 	uint64_t height;
@@ -1140,7 +1140,7 @@ out:
 static void on_balance(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	btc_payer *p = arg;
-	char msg[600];
+	char msg[HJ_ERRLEN];
 
 	if (p->base.closing)
 		return;
@@ -1303,7 +1303,7 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 	*out = NULL;
 	p = calloc(1, sizeof *p);
 	if (p == NULL) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	hjd_payer_base_init(&p->base, &ops, o);
@@ -1312,13 +1312,13 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 	p->conf = o->confirmations;
 	p->hrp = o->dealer->hrp;
 	if (hj_secp_new(&p->secp, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s", why);
+		hj_say(err, errlen, "%s", why);
 		rc = -ENOMEM;
 		goto fail;
 	}
 	p->wallet = strdup(po->wallet);
 	if (p->wallet == NULL) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -1327,14 +1327,14 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 		goto fail;
 	rc = hj_rpc_wallet_url(o->node->url, po->wallet, &url, why, sizeof why);
 	if (rc) {
-		snprintf(err, errlen, "[payout] wallet: %s", why);
+		hj_say(err, errlen, "[payout] wallet: %s", why);
 		goto fail;
 	}
 	ro.url = url;
 	rc = hjd_payer_base_open(&p->base, &ro, why, sizeof why);
 	free(url);
 	if (rc) {
-		snprintf(err, errlen, "wallet client: %s", why);
+		hj_say(err, errlen, "wallet client: %s", why);
 		goto fail;
 	}
 	*out = &p->base;

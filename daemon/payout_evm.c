@@ -251,9 +251,9 @@ static void pass_end(evm_payer *p)
 /* A node that did not answer: the pass ends, the next one starts over. */
 static void unreachable(evm_payer *p, const char *what, const char *why)
 {
-	char msg[700];
+	char msg[HJ_ERRLEN];
 
-	snprintf(msg, sizeof msg, "payouts: %s: %s; retried", what, why);
+	hj_say(msg, sizeof msg, "payouts: %s: %s; retried", what, why);
 	hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 	hjd_payer_base_backoff(&p->base);
 	pass_end(p);
@@ -312,7 +312,7 @@ static int sign(evm_payer *p, uint64_t nonce, const uint8_t to[20],
 	                    .max_fee_per_gas = max_fee,
 	                    .gas_limit = gas,
 	                    .value = value};
-	char err[HJ_ERRLEN], msg[400];
+	char err[HJ_ERRLEN], msg[HJ_ERRLEN];
 
 	memcpy(tx.to, to, HJ_EVM_ADDR_LEN);
 	if (hj_eip1559_sign(p->secp, &tx, p->sk, p->raw, sizeof p->raw,
@@ -378,7 +378,7 @@ static void accepted(evm_payer *p)
 static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	evm_payer *p = arg;
-	char said[600], msg[1200], hex[67], err[HJ_ERRLEN];
+	char said[HJ_ERRLEN], msg[HJ_ERRLEN], hex[67], err[HJ_ERRLEN];
 	uint8_t h[32];
 	int rc;
 
@@ -418,7 +418,7 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 	if (says(e, "nonce too low")) {
 		/* Its nonce is mined: by one of our versions (confirmed once
 		 * final) or by another transaction (reverted once final). */
-		snprintf(
+		hj_say(
 		    msg, sizeof msg,
 		    "payouts: batch %lld (nonce %lld): the node says \"%s\"; "
 		    "its receipts are checked once the nonce is final",
@@ -427,17 +427,17 @@ static void on_sent(void *arg, json_t *result, const hj_rpc_error *e)
 		after_send(p);
 		return;
 	}
-	snprintf(msg, sizeof msg,
-	         "payouts: the node refused %s of batch %lld (nonce %lld, %s): "
-	         "%s; %s",
-	         hex, (long long)p->send_id, (long long)p->send_nonce,
-	         p->send_planned ? "its payouts stay owed and are retried"
-	                         : "a replacement; the transaction it "
-	                           "replaces stays in flight",
-	         said,
-	         p->send_planned ? "sent again at the next block or after a "
-	                           "backoff"
-	                         : "tried again later");
+	hj_say(msg, sizeof msg,
+	       "payouts: the node refused %s of batch %lld (nonce %lld, %s): "
+	       "%s; %s",
+	       hex, (long long)p->send_id, (long long)p->send_nonce,
+	       p->send_planned ? "its payouts stay owed and are retried"
+	                       : "a replacement; the transaction it "
+	                         "replaces stays in flight",
+	       said,
+	       p->send_planned ? "sent again at the next block or after a "
+	                         "backoff"
+	                       : "tried again later");
 	hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 	if (says(e, "insufficient funds"))
 		p->funds_short = 1;
@@ -515,7 +515,7 @@ static int load_version(void *arg, const hj_tx_version *v)
 static int newest_tx(evm_payer *p, hj_eip1559_tx *tx)
 {
 	uint8_t from[HJ_EVM_ADDR_LEN];
-	char err[HJ_ERRLEN], msg[500];
+	char err[HJ_ERRLEN], msg[HJ_ERRLEN];
 	const hj_batch *b = &p->open[p->cur];
 
 	if (hj_eip1559_recover(p->secp, p->raw, p->raw_len, tx, from, err,
@@ -562,7 +562,7 @@ static void open_unmined(evm_payer *p)
 	const struct ver *n = &p->vers[0];
 	const hjd_evm_fees have = {.max_fee = n->max_fee, .tip = n->tip};
 	hjd_evm_fees f;
-	char msg[600], hex[67];
+	char msg[HJ_ERRLEN], hex[67];
 
 	if (!b->sent) {
 		p->planned_left = 1;
@@ -611,7 +611,7 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 {
 	evm_payer *p = arg;
 	const hj_batch *b;
-	char err[HJ_ERRLEN], msg[700], hex[67];
+	char err[HJ_ERRLEN], msg[HJ_ERRLEN], hex[67];
 	uint64_t height = 0, gas = 0, status = 0;
 	unsigned __int128 price = 0;
 	size_t found = SIZE_MAX;
@@ -737,7 +737,7 @@ static void next_open(evm_payer *p)
 {
 	const hj_batch *b;
 	struct load l = {.p = p};
-	char err[HJ_ERRLEN], msg[400];
+	char err[HJ_ERRLEN], msg[HJ_ERRLEN];
 
 	if (p->base.closing)
 		return;
@@ -818,7 +818,7 @@ static int gather(void *arg, const hj_owed_payout *o)
 static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	evm_payer *p = arg;
-	char said[600], msg[900], to[43], err[HJ_ERRLEN];
+	char said[HJ_ERRLEN], msg[HJ_ERRLEN], to[43], err[HJ_ERRLEN];
 	hj_batch_output out;
 	hj_tx_version t;
 	struct ver v;
@@ -835,11 +835,10 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 			unreachable(p, "eth_estimateGas", said);
 			return;
 		}
-		snprintf(
-		    msg, sizeof msg,
-		    "payouts: cannot pay %s: the node estimates no gas for "
-		    "the transfer (%s); its payouts stay owed",
-		    to, said);
+		hj_say(msg, sizeof msg,
+		       "payouts: cannot pay %s: the node estimates no gas for "
+		       "the transfer (%s); its payouts stay owed",
+		       to, said);
 		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
 		if (p->nskip < SKIP_MAX)
 			memcpy(p->skip[p->nskip++], p->pick.to,
@@ -1095,7 +1094,7 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
 	*out = NULL;
 	p = calloc(1, sizeof *p);
 	if (p == NULL) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	hjd_payer_base_init(&p->base, &ops, o);
@@ -1103,20 +1102,20 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
 	p->min_tip = po->min_priority_fee;
 	p->stuck_s = po->stuck_after_s;
 	if (hj_secp_new(&p->secp, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s", why);
+		hj_say(err, errlen, "%s", why);
 		rc = -ENOMEM;
 		goto fail;
 	}
 	rc = hjd_dealer_key_load(p->secp, po->key_source, o->dealer->addr,
 	                         p->sk, p->dealer, why, sizeof why);
 	if (rc) {
-		snprintf(err, errlen, "[payout] dealer_key: %s", why);
+		hj_say(err, errlen, "[payout] dealer_key: %s", why);
 		goto fail;
 	}
 	addr_hex(p->dealer, p->dealer_hex);
 	rc = hjd_payer_base_open(&p->base, o->node, why, sizeof why);
 	if (rc) {
-		snprintf(err, errlen, "payout client: %s", why);
+		hj_say(err, errlen, "payout client: %s", why);
 		goto fail;
 	}
 	*out = &p->base;

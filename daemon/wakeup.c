@@ -9,6 +9,7 @@
 #include "log.h"
 #include "push.h"
 #include "quote.h"
+#include "say.h"
 
 struct hjd_wakeup {
 	hj_push *push;
@@ -50,7 +51,7 @@ int hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg, hj_backend *be,
                      const hj_rpc_opts *node, hjd_follower *f, hjd_wakeup **out)
 {
 	struct hjd_wakeup *w;
-	char err[512], url[512];
+	char err[HJ_ERRLEN], url[512];
 	int rc;
 
 	*out = NULL;

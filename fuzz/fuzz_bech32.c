@@ -9,6 +9,7 @@
 #include "fuzz.h"
 
 #include "bech32.h"
+#include "say.h"
 
 /* More than any string the decoder accepts (90): longer text is refused
  * from its first 91 characters, whatever follows. */
@@ -35,7 +36,8 @@ static int is_lower(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
-	char s[TEXT_MAX + 1], low[TEXT_MAX + 1], enc[HJ_BECH32_BUF], err[160];
+	char s[TEXT_MAX + 1], low[TEXT_MAX + 1], enc[HJ_BECH32_BUF],
+	    err[HJ_ERRLEN];
 	char hrp[HJ_BECH32_HRP_MAX + 1];
 	uint8_t vals[HJ_BECH32_DATA_MAX], prog[HJ_SEGWIT_PROG_MAX];
 	size_t len, nvals = 0, plen = 0;

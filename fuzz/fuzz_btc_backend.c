@@ -58,6 +58,7 @@
 #include "btc_tx.h"
 #include "dealer.h"
 #include "hex.h"
+#include "say.h"
 #include "sha256.h"
 #include "taproot.h"
 
@@ -565,7 +566,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *first, *addr;
 	size_t first_len;
 	hj_backend *b;
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	memset(&S, 0, sizeof S);
 	S.rpc.owner = -1;

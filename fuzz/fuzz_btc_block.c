@@ -18,6 +18,7 @@
 
 #include "btc.h"
 #include "btc_tx.h"
+#include "say.h"
 
 /* The dealer of the captured Litecoin MWEB blocks (tests/data/btc): block
  * 435 pays it. */
@@ -34,7 +35,7 @@ static size_t compact_len(uint8_t b)
 static void check_header(const uint8_t *buf, size_t len, const hj_btc_header *h)
 {
 	hj_btc_header alone;
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	err[0] = '\0';
 	FUZZ_CHECK(hj_btc_header_parse(buf, HJ_BTC_HEADER_LEN, &alone, err,
@@ -53,7 +54,7 @@ static void check_tx(const hj_btc_tx *tx, uint32_t k)
 {
 	uint8_t a_id[HJ_BTC_HASH_LEN], b_id[HJ_BTC_HASH_LEN];
 	hj_btc_tx alone;
-	char err[256];
+	char err[HJ_ERRLEN];
 	hj_action a;
 	int rc;
 
@@ -78,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	hj_btc_block b;
 	hj_btc_tx tx;
-	char err[256], again[256];
+	char err[HJ_ERRLEN], again[256];
 	size_t end;
 	uint8_t *copy;
 	uint32_t k = 0;

@@ -20,6 +20,7 @@
 #include "btc.h"
 #include "btc_tx.h"
 #include "payload.h"
+#include "say.h"
 #include "sha256.h"
 
 /* The dealer of the captured Litecoin MWEB blocks (tests/data/btc), so
@@ -180,7 +181,7 @@ static void check_find_sum(const hj_btc_tx *tx, const struct walked *w)
 static void check_action(const hj_btc_tx *tx, const struct walked *w)
 {
 	uint8_t txid[HJ_BTC_HASH_LEN];
-	char err[160];
+	char err[HJ_ERRLEN];
 	hj_action a;
 	int rc;
 
@@ -231,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t alt_len;
 	struct walked w;
 	hj_btc_tx tx, tx2;
-	char err[256];
+	char err[HJ_ERRLEN];
 	int rc;
 
 	/* A copy of exactly the input's size: past it is a red zone. */

@@ -13,6 +13,7 @@
 #include "fuzz.h"
 
 #include "card.h"
+#include "say.h"
 
 /* The rule's digits as the protocol lists them. */
 static const char hex_digits[] = "0123456789abcdef";
@@ -99,7 +100,7 @@ static size_t variant(const uint8_t *d, size_t n, int what, char *buf)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
-	char err[160], tiny[1], buf[HJ_HASH_DIGITS + 3], name[4];
+	char err[HJ_ERRLEN], tiny[1], buf[HJ_HASH_DIGITS + 3], name[4];
 	hj_card c, want, other;
 	int rc;
 

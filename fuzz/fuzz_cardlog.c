@@ -20,6 +20,7 @@
 
 #include "hex.h"
 #include "player.h"
+#include "say.h"
 
 #define NAME "card.log"
 
@@ -63,7 +64,7 @@ static void twice(const uint8_t *log, size_t n, const uint8_t pk[HJ_XONLY_LEN])
 	uint8_t *two = malloc(2 * n);
 	size_t lines = 0;
 	hjc_player_round r;
-	char err[1024], want[64];
+	char err[HJ_ERRLEN], want[64];
 	int rc;
 
 	FUZZ_CHECK(two != NULL);
@@ -85,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *log = data;
 	size_t n = size;
 	hjc_player_round a;
-	char err[1024];
+	char err[HJ_ERRLEN];
 	int rc;
 
 	memcpy(pk, sample_pk, sizeof pk);

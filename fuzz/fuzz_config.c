@@ -26,6 +26,7 @@
 #include "amount.h"
 #include "config.h"
 #include "rules.h"
+#include "say.h"
 
 #define NAME "fuzz.conf"
 /* Secrets no valid input holds by chance: the bearer has no blanks. */
@@ -72,7 +73,7 @@ static int has(const char *s, const char *prefix)
 static void check_config(const hj_config *c)
 {
 	int evm = c->family == HJ_EVM;
-	char why[160];
+	char why[HJ_ERRLEN];
 
 	FUZZ_CHECK(evm || c->family == HJ_BITCOIN);
 	FUZZ_CHECK(evm ? c->coin == NULL
@@ -132,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *text = (const char *)data + (size > 0);
 	size_t n = size - (size > 0), flen, len = 0;
 	const char *sep, *args;
-	char *file, *argv, line[256], err[1024];
+	char *file, *argv, line[256], err[HJ_ERRLEN];
 	enum where at[2];
 	struct secrets sec = {{NULL, NULL}, 0};
 	hj_config c;

@@ -15,6 +15,7 @@
 
 #include "bech32.h"
 #include "dealer.h"
+#include "say.h"
 
 static const char *const known_hrps[] = {"bc",  "tb",   "bcrt",
                                          "ltc", "tltc", "rltc"};
@@ -87,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_in in = {data, size};
 	hj_family fam = fuzz_u8(&in) & 1 ? HJ_BITCOIN : HJ_EVM;
 	const char *s = (const char *)in.p;
-	char why[200], tiny[1];
+	char why[HJ_ERRLEN], tiny[1];
 	hj_dealer d, other;
 	int rc;
 

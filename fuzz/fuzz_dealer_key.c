@@ -20,6 +20,7 @@
 
 #include "btcsig.h"
 #include "dealer_key.h"
+#include "say.h"
 
 #define FILE_NAME "key"
 
@@ -37,7 +38,7 @@ static void cleanup(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = getenv("TMPDIR");
-	char why[200];
+	char why[HJ_ERRLEN];
 
 	(void)argc;
 	(void)argv;
@@ -146,7 +147,7 @@ static int read_key(const char *source, uint8_t sk[32], char *err, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t want[32], sk[32], sk2[32], pk[HJ_XONLY_LEN];
-	char err[1024], err2[1024];
+	char err[HJ_ERRLEN], err2[1024];
 	int ok, rc;
 
 	ok = format_ok(data, size, want) && !all_zero(want, 32) &&

@@ -20,6 +20,7 @@
 
 #include "evm_tx.h"
 #include "rlp.h"
+#include "say.h"
 
 /* Deeper than the encoder goes, so that its limit is reached too. */
 #define WALK_DEPTH (HJ_RLP_DEPTH + 2)
@@ -31,7 +32,7 @@ static void check_int(const hj_rlp_item *it, const uint8_t *item, size_t n)
 	unsigned __int128 v;
 	uint64_t w;
 	uint8_t buf[32];
-	char err[160];
+	char err[HJ_ERRLEN];
 	size_t m;
 	hj_rlp r;
 	int rc;
@@ -63,7 +64,7 @@ static void check_int(const hj_rlp_item *it, const uint8_t *item, size_t n)
 static int walk(hj_rlp *r, const uint8_t *p, size_t n, int depth, int *deepest)
 {
 	hj_rlp_item it;
-	char err[160];
+	char err[HJ_ERRLEN];
 
 	while (n > 0) {
 		const uint8_t *p0 = p;
@@ -123,7 +124,7 @@ static void check_tx(const uint8_t *raw, size_t len)
 	const uint8_t *sp, *up;
 	uint8_t *out;
 	size_t n, u, sn, un;
-	char err[160];
+	char err[HJ_ERRLEN];
 	int rc;
 
 	err[0] = '\0';

@@ -6,11 +6,12 @@
 #include "fuzz.h"
 
 #include "hex.h"
+#include "say.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t out[256], again[256];
-	char enc[2 * sizeof out + 3], err[160];
+	char enc[2 * sizeof out + 3], err[HJ_ERRLEN];
 	const char *s = (const char *)data;
 	size_t n = 0, m = 0;
 	unsigned __int128 q;

@@ -16,6 +16,7 @@
 #include "btcsig.h"
 #include "hex.h"
 #include "keyfile.h"
+#include "say.h"
 
 #define NAME "fuzz.key"
 
@@ -25,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char why[200];
+	char why[HJ_ERRLEN];
 
 	(void)argc;
 	(void)argv;
@@ -98,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *text = (const char *)data;
 	hj_keyfile_btc k, again;
 	uint8_t pk[HJ_XONLY_LEN];
-	char err[1024] = "", out[HJ_KEYFILE_BTC_TEXT];
+	char err[HJ_ERRLEN] = "", out[HJ_KEYFILE_BTC_TEXT];
 	char hpk[65], hsk[65], tail[TAIL + 1];
 	struct lines l;
 	size_t n;

@@ -22,6 +22,7 @@
 #include "hex.h"
 #include "player.h"
 #include "replay.h"
+#include "say.h"
 
 #define NAME "doc.json"
 /* Players whose rounds are looked up in a Bitcoin document's log. */
@@ -78,7 +79,7 @@ static void player_reads(const char *log, size_t len,
 	for (size_t k = 0; k < n; k++) {
 		FILE *f = fmemopen((void *)log, len, "r");
 		hjc_player_round r;
-		char err[1024] = "";
+		char err[HJ_ERRLEN] = "";
 		int rc;
 
 		FUZZ_CHECK(f != NULL);
@@ -146,7 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char empty[1];
 	FILE *in = fmemopen(size ? (void *)data : empty, size, "r");
-	char *log = NULL, err[1024] = "";
+	char *log = NULL, err[HJ_ERRLEN] = "";
 	size_t len = 0;
 	FILE *out = open_memstream(&log, &len);
 	int rc;

@@ -21,6 +21,7 @@
 #include "card.h"
 #include "round.h"
 #include "rules.h"
+#include "say.h"
 #include "table.h"
 
 struct seen {
@@ -60,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hj_rules ru;
 	hj_table *t;
 	struct seen seen = {0};
-	char err[160] = "";
+	char err[HJ_ERRLEN] = "";
 	unsigned v;
 
 	if (len > in.n)

@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "rpc.h"
+#include "say.h"
 
 #define MAX_BATCH 32
 
@@ -97,7 +98,7 @@ static void check_answer(const char *body, size_t len, json_int_t id0, size_t n,
 {
 	json_t *doc, *result = NULL, *error = NULL, *want[MAX_BATCH];
 	json_t *want_err = NULL;
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	int rc, valid;
 
 	msg[0] = '\0';

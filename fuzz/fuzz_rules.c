@@ -14,6 +14,7 @@
 #include "fuzz.h"
 
 #include "rules.h"
+#include "say.h"
 
 #define RULES_MAX HJ_RULES_STRLEN
 
@@ -35,7 +36,7 @@ static int same_limits(const hj_rules *a, const hj_rules *b)
 
 static void check_text(const uint8_t *data, size_t size)
 {
-	char s[RULES_MAX + 1], again[RULES_MAX], err[200];
+	char s[RULES_MAX + 1], again[RULES_MAX], err[HJ_ERRLEN];
 	hj_rules r, r2, untouched;
 	size_t len;
 	struct fuzz_in in = {data, size};
@@ -71,7 +72,7 @@ static hj_amount take_amount(struct fuzz_in *in)
 static void check_limits(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
-	char s[RULES_MAX], err[200];
+	char s[RULES_MAX], err[HJ_ERRLEN];
 	hj_rules r, got;
 	size_t n, cut;
 	char *small;
@@ -115,7 +116,7 @@ static void check_key(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
 	char value[HJ_RULE_VALUE_MAX + 8], back[HJ_RULE_VALUE_MAX];
-	char err[160];
+	char err[HJ_ERRLEN];
 	hj_rules r, before;
 	size_t len;
 	const char *key = hj_rule_keys[fuzz_u8(&in) % 13];

@@ -44,6 +44,7 @@
 
 #include "api.h"
 #include "http.h"
+#include "say.h"
 #include "serve_fixture.h"
 #include "view.h"
 
@@ -328,7 +329,7 @@ static void make(struct srv *s, struct serve_fixture *sf, int load)
 	hjc_api_opts ao = {.max_subscriptions = 3, .max_age_s = 4000000000u};
 	hj_server_limits lim;
 	hj_server_handler h;
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	hj_server_limits_default(&lim);
 	lim.max_url = 200;

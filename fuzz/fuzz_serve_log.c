@@ -41,6 +41,7 @@
 #include <jansson.h>
 
 #include "edge.h"
+#include "say.h"
 #include "serve_fixture.h"
 #include "view.h"
 
@@ -213,7 +214,7 @@ static void ask(hjc_view *v)
 {
 	static const char *const heights[] = {
 	    "0", "100", "111", "123", "124", "18446744073709551615"};
-	char err[1024], *out, id[67];
+	char err[HJ_ERRLEN], *out, id[67];
 	size_t len;
 	int st, live;
 	hjc_view_stats vs;
@@ -256,7 +257,7 @@ static void ask(hjc_view *v)
 
 static int poll_once(hjc_view *v, struct seen *s)
 {
-	char err[1024] = "";
+	char err[HJ_ERRLEN] = "";
 	int r;
 
 	s->poll_any = 0;

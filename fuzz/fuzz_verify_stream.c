@@ -33,6 +33,7 @@
 #include <jansson.h>
 
 #include "logsrc.h"
+#include "say.h"
 
 #define URL "ws://203.0.113.7:8549/v1/stream"
 /* RFC 6455, 1.3: the sample key and its Sec-WebSocket-Accept. */
@@ -98,7 +99,7 @@ static void on_closed(void *arg, int rc, const char *why)
 static void take(void)
 {
 	hjc_logsrc_line l;
-	char err[300];
+	char err[HJ_ERRLEN];
 	int rc;
 	while ((rc = hjc_logsrc_next(st.s, &l, err, sizeof err)) == 1) {
 		FUZZ_CHECK(st.next < st.nwant);
@@ -173,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                     .max_message = 70000};
 	hj_wsc_fake_opts f = {.key = KEY};
 	hjc_logsrc_cbs cbs = {on_line, on_error, on_closed};
-	char err[300];
+	char err[HJ_ERRLEN];
 	static char frame[4 + 65536];
 
 	memset(&st, 0, sizeof st);

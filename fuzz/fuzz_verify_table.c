@@ -11,6 +11,7 @@
 #include "fuzz.h"
 
 #include "config.h"
+#include "say.h"
 #include "verify_table.h"
 
 static int printable(const char *s)
@@ -24,7 +25,7 @@ static int printable(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	hj_config cfg;
-	char chain[200], err[512] = "";
+	char chain[200], err[HJ_ERRLEN] = "";
 	hj_config_init(&cfg);
 	int rc = hjc_verify_table_apply(&cfg, (const char *)data, size, chain,
 	                                sizeof chain, err, sizeof err);

@@ -26,6 +26,7 @@
  */
 #include "fuzz.h"
 
+#include "say.h"
 #include "wsclient.h"
 
 #define URL "ws://203.0.113.7:8549/v1/stream?from=3"
@@ -193,7 +194,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_in in = {data, size};
 	uint8_t flags = fuzz_u8(&in), m = fuzz_u8(&in), mx = fuzz_u8(&in);
 	uint64_t seed = fuzz_u64(&in);
-	char err[300];
+	char err[HJ_ERRLEN];
 	int ended = 0;
 
 	memset(&st, 0, sizeof st);

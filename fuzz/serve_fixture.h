@@ -36,6 +36,7 @@
 #include "dealer_fixture.h"
 #include "fuzz.h"
 #include "rules.h"
+#include "say.h"
 
 #define SF_FIRST 100
 
@@ -164,7 +165,7 @@ static void sf_make(struct serve_fixture *sf, hj_family fam,
 	const char *tmp = getenv("TMPDIR");
 	hj_rules rules;
 	hj_fixture *f;
-	char err[512];
+	char err[HJ_ERRLEN];
 	struct stat st;
 	uint64_t txn = 1;
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "card.h"
+#include "say.h"
 
 /*
  * Hex digit value plus one, so that the zero every other byte gets from the
@@ -31,14 +32,14 @@ static void say_length(const unsigned char *d, size_t n, int prefixed,
 	int upper = n == HJ_HASH_DIGITS + 2 && d[0] == '0' && d[1] == 'X';
 
 	if (prefixed)
-		snprintf(err, errlen,
-		         "block hash has %zu digits after \"0x\", expected 64",
-		         n);
+		hj_say(err, errlen,
+		       "block hash has %zu digits after \"0x\", expected 64",
+		       n);
 	else
-		snprintf(err, errlen,
-		         "block hash has %zu digits, expected 64%s", n,
-		         upper ? " (only a lower-case \"0x\" prefix is dropped)"
-		               : "");
+		hj_say(err, errlen, "block hash has %zu digits, expected 64%s",
+		       n,
+		       upper ? " (only a lower-case \"0x\" prefix is dropped)"
+		             : "");
 }
 
 static void say_not_hex(const unsigned char *d, int prefixed, char *err,
@@ -54,9 +55,9 @@ static void say_not_hex(const unsigned char *d, int prefixed, char *err,
 		snprintf(shown, sizeof shown, "'%c'", d[i]);
 	else
 		snprintf(shown, sizeof shown, "\\x%02x", d[i]);
-	snprintf(err, errlen,
-	         "block hash has non-hex character %s at position %zu%s", shown,
-	         i, prefixed ? " after \"0x\"" : "");
+	hj_say(err, errlen,
+	       "block hash has non-hex character %s at position %zu%s", shown,
+	       i, prefixed ? " after \"0x\"" : "");
 }
 
 /*

@@ -388,8 +388,7 @@ int hj_rules_check(const hj_rules *r, char *err, size_t errlen)
 	         r->split21_bj > 1 || r->pp_on > 1 || r->t3_on > 1)
 		why = "a rule key out of range";
 	if (why) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s", why);
+		hj_say(err, errlen, "%s", why);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < HJ_PP_PAYS; i++)
@@ -399,21 +398,18 @@ int hj_rules_check(const hj_rules *r, char *err, size_t errlen)
 		if (r->t3[i] > HJ_SIDE_PAY_MAX)
 			why = "twenty_one_plus_three pays above 1000";
 	if (why) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s", why);
+		hj_say(err, errlen, "%s", why);
 		return -EINVAL;
 	}
 	worst = hj_rules_worst_max_bet(r);
 	if (r->max_exposure && r->max_exposure < worst) {
-		if (err && errlen)
-			snprintf(err, errlen,
-			         "max_exposure %s is below %s, the worst-case "
-			         "return of one max_bet Bet%s",
-			         hj_amount_format(r->max_exposure, a),
-			         hj_amount_format(worst, b),
-			         r->pp_on || r->t3_on
-			             ? " with side stakes of max_bet"
-			             : "");
+		hj_say(err, errlen,
+		       "max_exposure %s is below %s, the worst-case "
+		       "return of one max_bet Bet%s",
+		       hj_amount_format(r->max_exposure, a),
+		       hj_amount_format(worst, b),
+		       r->pp_on || r->t3_on ? " with side stakes of max_bet"
+		                            : "");
 		return -EINVAL;
 	}
 	return 0;

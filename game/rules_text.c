@@ -66,7 +66,7 @@ int hj_rules_parse(const char *s, hj_rules *out, char *err, size_t errlen)
 	static const char *const key[] = {"preset", "min_bet", "max_bet",
 	                                  "timeout_blocks", "max_exposure"};
 	hj_amount amt[5] = {0};
-	char name[32], why[200], shown[SHOWLEN];
+	char name[32], why[HJ_ERRLEN], shown[SHOWLEN];
 	const char *p = s, *v;
 	size_t len = 0;
 	int nkeys = 0;

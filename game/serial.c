@@ -27,6 +27,7 @@
 #include "card.h"
 #include "hand.h"
 #include "round.h"
+#include "say.h"
 
 struct wbuf {
 	uint8_t *p;
@@ -313,8 +314,7 @@ static const char *state_error(const hj_round *r)
 
 #define BAD(...)                                                               \
 	do {                                                                   \
-		if (err && errlen)                                             \
-			snprintf(err, errlen, __VA_ARGS__);                    \
+		hj_say(err, errlen, __VA_ARGS__);                              \
 		return -EINVAL;                                                \
 	} while (0)
 

@@ -14,6 +14,7 @@
 #include "cardlog.h"
 #include "deal.h"
 #include "effects.h"
+#include "say.h"
 #include "store.h"
 #include "table.h"
 
@@ -28,7 +29,7 @@ struct hj_fixture {
 	uint8_t last_hash[32];
 	uint64_t offset;
 	int rc; /* the effects sink's first error */
-	char err[256];
+	char err[HJ_ERRLEN];
 	uint64_t height;
 	void (*on_write)(void *ctx, uint64_t height);
 	void *on_write_ctx;
@@ -79,7 +80,7 @@ hj_fixture *hj_fixture_new(const char *dir, hj_family fam,
 {
 	static const uint8_t zero[32];
 	char rs[HJ_RULES_STRLEN];
-	char why[200];
+	char why[HJ_ERRLEN];
 	if (hj_rules_check(rules, why, sizeof why) != 0) {
 		snprintf(err, errlen, "rules: %s", why);
 		return NULL;

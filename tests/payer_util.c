@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "payer_util.h"
+#include "say.h"
 
 /* The fixture the readers read: the one pfx_setup last set up. */
 static struct payer_fx *cur;
@@ -116,7 +117,7 @@ static void on_payer_closed(void *arg)
 /* The store at f->db, checked against meta when not NULL. */
 static void store_open(struct payer_fx *f, const hj_store_meta *meta)
 {
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	if (hj_store_open(f->db, &f->store, err, sizeof err) ||
 	    (meta && hj_store_check_meta(f->store, meta, err, sizeof err)))
@@ -248,7 +249,7 @@ void pfx_owe(struct payer_fx *f, const char *id, const hj_id *recipient,
 {
 	hj_action a;
 	hj_payout p;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	memset(&a, 0, sizeof a);
 	a.kind = HJ_TX_DEPOSIT;

@@ -26,6 +26,7 @@
 
 #include "http_fake.h"
 #include "payer.h"
+#include "say.h"
 #include "store.h"
 
 /* How long a run may take to end its passes. */
@@ -48,7 +49,7 @@ struct payer_fx {
 	unsigned passes, until, closed, nfatal;
 	uint64_t pass_end_time; /* loop time of the last pass's end */
 	char status[2048];      /* hjd_payer_status at the last pass's end */
-	char fatal[1024];       /* on_fatal's last message */
+	char fatal[HJ_ERRLEN];  /* on_fatal's last message */
 	uint32_t txseq;         /* makes pfx_owe's transaction ids unique */
 	int saved_stderr;       /* the real stderr while the log is on, or -1 */
 	unsigned conf;          /* pfx_payer_opts's confirmations */

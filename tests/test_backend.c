@@ -29,6 +29,7 @@
 #include "http_fake.h"
 #include "push.h"
 #include "rpc.h"
+#include "say.h"
 
 #define GUARD_MS 5000
 
@@ -40,8 +41,8 @@ static struct fx {
 	uv_timer_t guard;
 	int guard_fired, finished;
 	hj_backend *b;
-	unsigned nreceipts; /* receipt batches answered */
-	char err[8][256];   /* each callback's error, "" for none */
+	unsigned nreceipts;     /* receipt batches answered */
+	char err[8][HJ_ERRLEN]; /* each callback's error, "" for none */
 	size_t ntx[8];
 	hj_action tx[8];
 } F;
@@ -49,7 +50,7 @@ static struct fx {
 static void fx_start(void)
 {
 	hj_rpc_opts o;
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	memset(&F, 0, sizeof F);
 	assert_int_equal(uv_loop_init(&F.loop), 0);
@@ -137,7 +138,7 @@ static void test_evm_range(void **state)
 	/* payments() takes the same ranges; a payee is an address. */
 	hj_chain_payee pay;
 	hj_id id = {.len = 20};
-	char err[100];
+	char err[HJ_ERRLEN];
 	id.b[19] = 0xab;
 	assert_int_equal(b->ops->payee(b, &id, &pay, err, sizeof err), 0);
 	assert_int_equal(pay.len, 20);
@@ -270,7 +271,7 @@ static void evm_start(hf_handler h)
 {
 	hj_rpc_opts o;
 	hj_dealer d;
-	char url[64], err[256];
+	char url[64], err[HJ_ERRLEN];
 
 	assert_int_equal(uv_loop_init(&F.loop), 0);
 	hf_server_start(&F.srv, &F.loop, h);
@@ -392,10 +393,10 @@ static const struct fin_case fin_cases[] = {
 #define NFIN (sizeof fin_cases / sizeof fin_cases[0])
 
 static struct {
-	size_t at;        /* the case in progress */
-	unsigned asked;   /* requests the node got */
-	unsigned tips;    /* of them eth_blockNumber */
-	char failed[512]; /* the first check that failed, "" */
+	size_t at;              /* the case in progress */
+	unsigned asked;         /* requests the node got */
+	unsigned tips;          /* of them eth_blockNumber */
+	char failed[HJ_ERRLEN]; /* the first check that failed, "" */
 } FN;
 
 static void fin_fail(const char *fmt, ...)
@@ -528,7 +529,7 @@ static void test_btc_range(void **state)
 	    "rltc1q2qv83f0js2q05qxm9kkv87eedpe3udq3j3t8e4";
 	hj_dealer d;
 	hj_backend *b;
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	fx_start();
@@ -584,7 +585,7 @@ static void test_btc_range(void **state)
 
 static struct {
 	int calls;
-	char why[512];
+	char why[HJ_ERRLEN];
 } P;
 
 static void on_push_wake(void *arg)
@@ -618,7 +619,7 @@ static void test_push(void **state)
 	hj_dealer d;
 	hj_push *p = NULL;
 	hj_rpc_opts ro;
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	memset(&P, 0, sizeof P);

@@ -15,6 +15,7 @@
 #include "btcsig.h"
 #include "engine_util.h"
 #include "payload.h"
+#include "say.h"
 
 /* A dealer output script (P2TR shape; any script works for matching). */
 static const uint8_t dealer[34] = {0x51, 0x20, 0xde, 0xa1, 0xe2};
@@ -71,7 +72,7 @@ static int normalise(const struct out *outs, size_t n, hj_action *a)
 {
 	uint8_t raw[1024];
 	hj_btc_tx tx;
-	char err[160];
+	char err[HJ_ERRLEN];
 	size_t len = build_tx(raw, outs, n);
 	assert_int_equal(hj_btc_tx_parse(raw, len, &tx, err, sizeof err), 0);
 	return hj_btc_action(&tx, dealer, sizeof dealer, 0, a, err, sizeof err);
@@ -86,7 +87,7 @@ struct world {
 
 static void world_init(struct world *w)
 {
-	char err[160];
+	char err[HJ_ERRLEN];
 	hj_rules ru = rules_bethash();
 	assert_int_equal(hj_secp_new(&w->secp, err, sizeof err), 0);
 	assert_int_equal(hj_btc_keygen(w->secp, w->sk, w->pk, err, sizeof err),
@@ -112,7 +113,7 @@ static hj_action signed_action(struct world *w, const hj_round *r,
 {
 	hj_payload pl;
 	uint8_t p[HJ_PAYLOAD_MAX], script[90], sig[64];
-	char err[160];
+	char err[HJ_ERRLEN];
 	memset(&pl, 0, sizeof pl);
 	pl.act = act;
 	memcpy(pl.round, r->id.b, 8);
@@ -281,7 +282,7 @@ static void test_address_script(void **state)
 	uint8_t script[HJ_BTC_SCRIPT_MAX];
 	size_t len = 0;
 	const char *hrp = NULL;
-	char err[160];
+	char err[HJ_ERRLEN];
 	static const uint8_t p2wpkh[22] = {
 	    0x00, 0x14, 0x75, 0x1e, 0x76, 0xe8, 0x19, 0x91, 0x96, 0xd4, 0x54,
 	    0x94, 0x1c, 0x45, 0xd1, 0xb3, 0xa3, 0x23, 0xf1, 0x43, 0x3b, 0xd6};

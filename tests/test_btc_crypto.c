@@ -36,6 +36,7 @@
 #include "btcsig.h"
 #include "hex.h"
 #include "payload.h"
+#include "say.h"
 #include "taproot.h"
 
 static hj_secp *ctx;
@@ -174,7 +175,7 @@ static void check_valid(const char *s, hj_bech32_variant v)
 	uint8_t data[HJ_BECH32_DATA_MAX];
 	size_t n;
 	hj_bech32_variant got;
-	char err[128];
+	char err[HJ_ERRLEN];
 	int st;
 
 	st = hj_bech32_decode(s, hrp, data, &n, &got, err, sizeof(err));
@@ -190,7 +191,7 @@ static void check_valid(const char *s, hj_bech32_variant v)
 
 static void check_invalid(const struct invalid_str *t)
 {
-	char hrp[HJ_BECH32_HRP_MAX + 1], err[128] = "";
+	char hrp[HJ_BECH32_HRP_MAX + 1], err[HJ_ERRLEN] = "";
 	uint8_t data[HJ_BECH32_DATA_MAX];
 	size_t n;
 	hj_bech32_variant got;
@@ -239,7 +240,7 @@ static void test_bech32_messages(void **state)
 static void test_bech32_encode_errors(void **state)
 {
 	uint8_t data[HJ_BECH32_DATA_MAX] = {0};
-	char out[HJ_BECH32_BUF], err[128];
+	char out[HJ_BECH32_BUF], err[HJ_ERRLEN];
 
 	(void)state;
 	assert_int_equal(
@@ -349,7 +350,8 @@ static void test_segwit_valid(void **state)
 		const struct valid_addr *t = &valid_addrs[i];
 		uint8_t prog[HJ_SEGWIT_PROG_MAX], spk[2 + HJ_SEGWIT_PROG_MAX];
 		uint8_t want[2 + HJ_SEGWIT_PROG_MAX];
-		char hrp[3], out[HJ_BECH32_BUF], low[HJ_BECH32_BUF], err[128];
+		char hrp[3], out[HJ_BECH32_BUF], low[HJ_BECH32_BUF],
+		    err[HJ_ERRLEN];
 		size_t plen, wlen = strlen(t->spk) / 2;
 		int ver, st;
 
@@ -386,7 +388,7 @@ static void test_segwit_invalid(void **state)
 	for (size_t i = 0; i < N(invalid_addrs); i++) {
 		const struct invalid_addr *t = &invalid_addrs[i];
 		uint8_t prog[HJ_SEGWIT_PROG_MAX];
-		char err[160] = "";
+		char err[HJ_ERRLEN] = "";
 		size_t plen;
 		int ver, st;
 
@@ -413,7 +415,7 @@ static void test_segwit_invalid(void **state)
 static void test_segwit_padding_edges(void **state)
 {
 	uint8_t data[1 + 52] = {1}, prog[HJ_SEGWIT_PROG_MAX];
-	char addr[HJ_BECH32_BUF], err[128];
+	char addr[HJ_BECH32_BUF], err[HJ_ERRLEN];
 	size_t plen;
 	int ver;
 
@@ -446,7 +448,7 @@ static void test_segwit_padding_edges(void **state)
 static void test_segwit_encode_errors(void **state)
 {
 	uint8_t prog[HJ_SEGWIT_PROG_MAX + 1] = {0};
-	char out[HJ_BECH32_BUF], err[128];
+	char out[HJ_BECH32_BUF], err[HJ_ERRLEN];
 
 	(void)state;
 	assert_int_equal(
@@ -505,7 +507,7 @@ static void test_bip86(void **state)
 	for (size_t i = 0; i < N(bip86_vectors); i++) {
 		const struct bip86 *t = &bip86_vectors[i];
 		uint8_t p[32], q[32], want[32], prog[HJ_SEGWIT_PROG_MAX];
-		char addr[HJ_BECH32_BUF], err[128];
+		char addr[HJ_BECH32_BUF], err[HJ_ERRLEN];
 		size_t plen;
 		int ver;
 
@@ -530,7 +532,7 @@ static void test_bip86(void **state)
 static void test_taproot_bad_key(void **state)
 {
 	uint8_t p[32], q[32];
-	char addr[HJ_BECH32_BUF], err[128] = "";
+	char addr[HJ_BECH32_BUF], err[HJ_ERRLEN] = "";
 
 	(void)state;
 	/* BIP-340 vector 14's key: above the field size. */
@@ -559,7 +561,7 @@ static void test_taproot_hrp(void **state)
 	    {"litecoin", "test", "tltc"},   {"litecoin", "regtest", "rltc"},
 	};
 	const char *hrp = NULL;
-	char err[128] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	for (size_t i = 0; i < N(t); i++) {
@@ -607,7 +609,7 @@ static void test_taproot_prefixes(void **state)
 	             "qytm4cm"},
 	};
 	uint8_t p[32], want[32], prog[HJ_SEGWIT_PROG_MAX];
-	char addr[HJ_BECH32_BUF], err[128];
+	char addr[HJ_BECH32_BUF], err[HJ_ERRLEN];
 	size_t plen;
 	int ver;
 
@@ -634,7 +636,7 @@ static void test_taproot_prefixes(void **state)
 static void test_doc_example(void **state)
 {
 	uint8_t sk[32], pk[32], want[32];
-	char addr[HJ_BECH32_BUF], err[128];
+	char addr[HJ_BECH32_BUF], err[HJ_ERRLEN];
 
 	(void)state;
 	unhex(
@@ -849,7 +851,7 @@ static void test_bip340_sign(void **state)
 		const struct bip340 *t = &bip340_vectors[i];
 		uint8_t sk[32], pk[32], want_pk[32], aux[32], msg[32];
 		uint8_t sig[64], want_sig[64];
-		char err[128];
+		char err[HJ_ERRLEN];
 
 		if (t->sk == NULL)
 			continue;
@@ -879,7 +881,7 @@ static void test_bad_secret_keys(void **state)
 	    "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141",
 	};
 	uint8_t sk[32], pk[32], msg[32] = {0}, sig[64];
-	char err[128] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	for (size_t i = 0; i < N(bad); i++) {
@@ -946,7 +948,7 @@ struct fixture {
 
 static void make_fixture(struct fixture *f)
 {
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	if (hj_btc_keygen(ctx, f->sk, f->pk, err, sizeof(err)))
 		fail_msg("keygen: %s", err);
@@ -967,7 +969,7 @@ static void test_keygen(void **state)
 {
 	struct fixture f;
 	uint8_t pk[32];
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	make_fixture(&f);
@@ -982,7 +984,7 @@ static void test_action_round_trip(void **state)
 	struct fixture f;
 	hj_btc_msg m;
 	uint8_t sig[64], sig2[64];
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	make_fixture(&f);
@@ -1022,7 +1024,7 @@ static void test_action_flips(void **state)
 	struct fixture f;
 	hj_btc_msg m;
 	uint8_t sig[64];
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	make_fixture(&f);
@@ -1061,7 +1063,7 @@ static void test_payload_sign_verify(void **state)
 	uint8_t p[HJ_PAYLOAD_MAX], sig[64];
 	size_t n;
 	hj_btc_msg m;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	make_fixture(&f);
@@ -1117,7 +1119,7 @@ static void test_payload_sign_verify(void **state)
 
 static int setup(void **state)
 {
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	if (hj_secp_new(&ctx, err, sizeof(err)) != 0) {

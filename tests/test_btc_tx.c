@@ -53,9 +53,8 @@
 #include <cmocka.h>
 
 #include "btc_tx.h"
+#include "say.h"
 #include "sha256.h"
-
-#define ERRLEN 256
 
 /* ------------------------------------------------------------------ */
 /* Fixtures: a hex reader and a byte builder of our own.               */
@@ -196,13 +195,13 @@ static uint8_t *dup_buf(const struct buf *b)
 
 /* Parses a heap copy of b's bytes, freed before returning: only tx's plain
  * fields may be read afterwards, never its views. */
-static int parse_buf(const struct buf *b, hj_btc_tx *tx, char err[ERRLEN])
+static int parse_buf(const struct buf *b, hj_btc_tx *tx, char err[HJ_ERRLEN])
 {
 	uint8_t *p = dup_buf(b);
 	int rc;
 
-	snprintf(err, ERRLEN, "(unset)");
-	rc = hj_btc_tx_parse(p, b->n, tx, err, ERRLEN);
+	snprintf(err, HJ_ERRLEN, "(unset)");
+	rc = hj_btc_tx_parse(p, b->n, tx, err, HJ_ERRLEN);
 	free(p);
 	return rc;
 }
@@ -579,7 +578,7 @@ static void test_genesis_block(void **state)
 	size_t n;
 	uint8_t *g = unhex_alloc(GENESIS_HEX, &n);
 	uint8_t zero[32] = {0}, root[32];
-	char err[ERRLEN], hex[HJ_BTC_HASH_HEX];
+	char err[HJ_ERRLEN], hex[HJ_BTC_HASH_HEX];
 	hj_btc_block b;
 	hj_btc_tx tx;
 	hj_btc_out_iter it;
@@ -588,7 +587,7 @@ static void test_genesis_block(void **state)
 
 	(void)state;
 	assert_int_equal(n, 285);
-	assert_int_equal(hj_btc_block_open(&b, g, n, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_open(&b, g, n, err, HJ_ERRLEN), 0);
 	hj_btc_hash_hex(b.header.hash, hex);
 	assert_string_equal(hex, GENESIS_HASH);
 	assert_int_equal(b.header.version, 1);
@@ -600,7 +599,7 @@ static void test_genesis_block(void **state)
 	assert_int_equal(b.header.nonce, 2083236893);
 	assert_int_equal(b.n_tx, 1);
 
-	assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 1);
+	assert_int_equal(hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 1);
 	assert_int_equal(tx.offset, 81);
 	assert_int_equal(tx.raw_len, 204);
 	assert_ptr_equal(tx.raw, g + 81);
@@ -623,11 +622,11 @@ static void test_genesis_block(void **state)
 	assert_int_equal(hj_btc_outputs_next(&it, &o), 0);
 
 	/* The end, and the end again. */
-	assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
-	assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 0);
+	assert_int_equal(hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 0);
 
 	/* The coinbase alone, as getrawtransaction would give it. */
-	assert_int_equal(hj_btc_tx_parse(g + 81, 204, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(g + 81, 204, &tx, err, HJ_ERRLEN), 0);
 	assert_int_equal(tx.offset, 0);
 	assert_txid(&tx, GENESIS_TXID);
 	free(g);
@@ -637,22 +636,23 @@ static void test_header_parse(void **state)
 {
 	size_t n;
 	uint8_t *g = unhex_alloc(GENESIS_HEX, &n);
-	char err[ERRLEN], hex[HJ_BTC_HASH_HEX];
+	char err[HJ_ERRLEN], hex[HJ_BTC_HASH_HEX];
 	hj_btc_header h;
 	uint8_t *h79 = malloc(79);
 
 	(void)state;
 	assert_non_null(h79);
 	memcpy(h79, g, 79);
-	assert_int_equal(hj_btc_header_parse(g, 80, &h, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_header_parse(g, 80, &h, err, HJ_ERRLEN), 0);
 	hj_btc_hash_hex(h.hash, hex);
 	assert_string_equal(hex, GENESIS_HASH);
 	assert_int_equal(h.nonce, 2083236893);
-	assert_int_equal(hj_btc_header_parse(h79, 79, &h, err, ERRLEN),
+	assert_int_equal(hj_btc_header_parse(h79, 79, &h, err, HJ_ERRLEN),
 	                 -EINVAL);
 	assert_string_equal(err, "offset 0: block header: need 80 bytes, "
 	                         "79 given");
-	assert_int_equal(hj_btc_header_parse(g, 81, &h, err, ERRLEN), -EINVAL);
+	assert_int_equal(hj_btc_header_parse(g, 81, &h, err, HJ_ERRLEN),
+	                 -EINVAL);
 	assert_string_equal(err, "offset 80: 1 bytes after the block header");
 	free(h79);
 	free(g);
@@ -664,7 +664,7 @@ static void test_segwit_liquid(void **state)
 	size_t n, count = 99;
 	uint8_t *t = unhex_alloc(LIQUID_HEX, &n);
 	uint8_t p2sh[23];
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	hj_btc_out_iter it;
 	hj_btc_output o;
@@ -672,7 +672,7 @@ static void test_segwit_liquid(void **state)
 
 	(void)state;
 	assert_int_equal(n, 1170);
-	assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, HJ_ERRLEN), 0);
 	assert_true(tx.segwit);
 	assert_int_equal(tx.version, 1);
 	assert_int_equal(tx.n_inputs, 2);
@@ -710,7 +710,7 @@ static void test_segwit_liquid(void **state)
 static void test_bip322(void **state)
 {
 	static struct buf b;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	const uint8_t *d = NULL;
 	size_t dn = 0, vout = 7;
@@ -722,7 +722,7 @@ static void test_bip322(void **state)
 	for (size_t i = 0; i < sizeof B322 / sizeof B322[0]; i++) {
 		build_to_spend(&b, &B322[i]);
 		raw = dup_buf(&b);
-		assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, ERRLEN),
+		assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, HJ_ERRLEN),
 		                 0);
 		assert_false(tx.segwit);
 		assert_int_equal(tx.version, 0);
@@ -732,7 +732,7 @@ static void test_bip322(void **state)
 
 		build_to_sign(&b, &B322[i]);
 		raw = dup_buf(&b);
-		assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, ERRLEN),
+		assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, HJ_ERRLEN),
 		                 0);
 		assert_true(tx.segwit);
 		assert_int_equal(tx.n_inputs, 1);
@@ -760,7 +760,7 @@ static void test_bip143(void **state)
 	static const char *const all[] = {B143_P2WPKH_UNSIGNED,
 	                                  B143_P2WPKH_SIGNED};
 	uint8_t want[32], got[32], s1[25], s2[25];
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	hj_btc_out_iter it;
 	hj_btc_output o;
@@ -773,7 +773,7 @@ static void test_bip143(void **state)
 		uint8_t *t = unhex_alloc(all[k], &n);
 		hj_sha256_ctx c;
 
-		assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), 0);
+		assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, HJ_ERRLEN), 0);
 		assert_int_equal(tx.segwit, (int)k);
 		assert_int_equal(tx.n_inputs, 2);
 		assert_int_equal(tx.n_outputs, 2);
@@ -803,7 +803,7 @@ static void test_bip143(void **state)
 	{
 		uint8_t *t = unhex_alloc(B143_P2SH_SIGNED, &n);
 
-		assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), 0);
+		assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, HJ_ERRLEN), 0);
 		assert_true(tx.segwit);
 		assert_int_equal(tx.n_inputs, 1);
 		assert_int_equal(tx.locktime, 0x492);
@@ -830,13 +830,13 @@ static void test_testnet_coinbase(void **state)
 	size_t n, dn = 0;
 	uint8_t *t = unhex_alloc(TESTNET_CB_HEX, &n);
 	const uint8_t *d = NULL;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	hj_btc_out_iter it;
 	hj_btc_output o;
 
 	(void)state;
-	assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, HJ_ERRLEN), 0);
 	assert_true(tx.segwit);
 	assert_txid(&tx, TESTNET_CB_TXID);
 	hj_btc_outputs_begin(&tx, &it);
@@ -966,7 +966,7 @@ static void test_find_and_sum(void **state)
 	static struct buf b;
 	uint8_t *raw, dspk[22];
 	const uint8_t *d;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	uint64_t sum;
 	size_t dn, vout, count;
@@ -985,7 +985,7 @@ static void test_find_and_sum(void **state)
 	put_output(&b, 2500, dealer);               /* 6 */
 	put_le(&b, 0, 4);
 	raw = dup_buf(&b);
-	assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, HJ_ERRLEN), 0);
 	assert_int_equal(hj_btc_tx_find_data(&tx, magic, 2, &d, &dn, &vout), 1);
 	assert_int_equal(vout, 4);
 	assert_int_equal(dn, 4);
@@ -1010,7 +1010,7 @@ static void test_find_and_sum(void **state)
 	put_output(&b, 0, "6a4c04484a0303");
 	put_le(&b, 0, 4);
 	raw = dup_buf(&b);
-	assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(raw, b.n, &tx, err, HJ_ERRLEN), 0);
 	assert_int_equal(hj_btc_tx_find_data(&tx, magic, 2, &d, &dn, NULL), 1);
 	assert_memory_equal(d, want, 4);
 	assert_int_equal(hj_btc_tx_sum_to(&tx, dspk, sizeof dspk, &sum, &count),
@@ -1024,7 +1024,7 @@ static void test_sum_overflow(void **state)
 	static const char dealer[] = "51";
 	static struct buf b;
 	uint8_t spk = 0x51;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	uint64_t sum;
 	size_t count;
@@ -1034,7 +1034,7 @@ static void test_sum_overflow(void **state)
 	put_output(&b, UINT64_MAX - 1, dealer);
 	put_output(&b, 1, dealer);
 	put_le(&b, 0, 4);
-	assert_int_equal(hj_btc_tx_parse(b.b, b.n, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(b.b, b.n, &tx, err, HJ_ERRLEN), 0);
 	assert_int_equal(hj_btc_tx_sum_to(&tx, &spk, 1, &sum, &count), 0);
 	assert_true(sum == UINT64_MAX && count == 2);
 
@@ -1043,7 +1043,7 @@ static void test_sum_overflow(void **state)
 	put_output(&b, 0, "52");
 	put_output(&b, 2, dealer);
 	put_le(&b, 0, 4);
-	assert_int_equal(hj_btc_tx_parse(b.b, b.n, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(b.b, b.n, &tx, err, HJ_ERRLEN), 0);
 	assert_int_equal(hj_btc_tx_sum_to(&tx, &spk, 1, &sum, &count), -ERANGE);
 }
 
@@ -1056,17 +1056,17 @@ static void truncations_tx(const char *hex)
 {
 	size_t n;
 	uint8_t *full = unhex_alloc(hex, &n);
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 
-	assert_int_equal(hj_btc_tx_parse(full, n, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_tx_parse(full, n, &tx, err, HJ_ERRLEN), 0);
 	for (size_t k = 0; k < n; k++) {
 		uint8_t *p = malloc(k ? k : 1);
 
 		assert_non_null(p);
 		memcpy(p, full, k);
 		err[0] = '\0';
-		assert_int_equal(hj_btc_tx_parse(p, k, &tx, err, ERRLEN),
+		assert_int_equal(hj_btc_tx_parse(p, k, &tx, err, HJ_ERRLEN),
 		                 -EINVAL);
 		assert_non_null(strstr(err, "offset "));
 		free(p);
@@ -1104,10 +1104,10 @@ static int walk(const uint8_t *p, size_t n, uint64_t *seen, char *err)
 	int rc;
 
 	*seen = 0;
-	rc = hj_btc_block_open(&b, p, n, err, ERRLEN);
+	rc = hj_btc_block_open(&b, p, n, err, HJ_ERRLEN);
 	if (rc)
 		return rc;
-	while ((rc = hj_btc_block_next(&b, &tx, err, ERRLEN)) == 1)
+	while ((rc = hj_btc_block_next(&b, &tx, err, HJ_ERRLEN)) == 1)
 		(*seen)++;
 	return rc;
 }
@@ -1116,7 +1116,7 @@ static void test_truncated_block(void **state)
 {
 	size_t n;
 	uint8_t *g = unhex_alloc(GENESIS_HEX, &n);
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	uint64_t seen;
 
 	(void)state;
@@ -1139,7 +1139,7 @@ static void test_truncated_block(void **state)
 static void test_trailing(void **state)
 {
 	static struct buf b;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	uint64_t seen;
 
@@ -1165,7 +1165,7 @@ static void test_trailing(void **state)
 static void test_huge_counts(void **state)
 {
 	static struct buf b;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	uint64_t seen;
 
@@ -1259,7 +1259,7 @@ static void test_noncanonical(void **state)
 	                           "CompactSize: 1 written with prefix 0xff"},
 	};
 	static struct buf b;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 
 	(void)state;
@@ -1305,7 +1305,7 @@ static void test_noncanonical(void **state)
 static void test_segwit_rules(void **state)
 {
 	static struct buf b;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	uint64_t seen;
 
@@ -1314,7 +1314,7 @@ static void test_segwit_rules(void **state)
 	static const char *const flags[] = {"00", "02", "03", "04",
 	                                    "0a", "10", "80", "89"};
 	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-		char want[ERRLEN];
+		char want[HJ_ERRLEN];
 
 		b.n = 0;
 		put_le(&b, 2, 4);
@@ -1419,7 +1419,7 @@ static void test_error_messages(void **state)
 	};
 	size_t n;
 	uint8_t *g = unhex_alloc(GENESIS_HEX, &n);
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	uint64_t seen;
 
 	(void)state;
@@ -1448,7 +1448,7 @@ static void test_block_walk(void **state)
 {
 	static struct buf b, sign;
 	size_t liquid_len = strlen(LIQUID_HEX) / 2;
-	char err[ERRLEN], want[ERRLEN], hex[HJ_BTC_HASH_HEX];
+	char err[HJ_ERRLEN], want[HJ_ERRLEN], hex[HJ_BTC_HASH_HEX];
 	hj_btc_block blk;
 	hj_btc_tx tx;
 	uint8_t *raw;
@@ -1464,44 +1464,45 @@ static void test_block_walk(void **state)
 	put(&b, sign.b, sign.n);
 	raw = dup_buf(&b);
 
-	assert_int_equal(hj_btc_block_open(&blk, raw, b.n, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_open(&blk, raw, b.n, err, HJ_ERRLEN), 0);
 	assert_int_equal(blk.n_tx, 3);
 	hj_btc_hash_hex(blk.header.hash, hex);
 	assert_string_equal(hex, GENESIS_HASH);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 1);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), 1);
 	assert_int_equal(tx.offset, 81);
 	assert_txid(&tx, GENESIS_TXID);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 1);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), 1);
 	assert_int_equal(tx.offset, 81 + 204);
 	assert_int_equal(tx.raw_len, liquid_len);
 	assert_txid(&tx, LIQUID_TXID);
 	assert_wtxid(&tx, LIQUID_WTXID);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 1);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), 1);
 	assert_int_equal(tx.offset, 81 + 204 + liquid_len);
 	assert_txid(&tx, B322[1].to_sign_txid);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), 0);
 	free(raw);
 
 	/* Declaring 2 leaves the third as trailing bytes; declaring 4 runs
 	 * out; an error repeats on the next call. */
 	b.b[80] = 0x02;
 	raw = dup_buf(&b);
-	assert_int_equal(hj_btc_block_open(&blk, raw, b.n, err, ERRLEN), 0);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 1);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 1);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), -EINVAL);
+	assert_int_equal(hj_btc_block_open(&blk, raw, b.n, err, HJ_ERRLEN), 0);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), 1);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), 1);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), -EINVAL);
 	snprintf(hex, sizeof hex, "%zu", sign.n);
 	assert_non_null(strstr(err, hex));
 	assert_non_null(strstr(err, "bytes after the last of 2 transactions"));
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), -EINVAL);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), -EINVAL);
 	free(raw);
 
 	b.b[80] = 0x04;
 	raw = dup_buf(&b);
-	assert_int_equal(hj_btc_block_open(&blk, raw, b.n, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_open(&blk, raw, b.n, err, HJ_ERRLEN), 0);
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 1);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), -EINVAL);
+		assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN),
+		                 1);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), -EINVAL);
 	snprintf(want, sizeof want,
 	         "tx 3: offset %zu: version: need 4 bytes, "
 	         "0 left",
@@ -1514,7 +1515,7 @@ static void test_block_walk(void **state)
 static void test_block_253(void **state)
 {
 	static struct buf b;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	uint64_t seen;
 	hj_btc_block blk;
 	hj_btc_tx tx;
@@ -1529,13 +1530,14 @@ static void test_block_253(void **state)
 		put_hex(&b, GENESIS_HEX + 2 * 81);
 	assert_int_equal(walk(b.b, b.n, &seen, err), 0);
 	assert_int_equal(seen, 253);
-	assert_int_equal(hj_btc_block_open(&blk, b.b, b.n, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_open(&blk, b.b, b.n, err, HJ_ERRLEN), 0);
 	for (int i = 0; i < 253; i++) {
-		assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 1);
+		assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN),
+		                 1);
 		assert_int_equal(tx.offset, 83 + 204 * (size_t)i);
 	}
 	assert_txid(&tx, GENESIS_TXID);
-	assert_int_equal(hj_btc_block_next(&blk, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN), 0);
 }
 
 /*
@@ -1549,7 +1551,7 @@ static void test_mutations(void **state)
 	                                  B143_P2SH_SIGNED, TESTNET_CB_HEX};
 	static const uint8_t vals[] = {0x00, 0x01, 0x4b, 0x4c, 0x4d,
 	                               0x6a, 0xfc, 0xfd, 0xfe, 0xff};
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) {
@@ -1569,7 +1571,8 @@ static void test_mutations(void **state)
 
 				t[i] = vals[j];
 				err[0] = '\0';
-				if (hj_btc_tx_parse(t, n, &tx, err, ERRLEN)) {
+				if (hj_btc_tx_parse(t, n, &tx, err,
+				                    HJ_ERRLEN)) {
 					assert_true(err[0] != '\0');
 					continue;
 				}
@@ -1678,18 +1681,19 @@ struct ltc_parts {
 
 static void ltc_split(const struct ltc_block *lb, struct ltc_parts *p)
 {
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_block b;
 	hj_btc_tx tx;
 
 	p->raw = unhex_alloc(lb->hex, &p->len);
-	assert_int_equal(hj_btc_block_open(&b, p->raw, p->len, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_open(&b, p->raw, p->len, err, HJ_ERRLEN),
+	                 0);
 	p->first = b.pos;
-	assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 1);
+	assert_int_equal(hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 1);
 	p->second = tx.offset + tx.raw_len;
-	while (hj_btc_block_next(&b, &tx, err, ERRLEN) == 1)
+	while (hj_btc_block_next(&b, &tx, err, HJ_ERRLEN) == 1)
 		p->hogex = tx.offset;
-	assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
+	assert_int_equal(hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 0);
 	p->ext = b.mweb_offset;
 }
 
@@ -1706,17 +1710,18 @@ static void test_ltc_blocks(void **state)
 		const struct ltc_block *lb = &LTC_BLOCKS[k];
 		size_t n, end = 81;
 		uint8_t *raw = unhex_alloc(lb->hex, &n);
-		char err[ERRLEN], hex[HJ_BTC_HASH_HEX];
+		char err[HJ_ERRLEN], hex[HJ_BTC_HASH_HEX];
 		hj_btc_block b;
 		hj_btc_tx tx;
 
-		assert_int_equal(hj_btc_block_open(&b, raw, n, err, ERRLEN), 0);
+		assert_int_equal(hj_btc_block_open(&b, raw, n, err, HJ_ERRLEN),
+		                 0);
 		hj_btc_hash_hex(b.header.hash, hex);
 		assert_string_equal(hex, lb->hash);
 		assert_int_equal(b.n_tx, lb->n_tx);
 		for (size_t i = 0; i < lb->n_tx; i++) {
 			assert_int_equal(
-			    hj_btc_block_next(&b, &tx, err, ERRLEN), 1);
+			    hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 1);
 			assert_int_equal(tx.offset, end);
 			assert_txid(&tx, lb->tx[i].txid);
 			assert_wtxid(&tx, lb->tx[i].wtxid);
@@ -1727,14 +1732,14 @@ static void test_ltc_blocks(void **state)
 			end = tx.offset + tx.raw_len;
 		}
 		assert_int_equal(b.mweb_len, 0);
-		assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
+		assert_int_equal(hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 0);
 		assert_int_equal(b.mweb_offset, end);
 		assert_int_equal(b.mweb_offset + b.mweb_len, n);
 		assert_int_equal(raw[end], 0x01);
 		assert_true(varint_at(raw + end + 1, n - end - 1) ==
 		            lb->height);
 		/* The end, and the end again. */
-		assert_int_equal(hj_btc_block_next(&b, &tx, err, ERRLEN), 0);
+		assert_int_equal(hj_btc_block_next(&b, &tx, err, HJ_ERRLEN), 0);
 		assert_int_equal(b.mweb_offset, end);
 		assert_int_equal(b.mweb_offset + b.mweb_len, n);
 		free(raw);
@@ -1767,7 +1772,7 @@ static void test_ltc_dealer(void **state)
 	size_t n, spk_len = strlen(LTC_DEALER_SPK) / 2, found = 0, paid = 0;
 	uint8_t *raw = unhex_alloc(lb->hex, &n), spk[64];
 	uint64_t want_total = 0, want_hogex = 0, total = 0;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_block b;
 	hj_btc_tx tx;
 	int rc;
@@ -1783,8 +1788,8 @@ static void test_ltc_dealer(void **state)
 			}
 	assert_true(want_hogex > 0 && want_total > want_hogex);
 
-	assert_int_equal(hj_btc_block_open(&b, raw, n, err, ERRLEN), 0);
-	while ((rc = hj_btc_block_next(&b, &tx, err, ERRLEN)) == 1) {
+	assert_int_equal(hj_btc_block_open(&b, raw, n, err, HJ_ERRLEN), 0);
+	while ((rc = hj_btc_block_next(&b, &tx, err, HJ_ERRLEN)) == 1) {
 		const uint8_t *d;
 		size_t dn, vout, count;
 		uint64_t sum;
@@ -1816,7 +1821,7 @@ static void test_ltc_dealer(void **state)
 static void test_ltc_truncated(void **state)
 {
 	static struct buf b;
-	char err[ERRLEN], want[ERRLEN];
+	char err[HJ_ERRLEN], want[HJ_ERRLEN];
 	uint64_t seen;
 
 	(void)state;
@@ -1866,7 +1871,7 @@ static void test_ltc_wallet_txs(void **state)
 	    {LTC_PEGIN_MEMPOOL_HEX, LTC_PEGIN_MEMPOOL_TXID,
 	     LTC_PEGIN_MEMPOOL_WTXID, 435, 0x08},
 	};
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 	hj_btc_tx tx;
 	size_t n;
 	uint8_t *t;
@@ -1879,7 +1884,7 @@ static void test_ltc_wallet_txs(void **state)
 		t = unhex_alloc(v[k].hex, &n);
 		assert_int_equal(t[4], 0x00);
 		assert_int_equal(t[5], v[k].flag);
-		assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), 0);
+		assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, HJ_ERRLEN), 0);
 		assert_int_equal(tx.mweb, HJ_BTC_MWEB_TX);
 		assert_int_equal(tx.segwit, v[k].flag == 0x09);
 		assert_int_equal(tx.raw_len, n);
@@ -1896,7 +1901,7 @@ static void test_ltc_wallet_txs(void **state)
 	}
 
 	t = unhex_alloc(LTC_MWEB_ONLY_HEX, &n);
-	assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, ERRLEN), -EINVAL);
+	assert_int_equal(hj_btc_tx_parse(t, n, &tx, err, HJ_ERRLEN), -EINVAL);
 	assert_string_equal(err, "offset 6: no inputs (an MWEB-only "
 	                         "transaction: its txid is an MWEB hash, not "
 	                         "computed here)");
@@ -1914,7 +1919,7 @@ static void test_ltc_wallet_txs(void **state)
 		h = malloc(n);
 		assert_non_null(h);
 		memcpy(h, p.raw + p.hogex, n);
-		assert_int_equal(hj_btc_tx_parse(h, n, &tx, err, ERRLEN), 0);
+		assert_int_equal(hj_btc_tx_parse(h, n, &tx, err, HJ_ERRLEN), 0);
 		assert_int_equal(tx.mweb, HJ_BTC_MWEB_HOGEX);
 		assert_false(tx.segwit);
 		assert_txid(&tx, lb->tx[lb->n_tx - 1].txid);
@@ -1937,7 +1942,7 @@ static void test_ltc_rules(void **state)
 {
 	static struct buf b;
 	struct ltc_parts p, q;
-	char err[ERRLEN], want[ERRLEN];
+	char err[HJ_ERRLEN], want[HJ_ERRLEN];
 	size_t cb_len, hogex_len;
 	uint64_t seen;
 	uint8_t *w;
@@ -2084,7 +2089,7 @@ static void test_ltc_synthetic(void **state)
 {
 	static struct buf b;
 	struct ltc_parts p;
-	char err[ERRLEN], want[ERRLEN];
+	char err[HJ_ERRLEN], want[HJ_ERRLEN];
 	uint64_t seen;
 	hj_btc_block blk;
 	hj_btc_tx tx;
@@ -2118,8 +2123,8 @@ static void test_ltc_synthetic(void **state)
 	put_zeros(&b, 33 + 64);
 	assert_int_equal(walk(b.b, b.n, &seen, err), 0);
 	assert_int_equal(seen, 2);
-	assert_int_equal(hj_btc_block_open(&blk, b.b, b.n, err, ERRLEN), 0);
-	while (hj_btc_block_next(&blk, &tx, err, ERRLEN) == 1)
+	assert_int_equal(hj_btc_block_open(&blk, b.b, b.n, err, HJ_ERRLEN), 0);
+	while (hj_btc_block_next(&blk, &tx, err, HJ_ERRLEN) == 1)
 		;
 	assert_int_equal(blk.mweb_offset, p.ext);
 	assert_int_equal(blk.mweb_len, b.n - p.ext);
@@ -2184,7 +2189,7 @@ static void test_ltc_mutations(void **state)
 {
 	static const uint8_t vals[] = {0x00, 0x01, 0x08, 0x09,
 	                               0x7f, 0x80, 0xfd, 0xff};
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t k = 0; k < N_LTC_BLOCKS; k++) {
@@ -2203,10 +2208,11 @@ static void test_ltc_mutations(void **state)
 
 				t[i] = vals[j];
 				err[0] = '\0';
-				rc = hj_btc_block_open(&b, t, n, err, ERRLEN);
+				rc =
+				    hj_btc_block_open(&b, t, n, err, HJ_ERRLEN);
 				while (rc == 0 &&
-				       (rc = hj_btc_block_next(&b, &tx, err,
-				                               ERRLEN)) == 1) {
+				       (rc = hj_btc_block_next(
+				            &b, &tx, err, HJ_ERRLEN)) == 1) {
 					assert_true(tx.raw >= t &&
 					            tx.raw + tx.raw_len <=
 					                t + n);

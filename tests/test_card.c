@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "card.h"
+#include "say.h"
 
 #define GENESIS                                                                \
 	"000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f"
@@ -96,7 +97,7 @@ static void test_upper_case(void **state)
 
 static void test_upper_prefix_refused(void **state)
 {
-	char err[160];
+	char err[HJ_ERRLEN];
 	hj_card c;
 
 	(void)state;
@@ -116,7 +117,7 @@ static void test_upper_prefix_refused(void **state)
 static void test_wrong_length(void **state)
 {
 	char h[80];
-	char err[120];
+	char err[HJ_ERRLEN];
 	hj_card c;
 
 	(void)state;
@@ -179,7 +180,7 @@ static void test_err_buffer(void **state)
 static void check_not_hex(int prefixed, size_t pos, char bad, const char *want)
 {
 	char h[2 + HJ_HASH_DIGITS + 1];
-	char err[120];
+	char err[HJ_ERRLEN];
 	size_t off = prefixed ? 2 : 0;
 	hj_card c;
 
@@ -233,7 +234,7 @@ static void test_not_hex(void **state)
 static void test_first_bad_reported(void **state)
 {
 	char h[HJ_HASH_DIGITS + 1];
-	char err[120];
+	char err[HJ_ERRLEN];
 	hj_card c;
 
 	(void)state;

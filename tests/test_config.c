@@ -23,6 +23,7 @@
 #include "config.h"
 #include "notify.h"
 #include "rules.h"
+#include "say.h"
 
 static char tmpdir[256];
 static char conf_path[300];
@@ -123,7 +124,7 @@ static void test_full_file(void **state)
 	    "card_log = /var/log/hj/cards.jsonl\n"
 	    "log_fsync = no ; the kernel flushes\n";
 	hj_config c;
-	char err[512] = "", rs[256];
+	char err[HJ_ERRLEN] = "", rs[256];
 
 	(void)state;
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
@@ -165,7 +166,7 @@ static void test_full_file(void **state)
 static void test_defaults(void **state)
 {
 	hj_config c;
-	char err[512] = "", rs[256];
+	char err[HJ_ERRLEN] = "", rs[256];
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
@@ -213,7 +214,7 @@ static void test_syntax_accepted(void **state)
 	static const char *const yes[] = {"yes", "true", "on", "1"};
 	static const char *const no[] = {"no", "false", "off", "0"};
 	hj_config c;
-	char err[512] = "", arg[64];
+	char err[HJ_ERRLEN] = "", arg[64];
 
 	(void)state;
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
@@ -240,7 +241,7 @@ static void expect_error(const char *text, size_t len, int line,
                          const char *rest)
 {
 	hj_config c;
-	char err[512], want[700];
+	char err[HJ_ERRLEN], want[700];
 
 	write_conf(text, len);
 	hj_config_init(&c);
@@ -467,7 +468,7 @@ static void test_first_error_wins(void **state)
 static void test_missing_file(void **state)
 {
 	hj_config c;
-	char err[512], path[400], want[512];
+	char err[HJ_ERRLEN], path[400], want[512];
 
 	(void)state;
 	snprintf(path, sizeof path, "%s/missing.conf", tmpdir);
@@ -487,7 +488,7 @@ static void test_load_text(void **state)
 {
 	static const char nul[] = "[chain]\nfamily = e\0vm\n";
 	const size_t big = 1024 * 1024 + 1;
-	char err[512], want[512];
+	char err[HJ_ERRLEN], want[512];
 	char *text = malloc(big);
 	hj_config c;
 
@@ -533,7 +534,7 @@ static void test_load_text(void **state)
 static void test_overrides(void **state)
 {
 	hj_config c;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(load("[chain]\nconfirmations = 3\nrpc_user = a\n"
@@ -586,7 +587,7 @@ static void test_overrides(void **state)
 static void expect_arg_error(const char *arg, const char *want)
 {
 	hj_config c;
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	hj_config_init(&c);
 	memset(err, 'X', sizeof err);
@@ -647,7 +648,7 @@ static void test_secrets_never_printed(void **state)
 	    "--chain.rpc_bearer=" SECRET "\x01",
 	};
 	hj_config c;
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -685,7 +686,7 @@ static void expect_finish_error(const char *text, const char *arg,
                                 const char *want)
 {
 	hj_config c;
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
 	if (arg)
@@ -778,7 +779,7 @@ static void test_finish_errors(void **state)
 static void test_finality(void **state)
 {
 	hj_config c;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(load("[chain]\nconfirmations = finalized\n" MINIMAL,
@@ -874,7 +875,7 @@ static void push_is(const char *text, const char *arg, int push,
                     const char *url, int why)
 {
 	hj_config c;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	assert_int_equal(load(text, &c, err, sizeof err), 0);
 	if (arg)
@@ -949,7 +950,7 @@ static void test_push(void **state)
 static void test_bitcoin_defaults(void **state)
 {
 	hj_config c;
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	setenv("HOME", "/home/op", 1);
@@ -1003,7 +1004,7 @@ static void test_bitcoin_defaults(void **state)
 static void test_payout(void **state)
 {
 	hj_config c;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(load(BTC_MINIMAL, &c, err, sizeof err), 0);
@@ -1060,7 +1061,7 @@ static void test_payout(void **state)
 static void test_serve(void **state)
 {
 	hj_config c;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
@@ -1144,7 +1145,7 @@ static void test_serve(void **state)
 static void test_metrics(void **state)
 {
 	hj_config c;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
@@ -1185,7 +1186,7 @@ static void test_metrics(void **state)
 static void test_payout_evm(void **state)
 {
 	hj_config c;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
@@ -1241,7 +1242,7 @@ static void test_payout_evm(void **state)
 static void test_max_exposure(void **state)
 {
 	hj_config c;
-	char err[512] = "", rs[256];
+	char err[HJ_ERRLEN] = "", rs[256];
 
 	(void)state;
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
@@ -1309,7 +1310,7 @@ static void test_max_exposure(void **state)
 static void test_rule_keys(void **state)
 {
 	hj_config c;
-	char err[512] = "", rs[HJ_RULES_STRLEN];
+	char err[HJ_ERRLEN] = "", rs[HJ_RULES_STRLEN];
 
 	(void)state;
 	assert_int_equal(load(MINIMAL "double_on = any\n"
@@ -1414,7 +1415,7 @@ static void test_max_exposure_errors(void **state)
 static void test_state_directory(void **state)
 {
 	hj_config c;
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	/* systemd's list: the first entry is ours. */
@@ -1486,7 +1487,7 @@ static void test_example_file(void **state)
 	    "#card_log = cards.jsonl\n",
 	    "#log_fsync = yes\n",
 	};
-	char path[1024], err[512], text[16384];
+	char path[1024], err[HJ_ERRLEN], text[16384];
 	const char *slash = strrchr(__FILE__, '/');
 	hj_config c, d;
 	FILE *f;

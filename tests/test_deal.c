@@ -27,6 +27,7 @@
 #include "deal.h"
 #include "evm.h"
 #include "rules.h"
+#include "say.h"
 #include "table.h"
 
 /* 10^18: one ether in wei. */
@@ -94,7 +95,7 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 {
 	hj_table *t, *t2;
 	hj_cardlog cl, cl2;
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	assert_int_equal(hj_table_new(ru, &t), 0);
 	assert_int_equal(hj_table_new(ru, &t2), 0);
@@ -156,7 +157,7 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 static hj_rules rules(uint32_t timeout)
 {
 	hj_rules r;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	assert_int_equal(hj_rules_preset("bethash", &r), 0);
 	r.min_bet = 1;
@@ -446,7 +447,7 @@ static void test_deal_refusals(void **state)
 	size_t len;
 	uint64_t last = 0;
 	unsigned n = 0;
-	char err[256], want[256];
+	char err[HJ_ERRLEN], want[256];
 
 	(void)state;
 	assert_int_equal(hj_table_new(&ru, &t), 0);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "dealer.h"
+#include "say.h"
 
 static void unhex(const char *hex, uint8_t *out, size_t n)
 {
@@ -31,7 +32,7 @@ static void test_evm(void **state)
 	    "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf";
 	uint8_t want[20];
 	hj_dealer d;
-	char why[128] = "";
+	char why[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(
@@ -50,7 +51,7 @@ static void test_evm(void **state)
 static void evm_refused(const char *s, size_t len, const char *why_want)
 {
 	hj_dealer d;
-	char why[128] = "";
+	char why[HJ_ERRLEN] = "";
 
 	assert_int_equal(hj_dealer_parse(HJ_EVM, s, len, &d, why, sizeof why),
 	                 -EINVAL);
@@ -78,7 +79,7 @@ static void btc_ok(const char *addr, const char *script_hex, const char *hrp)
 	uint8_t want[HJ_BTC_SCRIPT_MAX];
 	size_t n = strlen(script_hex) / 2;
 	hj_dealer d;
-	char why[160] = "";
+	char why[HJ_ERRLEN] = "";
 
 	if (hj_dealer_parse(HJ_BITCOIN, addr, strlen(addr), &d, why,
 	                    sizeof why))
@@ -118,7 +119,7 @@ static void test_bitcoin(void **state)
 static void btc_refused(const char *s, size_t len, const char *why_want)
 {
 	hj_dealer d;
-	char why[200] = "";
+	char why[HJ_ERRLEN] = "";
 
 	assert_int_equal(
 	    hj_dealer_parse(HJ_BITCOIN, s, len, &d, why, sizeof why), -EINVAL);

@@ -26,6 +26,7 @@
 
 #include "dealer.h"
 #include "dealer_key.h"
+#include "say.h"
 
 #define KEY1_HEX                                                               \
 	"0000000000000000000000000000000000000000000000000000000000000001"
@@ -36,14 +37,14 @@
 
 static hj_secp *ctx;
 static char dir[256];
-static char err[1024];
+static char err[HJ_ERRLEN];
 
 /* The 20 bytes of a configured EVM dealer address (as the configuration
  * parses it), in a static buffer (one at a time). */
 static const uint8_t *addr_of(const char *text)
 {
 	static hj_dealer d;
-	char why[128];
+	char why[HJ_ERRLEN];
 
 	if (hj_dealer_parse(HJ_EVM, text, strlen(text), &d, why, sizeof why))
 		fail_msg("%s: %s", text, why);
@@ -152,7 +153,7 @@ static void test_accepted_forms(void **state)
 
 static void test_mode(void **state)
 {
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	const char *p;
 
 	(void)state;
@@ -195,7 +196,7 @@ static void test_mode(void **state)
 
 static void test_not_a_file(void **state)
 {
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	const char *p;
 
 	(void)state;
@@ -225,7 +226,7 @@ static void test_not_a_file(void **state)
 
 static void test_format(void **state)
 {
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	const char *p;
 
 	(void)state;
@@ -311,7 +312,7 @@ static void test_format(void **state)
 
 static void test_invalid_keys(void **state)
 {
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	const char *p;
 
 	(void)state;
@@ -350,7 +351,7 @@ static void test_invalid_keys(void **state)
 static void test_address(void **state)
 {
 	uint8_t sk[32], addr[20];
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	const char *p;
 
 	(void)state;
@@ -373,7 +374,7 @@ static void test_address(void **state)
 
 static void test_credential(void **state)
 {
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	const char *p;
 
 	(void)state;
@@ -519,7 +520,7 @@ static int set_acl(const char *path, unsigned group_perm, uint32_t uid,
 
 static void test_credential_acl(void **state)
 {
-	char msg[1024];
+	char msg[HJ_ERRLEN];
 	struct stat st;
 	const char *p;
 
@@ -586,7 +587,7 @@ static void test_credential_acl(void **state)
 static int setup(void **state)
 {
 	const char *tmp = getenv("TMPDIR");
-	char e[128];
+	char e[HJ_ERRLEN];
 
 	(void)state;
 	snprintf(dir, sizeof dir, "%s/hj-dealer-key-XXXXXX",

@@ -66,6 +66,7 @@
 #include "evm_tx.h"
 #include "keccak.h"
 #include "rlp.h"
+#include "say.h"
 
 static hj_secp *ctx;
 
@@ -693,7 +694,7 @@ static void test_rlp_misuse(void **state)
 static void reencode(hj_rlp *r, const uint8_t *p, size_t n)
 {
 	hj_rlp_item it;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	while (n > 0) {
 		assert_int_equal(hj_rlp_next(&p, &n, &it, err, sizeof err), 0);
@@ -783,7 +784,7 @@ static void test_rlp_decode_refusals(void **state)
 	};
 	uint8_t in[16];
 	hj_rlp_item it;
-	char err[160];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -807,7 +808,7 @@ static void test_rlp_get_int(void **state)
 	u128 v;
 	uint64_t w;
 	size_t n;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	n = unhex("82ffff", in, sizeof in);
@@ -885,7 +886,7 @@ static void test_evm_addresses(void **state)
 	    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
 	};
 	uint8_t sk[32], addr[20], pub[64], again[20];
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof addr_vectors / sizeof *addr_vectors;
@@ -1150,7 +1151,7 @@ static void check_signed(const hj_eip1559_tx *tx, const char *skhex,
 	uint8_t sk[32], raw[HJ_EIP1559_RAW_MAX], h[32], k[32], who[20];
 	hj_eip1559_tx back;
 	size_t n = 0;
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	unhex_n(skhex, sk, sizeof sk);
 	err[0] = '\0';
@@ -1182,7 +1183,7 @@ static void test_eip1559_ethereumjs(void **state)
 	hj_rlp_item it;
 	const uint8_t *p;
 	size_t n;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof ejs / sizeof *ejs; i++) {
@@ -1218,7 +1219,7 @@ static void test_eip1559_signing_hash(void **state)
 	uint8_t h[32], buf[HJ_EIP1559_RAW_MAX];
 	hj_eip1559_tx tx;
 	size_t n;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	tx_of(&others[1], &tx);
@@ -1318,7 +1319,7 @@ static void test_eip1559_decode_fields(void **state)
 	hj_eip1559_tx tx;
 	hj_eip1559_sig sig;
 	size_t n;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	n = unhex(others[3].raw, raw, sizeof raw); /* the 31-byte s */
@@ -1364,7 +1365,7 @@ static void test_eip1559_sign_refusals(void **state)
 	hj_eip1559_tx tx;
 	hj_eip1559_sig sig;
 	size_t n = 777, need;
-	char err[200], msg[100];
+	char err[HJ_ERRLEN], msg[100];
 
 	(void)state;
 	unhex_n(ANVIL0, sk, sizeof sk);
@@ -1576,7 +1577,7 @@ static void test_eip1559_decode_refusals(void **state)
 	uint8_t raw[300];
 	hj_eip1559_tx tx;
 	size_t n;
-	char err[200];
+	char err[HJ_ERRLEN];
 	int rc;
 
 	(void)state;
@@ -1641,7 +1642,7 @@ static void test_eip1559_signature_refusals(void **state)
 	hj_eip1559_tx tx;
 	hj_eip1559_sig sig, bad;
 	size_t n, m;
-	char err[200];
+	char err[HJ_ERRLEN];
 	int borrow = 0;
 
 	(void)state;
@@ -1713,7 +1714,7 @@ static void test_eip1559_mutations(void **state)
 	uint8_t raw[200], m[200], from[20], self[20];
 	hj_eip1559_tx tx, back;
 	size_t n;
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	n = unhex(others[6].raw, raw, sizeof raw); /* carries data */
@@ -1757,7 +1758,7 @@ static void test_eip1559_mutations(void **state)
 
 static int setup(void **state)
 {
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	if (hj_secp_new(&ctx, err, sizeof(err)) != 0) {

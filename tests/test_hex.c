@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "hex.h"
+#include "say.h"
 
 static int nib(char c)
 {
@@ -43,22 +44,20 @@ static void unhex(const char *s, uint8_t *out, size_t n)
 	}
 }
 
-#define ERRLEN 128
-
 /*
  * Decodes s[0..len) into a heap buffer of exactly cap bytes (so that
  * AddressSanitizer sees any write past it) and copies the result to got.
  */
 static int dec(const char *s, size_t len, hj_hex_prefix p, size_t cap,
-               uint8_t *got, size_t *outlen, char err[ERRLEN])
+               uint8_t *got, size_t *outlen, char err[HJ_ERRLEN])
 {
 	uint8_t *out = malloc(cap);
 	int rc;
 
 	assert_true(cap == 0 || out != NULL);
-	snprintf(err, ERRLEN, "(unset)");
+	snprintf(err, HJ_ERRLEN, "(unset)");
 	*outlen = SIZE_MAX;
-	rc = hj_hex_decode(s, len, p, out, cap, outlen, err, ERRLEN);
+	rc = hj_hex_decode(s, len, p, out, cap, outlen, err, HJ_ERRLEN);
 	if (rc == 0 && *outlen <= cap && *outlen > 0)
 		memcpy(got, out, *outlen);
 	free(out);
@@ -70,7 +69,7 @@ static void hex_ok(const char *s, hj_hex_prefix p, const void *want, size_t n)
 {
 	uint8_t got[300];
 	size_t outlen;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	assert_true(n + 5 <= sizeof got);
 	assert_int_equal(dec(s, strlen(s), p, n, got, &outlen, err), 0);
@@ -90,7 +89,7 @@ static void hex_bad(const char *s, size_t len, hj_hex_prefix p, size_t cap,
 {
 	uint8_t got[300];
 	size_t outlen;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	assert_int_equal(dec(s, len, p, cap, got, &outlen, err), -EINVAL);
 	assert_string_equal(err, msg);
@@ -230,7 +229,7 @@ static void test_hex_len_bounds(void **state)
 {
 	uint8_t got[8];
 	size_t outlen;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	/* Only len characters count: the "zz" after them is never read. */
@@ -274,7 +273,7 @@ static void test_hex_exact(void **state)
 	static const char h[] = "0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609"
 	                        "c997693dea129192b10e";
 	uint8_t want[32], *out = malloc(32);
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	assert_non_null(out);
@@ -376,7 +375,7 @@ static void test_hex_round_trip(void **state)
 	uint8_t all[256], back[256];
 	char txt[2 * 256 + 3];
 	size_t outlen = 0;
-	char err[ERRLEN];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (int i = 0; i < 256; i++)

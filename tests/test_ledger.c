@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "hex.h"
+#include "say.h"
 #include "store.h"
 #include "tool_util.h"
 
@@ -38,7 +39,7 @@ static void add_payout(hj_store *s, const char *kind, const hj_id *round,
                        int hand, const hj_id *txid, const hj_id *rcp,
                        const char *amount, uint64_t height)
 {
-	char id[160], hex[67], err[256] = "";
+	char id[160], hex[67], err[HJ_ERRLEN] = "";
 	hj_payout p = {.kind = kind,
 	               .round = round,
 	               .hand = hand,
@@ -765,7 +766,7 @@ static void test_not_hashjackd(void **state)
 
 	/* Opened by a daemon that never reached its node: nothing yet. */
 	hj_store *s = NULL;
-	char err[256];
+	char err[HJ_ERRLEN];
 	assert_int_equal(hj_store_open(fresh, &s, err, sizeof err), 0);
 	hj_store_close(s);
 	RUN(&r, "--db", fresh);

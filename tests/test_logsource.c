@@ -21,6 +21,7 @@
 
 #include "cardlog.h"
 #include "logsrc.h"
+#include "say.h"
 
 static char dir[256], path[300];
 
@@ -57,7 +58,7 @@ static hjc_logsrc *open_src(size_t max_line, unsigned keep)
 {
 	hjc_logsrc_opts o = {.max_line = max_line, .keep = keep};
 	hjc_logsrc *s = NULL;
-	char err[300];
+	char err[HJ_ERRLEN];
 	if (hjc_logsrc_open(path, &o, &s, err, sizeof err))
 		fail_msg("%s", err);
 	return s;
@@ -68,7 +69,7 @@ static void expect_line(hjc_logsrc *s, const char *text, unsigned file,
                         uint64_t off)
 {
 	hjc_logsrc_line l;
-	char err[300] = "";
+	char err[HJ_ERRLEN] = "";
 	int rc = hjc_logsrc_next(s, &l, err, sizeof err);
 	if (rc != 1)
 		fail_msg("no line %s: %d %s", text, rc, err);
@@ -82,7 +83,7 @@ static void expect_line(hjc_logsrc *s, const char *text, unsigned file,
 static void expect_none(hjc_logsrc *s, size_t partial)
 {
 	hjc_logsrc_line l;
-	char err[300];
+	char err[HJ_ERRLEN];
 	assert_int_equal(hjc_logsrc_next(s, &l, err, sizeof err), 0);
 	assert_int_equal(hjc_logsrc_partial(s), partial);
 }
@@ -90,7 +91,7 @@ static void expect_none(hjc_logsrc *s, size_t partial)
 static void test_lines(void **state)
 {
 	(void)state;
-	char err[300];
+	char err[HJ_ERRLEN];
 	uint64_t dev, ino;
 	struct stat st;
 	hjc_logsrc *s = NULL;
@@ -164,7 +165,7 @@ static void test_cap(void **state)
 {
 	(void)state;
 	hjc_logsrc_line l;
-	char err[300], want[400];
+	char err[HJ_ERRLEN], want[400];
 
 	WRITE("0123456789\n");
 	hjc_logsrc *s = open_src(10, 1);
@@ -232,7 +233,7 @@ static void test_cut(void **state)
 	    {1, 0},  /* in the first line */
 	    {0, 0},  /* empty */
 	};
-	char err[300];
+	char err[HJ_ERRLEN];
 	uint64_t size = 99;
 
 	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
@@ -272,7 +273,7 @@ static void test_cut(void **state)
 static void test_rotation(void **state)
 {
 	(void)state;
-	char err[300], old[320], older[320], b[8];
+	char err[HJ_ERRLEN], old[320], older[320], b[8];
 	uint64_t dev, ino;
 	struct stat st;
 
@@ -352,7 +353,7 @@ static void test_stdin(void **state)
 {
 	(void)state;
 	int p[2], saved = dup(STDIN_FILENO);
-	char err[300];
+	char err[HJ_ERRLEN];
 	uint64_t size;
 	hjc_logsrc *s = NULL;
 
@@ -393,10 +394,10 @@ struct rec {
 	char req[1024]; /* the last request's first line */
 	uint64_t heights[16];
 	size_t nlines;
-	char error[200];
+	char error[HJ_ERRLEN];
 	size_t errors;
 	int closed, rc;
-	char why[400];
+	char why[HJ_ERRLEN];
 	hjc_logsrc *s;
 	int disconnect_at; /* a line's height: disconnect there */
 };
@@ -464,7 +465,7 @@ static int send_msg(hjc_logsrc *s, const char *text)
 static hjc_logsrc *stream(struct rec *r, const hjc_logsrc_opts *o)
 {
 	hj_wsc_fake_opts f = {.key = KEY, .out = on_out, .out_arg = r};
-	char err[300];
+	char err[HJ_ERRLEN];
 	if (hjc_logsrc_stream_fake(&f, URL, o, &cbs, r, &r->s, err, sizeof err))
 		fail_msg("%s", err);
 	return r->s;
@@ -481,7 +482,7 @@ static void end_client(hjc_logsrc *s)
 
 static void connect_to(struct rec *r, uint64_t from)
 {
-	char err[300];
+	char err[HJ_ERRLEN];
 	if (hjc_logsrc_connect(r->s, from, err, sizeof err))
 		fail_msg("%s", err);
 	assert_non_null(hjc_logsrc_client(r->s));
@@ -494,7 +495,7 @@ static void test_stream(void **state)
 {
 	(void)state;
 	struct rec r = {0};
-	char err[300];
+	char err[HJ_ERRLEN];
 	uint64_t size;
 	hjc_logsrc *s = stream(&r, NULL);
 

@@ -54,6 +54,7 @@
 #include "http_fake.h"
 #include "payer_util.h"
 #include "payout_btc.h"
+#include "say.h"
 #include "sha256.h"
 #include "store.h"
 
@@ -833,7 +834,7 @@ static const struct fx_opts DEFAULTS = {
 /* The loop, the node, the store and a payer with o (NULL: defaults). */
 static void fx_open(const struct fx_opts *o)
 {
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	script_default();
 	memset(&N, 0, sizeof N);
@@ -860,7 +861,7 @@ static void fx_close(void)
  * one starts on the same store and node. */
 static void restart(void)
 {
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	pfx_payer_stop(&T.fx);
 	if (payer_new(err, sizeof err))
@@ -901,7 +902,7 @@ static void step(uint64_t processed, uint64_t tip, unsigned passes)
 
 static int setup(void **state)
 {
-	char why[256];
+	char why[HJ_ERRLEN];
 
 	(void)state;
 	memset(&T, 0, sizeof T);
@@ -1505,7 +1506,7 @@ static void test_restart_before_call(void **state)
 	                      .nouts = 2,
 	                      .payouts = ids,
 	                      .npayouts = 3};
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	int64_t id = 0;
 
 	(void)state;
@@ -2066,7 +2067,7 @@ static void test_http_faults(void **state)
  * problem; no handle left on the loop. */
 static void test_new_refused(void **state)
 {
-	char err[512];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	pfx_open_bare(&T.fx, "http://127.0.0.1:9/", NULL);

@@ -42,6 +42,7 @@
 #include "keccak.h"
 #include "payer_util.h"
 #include "payout_evm.h"
+#include "say.h"
 #include "store.h"
 
 #define MAX_SENT 160
@@ -403,7 +404,7 @@ static const hj_store_meta META = {
 static void addr_of(const char *text, uint8_t out[HJ_EVM_ADDR_LEN])
 {
 	hj_dealer d;
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	if (hj_dealer_parse(HJ_EVM, text, strlen(text), &d, err, sizeof err))
 		fail_msg("%s: %s", text, err);
@@ -454,7 +455,7 @@ static int payer_new(char *err, size_t errlen)
 	                     .max_fee_per_gas = T.o.cap,
 	                     .min_priority_fee = T.o.min_tip,
 	                     .stuck_after_s = T.o.stuck};
-	char why[128];
+	char why[HJ_ERRLEN];
 
 	if (hj_dealer_parse(HJ_EVM, DEALER, strlen(DEALER), &T.fx.dealer, why,
 	                    sizeof why))
@@ -468,7 +469,7 @@ static const struct fx_opts DEFAULTS = {
 /* The loop, the node, the store and a payer with o (NULL: defaults). */
 static void fx_open(const struct fx_opts *o)
 {
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	script_default();
 	memset(&N, 0, sizeof N);
@@ -505,7 +506,7 @@ static void check_tx(size_t k, uint64_t nonce, const char *to, hj_amount value,
 	const struct sent *s;
 	hj_eip1559_tx tx;
 	uint8_t from[20], want[20];
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	assert_true(k < N.nsent);
 	s = &N.sent[k];
@@ -529,7 +530,7 @@ static hj_eip1559_tx decoded(size_t k)
 {
 	hj_eip1559_tx tx;
 	uint8_t from[20];
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	assert_true(k < N.nsent);
 	if (hj_eip1559_recover(T.secp, N.sent[k].raw, N.sent[k].len, &tx, from,
@@ -587,7 +588,7 @@ static void expect_batch(int id, const char *state, int nonce,
 
 static int setup(void **state)
 {
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	memset(&T, 0, sizeof T);
@@ -1720,7 +1721,7 @@ static void test_open_beyond_page(void **state)
  * next payer sends the same bytes again, and nothing else first. */
 static void test_restart_resends_planned(void **state)
 {
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	fx_open(NULL);
@@ -1755,7 +1756,7 @@ static void test_restart_resends_planned(void **state)
  * hjd_evm_payer_new refuses, naming the problem; no handle is left. */
 static void test_key_refused(void **state)
 {
-	char err[1024];
+	char err[HJ_ERRLEN];
 	int rc;
 
 	(void)state;

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "payout_policy.h"
+#include "say.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -677,7 +678,7 @@ static void test_fees_bump_near_max(void **state)
 
 static int setup(void **state)
 {
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	return hj_secp_new(&ctx, err, sizeof err) != 0;

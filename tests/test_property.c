@@ -38,6 +38,7 @@
 
 #include "hand.h"
 #include "next.h"
+#include "say.h"
 #include "table.h"
 
 #define NPLAYERS 8
@@ -509,7 +510,7 @@ static void run(const char *preset, unsigned long want, uint64_t seed)
 			hj_round back;
 			size_t len =
 			    hj_round_encode(hj_table_round(live, i), enc);
-			char err[128];
+			char err[HJ_ERRLEN];
 			if (hj_round_decode(enc, len, &back, err, sizeof err))
 				fail_msg("block %" PRIu64
 				         ": an open round does "

@@ -33,6 +33,7 @@
 #include "http.h"
 #include "http_fake.h"
 #include "push.h"
+#include "say.h"
 
 #define SUBSCRIBE                                                              \
 	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_subscribe\","          \
@@ -96,7 +97,7 @@ static struct rec {
 	int wakes;
 	int nstates;
 	int up[MAX_STATES];
-	char why[MAX_STATES][600];
+	char why[MAX_STATES][HJ_ERRLEN];
 	int done;
 } R;
 
@@ -241,7 +242,7 @@ static void node_up(enum mode mode)
 	hj_server_limits lim;
 	hj_server_handler h = {n_request,    n_ws_open,  n_ws_ready,
 	                       n_ws_message, n_ws_close, NULL};
-	char err[200];
+	char err[HJ_ERRLEN];
 	memset(&N, 0, sizeof N);
 	N.mode = mode;
 	hj_server_limits_default(&lim);
@@ -265,7 +266,7 @@ static void send_text(const char *s)
 
 static void evm_open(unsigned answer_ms, unsigned bmin, unsigned bmax)
 {
-	char url[100], err[300];
+	char url[100], err[HJ_ERRLEN];
 	memset(&R, 0, sizeof R);
 	snprintf(url, sizeof url, "ws://127.0.0.1:%u/ws", N.port);
 	hj_push_opts o = {.loop = &loop,
@@ -521,7 +522,7 @@ static void btc_handler(struct hf_conn *c, const struct hf_req *r, unsigned n)
 static void test_btc(void **state)
 {
 	hj_rpc_opts ro;
-	char url[100], err[300];
+	char url[100], err[HJ_ERRLEN];
 	(void)state;
 
 	assert_int_equal(uv_loop_init(&loop), 0);
@@ -702,7 +703,7 @@ static void test_options(void **state)
 {
 	hj_push *p = NULL;
 	hj_rpc_opts ro;
-	char err[200];
+	char err[HJ_ERRLEN];
 	(void)state;
 
 	assert_int_equal(uv_loop_init(&loop), 0);

@@ -30,6 +30,7 @@
 
 #include "http_fake.h"
 #include "rpc.h"
+#include "say.h"
 
 #define GUARD_MS  5000
 #define MAX_REQ   64
@@ -104,11 +105,11 @@ static struct fx {
 	unsigned closed; /* hj_rpc_close's done */
 	unsigned expect; /* callbacks that end the run */
 	unsigned ncb, nerr;
-	char err[1024];
+	char err[HJ_ERRLEN];
 	json_t *result[MAX_REQ];
 	unsigned nretry;
 	unsigned retry_attempt[MAX_RETRY], retry_delay[MAX_RETRY];
-	char retry_what[MAX_RETRY][1024];
+	char retry_what[MAX_RETRY][HJ_ERRLEN];
 } F;
 
 static void on_rpc_closed(void *arg)
@@ -164,7 +165,7 @@ static const char *fx_url;
 
 static void fx_start(hj_rpc_opts *o, hf_handler h, unsigned expect)
 {
-	char url[64], err[256] = "";
+	char url[64], err[HJ_ERRLEN] = "";
 
 	for (unsigned i = 0; i < MAX_REQ; i++)
 		json_decref(F.result[i]);
@@ -792,7 +793,7 @@ static void test_printable_messages(void **state)
 static void test_answer_top_ids(void **state)
 {
 	const json_int_t id0 = INT64_MAX - 2;
-	char msg[1024], body[256];
+	char msg[HJ_ERRLEN], body[256];
 	json_t *res = NULL, *err = NULL;
 
 	(void)state;
@@ -1124,7 +1125,7 @@ static void h_cookie(struct hf_conn *c, const struct hf_req *r, unsigned n)
 static void test_cookie(void **state)
 {
 	hj_rpc_opts o;
-	char err[256];
+	char err[HJ_ERRLEN];
 	hj_rpc *bad;
 
 	(void)state;
@@ -1395,7 +1396,7 @@ static void test_new_rejects(void **state)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		hj_rpc_opts o;
 		hj_rpc *bad = (hj_rpc *)&o; /* a new client sets it NULL */
-		char err[256] = "";
+		char err[HJ_ERRLEN] = "";
 
 		hj_rpc_opts_default(&o);
 		o.url = cases[i].url;
@@ -1436,8 +1437,8 @@ static struct xres {
 	int ok;
 	enum hj_rpc_err_kind kind[8];
 	long long code[8];
-	char message[8][256];
-	char text[8][1024];
+	char message[8][HJ_ERRLEN];
+	char text[8][HJ_ERRLEN];
 } X;
 
 static void on_x(void *arg, json_t *result, const hj_rpc_error *e)
@@ -1894,7 +1895,7 @@ static void test_wallet_url(void **state)
 	     "https://node.example/wallet/h%c3%a9-_.~"},
 	    {"ftp://127.0.0.1/", "w", NULL},
 	};
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {

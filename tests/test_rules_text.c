@@ -20,6 +20,7 @@
 
 #include "quote.h"
 #include "rules.h"
+#include "say.h"
 
 /* 2^128 - 1 in decimal. */
 #define MAX_DEC "340282366920938463463374607431768211455"
@@ -81,7 +82,7 @@ static void assert_same_keys(const hj_rules *got, const hj_rules *want)
 static void test_rules_keys_written_and_read(void **state)
 {
 	hj_rules r, got;
-	char s[400], err[200];
+	char s[400], err[HJ_ERRLEN];
 
 	(void)state;
 	assert_int_equal(hj_rules_preset("bethash", &r), 0);
@@ -143,7 +144,7 @@ static void test_rules_round_trip(void **state)
 	    {"1", "1329227995784915872903807060280344576",
 	     "10633823966279326983230456482242756608", 4294967295u},
 	};
-	char s[200], again[200], err[200];
+	char s[200], again[200], err[HJ_ERRLEN];
 	hj_rules want, got;
 
 	(void)state;
@@ -221,7 +222,7 @@ static void test_rules_refused(void **state)
 	     "preset \"\": not a preset this hashjack knows"},
 	};
 	hj_rules r, before;
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	memset(&r, 0x5a, sizeof r);
@@ -328,7 +329,7 @@ static void test_rules_every_key_of_every_preset(void **state)
 	    {"annakai", ANNAKAI},
 	    {"cryptogames", CRYPTOGAMES},
 	};
-	char s[HJ_RULES_STRLEN], again[HJ_RULES_STRLEN], err[200];
+	char s[HJ_RULES_STRLEN], again[HJ_RULES_STRLEN], err[HJ_ERRLEN];
 	hj_rules r, got;
 	size_t keys = 0;
 
@@ -471,7 +472,7 @@ static void test_rules_refusals_quote_as_hj_quote(void **state)
 	    {NULL, "\t\"",
 	     "double_on=\"\\x09\\\"\": expected 9-11, 10-11 or any"},
 	};
-	char err[400], want[400], rep[200], shown[100], in[64], cut[32];
+	char err[HJ_ERRLEN], want[400], rep[200], shown[100], in[64], cut[32];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof lit / sizeof lit[0]; i++) {

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "engine_text.h"
+#include "say.h"
 
 #define SIDE(p, v, pp, t3) tx_bet_side((p), (v), (pp), (t3))
 
@@ -99,7 +100,7 @@ static void test_rule_keys_read_and_write_every_value(void **state)
 	    {"twenty_one_plus_three", "100,40,30,10,5"},
 	};
 	hj_rules r;
-	char v[HJ_RULE_VALUE_MAX], err[128];
+	char v[HJ_RULE_VALUE_MAX], err[HJ_ERRLEN];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -169,7 +170,7 @@ static void test_rule_keys_refuse_what_they_do_not_allow(void **state)
 	    {"twenty_one_plus_three", "100,40,30,10,5,", NULL},
 	};
 	hj_rules r, before;
-	char err[160];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	assert_int_equal(hj_rules_preset("bethash", &r), 0);
@@ -1222,7 +1223,7 @@ static void test_worst_return_every_term(void **state)
 static void test_rules_check_max_exposure(void **state)
 {
 	hj_rules r = rules_bethash();
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	r.max_bet = 1000;
@@ -1254,7 +1255,7 @@ static void test_rules_check_max_exposure(void **state)
 static void test_rules_check_refuses_keys_out_of_range(void **state)
 {
 	hj_rules r;
-	char err[128];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	r = rules_bethash();

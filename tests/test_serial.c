@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine_util.h"
+#include "say.h"
 
 /* A round mid-play after a split, with a double-sized stake elsewhere. */
 static hj_round split_round(void)
@@ -47,7 +48,7 @@ static void roundtrip(const hj_round *r)
 {
 	uint8_t a[HJ_ROUND_ENCODED_MAX], b[HJ_ROUND_ENCODED_MAX];
 	hj_round back;
-	char err[128];
+	char err[HJ_ERRLEN];
 	size_t n = hj_round_encode(r, a);
 
 	assert_int_equal(hj_round_decode(a, n, &back, err, sizeof err), 0);
@@ -81,7 +82,7 @@ static void test_roundtrip(void **state)
 static void expect_reject(const uint8_t *buf, size_t n, const char *needle)
 {
 	hj_round r;
-	char err[128] = "";
+	char err[HJ_ERRLEN] = "";
 	assert_int_equal(hj_round_decode(buf, n, &r, err, sizeof err), -EINVAL);
 	if (needle && !strstr(err, needle))
 		fail_msg("error \"%s\" does not mention \"%s\"", err, needle);
@@ -348,7 +349,7 @@ static void test_version_1_rows(void **state)
 	hj_round ins = insured_round(), w = waiting_round(), back, r;
 	uint8_t v1[HJ_ROUND_ENCODED_MAX];
 	size_t n;
-	char err[128];
+	char err[HJ_ERRLEN];
 	hj_rules ru = rules_bethash();
 	fx f;
 

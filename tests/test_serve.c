@@ -25,6 +25,7 @@
 #include "card.h"
 #include "dealer_fixture.h"
 #include "http.h"
+#include "say.h"
 #include "view.h"
 
 static char dir[256];
@@ -71,7 +72,7 @@ static hj_rules rules(void)
 
 static hj_fixture *fixture(void)
 {
-	char err[300];
+	char err[HJ_ERRLEN];
 	hj_rules r = rules();
 	snprintf(dir, sizeof dir, "/tmp/hj-serve-XXXXXX");
 	assert_non_null(mkdtemp(dir));
@@ -93,7 +94,7 @@ static void cleanup(hj_fixture *f)
 static void deal(hj_fixture *f, unsigned rank, const hj_action *txs, size_t n)
 {
 	uint8_t h[32];
-	char err[300];
+	char err[HJ_ERRLEN];
 	hj_fixture_hash(rank, hj_fixture_next(f) % 4, hj_fixture_next(f), h);
 	if (hj_fixture_block(f, h, txs, n, err, sizeof err))
 		fail_msg("%s", err);
@@ -113,7 +114,7 @@ static hjc_view *view(hj_fixture *f, size_t history)
 
 static void poll_ok(hjc_view *v, struct got *g)
 {
-	char err[600] = "";
+	char err[HJ_ERRLEN] = "";
 	int r = hjc_view_poll(v, g ? collect : NULL, g, err, sizeof err);
 	if (r)
 		fail_msg("poll: %d %s", r, err);
@@ -175,7 +176,7 @@ static void test_follow_and_settle(void **state)
 	hj_fixture *f = fixture();
 	hjc_view *v = view(f, 100);
 	struct got g = {.msgs = json_array()};
-	char *out, err[600];
+	char *out, err[HJ_ERRLEN];
 	size_t len;
 
 	play_round(f, 4); /* Bet and three cards: the player's turn */
@@ -311,7 +312,7 @@ static void test_table_confirmations(void **state)
 	             {0, HJ_FINALITY_FINALIZED, "\"finalized\""},
 	             {0, HJ_FINALITY_SAFE, "\"safe\""},
 	             {0, HJ_FINALITY_DEPTH, NULL}};
-	char err[600] = "", *out = NULL;
+	char err[HJ_ERRLEN] = "", *out = NULL;
 	size_t len = 0;
 
 	play_round(f, 2);
@@ -350,7 +351,7 @@ static void test_history(void **state)
 	hj_fixture *f = fixture();
 	hjc_view *v = view(f, 3);
 	struct got g = {.msgs = json_array()}, h = {.msgs = json_array()};
-	char err[300];
+	char err[HJ_ERRLEN];
 
 	play_round(f, 6);
 	poll_ok(v, &g);
@@ -382,7 +383,7 @@ static void test_restart_and_rotation(void **state)
 	(void)state;
 	hj_fixture *f = fixture();
 	hjc_view *a = view(f, 100);
-	char *out, err[600];
+	char *out, err[HJ_ERRLEN];
 	size_t len;
 
 	play_round(f, 4);
@@ -500,7 +501,7 @@ static void test_truncation(void **state)
 	hj_fixture *f = fixture();
 	hjc_view *v = view(f, 100);
 	struct got g = {.msgs = json_array()};
-	char line[1024], err[300], *out;
+	char line[1024], err[HJ_ERRLEN], *out;
 	size_t len;
 
 	play_round(f, 4); /* the player's turn: block 104 owes no card */
@@ -535,7 +536,7 @@ static void test_divergence(void **state)
 	(void)state;
 	hj_fixture *f = fixture();
 	hjc_view *v = view(f, 100);
-	char line[1024], err[600];
+	char line[1024], err[HJ_ERRLEN];
 
 	play_round(f, 3);
 	poll_ok(v, NULL);
@@ -1071,7 +1072,7 @@ static void test_websocket(void **state)
 	             strlen(UPGRADE("/v1/stream?round=" ROUND1)));
 	hj_action bet = hj_fixture_bet(2, 3, 500, 0, 0);
 	deal(x.f, 4, &bet, 1);
-	char err[300];
+	char err[HJ_ERRLEN];
 	assert_int_equal(
 	    hjc_view_poll(x.v, hjc_api_block, x.api, err, sizeof err), 0);
 	n = frames(&w, texts, 16, &code);

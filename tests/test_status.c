@@ -32,6 +32,7 @@
 #include <jansson.h>
 
 #include "hex.h"
+#include "say.h"
 #include "store.h"
 #include "table.h"
 #include "tool_util.h"
@@ -122,7 +123,7 @@ static void add_payout(hj_store *s, const char *kind, uint8_t tag,
                        const hj_id *rcp, const char *amount, uint64_t height)
 {
 	hj_id t = id_of(tag, 32);
-	char id[160], hex[67], err[256] = "";
+	char id[160], hex[67], err[HJ_ERRLEN] = "";
 	hj_payout p = {.kind = kind,
 	               .hand = -1,
 	               .recipient = rcp,
@@ -180,7 +181,7 @@ static void open_round(hj_store *s, hj_table *t, uint64_t height, uint8_t tag,
 static void set_cursor(hj_store *s, uint64_t height, uint8_t tag)
 {
 	hj_cursor c;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	memset(&c, 0, sizeof c);
 	c.height = height;
@@ -193,7 +194,7 @@ static void set_cursor(hj_store *s, uint64_t height, uint8_t tag)
  * checks that it writes back what this reads), read back into *r. */
 static void rules_of(const char *text, hj_rules *r)
 {
-	char err[200];
+	char err[HJ_ERRLEN];
 
 	if (hj_rules_parse(text, r, err, sizeof err))
 		fail_msg("%s: %s", text, err);
@@ -219,7 +220,7 @@ static void batch(hj_store *s, const struct plan *p)
 	uint8_t raw[4] = {0x02, 0xf8, 0x6d, p->tag}, txid[32];
 	hj_tx_version v;
 	hj_batch_plan plan;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	int64_t id;
 
 	memset(&v, 0, sizeof v);
@@ -265,7 +266,7 @@ static void batch(hj_store *s, const struct plan *p)
 static void set_balance(hj_store *s, const char *amount, uint64_t height,
                         int64_t at, const char *warning)
 {
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	if (hj_store_set_balance(s, amt(amount), height, at, warning, err,
 	                         sizeof err))
@@ -313,7 +314,7 @@ static void make_evm(const char *path, const char *balance, const char *warning)
 	hj_store *s;
 	hj_table *t;
 	hj_id x = id_hex(X), y = id_hex(Y);
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	rules_of(evm_rules, &r);
 	s = store_open(path, "evm", "evm:31337", EVM_DEALER, evm_rules);
@@ -356,7 +357,7 @@ static void make_ltc(const char *path, const char *balance, const char *warning)
 	hj_store *s;
 	hj_table *t;
 	hj_id p = id_hex(P86), q = id_hex(PDOC);
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	rules_of(ltc_rules, &r);
 	s = store_open(path, "bitcoin", LTC_CHAIN, LTC_DEALER, ltc_rules);
@@ -749,7 +750,7 @@ static void test_empty(void **state)
 	char want[2048];
 	hj_store *s;
 	struct res r;
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	(void)state;
 	hj_store_close(store_open(db, "evm", "evm:1", EVM_DEALER,

@@ -34,6 +34,7 @@
 
 #include "card.h"
 #include "hex.h"
+#include "say.h"
 #include "store.h"
 
 /* 2^128 - 1 in decimal. */
@@ -224,7 +225,7 @@ typedef struct play {
 	uint32_t txseq;
 	int save_each_block; /* else rounds are saved once per batch */
 	int failed;          /* a store call in the sink failed */
-	char err[256];
+	char err[HJ_ERRLEN];
 	/* What happened, so that tests know they covered something. */
 	unsigned bets, settles, refunds, returns, max_open;
 } play;
@@ -457,7 +458,7 @@ static int play_batch(play *p, int blocks)
 static void check_stored_rounds(hj_store *s, const hj_table *want)
 {
 	hj_table *t;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	uint8_t a[HJ_ROUND_ENCODED_MAX], b[HJ_ROUND_ENCODED_MAX];
 
 	assert_int_equal(hj_table_new(hj_table_rules(want), &t), 0);
@@ -479,7 +480,7 @@ static void reload(play *p)
 {
 	hj_table *t;
 	hj_cursor c;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	assert_int_equal(hj_table_new(hj_table_rules(p->t), &t), 0);
 	if (hj_store_load_rounds(p->s, t, err, sizeof err) != 0)
@@ -508,7 +509,7 @@ static hj_table *table_copy(const hj_table *t)
 static hj_store *open_ok(const char *path)
 {
 	hj_store *s = NULL;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	if (hj_store_open(path, &s, err, sizeof err) != 0)
 		fail_msg("open %s: %s", path, err);
@@ -578,7 +579,7 @@ static void test_reopen_keeps_everything(void **state)
 	hj_cursor c1, c2;
 	uint64_t n1, n2;
 	hj_amount sum1, sum2;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	char *before, *after;
 
 	(void)state;
@@ -613,7 +614,7 @@ static void test_meta(void **state)
 {
 	const char *path = db_path("meta.db");
 	hj_store *s = NULL;
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 	static const char *const field[4] = {"family", "chain", "dealer",
 	                                     "rules"};
 
@@ -676,7 +677,7 @@ static void test_meta_rules_keys(void **state)
 	const char *path = db_path("meta_rules.db");
 	hj_store *s = NULL;
 	hj_store_meta m = META;
-	char err[1024] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(hj_store_open(path, &s, err, sizeof err), 0);
@@ -709,7 +710,7 @@ static void test_cursor(void **state)
 	const char *path = db_path("cursor.db");
 	hj_store *s = open_ok(path);
 	hj_cursor c, got;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	assert_int_equal(hj_store_get_cursor(s, &got, err, sizeof err),
@@ -849,7 +850,7 @@ static void test_rounds_same_player_again(void **state)
 	const char *path = db_path("again.db");
 	hj_store *s = open_ok(path);
 	play p;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	hj_action bet;
 	hj_card card = {.rank = 2, .suit = 0};
 
@@ -924,7 +925,7 @@ static void expect_load_error(const char *path, const char *hex,
 	hj_store *s = open_ok(path);
 	hj_table *t;
 	hj_rules r = test_rules();
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 
 	assert_int_equal(hj_table_new(&r, &t), 0);
 	assert_int_equal(hj_store_load_rounds(s, t, err, sizeof err), -EINVAL);
@@ -993,7 +994,7 @@ static void test_add_tx(void **state)
 	hj_store *s = open_ok(path);
 	hj_action a = simple_tx(0x11, 42), b = simple_tx(0x22, 7);
 	hj_id round = {.len = 32};
-	char err[256] = "", hex[65], buf[128];
+	char err[HJ_ERRLEN] = "", hex[65], buf[128];
 	sqlite3 *db;
 
 	(void)state;
@@ -1085,7 +1086,7 @@ static void test_add_payout(void **state)
 	hj_payout p = refund_of(&a, "refund:11", 42);
 	uint64_t n;
 	hj_amount sum;
-	char err[256] = "", buf[256];
+	char err[HJ_ERRLEN] = "", buf[256];
 
 	(void)state;
 	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
@@ -1173,7 +1174,7 @@ static void test_payout_needs_recorded_tx(void **state)
 	hj_payout p = refund_of(&a, "refund:11", 42);
 	uint64_t n = 99;
 	hj_amount sum = 99;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	/* The refund names a transaction nobody recorded: the commit is
@@ -1207,7 +1208,7 @@ static void test_amounts_full_range(void **state)
 	hj_payout q = refund_of(&b, "refund:12", 1);
 	uint64_t n;
 	hj_amount sum;
-	char err[256] = "", buf[128];
+	char err[HJ_ERRLEN] = "", buf[128];
 	sqlite3 *db;
 
 	(void)state;
@@ -1269,7 +1270,7 @@ static void test_owed_counts_only_owed(void **state)
 	const char *path = db_path("owed.db");
 	hj_store *s = open_ok(path);
 	hj_action tx[5];
-	char id[32], err[256] = "";
+	char id[32], err[HJ_ERRLEN] = "";
 	uint64_t n;
 	hj_amount sum, want = 0;
 
@@ -1314,7 +1315,7 @@ static void test_rollback_discards_everything(void **state)
 	hj_cursor c;
 	uint64_t n;
 	hj_amount sum;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	char *before, *after;
 
 	(void)state;
@@ -1362,7 +1363,7 @@ static void crash_child(const char *path, uint64_t seed, int committed, int fd,
 {
 	hj_store *s = NULL;
 	play p;
-	char err[256];
+	char err[HJ_ERRLEN];
 
 	if (hj_store_open(path, &s, err, sizeof err) ||
 	    hj_store_check_meta(s, &META, err, sizeof err))
@@ -1441,7 +1442,7 @@ static void crash_and_compare(const char *name, int committed,
 	 * the run that stopped after its committed batches. */
 	hj_store *s = open_ok(path);
 	hj_cursor c;
-	char err[256];
+	char err[HJ_ERRLEN];
 	int rc = hj_store_get_cursor(s, &c, err, sizeof err);
 	if (committed == 0) {
 		assert_int_equal(rc, -ENOENT);
@@ -1471,7 +1472,7 @@ static void test_crash_killed_mid_batch(void **state)
 static void test_not_a_database(void **state)
 {
 	const char *path = db_path("text.db");
-	char text[4096], back[4096], err[256] = "";
+	char text[4096], back[4096], err[HJ_ERRLEN] = "";
 	hj_store *s = (hj_store *)&s;
 	FILE *f;
 
@@ -1504,7 +1505,7 @@ static void test_foreign_or_newer_database(void **state)
 {
 	const char *other = db_path("other.db"), *newer = db_path("newer.db");
 	hj_store *s = NULL;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	sqlite3 *db;
 
 	(void)state;
@@ -1533,7 +1534,7 @@ static void test_reader_sees_committed_only(void **state)
 	const char *path = db_path("reader.db");
 	hj_store *s = open_ok(path);
 	hj_action a = simple_tx(0x11, 1), b = simple_tx(0x12, 2);
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	sqlite3 *db;
 
 	(void)state;
@@ -1570,7 +1571,7 @@ static void settle_fixture(hj_store *s)
 	hj_action a = simple_tx(0x31, 100), b = simple_tx(0x32, 200),
 	          c = simple_tx(0x33, 300), d = simple_tx(0x34, 1);
 	hj_id bb = {.len = 32};
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	memset(bb.b, 0xbb, 32);
 	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
@@ -1635,7 +1636,7 @@ static const char *ids_of(const struct seen *v, char *buf, size_t n)
 static void unbatched(hj_store *s, const char *want)
 {
 	struct seen v = {0};
-	char err[256] = "", buf[256];
+	char err[HJ_ERRLEN] = "", buf[256];
 
 	assert_int_equal(hj_store_each_unbatched(s, see, &v, err, sizeof err),
 	                 0);
@@ -1647,7 +1648,7 @@ static void totals(hj_store *s, uint64_t owed_n, hj_amount owed,
                    uint64_t sub_n, hj_amount sub)
 {
 	hj_settle_totals t;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	assert_int_equal(hj_store_settle_totals(s, &t, err, sizeof err), 0);
 	assert_int_equal(t.owed_n, owed_n);
@@ -1679,7 +1680,7 @@ static int64_t plan(hj_store *s, const hj_batch_output *outs, size_t nouts,
 	                    .payouts = ids,
 	                    .npayouts = nids};
 	int64_t id = -1;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	int rc;
 
 	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
@@ -1710,7 +1711,7 @@ static void test_settlement_lifecycle(void **state)
 	hj_batch b[4];
 	size_t n = 9;
 	int64_t id, id2;
-	char err[256] = "", buf[512], tag[17];
+	char err[HJ_ERRLEN] = "", buf[512], tag[17];
 	struct seen v = {.stop_at = 2};
 	sqlite3 *db;
 
@@ -1934,7 +1935,7 @@ static int see_version(void *arg, const hj_tx_version *v)
 /* Runs one write in its own transaction and expects want. */
 #define WRITE(s, want, call)                                                   \
 	do {                                                                   \
-		char e_[256] = "";                                             \
+		char e_[HJ_ERRLEN] = "";                                       \
 		int rc_;                                                       \
 		assert_int_equal(hj_store_begin(s, e_, sizeof e_), 0);         \
 		rc_ = (call);                                                  \
@@ -1989,7 +1990,7 @@ static void test_evm_transactions(void **state)
 	size_t n = 0;
 	uint64_t next = 99;
 	int64_t id = 0, id2 = 0;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	sqlite3 *db;
 
 	(void)state;
@@ -2104,7 +2105,7 @@ static void test_planned_after_sent(void **state)
 	hj_batch got;
 	int64_t first, second;
 	int found = 7;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	(void)state;
 	memset(txid, 0x5e, 32);
@@ -2169,7 +2170,7 @@ static void test_migrate_from_2(void **state)
 	const char *ids[1] = {"refund:31"};
 	hj_batch b[2];
 	size_t n = 0;
-	char err[256] = "", tag[17], tag2[17];
+	char err[HJ_ERRLEN] = "", tag[17], tag2[17];
 	sqlite3 *db;
 
 	(void)state;
@@ -2282,7 +2283,7 @@ static void db_same(const char *path, struct db_snap *d)
 /* Reads path with fn, which must succeed. */
 static void read_ok(const char *path, hj_store_read_fn fn, void *arg)
 {
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 	int rc = hj_store_read(path, fn, NULL, arg, err, sizeof err);
 
 	if (rc != 0)
@@ -2316,7 +2317,7 @@ static int walk_payout(void *arg, const hj_payout_row *p)
 static const char *select_ids(hj_store *s, const hj_payout_filter *f,
                               struct walk *w)
 {
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	memset(w, 0, sizeof *w);
 	if (hj_store_each_payout(s, f, walk_payout, w, err, sizeof err))
@@ -2597,7 +2598,7 @@ static void test_read_rounds(void **state)
 	const char *path = db_path("read-rounds.db");
 	hj_store *s = open_ok(path);
 	struct rounds_seen v = {0};
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 	play p;
 
 	(void)state;
@@ -2711,7 +2712,7 @@ static int read_count(hj_store *s, void *arg, char *err, size_t errlen)
 static void add_refund(hj_store *s, uint8_t tag, int commit)
 {
 	hj_action a = simple_tx(tag, 9);
-	char id[32], err[256] = "";
+	char id[32], err[HJ_ERRLEN] = "";
 	hj_payout p;
 
 	snprintf(id, sizeof id, "refund:%02x", tag);
@@ -2809,7 +2810,7 @@ static void count_reset(void *arg)
 static void expect_read(const char *path, int ret, const char *want, int calls)
 {
 	struct refusal r = {0};
-	char err[512] = "";
+	char err[HJ_ERRLEN] = "";
 	int rc;
 
 	rc = hj_store_read(path, refuse_read, count_reset, &r, err, sizeof err);
@@ -2850,7 +2851,7 @@ static int read_while_written(hj_store *s, void *arg, char *err, size_t errlen)
 static void test_read_refused(void **state)
 {
 	char missing[128], empty[128], text[128], other[128], newer[128];
-	char bad[128], moving[128], err[512] = "", want[300];
+	char bad[128], moving[128], err[HJ_ERRLEN] = "", want[300];
 	struct refusal r = {0};
 	hj_store *s;
 	hj_cursor c;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "say.h"
 #include "verify_payouts.h"
 
 #define A1 "0x1111111111111111111111111111111111111111"
@@ -62,7 +63,7 @@ static char *line(uint64_t h, const char *events)
 
 static void feed(hjc_vpay *v, uint64_t h, const char *events)
 {
-	char err[200] = "";
+	char err[HJ_ERRLEN] = "";
 	const char *l = line(h, events);
 	int rc = hjc_vpay_line(v, l, strlen(l), err, sizeof err);
 	if (rc)
@@ -401,7 +402,7 @@ static void test_refused(void **state)
 {
 	(void)state;
 	hjc_vpay *v = tally(HJ_EVM, "wei");
-	char err[200], ev[600];
+	char err[HJ_ERRLEN], ev[600];
 
 	assert_int_equal(hjc_vpay_line(v, "{nope", 5, err, sizeof err),
 	                 -EINVAL);

@@ -27,6 +27,7 @@
 #include "api.h"
 #include "dealer_fixture.h"
 #include "http.h"
+#include "say.h"
 #include "view.h"
 #include "wsclient.h"
 
@@ -148,7 +149,7 @@ static void loop_down(void)
 
 static void open_ok(struct rec *r, unsigned port, const char *path, size_t max)
 {
-	char url[200], err[300];
+	char url[200], err[HJ_ERRLEN];
 	snprintf(url, sizeof url, "ws://127.0.0.1:%u%s", port, path);
 	int rc = hj_wsc_open(&loop, url, max, &cbs, r, &r->c, err, sizeof err);
 	if (rc)
@@ -233,7 +234,7 @@ static void srv_up(struct srv *x)
 	hj_server_limits lim;
 	hj_server_handler h = {srv_request, srv_ws_open,  srv_ws_ready,
 	                       NULL,        srv_ws_close, x};
-	char err[200];
+	char err[HJ_ERRLEN];
 	memset(x, 0, sizeof *x);
 	hj_server_limits_default(&lim);
 	lim.max_out = 4u << 20;
@@ -374,7 +375,7 @@ static const hj_wsc_cbs update_cbs = {on_update, on_update_closed, NULL};
 
 static void stream_open(struct heights *x, unsigned port, uint64_t from)
 {
-	char url[100], err[200];
+	char url[100], err[HJ_ERRLEN];
 	snprintf(url, sizeof url, "ws://127.0.0.1:%u/v1/stream?from=%llu", port,
 	         (unsigned long long)from);
 	if (hj_wsc_open(&loop, url, 1 << 20, &update_cbs, x, &x->r.c, err,
@@ -385,7 +386,7 @@ static void stream_open(struct heights *x, unsigned port, uint64_t from)
 static void test_stream(void **state)
 {
 	(void)state;
-	char dir[64] = "/tmp/hj-wsclient-XXXXXX", err[600], cmd[100];
+	char dir[64] = "/tmp/hj-wsclient-XXXXXX", err[HJ_ERRLEN], cmd[100];
 	hj_rules rules;
 	struct srv x = {0};
 	assert_int_equal(hj_rules_preset("bethash", &rules), 0);
@@ -869,7 +870,7 @@ static void test_refused(void **state)
 	/* localhost: each of its addresses in turn (::1 and 127.0.0.1
 	 * where both exist), all refused. */
 	r = (struct rec){0};
-	char url[100], err[200];
+	char url[100], err[HJ_ERRLEN];
 	snprintf(url, sizeof url, "ws://localhost:%u/", port);
 	assert_int_equal(
 	    hj_wsc_open(&loop, url, 100, &cbs, &r, &r.c, err, sizeof err), 0);
@@ -905,7 +906,7 @@ static void test_urls(void **state)
 	};
 	uv_loop_t l;
 	hj_wsc *c = (hj_wsc *)&l;
-	char err[300];
+	char err[HJ_ERRLEN];
 	struct rec r = {0};
 	assert_int_equal(uv_loop_init(&l), 0);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -948,7 +949,7 @@ static hj_wsc *fake(const char *url, size_t max, struct rec *r, struct wire *w)
 	                      .key = KEY,
 	                      .out = w ? wire_out : NULL,
 	                      .out_arg = w};
-	char err[200];
+	char err[HJ_ERRLEN];
 	if (hj_wsc_fake(&o, &cbs, r, &r->c, err, sizeof err))
 		fail_msg("%s", err);
 	return r->c;
@@ -1175,7 +1176,7 @@ static hj_wsc *sender_fake(struct sender *x, struct wire *w)
 	                      .key = KEY,
 	                      .out = wire_out,
 	                      .out_arg = w};
-	char err[200];
+	char err[HJ_ERRLEN];
 	if (hj_wsc_fake(&o, &sender_cbs, x, &x->c, err, sizeof err))
 		fail_msg("%s", err);
 	w->n = 0; /* the handshake request: test_fake's */
@@ -1309,7 +1310,7 @@ static void test_send_real(void **state)
 	hj_server_limits lim;
 	hj_server_handler h = {srv_request,  echo_open, NULL,
 	                       echo_message, NULL,      &x};
-	char url[100], err[200];
+	char url[100], err[HJ_ERRLEN];
 
 	assert_int_equal(uv_loop_init(&loop), 0);
 	memset(&x, 0, sizeof x);

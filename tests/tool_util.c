@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "hex.h"
+#include "say.h"
 #include "tool_util.h"
 
 char tmpdir[64];
@@ -182,7 +183,7 @@ void expect(const struct res *r, int rc, const char *out, const char *err)
 
 void expect_usage(const struct res *r, const char *msg)
 {
-	char err[1024];
+	char err[HJ_ERRLEN];
 
 	snprintf(err, sizeof err,
 	         "hashjack: %s: %s\nTry 'hashjack %s --help'.\n", tool_cmd, msg,
@@ -218,7 +219,7 @@ void add_tx(hj_store *s, uint64_t height, uint8_t tag, const hj_id *sender,
             hj_amount value, const char *outcome, const hj_id *round)
 {
 	hj_action a;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	memset(&a, 0, sizeof a);
 	a.kind = HJ_TX_ACTION;
@@ -241,7 +242,7 @@ hj_store *store_open(const char *path, const char *family, const char *chain,
 	hj_store_meta m = {
 	    .family = family, .chain = chain, .dealer = dealer, .rules = rules};
 	hj_store *s = NULL;
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	if (hj_store_open(path, &s, err, sizeof err) ||
 	    hj_store_check_meta(s, &m, err, sizeof err))
@@ -251,7 +252,7 @@ hj_store *store_open(const char *path, const char *family, const char *chain,
 
 void store_begin(hj_store *s)
 {
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	if (hj_store_begin(s, err, sizeof err))
 		fail_msg("begin: %s", err);
@@ -259,7 +260,7 @@ void store_begin(hj_store *s)
 
 void store_commit(hj_store *s)
 {
-	char err[256] = "";
+	char err[HJ_ERRLEN] = "";
 
 	if (hj_store_commit(s, err, sizeof err))
 		fail_msg("commit: %s", err);

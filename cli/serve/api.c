@@ -36,7 +36,7 @@ struct hjc_api {
 	hj_server *srv;
 	struct sub *subs;
 	size_t nsubs;
-	char down[512]; /* "" while the view is up to date */
+	char down[HJ_ERRLEN]; /* "" while the view is up to date */
 	uint64_t responses[NCODES];
 	uint64_t ws_refused, blocks_sent;
 };
@@ -175,8 +175,8 @@ static int parse_query(const char *q, const char *const *allowed,
 			    memcmp(allowed[i], q, kl) == 0)
 				key = allowed[i];
 		if (!key) {
-			snprintf(why, n, "unknown parameter %.*s",
-			         (int)(kl < 32 ? kl : 32), q);
+			hj_say(why, n, "unknown parameter %.*s",
+			       (int)(kl < 32 ? kl : 32), q);
 			for (char *p = why; *p; p++)
 				if (*p < ' ' || *p > '~' || *p == '"' ||
 				    *p == '\\')
@@ -184,14 +184,14 @@ static int parse_query(const char *q, const char *const *allowed,
 			return -1;
 		}
 		if (!eq || out->n == MAXQ) {
-			snprintf(why, n, "%s: %s", key,
-			         eq ? "too many parameters" : "no value");
+			hj_say(why, n, "%s: %s", key,
+			       eq ? "too many parameters" : "no value");
 			return -1;
 		}
 		size_t vl = len - kl - 1;
 		if (vl == 0 || vl >= sizeof out->val[0]) {
-			snprintf(why, n, "%s: %s", key,
-			         vl ? "value too long" : "empty value");
+			hj_say(why, n, "%s: %s", key,
+			       vl ? "value too long" : "empty value");
 			return -1;
 		}
 		for (size_t i = 0; i < vl; i++) {
@@ -199,12 +199,12 @@ static int parse_query(const char *q, const char *const *allowed,
 			if (!((ch >= '0' && ch <= '9') ||
 			      (ch >= 'a' && ch <= 'z') ||
 			      (ch >= 'A' && ch <= 'Z'))) {
-				snprintf(why, n, "%s must be %s%s", key,
-				         value_form(key),
-				         memchr(eq + 1, '%', vl)
-				             ? " (no escapes: %XX is not "
-				               "decoded)"
-				             : "");
+				hj_say(why, n, "%s must be %s%s", key,
+				       value_form(key),
+				       memchr(eq + 1, '%', vl)
+				           ? " (no escapes: %XX is not "
+				             "decoded)"
+				           : "");
 				return -1;
 			}
 		}
@@ -255,11 +255,10 @@ static void healthz(hjc_api *a, hj_conn *c)
 	                   : hj_config_serve_max_age(
 	                         st.family && strcmp(st.family, "evm") == 0, 0);
 	if (!st.live)
-		snprintf(why, sizeof why,
-		         "the dealer's state is not loaded: %s",
-		         a->down[0] ? a->down : "starting");
+		hj_say(why, sizeof why, "the dealer's state is not loaded: %s",
+		       a->down[0] ? a->down : "starting");
 	else if (a->down[0])
-		snprintf(why, sizeof why, "%s", a->down);
+		hj_say(why, sizeof why, "%s", a->down);
 	else if (age > max_age)
 		snprintf(why, sizeof why,
 		         "the dealer's last block (%llu) was written %.0f s "
@@ -566,12 +565,12 @@ static int sub_add(hjc_api *a, struct sub *s, int player, const char *text,
                    char *why, size_t n)
 {
 	hj_id id;
-	char e[200];
+	char e[HJ_ERRLEN];
 	int r = player ? hjc_view_parse_player(a->v, text, &id, e, sizeof e)
 	               : hjc_view_parse_round(a->v, text, &id, e, sizeof e);
 	if (r) {
-		snprintf(why, n, "%s %s: %s", player ? "player" : "round", text,
-		         e);
+		hj_say(why, n, "%s %s: %s", player ? "player" : "round", text,
+		       e);
 		return -1;
 	}
 	hj_id *set = player ? s->player : s->round;
@@ -580,8 +579,8 @@ static int sub_add(hjc_api *a, struct sub *s, int player, const char *text,
 		if (hj_id_eq(&set[i], &id))
 			return 0;
 	if (s->nround + s->nplayer >= a->o.max_subscriptions) {
-		snprintf(why, n, "at most %u rounds and players per connection",
-		         a->o.max_subscriptions);
+		hj_say(why, n, "at most %u rounds and players per connection",
+		       a->o.max_subscriptions);
 		return -1;
 	}
 	set[(*cnt)++] = id;

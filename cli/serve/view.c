@@ -146,7 +146,7 @@ void hjc_view_id_text(const hjc_view *v, const hj_id *id, char out[67])
 
 static int hex_id(const hjc_view *v, const char *s, unsigned len, hj_id *out)
 {
-	char why[120];
+	char why[HJ_ERRLEN];
 	size_t n = strlen(s);
 	out->len = (uint8_t)len;
 	return hj_hex_decode_exact(
@@ -170,7 +170,7 @@ int hjc_view_parse_round(const hjc_view *v, const char *text, hj_id *out,
 int hjc_view_parse_player(const hjc_view *v, const char *text, hj_id *out,
                           char *err, size_t errlen)
 {
-	char why[200];
+	char why[HJ_ERRLEN];
 	uint8_t prog[HJ_SEGWIT_PROG_MAX];
 	size_t nprog;
 	int version;

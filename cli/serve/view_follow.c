@@ -68,7 +68,7 @@ static int snap_read(hj_store *st, void *arg, char *err, size_t errlen)
 static int take_meta(hjc_view *v, const hj_meta_row *m, char *err,
                      size_t errlen)
 {
-	char why[200];
+	char why[HJ_ERRLEN];
 	if (v->have_rules) {
 		if (strcmp(v->chain, m->chain) ||
 		    strcmp(v->dealer, m->dealer) ||
@@ -233,7 +233,7 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
                       struct pline *pl, char *err, size_t errlen)
 {
 	hj_cardlog_err e;
-	char why[160];
+	char why[HJ_ERRLEN];
 	int rc;
 	memset(pl, 0, sizeof *pl);
 	rc = hj_cardlog_read(line, len, v->fam, &pl->l, &e);
@@ -521,7 +521,7 @@ static int take_line(hjc_view *v, int live, const char *line, size_t len,
 	struct pline pl;
 	struct applied ap = {.v = v};
 	struct hblk b;
-	char why[200];
+	char why[HJ_ERRLEN];
 	int ret;
 
 	if (parse_line(v, line, len, &pl, why, sizeof why)) {
@@ -892,7 +892,7 @@ const struct seg *hjc_view__seg_of(const hjc_view *v, uint64_t height,
 char *hjc_view__replay_round(hjc_view *v, const struct rinfo *ri)
 {
 	hj_table *t;
-	char *final = NULL, why[200];
+	char *final = NULL, why[HJ_ERRLEN];
 	if (hj_table_new(&v->rules, &t) != 0)
 		return NULL;
 	hj_table_set_verifier(t, accept_all, NULL);

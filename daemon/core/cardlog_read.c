@@ -19,6 +19,7 @@
 #include "hand.h"
 #include "hex.h"
 #include "quote.h"
+#include "say.h"
 
 /* What is being read, for the messages. */
 struct rd {
@@ -40,7 +41,7 @@ __attribute__((format(printf, 4, 5))) static int
 fail(struct rd *r, const char *key, long idx, const char *fmt, ...)
 {
 	hj_cardlog_err *e = r->err;
-	char what[512], ev[40] = "", ix[24] = "";
+	char what[HJ_ERRLEN], ev[40] = "", ix[24] = "";
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -150,7 +151,7 @@ static int hex_of(struct rd *r, const char *key, const json_t *v, uint8_t *out,
 {
 	const char *s, *d;
 	size_t len, nd;
-	char why[160];
+	char why[HJ_ERRLEN];
 	int rc = str_of(r, key, -1, v, &s, &len);
 
 	if (rc)

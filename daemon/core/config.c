@@ -332,20 +332,20 @@ static int slurp(const char *path, char **out, size_t *outlen, char *err,
 	f = fopen(path, "re");
 	if (f == NULL) {
 		r = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		hj_say(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	buf = malloc(MAX_FILE_SIZE + 1);
 	if (buf == NULL) {
 		r = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
+		hj_say(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
 	/* One byte more than a file may hold tells a file too large. */
 	len = fread(buf, 1, MAX_FILE_SIZE + 1, f);
 	if (ferror(f)) {
 		r = errno ? -errno : -EIO;
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		hj_say(err, errlen, "%s: %s", path, strerror(-r));
 		goto out;
 	}
 	*out = buf;
@@ -387,8 +387,8 @@ int hj_config_load_text(hj_config *c, const char *name, const char *text,
 	else
 		errlen = 0;
 	if (len > MAX_FILE_SIZE) {
-		snprintf(err, errlen, "%s: larger than %d bytes", name,
-		         MAX_FILE_SIZE);
+		hj_say(err, errlen, "%s: larger than %d bytes", name,
+		       MAX_FILE_SIZE);
 		return -EINVAL;
 	}
 	memset(&l, 0, sizeof l);
@@ -432,10 +432,10 @@ int hj_config_set_arg(hj_config *c, const char *arg, char *err, size_t errlen)
 		hj_config__show(a, eq ? (size_t)(eq - a) : strlen(a), shown,
 		                sizeof shown);
 		if (errlen)
-			snprintf(err, errlen,
-			         "command line: --%s: expected "
-			         "--section.key=value",
-			         shown);
+			hj_say(err, errlen,
+			       "command line: --%s: expected "
+			       "--section.key=value",
+			       shown);
 		return -EINVAL;
 	}
 	id = hj_config__find_key(a, (size_t)(dot - a), dot + 1,
@@ -443,8 +443,8 @@ int hj_config_set_arg(hj_config *c, const char *arg, char *err, size_t errlen)
 	hj_config__show(a, (size_t)(eq - a), shown, sizeof shown);
 	if (id < 0) {
 		if (errlen)
-			snprintf(err, errlen, "command line: --%s: unknown %s",
-			         shown, id == -2 ? "section" : "key");
+			hj_say(err, errlen, "command line: --%s: unknown %s",
+			       shown, id == -2 ? "section" : "key");
 		return -EINVAL;
 	}
 	why[0] = '\0';
@@ -453,8 +453,8 @@ int hj_config_set_arg(hj_config *c, const char *arg, char *err, size_t errlen)
 		char val[4 * SHOW_MAX + 4];
 
 		hj_config__show_value(id, eq + 1, val, sizeof val);
-		snprintf(err, errlen, "command line: --%s=%s: %s", shown, val,
-		         r == -ENOMEM ? "out of memory" : why);
+		hj_say(err, errlen, "command line: --%s=%s: %s", shown, val,
+		       r == -ENOMEM ? "out of memory" : why);
 	}
 	return r;
 }

@@ -20,7 +20,7 @@ static int fill_str(char **dst, const char *v, char *err, size_t errlen)
 		return 0;
 	*dst = strdup(v);
 	if (*dst == NULL) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	return 0;
@@ -104,18 +104,18 @@ static int finish_push(hj_config *c, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		if (strncmp(c->push_url, "ws://", 5) != 0) {
-			snprintf(err, errlen,
-			         "[chain] push_url = %s: must begin with ws:// "
-			         "(the node's WebSocket)",
-			         shown);
+			hj_say(err, errlen,
+			       "[chain] push_url = %s: must begin with ws:// "
+			       "(the node's WebSocket)",
+			       shown);
 			return -EINVAL;
 		}
 		if (has_userinfo(c->push_url)) {
-			snprintf(err, errlen,
-			         "[chain] push_url = %s: no user or password "
-			         "here: the WebSocket is opened without "
-			         "credentials",
-			         shown);
+			hj_say(err, errlen,
+			       "[chain] push_url = %s: no user or password "
+			       "here: the WebSocket is opened without "
+			       "credentials",
+			       shown);
 			return -EINVAL;
 		}
 		return 0;
@@ -141,7 +141,7 @@ static int finish_push(hj_config *c, char *err, size_t errlen)
 	/* http://REST -> ws://REST */
 	u = malloc(strlen(c->rpc_url) + 1 - 2);
 	if (u == NULL) {
-		snprintf(err, errlen, "out of memory");
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	memcpy(u, "ws", 2);
@@ -176,13 +176,13 @@ int hj_config_state_paths(hj_config *c, char *err, size_t errlen)
 	}
 	return 0;
 nomem:
-	snprintf(err, errlen, "out of memory");
+	hj_say(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
 int hj_config_finish(hj_config *c, char *err, size_t errlen)
 {
-	char why[HJ_ERRLEN], shown[4 * SHOW_MAX + 4], none[320];
+	char why[HJ_ERRLEN], shown[4 * SHOW_MAX + 4], none[HJ_ERRLEN];
 	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN];
 	int evm, r;
 
@@ -193,16 +193,15 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 	err[0] = '\0';
 	evm = c->family == HJ_EVM;
 	if (evm && c->coin) {
-		snprintf(err, errlen,
-		         "[chain] coin = %s: only for family = bitcoin",
-		         c->coin);
+		hj_say(err, errlen,
+		       "[chain] coin = %s: only for family = bitcoin", c->coin);
 		return -EINVAL;
 	}
 	if (!evm && c->coin == NULL) {
-		snprintf(err, errlen,
-		         "[chain] coin: required with family = bitcoin "
-		         "(bitcoin or litecoin: with the node's network it "
-		         "gives the address prefix)");
+		hj_say(err, errlen,
+		       "[chain] coin: required with family = bitcoin "
+		       "(bitcoin or litecoin: with the node's network it "
+		       "gives the address prefix)");
 		return -EINVAL;
 	}
 	r = fill_str(&c->rpc_url,
@@ -215,10 +214,10 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 	if (c->rpc_cookie_file && (c->rpc_user || c->rpc_bearer)) {
 		hj_config__show(c->rpc_cookie_file, strlen(c->rpc_cookie_file),
 		                shown, sizeof shown);
-		snprintf(err, errlen,
-		         "[chain] rpc_cookie_file = %s: rpc_user or "
-		         "rpc_bearer is set too; use one way to authenticate",
-		         shown);
+		hj_say(err, errlen,
+		       "[chain] rpc_cookie_file = %s: rpc_user or "
+		       "rpc_bearer is set too; use one way to authenticate",
+		       shown);
 		return -EINVAL;
 	}
 	if (!evm && !c->rpc_cookie_file && !c->rpc_user && !c->rpc_bearer) {
@@ -227,11 +226,11 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		char path[4096];
 
 		if (home == NULL || home[0] != '/') {
-			snprintf(err, errlen,
-			         "[chain] rpc_cookie_file: required (no "
-			         "rpc_user, and no $HOME to find "
-			         "~/.%s/.cookie)",
-			         c->coin);
+			hj_say(err, errlen,
+			       "[chain] rpc_cookie_file: required (no "
+			       "rpc_user, and no $HOME to find "
+			       "~/.%s/.cookie)",
+			       c->coin);
 			return -EINVAL;
 		}
 		snprintf(path, sizeof path, "%s/.%s/.cookie", home, c->coin);
@@ -242,20 +241,20 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 	if (evm && c->payout_wallet) {
 		hj_config__show(c->payout_wallet, strlen(c->payout_wallet),
 		                shown, sizeof shown);
-		snprintf(err, errlen,
-		         "[payout] wallet = %s: only for family = bitcoin (on "
-		         "EVM the daemon signs: [payout] dealer_key)",
-		         shown);
+		hj_say(err, errlen,
+		       "[payout] wallet = %s: only for family = bitcoin (on "
+		       "EVM the daemon signs: [payout] dealer_key)",
+		       shown);
 		return -EINVAL;
 	}
 	if (!evm && c->dealer_key) {
 		hj_config__show(c->dealer_key, strlen(c->dealer_key), shown,
 		                sizeof shown);
-		snprintf(err, errlen,
-		         "[payout] dealer_key = %s: only for family = evm (on "
-		         "the Bitcoin family a node wallet pays: [payout] "
-		         "wallet)",
-		         shown);
+		hj_say(err, errlen,
+		       "[payout] dealer_key = %s: only for family = evm (on "
+		       "the Bitcoin family a node wallet pays: [payout] "
+		       "wallet)",
+		       shown);
 		return -EINVAL;
 	}
 	if (evm && c->min_priority_fee > c->max_fee_per_gas) {
@@ -275,11 +274,11 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 	if (c->batch_blocks == 0)
 		c->batch_blocks = evm ? 100 : 8;
 	if (!evm && c->finality) {
-		snprintf(err, errlen,
-		         "[chain] confirmations = %s: only for family = evm "
-		         "(the Bitcoin family has no finalized or safe block: "
-		         "give a number of blocks)",
-		         hj_finality_name(c->finality));
+		hj_say(err, errlen,
+		       "[chain] confirmations = %s: only for family = evm "
+		       "(the Bitcoin family has no finalized or safe block: "
+		       "give a number of blocks)",
+		       hj_finality_name(c->finality));
 		return -EINVAL;
 	}
 	if (c->confirmations == 0 && !c->finality)
@@ -292,22 +291,21 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		    evm ? HJ_TIMEOUT_EVM : HJ_TIMEOUT_BITCOIN;
 
 	if (c->rpc_user && c->rpc_bearer) {
-		snprintf(err, errlen,
-		         "[chain] rpc_bearer = ***: rpc_user is set too; use "
-		         "basic auth or a bearer token, not both");
+		hj_say(err, errlen,
+		       "[chain] rpc_bearer = ***: rpc_user is set too; use "
+		       "basic auth or a bearer token, not both");
 		return -EINVAL;
 	}
 	if (c->rpc_user && c->rpc_password == NULL) {
 		hj_config__show_value(K_RPC_USER, c->rpc_user, shown,
 		                      sizeof shown);
-		snprintf(err, errlen,
-		         "[chain] rpc_user = %s: rpc_password is not set",
-		         shown);
+		hj_say(err, errlen,
+		       "[chain] rpc_user = %s: rpc_password is not set", shown);
 		return -EINVAL;
 	}
 	if (c->rpc_password && c->rpc_user == NULL) {
-		snprintf(err, errlen,
-		         "[chain] rpc_password = ***: rpc_user is not set");
+		hj_say(err, errlen,
+		       "[chain] rpc_password = ***: rpc_user is not set");
 		return -EINVAL;
 	}
 
@@ -316,9 +314,9 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		return r;
 
 	if (c->address == NULL) {
-		snprintf(err, errlen,
-		         "[dealer] address: required (the address players "
-		         "send their actions to)");
+		hj_say(err, errlen,
+		       "[dealer] address: required (the address players "
+		       "send their actions to)");
 		return -EINVAL;
 	}
 	/* The one place the address is parsed: everything after uses
@@ -330,48 +328,48 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 			snprintf(why, sizeof why, NOT_EVM_ADDRESS);
 		hj_config__show(c->address, strlen(c->address), shown,
 		                sizeof shown);
-		snprintf(err, errlen, "[dealer] address = %s: %s", shown, why);
+		hj_say(err, errlen, "[dealer] address = %s: %s", shown, why);
 		return -EINVAL;
 	}
 	if (!evm) {
 		/* Outputs carry 64-bit values: so does every stake. */
 		if (c->rules.max_bet > UINT64_MAX) {
-			snprintf(err, errlen,
-			         "[rules] max_bet = %s: above 2^64 - 1, the "
-			         "largest output value on the Bitcoin family",
-			         hj_amount_format(c->rules.max_bet, b));
+			hj_say(err, errlen,
+			       "[rules] max_bet = %s: above 2^64 - 1, the "
+			       "largest output value on the Bitcoin family",
+			       hj_amount_format(c->rules.max_bet, b));
 			return -EINVAL;
 		}
 	}
 
 	if (c->rules.min_bet == 0) {
-		snprintf(err, errlen, "[rules] min_bet: required");
+		hj_say(err, errlen, "[rules] min_bet: required");
 		return -EINVAL;
 	}
 	if (c->rules.max_bet == 0) {
-		snprintf(err, errlen, "[rules] max_bet: required");
+		hj_say(err, errlen, "[rules] max_bet: required");
 		return -EINVAL;
 	}
 	if (c->rules.min_bet > c->rules.max_bet) {
-		snprintf(err, errlen, "[rules] max_bet = %s: below min_bet %s",
-		         hj_amount_format(c->rules.max_bet, b),
-		         hj_amount_format(c->rules.min_bet, a));
+		hj_say(err, errlen, "[rules] max_bet = %s: below min_bet %s",
+		       hj_amount_format(c->rules.max_bet, b),
+		       hj_amount_format(c->rules.min_bet, a));
 		return -EINVAL;
 	}
 	if (c->rules.max_exposure &&
 	    c->rules.max_exposure < hj_rules_worst_max_bet(&c->rules)) {
 		char w[HJ_AMOUNT_STRLEN];
 
-		snprintf(err, errlen,
-		         "[rules] max_exposure = %s: below %s, the worst-case "
-		         "return of one max_bet Bet%s (max_bet %s)",
-		         hj_amount_format(c->rules.max_exposure, a),
-		         hj_amount_format(hj_rules_worst_max_bet(&c->rules), w),
-		         SIDES(c), hj_amount_format(c->rules.max_bet, b));
+		hj_say(err, errlen,
+		       "[rules] max_exposure = %s: below %s, the worst-case "
+		       "return of one max_bet Bet%s (max_bet %s)",
+		       hj_amount_format(c->rules.max_exposure, a),
+		       hj_amount_format(hj_rules_worst_max_bet(&c->rules), w),
+		       SIDES(c), hj_amount_format(c->rules.max_bet, b));
 		return -EINVAL;
 	}
 	if (hj_rules_check(&c->rules, why, sizeof why) < 0) {
-		snprintf(err, errlen, "[rules] %s", why);
+		hj_say(err, errlen, "[rules] %s", why);
 		return -EINVAL;
 	}
 	return hj_config_state_paths(c, err, errlen);

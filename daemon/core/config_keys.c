@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "amount.h"
+#include "say.h"
 
 const char *const hj_config__sections[] = {
     "chain", "dealer", "rules", "payout", "state", "serve", "metrics", NULL};
@@ -61,11 +62,11 @@ static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
 	*out = x;
 	return 0;
 nan:
-	snprintf(why, n, "not a decimal number (digits only, no leading zero)");
+	hj_say(why, n, "not a decimal number (digits only, no leading zero)");
 	return -EINVAL;
 range:
-	snprintf(why, n, "out of range: must be %llu to %llu",
-	         (unsigned long long)lo, (unsigned long long)hi);
+	hj_say(why, n, "out of range: must be %llu to %llu",
+	       (unsigned long long)lo, (unsigned long long)hi);
 	return -EINVAL;
 }
 
@@ -87,7 +88,7 @@ static int set_family(hj_config *c, const char *v, char *why, size_t n)
 	} else if (strcmp(v, "bitcoin") == 0) {
 		c->family = HJ_BITCOIN;
 	} else {
-		snprintf(why, n, "unknown family (evm or bitcoin)");
+		hj_say(why, n, "unknown family (evm or bitcoin)");
 		return -EINVAL;
 	}
 	return 0;
@@ -96,12 +97,12 @@ static int set_family(hj_config *c, const char *v, char *why, size_t n)
 static int set_rpc_url(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) {
-		snprintf(why, n, "must begin with http:// or https://");
+		hj_say(why, n, "must begin with http:// or https://");
 		return -EINVAL;
 	}
 	for (const char *p = v; *p; p++) {
 		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
-			snprintf(why, n, "blank or control character in URL");
+			hj_say(why, n, "blank or control character in URL");
 			return -EINVAL;
 		}
 	}
@@ -112,7 +113,7 @@ static int set_coin(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] != '\0' && strcmp(v, "bitcoin") != 0 &&
 	    strcmp(v, "litecoin") != 0) {
-		snprintf(why, n, "unknown coin (bitcoin or litecoin)");
+		hj_say(why, n, "unknown coin (bitcoin or litecoin)");
 		return -EINVAL;
 	}
 	return set_str(&c->coin, v, 1);
@@ -129,7 +130,7 @@ static int set_rpc_user(hj_config *c, const char *v, char *why, size_t n)
 {
 	/* Basic auth sends "user:password": the user cannot hold a colon. */
 	if (strchr(v, ':') != NULL) {
-		snprintf(why, n, "a user name cannot contain ':'");
+		hj_say(why, n, "a user name cannot contain ':'");
 		return -EINVAL;
 	}
 	return set_str(&c->rpc_user, v, 1);
@@ -147,7 +148,7 @@ static int set_rpc_bearer(hj_config *c, const char *v, char *why, size_t n)
 	/* It goes into an HTTP header line as is. */
 	for (const char *p = v; *p; p++) {
 		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
-			snprintf(why, n, "blank or control character in token");
+			hj_say(why, n, "blank or control character in token");
 			return -EINVAL;
 		}
 	}
@@ -186,9 +187,9 @@ static int set_confirmations(hj_config *c, const char *v, char *why, size_t n)
 	/* Digits get the number's own reasons (a leading zero, the range);
 	 * anything else is no value of this key. */
 	if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v)) {
-		snprintf(why, n,
-		         "neither a number of blocks (1 to 10000) nor "
-		         "finalized or safe");
+		hj_say(why, n,
+		       "neither a number of blocks (1 to 10000) nor "
+		       "finalized or safe");
 		return -EINVAL;
 	}
 	r = set_unsigned(&c->confirmations, v, 1, 10000, why, n);
@@ -233,7 +234,7 @@ static int set_push_url(hj_config *c, const char *v, char *why, size_t n)
 {
 	for (const char *p = v; *p; p++) {
 		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
-			snprintf(why, n, "blank or control character in URL");
+			hj_say(why, n, "blank or control character in URL");
 			return -EINVAL;
 		}
 	}
@@ -252,11 +253,11 @@ static int set_address(hj_config *c, const char *v, char *why, size_t n)
 		hj_dealer d;
 
 		if (hj_dealer_parse(HJ_EVM, v, strlen(v), &d, why, n) < 0) {
-			snprintf(why, n, NOT_EVM_ADDRESS);
+			hj_say(why, n, NOT_EVM_ADDRESS);
 			return -EINVAL;
 		}
 	} else if (v[0] == '\0') {
-		snprintf(why, n, "empty value");
+		hj_say(why, n, "empty value");
 		return -EINVAL;
 	}
 	return set_str(&c->address, v, 0);
@@ -299,7 +300,7 @@ static int set_rule_key(hj_config *c, size_t i, const char *v, char *why,
 	if (strlen(v) >= sizeof c->rule_set[i] ||
 	    hj_rules_set_key(&c->rules, hj_rule_keys[i], v, why, n) != 0) {
 		if (strlen(v) >= sizeof c->rule_set[i])
-			snprintf(why, n, "too long");
+			hj_say(why, n, "too long");
 		return -EINVAL;
 	}
 	snprintf(c->rule_set[i], sizeof c->rule_set[i], "%s", v);
@@ -333,17 +334,17 @@ static int parse_bet(const char *v, hj_amount *out, char *why, size_t n)
 	int r = hj_amount_parse(v, strlen(v), &x);
 
 	if (r == -ERANGE || (r == 0 && x > HJ_MAX_BET)) {
-		snprintf(why, n, "out of range: must be 1 to 2^120");
+		hj_say(why, n, "out of range: must be 1 to 2^120");
 		return -EINVAL;
 	}
 	if (r < 0) {
-		snprintf(why, n,
-		         "not a decimal amount in base units (digits only, no "
-		         "leading zero)");
+		hj_say(why, n,
+		       "not a decimal amount in base units (digits only, no "
+		       "leading zero)");
 		return -EINVAL;
 	}
 	if (x < 1) {
-		snprintf(why, n, "out of range: must be 1 to 2^120");
+		hj_say(why, n, "out of range: must be 1 to 2^120");
 		return -EINVAL;
 	}
 	*out = x;
@@ -378,14 +379,14 @@ static int set_max_exposure(hj_config *c, const char *v, char *why, size_t n)
 	int r = hj_amount_parse(v, strlen(v), &x);
 
 	if (r == -ERANGE) {
-		snprintf(why, n,
-		         "out of range: must be 0 (no limit) to 2^128 - 1");
+		hj_say(why, n,
+		       "out of range: must be 0 (no limit) to 2^128 - 1");
 		return -EINVAL;
 	}
 	if (r < 0) {
-		snprintf(why, n,
-		         "not a decimal amount in base units (digits only, no "
-		         "leading zero)");
+		hj_say(why, n,
+		       "not a decimal amount in base units (digits only, no "
+		       "leading zero)");
 		return -EINVAL;
 	}
 	c->rules.max_exposure = x;
@@ -397,7 +398,7 @@ static int set_payout_wallet(hj_config *c, const char *v, char *why, size_t n)
 	/* It goes into the URL path (percent-encoded) and into messages. */
 	for (const char *p = v; *p; p++) {
 		if ((unsigned char)*p < ' ' || *p == 0x7f) {
-			snprintf(why, n, "control character in wallet name");
+			hj_say(why, n, "control character in wallet name");
 			return -EINVAL;
 		}
 	}
@@ -463,7 +464,7 @@ static int set_stuck_after(hj_config *c, const char *v, char *why, size_t n)
 static int set_directory(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] != '/') {
-		snprintf(why, n, "must be an absolute path");
+		hj_say(why, n, "must be an absolute path");
 		return -EINVAL;
 	}
 	return set_str(&c->state_dir, v, 0);
@@ -472,7 +473,7 @@ static int set_directory(hj_config *c, const char *v, char *why, size_t n)
 static int set_card_log(hj_config *c, const char *v, char *why, size_t n)
 {
 	if (v[0] == '\0') {
-		snprintf(why, n, "empty value");
+		hj_say(why, n, "empty value");
 		return -EINVAL;
 	}
 	return set_str(&c->card_log, v, 0);
@@ -494,7 +495,7 @@ static int parse_bool(const char *v, int *out, char *why, size_t n)
 			return 0;
 		}
 	}
-	snprintf(why, n, "not a boolean (yes or no)");
+	hj_say(why, n, "not a boolean (yes or no)");
 	return -EINVAL;
 }
 
@@ -547,9 +548,9 @@ static int parse_listen(const char *v, char host_out[64], unsigned *port_out,
 	*port_out = (unsigned)port;
 	return 0;
 bad:
-	snprintf(why, n,
-	         "not HOST:PORT with an IPv4 address or a bracketed IPv6 "
-	         "one (127.0.0.1:8549, [::1]:8549)");
+	hj_say(why, n,
+	       "not HOST:PORT with an IPv4 address or a bracketed IPv6 "
+	       "one (127.0.0.1:8549, [::1]:8549)");
 	return -EINVAL;
 }
 

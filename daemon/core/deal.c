@@ -7,6 +7,7 @@
 
 #include "card.h"
 #include "hex.h"
+#include "say.h"
 
 /* The card log first, then the caller's sink. */
 struct fan {
@@ -37,51 +38,51 @@ int hj_deal_block(hj_table *t, hj_cardlog *cl, const char *chain, hj_family fam,
 	hj_hex_encode(b->hash, 32, 0, hex);
 	rc = hj_card_from_hash(hex, 64, &card, NULL, 0);
 	if (rc) {
-		snprintf(err, errlen, "block %" PRIu64 ": no card: %d",
-		         b->height, rc);
+		hj_say(err, errlen, "block %" PRIu64 ": no card: %d", b->height,
+		       rc);
 		return rc;
 	}
 	rc = hj_cardlog_begin(cl, chain, fam, b->height, b->hash, b->parent,
 	                      &card);
 	if (rc) {
-		snprintf(err, errlen,
-		         "block %" PRIu64 ": cannot start its "
-		         "log line (%s)",
-		         b->height,
-		         rc == -EINVAL     ? "bad chain name or card"
-		         : rc == -EMSGSIZE ? "line limit too small"
-		                           : "out of memory");
+		hj_say(err, errlen,
+		       "block %" PRIu64 ": cannot start its "
+		       "log line (%s)",
+		       b->height,
+		       rc == -EINVAL     ? "bad chain name or card"
+		       : rc == -EMSGSIZE ? "line limit too small"
+		                         : "out of memory");
 		return rc;
 	}
 	rc = hj_table_apply_block(t, b->height, &card, b->txs, b->ntx, fan_out,
 	                          &f);
 	if (rc == -EINVAL) {
 		if (hj_table_last_height(t, &last))
-			snprintf(err, errlen,
-			         "block %" PRIu64 " does not follow block "
-			         "%" PRIu64,
-			         b->height, last);
+			hj_say(err, errlen,
+			       "block %" PRIu64 " does not follow block "
+			       "%" PRIu64,
+			       b->height, last);
 		else
-			snprintf(err, errlen, "block %" PRIu64 " refused",
-			         b->height);
+			hj_say(err, errlen, "block %" PRIu64 " refused",
+			       b->height);
 		return rc;
 	}
 	if (rc) {
-		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
-		         b->height);
+		hj_say(err, errlen, "block %" PRIu64 ": out of memory",
+		       b->height);
 		return rc;
 	}
 	rc = hj_cardlog_end(cl, line, len);
 	if (rc == -EMSGSIZE)
-		snprintf(err, errlen,
-		         "block %" PRIu64 ": log line longer than %zu bytes",
-		         b->height, cl->line.max);
+		hj_say(err, errlen,
+		       "block %" PRIu64 ": log line longer than %zu bytes",
+		       b->height, cl->line.max);
 	else if (rc == -ENOMEM)
-		snprintf(err, errlen, "block %" PRIu64 ": out of memory",
-		         b->height);
+		hj_say(err, errlen, "block %" PRIu64 ": out of memory",
+		       b->height);
 	else if (rc)
-		snprintf(err, errlen,
-		         "block %" PRIu64 ": an event could not be logged",
-		         b->height);
+		hj_say(err, errlen,
+		       "block %" PRIu64 ": an event could not be logged",
+		       b->height);
 	return rc;
 }

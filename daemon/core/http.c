@@ -999,9 +999,9 @@ int hj_server_listen(hj_server *s, const char *host, unsigned port,
 	int r;
 	if (uv_ip4_addr(host, (int)port, (struct sockaddr_in *)&ss) != 0 &&
 	    uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)&ss) != 0) {
-		snprintf(err, errlen,
-		         "listen address %s is not an IPv4 or IPv6 address",
-		         host);
+		hj_say(err, errlen,
+		       "listen address %s is not an IPv4 or IPv6 address",
+		       host);
 		return UV_EINVAL;
 	}
 	uv_tcp_init(s->loop, &s->listener);
@@ -1012,8 +1012,8 @@ int hj_server_listen(hj_server *s, const char *host, unsigned port,
 	if (r == 0)
 		r = uv_listen((uv_stream_t *)&s->listener, 1024, on_connection);
 	if (r != 0) {
-		snprintf(err, errlen, "cannot listen on %s port %u: %s", host,
-		         port, uv_strerror(r));
+		hj_say(err, errlen, "cannot listen on %s port %u: %s", host,
+		       port, uv_strerror(r));
 		return r;
 	}
 	int len = sizeof ss;

@@ -6,6 +6,7 @@
 
 #include "btc_backend.h"
 #include "evm_backend.h"
+#include "say.h"
 
 void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o)
 {
@@ -29,7 +30,7 @@ int hj_node_backend_new(const hj_config *cfg, hj_rpc *rpc, hj_backend **out,
 	case HJ_EVM:
 		rc = hj_evm_backend_new(rpc, &cfg->dealer, out);
 		if (rc != 0)
-			snprintf(err, errlen, "out of memory");
+			hj_say(err, errlen, "out of memory");
 		break;
 	case HJ_BITCOIN:
 		rc = hj_btc_backend_new(rpc, cfg->coin, &cfg->dealer, out, err,

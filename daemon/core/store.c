@@ -31,6 +31,7 @@
 
 #include "hex.h"
 #include "quote.h"
+#include "say.h"
 #include "store_impl.h"
 
 /*
@@ -231,7 +232,7 @@ void hj_store__say(char *err, size_t errlen, const char *fmt, ...)
 	if (err == NULL || errlen == 0)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	hj_vsay(err, errlen, fmt, ap);
 	va_end(ap);
 }
 
@@ -617,7 +618,7 @@ static void rules_diff(char *err, size_t errlen, size_t *off, const char *have,
 	                                     "timeout_blocks", "max_exposure"};
 	hj_rules a, b;
 	char va[HJ_RULE_VALUE_MAX], vb[HJ_RULE_VALUE_MAX];
-	char field[64], keys[256], why[8];
+	char field[64], keys[256], why[HJ_ERRLEN];
 	hj_amount la[5], lb[5];
 
 	if (hj_rules_parse(have, &a, why, sizeof why) ||

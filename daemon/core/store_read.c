@@ -16,6 +16,7 @@
 
 #include "hex.h"
 #include "quote.h"
+#include "say.h"
 #include "store_impl.h"
 
 /* ---- reading without disturbing the daemon ----
@@ -566,7 +567,7 @@ int hj_store_each_round(hj_store *s, int (*fn)(void *arg, const hj_round *r),
                         void *arg, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	char why[200], hex[65];
+	char why[HJ_ERRLEN], hex[65];
 	size_t n = 0;
 	int rc, ret = 0;
 

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "say.h"
 #include "store_impl.h"
 
 static int grow(struct saved_round **v, size_t *cap, size_t need)
@@ -215,7 +216,7 @@ static int row_matches(sqlite3_stmt *st, const hj_round *r, const char **why)
 int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->st[ST_ROUNDS_LOAD];
-	char why[160], hex[65];
+	char why[HJ_ERRLEN], hex[65];
 	const char *bad;
 	size_t n = 0;
 	int rc, ret = 0;

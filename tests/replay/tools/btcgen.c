@@ -39,6 +39,7 @@
 #include "btcsig.h"
 #include "hex.h"
 #include "payload.h"
+#include "say.h"
 #include "taproot.h"
 
 #define TX_MAX 1024
@@ -84,7 +85,7 @@ struct player {
 
 static void player_init(struct player *p, uint8_t last)
 {
-	char err[160];
+	char err[HJ_ERRLEN];
 	uint8_t q[32];
 
 	memset(p->sk, 0, 32);
@@ -284,7 +285,7 @@ static size_t build_coinbase(struct gen *g, uint8_t *b)
  * txid (may be NULL).  Parsed here too: a sample must be well formed. */
 static void add_raw(struct gen *g, const uint8_t *raw, size_t n, uint8_t *txid)
 {
-	char err[200], *hex = malloc(2 * n + 3);
+	char err[HJ_ERRLEN], *hex = malloc(2 * n + 3);
 	hj_btc_tx tx;
 	uint8_t id[32];
 
@@ -349,7 +350,7 @@ static void begin(struct gen *g, const char *name, const char *hrp,
 {
 	uint8_t prog[32], first[32];
 	const char *h = NULL;
-	char err[160];
+	char err[HJ_ERRLEN];
 
 	memset(g, 0, sizeof *g);
 	g->name = name;
@@ -480,7 +481,7 @@ static size_t signed_payload(const struct gen *g, const struct player *signer,
 	static const uint8_t aux[32]; /* fixed: reproducible signatures */
 	hj_payload pl;
 	uint8_t h[32];
-	char err[160];
+	char err[HJ_ERRLEN];
 	size_t n;
 
 	memset(&pl, 0, sizeof pl);
@@ -781,7 +782,7 @@ static void btc_exposure(void)
 static int sign_cmd(char **argv)
 {
 	uint8_t sk[32], genesis[32], p[HJ_PAYLOAD_MAX];
-	char err[160], *end, out[2 * HJ_PAYLOAD_MAX + 3];
+	char err[HJ_ERRLEN], *end, out[2 * HJ_PAYLOAD_MAX + 3];
 	size_t n = 0;
 	unsigned long seq = strtoul(argv[2], &end, 10);
 
@@ -804,7 +805,7 @@ static int sign_cmd(char **argv)
 
 int main(int argc, char **argv)
 {
-	char err[160];
+	char err[HJ_ERRLEN];
 
 	if (hj_secp_new(&secp, err, sizeof err) != 0)
 		die("secp256k1", err);
