@@ -84,7 +84,7 @@ say(const struct rd *r, size_t at, const char *fmt, ...)
 	if (r->err == NULL || r->errlen == 0)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	hj_vsay(what, sizeof what, fmt, ap);
 	va_end(ap);
 	if (r->tx >= 0)
 		hj_say(r->err, r->errlen, "tx %" PRId64 ": offset %zu: %s",

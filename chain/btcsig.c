@@ -45,11 +45,6 @@ int hj_btc_action_hash(const hj_btc_msg *m, uint8_t out[32])
 	return 0;
 }
 
-static void say(char *err, size_t errlen, const char *msg)
-{
-	hj_say(err, errlen, "%s", msg);
-}
-
 int hj_btc_pubkey(const hj_secp *ctx, const uint8_t sk[HJ_BTC_SECKEY_LEN],
                   uint8_t pk[HJ_XONLY_LEN], char *err, size_t errlen)
 {
@@ -58,14 +53,15 @@ int hj_btc_pubkey(const hj_secp *ctx, const uint8_t sk[HJ_BTC_SECKEY_LEN],
 	int rc = 0;
 
 	if (!secp256k1_keypair_create(ctx->ctx, &kp, sk)) {
-		say(err, errlen,
-		    "invalid secret key: zero or not below the group order");
+		hj_say(err, errlen,
+		       "invalid secret key: zero or not below the group order");
 		rc = -EINVAL;
 		goto out;
 	}
 	if (!secp256k1_keypair_xonly_pub(ctx->ctx, &xpk, NULL, &kp) ||
 	    !secp256k1_xonly_pubkey_serialize(ctx->ctx, pk, &xpk)) {
-		say(err, errlen, "secp256k1: cannot serialise the public key");
+		hj_say(err, errlen,
+		       "secp256k1: cannot serialise the public key");
 		rc = -EINVAL;
 	}
 out:
@@ -121,8 +117,8 @@ int hj_bip340_sign(const hj_secp *ctx, const uint8_t sk[HJ_BTC_SECKEY_LEN],
 	int rc = 0;
 
 	if (!secp256k1_keypair_create(ctx->ctx, &kp, sk)) {
-		say(err, errlen,
-		    "invalid secret key: zero or not below the group order");
+		hj_say(err, errlen,
+		       "invalid secret key: zero or not below the group order");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -135,7 +131,7 @@ int hj_bip340_sign(const hj_secp *ctx, const uint8_t sk[HJ_BTC_SECKEY_LEN],
 	if (!secp256k1_schnorrsig_sign32(ctx->ctx, sig, msg, &kp, aux) ||
 	    !secp256k1_keypair_xonly_pub(ctx->ctx, &xpk, NULL, &kp) ||
 	    !secp256k1_schnorrsig_verify(ctx->ctx, sig, msg, 32, &xpk)) {
-		say(err, errlen, "secp256k1: signing failed its own check");
+		hj_say(err, errlen, "secp256k1: signing failed its own check");
 		memset(sig, 0, HJ_BTC_SIG_LEN);
 		rc = -EIO;
 	}
@@ -152,7 +148,7 @@ int hj_btc_action_sign(const hj_secp *ctx, const uint8_t sk[HJ_BTC_SECKEY_LEN],
 	uint8_t h[32];
 
 	if (hj_btc_action_hash(m, h)) {
-		say(err, errlen, "payload body longer than an action's");
+		hj_say(err, errlen, "payload body longer than an action's");
 		return -EINVAL;
 	}
 	return hj_bip340_sign(ctx, sk, h, NULL, sig, err, errlen);

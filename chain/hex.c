@@ -26,11 +26,6 @@ static void show_char(unsigned char c, char buf[8])
 		snprintf(buf, 8, "\\x%02x", c);
 }
 
-static void say(char *err, size_t errlen, const char *msg)
-{
-	hj_say(err, errlen, "%s", msg);
-}
-
 /*
  * Checks the prefix and every digit; on success *digits points at the first
  * digit and *ndigits counts them.
@@ -43,7 +38,7 @@ static int scan(const char *s, size_t len, hj_hex_prefix prefix,
 	if (len >= 2 && s[0] == '0' && s[1] == 'x' && prefix != HJ_HEX_BARE)
 		skip = 2;
 	else if (prefix == HJ_HEX_REQUIRED) {
-		say(err, errlen, "\"0x\" prefix missing");
+		hj_say(err, errlen, "\"0x\" prefix missing");
 		return -EINVAL;
 	}
 	for (size_t i = skip; i < len; i++) {

@@ -102,9 +102,9 @@ struct hj_wsc {
 /* ---- words ---- */
 
 /* The first cause is the one told: "URL: what". */
-static void say(hj_wsc *c, const char *fmt, ...)
+static void tell(hj_wsc *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void say(hj_wsc *c, const char *fmt, ...)
+static void tell(hj_wsc *c, const char *fmt, ...)
 {
 	va_list ap;
 	if (c->has_why)
@@ -114,7 +114,7 @@ static void say(hj_wsc *c, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= sizeof c->why)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(c->why + n, sizeof c->why - (size_t)n, fmt, ap);
+	hj_vsay(c->why + n, sizeof c->why - (size_t)n, fmt, ap);
 	va_end(ap);
 }
 
@@ -192,7 +192,7 @@ static void finish(hj_wsc *c)
 	const char *why = NULL;
 	if (!c->user_closed) {
 		if (!c->has_why)
-			say(c, "the connection ended for no reason given");
+			tell(c, "the connection ended for no reason given");
 		why = c->why;
 	}
 	if (c->cbs.closed)
@@ -278,7 +278,7 @@ static void on_written(uv_write_t *req, int status)
 	c->pending -= w->n;
 	free(w);
 	if (status < 0 && status != UV_ECANCELED && c->state != S_END) {
-		say(c, "cannot write to the server: %s", uv_strerror(status));
+		tell(c, "cannot write to the server: %s", uv_strerror(status));
 		end(c);
 		return;
 	}
@@ -304,20 +304,20 @@ static int out_write(hj_wsc *c, const void *p, size_t n)
 		if (r > 0) {
 			done = (size_t)r;
 		} else if (r != UV_EAGAIN && r != UV_ENOSYS) {
-			say(c, "cannot write to the server: %s",
-			    uv_strerror(r));
+			tell(c, "cannot write to the server: %s",
+			     uv_strerror(r));
 			return -1;
 		}
 		if (done == n)
 			return 0;
 	}
 	if (n - done > HJ_WSC_MAX_OUT - c->pending) {
-		say(c, "the server does not read what is sent to it");
+		tell(c, "the server does not read what is sent to it");
 		return -1;
 	}
 	struct wreq *w = malloc(sizeof *w + (n - done));
 	if (!w) {
-		say(c, "out of memory");
+		tell(c, "out of memory");
 		return -1;
 	}
 	w->c = c;
@@ -327,7 +327,7 @@ static int out_write(hj_wsc *c, const void *p, size_t n)
 	int r = uv_write(&w->req, (uv_stream_t *)&c->tcp, &q, 1, on_written);
 	if (r < 0) {
 		free(w);
-		say(c, "cannot write to the server: %s", uv_strerror(r));
+		tell(c, "cannot write to the server: %s", uv_strerror(r));
 		return -1;
 	}
 	c->pending += w->n;
@@ -371,7 +371,7 @@ static int ws_genmask(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
 static void refuse_binary(hj_wsc *c)
 {
 	static const char reason[] = "only text messages";
-	say(c, "a binary message (the stream sends text)");
+	tell(c, "a binary message (the stream sends text)");
 	wslay_event_queue_close(c->ws, WSLAY_CODE_UNSUPPORTED_DATA,
 	                        (const uint8_t *)reason, sizeof reason - 1);
 	wslay_event_shutdown_read(c->ws);
@@ -407,15 +407,15 @@ static void ws_msg(wslay_event_context_ptr ctx,
 		else
 			reason[0] = 0;
 		if (a->status_code == 0)
-			say(c, "closed by the server (no status code)");
+			tell(c, "closed by the server (no status code)");
 		else if (reason[0])
-			say(c, "closed by the server (%u: %s)", a->status_code,
-			    reason);
+			tell(c, "closed by the server (%u: %s)", a->status_code,
+			     reason);
 		else if (name)
-			say(c, "closed by the server (%u: %s)", a->status_code,
-			    name);
+			tell(c, "closed by the server (%u: %s)", a->status_code,
+			     name);
 		else
-			say(c, "closed by the server (%u)", a->status_code);
+			tell(c, "closed by the server (%u)", a->status_code);
 	}
 }
 
@@ -429,7 +429,7 @@ static void ws_flush(hj_wsc *c)
 	if (c->state == S_END || c->in_recv)
 		return;
 	if (wslay_event_want_write(c->ws) && wslay_event_send(c->ws) != 0) {
-		say(c, "cannot write to the server");
+		tell(c, "cannot write to the server");
 		end(c);
 		return;
 	}
@@ -439,12 +439,12 @@ static void ws_flush(hj_wsc *c)
 		/* wslay refused a frame and sent its close. */
 		unsigned code = wslay_event_get_status_code_sent(c->ws);
 		if (code == WSLAY_CODE_MESSAGE_TOO_BIG)
-			say(c, "a message longer than %zu bytes",
-			    c->max_message);
+			tell(c, "a message longer than %zu bytes",
+			     c->max_message);
 		else if (code == WSLAY_CODE_INVALID_FRAME_PAYLOAD_DATA)
-			say(c, "a text message that is not UTF-8");
+			tell(c, "a text message that is not UTF-8");
 		else
-			say(c, "a frame that breaks the WebSocket protocol");
+			tell(c, "a frame that breaks the WebSocket protocol");
 	}
 	end(c);
 }
@@ -461,10 +461,10 @@ static void ws_input(hj_wsc *c, const char *p, size_t n)
 	c->in_recv = 0;
 	c->in_len = 0;
 	if (r != 0)
-		say(c, "%s",
-		    r == WSLAY_ERR_NOMEM
-		        ? "out of memory"
-		        : "a frame that breaks the WebSocket protocol");
+		tell(c, "%s",
+		     r == WSLAY_ERR_NOMEM
+		         ? "out of memory"
+		         : "a frame that breaks the WebSocket protocol");
 	ws_flush(c);
 	if (r != 0)
 		end(c);
@@ -482,7 +482,7 @@ static void silent(hj_wsc *c)
 {
 	char d[32];
 	dur(d, sizeof d, 2 * c->ping_ms);
-	say(c, "the server has sent nothing for %s", d);
+	tell(c, "the server has sent nothing for %s", d);
 	end(c);
 }
 
@@ -490,7 +490,7 @@ static void ws_start(hj_wsc *c, const char *rest, size_t n)
 {
 	if (wslay_event_context_client_init(&c->ws, &ws_cbs, c) != 0) {
 		c->ws = NULL;
-		say(c, "out of memory");
+		tell(c, "out of memory");
 		end(c);
 		return;
 	}
@@ -598,19 +598,20 @@ static int on_headers_complete(llhttp_t *p)
 	if (c->status != 101)
 		return 0; /* a refusal: its body says why */
 	if (!c->upgrade_ok)
-		say(c, "the handshake's answer has no Upgrade: websocket");
+		tell(c, "the handshake's answer has no Upgrade: websocket");
 	else if (!c->connection_ok)
-		say(c, "the handshake's answer has no Connection: upgrade");
+		tell(c, "the handshake's answer has no Connection: upgrade");
 	else if (c->accepts == 0)
-		say(c, "the handshake's answer has no Sec-WebSocket-Accept");
+		tell(c, "the handshake's answer has no Sec-WebSocket-Accept");
 	else if (c->accepts > 1 || !c->accept_ok)
-		say(c, "the handshake's Sec-WebSocket-Accept is not the key's");
+		tell(c,
+		     "the handshake's Sec-WebSocket-Accept is not the key's");
 	else if (c->extensions)
-		say(c, "the handshake's answer has an extension that was not "
-		       "asked for");
+		tell(c, "the handshake's answer has an extension that was not "
+		        "asked for");
 	else if (c->protocol)
-		say(c, "the handshake's answer has a subprotocol that was not "
-		       "asked for");
+		tell(c, "the handshake's answer has a subprotocol that was not "
+		        "asked for");
 	else
 		return 2; /* no body: what follows is frames */
 	return -1;
@@ -640,10 +641,10 @@ static void refused(hj_wsc *c)
 	char line[320];
 	line_of(line, sizeof line, c->body, c->body_len, 300);
 	if (line[0]) {
-		say(c, "HTTP %d: %s", c->status, line);
+		tell(c, "HTTP %d: %s", c->status, line);
 	} else {
 		line_of(line, sizeof line, c->reason, c->reason_len, 60);
-		say(c, "HTTP %d%s%s", c->status, line[0] ? " " : "", line);
+		tell(c, "HTTP %d%s%s", c->status, line[0] ? " " : "", line);
 	}
 	end(c);
 }
@@ -675,16 +676,16 @@ static void http_input(hj_wsc *c, const char *p, size_t n)
 				return;
 			}
 			const char *r = llhttp_get_error_reason(&c->http);
-			say(c, "the answer to the handshake is not HTTP: %s",
-			    r ? r : llhttp_errno_name(e));
+			tell(c, "the answer to the handshake is not HTTP: %s",
+			     r ? r : llhttp_errno_name(e));
 			end(c);
 			return;
 		}
 		if (!c->head_done && c->head_bytes == HJ_WSC_MAX_HEAD) {
-			say(c,
-			    "the handshake's answer has a head longer than "
-			    "%d bytes",
-			    HJ_WSC_MAX_HEAD);
+			tell(c,
+			     "the handshake's answer has a head longer than "
+			     "%d bytes",
+			     HJ_WSC_MAX_HEAD);
 			end(c);
 			return;
 		}
@@ -712,15 +713,15 @@ static void eof(hj_wsc *c)
 			return;
 		}
 		if (c->head_bytes)
-			say(c, "the server closed the connection in the "
-			       "middle of the handshake's answer");
+			tell(c, "the server closed the connection in the "
+			        "middle of the handshake's answer");
 		else
-			say(c, "the server closed the connection without "
-			       "answering the handshake");
+			tell(c, "the server closed the connection without "
+			        "answering the handshake");
 		break;
 	case S_OPEN:
-		say(c, "the server closed the connection without a "
-		       "WebSocket close");
+		tell(c, "the server closed the connection without a "
+		        "WebSocket close");
 		break;
 	default:
 		break;
@@ -735,18 +736,18 @@ static void timed_out(hj_wsc *c)
 	dur(d, sizeof d, c->handshake_ms);
 	switch (c->state) {
 	case S_RESOLVE:
-		say(c, "resolving %s took more than %s", c->host, d);
+		tell(c, "resolving %s took more than %s", c->host, d);
 		break;
 	case S_CONNECT:
-		say(c, "connecting to %s port %s took more than %s",
-		    c->last_addr[0] ? c->last_addr : c->host, c->port, d);
+		tell(c, "connecting to %s port %s took more than %s",
+		     c->last_addr[0] ? c->last_addr : c->host, c->port, d);
 		break;
 	case S_HANDSHAKE:
 		if (c->head_done) {
 			refused(c); /* a body that does not end */
 			return;
 		}
-		say(c, "no answer to the WebSocket handshake within %s", d);
+		tell(c, "no answer to the WebSocket handshake within %s", d);
 		break;
 	default:
 		break;
@@ -793,8 +794,8 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 		eof(c);
 	} else if (n < 0) {
 		if (c->state != S_CLOSING)
-			say(c, "the connection to the server failed: %s",
-			    uv_strerror((int)n));
+			tell(c, "the connection to the server failed: %s",
+			     uv_strerror((int)n));
 		end(c);
 	} else if (n > 0) {
 		input(c, buf->base, (size_t)n);
@@ -823,7 +824,7 @@ static void on_connected(uv_connect_t *req, int status)
 	}
 	int r = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 	if (r < 0) {
-		say(c, "cannot read from the server: %s", uv_strerror(r));
+		tell(c, "cannot read from the server: %s", uv_strerror(r));
 		end(c);
 	}
 }
@@ -869,12 +870,12 @@ static void try_next(hj_wsc *c)
 		return;
 	}
 	if (c->tried == 0)
-		say(c, "%s has no IPv4 or IPv6 address", c->host);
+		tell(c, "%s has no IPv4 or IPv6 address", c->host);
 	else
-		say(c, "cannot connect to %s port %s%s: %s", c->last_addr,
-		    c->port,
-		    c->tried > 1 ? " (nor to its other addresses)" : "",
-		    uv_strerror(c->last_err));
+		tell(c, "cannot connect to %s port %s%s: %s", c->last_addr,
+		     c->port,
+		     c->tried > 1 ? " (nor to its other addresses)" : "",
+		     uv_strerror(c->last_err));
 	end(c);
 }
 
@@ -888,7 +889,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 		return;
 	}
 	if (status < 0) {
-		say(c, "cannot resolve %s: %s", c->host, uv_strerror(status));
+		tell(c, "cannot resolve %s: %s", c->host, uv_strerror(status));
 		end(c);
 		return;
 	}

@@ -49,7 +49,7 @@ static int bad_log(struct scan *sc, const char *fmt, ...)
 
 	if (n > 0 && (size_t)n < sc->errlen) {
 		va_start(ap, fmt);
-		vsnprintf(sc->err + n, sc->errlen - (size_t)n, fmt, ap);
+		hj_vsay(sc->err + n, sc->errlen - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
 	return EX_DATAERR;

@@ -105,7 +105,7 @@ fail(struct ctx *c, const char *path, const json_t *v, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	hj_vsay(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (v != NULL) {
 		show(v, shown, sizeof shown);

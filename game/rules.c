@@ -162,7 +162,7 @@ static int whole(const char **s, unsigned max, const char *stops, uint32_t *out)
 	return 0;
 }
 
-static int say(char *err, size_t errlen, const char *why)
+static int refuse(char *err, size_t errlen, const char *why)
 {
 	hj_say(err, errlen, "%s", why);
 	return -EINVAL;
@@ -182,9 +182,9 @@ int hj_rules_set_key(hj_rules *r, const char *key, const char *value, char *err,
 		const char *p = value;
 		if (whole(&p, 1000, ":", &n) || *p != ':' ||
 		    (p++, whole(&p, 1000, "", &d)) || *p || d < 1 || n < 1)
-			return say(err, errlen,
-			           "expected N:D, whole numbers 1 to 1000 "
-			           "(6:5, 3:2)");
+			return refuse(err, errlen,
+			              "expected N:D, whole numbers 1 to 1000 "
+			              "(6:5, 3:2)");
 		r->bj_num = n;
 		r->bj_den = d;
 		return 0;
@@ -205,11 +205,11 @@ int hj_rules_set_key(hj_rules *r, const char *key, const char *value, char *err,
 			                           : " or ",
 			         k->words[i]);
 		}
-		return say(err, errlen, list);
+		return refuse(err, errlen, list);
 	}
 	case K_HANDS:
 		if (value[0] < '1' || value[0] > '0' + HJ_MAX_HANDS || value[1])
-			return say(err, errlen, "expected 1, 2, 3 or 4");
+			return refuse(err, errlen, "expected 1, 2, 3 or 4");
 		r->max_hands = (uint8_t)(value[0] - '0');
 		return 0;
 	case K_PAYS: {
@@ -223,7 +223,7 @@ int hj_rules_set_key(hj_rules *r, const char *key, const char *value, char *err,
 		for (unsigned i = 0; i < k->npays; i++) {
 			if (whole(&p, HJ_SIDE_PAY_MAX, ",", &pays[i]) ||
 			    (i + 1 < k->npays ? *p != ',' : *p != '\0'))
-				return say(
+				return refuse(
 				    err, errlen,
 				    k->npays == HJ_PP_PAYS
 				        ? "expected off or P,C,M: three "

@@ -96,7 +96,7 @@ static void reply_error(hjc_api *a, hj_conn *c, int status, const char *fmt,
 	char why[HJ_ERRLEN];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
+	hj_vsay(why, sizeof why, fmt, ap);
 	va_end(ap);
 	json_t *o = json_pack("{s:s}", "error", why);
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;

@@ -45,7 +45,7 @@ fail(struct rd *r, const char *key, long idx, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	hj_vsay(what, sizeof what, fmt, ap);
 	va_end(ap);
 	e->at = r->at;
 	e->index = r->index;

@@ -124,7 +124,7 @@ static void fail_at(struct load *l, int line, int err, const char *fmt, ...)
 	if (used < 0 || (size_t)used >= l->errlen)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(l->errbuf + used, l->errlen - (size_t)used, fmt, ap);
+	hj_vsay(l->errbuf + used, l->errlen - (size_t)used, fmt, ap);
 	va_end(ap);
 }
 

@@ -382,7 +382,7 @@ static void respond_error(hj_conn *c, int status, const char *fmt, ...)
 	char why[HJ_ERRLEN], body[320];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
+	hj_vsay(why, sizeof why, fmt, ap);
 	va_end(ap);
 	/* The reasons are ours: no quote or backslash to escape. */
 	int n = snprintf(body, sizeof body, "{\"error\":\"%s\"}\n", why);

@@ -225,17 +225,6 @@ static const char *const stmt_sql[ST_COUNT] = {
 
 /* ---- what the store's files share (store_impl.h) ---- */
 
-void hj_store__say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	hj_vsay(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Maps an SQLite result to our convention: a duplicate key is -EEXIST,
  * any other constraint is data failing a check, the rest is I/O. */
 static int map_rc(int rc)
@@ -256,8 +245,7 @@ int hj_store__fail(hj_store *s, const char *op, char *err, size_t errlen)
 	/* Some errors (a full disk, I/O) end the transaction on their own:
 	 * what this connection wrote may be gone, so forget it. */
 	s->saved_valid = 0;
-	hj_store__say(err, errlen, "%s: %s: %s", s->path, op,
-	              sqlite3_errmsg(s->db));
+	hj_say(err, errlen, "%s: %s: %s", s->path, op, sqlite3_errmsg(s->db));
 	return map_rc(rc);
 }
 
@@ -277,8 +265,8 @@ int hj_store__in_tx(hj_store *s, const char *op, char *err, size_t errlen)
 {
 	if (sqlite3_get_autocommit(s->db)) {
 		s->saved_valid = 0;
-		hj_store__say(err, errlen, "%s: %s outside a transaction",
-		              s->path, op);
+		hj_say(err, errlen, "%s: %s outside a transaction", s->path,
+		       op);
 		return -EINVAL;
 	}
 	return 0;
@@ -287,8 +275,8 @@ int hj_store__in_tx(hj_store *s, const char *op, char *err, size_t errlen)
 int hj_store__fits_i64(uint64_t v, const char *what, char *err, size_t errlen)
 {
 	if (v > INT64_MAX) {
-		hj_store__say(err, errlen, "%s %llu above 2^63-1", what,
-		              (unsigned long long)v);
+		hj_say(err, errlen, "%s %llu above 2^63-1", what,
+		       (unsigned long long)v);
 		return -EINVAL;
 	}
 	return 0;
@@ -336,21 +324,19 @@ int hj_store__check_version(hj_store *s, int64_t app, int64_t ver, int reader,
 
 	if (app != HJ_APPLICATION_ID) {
 		if (reader)
-			hj_store__say(
-			    err, errlen,
-			    "%s: not a hashjackd database: application_id "
-			    "0x%08llx, expected 0x%08x",
-			    s->path, shown, HJ_APPLICATION_ID);
+			hj_say(err, errlen,
+			       "%s: not a hashjackd database: application_id "
+			       "0x%08llx, expected 0x%08x",
+			       s->path, shown, HJ_APPLICATION_ID);
 		else
-			hj_store__say(
-			    err, errlen,
-			    "%s: an SQLite database but not hashjackd's "
-			    "(application_id 0x%08llx, expected 0x%08x)",
-			    s->path, shown, HJ_APPLICATION_ID);
+			hj_say(err, errlen,
+			       "%s: an SQLite database but not hashjackd's "
+			       "(application_id 0x%08llx, expected 0x%08x)",
+			       s->path, shown, HJ_APPLICATION_ID);
 		return -EINVAL;
 	}
 	if (ver > HJ_STORE_SCHEMA_VERSION) {
-		hj_store__say(
+		hj_say(
 		    err, errlen,
 		    "%s: schema version %lld was written by a newer hashjackd; "
 		    "this %s reads version %d",
@@ -359,10 +345,10 @@ int hj_store__check_version(hj_store *s, int64_t app, int64_t ver, int reader,
 		return -EINVAL;
 	}
 	if (ver < 1) {
-		hj_store__say(err, errlen,
-		              "%s: hashjackd database without a schema version "
-		              "(user_version %lld)",
-		              s->path, (long long)ver);
+		hj_say(err, errlen,
+		       "%s: hashjackd database without a schema version "
+		       "(user_version %lld)",
+		       s->path, (long long)ver);
 		return -EINVAL;
 	}
 	return 0;
@@ -416,9 +402,8 @@ static int check_identity(hj_store *s, int *fresh, int64_t *version, char *err,
 		                 &objects, err, errlen);
 	if (ret != 0) {
 		if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB) {
-			hj_store__say(err, errlen,
-			              "%s: not an SQLite database (%s)",
-			              s->path, sqlite3_errmsg(s->db));
+			hj_say(err, errlen, "%s: not an SQLite database (%s)",
+			       s->path, sqlite3_errmsg(s->db));
 			return -EINVAL;
 		}
 		return ret;
@@ -493,10 +478,9 @@ static int configure(hj_store *s, char *err, size_t errlen)
 	} else {
 		mode = sqlite3_column_text(st, 0);
 		if (mode == NULL || strcmp((const char *)mode, "wal") != 0) {
-			hj_store__say(
-			    err, errlen,
-			    "%s: cannot use WAL mode (journal mode is %s)",
-			    s->path, mode ? (const char *)mode : "unknown");
+			hj_say(err, errlen,
+			       "%s: cannot use WAL mode (journal mode is %s)",
+			       s->path, mode ? (const char *)mode : "unknown");
 			ret = -EIO;
 		}
 	}
@@ -525,7 +509,7 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 	s = calloc(1, sizeof *s);
 	if (s == NULL || (s->path = strdup(path)) == NULL) {
 		free(s);
-		hj_store__say(err, errlen, "%s: out of memory", path);
+		hj_say(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	rc = sqlite3_open_v2(path, &s->db,
@@ -533,9 +517,8 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 	                         SQLITE_OPEN_NOMUTEX,
 	                     NULL);
 	if (rc != SQLITE_OK) {
-		hj_store__say(err, errlen, "%s: cannot open: %s", path,
-		              s->db ? sqlite3_errmsg(s->db)
-		                    : sqlite3_errstr(rc));
+		hj_say(err, errlen, "%s: cannot open: %s", path,
+		       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		ret = rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 		goto fail;
 	}
@@ -663,8 +646,8 @@ int hj_store_check_meta(hj_store *s, const hj_store_meta *m, char *err,
 
 	for (int i = 0; i < 4; i++) {
 		if (want[i] == NULL || want[i][0] == '\0') {
-			hj_store__say(err, errlen, "%s: meta: %s is empty",
-			              s->path, name[i]);
+			hj_say(err, errlen, "%s: meta: %s is empty", s->path,
+			       name[i]);
 			return -EINVAL;
 		}
 	}
@@ -714,16 +697,14 @@ int hj_store_get_cursor(hj_store *s, hj_cursor *c, char *err, size_t errlen)
 
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
-		hj_store__say(err, errlen, "%s: no block processed yet",
-		              s->path);
+		hj_say(err, errlen, "%s: no block processed yet", s->path);
 		ret = -ENOENT;
 	} else if (rc != SQLITE_ROW) {
 		ret = hj_store__fail(s, "read cursor", err, errlen);
 	} else if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
 	           sqlite3_column_bytes(st, 1) != 32 ||
 	           sqlite3_column_int64(st, 2) < 0) {
-		hj_store__say(err, errlen, "%s: cursor row is damaged",
-		              s->path);
+		hj_say(err, errlen, "%s: cursor row is damaged", s->path);
 		ret = -EINVAL;
 	} else {
 		memset(c, 0, sizeof *c);
@@ -763,9 +744,8 @@ int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
 int hj_store_begin(hj_store *s, char *err, size_t errlen)
 {
 	if (!sqlite3_get_autocommit(s->db)) {
-		hj_store__say(err, errlen,
-		              "%s: begin: a transaction is already open",
-		              s->path);
+		hj_say(err, errlen, "%s: begin: a transaction is already open",
+		       s->path);
 		return -EINVAL;
 	}
 	return hj_store__step_done(s, s->st[ST_BEGIN], "begin", err, errlen);
@@ -783,12 +763,11 @@ int hj_store_commit(hj_store *s, char *err, size_t errlen)
 	/* A failed COMMIT (a deferred foreign key, a full disk) leaves the
 	 * transaction open in SQLite; end it so that none of it lands. */
 	if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_FOREIGNKEY)
-		hj_store__say(
-		    err, errlen,
-		    "%s: commit: a round or payout refers to a transaction "
-		    "that was not recorded (FOREIGN KEY constraint failed); "
-		    "rolled back",
-		    s->path);
+		hj_say(err, errlen,
+		       "%s: commit: a round or payout refers to a transaction "
+		       "that was not recorded (FOREIGN KEY constraint failed); "
+		       "rolled back",
+		       s->path);
 	hj_store_rollback(s);
 	return ret;
 }

@@ -14,6 +14,8 @@
 
 #include <sqlite3.h>
 
+#include "say.h"
+
 #include "store.h"
 
 /*
@@ -76,10 +78,6 @@ struct hj_store {
 	 * statements are prepared at each use, none in st[]. */
 	int version;
 };
-
-/* The message into err (vsnprintf: cut to errlen); err may be NULL. */
-void hj_store__say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /*
  * A failed SQLite call of the daemon's connection: the message "PATH: op:

@@ -38,18 +38,18 @@ int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
 		return ret;
 	if (a->txid.len < 1 || a->txid.len > 32 || a->sender.len > 32 ||
 	    (round && round->len > 32)) {
-		hj_store__say(err, errlen,
-		              "%s: add tx: txid, sender or round of bad "
-		              "length",
-		              s->path);
+		hj_say(err, errlen,
+		       "%s: add tx: txid, sender or round of bad "
+		       "length",
+		       s->path);
 		return -EINVAL;
 	}
 	if (!outcome_known(outcome) || (unsigned)reason >= HJ_R_COUNT ||
 	    (unsigned)a->act > HJ_PEEK) {
-		hj_store__say(err, errlen,
-		              "%s: add tx %s: unknown outcome, action or "
-		              "reason",
-		              s->path, hj_store__id_hex(&a->txid, hex));
+		hj_say(err, errlen,
+		       "%s: add tx %s: unknown outcome, action or "
+		       "reason",
+		       s->path, hj_store__id_hex(&a->txid, hex));
 		return -EINVAL;
 	}
 	if (hj_store__bind_id(st, 1, &a->txid) ||
@@ -68,14 +68,13 @@ int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
 	}
 	ret = hj_store__step_done(s, st, "add tx", err, errlen);
 	if (ret == -EEXIST)
-		hj_store__say(err, errlen, "%s: add tx: %s already recorded",
-		              s->path, hj_store__id_hex(&a->txid, hex));
+		hj_say(err, errlen, "%s: add tx: %s already recorded", s->path,
+		       hj_store__id_hex(&a->txid, hex));
 	else if (ret == -EINVAL)
-		hj_store__say(err, errlen,
-		              "%s: add tx %s (block %llu, index %u): %s",
-		              s->path, hj_store__id_hex(&a->txid, hex),
-		              (unsigned long long)height, a->tx_index,
-		              sqlite3_errmsg(s->db));
+		hj_say(err, errlen, "%s: add tx %s (block %llu, index %u): %s",
+		       s->path, hj_store__id_hex(&a->txid, hex),
+		       (unsigned long long)height, a->tx_index,
+		       sqlite3_errmsg(s->db));
 	return ret;
 }
 
@@ -131,8 +130,7 @@ int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
 		return ret;
 	if ((bad = payout_invalid(p)) != NULL) {
 		hj_quote(p->id ? p->id : "", q, sizeof q);
-		hj_store__say(err, errlen, "%s: add payout %s: %s", s->path, q,
-		              bad);
+		hj_say(err, errlen, "%s: add payout %s: %s", s->path, q, bad);
 		return -EINVAL;
 	}
 	if (hj_store__bind_text(st, 1, p->id) ||
@@ -151,12 +149,12 @@ int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
 	if (ret == -EEXIST || ret == -EINVAL) {
 		hj_quote(p->id, q, sizeof q);
 		if (ret == -EEXIST)
-			hj_store__say(err, errlen,
-			              "%s: add payout: %s already recorded",
-			              s->path, q);
+			hj_say(err, errlen,
+			       "%s: add payout: %s already recorded", s->path,
+			       q);
 		else
-			hj_store__say(err, errlen, "%s: add payout %s: %s",
-			              s->path, q, sqlite3_errmsg(s->db));
+			hj_say(err, errlen, "%s: add payout %s: %s", s->path, q,
+			       sqlite3_errmsg(s->db));
 	}
 	return ret;
 }
@@ -178,17 +176,16 @@ int hj_store_owed(hj_store *s, uint64_t *count, hj_amount *sum, char *err,
 
 		if (txt == NULL || hj_amount_parse(txt, (size_t)len, &v)) {
 			hj_quote(id ? id : "", q, sizeof q);
-			hj_store__say(err, errlen,
-			              "%s: payout %s: amount is not a "
-			              "canonical decimal",
-			              s->path, q);
+			hj_say(err, errlen,
+			       "%s: payout %s: amount is not a "
+			       "canonical decimal",
+			       s->path, q);
 			ret = -EINVAL;
 			break;
 		}
 		if (v > HJ_AMOUNT_MAX - total) {
-			hj_store__say(err, errlen,
-			              "%s: owed payouts sum above 2^128-1",
-			              s->path);
+			hj_say(err, errlen,
+			       "%s: owed payouts sum above 2^128-1", s->path);
 			ret = -ERANGE;
 			break;
 		}

@@ -66,20 +66,19 @@ static int read_fail(hj_store *s, const char *what, char *err, size_t errlen)
 
 	switch (rc) {
 	case SQLITE_NOTADB:
-		hj_store__say(err, errlen, "%s: not an SQLite database (%s)",
-		              s->path, sqlite3_errmsg(s->db));
+		hj_say(err, errlen, "%s: not an SQLite database (%s)", s->path,
+		       sqlite3_errmsg(s->db));
 		return -EINVAL;
 	case SQLITE_CANTOPEN:
 		/* The file itself opened (check_file): its WAL did not. */
-		hj_store__say(
+		hj_say(
 		    err, errlen,
 		    "%s: %s: %s (its -wal or -shm file may be unreadable: run "
 		    "as root or as the daemon's user)",
 		    s->path, what, sqlite3_errmsg(s->db));
 		return -ENOENT;
 	}
-	hj_store__say(err, errlen, "%s: %s: %s", s->path, what,
-	              sqlite3_errmsg(s->db));
+	hj_say(err, errlen, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 	switch (rc) {
 	case SQLITE_CORRUPT:
 	case SQLITE_ERROR: /* a schema this store does not read */
@@ -100,7 +99,7 @@ static int read_fail(hj_store *s, const char *what, char *err, size_t errlen)
 
 static int nomem(char *err, size_t errlen)
 {
-	hj_store__say(err, errlen, "out of memory");
+	hj_say(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -108,10 +107,10 @@ static int nomem(char *err, size_t errlen)
 static int damaged(hj_store *s, const char *what, const char *col, char *err,
                    size_t errlen)
 {
-	hj_store__say(err, errlen,
-	              "%s: %s: column %s does not hold what the schema says "
-	              "(docs/STATE.md)",
-	              s->path, what, col);
+	hj_say(err, errlen,
+	       "%s: %s: column %s does not hold what the schema says "
+	       "(docs/STATE.md)",
+	       s->path, what, col);
 	return -EINVAL;
 }
 
@@ -156,12 +155,12 @@ static int read_identity(hj_store *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	if (!has_meta || !has_payouts) {
-		hj_store__say(err, errlen,
-		              "%s: not a hashjackd database: no table%s %s%s%s",
-		              s->path, !has_meta && !has_payouts ? "s" : "",
-		              has_meta ? "" : "\"meta\"",
-		              !has_meta && !has_payouts ? " and " : "",
-		              has_payouts ? "" : "\"payouts\"");
+		hj_say(err, errlen,
+		       "%s: not a hashjackd database: no table%s %s%s%s",
+		       s->path, !has_meta && !has_payouts ? "s" : "",
+		       has_meta ? "" : "\"meta\"",
+		       !has_meta && !has_payouts ? " and " : "",
+		       has_payouts ? "" : "\"payouts\"");
 		return -EINVAL;
 	}
 	ret = hj_store__check_version(s, app, ver, 1, err, errlen);
@@ -255,8 +254,7 @@ static int read_once(const char *path, int immutable, hj_store_read_fn fn,
 	if (s != NULL)
 		s->path = strdup(path);
 	if (vfs == NULL || uri == NULL || s == NULL || s->path == NULL) {
-		hj_store__say(err, errlen,
-		              "cannot set up SQLite's read-only access");
+		hj_say(err, errlen, "cannot set up SQLite's read-only access");
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -265,8 +263,8 @@ static int read_once(const char *path, int immutable, hj_store_read_fn fn,
 	    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, vfs);
 	if (rc != SQLITE_OK) {
 		if (s->db == NULL) {
-			hj_store__say(err, errlen, "%s: cannot open: %s", path,
-			              sqlite3_errstr(rc));
+			hj_say(err, errlen, "%s: cannot open: %s", path,
+			       sqlite3_errstr(rc));
 			ret = -ENOMEM;
 		} else {
 			ret = read_fail(s, "cannot open", err, errlen);
@@ -304,29 +302,29 @@ static int check_file(const char *path, struct stat *st, char *err,
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0) {
-		hj_store__say(err, errlen, "cannot open database %s: %s", path,
-		              strerror(errno));
+		hj_say(err, errlen, "cannot open database %s: %s", path,
+		       strerror(errno));
 		return -ENOENT;
 	}
 	if (fstat(fd, st) != 0) {
-		hj_store__say(err, errlen, "cannot stat database %s: %s", path,
-		              strerror(errno));
+		hj_say(err, errlen, "cannot stat database %s: %s", path,
+		       strerror(errno));
 		close(fd);
 		return -EIO;
 	}
 	close(fd);
 	if (!S_ISREG(st->st_mode)) {
-		hj_store__say(err, errlen, "cannot open database %s: %s", path,
-		              S_ISDIR(st->st_mode) ? strerror(EISDIR)
-		                                   : "not a regular file");
+		hj_say(err, errlen, "cannot open database %s: %s", path,
+		       S_ISDIR(st->st_mode) ? strerror(EISDIR)
+		                            : "not a regular file");
 		return -ENOENT;
 	}
 	/* The daemon's first open, before it wrote anything.  (SQLite would
 	 * also delete a WAL beside an empty database file.) */
 	if (st->st_size == 0) {
-		hj_store__say(
-		    err, errlen,
-		    "%s: an empty file: not a hashjackd database (yet)", path);
+		hj_say(err, errlen,
+		       "%s: an empty file: not a hashjackd database (yet)",
+		       path);
 		return -EINVAL;
 	}
 	return 0;
@@ -341,7 +339,7 @@ static int exists(const char *path, char *err, size_t errlen)
 		return 1;
 	if (errno == ENOENT)
 		return 0;
-	hj_store__say(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+	hj_say(err, errlen, "cannot stat %s: %s", path, strerror(errno));
 	return -1;
 }
 
@@ -394,11 +392,10 @@ int hj_store_read(const char *path, hj_store_read_fn fn,
 		    same_file(&before, &after))
 			goto out;
 	}
-	hj_store__say(
-	    err, errlen,
-	    "%s: the database changed while it was read (%d times): the "
-	    "daemon is starting or stopping; try again",
-	    path, READ_ATTEMPTS);
+	hj_say(err, errlen,
+	       "%s: the database changed while it was read (%d times): the "
+	       "daemon is starting or stopping; try again",
+	       path, READ_ATTEMPTS);
 	ret = -EAGAIN;
 out:
 	free(wal);
@@ -583,35 +580,33 @@ int hj_store_each_round(hj_store *s, int (*fn)(void *arg, const hj_round *r),
 
 		n++;
 		if (hj_store__column_id(st, 0, &id)) {
-			hj_store__say(err, errlen,
-			              "%s: open round %zu: no valid round id",
-			              s->path, n);
+			hj_say(err, errlen,
+			       "%s: open round %zu: no valid round id", s->path,
+			       n);
 			ret = -EINVAL;
 			break;
 		}
 		hj_store__id_hex(&id, hex);
 		if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
 		    len > HJ_ROUND_ENCODED_MAX) {
-			hj_store__say(
-			    err, errlen,
-			    "%s: round %s: data is not a round encoding (%d "
-			    "bytes)",
-			    s->path, hex, len);
+			hj_say(err, errlen,
+			       "%s: round %s: data is not a round encoding (%d "
+			       "bytes)",
+			       s->path, hex, len);
 			ret = -EINVAL;
 			break;
 		}
 		if (hj_round_decode(sqlite3_column_blob(st, 1), (size_t)len, &r,
 		                    why, sizeof why)) {
-			hj_store__say(err, errlen, "%s: round %s: %s", s->path,
-			              hex, why);
+			hj_say(err, errlen, "%s: round %s: %s", s->path, hex,
+			       why);
 			ret = -EINVAL;
 			break;
 		}
 		if (!hj_id_eq(&id, &r.id)) {
-			hj_store__say(
-			    err, errlen,
-			    "%s: round %s: the encoded round has another id",
-			    s->path, hex);
+			hj_say(err, errlen,
+			       "%s: round %s: the encoded round has another id",
+			       s->path, hex);
 			ret = -EINVAL;
 			break;
 		}
@@ -655,8 +650,8 @@ static int payout_row(hj_store *s, sqlite3_stmt *st, hj_payout_row *p,
 	if (r == -ENOMEM)
 		return nomem(err, errlen);
 	if (r) {
-		hj_store__say(err, errlen, "%s: a payout whose id is not text",
-		              s->path);
+		hj_say(err, errlen, "%s: a payout whose id is not text",
+		       s->path);
 		return -EINVAL;
 	}
 	if ((r = text_col(st, 1, 0, &p->kind)) != 0)
@@ -807,7 +802,7 @@ int hj_store_payout_totals(hj_store *s, hj_payout_totals *t, char *err,
 			char s2[SHOWLEN];
 
 			hj_quote(state, s2, sizeof s2);
-			hj_store__say(
+			hj_say(
 			    err, errlen,
 			    "%s: payout %s: state %s is not owed, submitted or "
 			    "confirmed",
@@ -816,11 +811,10 @@ int hj_store_payout_totals(hj_store *s, hj_payout_totals *t, char *err,
 			break;
 		}
 		if (over) {
-			hj_store__say(
-			    err, errlen,
-			    "%s: the payouts' sum exceeds 2^128 - 1 base "
-			    "units: not a real ledger",
-			    s->path);
+			hj_say(err, errlen,
+			       "%s: the payouts' sum exceeds 2^128 - 1 base "
+			       "units: not a real ledger",
+			       s->path);
 			ret = -ERANGE;
 			break;
 		}

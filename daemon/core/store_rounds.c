@@ -63,9 +63,8 @@ static int round_put(hj_store *s, const struct saved_round *r,
 	}
 	ret = hj_store__step_done(s, st, "save round", err, errlen);
 	if (ret == -EINVAL)
-		hj_store__say(err, errlen, "%s: save round %s: %s", s->path,
-		              hj_store__id_hex(&r->id, hex),
-		              sqlite3_errmsg(s->db));
+		hj_say(err, errlen, "%s: save round %s: %s", s->path,
+		       hj_store__id_hex(&r->id, hex), sqlite3_errmsg(s->db));
 	return ret;
 }
 
@@ -88,8 +87,7 @@ static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 	char hex[65];
 
 	if (grow(&s->next, &s->capnext, n)) {
-		hj_store__say(err, errlen, "%s: save rounds: out of memory",
-		              s->path);
+		hj_say(err, errlen, "%s: save rounds: out of memory", s->path);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -101,18 +99,17 @@ static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 		x->bet_tx_index = r->bet_tx_index;
 		if (r->id.len < 1 || r->id.len > 32 || r->player.len < 1 ||
 		    r->player.len > 32 || r->phase == HJ_PH_DONE) {
-			hj_store__say(
-			    err, errlen,
-			    "%s: save rounds: round %s has no id or player, "
-			    "or is settled",
-			    s->path, hj_store__id_hex(&r->id, hex));
+			hj_say(err, errlen,
+			       "%s: save rounds: round %s has no id or player, "
+			       "or is settled",
+			       s->path, hj_store__id_hex(&r->id, hex));
 			return -EINVAL;
 		}
 		if (hj_store__fits_i64(r->bet_height, "save rounds: bet height",
 		                       err, errlen))
 			return -EINVAL;
 		if (i > 0 && key_cmp(&s->next[i - 1], x) >= 0) {
-			hj_store__say(
+			hj_say(
 			    err, errlen,
 			    "%s: save rounds: round %s (block %llu, index %u) "
 			    "is not after the previous one in opening order",
@@ -230,59 +227,56 @@ int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen)
 		hj_round r;
 
 		if (hj_store__column_id(st, 0, &id)) {
-			hj_store__say(err, errlen,
-			              "%s: load rounds: row %zu has no "
-			              "valid round id",
-			              s->path, n + 1);
+			hj_say(err, errlen,
+			       "%s: load rounds: row %zu has no "
+			       "valid round id",
+			       s->path, n + 1);
 			ret = -EINVAL;
 			break;
 		}
 		if (sqlite3_column_type(st, 4) != SQLITE_BLOB ||
 		    len > HJ_ROUND_ENCODED_MAX) {
-			hj_store__say(err, errlen,
-			              "%s: load rounds: round %s: data is "
-			              "not a round encoding (%d bytes)",
-			              s->path, hj_store__id_hex(&id, hex), len);
+			hj_say(err, errlen,
+			       "%s: load rounds: round %s: data is "
+			       "not a round encoding (%d bytes)",
+			       s->path, hj_store__id_hex(&id, hex), len);
 			ret = -EINVAL;
 			break;
 		}
 		if (hj_round_decode(blob, (size_t)len, &r, why, sizeof why)) {
-			hj_store__say(err, errlen,
-			              "%s: load rounds: round %s: %s", s->path,
-			              hj_store__id_hex(&id, hex), why);
+			hj_say(err, errlen, "%s: load rounds: round %s: %s",
+			       s->path, hj_store__id_hex(&id, hex), why);
 			ret = -EINVAL;
 			break;
 		}
 		if (!hj_id_eq(&id, &r.id)) {
-			hj_store__say(err, errlen,
-			              "%s: load rounds: round %s: the "
-			              "encoded round has id %s",
-			              s->path, hj_store__id_hex(&id, hex),
-			              hj_store__id_hex(&r.id, why));
+			hj_say(err, errlen,
+			       "%s: load rounds: round %s: the "
+			       "encoded round has id %s",
+			       s->path, hj_store__id_hex(&id, hex),
+			       hj_store__id_hex(&r.id, why));
 			ret = -EINVAL;
 			break;
 		}
 		if (!row_matches(st, &r, &bad)) {
-			hj_store__say(err, errlen,
-			              "%s: load rounds: round %s: %s", s->path,
-			              hj_store__id_hex(&id, hex), bad);
+			hj_say(err, errlen, "%s: load rounds: round %s: %s",
+			       s->path, hj_store__id_hex(&id, hex), bad);
 			ret = -EINVAL;
 			break;
 		}
 		ret = hj_table_restore(t, &r);
 		if (ret) {
-			hj_store__say(
-			    err, errlen, "%s: load rounds: round %s: %s",
-			    s->path, hj_store__id_hex(&id, hex),
-			    ret == -EEXIST ? "its player already has an open "
-			                     "round in the table"
-			                   : "out of memory");
+			hj_say(err, errlen, "%s: load rounds: round %s: %s",
+			       s->path, hj_store__id_hex(&id, hex),
+			       ret == -EEXIST
+			           ? "its player already has an open "
+			             "round in the table"
+			           : "out of memory");
 			break;
 		}
 		if (grow(&s->saved, &s->capsaved, n + 1)) {
-			hj_store__say(err, errlen,
-			              "%s: load rounds: out of memory",
-			              s->path);
+			hj_say(err, errlen, "%s: load rounds: out of memory",
+			       s->path);
 			ret = -ENOMEM;
 			break;
 		}

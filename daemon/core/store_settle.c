@@ -101,9 +101,9 @@ static int column_amount(hj_store *s, sqlite3_stmt *st, int i, const char *what,
 	if (txt == NULL ||
 	    hj_amount_parse(txt, (size_t)sqlite3_column_bytes(st, i), v)) {
 		hj_quote(name ? name : "", q, sizeof q);
-		hj_store__say(err, errlen,
-		              "%s: %s %s: amount is not a canonical decimal",
-		              s->path, what, q);
+		hj_say(err, errlen,
+		       "%s: %s %s: amount is not a canonical decimal", s->path,
+		       what, q);
 		return -EINVAL;
 	}
 	return 0;
@@ -123,9 +123,8 @@ int hj_store_payer_tag(hj_store *s, char tag[17], char *err, size_t errlen)
 	} else {
 		t = (const char *)sqlite3_column_text(st, 0);
 		if (t == NULL || strlen(t) != 16) {
-			hj_store__say(err, errlen,
-			              "%s: settlement tag is not 16 digits",
-			              s->path);
+			hj_say(err, errlen,
+			       "%s: settlement tag is not 16 digits", s->path);
 			ret = -EINVAL;
 		} else {
 			memcpy(tag, t, 17);
@@ -162,9 +161,9 @@ int hj_store_each_unbatched(hj_store *s,
 		p.id = (const char *)sqlite3_column_text(st, 0);
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
 		    hj_store__column_id(st, 1, &p.recipient)) {
-			hj_store__say(err, errlen,
-			              "%s: payout %s: recipient of bad length",
-			              s->path, p.id ? p.id : "?");
+			hj_say(err, errlen,
+			       "%s: payout %s: recipient of bad length",
+			       s->path, p.id ? p.id : "?");
 			ret = -EINVAL;
 			break;
 		}
@@ -195,9 +194,8 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	                              errlen)))
 		return ret;
 	if (plan->nouts == 0 || plan->npayouts == 0) {
-		hj_store__say(err, errlen,
-		              "%s: plan batch: no output or no payout",
-		              s->path);
+		hj_say(err, errlen, "%s: plan batch: no output or no payout",
+		       s->path);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < plan->nouts; i++) {
@@ -205,11 +203,10 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 
 		if (v == 0 || v > HJ_AMOUNT_MAX - total ||
 		    plan->outs[i].address == NULL) {
-			hj_store__say(
-			    err, errlen,
-			    "%s: plan batch: output %zu has no address, "
-			    "amount 0, or the sum overflows",
-			    s->path, i);
+			hj_say(err, errlen,
+			       "%s: plan batch: output %zu has no address, "
+			       "amount 0, or the sum overflows",
+			       s->path, i);
 			return -EINVAL;
 		}
 		total += v;
@@ -217,11 +214,10 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	if (plan->version != NULL &&
 	    (plan->nouts != 1 || plan->gas_limit == 0 ||
 	     plan->gas_limit > INT64_MAX || plan->nonce > INT64_MAX)) {
-		hj_store__say(
-		    err, errlen,
-		    "%s: plan batch: a transaction with a nonce has one "
-		    "output, a gas limit and a signed version",
-		    s->path);
+		hj_say(err, errlen,
+		       "%s: plan batch: a transaction with a nonce has one "
+		       "output, a gas limit and a signed version",
+		       s->path);
 		return -EINVAL;
 	}
 	ret = run(s, "plan batch",
@@ -235,10 +231,9 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	          (int64_t)plan->gas_limit, (int64_t)(plan->version != NULL));
 	if (ret == -EINVAL) {
 		/* The unique indexes on planned batches and on nonces. */
-		hj_store__say(
-		    err, errlen, "%s: plan batch: a batch is already planned%s",
-		    s->path,
-		    plan->version ? ", or its nonce is already used" : "");
+		hj_say(err, errlen,
+		       "%s: plan batch: a batch is already planned%s", s->path,
+		       plan->version ? ", or its nonce is already used" : "");
 		return -EEXIST;
 	}
 	if (ret)
@@ -251,9 +246,9 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		          NULL, err, errlen, "itt", *id, plan->outs[i].address,
 		          hj_amount_format(plan->outs[i].amount, amt));
 		if (ret == -EEXIST)
-			hj_store__say(err, errlen,
-			              "%s: plan batch: address %s given twice",
-			              s->path, plan->outs[i].address);
+			hj_say(err, errlen,
+			       "%s: plan batch: address %s given twice",
+			       s->path, plan->outs[i].address);
 	}
 	for (size_t i = 0; i < plan->npayouts && ret == 0; i++) {
 		const char *pid = plan->payouts[i];
@@ -268,11 +263,10 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		        &n, err, errlen, "it", *id, pid);
 		hj_quote(pid ? pid : "", q, sizeof q);
 		if (ret == 0 && n != 1) {
-			hj_store__say(
-			    err, errlen,
-			    "%s: plan batch: payout %s is not owed, or is "
-			    "already in a planned batch (this one included)",
-			    s->path, q);
+			hj_say(err, errlen,
+			       "%s: plan batch: payout %s is not owed, or is "
+			       "already in a planned batch (this one included)",
+			       s->path, q);
 			ret = -EINVAL;
 			break;
 		}
@@ -298,7 +292,7 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	if (ret == 0 && paid != total) {
 		char a[HJ_AMOUNT_STRLEN];
 
-		hj_store__say(
+		hj_say(
 		    err, errlen,
 		    "%s: plan batch: the payouts add up to %s, the outputs to "
 		    "%s",
@@ -345,10 +339,9 @@ int hj_store_open_batches(hj_store *s, int64_t after, hj_batch *out, size_t max,
 		b->attempts = (unsigned)sqlite3_column_int64(st, 4);
 		if (b->sent) {
 			if (sqlite3_column_bytes(st, 5) != 32) {
-				hj_store__say(
-				    err, errlen,
-				    "%s: batch %s: sent without a txid",
-				    s->path, name);
+				hj_say(err, errlen,
+				       "%s: batch %s: sent without a txid",
+				       s->path, name);
 				ret = -EINVAL;
 				break;
 			}
@@ -388,8 +381,8 @@ int hj_store_planned_batch(hj_store *s, hj_batch *out, int *found, char *err,
 		return ret;
 	ret = hj_store_open_batches(s, id - 1, out, 1, &n, err, errlen);
 	if (ret == 0 && (n != 1 || out->id != id || out->sent)) {
-		hj_store__say(err, errlen, "%s: planned batch %lld vanished",
-		              s->path, (long long)id);
+		hj_say(err, errlen, "%s: planned batch %lld vanished", s->path,
+		       (long long)id);
 		ret = -EIO;
 	}
 	*found = ret == 0;
@@ -454,10 +447,9 @@ static int batch_move(hj_store *s, const char *op, int64_t id,
 	if (ret)
 		return ret;
 	if (n != 1) {
-		hj_store__say(
-		    err, errlen,
-		    "%s: %s: batch %lld is not in the state this needs",
-		    s->path, op, (long long)id);
+		hj_say(err, errlen,
+		       "%s: %s: batch %lld is not in the state this needs",
+		       s->path, op, (long long)id);
 		return -EINVAL;
 	}
 	ret = query_i64(s, op,
@@ -468,11 +460,10 @@ static int batch_move(hj_store *s, const char *op, int64_t id,
 		ret = run(s, op, payout_sql, &n, err, errlen, "ibiit", id, txid,
 		          a, b, text);
 	if (ret == 0 && n != items) {
-		hj_store__say(
-		    err, errlen,
-		    "%s: %s: batch %lld: %d of its %lld payouts were in the "
-		    "state this needs",
-		    s->path, op, (long long)id, n, (long long)items);
+		hj_say(err, errlen,
+		       "%s: %s: batch %lld: %d of its %lld payouts were in the "
+		       "state this needs",
+		       s->path, op, (long long)id, n, (long long)items);
 		ret = -EINVAL;
 	}
 	return ret;
@@ -597,9 +588,9 @@ int hj_store_settle_totals(hj_store *s, hj_settle_totals *t, char *err,
 			cnt = add[k].n;
 			sum = add[k].sum;
 			if (v > HJ_AMOUNT_MAX - *sum) {
-				hj_store__say(err, errlen,
-				              "%s: payouts sum above 2^128-1",
-				              s->path);
+				hj_say(err, errlen,
+				       "%s: payouts sum above 2^128-1",
+				       s->path);
 				ret = -ERANGE;
 			} else {
 				*sum += v;
@@ -628,9 +619,8 @@ int hj_store_add_version(hj_store *s, int64_t batch, const hj_tx_version *v,
 	                           errlen)))
 		return ret;
 	if (v->raw == NULL || v->raw_len == 0 || v->raw_len > INT32_MAX) {
-		hj_store__say(err, errlen,
-		              "%s: record a signed transaction: no bytes",
-		              s->path);
+		hj_say(err, errlen, "%s: record a signed transaction: no bytes",
+		       s->path);
 		return -EINVAL;
 	}
 	/* The batch must hold a nonce and still be open. */
@@ -657,11 +647,10 @@ int hj_store_add_version(hj_store *s, int64_t batch, const hj_tx_version *v,
 		ret = hj_store__fail(s, "record a signed transaction", err,
 		                     errlen);
 	} else if (sqlite3_changes(s->db) != 1) {
-		hj_store__say(
-		    err, errlen,
-		    "%s: record a signed transaction: batch %lld is not an "
-		    "open transaction with a nonce",
-		    s->path, (long long)batch);
+		hj_say(err, errlen,
+		       "%s: record a signed transaction: batch %lld is not an "
+		       "open transaction with a nonce",
+		       s->path, (long long)batch);
 		ret = -EINVAL;
 	}
 	sqlite3_finalize(st);
@@ -698,9 +687,9 @@ int hj_store_each_version(hj_store *s, int64_t batch,
 		v.raw = sqlite3_column_blob(st, 2);
 		v.raw_len = (size_t)sqlite3_column_bytes(st, 2);
 		if (sqlite3_column_bytes(st, 1) != 32 || v.raw == NULL) {
-			hj_store__say(err, errlen,
-			              "%s: batch %s: bad hash or no bytes",
-			              s->path, name);
+			hj_say(err, errlen,
+			       "%s: batch %s: bad hash or no bytes", s->path,
+			       name);
 			ret = -EINVAL;
 			break;
 		}
@@ -752,9 +741,9 @@ int hj_store_batch_cost(hj_store *s, int64_t id, uint64_t gas_used,
 	          &n, err, errlen, "iit", id, (int64_t)gas_used,
 	          hj_amount_format(fee, f));
 	if (ret == 0 && n != 1) {
-		hj_store__say(err, errlen,
-		              "%s: batch cost: batch %lld is not confirmed",
-		              s->path, (long long)id);
+		hj_say(err, errlen,
+		       "%s: batch cost: batch %lld is not confirmed", s->path,
+		       (long long)id);
 		ret = -EINVAL;
 	}
 	return ret;
