@@ -1,5 +1,5 @@
 /* `hashjack verify`: a dealer's card log against one's own node (verify.h):
- * the command, its options and the log's source (verify_impl.h says what
+ * the command, its options and the log's source (verify_state.h says what
  * the other files do). */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "say.h"
-#include "verify_impl.h"
+#include "verify_state.h"
 #include "verify_table.h"
 
 static const char usage[] =

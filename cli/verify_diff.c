@@ -1,12 +1,12 @@
 /* `hashjack verify`: how a dealer's line and the protocol's differ, in
- * words (verify_impl.h). */
+ * words (verify_state.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "verify_impl.h"
+#include "verify_state.h"
 
 /* Bytes s[0..n) hold needle how many times. */
 static size_t count(const char *s, size_t n, const char *needle)

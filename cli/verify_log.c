@@ -1,8 +1,9 @@
-/* `hashjack verify`: the dealer's log, read from a file followed across
- * rotation, cuts and lines written over, or from the dealer's API's
- * stream (verify_impl.h). */
+/* `hashjack verify`: the dealer's log's lines, read from a file followed
+ * across rotation, cuts and lines written over, or from the API's stream
+ * that verify_run.c connects (verify_state.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #include <jansson.h>
 
 #include "say.h"
-#include "verify_impl.h"
+#include "verify_state.h"
 
 const struct kept *hjc_verify__kept(const struct run *r, uint64_t h)
 {
@@ -28,6 +29,28 @@ void hjc_verify__keep(struct run *r, char *text, size_t len, uint64_t h)
 		r->pending[h % PENDING] = (struct line){text, len, h};
 	free(k->text);
 	*k = (struct kept){text, len, h, end, hjc_logsrc_file(r->src), 1};
+}
+
+void hjc_verify__failure(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	hjc_tool_progress_end();
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (r->follow) {
+		r->failures++;
+		fflush(stdout);
+	}
+}
+
+/* The run is to end with status rc (r->stop_rc): -1, and the caller ends
+ * it. */
+static int stop(struct run *r, int rc)
+{
+	r->stop_rc = rc;
+	return -1;
 }
 
 /* The bytes a file holds near its end, compared with the lines read
@@ -71,8 +94,7 @@ static int reread(struct run *r, long long to)
 	unsigned file = hjc_logsrc_file(r->src);
 	if (hjc_logsrc_seek(r->src, (uint64_t)to, err, sizeof err)) {
 		say("%s", err);
-		hjc_verify__finish(r, EX_IOERR);
-		return -1;
+		return stop(r, EX_IOERR);
 	}
 	for (size_t i = 0; i < RING; i++) {
 		struct kept *k = &r->ring[i];
@@ -103,8 +125,7 @@ static int moved(struct run *r)
 	int cut = hjc_logsrc_cut(r->src, &size, err, sizeof err);
 	if (cut < 0) {
 		say("%s", err);
-		hjc_verify__finish(r, EX_IOERR);
-		return -1;
+		return stop(r, EX_IOERR);
 	}
 	if (cut) {
 		long long to = 0;
@@ -128,17 +149,14 @@ static int moved(struct run *r)
 	}
 	if (hjc_logsrc_rotated(r->src)) {
 		if (hjc_logsrc_partial(r->src)) {
-			hjc_verify__differ(
-			    r, r->next,
-			    "the log was renamed with a partial last line",
-			    NULL, 0, NULL, 0);
-			if (r->done)
-				return -1;
+			hjc_verify__failure(r,
+			                    "block %llu: the log was renamed "
+			                    "with a partial last line",
+			                    (unsigned long long)r->next);
 		}
 		if (hjc_logsrc_follow(r->src, err, sizeof err)) {
 			say("%s", err);
-			hjc_verify__finish(r, EX_NOINPUT);
-			return -1;
+			return stop(r, EX_NOINPUT);
 		}
 		say("%s was rotated: following the new file", r->name);
 		return 1;
@@ -161,14 +179,11 @@ int hjc_verify__read_line(struct run *r, struct line *l)
 			printf("line %llu: longer than %u bytes: not a card "
 			       "log line\n",
 			       (unsigned long long)r->lineno + 1, LINE_LIMIT);
-			hjc_verify__finish(r, 1);
-			return -1;
+			return stop(r, 1);
 		}
 		if (got < 0) {
 			say("%s", err);
-			hjc_verify__finish(r, got == -ENOMEM ? EX_SOFTWARE
-			                                     : EX_IOERR);
-			return -1;
+			return stop(r, got == -ENOMEM ? EX_SOFTWARE : EX_IOERR);
 		}
 		if (got == 0) {
 			int more = r->follow && !r->stream ? moved(r) : 0;
@@ -182,8 +197,7 @@ int hjc_verify__read_line(struct run *r, struct line *l)
 				printf("line %llu: cut: no newline at its end "
 				       "(a partial line)\n",
 				       (unsigned long long)r->lineno + 1);
-				hjc_verify__finish(r, 1);
-				return -1;
+				return stop(r, 1);
 			}
 			return 0;
 		}
@@ -198,125 +212,23 @@ int hjc_verify__read_line(struct run *r, struct line *l)
 		}
 		r->lineno++;
 		if (bad) {
-			hjc_tool_progress_end();
-			printf("line %llu: not a card log line (no height)\n",
-			       (unsigned long long)r->lineno);
-			if (r->follow) {
-				r->failures++;
-				fflush(stdout);
+			hjc_verify__failure(
+			    r,
+			    "line %llu: not a card log line (no "
+			    "height)",
+			    (unsigned long long)r->lineno);
+			if (r->follow)
 				continue;
-			}
-			hjc_verify__finish(r, 1);
-			return -1;
+			return stop(r, 1);
 		}
 		char *text = malloc(len + 1);
 		if (!text) {
 			say("out of memory");
-			hjc_verify__finish(r, EX_SOFTWARE);
-			return -1;
+			return stop(r, EX_SOFTWARE);
 		}
 		memcpy(text, b, len);
 		text[len] = 0;
 		*l = (struct line){text, len, height};
 		return 1;
 	}
-}
-
-/* ---- the dealer's API's stream (--card-log ws://... or http://...) ---- */
-
-/* More than a block's BlockUpdate can be (its line is at most
- * LINE_LIMIT); more than STREAM_BEHIND bytes of lines waiting: the node
- * is far slower than the stream. */
-#define STREAM_MESSAGE (LINE_LIMIT + 256)
-#define STREAM_BEHIND  (256u << 20)
-
-static void on_api_again(uv_timer_t *t)
-{
-	hjc_verify__api_connect(t->data);
-}
-
-/* A message of the stream: the API's Error, said. */
-static void on_api_error(void *arg, const char *text)
-{
-	struct run *r = arg;
-	if (!r->done)
-		say("the dealer's API: %s", text ? text : "an error");
-}
-
-/* A BlockUpdate: its line is the log's line byte for byte (docs/API.md),
- * read from src as a file's would be. */
-static void on_api_line(void *arg, uint64_t height)
-{
-	struct run *r = arg;
-	if (r->done)
-		return;
-	r->api.last = height;
-	r->api.got = 1;
-	r->api.errors = 0;
-	if (!r->follow && height >= r->api.end && !r->api.ended) {
-		r->api.ended = 1; /* every block the API had at the start */
-		hjc_logsrc_disconnect(r->src);
-	}
-	hjc_verify__kick(r);
-}
-
-static void on_api_closed(void *arg, int rc, const char *why)
-{
-	struct run *r = arg;
-	unsigned long long oldest;
-	const char *p = why ? strstr(why, "the oldest kept is ") : NULL;
-	if (r->done)
-		return;
-	if (rc < 0) { /* the stream is not serve's, or too far ahead */
-		say("%s", why);
-		hjc_verify__finish(r,
-		                   rc == -EBADMSG ? EX_DATAERR : EX_SOFTWARE);
-		return;
-	}
-	if (r->api.ended) {
-		hjc_verify__kick(r);
-		return;
-	}
-	/* Blocks from the dealer's first are no longer kept: from the
-	 * oldest kept on, the ones before dealt from the node. */
-	if (p && !r->api.got && sscanf(p + 19, "%llu", &oldest) == 1 &&
-	    oldest > r->api.from + 1) {
-		say("the dealer's API keeps blocks from %llu on: the blocks "
-		    "before are dealt from the node, unchecked",
-		    oldest);
-		r->api.from = oldest - 1;
-		hjc_verify__api_connect(r);
-		return;
-	}
-	say("%s; connecting again in %u ms", why ? why : "the stream ended",
-	    r->interval_ms);
-	if (!r->follow && ++r->api.errors >= 5) {
-		say("%s: five connections failed in a row", r->api.url);
-		hjc_verify__finish(r, EX_IOERR);
-		return;
-	}
-	if (r->api.got)
-		r->api.from = r->api.last; /* misses nothing (docs/API.md) */
-	uv_timer_start(&r->api.again, on_api_again, r->interval_ms, 0);
-}
-
-void hjc_verify__api_connect(struct run *r)
-{
-	char err[HJ_ERRLEN];
-	if (hjc_logsrc_connect(r->src, r->api.from, err, sizeof err)) {
-		say("%s", err);
-		hjc_verify__finish(r, EX_USAGE);
-	}
-}
-
-int hjc_verify__stream_open(struct run *r, char *err, size_t n)
-{
-	hjc_logsrc_opts so = {.max_line = LINE_READ,
-	                      .max_message = STREAM_MESSAGE,
-	                      .max_held = STREAM_BEHIND};
-	hjc_logsrc_cbs cbs = {on_api_line, on_api_error, on_api_closed};
-	return hjc_logsrc_stream(&r->loop, r->api.url, &so, &cbs, r, &r->src,
-	                         err, n)
-	           ? -1
-	           : 0;
 }

@@ -1,6 +1,6 @@
 /* `hashjack verify`: the node's blocks, fetched by chain/driver, dealt
  * through the dealer's per-block step against the log's lines, and the
- * report (verify_impl.h). */
+ * report (verify_state.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,7 +14,10 @@
 #include "hex.h"
 #include "node.h"
 #include "say.h"
-#include "verify_impl.h"
+#include "verify_state.h"
+
+static void next_lines(struct run *r);
+static void api_connect(struct run *r);
 
 static void on_closed(void *arg)
 {
@@ -26,7 +29,7 @@ static void on_closed(void *arg)
 	r->be = NULL;
 }
 
-void hjc_verify__finish(struct run *r, int rc)
+static void finish(struct run *r, int rc)
 {
 	if (r->done)
 		return;
@@ -50,17 +53,15 @@ void hjc_verify__finish(struct run *r, int rc)
 	r->rpc = NULL;
 }
 
-void hjc_verify__differ(struct run *r, uint64_t h, const char *what,
-                        const char *theirs, size_t tn, const char *ours,
-                        size_t on)
+/* A difference at block h: what differs, then both lines (either may be
+ * NULL).  It ends the run, except under --follow, where it is a line of
+ * its own and the run goes on (r->done says which). */
+static void differ(struct run *r, uint64_t h, const char *what,
+                   const char *theirs, size_t tn, const char *ours, size_t on)
 {
-	hjc_tool_progress_end();
-	printf("block %llu: %s\n", (unsigned long long)h, what);
-	if (r->follow) {
-		r->failures++;
-		fflush(stdout);
+	hjc_verify__failure(r, "block %llu: %s", (unsigned long long)h, what);
+	if (r->follow)
 		return;
-	}
 	if (theirs)
 		printf("  dealer: %.*s\n", (int)tn, theirs);
 	if (ours)
@@ -71,7 +72,7 @@ void hjc_verify__differ(struct run *r, uint64_t h, const char *what,
 		       "dealer's first block: if the dealer began before it, "
 		       "give [chain] start_height)\n",
 		       (unsigned long long)r->first);
-	hjc_verify__finish(r, 1);
+	finish(r, 1);
 }
 
 static void say_other_chain(struct run *r, uint64_t h, const char *node,
@@ -83,7 +84,7 @@ static void say_other_chain(struct run *r, uint64_t h, const char *node,
 	       "(or the log is not of this chain); no line of the log was "
 	       "checked (docs/VERIFY.md)\n",
 	       (unsigned long long)h, node, theirs);
-	hjc_verify__finish(r, 2);
+	finish(r, 2);
 }
 
 /*
@@ -159,14 +160,14 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 		                  &line, &len, err, sizeof err) != 0) {
 			say("dealing block %llu: %s",
 			    (unsigned long long)blocks[i].height, err);
-			hjc_verify__finish(r, EX_SOFTWARE);
+			finish(r, EX_SOFTWARE);
 			return -1;
 		}
 		if (r->pay &&
 		    hjc_vpay_line(r->pay, line, len - 1, err, sizeof err)) {
 			say("payouts: block %llu: %s",
 			    (unsigned long long)l->height, err);
-			hjc_verify__finish(r, EX_SOFTWARE);
+			finish(r, EX_SOFTWARE);
 			return -1;
 		}
 		len--; /* the "\n" */
@@ -181,8 +182,7 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 				return -1;
 			hjc_verify_describe(l->text, l->len, line, len, what,
 			                    sizeof what);
-			hjc_verify__differ(r, l->height, what, l->text, l->len,
-			                   line, len);
+			differ(r, l->height, what, l->text, l->len, line, len);
 		} else {
 			r->checked++;
 		}
@@ -198,7 +198,7 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n)
 	if (r->done || deal(r, blocks, n))
 		return;
 	progress(r);
-	hjc_verify__next(r);
+	next_lines(r);
 }
 
 /* A request the node failed: without --follow the client has already
@@ -218,14 +218,14 @@ static void on_failed(void *arg, uint64_t from, size_t n, const char *error,
 		say("node: no block from %llu on, though its tip is %llu",
 		    (unsigned long long)from, (unsigned long long)r->tip);
 	if (!delay_ms)
-		hjc_verify__finish(r, EX_UNAVAILABLE);
+		finish(r, EX_UNAVAILABLE);
 }
 
 static void on_fatal(void *arg, int err)
 {
 	(void)err;
 	say("out of memory");
-	hjc_verify__finish(arg, EX_SOFTWARE);
+	finish(arg, EX_SOFTWARE);
 }
 
 /* "block A" or "blocks A to B", into buf (64 bytes). */
@@ -243,7 +243,7 @@ static const char *span(char *buf, uint64_t a, uint64_t b)
 static void on_paid(void *arg, int rc)
 {
 	struct run *r = arg;
-	hjc_verify__finish(r, rc == 0 ? r->rc : rc);
+	finish(r, rc == 0 ? r->rc : rc);
 }
 
 static void report_end(struct run *r);
@@ -287,7 +287,7 @@ static void report_end(struct run *r)
 	hjc_tool_progress_end();
 	if (!r->started) {
 		say("%s: no line", r->name);
-		hjc_verify__finish(r, 1);
+		finish(r, 1);
 		return;
 	}
 	if (r->checked == 0 && r->have_ahead && !r->follow) {
@@ -300,7 +300,7 @@ static void report_end(struct run *r)
 			if (r->be->ops->blocks(r->be, r->ahead.height - 1, 1,
 			                       on_parent, r)) {
 				say("out of memory");
-				hjc_verify__finish(r, EX_SOFTWARE);
+				finish(r, EX_SOFTWARE);
 			}
 			return;
 		}
@@ -313,7 +313,7 @@ static void report_end(struct run *r)
 		    r->parent_asked == 2 ? "; your node's block before it is "
 		                           "the log's parent"
 		                         : "");
-		hjc_verify__finish(r, EX_TEMPFAIL);
+		finish(r, EX_TEMPFAIL);
 		return;
 	}
 	char sp[64];
@@ -333,7 +333,7 @@ static void report_end(struct run *r)
 		fputc('\n', out);
 	r->rc = r->have_ahead ? EX_TEMPFAIL : EX_OK;
 	if (!r->pay) {
-		hjc_verify__finish(r, r->rc);
+		finish(r, r->rc);
 		return;
 	}
 	fflush(out);
@@ -345,7 +345,7 @@ static void report_end(struct run *r)
 	                   .out = stdout};
 	if (hjc_vpay_end(r->pay, r->be, &o, on_paid, r)) {
 		say("out of memory");
-		hjc_verify__finish(r, EX_SOFTWARE);
+		finish(r, EX_SOFTWARE);
 	}
 }
 
@@ -374,7 +374,7 @@ static void begin(struct run *r, const struct line *l)
 		    "([chain] start_height = %llu)",
 		    r->name, (unsigned long long)l->height,
 		    (unsigned long long)r->cfg->start_height);
-		hjc_verify__finish(r, EX_DATAERR);
+		finish(r, EX_DATAERR);
 	}
 }
 
@@ -398,8 +398,7 @@ static int out_of_order(struct run *r, struct line *l)
 			               "%llu",
 			         (unsigned long long)l->height,
 			         (unsigned long long)(r->next - 1));
-			hjc_verify__differ(r, l->height, what, l->text, l->len,
-			                   NULL, 0);
+			differ(r, l->height, what, l->text, l->len, NULL, 0);
 		}
 		if (r->done) {
 			free(l->text);
@@ -414,7 +413,7 @@ static int out_of_order(struct run *r, struct line *l)
 	         "missing: the next line is block %llu, after block %llu",
 	         (unsigned long long)l->height,
 	         (unsigned long long)(r->next - 1));
-	hjc_verify__differ(r, r->next, what, l->text, l->len, NULL, 0);
+	differ(r, r->next, what, l->text, l->len, NULL, 0);
 	if (r->done) {
 		free(l->text);
 		return -1;
@@ -431,16 +430,115 @@ static void on_wait(uv_timer_t *t)
 {
 	struct run *r = t->data;
 	r->idle = 0;
-	hjc_verify__next(r);
+	next_lines(r);
 }
 
-void hjc_verify__kick(struct run *r)
+/* Lines came while waiting for some: on at once. */
+static void kick(struct run *r)
 {
 	if (!r->idle || r->done)
 		return;
 	uv_timer_stop(&r->timer);
 	r->idle = 0;
-	hjc_verify__next(r);
+	next_lines(r);
+}
+
+/* ---- the dealer's API's stream (--card-log ws://... or http://...) ---- */
+
+/* More than a block's BlockUpdate can be (its line is at most
+ * LINE_LIMIT); more than STREAM_BEHIND bytes of lines waiting: the node
+ * is far slower than the stream. */
+#define STREAM_MESSAGE (LINE_LIMIT + 256)
+#define STREAM_BEHIND  (256u << 20)
+
+static void on_api_again(uv_timer_t *t)
+{
+	api_connect(t->data);
+}
+
+/* A message of the stream: the API's Error, said. */
+static void on_api_error(void *arg, const char *text)
+{
+	struct run *r = arg;
+	if (!r->done)
+		say("the dealer's API: %s", text ? text : "an error");
+}
+
+/* A BlockUpdate: its line is the log's line byte for byte (docs/API.md),
+ * read from src as a file's would be. */
+static void on_api_line(void *arg, uint64_t height)
+{
+	struct run *r = arg;
+	if (r->done)
+		return;
+	r->api.last = height;
+	r->api.got = 1;
+	r->api.errors = 0;
+	if (!r->follow && height >= r->api.end && !r->api.ended) {
+		r->api.ended = 1; /* every block the API had at the start */
+		hjc_logsrc_disconnect(r->src);
+	}
+	kick(r);
+}
+
+static void on_api_closed(void *arg, int rc, const char *why)
+{
+	struct run *r = arg;
+	unsigned long long oldest;
+	const char *p = why ? strstr(why, "the oldest kept is ") : NULL;
+	if (r->done)
+		return;
+	if (rc < 0) { /* the stream is not serve's, or too far ahead */
+		say("%s", why);
+		finish(r, rc == -EBADMSG ? EX_DATAERR : EX_SOFTWARE);
+		return;
+	}
+	if (r->api.ended) {
+		kick(r);
+		return;
+	}
+	/* Blocks from the dealer's first are no longer kept: from the
+	 * oldest kept on, the ones before dealt from the node. */
+	if (p && !r->api.got && sscanf(p + 19, "%llu", &oldest) == 1 &&
+	    oldest > r->api.from + 1) {
+		say("the dealer's API keeps blocks from %llu on: the blocks "
+		    "before are dealt from the node, unchecked",
+		    oldest);
+		r->api.from = oldest - 1;
+		api_connect(r);
+		return;
+	}
+	say("%s; connecting again in %u ms", why ? why : "the stream ended",
+	    r->interval_ms);
+	if (!r->follow && ++r->api.errors >= 5) {
+		say("%s: five connections failed in a row", r->api.url);
+		finish(r, EX_IOERR);
+		return;
+	}
+	if (r->api.got)
+		r->api.from = r->api.last; /* misses nothing (docs/API.md) */
+	uv_timer_start(&r->api.again, on_api_again, r->interval_ms, 0);
+}
+
+static void api_connect(struct run *r)
+{
+	char err[HJ_ERRLEN];
+	if (hjc_logsrc_connect(r->src, r->api.from, err, sizeof err)) {
+		say("%s", err);
+		finish(r, EX_USAGE);
+	}
+}
+
+int hjc_verify__stream_open(struct run *r, char *err, size_t n)
+{
+	hjc_logsrc_opts so = {.max_line = LINE_READ,
+	                      .max_message = STREAM_MESSAGE,
+	                      .max_held = STREAM_BEHIND};
+	hjc_logsrc_cbs cbs = {on_api_line, on_api_error, on_api_closed};
+	return hjc_logsrc_stream(&r->loop, r->api.url, &so, &cbs, r, &r->src,
+	                         err, n)
+	           ? -1
+	           : 0;
 }
 
 static void on_wait_tip(uv_timer_t *t)
@@ -448,7 +546,7 @@ static void on_wait_tip(uv_timer_t *t)
 	struct run *r = t->data;
 	if (hj_driver_ask_tip(r->drv)) {
 		say("out of memory");
-		hjc_verify__finish(r, EX_SOFTWARE);
+		finish(r, EX_SOFTWARE);
 	}
 }
 
@@ -461,7 +559,7 @@ static void wait_for_block(struct run *r, struct line l)
 	r->waiting++;
 }
 
-void hjc_verify__next(struct run *r)
+static void next_lines(struct run *r)
 {
 	struct line l;
 	int beyond = 0;
@@ -475,6 +573,8 @@ void hjc_verify__next(struct run *r)
 			continue;
 		}
 		int got = hjc_verify__read_line(r, &l);
+		if (got < 0)
+			finish(r, r->stop_rc);
 		if (got <= 0)
 			break;
 		if (!r->started) {
@@ -487,7 +587,7 @@ void hjc_verify__next(struct run *r)
 			r->have_ahead = 1;
 			if (hj_driver_start(r->drv, r->next, r->next)) {
 				say("out of memory");
-				hjc_verify__finish(r, EX_SOFTWARE);
+				finish(r, EX_SOFTWARE);
 			}
 			continue;
 		}
@@ -543,11 +643,11 @@ static void on_tip(void *arg, const hj_driver_tip *t, const char *error)
 		if (r->follow)
 			wait_then(r, on_wait_tip);
 		else
-			hjc_verify__finish(r, EX_UNAVAILABLE);
+			finish(r, EX_UNAVAILABLE);
 		return;
 	}
 	r->tip = t->tip;
-	hjc_verify__next(r);
+	next_lines(r);
 }
 
 static void on_identity(void *arg, const char *identity, const char *error,
@@ -557,20 +657,20 @@ static void on_identity(void *arg, const char *identity, const char *error,
 	(void)permanent;
 	if (error) {
 		say("node: %s", error);
-		hjc_verify__finish(r, EX_UNAVAILABLE);
+		finish(r, EX_UNAVAILABLE);
 		return;
 	}
 	if (r->chain[0] && strcmp(identity, r->chain) != 0) {
 		say("node: it is on %s, the dealer's table on %s", identity,
 		    r->chain);
-		hjc_verify__finish(r, EX_UNAVAILABLE);
+		finish(r, EX_UNAVAILABLE);
 		return;
 	}
 	if (r->be->ops->attach)
 		r->be->ops->attach(r->be, r->t);
 	if (hj_driver_ask_tip(r->drv)) {
 		say("out of memory");
-		hjc_verify__finish(r, EX_SOFTWARE);
+		finish(r, EX_SOFTWARE);
 	}
 }
 
@@ -586,7 +686,7 @@ static void on_signal(uv_signal_t *h, int signum)
 		       (unsigned long long)r->last,
 		       (unsigned long long)r->failures,
 		       r->failures == 1 ? "" : "s");
-	hjc_verify__finish(r, r->failures ? 1 : EX_OK);
+	finish(r, r->failures ? 1 : EX_OK);
 }
 
 int hjc_verify__run(struct run *r)
@@ -647,9 +747,9 @@ int hjc_verify__run(struct run *r)
 		snprintf(err, sizeof err, "out of memory");
 	}
 	if (!r->be || r->be->ops->identity(r->be, on_identity, r))
-		hjc_verify__finish(r, hjc_tool_fail(CMD, EX_CONFIG, "%s", err));
+		finish(r, hjc_tool_fail(CMD, EX_CONFIG, "%s", err));
 	else if (r->stream && !r->api.ended)
-		hjc_verify__api_connect(r);
+		api_connect(r);
 
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&r->loop);

@@ -1,17 +1,18 @@
 /*
- * What the files of `hashjack verify` (verify.h) share: the run, the
+ * What the files of `hashjack verify` (verify.h) share: the run's state, the
  * lines it holds, and the functions one file gives the others
  * (hjc_verify__ names, internal to verify).
  *
- * verify.c is the command: its options, the dealer's table and the
- * node's keys, the log's source opened; verify_log.c reads the dealer's
- * log, from a file followed across rotation, cuts and lines written over,
- * or from the dealer's API's stream; verify_run.c deals the node's blocks
- * (fetched by chain/driver) against the lines and reports; verify_diff.c
- * says in words how two lines differ.
+ * Each file calls only those below it: verify.c is the command (its
+ * options, the dealer's table and the node's keys, the log's source
+ * opened); verify_run.c the run on the loop (the node's blocks, fetched
+ * by chain/driver, dealt against the log's lines; the dealer's API's
+ * stream; the report); verify_log.c reads the log's lines, from a file
+ * followed across rotation, cuts and lines written over, or from the
+ * stream; verify_diff.c says in words how two lines differ.
  */
-#ifndef HJC_VERIFY_IMPL_H
-#define HJC_VERIFY_IMPL_H
+#ifndef HJC_VERIFY_STATE_H
+#define HJC_VERIFY_STATE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -133,6 +134,7 @@ struct run {
 	int stream; /* reading the API, not a file */
 	int idle;   /* waiting (timer) for lines, none waiting for blocks */
 	int rc;
+	int stop_rc; /* the status a reading of the log ended the run with */
 	int done;
 	hjc_vpay *pay; /* --payouts */
 	int json;
@@ -147,36 +149,25 @@ struct run {
 /* Runs the loop: the node's identity, its tip, then the lines against
  * its blocks, to the end.  Returns the run's exit status. */
 int hjc_verify__run(struct run *r);
-/* Ends the run with rc (once; the loop then winds down). */
-void hjc_verify__finish(struct run *r, int rc);
-/* A difference at block h: what differs, then both lines (either may be
- * NULL).  It ends the run, except under --follow, where it is a line of
- * its own and the run goes on (r->done says which). */
-void hjc_verify__differ(struct run *r, uint64_t h, const char *what,
-                        const char *theirs, size_t tn, const char *ours,
-                        size_t on);
-/* Reads the next lines and wants their blocks; at the log's end with none
- * waiting, reports or waits for more. */
-void hjc_verify__next(struct run *r);
-/* Lines came while waiting for some: on at once. */
-void hjc_verify__kick(struct run *r);
+/* --card-log URL: the API's stream opened as r's source (r->api.url set):
+ * 0, or -1 with err. */
+int hjc_verify__stream_open(struct run *r, char *err, size_t n);
 
 /* ---- verify_log.c ---- */
 
 /* The next line of the log into *l (its text the caller's): 1, 0 when
- * there is none now (the end of the log; under --follow, for now), or -1
- * (the run is finished). */
+ * there is none now (the end of the log; under --follow, for now), or -1:
+ * the run is to end with status r->stop_rc (what was wrong is said). */
 int hjc_verify__read_line(struct run *r, struct line *l);
 /* The line of height h kept in the ring, or NULL. */
 const struct kept *hjc_verify__kept(const struct run *r, uint64_t h);
 /* Keeps a line read (the ring owns its text from here).  A line read
  * again takes the place of the first one, waiting too. */
 void hjc_verify__keep(struct run *r, char *text, size_t len, uint64_t h);
-/* --card-log URL: the API's stream opened as r's source (r->api.url set):
- * 0, or -1 with err. */
-int hjc_verify__stream_open(struct run *r, char *err, size_t n);
-/* Connects to the stream from api.from on. */
-void hjc_verify__api_connect(struct run *r);
+/* A failure, on standard output on a line of its own (the progress line
+ * ended first); under --follow it is counted and the output flushed. */
+void hjc_verify__failure(struct run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- verify_diff.c ---- */
 
