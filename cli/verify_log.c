@@ -9,8 +9,6 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include <jansson.h>
-
 #include "say.h"
 #include "verify_state.h"
 
