@@ -1,15 +1,18 @@
 /*
- * JSON-RPC 2.0 client (rpc.h): the requests.  The transport is
- * rpc_http.c's, the answer's check rpc_answer.c's (rpc_impl.h).
+ * JSON-RPC 2.0 client (rpc.h): the requests, their queue, retries and
+ * budget.  Below it, two layers that know nothing of it: the transport
+ * (rpc_http.h), which reports each transfer's end through the callback
+ * given at its creation (on_xfer_end, here), and the answer's pure check
+ * (rpc_answer.h).
  *
  * Life of a request: hj_rpc_call/hj_rpc_batch serialise it once (ids are
  * fixed at that moment, so every attempt sends the same bytes) and append it
- * to the queue.  hj_rpc__pump() moves queued requests into flight while
- * fewer than max_inflight are there.  When a transfer ends, rpc_http.c
- * either completes the request (callback, then free) or puts it on the
- * waiting list (hj_rpc__failed), sorted by the loop time of its next
- * attempt; one uv_timer_t moves due requests back into the queue, in
- * submission order.
+ * to the queue.  pump() moves queued requests into flight while fewer
+ * than max_inflight are there.  When a transfer ends, the transport's
+ * report (on_xfer_end) either completes the request (callback, then free),
+ * hands its body to be parsed, or puts it on the waiting list (failed()),
+ * sorted by the loop time of its next attempt; one uv_timer_t moves due
+ * requests back into the queue, in submission order.
  *
  * Invariants: every request is on c->reqs until completed or dropped, and
  * in exactly one of the queue, the waiting list or flight (req->x != NULL).
@@ -27,10 +30,12 @@
  * receipts, a payer's calls) are parsed at once: a hop to a thread would
  * only add to their latency.
  *
- * Handles: two timers (curl's and ours) and one uv_poll_t per socket curl
- * asks us to watch.  Memory of a handle is freed only in its close callback;
- * the client itself is freed from the last one (c->open_handles reaching 0
- * after hj_rpc_close) once no answer is being parsed (c->parsing).
+ * Handles: our retry timer, and the transport's (curl's timer, a uv_poll_t
+ * per socket), whose close it reports as one, after its last
+ * (on_http_closed).  Memory of a handle is freed only in its close
+ * callback; the client itself is freed from the last report
+ * (c->open_handles reaching 0 after hj_rpc_close) once no answer is being
+ * parsed (c->parsing).
  *
  * User code (callbacks, on_retry) may call hj_rpc_call, hj_rpc_batch or
  * hj_rpc_close; it never runs inside a curl callback, and every loop that
@@ -43,11 +48,72 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc_impl.h"
+#include "rpc.h"
+#include "rpc_answer.h"
+#include "rpc_http.h"
 #include "say.h"
 
 /* Answers this long are parsed on the thread pool (see the top). */
 #define PARSE_AWAY 32768
+
+/* A request: one call or a batch, from its submission to its callback. */
+typedef struct hj_rpc__req {
+	hj_rpc *c;
+	struct hj_rpc__req *prev, *next; /* c->reqs */
+	struct hj_rpc__req *link;        /* queue or waiting list */
+	json_int_t id0; /* first id; also the submission order */
+	size_t n;       /* calls */
+	int batch;      /* answer is an array even when n == 1 */
+	char *body;     /* the request, serialised once */
+	size_t body_len;
+	char label[80];  /* method, or "batch of N (first method, ...)" */
+	char method[48]; /* the (first) method, cut: for observe */
+	hj_rpc_cb cb;    /* one of cb and xcb */
+	hj_rpc_xcb xcb;  /* hj_rpc_call_x */
+	void *arg;
+	unsigned flags;   /* HJ_RPC_NODE_ERRORS, HJ_RPC_ONCE */
+	unsigned attempt; /* attempts started */
+	uint64_t first;   /* loop time (ms) of the first attempt's start */
+	uint64_t due;     /* waiting: loop time (ms) of the next attempt */
+	uint64_t started; /* uv_hrtime() at the attempt's start */
+	uint64_t took_us; /* the attempt's time to its last byte, or 0 */
+	hj_rpc__xfer *x;  /* in flight: the transport's transfer */
+	char *resp;       /* a 2xx body, from the transport, to be parsed */
+	size_t resp_len;
+	/* Parsed on the thread pool: hj_rpc__answer's outputs. */
+	int parsing;
+	uv_work_t work;
+	int ans_rc;
+	json_t *ans_result, *ans_error;
+	char ans_msg[HJ_ERRLEN];
+} hj_rpc__req;
+
+struct hj_rpc {
+	uv_loop_t *loop;
+	hj_rpc__http *http; /* the transport below (rpc_http.h) */
+	uv_timer_t retry_timer;
+	unsigned backoff_min_ms, backoff_max_ms, max_inflight;
+	unsigned max_attempts, give_up_ms; /* 0: none */
+	void (*on_retry)(void *, const char *, unsigned, unsigned);
+	void *arg;
+	void (*observe)(void *, const char *, enum hj_rpc_outcome, uint64_t);
+	void *observe_arg;
+	json_int_t next_id;
+	uint64_t rng;
+	hj_rpc__req *reqs, *reqs_tail; /* every pending request */
+	size_t npending;
+	hj_rpc__req *qhead, *qtail; /* queue, by id0 */
+	hj_rpc__req *waiting;       /* by due, then id0 */
+	unsigned inflight;          /* requests in flight: a transfer each */
+	unsigned parsing;           /* answers on the thread pool */
+
+	/* Closing: the retry timer and the transport (one handle each, here)
+	 * report their close; the client is freed after the last. */
+	int closing;
+	unsigned open_handles; /* initialised, close not yet reported */
+	void (*done)(void *);
+	void *done_arg;
+};
 
 void hj_rpc_opts_default(hj_rpc_opts *o)
 {
@@ -77,13 +143,17 @@ static void client_free(hj_rpc *c)
 	void (*done)(void *) = c->done;
 	void *arg = c->done_arg;
 
-	hj_rpc__http_free(c);
+	if (c->http != NULL)
+		hj_rpc__http_free(c->http);
 	free(c);
 	if (done != NULL)
 		done(arg);
 }
 
-void hj_rpc__handle_closed(hj_rpc *c)
+/* A close was reported (the retry timer's, or the transport's for all of
+ * its handles): the client is freed after the last one, once hj_rpc_close
+ * was called and no answer is being parsed. */
+static void handle_closed(hj_rpc *c)
 {
 	if (--c->open_handles == 0 && c->closing && c->parsing == 0)
 		client_free(c);
@@ -91,13 +161,13 @@ void hj_rpc__handle_closed(hj_rpc *c)
 
 static void on_timer_closed(uv_handle_t *h)
 {
-	hj_rpc__handle_closed(h->data);
+	handle_closed(h->data);
 }
 
 static void req_free(hj_rpc__req *r)
 {
 	free(r->body);
-	free(r->resp.buf);
+	free(r->resp);
 	free(r);
 }
 
@@ -166,6 +236,9 @@ static hj_rpc__req *queue_pop(hj_rpc *c)
 }
 
 static void on_retry_timer(uv_timer_t *t);
+static void pump(hj_rpc *c);
+static void complete(hj_rpc *c, hj_rpc__req *r, json_t *result,
+                     const char *msg);
 
 static void arm_retry_timer(hj_rpc *c)
 {
@@ -191,7 +264,7 @@ static void on_retry_timer(uv_timer_t *t)
 		queue_insert(c, r);
 	}
 	arm_retry_timer(c);
-	hj_rpc__pump(c);
+	pump(c);
 }
 
 /* backoff_min_ms * 2^(attempt-1), capped at backoff_max_ms. */
@@ -234,7 +307,7 @@ static void schedule_retry(hj_rpc *c, hj_rpc__req *r, const char *msg,
 		       "gave up after %u attempt%s in %.1f s: %s", r->attempt,
 		       r->attempt == 1 ? "" : "s",
 		       (double)(now - r->first) / 1000.0, msg);
-		hj_rpc__complete(c, r, NULL, what);
+		complete(c, r, NULL, what);
 		return;
 	}
 	observe(c, r, HJ_RPC_RETRIED);
@@ -279,16 +352,22 @@ static void complete_x(hj_rpc *c, hj_rpc__req *r, json_t *result,
 	req_free(r);
 }
 
-void hj_rpc__complete(hj_rpc *c, hj_rpc__req *r, json_t *result,
-                      const char *msg)
+/* Ends r with result (borrowed) or, when msg is not NULL, with a final
+ * error (HJ_RPC_ERR_FINAL) saying msg.  r is freed on return. */
+static void complete(hj_rpc *c, hj_rpc__req *r, json_t *result, const char *msg)
 {
 	hj_rpc_error e = {.kind = HJ_RPC_ERR_FINAL, .text = msg};
 
 	complete_x(c, r, result, msg != NULL ? &e : NULL);
 }
 
-void hj_rpc__failed(hj_rpc *c, hj_rpc__req *r, const char *msg,
-                    uint64_t retry_after, int not_sent)
+/* Attempt r->attempt failed with msg.  retry_after: the server's
+ * Retry-After in seconds (0: none).  not_sent: the failure proves the node
+ * never executed the request.  A HJ_RPC_ONCE call that may have been
+ * executed ends (HJ_RPC_ERR_UNKNOWN); anything else is retried, or ends
+ * once its budget is spent.  r may be freed on return. */
+static void failed(hj_rpc *c, hj_rpc__req *r, const char *msg,
+                   uint64_t retry_after, int not_sent)
 {
 	hj_rpc_error e = {.kind = HJ_RPC_ERR_UNKNOWN, .text = msg};
 
@@ -299,8 +378,10 @@ void hj_rpc__failed(hj_rpc *c, hj_rpc__req *r, const char *msg,
 	schedule_retry(c, r, msg, retry_after);
 }
 
-void hj_rpc__node_error(hj_rpc *c, hj_rpc__req *r, json_t *errobj,
-                        const char *msg)
+/* The node's JSON-RPC error answer errobj (borrowed) ends a
+ * HJ_RPC_NODE_ERRORS call r (freed on return). */
+static void node_error(hj_rpc *c, hj_rpc__req *r, json_t *errobj,
+                       const char *msg)
 {
 	json_t *code = json_object_get(errobj, "code");
 	json_t *text = json_object_get(errobj, "message");
@@ -321,20 +402,32 @@ void hj_rpc__node_error(hj_rpc *c, hj_rpc__req *r, json_t *errobj,
 static void start_attempt(hj_rpc *c, hj_rpc__req *r)
 {
 	char msg[HJ_ERRLEN];
+	hj_rpc__http_send s = {
+	    .body = r->body,
+	    .len = r->body_len,
+	    .id0 = r->id0,
+	    .several = r->n > 1,
+	    .node_errors = (r->flags & HJ_RPC_NODE_ERRORS) != 0,
+	    /* Not even libcurl may send a HJ_RPC_ONCE call twice. */
+	    .fresh = (r->flags & HJ_RPC_ONCE) != 0,
+	};
 	int rc;
 
 	if (r->attempt++ == 0)
 		r->first = uv_now(c->loop);
 	r->started = uv_hrtime();
 	r->took_us = 0;
-	rc = hj_rpc__http_start(c, r, msg, sizeof msg);
-	if (rc == -EPERM)
-		hj_rpc__complete(c, r, NULL, msg);
-	else if (rc != 0)
+	rc = hj_rpc__http_start(c->http, r, &s, &r->x, msg, sizeof msg);
+	if (rc == 0)
+		c->inflight++;
+	else if (rc == -EPERM)
+		complete(c, r, NULL, msg);
+	else
 		schedule_retry(c, r, msg, 0);
 }
 
-void hj_rpc__pump(hj_rpc *c)
+/* Moves queued requests into flight while there is room. */
+static void pump(hj_rpc *c)
 {
 	while (!c->closing && c->inflight < c->max_inflight && c->qhead != NULL)
 		start_attempt(c, queue_pop(c));
@@ -345,18 +438,20 @@ void hj_rpc__pump(hj_rpc *c)
 static void answered(hj_rpc *c, hj_rpc__req *r, int rc, json_t *result,
                      json_t *errobj, const char *msg)
 {
-	hj_rpc__body_release(&r->resp);
+	free(r->resp);
+	r->resp = NULL;
+	r->resp_len = 0;
 	if (rc != 0 && errobj != NULL && (r->flags & HJ_RPC_NODE_ERRORS)) {
-		hj_rpc__node_error(c, r, errobj, msg);
+		node_error(c, r, errobj, msg);
 		json_decref(errobj);
 		return;
 	}
 	json_decref(errobj);
 	if (rc != 0) {
-		hj_rpc__failed(c, r, msg, 0, 0);
+		failed(c, r, msg, 0, 0);
 		return;
 	}
-	hj_rpc__complete(c, r, result, NULL);
+	complete(c, r, result, NULL);
 	json_decref(result);
 }
 
@@ -370,9 +465,9 @@ static void parse_work(uv_work_t *w)
 {
 	hj_rpc__req *r = w->data;
 
-	r->ans_rc = hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, r->n,
-	                           r->batch, &r->ans_result, &r->ans_error,
-	                           r->ans_msg, sizeof r->ans_msg);
+	r->ans_rc = hj_rpc__answer(r->resp, r->resp_len, r->id0, r->n, r->batch,
+	                           &r->ans_result, &r->ans_error, r->ans_msg,
+	                           sizeof r->ans_msg);
 }
 
 /* Back on the loop.  A client closed meanwhile left r to us (hj_rpc_close
@@ -394,25 +489,69 @@ static void parse_done(uv_work_t *w, int status)
 		return;
 	}
 	answered(c, r, r->ans_rc, r->ans_result, r->ans_error, r->ans_msg);
-	hj_rpc__pump(c);
+	pump(c);
 }
 
-void hj_rpc__answered(hj_rpc *c, hj_rpc__req *r)
+/* r's 2xx body is kept in r->resp: parsed (on the thread pool when large),
+ * then r completes or is retried.  r may be freed on return. */
+static void got_body(hj_rpc *c, hj_rpc__req *r)
 {
 	json_t *result = NULL, *errobj = NULL;
 	char msg[HJ_ERRLEN];
 	int rc;
 
 	r->work.data = r;
-	if (r->resp.len >= PARSE_AWAY &&
+	if (r->resp_len >= PARSE_AWAY &&
 	    uv_queue_work(c->loop, &r->work, parse_work, parse_done) == 0) {
 		r->parsing = 1;
 		c->parsing++;
 		return;
 	}
-	rc = hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, r->n, r->batch,
+	rc = hj_rpc__answer(r->resp, r->resp_len, r->id0, r->n, r->batch,
 	                    &result, &errobj, msg, sizeof msg);
 	answered(c, r, rc, result, errobj, msg);
+}
+
+/* ------------------------------------------------------------------ */
+/* What the transport reports                                          */
+
+/* The transfer of r (the req it was started with) ended: the outcome
+ * becomes r's end, a retry, or a body to parse. */
+static void on_xfer_end(void *arg, void *req, const hj_rpc__xfer_outcome *o)
+{
+	hj_rpc *c = arg;
+	hj_rpc__req *r = req;
+
+	r->took_us = (o->ended - r->started) / 1000;
+	r->x = NULL;
+	c->inflight--;
+	switch (o->end) {
+	case HJ_RPC__XFER_BODY:
+		r->resp = o->body;
+		r->resp_len = o->len;
+		got_body(c, r);
+		break;
+	case HJ_RPC__XFER_FAILED:
+		failed(c, r, o->msg, o->retry_after, o->not_sent);
+		break;
+	case HJ_RPC__XFER_FINAL:
+		complete(c, r, NULL, o->msg);
+		break;
+	case HJ_RPC__XFER_NODE_ERROR:
+		node_error(c, r, o->errobj, o->msg);
+		break;
+	}
+}
+
+/* After a round of transfers' ends: room may have come. */
+static void on_http_idle(void *arg)
+{
+	pump(arg);
+}
+
+static void on_http_closed(void *arg)
+{
+	handle_closed(arg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -459,13 +598,27 @@ static int check_opts(const hj_rpc_opts *o, char *err, size_t errlen)
 		hj_say(err, errlen, "basic auth user holds a ':'");
 		return -EINVAL;
 	}
-	return hj_rpc__check_url(o->url, err, errlen);
+	return hj_rpc__http_check_url(o->url, err, errlen);
 }
 
 int hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, hj_rpc **out, char *err,
                size_t errlen)
 {
 	hj_rpc *c;
+	hj_rpc__http_opts ho = {
+	    .loop = loop,
+	    .url = o->url,
+	    .user = o->user,
+	    .password = o->password,
+	    .bearer = o->bearer,
+	    .cookie_file = o->cookie_file,
+	    .max_response = o->max_response,
+	    .timeout_ms = o->timeout_ms,
+	    .max_inflight = o->max_inflight,
+	    .end = on_xfer_end,
+	    .idle = on_http_idle,
+	    .closed = on_http_closed,
+	};
 	int rc;
 
 	*out = NULL;
@@ -489,12 +642,13 @@ int hj_rpc_new(uv_loop_t *loop, const hj_rpc_opts *o, hj_rpc **out, char *err,
 	c->observe_arg = o->observe_arg;
 	c->next_id = 1;
 	c->rng = uv_hrtime() ^ (uint64_t)(uintptr_t)c;
-	rc = hj_rpc__http_init(c, o, err, errlen);
+	ho.arg = c;
+	rc = hj_rpc__http_new(&ho, &c->http, err, errlen);
 	if (rc != 0) {
-		c->closing = 1; /* curl's callbacks: no timer to touch yet */
-		client_free(c);
+		free(c);
 		return rc;
 	}
+	c->open_handles++; /* the transport's, reported closed as one */
 	/* Cannot fail on Unix (it fills the struct); from here on
 	 * memory is freed from close callbacks only. */
 	uv_timer_init(loop, &c->retry_timer);
@@ -646,7 +800,7 @@ static int submit(hj_rpc *c, size_t n, int batch, const char *const *methods,
 	c->reqs_tail = r;
 	c->npending++;
 	queue_insert(c, r);
-	hj_rpc__pump(c);
+	pump(c);
 	return 0;
 fail:
 	/* params[0..i) went into doc (or were released with it). */
@@ -695,16 +849,24 @@ void hj_rpc_close(hj_rpc *c, void (*done)(void *arg), void *arg)
 	c->closing = 1;
 	c->done = done;
 	c->done_arg = arg;
+	/* The transfers in flight go first: they post the requests'
+	 * bodies. */
+	hj_rpc__http_close(c->http);
+	c->inflight = 0;
 	while (c->reqs != NULL) {
 		hj_rpc__req *r = c->reqs;
 
 		req_unlink(c, r);
 		if (r->parsing)
 			continue; /* parse_done frees it */
-		hj_rpc__http_drop(c, r);
 		req_free(r);
 	}
 	c->qhead = c->qtail = c->waiting = NULL;
-	hj_rpc__http_close(c);
 	uv_close((uv_handle_t *)&c->retry_timer, on_timer_closed);
+}
+
+int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
+                      char *err, size_t errlen)
+{
+	return hj_rpc__http_wallet_url(url, wallet, out, err, errlen);
 }

@@ -185,59 +185,8 @@ size_t hj_rpc_pending(const hj_rpc *c);
  */
 void hj_rpc_close(hj_rpc *c, void (*done)(void *arg), void *arg);
 
-/*
- * For the client's own use (rpc.c, rpc_http.c, rpc_answer.c: rpc_impl.h
- * says which holds what) and its tests (tests/test_rpc.c,
- * fuzz/fuzz_rpc.c); nothing else calls these.
- */
-
-/* A response body as it arrives in pieces (hj_rpc__keep).  The caller sets
- * the first four fields before the first piece, with the rest zero, and
- * frees buf (hj_rpc__body_release). */
-typedef struct hj_rpc__body {
-	long status;         /* the answer's HTTP status */
-	long long announced; /* its Content-Length, -1 when not sent */
-	size_t max;          /* a 2xx body's limit (max_response), >= 1 */
-	size_t other;        /* bytes kept of another status's body */
-	char *buf;           /* what is kept; NULL before the first piece */
-	size_t len, cap;     /* bytes kept, bytes allocated */
-	int started;         /* the first piece came */
-	int too_big;         /* a 2xx body longer than max */
-} hj_rpc__body;
-
-/*
- * Keeps the next piece of body b, p[0..n): every byte of a 2xx body, up to
- * b->max in all: a byte more, or a Content-Length above b->max at the
- * first piece, sets too_big and keeps nothing more.  Of another status's
- * body, the first b->other bytes; the rest is dropped.  Memory grows by
- * doubling from the announced length or 16 KiB and never passes b->max
- * (for another status it is b->other).  Returns n, or 0 when the transfer
- * must be aborted (too big, out of memory).
- */
-size_t hj_rpc__keep(hj_rpc__body *b, const char *p, size_t n);
-
-/* Frees what hj_rpc__keep kept: b holds nothing again (its limits stay). */
-void hj_rpc__body_release(hj_rpc__body *b);
-
-/*
- * What the body of an answer, body[0..len) (body may be NULL when len is
- * 0), says about a request of n calls with ids id0 .. id0 + n - 1: batch
- * (even with n == 1): a JSON array holding exactly one valid answer for
- * each id, in any order; else one object for id0.  An answer is valid as
- * docs/RPC.md says: an object with "jsonrpc" absent or "2.0", the id as a
- * JSON integer, "error" absent or null, and a "result" (null included).
- * Returns 0 with *result a new reference (for a batch, a new array of the
- * n results in request order), or -1 with *result NULL and the reason in
- * msg, one printable line.  When error is not NULL, *error is set for a
- * single call whose answer is valid but for its "error" member: a new
- * reference to that member (the node refused the call); else NULL.
- * The client calls it with n >= 1 and 1 <= id0 <= id0 + n - 1 <= INT64_MAX.
- */
-int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
-                   int batch, json_t **result, json_t **error, char *msg,
-                   size_t msglen);
-
-/* Answers being parsed on the thread pool now (rpc.c, "Parsing"). */
+/* For the client's tests (tests/test_rpc.c): answers being parsed on the
+ * thread pool now (rpc.c, "Parsing"); nothing else calls it. */
 unsigned hj_rpc__parsing(const hj_rpc *c);
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "quote.h"
-#include "rpc.h"
+#include "rpc_answer.h"
 #include "say.h"
 
 /* First allocation of a body whose length the server did not announce. */

@@ -1,25 +1,31 @@
 /*
- * The JSON-RPC client's transport (rpc_impl.h): libcurl's multi_socket
- * API on the caller's libuv loop.  One uv_poll_t per socket curl asks us
- * to watch, one uv_timer_t for curl's timer (its data pointer set here:
- * curl's own multi-uv example forgot it), easy handles pooled between
- * attempts, never more of them than max_inflight.  Idle connections live
+ * The JSON-RPC client's transport (rpc_http.h), a layer below its queue
+ * (rpc.c): libcurl's multi_socket API on the caller's libuv loop.  One
+ * uv_poll_t per socket curl asks us to watch, one uv_timer_t for curl's
+ * timer (its data pointer set here: curl's own multi-uv example forgot
+ * it), easy handles pooled between transfers, never more of them than the
+ * caller keeps in flight at once (max_inflight).  Idle connections live
  * in the multi handle's cache, which every easy handle shares, so
  * keep-alive does not depend on which easy handle is reused.
  *
- * A transfer's end is judged here: a 2xx body goes to rpc.c to be parsed
- * (hj_rpc__answered); a body above max_response, a curl error, an HTTP
- * status other than 2xx, the node refusing the cookie (HTTP 401) become a
- * failed attempt (hj_rpc__failed) or the request's end
- * (hj_rpc__complete, hj_rpc__node_error), each with one printable line.
+ * A transfer's end is judged here and reported through the one callback
+ * the transport was made with (hj_rpc__http_opts.end): a 2xx body, handed
+ * over to be parsed; a body above max_response, a curl error, an HTTP
+ * status other than 2xx, the node refusing the cookie (HTTP 401) as a
+ * failed attempt, or as the request's end (an HTTP 4xx; the node's error
+ * answer, for a transfer that asked for it), each with one printable line.
+ * The transport knows nothing of the queue above it: what an outcome means
+ * for the request (a retry, its budget, a call that must run once) is
+ * rpc.c's to decide.
  *
  * Credentials: basic auth, a bearer token in a header, or a Bitcoin
  * Core-style cookie file read before the first request and again after a
  * 401.  Secrets are wiped before their memory is freed, and no message
  * repeats the URL (it may hold a password).
  *
- * No user code runs inside a curl callback: rpc.c's functions called from
- * here run from on_poll and on_curl_timer, after curl has returned.
+ * No callback runs inside a curl callback: end and idle are called from
+ * on_poll and on_curl_timer, after curl has returned; closed from the
+ * close callback of the transport's last handle.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -27,8 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "quote.h"
-#include "rpc_impl.h"
+#include "rpc_answer.h"
+#include "rpc_http.h"
 #include "say.h"
 
 #ifndef HJ_VERSION_STRING
@@ -38,10 +47,57 @@
 /* Bytes of a non-2xx body kept to quote in messages; the rest is dropped. */
 #define SNIPPET_MAX 200
 /* Bytes of a non-2xx body kept for a call that wants the node's error
- * answer (HJ_RPC_NODE_ERRORS): Bitcoin Core sends its JSON-RPC errors with
+ * answer (node_errors): Bitcoin Core sends its JSON-RPC errors with
  * HTTP 500.  An error answer is small; a longer body is cut and then is not
  * JSON, which counts as no answer. */
 #define ERRBODY_MAX 65536
+
+/* An easy handle with its error buffer and the state of its transfer;
+ * pooled between transfers. */
+struct hj_rpc__xfer {
+	CURL *easy;
+	hj_rpc__http *h;
+	struct hj_rpc__xfer *prev, *next; /* h->busy in flight, else h->pool */
+	void *req;                        /* in flight: the caller's */
+	hj_rpc__body resp;                /* the response body */
+	unsigned cookie; /* the cookie's reading it was sent with */
+	json_int_t id0;  /* hj_rpc__http_send's */
+	int several;
+	int node_errors;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* A socket curl wants watched. */
+typedef struct hj_rpc__sock {
+	uv_poll_t poll;
+	hj_rpc__http *h;
+	curl_socket_t fd;
+	struct hj_rpc__sock *prev, *next; /* h->socks, until curl removes it */
+} hj_rpc__sock;
+
+struct hj_rpc__http {
+	uv_loop_t *loop;
+	void (*end)(void *, void *, const hj_rpc__xfer_outcome *);
+	void (*idle)(void *);
+	void (*closed)(void *);
+	void *arg;
+	int curl_ready; /* curl_global_init succeeded */
+	CURLM *multi;
+	uv_timer_t curl_timer;
+	size_t max_response;
+	unsigned timeout_ms, max_inflight;
+	char *url, *user, *password;
+	char *cookie_file; /* user and password come from here */
+	int cookie_stale;  /* read it again before the next transfer */
+	unsigned cookie;   /* readings of the cookie file */
+	char *refused;     /* the password of the cookie the node refused */
+	struct curl_slist *headers;
+	hj_rpc__xfer *busy; /* in flight */
+	hj_rpc__xfer *pool;
+	hj_rpc__sock *socks;
+	int closing;
+	unsigned open_handles; /* initialised, close callback not yet run */
+};
 
 /* Secrets are wiped before their memory goes back to the allocator. */
 static void free_secret(char *s)
@@ -55,26 +111,34 @@ static void free_secret(char *s)
 /* ------------------------------------------------------------------ */
 /* Handles                                                             */
 
-static void on_timer_closed(uv_handle_t *h)
+/* A handle's close callback ran: after the last one, once closing, the
+ * caller hears of it (and may free h). */
+static void handle_closed(hj_rpc__http *h)
 {
-	hj_rpc__handle_closed(h->data);
+	if (--h->open_handles == 0 && h->closing)
+		h->closed(h->arg);
 }
 
-static void on_sock_closed(uv_handle_t *h)
+static void on_timer_closed(uv_handle_t *t)
 {
-	hj_rpc__sock *k = h->data;
-	hj_rpc *c = k->c;
+	handle_closed(t->data);
+}
+
+static void on_sock_closed(uv_handle_t *p)
+{
+	hj_rpc__sock *k = p->data;
+	hj_rpc__http *h = k->h;
 
 	free(k);
-	hj_rpc__handle_closed(c);
+	handle_closed(h);
 }
 
-static void sock_close(hj_rpc *c, hj_rpc__sock *k)
+static void sock_close(hj_rpc__http *h, hj_rpc__sock *k)
 {
 	if (k->prev != NULL)
 		k->prev->next = k->next;
 	else
-		c->socks = k->next;
+		h->socks = k->next;
 	if (k->next != NULL)
 		k->next->prev = k->prev;
 	uv_poll_stop(&k->poll);
@@ -84,21 +148,35 @@ static void sock_close(hj_rpc *c, hj_rpc__sock *k)
 static void xfer_free(hj_rpc__xfer *x)
 {
 	curl_easy_cleanup(x->easy);
+	free(x->resp.buf);
 	free(x);
+}
+
+/* x leaves h->busy (its transfer ended or is dropped). */
+static void busy_unlink(hj_rpc__http *h, hj_rpc__xfer *x)
+{
+	if (x->prev != NULL)
+		x->prev->next = x->next;
+	else
+		h->busy = x->next;
+	if (x->next != NULL)
+		x->next->prev = x->prev;
+	x->prev = x->next = NULL;
+	x->req = NULL;
 }
 
 /* ------------------------------------------------------------------ */
 /* curl's side of the loop                                             */
 
-static void check_multi_info(hj_rpc *c);
+static void check_multi_info(hj_rpc__http *h);
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
 	hj_rpc__sock *k = p->data;
-	hj_rpc *c = k->c;
+	hj_rpc__http *h = k->h;
 	int flags = 0, running;
 
-	if (c->closing)
+	if (h->closing)
 		return;
 	if (status < 0) {
 		flags = CURL_CSELECT_ERR;
@@ -108,19 +186,19 @@ static void on_poll(uv_poll_t *p, int status, int events)
 		if (events & UV_WRITABLE)
 			flags |= CURL_CSELECT_OUT;
 	}
-	curl_multi_socket_action(c->multi, k->fd, flags, &running);
-	check_multi_info(c);
+	curl_multi_socket_action(h->multi, k->fd, flags, &running);
+	check_multi_info(h);
 }
 
 static void on_curl_timer(uv_timer_t *t)
 {
-	hj_rpc *c = t->data;
+	hj_rpc__http *h = t->data;
 	int running;
 
-	if (c->closing)
+	if (h->closing)
 		return;
-	curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_multi_info(c);
+	curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_multi_info(h);
 }
 
 /* CURLMOPT_TIMERFUNCTION: -1 stops the timer; 0 means "as soon as
@@ -128,15 +206,15 @@ static void on_curl_timer(uv_timer_t *t)
  * curl. */
 static int timer_fn(CURLM *m, long ms, void *ud)
 {
-	hj_rpc *c = ud;
+	hj_rpc__http *h = ud;
 
 	(void)m;
-	if (c->closing)
+	if (h->closing)
 		return 0;
 	if (ms < 0)
-		uv_timer_stop(&c->curl_timer);
+		uv_timer_stop(&h->curl_timer);
 	else
-		uv_timer_start(&c->curl_timer, on_curl_timer, (uint64_t)ms, 0);
+		uv_timer_start(&h->curl_timer, on_curl_timer, (uint64_t)ms, 0);
 	return 0;
 }
 
@@ -144,40 +222,40 @@ static int timer_fn(CURLM *m, long ms, void *ud)
  * closed when curl says CURL_POLL_REMOVE (before it closes the socket). */
 static int socket_fn(CURL *e, curl_socket_t s, int what, void *ud, void *sp)
 {
-	hj_rpc *c = ud;
+	hj_rpc__http *h = ud;
 	hj_rpc__sock *k = sp;
 	int events = 0;
 
 	(void)e;
 	if (what == CURL_POLL_REMOVE) {
 		if (k != NULL) {
-			sock_close(c, k);
+			sock_close(h, k);
 			/* During curl_multi_cleanup the socket hash is going
 			 * away; curl forgets the pointer with the entry. */
-			if (!c->closing)
-				curl_multi_assign(c->multi, s, NULL);
+			if (!h->closing)
+				curl_multi_assign(h->multi, s, NULL);
 		}
 		return 0;
 	}
-	if (c->closing)
+	if (h->closing)
 		return -1;
 	if (k == NULL) {
 		k = calloc(1, sizeof *k);
 		if (k == NULL)
 			return -1;
-		if (uv_poll_init_socket(c->loop, &k->poll, s) != 0) {
+		if (uv_poll_init_socket(h->loop, &k->poll, s) != 0) {
 			free(k);
 			return -1;
 		}
 		k->poll.data = k;
-		k->c = c;
+		k->h = h;
 		k->fd = s;
-		k->next = c->socks;
-		if (c->socks != NULL)
-			c->socks->prev = k;
-		c->socks = k;
-		c->open_handles++;
-		curl_multi_assign(c->multi, s, k);
+		k->next = h->socks;
+		if (h->socks != NULL)
+			h->socks->prev = k;
+		h->socks = k;
+		h->open_handles++;
+		curl_multi_assign(h->multi, s, k);
 	}
 	if (what & CURL_POLL_IN)
 		events |= UV_READABLE;
@@ -198,33 +276,32 @@ static int socket_fn(CURL *e, curl_socket_t s, int what, void *ud, void *sp)
  * up to ERRBODY_MAX bytes. */
 static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 {
-	hj_rpc__req *r = ud;
-	hj_rpc__body *b = &r->resp;
+	hj_rpc__xfer *x = ud;
+	hj_rpc__body *b = &x->resp;
 
 	if (!b->started) {
 		curl_off_t cl = -1;
 
-		curl_easy_getinfo(r->x->easy, CURLINFO_RESPONSE_CODE,
-		                  &b->status);
-		curl_easy_getinfo(r->x->easy,
-		                  CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &b->status);
+		curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+		                  &cl);
 		b->announced = (long long)cl;
-		b->max = r->c->max_response;
+		b->max = x->h->max_response;
 		b->other = SNIPPET_MAX;
-		if (r->flags & HJ_RPC_NODE_ERRORS)
+		if (x->node_errors)
 			b->other = ERRBODY_MAX < b->max ? ERRBODY_MAX : b->max;
 	}
 	return hj_rpc__keep(b, p, size * nmemb);
 }
 
 /* The kept bytes of a body, quoted for a message. */
-static void snippet(const hj_rpc__req *r, char *buf, size_t n)
+static void snippet(const hj_rpc__xfer *x, char *buf, size_t n)
 {
 	char tmp[SNIPPET_MAX + 1];
-	size_t len = r->resp.len < SNIPPET_MAX ? r->resp.len : SNIPPET_MAX;
+	size_t len = x->resp.len < SNIPPET_MAX ? x->resp.len : SNIPPET_MAX;
 
 	for (size_t i = 0; i < len; i++)
-		tmp[i] = r->resp.buf[i] != '\0' ? r->resp.buf[i] : '?';
+		tmp[i] = x->resp.buf[i] != '\0' ? x->resp.buf[i] : '?';
 	tmp[len] = '\0';
 	hj_quote(tmp, buf, n);
 }
@@ -232,40 +309,41 @@ static void snippet(const hj_rpc__req *r, char *buf, size_t n)
 /* ------------------------------------------------------------------ */
 /* Transfers                                                           */
 
-static hj_rpc__xfer *xfer_get(hj_rpc *c)
+static hj_rpc__xfer *xfer_get(hj_rpc__http *h)
 {
-	hj_rpc__xfer *x = c->pool;
+	hj_rpc__xfer *x = h->pool;
 	CURL *e;
 	int bad = 0;
 
 	if (x != NULL) {
-		c->pool = x->next;
+		h->pool = x->next;
 		x->next = NULL;
 		return x;
 	}
 	x = calloc(1, sizeof *x);
 	if (x == NULL)
 		return NULL;
+	x->h = h;
 	e = x->easy = curl_easy_init();
 	if (e == NULL) {
 		free(x);
 		return NULL;
 	}
-	bad |= curl_easy_setopt(e, CURLOPT_URL, c->url) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_URL, h->url) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") !=
 	       CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_POST, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, h->headers) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT,
 	                        "hashjackd/" HJ_VERSION_STRING) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)c->timeout_ms) !=
+	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)h->timeout_ms) !=
 	       CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-	                        (long)c->timeout_ms) != CURLE_OK;
+	                        (long)h->timeout_ms) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf) != CURLE_OK;
-	if (c->user != NULL || c->cookie_file != NULL)
+	if (h->user != NULL || h->cookie_file != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH,
 		                        (long)CURLAUTH_BASIC) != CURLE_OK;
 	if (bad) {
@@ -275,13 +353,13 @@ static hj_rpc__xfer *xfer_get(hj_rpc *c)
 	return x;
 }
 
-/* Reads "user:password" from the cookie file into c->user, c->password.
+/* Reads "user:password" from the cookie file into h->user, h->password.
  * Returns 0, or -1 with msg saying why. */
-static int read_cookie(hj_rpc *c, char *msg, size_t n)
+static int read_cookie(hj_rpc__http *h, char *msg, size_t n)
 {
 	char buf[512];
 	size_t len;
-	FILE *f = fopen(c->cookie_file, "re");
+	FILE *f = fopen(h->cookie_file, "re");
 	char *colon;
 
 	if (f == NULL) {
@@ -289,7 +367,7 @@ static int read_cookie(hj_rpc *c, char *msg, size_t n)
 		       "cannot read the cookie file %s: %s (is the node "
 		       "running? set [chain] rpc_cookie_file to its "
 		       "<datadir>/<network>/.cookie)",
-		       c->cookie_file, strerror(errno));
+		       h->cookie_file, strerror(errno));
 		return -1;
 	}
 	len = fread(buf, 1, sizeof buf - 1, f);
@@ -304,82 +382,89 @@ static int read_cookie(hj_rpc *c, char *msg, size_t n)
 		hj_say(msg, n,
 		       "the cookie file %s does not hold one line "
 		       "user:password",
-		       c->cookie_file);
+		       h->cookie_file);
 		return -1;
 	}
 	*colon = '\0';
-	free_secret(c->user);
-	free_secret(c->password);
-	c->user = strdup(buf);
-	c->password = strdup(colon + 1);
+	free_secret(h->user);
+	free_secret(h->password);
+	h->user = strdup(buf);
+	h->password = strdup(colon + 1);
 	explicit_bzero(buf, sizeof buf);
-	if (c->user == NULL || c->password == NULL) {
+	if (h->user == NULL || h->password == NULL) {
 		hj_say(msg, n, "out of memory reading the cookie file");
 		return -1;
 	}
-	c->cookie_stale = 0;
-	c->cookie++;
+	h->cookie_stale = 0;
+	h->cookie++;
 	return 0;
 }
 
-int hj_rpc__http_start(hj_rpc *c, hj_rpc__req *r, char *msg, size_t msglen)
+int hj_rpc__http_start(hj_rpc__http *h, void *req, const hj_rpc__http_send *s,
+                       hj_rpc__xfer **out, char *msg, size_t msglen)
 {
 	hj_rpc__xfer *x;
 	CURLMcode mc;
 
-	if (c->cookie_file != NULL && c->cookie_stale) {
-		if (read_cookie(c, msg, msglen))
+	if (h->cookie_file != NULL && h->cookie_stale) {
+		if (read_cookie(h, msg, msglen))
 			return -EAGAIN;
 		/* A node that restarted wrote a new cookie; the one it refused
 		 * still there is not this node's. */
-		if (c->refused != NULL &&
-		    strcmp(c->refused, c->password) == 0) {
+		if (h->refused != NULL &&
+		    strcmp(h->refused, h->password) == 0) {
 			snprintf(
 			    msg, msglen,
 			    "HTTP 401 from the node, not retried: it refuses "
 			    "the cookie file %s as it is (is it this node's, "
 			    "<datadir>/<network>/.cookie?)",
-			    c->cookie_file);
+			    h->cookie_file);
 			return -EPERM;
 		}
 	}
-	r->cookie = c->cookie;
-	x = xfer_get(c);
+	x = xfer_get(h);
 	if (x == NULL) {
 		hj_say(msg, msglen, "cannot set up a transfer (out of memory)");
 		return -EAGAIN;
 	}
 	x->errbuf[0] = '\0';
-	r->resp.len = 0;
-	r->resp.too_big = 0;
-	r->resp.started = 0;
-	r->resp.status = 0;
-	r->x = x;
-	if (c->user != NULL) {
-		curl_easy_setopt(x->easy, CURLOPT_USERNAME, c->user);
-		curl_easy_setopt(x->easy, CURLOPT_PASSWORD, c->password);
+	x->resp.len = 0;
+	x->resp.too_big = 0;
+	x->resp.started = 0;
+	x->resp.status = 0;
+	x->cookie = h->cookie;
+	x->id0 = s->id0;
+	x->several = s->several;
+	x->node_errors = s->node_errors;
+	if (h->user != NULL) {
+		curl_easy_setopt(x->easy, CURLOPT_USERNAME, h->user);
+		curl_easy_setopt(x->easy, CURLOPT_PASSWORD, h->password);
 	}
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE,
-	                 (curl_off_t)r->body_len);
-	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, r->body);
-	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, r);
+	                 (curl_off_t)s->len);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, s->body);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
 	/* When a reused connection turns out closed before any answer,
 	 * libcurl sends the request again on a new one, unseen by us: but
 	 * the node may have run it.  A call that must not run twice goes on
 	 * a connection of its own, which libcurl never retries. */
-	curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT,
-	                 (r->flags & HJ_RPC_ONCE) ? 1L : 0L);
-	mc = curl_multi_add_handle(c->multi, x->easy);
+	curl_easy_setopt(x->easy, CURLOPT_FRESH_CONNECT, s->fresh ? 1L : 0L);
+	mc = curl_multi_add_handle(h->multi, x->easy);
 	if (mc != CURLM_OK) {
-		r->x = NULL;
-		x->next = c->pool;
-		c->pool = x;
+		x->next = h->pool;
+		h->pool = x;
 		hj_say(msg, msglen, "cannot start a transfer: %s",
 		       curl_multi_strerror(mc));
 		return -EAGAIN;
 	}
-	c->inflight++;
+	x->req = req;
+	x->prev = NULL;
+	x->next = h->busy;
+	if (h->busy != NULL)
+		h->busy->prev = x;
+	h->busy = x;
+	*out = x;
 	return 0;
 }
 
@@ -402,46 +487,47 @@ static const char *refusal_hint(long status, int batch)
 	return "(check the URL's path and the credentials)";
 }
 
-/* A transfer ended (res: curl's verdict): r completes, is retried, or its
- * 2xx body goes to be parsed. */
-static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
+/* A transfer ended (res: curl's verdict): judged, then reported.  Nothing
+ * of x is read after the report: the caller may start its next transfer
+ * on it. */
+static void on_done(hj_rpc__http *h, CURL *easy, CURLcode res)
 {
-	hj_rpc__req *r = NULL;
 	hj_rpc__xfer *x;
+	void *req;
 	long status = 0;
 	curl_off_t retry_after = 0;
 	char msg[HJ_ERRLEN], shown[240], *priv = NULL;
 	json_t *result = NULL, *errobj = NULL;
+	hj_rpc__xfer_outcome o = {.end = HJ_RPC__XFER_FAILED, .msg = msg};
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
-	r = (hj_rpc__req *)priv;
-	r->took_us = (uv_hrtime() - r->started) / 1000;
+	x = (hj_rpc__xfer *)priv;
+	o.ended = uv_hrtime();
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(easy, CURLINFO_RETRY_AFTER, &retry_after);
-	curl_multi_remove_handle(c->multi, easy);
-	x = r->x;
-	r->x = NULL;
-	x->next = c->pool;
-	c->pool = x;
-	c->inflight--;
+	curl_multi_remove_handle(h->multi, easy);
+	req = x->req;
+	busy_unlink(h, x);
+	x->next = h->pool;
+	h->pool = x;
 
-	if (r->resp.too_big) {
-		hj_rpc__body_release(&r->resp);
+	if (x->resp.too_big) {
+		hj_rpc__body_release(&x->resp);
 		snprintf(
 		    msg, sizeof msg,
 		    "response body exceeds max_response (%zu bytes); raise "
 		    "rpc_max_response in [chain] if the node's answers are "
 		    "legitimately this large",
-		    c->max_response);
-		hj_rpc__failed(c, r, msg, 0, 0);
+		    h->max_response);
+		h->end(h->arg, req, &o);
 		return;
 	}
 	if (res != CURLE_OK) {
-		hj_rpc__body_release(&r->resp);
+		hj_rpc__body_release(&x->resp);
 		if (res == CURLE_OPERATION_TIMEDOUT)
 			snprintf(msg, sizeof msg,
 			         "no complete answer within timeout %u ms (%s)",
-			         c->timeout_ms,
+			         h->timeout_ms,
 			         x->errbuf[0] ? x->errbuf
 			                      : curl_easy_strerror(res));
 		else
@@ -449,21 +535,22 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 			         curl_easy_strerror(res),
 			         x->errbuf[0] ? x->errbuf : "no details");
 		/* No connection: the request never left. */
-		hj_rpc__failed(c, r, msg, 0,
-		               res == CURLE_COULDNT_CONNECT ||
-		                   res == CURLE_COULDNT_RESOLVE_HOST ||
-		                   res == CURLE_COULDNT_RESOLVE_PROXY);
+		o.not_sent = res == CURLE_COULDNT_CONNECT ||
+		             res == CURLE_COULDNT_RESOLVE_HOST ||
+		             res == CURLE_COULDNT_RESOLVE_PROXY;
+		h->end(h->arg, req, &o);
 		return;
 	}
-	if ((status < 200 || status > 299) && (r->flags & HJ_RPC_NODE_ERRORS) &&
-	    status != 401) {
+	if ((status < 200 || status > 299) && x->node_errors && status != 401) {
 		/* Bitcoin Core answers a failed call with HTTP 500 (404 for
 		 * an unknown method) and the JSON-RPC error in the body. */
-		if (hj_rpc__answer(r->resp.buf, r->resp.len, r->id0, 1, 0,
+		if (hj_rpc__answer(x->resp.buf, x->resp.len, x->id0, 1, 0,
 		                   &result, &errobj, msg, sizeof msg) != 0 &&
 		    errobj != NULL) {
-			hj_rpc__body_release(&r->resp);
-			hj_rpc__node_error(c, r, errobj, msg);
+			hj_rpc__body_release(&x->resp);
+			o.end = HJ_RPC__XFER_NODE_ERROR;
+			o.errobj = errobj;
+			h->end(h->arg, req, &o);
 			json_decref(errobj);
 			return;
 		}
@@ -471,62 +558,72 @@ static void on_done(hj_rpc *c, CURL *easy, CURLcode res)
 		result = NULL;
 	}
 	if (status < 200 || status > 299) {
-		snippet(r, shown, sizeof shown);
-		hj_rpc__body_release(&r->resp);
-		if (status == 401 && c->cookie_file != NULL) {
+		snippet(x, shown, sizeof shown);
+		hj_rpc__body_release(&x->resp);
+		if (status == 401 && h->cookie_file != NULL) {
 			/* The node restarted and wrote a new cookie (unless
 			 * this request went with a cookie read before). */
-			if (r->cookie == c->cookie) {
-				c->cookie_stale = 1;
-				free_secret(c->refused);
-				c->refused =
-				    c->password ? strdup(c->password) : NULL;
+			if (x->cookie == h->cookie) {
+				h->cookie_stale = 1;
+				free_secret(h->refused);
+				h->refused =
+				    h->password ? strdup(h->password) : NULL;
 			}
 			snprintf(msg, sizeof msg,
 			         "HTTP 401 from the node: reading the cookie "
 			         "file %s again",
-			         c->cookie_file);
+			         h->cookie_file);
 			/* Refused before execution: safe to send again. */
-			hj_rpc__failed(c, r, msg, 0, 1);
+			o.not_sent = 1;
+			h->end(h->arg, req, &o);
 			return;
 		}
 		if (status >= 400 && status <= 499 && status != 408 &&
 		    status != 429) {
 			snprintf(msg, sizeof msg,
 			         "HTTP %ld from the node, not retried %s: %s",
-			         status, refusal_hint(status, r->n > 1), shown);
-			hj_rpc__complete(c, r, NULL, msg);
+			         status, refusal_hint(status, x->several),
+			         shown);
+			o.end = HJ_RPC__XFER_FINAL;
+			h->end(h->arg, req, &o);
 			return;
 		}
 		snprintf(msg, sizeof msg, "HTTP %ld: %s", status, shown);
-		hj_rpc__failed(c, r, msg,
-		               retry_after > 0 ? (uint64_t)retry_after : 0, 0);
+		o.retry_after = retry_after > 0 ? (uint64_t)retry_after : 0;
+		h->end(h->arg, req, &o);
 		return;
 	}
 
-	hj_rpc__answered(c, r);
+	/* A 2xx body: the caller's now. */
+	o.end = HJ_RPC__XFER_BODY;
+	o.msg = NULL;
+	o.body = x->resp.buf;
+	o.len = x->resp.len;
+	x->resp.buf = NULL;
+	x->resp.len = x->resp.cap = 0;
+	h->end(h->arg, req, &o);
 }
 
-static void check_multi_info(hj_rpc *c)
+static void check_multi_info(hj_rpc__http *h)
 {
 	CURLMsg *m;
 	int left;
 
-	while (!c->closing && (m = curl_multi_info_read(c->multi, &left))) {
+	while (!h->closing && (m = curl_multi_info_read(h->multi, &left))) {
 		if (m->msg == CURLMSG_DONE) {
 			CURL *easy = m->easy_handle;
 			CURLcode res = m->data.result;
 
-			on_done(c, easy, res);
+			on_done(h, easy, res);
 		}
 	}
-	hj_rpc__pump(c);
+	h->idle(h->arg);
 }
 
 /* ------------------------------------------------------------------ */
 /* Setting up and tearing down                                         */
 
-int hj_rpc__check_url(const char *url, char *err, size_t errlen)
+int hj_rpc__http_check_url(const char *url, char *err, size_t errlen)
 {
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL;
@@ -560,7 +657,7 @@ out:
 	return rc;
 }
 
-static int build_headers(hj_rpc *c, const char *bearer)
+static int build_headers(hj_rpc__http *h, const char *bearer)
 {
 	static const char *const fixed[] = {
 	    "Content-Type: application/json",
@@ -568,13 +665,13 @@ static int build_headers(hj_rpc *c, const char *bearer)
 	    /* No "Expect: 100-continue" wait on large bodies. */
 	    "Expect:",
 	};
-	struct curl_slist *h;
+	struct curl_slist *sl;
 
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-		h = curl_slist_append(c->headers, fixed[i]);
-		if (h == NULL)
+		sl = curl_slist_append(h->headers, fixed[i]);
+		if (sl == NULL)
 			return -ENOMEM;
-		c->headers = h;
+		h->headers = sl;
 	}
 	if (bearer != NULL) {
 		size_t n = strlen(bearer) + sizeof "Authorization: Bearer ";
@@ -583,114 +680,131 @@ static int build_headers(hj_rpc *c, const char *bearer)
 		if (line == NULL)
 			return -ENOMEM;
 		snprintf(line, n, "Authorization: Bearer %s", bearer);
-		h = curl_slist_append(c->headers, line);
+		sl = curl_slist_append(h->headers, line);
 		free_secret(line);
-		if (h == NULL)
+		if (sl == NULL)
 			return -ENOMEM;
-		c->headers = h;
+		h->headers = sl;
 	}
 	return 0;
 }
 
-int hj_rpc__http_init(hj_rpc *c, const hj_rpc_opts *o, char *err, size_t errlen)
+int hj_rpc__http_new(const hj_rpc__http_opts *o, hj_rpc__http **out, char *err,
+                     size_t errlen)
 {
-	int bad = 0;
+	hj_rpc__http *h;
+	int bad = 0, rc = -ENOMEM;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		hj_say(err, errlen, "curl_global_init failed");
+	*out = NULL;
+	h = calloc(1, sizeof *h);
+	if (h == NULL) {
+		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	c->curl_ready = 1;
-	c->max_response = o->max_response;
-	c->timeout_ms = o->timeout_ms;
-	c->url = strdup(o->url);
-	if (c->url == NULL)
+	h->loop = o->loop;
+	h->end = o->end;
+	h->idle = o->idle;
+	h->closed = o->closed;
+	h->arg = o->arg;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		hj_say(err, errlen, "curl_global_init failed");
+		goto fail;
+	}
+	h->curl_ready = 1;
+	h->max_response = o->max_response;
+	h->timeout_ms = o->timeout_ms;
+	h->max_inflight = o->max_inflight;
+	h->url = strdup(o->url);
+	if (h->url == NULL)
 		goto nomem;
 	if (o->user != NULL) {
-		c->user = strdup(o->user);
-		c->password = strdup(o->password ? o->password : "");
-		if (c->user == NULL || c->password == NULL)
+		h->user = strdup(o->user);
+		h->password = strdup(o->password ? o->password : "");
+		if (h->user == NULL || h->password == NULL)
 			goto nomem;
 	}
 	if (o->cookie_file != NULL) {
-		c->cookie_file = strdup(o->cookie_file);
-		c->cookie_stale = 1;
-		if (c->cookie_file == NULL)
+		h->cookie_file = strdup(o->cookie_file);
+		h->cookie_stale = 1;
+		if (h->cookie_file == NULL)
 			goto nomem;
 	}
-	if (build_headers(c, o->bearer) != 0)
+	if (build_headers(h, o->bearer) != 0)
 		goto nomem;
-	c->multi = curl_multi_init();
-	if (c->multi == NULL) {
+	h->multi = curl_multi_init();
+	if (h->multi == NULL) {
 		hj_say(err, errlen, "curl_multi_init failed");
-		return -ENOMEM;
+		goto fail;
 	}
-	bad |= curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION,
+	bad |= curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION,
 	                         socket_fn) != CURLM_OK;
-	bad |= curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c) != CURLM_OK;
-	bad |= curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, timer_fn) !=
+	bad |= curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h) != CURLM_OK;
+	bad |= curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, timer_fn) !=
 	       CURLM_OK;
-	bad |= curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c) != CURLM_OK;
+	bad |= curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h) != CURLM_OK;
 	/* Idle connections kept for reuse: one per possible transfer. */
-	bad |= curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-	                         (long)c->max_inflight) != CURLM_OK;
+	bad |= curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS,
+	                         (long)h->max_inflight) != CURLM_OK;
 	if (bad) {
 		hj_say(err, errlen, "curl_multi_setopt failed");
-		return -EINVAL;
+		rc = -EINVAL;
+		goto fail;
 	}
 	/* uv_timer_init only fills the struct; it cannot fail on Unix, and
 	 * from here on memory is freed from close callbacks only. */
-	uv_timer_init(c->loop, &c->curl_timer);
-	c->curl_timer.data = c;
-	c->open_handles++;
+	uv_timer_init(h->loop, &h->curl_timer);
+	h->curl_timer.data = h;
+	h->open_handles++;
+	*out = h;
 	return 0;
 nomem:
 	hj_say(err, errlen, "out of memory");
-	return -ENOMEM;
+fail:
+	/* curl's callbacks: no timer to touch yet. */
+	h->closing = 1;
+	hj_rpc__http_free(h);
+	return rc;
 }
 
-void hj_rpc__http_drop(hj_rpc *c, hj_rpc__req *r)
-{
-	if (r->x == NULL)
-		return;
-	curl_multi_remove_handle(c->multi, r->x->easy);
-	xfer_free(r->x);
-	r->x = NULL;
-	c->inflight--;
-}
-
-void hj_rpc__http_close(hj_rpc *c)
+void hj_rpc__http_close(hj_rpc__http *h)
 {
 	hj_rpc__xfer *x;
 
-	while ((x = c->pool) != NULL) {
-		c->pool = x->next;
+	/* From here on curl's callbacks touch no handle and no end is
+	 * reported. */
+	h->closing = 1;
+	while ((x = h->busy) != NULL) {
+		busy_unlink(h, x);
+		curl_multi_remove_handle(h->multi, x->easy);
+		xfer_free(x);
+	}
+	while ((x = h->pool) != NULL) {
+		h->pool = x->next;
 		xfer_free(x);
 	}
 	/* Closes the cached connections; their sockets' CURL_POLL_REMOVE
 	 * closes the matching poll handles. */
-	curl_multi_cleanup(c->multi);
-	c->multi = NULL;
-	while (c->socks != NULL)
-		sock_close(c, c->socks);
-	uv_close((uv_handle_t *)&c->curl_timer, on_timer_closed);
+	curl_multi_cleanup(h->multi);
+	h->multi = NULL;
+	while (h->socks != NULL)
+		sock_close(h, h->socks);
+	uv_close((uv_handle_t *)&h->curl_timer, on_timer_closed);
 }
 
-void hj_rpc__http_free(hj_rpc *c)
+void hj_rpc__http_free(hj_rpc__http *h)
 {
-	/* After a failed init, c->closing keeps curl's callbacks from
-	 * touching a timer not made yet. */
-	if (c->multi != NULL)
-		curl_multi_cleanup(c->multi);
-	c->multi = NULL;
-	curl_slist_free_all(c->headers); /* the bearer line is in here */
-	free(c->url);
-	free_secret(c->user);
-	free_secret(c->password);
-	free_secret(c->refused);
-	free(c->cookie_file);
-	if (c->curl_ready)
+	if (h->multi != NULL)
+		curl_multi_cleanup(h->multi);
+	h->multi = NULL;
+	curl_slist_free_all(h->headers); /* the bearer line is in here */
+	free(h->url);
+	free_secret(h->user);
+	free_secret(h->password);
+	free_secret(h->refused);
+	free(h->cookie_file);
+	if (h->curl_ready)
 		curl_global_cleanup();
+	free(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -720,8 +834,8 @@ static char *percent_encode(const char *s)
 	return out;
 }
 
-int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
-                      char *err, size_t errlen)
+int hj_rpc__http_wallet_url(const char *url, const char *wallet, char **out,
+                            char *err, size_t errlen)
 {
 	CURLU *u = NULL;
 	char *enc = NULL, *path = NULL, *full = NULL;
@@ -734,7 +848,7 @@ int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
 		hj_say(err, errlen, "empty wallet name");
 		return -EINVAL;
 	}
-	rc = hj_rpc__check_url(url, err, errlen);
+	rc = hj_rpc__http_check_url(url, err, errlen);
 	if (rc)
 		return rc;
 	rc = -ENOMEM;

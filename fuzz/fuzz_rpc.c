@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "rpc.h"
+#include "rpc_answer.h"
 #include "say.h"
 
 #define MAX_BATCH 32

@@ -30,6 +30,7 @@
 
 #include "http_fake.h"
 #include "rpc.h"
+#include "rpc_answer.h"
 #include "say.h"
 
 #define GUARD_MS  5000
