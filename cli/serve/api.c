@@ -244,7 +244,7 @@ static double log_age(const hjc_view_stats *st)
 /* {"ok":true|false, ["error":why,] ["height":H, "ageSeconds":S,]
  * "maxAgeSeconds":M}: M lets a client (the page) tell between two
  * answers when the last block grows too old. */
-static void healthz(hjc_api *a, hj_conn *c)
+static void answer_healthz(hjc_api *a, hj_conn *c)
 {
 	hjc_view_stats st;
 	char why[HJ_ERRLEN] = "";
@@ -288,7 +288,7 @@ static void healthz(hjc_api *a, hj_conn *c)
 	reply_json(a, c, why[0] ? 503 : 200, s, strlen(s));
 }
 
-static void metrics(hjc_api *a, hj_conn *c)
+static void answer_metrics(hjc_api *a, hj_conn *c)
 {
 	hj_prom t = {0};
 	char *page;
@@ -381,7 +381,7 @@ static void metrics(hjc_api *a, hj_conn *c)
 /* ---- requests ---- */
 
 /* path after prefix, when path begins with it and has no further '/'. */
-static const char *tail(const char *path, const char *prefix)
+static const char *path_rest(const char *path, const char *prefix)
 {
 	size_t n = strlen(prefix);
 	if (strncmp(path, prefix, n) != 0 || !path[n] || strchr(path + n, '/'))
@@ -426,11 +426,11 @@ static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 		route = TABLE;
 	else if (strcmp(path, "/v1/rounds") == 0)
 		route = ROUNDS;
-	else if ((id = tail(path, "/v1/rounds/")))
+	else if ((id = path_rest(path, "/v1/rounds/")))
 		route = ROUND;
-	else if ((id = tail(path, "/v1/players/")))
+	else if ((id = path_rest(path, "/v1/players/")))
 		route = PLAYER;
-	else if ((id = tail(path, "/v1/blocks/")))
+	else if ((id = path_rest(path, "/v1/blocks/")))
 		route = BLOCK;
 	else if (strcmp(path, "/v1/blocks") == 0)
 		route = BLOCKS, allowed = blocks_q;
@@ -484,10 +484,10 @@ static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 		                      sizeof err);
 		break;
 	case HEALTHZ:
-		healthz(a, c);
+		answer_healthz(a, c);
 		return;
 	case METRICS:
-		metrics(a, c);
+		answer_metrics(a, c);
 		return;
 	default:
 		reply_error(a, c, 426,
@@ -499,7 +499,7 @@ static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 
 /* ---- the stream ---- */
 
-static int wants(const struct sub *s, const hjc_update *u)
+static int sub_wants(const struct sub *s, const hjc_update *u)
 {
 	if (!u->round || s->all)
 		return 1;
@@ -517,7 +517,7 @@ static void deliver(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 	struct sub *s = ctx;
 	(void)height;
 	for (size_t i = 0; i < n; i++)
-		if (wants(s, &u[i]) &&
+		if (sub_wants(s, &u[i]) &&
 		    hj_conn_ws_send(s->c, u[i].msg, u[i].len) < 0)
 			return;
 }
@@ -543,7 +543,7 @@ void hjc_api_block(void *ctx, uint64_t height, const hjc_update *u, size_t n)
 			continue;
 		}
 		for (size_t i = 0; i < n; i++)
-			if (wants(s, &u[i]) &&
+			if (sub_wants(s, &u[i]) &&
 			    hj_conn_ws_send_framed(s->c, f[i].p, f[i].n) < 0)
 				break;
 	}

@@ -83,8 +83,8 @@ struct srv {
 	char last_err[HJ_ERRLEN];
 };
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("hashjack serve: ", stderr);
@@ -102,7 +102,7 @@ static void poll_now(struct srv *s)
 	if (r) {
 		hjc_api_set_down(s->api, err);
 		if (!s->down || strcmp(err, s->last_err) != 0)
-			say("%s", err);
+			note("%s", err);
 		hj_say(s->last_err, sizeof s->last_err, "%s", err);
 		s->down = 1;
 		/* A dealer that the engine does not reproduce would be
@@ -118,8 +118,8 @@ static void poll_now(struct srv *s)
 	hjc_api_set_down(s->api, NULL);
 	if (s->down || !s->last_err[0]) {
 		hjc_view_stats_get(s->view, &st);
-		say("following the dealer's card log at block %llu",
-		    (unsigned long long)st.height);
+		note("following the dealer's card log at block %llu",
+		     (unsigned long long)st.height);
 		snprintf(s->last_err, sizeof s->last_err, "up");
 	}
 	s->down = 0;
@@ -152,7 +152,7 @@ static void on_closed(void *arg)
 static void on_signal(uv_signal_t *h, int sig)
 {
 	struct srv *s = h->data;
-	say("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	note("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	uv_signal_stop(&s->sigint);
 	uv_signal_stop(&s->sigterm);
 	uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -240,13 +240,14 @@ static int run(hj_config *cfg, const char *db, const char *log)
 		s.watching = uv_fs_event_start(&s.watch, on_watch, dir, 0) == 0;
 		if (!s.watching) {
 			uv_close((uv_handle_t *)&s.watch, NULL);
-			say("cannot watch %s: polling the card log every %u ms",
+			note(
+			    "cannot watch %s: polling the card log every %u ms",
 			    dir, cfg->serve.poll_interval_ms);
 		}
 	}
-	say(strchr(cfg->serve.host, ':') ? "listening on http://[%s]:%u/"
-	                                 : "listening on http://%s:%u/",
-	    cfg->serve.host, port);
+	note(strchr(cfg->serve.host, ':') ? "listening on http://[%s]:%u/"
+	                                  : "listening on http://%s:%u/",
+	     cfg->serve.host, port);
 	on_poll(&s.poll);
 	hj_notify("READY=1");
 	uv_run(&s.loop, UV_RUN_DEFAULT);
@@ -254,7 +255,7 @@ out:
 	hjc_api_free(s.api);
 	hjc_view_free(s.view);
 	if (uv_loop_close(&s.loop) != 0)
-		say("the loop did not close cleanly");
+		note("the loop did not close cleanly");
 	return rc;
 }
 
