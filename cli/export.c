@@ -73,11 +73,9 @@ struct run {
 	uv_signal_t sig[2];
 	int nsig;
 	hj_config *cfg;
-	hj_rpc *rpc;
-	hj_backend *be;
-	hj_driver *drv;   /* over be: the blocks from..to, one batch at once */
-	const char *path; /* -o, or NULL: standard output */
-	char *tmp;        /* the file written until it is complete */
+	hjc_tool_node node; /* the blocks from..to, one batch at once */
+	const char *path;   /* -o, or NULL: standard output */
+	char *tmp;          /* the file written until it is complete */
 	FILE *out;
 	uint64_t from, to, next, tip;
 	int from_set, to_set;
@@ -92,16 +90,6 @@ struct run {
 /* A note on stderr, on a line of its own. */
 #define say(...) hjc_tool_note(CMD, __VA_ARGS__)
 
-static void on_closed(void *arg)
-{
-	struct run *r = arg;
-	hj_driver_free(r->drv);
-	r->drv = NULL;
-	if (r->be)
-		r->be->ops->free(r->be);
-	r->be = NULL;
-}
-
 static void finish(struct run *r, int rc)
 {
 	if (r->done)
@@ -111,9 +99,7 @@ static void finish(struct run *r, int rc)
 	r->rc = rc;
 	for (int i = 0; i < r->nsig; i++)
 		uv_close((uv_handle_t *)&r->sig[i], NULL);
-	hj_driver_close(r->drv);
-	hj_rpc_close(r->rpc, on_closed, r);
-	r->rpc = NULL;
+	hjc_tool_node_close(&r->node);
 }
 
 static void on_signal(uv_signal_t *s, int signum)
@@ -174,7 +160,7 @@ static int write_head(struct run *r)
 
 	if (hj_rules_preset(name, &preset))
 		return -1; /* the configuration checked it */
-	fprintf(f, "{\"chain\":\"%s\",", r->be->ops->chain);
+	fprintf(f, "{\"chain\":\"%s\",", r->node.be->ops->chain);
 	if (!evm)
 		fprintf(f, "\"genesis\":\"%s\",", r->genesis);
 	fprintf(f, "\"dealer\":\"%s\",\"rules\":{\"preset\":\"%s\"",
@@ -456,7 +442,7 @@ static void on_tip(void *arg, const hj_driver_tip *t, const char *error)
 	r->t0 = uv_hrtime();
 	/* Up to the tip, not only the final blocks: --to may name blocks
 	 * not final yet (said above). */
-	if (hj_driver_start(r->drv, r->from, r->to + 1)) {
+	if (hj_driver_start(r->node.drv, r->from, r->to + 1)) {
 		say("out of memory");
 		finish(r, EX_SOFTWARE);
 	}
@@ -487,7 +473,7 @@ static void on_identity(void *arg, const char *identity, const char *error,
 	}
 	/* -EINVAL: a finality on a family without it, which the
 	 * configuration refuses. */
-	rc = hj_driver_ask_tip(r->drv);
+	rc = hj_driver_ask_tip(r->node.drv);
 	if (rc) {
 		say("%s", rc == -EINVAL ? "no finalized or safe block on this "
 		                          "family"
@@ -563,7 +549,7 @@ int hjc_export_main(int argc, char **argv)
 {
 	hj_config cfg;
 	const char *conf = NULL;
-	char err[HJ_ERRLEN];
+	char err[HJ_ERRLEN] = "out of memory";
 	int rc;
 	struct run r = {.cfg = &cfg};
 	static const int sigs[2] = {SIGINT, SIGTERM};
@@ -595,45 +581,32 @@ int hjc_export_main(int argc, char **argv)
 		hj_config_free(&cfg);
 		return rc;
 	}
-	hj_rpc_opts o;
-	hjc_tool_rpc_opts(CMD, &cfg, 0, &o);
 	if (uv_loop_init(&r.loop) != 0) {
 		rc = hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
 		goto out;
 	}
-	if (hj_rpc_new(&r.loop, &o, &r.rpc, err, sizeof err) == 0 &&
-	    hj_node_backend_new(&cfg, r.rpc, &r.be, err, sizeof err) == 0) {
-		/* One batch at a time, every failure the end of the run (the
-		 * client retries within its budget first): a document is
-		 * written in height order as the blocks come, and keep_all's
-		 * transactions come only with the batch at the head. */
-		size_t batch =
-		    cfg.batch_blocks < BATCH_MAX ? cfg.batch_blocks : BATCH_MAX;
-		r.be->ops->keep_all(r.be);
-		if (hj_driver_new(
-		        &(hj_driver_opts){.loop = &r.loop,
-		                          .be = r.be,
-		                          .finality = cfg.finality,
-		                          .confirmations = cfg.confirmations,
-		                          .upto_tip = 1,
-		                          .batch = batch ? batch : 1,
-		                          .depth = 1,
-		                          .hold = 1,
-		                          .blocks = on_blocks,
-		                          .failed = on_failed,
-		                          .tip = on_tip,
-		                          .fatal = on_fatal,
-		                          .arg = &r},
-		        &r.drv)) {
-			r.be->ops->free(r.be);
-			r.be = NULL;
-			snprintf(err, sizeof err, "out of memory");
-		}
-	}
-	if (!r.be || r.be->ops->identity(r.be, on_identity, &r)) {
+	/* Up to the tip, one batch at a time, every failure the end of the
+	 * run (the client retries within its budget first): a document is
+	 * written in height order as the blocks come, and keep_all's
+	 * transactions come only with the batch at the head. */
+	size_t batch =
+	    cfg.batch_blocks < BATCH_MAX ? cfg.batch_blocks : BATCH_MAX;
+	hj_driver_opts d = {.finality = cfg.finality,
+	                    .confirmations = cfg.confirmations,
+	                    .upto_tip = 1,
+	                    .batch = batch ? batch : 1,
+	                    .depth = 1,
+	                    .hold = 1,
+	                    .blocks = on_blocks,
+	                    .failed = on_failed,
+	                    .tip = on_tip,
+	                    .fatal = on_fatal,
+	                    .arg = &r};
+	if (hjc_tool_node_open(&r.node, CMD, &r.loop, &cfg, 0, 1, &d, err,
+	                       sizeof err) ||
+	    r.node.be->ops->identity(r.node.be, on_identity, &r)) {
 		rc = hjc_tool_fail(CMD, EX_CONFIG, "%s", err);
-		if (r.rpc)
-			hj_rpc_close(r.rpc, on_closed, &r);
+		hjc_tool_node_close(&r.node);
 		uv_run(&r.loop, UV_RUN_DEFAULT);
 		uv_loop_close(&r.loop);
 		goto out;

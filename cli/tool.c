@@ -484,3 +484,51 @@ void hjc_tool_rpc_opts(const char *cmd, const hj_config *cfg, int follow,
 		o->give_up_ms = HJC_TOOL_RPC_GIVE_UP_S * 1000u;
 	}
 }
+
+int hjc_tool_node_open(hjc_tool_node *n, const char *cmd, uv_loop_t *loop,
+                       const hj_config *cfg, int follow, int keep_all,
+                       hj_driver_opts *d, char *err, size_t errlen)
+{
+	hj_rpc_opts o;
+	int rc;
+
+	*n = (hjc_tool_node){0};
+	hjc_tool_rpc_opts(cmd, cfg, follow, &o);
+	rc = hj_rpc_new(loop, &o, &n->rpc, err, errlen);
+	if (rc == 0)
+		rc = hj_node_backend_new(cfg, n->rpc, &n->be, err, errlen);
+	if (rc == 0 && keep_all)
+		n->be->ops->keep_all(n->be);
+	if (rc == 0) {
+		d->loop = loop;
+		d->be = n->be;
+		rc = hj_driver_new(d, &n->drv);
+		if (rc)
+			hj_say(err, errlen, "out of memory");
+	}
+	return rc;
+}
+
+static void on_node_closed(void *arg)
+{
+	hjc_tool_node *n = arg;
+
+	hj_driver_free(n->drv);
+	n->drv = NULL;
+	if (n->be)
+		n->be->ops->free(n->be);
+	n->be = NULL;
+}
+
+void hjc_tool_node_close(hjc_tool_node *n)
+{
+	if (n->closed)
+		return;
+	n->closed = 1;
+	hj_driver_close(n->drv);
+	if (n->rpc)
+		hj_rpc_close(n->rpc, on_node_closed, n);
+	else
+		on_node_closed(n);
+	n->rpc = NULL;
+}

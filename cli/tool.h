@@ -19,8 +19,10 @@
 #include <jansson.h>
 
 #include "amount.h"
+#include "backend.h"
 #include "buf.h"
 #include "config.h"
+#include "driver.h"
 #include "rpc.h"
 #include "say.h"
 
@@ -136,6 +138,28 @@ int hjc_tool_config(const char *cmd, hj_config *cfg, const char *file,
 #define HJC_TOOL_RPC_GIVE_UP_S 60
 void hjc_tool_rpc_opts(const char *cmd, const hj_config *cfg, int follow,
                        hj_rpc_opts *o);
+
+/*
+ * A command's way to a node's blocks (`verify`, `export`): the client of
+ * hjc_tool_rpc_opts, the configured family's backend over it (told
+ * keep_all when asked) and a block driver over that, of d's options (its
+ * loop and backend filled in here).  Returns 0, or a negative errno with
+ * err; either way the loop is then run to its end after
+ * hjc_tool_node_close, which frees what was made.
+ */
+typedef struct hjc_tool_node {
+	hj_rpc *rpc;
+	hj_backend *be;
+	hj_driver *drv;
+	int closed;
+} hjc_tool_node;
+int hjc_tool_node_open(hjc_tool_node *n, const char *cmd, uv_loop_t *loop,
+                       const hj_config *cfg, int follow, int keep_all,
+                       hj_driver_opts *d, char *err, size_t errlen);
+/* The driver closed (no callback after this) and the client: the driver
+ * and the backend are freed once the client can no longer call back, from
+ * the loop; n must live until then.  Twice is fine. */
+void hjc_tool_node_close(hjc_tool_node *n);
 
 /*
  * The database file: file (--db) when not NULL, else DIR/hashjackd.sqlite

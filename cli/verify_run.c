@@ -19,16 +19,6 @@
 static void next_lines(struct run *r);
 static void api_connect(struct run *r);
 
-static void on_closed(void *arg)
-{
-	struct run *r = arg;
-	hj_driver_free(r->drv);
-	r->drv = NULL;
-	if (r->be)
-		r->be->ops->free(r->be);
-	r->be = NULL;
-}
-
 static void finish(struct run *r, int rc)
 {
 	if (r->done)
@@ -48,9 +38,7 @@ static void finish(struct run *r, int rc)
 	}
 	if (r->stream)
 		hjc_logsrc_disconnect(r->src); /* its closed() comes later */
-	hj_driver_close(r->drv);
-	hj_rpc_close(r->rpc, on_closed, r);
-	r->rpc = NULL;
+	hjc_tool_node_close(&r->node);
 }
 
 /* A difference at block h: what differs, then both lines (either may be
@@ -155,9 +143,9 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 		const char *line;
 		size_t len;
 		r->waiting--;
-		if (hj_deal_block(r->t, &r->cl, r->be->ops->chain,
-		                  r->be->ops->family, &blocks[i], NULL, NULL,
-		                  &line, &len, err, sizeof err) != 0) {
+		if (hj_deal_block(r->t, &r->cl, r->node.be->ops->chain,
+		                  r->node.be->ops->family, &blocks[i], NULL,
+		                  NULL, &line, &len, err, sizeof err) != 0) {
 			say("dealing block %llu: %s",
 			    (unsigned long long)blocks[i].height, err);
 			finish(r, EX_SOFTWARE);
@@ -297,8 +285,9 @@ static void report_end(struct run *r)
 		if (r->parent_asked == 0 && r->ahead.height > 0 &&
 		    r->ahead.height - 1 <= r->tip) {
 			r->parent_asked = 1;
-			if (r->be->ops->blocks(r->be, r->ahead.height - 1, 1,
-			                       on_parent, r)) {
+			if (r->node.be->ops->blocks(r->node.be,
+			                            r->ahead.height - 1, 1,
+			                            on_parent, r)) {
 				say("out of memory");
 				finish(r, EX_SOFTWARE);
 			}
@@ -343,7 +332,7 @@ static void report_end(struct run *r)
 	                   .batch = r->batch,
 	                   .json = r->json,
 	                   .out = stdout};
-	if (hjc_vpay_end(r->pay, r->be, &o, on_paid, r)) {
+	if (hjc_vpay_end(r->pay, r->node.be, &o, on_paid, r)) {
 		say("out of memory");
 		finish(r, EX_SOFTWARE);
 	}
@@ -544,7 +533,7 @@ int hjc_verify__stream_open(struct run *r, char *err, size_t n)
 static void on_wait_tip(uv_timer_t *t)
 {
 	struct run *r = t->data;
-	if (hj_driver_ask_tip(r->drv)) {
+	if (hj_driver_ask_tip(r->node.drv)) {
 		say("out of memory");
 		finish(r, EX_SOFTWARE);
 	}
@@ -585,7 +574,7 @@ static void next_lines(struct run *r)
 			}
 			r->ahead = l;
 			r->have_ahead = 1;
-			if (hj_driver_start(r->drv, r->next, r->next)) {
+			if (hj_driver_start(r->node.drv, r->next, r->next)) {
 				say("out of memory");
 				finish(r, EX_SOFTWARE);
 			}
@@ -619,7 +608,7 @@ static void next_lines(struct run *r)
 	if (r->done)
 		return;
 	if (r->waiting) {
-		hj_driver_want(r->drv, r->next);
+		hj_driver_want(r->node.drv, r->next);
 		return;
 	}
 	if (beyond && r->follow)
@@ -666,9 +655,9 @@ static void on_identity(void *arg, const char *identity, const char *error,
 		finish(r, EX_UNAVAILABLE);
 		return;
 	}
-	if (r->be->ops->attach)
-		r->be->ops->attach(r->be, r->t);
-	if (hj_driver_ask_tip(r->drv)) {
+	if (r->node.be->ops->attach)
+		r->node.be->ops->attach(r->node.be, r->t);
+	if (hj_driver_ask_tip(r->node.drv)) {
 		say("out of memory");
 		finish(r, EX_SOFTWARE);
 	}
@@ -691,11 +680,9 @@ static void on_signal(uv_signal_t *h, int signum)
 
 int hjc_verify__run(struct run *r)
 {
-	char err[HJ_ERRLEN];
-	hj_rpc_opts o;
+	char err[HJ_ERRLEN] = "out of memory";
 	r->size = hjc_logsrc_size(r->src);
 	r->t0 = uv_hrtime();
-	hjc_tool_rpc_opts(CMD, r->cfg, r->follow, &o);
 	if (hj_table_new(&r->cfg->rules, &r->t) != 0 ||
 	    uv_loop_init(&r->loop) != 0)
 		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");
@@ -714,10 +701,6 @@ int hjc_verify__run(struct run *r)
 		r->api.again.data = r;
 		signal(SIGPIPE, SIG_IGN); /* a closed socket is an error */
 	}
-	/* A failure leaves r->be NULL, err saying why. */
-	if (hj_rpc_new(&r->loop, &o, &r->rpc, err, sizeof err) == 0)
-		(void)hj_node_backend_new(r->cfg, r->rpc, &r->be, err,
-		                          sizeof err);
 	r->batch =
 	    r->cfg->batch_blocks < BATCH_MAX ? r->cfg->batch_blocks : BATCH_MAX;
 	if (!r->batch)
@@ -726,27 +709,20 @@ int hjc_verify__run(struct run *r)
 	 * batch: under --follow asked again every --interval (the client
 	 * has no budget then); else the end of the run (the client tried
 	 * it within its budget first). */
-	if (r->be && hj_driver_new(
-	                 &(hj_driver_opts){
-	                     .loop = &r->loop,
-	                     .be = r->be,
-	                     .upto_tip = 1,
-	                     .batch = r->batch,
-	                     .depth = DEPTH,
-	                     .hold = QUEUE_MAX,
-	                     .retry_min_ms = r->follow ? r->interval_ms : 0,
-	                     .retry_max_ms = r->follow ? r->interval_ms : 0,
-	                     .blocks = on_blocks,
-	                     .failed = on_failed,
-	                     .tip = on_tip,
-	                     .fatal = on_fatal,
-	                     .arg = r},
-	                 &r->drv)) {
-		r->be->ops->free(r->be);
-		r->be = NULL;
-		snprintf(err, sizeof err, "out of memory");
-	}
-	if (!r->be || r->be->ops->identity(r->be, on_identity, r))
+	hj_driver_opts d = {.upto_tip = 1,
+	                    .batch = r->batch,
+	                    .depth = DEPTH,
+	                    .hold = QUEUE_MAX,
+	                    .retry_min_ms = r->follow ? r->interval_ms : 0,
+	                    .retry_max_ms = r->follow ? r->interval_ms : 0,
+	                    .blocks = on_blocks,
+	                    .failed = on_failed,
+	                    .tip = on_tip,
+	                    .fatal = on_fatal,
+	                    .arg = r};
+	if (hjc_tool_node_open(&r->node, CMD, &r->loop, r->cfg, r->follow, 0,
+	                       &d, err, sizeof err) ||
+	    r->node.be->ops->identity(r->node.be, on_identity, r))
 		finish(r, hjc_tool_fail(CMD, EX_CONFIG, "%s", err));
 	else if (r->stream && !r->api.ended)
 		api_connect(r);

@@ -84,10 +84,9 @@ struct run {
 	const char *name;
 	hjc_logsrc *src; /* the file, - or the API's stream */
 	struct kept ring[RING];
-	hj_rpc *rpc;
-	hj_backend *be;
-	hj_driver *drv; /* over be: the blocks of the lines */
-	size_t batch;   /* blocks per request */
+	hjc_tool_node node; /* the client, backend and driver: the blocks
+	                       of the lines */
+	size_t batch;       /* blocks per request */
 	hj_table *t;
 	hj_cardlog cl;
 	/* Heights from the driver's next up to next: their lines (or none)
