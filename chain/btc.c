@@ -138,6 +138,19 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
 		out->reason = HJ_R_BAD_FIELD;
 		return keep(tx, out, count > 0);
 	}
+	if (pl.act == HJ_COMMIT) {
+		/* The dealer's own (docs/PROTOCOL.md section 15): sent by
+		 * it when an input spends from its P2WPKH address.  Ours
+		 * only if it paid us (the dealer's change): another
+		 * dealer's Commit is not. */
+		out->commit_start = pl.start;
+		out->commit_length = pl.length;
+		memcpy(out->commitment, pl.commitment, sizeof out->commitment);
+		out->from_dealer = script_len == 22 && dealer_script[0] == 0 &&
+		                   dealer_script[1] == 20 &&
+		                   hj_btc_tx_signed_by(tx, dealer_script + 2);
+		return keep(tx, out, count > 0);
+	}
 	if (pl.act == HJ_BET) {
 		out->sender.len = 32;
 		memcpy(out->sender.b, pl.key, 32);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "hex.h"
 #include "say.h"
 #include "sha256.h"
@@ -958,4 +960,51 @@ void hj_btc_hash_hex(const uint8_t hash[HJ_BTC_HASH_LEN],
 	for (size_t i = 0; i < HJ_BTC_HASH_LEN; i++)
 		rev[i] = hash[HJ_BTC_HASH_LEN - 1 - i];
 	hj_hex_encode(rev, sizeof rev, 0, out);
+}
+
+void hj_btc_hash160(const void *data, size_t len, uint8_t out[20])
+{
+	uint8_t sha[HJ_SHA256_LEN];
+	unsigned n = 0;
+
+	hj_sha256(data, len, sha);
+	/* RIPEMD-160 from libcrypto (OpenSSL 3's default provider has it):
+	 * a hash function, not ours to write. */
+	if (!EVP_Digest(sha, sizeof sha, out, &n, EVP_ripemd160(), NULL) ||
+	    n != 20)
+		memset(out, 0, 20); /* no key hashes to this */
+}
+
+int hj_btc_tx_signed_by(const hj_btc_tx *tx, const uint8_t pkh[20])
+{
+	struct rd r = {.buf = tx->raw,
+	               .len = tx->witness_end,
+	               .pos = tx->body_end,
+	               .tx = -1};
+	uint8_t h[20];
+
+	if (!tx->segwit)
+		return 0;
+	for (size_t i = 0; i < tx->n_inputs; i++) {
+		size_t items, at[2] = {0, 0}, n[2] = {0, 0}, a, l;
+
+		/* Checked when the transaction was parsed. */
+		if (rd_count(&r, &items, MIN_WITNESS, "witness"))
+			return 0;
+		for (size_t j = 0; j < items; j++) {
+			if (rd_string(&r, &a, &l, "witness item"))
+				return 0;
+			if (j < 2) {
+				at[j] = a;
+				n[j] = l;
+			}
+		}
+		if (items != 2 || n[0] == 0 || n[1] != 33 ||
+		    (tx->raw[at[1]] != 0x02 && tx->raw[at[1]] != 0x03))
+			continue;
+		hj_btc_hash160(tx->raw + at[1], 33, h);
+		if (memcmp(h, pkh, 20) == 0)
+			return 1;
+	}
+	return 0;
 }

@@ -223,6 +223,19 @@ int hj_btc_tx_find_data(const hj_btc_tx *tx, const uint8_t *magic,
 int hj_btc_tx_sum_to(const hj_btc_tx *tx, const uint8_t *script,
                      size_t script_len, uint64_t *sum, size_t *count);
 
+/* HASH160: RIPEMD-160 of the SHA-256 of data[0..len), the 20 bytes of a
+ * P2WPKH program or a P2PKH address. */
+void hj_btc_hash160(const void *data, size_t len, uint8_t out[20]);
+
+/*
+ * Whether an input of tx is signed by the key of the P2WPKH program pkh
+ * (docs/PROTOCOL.md section 15, a Commit): its witness is exactly
+ * [signature, 33-byte public key] with HASH160(key) = pkh.  Consensus has
+ * checked the signature against the output spent, so the block alone
+ * proves the key's owner sent tx.  Returns 1 or 0.
+ */
+int hj_btc_tx_signed_by(const hj_btc_tx *tx, const uint8_t pkh[20]);
+
 /*
  * Parses an 80-byte block header (buf[0..len), len must be 80) and hashes
  * it.  Returns 0, or -EINVAL with err.

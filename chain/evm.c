@@ -19,6 +19,8 @@ void hj_evm_action(const hj_evm_tx *tx, hj_action *out)
 	out->sender.len = HJ_EVM_ADDR_LEN;
 	memcpy(out->sender.b, tx->from, HJ_EVM_ADDR_LEN);
 	out->value = tx->value;
+	out->from_dealer = tx->dealer != NULL &&
+	                   memcmp(tx->from, tx->dealer, HJ_EVM_ADDR_LEN) == 0;
 
 	/* A reverted transaction moved no value: whatever its input says, it
 	 * is not an action (docs/PROTOCOL.md sections 9.3 and 11.2). */
@@ -41,4 +43,7 @@ void hj_evm_action(const hj_evm_tx *tx, hj_action *out)
 	out->insurance = pl.insurance;
 	out->side_pp = pl.side_pp;
 	out->side_t3 = pl.side_t3;
+	out->commit_start = pl.start;
+	out->commit_length = pl.length;
+	memcpy(out->commitment, pl.commitment, sizeof out->commitment);
 }

@@ -168,9 +168,10 @@ static int to_dealer(struct evm *e, json_t *tx, char *err, size_t errlen)
 	return memcmp(addr, e->dealer, 20) == 0;
 }
 
-/* Normalises one transaction to the dealer with its receipt's outcome. */
-static int read_tx(json_t *tx, int success, hj_action *out, char *err,
-                   size_t errlen)
+/* Normalises one transaction to the dealer (whose address is dealer) with
+ * its receipt's outcome. */
+static int read_tx(json_t *tx, const uint8_t *dealer, int success,
+                   hj_action *out, char *err, size_t errlen)
 {
 	uint8_t hash[32], from[20];
 	unsigned __int128 value, index;
@@ -215,6 +216,7 @@ static int read_tx(json_t *tx, int success, hj_action *out, char *err,
 	}
 	hj_evm_tx etx = {.hash = hash,
 	                 .from = from,
+	                 .dealer = dealer,
 	                 .value = value,
 	                 .input = input,
 	                 .input_len = ninput,
@@ -401,7 +403,8 @@ static int read_block(struct breq *r, size_t i, json_t *b, char *err,
 			continue;
 		/* Validated now, as if successful; a failed receipt makes
 		 * it again below. */
-		if (read_tx(tx, 1, &cb->txs[cb->ntx], why, sizeof why))
+		if (read_tx(tx, r->e->dealer, 1, &cb->txs[cb->ntx], why,
+		            sizeof why))
 			goto bad_tx;
 		cb->ntx++;
 		r->src[r->nsrc++] = tx;
@@ -552,7 +555,8 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 			/* A failed receipt moved nothing: the transaction is
 			 * logged, never played. */
 			if (status == 0)
-				read_tx(r->src[k], 0, a, why, sizeof why);
+				read_tx(r->src[k], r->e->dealer, 0, a, why,
+				        sizeof why);
 		}
 	}
 	if (r->e->keep_all)

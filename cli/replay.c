@@ -897,8 +897,8 @@ static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
 		const char *line;
 		size_t len;
 
-		rc = hj_deal_block(t, &cl, d->chain, d->fam, rb, NULL, NULL,
-		                   &line, &len, why, sizeof why);
+		rc = hj_deal_block(t, &cl, d->chain, d->fam, NULL, rb, NULL,
+		                   NULL, &line, &len, why, sizeof why);
 		if (rc) {
 			hj_say(c->err, c->errlen, "%s: blocks[%zu]: %s",
 			       c->name, i, why);

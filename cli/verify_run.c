@@ -144,8 +144,9 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 		size_t len;
 		r->waiting--;
 		if (hj_deal_block(r->t, &r->cl, r->node.be->ops->chain,
-		                  r->node.be->ops->family, &blocks[i], NULL,
-		                  NULL, &line, &len, err, sizeof err) != 0) {
+		                  r->node.be->ops->family, NULL, &blocks[i],
+		                  NULL, NULL, &line, &len, err,
+		                  sizeof err) != 0) {
 			say("dealing block %llu: %s",
 			    (unsigned long long)blocks[i].height, err);
 			finish(r, EX_SOFTWARE);

@@ -152,6 +152,9 @@ static void effects_sink(void *ctx, const hj_event *ev)
 		e->rc = hj_store_add_tx(st, e->height, out.tx.tx,
 		                        out.tx.outcome, out.tx.reason,
 		                        out.tx.round, e->err, sizeof e->err);
+	if (out.commit && !e->rc)
+		e->rc =
+		    hj_store_add_commit(st, out.commit, e->err, sizeof e->err);
 	for (size_t i = 0; i < out.npayouts && !e->rc; i++)
 		e->rc = hj_store_add_payout(st, &out.payouts[i], e->err,
 		                            sizeof e->err);
@@ -228,8 +231,8 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 		}
 		eff.height = cb->height;
 		if (hj_deal_block(f->table, &f->cl, f->be->ops->chain,
-		                  f->be->ops->family, cb, effects_sink, &eff,
-		                  &line, &len, err, sizeof err)) {
+		                  f->be->ops->family, NULL, cb, effects_sink,
+		                  &eff, &line, &len, err, sizeof err)) {
 			hj_store_rollback(f->store);
 			fatal(f, err);
 			return -1;

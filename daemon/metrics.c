@@ -118,6 +118,7 @@ void hjd_metrics_event(hjd_metrics *m, const hj_event *ev)
 	case HJ_EV_DRAW:
 	case HJ_EV_PEEK:
 	case HJ_EV_SKIP:
+	case HJ_EV_COMMIT:
 		break;
 	}
 }

@@ -261,7 +261,7 @@ static void write_back(const hj_cardlog_line *l)
 		init = 1;
 	}
 	FUZZ_CHECK(hj_cardlog_begin(&cl, hj_family_name(l->fam), l->fam,
-	                            l->height, l->hash, l->parent,
+	                            l->height, l->hash, l->parent, NULL,
 	                            &l->card) == 0);
 	for (size_t i = 0; i < l->nevents; i++) {
 		hj_event ev;

@@ -21,6 +21,7 @@ typedef enum hj_act {
 	HJ_SPLIT = 5,
 	HJ_SURRENDER = 6,
 	HJ_PEEK = 7,
+	HJ_COMMIT = 8, /* the dealer's (docs/PROTOCOL.md section 15) */
 } hj_act;
 
 /* The action names of docs/PROTOCOL.md section 11.1: "Bet", "Hit", ...;
@@ -71,6 +72,14 @@ typedef struct hj_action {
 	uint8_t sig[64];
 	uint8_t signed_len;     /* payload bytes the signature covers */
 	uint8_t signed_part[5]; /* the payload without id and signature */
+	/* Commit: the chain it publishes, and whether the dealer sent it
+	 * (EVM: `from` is the dealer address; Bitcoin family: an input
+	 * spends from the dealer's P2WPKH address).  Set by the chain
+	 * adapters; the table judges the rest. */
+	uint8_t from_dealer;
+	uint32_t commit_length;
+	uint64_t commit_start;
+	uint8_t commitment[32];
 } hj_action;
 
 #endif

@@ -5,7 +5,8 @@
 #include "round.h"
 
 static const char *const act_names[] = {
-    "none", "Bet", "Hit", "Stand", "Double", "Split", "Surrender", "Peek",
+    "none",  "Bet",       "Hit",  "Stand",  "Double",
+    "Split", "Surrender", "Peek", "Commit",
 };
 
 const char *hj_act_name(int act)
@@ -33,6 +34,9 @@ static const char *const reason_names[HJ_R_COUNT] = {
     [HJ_R_WRONG_VALUE] = "wrong_value",
     [HJ_R_BAD_SIGNATURE] = "bad_signature",
     [HJ_R_EXPOSURE] = "over_exposure",
+    [HJ_R_MALFORMED] = "malformed",
+    [HJ_R_NOT_DEALER] = "not_dealer",
+    [HJ_R_COMMIT_TOO_LATE] = "commit_too_late",
 };
 
 const char *hj_reason_name(int reason)

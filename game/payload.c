@@ -42,6 +42,12 @@ static int length_ok(hj_family fam, hj_act act, size_t n)
 	return n == longest(fam, act);
 }
 
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
 static uint64_t get_u64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -71,6 +77,17 @@ int hj_payload_parse(hj_family fam, const uint8_t *p, size_t n, hj_payload *out)
 		return HJ_R_TRUNCATED;
 	if (p[2] != HJ_VERSION)
 		return HJ_R_BAD_VERSION;
+	if (p[3] == HJ_COMMIT) {
+		out->act = HJ_COMMIT;
+		if (n != HJ_COMMIT_LEN)
+			return HJ_R_MALFORMED;
+		if (get_u32(p + HEAD + 8) == 0)
+			return HJ_R_MALFORMED;
+		out->start = get_u64(p + HEAD);
+		out->length = get_u32(p + HEAD + 8);
+		memcpy(out->commitment, p + HEAD + 12, 32);
+		return HJ_OK;
+	}
 	if (p[3] < HJ_BET || p[3] > HJ_PEEK)
 		return HJ_R_UNKNOWN_ACTION;
 	act = (hj_act)p[3];
@@ -109,7 +126,7 @@ int hj_payload_parse(hj_family fam, const uint8_t *p, size_t n, hj_payload *out)
 }
 
 /*
- * An act outside Bet..Peek has no encoding: the result is 0 bytes, which no
+ * An act outside Bet..Commit has no encoding: the result is 0 bytes, which no
  * parser accepts.  Peek's flag is written as 01 for any non-zero insurance.
  */
 size_t hj_payload_encode(hj_family fam, const hj_payload *pl,
@@ -117,12 +134,19 @@ size_t hj_payload_encode(hj_family fam, const hj_payload *pl,
 {
 	size_t n = HEAD;
 
-	if (pl->act < HJ_BET || pl->act > HJ_PEEK)
+	if (pl->act < HJ_BET || pl->act > HJ_COMMIT)
 		return 0;
 	out[0] = HJ_MAGIC0;
 	out[1] = HJ_MAGIC1;
 	out[2] = HJ_VERSION;
 	out[3] = (uint8_t)pl->act;
+	if (pl->act == HJ_COMMIT) {
+		put_u64(out + n, pl->start);
+		for (int i = 0; i < 4; i++)
+			out[n + 8 + i] = (uint8_t)(pl->length >> (24 - 8 * i));
+		memcpy(out + n + 12, pl->commitment, 32);
+		return HJ_COMMIT_LEN;
+	}
 	if (pl->act == HJ_BET) {
 		if (fam == HJ_BITCOIN) {
 			memcpy(out + n, pl->key, KEY);

@@ -30,6 +30,11 @@ typedef enum hj_reason {
 	HJ_R_BAD_SIGNATURE, /* Bitcoin family: signature missing or wrong */
 	HJ_R_EXPOSURE,      /* Bet whose worst-case return, added to the
 	                       open rounds', exceeds max_exposure */
+
+	/* A Commit (docs/PROTOCOL.md section 15), under cards = committed. */
+	HJ_R_MALFORMED,       /* not 48 bytes, or L = 0 */
+	HJ_R_NOT_DEALER,      /* not sent by the dealer */
+	HJ_R_COMMIT_TOO_LATE, /* H is not after the Commit's block */
 	HJ_R_COUNT
 } hj_reason;
 

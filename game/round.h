@@ -11,6 +11,7 @@
 
 #include "action.h"
 #include "rules.h"
+#include "seed.h"
 
 /* A player hand stops drawing at 21: at most 21 cards (all counting 1);
  * a dealer stops at 17.  24 bounds both. */
@@ -151,6 +152,7 @@ typedef enum hj_ev {
 	                   second card a blackjack after a clear peek: the
 	                   draw moves to the next block (card) */
 	HJ_EV_SIDE,     /* the side bets settled at the third card (side) */
+	HJ_EV_COMMIT,   /* a valid Commit: its chain is scheduled (commit) */
 } hj_ev;
 
 /* The side bets of a round at its third card. */
@@ -164,7 +166,7 @@ typedef struct hj_event {
 	/* The round after the event; NULL for DEPOSIT, IGNORED, and REJECT when
 	 * no open round matched.  Borrowed: valid during the callback only. */
 	const hj_round *round;
-	const hj_action *tx; /* ACTION, REJECT, DEPOSIT, IGNORED */
+	const hj_action *tx; /* ACTION, REJECT, DEPOSIT, IGNORED, COMMIT */
 	hj_act act;          /* ACTION, TIMEOUT, REJECT (may be NONE) */
 	int hand;            /* DRAW: hand index or HJ_DEALER; ACTION and
 	                        TIMEOUT: the hand acted on, -1 for Bet, Peek */
@@ -175,6 +177,7 @@ typedef struct hj_event {
 	hj_amount amount;    /* ACTION: stake it added; REJECT: refund */
 	const hj_settlement *settle;    /* SETTLE */
 	const hj_side_settlement *side; /* SIDE */
+	const hj_commit *commit;        /* COMMIT */
 } hj_event;
 
 typedef void (*hj_sink)(void *ctx, const hj_event *ev);

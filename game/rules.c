@@ -97,6 +97,7 @@ static const char *const stand_hit[] = {"stand", "hit", NULL};
 static const char *const peek_words[] = {"ace", "ace_ten", "none", NULL};
 static const char *const double_words[] = {"9-11", "10-11", "any", NULL};
 static const char *const surrender_words[] = {"none", "late", "early", NULL};
+static const char *const cards_words[] = {"hash", "committed", NULL};
 
 #define OFF(f) offsetof(hj_rules, f)
 static const struct key keys[] = {
@@ -113,6 +114,7 @@ static const struct key keys[] = {
     {"split_21_is_blackjack", K_WORDS, OFF(split21_bj), yes_no, 0, 0},
     {"perfect_pairs", K_PAYS, OFF(pp), NULL, OFF(pp_on), HJ_PP_PAYS},
     {"twenty_one_plus_three", K_PAYS, OFF(t3), NULL, OFF(t3_on), HJ_T3_PAYS},
+    {"cards", K_WORDS, OFF(cards), cards_words, 0, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -130,6 +132,7 @@ const char *const hj_rule_keys[] = {
     "split_21_is_blackjack",
     "perfect_pairs",
     "twenty_one_plus_three",
+    "cards",
     NULL,
 };
 
@@ -385,7 +388,8 @@ int hj_rules_check(const hj_rules *r, char *err, size_t errlen)
 	         r->double_on > HJ_DOUBLE_ANY || r->double_after_split > 1 ||
 	         r->split_by_value > 1 || r->split_aces > 1 ||
 	         r->hit_split_aces > 1 || r->surrender > HJ_SURRENDER_EARLY ||
-	         r->split21_bj > 1 || r->pp_on > 1 || r->t3_on > 1)
+	         r->split21_bj > 1 || r->pp_on > 1 || r->t3_on > 1 ||
+	         r->cards > HJ_CARDS_COMMITTED)
 		why = "a rule key out of range";
 	if (why) {
 		hj_say(err, errlen, "%s", why);

@@ -34,6 +34,13 @@ enum hj_surrender_rule {
 	HJ_SURRENDER_EARLY,
 };
 
+/* Where a block's card comes from (key "cards", docs/PROTOCOL.md
+ * section 15). */
+enum hj_cards_rule {
+	HJ_CARDS_HASH = 0,  /* the block hash (docs/PROTOCOL.md section 2) */
+	HJ_CARDS_COMMITTED, /* HMAC of the hash under the dealer's seed */
+};
+
 #define HJ_PP_PAYS 3 /* perfect pair, coloured pair, mixed pair */
 #define HJ_T3_PAYS                                                             \
 	5 /* suited trips, straight flush, trips, straight, flush              \
@@ -63,6 +70,7 @@ typedef struct hj_rules {
 	uint8_t pp_on, t3_on;
 	uint32_t pp[HJ_PP_PAYS];
 	uint32_t t3[HJ_T3_PAYS];
+	uint8_t cards; /* enum hj_cards_rule */
 	/* Table limits and the timeout are set per dealer (config, replay). */
 	hj_amount min_bet, max_bet;
 	uint32_t timeout_blocks;
@@ -85,7 +93,7 @@ extern const char *const hj_preset_names[];
  * NULL-terminated:
  * blackjack_pays, dealer_soft17, peek, double_on, double_after_split,
  * max_hands, split_by_value, split_aces, hit_split_aces, surrender,
- * split_21_is_blackjack, perfect_pairs, twenty_one_plus_three.
+ * split_21_is_blackjack, perfect_pairs, twenty_one_plus_three, cards.
  */
 extern const char *const hj_rule_keys[];
 

@@ -30,6 +30,7 @@ struct hj_table {
 	int have_last;
 	hj_verify_fn verify;
 	void *verify_ctx;
+	hj_commits commits; /* valid Commits that may still be in force */
 };
 
 /* What processing one block needs at hand. */
@@ -565,10 +566,58 @@ static void after_apply(struct blk *b, hj_round *r, hj_act act)
 	}
 }
 
+/*
+ * A Commit (docs/PROTOCOL.md section 15), in the section's order:
+ * malformed, not_dealer, commit_too_late, each refunded; a valid one
+ * schedules its chain (room was reserved for it).  Under cards = hash
+ * action 08 is unknown, as it was before committed cards.
+ */
+static void commit(struct blk *b, const hj_action *a)
+{
+	hj_table *t = b->t;
+	hj_event ev = {.type = HJ_EV_REJECT, .tx = a, .amount = a->value};
+
+	if (t->rules.cards != HJ_CARDS_COMMITTED) {
+		ev.act = HJ_ACT_NONE;
+		ev.reason = HJ_R_UNKNOWN_ACTION;
+		emit(b, &ev);
+		return;
+	}
+	if (a->kind == HJ_TX_MALFORMED) {
+		reject(b, a, NULL, a->reason);
+		return;
+	}
+	if (!a->from_dealer) {
+		reject(b, a, NULL, HJ_R_NOT_DEALER);
+		return;
+	}
+	if (a->commit_start <= b->height) {
+		reject(b, a, NULL, HJ_R_COMMIT_TOO_LATE);
+		return;
+	}
+	hj_commit c = {.start = a->commit_start,
+	               .length = a->commit_length,
+	               .height = b->height,
+	               .tx_index = a->tx_index,
+	               .txid = a->txid};
+	memcpy(c.commitment, a->commitment, sizeof c.commitment);
+	hj_commits_add(&t->commits, &c); /* reserved: cannot fail */
+	ev = (hj_event){.type = HJ_EV_COMMIT,
+	                .tx = a,
+	                .act = HJ_COMMIT,
+	                .commit = &t->commits.v[t->commits.n - 1]};
+	emit(b, &ev);
+}
+
 static void apply_tx(struct blk *b, const hj_action *a)
 {
 	hj_event ev = {.tx = a};
 
+	if (a->act == HJ_COMMIT &&
+	    (a->kind == HJ_TX_ACTION || a->kind == HJ_TX_MALFORMED)) {
+		commit(b, a);
+		return;
+	}
 	switch (a->kind) {
 	case HJ_TX_FAILED:
 		ev.type = HJ_EV_IGNORED;
@@ -694,6 +743,8 @@ int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
 		t->rounds = nr;
 		t->cap = cap;
 	}
+	if (hj_commits_reserve(&t->commits, ntx))
+		return -ENOMEM;
 
 	struct blk b = {.t = t, .height = height, .sink = sink, .ctx = ctx};
 	if (card->rank) {
@@ -711,6 +762,8 @@ int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
 	compact(&b);
 	t->last = height;
 	t->have_last = 1;
+	if (height < UINT64_MAX)
+		hj_commits_prune(&t->commits, height + 1);
 	return 0;
 }
 
@@ -730,6 +783,7 @@ void hj_table_free(hj_table *t)
 	if (!t)
 		return;
 	free(t->rounds);
+	hj_commits_free(&t->commits);
 	free(t);
 }
 
@@ -787,4 +841,23 @@ int hj_table_restore(hj_table *t, const hj_round *r)
 	t->rounds[t->n++] = *r;
 	t->exposure = sat_add(t->exposure, round_worst(t, r));
 	return 0;
+}
+
+const hj_commit *hj_table_commit_at(const hj_table *t, uint64_t height)
+{
+	return hj_commits_at(&t->commits, height);
+}
+
+const hj_commit *hj_table_commit(const hj_table *t, size_t i)
+{
+	return i < t->commits.n ? &t->commits.v[i] : NULL;
+}
+
+int hj_table_restore_commit(hj_table *t, const hj_commit *c)
+{
+	int rc = hj_commits_add(&t->commits, c);
+
+	if (rc == 0 && t->have_last && t->last < UINT64_MAX)
+		hj_commits_prune(&t->commits, t->last + 1);
+	return rc;
 }

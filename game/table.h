@@ -63,6 +63,21 @@ const hj_round *hj_table_round(const hj_table *t, size_t i);
 typedef int (*hj_verify_fn)(void *ctx, const hj_round *r, const hj_action *a);
 void hj_table_set_verifier(hj_table *t, hj_verify_fn fn, void *ctx);
 
+/*
+ * Committed cards (docs/PROTOCOL.md section 15).  The table judges Commits
+ * under cards = committed and keeps the valid ones that may still be in
+ * force: the chain in force at `height` (the next block's, when asked
+ * between blocks), or NULL; the i-th Commit kept, in arrival order (the
+ * chain in force, then the scheduled ones), or NULL past the last.
+ * Borrowed until the next block.
+ */
+const hj_commit *hj_table_commit_at(const hj_table *t, uint64_t height);
+const hj_commit *hj_table_commit(const hj_table *t, size_t i);
+/* Adds a Commit restored from storage, after those already held (in their
+ * arrival order), and drops what the last height makes obsolete.  Returns
+ * 0 or -ENOMEM. */
+int hj_table_restore_commit(hj_table *t, const hj_commit *c);
+
 /* Adds a round restored from storage, after the rounds already held.
  * Returns 0, -EEXIST (the player has an open round) or -ENOMEM. */
 int hj_table_restore(hj_table *t, const hj_round *r);

@@ -180,7 +180,7 @@ void assert_event(const hj_cardlog_ev *e, const hj_event *ev, hj_family fam)
 	const hj_round *r = ev->round;
 	const hj_action *tx = ev->tx;
 	int tx_types = ev->type == HJ_EV_REJECT || ev->type == HJ_EV_DEPOSIT ||
-	               ev->type == HJ_EV_IGNORED;
+	               ev->type == HJ_EV_IGNORED || ev->type == HJ_EV_COMMIT;
 
 	(void)fam;
 	assert_int_equal(e->type, ev->type);
@@ -253,6 +253,12 @@ void assert_event(const hj_cardlog_ev *e, const hj_event *ev, hj_family fam)
 		            ev->side->t3_ret);
 		assert_amount(e->bet, r->side_pp + r->side_t3);
 		assert_amount(e->payout, ev->side->pp_ret + ev->side->t3_ret);
+		break;
+	case HJ_EV_COMMIT:
+		assert_int_equal(e->start, ev->commit->start);
+		assert_int_equal(e->length, ev->commit->length);
+		assert_memory_equal(e->commitment, ev->commit->commitment,
+		                    sizeof e->commitment);
 		break;
 	}
 	if (ev->type != HJ_EV_SETTLE)

@@ -233,7 +233,7 @@ run "replay bad data" 65 "$bin" replay "$tmp/cut.json" &&
 # --- edge: the exact house edge (game/edge.h) -----------------------------------
 if run "edge: bethash by default" 0 "$bin" edge; then
 	head -n 2 "$tmp/out" >"$tmp/got2"
-	printf '%s\n' "rules:  preset=bethash blackjack_pays=6:5 dealer_soft17=hit peek=ace double_on=9-11 double_after_split=no max_hands=2 split_by_value=yes split_aces=no hit_split_aces=no surrender=late split_21_is_blackjack=no perfect_pairs=off twenty_one_plus_three=off" \
+	printf '%s\n' "rules:  preset=bethash blackjack_pays=6:5 dealer_soft17=hit peek=ace double_on=9-11 double_after_split=no max_hands=2 split_by_value=yes split_aces=no hit_split_aces=no surrender=late split_21_is_blackjack=no perfect_pairs=off twenty_one_plus_three=off cards=hash" \
 		"house edge: 2.436355 %" >"$tmp/want"
 	if cmp -s "$tmp/got2" "$tmp/want"; then pass "edge: bethash 2.436355 %"; else
 		fail "edge: bethash 2.436355 %" "$(cat "$tmp/got2")"; fi

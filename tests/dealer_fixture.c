@@ -223,7 +223,7 @@ int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
 	if ((r = hj_store_begin(f->store, err, errlen)) != 0)
 		return r;
 	r = hj_deal_block(f->t, &f->cl, f->fam == HJ_EVM ? "evm" : "bitcoin",
-	                  f->fam, &b, effects_sink, f, &line, &len, err,
+	                  f->fam, NULL, &b, effects_sink, f, &line, &len, err,
 	                  errlen);
 	if (r == 0 && f->rc) {
 		r = f->rc;

@@ -174,6 +174,9 @@ static void put_event(struct out *o, const ev_rec *e)
 	case HJ_EV_IGNORED:
 		put(o, "ignored");
 		break;
+	case HJ_EV_COMMIT:
+		put(o, "commit");
+		break;
 	case HJ_EV_PEEK:
 		put(o, "peek ");
 		put_card(o, e->card);

@@ -113,7 +113,7 @@ static void begin_block(hj_cardlog *cl, uint64_t height, const char *hash,
 
 	block_of(hash, parent, h, p, &card);
 	assert_int_equal(
-	    hj_cardlog_begin(cl, "evm", HJ_EVM, height, h, p, &card), 0);
+	    hj_cardlog_begin(cl, "evm", HJ_EVM, height, h, p, NULL, &card), 0);
 }
 
 static void begin_std(hj_cardlog *cl)
@@ -592,7 +592,8 @@ static void test_cardlog_cards(void **state)
 		assert_int_equal(
 		    hj_card_from_hash(up, strlen(up), &card, NULL, 0), 0);
 		assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM,
-		                                  STD_HEIGHT, h, p, &card),
+		                                  STD_HEIGHT, h, p, NULL,
+		                                  &card),
 		                 0);
 		line = finish(&cl);
 		assert_string_equal(line, STD_PREFIX SUFFIX);
@@ -755,6 +756,9 @@ static void test_cardlog_reject_reasons(void **state)
 	    {HJ_R_WRONG_VALUE, "wrong_value"},
 	    {HJ_R_BAD_SIGNATURE, "bad_signature"},
 	    {HJ_R_EXPOSURE, "over_exposure"},
+	    {HJ_R_MALFORMED, "malformed"},
+	    {HJ_R_NOT_DEALER, "not_dealer"},
+	    {HJ_R_COMMIT_TOO_LATE, "commit_too_late"},
 	};
 	static struct docfx f;
 	char want[1024];
@@ -1051,7 +1055,8 @@ static void test_cardlog_bitcoin_form(void **state)
 	assert_int_equal(hj_card_from_hash(GENESIS, 64, &card, NULL, 0), 0);
 	hj_cardlog_init(&cl);
 	assert_int_equal(
-	    hj_cardlog_begin(&cl, "bitcoin", HJ_BITCOIN, 0, h, p, &card), 0);
+	    hj_cardlog_begin(&cl, "bitcoin", HJ_BITCOIN, 0, h, p, NULL, &card),
+	    0);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(hj_cardlog_event(&cl, &ev[i]), 0);
 	line = finish(&cl);
@@ -1167,7 +1172,7 @@ static void test_cardlog_cap_exact(void **state)
 	/* Not even the header fits. */
 	cl.line.max = 40;
 	assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, 1, f.r_bet.id.b,
-	                                  f.r_bet.id.b, &(hj_card){0}),
+	                                  f.r_bet.id.b, NULL, &(hj_card){0}),
 	                 -EMSGSIZE);
 	assert_int_equal(hj_cardlog_event(&cl, &f.ev[D_DEPOSIT]), -EMSGSIZE);
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EMSGSIZE);
@@ -1260,13 +1265,14 @@ static void test_cardlog_errors(void **state)
 	/* Chain names: lower-case letters, digits and '-' only. */
 	for (size_t i = 0; i < sizeof bad_chains / sizeof bad_chains[0]; i++) {
 		assert_int_equal(hj_cardlog_begin(&cl, bad_chains[i], HJ_EVM, 1,
-		                                  h, h, &card),
+		                                  h, h, NULL, &card),
 		                 -EINVAL);
 		assert_int_equal(hj_cardlog_event(&cl, good), -EINVAL);
 		assert_int_equal(hj_cardlog_end(&cl, &line, &len), -EINVAL);
 	}
-	assert_int_equal(
-	    hj_cardlog_begin(&cl, "eth-classic-61", HJ_EVM, 1, h, h, &card), 0);
+	assert_int_equal(hj_cardlog_begin(&cl, "eth-classic-61", HJ_EVM, 1, h,
+	                                  h, NULL, &card),
+	                 0);
 	assert_int_equal(hj_cardlog_end(&cl, &line, &len), 0);
 	assert_memory_equal(line, "{\"v\":2,\"chain\":\"eth-classic-61\",", 32);
 	/* The reader reads the chain names the writer is given, the
@@ -1313,7 +1319,7 @@ static void test_cardlog_errors(void **state)
 	};
 	for (size_t i = 0; i < sizeof bad_cards / sizeof bad_cards[0]; i++)
 		assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, 1, h, h,
-		                                  &bad_cards[i]),
+		                                  NULL, &bad_cards[i]),
 		                 -EINVAL);
 
 	/* Events that lack what they need. */
@@ -1772,7 +1778,7 @@ static void test_cardlog_read_refusals(void **state)
 		     "action",
 		     "events[0]: \"action\": \"Fold\" is not an action "
 		     "(\"Bet\" "
-		     ".. \"Peek\")"},
+		     ".. \"Commit\")"},
 		    {"{\"type\":\"timeout\",\"round\":\"" R_BET
 		     "\",\"action\":\"Stand\",\"handIndex\":4}",
 		     "handIndex", "events[0]: \"handIndex\": 4 is not 0 to 3"},

@@ -28,6 +28,8 @@
 #include "evm.h"
 #include "rules.h"
 #include "say.h"
+#include "seed.h"
+#include "sha256.h"
 #include "table.h"
 
 /* 10^18: one ether in wei. */
@@ -120,7 +122,8 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 		                                   &card, NULL, 0),
 		                 0);
 		assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, hb.height,
-		                                  hb.hash, hb.parent, &card),
+		                                  hb.hash, hb.parent, NULL,
+		                                  &card),
 		                 0);
 		r.cl = &cl;
 		r.n = 0;
@@ -140,9 +143,9 @@ static void run_blocks(const hj_rules *ru, const struct sblock *b, size_t n)
 		free(line);
 		assert_int_equal(hj_table_count(t), b[i].open_after);
 
-		assert_int_equal(hj_deal_block(t2, &cl2, "evm", HJ_EVM, &hb,
-		                               count_event, &seen, &l2, &len2,
-		                               err, sizeof err),
+		assert_int_equal(hj_deal_block(t2, &cl2, "evm", HJ_EVM, NULL,
+		                               &hb, count_event, &seen, &l2,
+		                               &len2, err, sizeof err),
 		                 0);
 		assert_int_equal(seen.n, cl2.nevents);
 		assert_int_equal(len2, strlen(b[i].want));
@@ -399,8 +402,8 @@ static void test_deal_cap_table(void **state)
 	assert_int_equal(hj_card_from_hash(VEC2, 66, &card, NULL, 0), 0);
 	hj_cardlog_init(&cl);
 	cl.line.max = 4096;
-	assert_int_equal(hj_cardlog_begin(&cl, "evm", HJ_EVM, 5, h, p, &card),
-	                 0);
+	assert_int_equal(
+	    hj_cardlog_begin(&cl, "evm", HJ_EVM, 5, h, p, NULL, &card), 0);
 	assert_int_equal(
 	    hj_table_apply_block(t, 5, &card, txs, 200, hj_cardlog_sink, &cl),
 	    0);
@@ -461,8 +464,8 @@ static void test_deal_refusals(void **state)
 	hj_cardlog_init(&cl);
 
 	b.height = 5;
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, NULL, NULL,
-	                               &line, &len, err, sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, NULL, &b, NULL,
+	                               NULL, &line, &len, err, sizeof err),
 	                 0);
 	assert_int_equal(len, strlen(LINE5));
 	assert_memory_equal(line, LINE5, len);
@@ -483,8 +486,9 @@ static void test_deal_refusals(void **state)
 	b.height = 7;
 	seen = (struct seen){.cl = &cl};
 	snprintf(err, sizeof err, "(unset)");
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_event,
-	                               &seen, &line, &len, err, sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, NULL, &b,
+	                               count_event, &seen, &line, &len, err,
+	                               sizeof err),
 	                 -EINVAL);
 	assert_string_equal(err, "block 7 does not follow block 5");
 	assert_int_equal(seen.n, 0);
@@ -494,8 +498,9 @@ static void test_deal_refusals(void **state)
 	/* A chain name the card log refuses. */
 	b.height = 6;
 	snprintf(err, sizeof err, "(unset)");
-	assert_int_equal(hj_deal_block(t, &cl, "EVM", HJ_EVM, &b, count_event,
-	                               &seen, &line, &len, err, sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "EVM", HJ_EVM, NULL, &b,
+	                               count_event, &seen, &line, &len, err,
+	                               sizeof err),
 	                 -EINVAL);
 	assert_string_equal(
 	    err, "block 6: cannot start its log line (bad chain name or card)");
@@ -506,8 +511,9 @@ static void test_deal_refusals(void **state)
 	/* A cap below the header. */
 	cl.line.max = strlen(HEAD6) - 1;
 	snprintf(err, sizeof err, "(unset)");
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_event,
-	                               &seen, &line, &len, err, sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, NULL, &b,
+	                               count_event, &seen, &line, &len, err,
+	                               sizeof err),
 	                 -EMSGSIZE);
 	assert_string_equal(
 	    err, "block 6: cannot start its log line (line limit too small)");
@@ -519,8 +525,9 @@ static void test_deal_refusals(void **state)
 	cl.line.max = strlen(HEAD6 DOC_DEPOSIT "]}\n");
 	snprintf(err, sizeof err, "(unset)");
 	b.ntx = 3;
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_only,
-	                               &n, &line, &len, err, sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, NULL, &b,
+	                               count_only, &n, &line, &len, err,
+	                               sizeof err),
 	                 -EMSGSIZE);
 	snprintf(want, sizeof want, "block 6: log line longer than %zu bytes",
 	         strlen(HEAD6 DOC_DEPOSIT "]}\n"));
@@ -533,12 +540,158 @@ static void test_deal_refusals(void **state)
 	b.height = 7;
 	b.txs = NULL;
 	b.ntx = 0;
-	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &b, count_only,
-	                               &n, &line, &len, err, sizeof err),
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, NULL, &b,
+	                               count_only, &n, &line, &len, err,
+	                               sizeof err),
 	                 0);
 	assert_int_equal(len, strlen(LINE7));
 	assert_memory_equal(line, LINE7, len);
 	assert_int_equal(n, 3);
+	hj_cardlog_release(&cl);
+	hj_table_free(t);
+}
+
+/* ---- committed cards (docs/PROTOCOL.md section 15) ---- */
+
+/* The protocol's vector chain, s_L = SHA-256 of its text, L = 8. */
+static int vector_seed(void *ctx, const hj_commit *c, uint32_t i,
+                       uint64_t height, uint8_t out[HJ_SEED_LEN], char *err,
+                       size_t errlen)
+{
+	static const char text[] = "hashjack committed cards test vector";
+	uint8_t s[HJ_SEED_LEN];
+
+	(void)c;
+	(void)height;
+	*(int *)ctx += 1;
+	if (i > 8) {
+		hj_say(err, errlen, "no seed %u", (unsigned)i);
+		return -ENOENT;
+	}
+	hj_sha256(text, sizeof text - 1, s);
+	for (uint32_t k = 8; k > i; k--)
+		hj_seed_prev(s, s);
+	memcpy(out, s, sizeof s);
+	return 0;
+}
+
+/* A Commit from the dealer in block 100 for blocks 101..102: block 100 is
+ * void (no chain yet) with no seed, 101 gets s_1's keyed card and says
+ * s_1, 103 is void again; a seed source that fails stops the block with
+ * the table unchanged. */
+static void test_deal_committed(void **state)
+{
+	static const uint8_t commit[48] = {
+	    0x48, 0x4a, 0x01, 0x08, 0,    0,    0,    0,    0,    0,
+	    0,    101,  0,    0,    0,    2,    0x14, 0x94, 0x1c, 0x10,
+	    0x05, 0x38, 0x5b, 0x6a, 0x00, 0xa7, 0xf7, 0x29, 0xc4, 0xc0,
+	    0xf6, 0x8d, 0xac, 0xfb, 0x27, 0x20, 0x5e, 0x9e, 0x68, 0xf3,
+	    0xe8, 0x6c, 0xb4, 0x3f, 0xb8, 0x5f, 0xd7, 0x70};
+	int calls = 0;
+	hj_seed_source counted = {vector_seed, &calls};
+	hj_rules r;
+	hj_table *t;
+	hj_cardlog cl;
+	hj_chain_block b;
+	hj_action a;
+	hj_cardlog_line got;
+	hj_cardlog_err e;
+	const char *line;
+	size_t len;
+	char err[HJ_ERRLEN], *copy;
+	uint8_t dealer[20];
+
+	(void)state;
+	assert_int_equal(hj_rules_preset("bethash", &r), 0);
+	r.min_bet = 1;
+	r.max_bet = E18;
+	r.timeout_blocks = 100;
+	r.cards = HJ_CARDS_COMMITTED;
+	assert_int_equal(hj_table_new(&r, &t), 0);
+	hj_cardlog_init(&cl);
+	unhex(F_DEP, dealer, 20);
+	{
+		/* From the dealer: the backend compares `from` with it. */
+		uint8_t h[32];
+		hj_evm_tx tx = {.hash = h,
+		                .from = dealer,
+		                .dealer = dealer,
+		                .input = commit,
+		                .input_len = sizeof commit,
+		                .success = 1};
+		unhex(T_DEP, h, 32);
+		hj_evm_action(&tx, &a);
+	}
+	assert_true(a.from_dealer);
+	memset(&b, 0, sizeof b);
+	unhex(GENESIS, b.hash, 32);
+	unhex(GENESIS, b.parent, 32);
+	b.height = 100;
+	b.txs = &a;
+	b.ntx = 1;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &counted, &b,
+	                               NULL, NULL, &line, &len, err,
+	                               sizeof err),
+	                 0);
+	assert_int_equal(calls, 0);
+	copy = strndup(line, len);
+	assert_non_null(strstr(copy, ",\"void\":true,"));
+	assert_null(strstr(copy, "\"seed\""));
+	assert_non_null(strstr(copy, "{\"type\":\"commit\",\"tx\":\"0x"));
+	assert_non_null(strstr(
+	    copy,
+	    ",\"start\":101,\"length\":2,\"commitment\":"
+	    "\"14941c1005385b6a00a7f729c4c0f68dacfb27205e9e68f3e86cb43fb85"
+	    "fd770\"}"));
+	assert_int_equal(hj_cardlog_read(copy, len, HJ_EVM, &got, &e), 0);
+	assert_int_equal(got.events[0].type, HJ_EV_COMMIT);
+	assert_int_equal(got.events[0].start, 101);
+	hj_cardlog_line_free(&got);
+	free(copy);
+
+	/* Block 101: s_1 on Bitcoin's genesis hash, the 4 of Clubs. */
+	b.height = 101;
+	b.ntx = 0;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &counted, &b,
+	                               NULL, NULL, &line, &len, err,
+	                               sizeof err),
+	                 0);
+	assert_int_equal(calls, 1);
+	copy = strndup(line, len);
+	assert_non_null(strstr(
+	    copy,
+	    "\"seed\":\"dd3373eab6aea135548438625e4a9bfa38a758a6b7c8de1499"
+	    "b42302e9e3b501\",\"card\":{\"rank\":\"4\",\"suit\":"
+	    "\"Clubs\",\"value\":4,\"code\":\"4C\",\"pos\":63,"
+	    "\"rankDigit\":\"4\",\"colorDigit\":\"8\"}"));
+	assert_int_equal(hj_cardlog_read(copy, len, HJ_EVM, &got, &e), 0);
+	assert_true(got.has_seed);
+	assert_int_equal(got.card.rank, 4);
+	hj_cardlog_line_free(&got);
+	free(copy);
+
+	/* Without a source the block is refused, the table unchanged. */
+	b.height = 102;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, NULL, &b, NULL,
+	                               NULL, &line, &len, err, sizeof err),
+	                 -EINVAL);
+	assert_string_equal(err, "block 102: cards are committed but no seed "
+	                         "source was given");
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &counted, &b,
+	                               NULL, NULL, &line, &len, err,
+	                               sizeof err),
+	                 0);
+	/* Past the chain's last seed: void, no seed asked for. */
+	b.height = 103;
+	assert_int_equal(hj_deal_block(t, &cl, "evm", HJ_EVM, &counted, &b,
+	                               NULL, NULL, &line, &len, err,
+	                               sizeof err),
+	                 0);
+	assert_int_equal(calls, 2);
+	copy = strndup(line, len);
+	assert_non_null(strstr(copy, ",\"void\":true,"));
+	assert_null(strstr(copy, "\"seed\""));
+	free(copy);
 	hj_cardlog_release(&cl);
 	hj_table_free(t);
 }
@@ -550,6 +703,7 @@ int main(void)
 	    cmocka_unit_test(test_deal_table_timeout),
 	    cmocka_unit_test(test_deal_cap_table),
 	    cmocka_unit_test(test_deal_refusals),
+	    cmocka_unit_test(test_deal_committed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

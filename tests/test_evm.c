@@ -219,9 +219,13 @@ static void test_evm_malformed(void **state)
 	}
 	p[2] = 0x01;
 
-	/* unknown_action: outside 01..07. */
+	/* unknown_action: outside 01..08 (08, a Commit, is the table's to
+	 * judge: malformed here when its length is wrong). */
+	p[3] = HJ_COMMIT;
+	check_malformed(p, 4, HJ_R_MALFORMED, HJ_COMMIT);
+	check_malformed(p, 12, HJ_R_MALFORMED, HJ_COMMIT);
 	for (unsigned x = 0; x < 256; x++) {
-		if (x >= 1 && x <= 7)
+		if (x >= 1 && x <= 8)
 			continue;
 		p[3] = (uint8_t)x;
 		check_malformed(p, 4, HJ_R_UNKNOWN_ACTION, HJ_ACT_NONE);

@@ -756,11 +756,11 @@ static void test_not_hashjackd(void **state)
 	expect(&r, 65, "", want);
 
 	make_ltc(newer);
-	sql(newer, "PRAGMA user_version = 4");
+	sql(newer, "PRAGMA user_version = 5");
 	RUN(&r, "--db", newer);
 	snprintf(want, sizeof want,
-	         "hashjack: ledger: %s: schema version 4 was written by a "
-	         "newer hashjackd; this hashjack reads version 3\n",
+	         "hashjack: ledger: %s: schema version 5 was written by a "
+	         "newer hashjackd; this hashjack reads version 4\n",
 	         newer);
 	expect(&r, 65, "", want);
 

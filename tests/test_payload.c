@@ -354,7 +354,7 @@ static void test_bad_version(void **state)
 
 static void test_unknown_action(void **state)
 {
-	static const unsigned acts[] = {0x00, 0x08, 0x09, 0x7f, 0x80, 0xff};
+	static const unsigned acts[] = {0x00, 0x09, 0x0a, 0x7f, 0x80, 0xff};
 	uint8_t p[BUF];
 	hj_payload pl;
 
@@ -448,8 +448,49 @@ static void test_encode_exact(void **state)
 	/* No encoding for a non-action. */
 	pl.act = HJ_ACT_NONE;
 	assert_int_equal(hj_payload_encode(HJ_EVM, &pl, out), 0);
-	pl.act = (hj_act)8;
+	pl.act = (hj_act)9;
 	assert_int_equal(hj_payload_encode(HJ_BITCOIN, &pl, out), 0);
+}
+
+/* A Commit (docs/PROTOCOL.md section 12): 48 bytes in both families,
+ * H u64 and L u32 big-endian, then s_0; any other length, or L = 0, is
+ * malformed, with the action named. */
+static void test_commit(void **state)
+{
+	uint8_t p[HJ_PAYLOAD_MAX + 8], out[HJ_PAYLOAD_MAX];
+	hj_payload pl, back;
+
+	(void)state;
+	memset(p, 0, sizeof p);
+	memcpy(p,
+	       "\x48\x4a\x01\x08"
+	       "\x00\x00\x00\x00\x01\x22\x33\x44" /* H */
+	       "\x00\x00\x01\x00",                /* L = 256 */
+	       16);
+	for (int i = 0; i < 32; i++)
+		p[16 + i] = (uint8_t)(0xa0 + i);
+	for (int fam = HJ_EVM; fam <= HJ_BITCOIN; fam++) {
+		assert_int_equal(parse((hj_family)fam, p, 48, &pl), HJ_OK);
+		assert_int_equal(pl.act, HJ_COMMIT);
+		assert_int_equal(pl.start, 0x01223344u);
+		assert_int_equal(pl.length, 256);
+		assert_memory_equal(pl.commitment, p + 16, 32);
+		assert_int_equal(hj_payload_encode((hj_family)fam, &pl, out),
+		                 HJ_COMMIT_LEN);
+		assert_memory_equal(out, p, HJ_COMMIT_LEN);
+		assert_int_equal(parse((hj_family)fam, out, 48, &back), HJ_OK);
+		for (size_t n = 4; n < sizeof p; n++) {
+			if (n == 48)
+				continue;
+			assert_int_equal(parse((hj_family)fam, p, n, &pl),
+			                 HJ_R_MALFORMED);
+			assert_int_equal(pl.act, HJ_COMMIT);
+			assert_int_equal(pl.length, 0);
+		}
+	}
+	p[14] = 0; /* L = 0 */
+	assert_int_equal(parse(HJ_EVM, p, 48, &pl), HJ_R_MALFORMED);
+	assert_int_equal(pl.act, HJ_COMMIT);
 }
 
 static uint64_t rnd(uint64_t *x)
@@ -541,6 +582,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_version),
 	    cmocka_unit_test(test_unknown_action),
 	    cmocka_unit_test(test_encode_exact),
+	    cmocka_unit_test(test_commit),
 	    cmocka_unit_test(test_round_trip_random),
 	};
 

@@ -297,6 +297,9 @@ static void on_event(void *ctx, const hj_event *e)
 			t->over_exposure++;
 		}
 		break;
+	case HJ_EV_COMMIT:
+		fail_msg("a Commit under cards = hash");
+		break;
 	case HJ_EV_DEPOSIT:
 		t->deposited += e->tx->value;
 		break;

@@ -107,11 +107,20 @@ static void test_rules_keys_written_and_read(void **state)
 	r.timeout_blocks = 12;
 	r.max_exposure = 500000;
 	for (size_t k = 0; hj_rule_keys[k]; k++) {
-		static const char *const other[] = {
-		    "6:5",           "stand", "none", "10-11",
-		    "yes",           "1",     "no",   "no",
-		    "yes",           "late",  "yes",  "25,12,5",
-		    "100,40,30,10,5"};
+		static const char *const other[] = {"6:5",
+		                                    "stand",
+		                                    "none",
+		                                    "10-11",
+		                                    "yes",
+		                                    "1",
+		                                    "no",
+		                                    "no",
+		                                    "yes",
+		                                    "late",
+		                                    "yes",
+		                                    "25,12,5",
+		                                    "100,40,30,10,5",
+		                                    "committed"};
 		assert_int_equal(
 		    hj_rules_set_key(&r, hj_rule_keys[k], other[k], NULL, 0),
 		    0);
@@ -123,7 +132,8 @@ static void test_rules_keys_written_and_read(void **state)
 	       "peek=none double_on=10-11 double_after_split=yes max_hands=1 "
 	       "split_by_value=no split_aces=no hit_split_aces=yes "
 	       "surrender=late split_21_is_blackjack=yes "
-	       "perfect_pairs=25,12,5 twenty_one_plus_three=100,40,30,10,5");
+	       "perfect_pairs=25,12,5 twenty_one_plus_three=100,40,30,10,5 "
+	       "cards=committed");
 	assert_int_equal(hj_rules_parse(s, &got, err, sizeof err), 0);
 	assert_same_keys(&got, &r);
 	assert_true(got.max_exposure == 500000);
@@ -276,6 +286,8 @@ static void test_rules_every_key_of_every_preset(void **state)
 	     BETHASH " perfect_pairs=25,12,5"},
 	    {"bethash", "twenty_one_plus_three", "off", "100,40,30,10,5",
 	     BETHASH " twenty_one_plus_three=100,40,30,10,5"},
+	    {"bethash", "cards", "hash", "committed",
+	     BETHASH " cards=committed"},
 	    {"annakai", "blackjack_pays", "3:2", "6:5",
 	     ANNAKAI " blackjack_pays=6:5"},
 	    {"annakai", "dealer_soft17", "hit", "stand",
@@ -297,6 +309,8 @@ static void test_rules_every_key_of_every_preset(void **state)
 	     ANNAKAI " perfect_pairs=0,0,1000"},
 	    {"annakai", "twenty_one_plus_three", "off", "1000,0,0,0,1",
 	     ANNAKAI " twenty_one_plus_three=1000,0,0,0,1"},
+	    {"annakai", "cards", "hash", "committed",
+	     ANNAKAI " cards=committed"},
 	    {"cryptogames", "blackjack_pays", "6:5", "1:1",
 	     CRYPTOGAMES " blackjack_pays=1:1"},
 	    {"cryptogames", "dealer_soft17", "hit", "stand",
@@ -321,6 +335,8 @@ static void test_rules_every_key_of_every_preset(void **state)
 	     CRYPTOGAMES " perfect_pairs=30,10,5"},
 	    {"cryptogames", "twenty_one_plus_three", "off", "90,40,30,10,5",
 	     CRYPTOGAMES " twenty_one_plus_three=90,40,30,10,5"},
+	    {"cryptogames", "cards", "hash", "committed",
+	     CRYPTOGAMES " cards=committed"},
 	};
 	static const struct {
 		const char *preset, *want;
@@ -347,7 +363,7 @@ static void test_rules_every_key_of_every_preset(void **state)
 		assert_int_equal(
 		    hj_rules_set_key(&r, row[i].key, row[i].own, NULL, 0), 0);
 		hj_rules_format(&r, s, sizeof s);
-		if (strcmp(s, alone[i / 13].want) != 0)
+		if (strcmp(s, alone[i / 14].want) != 0)
 			fail_msg("%s %s=%s: \"%s\"", row[i].preset, row[i].key,
 			         row[i].own, s);
 		assert_int_equal(
@@ -360,11 +376,11 @@ static void test_rules_every_key_of_every_preset(void **state)
 		assert_same_keys(&got, &r);
 		hj_rules_format(&got, again, sizeof again);
 		assert_string_equal(again, s);
-		keys += strcmp(row[i].key, hj_rule_keys[i % 13]) == 0;
+		keys += strcmp(row[i].key, hj_rule_keys[i % 14]) == 0;
 	}
 	/* Each preset's rows are the rule keys, all of them, in order. */
-	assert_null(hj_rule_keys[13]);
-	assert_int_equal(keys, 3 * 13);
+	assert_null(hj_rule_keys[14]);
+	assert_int_equal(keys, 3 * 14);
 	assert_null(hj_preset_names[3]);
 }
 

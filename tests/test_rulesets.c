@@ -43,20 +43,21 @@ static void check_preset(const char *name, const char *const want[])
 static void test_presets_are_section_9s_table(void **state)
 {
 	static const char *const bethash[] = {
-	    "6:5", "hit", "ace",  "9-11", "no",  "2",  "yes",
-	    "no",  "no",  "late", "no",   "off", "off"};
+	    "6:5", "hit", "ace",  "9-11", "no",  "2",   "yes",
+	    "no",  "no",  "late", "no",   "off", "off", "hash"};
 	static const char *const annakai[] = {
-	    "3:2", "hit", "ace_ten", "any", "no",  "4",  "yes",
-	    "yes", "no",  "none",    "no",  "off", "off"};
+	    "3:2", "hit", "ace_ten", "any", "no",  "4",   "yes",
+	    "yes", "no",  "none",    "no",  "off", "off", "hash"};
 	static const char *const cryptogames[] = {
-	    "6:5", "hit", "none",  "any", "yes", "2",  "yes",
-	    "yes", "yes", "early", "yes", "off", "off"};
+	    "6:5", "hit", "none",  "any", "yes", "2",   "yes",
+	    "yes", "yes", "early", "yes", "off", "off", "hash"};
 	hj_rules r;
 
 	(void)state;
 	assert_string_equal(hj_rule_keys[0], "blackjack_pays");
 	assert_string_equal(hj_rule_keys[12], "twenty_one_plus_three");
-	assert_null(hj_rule_keys[13]);
+	assert_string_equal(hj_rule_keys[13], "cards");
+	assert_null(hj_rule_keys[14]);
 	check_preset("bethash", bethash);
 	check_preset("annakai", annakai);
 	check_preset("cryptogames", cryptogames);

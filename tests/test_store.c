@@ -546,7 +546,7 @@ static void test_open_creates_wal_database(void **state)
 	db = raw_open(path);
 	assert_string_equal(
 	    raw_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), 0x484a4b44);
 	assert_int_equal(
 	    raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
@@ -1519,10 +1519,10 @@ static void test_foreign_or_newer_database(void **state)
 	/* Ours, written by a later version. */
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 4");
+	raw_exec(db, "PRAGMA user_version = 5");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	assert_int_equal(hj_store_open(newer, &s, err, sizeof err), -EINVAL);
-	assert_non_null(strstr(err, "schema version 4"));
+	assert_non_null(strstr(err, "schema version 5"));
 	assert_non_null(strstr(err, "newer"));
 	assert_null(s);
 }
@@ -2138,10 +2138,11 @@ static void test_migrate_from_1(void **state)
 	settle_fixture(s);
 	hj_store_close(s);
 	db = raw_open(path);
-	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
-	             "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
-	             "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
-	             "DROP TABLE settlement; PRAGMA user_version = 1");
+	raw_exec(db,
+	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
+	         "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
+	         "DROP TABLE settlement; PRAGMA user_version = 1");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	before = dump_db(path);
 	s = open_ok(path);
@@ -2150,7 +2151,7 @@ static void test_migrate_from_1(void **state)
 	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM settlement"), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_table_info("
 	                             "'payout_batches') WHERE name = 'nonce'"),
@@ -2179,12 +2180,13 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(hj_store_payer_tag(s, tag, err, sizeof err), 0);
 	hj_store_close(s);
 	db = raw_open(path);
-	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
-	             "payout_tx_versions; DROP INDEX payout_batches_nonce; "
-	             "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
-	             "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
-	             "payout_batches DROP COLUMN gas_used; ALTER TABLE "
-	             "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
+	raw_exec(db,
+	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "payout_tx_versions; DROP INDEX payout_batches_nonce; "
+	         "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
+	         "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
+	         "payout_batches DROP COLUMN gas_used; ALTER TABLE "
+	         "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	s = open_ok(path);
 	assert_int_equal(hj_store_payer_tag(s, tag2, err, sizeof err), 0);
@@ -2196,7 +2198,7 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(b[0].gas_limit, 0);
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
@@ -2406,7 +2408,7 @@ static int read_typed(hj_store *s, void *arg, char *err, size_t errlen)
 	(void)arg;
 	memset(aa.b, 0xaa, 20);
 	memset(round34.b, 0x34, 32);
-	assert_int_equal(hj_store_version(s), 3);
+	assert_int_equal(hj_store_version(s), 4);
 
 	assert_int_equal(hj_store_get_meta(s, &m, &found, err, errlen), 0);
 	assert_int_equal(found, 1);
@@ -2668,10 +2670,11 @@ static void test_read_old_schemas(void **state)
 	settle_fixture(s);
 	hj_store_close(s);
 	db = raw_open(v1);
-	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
-	             "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
-	             "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
-	             "DROP TABLE settlement; PRAGMA user_version = 1");
+	raw_exec(db,
+	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
+	         "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
+	         "DROP TABLE settlement; PRAGMA user_version = 1");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	db_snap(v1, &snap);
 	assert_false(snap.w.exists);
@@ -2683,12 +2686,13 @@ static void test_read_old_schemas(void **state)
 	plan(s, &out, 1, ids, 1, 0);
 	hj_store_close(s);
 	db = raw_open(v2);
-	raw_exec(db, "DROP TABLE dealer_balance; DROP TABLE "
-	             "payout_tx_versions; DROP INDEX payout_batches_nonce; "
-	             "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
-	             "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
-	             "payout_batches DROP COLUMN gas_used; ALTER TABLE "
-	             "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
+	raw_exec(db,
+	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "payout_tx_versions; DROP INDEX payout_batches_nonce; "
+	         "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
+	         "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
+	         "payout_batches DROP COLUMN gas_used; ALTER TABLE "
+	         "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	db_snap(v2, &snap);
 	o = (struct old_read){.version = 2, .batches = 1};
@@ -2886,9 +2890,9 @@ static void test_read_refused(void **state)
 	expect_read(other, -EINVAL, "no tables \"meta\" and \"payouts\"", 0);
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 4");
+	raw_exec(db, "PRAGMA user_version = 5");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	expect_read(newer, -EINVAL, "schema version 4 was written by a newer",
+	expect_read(newer, -EINVAL, "schema version 5 was written by a newer",
 	            0);
 
 	/* The callback's return, whatever it is, is the read's. */

@@ -83,6 +83,15 @@ static void put_hex(hj_cardlog *cl, const uint8_t *b, size_t n)
 	put_str(cl, tmp);
 }
 
+/* A seed or commitment: 64 lower-case hex digits, never "0x". */
+static void put_seed(hj_cardlog *cl, const uint8_t s[HJ_SEED_LEN])
+{
+	char hex[2 * HJ_SEED_LEN + 1];
+
+	hj_hex_encode(s, HJ_SEED_LEN, 0, hex);
+	put_str(cl, hex);
+}
+
 static void put_id(hj_cardlog *cl, const hj_id *id)
 {
 	put_hex(cl, id->b, id->len);
@@ -134,7 +143,8 @@ static int card_ok(const hj_card *c)
 
 int hj_cardlog_begin(hj_cardlog *cl, const char *chain, hj_family fam,
                      uint64_t height, const uint8_t hash[32],
-                     const uint8_t parent[32], const hj_card *card)
+                     const uint8_t parent[32], const uint8_t *seed,
+                     const hj_card *card)
 {
 	hj_buf_reset(&cl->line);
 	cl->err = 0;
@@ -154,6 +164,10 @@ int hj_cardlog_begin(hj_cardlog *cl, const char *chain, hj_family fam,
 	put_hex(cl, hash, 32);
 	puts_(cl, ",\"parent\":");
 	put_hex(cl, parent, 32);
+	if (seed) {
+		puts_(cl, ",\"seed\":");
+		put_seed(cl, seed);
+	}
 	if (card->rank == 0) {
 		puts_(cl, ",\"void\":true");
 	} else {
@@ -328,6 +342,10 @@ int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 		if (tx == NULL)
 			return bad(cl);
 		break;
+	case HJ_EV_COMMIT:
+		if (tx == NULL || ev->commit == NULL)
+			return bad(cl);
+		break;
 	default:
 		return bad(cl);
 	}
@@ -439,6 +457,17 @@ int hj_cardlog_event(hj_cardlog *cl, const hj_event *ev)
 		break;
 	case HJ_EV_SETTLE:
 		put_settle(cl, ev);
+		break;
+	case HJ_EV_COMMIT:
+		puts_(cl, "{\"type\":\"commit\"");
+		put_tx(cl, tx, 1);
+		puts_(cl, ",\"start\":");
+		put_u64(cl, ev->commit->start);
+		puts_(cl, ",\"length\":");
+		put_u64(cl, ev->commit->length);
+		puts_(cl, ",\"commitment\":");
+		put_seed(cl, ev->commit->commitment);
+		puts_(cl, "}");
 		break;
 	}
 	return cl->err;

@@ -65,13 +65,16 @@ void hj_cardlog_release(hj_cardlog *cl);
  * Starts the line of one block: chain is the chain's name as the log shows
  * it ("evm"; lower-case letters, digits and '-' only), fam decides the hex
  * form of hashes and ids (EVM: "0x" prefix; Bitcoin family: none).  hash and
- * parent are the 32 bytes in the order the node displays them.  card is the
+ * parent are the 32 bytes in the order the node displays them.  seed is
+ * the seed the block was dealt with under committed cards (HJ_SEED_LEN
+ * bytes), or NULL: the line then has no "seed".  card is the
  * block's card (rank 0: void).  All borrowed for the call.  Reuses cl's
  * buffer.  Returns 0, -EINVAL (bad chain name), -ENOMEM or -EMSGSIZE.
  */
 int hj_cardlog_begin(hj_cardlog *cl, const char *chain, hj_family fam,
                      uint64_t height, const uint8_t hash[32],
-                     const uint8_t parent[32], const hj_card *card);
+                     const uint8_t parent[32], const uint8_t *seed,
+                     const hj_card *card);
 
 /*
  * Appends one event's object to the line.  Returns 0 or the sticky error:
@@ -177,6 +180,9 @@ typedef struct hj_cardlog_ev {
 	hj_amount bet, payout;  /* settle, sidebets: "betAmount", "payout" */
 	hj_cardlog_side pp, t3; /* sidebets: "perfectPairs", "poker" */
 	const hj_cardlog_settle *settle; /* settle: in the line's storage */
+	uint64_t start;                  /* commit: "start" (H) */
+	uint32_t length;                 /* commit: "length" (L) */
+	uint8_t commitment[HJ_SEED_LEN]; /* commit: "commitment" */
 } hj_cardlog_ev;
 
 /* A line as read.  Owns events and settles: hj_cardlog_line_free. */
@@ -186,6 +192,8 @@ typedef struct hj_cardlog_line {
 	uint64_t height;  /* "height": 0 .. 2^63 - 1 */
 	uint8_t hash[32]; /* "hash", "parent": in display order */
 	uint8_t parent[32];
+	uint8_t has_seed; /* "seed" is there (committed cards) */
+	uint8_t seed[HJ_SEED_LEN];
 	hj_card card; /* "card"; rank 0 for "void": true */
 	size_t nevents;
 	hj_cardlog_ev *events;      /* "events", in order; NULL when none */
@@ -203,6 +211,7 @@ typedef enum hj_cardlog_at {
 	HJ_CARDLOG_AT_CARD,   /* "card" or "void" */
 	HJ_CARDLOG_AT_EVENTS, /* "events" itself: missing, not an array */
 	HJ_CARDLOG_AT_EVENT,  /* one of them: index */
+	HJ_CARDLOG_AT_SEED,   /* "seed" (committed cards) */
 } hj_cardlog_at;
 
 /* Room for a quoted value in a message (hj_quote cuts longer ones). */

@@ -146,8 +146,8 @@ static const uint8_t lower_hex[256] = {
  * few of these: they are decoded in one pass; a refusal is worded by
  * chain/hex.c, as everywhere else.
  */
-static int hex_of(struct rd *r, const char *key, const json_t *v, uint8_t *out,
-                  size_t n)
+static int hex_form_of(struct rd *r, const char *key, const json_t *v,
+                       uint8_t *out, size_t n, int with_0x)
 {
 	const char *s, *d;
 	size_t len, nd;
@@ -158,11 +158,11 @@ static int hex_of(struct rd *r, const char *key, const json_t *v, uint8_t *out,
 		return rc;
 	d = s;
 	nd = len;
-	if (r->fam == HJ_EVM && len >= 2 && s[0] == '0' && s[1] == 'x') {
+	if (with_0x && len >= 2 && s[0] == '0' && s[1] == 'x') {
 		d += 2;
 		nd -= 2;
 	}
-	if ((r->fam != HJ_EVM || d != s) && nd == 2 * n) {
+	if ((!with_0x || d != s) && nd == 2 * n) {
 		size_t i;
 
 		for (i = 0; i < n; i++) {
@@ -176,14 +176,27 @@ static int hex_of(struct rd *r, const char *key, const json_t *v, uint8_t *out,
 		if (i == n)
 			return 0;
 	}
-	if (hj_hex_decode_exact(
-	        s, len, r->fam == HJ_EVM ? HJ_HEX_REQUIRED : HJ_HEX_BARE, out,
-	        n, why, sizeof why))
+	if (hj_hex_decode_exact(s, len, with_0x ? HJ_HEX_REQUIRED : HJ_HEX_BARE,
+	                        out, n, why, sizeof why))
 		return fail(r, key, -1, "%s: %s", show(r, s), why);
 	/* Hex, but not lower case. */
 	return fail(r, key, -1,
 	            "%s: upper-case hex (the log writes lower case)",
 	            show(r, s));
+}
+
+/* n bytes in the family's hex form (EVM "0x"). */
+static int hex_of(struct rd *r, const char *key, const json_t *v, uint8_t *out,
+                  size_t n)
+{
+	return hex_form_of(r, key, v, out, n, r->fam == HJ_EVM);
+}
+
+/* A seed or commitment: 64 lower-case hex digits, never "0x". */
+static int seed_of(struct rd *r, const char *key, const json_t *v,
+                   uint8_t out[HJ_SEED_LEN])
+{
+	return hex_form_of(r, key, v, out, HJ_SEED_LEN, 0);
 }
 
 /* An id of n bytes. */
@@ -348,6 +361,7 @@ static const char *const type_names[] = {
     [HJ_EV_IGNORED] = "ignored", [HJ_EV_TIMEOUT] = "timeout",
     [HJ_EV_SETTLE] = "settle",   [HJ_EV_PEEK] = "peek",
     [HJ_EV_SKIP] = "skip",       [HJ_EV_SIDE] = "sidebets",
+    [HJ_EV_COMMIT] = "commit",
 };
 #define NTYPES ((int)(sizeof type_names / sizeof type_names[0]))
 
@@ -393,8 +407,8 @@ static int read_act(struct rd *r, const json_t *e, int need, hj_cardlog_ev *ev)
 
 	if (rc || v == NULL)
 		return rc;
-	if ((rc = name_of(r, "action", v, act_name, HJ_BET, HJ_PEEK + 1,
-	                  "an action (\"Bet\" .. \"Peek\")", &act)))
+	if ((rc = name_of(r, "action", v, act_name, HJ_BET, HJ_COMMIT + 1,
+	                  "an action (\"Bet\" .. \"Commit\")", &act)))
 		return rc;
 	ev->has_act = 1;
 	ev->act = (hj_act)act;
@@ -617,6 +631,7 @@ static int read_keys(struct rd *r, const json_t *e, hj_cardlog_ev *ev,
                      hj_cardlog_settle *st)
 {
 	json_t *v;
+	uint64_t u;
 	int rc, owner;
 
 	switch (ev->type) {
@@ -715,6 +730,19 @@ static int read_keys(struct rd *r, const json_t *e, hj_cardlog_ev *ev,
 		return read_hand(r, e, 0, ev);
 	case HJ_EV_SETTLE:
 		return read_settle(r, e, ev, st);
+	case HJ_EV_COMMIT:
+		if ((rc = read_tx(r, e, 1, ev)) ||
+		    (rc = get(r, e, "start", 1, &v)) ||
+		    (rc = uint_of(r, "start", v, INT64_MAX, &ev->start)) ||
+		    (rc = get(r, e, "length", 1, &v)) ||
+		    (rc = uint_of(r, "length", v, UINT32_MAX, &u)))
+			return rc;
+		if (u == 0)
+			return fail(r, "length", -1, "0: a chain has a seed");
+		ev->length = (uint32_t)u;
+		if ((rc = get(r, e, "commitment", 1, &v)))
+			return rc;
+		return seed_of(r, "commitment", v, ev->commitment);
 	}
 	return 0; /* a type this reader does not know: nothing more */
 }
@@ -779,6 +807,13 @@ static int read_header(struct rd *r, const json_t *root, hj_cardlog_line *l)
 	if ((rc = get(r, root, "parent", 1, &v)) ||
 	    (rc = hex_of(r, "parent", v, l->parent, 32)))
 		return rc;
+	v = json_object_get(root, "seed");
+	if (v != NULL) {
+		r->at = HJ_CARDLOG_AT_SEED;
+		if ((rc = seed_of(r, "seed", v, l->seed)))
+			return rc;
+		l->has_seed = 1;
+	}
 	r->at = HJ_CARDLOG_AT_CARD;
 	v = json_object_get(root, "card");
 	if (v != NULL) {

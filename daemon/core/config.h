@@ -18,7 +18,7 @@
 #include "rules.h"
 
 /* The rule keys of docs/PROTOCOL.md section 7.1 (hj_rule_keys). */
-#define HJ_CONFIG_RULE_KEYS 13
+#define HJ_CONFIG_RULE_KEYS 14
 
 typedef struct hj_config {
 	/* [chain] */

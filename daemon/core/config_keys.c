@@ -326,6 +326,7 @@ RULE_SETTER(9)
 RULE_SETTER(10)
 RULE_SETTER(11)
 RULE_SETTER(12)
+RULE_SETTER(13)
 #undef RULE_SETTER
 
 static int parse_bet(const char *v, hj_amount *out, char *why, size_t n)
@@ -635,6 +636,7 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
     [K_RULE_FIRST + 10] = {"rules", "split_21_is_blackjack", set_rule_10, 0},
     [K_RULE_FIRST + 11] = {"rules", "perfect_pairs", set_rule_11, 0},
     [K_RULE_FIRST + 12] = {"rules", "twenty_one_plus_three", set_rule_12, 0},
+    [K_RULE_FIRST + 13] = {"rules", "cards", set_rule_13, 0},
     [K_ALLOW_PLAYER_EDGE] = {"rules", "allow_player_edge",
                              set_allow_player_edge, 0},
     [K_PAYOUT_WALLET] = {"payout", "wallet", set_payout_wallet, 0},

@@ -14,6 +14,7 @@ static const char *outcome_of(hj_ev t)
 {
 	switch (t) {
 	case HJ_EV_ACTION:
+	case HJ_EV_COMMIT:
 		return "accepted";
 	case HJ_EV_REJECT:
 		return "rejected";
@@ -78,12 +79,15 @@ void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out)
 	case HJ_EV_REJECT:
 	case HJ_EV_DEPOSIT:
 	case HJ_EV_IGNORED:
+	case HJ_EV_COMMIT:
 		out->has_tx = 1;
 		out->tx =
 		    (hj_tx_row){.tx = ev->tx,
 		                .outcome = outcome_of(ev->type),
 		                .reason = ev->reason,
 		                .round = ev->round ? &ev->round->id : NULL};
+		if (ev->type == HJ_EV_COMMIT)
+			out->commit = ev->commit;
 		if (ev->type != HJ_EV_REJECT || ev->amount == 0)
 			return;
 		hj_hex_encode(ev->tx->txid.b, ev->tx->txid.len, 0, hex);
@@ -184,6 +188,12 @@ int hj_effects_line(const hj_event *ev, uint64_t height, int fam_0x, char *buf,
 			         ": tx %s: %s rejected (%s), %s",
 			         height, tx, hj_act_name(ev->act),
 			         hj_reason_name(ev->reason), refund);
+		return 1;
+	case HJ_EV_COMMIT:
+		snprintf(buf, n,
+		         "block %" PRIu64 ": tx %s: Commit accepted: %" PRIu32
+		         " seeds from block %" PRIu64,
+		         height, tx, ev->commit->length, ev->commit->start);
 		return 1;
 	case HJ_EV_DEPOSIT:
 		snprintf(buf, n,

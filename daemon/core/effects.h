@@ -12,6 +12,8 @@
  *   SETTLE                     a return per hand that gets one, the
  *                              insurance's return when it has one
  *   SIDE                       a return per side bet that won
+ *   COMMIT                     the transaction's row (accepted), and the
+ *                              Commit itself
  *   DRAW, PEEK, SKIP, TIMEOUT  nothing
  */
 #ifndef HJ_EFFECTS_H
@@ -40,6 +42,7 @@ typedef struct hj_tx_row {
 typedef struct hj_effects {
 	int has_tx; /* tx is set */
 	hj_tx_row tx;
+	const hj_commit *commit; /* COMMIT: to record, else NULL */
 	size_t npayouts;
 	hj_payout payouts[HJ_EFFECTS_PAYOUTS_MAX]; /* ids point into id[] */
 	char id[HJ_EFFECTS_PAYOUTS_MAX][HJ_PAYOUT_ID_MAX];

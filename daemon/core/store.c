@@ -185,6 +185,23 @@ static const char schema_v3_sql[] =
 	    " height INTEGER NOT NULL,"
 	    " at INTEGER NOT NULL,"
 	    " warning TEXT);";
+
+/*
+ * Version 4: committed cards (docs/PROTOCOL.md section 15).  Every valid
+ * Commit dealt, in block order: the table in force at a block is decided
+ * from them (the follower restores them with the rounds).
+ */
+static const char schema_v4_sql[] =
+	"CREATE TABLE commits ("
+	    " height INTEGER NOT NULL CHECK (height >= 0),"
+	    " tx_index INTEGER NOT NULL CHECK (tx_index >= 0),"
+	    " txid BLOB NOT NULL UNIQUE"
+	        "  REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"
+	    /* The bits of a uint64, like the cursor's height. */
+	    " start INTEGER NOT NULL,"
+	    " length INTEGER NOT NULL CHECK (length BETWEEN 1 AND 4294967295),"
+	    " commitment BLOB NOT NULL CHECK (length(commitment) = 32),"
+	    " PRIMARY KEY (height, tx_index)) WITHOUT ROWID;";
 /* clang-format on */
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -216,6 +233,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROUNDS_LOAD] = "SELECT id, player, bet_height, bet_tx_index, data"
                        " FROM rounds ORDER BY bet_height, bet_tx_index",
     [ST_OWED] = "SELECT id, amount FROM payouts WHERE state = 'owed'",
+    [ST_COMMIT_ADD] = "INSERT INTO commits (height, tx_index, txid, start,"
+                      " length, commitment) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_COMMITS_LOAD] = "SELECT height, tx_index, txid, start, length,"
+                        " commitment FROM commits ORDER BY height, tx_index",
     /* IMMEDIATE: take the write lock now, so that a busy database fails
      * at begin and never halfway through a batch. */
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -441,9 +462,13 @@ static int create_schema(hj_store *s, char *err, size_t errlen)
 		ret = exec(s, schema_v2_sql,
 		           fresh ? "create schema" : "migrate schema 1 to 2",
 		           err, errlen);
-	if (ret == 0)
+	if (ret == 0 && (fresh || ver < 3))
 		ret = exec(s, schema_v3_sql,
 		           fresh ? "create schema" : "migrate schema to 3", err,
+		           errlen);
+	if (ret == 0)
+		ret = exec(s, schema_v4_sql,
+		           fresh ? "create schema" : "migrate schema to 4", err,
 		           errlen);
 	if (ret)
 		goto out;

@@ -31,7 +31,7 @@ typedef struct hj_store hj_store;
 #define HJ_STORE_FILE "hashjackd.sqlite"
 /* PRAGMA user_version of the schema this store writes; a reader reads
  * every version from 1 to this one. */
-#define HJ_STORE_SCHEMA_VERSION 3
+#define HJ_STORE_SCHEMA_VERSION 4
 
 /* Opens or creates the database at path (schema version checked). */
 int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen);
@@ -61,8 +61,14 @@ typedef struct hj_cursor {
 /* 0 and *c, or -ENOENT before the first block was processed. */
 int hj_store_get_cursor(hj_store *s, hj_cursor *c, char *err, size_t errlen);
 
-/* Restores every open round into t, in opening order. */
+/* Restores every open round into t, in opening order, then every valid
+ * Commit (committed cards), in block order. */
 int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen);
+
+/* Records a valid Commit (committed cards), in the write transaction of
+ * its block. */
+int hj_store_add_commit(hj_store *s, const hj_commit *c, char *err,
+                        size_t errlen);
 
 /* A write transaction: begin, any number of the calls below, commit (or
  * rollback).  Nothing is visible to readers until commit. */

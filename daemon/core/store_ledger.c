@@ -45,7 +45,7 @@ int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
 		return -EINVAL;
 	}
 	if (!outcome_known(outcome) || (unsigned)reason >= HJ_R_COUNT ||
-	    (unsigned)a->act > HJ_PEEK) {
+	    (unsigned)a->act > HJ_COMMIT) {
 		hj_say(err, errlen,
 		       "%s: add tx %s: unknown outcome, action or "
 		       "reason",

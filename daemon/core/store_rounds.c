@@ -210,6 +210,72 @@ static int row_matches(sqlite3_stmt *st, const hj_round *r, const char **why)
 	return 1;
 }
 
+int hj_store_add_commit(hj_store *s, const hj_commit *c, char *err,
+                        size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_COMMIT_ADD];
+	int ret;
+
+	if ((ret = hj_store__in_tx(s, "add commit", err, errlen)) ||
+	    (ret = hj_store__fits_i64(c->height, "add commit: height", err,
+	                              errlen)))
+		return ret;
+	if (sqlite3_bind_int64(st, 1, (sqlite3_int64)c->height) ||
+	    sqlite3_bind_int64(st, 2, c->tx_index) ||
+	    hj_store__bind_id(st, 3, &c->txid) ||
+	    sqlite3_bind_int64(st, 4, (sqlite3_int64)c->start) ||
+	    sqlite3_bind_int64(st, 5, c->length) ||
+	    sqlite3_bind_blob(st, 6, c->commitment, sizeof c->commitment,
+	                      SQLITE_STATIC)) {
+		sqlite3_clear_bindings(st);
+		return hj_store__fail(s, "add commit", err, errlen);
+	}
+	return hj_store__step_done(s, st, "add commit", err, errlen);
+}
+
+/* The valid Commits, in block order, into t. */
+static int load_commits(hj_store *s, hj_table *t, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_COMMITS_LOAD];
+	size_t n = 0;
+	int rc, ret = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hj_commit c = {0};
+		sqlite3_int64 len = sqlite3_column_int64(st, 4);
+
+		n++;
+		if (sqlite3_column_type(st, 5) != SQLITE_BLOB ||
+		    sqlite3_column_bytes(st, 5) != 32 ||
+		    hj_store__column_id(st, 2, &c.txid) || len < 1 ||
+		    len > UINT32_MAX || sqlite3_column_int64(st, 0) < 0 ||
+		    sqlite3_column_int64(st, 1) < 0 ||
+		    sqlite3_column_int64(st, 1) > UINT32_MAX) {
+			hj_say(err, errlen,
+			       "%s: load commits: row %zu is not a "
+			       "Commit",
+			       s->path, n);
+			ret = -EINVAL;
+			break;
+		}
+		c.height = (uint64_t)sqlite3_column_int64(st, 0);
+		c.tx_index = (uint32_t)sqlite3_column_int64(st, 1);
+		c.start = (uint64_t)sqlite3_column_int64(st, 3);
+		c.length = (uint32_t)len;
+		memcpy(c.commitment, sqlite3_column_blob(st, 5), 32);
+		if (hj_table_restore_commit(t, &c)) {
+			hj_say(err, errlen, "%s: load commits: out of memory",
+			       s->path);
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = hj_store__fail(s, "load commits", err, errlen);
+	sqlite3_reset(st);
+	return ret;
+}
+
 int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->st[ST_ROUNDS_LOAD];
@@ -294,5 +360,7 @@ int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen)
 		s->nsaved = n;
 		s->saved_valid = 1;
 	}
+	if (ret == 0)
+		ret = load_commits(s, t, err, errlen);
 	return ret;
 }

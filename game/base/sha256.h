@@ -1,6 +1,7 @@
 /*
- * SHA-256 (FIPS 180-4, section 6.2) and Bitcoin's double SHA-256, the hash
- * behind transaction ids and block hashes on the Bitcoin family.
+ * SHA-256 (FIPS 180-4, section 6.2), Bitcoin's double SHA-256 (the hash
+ * behind transaction ids and block hashes on the Bitcoin family) and
+ * HMAC-SHA256 (the keyed card of docs/PROTOCOL.md, committed cards).
  *
  * Portable C with no allocation: the state is a plain struct the caller
  * owns (on the stack is fine), fed in pieces of any size.  Digests are the
@@ -41,6 +42,13 @@ void hj_sha256(const void *data, size_t len, uint8_t out[HJ_SHA256_LEN]);
 
 /* out = SHA-256(SHA-256(data[0..len))), Bitcoin's "hash256". */
 void hj_sha256d(const void *data, size_t len, uint8_t out[HJ_SHA256_LEN]);
+
+/*
+ * out = HMAC-SHA256(key[0..klen), msg[0..mlen)) (RFC 2104 with SHA-256,
+ * FIPS 198-1): a key longer than 64 bytes is hashed first.
+ */
+void hj_hmac_sha256(const void *key, size_t klen, const void *msg, size_t mlen,
+                    uint8_t out[HJ_SHA256_LEN]);
 
 /*
  * Finishes c and hashes its digest once more: init, update in pieces, then

@@ -175,3 +175,29 @@ void hj_sha256d(const void *data, size_t len, uint8_t out[HJ_SHA256_LEN])
 	hj_sha256_update(&c, data, len);
 	hj_sha256d_final(&c, out);
 }
+
+void hj_hmac_sha256(const void *key, size_t klen, const void *msg, size_t mlen,
+                    uint8_t out[HJ_SHA256_LEN])
+{
+	uint8_t k[64] = {0}, pad[64], inner[HJ_SHA256_LEN];
+	hj_sha256_ctx c;
+
+	if (klen > sizeof k)
+		hj_sha256(key, klen, k);
+	else if (klen)
+		memcpy(k, key, klen);
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x36;
+	hj_sha256_init(&c);
+	hj_sha256_update(&c, pad, sizeof pad);
+	hj_sha256_update(&c, msg, mlen);
+	hj_sha256_final(&c, inner);
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x5c;
+	hj_sha256_init(&c);
+	hj_sha256_update(&c, pad, sizeof pad);
+	hj_sha256_update(&c, inner, sizeof inner);
+	hj_sha256_final(&c, out);
+	memset(k, 0, sizeof k);
+	memset(pad, 0, sizeof pad);
+}
