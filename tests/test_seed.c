@@ -273,8 +273,9 @@ static hj_table *table_with(uint8_t cards)
 	return t;
 }
 
-/* Section 15's order: malformed, not_dealer, commit_too_late, each
- * refunded; the valid one is in force from its H on, not before. */
+/* The order of docs/PROTOCOL.md section 15: malformed, not_dealer,
+ * commit_too_late, each refunded; the valid one is in force from its H on,
+ * not before. */
 static void test_table_commits(void **state)
 {
 	hj_card v = {0};
