@@ -163,7 +163,7 @@ static int write_all(int fd, const char *p, size_t n)
 
 /* Makes a new directory entry durable.  Best effort: the file itself was
  * synced, and a directory we may not open is no reason to fail. */
-static void sync_dir(const char *path)
+void hj_keyfile_sync_dir(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir;
@@ -214,7 +214,7 @@ int hj_keyfile_write(const char *path, const char *text, size_t n,
 		rc = -errno;
 		goto removed;
 	}
-	sync_dir(path);
+	hj_keyfile_sync_dir(path);
 	return 0;
 removed:
 	hj_say(err, errlen, "writing %s failed: %s (the file was removed)",

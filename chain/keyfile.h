@@ -79,6 +79,11 @@ int hj_keyfile_read(const char *path, const char *name, unsigned flags,
 int hj_keyfile_write(const char *path, const char *text, size_t n,
                      hj_keyfile_fault *f, char *err, size_t errlen);
 
+/* Makes a new directory entry (path's, after a create or rename) durable:
+ * syncs path's directory.  Best effort: a directory we may not open is no
+ * reason to fail. */
+void hj_keyfile_sync_dir(const char *path);
+
 /* ---- the player's key: BIP-340 (docs/BITCOIN-KEYS.md) ---- */
 
 /* A player's key: the secret key and its x-only public key P. */

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "committer.h"
 #include "deal.h"
 #include "driver.h"
 #include "effects.h"
@@ -59,6 +60,8 @@ struct hjd_follower {
 	hj_table *table;      /* borrowed */
 	hjd_payer *payer;     /* owned, NULL when payouts are only recorded */
 	hjd_metrics *metrics; /* borrowed, may be NULL */
+	hjd_committer *committer; /* owned under cards = committed, else
+	                             NULL */
 	int payer_ready;      /* the state is this chain's: paying may start */
 	hjd_logfile log;
 	hj_cardlog cl;
@@ -155,6 +158,9 @@ static void effects_sink(void *ctx, const hj_event *ev)
 	if (out.commit && !e->rc)
 		e->rc =
 		    hj_store_add_commit(st, out.commit, e->err, sizeof e->err);
+	if (out.commit && !e->rc && e->f->committer)
+		e->rc = hjd_committer_dealt(e->f->committer, out.commit,
+		                            e->err, sizeof e->err);
 	for (size_t i = 0; i < out.npayouts && !e->rc; i++)
 		e->rc = hj_store_add_payout(st, &out.payouts[i], e->err,
 		                            sizeof e->err);
@@ -231,8 +237,12 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 		}
 		eff.height = cb->height;
 		if (hj_deal_block(f->table, &f->cl, f->be->ops->chain,
-		                  f->be->ops->family, NULL, cb, effects_sink,
-		                  &eff, &line, &len, err, sizeof err)) {
+		                  f->be->ops->family,
+		                  f->committer
+		                      ? hjd_committer_source(f->committer)
+		                      : NULL,
+		                  cb, effects_sink, &eff, &line, &len, err,
+		                  sizeof err)) {
 			hj_store_rollback(f->store);
 			fatal(f, err);
 			return -1;
@@ -253,8 +263,12 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 		hjd_metrics_block(f->metrics, cb->ntx, seconds_since(t0));
 	}
 	uint64_t t0 = uv_hrtime();
+	int planned = 0;
 	hjd_logfile_mark(&f->log, &f->cur);
-	if (hj_store_save_rounds(f->store, f->table, err, sizeof err) ||
+	if ((f->committer && !reorg &&
+	     hjd_committer_plan(f->committer, f->table, next_block(f), f->tip,
+	                        &planned, err, sizeof err)) ||
+	    hj_store_save_rounds(f->store, f->table, err, sizeof err) ||
 	    hjd_logfile_sync(&f->log, err, sizeof err) ||
 	    hj_store_set_cursor(f->store, &f->cur, err, sizeof err) ||
 	    hj_store_commit(f->store, err, sizeof err)) {
@@ -595,6 +609,11 @@ int hjd_follower_new(const hjd_follower_opts *o, hjd_follower **out)
 	f->on_following = o->on_following;
 	f->arg = o->arg;
 	f->log.fd = -1;
+	if (o->cfg->rules.cards == HJ_CARDS_COMMITTED &&
+	    hjd_committer_new(o->cfg, o->store, &f->committer)) {
+		free(f);
+		return -ENOMEM;
+	}
 	rc = hj_driver_new(
 	    &(hj_driver_opts){.loop = o->loop,
 	                      .be = o->be,
@@ -615,6 +634,7 @@ int hjd_follower_new(const hjd_follower_opts *o, hjd_follower **out)
 	                      .arg = f},
 	    &f->drv);
 	if (rc != 0) {
+		hjd_committer_free(f->committer);
 		free(f);
 		return rc;
 	}
@@ -706,6 +726,7 @@ void hjd_follower_free(hjd_follower *f)
 		return;
 	hjd_logfile_close(&f->log);
 	hj_cardlog_release(&f->cl);
+	hjd_committer_free(f->committer);
 	free(f);
 }
 
@@ -732,6 +753,9 @@ void hjd_follower_snapshot(void *arg, hjd_metrics_snap *out)
 	out->have_payer = f->payer != NULL;
 	if (f->payer)
 		hjd_payer_health(f->payer, &out->pay);
+	out->committed = f->committer != NULL;
+	if (f->committer)
+		hjd_committer_health(f->committer, f->table, next, &out->seeds);
 	out->stopping = f->stopping;
 }
 

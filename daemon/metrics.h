@@ -23,6 +23,7 @@
 #include <uv.h>
 
 #include "amount.h"
+#include "committer.h"
 #include "payer.h"
 #include "round.h"
 #include "rpc.h"
@@ -49,6 +50,8 @@ typedef struct hjd_metrics_snap {
 	hj_payout_totals totals;
 	int have_payer; /* payouts are sent (else only recorded) */
 	hjd_pay_health pay;
+	int committed;          /* cards = committed: seeds is set */
+	hjd_seeds_health seeds; /* committer.h */
 	int stopping;
 } hjd_metrics_snap;
 

@@ -45,6 +45,7 @@
 #include "hex.h"
 #include "log.h"
 #include "payer_base.h"
+#include "payload.h"
 #include "payout_policy.h"
 #include "say.h"
 
@@ -102,6 +103,11 @@ typedef struct evm_payer {
 	int64_t send_nonce;
 	uint8_t send_hash[32];
 
+	/* Step 3a: the planned seed chain whose Commit is planned this pass
+	 * (committed cards); commit_tried once looked at. */
+	hj_seed_chain_row commit;
+	int have_commit, commit_tried;
+
 	hj_settle_totals tot;
 	int have_tot;
 	int funds_short; /* the node refused a transaction for funds */
@@ -110,6 +116,7 @@ typedef struct evm_payer {
 static void pass_end(evm_payer *p);
 static void next_open(evm_payer *p);
 static void plan_new(evm_payer *p);
+static int next_nonce(evm_payer *p, uint64_t *nonce);
 
 /* ---- small helpers ---- */
 
@@ -298,12 +305,14 @@ static int fees_from_history(evm_payer *p, json_t *h)
 /* ---- signing ---- */
 
 /*
- * Signs a version of (nonce, to, value, gas) with the fees given into
- * p->raw; *v gets its hash and fees.  Returns 0, or -1 after fatal (a key
- * that no longer signs is nothing a retry fixes).
+ * Signs a version of (nonce, to, value, gas, data: a Commit's payload, or
+ * none) with the fees given into p->raw; *v gets its hash and fees.  data
+ * must not point into p->raw.  Returns 0, or -1 after fatal (a key that no
+ * longer signs is nothing a retry fixes).
  */
 static int sign(evm_payer *p, uint64_t nonce, const uint8_t to[20],
-                hj_amount value, uint64_t gas, hj_amount max_fee, hj_amount tip,
+                hj_amount value, uint64_t gas, const uint8_t *data,
+                size_t data_len, hj_amount max_fee, hj_amount tip,
                 struct ver *v)
 {
 	hj_eip1559_tx tx = {.chain_id = p->chain_id,
@@ -311,7 +320,9 @@ static int sign(evm_payer *p, uint64_t nonce, const uint8_t to[20],
 	                    .max_priority_fee_per_gas = tip,
 	                    .max_fee_per_gas = max_fee,
 	                    .gas_limit = gas,
-	                    .value = value};
+	                    .value = value,
+	                    .data = data,
+	                    .data_len = data_len};
 	char err[HJ_ERRLEN], msg[HJ_ERRLEN];
 
 	memcpy(tx.to, to, HJ_EVM_ADDR_LEN);
@@ -538,14 +549,27 @@ static int newest_tx(evm_payer *p, hj_eip1559_tx *tx)
 static void resign(evm_payer *p, hj_amount max_fee, hj_amount tip)
 {
 	const hj_batch *b = &p->open[p->cur];
+	uint8_t data[HJ_COMMIT_LEN];
 	hj_eip1559_tx tx;
 	hj_tx_version t;
 	struct ver v;
 	char err[HJ_ERRLEN];
 	int rc;
 
-	if (newest_tx(p, &tx) ||
-	    sign(p, tx.nonce, tx.to, tx.value, tx.gas_limit, max_fee, tip, &v))
+	if (newest_tx(p, &tx))
+		return;
+	/* A Commit carries its payload (the only data this payer signs):
+	 * copied out of p->raw, which signing overwrites. */
+	if (tx.data_len > sizeof data) {
+		hjd_payer_base_fatal(&p->base,
+		                     "payouts: a recorded transaction carries "
+		                     "data that is no Commit");
+		return;
+	}
+	if (tx.data_len)
+		memcpy(data, tx.data, tx.data_len);
+	if (sign(p, tx.nonce, tx.to, tx.value, tx.gas_limit,
+	         tx.data_len ? data : NULL, tx.data_len, max_fee, tip, &v))
 		return;
 	t = as_version(p, &v);
 	if (hjd_payer_base_begin(&p->base, err, sizeof err))
@@ -856,22 +880,10 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	 * cost more when the block differs from the estimate's. */
 	if (gas > GAS_TRANSFER)
 		gas += gas / 5;
-	if (hj_store_next_nonce(p->base.store, &nonce, err, sizeof err)) {
-		hjd_payer_base_fatal(&p->base, err);
+	if (next_nonce(p, &nonce))
 		return;
-	}
-	if (p->pending_n > nonce) {
-		snprintf(msg, sizeof msg,
-		         "payouts: the dealer account's next nonce is %" PRIu64
-		         " but this daemon has used only up to %" PRIu64
-		         ": another program sends from the dealer key; "
-		         "continuing at %" PRIu64,
-		         p->pending_n, nonce, p->pending_n);
-		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
-		nonce = p->pending_n;
-	}
-	if (sign(p, nonce, p->pick.to, p->pick.value, gas, p->want.max_fee,
-	         p->want.tip, &v))
+	if (sign(p, nonce, p->pick.to, p->pick.value, gas, NULL, 0,
+	         p->want.max_fee, p->want.tip, &v))
 		return;
 	t = as_version(p, &v);
 	out.address = to;
@@ -900,6 +912,156 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	send_raw(p, id, (int64_t)nonce, v.hash, 1, 1);
 }
 
+/* The nonce of a new batch: the store's next, or the node's pending count
+ * when another sender used the key.  Returns 0, or -1 after fatal. */
+static int next_nonce(evm_payer *p, uint64_t *nonce)
+{
+	char err[HJ_ERRLEN], msg[HJ_ERRLEN];
+
+	if (hj_store_next_nonce(p->base.store, nonce, err, sizeof err)) {
+		hjd_payer_base_fatal(&p->base, err);
+		return -1;
+	}
+	if (p->pending_n > *nonce) {
+		snprintf(msg, sizeof msg,
+		         "payouts: the dealer account's next nonce is %" PRIu64
+		         " but this daemon has used only up to %" PRIu64
+		         ": another program sends from the dealer key; "
+		         "continuing at %" PRIu64,
+		         p->pending_n, *nonce, p->pending_n);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+		*nonce = p->pending_n;
+	}
+	return 0;
+}
+
+/* ---- 3a. the Commit of a planned seed chain (committed cards) ---- */
+
+/* The planned chain whose Commit needs a batch: none yet, or its last was
+ * refused or reverted (no transaction of it can ever be mined). */
+static int want_commit(void *arg, const hj_seed_chain_row *r)
+{
+	evm_payer *p = arg;
+
+	if (strcmp(r->state, "planned") == 0 &&
+	    (r->batch == 0 || strcmp(r->batch_state, "refused") == 0 ||
+	     strcmp(r->batch_state, "reverted") == 0)) {
+		p->commit = *r;
+		p->have_commit = 1;
+	}
+	return 0;
+}
+
+static size_t commit_payload(const evm_payer *p, uint8_t out[HJ_PAYLOAD_MAX])
+{
+	hj_payload pl = {.act = HJ_COMMIT,
+	                 .start = p->commit.start,
+	                 .length = p->commit.length};
+
+	memcpy(pl.commitment, p->commit.commitment, sizeof pl.commitment);
+	return hj_payload_encode(HJ_EVM, &pl, out);
+}
+
+static void on_commit_estimate(void *arg, json_t *result,
+                               const hj_rpc_error *e)
+{
+	evm_payer *p = arg;
+	uint8_t data[HJ_PAYLOAD_MAX];
+	size_t n = commit_payload(p, data);
+	char said[HJ_ERRLEN], msg[HJ_ERRLEN], to[43], err[HJ_ERRLEN];
+	hj_batch_output out;
+	hj_tx_version t;
+	struct ver v;
+	uint64_t gas, nonce;
+	int64_t id;
+	int rc;
+
+	if (p->base.closing)
+		return;
+	if (e != NULL) {
+		node_says(e, said, sizeof said);
+		if (e->kind != HJ_RPC_ERR_NODE) {
+			unreachable(p, "eth_estimateGas", said);
+			return;
+		}
+		hj_say(msg, sizeof msg,
+		       "committed cards: the node estimates no gas for the "
+		       "Commit (%s); asked again next pass",
+		       said);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+		p->commit_tried = 1;
+		plan_new(p);
+		return;
+	}
+	if (get_u64(result, &gas) || gas < GAS_TRANSFER || gas > 30000000) {
+		unreachable(p, "eth_estimateGas", "not a gas amount");
+		return;
+	}
+	if (next_nonce(p, &nonce) ||
+	    sign(p, nonce, p->dealer, 0, gas, data, n, p->want.max_fee,
+	         p->want.tip, &v))
+		return;
+	t = as_version(p, &v);
+	out.address = p->dealer_hex;
+	out.amount = 0;
+	hj_batch_plan plan = {.height = p->base.processed,
+	                      .now = now_s(),
+	                      .outs = &out,
+	                      .nouts = 1,
+	                      .version = &t,
+	                      .nonce = nonce,
+	                      .gas_limit = gas,
+	                      .seed_chain = p->commit.id};
+	if (hjd_payer_base_begin(&p->base, err, sizeof err))
+		return;
+	rc = hj_store_plan_batch(p->base.store, &plan, &id, err, sizeof err);
+	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
+		return;
+	addr_hex(p->dealer, to);
+	hjd_log(HJD_LOG_NOTICE,
+	        "committed cards: batch %lld: the Commit of seed chain %lld "
+	        "(%" PRIu32 " seeds from block %" PRIu64 "), nonce %" PRIu64,
+	        (long long)id, (long long)p->commit.id, p->commit.length,
+	        p->commit.start, nonce);
+	p->commit_tried = 1;
+	p->planned_left = 1;
+	send_raw(p, id, (int64_t)nonce, v.hash, 1, 1);
+}
+
+/* Plans the Commit of the planned seed chain, if it needs a batch; 1 when
+ * a request went out. */
+static int plan_commit(evm_payer *p)
+{
+	uint8_t data[HJ_PAYLOAD_MAX];
+	char err[HJ_ERRLEN], hex[2 * HJ_PAYLOAD_MAX + 3];
+	json_t *params;
+	size_t n;
+	int rc;
+
+	if (p->commit_tried)
+		return 0;
+	p->have_commit = 0;
+	rc = hj_store_each_seed_chain(p->base.store, want_commit, p, err,
+	                              sizeof err);
+	if (rc) {
+		hjd_payer_base_fatal(&p->base, err);
+		return 1;
+	}
+	if (!p->have_commit) {
+		p->commit_tried = 1;
+		return 0;
+	}
+	n = commit_payload(p, data);
+	hj_hex_encode(data, n, 1, hex);
+	params = json_pack("[{s:s, s:s, s:s, s:s}]", "from", p->dealer_hex,
+	                   "to", p->dealer_hex, "value", "0x0", "data", hex);
+	if (params == NULL ||
+	    hj_rpc_call_x(p->base.rpc, "eth_estimateGas", params, NULL,
+	                  HJ_RPC_NODE_ERRORS, on_commit_estimate, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+	return 1;
+}
+
 static void plan_new(evm_payer *p)
 {
 	char err[HJ_ERRLEN], to[43], val[40];
@@ -913,6 +1075,9 @@ static void plan_new(evm_payer *p)
 		pass_end(p);
 		return;
 	}
+	/* A Commit first: cards wait for it, payouts only for their turn. */
+	if (plan_commit(p))
+		return;
 	ids_clear(p);
 	rc = hj_store_each_unbatched(p->base.store, gather, p, err, sizeof err);
 	if (rc) {
@@ -1035,6 +1200,7 @@ static void pass_run(hjd_payer *b)
 {
 	evm_payer *p = (evm_payer *)b;
 
+	p->commit_tried = 0;
 	if (p->have_chain_id) {
 		view(p);
 		return;

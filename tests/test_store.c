@@ -2139,7 +2139,8 @@ static void test_migrate_from_1(void **state)
 	hj_store_close(s);
 	db = raw_open(path);
 	raw_exec(db,
-	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	         "dealer_balance; DROP TABLE "
 	         "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
 	         "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
 	         "DROP TABLE settlement; PRAGMA user_version = 1");
@@ -2181,7 +2182,8 @@ static void test_migrate_from_2(void **state)
 	hj_store_close(s);
 	db = raw_open(path);
 	raw_exec(db,
-	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	         "dealer_balance; DROP TABLE "
 	         "payout_tx_versions; DROP INDEX payout_batches_nonce; "
 	         "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
 	         "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
@@ -2671,7 +2673,8 @@ static void test_read_old_schemas(void **state)
 	hj_store_close(s);
 	db = raw_open(v1);
 	raw_exec(db,
-	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	         "dealer_balance; DROP TABLE "
 	         "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
 	         "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
 	         "DROP TABLE settlement; PRAGMA user_version = 1");
@@ -2687,7 +2690,8 @@ static void test_read_old_schemas(void **state)
 	hj_store_close(s);
 	db = raw_open(v2);
 	raw_exec(db,
-	         "DROP TABLE commits; DROP TABLE dealer_balance; DROP TABLE "
+	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	         "dealer_balance; DROP TABLE "
 	         "payout_tx_versions; DROP INDEX payout_batches_nonce; "
 	         "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
 	         "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "

@@ -58,6 +58,9 @@ void hj_config_init(hj_config *c)
 	snprintf(c->serve.host, sizeof c->serve.host, "127.0.0.1");
 	c->serve.port = 8549;
 	c->metrics.max_lag = 10;
+	c->seeds.length = 1000000;
+	c->seeds.renew_before = 1000;
+	c->seeds.lead = 50;
 	c->serve.history_blocks = 10000;
 	c->serve.max_connections = 20000;
 	c->serve.max_connections_per_ip = 64;

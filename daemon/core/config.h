@@ -85,6 +85,17 @@ typedef struct hj_config {
 	char *card_log;  /* default <state_dir>/cards.jsonl */
 	int log_fsync;   /* 1 (default): fsync the card log before
 	                    each commit; 0: leave it to the kernel */
+	/* [seeds]: hashjackd's seed chains under cards = committed
+	 * (docs/PROTOCOL.md section 15; docs/OPERATION.md, "Committed
+	 * cards") */
+	struct hjd_seeds_config {
+		unsigned length;       /* seeds per chain, default 1000000 */
+		unsigned renew_before; /* commit the next chain when the one in
+		                          force has this many seeds left,
+		                          default 1000 */
+		unsigned lead; /* a first (or replacing) chain starts this many
+		                  blocks after the tip, default 50 */
+	} seeds;
 	/* [serve]: `hashjack serve`, the read-only round API (docs/API.md);
 	 * the daemon reads and checks these, and uses none. */
 	struct hjd_serve_config {

@@ -16,7 +16,7 @@
 #include "say.h"
 
 const char *const hj_config__sections[] = {
-    "chain", "dealer", "rules", "payout", "state", "serve", "metrics", NULL};
+    "chain", "dealer", "rules", "payout", "state", "serve", "metrics", "seeds", NULL};
 
 /* ---- values ---- */
 
@@ -578,6 +578,24 @@ static int set_metrics_max_lag(hj_config *c, const char *v, char *why, size_t n)
 	return set_unsigned(&c->metrics.max_lag, v, 0, 1000000, why, n);
 }
 
+/* [seeds]: opening a chain walks it once, so its length is bounded
+ * (daemon/seedchain.h, HJD_SEEDS_MAX). */
+static int set_seeds_length(hj_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->seeds.length, v, 1, 100000000, why, n);
+}
+
+static int set_seeds_renew_before(hj_config *c, const char *v, char *why,
+                                  size_t n)
+{
+	return set_unsigned(&c->seeds.renew_before, v, 1, 100000000, why, n);
+}
+
+static int set_seeds_lead(hj_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->seeds.lead, v, 1, 1000000, why, n);
+}
+
 #define SERVE_UNSIGNED(name, field, lo, hi)                                    \
 	static int set_serve_##name(hj_config *c, const char *v, char *why,    \
 	                            size_t n)                                  \
@@ -670,6 +688,10 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
     [K_SERVE_POLL_MS] = {"serve", "poll_interval_ms", set_serve_poll_ms, 0},
     [K_METRICS_LISTEN] = {"metrics", "listen", set_metrics_listen, 0},
     [K_METRICS_MAX_LAG] = {"metrics", "max_lag", set_metrics_max_lag, 0},
+    [K_SEEDS_LENGTH] = {"seeds", "length", set_seeds_length, 0},
+    [K_SEEDS_RENEW_BEFORE] = {"seeds", "renew_before", set_seeds_renew_before,
+                              0},
+    [K_SEEDS_LEAD] = {"seeds", "lead", set_seeds_lead, 0},
 };
 
 int hj_config__find_section(const char *s, size_t len)

@@ -88,6 +88,11 @@ void hj_effects_of(const hj_event *ev, uint64_t height, hj_effects *out)
 		                .round = ev->round ? &ev->round->id : NULL};
 		if (ev->type == HJ_EV_COMMIT)
 			out->commit = ev->commit;
+		if (ev->type == HJ_EV_REJECT && ev->act != ev->tx->act) {
+			out->judged = *ev->tx;
+			out->judged.act = ev->act;
+			out->tx.tx = &out->judged;
+		}
 		if (ev->type != HJ_EV_REJECT || ev->amount == 0)
 			return;
 		hj_hex_encode(ev->tx->txid.b, ev->tx->txid.len, 0, hex);

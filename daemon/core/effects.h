@@ -43,6 +43,10 @@ typedef struct hj_effects {
 	int has_tx; /* tx is set */
 	hj_tx_row tx;
 	const hj_commit *commit; /* COMMIT: to record, else NULL */
+	/* A rejection's transaction as the table judged it, when its action
+	 * differs from the payload's (action 08 under cards = hash is no
+	 * action): tx.tx points here. */
+	hj_action judged;
 	size_t npayouts;
 	hj_payout payouts[HJ_EFFECTS_PAYOUTS_MAX]; /* ids point into id[] */
 	char id[HJ_EFFECTS_PAYOUTS_MAX][HJ_PAYOUT_ID_MAX];

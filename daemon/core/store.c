@@ -188,8 +188,14 @@ static const char schema_v3_sql[] =
 
 /*
  * Version 4: committed cards (docs/PROTOCOL.md section 15).  Every valid
- * Commit dealt, in block order: the table in force at a block is decided
- * from them (the follower restores them with the rounds).
+ * Commit dealt, in block order: the chain in force at a block is decided
+ * from them (the follower restores them with the rounds).  And hashjackd's
+ * own seed chains: each is recorded (its secret already in its file)
+ * before its Commit is sent, so a restart finds it again and never makes
+ * a second chain for it: planned until its Commit is dealt valid (dealt),
+ * or until its first block comes without it (late: the chain is never
+ * used, a new one replaces it).  On EVM the Commit is a payout batch of
+ * its own (batch), sent and followed as any.
  */
 static const char schema_v4_sql[] =
 	"CREATE TABLE commits ("
@@ -201,7 +207,18 @@ static const char schema_v4_sql[] =
 	    " start INTEGER NOT NULL,"
 	    " length INTEGER NOT NULL CHECK (length BETWEEN 1 AND 4294967295),"
 	    " commitment BLOB NOT NULL CHECK (length(commitment) = 32),"
-	    " PRIMARY KEY (height, tx_index)) WITHOUT ROWID;";
+	    " PRIMARY KEY (height, tx_index)) WITHOUT ROWID;"
+	"CREATE TABLE seed_chains ("
+	    " id INTEGER PRIMARY KEY AUTOINCREMENT CHECK (id > 0),"
+	    " commitment BLOB NOT NULL UNIQUE CHECK (length(commitment) = 32),"
+	    " start INTEGER NOT NULL,"
+	    " length INTEGER NOT NULL CHECK (length BETWEEN 1 AND 4294967295),"
+	    " state TEXT NOT NULL CHECK (state IN ('planned', 'dealt', 'late')),"
+	    " created_height INTEGER NOT NULL,"
+	    " created_at INTEGER NOT NULL,"
+	    " batch INTEGER REFERENCES payout_batches (id));"
+	"CREATE UNIQUE INDEX seed_chains_planned ON seed_chains (state)"
+	    " WHERE state = 'planned';";
 /* clang-format on */
 
 static const char *const stmt_sql[ST_COUNT] = {

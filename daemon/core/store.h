@@ -70,6 +70,36 @@ int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen);
 int hj_store_add_commit(hj_store *s, const hj_commit *c, char *err,
                         size_t errlen);
 
+/*
+ * hashjackd's own seed chains (docs/STATE.md, seed_chains): at most one is
+ * planned (its Commit sent or to be sent) at a time.
+ */
+typedef struct hj_seed_chain_row {
+	int64_t id;
+	uint8_t commitment[32];
+	uint64_t start;   /* H */
+	uint32_t length;  /* L */
+	char state[8];    /* "planned", "dealt", "late" */
+	uint64_t created_height;
+	int64_t created_at;
+	int64_t batch;    /* EVM: its Commit's payout batch; 0: none yet */
+	char batch_state[12]; /* that batch's state, "" without one */
+} hj_seed_chain_row;
+
+/* Records a new planned chain (in a write transaction); *id gets its id.
+ * -EEXIST when a chain is planned already. */
+int hj_store_add_seed_chain(hj_store *s, const hj_seed_chain_row *r,
+                            int64_t *id, char *err, size_t errlen);
+/* Every chain, oldest first; fn returns non-zero to stop (returned). */
+int hj_store_each_seed_chain(hj_store *s,
+                             int (*fn)(void *arg, const hj_seed_chain_row *r),
+                             void *arg, char *err, size_t errlen);
+/* The planned chain with this commitment becomes state ("dealt" or
+ * "late"); nothing when none is (a Commit not of this daemon). */
+int hj_store_seed_chain_end(hj_store *s, const uint8_t commitment[32],
+                            const char *state, char *err, size_t errlen);
+
+
 /* A write transaction: begin, any number of the calls below, commit (or
  * rollback).  Nothing is visible to readers until commit. */
 int hj_store_begin(hj_store *s, char *err, size_t errlen);
@@ -185,10 +215,14 @@ typedef struct hj_batch_plan {
 	const hj_tx_version *version;
 	uint64_t nonce;
 	uint64_t gas_limit;
+	/* EVM, committed cards: > 0 for the Commit of this planned seed
+	 * chain (its id): one output to the dealer of amount 0, no payouts;
+	 * the chain is linked to the batch. */
+	int64_t seed_chain;
 } hj_batch_plan;
 
 /* Records a planned batch; *id is its number (from 1, never reused).  The
- * payouts' amounts must add up to the outputs'. */
+ * payouts' amounts must add up to the outputs' (a Commit's: none, 0). */
 int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
                         char *err, size_t errlen);
 

@@ -98,6 +98,11 @@ int hj_store__step_done(hj_store *s, sqlite3_stmt *st, const char *op,
 /* 0 inside a write transaction, else -EINVAL ("PATH: op outside a
  * transaction", saved rounds forgotten): the write calls refuse to run
  * under SQLite's autocommit. */
+/* Links planned seed chain id to its Commit's batch (store_seeds.c, for
+ * hj_store_plan_batch).  -EINVAL when it is not planned. */
+int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch,
+                              char *err, size_t errlen);
+
 int hj_store__in_tx(hj_store *s, const char *op, char *err, size_t errlen);
 
 /* Heights and offsets are SQLite integers (signed 64-bit): 0, or -EINVAL

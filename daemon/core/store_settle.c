@@ -193,15 +193,22 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	    (ret = hj_store__fits_i64(plan->height, "plan batch: height", err,
 	                              errlen)))
 		return ret;
-	if (plan->nouts == 0 || plan->npayouts == 0) {
-		hj_say(err, errlen, "%s: plan batch: no output or no payout",
-		       s->path);
+	if (plan->seed_chain > 0
+	        ? plan->nouts != 1 || plan->npayouts != 0 ||
+	              plan->outs[0].amount != 0 || plan->version == NULL
+	        : plan->nouts == 0 || plan->npayouts == 0) {
+		hj_say(err, errlen,
+		       "%s: plan batch: %s", s->path,
+		       plan->seed_chain > 0
+		           ? "a Commit is one signed transfer of 0, no payout"
+		           : "no output or no payout");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < plan->nouts; i++) {
 		hj_amount v = plan->outs[i].amount;
 
-		if (v == 0 || v > HJ_AMOUNT_MAX - total ||
+		if ((v == 0 && plan->seed_chain <= 0) ||
+		    v > HJ_AMOUNT_MAX - total ||
 		    plan->outs[i].address == NULL) {
 			hj_say(err, errlen,
 			       "%s: plan batch: output %zu has no address, "
@@ -239,6 +246,9 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	if (ret)
 		return ret;
 	*id = sqlite3_last_insert_rowid(s->db);
+	if (plan->seed_chain > 0)
+		ret = hj_store__link_seed_chain(s, plan->seed_chain, *id, err,
+		                                errlen);
 	for (size_t i = 0; i < plan->nouts && ret == 0; i++) {
 		ret = run(s, "plan batch: output",
 		          "INSERT INTO payout_batch_outputs (batch, address, "

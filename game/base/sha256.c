@@ -198,6 +198,7 @@ void hj_hmac_sha256(const void *key, size_t klen, const void *msg, size_t mlen,
 	hj_sha256_update(&c, pad, sizeof pad);
 	hj_sha256_update(&c, inner, sizeof inner);
 	hj_sha256_final(&c, out);
-	memset(k, 0, sizeof k);
-	memset(pad, 0, sizeof pad);
+	explicit_bzero(k, sizeof k);
+	explicit_bzero(pad, sizeof pad);
+	explicit_bzero(inner, sizeof inner);
 }

@@ -1,0 +1,152 @@
+/* hashjackd's own seed chains in the store (see store.h, seed_chains). */
+#include "store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "say.h"
+#include "store_impl.h"
+
+int hj_store_add_seed_chain(hj_store *s, const hj_seed_chain_row *r,
+                            int64_t *id, char *err, size_t errlen)
+{
+	static const char sql[] =
+	    "INSERT INTO seed_chains (commitment, start, length, state,"
+	    " created_height, created_at) VALUES (?1, ?2, ?3, 'planned', ?4,"
+	    " ?5)";
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = hj_store__in_tx(s, "add seed chain", err, errlen)) ||
+	    (ret = hj_store__fits_i64(r->created_height,
+	                              "add seed chain: height", err, errlen)))
+		return ret;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return hj_store__fail(s, "add seed chain", err, errlen);
+	if (sqlite3_bind_blob(st, 1, r->commitment, 32, SQLITE_STATIC) ||
+	    sqlite3_bind_int64(st, 2, (sqlite3_int64)r->start) ||
+	    sqlite3_bind_int64(st, 3, r->length) ||
+	    sqlite3_bind_int64(st, 4, (sqlite3_int64)r->created_height) ||
+	    sqlite3_bind_int64(st, 5, r->created_at)) {
+		ret = hj_store__fail(s, "add seed chain", err, errlen);
+		sqlite3_finalize(st);
+		return ret;
+	}
+	ret = sqlite3_step(st) == SQLITE_DONE
+	          ? 0
+	          : hj_store__fail(s, "add seed chain", err, errlen);
+	if (ret == 0)
+		*id = sqlite3_last_insert_rowid(s->db);
+	else if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
+		ret = -EEXIST;
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int hj_store_each_seed_chain(hj_store *s,
+                             int (*fn)(void *arg, const hj_seed_chain_row *r),
+                             void *arg, char *err, size_t errlen)
+{
+	static const char sql[] =
+	    "SELECT id, commitment, start, length, state, created_height,"
+	    " created_at, coalesce(batch, 0), coalesce((SELECT state FROM"
+	    " payout_batches WHERE id = batch), '') FROM seed_chains ORDER BY"
+	    " id";
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return hj_store__fail(s, "read seed chains", err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hj_seed_chain_row r = {0};
+		const unsigned char *state = sqlite3_column_text(st, 4);
+
+		if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
+		    sqlite3_column_bytes(st, 1) != 32 || !state ||
+		    strlen((const char *)state) >= sizeof r.state ||
+		    sqlite3_column_int64(st, 3) < 1 ||
+		    sqlite3_column_int64(st, 3) > UINT32_MAX) {
+			hj_say(err, errlen,
+			       "%s: seed chain %lld is not a seed chain",
+			       s->path, (long long)sqlite3_column_int64(st, 0));
+			ret = -EINVAL;
+			break;
+		}
+		r.id = sqlite3_column_int64(st, 0);
+		memcpy(r.commitment, sqlite3_column_blob(st, 1), 32);
+		r.start = (uint64_t)sqlite3_column_int64(st, 2);
+		r.length = (uint32_t)sqlite3_column_int64(st, 3);
+		strcpy(r.state, (const char *)state);
+		r.created_height = (uint64_t)sqlite3_column_int64(st, 5);
+		r.created_at = sqlite3_column_int64(st, 6);
+		r.batch = sqlite3_column_int64(st, 7);
+		snprintf(r.batch_state, sizeof r.batch_state, "%s",
+		         (const char *)sqlite3_column_text(st, 8));
+		ret = fn(arg, &r);
+		if (ret)
+			break;
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = hj_store__fail(s, "read seed chains", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* One UPDATE with a blob or an id. */
+static int update(hj_store *s, const char *op, const char *sql,
+                  const uint8_t *blob, int64_t a, int64_t b, char *err,
+                  size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = hj_store__in_tx(s, op, err, errlen)))
+		return ret;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return hj_store__fail(s, op, err, errlen);
+	if ((blob ? sqlite3_bind_blob(st, 1, blob, 32, SQLITE_STATIC)
+	          : sqlite3_bind_int64(st, 1, a)) ||
+	    sqlite3_bind_int64(st, 2, b)) {
+		ret = hj_store__fail(s, op, err, errlen);
+		sqlite3_finalize(st);
+		return ret;
+	}
+	ret = sqlite3_step(st) == SQLITE_DONE ? 0
+	                                      : hj_store__fail(s, op, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int hj_store_seed_chain_end(hj_store *s, const uint8_t commitment[32],
+                            const char *state, char *err, size_t errlen)
+{
+	if (strcmp(state, "dealt") != 0 && strcmp(state, "late") != 0) {
+		hj_say(err, errlen, "%s: seed chain: no state \"%s\"", s->path,
+		       state);
+		return -EINVAL;
+	}
+	return update(s, "end seed chain",
+	              strcmp(state, "dealt") == 0
+	                  ? "UPDATE seed_chains SET state = 'dealt' WHERE"
+	                    " commitment = ?1 AND state = 'planned' AND ?2 = 0"
+	                  : "UPDATE seed_chains SET state = 'late' WHERE"
+	                    " commitment = ?1 AND state = 'planned' AND ?2 = 0",
+	              commitment, 0, 0, err, errlen);
+}
+
+int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch,
+                              char *err, size_t errlen)
+{
+	int ret = update(s, "link seed chain",
+	                 "UPDATE seed_chains SET batch = ?2 WHERE id = ?1 AND"
+	                 " state = 'planned'",
+	                 NULL, id, batch, err, errlen);
+
+	if (ret == 0 && sqlite3_changes(s->db) != 1) {
+		hj_say(err, errlen, "%s: plan batch: seed chain %lld is not "
+		       "planned", s->path, (long long)id);
+		return -EINVAL;
+	}
+	return ret;
+}
