@@ -597,12 +597,18 @@ int main(int argc, char **argv)
 		hj_config_free(&cfg);
 		return EX_CONFIG_;
 	}
-	if (check_dealer_key(&cfg, err, sizeof err) ||
+	/* What the daemon alone refuses: the tool reads these
+	 * configurations. */
+	if (hj_config_can_deal(&cfg, err, sizeof err) ||
+	    check_dealer_key(&cfg, err, sizeof err) ||
 	    check_edge(&cfg, &edge, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		hj_config_free(&cfg);
 		return EX_CONFIG_;
 	}
+	/* Said at every start, and by --check-config, on stderr. */
+	if (cfg.cards_warning)
+		hjd_log(HJD_LOG_WARNING, "%s", cfg.cards_warning);
 	if (check) {
 		print_config(&cfg, &edge);
 		hj_config_free(&cfg);

@@ -1412,6 +1412,125 @@ static void test_max_exposure_errors(void **state)
 	    "amount in base units (digits only, no leading zero)");
 }
 
+/* cards = committed: what finish refuses, what hashjackd alone refuses,
+ * and the warning under hash on EVM (docs/PROTOCOL.md section 15). */
+#define HASH_WARNING                                                           \
+	"[rules] cards = hash: on EVM whoever builds a block can choose its "  \
+	"card, at the cost of one hash per try (docs/PROTOCOL.md section 15)"
+#define CANNOT_DEAL                                                            \
+	"[rules] cards = committed: hashjackd cannot deal committed cards "    \
+	"yet (it keeps no seed chain and sends no Commit; docs/PROTOCOL.md "   \
+	"section 15)"
+/* Of 32 bytes: witness v0 (P2WSH), v1 (P2TR). */
+#define BTC_P2WSH                                                              \
+	"rltc1qqqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0ss3aytx"
+#define BTC_P2TR                                                               \
+	"rltc1pqqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0s6xadn6"
+
+/* text and arg (or NULL) pass finish; then what hj_config_can_deal says
+ * ("" for yes) and the warning (NULL for none). */
+static void expect_cards(const char *text, const char *arg,
+                         const char *can_deal, const char *warning)
+{
+	hj_config c;
+	char err[HJ_ERRLEN] = "";
+
+	assert_int_equal(load(text, &c, err, sizeof err), 0);
+	if (arg)
+		assert_int_equal(hj_config_set_arg(&c, arg, err, sizeof err),
+		                 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(err, "");
+	memset(err, 'X', sizeof err);
+	err[sizeof err - 1] = '\0';
+	if (can_deal[0] == '\0') {
+		assert_int_equal(hj_config_can_deal(&c, err, sizeof err), 0);
+	} else {
+		assert_int_equal(hj_config_can_deal(&c, err, sizeof err),
+		                 -ENOTSUP);
+		assert_string_equal(err, can_deal);
+	}
+	if (warning)
+		assert_string_equal(c.cards_warning, warning);
+	else
+		assert_null(c.cards_warning);
+	hj_config_free(&c);
+}
+
+static void test_cards(void **state)
+{
+	hj_config c;
+	char err[HJ_ERRLEN] = "";
+
+	(void)state;
+	/* hash: dealt; on EVM with the warning, whatever the depth. */
+	expect_cards(MINIMAL, NULL, "", HASH_WARNING);
+	expect_cards(MINIMAL "cards = hash\n", NULL, "", HASH_WARNING);
+	expect_cards(MINIMAL, "--chain.confirmations=finalized", "",
+	             HASH_WARNING);
+	expect_cards(MINIMAL, "--chain.confirmations=1", "", HASH_WARNING);
+	expect_cards(BTC_MINIMAL, NULL, "", NULL);
+	expect_cards(BTC_MINIMAL, "--dealer.address=" BTC_P2TR, "", NULL);
+	expect_cards(BTC_MINIMAL, "--chain.confirmations=1", "", NULL);
+
+	/* committed: read (the tool's commands use it), not dealt. */
+	expect_cards(MINIMAL "cards = committed\n", NULL, CANNOT_DEAL, NULL);
+	expect_cards(MINIMAL, "--rules.cards=committed", CANNOT_DEAL, NULL);
+	expect_cards(MINIMAL "cards = committed\n", "--chain.confirmations=2",
+	             CANNOT_DEAL, NULL);
+	/* The node's finalized and safe blocks are below the tip. */
+	expect_cards(MINIMAL "cards = committed\n",
+	             "--chain.confirmations=finalized", CANNOT_DEAL, NULL);
+	expect_cards(MINIMAL "cards = committed\n",
+	             "--chain.confirmations=safe", CANNOT_DEAL, NULL);
+	/* BTC_ADDR is P2WPKH. */
+	expect_cards(BTC_MINIMAL "cards = committed\n", NULL, CANNOT_DEAL,
+	             NULL);
+	expect_cards(BTC_MINIMAL "cards = committed\n",
+	             "--chain.confirmations=2", CANNOT_DEAL, NULL);
+
+	/* A finish that found the warning, then committed: gone. */
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.cards_warning, HASH_WARNING);
+	assert_int_equal(
+	    hj_config_set_arg(&c, "--rules.cards=committed", err, sizeof err),
+	    0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_null(c.cards_warning);
+	hj_config_free(&c);
+
+	/* One confirmation: the seed of the tip's block. */
+	expect_finish_error(MINIMAL "cards = committed\n",
+	                    "--chain.confirmations=1",
+	                    "[chain] confirmations = 1: too few with cards = "
+	                    "committed (at least 2: a seed published at the "
+	                    "tip would let the next producer of a block at "
+	                    "that height choose its card)");
+	expect_finish_error("[chain]\nconfirmations = 1\n" BTC_MINIMAL
+	                    "cards = committed\n",
+	                    NULL,
+	                    "[chain] confirmations = 1: too few with cards = "
+	                    "committed (at least 2: a seed published at the "
+	                    "tip would let the next producer of a block at "
+	                    "that height choose its card)");
+	/* The Bitcoin family: P2WPKH only. */
+	expect_finish_error(BTC_MINIMAL "cards = committed\n",
+	                    "--dealer.address=" BTC_P2WSH,
+	                    "[dealer] address = " BTC_P2WSH ": with cards = "
+	                    "committed, must be P2WPKH (a bech32 address of "
+	                    "20 bytes, witness version 0): a Commit is the "
+	                    "dealer's when an input is signed by the "
+	                    "address's key");
+	expect_finish_error(BTC_MINIMAL "cards = committed\n",
+	                    "--dealer.address=" BTC_P2TR,
+	                    "[dealer] address = " BTC_P2TR ": with cards = "
+	                    "committed, must be P2WPKH (a bech32 address of "
+	                    "20 bytes, witness version 0): a Commit is the "
+	                    "dealer's when an input is signed by the "
+	                    "address's key");
+}
+
 static void test_state_directory(void **state)
 {
 	hj_config c;
@@ -1749,6 +1868,7 @@ int main(void)
 	    cmocka_unit_test(test_max_exposure_errors),
 	    cmocka_unit_test(test_rule_keys),
 	    cmocka_unit_test(test_rule_key_errors),
+	    cmocka_unit_test(test_cards),
 	    cmocka_unit_test(test_state_directory),
 	    cmocka_unit_test(test_example_file),
 	    cmocka_unit_test(test_no_error_buffer),

@@ -66,6 +66,10 @@ typedef struct hj_config {
 	char rule_set[HJ_CONFIG_RULE_KEYS][HJ_RULE_VALUE_MAX];
 	int allow_player_edge; /* 1: deal a rule set whose house edge, or a
 	                          side bet's, is negative (default 0) */
+	/* Set by finish() under cards = hash on EVM, where whoever builds a
+	 * block can choose its card: static text, which hashjackd logs at
+	 * start and with --check-config.  NULL otherwise. */
+	const char *cards_warning;
 	/* [payout] */
 	char *payout_wallet;  /* the node wallet that pays (Bitcoin family),
 	                         NULL: payouts are only recorded */
@@ -154,6 +158,15 @@ int hj_config_set_arg(hj_config *c, const char *arg, char *err, size_t errlen);
 /* After the file and the overrides: required keys present, defaults that
  * depend on others (family, state_dir) filled in, rules checked. */
 int hj_config_finish(hj_config *c, char *err, size_t errlen);
+
+/*
+ * What hashjackd can deal, after hj_config_finish: a configuration the tool
+ * reads (hashjack edge, status, ...) may still be one the daemon cannot
+ * run.  Today that is cards = committed: the daemon keeps no seed chain
+ * and sends no Commit yet.  Returns 0, or -ENOTSUP with
+ * "[rules] cards = committed: hashjackd cannot deal ...".
+ */
+int hj_config_can_deal(const hj_config *c, char *err, size_t errlen);
 
 /* The part of hj_config_finish that needs no other key: state_dir's
  * default ($STATE_DIRECTORY's first entry, else /var/lib/hashjackd) and

@@ -150,6 +150,54 @@ static int finish_push(hj_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * cards (docs/PROTOCOL.md section 15), after the dealer's address and the
+ * depth are known.  committed: a seed is published when its block is
+ * dealt, so that block must not be the tip (the next producer of a block
+ * at that height would know the card); finalized and safe are deeper than
+ * the tip.  On the Bitcoin family a Commit is the dealer's when an input
+ * is signed by the key of its P2WPKH program, the only form parsed here
+ * (the protocol also allows P2PKH, which hj_dealer_parse does not read).
+ * hash on EVM: allowed, with cards_warning.
+ */
+static int finish_cards(hj_config *c, char *err, size_t errlen)
+{
+	char shown[4 * SHOW_MAX + 4];
+
+	c->cards_warning = NULL;
+	if (c->rules.cards != HJ_CARDS_COMMITTED) {
+		if (c->family == HJ_EVM)
+			c->cards_warning =
+			    "[rules] cards = hash: on EVM whoever builds a "
+			    "block can choose its card, at the cost of one "
+			    "hash per try (docs/PROTOCOL.md section 15)";
+		return 0;
+	}
+	if (!c->finality && c->confirmations < 2) {
+		hj_say(err, errlen,
+		       "[chain] confirmations = %u: too few with cards = "
+		       "committed (at least 2: a seed published at the tip "
+		       "would let the next producer of a block at that "
+		       "height choose its card)",
+		       c->confirmations);
+		return -EINVAL;
+	}
+	if (c->family != HJ_EVM &&
+	    !(c->dealer.script_len == 22 && c->dealer.script[0] == 0 &&
+	      c->dealer.script[1] == 20)) {
+		hj_config__show(c->address, strlen(c->address), shown,
+		                sizeof shown);
+		hj_say(err, errlen,
+		       "[dealer] address = %s: with cards = committed, must "
+		       "be P2WPKH (a bech32 address of 20 bytes, witness "
+		       "version 0): a Commit is the dealer's when an input "
+		       "is signed by the address's key",
+		       shown);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int hj_config_state_paths(hj_config *c, char *err, size_t errlen)
 {
 	if (c->state_dir == NULL) {
@@ -372,7 +420,21 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		hj_say(err, errlen, "[rules] %s", why);
 		return -EINVAL;
 	}
+	r = finish_cards(c, err, errlen);
+	if (r < 0)
+		return r;
 	return hj_config_state_paths(c, err, errlen);
+}
+
+int hj_config_can_deal(const hj_config *c, char *err, size_t errlen)
+{
+	if (c->rules.cards != HJ_CARDS_COMMITTED)
+		return 0;
+	hj_say(err, errlen,
+	       "[rules] cards = committed: hashjackd cannot deal committed "
+	       "cards yet (it keeps no seed chain and sends no Commit; "
+	       "docs/PROTOCOL.md section 15)");
+	return -ENOTSUP;
 }
 
 unsigned hj_config_serve_max_age(int evm, int finality)
