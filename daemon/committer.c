@@ -23,7 +23,7 @@ struct hjd_committer {
 	size_t nopen, next_evict;
 	/* The planned chain, as last read (have_planned). */
 	int have_planned;
-	hj_seed_chain_row planned;
+	hj_store_seed_chain planned;
 };
 
 int hjd_committer_new(const hj_config *cfg, hj_store *store,
@@ -60,8 +60,8 @@ static int reveal(void *ctx, const hj_commit *cm, uint32_t i, uint64_t height,
 	int rc;
 
 	for (size_t k = 0; k < c->nopen; k++)
-		if (memcmp(hjd_seedchain_commitment(c->open[k]),
-		           cm->commitment, HJ_SEED_LEN) == 0 &&
+		if (memcmp(hjd_seedchain_commitment(c->open[k]), cm->commitment,
+		           HJ_SEED_LEN) == 0 &&
 		    hjd_seedchain_length(c->open[k]) == cm->length)
 			sc = c->open[k];
 	if (!sc) {
@@ -101,7 +101,7 @@ const hj_seed_source *hjd_committer_source(hjd_committer *c)
 
 /* ---- planning ---- */
 
-static int find_planned(void *arg, const hj_seed_chain_row *r)
+static int find_planned(void *arg, const hj_store_seed_chain *r)
 {
 	hjd_committer *c = arg;
 
@@ -115,8 +115,7 @@ static int find_planned(void *arg, const hj_seed_chain_row *r)
 static int read_planned(hjd_committer *c, char *err, size_t errlen)
 {
 	c->have_planned = 0;
-	return hj_store_each_seed_chain(c->store, find_planned, c, err,
-	                                errlen);
+	return hj_store_each_seed_chain(c->store, find_planned, c, err, errlen);
 }
 
 int hjd_committer_dealt(hjd_committer *c, const hj_commit *commit, char *err,
@@ -155,7 +154,7 @@ int hjd_committer_plan(hjd_committer *c, const hj_table *t, uint64_t next,
                        uint64_t tip, int *planned, char *err, size_t errlen)
 {
 	const hj_commit *now;
-	hj_seed_chain_row r = {0};
+	hj_store_seed_chain r = {0};
 	int in_force, scheduled, rc;
 	uint64_t left, start;
 	char hex[65];

@@ -62,10 +62,10 @@ int hjd_committer_plan(hjd_committer *c, const hj_table *t, uint64_t next,
 
 /* What metrics and health show. */
 typedef struct hjd_seeds_health {
-	int in_force;         /* a chain deals the next block */
-	uint64_t seeds_left;  /* its seeds for blocks from the next on, plus
-	                         every scheduled chain's */
-	int planned;          /* a chain of ours waits for its Commit */
+	int in_force;           /* a chain deals the next block */
+	uint64_t seeds_left;    /* its seeds for blocks from the next on, plus
+	                           every scheduled chain's */
+	int planned;            /* a chain of ours waits for its Commit */
 	uint64_t planned_start; /* its H */
 } hjd_seeds_health;
 void hjd_committer_health(const hjd_committer *c, const hj_table *t,

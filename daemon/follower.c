@@ -62,7 +62,7 @@ struct hjd_follower {
 	hjd_metrics *metrics; /* borrowed, may be NULL */
 	hjd_committer *committer; /* owned under cards = committed, else
 	                             NULL */
-	int payer_ready;      /* the state is this chain's: paying may start */
+	int payer_ready; /* the state is this chain's: paying may start */
 	hjd_logfile log;
 	hj_cardlog cl;
 	hj_cursor cur;
@@ -159,8 +159,8 @@ static void effects_sink(void *ctx, const hj_event *ev)
 		e->rc =
 		    hj_store_add_commit(st, out.commit, e->err, sizeof e->err);
 	if (out.commit && !e->rc && e->f->committer)
-		e->rc = hjd_committer_dealt(e->f->committer, out.commit,
-		                            e->err, sizeof e->err);
+		e->rc = hjd_committer_dealt(e->f->committer, out.commit, e->err,
+		                            sizeof e->err);
 	for (size_t i = 0; i < out.npayouts && !e->rc; i++)
 		e->rc = hj_store_add_payout(st, &out.payouts[i], e->err,
 		                            sizeof e->err);
@@ -236,13 +236,11 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 			break;
 		}
 		eff.height = cb->height;
-		if (hj_deal_block(f->table, &f->cl, f->be->ops->chain,
-		                  f->be->ops->family,
-		                  f->committer
-		                      ? hjd_committer_source(f->committer)
-		                      : NULL,
-		                  cb, effects_sink, &eff, &line, &len, err,
-		                  sizeof err)) {
+		if (hj_deal_block(
+		        f->table, &f->cl, f->be->ops->chain, f->be->ops->family,
+		        f->committer ? hjd_committer_source(f->committer)
+		                     : NULL,
+		        cb, effects_sink, &eff, &line, &len, err, sizeof err)) {
 			hj_store_rollback(f->store);
 			fatal(f, err);
 			return -1;

@@ -236,15 +236,17 @@ int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
 	hj_prom_counter(&t, "hashjackd_side_bets_settled_total",
 	                "rounds whose side bets settled", m->sides);
 	if (s->committed) {
-		hj_prom_gauge(&t, "hashjackd_seeds_left",
-		              "committed cards: seeds of the chain in force for "
-		              "blocks from the next on, plus every scheduled "
-		              "chain's",
-		              (double)s->seeds.seeds_left);
-		hj_prom_gauge(&t, "hashjackd_seed_chain_planned",
-		              "1 while a seed chain of this daemon waits for its "
-		              "Commit to be dealt",
-		              (double)s->seeds.planned);
+		hj_prom_gauge(
+		    &t, "hashjackd_seeds_left",
+		    "committed cards: seeds of the chain in force for "
+		    "blocks from the next on, plus every scheduled "
+		    "chain's",
+		    (double)s->seeds.seeds_left);
+		hj_prom_gauge(
+		    &t, "hashjackd_seed_chain_planned",
+		    "1 while a seed chain of this daemon waits for its "
+		    "Commit to be dealt",
+		    (double)s->seeds.planned);
 	}
 	hj_prom_gauge(&t, "hashjackd_open_rounds", "open rounds",
 	              (double)s->open_rounds);
@@ -383,10 +385,11 @@ int hjd_metrics_health(const hjd_metrics *m, const hjd_metrics_snap *s,
 	}
 	if (s->committed && !s->seeds.in_force) {
 		if (s->seeds.planned)
-			snprintf(buf, sizeof buf,
-			         "no seed chain in force: blocks are void until "
-			         "the Commit planned for block %llu is dealt",
-			         (unsigned long long)s->seeds.planned_start);
+			snprintf(
+			    buf, sizeof buf,
+			    "no seed chain in force: blocks are void until "
+			    "the Commit planned for block %llu is dealt",
+			    (unsigned long long)s->seeds.planned_start);
 		else
 			snprintf(buf, sizeof buf,
 			         "no seed chain in force: blocks are void");

@@ -105,7 +105,7 @@ typedef struct evm_payer {
 
 	/* Step 3a: the planned seed chain whose Commit is planned this pass
 	 * (committed cards); commit_tried once looked at. */
-	hj_seed_chain_row commit;
+	hj_store_seed_chain commit;
 	int have_commit, commit_tried;
 
 	hj_settle_totals tot;
@@ -939,7 +939,7 @@ static int next_nonce(evm_payer *p, uint64_t *nonce)
 
 /* The planned chain whose Commit needs a batch: none yet, or its last was
  * refused or reverted (no transaction of it can ever be mined). */
-static int want_commit(void *arg, const hj_seed_chain_row *r)
+static int want_commit(void *arg, const hj_store_seed_chain *r)
 {
 	evm_payer *p = arg;
 
@@ -962,8 +962,7 @@ static size_t commit_payload(const evm_payer *p, uint8_t out[HJ_PAYLOAD_MAX])
 	return hj_payload_encode(HJ_EVM, &pl, out);
 }
 
-static void on_commit_estimate(void *arg, json_t *result,
-                               const hj_rpc_error *e)
+static void on_commit_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	evm_payer *p = arg;
 	uint8_t data[HJ_PAYLOAD_MAX];
@@ -997,9 +996,8 @@ static void on_commit_estimate(void *arg, json_t *result,
 		unreachable(p, "eth_estimateGas", "not a gas amount");
 		return;
 	}
-	if (next_nonce(p, &nonce) ||
-	    sign(p, nonce, p->dealer, 0, gas, data, n, p->want.max_fee,
-	         p->want.tip, &v))
+	if (next_nonce(p, &nonce) || sign(p, nonce, p->dealer, 0, gas, data, n,
+	                                  p->want.max_fee, p->want.tip, &v))
 		return;
 	t = as_version(p, &v);
 	out.address = p->dealer_hex;

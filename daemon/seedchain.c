@@ -36,8 +36,8 @@ int hjd_seedfile_parse(const char *text, size_t n, uint32_t *length,
 
 	len = sizeof HEADER - 1;
 	if (n < len || memcmp(p, HEADER, len) != 0) {
-		hj_say(err, errlen,
-		       "the first line is not \"%.*s\"", (int)len - 1, HEADER);
+		hj_say(err, errlen, "the first line is not \"%.*s\"",
+		       (int)len - 1, HEADER);
 		return -EINVAL;
 	}
 	p += len;
@@ -253,7 +253,8 @@ int hjd_seedchain_reveal(hjd_seedchain *sc, uint32_t i,
 		/* The segment (lo .. hi] below the checkpoint at or above
 		 * i: walked down from it once. */
 		j = (i - 1) / sc->k;
-		hi = (j + 1) * sc->k < sc->length ? (j + 1) * sc->k : sc->length;
+		hi =
+		    (j + 1) * sc->k < sc->length ? (j + 1) * sc->k : sc->length;
 		lo = j * sc->k + 1;
 		memcpy(s, sc->marks[j], HJ_SEED_LEN);
 		for (uint32_t t = hi;; t--) {

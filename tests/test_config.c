@@ -1417,10 +1417,13 @@ static void test_max_exposure_errors(void **state)
 #define HASH_WARNING                                                           \
 	"[rules] cards = hash: on EVM whoever builds a block can choose its "  \
 	"card, at the cost of one hash per try (docs/PROTOCOL.md section 15)"
-#define CANNOT_DEAL                                                            \
-	"[rules] cards = committed: hashjackd cannot deal committed cards "    \
-	"yet (it keeps no seed chain and sends no Commit; docs/PROTOCOL.md "   \
-	"section 15)"
+#define NEEDS_KEY                                                              \
+	"[rules] cards = committed needs [payout] dealer_key: hashjackd "      \
+	"signs and sends its own Commits (docs/PROTOCOL.md section 15)"
+#define NO_BTC_COMMIT                                                          \
+	"[rules] cards = committed: hashjackd cannot send a Commit through a " \
+	"Bitcoin-family wallet yet; only EVM dealers deal committed cards "    \
+	"(docs/PROTOCOL.md section 15)"
 /* Of 32 bytes: witness v0 (P2WSH), v1 (P2TR). */
 #define BTC_P2WSH                                                              \
 	"rltc1qqqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0ss3aytx"
@@ -1473,21 +1476,22 @@ static void test_cards(void **state)
 	expect_cards(BTC_MINIMAL, "--dealer.address=" BTC_P2TR, "", NULL);
 	expect_cards(BTC_MINIMAL, "--chain.confirmations=1", "", NULL);
 
-	/* committed: read (the tool's commands use it), not dealt. */
-	expect_cards(MINIMAL "cards = committed\n", NULL, CANNOT_DEAL, NULL);
-	expect_cards(MINIMAL, "--rules.cards=committed", CANNOT_DEAL, NULL);
-	expect_cards(MINIMAL "cards = committed\n", "--chain.confirmations=2",
-	             CANNOT_DEAL, NULL);
+	/* committed: read (the tool's commands use it); dealt on EVM with
+	 * the key that signs the Commits. */
+	expect_cards(MINIMAL "cards = committed\n", NULL, NEEDS_KEY, NULL);
+	expect_cards(MINIMAL, "--rules.cards=committed", NEEDS_KEY, NULL);
+	expect_cards(MINIMAL "cards = committed\n",
+	             "--payout.dealer_key=/etc/hashjack/dealer.key", "", NULL);
 	/* The node's finalized and safe blocks are below the tip. */
 	expect_cards(MINIMAL "cards = committed\n",
-	             "--chain.confirmations=finalized", CANNOT_DEAL, NULL);
+	             "--chain.confirmations=finalized", NEEDS_KEY, NULL);
 	expect_cards(MINIMAL "cards = committed\n",
-	             "--chain.confirmations=safe", CANNOT_DEAL, NULL);
+	             "--chain.confirmations=safe", NEEDS_KEY, NULL);
 	/* BTC_ADDR is P2WPKH. */
-	expect_cards(BTC_MINIMAL "cards = committed\n", NULL, CANNOT_DEAL,
+	expect_cards(BTC_MINIMAL "cards = committed\n", NULL, NO_BTC_COMMIT,
 	             NULL);
 	expect_cards(BTC_MINIMAL "cards = committed\n",
-	             "--chain.confirmations=2", CANNOT_DEAL, NULL);
+	             "--chain.confirmations=2", NO_BTC_COMMIT, NULL);
 
 	/* A finish that found the warning, then committed: gone. */
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);

@@ -47,13 +47,15 @@ static void test_parse(void **state)
 	    {HEAD "length 8\nseed " SEED, "the third line is not"},
 	    {HEAD "length 8\nseed " SEED "\n\n", "the third line is not"},
 	    {HEAD "length 8\nSeed " SEED "\n", "the third line is not"},
-	    {HEAD "length 8\nseed "
-	          "F463bc65aaecac661915776ca62b2068e09e61d7ea006e7c8e444fa778eb31"
-	          "d8\n",
+	    {HEAD
+	     "length 8\nseed "
+	     "F463bc65aaecac661915776ca62b2068e09e61d7ea006e7c8e444fa778eb31"
+	     "d8\n",
 	     "the seed is not 64 lower-case hex digits"},
-	    {HEAD "length 8\nseed "
-	          "f463bc65aaecac661915776ca62b2068e09e61d7ea006e7c8e444fa778eb31"
-	          "d\n",
+	    {HEAD
+	     "length 8\nseed "
+	     "f463bc65aaecac661915776ca62b2068e09e61d7ea006e7c8e444fa778eb31"
+	     "d\n",
 	     "the third line is not"},
 	};
 	char text[HJD_SEEDFILE_TEXT], err[HJ_ERRLEN];
@@ -62,16 +64,17 @@ static void test_parse(void **state)
 	size_t n;
 
 	(void)state;
-	n = hjd_seedfile_format(8, (const uint8_t *)"0123456789abcdef0123456789abcdef",
-	                        text);
-	assert_int_equal(hjd_seedfile_parse(text, n, &len, seed, err, sizeof err),
-	                 0);
+	n = hjd_seedfile_format(
+	    8, (const uint8_t *)"0123456789abcdef0123456789abcdef", text);
+	assert_int_equal(
+	    hjd_seedfile_parse(text, n, &len, seed, err, sizeof err), 0);
 	assert_int_equal(len, 8);
 	assert_memory_equal(seed, "0123456789abcdef0123456789abcdef", 32);
-	strcpy(text, HEAD "length 100000000\nseed " SEED "\n");
-	assert_int_equal(hjd_seedfile_parse(text, strlen(text), &len, seed, err,
-	                                    sizeof err),
-	                 0);
+	snprintf(text, sizeof text, "%s",
+	         HEAD "length 100000000\nseed " SEED "\n");
+	assert_int_equal(
+	    hjd_seedfile_parse(text, strlen(text), &len, seed, err, sizeof err),
+	    0);
 	assert_int_equal(len, 100000000);
 	hj_hex_decode_exact(SEED, 64, HJ_HEX_BARE, want, 32, NULL, 0);
 	assert_memory_equal(seed, want, 32);
@@ -116,9 +119,9 @@ static void test_reveal(void **state)
 		assert_non_null(f);
 		n = fread(text, 1, sizeof text, f);
 		fclose(f);
-		assert_int_equal(hjd_seedfile_parse(text, n, &len, all[L], err,
-		                                    sizeof err),
-		                 0);
+		assert_int_equal(
+		    hjd_seedfile_parse(text, n, &len, all[L], err, sizeof err),
+		    0);
 		assert_int_equal(len, L);
 		for (uint32_t i = L; i > 0; i--)
 			hj_seed_prev(all[i], all[i - 1]);

@@ -2138,12 +2138,11 @@ static void test_migrate_from_1(void **state)
 	settle_fixture(s);
 	hj_store_close(s);
 	db = raw_open(path);
-	raw_exec(db,
-	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
-	         "dealer_balance; DROP TABLE "
-	         "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
-	         "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
-	         "DROP TABLE settlement; PRAGMA user_version = 1");
+	raw_exec(db, "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	             "dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
+	             "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
+	             "DROP TABLE settlement; PRAGMA user_version = 1");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	before = dump_db(path);
 	s = open_ok(path);
@@ -2181,14 +2180,13 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(hj_store_payer_tag(s, tag, err, sizeof err), 0);
 	hj_store_close(s);
 	db = raw_open(path);
-	raw_exec(db,
-	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
-	         "dealer_balance; DROP TABLE "
-	         "payout_tx_versions; DROP INDEX payout_batches_nonce; "
-	         "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
-	         "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
-	         "payout_batches DROP COLUMN gas_used; ALTER TABLE "
-	         "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
+	raw_exec(db, "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	             "dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP INDEX payout_batches_nonce; "
+	             "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
+	             "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
+	             "payout_batches DROP COLUMN gas_used; ALTER TABLE "
+	             "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	s = open_ok(path);
 	assert_int_equal(hj_store_payer_tag(s, tag2, err, sizeof err), 0);
@@ -2672,12 +2670,11 @@ static void test_read_old_schemas(void **state)
 	settle_fixture(s);
 	hj_store_close(s);
 	db = raw_open(v1);
-	raw_exec(db,
-	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
-	         "dealer_balance; DROP TABLE "
-	         "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
-	         "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
-	         "DROP TABLE settlement; PRAGMA user_version = 1");
+	raw_exec(db, "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	             "dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
+	             "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
+	             "DROP TABLE settlement; PRAGMA user_version = 1");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	db_snap(v1, &snap);
 	assert_false(snap.w.exists);
@@ -2689,14 +2686,13 @@ static void test_read_old_schemas(void **state)
 	plan(s, &out, 1, ids, 1, 0);
 	hj_store_close(s);
 	db = raw_open(v2);
-	raw_exec(db,
-	         "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
-	         "dealer_balance; DROP TABLE "
-	         "payout_tx_versions; DROP INDEX payout_batches_nonce; "
-	         "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
-	         "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
-	         "payout_batches DROP COLUMN gas_used; ALTER TABLE "
-	         "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
+	raw_exec(db, "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	             "dealer_balance; DROP TABLE "
+	             "payout_tx_versions; DROP INDEX payout_batches_nonce; "
+	             "ALTER TABLE payout_batches DROP COLUMN nonce; ALTER "
+	             "TABLE payout_batches DROP COLUMN gas_limit; ALTER TABLE "
+	             "payout_batches DROP COLUMN gas_used; ALTER TABLE "
+	             "payout_batches DROP COLUMN fee; PRAGMA user_version = 2");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	db_snap(v2, &snap);
 	o = (struct old_read){.version = 2, .batches = 1};

@@ -430,11 +430,22 @@ int hj_config_can_deal(const hj_config *c, char *err, size_t errlen)
 {
 	if (c->rules.cards != HJ_CARDS_COMMITTED)
 		return 0;
-	hj_say(err, errlen,
-	       "[rules] cards = committed: hashjackd cannot deal committed "
-	       "cards yet (it keeps no seed chain and sends no Commit; "
-	       "docs/PROTOCOL.md section 15)");
-	return -ENOTSUP;
+	if (c->family != HJ_EVM) {
+		hj_say(err, errlen,
+		       "[rules] cards = committed: hashjackd cannot send a "
+		       "Commit through a Bitcoin-family wallet yet; only EVM "
+		       "dealers deal committed cards (docs/PROTOCOL.md "
+		       "section 15)");
+		return -ENOTSUP;
+	}
+	if (!c->dealer_key) {
+		hj_say(err, errlen,
+		       "[rules] cards = committed needs [payout] dealer_key: "
+		       "hashjackd signs and sends its own Commits "
+		       "(docs/PROTOCOL.md section 15)");
+		return -ENOTSUP;
+	}
+	return 0;
 }
 
 unsigned hj_config_serve_max_age(int evm, int finality)

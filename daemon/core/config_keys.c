@@ -15,8 +15,9 @@
 #include "amount.h"
 #include "say.h"
 
-const char *const hj_config__sections[] = {
-    "chain", "dealer", "rules", "payout", "state", "serve", "metrics", "seeds", NULL};
+const char *const hj_config__sections[] = {"chain",   "dealer", "rules",
+                                           "payout",  "state",  "serve",
+                                           "metrics", "seeds",  NULL};
 
 /* ---- values ---- */
 

@@ -74,31 +74,30 @@ int hj_store_add_commit(hj_store *s, const hj_commit *c, char *err,
  * hashjackd's own seed chains (docs/STATE.md, seed_chains): at most one is
  * planned (its Commit sent or to be sent) at a time.
  */
-typedef struct hj_seed_chain_row {
+typedef struct hj_store_seed_chain {
 	int64_t id;
 	uint8_t commitment[32];
-	uint64_t start;   /* H */
-	uint32_t length;  /* L */
-	char state[8];    /* "planned", "dealt", "late" */
+	uint64_t start;  /* H */
+	uint32_t length; /* L */
+	char state[8];   /* "planned", "dealt", "late" */
 	uint64_t created_height;
 	int64_t created_at;
-	int64_t batch;    /* EVM: its Commit's payout batch; 0: none yet */
+	int64_t batch;        /* EVM: its Commit's payout batch; 0: none yet */
 	char batch_state[12]; /* that batch's state, "" without one */
-} hj_seed_chain_row;
+} hj_store_seed_chain;
 
 /* Records a new planned chain (in a write transaction); *id gets its id.
  * -EEXIST when a chain is planned already. */
-int hj_store_add_seed_chain(hj_store *s, const hj_seed_chain_row *r,
+int hj_store_add_seed_chain(hj_store *s, const hj_store_seed_chain *r,
                             int64_t *id, char *err, size_t errlen);
 /* Every chain, oldest first; fn returns non-zero to stop (returned). */
 int hj_store_each_seed_chain(hj_store *s,
-                             int (*fn)(void *arg, const hj_seed_chain_row *r),
+                             int (*fn)(void *arg, const hj_store_seed_chain *r),
                              void *arg, char *err, size_t errlen);
 /* The planned chain with this commitment becomes state ("dealt" or
  * "late"); nothing when none is (a Commit not of this daemon). */
 int hj_store_seed_chain_end(hj_store *s, const uint8_t commitment[32],
                             const char *state, char *err, size_t errlen);
-
 
 /* A write transaction: begin, any number of the calls below, commit (or
  * rollback).  Nothing is visible to readers until commit. */

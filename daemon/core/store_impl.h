@@ -100,8 +100,8 @@ int hj_store__step_done(hj_store *s, sqlite3_stmt *st, const char *op,
  * under SQLite's autocommit. */
 /* Links planned seed chain id to its Commit's batch (store_seeds.c, for
  * hj_store_plan_batch).  -EINVAL when it is not planned. */
-int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch,
-                              char *err, size_t errlen);
+int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch, char *err,
+                              size_t errlen);
 
 int hj_store__in_tx(hj_store *s, const char *op, char *err, size_t errlen);
 

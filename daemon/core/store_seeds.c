@@ -8,7 +8,7 @@
 #include "say.h"
 #include "store_impl.h"
 
-int hj_store_add_seed_chain(hj_store *s, const hj_seed_chain_row *r,
+int hj_store_add_seed_chain(hj_store *s, const hj_store_seed_chain *r,
                             int64_t *id, char *err, size_t errlen)
 {
 	static const char sql[] =
@@ -45,7 +45,7 @@ int hj_store_add_seed_chain(hj_store *s, const hj_seed_chain_row *r,
 }
 
 int hj_store_each_seed_chain(hj_store *s,
-                             int (*fn)(void *arg, const hj_seed_chain_row *r),
+                             int (*fn)(void *arg, const hj_store_seed_chain *r),
                              void *arg, char *err, size_t errlen)
 {
 	static const char sql[] =
@@ -59,7 +59,7 @@ int hj_store_each_seed_chain(hj_store *s,
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return hj_store__fail(s, "read seed chains", err, errlen);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		hj_seed_chain_row r = {0};
+		hj_store_seed_chain r = {0};
 		const unsigned char *state = sqlite3_column_text(st, 4);
 
 		if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
@@ -77,7 +77,7 @@ int hj_store_each_seed_chain(hj_store *s,
 		memcpy(r.commitment, sqlite3_column_blob(st, 1), 32);
 		r.start = (uint64_t)sqlite3_column_int64(st, 2);
 		r.length = (uint32_t)sqlite3_column_int64(st, 3);
-		strcpy(r.state, (const char *)state);
+		snprintf(r.state, sizeof r.state, "%s", (const char *)state);
 		r.created_height = (uint64_t)sqlite3_column_int64(st, 5);
 		r.created_at = sqlite3_column_int64(st, 6);
 		r.batch = sqlite3_column_int64(st, 7);
@@ -112,8 +112,9 @@ static int update(hj_store *s, const char *op, const char *sql,
 		sqlite3_finalize(st);
 		return ret;
 	}
-	ret = sqlite3_step(st) == SQLITE_DONE ? 0
-	                                      : hj_store__fail(s, op, err, errlen);
+	ret = sqlite3_step(st) == SQLITE_DONE
+	          ? 0
+	          : hj_store__fail(s, op, err, errlen);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -135,8 +136,8 @@ int hj_store_seed_chain_end(hj_store *s, const uint8_t commitment[32],
 	              commitment, 0, 0, err, errlen);
 }
 
-int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch,
-                              char *err, size_t errlen)
+int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch, char *err,
+                              size_t errlen)
 {
 	int ret = update(s, "link seed chain",
 	                 "UPDATE seed_chains SET batch = ?2 WHERE id = ?1 AND"
@@ -144,8 +145,10 @@ int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch,
 	                 NULL, id, batch, err, errlen);
 
 	if (ret == 0 && sqlite3_changes(s->db) != 1) {
-		hj_say(err, errlen, "%s: plan batch: seed chain %lld is not "
-		       "planned", s->path, (long long)id);
+		hj_say(err, errlen,
+		       "%s: plan batch: seed chain %lld is not "
+		       "planned",
+		       s->path, (long long)id);
 		return -EINVAL;
 	}
 	return ret;

@@ -197,8 +197,7 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 	        ? plan->nouts != 1 || plan->npayouts != 0 ||
 	              plan->outs[0].amount != 0 || plan->version == NULL
 	        : plan->nouts == 0 || plan->npayouts == 0) {
-		hj_say(err, errlen,
-		       "%s: plan batch: %s", s->path,
+		hj_say(err, errlen, "%s: plan batch: %s", s->path,
 		       plan->seed_chain > 0
 		           ? "a Commit is one signed transfer of 0, no payout"
 		           : "no output or no payout");

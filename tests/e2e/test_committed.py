@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Committed cards on EVM (docs/PROTOCOL.md section 15): hashjackd keeps a
+seed chain, sends its Commit exactly once, deals keyed cards and moves to
+the next chain before the one in force runs out, on a real anvil:
+
+    /usr/bin/python3 tests/e2e/test_committed.py --hashjack build/hashjack \\
+        --hashjackd build/hashjackd [--keep] [--timeout S]
+
+One anvil (dealer: account 0, with [payout] dealer_key), a daemon with
+cards = committed, confirmations 2, [seeds] length 12, renew_before 5,
+lead 4; in order:
+
+- first: before any Commit every block is void and has no seed; the
+  daemon's Commit (a transaction from the dealer to itself, its payload
+  48 bytes) is mined and dealt as a commit event from the dealer, its H
+  after its block; /healthz says no chain is in force until then, and
+  hashjackd_seeds_left counts the chain once it is.
+- keyed: every line from H on carries its seed; SHA-256 of each seed is
+  the seed before it, or the commitment for the chain's first block; each
+  card is section 2's rule read on HMAC-SHA256(seed, block hash), computed
+  here with Python's hashlib and hmac; a round (Bet, Stand) is dealt keyed
+  cards and settles.
+- second: before the first chain runs out the daemon commits the next one,
+  starting at the block after the first chain's last: no void block
+  between the two, each line's seed of the right chain.
+- bogus: a Commit from a player is rejected not_dealer and refunded; a
+  48-byte payload with L = 0 malformed; a Commit the dealer's key sends
+  (cast) for a chain starting at its own block commit_too_late; each as
+  the protocol says, the chain in force unchanged.
+- kill: hashjackd killed (SIGKILL) right after it logs a new chain, then at
+  random instants around its Commit, restarted each time: every chain of
+  seed_chains has one Commit at most on chain, no two chains for one
+  intent, the seeds keep chaining, no block without a line.
+- stop: SIGTERM, exit 0; the seed files are mode 0600 in a 0700
+  directory, and no seed appears on stderr.
+
+One line per case, then "N passed, M failed"; exit status 1 on failure.
+"""
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import random
+import sqlite3
+import stat
+import sys
+import time
+import urllib.request
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cards import card_of  # noqa: E402
+from daemon import Hashjackd, find_hashjackd, metric  # noqa: E402
+from evm_node import Anvil, BET, STAND  # noqa: E402
+from procs import HarnessError, install_cleanup, own_tempdir, wait_until  # noqa: E402
+
+MIN_BET = 10 ** 15
+MAX_BET = 10 ** 18
+LENGTH, RENEW, LEAD = 12, 5, 4
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failed(what)
+
+
+def keyed_card(seed_hex, block_hash):
+    """The card log's card object of a block under a seed (or None: void)."""
+    mac = hmac.new(bytes.fromhex(seed_hex), bytes.fromhex(block_hash[2:]),
+                   hashlib.sha256).hexdigest()
+    return card_of(mac)
+
+
+def sha(hex_):
+    return hashlib.sha256(bytes.fromhex(hex_)).hexdigest()
+
+
+def commit_payload(start, length, commitment_hex):
+    return ("0x484a0108" + "%016x" % start + "%08x" % length + commitment_hex)
+
+
+class Case:
+    def __init__(self, hashjackd, workdir):
+        self.workdir = workdir
+        self.a = Anvil(workdir=os.path.join(workdir, "anvil"), keep_state=False,
+                       accounts=4).start()
+        self.dealer = self.a.accounts[0]
+        self.players = self.a.accounts[1:]
+        key = os.path.join(workdir, "dealer.key")
+        fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, (self.dealer.key + "\n").encode())
+        os.close(fd)
+        self.dm = Hashjackd(hashjackd, self.a, self.dealer.address, MIN_BET, MAX_BET, 20,
+                            confirmations=2, start_height=1,
+                            workdir=os.path.join(workdir, "daemon"),
+                            metrics=True,
+                            extra={"payout": {"dealer_key": key},
+                                   "rules": {"cards": "committed"},
+                                   "seeds": {"length": LENGTH, "renew_before": RENEW,
+                                             "lead": LEAD}})
+        self.db_path = os.path.join(self.dm.state_dir, "hashjackd.sqlite")
+
+    def mine_until(self, pred, what, limit=60):
+        """Mines one block at a time (waiting for the daemon each time) until
+        pred() holds."""
+        for _ in range(limit):
+            if pred():
+                return
+            self.a.mine()
+            self.dm.wait_height(self.a.height() - 1, 30)
+        if not pred():
+            raise Failed("%s: not after %d blocks" % (what, limit))
+
+    def commits(self):
+        return [(ln["height"], e) for ln in self.dm.lines() for e in ln["events"]
+                if e["type"] == "commit"]
+
+    def db(self, sql, *args):
+        c = sqlite3.connect("file:%s?mode=ro" % self.db_path, uri=True)
+        try:
+            return c.execute(sql, args).fetchall()
+        finally:
+            c.close()
+
+    def health(self):
+        try:
+            with urllib.request.urlopen(self.dm.metrics_url() + "/healthz", timeout=5) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def check_lines(self):
+        """Every line: seed and card as the chain in force says.  Returns the
+        number of keyed lines."""
+        chains = []  # (start, length, commitment) in log order
+        last_seed = {}
+        keyed = 0
+        prev_height = None
+        for ln in self.dm.lines():
+            h = ln["height"]
+            check(prev_height is None or h == prev_height + 1,
+                  "line %d follows %s" % (h, prev_height))
+            prev_height = h
+            force = None
+            for c in chains:
+                if c[0] <= h and (force is None or c[0] >= force[0]):
+                    force = c
+            if force is None or h >= force[0] + force[1]:
+                check("seed" not in ln and ln.get("void") is True,
+                      "block %d: no chain in force, yet %s" % (h, ln.get("seed")))
+            else:
+                i = h - force[0] + 1
+                s = ln.get("seed")
+                check(s is not None, "block %d: no seed under chain %s" % (h, force[2][:16]))
+                want_prev = last_seed.get(force[2], (0, force[2]))
+                check(want_prev[0] == i - 1 and sha(s) == want_prev[1],
+                      "block %d: seed %d does not chain" % (h, i))
+                last_seed[force[2]] = (i, s)
+                want = keyed_card(s, ln["hash"])
+                if want is None:
+                    check(ln.get("void") is True and "card" not in ln,
+                          "block %d: keyed void, line %s" % (h, ln.get("card")))
+                else:
+                    check(ln.get("card") == want, "block %d: card %s, HMAC gives %s"
+                          % (h, ln.get("card"), want))
+                keyed += 1
+            for e in ln["events"]:
+                if e["type"] == "commit":
+                    chains.append((e["start"], e["length"], e["commitment"]))
+        return keyed
+
+
+def case_first(C):
+    C.a.mine_empty(3)
+    C.dm.start()
+    C.a.mine()
+    C.dm.wait_height(C.a.height() - 1, 30)
+    st, h = C.health()
+    check(st == 503 and any("no seed chain in force" in r for r in h["reasons"]),
+          "healthz before the first Commit: %s %s" % (st, h))
+    C.mine_until(lambda: C.commits(), "the first Commit dealt")
+    (y, ev), = C.commits()
+    check(ev["from"] == C.dealer.address and ev["length"] == LENGTH and ev["start"] > y,
+          "commit event: %s in block %d" % (ev, y))
+    tx = C.a.rpc("eth_getTransactionByHash", ev["tx"])
+    check(tx["from"].lower() == C.dealer.address and tx["to"].lower() == C.dealer.address
+          and tx["input"] == commit_payload(ev["start"], LENGTH, ev["commitment"]),
+          "the Commit transaction: %s" % tx)
+    rows = C.db("SELECT state, start, length, hex(commitment) FROM seed_chains")
+    check(rows == [("dealt", ev["start"], LENGTH, ev["commitment"].upper())],
+          "seed_chains: %s" % rows)
+    C.mine_until(lambda: C.dm.last_height() >= ev["start"], "the chain's first block")
+    st, h = C.health()
+    check(st == 200, "healthz once a chain is in force: %s %s" % (st, h))
+    samples, _, _ = C.dm.metrics()
+    left = metric(samples, "hashjackd_seeds_left")
+    want = ev["start"] + LENGTH - (C.dm.last_height() + 1)
+    check(left is not None and 0 < left <= LENGTH, "seeds_left %s (about %d)" % (left, want))
+    return "Commit %s in block %d for blocks %d..%d" % (ev["tx"][:12], y, ev["start"],
+                                                        ev["start"] + LENGTH - 1)
+
+
+def case_keyed(C):
+    p = C.players[0]
+    C.a.send(p, C.dealer.address, BET, MIN_BET)
+    C.a.mine()
+    C.mine_until(lambda: any(e["type"] == "action" for ln in C.dm.lines()
+                             for e in ln["events"]), "the Bet dealt")
+    # Stand once the window opens (premature before: sent again).
+    for _ in range(20):
+        C.a.send(p, C.dealer.address, STAND, 0)
+        C.a.mine()
+        C.dm.wait_height(C.a.height() - 1, 30)
+        ev = [e for ln in C.dm.lines() for e in ln["events"]]
+        if any(e["type"] == "settle" for e in ev):
+            break
+        if any(e["type"] == "action" and e["action"] == "Stand" for e in ev):
+            C.mine_until(lambda: any(e["type"] == "settle" for ln in C.dm.lines()
+                                     for e in ln["events"]), "the round settled")
+            break
+    settled = [e for ln in C.dm.lines() for e in ln["events"] if e["type"] == "settle"]
+    check(len(settled) == 1, "one round settled: %d" % len(settled))
+    keyed = C.check_lines()
+    check(keyed >= 3, "keyed lines: %d" % keyed)
+    return "%d keyed lines checked with hashlib/hmac; the round settled %s" % (
+        keyed, settled[0]["playerHands"][0]["status"])
+
+
+def case_second(C):
+    (y1, first), = C.commits()[:1]
+    end = first["start"] + LENGTH
+    C.mine_until(lambda: len(C.commits()) >= 2, "the second Commit dealt", limit=80)
+    y2, second = C.commits()[1]
+    check(second["start"] == end and y2 < end,
+          "second chain from %d (the first ends at %d), committed in %d"
+          % (second["start"], end, y2))
+    C.mine_until(lambda: C.dm.last_height() >= end + 2, "the second chain dealing")
+    keyed = C.check_lines()
+    lines = {ln["height"]: ln for ln in C.dm.lines()}
+    check(all("seed" in lines[h] for h in range(first["start"], end + 2)),
+          "a block without a seed between the chains")
+    return "second chain from block %d, no gap; %d keyed lines" % (end, keyed)
+
+
+def case_bogus(C):
+    h0 = C.dm.last_height()
+    fake = "ab" * 32
+    player = C.players[1]
+    t1 = C.a.send(player, C.dealer.address, commit_payload(h0 + 50, 5, fake), 7)
+    t2 = C.a.send(player, C.dealer.address, commit_payload(h0 + 50, 0, fake), 8)
+    y = C.a.height() + 1
+    t3 = C.a.send(C.dealer, C.dealer.address, commit_payload(y, 5, fake), 0)
+    C.a.mine()
+    C.mine_until(lambda: C.dm.last_height() >= y, "the bogus Commits dealt")
+    ev = {e["tx"]: e for ln in C.dm.lines() for e in ln["events"] if "tx" in e}
+    got = [(ev[t]["type"], ev[t].get("reason"), ev[t].get("refund")) for t in (t1, t2, t3)]
+    check(got == [("reject", "not_dealer", "7"), ("reject", "malformed", "8"),
+                  ("reject", "commit_too_late", "0")], "bogus Commits: %s" % got)
+    C.check_lines()
+    return "not_dealer, malformed, commit_too_late; refunds 7 and 8 owed"
+
+
+def case_kill(C):
+    rng = random.Random(7)
+    for k in range(6):
+        if not C.dm.running():
+            C.dm.start()
+        C.dm.wait_height(C.a.height() - 1, 30)
+        n = len(C.dm.stderr().splitlines())
+        # Mine until the daemon logs something about a Commit, then kill.
+        for _ in range(40):
+            C.a.mine()
+            time.sleep(rng.uniform(0, 0.03))
+            if any("committed cards" in ln for ln in C.dm.stderr().splitlines()[n:]):
+                break
+        time.sleep(rng.uniform(0, 0.05))
+        C.dm.kill9()
+        C.a.mine()
+    C.dm.start()
+    C.dm.wait_height(C.a.height() - 1, 30)
+    C.mine_until(lambda: C.db("SELECT count(*) FROM seed_chains WHERE state = 'planned'")
+                 == [(0,)] and C.dm.last_height() >= C.a.height() - 1, "no chain planned")
+    rows = C.db("SELECT hex(commitment), state FROM seed_chains")
+    commits = C.commits()
+    per = {}
+    for _, e in commits:
+        per[e["commitment"].upper()] = per.get(e["commitment"].upper(), 0) + 1
+    check(all(v == 1 for v in per.values()), "a chain committed twice: %s" % per)
+    dealt = [r for r, s in rows if s == "dealt"]
+    check(sorted(dealt) == sorted(per), "dealt chains %s, commit events %s" % (dealt, per))
+    # The dealer's transactions: each Commit once.
+    C.check_lines()
+    return "6 kills; %d chains, %d dealt, each committed once" % (len(rows), len(dealt))
+
+
+def case_stop(C):
+    rc = C.dm.stop()
+    check(rc == 0, "exit %s" % rc)
+    d = os.path.join(C.dm.state_dir, "seeds")
+    check(stat.S_IMODE(os.stat(d).st_mode) == 0o700, "seeds/ mode %o" % os.stat(d).st_mode)
+    files = os.listdir(d)
+    check(files and all(stat.S_IMODE(os.stat(os.path.join(d, f)).st_mode) == 0o600
+                        for f in files), "seed files: %s" % files)
+    err = C.dm.stderr()
+    for ln in C.dm.lines():
+        if "seed" in ln:
+            check(ln["seed"] not in err, "a seed on stderr")
+    for f in files:
+        with open(os.path.join(d, f)) as fh:
+            s = fh.read().split("seed ")[1].strip()
+        check(s not in err, "s_L on stderr")
+    return "exit 0; %d seed files 0600 in 0700; no seed on stderr" % len(files)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hashjack")
+    ap.add_argument("--hashjackd")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--timeout", type=float, default=280)
+    args = ap.parse_args()
+    install_cleanup(args.timeout)
+    workdir = own_tempdir("hj-e2e-committed-")
+    C = Case(find_hashjackd(args.hashjackd), workdir)
+    passed = failed = 0
+    try:
+        for name, fn in (("first", case_first), ("keyed", case_keyed),
+                         ("second", case_second), ("bogus", case_bogus),
+                         ("kill", case_kill), ("stop", case_stop)):
+            t0 = time.monotonic()
+            try:
+                what = fn(C)
+                print("ok   %s (%.1fs): %s" % (name, time.monotonic() - t0, what), flush=True)
+                passed += 1
+            except (Failed, HarnessError, TimeoutError) as e:
+                print("FAIL %s: %s" % (name, e), flush=True)
+                print("  hashjackd's stderr ends:\n    " +
+                      "\n    ".join(C.dm.stderr().splitlines()[-8:]), flush=True)
+                failed += 1
+                if name in ("first",):
+                    break
+    finally:
+        C.dm.close()
+        C.a.stop()
+    print("%d passed, %d failed" % (passed, failed))
+    if args.keep:
+        print("kept %s" % workdir)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
