@@ -60,7 +60,7 @@ static void differ(struct run *r, uint64_t h, const char *what,
 		       "dealer's first block: if the dealer began before it, "
 		       "give [chain] start_height)\n",
 		       (unsigned long long)r->first);
-	if (!r->cfg->start_height_set && r->started &&
+	if (!r->cfg->start_height_set && r->started && r->first > 0 &&
 	    hjc_verify__seed_unseen(theirs, tn, ours, on))
 		printf("  (the log's first line, block %llu, was taken for the "
 		       "dealer's first block: verify checks the seeds of a "
@@ -269,8 +269,10 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 			if (r->checked == 0 && r->failures == 0 &&
 			    other_chain(r, l, line, len))
 				return -1;
+			/* Ours was dealt with the dealer's seed: the
+			 * dealer's line alone is shown. */
 			differ(r, l->height, r->seed_what, l->text, l->len,
-			       line, len);
+			       NULL, 0);
 			continue;
 		}
 		if (len != l->len || memcmp(line, l->text, len) != 0) {
