@@ -81,9 +81,11 @@ static const char usage[] =
     "recipient is short; 2 your node follows another chain than the log:\n"
     "the first block compared is not your node's block at its height, so\n"
     "no line was checked; 64 usage error; 65 the log begins before [chain]\n"
-    "start_height, or the table is not one; 66 the log or the table cannot\n"
-    "be read; 69 the node refuses (credentials, another chain id than the\n"
-    "table's) or does not answer (8 attempts or 60 s); 70 out of memory;\n"
+    "start_height, or after blocks of a chain of seeds it does not reveal\n"
+    "(committed cards), or the table is not one; 66 the log or the table\n"
+    "cannot be read; 69 the node refuses (credentials, another chain id\n"
+    "than the table's) or does not answer (8 attempts or 60 s); 70 out of\n"
+    "memory;\n"
     "74 reading the log failed; 75 the log goes beyond the node's tip:\n"
     "the blocks after it are not checked yet; 78 a bad configuration.\n";
 

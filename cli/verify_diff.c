@@ -30,6 +30,23 @@ int hjc_verify__unknown_round(const char *theirs, size_t tn, const char *ours,
 	       count(ours, on, "\"round\":") < count(theirs, tn, "\"round\":");
 }
 
+/* Whether line s (n bytes) is a JSON object with a member key. */
+static int has_member(const char *s, size_t n, const char *key)
+{
+	json_t *j = json_loadb(s, n, 0, NULL);
+	int has = json_object_get(j, key) != NULL;
+	json_decref(j);
+	return has;
+}
+
+int hjc_verify__seed_unseen(const char *theirs, size_t tn, const char *ours,
+                            size_t on)
+{
+	if (!theirs || !ours)
+		return 0;
+	return has_member(theirs, tn, "seed") && !has_member(ours, on, "seed");
+}
+
 char *hjc_verify__line_field(const char *s, size_t n, const char *key)
 {
 	json_t *j = json_loadb(s, n, 0, NULL);
@@ -130,6 +147,15 @@ void hjc_verify_describe(const char *theirs, size_t tn, const char *ours,
 		snprintf(buf, n,
 		         "the same JSON, not the same bytes (key "
 		         "order, spacing or number form: docs/LOG.md)");
+	else if (json_object_get(a, "seed") && !json_object_get(b, "seed"))
+		/* Said first: the card and everything dealt from it follow
+		 * from there. */
+		snprintf(buf, n,
+		         "seed: the dealer's %s, the protocol's nothing (it "
+		         "deals this block without a seed: no chain of seeds "
+		         "of a valid Commit is in force at it, or cards = "
+		         "hash)",
+		         shown(json_object_get(a, "seed"), sx, sizeof sx));
 	else {
 		first_diff(a, b, path, sizeof path, &x, &y);
 		snprintf(buf, n, "%s: the dealer's %s, the protocol's %s%s",

@@ -60,6 +60,15 @@ static void differ(struct run *r, uint64_t h, const char *what,
 		       "dealer's first block: if the dealer began before it, "
 		       "give [chain] start_height)\n",
 		       (unsigned long long)r->first);
+	if (!r->cfg->start_height_set && r->started && r->first > 0 &&
+	    hjc_verify__seed_unseen(theirs, tn, ours, on))
+		printf("  (the log's first line, block %llu, was taken for the "
+		       "dealer's first block: verify checks the seeds of a "
+		       "chain whose Commit it has dealt; if that Commit is in "
+		       "a block before the log, give [chain] start_height at "
+		       "or before it, with a log from the chain's first "
+		       "block)\n",
+		       (unsigned long long)r->first);
 	finish(r, 1);
 }
 
@@ -94,6 +103,75 @@ static int other_chain(struct run *r, const struct line *l, const char *ours,
 	free(theirs);
 	free(node);
 	return other;
+}
+
+/* The same, for a block that could not be dealt (no line of ours): the
+ * node's block hash b against the line's. */
+static int other_chain_block(struct run *r, const struct line *l,
+                             const hj_chain_block *b)
+{
+	char node[2 * 32 + 3], *theirs;
+	int other;
+	if (r->checked != 0 || r->failures != 0)
+		return 0;
+	hj_hex_encode(b->hash, 32, r->node.be->ops->family == HJ_EVM, node);
+	theirs = hjc_verify__line_field(l->text, l->len, "hash");
+	other = theirs && strcmp(theirs, node) != 0;
+	if (other)
+		say_other_chain(r, l->height, node, theirs);
+	free(theirs);
+	return other;
+}
+
+/*
+ * The seed source of verify's dealing step under committed cards: the
+ * seed the dealer's line of the block reveals, checked against the chain
+ * (hjc_verify_seed).  A seed that does not chain is still dealt with, so
+ * that the rest of the line is compared as the dealer dealt it and
+ * --follow goes on; what is wrong is said once the block is dealt.  A
+ * line without a seed, or none at all, cannot be dealt.
+ */
+static int line_seed(void *ctx, const hj_commit *c, uint32_t i, uint64_t height,
+                     uint8_t out[HJ_SEED_LEN], char *err, size_t n)
+{
+	struct run *r = ctx;
+	const struct line *l = r->dealing;
+	unsigned long long first = c->start, last = c->start + c->length - 1;
+	if (!l || !l->text) {
+		r->seed_rc = -ENODATA;
+		if (height < r->first)
+			hj_say(
+			    err, n,
+			    "block %llu: cards are committed, and its seed "
+			    "(seed %u of the chain committed in block %llu, "
+			    "blocks %llu to %llu) is in the dealer's log "
+			    "alone, which begins at block %llu: verify "
+			    "cannot deal the blocks before the log under "
+			    "that chain; give a log that begins at or before "
+			    "block %llu, or a [chain] start_height from "
+			    "which no chain of seeds is in force before the "
+			    "log",
+			    (unsigned long long)height, (unsigned)i,
+			    (unsigned long long)c->height, first, last,
+			    (unsigned long long)r->first, first);
+		else
+			hj_say(
+			    err, n,
+			    "block %llu: cards are committed, and its seed "
+			    "(seed %u of the chain committed in block %llu) "
+			    "is in the dealer's log alone, which has no line "
+			    "for it: verify cannot deal it",
+			    (unsigned long long)height, (unsigned)i,
+			    (unsigned long long)c->height);
+		return -ENODATA;
+	}
+	r->seed_rc = hjc_verify_seed(&r->reveal, l->text, l->len, c, i, height,
+	                             out, r->seed_what, sizeof r->seed_what);
+	if (r->seed_rc == -EINVAL)
+		return 0;
+	if (r->seed_rc)
+		hj_say(err, n, "%s", r->seed_what);
+	return r->seed_rc;
 }
 
 /* On a terminal, one line rewritten after each batch: "verify: block H,
@@ -143,13 +221,35 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 		const char *line;
 		size_t len;
 		r->waiting--;
+		r->dealing = l;
+		r->seed_rc = 0;
 		if (hj_deal_block(r->t, &r->cl, r->node.be->ops->chain,
-		                  r->node.be->ops->family, NULL, &blocks[i],
-		                  NULL, NULL, &line, &len, err,
+		                  r->node.be->ops->family, &r->seeds,
+		                  &blocks[i], NULL, NULL, &line, &len, err,
 		                  sizeof err) != 0) {
-			say("dealing block %llu: %s",
-			    (unsigned long long)blocks[i].height, err);
-			finish(r, EX_SOFTWARE);
+			if (r->seed_rc == -ENODATA) {
+				say("%s", err);
+				finish(r, EX_DATAERR);
+			} else if (r->seed_rc) {
+				/* The dealer's line has no seed to deal
+				 * with: a difference, after which nothing
+				 * can be dealt, --follow or not. */
+				if (other_chain_block(r, l, &blocks[i]))
+					return -1;
+				differ(r, l->height, r->seed_what, l->text,
+				       l->len, NULL, 0);
+				if (!r->done) {
+					say("block %llu cannot be dealt "
+					    "without its seed: the run ends "
+					    "here",
+					    (unsigned long long)l->height);
+					finish(r, 1);
+				}
+			} else {
+				say("dealing block %llu: %s",
+				    (unsigned long long)blocks[i].height, err);
+				finish(r, EX_SOFTWARE);
+			}
 			return -1;
 		}
 		if (r->pay &&
@@ -163,6 +263,16 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 		r->last = l->height;
 		if (!l->text) {
 			r->unchecked++;
+			continue;
+		}
+		if (r->seed_rc) { /* a seed that does not chain */
+			if (r->checked == 0 && r->failures == 0 &&
+			    other_chain(r, l, line, len))
+				return -1;
+			/* Ours was dealt with the dealer's seed: the
+			 * dealer's line alone is shown. */
+			differ(r, l->height, r->seed_what, l->text, l->len,
+			       NULL, 0);
 			continue;
 		}
 		if (len != l->len || memcmp(line, l->text, len) != 0) {
@@ -684,6 +794,7 @@ int hjc_verify__run(struct run *r)
 	char err[HJ_ERRLEN] = "out of memory";
 	r->size = hjc_logsrc_size(r->src);
 	r->t0 = uv_hrtime();
+	r->seeds = (hj_seed_source){line_seed, r};
 	if (hj_table_new(&r->cfg->rules, &r->t) != 0 ||
 	    uv_loop_init(&r->loop) != 0)
 		return hjc_tool_fail(CMD, EX_SOFTWARE, "out of memory");

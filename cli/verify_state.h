@@ -9,7 +9,8 @@
  * by chain/driver, dealt against the log's lines; the dealer's API's
  * stream; the report); verify_log.c reads the log's lines, from a file
  * followed across rotation, cuts and lines written over, or from the
- * stream; verify_diff.c says in words how two lines differ.
+ * stream; verify_seed.c checks the seeds a log reveals under committed
+ * cards; verify_diff.c says in words how two lines differ.
  */
 #ifndef HJC_VERIFY_STATE_H
 #define HJC_VERIFY_STATE_H
@@ -25,6 +26,7 @@
 #include "driver.h"
 #include "logsrc.h"
 #include "rpc.h"
+#include "seed.h"
 #include "table.h"
 #include "tool.h"
 #include "verify.h"
@@ -89,6 +91,15 @@ struct run {
 	size_t batch;       /* blocks per request */
 	hj_table *t;
 	hj_cardlog cl;
+	/* Committed cards: the seeds come from the dealer's lines, each
+	 * checked with one hash against the one before it (reveal); the
+	 * line being dealt (NULL text: none), and what is wrong with its
+	 * seed (seed_rc, seed_what) for the report once it is dealt. */
+	hj_seed_source seeds;
+	hj_reveal reveal;
+	const struct line *dealing;
+	int seed_rc;
+	char seed_what[400];
 	/* Heights from the driver's next up to next: their lines (or none)
 	 * waiting for their blocks, at pending[height % PENDING]. */
 	struct line pending[PENDING];
@@ -175,6 +186,11 @@ void hjc_verify__failure(struct run *r, const char *fmt, ...)
  * (theirs).  Either may be NULL. */
 int hjc_verify__unknown_round(const char *theirs, size_t tn, const char *ours,
                               size_t on);
+/* The dealer's line (theirs) reveals a seed where the protocol's (ours)
+ * deals without one: no chain of seeds in force that verify knows of.
+ * Either may be NULL. */
+int hjc_verify__seed_unseen(const char *theirs, size_t tn, const char *ours,
+                            size_t on);
 /* The top-level string member key of a card log line, or NULL (caller
  * frees). */
 char *hjc_verify__line_field(const char *s, size_t n, const char *key);
