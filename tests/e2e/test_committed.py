@@ -17,16 +17,17 @@ lead 4; in order:
   hashjackd_seeds_left counts the chain once it is.
 - keyed: every line from H on carries its seed; SHA-256 of each seed is
   the seed before it, or the commitment for the chain's first block; each
-  card is section 2's rule read on HMAC-SHA256(seed, block hash), computed
-  here with Python's hashlib and hmac; a round (Bet, Stand) is dealt keyed
-  cards and settles.
+  card is the rule of docs/PROTOCOL.md section 2 read on
+  HMAC-SHA256(seed, block hash), computed here with Python's hashlib and
+  hmac; a round (Bet, Stand) is dealt keyed cards and settles.
 - second: before the first chain runs out the daemon commits the next one,
   starting at the block after the first chain's last: no void block
   between the two, each line's seed of the right chain.
 - bogus: a Commit from a player is rejected not_dealer and refunded; a
   48-byte payload with L = 0 malformed; a Commit the dealer's key sends
-  (cast) for a chain starting at its own block commit_too_late; each as
-  the protocol says, the chain in force unchanged.
+  (cast, while the daemon is stopped) for a chain starting at its own
+  block commit_too_late; each as the protocol says, the chain in force
+  unchanged.
 - kill: hashjackd killed (SIGKILL) right after it logs a new chain, then at
   random instants around its Commit, restarted each time: every chain of
   seed_chains has one Commit at most on chain, no two chains for one
@@ -251,11 +252,15 @@ def case_bogus(C):
     h0 = C.dm.last_height()
     fake = "ab" * 32
     player = C.players[1]
+    # The dealer key's own transaction is sent while the daemon is stopped:
+    # its payer would otherwise race cast for the same nonce.
+    check(C.dm.stop() == 0, "SIGTERM before the dealer's own Commit")
     t1 = C.a.send(player, C.dealer.address, commit_payload(h0 + 50, 5, fake), 7)
     t2 = C.a.send(player, C.dealer.address, commit_payload(h0 + 50, 0, fake), 8)
     y = C.a.height() + 1
     t3 = C.a.send(C.dealer, C.dealer.address, commit_payload(y, 5, fake), 0)
     C.a.mine()
+    C.dm.start()
     C.mine_until(lambda: C.dm.last_height() >= y, "the bogus Commits dealt")
     ev = {e["tx"]: e for ln in C.dm.lines() for e in ln["events"] if "tx" in e}
     got = [(ev[t]["type"], ev[t].get("reason"), ev[t].get("refund")) for t in (t1, t2, t3)]
