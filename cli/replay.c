@@ -6,7 +6,10 @@
  * that bad input is reported without a single output line and the engine
  * loop below is the same one the daemon runs.  Checking is strict: unknown
  * keys, wrong types, non-canonical amounts and hex of the wrong length are
- * all errors that name the field's path and quote the bad value.
+ * all errors that name the field's path and quote the bad value.  The one
+ * check that needs the engine is that of committed cards' seeds (which
+ * chain is in force depends on the Commits the table accepted): such a
+ * document is played once printing nothing first (run).
  *
  * The two families differ only in what a block's transactions look like:
  * EVM gives each as JSON fields (hj_evm_action normalises them), the
@@ -48,6 +51,12 @@ struct txref {
 	size_t blk, tx;
 };
 
+/* A block's "seed" (cards = committed): s_i as the log reveals it. */
+struct blockseed {
+	int given;
+	uint8_t s[HJ_SEED_LEN];
+};
+
 struct doc {
 	const char *chain;
 	hj_family fam;
@@ -55,6 +64,7 @@ struct doc {
 	uint8_t genesis[HJ_BTC_GENESIS_LEN]; /* Bitcoin, as displayed */
 	hj_rules rules;
 	hj_chain_block *blocks;
+	struct blockseed *seeds; /* one per block */
 	size_t nblocks;
 	struct txref *refs; /* every transaction, dealer's or not */
 	size_t nrefs, caprefs;
@@ -75,6 +85,7 @@ static void doc_free(struct doc *d)
 	for (size_t i = 0; i < d->nblocks; i++)
 		free(d->blocks[i].txs);
 	free(d->blocks);
+	free(d->seeds);
 	free(d->refs);
 	free(d->input);
 }
@@ -583,6 +594,7 @@ static int parse_tx(struct ctx *c, json_t *tx, const char *path, struct doc *d,
 		hj_evm_tx etx = {
 		    .hash = hash,
 		    .from = from,
+		    .dealer = d->dealer.addr,
 		    .value = value,
 		    .input = d->input,
 		    .input_len = ninput,
@@ -664,10 +676,47 @@ static int parse_btc_tx(struct ctx *c, const json_t *v, const char *path,
 	return 0;
 }
 
+/*
+ * A block's "seed": 64 lower-case hex digits without "0x", on either
+ * family, exactly as the log writes it (docs/LOG.md), and only under
+ * cards = committed: a seed where none can apply is invented data.
+ */
+static int get_seed(struct ctx *c, const json_t *v, const char *path,
+                    const struct doc *d, struct blockseed *out)
+{
+	char why[HJ_ERRLEN];
+	const char *s = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (d->rules.cards != HJ_CARDS_COMMITTED)
+		return fail(c, path, v,
+		            "is given, but rules.cards is \"hash\": a seed is "
+		            "only for cards = \"committed\"");
+	if ((rc = get_string(c, v, path, &s, &len)))
+		return rc;
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return fail(c, path, v,
+		            "is not a seed: a seed is written without \"0x\", "
+		            "as the log writes it");
+	if (hj_hex_decode_exact(s, len, HJ_HEX_BARE, out->s, HJ_SEED_LEN, why,
+	                        sizeof why))
+		return fail(c, path, v, "is not a seed: %s", why);
+	for (size_t k = 0; k < len; k++)
+		if (s[k] >= 'A' && s[k] <= 'F')
+			return fail(
+			    c, path, v,
+			    "is not a seed: '%c' at offset %zu is upper "
+			    "case (the log writes seeds in lower case)",
+			    s[k], k);
+	out->given = 1;
+	return 0;
+}
+
 static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 {
 	static const char *const keys[] = {
-	    "height", "hash", "parent", "txs", NULL,
+	    "height", "hash", "parent", "seed", "txs", NULL,
 	};
 	hj_chain_block *rb = &d->blocks[i];
 	char path[PATH_MAX_], p[PATH_MAX_];
@@ -707,6 +756,12 @@ static int parse_block(struct ctx *c, json_t *blk, size_t i, struct doc *d)
 		return fail(c, p, pv, "is not blocks[%zu].hash \"%s\"", i - 1,
 		            prev);
 	}
+
+	subpath(p, path, "seed");
+	if ((rc = member(c, blk, path, "seed", 0, &v)))
+		return rc;
+	if (v != NULL && (rc = get_seed(c, v, p, d, &d->seeds[i])))
+		return rc;
 
 	subpath(p, path, "txs");
 	if ((rc = member(c, blk, path, "txs", 1, &v)))
@@ -822,7 +877,8 @@ static int parse_doc(struct ctx *c, json_t *root, struct doc *d)
 	blocks = (json_t *)v;
 	if (json_array_size(blocks) > 0) {
 		d->blocks = calloc(json_array_size(blocks), sizeof *d->blocks);
-		if (d->blocks == NULL)
+		d->seeds = calloc(json_array_size(blocks), sizeof *d->seeds);
+		if (d->blocks == NULL || d->seeds == NULL)
 			return oom(c);
 	}
 	for (size_t i = 0; i < json_array_size(blocks); i++) {
@@ -866,11 +922,91 @@ static int write_state(struct ctx *c, const struct doc *d, const hj_table *t,
 	return 0;
 }
 
-static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
+/*
+ * The seed source of a replay (seed.h): the document's seed of the block
+ * being dealt, checked against the chain in force with one hash per block
+ * (hj_reveal_check), as a watcher checks a dealer's log.  A failure is
+ * reported in the document's words into the replay's error (failed set);
+ * the dealing step only learns that the block cannot be dealt.
+ */
+struct seeds {
+	struct ctx *c;
+	const struct doc *d;
+	size_t blk; /* the block being dealt */
+	int asked;  /* its seed was asked for */
+	int failed; /* and refused: the message is in c->err */
+	hj_reveal reveal;
+};
+
+static int seed_of(void *ctx, const hj_commit *cm, uint32_t i, uint64_t height,
+                   uint8_t out[HJ_SEED_LEN], char *err, size_t errlen)
+{
+	struct seeds *sr = ctx;
+	const struct blockseed *bs = &sr->d->seeds[sr->blk];
+	char path[PATH_MAX_], why[HJ_ERRLEN], hex[2 * HJ_SEED_LEN + 3];
+
+	sr->asked = 1;
+	pathf(path, "blocks[%zu]", sr->blk);
+	if (!bs->given) {
+		sr->failed = 1;
+		hj_say(err, errlen, "no seed");
+		return fail(sr->c, path, NULL,
+		            "missing key \"seed\": block %" PRIu64
+		            " is dealt with seed %" PRIu32 " of the chain "
+		            "committed in block %" PRIu64 " (start %" PRIu64
+		            ", length %" PRIu32 ")",
+		            height, i, cm->height, cm->start, cm->length);
+	}
+	if (hj_reveal_check(&sr->reveal, cm, i, bs->s, why, sizeof why)) {
+		sr->failed = 1;
+		hj_say(err, errlen, "bad seed");
+		hj_hex_encode(bs->s, HJ_SEED_LEN, 0, hex);
+		pathf(path, "blocks[%zu].seed", sr->blk);
+		return fail(sr->c, path, NULL,
+		            "\"%s\" does not chain at block %" PRIu64
+		            " (seed %" PRIu32 " of the chain committed in "
+		            "block %" PRIu64 "): %s",
+		            hex, height, i, cm->height, why);
+	}
+	memcpy(out, bs->s, HJ_SEED_LEN);
+	return 0;
+}
+
+/* A seed given for block i, which none was asked for: the block is void
+ * under committed cards, with no chain in force (in force: pre). */
+static int seed_unused(struct ctx *c, const struct doc *d, size_t i,
+                       const hj_commit *pre)
+{
+	char path[PATH_MAX_], hex[2 * HJ_SEED_LEN + 3];
+	uint64_t h = d->blocks[i].height;
+
+	pathf(path, "blocks[%zu].seed", i);
+	hj_hex_encode(d->seeds[i].s, HJ_SEED_LEN, 0, hex);
+	if (pre != NULL)
+		return fail(c, path, NULL,
+		            "\"%s\" is given, but block %" PRIu64
+		            " takes no seed: it is past the last seed of the "
+		            "chain committed in block %" PRIu64
+		            " (start %" PRIu64 ", length %" PRIu32
+		            "), a void block",
+		            hex, h, pre->height, pre->start, pre->length);
+	return fail(c, path, NULL,
+	            "\"%s\" is given, but block %" PRIu64 " takes no seed: "
+	            "no committed chain is in force at it, a void block",
+	            hex, h);
+}
+
+/* Plays the document: with out NULL only to check it (its seeds), else
+ * writing each block's line to out, or with state the open rounds after
+ * the last block. */
+static int play(struct ctx *c, const struct doc *d, FILE *out, int state)
 {
 	hj_table *t = NULL;
 	hj_secp *secp = NULL;
 	struct hj_btc_verifier ver;
+	struct seeds sr = {.c = c, .d = d};
+	hj_seed_source src = {seed_of, &sr};
+	int committed = d->rules.cards == HJ_CARDS_COMMITTED;
 	hj_cardlog cl;
 	char why[HJ_ERRLEN];
 	int rc = 0;
@@ -894,30 +1030,60 @@ static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
 	}
 	for (size_t i = 0; i < d->nblocks; i++) {
 		const hj_chain_block *rb = &d->blocks[i];
+		/* Only for the message of a seed that no chain takes. */
+		const hj_commit *pre = hj_table_commit_at(t, rb->height);
+		hj_commit in_force;
 		const char *line;
 		size_t len;
 
-		rc = hj_deal_block(t, &cl, d->chain, d->fam, NULL, rb, NULL,
-		                   NULL, &line, &len, why, sizeof why);
+		if (pre != NULL)
+			in_force = *pre; /* borrowed until the next block */
+		sr.blk = i;
+		sr.asked = 0;
+		rc = hj_deal_block(t, &cl, d->chain, d->fam,
+		                   committed ? &src : NULL, rb, NULL, NULL,
+		                   &line, &len, why, sizeof why);
+		if (rc && sr.failed)
+			goto out; /* the seed's message is in c->err */
 		if (rc) {
 			hj_say(c->err, c->errlen, "%s: blocks[%zu]: %s",
 			       c->name, i, why);
 			goto out;
 		}
-		if (!state && fwrite(line, 1, len, out) != len) {
+		if (d->seeds[i].given && !sr.asked) {
+			rc = seed_unused(c, d, i, pre ? &in_force : NULL);
+			goto out;
+		}
+		if (out != NULL && !state && fwrite(line, 1, len, out) != len) {
 			hj_say(c->err, c->errlen, "write error: %s",
 			       strerror(errno));
 			rc = -EIO;
 			goto out;
 		}
 	}
-	if (state)
+	if (out != NULL && state)
 		rc = write_state(c, d, t, out);
 out:
 	hj_cardlog_release(&cl);
 	hj_table_free(t);
 	hj_secp_free(secp);
 	return rc;
+}
+
+/*
+ * Under committed cards the seeds can only be checked by playing, since
+ * which chain is in force depends on the Commits the table accepted: the
+ * log is then played twice, first printing nothing, so that a bad seed
+ * still leaves no line printed (--state prints only at the end anyway).
+ */
+static int run(struct ctx *c, const struct doc *d, FILE *out, int state)
+{
+	int rc;
+
+	if (d->rules.cards == HJ_CARDS_COMMITTED && !state &&
+	    (rc = play(c, d, NULL, 0)))
+		return rc;
+	return play(c, d, out, state);
 }
 
 /* With open (--state): the open rounds' state, their count in *open and
