@@ -32,6 +32,9 @@ lead 4; in order:
   random instants around its Commit, restarted each time: every chain of
   seed_chains has one Commit at most on chain, no two chains for one
   intent, the seeds keep chaining, no block without a line.
+- verify: `hashjack verify` with the daemon's configuration and log,
+  against the node: exit 0 (every seed chains, every keyed card is the
+  HMAC's).
 - stop: SIGTERM, exit 0; the seed files are mode 0600 in a 0700
   directory, and no seed appears on stderr.
 
@@ -55,6 +58,7 @@ from cards import card_of  # noqa: E402
 from daemon import Hashjackd, find_hashjackd, metric  # noqa: E402
 from evm_node import Anvil, BET, STAND  # noqa: E402
 from procs import HarnessError, install_cleanup, own_tempdir, wait_until  # noqa: E402
+from tool import find_hashjack, verify  # noqa: E402
 
 MIN_BET = 10 ** 15
 MAX_BET = 10 ** 18
@@ -303,6 +307,15 @@ def case_kill(C):
     return "6 kills; %d chains, %d dealt, each committed once" % (len(rows), len(dealt))
 
 
+def case_verify(C, hashjack):
+    """hashjack verify against the node with the dealer's own log."""
+    C.dm.wait_height(C.a.height() - 1, 30)
+    rc, out, err = verify(hashjack, C.dm.conf, C.dm.card_log)
+    check(rc == 0, "verify: exit %s\n%s%s" % (rc, out[-800:], err[-800:]))
+    n = sum(1 for ln in C.dm.lines() if "seed" in ln)
+    return "exit 0 over %d lines, %d keyed" % (len(C.dm.lines()), n)
+
+
 def case_stop(C):
     rc = C.dm.stop()
     check(rc == 0, "exit %s" % rc)
@@ -332,11 +345,14 @@ def main():
     install_cleanup(args.timeout)
     workdir = own_tempdir("hj-e2e-committed-")
     C = Case(find_hashjackd(args.hashjackd), workdir)
+    hashjack = find_hashjack(args.hashjack)
     passed = failed = 0
     try:
         for name, fn in (("first", case_first), ("keyed", case_keyed),
                          ("second", case_second), ("bogus", case_bogus),
-                         ("kill", case_kill), ("stop", case_stop)):
+                         ("kill", case_kill),
+                         ("verify", lambda C: case_verify(C, hashjack)),
+                         ("stop", case_stop)):
             t0 = time.monotonic()
             try:
                 what = fn(C)
