@@ -33,6 +33,7 @@ struct hj_fixture {
 	uint64_t height;
 	void (*on_write)(void *ctx, uint64_t height);
 	void *on_write_ctx;
+	const hj_seed_source *seeds;
 };
 
 static int accept_all(void *ctx, const hj_round *r, const hj_action *a)
@@ -201,6 +202,9 @@ static void effects_sink(void *ctx, const hj_event *ev)
 	for (size_t i = 0; i < out.npayouts && !f->rc; i++)
 		f->rc = hj_store_add_payout(f->store, &out.payouts[i], f->err,
 		                            sizeof f->err);
+	if (out.commit && !f->rc)
+		f->rc = hj_store_add_commit(f->store, out.commit, f->err,
+		                            sizeof f->err);
 }
 
 int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
@@ -223,8 +227,8 @@ int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
 	if ((r = hj_store_begin(f->store, err, errlen)) != 0)
 		return r;
 	r = hj_deal_block(f->t, &f->cl, f->fam == HJ_EVM ? "evm" : "bitcoin",
-	                  f->fam, NULL, &b, effects_sink, f, &line, &len, err,
-	                  errlen);
+	                  f->fam, f->seeds, &b, effects_sink, f, &line, &len,
+	                  err, errlen);
 	if (r == 0 && f->rc) {
 		r = f->rc;
 		snprintf(err, errlen, "%s", f->err);
@@ -250,6 +254,11 @@ int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
 		f->next++;
 	}
 	return r;
+}
+
+void hj_fixture_seeds(hj_fixture *f, const hj_seed_source *seeds)
+{
+	f->seeds = seeds;
 }
 
 void hj_fixture_on_write(hj_fixture *f, void (*fn)(void *ctx, uint64_t height),
@@ -283,4 +292,19 @@ hj_action hj_fixture_bet(uint8_t p, uint64_t n, hj_amount value, uint64_t pp,
 hj_action hj_fixture_act(uint8_t p, uint64_t n, hj_act act, hj_amount value)
 {
 	return evm_tx(p, n, act, value);
+}
+
+hj_action hj_fixture_commit(uint64_t n, uint64_t start, uint32_t length,
+                            const uint8_t s0[HJ_SEED_LEN])
+{
+	hj_action a = evm_tx(0, n, HJ_COMMIT, 0);
+	a.txid.b[0] = 0xde;
+	a.sender.b[17] = 0xde; /* the fixture's dealer, 0x00..dea1e0 */
+	a.sender.b[18] = 0xa1;
+	a.sender.b[19] = 0xe0;
+	a.from_dealer = 1;
+	a.commit_start = start;
+	a.commit_length = length;
+	memcpy(a.commitment, s0, HJ_SEED_LEN);
+	return a;
 }

@@ -14,6 +14,7 @@
 #include "action.h"
 #include "payload.h"
 #include "rules.h"
+#include "seed.h"
 
 typedef struct hj_fixture hj_fixture;
 
@@ -43,6 +44,11 @@ uint64_t hj_fixture_next(const hj_fixture *f);
 int hj_fixture_block(hj_fixture *f, const uint8_t *hash, const hj_action *txs,
                      size_t ntx, char *err, size_t errlen);
 
+/* Under cards = committed, where hj_fixture_block takes each block's seed
+ * (docs/PROTOCOL.md section 15); borrowed while f is used.  Without one
+ * a committed block under a chain in force is refused. */
+void hj_fixture_seeds(hj_fixture *f, const hj_seed_source *seeds);
+
 /* Calls fn(ctx, height) in hj_fixture_block just before the block's line
  * is written, on the caller's thread: a benchmark's clock for the moment
  * a reader of the log can first see the line.  fn NULL: no call. */
@@ -64,5 +70,10 @@ void hj_fixture_hash(unsigned rank, unsigned suit, uint64_t salt,
 hj_action hj_fixture_bet(uint8_t p, uint64_t n, hj_amount value, uint64_t pp,
                          uint64_t t3);
 hj_action hj_fixture_act(uint8_t p, uint64_t n, hj_act act, hj_amount value);
+
+/* The dealer's Commit (EVM, from the dealer), txid from n: the chain of
+ * length seeds from block start whose commitment is s0. */
+hj_action hj_fixture_commit(uint64_t n, uint64_t start, uint32_t length,
+                            const uint8_t s0[HJ_SEED_LEN]);
 
 #endif

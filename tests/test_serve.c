@@ -24,8 +24,11 @@
 #include "api.h"
 #include "card.h"
 #include "dealer_fixture.h"
+#include "hex.h"
 #include "http.h"
 #include "say.h"
+#include "seed.h"
+#include "sha256.h"
 #include "view.h"
 
 static char dir[256];
@@ -330,6 +333,10 @@ static void test_table_confirmations(void **state)
 		    answer(hjc_view_table(v, &out, &len, err, sizeof err), &out,
 		           &len, err);
 		json_t *c = json_object_get(tb, "confirmations");
+		/* cards = hash: the rule key, and no chains. */
+		assert_string_equal(str(json_object_get(tb, "rules"), "cards"),
+		                    "hash");
+		assert_null(json_object_get(tb, "chains"));
 		if (cases[i].want == NULL) {
 			assert_null(c);
 		} else {
@@ -1083,6 +1090,207 @@ static void test_websocket(void **state)
 	srv_down(&x);
 }
 
+/* ---- committed cards (docs/PROTOCOL.md section 15) ---- */
+
+/* Two chains: the protocol's vector chain (s_8 = SHA-256 of its text,
+ * from block 101, L = 8) and a second one of 2 seeds from block 110,
+ * s_2 = SHA-256 of "chain b". */
+static void chain_seed(const char *text, uint32_t len, uint32_t i,
+                       uint8_t out[HJ_SEED_LEN])
+{
+	hj_sha256(text, strlen(text), out);
+	for (uint32_t k = len; k > i; k--)
+		hj_seed_prev(out, out);
+}
+
+#define VECTOR_TEXT "hashjack committed cards test vector"
+
+static int two_chains(void *ctx, const hj_commit *c, uint32_t i,
+                      uint64_t height, uint8_t out[HJ_SEED_LEN], char *err,
+                      size_t errlen)
+{
+	(void)ctx;
+	(void)height;
+	(void)err;
+	(void)errlen;
+	if (c->start == 110)
+		chain_seed("chain b", 2, i, out);
+	else
+		chain_seed(VECTOR_TEXT, 8, i, out);
+	return 0;
+}
+
+static json_t *table_of(hjc_view *v)
+{
+	char err[HJ_ERRLEN] = "", *out = NULL;
+	size_t len = 0;
+	return answer(hjc_view_table(v, &out, &len, err, sizeof err), &out,
+	              &len, err);
+}
+
+static char *chains_text(hjc_view *v)
+{
+	json_t *tb = table_of(v);
+	char *s =
+	    json_dumps(json_object_get(tb, "chains"),
+	               JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(tb);
+	assert_non_null(s);
+	return s;
+}
+
+#define S1 "dd3373eab6aea135548438625e4a9bfa38a758a6b7c8de1499b42302e9e3b501"
+#define S2 "79c45bcea86076fe686de0ecd5c3a2807cf3c7ceb6cb87c9c22fb393385eda80"
+#define S0 "14941c1005385b6a00a7f729c4c0f68dacfb27205e9e68f3e86cb43fb85fd770"
+#define CHAIN_B_S0                                                             \
+	"4c1bea9371e29e2a72b31df201e5f594d654bf9ba0e3d0159ee98a202f45d33d"
+#define CHAIN_B_S1                                                             \
+	"23b46e87862284a1256c48fe7bd99e855b23a5ce373e23c845e91d438bf6fc05"
+#define GENESIS                                                                \
+	"000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f"
+#define HASH2 "0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b10e"
+#define COMMIT_TX(n)                                                           \
+	"0xde000000000000000000000000000000000000000000000000000000000000" n
+
+/*
+ * A committed dealer: the Commit at 100 (from 101, 8 seeds), the
+ * protocol's two vectors at 101 and 102 (4C and AD), a second Commit at
+ * 102 scheduled from 110.  /v1/table shows both chains (the seeds left of
+ * the one in force), again after a restart (from the database), and
+ * drops the first once the second is in force; each block's line and
+ * BlockUpdate carry its seed.
+ */
+static void test_committed(void **state)
+{
+	(void)state;
+	hj_rules r = rules();
+	r.cards = HJ_CARDS_COMMITTED;
+	hj_seed_source seeds = {two_chains, NULL};
+	char err[HJ_ERRLEN] = "", *out = NULL, *txt;
+	size_t len = 0;
+	uint8_t s0[HJ_SEED_LEN], b0[HJ_SEED_LEN], h[32];
+	struct got g = {.msgs = json_array()};
+
+	snprintf(dir, sizeof dir, "/tmp/hj-serve-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	hj_fixture *f = hj_fixture_new(dir, HJ_EVM, &r, 100, err, sizeof err);
+	if (!f)
+		fail_msg("%s", err);
+	hj_fixture_seeds(f, &seeds);
+	chain_seed(VECTOR_TEXT, 8, 0, s0);
+	chain_seed("chain b", 2, 0, b0);
+	hjc_view *v = view(f, 100);
+
+	hj_action c1 = hj_fixture_commit(1, 101, 8, s0);
+	deal(f, 5, &c1, 1);
+	assert_int_equal(
+	    hj_hex_decode_exact(GENESIS, 64, HJ_HEX_BARE, h, 32, NULL, 0), 0);
+	assert_int_equal(hj_fixture_block(f, h, NULL, 0, err, sizeof err), 0);
+	hj_action c2 = hj_fixture_commit(2, 110, 2, b0);
+	assert_int_equal(
+	    hj_hex_decode_exact(HASH2, 64, HJ_HEX_BARE, h, 32, NULL, 0), 0);
+	assert_int_equal(hj_fixture_block(f, h, &c2, 1, err, sizeof err), 0);
+	poll_ok(v, &g);
+	assert_int_equal(g.last, 102);
+
+	json_t *tb = table_of(v);
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_object_get(tb, "rules"), "cards")),
+	                    "committed");
+	json_decref(tb);
+	const char *wanted =
+	    "[{\"start\":101,\"length\":8,\"commitment\":\"" S0
+	    "\",\"tx\":\"" COMMIT_TX(
+	        "01") "\",\"height\":100,"
+	              "\"inForce\":true,\"seedsLeft\":6},"
+	              "{\"start\":110,\"length\":2,\"commitment\":\"" CHAIN_B_S0
+	              "\",\"tx\":\"" COMMIT_TX("02") "\",\"height\":102,"
+	                                             "\"inForce\":false}]";
+	/* CHAIN_B_S0 is SHA-256 twice over SHA-256("chain b") (Python's
+	 * hashlib). */
+	assert_int_equal(
+	    hj_hex_decode_exact(CHAIN_B_S0, 64, HJ_HEX_BARE, h, 32, NULL, 0),
+	    0);
+	assert_memory_equal(h, b0, 32);
+	txt = chains_text(v);
+	assert_string_equal(txt, wanted);
+	free(txt);
+
+	/* Each block's BlockUpdate is its line: 100 void without a seed,
+	 * 101 and 102 the vectors' cards with theirs. */
+	size_t nb = 0;
+	for (size_t i = 0; i < json_array_size(g.msgs); i++) {
+		json_t *m = json_array_get(g.msgs, i);
+		json_t *d = json_object_get(m, "data");
+		uint64_t hh =
+		    (uint64_t)json_integer_value(json_object_get(m, "height"));
+		const char *seed =
+		    json_string_value(json_object_get(d, "seed"));
+		json_t *card = json_object_get(d, "card");
+		nb++;
+		if (hh == 100) {
+			assert_null(seed);
+			assert_null(card);
+		} else {
+			assert_string_equal(seed, hh == 101 ? S1 : S2);
+			assert_string_equal(str(card, "code"),
+			                    hh == 101 ? "4C" : "AD");
+		}
+	}
+	assert_int_equal(nb, 3);
+	assert_int_equal(hjc_view_block(v, "101", &out, &len, err, sizeof err),
+	                 200);
+	assert_non_null(strstr(out, ",\"seed\":\"" S1 "\",\"card\":{"));
+	free(out);
+
+	/* A restart: the chains come from the database. */
+	hjc_view_free(v);
+	v = view(f, 100);
+	poll_ok(v, NULL);
+	txt = chains_text(v);
+	assert_string_equal(txt, wanted);
+	free(txt);
+
+	/* To 109: the first chain ran out at 108 (109 void, no seed), and
+	 * is still the one in force at 109; at 110 the second replaces it. */
+	while (hj_fixture_next(f) <= 108)
+		deal(f, 5, NULL, 0);
+	poll_ok(v, NULL);
+	tb = table_of(v);
+	json_t *ch = json_object_get(tb, "chains");
+	assert_int_equal(json_array_size(ch), 2);
+	assert_int_equal(json_integer_value(json_object_get(
+	                     json_array_get(ch, 0), "seedsLeft")),
+	                 0);
+	json_decref(tb);
+	deal(f, 5, NULL, 0); /* 109 */
+	assert_int_equal(hjc_view_block(v, "109", &out, &len, err, sizeof err),
+	                 404); /* not read yet */
+	poll_ok(v, NULL);
+	assert_int_equal(hjc_view_block(v, "109", &out, &len, err, sizeof err),
+	                 200);
+	assert_null(strstr(out, "\"seed\""));
+	assert_non_null(strstr(out, "\"void\":true"));
+	free(out);
+	txt = chains_text(v);
+	assert_string_equal(
+	    txt, "[{\"start\":110,\"length\":2,\"commitment\":\"" CHAIN_B_S0
+	         "\",\"tx\":\"" COMMIT_TX(
+	             "02") "\",\"height\":102,"
+	                   "\"inForce\":true,\"seedsLeft\":2}]");
+	free(txt);
+	deal(f, 5, NULL, 0); /* 110: s_1 of the second chain */
+	poll_ok(v, NULL);
+	assert_int_equal(hjc_view_block(v, "110", &out, &len, err, sizeof err),
+	                 200);
+	assert_non_null(strstr(out, "\"seed\":\"" CHAIN_B_S1 "\""));
+	free(out);
+
+	hjc_view_free(v);
+	json_decref(g.msgs);
+	cleanup(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1095,6 +1303,7 @@ int main(void)
 	    cmocka_unit_test(test_http),
 	    cmocka_unit_test(test_healthz_family_max_age),
 	    cmocka_unit_test(test_websocket),
+	    cmocka_unit_test(test_committed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include "hex.h"
 #include "roundstate.h"
 #include "say.h"
+#include "seed.h"
 #include "store.h"
 
 #define LINE_MAX_BYTES ((size_t)16 << 20) /* docs/LOG.md */
@@ -33,6 +34,8 @@ struct snap {
 	int have_cur;
 	hj_round *rounds;
 	size_t n, cap;
+	hj_commit *commits; /* the valid Commits, in block order */
+	size_t nc, ccap;
 };
 
 static void snap_reset(void *arg)
@@ -40,6 +43,7 @@ static void snap_reset(void *arg)
 	struct snap *s = arg;
 	hj_meta_row_clear(&s->meta);
 	free(s->rounds);
+	free(s->commits);
 	memset(s, 0, sizeof *s);
 }
 
@@ -52,6 +56,15 @@ static int snap_round(void *arg, const hj_round *r)
 	return 0;
 }
 
+static int snap_commit(void *arg, const hj_commit *c)
+{
+	struct snap *s = arg;
+	if (hjc_view__grow(&s->commits, &s->ccap, s->nc, sizeof *s->commits, 8))
+		return -ENOMEM;
+	s->commits[s->nc++] = *c;
+	return 0;
+}
+
 static int snap_read(hj_store *st, void *arg, char *err, size_t errlen)
 {
 	struct snap *s = arg;
@@ -61,6 +74,8 @@ static int snap_read(hj_store *st, void *arg, char *err, size_t errlen)
 		                           errlen);
 	if (ret == 0 && s->have_cur)
 		ret = hj_store_each_round(st, snap_round, s, err, errlen);
+	if (ret == 0 && s->have_cur)
+		ret = hj_store_each_commit(st, snap_commit, s, err, errlen);
 	return ret;
 }
 
@@ -185,6 +200,20 @@ static int take_action(const hjc_view *v, const hj_cardlog_ev *e, hj_action *a,
 	return 0;
 }
 
+/* The engine's input for a commit event: a Commit the dealer sent. */
+static void take_commit(const hj_cardlog_ev *e, hj_action *a)
+{
+	memset(a, 0, sizeof *a);
+	a->act = HJ_COMMIT;
+	a->kind = HJ_TX_ACTION;
+	a->txid = e->tx;
+	a->tx_index = e->tx_index;
+	a->from_dealer = 1;
+	a->commit_start = e->start;
+	a->commit_length = e->length;
+	memcpy(a->commitment, e->commitment, sizeof a->commitment);
+}
+
 static int accept_all(void *ctx, const hj_round *r, const hj_action *a)
 {
 	(void)ctx;
@@ -247,15 +276,39 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 	}
 	pl->height = pl->l.height;
 	hj_hex_encode(pl->l.hash, 32, v->fam == HJ_EVM, pl->hash);
-	if (hj_card_from_hash(pl->hash, strlen(pl->hash), &pl->card, why,
-	                      sizeof why)) {
-		hj_say(err, errlen, "hash: %s", why);
-		goto bad;
-	}
-	if (pl->card.rank != pl->l.card.rank ||
-	    pl->card.suit != pl->l.card.suit) {
-		hj_say(err, errlen, "its card is not its hash's");
-		goto bad;
+	if (v->rules.cards == HJ_CARDS_COMMITTED) {
+		/* Keyed with the line's seed, or void without one (no chain
+		 * in force: checked against the table in take_line). */
+		char hmac[65];
+		if (pl->l.has_seed)
+			hj_seed_card(pl->l.seed, pl->l.hash, hmac, &pl->card);
+		else
+			memset(&pl->card, 0, sizeof pl->card);
+		if (pl->card.rank != pl->l.card.rank ||
+		    pl->card.suit != pl->l.card.suit) {
+			hj_say(err, errlen,
+			       pl->l.has_seed
+			           ? "its card is not the HMAC of its hash "
+			             "keyed with its seed"
+			           : "a card without a seed under cards = "
+			             "committed");
+			goto bad;
+		}
+	} else {
+		if (pl->l.has_seed) {
+			hj_say(err, errlen, "a seed under cards = hash");
+			goto bad;
+		}
+		if (hj_card_from_hash(pl->hash, strlen(pl->hash), &pl->card,
+		                      why, sizeof why)) {
+			hj_say(err, errlen, "hash: %s", why);
+			goto bad;
+		}
+		if (pl->card.rank != pl->l.card.rank ||
+		    pl->card.suit != pl->l.card.suit) {
+			hj_say(err, errlen, "its card is not its hash's");
+			goto bad;
+		}
 	}
 	size_t n = pl->l.nevents;
 	pl->acts = calloc(n + 1, sizeof *pl->acts);
@@ -268,6 +321,12 @@ static int parse_line(const hjc_view *v, const char *line, size_t len,
 	for (size_t i = 0; i < n; i++) {
 		const hj_cardlog_ev *ev = &pl->l.events[i];
 		int t = ev->type;
+		if (t == HJ_EV_COMMIT) {
+			/* The dealer's valid Commit: the table keeps its
+			 * chain (for /v1/table) and judges it again. */
+			take_commit(ev, &pl->acts[pl->nacts++]);
+			continue;
+		}
 		/* Reject, deposit, ignored: no input we give; a type of a
 		 * later feature, nothing we know of. */
 		if (t != HJ_EV_DRAW && t != HJ_EV_ACTION &&
@@ -537,6 +596,21 @@ static int take_line(hjc_view *v, int live, const char *line, size_t len,
 		pline_free(&pl);
 		return -EBADMSG;
 	}
+	if (live && v->rules.cards == HJ_CARDS_COMMITTED) {
+		/* The table has every valid Commit (the database's, then the
+		 * log's): a seed exactly where a chain is in force. */
+		const hj_commit *c = hj_table_commit_at(v->t, pl.height);
+		int dealt = c && hj_commit_index(c, pl.height) != 0;
+		if (dealt != (int)pl.l.has_seed) {
+			v->diverged++;
+			hj_say(err, errlen, "%s, block %llu: %s: reloading",
+			       v->o.log, (unsigned long long)pl.height,
+			       dealt ? "no seed where a chain is in force"
+			             : "a seed where no chain is in force");
+			pline_free(&pl);
+			return -EPROTO;
+		}
+	}
 	ap.height = pl.height;
 	ret = hj_table_apply_block(v->t, pl.height, &pl.card, pl.acts, pl.nacts,
 	                           sink, &ap);
@@ -760,6 +834,8 @@ static int load(hjc_view *v, hjc_view_fn fn, void *ctx, char *err,
 			                          &s.rounds[i].player,
 			                          s.rounds[i].bet_height);
 	}
+	for (size_t i = 0; i < s.nc && ret == 0; i++)
+		ret = hj_table_restore_commit(v->t, &s.commits[i]);
 	if (ret) {
 		hj_say(err, errlen, "%s: restoring the open rounds: %s",
 		       v->o.db, strerror(-ret));

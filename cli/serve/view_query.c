@@ -12,6 +12,7 @@
 
 #include "amount.h"
 #include "buf.h"
+#include "hex.h"
 #include "ledger.h"
 #include "say.h"
 
@@ -44,6 +45,45 @@ static json_t *amount_json(hj_amount a)
 	return json_string(hj_amount_format(a, s));
 }
 
+/*
+ * Committed cards: the chains the table keeps (docs/PROTOCOL.md section
+ * 15), in the order their Commits came: the one in force at the next
+ * block, with the seeds it has left, then those scheduled from a later
+ * block.  The table drops a chain once a later one has replaced it.
+ */
+static json_t *chains_json(const hjc_view *v)
+{
+	json_t *a = json_array();
+	uint64_t next = v->height + 1;
+	const hj_commit *now = hj_table_commit_at(v->t, next);
+	const hj_commit *c;
+	char hex[65], id[67];
+
+	for (size_t i = 0; (c = hj_table_commit(v->t, i)) != NULL; i++) {
+		json_t *o = json_object();
+		hj_hex_encode(c->commitment, sizeof c->commitment, 0, hex);
+		hjc_view_id_text(v, &c->txid, id);
+		json_object_set_new(o, "start",
+		                    json_integer((json_int_t)c->start));
+		json_object_set_new(o, "length", json_integer(c->length));
+		json_object_set_new(o, "commitment", json_string(hex));
+		json_object_set_new(o, "tx", json_string(id));
+		json_object_set_new(o, "height",
+		                    json_integer((json_int_t)c->height));
+		json_object_set_new(o, "inForce", json_boolean(c == now));
+		if (c == now) {
+			/* start <= next here; both below 2^63 + 2^32 */
+			uint64_t end = c->start + c->length;
+			json_object_set_new(
+			    o, "seedsLeft",
+			    json_integer(end > next ? (json_int_t)(end - next)
+			                            : 0));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 int hjc_view_table(hjc_view *v, char **out, size_t *len, char *err,
                    size_t errlen)
 {
@@ -69,6 +109,8 @@ int hjc_view_table(hjc_view *v, char **out, size_t *len, char *err,
 	else if (v->o.confirmations)
 		json_object_set_new(o, "confirmations",
 		                    json_integer(v->o.confirmations));
+	if (v->rules.cards == HJ_CARDS_COMMITTED)
+		json_object_set_new(o, "chains", chains_json(v));
 	json_object_set_new(lb, "height", json_integer((json_int_t)v->height));
 	json_object_set_new(lb, "hash", json_string(v->last_hash));
 	json_object_set_new(o, "lastBlock", lb);

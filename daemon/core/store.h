@@ -393,6 +393,15 @@ int hj_store_read_cursor(hj_store *s, hj_cursor *c, int *found, char *err,
 int hj_store_each_round(hj_store *s, int (*fn)(void *arg, const hj_round *r),
                         void *arg, char *err, size_t errlen);
 
+/*
+ * Calls fn for every valid Commit (committed cards) in block order,
+ * checked as the daemon loads them; c is valid only during the call.  A
+ * file of a schema before Commits were kept (version 3 and older) has
+ * none.  A non-zero return from fn stops the walk and is returned.
+ */
+int hj_store_each_commit(hj_store *s, int (*fn)(void *arg, const hj_commit *c),
+                         void *arg, char *err, size_t errlen);
+
 /* An INTEGER column that may be NULL. */
 typedef struct hj_maybe_i64 {
 	int set; /* 0: NULL */

@@ -120,6 +120,10 @@ int hj_store__bind_text(sqlite3_stmt *st, int i, const char *s);
 /* Reads a BLOB column of 1 to 32 bytes into an id; 0 or -1. */
 int hj_store__column_id(sqlite3_stmt *st, int i, hj_id *id);
 
+/* A row of the commits table (height, tx_index, txid, start, length,
+ * commitment, in that order) into *c, checked; 0 or -1. */
+int hj_store__column_commit(sqlite3_stmt *st, hj_commit *c);
+
 /*
  * The application_id and user_version of a file that is no longer empty:
  * ours, and a schema version from 1 to this store's.  reader: in the

@@ -620,6 +620,41 @@ int hj_store_each_round(hj_store *s, int (*fn)(void *arg, const hj_round *r),
 	return ret;
 }
 
+int hj_store_each_commit(hj_store *s, int (*fn)(void *arg, const hj_commit *c),
+                         void *arg, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int rc, ret = 0;
+
+	if (s->version < 4) /* the commits table came with schema 4 */
+		return 0;
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT height, tx_index, txid, start, length, "
+	                       "commitment FROM commits ORDER BY height, "
+	                       "tx_index",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return read_fail(s, "read commits", err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hj_commit c;
+
+		n++;
+		if (hj_store__column_commit(st, &c)) {
+			hj_say(err, errlen, "%s: commit %zu: not a Commit",
+			       s->path, n);
+			ret = -EINVAL;
+			break;
+		}
+		ret = fn(arg, &c);
+		if (ret)
+			break;
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = read_fail(s, "read commits", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* The payout at st as a row; -EINVAL naming the column that does not
  * hold what the schema says. */
 static int payout_row(hj_store *s, sqlite3_stmt *st, hj_payout_row *p,

@@ -233,6 +233,27 @@ int hj_store_add_commit(hj_store *s, const hj_commit *c, char *err,
 	return hj_store__step_done(s, st, "add commit", err, errlen);
 }
 
+int hj_store__column_commit(sqlite3_stmt *st, hj_commit *c)
+{
+	sqlite3_int64 len = sqlite3_column_int64(st, 4);
+
+	memset(c, 0, sizeof *c);
+	if (sqlite3_column_type(st, 5) != SQLITE_BLOB ||
+	    sqlite3_column_bytes(st, 5) != 32 ||
+	    hj_store__column_id(st, 2, &c->txid) || len < 1 ||
+	    len > UINT32_MAX || sqlite3_column_int64(st, 0) < 0 ||
+	    sqlite3_column_int64(st, 1) < 0 ||
+	    sqlite3_column_int64(st, 1) > UINT32_MAX ||
+	    sqlite3_column_int64(st, 3) < 0)
+		return -1;
+	c->height = (uint64_t)sqlite3_column_int64(st, 0);
+	c->tx_index = (uint32_t)sqlite3_column_int64(st, 1);
+	c->start = (uint64_t)sqlite3_column_int64(st, 3);
+	c->length = (uint32_t)len;
+	memcpy(c->commitment, sqlite3_column_blob(st, 5), 32);
+	return 0;
+}
+
 /* The valid Commits, in block order, into t. */
 static int load_commits(hj_store *s, hj_table *t, char *err, size_t errlen)
 {
@@ -241,16 +262,10 @@ static int load_commits(hj_store *s, hj_table *t, char *err, size_t errlen)
 	int rc, ret = 0;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		hj_commit c = {0};
-		sqlite3_int64 len = sqlite3_column_int64(st, 4);
+		hj_commit c;
 
 		n++;
-		if (sqlite3_column_type(st, 5) != SQLITE_BLOB ||
-		    sqlite3_column_bytes(st, 5) != 32 ||
-		    hj_store__column_id(st, 2, &c.txid) || len < 1 ||
-		    len > UINT32_MAX || sqlite3_column_int64(st, 0) < 0 ||
-		    sqlite3_column_int64(st, 1) < 0 ||
-		    sqlite3_column_int64(st, 1) > UINT32_MAX) {
+		if (hj_store__column_commit(st, &c)) {
 			hj_say(err, errlen,
 			       "%s: load commits: row %zu is not a "
 			       "Commit",
@@ -258,11 +273,6 @@ static int load_commits(hj_store *s, hj_table *t, char *err, size_t errlen)
 			ret = -EINVAL;
 			break;
 		}
-		c.height = (uint64_t)sqlite3_column_int64(st, 0);
-		c.tx_index = (uint32_t)sqlite3_column_int64(st, 1);
-		c.start = (uint64_t)sqlite3_column_int64(st, 3);
-		c.length = (uint32_t)len;
-		memcpy(c.commitment, sqlite3_column_blob(st, 5), 32);
 		if (hj_table_restore_commit(t, &c)) {
 			hj_say(err, errlen, "%s: load commits: out of memory",
 			       s->path);

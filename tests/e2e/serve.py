@@ -54,8 +54,10 @@ class Serve:
             raise HarnessError("hashjack serve already running")
         self.starts += 1
         self.stderr_path = os.path.join(self.workdir, "serve-%d.stderr" % next(Serve._runs))
-        args = [self.hashjack, "serve", "-c", self.dm.conf,
-                "--serve.listen=127.0.0.1:%d" % port]
+        # A daemon's configuration, or a watcher's copy of a dealer's
+        # state (dm.serve_args: --db FILE --card-log FILE).
+        source = getattr(self.dm, "serve_args", None) or ["-c", self.dm.conf]
+        args = [self.hashjack, "serve"] + source + ["--serve.listen=127.0.0.1:%d" % port]
         args += ["--serve.%s=%s" % kv for kv in self.keys.items()]
         err = open(self.stderr_path, "wb")
         self.proc = track(subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=err,

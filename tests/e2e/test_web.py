@@ -1081,6 +1081,7 @@ RULE_WORDS = {   # what each rule key of this table's (bethash with both side be
     "split_21_is_blackjack": "is an ordinary 21, paid 1:1, not a blackjack",
     "perfect_pairs": "The Perfect Pairs side bet is offered",
     "twenty_one_plus_three": "The 21+3 side bet is offered",
+    "cards": "Each card is read from its block's hash",
 }
 
 

@@ -627,13 +627,26 @@
     if (t.exposure !== undefined) add('At stake', amountEl(t.exposure), ' (worst case of the open rounds)');
     add('Timeout', str(t.timeoutBlocks) + ' blocks');
     if (t.confirmations !== undefined) add('Confirmations', str(t.confirmations));
+    if (isObj(t.rules) && t.rules.cards === 'committed') add('Cards', chainsSummary(t));
     const lb = isObj(t.lastBlock) ? t.lastBlock : {};
     add('Last block', el('span', { id: 'last-block' }, int(lb.height) !== null ? blockLink(lb.height, String(lb.height)) : ''), ' ',
       el('span', { class: 'mono muted', title: str(lb.hash) }, short(lb.hash)));
     replace($('table'), rows);
   }
 
-  const TAG_ORDER = ['action', 'draw', 'peek', 'skip', 'sidebets', 'reject', 'timeout', 'settle', 'deposit', 'ignored'];
+  const TAG_ORDER = ['action', 'draw', 'peek', 'skip', 'sidebets', 'reject', 'commit', 'timeout', 'settle', 'deposit', 'ignored'];
+
+  /* Committed cards: the chain in force and the scheduled ones, short. */
+  function chainsSummary(t) {
+    const cs = arr(t.chains).filter(isObj);
+    const now = cs.find((c) => c.inForce === true);
+    const later = cs.filter((c) => c.inForce !== true);
+    return el('span', { id: 'cards-summary' }, 'committed: ',
+      now ? ['the seed chain of blocks ' + str(now.start) + ' to ' + (int(now.start) + int(now.length) - 1) + ', ' +
+        str(now.seedsLeft) + ' seeds left'] : 'no seed chain in force (every block is void)',
+      later.length ? '; scheduled from block ' + later.map((c) => str(c.start)).join(', ') : '',
+      ' (', el('a', { href: '#/rules' }, 'the chains'), ')');
+  }
 
   function blockTags(line) {
     const n = {};
@@ -1034,15 +1047,22 @@
       h > 0 ? el('a', { href: '#/block/' + (h - 1), class: 'prev' }, '← block ' + (h - 1)) : null,
       h > 0 && S.tip !== null && h < S.tip ? ' · ' : null,
       S.tip !== null && h < S.tip ? el('a', { href: '#/block/' + (h + 1), class: 'next' }, 'block ' + (h + 1) + ' →') : null);
+    const committed = isObj(S.table) && isObj(S.table.rules) && S.table.rules.cards === 'committed';
     const c = HJW.cardOfHash(line.hash);
     const facts = [];
     const fact = (k, ...v) => facts.push(el('dt', null, k), el('dd', null, ...v));
-    fact('Hash', c ? hashEl(line.hash, c) : el('span', { class: 'mono' }, str(line.hash)));
+    // Under committed cards the hash's own digits make no card: no marks.
+    fact('Hash', c && !committed ? hashEl(line.hash, c) : el('span', { class: 'mono' }, str(line.hash)));
     fact('Parent', h > 0 ? el('a', { href: '#/block/' + (h - 1), class: 'mono parent' }, str(line.parent))
       : el('span', { class: 'mono' }, str(line.parent)));
     const logCard = line.void === true || !isObj(line.card) ? null : line.card;
     fact('Card', logCard ? [cardEl(logCard.code), ' ', el('span', { class: 'card-name' }, cardName(logCard.code))]
       : [backEl('void'), ' ', el('span', { class: 'card-name' }, 'void: no card')]);
+    if (committed || line.seed !== undefined) {
+      fact('Seed', typeof line.seed === 'string' ? el('span', { class: 'mono', id: 'seed' }, line.seed)
+        : el('span', { class: 'muted', id: 'seed' }, 'none: no seed chain was in force at this block, so it is void'));
+    }
+    if (committed) return [title, nav, el('dl', { class: 'facts block-facts' }, facts), committedCard(p, logCard), eventsOf(line)];
 
     // The log's card against the hash's, as anyone can work it out.
     let mismatch = null;
@@ -1051,9 +1071,6 @@
       logCard.rankDigit !== c.rankDigit || logCard.colorDigit !== c.colorDigit))) {
       mismatch = 'The card log\'s card differs from the one this hash makes.';
     }
-    const evs = arr(line.events).filter(isObj);
-    const touched = [];
-    for (const ev of evs) if (typeof ev.round === 'string' && !touched.includes(ev.round)) touched.push(ev.round);
     return [title, nav,
       el('dl', { class: 'facts block-facts' }, facts),
       el('h3', null, 'How its hash makes its card'),
@@ -1066,11 +1083,148 @@
         el('span', { class: 'rank-digit' }, 'rank digit')), ', the ', el('span', { class: 'mono hash' },
         el('span', { class: 'color-digit' }, 'color digit')), '.') : null,
       mismatch ? el('p', { class: 'error' }, mismatch) : null,
-      el('h3', null, 'What it did (' + evs.length + (evs.length === 1 ? ' event' : ' events') + ')'),
+      eventsOf(line)];
+  }
+
+  /* A block's events in words and the rounds it touched. */
+  function eventsOf(line) {
+    const evs = arr(line.events).filter(isObj);
+    const touched = [];
+    for (const ev of evs) if (typeof ev.round === 'string' && !touched.includes(ev.round)) touched.push(ev.round);
+    return [el('h3', null, 'What it did (' + evs.length + (evs.length === 1 ? ' event' : ' events') + ')'),
       evs.length ? el('ol', { class: 'events', id: 'events' }, evs.map((ev) => eventEl(ev, line)))
         : el('p', { class: 'muted', id: 'no-events' }, 'Nothing: no round drew from this block and no transaction to the dealer was in it.'),
       touched.length ? [el('h3', null, 'Rounds it touched'),
         el('ul', { class: 'touched', id: 'touched' }, touched.map((r) => el('li', null, roundLink(r, r))))] : null];
+  }
+
+  // ------------------------------------------------------------------
+  // Committed cards (docs/PROTOCOL.md section 15): how a block's card is
+  // made, and the card checked here with Web Crypto, no library
+
+  const HEX64 = /^(?:0x)?([0-9a-fA-F]{64})$/;
+  const hexBytes = (h) => Uint8Array.from(h.match(/../g), (x) => parseInt(x, 16));
+  const bytesHex = (b) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+
+  /* Why the check cannot run in this browser, or null: Web Crypto's
+   * subtle is there only on secure pages. */
+  function noCrypto() {
+    if (window.isSecureContext && window.crypto && window.crypto.subtle) return null;
+    return 'This browser gives Web Crypto only to secure pages (https://, or http://127.0.0.1 and http://localhost), ' +
+      'and this page is ' + location.origin + ': check it with the commands below instead.';
+  }
+
+  /* The chain of /v1/table that deals block h, the latest listed first. */
+  function chainOf(h) {
+    const cs = isObj(S.table) ? arr(S.table.chains).filter(isObj) : [];
+    for (let i = cs.length - 1; i >= 0; i--) {
+      const c = cs[i];
+      if (int(c.start) !== null && int(c.length) !== null && h >= c.start && h < c.start + c.length) return c;
+    }
+    return null;
+  }
+
+  function committedCard(p, logCard) {
+    const line = p.line;
+    const h = int(line.height);
+    const seeded = typeof line.seed === 'string';
+    const why = noCrypto();
+    const hash = HEX64.exec(str(line.hash));
+    const seedText = p.seedText !== undefined ? p.seedText : str(line.seed);
+    const k = p.check;
+    const out = [el('h3', null, 'How its card is made'),
+      el('p', { class: 'muted', id: 'card-how' }, 'This table deals committed cards (docs/PROTOCOL.md section 15): the card ' +
+        'is not read from the block hash\'s digits but from HMAC-SHA256 of the hash\'s 32 bytes keyed with the block\'s ' +
+        'seed, which the dealer committed on chain before the block existed and reveals in its card log once the block ' +
+        'is final. The 64 hex digits of that HMAC are read as docs/PROTOCOL.md section 2 reads a hash: from the right, ' +
+        'skip every 0, e and f; the first other digit (never the first digit) is the rank digit, its left neighbour the color digit, ' +
+        'whose value mod 4 is the suit (0 Clubs, 1 Diamonds, 2 Hearts, 3 Spades). SHA-256 of a block\'s seed is the ' +
+        'seed of the block before it under the same chain, or the chain\'s commitment for its first block.')];
+    if (!seeded) {
+      out.push(el('p', { class: 'muted', id: 'check-none' }, 'This block has no seed: no chain was in force at it (or it ' +
+        'is past its chain\'s last seed), so it yields no card.'));
+      return out;
+    }
+    const input = el('input', { id: 'check-seed', class: 'mono', size: '66', spellcheck: 'false', value: seedText });
+    input.addEventListener('input', () => { p.seedText = input.value; });
+    const button = el('button', { id: 'check-card', type: 'button', disabled: why ? '' : null,
+      title: why || 'Work the card out in this browser' }, 'Check this card');
+    button.addEventListener('click', () => checkCard(p));
+    out.push(el('h3', null, 'Check this card'),
+      el('p', { class: 'check-form' }, el('label', { for: 'check-seed' }, 'Seed '), input, ' ', button),
+      why ? el('p', { class: 'muted', id: 'check-why' }, why) : null,
+      why && hash ? el('pre', { class: 'derivation', id: 'check-commands' },
+        "python3 -c 'import hashlib,hmac; print(hmac.new(bytes.fromhex(\"" + seedText + "\"), bytes.fromhex(\"" +
+        hash[1].toLowerCase() + "\"), hashlib.sha256).hexdigest())'\nhashjack card HMAC") : null);
+    if (k && k.height === h) {
+      if (k.problem) {
+        out.push(el('p', { class: 'error', id: 'check-card-result' }, k.problem));
+      } else {
+        out.push(el('dl', { class: 'facts' },
+          el('dt', null, 'HMAC'), el('dd', null, k.card ? hashEl(k.hmac, k.card) : el('span', { class: 'mono' }, k.hmac))),
+        el('pre', { class: 'derivation', id: 'check-derivation' }, k.card ? k.card.lines.join('\n') : ''),
+        el('p', { class: k.agrees ? 'ok' : 'error', id: 'check-card-result' }, k.agrees
+          ? 'Agrees: this seed and this hash make ' + (logCard ? cardName(logCard.code) : 'no card') + ', the card log\'s card.'
+          : 'Does not agree: this seed and this hash make ' + (k.card && !k.card.void ? cardName(k.card.code) : 'no card') +
+            ', the card log says ' + (logCard ? cardName(logCard.code) : 'no card') + '.'),
+        el('p', { class: k.chainOk === true ? 'ok' : k.chainOk === false ? 'error' : 'muted', id: 'check-chain-result' },
+          k.chainText));
+      }
+    }
+    return out;
+  }
+
+  async function checkCard(p) {
+    const line = p.line;
+    const h = int(line.height);
+    const seed = str(p.seedText !== undefined ? p.seedText : line.seed).trim().toLowerCase();
+    const hash = HEX64.exec(str(line.hash));
+    const k = { height: h };
+    const logCard = line.void === true || !isObj(line.card) ? null : line.card;
+    if (!/^[0-9a-f]{64}$/.test(seed)) k.problem = 'A seed is 64 hex digits (32 bytes), without 0x.';
+    else if (!hash) k.problem = 'The block hash is not 64 hex digits.';
+    if (k.problem) {
+      p.check = k;
+      render();
+      return;
+    }
+    try {
+      const key = await crypto.subtle.importKey('raw', hexBytes(seed), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      k.hmac = bytesHex(await crypto.subtle.sign('HMAC', key, hexBytes(hash[1].toLowerCase())));
+      k.card = HJW.cardOfHash(k.hmac);
+      k.agrees = k.card !== null && (k.card.void ? logCard === null : logCard !== null && logCard.code === k.card.code &&
+        logCard.pos === k.card.pos && logCard.rankDigit === k.card.rankDigit && logCard.colorDigit === k.card.colorDigit);
+      const down = bytesHex(await crypto.subtle.digest('SHA-256', hexBytes(seed)));
+      const chain = chainOf(h);
+      if (chain && h === chain.start) {
+        k.chainOk = down === str(chain.commitment);
+        k.chainText = 'SHA-256 of the seed ' + (k.chainOk ? 'is' : 'is not') + ' the commitment of the chain that starts at ' +
+          'this block (' + str(chain.commitment) + ', its Commit in block ' + str(chain.height) + ').';
+      } else {
+        let prev = null;
+        try {
+          prev = h > 0 ? await api('v1/blocks/' + (h - 1)) : null;
+        } catch (e) {
+          prev = null;
+        }
+        if (isObj(prev) && typeof prev.seed === 'string') {
+          k.chainOk = down === prev.seed;
+          k.chainText = k.chainOk ? 'SHA-256 of the seed is the seed of block ' + (h - 1) + ': the same chain.'
+            : 'SHA-256 of the seed (' + down + ') is not the seed of block ' + (h - 1) + ': unless a new chain starts at ' +
+              'this block, this is not the committed seed.';
+        } else {
+          k.chainOk = null;
+          k.chainText = 'SHA-256 of the seed is ' + down + '; block ' + (h - 1) + '\'s seed is not at hand here' +
+            (isObj(prev) ? ' (it has none: compare with the commitment of the chain that starts at this block)' : '') + '.';
+        }
+      }
+    } catch (e) {
+      k.problem = 'Web Crypto failed: ' + str(e && e.message);
+    }
+    if (S.page === p) {
+      p.check = k;
+      render();
+    }
   }
 
   function cardName(code) {
@@ -1151,6 +1305,11 @@
         words = ['Transaction ', txEl(ev.tx), ev.from ? [' from ', playerLink(ev.from)] : '',
           ' ignored: its receipt failed, it moved nothing'];
         break;
+      case 'commit':
+        words = ['The dealer\'s Commit: a chain of ' + str(ev.length) + ' seeds dealing blocks ' + str(ev.start) + ' to ' +
+          (int(ev.start) !== null && int(ev.length) !== null ? ev.start + ev.length - 1 : '?') + ', commitment ',
+        el('span', { class: 'mono' }, str(ev.commitment)), ' (transaction ', txEl(ev.tx), ')'];
+        break;
       case 'timeout':
         words = ['No action of round ', rl(), ' within its window: by default ',
           ev.action === 'Peek' ? 'Peek without insurance' : ['Stand on ', hand(ev.handIndex)], ', at the end of this block'];
@@ -1209,6 +1368,7 @@
         el('thead', null, el('tr', null, el('th', null, 'Rule'), el('th', null, 'Key'))), el('tbody', null, rows)),
       el('h3', null, 'Limits'),
       el('dl', { class: 'facts', id: 'limits' }, limits.map(([k, v]) => [el('dt', null, k), el('dd', null, v)])),
+      r.cards === 'committed' ? chainsView(t) : null,
       pp || t3 ? el('h3', null, 'Side bets') : null,
       pp ? [el('h4', null, 'Perfect Pairs (your first two cards)', t.perfectPairsEdgePercent !== undefined
         ? ', house edge ' + str(t.perfectPairsEdgePercent) + ' %' : ''),
@@ -1220,6 +1380,20 @@
         'Both settle with your second card, whatever happens to the round.') : null,
       chartView(t.chart),
     ];
+  }
+
+  /* Committed cards: the chains of /v1/table, each with its Commit. */
+  function chainsView(t) {
+    const cs = arr(t.chains).filter(isObj);
+    return [el('h3', null, 'Seed chains'),
+      cs.length ? el('table', { class: 'rows', id: 'chains' },
+        el('thead', null, el('tr', null, ['Blocks', 'Commitment', 'Commit', 'State'].map((x) => el('th', null, x)))),
+        el('tbody', null, cs.map((c) => el('tr', null,
+          el('td', null, str(c.start) + ' to ' + (int(c.start) + int(c.length) - 1) + ' (' + str(c.length) + ' seeds)'),
+          el('td', { class: 'mono' }, str(c.commitment)),
+          el('td', null, blockLink(c.height), ', ', txEl(c.tx)),
+          el('td', null, c.inForce === true ? 'in force, ' + str(c.seedsLeft) + ' seeds left' : 'scheduled')))))
+        : el('p', { class: 'muted', id: 'chains' }, 'No seed chain is in force or scheduled: every block is void.')];
   }
 
   const CHART_WORDS = { H: 'hit', S: 'stand', D: 'double', P: 'split', R: 'surrender', '-': 'no such hand' };

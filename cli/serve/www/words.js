@@ -203,6 +203,11 @@ const HJW = (function () {
         return v === 'off' ? 'There is no 21+3 side bet.'
           : payTable(v, T3_NAMES) ? 'The 21+3 side bet is offered, decided by your first two cards and the dealer\'s up ' +
             'card; it pays as the table below says (so many to 1, the stake back too).' : null;
+      case 'cards':
+        return v === 'hash' ? 'Each card is read from its block\'s hash (docs/PROTOCOL.md section 2).'
+          : v === 'committed' ? 'Each card is read from HMAC-SHA256 of its block\'s hash keyed with a seed the dealer ' +
+            'committed on chain before the block existed (docs/PROTOCOL.md section 15): neither the block\'s producer nor ' +
+            'the dealer alone can choose it. A block with no seed chain in force is void.' : null;
       default:
         return null;
     }
@@ -214,7 +219,7 @@ const HJW = (function () {
   const REASONS = {
     truncated: 'the payload ends before its version or action byte',
     bad_version: 'the version byte is not 01',
-    unknown_action: 'the action byte is not one of 01 to 07',
+    unknown_action: 'the action byte is not one the table knows (01 to 07; 08, Commit, under committed cards)',
     bad_length: 'a length the action does not allow',
     too_long: 'longer than the action\'s longest form',
     bad_field: 'a field holds a value it may not',
@@ -227,6 +232,9 @@ const HJW = (function () {
     not_allowed: 'not a legal move in the round\'s state',
     wrong_value: 'the value differs from what the action needs',
     bad_signature: 'the signature is missing or wrong',
+    malformed: 'a Commit that is not 48 bytes or whose length is 0',
+    not_dealer: 'a Commit the dealer did not send',
+    commit_too_late: 'a Commit whose chain starts at or before its own block',
   };
 
   return Object.freeze({ unitOf, coins, parseAmount, handTotal, cardOfHash, ruleSentence, payTable, PP_NAMES, T3_NAMES, REASONS });
