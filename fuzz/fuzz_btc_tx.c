@@ -213,8 +213,13 @@ static void check_action(const hj_btc_tx *tx, const struct walked *w)
 		break;
 	case HJ_TX_ACTION:
 		FUZZ_CHECK(w->magic_vout >= 0);
-		FUZZ_CHECK(a.act >= HJ_BET && a.act <= HJ_PEEK);
-		FUZZ_CHECK(a.has_ref == (a.act != HJ_BET));
+		FUZZ_CHECK(a.act >= HJ_BET && a.act <= HJ_COMMIT);
+		/* A Commit names no round: it is the dealer's (docs/PROTOCOL.md
+		 * section 15), kept only when it pays the dealer. */
+		FUZZ_CHECK(a.has_ref ==
+		           (a.act != HJ_BET && a.act != HJ_COMMIT));
+		FUZZ_CHECK(a.act != HJ_COMMIT ||
+		           (w->to_dealer > 0 && a.commit_length > 0));
 		FUZZ_CHECK(a.act != HJ_BET || a.sender.len == 32);
 		FUZZ_CHECK(!a.has_ref ||
 		           a.signed_len == (a.act == HJ_PEEK ? 5 : 4));

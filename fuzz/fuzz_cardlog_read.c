@@ -53,13 +53,13 @@ static void check_event(const hj_cardlog_line *l, const hj_cardlog_ev *e)
 	int t = e->type;
 
 	FUZZ_CHECK(t == HJ_CARDLOG_EV_UNKNOWN ||
-	           (t >= HJ_EV_DRAW && t <= HJ_EV_SIDE));
+	           (t >= HJ_EV_DRAW && t <= HJ_EV_COMMIT));
 	FUZZ_CHECK(zero_or_one(e->has_round) && zero_or_one(e->has_act) &&
 	           zero_or_one(e->has_from) && zero_or_one(e->has_hand) &&
 	           zero_or_one(e->has_insurance) && zero_or_one(e->has_pp) &&
 	           zero_or_one(e->has_t3) && zero_or_one(e->dealer_bj) &&
 	           zero_or_one(e->insurance));
-	FUZZ_CHECK(e->has_act ? e->act >= HJ_BET && e->act <= HJ_PEEK
+	FUZZ_CHECK(e->has_act ? e->act >= HJ_BET && e->act <= HJ_COMMIT
 	                      : e->act == HJ_ACT_NONE);
 	FUZZ_CHECK(e->has_hand ? e->hand >= 0 && e->hand < HJ_MAX_HANDS
 	                       : e->hand == -1 || e->hand == HJ_DEALER);
@@ -74,8 +74,10 @@ static void check_event(const hj_cardlog_line *l, const hj_cardlog_ev *e)
 	         party);
 	check_id(&e->tx,
 	         t == HJ_EV_ACTION || t == HJ_EV_REJECT || t == HJ_EV_DEPOSIT ||
-	             t == HJ_EV_IGNORED,
+	             t == HJ_EV_IGNORED || t == HJ_EV_COMMIT,
 	         32);
+	FUZZ_CHECK(t == HJ_EV_COMMIT ? e->length >= 1 && e->start <= INT64_MAX
+	                             : e->length == 0 && e->start == 0);
 	FUZZ_CHECK(e->reason == 0 ||
 	           (t == HJ_EV_REJECT && e->reason >= HJ_R_TRUNCATED &&
 	            e->reason <= HJ_R_COUNT));
@@ -108,6 +110,10 @@ static void check_line(const hj_cardlog_line *l, hj_family fam, size_t len)
 	FUZZ_CHECK(l->version >= 1 && l->version <= HJ_CARDLOG_VERSION);
 	FUZZ_CHECK(l->fam == fam);
 	FUZZ_CHECK(l->height <= INT64_MAX);
+	FUZZ_CHECK(zero_or_one(l->has_seed));
+	if (!l->has_seed)
+		for (size_t i = 0; i < sizeof l->seed; i++)
+			FUZZ_CHECK(l->seed[i] == 0);
 	if (l->card.rank) {
 		FUZZ_CHECK(l->card.rank <= 13 && l->card.suit <= 3);
 		FUZZ_CHECK(l->card.pos >= 1 && l->card.pos <= 63);
@@ -136,6 +142,8 @@ static void same(const hj_cardlog_line *a, const hj_cardlog_line *b,
 	FUZZ_CHECK(memcmp(a->hash, b->hash, 32) == 0);
 	FUZZ_CHECK(memcmp(a->parent, b->parent, 32) == 0);
 	FUZZ_CHECK(memcmp(&a->card, &b->card, sizeof a->card) == 0);
+	FUZZ_CHECK(a->has_seed == b->has_seed &&
+	           memcmp(a->seed, b->seed, sizeof a->seed) == 0);
 	FUZZ_CHECK(a->nevents == b->nevents);
 	for (size_t i = 0; i < a->nevents; i++) {
 		hj_cardlog_ev x = a->events[i], y = b->events[i];
@@ -180,13 +188,15 @@ static int writable(const hj_cardlog_line *l)
 
 /* The writer's input for event e of a line read. */
 static void event_of(const hj_cardlog_ev *e, hj_event *ev, hj_round *r,
-                     hj_action *tx, hj_settlement *s, hj_side_settlement *side)
+                     hj_action *tx, hj_settlement *s, hj_side_settlement *side,
+                     hj_commit *c)
 {
 	memset(ev, 0, sizeof *ev);
 	memset(r, 0, sizeof *r);
 	memset(tx, 0, sizeof *tx);
 	memset(s, 0, sizeof *s);
 	memset(side, 0, sizeof *side);
+	memset(c, 0, sizeof *c);
 	ev->type = (hj_ev)e->type;
 	ev->act = e->act;
 	ev->hand = e->hand;
@@ -210,6 +220,14 @@ static void event_of(const hj_cardlog_ev *e, hj_event *ev, hj_round *r,
 		break;
 	case HJ_EV_REJECT:
 		ev->amount = e->refund;
+		break;
+	case HJ_EV_COMMIT:
+		c->start = e->start;
+		c->length = e->length;
+		memcpy(c->commitment, e->commitment, sizeof c->commitment);
+		c->txid = e->tx;
+		c->tx_index = e->tx_index;
+		ev->commit = c;
 		break;
 	case HJ_EV_SIDE:
 		r->side_pp = e->pp.bet;
@@ -260,17 +278,18 @@ static void write_back(const hj_cardlog_line *l)
 		hj_cardlog_init(&cl);
 		init = 1;
 	}
-	FUZZ_CHECK(hj_cardlog_begin(&cl, hj_family_name(l->fam), l->fam,
-	                            l->height, l->hash, l->parent, NULL,
-	                            &l->card) == 0);
+	FUZZ_CHECK(hj_cardlog_begin(
+	               &cl, hj_family_name(l->fam), l->fam, l->height, l->hash,
+	               l->parent, l->has_seed ? l->seed : NULL, &l->card) == 0);
 	for (size_t i = 0; i < l->nevents; i++) {
 		hj_event ev;
 		hj_round r;
 		hj_action tx;
 		hj_settlement s;
 		hj_side_settlement side;
+		hj_commit c;
 
-		event_of(&l->events[i], &ev, &r, &tx, &s, &side);
+		event_of(&l->events[i], &ev, &r, &tx, &s, &side, &c);
 		FUZZ_CHECK(hj_cardlog_event(&cl, &ev) == 0);
 	}
 	FUZZ_CHECK(hj_cardlog_end(&cl, &line, &len) == 0);
@@ -302,7 +321,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(strcmp(ea.msg, eb.msg) == 0 && ea.msg[0] != '\0');
 		FUZZ_CHECK(ea.at == eb.at && ea.index == eb.index);
 		FUZZ_CHECK(ea.at >= HJ_CARDLOG_AT_LINE &&
-		           ea.at <= HJ_CARDLOG_AT_EVENT);
+		           ea.at <= HJ_CARDLOG_AT_SEED);
 		FUZZ_CHECK(ea.json == 0 || ea.at == HJ_CARDLOG_AT_LINE);
 		FUZZ_CHECK(ea.key == NULL || ea.at == HJ_CARDLOG_AT_EVENT);
 		FUZZ_CHECK(!ea.has_height || ea.height <= INT64_MAX);
