@@ -96,6 +96,8 @@ typedef struct evm_payer {
 	char **ids;        /* the payouts it settles */
 	size_t nids, capids;
 
+	struct ver new_ver; /* a new batch's first version (plan_signed) */
+
 	/* The send in flight. */
 	int64_t send_id;
 	int send_planned; /* the batch was planned (not a replacement) */
@@ -117,6 +119,10 @@ static void pass_end(evm_payer *p);
 static void next_open(evm_payer *p);
 static void plan_new(evm_payer *p);
 static int next_nonce(evm_payer *p, uint64_t *nonce);
+static int plan_signed(evm_payer *p, const uint8_t to[20], hj_amount value,
+                       uint64_t gas, const uint8_t *data, size_t n,
+                       int64_t seed_chain, int64_t *id, uint64_t *nonce);
+static void send_planned(evm_payer *p);
 
 /* ---- small helpers ---- */
 
@@ -839,16 +845,63 @@ static int gather(void *arg, const hj_owed_payout *o)
 	return 0;
 }
 
+/*
+ * A new batch: its first version signed (to, value, gas, data) under the
+ * next nonce at the fees wanted now, recorded with what it settles (the
+ * payouts gathered in p->ids, or the Commit of seed chain seed_chain),
+ * its version kept in p->new_ver for send_planned.  *id and *nonce get its
+ * number and nonce.  Returns 0, or -1 after fatal.
+ */
+static int plan_signed(evm_payer *p, const uint8_t to[20], hj_amount value,
+                       uint64_t gas, const uint8_t *data, size_t n,
+                       int64_t seed_chain, int64_t *id, uint64_t *nonce)
+{
+	char hex[43], err[HJ_ERRLEN];
+	hj_batch_output out = {.address = hex, .amount = value};
+	hj_tx_version t;
+	int rc;
+
+	if (next_nonce(p, nonce) ||
+	    sign(p, *nonce, to, value, gas, data, n, p->want.max_fee,
+	         p->want.tip, &p->new_ver))
+		return -1;
+	addr_hex(to, hex);
+	t = as_version(p, &p->new_ver);
+	hj_batch_plan plan = {.height = p->base.processed,
+	                      .now = now_s(),
+	                      .outs = &out,
+	                      .nouts = 1,
+	                      .payouts = (const char *const *)p->ids,
+	                      .npayouts = seed_chain ? 0 : p->nids,
+	                      .version = &t,
+	                      .nonce = *nonce,
+	                      .gas_limit = gas,
+	                      .seed_chain = seed_chain};
+	if (hjd_payer_base_begin(&p->base, err, sizeof err))
+		return -1;
+	rc = hj_store_plan_batch(p->base.store, &plan, id, err, sizeof err);
+	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
+		return -1;
+	p->send_id = *id;
+	p->send_nonce = (int64_t)*nonce;
+	return 0;
+}
+
+/* Sends the batch plan_signed recorded. */
+static void send_planned(evm_payer *p)
+{
+	p->planned_left = 1;
+	send_raw(p, p->send_id, p->send_nonce, p->new_ver.hash, 1, 1);
+}
+
 static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 {
 	evm_payer *p = arg;
-	char said[HJ_ERRLEN], msg[HJ_ERRLEN], to[43], err[HJ_ERRLEN];
-	hj_batch_output out;
-	hj_tx_version t;
-	struct ver v;
+	char said[HJ_ERRLEN], msg[HJ_ERRLEN], to[43];
 	uint64_t gas, nonce;
+	hj_amount value;
 	int64_t id;
-	int rc;
+	size_t n;
 
 	if (p->base.closing)
 		return;
@@ -880,36 +933,17 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	 * cost more when the block differs from the estimate's. */
 	if (gas > GAS_TRANSFER)
 		gas += gas / 5;
-	if (next_nonce(p, &nonce))
-		return;
-	if (sign(p, nonce, p->pick.to, p->pick.value, gas, NULL, 0,
-	         p->want.max_fee, p->want.tip, &v))
-		return;
-	t = as_version(p, &v);
-	out.address = to;
-	out.amount = p->pick.value;
-	hj_batch_plan plan = {.height = p->base.processed,
-	                      .now = now_s(),
-	                      .outs = &out,
-	                      .nouts = 1,
-	                      .payouts = (const char *const *)p->ids,
-	                      .npayouts = p->nids,
-	                      .version = &t,
-	                      .nonce = nonce,
-	                      .gas_limit = gas};
-	if (hjd_payer_base_begin(&p->base, err, sizeof err))
-		return;
-	rc = hj_store_plan_batch(p->base.store, &plan, &id, err, sizeof err);
-	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
+	/* ids_clear resets the pick: what the line says, kept first. */
+	n = p->nids;
+	value = p->pick.value;
+	if (plan_signed(p, p->pick.to, value, gas, NULL, 0, 0, &id, &nonce))
 		return;
 	ids_clear(p);
 	hjd_log(HJD_LOG_INFO,
 	        "payouts: batch %lld: %s wei to %s, nonce %" PRIu64
 	        ", %zu payouts",
-	        (long long)id, hj_amount_format(out.amount, said), to, nonce,
-	        plan.npayouts);
-	p->planned_left = 1;
-	send_raw(p, id, (int64_t)nonce, v.hash, 1, 1);
+	        (long long)id, hj_amount_format(value, said), to, nonce, n);
+	send_planned(p);
 }
 
 /* The nonce of a new batch: the store's next, or the node's pending count
@@ -967,13 +1001,9 @@ static void on_commit_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	evm_payer *p = arg;
 	uint8_t data[HJ_PAYLOAD_MAX];
 	size_t n = commit_payload(p, data);
-	char said[HJ_ERRLEN], msg[HJ_ERRLEN], to[43], err[HJ_ERRLEN];
-	hj_batch_output out;
-	hj_tx_version t;
-	struct ver v;
+	char said[HJ_ERRLEN], msg[HJ_ERRLEN];
 	uint64_t gas, nonce;
 	int64_t id;
-	int rc;
 
 	if (p->base.closing)
 		return;
@@ -996,34 +1026,16 @@ static void on_commit_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 		unreachable(p, "eth_estimateGas", "not a gas amount");
 		return;
 	}
-	if (next_nonce(p, &nonce) || sign(p, nonce, p->dealer, 0, gas, data, n,
-	                                  p->want.max_fee, p->want.tip, &v))
+	if (plan_signed(p, p->dealer, 0, gas, data, n, p->commit.id, &id,
+	                &nonce))
 		return;
-	t = as_version(p, &v);
-	out.address = p->dealer_hex;
-	out.amount = 0;
-	hj_batch_plan plan = {.height = p->base.processed,
-	                      .now = now_s(),
-	                      .outs = &out,
-	                      .nouts = 1,
-	                      .version = &t,
-	                      .nonce = nonce,
-	                      .gas_limit = gas,
-	                      .seed_chain = p->commit.id};
-	if (hjd_payer_base_begin(&p->base, err, sizeof err))
-		return;
-	rc = hj_store_plan_batch(p->base.store, &plan, &id, err, sizeof err);
-	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
-		return;
-	addr_hex(p->dealer, to);
 	hjd_log(HJD_LOG_NOTICE,
 	        "committed cards: batch %lld: the Commit of seed chain %lld "
 	        "(%" PRIu32 " seeds from block %" PRIu64 "), nonce %" PRIu64,
 	        (long long)id, (long long)p->commit.id, p->commit.length,
 	        p->commit.start, nonce);
 	p->commit_tried = 1;
-	p->planned_left = 1;
-	send_raw(p, id, (int64_t)nonce, v.hash, 1, 1);
+	send_planned(p);
 }
 
 /* Plans the Commit of the planned seed chain, if it needs a batch; 1 when

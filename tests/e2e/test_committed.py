@@ -110,12 +110,23 @@ class Case:
                                              "lead": LEAD}})
         self.db_path = os.path.join(self.dm.state_dir, "hashjackd.sqlite")
 
+    def commit_sent(self, timeout=30):
+        """Until no chain of the daemon waits for its Commit to reach the
+        node: the test mines as fast as the daemon deals, and a Commit still
+        on its way would make its chain late by the test's pace alone."""
+        def ok():
+            rows = self.db("SELECT b.state FROM seed_chains s LEFT JOIN payout_batches b"
+                           " ON b.id = s.batch WHERE s.state = 'planned'")
+            return not rows or rows[0][0] in ("sent", "confirmed")
+        wait_until(ok, timeout, "the planned chain's Commit sent")
+
     def mine_until(self, pred, what, limit=60):
-        """Mines one block at a time (waiting for the daemon each time) until
-        pred() holds."""
+        """Mines one block at a time (waiting for the daemon, and for a
+        planned chain's Commit to be sent, each time) until pred() holds."""
         for _ in range(limit):
             if pred():
                 return
+            self.commit_sent()
             self.a.mine()
             self.dm.wait_height(self.a.height() - 1, 30)
         if not pred():
@@ -216,18 +227,17 @@ def case_keyed(C):
     C.a.mine()
     C.mine_until(lambda: any(e["type"] == "action" for ln in C.dm.lines()
                              for e in ln["events"]), "the Bet dealt")
-    # Stand once the window opens (premature before: sent again).
-    for _ in range(20):
-        C.a.send(p, C.dealer.address, STAND, 0)
-        C.a.mine()
-        C.dm.wait_height(C.a.height() - 1, 30)
+    # Stand once the window opens (premature before: sent again), then
+    # until the round settles; void blocks (no card) only make it longer.
+    for _ in range(80):
         ev = [e for ln in C.dm.lines() for e in ln["events"]]
         if any(e["type"] == "settle" for e in ev):
             break
-        if any(e["type"] == "action" and e["action"] == "Stand" for e in ev):
-            C.mine_until(lambda: any(e["type"] == "settle" for ln in C.dm.lines()
-                                     for e in ln["events"]), "the round settled")
-            break
+        if not any(e["type"] == "action" and e["action"] == "Stand" for e in ev):
+            C.a.send(p, C.dealer.address, STAND, 0)
+        C.commit_sent()
+        C.a.mine()
+        C.dm.wait_height(C.a.height() - 1, 30)
     settled = [e for ln in C.dm.lines() for e in ln["events"] if e["type"] == "settle"]
     check(len(settled) == 1, "one round settled: %d" % len(settled))
     keyed = C.check_lines()
