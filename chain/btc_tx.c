@@ -744,6 +744,35 @@ void hj_btc_tx_wtxid(const hj_btc_tx *tx, uint8_t wtxid[HJ_BTC_HASH_LEN])
 	hj_sha256d_final(&c, wtxid);
 }
 
+/* A CompactSize of a transaction the parser accepted (so within it). */
+static uint64_t compact_at(const uint8_t *p, size_t *pos)
+{
+	uint8_t b = p[(*pos)++];
+	int width = b == 0xfd ? 2 : b == 0xfe ? 4 : b == 0xff ? 8 : 0;
+	uint64_t v = width ? 0 : b;
+
+	for (int k = 0; k < width; k++)
+		v |= (uint64_t)p[(*pos)++] << (8 * k);
+	return v;
+}
+
+int hj_btc_tx_input(const hj_btc_tx *tx, size_t i,
+                    uint8_t prev[HJ_BTC_HASH_LEN], uint32_t *vout)
+{
+	size_t pos = tx->body_start;
+
+	if (i >= tx->n_inputs)
+		return -EINVAL;
+	(void)compact_at(tx->raw, &pos);
+	for (size_t k = 0; k < i; k++) {
+		pos += HJ_BTC_HASH_LEN + 4;
+		pos += (size_t)compact_at(tx->raw, &pos) + 4;
+	}
+	memcpy(prev, tx->raw + pos, HJ_BTC_HASH_LEN);
+	*vout = le32(tx->raw + pos + HJ_BTC_HASH_LEN);
+	return 0;
+}
+
 void hj_btc_outputs_begin(const hj_btc_tx *tx, hj_btc_out_iter *it)
 {
 	it->p = tx->raw + tx->outputs_start;

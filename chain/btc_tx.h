@@ -173,6 +173,12 @@ void hj_btc_tx_txid(const hj_btc_tx *tx, uint8_t txid[HJ_BTC_HASH_LEN]);
  * wtxid is its txid. */
 void hj_btc_tx_wtxid(const hj_btc_tx *tx, uint8_t wtxid[HJ_BTC_HASH_LEN]);
 
+/* The outpoint input i of tx spends: its transaction's id (internal
+ * order, as serialized) and output index.  Returns 0, or -EINVAL when tx
+ * has no input i. */
+int hj_btc_tx_input(const hj_btc_tx *tx, size_t i,
+                    uint8_t prev[HJ_BTC_HASH_LEN], uint32_t *vout);
+
 /* Starts a walk over tx's outputs, in order. */
 void hj_btc_outputs_begin(const hj_btc_tx *tx, hj_btc_out_iter *it);
 

@@ -5,6 +5,20 @@
  * A pass, started by a kick and never two at once, walks these steps, each
  * an RPC call on the wallet's client whose callback goes on to the next:
  *
+ *   0. committed cards: the planned seed chain's Commit (docs/OPERATION.md
+ *      "Committed cards").  None recorded yet, or the one recorded can
+ *      never be mined: the largest confirmed output of the dealer address
+ *      (listunspent), createrawtransaction with the payload in OP_RETURN,
+ *      fundrawtransaction taking the fee from that one input and sending
+ *      the change back to the dealer address, signrawtransactionwithwallet,
+ *      checked as hj_btc_action reads a Commit, RECORDED in seed_chains,
+ *      then lockunspent (so that a sendmany leaves the input alone until
+ *      the Commit is in the mempool) and sendrawtransaction.  One recorded:
+ *      gettransaction; unknown to the wallet (the node never took it) or
+ *      out of the mempool, the same bytes again; conflicted by a final
+ *      transaction, a new one.  The file is about 1,800 lines because
+ *      this step is one more link of the same chain of callbacks on the
+ *      same payer state as the payouts' steps;
  *   1. the planned batch, if any (at most one exists):
  *        planned in this process and never sent: send it (5);
  *        else getrpcinfo until the node runs no sendmany (a call of ours
@@ -45,6 +59,7 @@
 #include "hex.h"
 #include "log.h"
 #include "payer_base.h"
+#include "payload.h"
 #include "payout_policy.h"
 #include "quote.h"
 #include "say.h"
@@ -107,6 +122,18 @@ typedef struct btc_payer {
 	char *params;
 	size_t params_len, params_cap;
 
+	/* Step 0 (committed cards): the dealer address, the planned seed
+	 * chain as last read, the output its new Commit spends (internal
+	 * order), whether the wallet has its recorded transaction, and the
+	 * warning while no output of the dealer address can pay it. */
+	hj_dealer dealer;
+	hj_store_seed_chain commit;
+	int have_commit, commit_known;
+	unsigned commit_builds;
+	uint8_t commit_prev[32];
+	uint32_t commit_vout;
+	char commit_warning[HJ_ERRLEN];
+
 	/* What STATUS shows. */
 	hj_settle_totals tot;
 	int have_tot;
@@ -123,6 +150,7 @@ static void plan_new(btc_payer *p);
 static void balance(btc_payer *p);
 static void pass_end(btc_payer *p);
 static void send_batch(btc_payer *p, int64_t id, int fresh_plan);
+static void payouts(btc_payer *p);
 
 /* ---- small helpers ---- */
 
@@ -1204,13 +1232,460 @@ static void pass_end(btc_payer *p)
 	           strncmp(p->base.warning, "INSUFFICIENT", 12) == 0) {
 		p->base.warning[0] = '\0';
 	}
+	/* The Commit's warning when nothing weighs more: without a Commit no
+	 * card is dealt. */
+	if (!p->base.halted && p->commit_warning[0] &&
+	    strncmp(p->base.warning, "INSUFFICIENT FUNDS in", 21) != 0)
+		memcpy(p->base.warning, p->commit_warning,
+		       sizeof p->base.warning);
+	else if (!p->commit_warning[0] &&
+	         strncmp(p->base.warning, "INSUFFICIENT FUNDS for the Commit",
+	                 33) == 0)
+		p->base.warning[0] = '\0';
 	hjd_payer_base_pass_end(&p->base);
 }
 
-/* A pass (the base's run hook). */
-static void pass_run(hjd_payer *base)
+/* ---- 0. the Commit of a planned seed chain (committed cards) ---- */
+
+static int want_commit(void *arg, const hj_store_seed_chain *r)
 {
-	btc_payer *p = (btc_payer *)base;
+	btc_payer *p = arg;
+
+	if (strcmp(r->state, "planned") == 0) {
+		p->commit = *r;
+		p->have_commit = 1;
+	}
+	return 0;
+}
+
+static void commit_name(const btc_payer *p, char *buf, size_t n)
+{
+	char hex[65];
+
+	hj_hex_encode(p->commit.commitment, 32, 0, hex);
+	snprintf(buf, n,
+	         "seed chain %s (%" PRIu32 " seeds from block %" PRIu64 ")",
+	         hex, p->commit.length, p->commit.start);
+}
+
+/* Nothing the wallet can spend makes the Commit: the warning (STATUS,
+ * /healthz) lasts until one is sent.  Then the payouts. */
+static void commit_short(btc_payer *p, const char *why)
+{
+	char name[160], msg[HJ_ERRLEN];
+
+	commit_name(p, name, sizeof name);
+	hj_say(p->commit_warning, sizeof p->commit_warning,
+	       "INSUFFICIENT FUNDS for the Commit of %s: %s; send coins to "
+	       "the dealer address %s itself, an address of wallet %s "
+	       "(docs/OPERATION.md \"Committed cards\")",
+	       name, why, p->dealer.text, p->wallet);
+	hj_say(msg, sizeof msg, "committed cards: %s", p->commit_warning);
+	hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+	payouts(p);
+}
+
+/* A step of the Commit failed without a verdict: said once while it
+ * lasts, tried again at the next pass; then the payouts. */
+static void commit_later(btc_payer *p, const char *what, const char *why)
+{
+	char name[160], msg[HJ_ERRLEN];
+
+	commit_name(p, name, sizeof name);
+	hj_say(msg, sizeof msg,
+	       "committed cards: the Commit of %s: %s: %s; trying again at "
+	       "the next pass",
+	       name, what, why);
+	hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+	payouts(p);
+}
+
+static void commit_build(btc_payer *p);
+
+static void on_commit_sent(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	char name[160], tx[65];
+
+	(void)result;
+	if (p->base.closing)
+		return;
+	commit_name(p, name, sizeof name);
+	txid_hex(p->commit.txid, tx);
+	if (e == NULL) {
+		hjd_log(HJD_LOG_NOTICE,
+		        "committed cards: the Commit of %s sent%s: txid %s",
+		        name, p->commit_known ? " again" : "", tx);
+		p->commit_warning[0] = '\0';
+		payouts(p);
+		return;
+	}
+	if (e->kind == HJ_RPC_ERR_NODE && !p->commit_known &&
+	    (strstr(e->message, "missingorspent") != NULL ||
+	     strstr(e->message, "mempool-conflict") != NULL)) {
+		/* The node never took it (the wallet would know it), so no
+		 * other node has it: it is never sent again, and another
+		 * transaction carries the Commit. */
+		hjd_log(HJD_LOG_WARNING,
+		        "committed cards: the Commit of %s, transaction %s: "
+		        "%s: its input was spent by another transaction before "
+		        "the node ever took it; a new transaction replaces it",
+		        name, tx, e->text);
+		commit_build(p);
+		return;
+	}
+	commit_later(p, "sendrawtransaction", e->text);
+}
+
+static void on_commit_lock(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	char hex[2 * HJ_STORE_COMMIT_TX_MAX + 1];
+
+	/* Already locked, or already spent (by the Commit itself): either
+	 * is fine, the lock only keeps a sendmany off the input meanwhile. */
+	(void)result;
+	(void)e;
+	if (p->base.closing)
+		return;
+	hj_hex_encode(p->commit.tx, p->commit.tx_len, 0, hex);
+	if (hj_rpc_call_x(p->base.rpc, "sendrawtransaction",
+	                  json_pack("[s]", hex), NULL, HJ_RPC_NODE_ERRORS,
+	                  on_commit_sent, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+}
+
+/* Sends the recorded Commit as it is (the same bytes: the same txid),
+ * its input locked first (lockunspent: the node's memory only, so again
+ * at every send). */
+static void commit_send(btc_payer *p)
+{
+	hj_btc_tx tx;
+	uint8_t prev[32];
+	uint32_t vout;
+	char why[HJ_ERRLEN], hex[65];
+
+	if (hj_btc_tx_parse(p->commit.tx, p->commit.tx_len, &tx, why,
+	                    sizeof why) ||
+	    hj_btc_tx_input(&tx, 0, prev, &vout)) {
+		hjd_payer_base_fatal(&p->base,
+		                     "committed cards: the recorded Commit is "
+		                     "not a transaction");
+		return;
+	}
+	for (int k = 0; k < 32; k++)
+		snprintf(hex + 2 * k, 3, "%02x", prev[31 - k]);
+	if (hj_rpc_call_x(p->base.rpc, "lockunspent",
+	                  json_pack("[b, [{s:s, s:I}]]", 0, "txid", hex, "vout",
+	                            (json_int_t)vout),
+	                  NULL, HJ_RPC_NODE_ERRORS, on_commit_lock, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+}
+
+/* Whether raw is the Commit of p->commit from the dealer address,
+ * spending the output chosen: 1 yes, 0 no (why says). */
+static int is_our_commit(const btc_payer *p, const uint8_t *raw, size_t len,
+                         uint8_t txid[32], char *why, size_t n)
+{
+	hj_btc_tx tx;
+	hj_action a;
+	uint8_t prev[32];
+	uint32_t vout;
+
+	if (hj_btc_tx_parse(raw, len, &tx, why, n))
+		return 0;
+	if (hj_btc_action(&tx, p->dealer.script, p->dealer.script_len, 0, &a,
+	                  why, n) != 1 ||
+	    a.kind != HJ_TX_ACTION || a.act != HJ_COMMIT || !a.from_dealer ||
+	    a.value == 0) {
+		hj_say(why, n,
+		       "it is not a Commit signed by the dealer address's key "
+		       "that pays the address its change");
+		return 0;
+	}
+	if (a.commit_start != p->commit.start ||
+	    a.commit_length != p->commit.length ||
+	    memcmp(a.commitment, p->commit.commitment, 32) != 0) {
+		hj_say(why, n, "its payload is another chain's");
+		return 0;
+	}
+	if (tx.n_inputs != 1 || hj_btc_tx_input(&tx, 0, prev, &vout) ||
+	    memcmp(prev, p->commit_prev, 32) != 0 || vout != p->commit_vout) {
+		hj_say(why, n, "it does not spend the output chosen alone");
+		return 0;
+	}
+	memcpy(txid, a.txid.b, 32);
+	return 1;
+}
+
+static void on_commit_signed(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	json_t *hex = json_object_get(result, "hex");
+	uint8_t raw[HJ_STORE_COMMIT_TX_MAX], txid[32];
+	size_t len;
+	char why[HJ_ERRLEN], err[HJ_ERRLEN], name[160], tx[65];
+
+	if (p->base.closing)
+		return;
+	if (e != NULL) {
+		commit_later(p, "signrawtransactionwithwallet", e->text);
+		return;
+	}
+	if (!json_is_true(json_object_get(result, "complete"))) {
+		snprintf(why, sizeof why,
+		         "wallet %s cannot sign for the dealer address %s: is "
+		         "it the wallet's own address?",
+		         p->wallet, p->dealer.text);
+		commit_later(p, "signing", why);
+		return;
+	}
+	if (!json_is_string(hex) ||
+	    hj_hex_decode(json_string_value(hex), json_string_length(hex),
+	                  HJ_HEX_BARE, raw, sizeof raw, &len, why,
+	                  sizeof why)) {
+		commit_later(p, "signrawtransactionwithwallet",
+		             "no transaction of at most 1000 bytes");
+		return;
+	}
+	if (!is_our_commit(p, raw, len, txid, why, sizeof why)) {
+		commit_later(p, "the wallet's transaction", why);
+		return;
+	}
+	/* Recorded before it is sent: from now on this transaction is the
+	 * chain's Commit, sent again as it is after any crash, and never
+	 * replaced while it can still be mined. */
+	if (hjd_payer_base_begin(&p->base, err, sizeof err) ||
+	    hjd_payer_base_commit(&p->base,
+	                          hj_store_seed_chain_tx(p->base.store,
+	                                                 p->commit.id, raw, len,
+	                                                 txid, err, sizeof err),
+	                          err, sizeof err))
+		return;
+	memcpy(p->commit.tx, raw, len);
+	p->commit.tx_len = len;
+	memcpy(p->commit.txid, txid, 32);
+	commit_name(p, name, sizeof name);
+	txid_hex(txid, tx);
+	hjd_log(HJD_LOG_NOTICE,
+	        "committed cards: the Commit of %s: transaction %s from "
+	        "the dealer address, recorded; sending it",
+	        name, tx);
+	p->commit_known = 0;
+	commit_send(p);
+}
+
+static void on_commit_funded(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	json_t *pos = json_object_get(result, "changepos");
+	char why[HJ_ERRLEN];
+
+	if (p->base.closing)
+		return;
+	if (e != NULL && e->kind == HJ_RPC_ERR_NODE &&
+	    strstr(e->message, "nsufficient funds") != NULL) {
+		snprintf(why, sizeof why,
+		         "its largest spendable output cannot pay the fee (%s)",
+		         e->text);
+		commit_short(p, why);
+		return;
+	}
+	if (e != NULL) {
+		commit_later(p, "fundrawtransaction", e->text);
+		return;
+	}
+	if (!json_is_integer(pos) || json_integer_value(pos) != 1 ||
+	    !json_is_string(json_object_get(result, "hex"))) {
+		commit_short(p, "its largest spendable output leaves no change "
+		                "above dust after the fee, and a Commit must "
+		                "pay the dealer address");
+		return;
+	}
+	if (hj_rpc_call_x(p->base.rpc, "signrawtransactionwithwallet",
+	                  json_pack("[O]", json_object_get(result, "hex")),
+	                  NULL, HJ_RPC_NODE_ERRORS, on_commit_signed, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+}
+
+static void on_commit_created(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+
+	if (p->base.closing)
+		return;
+	if (e != NULL || !json_is_string(result)) {
+		commit_later(p, "createrawtransaction", e ? e->text : "no hex");
+		return;
+	}
+	/* The fee from the wallet's settings, taken from the one input:
+	 * the change (input less fee) goes back to the dealer address. */
+	if (hj_rpc_call_x(p->base.rpc, "fundrawtransaction",
+	                  json_pack("[O, {s:b, s:s, s:i}]", result,
+	                            "add_inputs", 0, "changeAddress",
+	                            p->dealer.text, "changePosition", 1),
+	                  NULL, HJ_RPC_NODE_ERRORS, on_commit_funded, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+}
+
+static void on_commit_unspent(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	json_t *el, *best = NULL;
+	hj_amount most = 0, v;
+	hj_payload pl = {.act = HJ_COMMIT,
+	                 .start = p->commit.start,
+	                 .length = p->commit.length};
+	uint8_t data[HJ_PAYLOAD_MAX], txid[32];
+	char hex[2 * HJ_PAYLOAD_MAX + 1], why[HJ_ERRLEN];
+	size_t i, n;
+
+	if (p->base.closing)
+		return;
+	if (e != NULL || !json_is_array(result)) {
+		commit_later(p, "listunspent", e ? e->text : "not a list");
+		return;
+	}
+	json_array_foreach(result, i, el)
+	{
+		json_t *a = json_object_get(el, "address");
+
+		if (json_is_true(json_object_get(el, "spendable")) &&
+		    json_is_true(json_object_get(el, "solvable")) &&
+		    json_is_string(a) &&
+		    strcmp(json_string_value(a), p->dealer.text) == 0 &&
+		    txid_parse(json_object_get(el, "txid"), txid) == 0 &&
+		    json_is_integer(json_object_get(el, "vout")) &&
+		    units_of(json_object_get(el, "amount"), &v) == 0 &&
+		    (best == NULL || v > most)) {
+			best = el;
+			most = v;
+		}
+	}
+	if (best == NULL) {
+		snprintf(why, sizeof why,
+		         "the dealer address has no spendable output in wallet "
+		         "%s",
+		         p->wallet);
+		commit_short(p, why);
+		return;
+	}
+	txid_parse(json_object_get(best, "txid"), txid);
+	for (int k = 0; k < 32; k++)
+		p->commit_prev[k] = txid[31 - k];
+	p->commit_vout =
+	    (uint32_t)json_integer_value(json_object_get(best, "vout"));
+	memcpy(pl.commitment, p->commit.commitment, 32);
+	n = hj_payload_encode(HJ_BITCOIN, &pl, data);
+	hj_hex_encode(data, n, 0, hex);
+	if (hj_rpc_call_x(p->base.rpc, "createrawtransaction",
+	                  json_pack("[[{s:O, s:O}], [{s:s}]]", "txid",
+	                            json_object_get(best, "txid"), "vout",
+	                            json_object_get(best, "vout"), "data", hex),
+	                  NULL, HJ_RPC_NODE_ERRORS, on_commit_created, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+}
+
+/* A new transaction for the Commit: the dealer address's largest
+ * confirmed output, the payload in OP_RETURN, the change back to it. */
+static void commit_build(btc_payer *p)
+{
+	/* A transaction refused for a spent input is built again at once;
+	 * twice in one pass is enough. */
+	if (++p->commit_builds > 2) {
+		commit_later(p, "building its transaction",
+		             "its inputs keep being spent elsewhere");
+		return;
+	}
+	if (hj_rpc_call_x(
+	        p->base.rpc, "listunspent",
+	        json_pack("[i, i, [s], b]", 1, 9999999, p->dealer.text, 0),
+	        NULL, HJ_RPC_NODE_ERRORS, on_commit_unspent, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+}
+
+static void on_commit_gettx(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	json_t *confj;
+	long long conf;
+	char name[160], tx[65];
+
+	if (p->base.closing)
+		return;
+	if (e != NULL && e->kind == HJ_RPC_ERR_NODE &&
+	    e->code == RPC_INVALID_ADDRESS_OR_KEY) {
+		/* The node never took it: the wallet keeps every transaction
+		 * that spends its coins once the node has it. */
+		p->commit_known = 0;
+		commit_send(p);
+		return;
+	}
+	if (e != NULL) {
+		commit_later(p, "gettransaction", e->text);
+		return;
+	}
+	confj = json_object_get(result, "confirmations");
+	conf =
+	    json_is_integer(confj) ? (long long)json_integer_value(confj) : 0;
+	if (conf <= -(long long)p->conf) {
+		/* Conflicted by a final transaction (its input spent
+		 * elsewhere, a sendmany that took it while the lock was
+		 * lost): it can never be mined, as for a payout batch. */
+		commit_name(p, name, sizeof name);
+		txid_hex(p->commit.txid, tx);
+		hjd_log(HJD_LOG_WARNING,
+		        "committed cards: the Commit of %s, transaction %s, "
+		        "was conflicted by a transaction with %u or more "
+		        "confirmations and can never be mined; a new "
+		        "transaction replaces it",
+		        name, tx, p->conf);
+		commit_build(p);
+		return;
+	}
+	if (conf == 0 && json_is_false(json_object_get(result, "trusted"))) {
+		/* Out of the node's mempool (evicted, or the node restarted
+		 * without it): the same bytes again. */
+		p->commit_known = 1;
+		commit_send(p);
+		return;
+	}
+	payouts(p);
+}
+
+/* Step 0: the planned chain's Commit, built, recorded and sent, or its
+ * transaction followed; then the payouts (steps 1 to 5). */
+static void commit_step(btc_payer *p)
+{
+	char err[HJ_ERRLEN], tx[65];
+
+	p->have_commit = 0;
+	p->commit_builds = 0;
+	if (hj_store_each_seed_chain(p->base.store, want_commit, p, err,
+	                             sizeof err)) {
+		hjd_payer_base_fatal(&p->base, err);
+		return;
+	}
+	if (!p->have_commit)
+		p->commit_warning[0] = '\0';
+	if (!p->have_commit || p->base.halted) {
+		payouts(p);
+		return;
+	}
+	if (p->commit.tx_len == 0) {
+		commit_build(p);
+		return;
+	}
+	txid_hex(p->commit.txid, tx);
+	if (hj_rpc_call_x(p->base.rpc, "gettransaction",
+	                  json_pack("[s, b]", tx, 1), NULL, HJ_RPC_NODE_ERRORS,
+	                  on_commit_gettx, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+}
+
+/* Steps 1 to 5. */
+static void payouts(btc_payer *p)
+{
 	char err[HJ_ERRLEN];
 	size_t n;
 	int found;
@@ -1240,6 +1715,12 @@ static void pass_run(hjd_payer *base)
 	}
 	p->rpcinfo_since = uv_now(p->base.loop);
 	rpcinfo(p);
+}
+
+/* A pass (the base's run hook). */
+static void pass_run(hjd_payer *base)
+{
+	commit_step((btc_payer *)base);
 }
 
 /* ---- the base's hooks, the constructor ---- */
@@ -1311,6 +1792,7 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 	p->max_outputs = po->max_outputs;
 	p->conf = o->confirmations;
 	p->hrp = o->dealer->hrp;
+	p->dealer = *o->dealer;
 	if (hj_secp_new(&p->secp, why, sizeof why) != 0) {
 		hj_say(err, errlen, "%s", why);
 		rc = -ENOMEM;

@@ -1420,9 +1420,9 @@ static void test_max_exposure_errors(void **state)
 #define NEEDS_KEY                                                              \
 	"[rules] cards = committed needs [payout] dealer_key: hashjackd "      \
 	"signs and sends its own Commits (docs/PROTOCOL.md section 15)"
-#define NO_BTC_COMMIT                                                          \
-	"[rules] cards = committed: hashjackd cannot send a Commit through a " \
-	"Bitcoin-family wallet yet; only EVM dealers deal committed cards "    \
+#define NEEDS_WALLET                                                           \
+	"[rules] cards = committed needs [payout] wallet: hashjackd sends "    \
+	"its own Commits through the node's wallet, from the dealer address "  \
 	"(docs/PROTOCOL.md section 15)"
 /* Of 32 bytes: witness v0 (P2WSH), v1 (P2TR). */
 #define BTC_P2WSH                                                              \
@@ -1488,10 +1488,16 @@ static void test_cards(void **state)
 	expect_cards(MINIMAL "cards = committed\n",
 	             "--chain.confirmations=safe", NEEDS_KEY, NULL);
 	/* BTC_ADDR is P2WPKH. */
-	expect_cards(BTC_MINIMAL "cards = committed\n", NULL, NO_BTC_COMMIT,
+	expect_cards(BTC_MINIMAL "cards = committed\n", NULL, NEEDS_WALLET,
 	             NULL);
 	expect_cards(BTC_MINIMAL "cards = committed\n",
-	             "--chain.confirmations=2", NO_BTC_COMMIT, NULL);
+	             "--chain.confirmations=2", NEEDS_WALLET, NULL);
+	/* The Bitcoin family: the wallet sends the Commits. */
+	expect_cards(BTC_MINIMAL "cards = committed\n",
+	             "--payout.wallet=dealer", "", NULL);
+	expect_cards(BTC_MINIMAL "cards = committed\n[payout]\nwallet = "
+	                         "dealer\n",
+	             "--chain.confirmations=2", "", NULL);
 
 	/* A finish that found the warning, then committed: gone. */
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);

@@ -182,7 +182,25 @@ static struct script {
 	const char *fault_body;
 	/* sendrawtransaction: refused with this message when not NULL. */
 	const char *rawtx_error;
+	/* Committed cards (step 0): listunspent's answer (NULL: []);
+	 * fundrawtransaction's changepos (0: 1); signrawtransactionwithwallet
+	 * says complete false. */
+	const char *unspent;
+	int changepos;
+	int sign_incomplete;
 } S;
+
+/* The Commit the wallet signed last (its raw bytes and txid), and whether
+ * the node took it: then gettransaction knows it, with conf
+ * confirmations (negative: conflicted), in the mempool unless dropped. */
+static struct commit_model {
+	uint8_t raw[512];
+	size_t len;
+	char txid[65];
+	int known, dropped;
+	long long conf;
+	char at_send[256]; /* seed_chains' txid when it was sent */
+} CM;
 
 /* One request the node received. */
 struct req {
@@ -615,6 +633,116 @@ static void on_sendmany(struct hf_conn *c, const struct hf_req *r, json_t *id,
 	}
 }
 
+/*
+ * The Commit the wallet signs: the outpoint and payload of the last
+ * createrawtransaction (read from the requests), one input whose witness
+ * is [a 71-byte signature, the key G], whose HASH160 is DEALER's program
+ * (BIP-173's example), the OP_RETURN, then 99,966,200 base units of change
+ * to DEALER.  Its txid is the double SHA-256 of the bytes without the
+ * witness.
+ */
+static void make_commit(void)
+{
+	static const char g[] = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2"
+	                        "dce28d959f2815b16f81798";
+	json_t *p = NULL;
+	const char *txid, *data;
+	uint8_t prev[32], d[48], spk[34], base[512], h[32];
+	size_t n = 0, k, bn = 0;
+
+	for (size_t i = N.nreq; i-- > 0;)
+		if (strcmp(N.req[i].method, "createrawtransaction") == 0) {
+			p = json_loads(N.req[i].params, 0, NULL);
+			break;
+		}
+	assert_non_null(p);
+	txid = json_string_value(
+	    json_object_get(json_array_get(json_array_get(p, 0), 0), "txid"));
+	data = json_string_value(
+	    json_object_get(json_array_get(json_array_get(p, 1), 0), "data"));
+	assert_non_null(txid);
+	assert_non_null(data);
+	unhex(txid, h, 32);
+	for (int i = 0; i < 32; i++)
+		prev[i] = h[31 - i];
+	unhex(data, d, 48);
+	/* Without the witness, for the txid. */
+	put_u32(base, &bn, 2);
+	base[bn++] = 1;
+	memcpy(base + bn, prev, 32);
+	bn += 32;
+	put_u32(base, &bn,
+	        (uint32_t)json_integer_value(json_object_get(
+	            json_array_get(json_array_get(p, 0), 0), "vout")));
+	base[bn++] = 0;
+	put_u32(base, &bn, 0xfffffffd);
+	base[bn++] = 2;
+	put_u64(base, &bn, 0);
+	base[bn++] = 50;
+	base[bn++] = 0x6a;
+	base[bn++] = 48;
+	memcpy(base + bn, d, 48);
+	bn += 48;
+	put_u64(base, &bn, 99966200);
+	k = script_of(DEALER, spk);
+	base[bn++] = (uint8_t)k;
+	memcpy(base + bn, spk, k);
+	bn += k;
+	put_u32(base, &bn, 0);
+	hj_sha256d(base, bn, h);
+	for (int i = 0; i < 32; i++)
+		snprintf(CM.txid + 2 * i, 3, "%02x", h[31 - i]);
+	/* With it: version, marker and flag, the body, the witness, the
+	 * locktime. */
+	memcpy(CM.raw, base, 4);
+	n = 4;
+	CM.raw[n++] = 0;
+	CM.raw[n++] = 1;
+	memcpy(CM.raw + n, base + 4, bn - 8);
+	n += bn - 8;
+	CM.raw[n++] = 2;
+	CM.raw[n++] = 71;
+	memset(CM.raw + n, 0x30, 71);
+	n += 71;
+	CM.raw[n++] = 33;
+	unhex(g, CM.raw + n, 33);
+	n += 33;
+	put_u32(CM.raw, &n, 0);
+	CM.len = n;
+	CM.known = 0;
+	CM.conf = 0;
+	CM.dropped = 0;
+	json_decref(p);
+}
+
+static void on_sendraw(struct hf_conn *c, json_t *id, json_t *params)
+{
+	const char *hex = json_string_value(json_array_get(params, 0));
+	char mine[1025];
+
+	assert_non_null(hex);
+	hj_hex_encode(CM.raw, CM.len, 0, mine);
+	if (CM.len == 0 || strcmp(hex, mine) != 0) {
+		/* A payout batch's, sent again. */
+		if (S.rawtx_error)
+			answer_error(c, id, -26, S.rawtx_error);
+		else
+			answer_text(c, id, "\"00\"");
+		return;
+	}
+	q_opt(CM.at_send, sizeof CM.at_send,
+	      "SELECT lower(hex(txid)) FROM seed_chains WHERE state = "
+	      "'planned'");
+	if (S.rawtx_error) {
+		answer_error(c, id, S.rawtx_error[0] == 'b' ? -25 : -26,
+		             S.rawtx_error);
+	} else {
+		CM.known = 1;
+		CM.dropped = 0;
+		answer(c, id, json_string(CM.txid));
+	}
+}
+
 static void h_node(struct hf_conn *c, const struct hf_req *r, unsigned n)
 {
 	json_t *id = json_object_get(r->json, "id");
@@ -691,6 +819,16 @@ static void h_node(struct hf_conn *c, const struct hf_req *r, unsigned n)
 		if (S.gettx_bad_n > 0) {
 			S.gettx_bad_n--;
 			answer_text(c, id, S.gettx_bad);
+		} else if (t == NULL && CM.known && txid &&
+		           strcmp(txid, CM.txid) == 0) {
+			json_t *o =
+			    json_pack("{s:s, s:I}", "txid", CM.txid,
+			              "confirmations", (json_int_t)CM.conf);
+
+			if (CM.conf == 0)
+				json_object_set_new(o, "trusted",
+				                    json_boolean(!CM.dropped));
+			answer(c, id, o);
 		} else if (t == NULL) {
 			answer_error(c, id, -5,
 			             "Invalid or non-wallet transaction id");
@@ -699,10 +837,26 @@ static void h_node(struct hf_conn *c, const struct hf_req *r, unsigned n)
 		}
 	} else if (strcmp(m, "sendrawtransaction") == 0) {
 		N.rawtx++;
-		if (S.rawtx_error)
-			answer_error(c, id, -26, S.rawtx_error);
-		else
-			answer_text(c, id, "\"00\"");
+		on_sendraw(c, id, params);
+	} else if (strcmp(m, "listunspent") == 0) {
+		answer_text(c, id, S.unspent ? S.unspent : "[]");
+	} else if (strcmp(m, "createrawtransaction") == 0) {
+		answer_text(c, id, "\"c0ffee\"");
+	} else if (strcmp(m, "fundrawtransaction") == 0) {
+		answer(c, id,
+		       json_pack("{s:s, s:f, s:i}", "hex", "f00d", "fee",
+		                 0.000338, "changepos",
+		                 S.changepos ? S.changepos : 1));
+	} else if (strcmp(m, "signrawtransactionwithwallet") == 0) {
+		char hex[1025];
+
+		make_commit();
+		hj_hex_encode(CM.raw, CM.len, 0, hex);
+		answer(c, id,
+		       json_pack("{s:s, s:b}", "hex", hex, "complete",
+		                 !S.sign_incomplete));
+	} else if (strcmp(m, "lockunspent") == 0) {
+		answer_text(c, id, "true");
 	} else {
 		N.unknown++;
 		answer_error(c, id, -32601, "Method not found");
@@ -839,6 +993,7 @@ static void fx_open(const struct fx_opts *o)
 	script_default();
 	memset(&N, 0, sizeof N);
 	memset(&W, 0, sizeof W);
+	memset(&CM, 0, sizeof CM);
 	T.o = o ? *o : DEFAULTS;
 	T.fx.txseq = 0;
 	pfx_open(&T.fx, h_node, &META);
@@ -2061,6 +2216,259 @@ static void test_http_faults(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* 10a. The Commit of a planned seed chain (committed cards)           */
+
+#define UTXO_A                                                                 \
+	"1111111111111111111111111111111111111111111111111111111111111111"
+#define UTXO_B                                                                 \
+	"2222222222222222222222222222222222222222222222222222222222222222"
+#define UNSPENT_OF(t, v, amount)                                               \
+	"{\"txid\":\"" t "\",\"vout\":" v ",\"address\":\"" DEALER             \
+	"\",\"amount\":" amount ",\"confirmations\":3,\"spendable\":true,"     \
+	"\"solvable\":true,\"safe\":true}"
+#define UNSPENT_AB                                                             \
+	"[" UNSPENT_OF(UTXO_A, "0", "0.50000000") "," UNSPENT_OF(              \
+	    UTXO_B, "3", "1.00000000") "]"
+#define UNSPENT_A "[" UNSPENT_OF(UTXO_A, "0", "0.50000000") "]"
+#define AB32      "abababababababababababababababababababababababababababababababab"
+/* 484a 01 08, H = 40, L = 12, s_0 = 0xab... */
+#define PAYLOAD                                                                \
+	"484a01080000000000000028"                                             \
+	"0000000c" AB32
+#define CHAIN_Q                                                                \
+	"SELECT state || '|' || CASE WHEN txid IS NULL THEN 'NULL' ELSE "      \
+	"lower(hex(txid)) END || '|' || ifnull(length(tx), 0) FROM "           \
+	"seed_chains"
+#define COMMIT_SEQ                                                             \
+	"listunspent createrawtransaction fundrawtransaction "                 \
+	"signrawtransactionwithwallet lockunspent sendrawtransaction"
+
+/* The planned chain the follower would have recorded: s_0 = 0xab...,
+ * 12 seeds from block 40. */
+static void plan_chain(void)
+{
+	hj_store_seed_chain r;
+	int64_t id;
+	char err[HJ_ERRLEN] = "";
+
+	memset(&r, 0, sizeof r);
+	memset(r.commitment, 0xab, 32);
+	r.start = 40;
+	r.length = 12;
+	r.created_height = 30;
+	r.created_at = 1;
+	if (hj_store_begin(T.fx.store, err, sizeof err) ||
+	    hj_store_add_seed_chain(T.fx.store, &r, &id, err, sizeof err) ||
+	    hj_store_commit(T.fx.store, err, sizeof err))
+		fail_msg("store: %s", err);
+}
+
+static void expect_chain_tx(const char *state)
+{
+	char want[200], hex[1025];
+
+	snprintf(want, sizeof want, "%s|%s|%zu", state, CM.txid, CM.len);
+	EXPECT_Q(want, CHAIN_Q);
+	hj_hex_encode(CM.raw, CM.len, 0, hex);
+	EXPECT_Q(hex, "SELECT lower(hex(tx)) FROM seed_chains");
+}
+
+/* The largest output of the dealer address, the payload in OP_RETURN,
+ * the change back: recorded before it is sent, locked, sent; followed
+ * (nothing while it is in the mempool or mined, the same bytes when it
+ * left the mempool); nothing once dealt. */
+static void test_commit_sent(void **state)
+{
+	char err[HJ_ERRLEN] = "";
+
+	(void)state;
+	fx_open(NULL);
+	plan_chain();
+	S.unspent = UNSPENT_AB;
+	step(30, 31, 1);
+	expect_seq(COMMIT_SEQ " getbalance");
+	assert_string_equal(params_of("listunspent", 0),
+	                    "[1,9999999,[\"" DEALER "\"],false]");
+	assert_string_equal(params_of("createrawtransaction", 0),
+	                    "[[{\"txid\":\"" UTXO_B "\",\"vout\":3}],"
+	                    "[{\"data\":\"" PAYLOAD "\"}]]");
+	assert_string_equal(params_of("fundrawtransaction", 0),
+	                    "[\"c0ffee\",{\"add_inputs\":false,"
+	                    "\"changeAddress\":\"" DEALER "\","
+	                    "\"changePosition\":1}]");
+	assert_string_equal(params_of("signrawtransactionwithwallet", 0),
+	                    "[\"f00d\"]");
+	assert_string_equal(params_of("lockunspent", 0),
+	                    "[false,[{\"txid\":\"" UTXO_B "\",\"vout\":3}]]");
+	/* Recorded before the node had it. */
+	assert_string_equal(CM.at_send, CM.txid);
+	assert_int_equal(CM.known, 1);
+	expect_chain_tx("planned");
+	expect_log("committed cards: the Commit of seed chain " AB32
+	           " (12 seeds from block 40): transaction ");
+	expect_log("recorded; sending it");
+	expect_log(" (12 seeds from block 40) sent: txid ");
+
+	step(31, 32, 1);
+	expect_seq("gettransaction getbalance");
+	CM.dropped = 1;
+	step(32, 33, 1);
+	expect_seq("gettransaction lockunspent sendrawtransaction getbalance");
+	assert_string_equal(params_of("sendrawtransaction", 1),
+	                    params_of("sendrawtransaction", 0));
+	expect_log("sent again: txid ");
+	CM.conf = 2;
+	step(33, 34, 1);
+	expect_seq("gettransaction getbalance");
+
+	assert_int_equal(hj_store_begin(T.fx.store, err, sizeof err), 0);
+	{
+		uint8_t c[32];
+
+		memset(c, 0xab, 32);
+		assert_int_equal(hj_store_seed_chain_end(T.fx.store, c, "dealt",
+		                                         err, sizeof err),
+		                 0);
+	}
+	assert_int_equal(hj_store_commit(T.fx.store, err, sizeof err), 0);
+	step(35, 36, 1);
+	expect_seq("getbalance");
+	expect_chain_tx("dealt");
+	fx_close();
+}
+
+/* The node refused the send (not for a spent input), the daemon
+ * restarted: the wallet does not know the transaction, so it is sent
+ * again, the same bytes; never built twice. */
+static void test_commit_restart(void **state)
+{
+	char txid[65];
+
+	(void)state;
+	fx_open(NULL);
+	plan_chain();
+	S.unspent = UNSPENT_AB;
+	S.rawtx_error = "min relay fee not met, 100 < 141";
+	step(30, 31, 1);
+	expect_seq(COMMIT_SEQ " getbalance");
+	assert_int_equal(CM.known, 0);
+	expect_chain_tx("planned");
+	snprintf(txid, sizeof txid, "%s", CM.txid);
+	expect_log("committed cards: the Commit of seed chain " AB32
+	           " (12 seeds from block 40): sendrawtransaction: ");
+
+	restart();
+	S.rawtx_error = NULL;
+	step(31, 32, 1);
+	expect_seq("gettransaction lockunspent sendrawtransaction getbalance");
+	assert_string_equal(params_of("sendrawtransaction", 1),
+	                    params_of("sendrawtransaction", 0));
+	assert_string_equal(params_of("lockunspent", 1),
+	                    params_of("lockunspent", 0));
+	assert_int_equal(CM.known, 1);
+	assert_string_equal(CM.txid, txid);
+	expect_chain_tx("planned");
+	step(32, 33, 1);
+	expect_seq("gettransaction getbalance");
+	fx_close();
+}
+
+/* Nothing to spend, too little for the fee and a change, a wallet that
+ * cannot sign: nothing recorded, the warning in STATUS and the balance
+ * row; gone once the Commit is sent. */
+static void test_commit_no_output(void **state)
+{
+	(void)state;
+	fx_open(NULL);
+	plan_chain();
+	step(30, 31, 1);
+	expect_seq("listunspent getbalance");
+	EXPECT_Q("planned|NULL|0", CHAIN_Q);
+	expect_contains(
+	    T.fx.status,
+	    "; INSUFFICIENT FUNDS for the Commit of seed chain " AB32
+	    " (12 seeds from block 40): the dealer address has no "
+	    "spendable output in wallet " WALLET
+	    "; send coins to the dealer address " DEALER
+	    " itself, an address of wallet " WALLET);
+	expect_log("committed cards: INSUFFICIENT FUNDS for the Commit");
+	EXPECT_Q("1", "SELECT warning LIKE 'INSUFFICIENT FUNDS for the "
+	              "Commit%%' FROM dealer_balance");
+
+	S.unspent = UNSPENT_A;
+	S.changepos = -1;
+	step(31, 32, 1);
+	expect_seq("listunspent createrawtransaction fundrawtransaction "
+	           "getbalance");
+	expect_contains(T.fx.status, "leaves no change above dust");
+	EXPECT_Q("planned|NULL|0", CHAIN_Q);
+
+	S.changepos = 0;
+	S.sign_incomplete = 1;
+	step(32, 33, 1);
+	expect_seq("listunspent createrawtransaction fundrawtransaction "
+	           "signrawtransactionwithwallet getbalance");
+	expect_log("wallet " WALLET " cannot sign for the dealer address");
+	EXPECT_Q("planned|NULL|0", CHAIN_Q);
+
+	S.sign_incomplete = 0;
+	step(33, 34, 1);
+	expect_seq(COMMIT_SEQ " getbalance");
+	expect_chain_tx("planned");
+	FAIL_IF(strstr(T.fx.status, "INSUFFICIENT") != NULL, "status: %s",
+	        T.fx.status);
+	EXPECT_Q("", "SELECT ifnull(warning, '') FROM dealer_balance");
+	fx_close();
+}
+
+/* Conflicted by a young transaction: waited for; by a final one (conf 3):
+ * a new transaction, from another output, recorded over it.  One the
+ * node never took and now refuses for its spent input: a new one at once,
+ * twice a pass at most. */
+static void test_commit_conflicted(void **state)
+{
+	char old[65];
+
+	(void)state;
+	fx_open(NULL);
+	plan_chain();
+	S.unspent = UNSPENT_AB;
+	step(30, 31, 1);
+	expect_seq(COMMIT_SEQ " getbalance");
+	snprintf(old, sizeof old, "%s", CM.txid);
+	CM.conf = -2;
+	step(31, 32, 1);
+	expect_seq("gettransaction getbalance");
+	CM.conf = -3;
+	S.unspent = UNSPENT_A;
+	step(32, 33, 1);
+	expect_seq("gettransaction " COMMIT_SEQ " getbalance");
+	assert_string_equal(params_of("createrawtransaction", 1),
+	                    "[[{\"txid\":\"" UTXO_A "\",\"vout\":0}],"
+	                    "[{\"data\":\"" PAYLOAD "\"}]]");
+	FAIL_IF(strcmp(CM.txid, old) == 0, "the same transaction");
+	expect_chain_tx("planned");
+	expect_log("can never be mined; a new transaction replaces it");
+
+	/* Unknown to the wallet, refused for its spent input. */
+	restart();
+	CM.known = 0;
+	S.rawtx_error = "bad-txns-inputs-missingorspent";
+	step(33, 34, 1);
+	expect_seq("gettransaction lockunspent sendrawtransaction " COMMIT_SEQ
+	           " " COMMIT_SEQ " getbalance");
+	expect_log("its input was spent by another transaction before the "
+	           "node ever took it");
+	expect_log("its inputs keep being spent elsewhere");
+	S.rawtx_error = NULL;
+	step(34, 35, 1);
+	expect_seq("gettransaction lockunspent sendrawtransaction getbalance");
+	assert_int_equal(CM.known, 1);
+	expect_chain_tx("planned");
+	fx_close();
+}
+
+/* ------------------------------------------------------------------ */
 /* 11. The constructor                                                 */
 
 /* A wallet without a name, a node URL that is not one: refused, naming the
@@ -2123,6 +2531,13 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_confirmations_above_tip, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_http_faults, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_sent, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_restart, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_no_output, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_conflicted, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_new_refused, setup, teardown),
 	};
 

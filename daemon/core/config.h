@@ -162,10 +162,10 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen);
 /*
  * What hashjackd can deal, after hj_config_finish: a configuration the tool
  * reads (hashjack edge, status, ...) may still be one the daemon cannot
- * run.  Today that is cards = committed on the Bitcoin family (no Commit
- * is sent through a wallet yet), or on EVM without [payout] dealer_key
- * (the daemon signs its own Commits).  Returns 0, or -ENOTSUP with the
- * reason.
+ * run: cards = committed without the means to send a Commit, that is
+ * without [payout] wallet on the Bitcoin family (the wallet spends an
+ * output of the dealer address) or [payout] dealer_key on EVM (the daemon
+ * signs its own Commits).  Returns 0, or -ENOTSUP with the reason.
  */
 int hj_config_can_deal(const hj_config *c, char *err, size_t errlen);
 

@@ -431,10 +431,12 @@ int hj_config_can_deal(const hj_config *c, char *err, size_t errlen)
 	if (c->rules.cards != HJ_CARDS_COMMITTED)
 		return 0;
 	if (c->family != HJ_EVM) {
+		if (c->payout_wallet)
+			return 0;
 		hj_say(err, errlen,
-		       "[rules] cards = committed: hashjackd cannot send a "
-		       "Commit through a Bitcoin-family wallet yet; only EVM "
-		       "dealers deal committed cards (docs/PROTOCOL.md "
+		       "[rules] cards = committed needs [payout] wallet: "
+		       "hashjackd sends its own Commits through the node's "
+		       "wallet, from the dealer address (docs/PROTOCOL.md "
 		       "section 15)");
 		return -ENOTSUP;
 	}

@@ -216,7 +216,12 @@ static const char schema_v4_sql[] =
 	    " state TEXT NOT NULL CHECK (state IN ('planned', 'dealt', 'late')),"
 	    " created_height INTEGER NOT NULL,"
 	    " created_at INTEGER NOT NULL,"
-	    " batch INTEGER REFERENCES payout_batches (id));"
+	    " batch INTEGER REFERENCES payout_batches (id),"
+	    /* Bitcoin family: the signed Commit, recorded before it is
+	     * sent, and its txid (display order). */
+	    " tx BLOB CHECK (tx IS NULL OR length(tx) BETWEEN 1 AND 1000),"
+	    " txid BLOB CHECK (txid IS NULL OR length(txid) = 32),"
+	    " CHECK ((tx IS NULL) = (txid IS NULL)));"
 	"CREATE UNIQUE INDEX seed_chains_planned ON seed_chains (state)"
 	    " WHERE state = 'planned';";
 /* clang-format on */

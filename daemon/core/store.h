@@ -74,6 +74,7 @@ int hj_store_add_commit(hj_store *s, const hj_commit *c, char *err,
  * hashjackd's own seed chains (docs/STATE.md, seed_chains): at most one is
  * planned (its Commit sent or to be sent) at a time.
  */
+#define HJ_STORE_COMMIT_TX_MAX 1000 /* bytes of a recorded Commit */
 typedef struct hj_store_seed_chain {
 	int64_t id;
 	uint8_t commitment[32];
@@ -84,6 +85,11 @@ typedef struct hj_store_seed_chain {
 	int64_t created_at;
 	int64_t batch;        /* EVM: its Commit's payout batch; 0: none yet */
 	char batch_state[12]; /* that batch's state, "" without one */
+	/* Bitcoin family: its Commit as signed by the wallet (tx_len 0:
+	 * none yet) and its txid as the node displays it. */
+	size_t tx_len;
+	uint8_t tx[HJ_STORE_COMMIT_TX_MAX];
+	uint8_t txid[32];
 } hj_store_seed_chain;
 
 /* Records a new planned chain (in a write transaction); *id gets its id.
@@ -94,6 +100,13 @@ int hj_store_add_seed_chain(hj_store *s, const hj_store_seed_chain *r,
 int hj_store_each_seed_chain(hj_store *s,
                              int (*fn)(void *arg, const hj_store_seed_chain *r),
                              void *arg, char *err, size_t errlen);
+/* Bitcoin family: records the signed Commit of planned chain id (tx,
+ * 1 to HJ_STORE_COMMIT_TX_MAX bytes, and its txid), replacing any recorded
+ * before (one that can never be mined), in a write transaction: before it
+ * is sent.  -EINVAL when the chain is not planned. */
+int hj_store_seed_chain_tx(hj_store *s, int64_t id, const uint8_t *tx,
+                           size_t len, const uint8_t txid[32], char *err,
+                           size_t errlen);
 /* The planned chain with this commitment becomes state ("dealt" or
  * "late"); nothing when none is (a Commit not of this daemon). */
 int hj_store_seed_chain_end(hj_store *s, const uint8_t commitment[32],

@@ -51,8 +51,8 @@ int hj_store_each_seed_chain(hj_store *s,
 	static const char sql[] =
 	    "SELECT id, commitment, start, length, state, created_height,"
 	    " created_at, coalesce(batch, 0), coalesce((SELECT state FROM"
-	    " payout_batches WHERE id = batch), '') FROM seed_chains ORDER BY"
-	    " id";
+	    " payout_batches WHERE id = batch), ''), tx, txid FROM"
+	    " seed_chains ORDER BY id";
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
@@ -66,7 +66,11 @@ int hj_store_each_seed_chain(hj_store *s,
 		    sqlite3_column_bytes(st, 1) != 32 || !state ||
 		    strlen((const char *)state) >= sizeof r.state ||
 		    sqlite3_column_int64(st, 3) < 1 ||
-		    sqlite3_column_int64(st, 3) > UINT32_MAX) {
+		    sqlite3_column_int64(st, 3) > UINT32_MAX ||
+		    (sqlite3_column_type(st, 9) != SQLITE_NULL &&
+		     (sqlite3_column_bytes(st, 9) < 1 ||
+		      sqlite3_column_bytes(st, 9) > HJ_STORE_COMMIT_TX_MAX ||
+		      sqlite3_column_bytes(st, 10) != 32))) {
 			hj_say(err, errlen,
 			       "%s: seed chain %lld is not a seed chain",
 			       s->path, (long long)sqlite3_column_int64(st, 0));
@@ -83,6 +87,11 @@ int hj_store_each_seed_chain(hj_store *s,
 		r.batch = sqlite3_column_int64(st, 7);
 		snprintf(r.batch_state, sizeof r.batch_state, "%s",
 		         (const char *)sqlite3_column_text(st, 8));
+		if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+			r.tx_len = (size_t)sqlite3_column_bytes(st, 9);
+			memcpy(r.tx, sqlite3_column_blob(st, 9), r.tx_len);
+			memcpy(r.txid, sqlite3_column_blob(st, 10), 32);
+		}
 		ret = fn(arg, &r);
 		if (ret)
 			break;
@@ -148,6 +157,44 @@ int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch, char *err,
 		hj_say(err, errlen,
 		       "%s: plan batch: seed chain %lld is not "
 		       "planned",
+		       s->path, (long long)id);
+		return -EINVAL;
+	}
+	return ret;
+}
+
+int hj_store_seed_chain_tx(hj_store *s, int64_t id, const uint8_t *tx,
+                           size_t len, const uint8_t txid[32], char *err,
+                           size_t errlen)
+{
+	static const char sql[] = "UPDATE seed_chains SET tx = ?2, txid = ?3"
+	                          " WHERE id = ?1 AND state = 'planned'";
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = hj_store__in_tx(s, "record Commit", err, errlen)))
+		return ret;
+	if (len < 1 || len > HJ_STORE_COMMIT_TX_MAX) {
+		hj_say(err, errlen, "%s: record Commit: %zu bytes", s->path,
+		       len);
+		return -EINVAL;
+	}
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return hj_store__fail(s, "record Commit", err, errlen);
+	if (sqlite3_bind_int64(st, 1, id) ||
+	    sqlite3_bind_blob(st, 2, tx, (int)len, SQLITE_STATIC) ||
+	    sqlite3_bind_blob(st, 3, txid, 32, SQLITE_STATIC)) {
+		ret = hj_store__fail(s, "record Commit", err, errlen);
+		sqlite3_finalize(st);
+		return ret;
+	}
+	ret = sqlite3_step(st) == SQLITE_DONE
+	          ? 0
+	          : hj_store__fail(s, "record Commit", err, errlen);
+	sqlite3_finalize(st);
+	if (ret == 0 && sqlite3_changes(s->db) != 1) {
+		hj_say(err, errlen,
+		       "%s: record Commit: seed chain %lld is not planned",
 		       s->path, (long long)id);
 		return -EINVAL;
 	}
