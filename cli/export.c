@@ -13,11 +13,14 @@
 
 #include <uv.h>
 
+#include "cardlog.h"
 #include "config.h"
 #include "driver.h"
 #include "hex.h"
+#include "logsrc.h"
 #include "node.h"
 #include "say.h"
+#include "seed.h"
 #include "tool.h"
 
 #define CMD "export"
@@ -25,8 +28,8 @@
 #define BATCH_MAX 100
 
 static const char usage[] =
-    "Usage: hashjack export -c FILE [--from H] [--to H] [-o FILE] "
-    "[--SECTION.KEY=VALUE]...\n"
+    "Usage: hashjack export -c FILE [--from H] [--to H] [--log FILE|-]\n"
+    "                       [-o FILE] [--SECTION.KEY=VALUE]...\n"
     "\n"
     "Writes blocks FROM to TO of your node as a `hashjack replay` document\n"
     "(docs/CLI.md): the dealer's table and every transaction of every\n"
@@ -45,6 +48,11 @@ static const char usage[] =
     "                        the node's tip - [chain] confirmations + 1,\n"
     "                        or with confirmations = finalized or safe the\n"
     "                        node's block of that tag)\n"
+    "  --log FILE|-          the dealer's card log (- for standard input):\n"
+    "                        under cards = committed, required, and each\n"
+    "                        block's \"seed\" is copied from its line\n"
+    "                        (blocks[i].seed), so that the replay deals\n"
+    "                        the keyed cards; refused under cards = hash\n"
     "  -o, --output FILE     write the document to FILE, which appears only\n"
     "                        once complete (default: standard output)\n"
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
@@ -54,10 +62,13 @@ static const char usage[] =
     "the export ends with status 69 and the last failure.  On a terminal a\n"
     "progress line says the block, the rate and the time left.\n"
     "\n"
-    "Exit status: 0 written; 64 usage error (FROM after TO, no FROM);\n"
-    "69 the node refuses (credentials, another chain), does not answer (8\n"
-    "attempts or 60 s) or answers what cannot be a block; 70 out of\n"
-    "memory; 73 FILE cannot be created; 74 writing failed; 75 the range\n"
+    "Exit status: 0 written; 64 usage error (FROM after TO, no FROM,\n"
+    "--log missing or not of use); 65 the log has no line of a block, a\n"
+    "line that does not read, or a seed whose chain was committed before\n"
+    "FROM; 66 the log cannot be opened; 69 the node refuses\n"
+    "(credentials, another chain), does not answer (8 attempts or 60 s)\n"
+    "or answers what cannot be a block; 70 out of memory; 73 FILE cannot\n"
+    "be created; 74 writing failed or reading the log; 75 the range\n"
     "goes beyond the node's tip, or the node's chain changed while\n"
     "exporting: try again; 78 a bad configuration; 130 and 143\n"
     "interrupted (SIGINT, SIGTERM).\n";
@@ -85,6 +96,14 @@ struct run {
 	size_t hexcap;
 	uint64_t t0;
 	int rc, done;
+	/* --log: the dealer's card log, read along with the blocks. */
+	const char *log_path;
+	hjc_logsrc *log;
+	uint64_t log_lineno; /* lines read */
+	int log_started;     /* a line was read: log_last is its height */
+	uint64_t log_last;
+	hj_commits commits; /* the log's commit events so far */
+	int hash_noted;     /* a line's hash not the node's: said once */
 };
 
 /* A note on stderr, on a line of its own. */
@@ -207,19 +226,202 @@ static int write_evm_tx(struct run *r, const hj_chain_tx *t)
 	return fputc('}', r->out) == EOF ? -1 : 0;
 }
 
+/*
+ * The dealer's log, read along with the blocks: its lines are in height
+ * order (hashjackd appends one per block and cuts back to its last commit
+ * when it restarts), so one pass finds each block's line, and memory
+ * holds one line and the Commits that may still be in force.
+ */
+
+/* The log's line at fault: said, the run ends with code. */
+#define log_fail(r, code, ...)                                                 \
+	do {                                                                   \
+		say(__VA_ARGS__);                                              \
+		finish(r, code);                                               \
+	} while (0)
+
+/* Remembers the commit events of line l: the chains the dealer dealt
+ * from, as its table had them (a commit event is a valid Commit). */
+static int log_commits(struct run *r, const hj_cardlog_line *l)
+{
+	for (size_t i = 0; i < l->nevents; i++) {
+		const hj_cardlog_ev *e = &l->events[i];
+		hj_commit c;
+		if (e->type != HJ_EV_COMMIT)
+			continue;
+		c = (hj_commit){.start = e->start,
+		                .length = e->length,
+		                .height = l->height,
+		                .tx_index = e->tx_index,
+		                .txid = e->tx};
+		memcpy(c.commitment, e->commitment, HJ_SEED_LEN);
+		if (hj_commits_add(&r->commits, &c)) {
+			log_fail(r, EX_SOFTWARE, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The next line of the log into *l: 1, 0 at its end, -1 when the run
+ * ended (said).  A line of a block before FROM is read whole only when
+ * it may hold a commit event: the rest need their height alone.
+ */
+static int log_next(struct run *r, hj_cardlog_line *l)
+{
+	char err[HJ_ERRLEN];
+	hjc_logsrc_line ln;
+	hj_cardlog_err why;
+	uint64_t h;
+	int got, e;
+
+	for (;;) {
+		got = hjc_logsrc_next(r->log, &ln, err, sizeof err);
+		if (got == -EMSGSIZE) {
+			log_fail(r, EX_DATAERR,
+			         "%s: line %" PRIu64 ": longer than %u bytes: "
+			         "not a card log line",
+			         r->log_path, r->log_lineno + 1,
+			         (unsigned)HJ_CARDLOG_MAX - 1);
+			return -1;
+		}
+		if (got < 0) {
+			log_fail(r, got == -ENOMEM ? EX_SOFTWARE : EX_IOERR,
+			         "%s", err);
+			return -1;
+		}
+		if (got == 0) {
+			if (hjc_logsrc_partial(r->log)) {
+				log_fail(r, EX_DATAERR,
+				         "%s: line %" PRIu64 ": no newline at "
+				         "its end (a partial line)",
+				         r->log_path, r->log_lineno + 1);
+				return -1;
+			}
+			return 0;
+		}
+		r->log_lineno++;
+		if (hj_cardlog_height(ln.text, ln.len, &h)) {
+			log_fail(r, EX_DATAERR,
+			         "%s: line %" PRIu64 ": not a card log line "
+			         "(no height)",
+			         r->log_path, r->log_lineno);
+			return -1;
+		}
+		if (r->log_started && h <= r->log_last) {
+			log_fail(r, EX_DATAERR,
+			         "%s: line %" PRIu64 ": block %" PRIu64
+			         " after block %" PRIu64
+			         ": the log is not in height order",
+			         r->log_path, r->log_lineno, h, r->log_last);
+			return -1;
+		}
+		r->log_started = 1;
+		r->log_last = h;
+		if (h < r->from && !memmem(ln.text, ln.len, "\"commit\"", 8))
+			continue;
+		e = hj_cardlog_read(ln.text, ln.len, r->cfg->family, l, &why);
+		if (e) {
+			log_fail(r, e == -ENOMEM ? EX_SOFTWARE : EX_DATAERR,
+			         "%s: line %" PRIu64 " (block %" PRIu64 "): %s",
+			         r->log_path, r->log_lineno, h, why.msg);
+			return -1;
+		}
+		if (h >= r->from)
+			return 1;
+		e = log_commits(r, l);
+		hj_cardlog_line_free(l);
+		if (e)
+			return -1;
+	}
+}
+
+/*
+ * The seed of block b from its line in the log: 0 with *has (and seed)
+ * as the line says, or -1 when the run ended (said): the log has no line
+ * of b, or the line's seed is of a chain committed before FROM, which a
+ * replay of the document cannot know.
+ */
+static int log_seed(struct run *r, const hj_chain_block *b, int *has,
+                    uint8_t seed[HJ_SEED_LEN])
+{
+	hj_cardlog_line l = {0}; /* freed whether read or not */
+	const hj_commit *c;
+	int got, rc = 0;
+
+	*has = 0;
+	got = log_next(r, &l);
+	if (got < 0)
+		return -1;
+	if (got == 0 || l.height > b->height) {
+		if (got)
+			log_fail(r, EX_DATAERR,
+			         "%s has no line of block %" PRIu64
+			         " (its next is block %" PRIu64 ")",
+			         r->log_path, b->height, l.height);
+		else if (r->log_started)
+			log_fail(r, EX_DATAERR,
+			         "%s has no line of block %" PRIu64
+			         " (its last is block %" PRIu64 ")",
+			         r->log_path, b->height, r->log_last);
+		else
+			log_fail(r, EX_DATAERR,
+			         "%s has no line of block %" PRIu64
+			         " (it is empty)",
+			         r->log_path, b->height);
+		hj_cardlog_line_free(&l);
+		return -1;
+	}
+	if (memcmp(l.hash, b->hash, 32) != 0 && !r->hash_noted) {
+		/* The seed is the height's, whatever the block: copied, and
+		 * the replay's line will show the difference. */
+		r->hash_noted = 1;
+		say("note: block %" PRIu64 " of the log is not your node's "
+		    "(another hash): its replay will differ from the log",
+		    b->height);
+	}
+	hj_commits_prune(&r->commits, b->height);
+	c = hj_commits_at(&r->commits, b->height);
+	if (l.has_seed && c != NULL && c->height < r->from) {
+		log_fail(r, EX_DATAERR,
+		         "block %" PRIu64 " is dealt from the chain "
+		         "committed in block %" PRIu64
+		         ", before --from %" PRIu64
+		         ": a replay of the document cannot check its seed; "
+		         "export from block %" PRIu64 " or before",
+		         b->height, c->height, r->from, c->height);
+		rc = -1;
+	} else if (l.has_seed) {
+		*has = 1;
+		memcpy(seed, l.seed, HJ_SEED_LEN);
+	}
+	if (rc == 0)
+		rc = log_commits(r, &l);
+	hj_cardlog_line_free(&l);
+	return rc;
+}
+
 /* One block, on a line of its own: height, hash, parent, every
  * transaction. */
 static int write_block(struct run *r, const hj_chain_block *b)
 {
-	int evm = r->cfg->family == HJ_EVM;
-	char h[67], p[67];
+	int evm = r->cfg->family == HJ_EVM, has_seed = 0;
+	char h[67], p[67], sh[2 * HJ_SEED_LEN + 1];
+	uint8_t seed[HJ_SEED_LEN];
 
+	if (r->log && log_seed(r, b, &has_seed, seed))
+		return -1;
 	hj_hex_encode(b->hash, 32, evm, h);
 	hj_hex_encode(b->parent, 32, evm, p);
 	fprintf(r->out,
-	        "%s\n{\"height\":%" PRIu64
-	        ",\"hash\":\"%s\",\"parent\":\"%s\",\"txs\":[",
+	        "%s\n{\"height\":%" PRIu64 ",\"hash\":\"%s\",\"parent\":\"%s\"",
 	        b->height == r->from ? "" : ",", b->height, h, p);
+	if (has_seed) {
+		hj_hex_encode(seed, HJ_SEED_LEN, 0, sh);
+		fprintf(r->out, ",\"seed\":\"%s\"", sh);
+	}
+	fputs(",\"txs\":[", r->out);
 	for (size_t i = 0; i < b->nall; i++) {
 		const hj_chain_tx *t = &b->all[i];
 		const char *raw;
@@ -507,11 +709,12 @@ static int parse_args(struct run *r, int argc, char **argv, const char **conf)
 		    is_to = strcmp(a, "--to") == 0;
 		if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0 ||
 		    strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-		    is_from || is_to) {
+		    strcmp(a, "--log") == 0 || is_from || is_to) {
 			const char **dst =
 			    strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0
 			        ? &r->path
-			        : conf;
+			    : strcmp(a, "--log") == 0 ? &r->log_path
+			                              : conf;
 			if (i + 1 >= argc)
 				return hjc_tool_usage(CMD, "%s: no value", a);
 			i++;
@@ -550,7 +753,8 @@ int hjc_export_main(int argc, char **argv)
 	hj_config cfg;
 	const char *conf = NULL;
 	char err[HJ_ERRLEN] = "out of memory";
-	int rc;
+	int rc, e;
+	struct stat st;
 	struct run r = {.cfg = &cfg};
 	static const int sigs[2] = {SIGINT, SIGTERM};
 
@@ -577,6 +781,27 @@ int hjc_export_main(int argc, char **argv)
 		rc = hjc_tool_usage(CMD,
 		                    "--from %" PRIu64 " is after --to %" PRIu64,
 		                    r.from, r.to);
+	/* Only the dealer's log has the seeds of committed cards; under
+	 * cards = hash it has nothing the document needs. */
+	if (rc == EX_OK && cfg.rules.cards == HJ_CARDS_COMMITTED && !r.log_path)
+		rc = hjc_tool_usage(CMD,
+		                    "the rules deal cards = committed: give "
+		                    "--log FILE, the dealer's card log (its "
+		                    "seeds)");
+	if (rc == EX_OK && cfg.rules.cards != HJ_CARDS_COMMITTED && r.log_path)
+		rc = hjc_tool_usage(CMD, "--log: the rules deal cards = hash, "
+		                         "whose blocks take no seed");
+	/* A directory opens, and fails only once read: said now. */
+	if (rc == EX_OK && r.log_path && stat(r.log_path, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		rc = hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r.log_path,
+		                   strerror(EISDIR));
+	if (rc == EX_OK && r.log_path &&
+	    (e = hjc_logsrc_open(r.log_path, NULL, &r.log, err, sizeof err)))
+		rc = hjc_tool_fail(CMD, e == -ENOMEM ? EX_SOFTWARE : EX_NOINPUT,
+		                   "%s", err);
+	if (rc == EX_OK && r.log_path && strcmp(r.log_path, "-") == 0)
+		r.log_path = "standard input";
 	if (rc != EX_OK) {
 		hj_config_free(&cfg);
 		return rc;
@@ -630,6 +855,8 @@ out:
 		free(r.tmp);
 	}
 	free(r.hex);
+	hjc_logsrc_free(r.log);
+	hj_commits_free(&r.commits);
 	hj_config_free(&cfg);
 	return rc;
 }

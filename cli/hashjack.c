@@ -1,7 +1,9 @@
 /*
  * hashjack: the command-line tool (docs/CLI.md).
  *
- *   hashjack card [--json] HASH...   the card of block hashes, and why
+ *   hashjack card [--json] [--seed SEED] HASH...
+ *                                    the card of block hashes, and why;
+ *                                    with a seed, the committed card
  *   hashjack replay [FILE|-]         the block-to-card log of a replay document
  *   hashjack player SUBCOMMAND ...   the player's key and payloads on the
  *                                    Bitcoin family (cli/player.c)
@@ -26,11 +28,13 @@
 #include "card.h"
 #include "edge_cmd.h"
 #include "export.h"
+#include "hex.h"
 #include "ledger.h"
 #include "player.h"
 #include "quote.h"
 #include "replay.h"
 #include "say.h"
+#include "seed.h"
 #include "serve.h"
 #include "status.h"
 #include "verify.h"
@@ -47,7 +51,8 @@ static const char usage_main[] =
     "player's key and action payloads on the Bitcoin family.\n"
     "\n"
     "Commands:\n"
-    "  card [--json] HASH...  the card of each block hash, and why\n"
+    "  card [--json] HASH...  the card of each block hash, and why; with\n"
+    "                         --seed SEED the committed card\n"
     "  verify -c FILE ...     a dealer's card log checked line by line\n"
     "                         against your own node, and with --payouts\n"
     "                         what each player was owed and received\n"
@@ -98,7 +103,7 @@ static const char usage_main[] =
     "command's details; the formats are in docs/CLI.md and docs/LOG.md.\n";
 
 static const char usage_card[] =
-    "Usage: hashjack card [--json] HASH...\n"
+    "Usage: hashjack card [--json] [--seed SEED] HASH...\n"
     "\n"
     "Prints the card of each block hash (docs/PROTOCOL.md section 2) and\n"
     "why: the rank digit (the rightmost of 1-9, a-d that has a digit to\n"
@@ -106,20 +111,30 @@ static const char usage_card[] =
     "color digit to its left and its value mod 4, the suit.  A hash\n"
     "without a rank digit is a void block: it yields no card.\n"
     "\n"
-    "HASH is 64 hex digits, optionally behind \"0x\", letters in either\n"
-    "case.  A bad hash is reported on standard error with the reason; the\n"
-    "other hashes are still printed, and the exit status is then 65.\n"
+    "With --seed, the committed card of cards = committed\n"
+    "(docs/PROTOCOL.md section 15): the HMAC-SHA256 of the hash's 32\n"
+    "bytes keyed with the seed's, as 64 hex digits, then the same reading\n"
+    "of the HMAC's digits (positions are the HMAC's).  SEED is the one\n"
+    "the dealer's log reveals for the block (its \"seed\").\n"
+    "\n"
+    "HASH and SEED are 64 hex digits, optionally behind \"0x\", letters in\n"
+    "either case.  A bad hash is reported on standard error with the\n"
+    "reason; the other hashes are still printed, and the exit status is\n"
+    "then 65.  A bad seed is a usage error: nothing is printed.\n"
     "\n"
     "Options:\n"
-    "  --json      one JSON object per hash and line, e.g.\n"
-    "              {\"hash\":\"..\",\"void\":false,\"rank\":\"A\",\n"
-    "               \"suit\":\"Spades\",\"value\":1,\"code\":\"AS\",\n"
-    "               \"pos\":61,\"rankDigit\":\"1\",\"colorDigit\":\"b\",\n"
-    "               \"colorValue\":11}\n"
-    "              or {\"hash\":\"..\",\"void\":true}\n"
-    "  -h, --help  print this help and exit\n"
+    "  --seed SEED  read every HASH keyed with SEED\n"
+    "  --json       one JSON object per hash and line, e.g.\n"
+    "               {\"hash\":\"..\",\"void\":false,\"rank\":\"A\",\n"
+    "                \"suit\":\"Spades\",\"value\":1,\"code\":\"AS\",\n"
+    "                \"pos\":61,\"rankDigit\":\"1\",\"colorDigit\":\"b\",\n"
+    "                \"colorValue\":11}\n"
+    "               or {\"hash\":\"..\",\"void\":true}; with --seed,\n"
+    "               \"seed\" and \"hmac\" after \"hash\"\n"
+    "  -h, --help   print this help and exit\n"
     "\n"
-    "Exit status: 0 ok, 64 usage error, 65 a bad hash, 74 write error.\n";
+    "Exit status: 0 ok, 64 usage error (a bad seed too), 65 a bad hash,\n"
+    "74 write error.\n";
 
 static const char usage_replay[] =
     "Usage: hashjack replay [--state] [FILE|-]\n"
@@ -209,6 +224,16 @@ static const char *digits_of(const char *hash)
 	return strlen(hash) == HJ_HASH_DIGITS + 2 ? hash + 2 : hash;
 }
 
+/*
+ * What `card --seed` reads instead of a hash: the HMAC-SHA256 of the
+ * hash's 32 bytes keyed with the seed (docs/PROTOCOL.md section 15), both
+ * in the log's form (lower case, no "0x").
+ */
+struct keyed {
+	char seed[2 * HJ_SEED_LEN + 1];
+	char hmac[65];
+};
+
 static int qualifies(char d)
 {
 	return (d >= '1' && d <= '9') || (d >= 'a' && d <= 'd') ||
@@ -239,12 +264,22 @@ static const char *rank_word(unsigned rank)
 	return rank <= 13 ? words[rank] : "?";
 }
 
-static void print_card_human(const char *hash, const hj_card *c)
+/* hash as given; k: the keyed card's seed and HMAC, whose digits c was
+ * read from, or NULL (c is the hash's own). */
+static void print_card_human(const char *hash, const struct keyed *k,
+                             const hj_card *c)
 {
-	const char *d = digits_of(hash);
+	const char *d = k ? k->hmac : digits_of(hash);
 	char code[4];
 
 	printf("%s\n", hash);
+	if (k) {
+		printf("  seed:  %s\n", k->seed);
+		printf("  hmac:  %s\n", k->hmac);
+		printf(
+		    "  note:  the committed card: read from the HMAC's digits, "
+		    "not the hash's\n");
+	}
 	if (c->rank == 0) {
 		printf("  void:  no rank digit: every digit after the first is "
 		       "0, e or f\n");
@@ -278,35 +313,63 @@ static void print_card_human(const char *hash, const hj_card *c)
 	       hexval(c->color_digit), c->suit, hj_suit_name(c->suit));
 }
 
-static void print_card_json(const char *hash, const hj_card *c)
+static void print_card_json(const char *hash, const struct keyed *k,
+                            const hj_card *c)
 {
 	char code[4];
 
-	/* hash passed hj_card_from_hash: hex digits and "0x" only. */
+	/* hash passed hj_card_from_hash: hex digits and "0x" only; k holds
+	 * hex digits. */
+	printf("{\"hash\":\"%s\",", hash);
+	if (k)
+		printf("\"seed\":\"%s\",\"hmac\":\"%s\",", k->seed, k->hmac);
 	if (c->rank == 0) {
-		printf("{\"hash\":\"%s\",\"void\":true}\n", hash);
+		printf("\"void\":true}\n");
 		return;
 	}
-	printf(
-	    "{\"hash\":\"%s\",\"void\":false,\"rank\":\"%s\",\"suit\":\"%s\","
-	    "\"value\":%u,\"code\":\"%s\",\"pos\":%u,\"rankDigit\":\"%c\","
-	    "\"colorDigit\":\"%c\",\"colorValue\":%d}\n",
-	    hash, hj_rank_name(c->rank), hj_suit_name(c->suit),
-	    hj_rank_value(c->rank),
-	    hj_code_str(hj_code(c->rank, c->suit), code), c->pos, c->rank_digit,
-	    c->color_digit, hexval(c->color_digit));
+	printf("\"void\":false,\"rank\":\"%s\",\"suit\":\"%s\","
+	       "\"value\":%u,\"code\":\"%s\",\"pos\":%u,\"rankDigit\":\"%c\","
+	       "\"colorDigit\":\"%c\",\"colorValue\":%d}\n",
+	       hj_rank_name(c->rank), hj_suit_name(c->suit),
+	       hj_rank_value(c->rank),
+	       hj_code_str(hj_code(c->rank, c->suit), code), c->pos,
+	       c->rank_digit, c->color_digit, hexval(c->color_digit));
+}
+
+/* --seed's value into *seed: 64 hex digits, optionally behind "0x" (as a
+ * hash).  EX_OK, or EX_USAGE said with the reason. */
+static int parse_seed(const char *arg, uint8_t seed[HJ_SEED_LEN])
+{
+	char why[HJ_ERRLEN], shown[160], msg[HJ_ERRLEN + 200];
+
+	if (hj_hex_decode_exact(arg, strlen(arg), HJ_HEX_OPTIONAL, seed,
+	                        HJ_SEED_LEN, why, sizeof why) == 0)
+		return EX_OK;
+	hj_quote(arg, shown, sizeof shown);
+	snprintf(msg, sizeof msg, "--seed %s: not a seed: %s", shown, why);
+	return usage_error("card", msg, NULL);
 }
 
 static int cmd_card(int argc, char **argv)
 {
 	int json = 0, nhash = 0, i, rc = EX_OK;
 	int opts = 1;
+	const char *seed_arg = NULL;
+	uint8_t seed[HJ_SEED_LEN];
 
 	for (i = 0; i < argc; i++) {
 		if (opts && strcmp(argv[i], "--") == 0) {
 			opts = 0;
 		} else if (opts && strcmp(argv[i], "--json") == 0) {
 			json = 1;
+		} else if (opts && strcmp(argv[i], "--seed") == 0) {
+			if (seed_arg != NULL)
+				return usage_error("card", "--seed given twice",
+				                   NULL);
+			if (i + 1 >= argc)
+				return usage_error("card", "--seed: no SEED",
+				                   NULL);
+			seed_arg = argv[++i];
 		} else if (opts && is_help(argv[i])) {
 			fputs(usage_card, stdout);
 			return EX_OK;
@@ -316,6 +379,8 @@ static int cmd_card(int argc, char **argv)
 			nhash++;
 		}
 	}
+	if (seed_arg != NULL && (rc = parse_seed(seed_arg, seed)) != EX_OK)
+		return rc;
 	if (nhash == 0)
 		return usage_error("card", "no HASH given", NULL);
 
@@ -323,10 +388,16 @@ static int cmd_card(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		const char *h = argv[i];
 		char why[HJ_ERRLEN], shown[160];
+		uint8_t bytes[32];
+		struct keyed k;
 		hj_card c;
 
 		if (opts && strcmp(h, "--") == 0) {
 			opts = 0;
+			continue;
+		}
+		if (opts && strcmp(h, "--seed") == 0) {
+			i++; /* its value, read above */
 			continue;
 		}
 		if (opts && h[0] == '-' && h[1] != '\0')
@@ -339,10 +410,17 @@ static int cmd_card(int argc, char **argv)
 			rc = EX_DATAERR;
 			continue;
 		}
+		if (seed_arg != NULL) {
+			/* The hash read above: 64 digits, "0x" or not. */
+			hj_hex_decode_exact(h, strlen(h), HJ_HEX_OPTIONAL,
+			                    bytes, sizeof bytes, NULL, 0);
+			hj_hex_encode(seed, HJ_SEED_LEN, 0, k.seed);
+			hj_seed_card(seed, bytes, k.hmac, &c);
+		}
 		if (json)
-			print_card_json(h, &c);
+			print_card_json(h, seed_arg ? &k : NULL, &c);
 		else
-			print_card_human(h, &c);
+			print_card_human(h, seed_arg ? &k : NULL, &c);
 	}
 	return rc;
 }

@@ -107,6 +107,70 @@ run "card --json after --" 0 "$bin" card --json -- "$GENESIS" &&
 	{ head -n 1 "$tmp/want" >"$tmp/want1"; mv "$tmp/want1" "$tmp/want"; } &&
 	check_out "card --json after --"
 
+# --- card --seed: the committed card (docs/PROTOCOL.md section 15) ----------
+# The section's vectors: s_1 with Bitcoin's genesis hash, s_2 with ACE.
+S1=dd3373eab6aea135548438625e4a9bfa38a758a6b7c8de1499b42302e9e3b501
+S2=79c45bcea86076fe686de0ecd5c3a2807cf3c7ceb6cb87c9c22fb393385eda80
+cat >"$tmp/want" <<OUT
+$GENESIS
+  seed:  $S1
+  hmac:  a4d5960c30f66ae286c69b940863b5b6bdb6eea39b60b62206ee543f07651f84
+  note:  the committed card: read from the HMAC's digits, not the hash's
+  card:  Four of Clubs (4C), value 4
+  rank:  digit '4' at position 63 -> Four (it is the last digit)
+  suit:  color digit '8' at position 62 = 8, 8 mod 4 = 0 -> Clubs
+OUT
+run "card --seed: genesis with s_1" 0 "$bin" card --seed "$S1" "$GENESIS" &&
+	check_out "card --seed: genesis with s_1"
+cat >"$tmp/want" <<OUT
+$ACE
+  seed:  $S2
+  hmac:  9d3f139674df7618194274bd3309157003131584b13bfbfcfdfc5036fa9f89d1
+  note:  the committed card: read from the HMAC's digits, not the hash's
+  card:  Ace of Diamonds (AD), value 1 or 11
+  rank:  digit '1' at position 63 -> Ace (it is the last digit)
+  suit:  color digit 'd' at position 62 = 13, 13 mod 4 = 1 -> Diamonds
+OUT
+# The seed as the hash may be written: "0x", upper case; shown in the
+# log's form.
+UPPER_S2=0x$(printf '%s' "$S2" | tr a-f A-F)
+run "card --seed: 0x and upper case" 0 "$bin" card "$ACE" --seed "$UPPER_S2" &&
+	check_out "card --seed: 0x and upper case"
+cat >"$tmp/want" <<OUT
+{"hash":"$ACE","seed":"$S2","hmac":"9d3f139674df7618194274bd3309157003131584b13bfbfcfdfc5036fa9f89d1","void":false,"rank":"A","suit":"Diamonds","value":1,"code":"AD","pos":63,"rankDigit":"1","colorDigit":"d","colorValue":13}
+OUT
+python3 - "$S2" "$GENESIS" >"$tmp/hmac" <<'PY' || fail "card --seed --json: python3" "no HMAC"
+import hashlib, hmac, sys
+print(hmac.new(bytes.fromhex(sys.argv[1]), bytes.fromhex(sys.argv[2]), hashlib.sha256).hexdigest())
+PY
+# Every HASH is keyed with the one seed; the second line's HMAC is
+# Python's.
+G2=$(cat "$tmp/hmac")
+run "card --seed --json: two hashes" 0 "$bin" card --json --seed "$S2" "$ACE" "$GENESIS" &&
+	if head -n 1 "$tmp/out" | cmp -s - "$tmp/want" &&
+		sed -n 2p "$tmp/out" | grep -qF "{\"hash\":\"$GENESIS\",\"seed\":\"$S2\",\"hmac\":\"$G2\",\"void\":"; then
+		pass "card --seed --json: two hashes"
+	else
+		fail "card --seed --json: two hashes" "stdout: $(head -c 600 "$tmp/out")"
+	fi
+# A bad seed is a usage error naming it; nothing is printed.
+for bad in 0x12 "${S2%?}z" "0X$S2" "$S2$S2" ""; do
+	run "card --seed \"$bad\"" 64 "$bin" card --seed "$bad" "$ACE" &&
+		check_err "card --seed \"$bad\": named" "card: --seed \"$bad\": not a seed: " &&
+		{ [ ! -s "$tmp/out" ] || fail "card --seed \"$bad\": stdout" "$(head -c 200 "$tmp/out")"; }
+done
+run "card --seed without SEED" 64 "$bin" card "$ACE" --seed &&
+	check_err "card --seed without SEED: message" "card: --seed: no SEED"
+run "card --seed twice" 64 "$bin" card --seed "$S1" --seed "$S2" "$ACE" &&
+	check_err "card --seed twice: message" "card: --seed given twice"
+run "card --seed without HASH" 64 "$bin" card --seed "$S1" &&
+	check_err "card --seed without HASH: message" "HASH"
+NONHEX_K=${ACE%?}z
+run "card --seed: a bad hash" 65 "$bin" card --seed "$S1" "$NONHEX_K" "$GENESIS" &&
+	check_err "card --seed: a bad hash named" "card: \"$NONHEX_K\": " &&
+	{ grep -qx "$GENESIS" "$tmp/out" && pass "card --seed: good hash still printed" ||
+		fail "card --seed: good hash still printed" "$(head -c 300 "$tmp/out")"; }
+
 # --- card: bad hashes --------------------------------------------------------
 SHORT=${ACE%?}
 NONHEX=0x0b6bc29980dbb1e93857d094f4a68184d33f3c956609c997693dea129192b1zz

@@ -30,6 +30,24 @@ and the dealer's configuration:
   --to (64), a height that is none (64); on litecoind a node that refuses
   the credentials (69).
 
+Committed cards (docs/PROTOCOL.md section 15), on anvil: the dealer of
+tests/e2e/test_committed.py (cards = committed, confirmations 2, [seeds]
+length 12, renew_before 5, lead 4, from block 1) deals its first chain, a
+round (Bet, Stand) and into its second chain, about 25 blocks; then
+`hashjack export --log` with its card log:
+
+- the whole range: each block's "seed" is its line's, and the replay is
+  the log byte for byte; the log on standard input (--log -), the same
+  document;
+- from the first Commit's block: the replay is the log's lines from there;
+- from inside the first chain: refused (65), naming the Commit's block to
+  export from, no file left;
+- no --log under cards = committed (64); --log under cards = hash (64); a
+  log that ends before --to, one with a line that does not read, one out
+  of height order (65, the block or line named); a directory (66);
+- every keyed line's card is what `hashjack card --json --seed` says of
+  its hash under its seed.
+
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 """
 
@@ -54,9 +72,10 @@ MIN_BET = 10**15
 MAX_BET = 10**17
 
 
-def export(hashjack, conf, *args):
+def export(hashjack, conf, *args, stdin=None):
     p = subprocess.run([hashjack, "export", "-c", conf] + list(args),
-                       stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+                       stdin=subprocess.DEVNULL if stdin is None else stdin,
+                       capture_output=True, timeout=300)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
@@ -293,6 +312,192 @@ def evm(a, wd, hashjack, hashjackd):
     return s.results
 
 
+def committed(a, wd, hashjack, hashjackd):
+    """The committed-cards dealer of test_committed.py, exported with its
+    log (module docstring)."""
+    import test_committed
+    C = test_committed.Case(hashjackd, wd)
+    results = []
+    try:
+        C.a.mine_empty(3)
+        C.dm.start()
+        C.mine_until(lambda: C.commits(), "the first Commit dealt")
+        (y1, first), = C.commits()
+        C.mine_until(lambda: C.dm.last_height() >= first["start"] + 1, "the first chain dealing")
+        test_committed.case_keyed(C)  # a round: Bet, Stand, settled on keyed cards
+
+        def second_dealing():
+            cs = C.commits()
+            return len(cs) >= 2 and C.dm.last_height() >= cs[1][1]["start"] + 3
+        C.mine_until(second_dealing, "the second chain dealing", limit=80)
+        C_second = C.commits()[1][1]
+        check_eq(C.dm.stop(), 0, "hashjackd's exit status")
+        with open(C.dm.card_log, "rb") as f:
+            lines = f.read().splitlines()
+        heights = [json.loads(l)["height"] for l in lines]
+        at = {h: i for i, h in enumerate(heights)}
+        last = heights[-1]
+        conf, log = C.dm.conf, C.dm.card_log
+
+        def log_of(f, t):
+            return b"".join(l + b"\n" for l in lines[at[f]:at[t] + 1])
+
+        def case(what, fn):
+            try:
+                detail = fn()
+                results.append(True)
+                print("ok   committed: %s%s" % (what, ": " + detail if detail else ""), flush=True)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                results.append(False)
+                print("FAIL committed: %s: %s" % (what, e), flush=True)
+                if not isinstance(e, (Failed, AssertionError)):
+                    traceback.print_exc()
+
+        def exported(tag, *args):
+            path = os.path.join(wd, tag + ".json")
+            rc, out, err = export(hashjack, conf, "--log", log, "-o", path, *args)
+            check_eq(rc, 0, "exit status of export %s (stderr %r)" % (" ".join(args), err))
+            with open(path, "rb") as f:
+                return path, f.read()
+
+        def same(got, want, what):
+            if got != want:
+                g, w = got.splitlines(), want.splitlines()
+                i = next((i for i in range(min(len(g), len(w))) if g[i] != w[i]),
+                         min(len(g), len(w)))
+                raise Failed("%s differs from the log at line %d of %d/%d:\n  replay %r\n"
+                             "  log    %r" % (what, i, len(g), len(w),
+                                              g[i][:300] if i < len(g) else None,
+                                              w[i][:300] if i < len(w) else None))
+
+        whole = {}
+
+        def whole_range():
+            path, doc = exported("committed-whole", "--to", str(last))
+            blocks = json.loads(doc)["blocks"]
+            check_eq([b["height"] for b in blocks], heights, "the document's heights")
+            for b, l in zip(blocks, lines):
+                check_eq(b.get("seed"), json.loads(l).get("seed"),
+                         "block %d's seed" % b["height"])
+            same(replay_file(hashjack, path), log_of(heights[0], last), "the replay")
+            whole["doc"] = doc
+            keyed = sum("seed" in b for b in blocks)
+            second = C_second["start"]
+            check(keyed == last - first["start"] + 1 and second <= last - 3,
+                  "keyed blocks: %d, from %d to %d, the second chain from %d"
+                  % (keyed, first["start"], last, second))
+            return "blocks %d..%d, %d keyed, two chains; the replay is the log, %d bytes" % (
+                heights[0], last, keyed, len(log_of(heights[0], last)))
+
+        def log_stdin():
+            with open(log, "rb") as f:
+                rc, out, err = export(hashjack, conf, "--log", "-", "--to", str(last), stdin=f)
+            check_eq(rc, 0, "exit status (%r)" % err)
+            check(out == whole.get("doc"), "the document of --log FILE")
+            return "%d bytes" % len(out)
+
+        def from_commit():
+            path, _ = exported("committed-from-commit", "--from", str(y1), "--to", str(last))
+            same(replay_file(hashjack, path), log_of(y1, last), "the replay")
+            return "blocks %d..%d (the Commit in block %d, its chain from %d)" % (
+                y1, last, y1, first["start"])
+
+        def inside_chain():
+            f = first["start"] + 1
+            path = os.path.join(wd, "committed-inside.json")
+            rc, out, err = export(hashjack, conf, "--log", log, "-o", path, "--from", str(f),
+                                  "--to", str(last))
+            check_eq(rc, 65, "exit status (%r)" % err)
+            check("committed in block %d, before --from %d" % (y1, f) in err and
+                  "export from block %d or before" % y1 in err, err)
+            check(not any(n.startswith("committed-inside.json") for n in os.listdir(wd)),
+                  "no file left: %s" % os.listdir(wd))
+            return err.strip()
+
+        def no_log():
+            rc, out, err = export(hashjack, conf, "--to", str(last))
+            check_eq(rc, 64, "exit status (%r)" % err)
+            check("cards = committed: give --log FILE" in err, err)
+            check_eq(out, b"", "standard output")
+            return err.splitlines()[0]
+
+        def log_under_hash():
+            rc, out, err = export(hashjack, conf, "--log", log, "--to", str(last),
+                                  "--rules.cards=hash")
+            check_eq(rc, 64, "exit status (%r)" % err)
+            check("--log: the rules deal cards = hash" in err, err)
+            return err.splitlines()[0]
+
+        def short_log():
+            cut = os.path.join(wd, "cut.jsonl")
+            with open(cut, "wb") as f:
+                f.write(log_of(heights[0], last - 3))
+            rc, out, err = export(hashjack, conf, "--log", cut, "--to", str(last))
+            check_eq(rc, 65, "exit status (%r)" % err)
+            check("%s has no line of block %d (its last is block %d)" % (cut, last - 2, last - 3)
+                  in err, err)
+            return err.strip()
+
+        def bad_logs():
+            said = []
+            # a line that does not read, then a line out of height order
+            k = at[last - 2]
+            broken = lines[:k] + [lines[k].replace(b'"hash":"0x', b'"hash":"0y', 1)] + lines[k + 1:]
+            backwards = lines[:k + 1] + [lines[k - 1]] + lines[k + 1:]
+            for tag, ls, want in (
+                    ("broken", broken, ['line %d (block %d): "hash": ' % (k + 1, last - 2)]),
+                    ("backwards", backwards, ["line %d: block %d after block %d: the log is not "
+                                              "in height order" % (k + 2, last - 3, last - 2)])):
+                path = os.path.join(wd, tag + ".jsonl")
+                with open(path, "wb") as f:
+                    f.write(b"".join(l + b"\n" for l in ls))
+                rc, out, err = export(hashjack, conf, "--log", path, "--to", str(last))
+                check_eq(rc, 65, "%s: exit status (%r)" % (tag, err))
+                check(all(w in err for w in want), "%s: %s" % (tag, err))
+                said.append(err.strip().splitlines()[-1])
+            rc, out, err = export(hashjack, conf, "--log", wd, "--to", str(last))
+            check_eq(rc, 66, "a directory: exit status (%r)" % err)
+            check("Is a directory" in err, err)
+            return "; ".join(said)
+
+        def card_seed():
+            n = 0
+            for l in lines:
+                j = json.loads(l)
+                if "seed" not in j:
+                    continue
+                p = subprocess.run([hashjack, "card", "--json", "--seed", j["seed"], j["hash"]],
+                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+                check_eq(p.returncode, 0, "card --seed: exit status (%r)" % p.stderr)
+                got = json.loads(p.stdout)
+                check_eq(got["seed"], j["seed"], "block %d: seed" % j["height"])
+                if j.get("void"):
+                    check(got["void"], "block %d: void" % j["height"])
+                else:
+                    want = {k: got[k] for k in ("rank", "suit", "value", "code", "pos",
+                                                "rankDigit", "colorDigit")}
+                    check_eq(want, j["card"], "block %d: card" % j["height"])
+                n += 1
+            return "%d keyed lines" % n
+
+        for what, fn in [("whole range with --log: seeds copied, the replay is the log",
+                          whole_range),
+                         ("--log - (standard input)", log_stdin),
+                         ("from the first Commit's block", from_commit),
+                         ("from inside the first chain: refused", inside_chain),
+                         ("cards = committed without --log: refused", no_log),
+                         ("--log under cards = hash: refused", log_under_hash),
+                         ("a log that ends before --to: refused", short_log),
+                         ("a line that does not read, one out of order, a directory",
+                          bad_logs),
+                         ("hashjack card --seed on every keyed line", card_seed)]:
+            case(what, fn)
+        return results
+    finally:
+        C.dm.close()
+        C.a.stop()
+
+
 def open_rounds_after(path):
     """The rounds open after the last block of the log at path."""
     open_ = set()
@@ -362,8 +567,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hashjack", default=None)
     ap.add_argument("--hashjackd", default=None)
-    ap.add_argument("--family", choices=("evm", "bitcoin"), action="append", default=[],
-                    help="only this family (repeatable; default both)")
+    ap.add_argument("--family", choices=("evm", "bitcoin", "committed"), action="append",
+                    default=[], help="only this family (repeatable; default all three;"
+                    " committed: EVM with cards = committed)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--timeout", type=float, default=380)
     a = ap.parse_args()
@@ -372,7 +578,7 @@ def main():
     hashjackd = find_hashjackd(a.hashjackd)
     wd = WorkDir("hj-export-", a.keep)
     results = []
-    for fam, fn in (("evm", evm), ("bitcoin", bitcoin)):
+    for fam, fn in (("evm", evm), ("bitcoin", bitcoin), ("committed", committed)):
         if a.family and fam not in a.family:
             continue
         sub = os.path.join(wd.path, fam)
