@@ -6,6 +6,10 @@
 #             minimal batched JSON-RPC client fetching the same blocks;
 #   catch-up-btc: the same on a 5,000-block litecoind regtest chain
 #             (batched getblockhash + getblock <hash> 0, cookie auth);
+#   catch-up-committed: hashjackd under cards = committed against cards =
+#             hash over the same 5,000 anvil blocks, alternated three times;
+#   seeds:    a seed chain of 1,000,000 opened and every seed revealed in
+#             order, against one SHA-256 of 32 bytes;
 #   verify:   hashjack verify over the catch-up benchmarks' chains (20,000
 #             anvil blocks, then 5,000 litecoind regtest blocks), whose
 #             card logs hashjackd writes first, against raw_fetch of the
@@ -17,7 +21,8 @@
 #             and the time a block takes to reach 100, 1,000 and 10,000
 #             WebSocket subscribers against a bare libuv server writing
 #             the same bytes, with the server's RSS.
-# Usage: scripts/bench.sh [engine|catchup|catchup-btc|verify|latency|serve|all]
+# Usage: scripts/bench.sh [engine|catchup|catchup-btc|catchup-committed|seeds|
+#                          verify|latency|serve|all]
 #        (default all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +30,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build/release"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target bench_game raw_fetch hashjackd \
-	hashjack bench_serve
+	hashjack bench_serve bench_seeds
 what=${1:-all}
 if [ "$what" = engine ] || [ "$what" = all ]; then
 	echo "== engine"
@@ -38,6 +43,14 @@ fi
 if [ "$what" = catchup-btc ] || [ "$what" = all ]; then
 	echo "== catch-up, Bitcoin family (litecoind regtest)"
 	python3 "$root/bench/catchup_btc.py" --build "$build"
+fi
+if [ "$what" = catchup-committed ] || [ "$what" = all ]; then
+	echo "== catch-up, committed cards against hash cards (anvil)"
+	python3 "$root/bench/catchup_committed.py" --build "$build"
+fi
+if [ "$what" = seeds ] || [ "$what" = all ]; then
+	echo "== seed chain: open and reveal"
+	"$build/bench_seeds"
 fi
 if [ "$what" = verify ] || [ "$what" = all ]; then
 	echo "== verify (anvil)"
