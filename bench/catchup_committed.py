@@ -16,9 +16,10 @@ committed` and under `cards = hash` (docs/OPERATION.md "Committed cards"):
     file (hashjackd resumes as after a rotation: a copied log is another
     file than the one the state wrote, which it refuses), and hashjackd
     timed from its start until its card log holds the last final block.
-    The committed daemon opens the chain in force at its first block (one
-    walk of L hashes, daemon/seedchain.h) and then reveals one seed and
-    computes one HMAC per block; the hash daemon does neither.  The
+    The committed daemon opens the chain in force at its first block (its
+    checkpoints read from their cache, daemon/seedchain.h) and then
+    reveals one seed and computes one HMAC per block; the hash daemon does
+    neither.  The
     node's mempool is emptied after each run (the payouts the run's payer
     sent), so that every run finds the same node.
 
@@ -273,7 +274,7 @@ def main():
           "CPU per block hash/committed %.2f"
           % (steady, TARGET, "met" if steady >= TARGET else "MISSED", cpu))
     print("the committed daemon's start-up costs %.0f ms more (its first block opens "
-          "the chain of L = %d: one walk of L hashes)"
+          "the chain of L = %d from its cached checkpoints)"
           % (1e3 * (best("committed", "first", min) - best("hash", "first", min)),
              a.seeds_length))
 

@@ -17,11 +17,16 @@
  * contents when it is opened: s_L hashed L times must be the commitment.
  * Nothing here logs a seed, and every buffer that held s_L is wiped.
  *
- * Revealing.  Opening walks the chain once (L SHA-256) and keeps every
- * K-th seed, K about sqrt(L); s_i is then computed from the checkpoint
- * above it, and the K seeds of the segment it lies in are kept, so a walk
- * forwards through the chain (what dealing does) costs one hash per seed
- * on average and memory of 2 sqrt(L) seeds.
+ * Revealing.  A chain keeps every K-th seed, K about sqrt(L) (its
+ * checkpoints); s_i is computed from the checkpoint above it, and the K
+ * seeds of the segment it lies in are kept, so a walk forwards through the
+ * chain (what dealing does) costs one hash per seed on average and memory
+ * of 2 sqrt(L) seeds.  The checkpoints come from one walk of the chain (L
+ * SHA-256) when it is made; they are kept in <commitment>.marks beside its
+ * file (as secret, with a digest of its bytes), so that opening reads them
+ * and checks both ends (the last is s_L, the first hashes down to the
+ * commitment: K hashes) instead of walking again; a missing or damaged
+ * marks file only costs that walk, and is written again.
  */
 #ifndef HJD_SEEDCHAIN_H
 #define HJD_SEEDCHAIN_H
@@ -31,7 +36,7 @@
 
 #include "seed.h"
 
-/* The longest chain a file may hold: opening walks it once (about 0.3 s
+/* The longest chain a file may hold: making it walks it once (about 0.3 s
  * per million hashes on the test machine, bench/bench_seeds.c). */
 #define HJD_SEEDS_MAX 100000000u
 /* The text of a seed file, and one more byte to tell a longer file. */

@@ -204,6 +204,63 @@ static void test_open_refusals(void **state)
 	                 -EINVAL);
 }
 
+/* The checkpoints' cache: written with the chain (0600), used at the next
+ * open; a damaged or missing one is walked around and written again, the
+ * seeds the same. */
+static void test_marks(void **state)
+{
+	char err[HJ_ERRLEN], path[256], hex[65];
+	uint8_t c[32], a[32], b[32], before[4096], after[4096];
+	hjd_seedchain *sc;
+	struct stat st;
+	size_t n1, n2;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(hjd_seedchain_create(dir, 1000, c, err, sizeof err),
+	                 0);
+	hj_hex_encode(c, 32, 0, hex);
+	snprintf(path, sizeof path, "%s/seeds/%s.marks", dir, hex);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	/* 8 + 8, 32 marks of a 1000-seed chain (k = 32), the digest. */
+	assert_int_equal(st.st_size, 16 + 32 * 32 + 32);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	n1 = fread(before, 1, sizeof before, f);
+	fclose(f);
+	assert_int_equal(hjd_seedchain_open(dir, c, 1000, &sc, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_seedchain_reveal(sc, 777, a), 0);
+	hjd_seedchain_free(sc);
+	/* A byte of a mark changed: the digest says so, the chain is walked,
+	 * the file written again as it was. */
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 16 + 5 * 32 + 3, SEEK_SET), 0);
+	fputc(before[16 + 5 * 32 + 3] ^ 1, f);
+	fclose(f);
+	assert_int_equal(hjd_seedchain_open(dir, c, 1000, &sc, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_seedchain_reveal(sc, 777, b), 0);
+	assert_memory_equal(a, b, 32);
+	hjd_seedchain_free(sc);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	n2 = fread(after, 1, sizeof after, f);
+	fclose(f);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(before, after, n1);
+	/* Missing: the same. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(hjd_seedchain_open(dir, c, 1000, &sc, err, sizeof err),
+	                 0);
+	assert_int_equal(hjd_seedchain_reveal(sc, 777, b), 0);
+	assert_memory_equal(a, b, 32);
+	hjd_seedchain_free(sc);
+	assert_int_equal(stat(path, &st), 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -225,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_reveal),
 	    cmocka_unit_test(test_open_refusals),
+	    cmocka_unit_test(test_marks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

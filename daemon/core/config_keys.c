@@ -579,7 +579,7 @@ static int set_metrics_max_lag(hj_config *c, const char *v, char *why, size_t n)
 	return set_unsigned(&c->metrics.max_lag, v, 0, 1000000, why, n);
 }
 
-/* [seeds]: opening a chain walks it once, so its length is bounded
+/* [seeds]: making a chain walks it once, so its length is bounded
  * (daemon/seedchain.h, HJD_SEEDS_MAX). */
 static int set_seeds_length(hj_config *c, const char *v, char *why, size_t n)
 {

@@ -35,8 +35,8 @@ lead 4; in order:
 - verify: `hashjack verify` with the daemon's configuration and log,
   against the node: exit 0 (every seed chains, every keyed card is the
   HMAC's).
-- stop: SIGTERM, exit 0; the seed files are mode 0600 in a 0700
-  directory, and no seed appears on stderr.
+- stop: SIGTERM, exit 0; the seed files and their checkpoints are mode
+  0600 in a 0700 directory, and no seed appears on stderr.
 
 One line per case, then "N passed, M failed"; exit status 1 on failure.
 """
@@ -336,15 +336,20 @@ def case_stop(C):
     files = os.listdir(d)
     check(files and all(stat.S_IMODE(os.stat(os.path.join(d, f)).st_mode) == 0o600
                         for f in files), "seed files: %s" % files)
+    chains = [f for f in files if not f.endswith(".marks")]
+    check(sorted(f + ".marks" for f in chains) == sorted(f for f in files
+                                                         if f.endswith(".marks")),
+          "each chain's file with its checkpoints: %s" % files)
     err = C.dm.stderr()
     for ln in C.dm.lines():
         if "seed" in ln:
             check(ln["seed"] not in err, "a seed on stderr")
-    for f in files:
+    for f in chains:
         with open(os.path.join(d, f)) as fh:
             s = fh.read().split("seed ")[1].strip()
         check(s not in err, "s_L on stderr")
-    return "exit 0; %d seed files 0600 in 0700; no seed on stderr" % len(files)
+    return ("exit 0; %d chains' files and checkpoints 0600 in 0700; no seed on stderr"
+            % len(chains))
 
 
 def main():
