@@ -28,10 +28,11 @@ lead 4; in order:
   (cast, while the daemon is stopped) for a chain starting at its own
   block commit_too_late; each as the protocol says, the chain in force
   unchanged.
-- kill: hashjackd killed (SIGKILL) right after it logs a new chain, then at
-  random instants around its Commit, restarted each time: every chain of
-  seed_chains has one Commit at most on chain, no two chains for one
-  intent, the seeds keep chaining, no block without a line.
+- kill: hashjackd killed (SIGKILL) at random instants around its Commits
+  (0-50 ms after it logs a new chain or its Commit's batch), a block mined
+  while it is down, restarted each time: every chain of seed_chains has
+  one Commit on chain and is dealt (none late), the seeds keep chaining,
+  and no block from the first chain's first block on lacks a seed.
 - verify: `hashjack verify` with the daemon's configuration and log,
   against the node: exit 0 (every seed chains, every keyed card is the
   HMAC's).
@@ -293,10 +294,13 @@ def case_kill(C):
             C.dm.start()
         C.dm.wait_height(C.a.height() - 1, 30)
         n = len(C.dm.stderr().splitlines())
-        # Mine until the daemon logs something about a Commit, then kill.
+        # Mine (as the daemon deals, its Commits sent) until it logs
+        # something about a Commit: a new chain, its batch; then kill at
+        # a random instant around its sending, a block mined meanwhile.
         for _ in range(40):
+            C.commit_sent()
             C.a.mine()
-            time.sleep(rng.uniform(0, 0.03))
+            C.dm.wait_height(C.a.height() - 1, 30)
             if any("committed cards" in ln for ln in C.dm.stderr().splitlines()[n:]):
                 break
         time.sleep(rng.uniform(0, 0.05))
@@ -314,9 +318,13 @@ def case_kill(C):
     check(all(v == 1 for v in per.values()), "a chain committed twice: %s" % per)
     dealt = [r for r, s in rows if s == "dealt"]
     check(sorted(dealt) == sorted(per), "dealt chains %s, commit events %s" % (dealt, per))
-    # The dealer's transactions: each Commit once.
+    check(all(s != "late" for _, s in rows), "a chain went late: %s" % rows)
+    first = commits[0][1]["start"]
+    gaps = [ln["height"] for ln in C.dm.lines() if ln["height"] >= first and "seed" not in ln]
+    check(not gaps, "blocks without a seed after the first chain began: %s" % gaps[:10])
     C.check_lines()
-    return "6 kills; %d chains, %d dealt, each committed once" % (len(rows), len(dealt))
+    return "6 kills; %d chains, all dealt, each committed once; no block without a seed" % (
+        len(rows))
 
 
 def case_verify(C, hashjack):

@@ -37,6 +37,9 @@ lead 4; in order:
   the daemon is stopped): the next chain's Commit cannot be made, the
   journal and /healthz say INSUFFICIENT FUNDS for the Commit; funded
   again, it is sent and dealt.
+- verify: `hashjack verify` with the daemon's configuration and log,
+  against litecoind: exit 0 (every seed chains, every keyed card is the
+  HMAC's, every Commit the dealer's).
 - stop: SIGTERM, exit 0.
 
 One line per case, then "N passed, M failed"; exit status 1 on failure.
@@ -59,6 +62,7 @@ from btc_node import Litecoind, find_litecoind, parse_tx, sats_to_coin  # noqa: 
 from cards import card_of  # noqa: E402
 from daemon import find_hashjackd, litecoind_daemon  # noqa: E402
 from procs import HarnessError, install_cleanup, own_tempdir, wait_until  # noqa: E402
+from tool import find_hashjack, verify  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 8
@@ -368,6 +372,15 @@ def case_nofunds(C):
     return "warned (journal, /healthz); funded again, Commit dealt"
 
 
+def case_verify(C, hashjack):
+    """hashjack verify against litecoind with the daemon's own log."""
+    rc, out, err = verify(hashjack, C.dm.conf, C.dm.card_log)
+    check(rc == 0, "verify: exit %s\n%s%s" % (rc, out[-800:], err[-800:]))
+    lines = C.dm.lines()
+    return "exit 0 over %d lines, %d keyed" % (len(lines),
+                                               sum(1 for ln in lines if "seed" in ln))
+
+
 def case_stop(C):
     rc = C.dm.stop()
     check(rc == 0, "exit %s" % rc)
@@ -387,11 +400,13 @@ def main():
     find_litecoind()
     workdir = own_tempdir("hj-e2e-ltc-committed-")
     C = Case(find_hashjackd(args.hashjackd), workdir)
+    hashjack = find_hashjack(args.hashjack)
     passed = failed = 0
     try:
         for name, fn in (("first", case_first), ("keyed", case_keyed),
                          ("second", case_second), ("bogus", case_bogus),
                          ("kill", case_kill), ("nofunds", case_nofunds),
+                         ("verify", lambda C: case_verify(C, hashjack)),
                          ("stop", case_stop)):
             t0 = time.monotonic()
             try:
