@@ -151,7 +151,7 @@ static uint64_t seeds_left(const hj_table *t, uint64_t next, int *in_force,
 }
 
 int hjd_committer_plan(hjd_committer *c, const hj_table *t, uint64_t next,
-                       uint64_t tip, int *planned, char *err, size_t errlen)
+                       uint64_t tip, char *err, size_t errlen)
 {
 	const hj_commit *now;
 	hj_store_seed_chain r = {0};
@@ -159,7 +159,6 @@ int hjd_committer_plan(hjd_committer *c, const hj_table *t, uint64_t next,
 	uint64_t left, start;
 	char hex[65];
 
-	*planned = 0;
 	if (hj_table_rules(t)->cards != HJ_CARDS_COMMITTED)
 		return 0;
 	rc = read_planned(c, err, errlen);
@@ -206,7 +205,6 @@ int hjd_committer_plan(hjd_committer *c, const hj_table *t, uint64_t next,
 	snprintf(r.state, sizeof r.state, "planned");
 	c->planned = r;
 	c->have_planned = 1;
-	*planned = 1;
 	hj_hex_encode(r.commitment, 32, 0, hex);
 	hjd_log(HJD_LOG_NOTICE,
 	        "committed cards: new seed chain %s, %" PRIu32

@@ -54,11 +54,12 @@ int hjd_committer_dealt(hjd_committer *c, const hj_commit *commit, char *err,
 
 /*
  * After a batch, in its store transaction: next is the next block to deal,
- * tip the node's.  Sets *planned when a new chain was recorded (its Commit
- * is to be sent).  Returns 0, or a negative errno with err (fatal).
+ * tip the node's.  A chain it records is sent by the payer, which the
+ * follower kicks after every batch.  Returns 0, or a negative errno with
+ * err (fatal).
  */
 int hjd_committer_plan(hjd_committer *c, const hj_table *t, uint64_t next,
-                       uint64_t tip, int *planned, char *err, size_t errlen);
+                       uint64_t tip, char *err, size_t errlen);
 
 /* What metrics and health show. */
 typedef struct hjd_seeds_health {

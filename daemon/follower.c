@@ -261,11 +261,10 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 		hjd_metrics_block(f->metrics, cb->ntx, seconds_since(t0));
 	}
 	uint64_t t0 = uv_hrtime();
-	int planned = 0;
 	hjd_logfile_mark(&f->log, &f->cur);
 	if ((f->committer && !reorg &&
 	     hjd_committer_plan(f->committer, f->table, next_block(f), f->tip,
-	                        &planned, err, sizeof err)) ||
+	                        err, sizeof err)) ||
 	    hj_store_save_rounds(f->store, f->table, err, sizeof err) ||
 	    hjd_logfile_sync(&f->log, err, sizeof err) ||
 	    hj_store_set_cursor(f->store, &f->cur, err, sizeof err) ||
