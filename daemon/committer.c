@@ -21,7 +21,10 @@ struct hjd_committer {
 	hj_seed_source src;
 	hjd_seedchain *open[OPEN_MAX];
 	size_t nopen, next_evict;
-	/* The planned chain, as last read (have_planned). */
+	/* The planned chain (have_planned): read from the store once, then
+	 * kept as the committer changes it (only it plans and ends chains;
+	 * a failed write stops the daemon). */
+	int loaded;
 	int have_planned;
 	hj_store_seed_chain planned;
 };
@@ -114,8 +117,14 @@ static int find_planned(void *arg, const hj_store_seed_chain *r)
 
 static int read_planned(hjd_committer *c, char *err, size_t errlen)
 {
+	int rc;
+
+	if (c->loaded)
+		return 0;
 	c->have_planned = 0;
-	return hj_store_each_seed_chain(c->store, find_planned, c, err, errlen);
+	rc = hj_store_each_seed_chain(c->store, find_planned, c, err, errlen);
+	c->loaded = rc == 0;
+	return rc;
 }
 
 int hjd_committer_dealt(hjd_committer *c, const hj_commit *commit, char *err,

@@ -281,6 +281,61 @@ static int map_rc(int rc)
 	return -EIO;
 }
 
+/*
+ * A statement prepared at its use (see store_impl.h).  It binds its arguments
+ * by fmt, one character each: 'i' an int64_t, 't' a string, 'b' 32 bytes (a
+ * txid); NULL binds NULL; ?1, ?2, ... in order.  *changes (may be NULL) gets
+ * the rows changed.
+ */
+int hj_store__run(hj_store *s, const char *op, const char *sql, int *changes,
+                  char *err, size_t errlen, const char *fmt, ...)
+{
+	sqlite3_stmt *st = NULL;
+	va_list ap;
+	int i = 1, bad = 0, ret;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return hj_store__fail(s, op, err, errlen);
+	va_start(ap, fmt);
+	/* Arguments past the statement's last parameter are not bound:
+	 * callers pass one layout to several statements. */
+	for (const char *f = fmt; *f && !bad; f++, i++) {
+		int64_t v = 0;
+		const char *t = NULL;
+		const uint8_t *b = NULL;
+
+		if (*f == 'i')
+			v = va_arg(ap, int64_t);
+		else if (*f == 't')
+			t = va_arg(ap, const char *);
+		else
+			b = va_arg(ap, const uint8_t *);
+		if (i > sqlite3_bind_parameter_count(st))
+			continue;
+		if (*f == 'i')
+			bad = sqlite3_bind_int64(st, i, v);
+		else if (*f == 't')
+			bad = hj_store__bind_text(st, i, t);
+		else if (b == NULL)
+			bad = sqlite3_bind_null(st, i);
+		else
+			bad = sqlite3_bind_blob(st, i, b, 32, SQLITE_STATIC);
+	}
+	va_end(ap);
+	if (bad) {
+		ret = hj_store__fail(s, op, err, errlen);
+		sqlite3_finalize(st);
+		return ret;
+	}
+	ret = sqlite3_step(st) == SQLITE_DONE
+	          ? 0
+	          : hj_store__fail(s, op, err, errlen);
+	if (ret == 0 && changes != NULL)
+		*changes = sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int hj_store__fail(hj_store *s, const char *op, char *err, size_t errlen)
 {
 	int rc = sqlite3_extended_errcode(s->db);

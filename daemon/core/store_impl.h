@@ -98,6 +98,17 @@ int hj_store__step_done(hj_store *s, sqlite3_stmt *st, const char *op,
 /* 0 inside a write transaction, else -EINVAL ("PATH: op outside a
  * transaction", saved rounds forgotten): the write calls refuse to run
  * under SQLite's autocommit. */
+/*
+ * Runs one statement that returns no rows, prepared at this use (for the
+ * handful a block or a payer pass runs: settlement, seed chains).  fmt
+ * gives the arguments, one character each: 'i' an int64_t, 't' a string,
+ * 'b' 32 bytes (NULL binds NULL), bound to ?1, ?2, ... in order (those
+ * past the statement's last parameter are not).  *changes (may be NULL)
+ * gets the rows changed.  0 or hj_store__fail's.
+ */
+int hj_store__run(hj_store *s, const char *op, const char *sql, int *changes,
+                  char *err, size_t errlen, const char *fmt, ...);
+
 /* Links planned seed chain id to its Commit's batch (store_seeds.c, for
  * hj_store_plan_batch).  -EINVAL when it is not planned. */
 int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch, char *err,

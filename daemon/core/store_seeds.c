@@ -102,58 +102,36 @@ int hj_store_each_seed_chain(hj_store *s,
 	return ret;
 }
 
-/* One UPDATE with a blob or an id. */
-static int update(hj_store *s, const char *op, const char *sql,
-                  const uint8_t *blob, int64_t a, int64_t b, char *err,
-                  size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int ret;
-
-	if ((ret = hj_store__in_tx(s, op, err, errlen)))
-		return ret;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return hj_store__fail(s, op, err, errlen);
-	if ((blob ? sqlite3_bind_blob(st, 1, blob, 32, SQLITE_STATIC)
-	          : sqlite3_bind_int64(st, 1, a)) ||
-	    sqlite3_bind_int64(st, 2, b)) {
-		ret = hj_store__fail(s, op, err, errlen);
-		sqlite3_finalize(st);
-		return ret;
-	}
-	ret = sqlite3_step(st) == SQLITE_DONE
-	          ? 0
-	          : hj_store__fail(s, op, err, errlen);
-	sqlite3_finalize(st);
-	return ret;
-}
-
 int hj_store_seed_chain_end(hj_store *s, const uint8_t commitment[32],
                             const char *state, char *err, size_t errlen)
 {
+	int ret;
+
 	if (strcmp(state, "dealt") != 0 && strcmp(state, "late") != 0) {
 		hj_say(err, errlen, "%s: seed chain: no state \"%s\"", s->path,
 		       state);
 		return -EINVAL;
 	}
-	return update(s, "end seed chain",
-	              strcmp(state, "dealt") == 0
-	                  ? "UPDATE seed_chains SET state = 'dealt' WHERE"
-	                    " commitment = ?1 AND state = 'planned' AND ?2 = 0"
-	                  : "UPDATE seed_chains SET state = 'late' WHERE"
-	                    " commitment = ?1 AND state = 'planned' AND ?2 = 0",
-	              commitment, 0, 0, err, errlen);
+	if ((ret = hj_store__in_tx(s, "end seed chain", err, errlen)))
+		return ret;
+	return hj_store__run(s, "end seed chain",
+	                     "UPDATE seed_chains SET state = ?2 WHERE"
+	                     " commitment = ?1 AND state = 'planned'",
+	                     NULL, err, errlen, "bt", commitment, state);
 }
 
 int hj_store__link_seed_chain(hj_store *s, int64_t id, int64_t batch, char *err,
                               size_t errlen)
 {
-	int ret = update(s, "link seed chain",
-	                 "UPDATE seed_chains SET batch = ?2 WHERE id = ?1 AND"
-	                 " state = 'planned'",
-	                 NULL, id, batch, err, errlen);
+	int n = 0, ret = hj_store__in_tx(s, "link seed chain", err, errlen);
 
-	if (ret == 0 && sqlite3_changes(s->db) != 1) {
+	if (ret == 0)
+		ret = hj_store__run(
+		    s, "link seed chain",
+		    "UPDATE seed_chains SET batch = ?2 WHERE id = ?1"
+		    " AND state = 'planned'",
+		    &n, err, errlen, "ii", id, batch);
+	if (ret == 0 && n != 1) {
 		hj_say(err, errlen,
 		       "%s: plan batch: seed chain %lld is not "
 		       "planned",

@@ -16,62 +16,6 @@
 #include "quote.h"
 #include "store_impl.h"
 
-/*
- * Settlement runs a handful of statements per processed block, so they are
- * prepared at each use.  run() binds its arguments by fmt, one character
- * each: 'i' an int64_t, 't' a string, 'b' 32 bytes (a txid); NULL binds
- * NULL; ?1, ?2, ... in order.  *changes (may be NULL) gets the rows
- * changed.
- */
-static int run(hj_store *s, const char *op, const char *sql, int *changes,
-               char *err, size_t errlen, const char *fmt, ...)
-{
-	sqlite3_stmt *st = NULL;
-	va_list ap;
-	int i = 1, bad = 0, ret;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return hj_store__fail(s, op, err, errlen);
-	va_start(ap, fmt);
-	/* Arguments past the statement's last parameter are not bound:
-	 * callers pass one layout to several statements. */
-	for (const char *f = fmt; *f && !bad; f++, i++) {
-		int64_t v = 0;
-		const char *t = NULL;
-		const uint8_t *b = NULL;
-
-		if (*f == 'i')
-			v = va_arg(ap, int64_t);
-		else if (*f == 't')
-			t = va_arg(ap, const char *);
-		else
-			b = va_arg(ap, const uint8_t *);
-		if (i > sqlite3_bind_parameter_count(st))
-			continue;
-		if (*f == 'i')
-			bad = sqlite3_bind_int64(st, i, v);
-		else if (*f == 't')
-			bad = hj_store__bind_text(st, i, t);
-		else if (b == NULL)
-			bad = sqlite3_bind_null(st, i);
-		else
-			bad = sqlite3_bind_blob(st, i, b, 32, SQLITE_STATIC);
-	}
-	va_end(ap);
-	if (bad) {
-		ret = hj_store__fail(s, op, err, errlen);
-		sqlite3_finalize(st);
-		return ret;
-	}
-	ret = sqlite3_step(st) == SQLITE_DONE
-	          ? 0
-	          : hj_store__fail(s, op, err, errlen);
-	if (ret == 0 && changes != NULL)
-		*changes = sqlite3_changes(s->db);
-	sqlite3_finalize(st);
-	return ret;
-}
-
 /* One integer from a query with ?1 = id. */
 static int query_i64(hj_store *s, const char *op, const char *sql, int64_t id,
                      int64_t *v, char *err, size_t errlen)
@@ -226,15 +170,16 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		       s->path);
 		return -EINVAL;
 	}
-	ret = run(s, "plan batch",
-	          "INSERT INTO payout_batches (state, created_height, "
-	          "created_at, outputs, total, nonce, gas_limit) VALUES "
-	          "('planned', ?1, ?2, ?3, ?4, CASE WHEN ?7 THEN ?5 END, CASE "
-	          "WHEN ?7 THEN ?6 END)",
-	          NULL, err, errlen, "iiitiii", (int64_t)plan->height,
-	          plan->now, (int64_t)plan->nouts,
-	          hj_amount_format(total, total_s), (int64_t)plan->nonce,
-	          (int64_t)plan->gas_limit, (int64_t)(plan->version != NULL));
+	ret = hj_store__run(
+	    s, "plan batch",
+	    "INSERT INTO payout_batches (state, created_height, "
+	    "created_at, outputs, total, nonce, gas_limit) VALUES "
+	    "('planned', ?1, ?2, ?3, ?4, CASE WHEN ?7 THEN ?5 END, CASE "
+	    "WHEN ?7 THEN ?6 END)",
+	    NULL, err, errlen, "iiitiii", (int64_t)plan->height, plan->now,
+	    (int64_t)plan->nouts, hj_amount_format(total, total_s),
+	    (int64_t)plan->nonce, (int64_t)plan->gas_limit,
+	    (int64_t)(plan->version != NULL));
 	if (ret == -EINVAL) {
 		/* The unique indexes on planned batches and on nonces. */
 		hj_say(err, errlen,
@@ -249,11 +194,12 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		ret = hj_store__link_seed_chain(s, plan->seed_chain, *id, err,
 		                                errlen);
 	for (size_t i = 0; i < plan->nouts && ret == 0; i++) {
-		ret = run(s, "plan batch: output",
-		          "INSERT INTO payout_batch_outputs (batch, address, "
-		          "amount) VALUES (?1, ?2, ?3)",
-		          NULL, err, errlen, "itt", *id, plan->outs[i].address,
-		          hj_amount_format(plan->outs[i].amount, amt));
+		ret = hj_store__run(
+		    s, "plan batch: output",
+		    "INSERT INTO payout_batch_outputs (batch, address, "
+		    "amount) VALUES (?1, ?2, ?3)",
+		    NULL, err, errlen, "itt", *id, plan->outs[i].address,
+		    hj_amount_format(plan->outs[i].amount, amt));
 		if (ret == -EEXIST)
 			hj_say(err, errlen,
 			       "%s: plan batch: address %s given twice",
@@ -264,12 +210,12 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		sqlite3_stmt *st = NULL;
 		hj_amount v;
 
-		ret =
-		    run(s, "plan batch: payout",
-		        "INSERT INTO payout_batch_items (batch, payout) SELECT "
-		        "?1, p.id FROM payouts p WHERE p.id = ?2 AND p.state = "
-		        "'owed' AND " FREE_OWED("p.id"),
-		        &n, err, errlen, "it", *id, pid);
+		ret = hj_store__run(
+		    s, "plan batch: payout",
+		    "INSERT INTO payout_batch_items (batch, payout) SELECT "
+		    "?1, p.id FROM payouts p WHERE p.id = ?2 AND p.state = "
+		    "'owed' AND " FREE_OWED("p.id"),
+		    &n, err, errlen, "it", *id, pid);
 		hj_quote(pid ? pid : "", q, sizeof q);
 		if (ret == 0 && n != 1) {
 			hj_say(err, errlen,
@@ -451,8 +397,8 @@ static int batch_move(hj_store *s, const char *op, int64_t id,
 
 	if ((ret = hj_store__in_tx(s, op, err, errlen)))
 		return ret;
-	ret = run(s, op, batch_sql, &n, err, errlen, "ibiit", id, txid, a, b,
-	          text);
+	ret = hj_store__run(s, op, batch_sql, &n, err, errlen, "ibiit", id,
+	                    txid, a, b, text);
 	if (ret)
 		return ret;
 	if (n != 1) {
@@ -466,8 +412,8 @@ static int batch_move(hj_store *s, const char *op, int64_t id,
 	                "= ?1",
 	                id, &items, err, errlen);
 	if (ret == 0)
-		ret = run(s, op, payout_sql, &n, err, errlen, "ibiit", id, txid,
-		          a, b, text);
+		ret = hj_store__run(s, op, payout_sql, &n, err, errlen, "ibiit",
+		                    id, txid, a, b, text);
 	if (ret == 0 && n != items) {
 		hj_say(err, errlen,
 		       "%s: %s: batch %lld: %d of its %lld payouts were in the "
@@ -744,11 +690,12 @@ int hj_store_batch_cost(hj_store *s, int64_t id, uint64_t gas_used,
 	    (ret =
 	         hj_store__fits_i64(gas_used, "batch cost: gas", err, errlen)))
 		return ret;
-	ret = run(s, "batch cost",
-	          "UPDATE payout_batches SET gas_used = ?2, fee = ?3 WHERE id "
-	          "= ?1 AND state = 'confirmed'",
-	          &n, err, errlen, "iit", id, (int64_t)gas_used,
-	          hj_amount_format(fee, f));
+	ret = hj_store__run(
+	    s, "batch cost",
+	    "UPDATE payout_batches SET gas_used = ?2, fee = ?3 WHERE id "
+	    "= ?1 AND state = 'confirmed'",
+	    &n, err, errlen, "iit", id, (int64_t)gas_used,
+	    hj_amount_format(fee, f));
 	if (ret == 0 && n != 1) {
 		hj_say(err, errlen,
 		       "%s: batch cost: batch %lld is not confirmed", s->path,
@@ -769,12 +716,13 @@ int hj_store_set_balance(hj_store *s, hj_amount amount, uint64_t height,
 	    (ret = hj_store__fits_i64(height, "record the balance: height", err,
 	                              errlen)))
 		return ret;
-	return run(s, "record the balance",
-	           "INSERT INTO dealer_balance (id, amount, height, at, "
-	           "warning) VALUES (1, ?1, ?2, ?3, NULLIF(?4, '')) ON "
-	           "CONFLICT (id) DO UPDATE SET amount = excluded.amount, "
-	           "height = excluded.height, at = excluded.at, warning = "
-	           "excluded.warning",
-	           NULL, err, errlen, "tiit", hj_amount_format(amount, a),
-	           (int64_t)height, at, warning ? warning : "");
+	return hj_store__run(
+	    s, "record the balance",
+	    "INSERT INTO dealer_balance (id, amount, height, at, "
+	    "warning) VALUES (1, ?1, ?2, ?3, NULLIF(?4, '')) ON "
+	    "CONFLICT (id) DO UPDATE SET amount = excluded.amount, "
+	    "height = excluded.height, at = excluded.at, warning = "
+	    "excluded.warning",
+	    NULL, err, errlen, "tiit", hj_amount_format(amount, a),
+	    (int64_t)height, at, warning ? warning : "");
 }

@@ -1,10 +1,13 @@
-"""A block's card: docs/PROTOCOL.md section 2 in Python.
+"""A block's card: docs/PROTOCOL.md section 2 in Python, and its keyed form
+of section 15 (committed cards).
 
 Python 3, standard library only.  card_of() gives the card of a block hash
 as the card log's "card" object; card_matcher() turns a wish ("9", "10S",
 "T", "void", ...) into the predicate that the nodes' grind() mines for.
 """
 
+import hashlib
+import hmac
 import re
 
 _QUALIFIED = "123456789abcd"
@@ -56,3 +59,66 @@ def card_matcher(want):
     if m:
         return lambda c: c is not None and c["code"] == want
     raise ValueError("bad card wish %r" % (want,))
+
+
+# -- committed cards (docs/PROTOCOL.md section 15) ---------------------------
+
+def keyed_card(seed_hex, block_hash):
+    """The card log's card object of a block under a seed (None: void):
+    section 2's rule read on HMAC-SHA256(seed, the hash's 32 bytes)."""
+    h = block_hash[2:] if block_hash.startswith("0x") else block_hash
+    return card_of(hmac.new(bytes.fromhex(seed_hex), bytes.fromhex(h),
+                            hashlib.sha256).hexdigest())
+
+
+def seed_prev(seed_hex):
+    """SHA-256 of a seed: the seed of the block before, or the commitment."""
+    return hashlib.sha256(bytes.fromhex(seed_hex)).hexdigest()
+
+
+def commit_payload(start, length, commitment_hex):
+    """A Commit's 48 bytes in hex (no 0x)."""
+    return "484a0108" + "%016x" % start + "%08x" % length + commitment_hex
+
+
+def committed_lines(lines):
+    """Checks a committed dealer's card log lines: heights in a row; under
+    the chain in force (the commit events seen so far: the greatest start at
+    or below the height) a seed that chains to the one before or to the
+    commitment, and the HMAC's card; elsewhere void and no seed.  Returns
+    (keyed lines, None), or (keyed so far, what is wrong)."""
+    chains = []  # (start, length, commitment) in log order
+    last_seed = {}
+    keyed = 0
+    prev = None
+    for ln in lines:
+        h = ln["height"]
+        if prev is not None and h != prev + 1:
+            return keyed, "line %d follows %s" % (h, prev)
+        prev = h
+        force = None
+        for c in chains:
+            if c[0] <= h and (force is None or c[0] >= force[0]):
+                force = c
+        if force is None or h >= force[0] + force[1]:
+            if "seed" in ln or ln.get("void") is not True:
+                return keyed, "block %d: no chain in force, yet %s" % (h, ln.get("seed"))
+        else:
+            i = h - force[0] + 1
+            s = ln.get("seed")
+            if s is None:
+                return keyed, "block %d: no seed under chain %s" % (h, force[2][:16])
+            want_prev = last_seed.get(force[2], (0, force[2]))
+            if want_prev[0] != i - 1 or seed_prev(s) != want_prev[1]:
+                return keyed, "block %d: seed %d does not chain" % (h, i)
+            last_seed[force[2]] = (i, s)
+            want = keyed_card(s, ln["hash"])
+            if want is None and (ln.get("void") is not True or "card" in ln):
+                return keyed, "block %d: keyed void, line %s" % (h, ln.get("card"))
+            if want is not None and ln.get("card") != want:
+                return keyed, "block %d: card %s, HMAC gives %s" % (h, ln.get("card"), want)
+            keyed += 1
+        for e in ln["events"]:
+            if e["type"] == "commit":
+                chains.append((e["start"], e["length"], e["commitment"]))
+    return keyed, None

@@ -42,8 +42,6 @@ lead 4; in order:
 One line per case, then "N passed, M failed"; exit status 1 on failure.
 """
 import argparse
-import hashlib
-import hmac
 import json
 import os
 import random
@@ -55,7 +53,7 @@ import urllib.request
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cards import card_of  # noqa: E402
+from cards import commit_payload, committed_lines  # noqa: E402
 from daemon import Hashjackd, find_hashjackd, metric  # noqa: E402
 from evm_node import Anvil, BET, STAND  # noqa: E402
 from procs import HarnessError, install_cleanup, own_tempdir, wait_until  # noqa: E402
@@ -73,21 +71,6 @@ class Failed(Exception):
 def check(cond, what):
     if not cond:
         raise Failed(what)
-
-
-def keyed_card(seed_hex, block_hash):
-    """The card log's card object of a block under a seed (or None: void)."""
-    mac = hmac.new(bytes.fromhex(seed_hex), bytes.fromhex(block_hash[2:]),
-                   hashlib.sha256).hexdigest()
-    return card_of(mac)
-
-
-def sha(hex_):
-    return hashlib.sha256(bytes.fromhex(hex_)).hexdigest()
-
-
-def commit_payload(start, length, commitment_hex):
-    return ("0x484a0108" + "%016x" % start + "%08x" % length + commitment_hex)
 
 
 class Case:
@@ -154,43 +137,10 @@ class Case:
             return e.code, json.loads(e.read())
 
     def check_lines(self):
-        """Every line: seed and card as the chain in force says.  Returns the
-        number of keyed lines."""
-        chains = []  # (start, length, commitment) in log order
-        last_seed = {}
-        keyed = 0
-        prev_height = None
-        for ln in self.dm.lines():
-            h = ln["height"]
-            check(prev_height is None or h == prev_height + 1,
-                  "line %d follows %s" % (h, prev_height))
-            prev_height = h
-            force = None
-            for c in chains:
-                if c[0] <= h and (force is None or c[0] >= force[0]):
-                    force = c
-            if force is None or h >= force[0] + force[1]:
-                check("seed" not in ln and ln.get("void") is True,
-                      "block %d: no chain in force, yet %s" % (h, ln.get("seed")))
-            else:
-                i = h - force[0] + 1
-                s = ln.get("seed")
-                check(s is not None, "block %d: no seed under chain %s" % (h, force[2][:16]))
-                want_prev = last_seed.get(force[2], (0, force[2]))
-                check(want_prev[0] == i - 1 and sha(s) == want_prev[1],
-                      "block %d: seed %d does not chain" % (h, i))
-                last_seed[force[2]] = (i, s)
-                want = keyed_card(s, ln["hash"])
-                if want is None:
-                    check(ln.get("void") is True and "card" not in ln,
-                          "block %d: keyed void, line %s" % (h, ln.get("card")))
-                else:
-                    check(ln.get("card") == want, "block %d: card %s, HMAC gives %s"
-                          % (h, ln.get("card"), want))
-                keyed += 1
-            for e in ln["events"]:
-                if e["type"] == "commit":
-                    chains.append((e["start"], e["length"], e["commitment"]))
+        """Every line: seed and card as the chain in force says
+        (cards.committed_lines).  Returns the number of keyed lines."""
+        keyed, bad = committed_lines(self.dm.lines())
+        check(bad is None, bad)
         return keyed
 
 
@@ -208,7 +158,7 @@ def case_first(C):
           "commit event: %s in block %d" % (ev, y))
     tx = C.a.rpc("eth_getTransactionByHash", ev["tx"])
     check(tx["from"].lower() == C.dealer.address and tx["to"].lower() == C.dealer.address
-          and tx["input"] == commit_payload(ev["start"], LENGTH, ev["commitment"]),
+          and tx["input"] == "0x" + commit_payload(ev["start"], LENGTH, ev["commitment"]),
           "the Commit transaction: %s" % tx)
     rows = C.db("SELECT state, start, length, hex(commitment) FROM seed_chains")
     check(rows == [("dealt", ev["start"], LENGTH, ev["commitment"].upper())],
@@ -272,10 +222,10 @@ def case_bogus(C):
     # The dealer key's own transaction is sent while the daemon is stopped:
     # its payer would otherwise race cast for the same nonce.
     check(C.dm.stop() == 0, "SIGTERM before the dealer's own Commit")
-    t1 = C.a.send(player, C.dealer.address, commit_payload(h0 + 50, 5, fake), 7)
-    t2 = C.a.send(player, C.dealer.address, commit_payload(h0 + 50, 0, fake), 8)
+    t1 = C.a.send(player, C.dealer.address, "0x" + commit_payload(h0 + 50, 5, fake), 7)
+    t2 = C.a.send(player, C.dealer.address, "0x" + commit_payload(h0 + 50, 0, fake), 8)
     y = C.a.height() + 1
-    t3 = C.a.send(C.dealer, C.dealer.address, commit_payload(y, 5, fake), 0)
+    t3 = C.a.send(C.dealer, C.dealer.address, "0x" + commit_payload(y, 5, fake), 0)
     C.a.mine()
     C.dm.start()
     C.mine_until(lambda: C.dm.last_height() >= y, "the bogus Commits dealt")

@@ -46,7 +46,6 @@ One line per case, then "N passed, M failed"; exit status 1 on failure.
 """
 import argparse
 import hashlib
-import hmac
 import json
 import os
 import random
@@ -59,7 +58,7 @@ import urllib.request
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from btc_node import Litecoind, find_litecoind, parse_tx, sats_to_coin  # noqa: E402
-from cards import card_of  # noqa: E402
+from cards import commit_payload, committed_lines  # noqa: E402
 from daemon import find_hashjackd, litecoind_daemon  # noqa: E402
 from procs import HarnessError, install_cleanup, own_tempdir, wait_until  # noqa: E402
 from tool import find_hashjack, verify  # noqa: E402
@@ -79,23 +78,8 @@ def check(cond, what):
         raise Failed(what)
 
 
-def keyed_card(seed_hex, block_hash):
-    """The card log's card object of a block under a seed (or None: void)."""
-    mac = hmac.new(bytes.fromhex(seed_hex), bytes.fromhex(block_hash),
-                   hashlib.sha256).hexdigest()
-    return card_of(mac)
-
-
-def sha(hex_):
-    return hashlib.sha256(bytes.fromhex(hex_)).hexdigest()
-
-
 def hash160(b):
     return hashlib.new("ripemd160", hashlib.sha256(b).digest()).digest()
-
-
-def commit_payload(start, length, commitment_hex):
-    return COMMIT_MAGIC + "%016x" % start + "%08x" % length + commitment_hex
 
 
 class Case:
@@ -188,43 +172,10 @@ class Case:
         return len(dec["vin"]), len(outs)
 
     def check_lines(self):
-        """Every line: seed and card as the chain in force says.  Returns the
-        number of keyed lines."""
-        chains = []  # (start, length, commitment) in log order
-        last_seed = {}
-        keyed = 0
-        prev_height = None
-        for ln in self.dm.lines():
-            h = ln["height"]
-            check(prev_height is None or h == prev_height + 1,
-                  "line %d follows %s" % (h, prev_height))
-            prev_height = h
-            force = None
-            for c in chains:
-                if c[0] <= h and (force is None or c[0] >= force[0]):
-                    force = c
-            if force is None or h >= force[0] + force[1]:
-                check("seed" not in ln and ln.get("void") is True,
-                      "block %d: no chain in force, yet %s" % (h, ln.get("seed")))
-            else:
-                i = h - force[0] + 1
-                s = ln.get("seed")
-                check(s is not None, "block %d: no seed under chain %s" % (h, force[2][:16]))
-                want_prev = last_seed.get(force[2], (0, force[2]))
-                check(want_prev[0] == i - 1 and sha(s) == want_prev[1],
-                      "block %d: seed %d does not chain" % (h, i))
-                last_seed[force[2]] = (i, s)
-                want = keyed_card(s, ln["hash"])
-                if want is None:
-                    check(ln.get("void") is True and "card" not in ln,
-                          "block %d: keyed void, line %s" % (h, ln.get("card")))
-                else:
-                    check(ln.get("card") == want, "block %d: card %s, HMAC gives %s"
-                          % (h, ln.get("card"), want))
-                keyed += 1
-            for e in ln["events"]:
-                if e["type"] == "commit":
-                    chains.append((e["start"], e["length"], e["commitment"]))
+        """Every line: seed and card as the chain in force says
+        (cards.committed_lines).  Returns the number of keyed lines."""
+        keyed, bad = committed_lines(self.dm.lines())
+        check(bad is None, bad)
         return keyed
 
 

@@ -26,14 +26,13 @@ One line per check, then "N passed, M failed"; exit status 1 on failure.
 
 import argparse
 import hashlib
-import hmac
 import json
 import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cards import card_of  # noqa: E402
+from cards import card_of, commit_payload, keyed_card  # noqa: E402
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
 from evm_node import Anvil  # noqa: E402
 from procs import close_all, install_cleanup  # noqa: E402
@@ -55,11 +54,6 @@ def seed_chain(secret, length):
     return s[::-1]
 
 
-def commit_payload(start, length, commitment):
-    return "0x484a0108" + start.to_bytes(8, "big").hex() + \
-        length.to_bytes(4, "big").hex() + commitment.hex()
-
-
 def compact(j):
     return json.dumps(j, separators=(",", ":"))
 
@@ -71,8 +65,7 @@ def line(block, seed=None, card=None, events=()):
          "hash": block["hash"], "parent": block["parentHash"]}
     if seed is not None:
         j["seed"] = seed.hex()
-        mac = hmac.new(seed, bytes.fromhex(block["hash"][2:]), hashlib.sha256).hexdigest()
-        c = card if card is not None else card_of(mac)
+        c = card if card is not None else keyed_card(seed.hex(), block["hash"])
         if c is None:
             j["void"] = True
         else:
@@ -103,11 +96,11 @@ def main():
     forged = seed_chain(b"another account's secret", 3)
 
     anvil.mine_empty(COMMIT_BLOCK - 1)
-    tx = anvil.send(dealer, dealer.address, commit_payload(H, L, chain[0]))
+    tx = anvil.send(dealer, dealer.address, "0x" + commit_payload(H, L, chain[0].hex()))
     anvil.mine(expect=[tx])
     anvil.mine_empty(FORGED_BLOCK - 1 - COMMIT_BLOCK)
     tx_other = anvil.send(other, dealer.address,
-                          commit_payload(FORGED_BLOCK + 2, 3, forged[0]))
+                          "0x" + commit_payload(FORGED_BLOCK + 2, 3, forged[0].hex()))
     anvil.mine(expect=[tx_other])
     anvil.mine_empty(LAST - FORGED_BLOCK)
     blocks = [anvil.block(n) for n in range(LAST + 1)]
