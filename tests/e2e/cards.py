@@ -1,5 +1,5 @@
 """A block's card: docs/PROTOCOL.md section 2 in Python, and its keyed form
-of section 15 (committed cards).
+of docs/PROTOCOL.md section 15 (committed cards).
 
 Python 3, standard library only.  card_of() gives the card of a block hash
 as the card log's "card" object; card_matcher() turns a wish ("9", "10S",
@@ -65,7 +65,8 @@ def card_matcher(want):
 
 def keyed_card(seed_hex, block_hash):
     """The card log's card object of a block under a seed (None: void):
-    section 2's rule read on HMAC-SHA256(seed, the hash's 32 bytes)."""
+    the rule of docs/PROTOCOL.md section 2 read on HMAC-SHA256(seed, the
+    hash's 32 bytes)."""
     h = block_hash[2:] if block_hash.startswith("0x") else block_hash
     return card_of(hmac.new(bytes.fromhex(seed_hex), bytes.fromhex(h),
                             hashlib.sha256).hexdigest())
