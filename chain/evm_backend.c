@@ -23,8 +23,10 @@ struct evm {
 	hj_backend base;
 	hj_rpc *rpc;
 	uint8_t dealer[20];
-	int keep_all;      /* every transaction of a block, for export */
-	struct breq *reqs; /* in progress, freed with the backend */
+	int keep_all;       /* every transaction of a block, for export */
+	int block_receipts; /* eth_getBlockReceipts: 1 the node has it, -1
+	                       it has not, 0 not asked yet */
+	struct breq *reqs;  /* in progress, freed with the backend */
 	struct qreq *qreqs;
 };
 
@@ -40,6 +42,7 @@ struct breq {
 	json_t *answer; /* the blocks' JSON, kept until the receipts arrive */
 	json_t **src;   /* each transaction to the dealer, in order */
 	size_t nsrc;
+	uint8_t *whole; /* per block: its receipts asked whole */
 	/* payments(): the payees, and the transfers from the dealer to
 	 * them, in block order, until their receipts say which moved. */
 	hj_payments_cb pcb;
@@ -68,6 +71,7 @@ static void req_free(struct breq *r)
 		return;
 	hj_chain_blocks_free(r->blocks, r->n);
 	free(r->src);
+	free(r->whole);
 	free(r->pays);
 	hj_payee_set_free(&r->set);
 	json_decref(r->answer);
@@ -517,14 +521,39 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 		on_pay_receipts(r, result);
 		return;
 	}
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = 0, ci = 0; i < r->n; i++) {
+		json_t *list = NULL;
+
+		if (r->whole[i]) {
+			list = json_array_get(result, ci++);
+			if (json_is_null(list)) {
+				snprintf(err, sizeof err,
+				         "block %" PRIu64
+				         ": its receipts not available yet",
+				         r->blocks[i].height);
+				req_done(r, err);
+				return;
+			}
+			if (!json_is_array(list)) {
+				snprintf(err, sizeof err,
+				         "block %" PRIu64
+				         ": eth_getBlockReceipts gave no list",
+				         r->blocks[i].height);
+				req_done(r, err);
+				return;
+			}
+		}
 		for (size_t j = 0; j < r->blocks[i].ntx; j++, k++) {
 			hj_action *a = &r->blocks[i].txs[j];
 			unsigned __int128 status = 0;
 			char why[HJ_ERRLEN];
-			int got =
-			    receipt_status(json_array_get(result, k), a->txid.b,
-			                   r->blocks[i].hash, &status);
+			json_t *rc = list != NULL
+			                 ? json_array_get(list, a->tx_index)
+			                 : json_array_get(result, ci++);
+			int got = receipt_status(rc, a->txid.b,
+			                         r->blocks[i].hash, &status);
+			if (list != NULL && rc == NULL)
+				got = RECEIPT_BAD;
 			if (got == RECEIPT_NONE) {
 				snprintf(err, sizeof err,
 				         "block %" PRIu64
@@ -562,6 +591,116 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 	if (r->e->keep_all)
 		mark_failed(r);
 	req_done(r, NULL);
+}
+
+/*
+ * A block's receipts are asked whole, with eth_getBlockReceipts (one call,
+ * every receipt of the block), where the node has it and where that costs
+ * less than one eth_getTransactionReceipt per transaction to the dealer:
+ * at least BLOCK_RECEIPTS_MIN of them, or two or more making at least
+ * half of the block's transactions.
+ */
+#define BLOCK_RECEIPTS_MIN 16
+
+static int wants_whole(const struct breq *r, size_t i)
+{
+	size_t ntx = r->blocks[i].ntx;
+	size_t all = json_array_size(
+	    json_object_get(json_array_get(r->answer, i), "transactions"));
+
+	return r->e->block_receipts >= 0 && ntx >= 2 &&
+	       (ntx >= BLOCK_RECEIPTS_MIN || 2 * ntx >= all);
+}
+
+static void ask_receipts(struct breq *r);
+
+/* Whether the node has eth_getBlockReceipts: its error answer says no
+ * (method not found, not supported: any error the node gives), a list
+ * says yes. */
+static void on_probe(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	struct breq *r = arg;
+
+	if (e != NULL && e->kind != HJ_RPC_ERR_NODE) {
+		req_done(r, e->text);
+		return;
+	}
+	r->e->block_receipts = e == NULL && json_is_array(result) ? 1 : -1;
+	ask_receipts(r);
+}
+
+/* The receipts of the blocks' transactions to the dealer (or, for
+ * payments(), of the dealer's transfers): one batch, after asking the
+ * node once whether it has eth_getBlockReceipts when a block wants it. */
+static void ask_receipts(struct breq *r)
+{
+	size_t ncalls = 0, k = 0;
+	const char **methods = NULL;
+	json_t **params = NULL;
+	char hex[67];
+	int rc = -ENOMEM;
+
+	if (!r->pcb) {
+		if (!r->whole)
+			r->whole = calloc(r->n, 1);
+		if (!r->whole) {
+			req_done(r, "out of memory");
+			return;
+		}
+		for (size_t i = 0; i < r->n; i++) {
+			r->whole[i] = (uint8_t)wants_whole(r, i);
+			if (r->whole[i] && r->e->block_receipts == 0) {
+				hj_hex_encode(r->blocks[i].hash, 32, 1, hex);
+				rc = hj_rpc_call_x(
+				    r->e->rpc, "eth_getBlockReceipts",
+				    json_pack("[s]", hex), NULL,
+				    HJ_RPC_NODE_ERRORS, on_probe, r);
+				if (rc)
+					req_done(r, "out of memory");
+				return;
+			}
+			ncalls += r->whole[i] ? 1 : r->blocks[i].ntx;
+		}
+	} else {
+		ncalls = r->npays;
+	}
+	methods = calloc(ncalls, sizeof *methods);
+	params = calloc(ncalls, sizeof *params);
+	if (!methods || !params)
+		goto out;
+	for (size_t i = 0; i < r->n && !r->pcb; i++) {
+		if (r->whole[i]) {
+			hj_hex_encode(r->blocks[i].hash, 32, 1, hex);
+			methods[k] = "eth_getBlockReceipts";
+			params[k] = json_pack("[s]", hex);
+			if (!params[k++])
+				goto out;
+			continue;
+		}
+		for (size_t j = 0; j < r->blocks[i].ntx; j++) {
+			hj_hex_encode(r->blocks[i].txs[j].txid.b, 32, 1, hex);
+			methods[k] = "eth_getTransactionReceipt";
+			params[k] = json_pack("[s]", hex);
+			if (!params[k++])
+				goto out;
+		}
+	}
+	for (; r->pcb && k < ncalls; k++) {
+		hj_hex_encode(r->pays[k].txid, 32, 1, hex);
+		methods[k] = "eth_getTransactionReceipt";
+		params[k] = json_pack("[s]", hex);
+		if (!params[k])
+			goto out;
+	}
+	rc = hj_rpc_batch(r->e->rpc, ncalls, methods, params, on_receipts, r);
+	k = 0; /* stolen, even on failure */
+out:
+	for (size_t i = 0; i < k; i++)
+		json_decref(params[i]);
+	free(methods);
+	free(params);
+	if (rc)
+		req_done(r, "out of memory");
 }
 
 static void on_blocks(void *arg, json_t *result, const char *error)
@@ -609,42 +748,8 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 		req_done(r, NULL);
 		return;
 	}
-
-	const char **methods = calloc(ntx, sizeof *methods);
-	json_t **params = calloc(ntx, sizeof *params);
-	size_t k = 0;
-	int rc = -ENOMEM;
-	if (!methods || !params)
-		goto out;
-	for (size_t i = 0; i < r->n && !r->pcb; i++) {
-		for (size_t j = 0; j < r->blocks[i].ntx; j++, k++) {
-			char hex[67];
-			hj_hex_encode(r->blocks[i].txs[j].txid.b, 32, 1, hex);
-			methods[k] = "eth_getTransactionReceipt";
-			params[k] = json_pack("[s]", hex);
-			if (!params[k])
-				goto out;
-		}
-	}
-	for (; r->pcb && k < ntx; k++) {
-		char hex[67];
-		hj_hex_encode(r->pays[k].txid, 32, 1, hex);
-		methods[k] = "eth_getTransactionReceipt";
-		params[k] = json_pack("[s]", hex);
-		if (!params[k])
-			goto out;
-	}
-	rc = hj_rpc_batch(r->e->rpc, ntx, methods, params, on_receipts, r);
-	k = 0; /* stolen, even on failure */
-out:
-	for (size_t i = 0; i < k; i++)
-		json_decref(params[i]);
-	free(methods);
-	free(params);
-	if (rc)
-		req_done(r, "out of memory");
+	ask_receipts(r);
 }
-
 /* blocks() with cb, or payments() with pcb and set (taken, even on
  * failure). */
 static int evm_request(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,

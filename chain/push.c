@@ -342,12 +342,9 @@ static void on_wait(void *arg, json_t *result, const char *error)
 
 /* Every failed attempt ends the session: the module's backoff, not the
  * client's, says when to try again, and the session's state is told. */
-static void on_rpc_retry(void *arg, const char *what, unsigned attempt,
-                         unsigned delay_ms)
+static void on_rpc_retry(void *arg, const hj_rpc_retry *r)
 {
-	(void)attempt;
-	(void)delay_ms;
-	drop(arg, what);
+	drop(arg, r->what);
 }
 
 /* ---- the loop ---- */

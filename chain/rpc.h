@@ -39,6 +39,43 @@ enum hj_rpc_outcome {
 /* "ok", "error", "retried", "failed". */
 const char *hj_rpc_outcome_name(enum hj_rpc_outcome o);
 
+/* Why an attempt failed and is tried again (hj_rpc_retry.cause): one word
+ * each for a summary and a metric's label (hj_rpc_cause_name). */
+enum hj_rpc_cause {
+	HJ_RPC_CAUSE_CONNECT,    /* "connect": no connection made */
+	HJ_RPC_CAUSE_TIMEOUT,    /* "timeout": no whole answer in time */
+	HJ_RPC_CAUSE_NETWORK,    /* "network": the connection failed or the
+	                            answer was cut */
+	HJ_RPC_CAUSE_RATE,       /* "rate_limited": HTTP 429 */
+	HJ_RPC_CAUSE_HTTP,       /* "http": another status (5xx, 408, 3xx) */
+	HJ_RPC_CAUSE_AUTH,       /* "auth": HTTP 401 with a cookie file */
+	HJ_RPC_CAUSE_BAD_ANSWER, /* "bad_answer": no valid JSON-RPC answer */
+	HJ_RPC_CAUSE_NODE_ERROR, /* "node_error": a JSON-RPC error */
+};
+#define HJ_RPC_CAUSES 8
+const char *hj_rpc_cause_name(enum hj_rpc_cause c);
+
+/* A failed attempt that will be tried again (hj_rpc_opts.on_retry);
+ * borrowed for the call. */
+typedef struct hj_rpc_retry {
+	const char *what;  /* the request and what failed, one line */
+	unsigned attempt;  /* 1 = the first try */
+	unsigned delay_ms; /* before the next one */
+	enum hj_rpc_cause cause;
+	unsigned retry_after; /* the server's Retry-After, seconds; 0 none */
+} hj_rpc_retry;
+
+/* A batch limit learnt or changed (hj_rpc_opts.on_limit): batches of
+ * method are now sent in parts of at most `limit` calls.  refused: the
+ * calls of the batch the node (or a proxy) just refused, with why (one
+ * line); 0 and NULL when the limit grows back.  Borrowed for the call. */
+typedef struct hj_rpc_limit {
+	const char *method;
+	size_t limit;
+	size_t refused;
+	const char *why;
+} hj_rpc_limit;
+
 typedef struct hj_rpc_opts {
 	const char *url;  /* http://host:port/path (https works too) */
 	const char *user; /* basic auth when not NULL */
@@ -51,6 +88,9 @@ typedef struct hj_rpc_opts {
 	 * unreadable file is retried too (the node may not be up yet). */
 	const char *cookie_file;
 	size_t max_response; /* bytes of one HTTP response body */
+	/* Calls of one HTTP request: a longer batch goes in parts (below,
+	 * "Batches that fit the node"); 0: no bound of ours. */
+	size_t max_batch;
 	unsigned timeout_ms; /* one attempt, connect to last byte */
 	unsigned backoff_min_ms;
 	unsigned backoff_max_ms;
@@ -64,10 +104,10 @@ typedef struct hj_rpc_opts {
 	unsigned max_attempts;
 	unsigned give_up_ms;
 	/* Called for every failed attempt that will be retried (for the
-	 * daemon's log): what failed, the attempt number (1 = first try),
-	 * and the delay before the next one.  May be NULL. */
-	void (*on_retry)(void *arg, const char *what, unsigned attempt,
-	                 unsigned delay_ms);
+	 * daemon's log and metrics).  May be NULL. */
+	void (*on_retry)(void *arg, const hj_rpc_retry *r);
+	/* Called when a batch limit is learnt or changes.  May be NULL. */
+	void (*on_limit)(void *arg, const hj_rpc_limit *l);
 	void *arg;
 	/* Called at the end of every attempt (for metrics): the request's
 	 * method (a batch's first call's), how the attempt ended, and the time
@@ -79,7 +119,8 @@ typedef struct hj_rpc_opts {
 	void *observe_arg;
 } hj_rpc_opts;
 
-/* Defaults: 64 MiB, 30 s, 250 ms, 30 s, 4, no budget (0, 0). */
+/* Defaults: 64 MiB, no max_batch, 30 s, 250 ms, 30 s, 4, no budget (0,
+ * 0). */
 void hj_rpc_opts_default(hj_rpc_opts *o);
 
 /*
@@ -170,8 +211,24 @@ int hj_rpc_call_x(hj_rpc *c, const char *method, json_t *params,
 int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
                       char *err, size_t errlen);
 
-/* One batch of n calls in a single HTTP request; params[i] each stolen.
- * Any error in any element retries the whole batch. */
+/*
+ * A batch of n calls; params[i] each stolen.  The callback gets every
+ * result, in request order, or one error.
+ *
+ * Batches that fit the node: a batch is sent in parts of at most
+ * max_batch calls, and of at most the limit learnt for its (first
+ * call's) method.  A part the node or a proxy refuses as too many or too
+ * large (a JSON-RPC error for the whole batch, but for a rate limit; a
+ * call's error naming a size or batch limit, hj_rpc__limit_text in
+ * rpc_answer.h; HTTP 400 or 413; an answer above max_response; an
+ * answer cut short or no JSON) is sent again at once in smaller parts,
+ * down to single calls (a plain request, not a batch of one), and the
+ * method's limit is lowered to what works (on_limit).  After 32 whole
+ * parts pass at the limit it grows by a quarter, never to the smallest
+ * size refused until 1,024 more have passed.  A single call refused as
+ * too large ends with HJ_RPC_ERR_FINAL (nothing smaller can be asked);
+ * any other error retries the part alone.
+ */
 int hj_rpc_batch(hj_rpc *c, size_t n, const char *const *methods,
                  json_t *const *params, hj_rpc_cb cb, void *arg);
 

@@ -5,6 +5,7 @@
  * no state but the arguments, so that an answer can be checked on a thread
  * of the pool (rpc.c, "Parsing") and fuzzed (fuzz/fuzz_rpc.c).
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,48 @@ static void show(const json_t *v, char *buf, size_t n)
 	free(s);
 }
 
+/* -1: s names a rate limit; 1: a size or batch limit; 0: neither. */
+static int text_kind(const char *s)
+{
+	static const char *const rate[] = {
+	    "rate limit",    "rate-limit",        "ratelimit",  "request rate",
+	    "rate exceeded", "too many requests", "per second", "/second",
+	    "compute unit",  "capacity",          "quota",      "credits"};
+	static const char *const size[] = {
+	    "batch",        "too large", "too big",       "response size",
+	    "request size", "payload",   "request entity"};
+	char low[512];
+	size_t i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; s[i] != '\0' && i + 1 < sizeof low; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	low[i] = '\0';
+	for (i = 0; i < sizeof rate / sizeof rate[0]; i++)
+		if (strstr(low, rate[i]) != NULL)
+			return -1;
+	for (i = 0; i < sizeof size / sizeof size[0]; i++)
+		if (strstr(low, size[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+int hj_rpc__limit_text(const char *s)
+{
+	return text_kind(s) == 1;
+}
+
+/* The message of a JSON-RPC error member e (NULL when it has none). */
+static const char *error_text(json_t *e)
+{
+	json_t *text = json_object_get(e, "message");
+
+	return json_is_string(text) ? json_string_value(text)
+	       : json_is_string(e)  ? json_string_value(e)
+	                            : NULL;
+}
+
 /*
  * One response object for request id.  Accepts JSON-RPC 2.0 and the 1.0
  * form some nodes still send ("error": null next to "result", no
@@ -190,23 +233,35 @@ static json_t *check_one(json_t *o, json_int_t id, char *msg, size_t n,
 	return res;
 }
 
+/* The kind of a JSON-RPC error member e: a limit (hj_rpc__limit_text of
+ * its message), or any other error of the node. */
+static enum hj_rpc__why error_kind(json_t *e)
+{
+	return text_kind(error_text(e)) == 1 ? HJ_RPC__ANS_LIMIT
+	                                     : HJ_RPC__ANS_NODE;
+}
+
 /* The results of a batch response to the calls of ids id0 .. id0 + nc - 1
- * in request order: a new array, or NULL with the reason in msg.  Every id
- * must appear exactly once. */
-static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
-                           size_t n)
+ * in request order: a new array, or NULL with the reason in msg and its
+ * kind in *kind.  Every id must appear exactly once. */
+static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc,
+                           enum hj_rpc__why *kind, char *msg, size_t n)
 {
 	json_t **slot = NULL, *out = NULL, *el, *e;
 	size_t i;
 	char why[HJ_ERRLEN];
 
+	*kind = HJ_RPC__ANS_BAD;
 	e = json_object_get(doc, "error");
 	if (e != NULL && !json_is_null(e)) {
-		/* The server refused the batch as a whole. */
+		/* The server refused the batch as a whole: a smaller one
+		 * may pass, unless it asks us to slow down. */
 		char shown[160];
 
 		show(e, shown, sizeof shown);
 		hj_say(msg, n, "batch refused: JSON-RPC error %s", shown);
+		*kind = text_kind(error_text(e)) == -1 ? HJ_RPC__ANS_NODE
+		                                       : HJ_RPC__ANS_LIMIT;
 		return NULL;
 	}
 	if (!json_is_array(doc)) {
@@ -244,11 +299,15 @@ static json_t *check_batch(json_int_t id0, size_t nc, json_t *doc, char *msg,
 			       (long long)json_integer_value(id));
 			goto out;
 		}
+		json_t *errobj = NULL;
+
 		res = check_one(el, json_integer_value(id), why, sizeof why,
-		                NULL);
+		                &errobj);
 		if (res == NULL) {
 			hj_say(msg, n, "call %lld of %zu: %s", (long long)k + 1,
 			       nc, why);
+			if (errobj != NULL)
+				*kind = error_kind(errobj);
 			goto out;
 		}
 		slot[k] = res;
@@ -275,14 +334,15 @@ out:
 }
 
 int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
-                   int batch, json_t **result, json_t **error, char *msg,
-                   size_t msglen)
+                   int batch, json_t **result, json_t **error,
+                   enum hj_rpc__why *why, char *msg, size_t msglen)
 {
 	json_t *doc, *errobj = NULL;
 	json_error_t je;
 	char shown[240];
 
 	*result = NULL;
+	*why = HJ_RPC__ANS_OK;
 	if (error != NULL)
 		*error = NULL;
 	doc = json_loadb(body != NULL ? body : "", len, 0, &je);
@@ -291,16 +351,23 @@ int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
 		hj_say(msg, msglen,
 		       "response is not JSON: %s at line %d, column %d", shown,
 		       je.line, je.column);
+		*why = batch ? HJ_RPC__ANS_CUT : HJ_RPC__ANS_BAD;
 		return -1;
 	}
 	if (batch) {
-		*result = check_batch(id0, n, doc, msg, msglen);
+		*result = check_batch(id0, n, doc, why, msg, msglen);
 	} else {
 		*result =
 		    json_incref(check_one(doc, id0, msg, msglen, &errobj));
-		if (*result == NULL && errobj != NULL && error != NULL)
-			*error = json_incref(errobj);
+		if (*result == NULL) {
+			*why = errobj != NULL ? error_kind(errobj)
+			                      : HJ_RPC__ANS_BAD;
+			if (errobj != NULL && error != NULL)
+				*error = json_incref(errobj);
+		}
 	}
 	json_decref(doc);
+	if (*result != NULL)
+		*why = HJ_RPC__ANS_OK;
 	return *result != NULL ? 0 : -1;
 }

@@ -39,6 +39,29 @@ size_t hj_rpc__keep(hj_rpc__body *b, const char *p, size_t n);
 /* Frees what hj_rpc__keep kept: b holds nothing again (its limits stay). */
 void hj_rpc__body_release(hj_rpc__body *b);
 
+/* Why an answer was not taken (hj_rpc__answer's *why). */
+enum hj_rpc__why {
+	HJ_RPC__ANS_OK = 0,
+	HJ_RPC__ANS_BAD,   /* not a valid answer to the request */
+	HJ_RPC__ANS_NODE,  /* a JSON-RPC error the node gave a call */
+	HJ_RPC__ANS_LIMIT, /* a refusal a smaller batch may not get: the
+	                      batch refused as a whole (but for a rate
+	                      limit), or a call's error that names a size
+	                      or batch limit (hj_rpc__limit_text) */
+	HJ_RPC__ANS_CUT,   /* a batch's answer that is no JSON: cut short
+	                      by a proxy, most likely */
+};
+
+/*
+ * 1 when a node's or a proxy's error message (any case) names a limit on
+ * a request's or an answer's size or on a batch ("batch size too large,
+ * max 10", "batch too large", "response too large", "batch limit
+ * exceeded"), and not a rate ("rate limit exceeded", "too many requests",
+ * "compute units per second"): asking less at once helps the first kind,
+ * waiting the second.  NULL is 0.
+ */
+int hj_rpc__limit_text(const char *s);
+
 /*
  * What the body of an answer, body[0..len) (body may be NULL when len is
  * 0), says about a request of n calls with ids id0 .. id0 + n - 1: batch
@@ -47,14 +70,15 @@ void hj_rpc__body_release(hj_rpc__body *b);
  * docs/RPC.md says: an object with "jsonrpc" absent or "2.0", the id as a
  * JSON integer, "error" absent or null, and a "result" (null included).
  * Returns 0 with *result a new reference (for a batch, a new array of the
- * n results in request order), or -1 with *result NULL and the reason in
- * msg, one printable line.  When error is not NULL, *error is set for a
- * single call whose answer is valid but for its "error" member: a new
- * reference to that member (the node refused the call); else NULL.
+ * n results in request order), or -1 with *result NULL, the reason in
+ * msg, one printable line, and in *why (HJ_RPC__ANS_OK on success).  When
+ * error is not NULL, *error is set for a single call whose answer is valid
+ * but for its "error" member: a new reference to that member (the node
+ * refused the call); else NULL.
  * The client calls it with n >= 1 and 1 <= id0 <= id0 + n - 1 <= INT64_MAX.
  */
 int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
-                   int batch, json_t **result, json_t **error, char *msg,
-                   size_t msglen);
+                   int batch, json_t **result, json_t **error,
+                   enum hj_rpc__why *why, char *msg, size_t msglen);
 
 #endif

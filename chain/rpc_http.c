@@ -475,14 +475,14 @@ static const char *refusal_hint(long status, int batch)
 {
 	if (status == 413)
 		return batch ? "(the request or its answer is too large for "
-		               "the node or a proxy before it: lower [chain] "
-		               "batch_blocks)"
+		               "the node or a proxy before it)"
 		             : "(the request or its answer is too large for "
-		               "the node or a proxy before it)";
+		               "the node or a proxy before it, and this is one "
+		               "call: nothing smaller can be asked; raise the "
+		               "endpoint's limit or use another endpoint)";
 	if (status == 400)
 		return batch ? "(a request it calls bad, or more calls in one "
-		               "batch than it takes: lower [chain] "
-		               "batch_blocks, else check the URL's path)"
+		               "batch than it takes)"
 		             : "(a request it calls bad: check the URL's path)";
 	return "(check the URL's path and the credentials)";
 }
@@ -519,6 +519,8 @@ static void on_done(hj_rpc__http *h, CURL *easy, CURLcode res)
 		    "rpc_max_response in [chain] if the node's answers are "
 		    "legitimately this large",
 		    h->max_response);
+		o.cause = HJ_RPC_CAUSE_NETWORK;
+		o.limit = HJ_RPC__LIMIT_REFUSED;
 		h->end(h->arg, req, &o);
 		return;
 	}
@@ -538,14 +540,26 @@ static void on_done(hj_rpc__http *h, CURL *easy, CURLcode res)
 		o.not_sent = res == CURLE_COULDNT_CONNECT ||
 		             res == CURLE_COULDNT_RESOLVE_HOST ||
 		             res == CURLE_COULDNT_RESOLVE_PROXY;
+		o.cause = o.not_sent ? HJ_RPC_CAUSE_CONNECT
+		          : res == CURLE_OPERATION_TIMEDOUT
+		              ? HJ_RPC_CAUSE_TIMEOUT
+		              : HJ_RPC_CAUSE_NETWORK;
+		/* An answer that began and stopped short: a proxy's size
+		 * cap, most likely. */
+		if (res == CURLE_PARTIAL_FILE ||
+		    (res == CURLE_RECV_ERROR && x->resp.started))
+			o.limit = HJ_RPC__LIMIT_CUT;
 		h->end(h->arg, req, &o);
 		return;
 	}
 	if ((status < 200 || status > 299) && x->node_errors && status != 401) {
 		/* Bitcoin Core answers a failed call with HTTP 500 (404 for
 		 * an unknown method) and the JSON-RPC error in the body. */
+		enum hj_rpc__why why;
+
 		if (hj_rpc__answer(x->resp.buf, x->resp.len, x->id0, 1, 0,
-		                   &result, &errobj, msg, sizeof msg) != 0 &&
+		                   &result, &errobj, &why, msg,
+		                   sizeof msg) != 0 &&
 		    errobj != NULL) {
 			hj_rpc__body_release(&x->resp);
 			o.end = HJ_RPC__XFER_NODE_ERROR;
@@ -575,6 +589,7 @@ static void on_done(hj_rpc__http *h, CURL *easy, CURLcode res)
 			         h->cookie_file);
 			/* Refused before execution: safe to send again. */
 			o.not_sent = 1;
+			o.cause = HJ_RPC_CAUSE_AUTH;
 			h->end(h->arg, req, &o);
 			return;
 		}
@@ -585,11 +600,14 @@ static void on_done(hj_rpc__http *h, CURL *easy, CURLcode res)
 			         status, refusal_hint(status, x->several),
 			         shown);
 			o.end = HJ_RPC__XFER_FINAL;
+			if (status == 413 || (status == 400 && x->several))
+				o.limit = HJ_RPC__LIMIT_REFUSED;
 			h->end(h->arg, req, &o);
 			return;
 		}
 		snprintf(msg, sizeof msg, "HTTP %ld: %s", status, shown);
 		o.retry_after = retry_after > 0 ? (uint64_t)retry_after : 0;
+		o.cause = status == 429 ? HJ_RPC_CAUSE_RATE : HJ_RPC_CAUSE_HTTP;
 		h->end(h->arg, req, &o);
 		return;
 	}

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "rpc.h"
+
 typedef struct hj_rpc__http hj_rpc__http; /* the transport */
 typedef struct hj_rpc__xfer hj_rpc__xfer; /* one transfer */
 
@@ -30,11 +32,21 @@ enum hj_rpc__xfer_end {
 	                            answer errobj (borrowed), msg */
 };
 
+/* What a smaller request may fix (hj_rpc__xfer_outcome.limit). */
+enum hj_rpc__limit {
+	HJ_RPC__LIMIT_NONE = 0,
+	HJ_RPC__LIMIT_REFUSED, /* too large or too many: HTTP 413, a batch's
+	                          HTTP 400, an answer above max_response */
+	HJ_RPC__LIMIT_CUT,     /* the answer was cut short */
+};
+
 typedef struct hj_rpc__xfer_outcome {
 	enum hj_rpc__xfer_end end;
 	const char *msg; /* one printable line; NULL for a body */
 	uint64_t retry_after;
 	int not_sent;
+	enum hj_rpc_cause cause; /* HJ_RPC__XFER_FAILED: why */
+	enum hj_rpc__limit limit;
 	json_t *errobj;
 	char *body;
 	size_t len;

@@ -439,22 +439,38 @@ static struct {
 	int follow, down;
 } rpc_say;
 
-static void on_rpc_retry(void *arg, const char *what, unsigned attempt,
-                         unsigned delay_ms)
+static void on_rpc_retry(void *arg, const hj_rpc_retry *r)
 {
 	(void)arg;
 	if (!rpc_say.follow) {
 		hjc_tool_note(rpc_say.cmd,
 		              "node: %s (attempt %u of %u); retrying in %u ms",
-		              what, attempt, HJC_TOOL_RPC_ATTEMPTS, delay_ms);
+		              r->what, r->attempt, HJC_TOOL_RPC_ATTEMPTS,
+		              r->delay_ms);
 		return;
 	}
 	if (!rpc_say.down)
 		hjc_tool_note(rpc_say.cmd,
 		              "node: %s; retrying until it answers, without "
 		              "a line per attempt (--follow)",
-		              what);
+		              r->what);
 	rpc_say.down = 1;
+}
+
+/* A batch limit learnt: said once per change, like the daemon's. */
+static void on_rpc_limit(void *arg, const hj_rpc_limit *l)
+{
+	(void)arg;
+	if (l->refused != 0)
+		hjc_tool_note(rpc_say.cmd,
+		              "node: batches of %s now go in parts of at most "
+		              "%zu call%s: %s",
+		              l->method, l->limit, l->limit == 1 ? "" : "s",
+		              l->why);
+	else
+		hjc_tool_note(rpc_say.cmd,
+		              "node: batches of %s back up to %zu calls a part",
+		              l->method, l->limit);
 }
 
 static void on_rpc_attempt(void *arg, const char *method,
@@ -477,6 +493,7 @@ void hjc_tool_rpc_opts(const char *cmd, const hj_config *cfg, int follow,
 	rpc_say.follow = follow;
 	rpc_say.down = 0;
 	o->on_retry = on_rpc_retry;
+	o->on_limit = on_rpc_limit;
 	if (follow) {
 		o->observe = on_rpc_attempt;
 	} else {

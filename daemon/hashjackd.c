@@ -25,6 +25,7 @@
 #include "payout_btc.h"
 #include "payout_evm.h"
 #include "quote.h"
+#include "rpclog.h"
 #include "say.h"
 #include "store.h"
 #include "wakeup.h"
@@ -243,17 +244,6 @@ static void on_watchdog(uv_timer_t *t)
 	hj_notify("WATCHDOG=1");
 }
 
-/* Every node client's retries: logged, and kept by the metrics (arg) as
- * the node's trouble until a request succeeds. */
-static void on_retry_log(void *arg, const char *what, unsigned attempt,
-                         unsigned delay_ms)
-{
-	hjd_metrics_retry(arg, what);
-	hjd_log(attempt >= 3 ? HJD_LOG_WARNING : HJD_LOG_INFO,
-	        "node: %s (attempt %u); retrying in %u ms", what, attempt,
-	        delay_ms);
-}
-
 static int mkdir_p(const char *dir)
 {
 	char path[4096];
@@ -415,6 +405,7 @@ static int run(const hj_config *cfg)
 	char err[HJ_ERRLEN], dbpath[4200];
 	uv_loop_t loop;
 	struct process proc;
+	hjd_rpclog rpclog;
 	hj_store *store = NULL;
 	hj_table *table = NULL;
 	hj_rpc *rpc = NULL;
@@ -450,10 +441,12 @@ static int run(const hj_config *cfg)
 	}
 	hj_node_rpc_opts(cfg, &o);
 	o.max_inflight = HJD_FOLLOWER_INFLIGHT;
-	o.on_retry = on_retry_log;
-	o.arg = proc.metrics;
-	o.observe = hjd_metrics_rpc;
-	o.observe_arg = proc.metrics;
+	hjd_rpclog_init(&rpclog, proc.metrics, 0);
+	o.on_retry = hjd_rpclog_retry;
+	o.on_limit = hjd_rpclog_limit;
+	o.arg = &rpclog;
+	o.observe = hjd_rpclog_observe;
+	o.observe_arg = &rpclog;
 	/* The client and the backend say why in err; the follower's options
 	 * come from a checked configuration, so it fails for memory only. */
 	if (hj_rpc_new(&loop, &o, &rpc, err, sizeof err) == 0 &&

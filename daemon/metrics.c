@@ -30,8 +30,19 @@ struct hjd_metrics {
 	hj_prom_hist block_seconds, commit_seconds;
 	struct rpc_method methods[METHODS + 1]; /* the last: "other" */
 	size_t nmethods;
-	char node_trouble[HJ_ERRLEN]; /* the last failure while it lasts */
-	uint64_t retries;
+	/* The node's trouble while it lasts: the last failed attempt, its
+	 * cause, and since when attempts fail (no success between). */
+	char node_trouble[HJ_ERRLEN];
+	enum hj_rpc_cause trouble_cause;
+	uint64_t trouble_since_ms, trouble_attempts;
+	uint64_t retries[HJ_RPC_CAUSES];
+	/* Batch limits learnt from the node (rpc.h): one per method. */
+	struct {
+		char method[48];
+		size_t limit;
+	} limits[METHODS];
+	size_t nlimits;
+	uint64_t refusals; /* batches refused as too many or too large */
 
 	hj_server *srv;
 	hjd_metrics_snap_fn snap;
@@ -153,16 +164,72 @@ void hjd_metrics_rpc(void *arg, const char *name, enum hj_rpc_outcome o,
 	r->outcomes[o]++;
 	if (us > 0)
 		hj_prom_observe(&r->seconds, (double)us / 1e6);
-	if (o == HJ_RPC_RETRIED)
-		m->retries++;
-	else if (o == HJ_RPC_OK || o == HJ_RPC_ERROR)
+	if (o == HJ_RPC_OK || o == HJ_RPC_ERROR) {
 		m->node_trouble[0] = '\0'; /* the node answers */
+		m->trouble_attempts = 0;
+	}
 }
 
-void hjd_metrics_retry(hjd_metrics *m, const char *what)
+/* Milliseconds of a monotonic clock. */
+static uint64_t now_ms(void)
 {
-	if (m)
-		snprintf(m->node_trouble, sizeof m->node_trouble, "%s", what);
+	return uv_hrtime() / 1000000u;
+}
+
+void hjd_metrics_retry(hjd_metrics *m, const hj_rpc_retry *r)
+{
+	if (!m || (unsigned)r->cause >= HJ_RPC_CAUSES)
+		return;
+	m->retries[r->cause]++;
+	if (m->trouble_attempts++ == 0)
+		m->trouble_since_ms = now_ms();
+	m->trouble_cause = r->cause;
+	snprintf(m->node_trouble, sizeof m->node_trouble, "%s", r->what);
+}
+
+void hjd_metrics_limit(hjd_metrics *m, const hj_rpc_limit *l)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	if (l->refused)
+		m->refusals++;
+	for (i = 0; i < m->nlimits; i++)
+		if (strcmp(m->limits[i].method, l->method) == 0)
+			break;
+	if (i == m->nlimits) {
+		if (i == METHODS)
+			return;
+		snprintf(m->limits[i].method, sizeof m->limits[i].method, "%s",
+		         l->method);
+		m->nlimits++;
+	}
+	m->limits[i].limit = l->limit;
+}
+
+/* What the node does to us, in words, by the cause of its failures. */
+static const char *trouble_words(enum hj_rpc_cause c)
+{
+	switch (c) {
+	case HJ_RPC_CAUSE_CONNECT:
+		return "node unreachable (no connection)";
+	case HJ_RPC_CAUSE_TIMEOUT:
+		return "node not answering in time";
+	case HJ_RPC_CAUSE_NETWORK:
+		return "node connection failing";
+	case HJ_RPC_CAUSE_RATE:
+		return "node rate-limiting our requests (HTTP 429)";
+	case HJ_RPC_CAUSE_HTTP:
+		return "node answering HTTP errors";
+	case HJ_RPC_CAUSE_AUTH:
+		return "node refusing the credentials";
+	case HJ_RPC_CAUSE_BAD_ANSWER:
+		return "node answering no valid JSON-RPC";
+	case HJ_RPC_CAUSE_NODE_ERROR:
+		return "node answering JSON-RPC errors";
+	}
+	return "node failing";
 }
 
 /* ---- the page ---- */
@@ -323,8 +390,29 @@ int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
 			                   l, 2, r->outcomes[o]);
 		}
 	}
-	hj_prom_counter(&t, "hashjackd_rpc_retries_total",
-	                "node requests tried again", m->retries);
+	hj_prom_family(&t, "hashjackd_rpc_retries_total", "counter",
+	               "node requests tried again, by cause: connect, timeout, "
+	               "network, rate_limited (HTTP 429), http (another "
+	               "status), auth, bad_answer, node_error");
+	for (int c = 0; c < HJ_RPC_CAUSES; c++) {
+		l[0] = "cause";
+		l[1] = hj_rpc_cause_name(c);
+		hj_prom_sample_u64(&t, "hashjackd_rpc_retries_total", l, 1,
+		                   m->retries[c]);
+	}
+	hj_prom_counter(&t, "hashjackd_rpc_batch_refusals_total",
+	                "batches the node (or a proxy) refused as too many "
+	                "calls or too large, sent again in smaller parts",
+	                m->refusals);
+	hj_prom_family(&t, "hashjackd_rpc_batch_limit", "gauge",
+	               "calls per batch request learnt from the node's "
+	               "refusals, by method (none: no limit seen)");
+	for (size_t i = 0; i < m->nlimits; i++) {
+		l[0] = "method";
+		l[1] = m->limits[i].method;
+		hj_prom_sample(&t, "hashjackd_rpc_batch_limit", l, 1,
+		               (double)m->limits[i].limit);
+	}
 	hj_prom_gauge(&t, "hashjackd_node_up",
 	              "0 while the node's last request failed and none has "
 	              "succeeded since",
@@ -363,7 +451,14 @@ int hjd_metrics_health(const hjd_metrics *m, const hjd_metrics_snap *s,
 	if (s->stopping)
 		json_array_append_new(why, json_string("stopping"));
 	if (m->node_trouble[0]) {
-		hj_say(buf, sizeof buf, "node unreachable: %s",
+		uint64_t now = now_ms();
+
+		hj_say(buf, sizeof buf,
+		       "%s, %llu failed attempt%s since %.0f s ago: %s",
+		       trouble_words(m->trouble_cause),
+		       (unsigned long long)m->trouble_attempts,
+		       m->trouble_attempts == 1 ? "" : "s",
+		       (double)(now - m->trouble_since_ms) / 1000.0,
 		       m->node_trouble);
 		json_array_append_new(why, json_string(buf));
 	} else if (!s->have_tip) {

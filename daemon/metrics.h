@@ -78,9 +78,12 @@ void hjd_metrics_commit(hjd_metrics *m, double seconds);
 /* hj_rpc_opts.observe: arg is the hjd_metrics (or NULL). */
 void hjd_metrics_rpc(void *m, const char *method, enum hj_rpc_outcome o,
                      uint64_t us);
-/* A node request failed and is retried (what: one line, copied); kept as
- * the node's trouble until an attempt succeeds. */
-void hjd_metrics_retry(hjd_metrics *m, const char *what);
+/* A node request failed and is retried (hj_rpc_opts.on_retry's): counted
+ * by cause, and kept as the node's trouble, with since when, until an
+ * attempt succeeds. */
+void hjd_metrics_retry(hjd_metrics *m, const hj_rpc_retry *r);
+/* A batch limit learnt or changed (hj_rpc_opts.on_limit's). */
+void hjd_metrics_limit(hjd_metrics *m, const hj_rpc_limit *l);
 
 /* ---- serving ---- */
 

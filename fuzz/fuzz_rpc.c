@@ -100,12 +100,18 @@ static void check_answer(const char *body, size_t len, json_int_t id0, size_t n,
 	json_t *doc, *result = NULL, *error = NULL, *want[MAX_BATCH];
 	json_t *want_err = NULL;
 	char msg[HJ_ERRLEN];
+	enum hj_rpc__why why;
 	int rc, valid;
 
 	msg[0] = '\0';
-	rc = hj_rpc__answer(body, len, id0, n, batch, &result, &error, msg,
-	                    sizeof msg);
+	rc = hj_rpc__answer(body, len, id0, n, batch, &result, &error, &why,
+	                    msg, sizeof msg);
 	FUZZ_CHECK(rc == 0 || rc == -1);
+	/* A reason exactly when refused; a cut answer only for a batch; a
+	 * single call's limit only with its error member. */
+	FUZZ_CHECK((rc == 0) == (why == HJ_RPC__ANS_OK));
+	FUZZ_CHECK(why != HJ_RPC__ANS_CUT || batch);
+	FUZZ_CHECK(batch || why != HJ_RPC__ANS_LIMIT || error != NULL);
 
 	doc = json_loadb(body != NULL ? body : "", len, 0, NULL);
 	if (batch) {
@@ -131,7 +137,13 @@ static void check_answer(const char *body, size_t len, json_int_t id0, size_t n,
 		check_msg(msg);
 		if (want_err != NULL)
 			FUZZ_CHECK(error != NULL &&
-			           json_equal(error, want_err));
+			           json_equal(error, want_err) &&
+			           (why == HJ_RPC__ANS_LIMIT) ==
+			               hj_rpc__limit_text(json_string_value(
+			                   json_is_string(want_err)
+			                       ? want_err
+			                       : json_object_get(want_err,
+			                                         "message"))));
 		else
 			FUZZ_CHECK(error == NULL);
 	}

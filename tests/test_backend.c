@@ -316,6 +316,152 @@ static void test_evm_receipt_of_the_transaction(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* eth_getBlockReceipts, where the node has it                         */
+
+#define HASH_U                                                                 \
+	"0x5555555555555555555555555555555555555555555555555555555555555555"
+
+static struct {
+	int has;         /* the node has eth_getBlockReceipts */
+	unsigned probes; /* plain eth_getBlockReceipts calls */
+	unsigned whole;  /* eth_getBlockReceipts calls in batches */
+	unsigned one;    /* eth_getTransactionReceipt calls */
+	unsigned rounds; /* blocks() calls answered */
+} R;
+
+static json_t *receipt(const char *tx, const char *status)
+{
+	return json_pack("{s:s, s:s, s:s}", "status", status, "transactionHash",
+	                 tx, "blockHash", HASH_B);
+}
+
+/* The answer to one call of the block 0x10 of three transactions: HASH_T
+ * and HASH_U to the dealer (HASH_U reverted), HASH_X to someone else. */
+static json_t *answer_one(json_t *el)
+{
+	const char *m = json_string_value(json_object_get(el, "method"));
+	const char *tx =
+	    json_string_value(json_array_get(json_object_get(el, "params"), 0));
+	json_t *res;
+
+	if (strcmp(m, "eth_getBlockByNumber") == 0) {
+		res = json_pack(
+		    "{s:s, s:s, s:s, s:["
+		    "{s:s, s:s, s:s, s:s, s:s, s:s},"
+		    "{s:s, s:s, s:s, s:s, s:s, s:s},"
+		    "{s:s, s:s, s:s, s:s, s:s, s:s}]}",
+		    "number", "0x10", "hash", HASH_B, "parentHash", HASH_P,
+		    "transactions", "hash", HASH_T, "from",
+		    "0x70997970c51812dc3a010c7d01b50e0d17dc79c8", "to", DEALER,
+		    "value", "0x3e8", "transactionIndex", "0x0", "input",
+		    "0x484a0101", "hash", HASH_X, "from",
+		    "0x70997970c51812dc3a010c7d01b50e0d17dc79c8", "to",
+		    "0x0000000000000000000000000000000000000001", "value",
+		    "0x1", "transactionIndex", "0x1", "input", "0x", "hash",
+		    HASH_U, "from",
+		    "0x70997970c51812dc3a010c7d01b50e0d17dc79c8", "to", DEALER,
+		    "value", "0x3e8", "transactionIndex", "0x2", "input",
+		    "0x484a0101");
+	} else if (strcmp(m, "eth_getBlockReceipts") == 0) {
+		assert_string_equal(tx, HASH_B);
+		if (!R.has)
+			return json_pack("{s:i, s:s}", "code", -32601,
+			                 "message",
+			                 "the method eth_getBlockReceipts does "
+			                 "not exist/is not available");
+		res = json_pack("[o, o, o]", receipt(HASH_T, "0x1"),
+		                receipt(HASH_X, "0x1"), receipt(HASH_U, "0x0"));
+	} else {
+		assert_string_equal(m, "eth_getTransactionReceipt");
+		R.one++;
+		res = receipt(tx, strcmp(tx, HASH_U) == 0 ? "0x0" : "0x1");
+	}
+	return json_pack("{s:o}", "result", res);
+}
+
+static json_t *enveloped(json_t *el)
+{
+	json_t *a = answer_one(el);
+	json_t *res = json_object_get(a, "result");
+	json_t *out = json_pack("{s:s, s:O}", "jsonrpc", "2.0", "id",
+	                        json_object_get(el, "id"));
+
+	json_object_set(out, res != NULL ? "result" : "error",
+	                res != NULL ? res : a);
+	json_decref(a);
+	return out;
+}
+
+static void h_receipts(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	json_t *out, *el;
+	size_t i;
+	char *s;
+
+	(void)n;
+	if (json_is_array(r->json)) {
+		out = json_array();
+		json_array_foreach(r->json, i, el)
+		{
+			if (strcmp(json_string_value(
+			               json_object_get(el, "method")),
+			           "eth_getBlockReceipts") == 0)
+				R.whole++;
+			json_array_append_new(out, enveloped(el));
+		}
+	} else {
+		R.probes++;
+		out = enveloped(r->json);
+	}
+	s = json_dumps(out, JSON_COMPACT);
+	json_decref(out);
+	hf_reply(c, 200, NULL, s);
+	free(s);
+}
+
+static void on_receipt_blocks(void *arg, hj_chain_block *blocks, size_t n,
+                              const char *error)
+{
+	(void)arg;
+	assert_null(error);
+	assert_int_equal(n, 1);
+	assert_int_equal(blocks[0].ntx, 2);
+	assert_int_equal(blocks[0].txs[0].txid.b[0], 0x33);
+	assert_int_not_equal(blocks[0].txs[0].kind, HJ_TX_FAILED);
+	assert_int_equal(blocks[0].txs[1].txid.b[0], 0x55);
+	assert_int_equal(blocks[0].txs[1].kind, HJ_TX_FAILED);
+	if (++R.rounds < 2)
+		assert_int_equal(
+		    F.b->ops->blocks(F.b, 16, 1, on_receipt_blocks, NULL), 0);
+	else
+		fx_finish();
+}
+
+/* Two transactions to the dealer of three: the block's receipts are asked
+ * whole where the node has eth_getBlockReceipts (asked once whether it
+ * has), else one by one; the outcome is the same. */
+static void test_evm_block_receipts(void **state)
+{
+	(void)state;
+	for (int has = 0; has < 2; has++) {
+		memset(&F, 0, sizeof F);
+		memset(&R, 0, sizeof R);
+		R.has = has;
+		evm_start(h_receipts);
+		assert_int_equal(
+		    F.b->ops->blocks(F.b, 16, 1, on_receipt_blocks, NULL), 0);
+		assert_int_equal(uv_run(&F.loop, UV_RUN_DEFAULT), 0);
+		F.b->ops->free(F.b);
+		assert_int_equal(uv_loop_close(&F.loop), 0);
+		assert_int_equal(F.guard_fired, 0);
+		assert_int_equal(R.rounds, 2);
+		assert_int_equal(R.probes, 1);
+		assert_int_equal(R.whole, has ? 2 : 0);
+		assert_int_equal(R.one, has ? 0 : 4);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* final(): the node's "finalized" or "safe" block, then its tip        */
 
 /* One final() call: what it asks for, what the node answers (a block's
@@ -673,6 +819,7 @@ int main(void)
 	    cmocka_unit_test(test_evm_range),
 	    cmocka_unit_test(test_btc_range),
 	    cmocka_unit_test(test_evm_receipt_of_the_transaction),
+	    cmocka_unit_test(test_evm_block_receipts),
 	    cmocka_unit_test(test_evm_final),
 	    cmocka_unit_test(test_evm_final_freed),
 	    cmocka_unit_test(test_push),

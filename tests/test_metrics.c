@@ -164,6 +164,14 @@ static void test_page(void **state)
 	hjd_metrics_event(m, &(hj_event){.type = HJ_EV_DRAW});
 	hjd_metrics_rpc(m, "eth_blockNumber", HJ_RPC_OK, 1500);
 	hjd_metrics_rpc(m, "eth_blockNumber", HJ_RPC_RETRIED, 0);
+	hjd_metrics_retry(m,
+	                  &(hj_rpc_retry){.what = "eth_blockNumber: HTTP 429",
+	                                  .attempt = 1,
+	                                  .cause = HJ_RPC_CAUSE_RATE});
+	hjd_metrics_limit(m, &(hj_rpc_limit){.method = "eth_getBlockByNumber",
+	                                     .limit = 6,
+	                                     .refused = 12,
+	                                     .why = "batch too large"});
 	hjd_metrics_rpc(m, "getblock", HJ_RPC_ERROR, 20000);
 	hjd_metrics_rpc(NULL, "x", HJ_RPC_OK, 1); /* nothing to count */
 	snap_healthy(&s);
@@ -199,7 +207,18 @@ static void test_page(void **state)
 	    sample(page, "hashjackd_rpc_requests_total{method=\"getblock\","
 	                 "outcome=\"error\"}"),
 	    1, 0);
-	assert_float_equal(sample(page, "hashjackd_rpc_retries_total"), 1, 0);
+	assert_float_equal(
+	    sample(page, "hashjackd_rpc_retries_total{cause=\"rate_limited\"}"),
+	    1, 0);
+	assert_float_equal(
+	    sample(page, "hashjackd_rpc_retries_total{cause=\"timeout\"}"), 0,
+	    0);
+	assert_float_equal(sample(page, "hashjackd_rpc_batch_refusals_total"),
+	                   1, 0);
+	assert_float_equal(sample(page,
+	                          "hashjackd_rpc_batch_limit{method=\"eth_"
+	                          "getBlockByNumber\"}"),
+	                   6, 0);
 	/* The retry is the node's trouble until a request succeeds. */
 	assert_float_equal(sample(page, "hashjackd_node_up"), 1, 0);
 	assert_float_equal(
@@ -265,10 +284,24 @@ static void test_health(void **state)
 	assert_string_equal(why, "starting: the node has not answered yet");
 
 	snap_healthy(&s);
-	hjd_metrics_retry(m, "eth_blockNumber: connection refused");
+	hjd_metrics_retry(
+	    m, &(hj_rpc_retry){.what = "eth_blockNumber: connection refused",
+	                       .attempt = 1,
+	                       .cause = HJ_RPC_CAUSE_CONNECT});
 	assert_int_equal(health(m, &s, why, sizeof why), 503);
-	assert_string_equal(
-	    why, "node unreachable: eth_blockNumber: connection refused");
+	assert_string_equal(why, "node unreachable (no connection), 1 failed "
+	                         "attempt since 0 s ago: eth_blockNumber: "
+	                         "connection refused");
+	/* The condition that holds now: the last cause, the attempts since
+	 * the last success. */
+	hjd_metrics_retry(m, &(hj_rpc_retry){.what = "eth_blockNumber: HTTP "
+	                                             "429: \"slow down\"",
+	                                     .attempt = 2,
+	                                     .cause = HJ_RPC_CAUSE_RATE});
+	assert_int_equal(health(m, &s, why, sizeof why), 503);
+	assert_string_equal(why, "node rate-limiting our requests (HTTP 429), "
+	                         "2 failed attempts since 0 s ago: "
+	                         "eth_blockNumber: HTTP 429: \"slow down\"");
 	hjd_metrics_rpc(m, "eth_blockNumber", HJ_RPC_OK, 10);
 	assert_int_equal(health(m, &s, why, sizeof why), 200);
 

@@ -110,6 +110,7 @@ static struct fx {
 	json_t *result[MAX_REQ];
 	unsigned nretry;
 	unsigned retry_attempt[MAX_RETRY], retry_delay[MAX_RETRY];
+	enum hj_rpc_cause retry_cause[MAX_RETRY];
 	char retry_what[MAX_RETRY][HJ_ERRLEN];
 } F;
 
@@ -136,15 +137,15 @@ static void on_guard(uv_timer_t *t)
 	fx_finish();
 }
 
-static void on_retry(void *arg, const char *what, unsigned attempt,
-                     unsigned delay_ms)
+static void on_retry(void *arg, const hj_rpc_retry *r)
 {
 	assert_ptr_equal(arg, &F);
 	if (F.nretry < MAX_RETRY) {
-		F.retry_attempt[F.nretry] = attempt;
-		F.retry_delay[F.nretry] = delay_ms;
+		F.retry_attempt[F.nretry] = r->attempt;
+		F.retry_delay[F.nretry] = r->delay_ms;
+		F.retry_cause[F.nretry] = r->cause;
 		snprintf(F.retry_what[F.nretry], sizeof F.retry_what[0], "%s",
-		         what);
+		         r->what);
 	}
 	F.nretry++;
 }
@@ -373,11 +374,12 @@ static void h_batch_bad(struct hf_conn *c, const struct hf_req *r, unsigned n)
 		json_decref(a);
 		a = first;
 		break;
-	case 5: /* the whole batch refused */
+	case 5: /* the whole batch refused, asking us to slow down: not a
+	           size limit (those are test_batch_limits') */
 		json_decref(a);
 		a = json_pack("{s:s, s:n, s:{s:i, s:s}}", "jsonrpc", "2.0",
-		              "id", "error", "code", -32600, "message",
-		              "batch too large");
+		              "id", "error", "code", -32005, "message",
+		              "request rate exceeded");
 		break;
 	default:
 		break;
@@ -414,6 +416,10 @@ static void test_batch_bad_ids(void **state)
 	}
 	assert_contains(F.retry_what[3], "-32602");
 	assert_contains(F.retry_what[3], "bad params");
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(F.retry_cause[i],
+		                 i == 3 || i == 5 ? HJ_RPC_CAUSE_NODE_ERROR
+		                                  : HJ_RPC_CAUSE_BAD_ANSWER);
 	assert_int_equal(json_array_size(F.result[0]), 3);
 	fx_end();
 }
@@ -588,6 +594,7 @@ static void refused_once(hf_handler h, int batch, const char *want)
 	                json_pack("[s,b]", "0x3", 1)};
 
 	fx_opts(&o);
+	o.max_inflight = 1;
 	fx_start(&o, h, 1);
 	if (batch) {
 		assert_int_equal(hj_rpc_batch(F.rpc, 3, m, p, on_result, NULL),
@@ -602,7 +609,8 @@ static void refused_once(hf_handler h, int batch, const char *want)
 	assert_int_equal(F.ncb, 1);
 	assert_int_equal(F.nerr, 1);
 	assert_int_equal(F.nretry, 0);
-	assert_int_equal(F.srv.nreq, 1);
+	/* A batch is refused, then its first call alone. */
+	assert_int_equal(F.srv.nreq, batch ? 2 : 1);
 	assert_string_equal(F.err, want);
 	fx_end();
 }
@@ -612,26 +620,335 @@ static void test_413_400_final(void **state)
 	(void)state;
 	refused_once(
 	    h_413, 1,
-	    "batch of 3 (eth_getBlockByNumber, ...): HTTP 413 from the "
-	    "node, not retried (the request or its answer is too large "
-	    "for the node or a proxy before it: lower [chain] "
-	    "batch_blocks): \"Request Entity Too Large\"");
+	    "batch of 3 (eth_getBlockByNumber, ...), call 1 alone: HTTP 413 "
+	    "from the node, not retried (the request or its answer is too "
+	    "large for the node or a proxy before it, and this is one "
+	    "call: nothing smaller can be asked; raise the endpoint's limit "
+	    "or use another endpoint): \"Request Entity Too Large\"");
 	refused_once(
 	    h_413, 0,
 	    "eth_getBlockByNumber: HTTP 413 from the node, not retried "
 	    "(the request or its answer is too large for the node or a "
-	    "proxy before it): \"Request Entity Too Large\"");
+	    "proxy before it, and this is one call: nothing smaller can be "
+	    "asked; raise the endpoint's limit or use another endpoint): "
+	    "\"Request Entity Too Large\"");
 	refused_once(
 	    h_400, 1,
-	    "batch of 3 (eth_getBlockByNumber, ...): HTTP 400 from the "
-	    "node, not retried (a request it calls bad, or more calls "
-	    "in one batch than it takes: lower [chain] batch_blocks, "
-	    "else check the URL's path): \"batch too large\"");
+	    "batch of 3 (eth_getBlockByNumber, ...), call 1 alone: HTTP 400 "
+	    "from the node, not retried (a request it calls bad: check the "
+	    "URL's path): \"batch too large\"");
 	refused_once(
 	    h_400, 0,
 	    "eth_getBlockByNumber: HTTP 400 from the node, not retried "
 	    "(a request it calls bad: check the URL's path): \"batch "
 	    "too large\"");
+}
+
+/* ---- Batch limits (rpc.h, "Batches that fit the node") ---- */
+
+/* The node's batch limit in calls, and how it refuses a batch above it
+ * (the answer forms of nodes, providers and proxies). */
+enum limit_form {
+	LF_WHOLE,   /* one error object for the batch (geth: -32600) */
+	LF_ITEMS,   /* the calls past the limit each get an error */
+	LF_HTTP400, /* HTTP 400 */
+	LF_HTTP413, /* HTTP 413 */
+	LF_CUT,     /* the answer cut short (a response size cap) */
+	LF_NOBATCH, /* any batch refused, even of one (-32600) */
+};
+
+static struct {
+	enum limit_form form;
+	size_t max;      /* calls a batch may hold */
+	size_t biggest;  /* the largest batch sent */
+	size_t after[8]; /* the largest batch sent after each refusal */
+	unsigned refusals;
+	unsigned limits; /* on_limit calls */
+	size_t limit[16], refused[16];
+} L;
+
+static void on_limit(void *arg, const hj_rpc_limit *l)
+{
+	assert_ptr_equal(arg, &F);
+	assert_non_null(l->method);
+	assert_true((l->refused == 0) == (l->why == NULL));
+	if (L.limits < 16) {
+		L.limit[L.limits] = l->limit;
+		L.refused[L.limits] = l->refused;
+	}
+	L.limits++;
+}
+
+static void h_limited(struct hf_conn *c, const struct hf_req *r, unsigned n)
+{
+	size_t calls = json_is_array(r->json) ? json_array_size(r->json) : 0;
+	char *s = echo_body(r, 0);
+	json_t *a;
+
+	(void)n;
+	if (calls > L.biggest)
+		L.biggest = calls;
+	if (L.refusals > 0 && L.refusals <= 8 &&
+	    calls > L.after[L.refusals - 1])
+		L.after[L.refusals - 1] = calls;
+	if (calls <= L.max && !(L.form == LF_NOBATCH && calls > 0)) {
+		hf_reply(c, 200, NULL, s);
+		free(s);
+		return;
+	}
+	L.refusals++;
+	switch (L.form) {
+	case LF_WHOLE:
+	case LF_NOBATCH:
+		hf_reply(c, 200, NULL,
+		         "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{"
+		         "\"code\":-32600,\"message\":\"batch too large\"}}");
+		break;
+	case LF_ITEMS:
+		a = json_loads(s, 0, NULL);
+		for (size_t i = L.max; i < calls; i++) {
+			json_t *e = json_array_get(a, i);
+
+			json_object_del(e, "result");
+			json_object_set_new(
+			    e, "error",
+			    json_pack("{s:i, s:s}", "code", -32005, "message",
+			              "batch size too large, max 2"));
+		}
+		free(s);
+		s = json_dumps(a, JSON_COMPACT);
+		json_decref(a);
+		hf_reply(c, 200, NULL, s);
+		break;
+	case LF_HTTP400:
+		hf_reply(c, 400, NULL, "too many calls");
+		break;
+	case LF_HTTP413:
+		hf_reply(c, 413, NULL, "Request Entity Too Large");
+		break;
+	case LF_CUT: {
+		/* The whole length announced, half the body sent. */
+		char *raw = malloc(strlen(s) + 200);
+		int h;
+
+		assert_non_null(raw);
+		h = snprintf(raw, strlen(s) + 200,
+		             "HTTP/1.1 200 OK\r\nContent-Type: "
+		             "application/json\r\nContent-Length: %zu\r\n\r\n"
+		             "%.*s",
+		             strlen(s), (int)(strlen(s) / 2), s);
+		hf_send_raw(c, raw, (size_t)h, 1);
+		free(raw);
+		break;
+	}
+	}
+	free(s);
+}
+
+static void limited_batch(enum limit_form form, size_t max, size_t n)
+{
+	hj_rpc_opts o;
+	const char *m[16];
+	json_t *p[16];
+	char q[16];
+
+	assert_true(n <= 16);
+	memset(&L, 0, sizeof L);
+	L.form = form;
+	L.max = max;
+	fx_opts(&o);
+	o.on_limit = on_limit;
+	fx_start(&o, h_limited, 1);
+	for (size_t i = 0; i < n; i++) {
+		m[i] = "eth_getTransactionReceipt";
+		snprintf(q, sizeof q, "0x%zx", i);
+		p[i] = json_pack("[s]", q);
+	}
+	assert_int_equal(hj_rpc_batch(F.rpc, n, m, p, on_result, NULL), 0);
+	fx_run();
+
+	/* Every result, in order, with no retry: a refused batch is asked
+	 * again at once in parts. */
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(json_array_size(F.result[0]), n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(q, sizeof q, "0x%zx", i);
+		assert_string_equal(
+		    json_string_value(json_array_get(
+		        json_object_get(json_array_get(F.result[0], i),
+		                        "params"),
+		        0)),
+		    q);
+	}
+	fx_end();
+}
+
+static void test_batch_limits(void **state)
+{
+	static const enum limit_form forms[] = {LF_WHOLE, LF_ITEMS, LF_HTTP400,
+	                                        LF_HTTP413, LF_CUT};
+
+	(void)state;
+	for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+		/* 7 calls, 2 at most: refused at 7, at 3 (7/2), then parts
+		 * of 1 (3/2) pass: the limit is 1, then... */
+		limited_batch(forms[f], 2, 7);
+		assert_true(L.refusals >= 2);
+		assert_true(L.limits >= 2);
+		assert_int_equal(L.refused[0], 7);
+		assert_int_equal(L.limit[0], 3);
+		assert_int_equal(L.limit[L.limits - 1], 1);
+		assert_true(L.after[L.refusals - 1] <= 1);
+	}
+	/* A node that takes no batch: single calls. */
+	limited_batch(LF_NOBATCH, 0, 5);
+	assert_int_equal(L.limit[L.limits - 1], 1);
+	assert_true(L.after[L.refusals - 1] == 0);
+	/* A caller's batch of one, to a node that takes no batch: the call
+	 * plain. */
+	limited_batch(LF_NOBATCH, 0, 1);
+	assert_int_equal(L.refusals, 1);
+	assert_int_equal(L.limits, 1);
+	assert_int_equal(L.limit[0], 1);
+	assert_int_equal(L.refused[0], 1);
+}
+
+/* The limit is remembered: later batches go in parts at once; it grows
+ * back after 32 whole parts, never to the size refused (for 1,024). */
+static unsigned learn_left;
+
+static void on_learn(void *arg, json_t *result, const char *error)
+{
+	(void)arg;
+	assert_null(error);
+	assert_int_equal(json_array_size(result), 8);
+	F.ncb++;
+	if (--learn_left == 0)
+		fx_finish();
+}
+
+static void test_batch_limit_kept(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	memset(&L, 0, sizeof L);
+	L.form = LF_WHOLE;
+	L.max = 3;
+	fx_opts(&o);
+	o.on_limit = on_limit;
+	o.max_inflight = 1;
+	fx_start(&o, h_limited, 1000);
+	learn_left = 30;
+	for (unsigned b = 0; b < learn_left; b++) {
+		const char *m[8];
+		json_t *p[8];
+
+		for (size_t i = 0; i < 8; i++) {
+			m[i] = "eth_getBlockByNumber";
+			p[i] = json_pack("[s,b]", "0x1", 0);
+		}
+		assert_int_equal(hj_rpc_batch(F.rpc, 8, m, p, on_learn, NULL),
+		                 0);
+	}
+	fx_run();
+
+	assert_int_equal(F.ncb, 30);
+	/* 8 refused: 4; 4 refused: 2; 32 parts of 2 pass: 3 (never 4). */
+	assert_int_equal(L.refusals, 2);
+	assert_int_equal(L.limits, 3);
+	assert_int_equal(L.limit[0], 4);
+	assert_int_equal(L.refused[0], 8);
+	assert_int_equal(L.limit[1], 2);
+	assert_int_equal(L.refused[1], 4);
+	assert_int_equal(L.limit[2], 3);
+	assert_int_equal(L.refused[2], 0);
+	assert_int_equal(L.biggest, 8);
+	assert_true(L.after[1] <= 3);
+	fx_end();
+}
+
+/* max_batch bounds every batch, with no refusal needed. */
+static void test_max_batch(void **state)
+{
+	hj_rpc_opts o;
+	const char *m[10];
+	json_t *p[10];
+
+	(void)state;
+	memset(&L, 0, sizeof L);
+	L.form = LF_WHOLE;
+	L.max = 4;
+	fx_opts(&o);
+	o.on_limit = on_limit;
+	o.max_batch = 4;
+	fx_start(&o, h_limited, 1);
+	for (size_t i = 0; i < 10; i++) {
+		m[i] = "eth_getBlockByNumber";
+		p[i] = json_pack("[s,b]", "0x1", 0);
+	}
+	assert_int_equal(hj_rpc_batch(F.rpc, 10, m, p, on_result, NULL), 0);
+	fx_run();
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(json_array_size(F.result[0]), 10);
+	assert_int_equal(F.srv.nreq, 3);
+	assert_int_equal(L.biggest, 4);
+	assert_int_equal(L.refusals, 0);
+	assert_int_equal(L.limits, 0);
+	fx_end();
+}
+
+/* One call refused as too large: nothing smaller to ask, a final error;
+ * a rate limit in the same words is waited out instead. */
+static void h_one_too_large(struct hf_conn *c, const struct hf_req *r,
+                            unsigned n)
+{
+	char body[200];
+
+	snprintf(body, sizeof body,
+	         "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":"
+	         "%d,\"message\":\"%s\"}}",
+	         (long long)req_id(r), n == 0 ? -32005 : -32003,
+	         n == 0 ? "rate limit exceeded" : "response too large");
+	hf_reply(c, 200, NULL, body);
+}
+
+static void test_one_call_too_large(void **state)
+{
+	hj_rpc_opts o;
+
+	(void)state;
+	fx_opts(&o);
+	fx_start(&o, h_one_too_large, 1);
+	call("eth_getBlockByNumber", NULL, 0);
+	fx_run();
+	assert_int_equal(F.nretry, 1);
+	assert_int_equal(F.retry_cause[0], HJ_RPC_CAUSE_NODE_ERROR);
+	assert_int_equal(F.nerr, 1);
+	assert_contains(F.err, "response too large");
+	assert_contains(F.err, "one call is refused as too large: nothing "
+	                       "smaller can be asked");
+	fx_end();
+}
+
+/* The text of a size or batch limit, not of a rate. */
+static void test_limit_text(void **state)
+{
+	(void)state;
+	assert_true(hj_rpc__limit_text("batch size too large, max 10"));
+	assert_true(hj_rpc__limit_text("batch too large"));
+	assert_true(hj_rpc__limit_text("Batch limit exceeded"));
+	assert_true(hj_rpc__limit_text("response too large"));
+	assert_true(hj_rpc__limit_text("Request Entity Too Large"));
+	assert_false(hj_rpc__limit_text("rate limit exceeded"));
+	assert_false(hj_rpc__limit_text("daily request count exceeded, "
+	                                "request rate limited"));
+	assert_false(hj_rpc__limit_text("Your app has exceeded its compute "
+	                                "units per second capacity"));
+	assert_false(hj_rpc__limit_text("Too many requests"));
+	assert_false(hj_rpc__limit_text("header not found"));
+	assert_false(hj_rpc__limit_text(NULL));
 }
 
 /* Envelopes that are not JSON-RPC answers to our request, then a good one
@@ -796,11 +1113,12 @@ static void test_answer_top_ids(void **state)
 	const json_int_t id0 = INT64_MAX - 2;
 	char msg[HJ_ERRLEN], body[256];
 	json_t *res = NULL, *err = NULL;
+	enum hj_rpc__why why;
 
 	(void)state;
 	snprintf(body, sizeof body, "[{\"id\":1,\"result\":1}]");
 	assert_int_equal(hj_rpc__answer(body, strlen(body), id0, 3, 1, &res,
-	                                &err, msg, sizeof msg),
+	                                &err, &why, msg, sizeof msg),
 	                 -1);
 	assert_null(res);
 	assert_null(err);
@@ -812,7 +1130,7 @@ static void test_answer_top_ids(void **state)
 	         (long long)INT64_MAX, (long long)id0,
 	         (long long)(INT64_MAX - 1));
 	assert_int_equal(hj_rpc__answer(body, strlen(body), id0, 3, 1, &res,
-	                                &err, msg, sizeof msg),
+	                                &err, &why, msg, sizeof msg),
 	                 0);
 	assert_int_equal(json_array_size(res), 3);
 	for (size_t i = 0; i < 3; i++)
@@ -865,6 +1183,36 @@ static void h_too_big(struct hf_conn *c, const struct hf_req *r, unsigned n)
 	free(s);
 }
 
+/* A batch's answer is too big; each call's alone is exactly the limit. */
+static void h_too_big_batch(struct hf_conn *c, const struct hf_req *r,
+                            unsigned n)
+{
+	char *s;
+
+	(void)n;
+	if (json_is_array(r->json)) {
+		char *raw, *big = malloc(3 * LIMIT);
+		int h;
+
+		assert_non_null(big);
+		memset(big, 'x', 3 * LIMIT - 1);
+		big[3 * LIMIT - 1] = '\0';
+		raw = malloc(4 * LIMIT);
+		assert_non_null(raw);
+		h = snprintf(raw, 4 * LIMIT,
+		             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+		             "\r\n%x\r\n%s\r\n0\r\n\r\n",
+		             3 * LIMIT - 1, big);
+		hf_send_raw(c, raw, (size_t)h, 0);
+		free(raw);
+		free(big);
+		return;
+	}
+	s = sized_answer(r, LIMIT);
+	hf_reply(c, 200, NULL, s);
+	free(s);
+}
+
 static void test_too_big(void **state)
 {
 	hj_rpc_opts o;
@@ -877,15 +1225,32 @@ static void test_too_big(void **state)
 	call("eth_getBlockByNumber", NULL, 0);
 	fx_run();
 
-	assert_int_equal(F.nerr, 0);
-	assert_int_equal(F.nretry, 2);
+	/* One call whose answer is above the limit: nothing smaller can be
+	 * asked, so it is a final error that says which setting to raise. */
+	assert_int_equal(F.nerr, 1);
+	assert_int_equal(F.nretry, 0);
 	snprintf(want, sizeof want, "max_response (%d bytes)", LIMIT);
-	for (unsigned i = 0; i < 2; i++) {
-		assert_contains(F.retry_what[i], want);
-		assert_contains(F.retry_what[i], "raise rpc_max_response");
+	assert_contains(F.err, want);
+	assert_contains(F.err, "raise rpc_max_response");
+	assert_contains(F.err, "nothing smaller can be asked");
+	fx_end();
+
+	/* Found while reading (chunked), and exactly the limit passes: as
+	 * parts of a batch of three, whose whole answer is too big. */
+	fx_opts(&o);
+	o.max_response = LIMIT;
+	fx_start(&o, h_too_big_batch, 1);
+	{
+		const char *m[3] = {"a", "b", "c"};
+		json_t *p[3] = {NULL, NULL, NULL};
+
+		assert_int_equal(hj_rpc_batch(F.rpc, 3, m, p, on_result, NULL),
+		                 0);
 	}
-	assert_int_equal(strlen(json_string_value(F.result[0])),
-	                 LIMIT - strlen("{\"id\":1,\"result\":\"\"}"));
+	fx_run();
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(json_array_size(F.result[0]), 3);
 	fx_end();
 }
 
@@ -1933,6 +2298,11 @@ int main(void)
 	    cmocka_unit_test(test_budget_time),
 	    cmocka_unit_test(test_401_final),
 	    cmocka_unit_test(test_413_400_final),
+	    cmocka_unit_test(test_batch_limits),
+	    cmocka_unit_test(test_batch_limit_kept),
+	    cmocka_unit_test(test_max_batch),
+	    cmocka_unit_test(test_one_call_too_large),
+	    cmocka_unit_test(test_limit_text),
 	    cmocka_unit_test(test_invalid_json),
 	    cmocka_unit_test(test_rpc_error),
 	    cmocka_unit_test(test_printable_messages),

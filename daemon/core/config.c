@@ -40,6 +40,7 @@ void hj_config_init(hj_config *c)
 	/* rpc_url NULL: finish() fills the family's and coin's default. */
 	c->rpc_timeout_ms = 30000;
 	c->rpc_max_response = (size_t)64 * 1024 * 1024;
+	c->rpc_max_batch = 100;
 	/* 0 is never valid: finish() fills the family's default. */
 	c->confirmations = 0;
 	c->poll_interval_ms = 1000;

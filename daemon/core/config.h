@@ -34,6 +34,7 @@ typedef struct hj_config {
 	                              neither rpc_user nor this is set */
 	unsigned rpc_timeout_ms;   /* default 30000 */
 	size_t rpc_max_response;   /* default 64 MiB */
+	unsigned rpc_max_batch;    /* calls per HTTP request, default 100 */
 	unsigned confirmations;    /* default 12 on EVM, 6 on Bitcoin; 0
 	                              with finality */
 	hj_finality finality;      /* "finalized" or "safe" (EVM only):

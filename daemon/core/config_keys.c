@@ -172,6 +172,11 @@ static int set_rpc_max_response(hj_config *c, const char *v, char *why,
 	return r;
 }
 
+static int set_rpc_max_batch(hj_config *c, const char *v, char *why, size_t n)
+{
+	return set_unsigned(&c->rpc_max_batch, v, 1, 10000, why, n);
+}
+
 /* A number of blocks, or the node's own final block: "finalized" or
  * "safe" (EVM's block tags; finish() refuses them on the Bitcoin
  * family, which has neither). */
@@ -629,6 +634,7 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
     [K_RPC_TIMEOUT_MS] = {"chain", "rpc_timeout_ms", set_rpc_timeout_ms, 0},
     [K_RPC_MAX_RESPONSE] = {"chain", "rpc_max_response", set_rpc_max_response,
                             0},
+    [K_RPC_MAX_BATCH] = {"chain", "rpc_max_batch", set_rpc_max_batch, 0},
     [K_CONFIRMATIONS] = {"chain", "confirmations", set_confirmations, 0},
     [K_POLL_INTERVAL_MS] = {"chain", "poll_interval_ms", set_poll_interval_ms,
                             0},

@@ -18,6 +18,7 @@ void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o)
 	o->cookie_file = cfg->rpc_cookie_file;
 	o->timeout_ms = cfg->rpc_timeout_ms;
 	o->max_response = cfg->rpc_max_response;
+	o->max_batch = cfg->rpc_max_batch;
 }
 
 int hj_node_backend_new(const hj_config *cfg, hj_rpc *rpc, hj_backend **out,

@@ -1,0 +1,107 @@
+/* What hashjackd says of its node client (rpclog.h). */
+#include "rpclog.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <uv.h>
+
+#include "log.h"
+
+static uint64_t now_ms(void)
+{
+	return uv_hrtime() / 1000000u;
+}
+
+void hjd_rpclog_init(hjd_rpclog *l, hjd_metrics *m, uint64_t interval_ms)
+{
+	memset(l, 0, sizeof *l);
+	l->metrics = m;
+	l->interval_ms =
+	    interval_ms ? interval_ms : HJD_RPCLOG_INTERVAL_S * 1000u;
+	l->window_ms = now_ms();
+}
+
+/* The retries counted and not said yet, one line per cause; the next
+ * retry of each cause is said in full again. */
+static void flush(hjd_rpclog *l, uint64_t now)
+{
+	double s = (double)(now - l->window_ms) / 1000.0;
+
+	for (int c = 0; c < HJ_RPC_CAUSES; c++) {
+		if (l->cause[c].more)
+			hjd_log(HJD_LOG_WARNING,
+			        "node: %" PRIu64
+			        " more retr%s (%s) in the last "
+			        "%.0f s; the last: %s",
+			        l->cause[c].more,
+			        l->cause[c].more == 1 ? "y" : "ies",
+			        hj_rpc_cause_name(c), s, l->cause[c].last);
+		l->cause[c].more = 0;
+		l->cause[c].said = 0;
+	}
+	l->window_ms = now;
+}
+
+void hjd_rpclog_retry(void *arg, const hj_rpc_retry *r)
+{
+	hjd_rpclog *l = arg;
+	uint64_t now = now_ms();
+	unsigned c = (unsigned)r->cause < HJ_RPC_CAUSES ? r->cause : 0;
+
+	hjd_metrics_retry(l->metrics, r);
+	if (l->failed++ == 0)
+		l->trouble_ms = now;
+	if (now - l->window_ms >= l->interval_ms)
+		flush(l, now);
+	if (!l->cause[c].said) {
+		l->cause[c].said = 1;
+		hjd_log(r->attempt >= 3 ? HJD_LOG_WARNING : HJD_LOG_INFO,
+		        "node: %s (attempt %u); retrying in %u ms%s", r->what,
+		        r->attempt, r->delay_ms,
+		        l->interval_ms ? "; more of this kind are counted and "
+		                         "said once a minute"
+		                       : "");
+		return;
+	}
+	l->cause[c].more++;
+	snprintf(l->cause[c].last, sizeof l->cause[c].last, "%s (attempt %u)",
+	         r->what, r->attempt);
+}
+
+void hjd_rpclog_limit(void *arg, const hj_rpc_limit *lim)
+{
+	hjd_rpclog *l = arg;
+
+	hjd_metrics_limit(l->metrics, lim);
+	if (lim->refused)
+		hjd_log(HJD_LOG_WARNING,
+		        "node: batches of %s now go in parts of at most %zu "
+		        "call%s (the node or a proxy refused %zu at once: %s); "
+		        "[chain] rpc_max_batch = %zu avoids the refusals",
+		        lim->method, lim->limit, lim->limit == 1 ? "" : "s",
+		        lim->refused, lim->why, lim->limit);
+	else
+		hjd_log(HJD_LOG_INFO,
+		        "node: batches of %s back up to %zu calls a part",
+		        lim->method, lim->limit);
+}
+
+void hjd_rpclog_observe(void *arg, const char *method, enum hj_rpc_outcome o,
+                        uint64_t us)
+{
+	hjd_rpclog *l = arg;
+
+	hjd_metrics_rpc(l->metrics, method, o, us);
+	if ((o != HJ_RPC_OK && o != HJ_RPC_ERROR) || l->failed == 0)
+		return;
+	uint64_t now = now_ms();
+
+	flush(l, now);
+	hjd_log(HJD_LOG_NOTICE,
+	        "node: answering again, after %" PRIu64 " failed attempt%s "
+	        "in %.1f s",
+	        l->failed, l->failed == 1 ? "" : "s",
+	        (double)(now - l->trouble_ms) / 1000.0);
+	l->failed = 0;
+}
