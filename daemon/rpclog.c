@@ -57,11 +57,10 @@ void hjd_rpclog_retry(void *arg, const hj_rpc_retry *r)
 	if (!l->cause[c].said) {
 		l->cause[c].said = 1;
 		hjd_log(r->attempt >= 3 ? HJD_LOG_WARNING : HJD_LOG_INFO,
-		        "node: %s (attempt %u); retrying in %u ms%s", r->what,
-		        r->attempt, r->delay_ms,
-		        l->interval_ms ? "; more of this kind are counted and "
-		                         "said once a minute"
-		                       : "");
+		        "node: %s (attempt %u); retrying in %u ms (more "
+		        "failures of this kind are counted and said once a "
+		        "minute)",
+		        r->what, r->attempt, r->delay_ms);
 		return;
 	}
 	l->cause[c].more++;
@@ -77,10 +76,9 @@ void hjd_rpclog_limit(void *arg, const hj_rpc_limit *lim)
 	if (lim->refused)
 		hjd_log(HJD_LOG_WARNING,
 		        "node: batches of %s now go in parts of at most %zu "
-		        "call%s (the node or a proxy refused %zu at once: %s); "
-		        "[chain] rpc_max_batch = %zu avoids the refusals",
+		        "call%s: the node or a proxy refused %zu at once (%s)",
 		        lim->method, lim->limit, lim->limit == 1 ? "" : "s",
-		        lim->refused, lim->why, lim->limit);
+		        lim->refused, lim->why);
 	else
 		hjd_log(HJD_LOG_INFO,
 		        "node: batches of %s back up to %zu calls a part",
@@ -93,15 +91,22 @@ void hjd_rpclog_observe(void *arg, const char *method, enum hj_rpc_outcome o,
 	hjd_rpclog *l = arg;
 
 	hjd_metrics_rpc(l->metrics, method, o, us);
-	if ((o != HJ_RPC_OK && o != HJ_RPC_ERROR) || l->failed == 0)
+	if (o != HJ_RPC_OK && o != HJ_RPC_ERROR)
 		return;
 	uint64_t now = now_ms();
 
-	flush(l, now);
-	hjd_log(HJD_LOG_NOTICE,
-	        "node: answering again, after %" PRIu64 " failed attempt%s "
-	        "in %.1f s",
-	        l->failed, l->failed == 1 ? "" : "s",
-	        (double)(now - l->trouble_ms) / 1000.0);
+	if (now - l->window_ms >= l->interval_ms)
+		flush(l, now);
+	if (l->failed == 0)
+		return;
+	/* An outage is said to be over; a failed attempt here and there
+	 * (a rate limit's) is only counted. */
+	if (l->failed >= HJD_RPCLOG_OUTAGE ||
+	    now - l->trouble_ms >= l->interval_ms)
+		hjd_log(HJD_LOG_NOTICE,
+		        "node: answering again, after %" PRIu64
+		        " failed attempt%s in %.1f s",
+		        l->failed, l->failed == 1 ? "" : "s",
+		        (double)(now - l->trouble_ms) / 1000.0);
 	l->failed = 0;
 }

@@ -4,9 +4,10 @@
  * endpoint (docs/OPERATION.md, "Hosted endpoints").  The first retry of a
  * cause is said in full at once; later ones of that cause are counted and
  * said as one line per interval ("node: 57 more retries (rate_limited) in
- * the last 60 s; the last: ..."), and once the node answers again, what
- * remains is said with how long the trouble lasted.  A batch limit is
- * said when it changes.
+ * the last 60 s; the last: ..."); once the node answers again after an
+ * outage (HJD_RPCLOG_OUTAGE failed attempts in a row, or an interval's
+ * worth), that is said with how long it lasted.  A batch limit is said
+ * when it changes.
  */
 #ifndef HJD_RPCLOG_H
 #define HJD_RPCLOG_H
@@ -19,6 +20,8 @@
 
 /* Seconds between two summary lines of one cause. */
 #define HJD_RPCLOG_INTERVAL_S 60
+/* Failed attempts in a row that make an outage. */
+#define HJD_RPCLOG_OUTAGE 3
 
 typedef struct hjd_rpclog {
 	hjd_metrics *metrics; /* NULL: no metrics */

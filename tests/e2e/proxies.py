@@ -9,7 +9,9 @@ connections made.
 """
 
 import http.server
+import json
 import socket
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -209,3 +211,168 @@ class TcpProxy:
             pass
         self.sock.close()
         self.cut()
+
+
+class HostedProxy:
+    """A node as a hosted provider serves it: an HTTP proxy on 127.0.0.1 in
+    front of upstream's JSON-RPC (POST only: a WebSocket upgrade, GET, is
+    refused with 403, as an endpoint without push), with the limits such
+    providers set, each counted:
+
+    - batch_max: a batch of more calls is refused (`refused`), in the form
+      batch_form: "whole32005" (one error object, -32005 "batch size too
+      large, max N", some providers' words), "whole32600" (geth's: -32600
+      "batch too large"), "items" (the first N calls answered, each one
+      after them an error -32005), "http400", or "nobatch" (every batch
+      refused, even of one call: -32600);
+    - max_response: an answer longer than this many bytes is refused
+      (`capped`) with HTTP 413 (cap_form "413") or cut short: its whole
+      length announced, max_response bytes sent, the connection closed
+      ("cut");
+    - rate_every: every rate_every-th POST is answered HTTP 429
+      (`limited`), with "Retry-After: retry_after" when that is set.
+
+    Every call passed on is counted by method (`calls`); `biggest` is the
+    largest batch passed on."""
+
+    def __init__(self, upstream, batch_max=None, batch_form="whole32005",
+                 max_response=None, cap_form="413", rate_every=None, retry_after=None):
+        self.upstream = upstream.rstrip("/")
+        self.batch_max, self.batch_form = batch_max, batch_form
+        self.max_response, self.cap_form = max_response, cap_form
+        self.rate_every, self.retry_after = rate_every, retry_after
+        self.lock = threading.Lock()
+        self.posts = self.refused = self.capped = self.limited = self.upgrades = 0
+        self.biggest = 0
+        self.calls = {}
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def reply(self, code, body, extra=()):
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in extra:
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                with proxy.lock:
+                    proxy.upgrades += 1
+                self.reply(403, b"websocket not enabled on this endpoint")
+                self.close_connection = True
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n)
+                code, out, extra, cut = proxy._answer(body)
+                if cut:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(out)))
+                    self.end_headers()
+                    self.wfile.write(out[:proxy.max_response])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.reply(code, out, extra)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        default = self.server.handle_error
+
+        def handle_error(request, client_address):
+            # A client that went away (a daemon stopped mid-answer, a cut
+            # answer's reader) is not worth a traceback.
+            if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+                default(request, client_address)
+        self.server.handle_error = handle_error
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def _refusal(self, req):
+        """The batch limit's answer to req (a list of calls)."""
+        n = self.batch_max
+        if self.batch_form == "http400":
+            return 400, b"too many calls in one batch"
+        if self.batch_form == "items":
+            out = []
+            for i, c in enumerate(req):
+                if i < n:
+                    out.append(None)  # answered by the node
+                else:
+                    out.append({"jsonrpc": "2.0", "id": c.get("id"), "error": {
+                        "code": -32005, "message": "batch size too large, max %d" % n}})
+            return "items", out
+        if self.batch_form == "whole32600" or self.batch_form == "nobatch":
+            err = {"code": -32600, "message": "batch too large"}
+        else:
+            err = {"code": -32005, "message": "batch size too large, max %d" % n}
+        return 200, json.dumps({"jsonrpc": "2.0", "id": None, "error": err}).encode()
+
+    def _forward(self, body):
+        req = urllib.request.Request(self.upstream, body, {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=20) as r:
+                return 200, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+        except (OSError, urllib.error.URLError) as e:
+            return 502, ("proxy: %s" % e).encode()
+
+    def _answer(self, body):
+        """(status, body, extra headers, cut) for one POST."""
+        with self.lock:
+            self.posts += 1
+            if self.rate_every and self.posts % self.rate_every == 0:
+                self.limited += 1
+                extra = [("Retry-After", str(self.retry_after))] if self.retry_after else []
+                return 429, b'{"error":"too many requests"}', extra, False
+        try:
+            req = json.loads(body)
+        except ValueError:
+            req = None
+        calls = req if isinstance(req, list) else [req] if isinstance(req, dict) else []
+        partial = None
+        if isinstance(req, list) and self.batch_max is not None and (
+                len(req) > self.batch_max or self.batch_form == "nobatch"):
+            with self.lock:
+                self.refused += 1
+            code, out = self._refusal(req)
+            if code != "items":
+                return code, out, [], False
+            partial = out
+            keep = [c for c, o in zip(req, out) if o is None]
+            calls = keep
+            body = json.dumps(keep).encode()
+        with self.lock:
+            for c in calls:
+                if isinstance(c, dict):
+                    m = c.get("method")
+                    self.calls[m] = self.calls.get(m, 0) + 1
+            if isinstance(req, list):
+                self.biggest = max(self.biggest, len(calls))
+        code, out = self._forward(body)
+        if partial is not None and code == 200:
+            got = {a.get("id"): a for a in json.loads(out)}
+            out = json.dumps([got.get(c.get("id")) if o is None else o
+                              for c, o in zip(req, partial)]).encode()
+        if self.max_response is not None and len(out) > self.max_response:
+            with self.lock:
+                self.capped += 1
+            if self.cap_form == "cut":
+                return 200, out, [], True
+            return 413, b"response too large for this plan", [], False
+        return code, out, [], False
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
