@@ -88,6 +88,7 @@ struct hj_rpc__http {
 	unsigned timeout_ms, max_inflight;
 	char *url, *user, *password;
 	char *cookie_file; /* user and password come from here */
+	char *ca_file;     /* CURLOPT_CAINFO, or NULL: curl's default */
 	int cookie_stale;  /* read it again before the next transfer */
 	unsigned cookie;   /* readings of the cookie file */
 	char *refused;     /* the password of the cookie the node refused */
@@ -346,6 +347,18 @@ static hj_rpc__xfer *xfer_get(hj_rpc__http *h)
 	if (h->user != NULL || h->cookie_file != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH,
 		                        (long)CURLAUTH_BASIC) != CURLE_OK;
+	/* https://: the certificate and its name are checked (curl's
+	 * defaults, said again), TLS 1.2 at least, against the CA file's
+	 * certificates alone when there is one. */
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSLVERSION,
+	                        (long)CURL_SSLVERSION_TLSv1_2) != CURLE_OK;
+	if (h->ca_file != NULL) {
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_CAPATH, NULL) != CURLE_OK;
+	}
 	if (bad) {
 		xfer_free(x);
 		return NULL;
@@ -729,6 +742,11 @@ int hj_rpc__http_new(const hj_rpc__http_opts *o, hj_rpc__http **out, char *err,
 		if (h->cookie_file == NULL)
 			goto nomem;
 	}
+	if (o->ca_file != NULL) {
+		h->ca_file = strdup(o->ca_file);
+		if (h->ca_file == NULL)
+			goto nomem;
+	}
 	if (build_headers(h, o->bearer) != 0)
 		goto nomem;
 	h->multi = curl_multi_init();
@@ -802,6 +820,7 @@ void hj_rpc__http_free(hj_rpc__http *h)
 	free_secret(h->password);
 	free_secret(h->refused);
 	free(h->cookie_file);
+	free(h->ca_file);
 	if (h->curl_ready)
 		curl_global_cleanup();
 	free(h);
