@@ -1717,6 +1717,7 @@ static void test_example_file(void **state)
 	    "#poll_interval_ms = 1000\n",
 	    "#push = on\n",
 	    "#push_url =\n",
+	    "#ca_file =\n",
 	    "#batch_blocks = 100\n",
 	    "#start_height =\n",
 	    "#address = 0x...\n",
