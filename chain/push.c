@@ -26,7 +26,8 @@ enum timer_use {
 struct hj_push {
 	uv_loop_t *loop;
 	enum hj_push_kind kind;
-	char *url; /* EVM */
+	char *url;     /* EVM */
+	char *ca_file; /* EVM, wss://; NULL: the system's CA store */
 	hj_rpc_opts ro;
 	unsigned wait_ms, answer_ms, bmin, bmax;
 	unsigned backoff; /* before the next session */
@@ -163,6 +164,7 @@ static void maybe_done(hj_push *p)
 	if (p->done)
 		p->done(p->done_arg);
 	free(p->url);
+	free(p->ca_file);
 	free(p);
 }
 
@@ -354,8 +356,9 @@ static void start_session(hj_push *p)
 	char err[HJ_ERRLEN];
 
 	if (p->kind == HJ_PUSH_EVM) {
-		if (hj_wsc_open(p->loop, p->url, HJ_PUSH_MAX_MESSAGE, &ws_cbs,
-		                p, &p->ws, err, sizeof err) != 0) {
+		if (hj_wsc_open(p->loop, p->url, p->ca_file,
+		                HJ_PUSH_MAX_MESSAGE, &ws_cbs, p, &p->ws, err,
+		                sizeof err) != 0) {
 			p->ws = NULL;
 			session_ended(p, err);
 		}
@@ -413,8 +416,13 @@ int hj_push_new(const hj_push_opts *o, hj_push **out, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	p = calloc(1, sizeof *p);
-	if (!p || (o->kind == HJ_PUSH_EVM && !(p->url = strdup(o->url)))) {
-		free(p);
+	if (!p || (o->kind == HJ_PUSH_EVM &&
+	           (!(p->url = strdup(o->url)) ||
+	            (o->ca_file && !(p->ca_file = strdup(o->ca_file)))))) {
+		if (p) {
+			free(p->url);
+			free(p);
+		}
 		hj_say(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -426,6 +434,7 @@ int hj_push_new(const hj_push_opts *o, hj_push **out, char *err, size_t errlen)
 	p->bmax = o->backoff_max_ms ? o->backoff_max_ms : HJ_PUSH_BACKOFF_MAX;
 	if (p->bmax < p->bmin) {
 		free(p->url);
+		free(p->ca_file);
 		free(p);
 		hj_say(err, errlen,
 		       "push: backoff_max_ms below backoff_min_ms");

@@ -62,9 +62,13 @@ enum hj_push_kind {
 typedef struct hj_push_opts {
 	uv_loop_t *loop;
 	enum hj_push_kind kind;
-	/* EVM: ws://HOST[:PORT][/PATH] (wsclient.h; wss:// is refused).
+	/* EVM: ws://HOST[:PORT][/PATH] or wss://... (wsclient.h).
 	 * Bitcoin family: unused, the URL is rpc->url. */
 	const char *url;
+	/* EVM, wss://: a PEM file of the CA certificates trusted instead of
+	 * the system's CA store (NULL: the system's).  The Bitcoin family's
+	 * is rpc->ca_file. */
+	const char *ca_file;
 	/* Bitcoin family: the node's client options (URL, credentials,
 	 * max_response); timeout_ms, max_inflight, backoff and on_retry
 	 * are the module's.  Borrowed, strings too, until the end. */
@@ -86,8 +90,9 @@ typedef struct hj_push_opts {
 /*
  * Starts the first session at once.  Returns 0 with *out, or -EINVAL
  * (no loop, no wake, an unknown kind, no URL, wait_ms above 24 h,
- * backoff_max_ms below backoff_min_ms) / -ENOMEM with err.  A URL that
- * the session cannot use (wss://) is a failed session, said by state().
+ * backoff_max_ms below backoff_min_ms) / -ENOMEM with err.  A URL or a
+ * CA file that the session cannot use is a failed session, said by
+ * state().
  * Callbacks come from the loop only, never from within this call.
  */
 int hj_push_new(const hj_push_opts *o, hj_push **out, char *err, size_t errlen);

@@ -87,6 +87,11 @@ typedef struct hj_rpc_opts {
 	 * 401, which is then retried like a transport error; a missing or
 	 * unreadable file is retried too (the node may not be up yet). */
 	const char *cookie_file;
+	/* https://: a PEM file of the CA certificates trusted instead of the
+	 * system's CA store (libcurl's CURLOPT_CAINFO, no CA directory);
+	 * NULL: the system's.  Either way the certificate is checked, and
+	 * its name against the URL's host; TLS 1.2 at least. */
+	const char *ca_file;
 	size_t max_response; /* bytes of one HTTP response body */
 	/* Calls of one HTTP request: a longer batch goes in parts (below,
 	 * "Batches that fit the node"); 0: no bound of ours. */

@@ -88,6 +88,8 @@ struct hj_rpc__http {
 	unsigned timeout_ms, max_inflight;
 	char *url, *user, *password;
 	char *cookie_file; /* user and password come from here */
+	char *ca_file;     /* CURLOPT_CAINFO, or NULL: curl's default */
+	char *host;        /* the URL's, for messages (no credentials) */
 	int cookie_stale;  /* read it again before the next transfer */
 	unsigned cookie;   /* readings of the cookie file */
 	char *refused;     /* the password of the cookie the node refused */
@@ -346,6 +348,18 @@ static hj_rpc__xfer *xfer_get(hj_rpc__http *h)
 	if (h->user != NULL || h->cookie_file != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH,
 		                        (long)CURLAUTH_BASIC) != CURLE_OK;
+	/* https://: the certificate and its name are checked (curl's
+	 * defaults, said again), TLS 1.2 at least, against the CA file's
+	 * certificates alone when there is one. */
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSLVERSION,
+	                        (long)CURL_SSLVERSION_TLSv1_2) != CURLE_OK;
+	if (h->ca_file != NULL) {
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_CAPATH, NULL) != CURLE_OK;
+	}
 	if (bad) {
 		xfer_free(x);
 		return NULL;
@@ -532,14 +546,24 @@ static void on_done(hj_rpc__http *h, CURL *easy, CURLcode res)
 			         h->timeout_ms,
 			         x->errbuf[0] ? x->errbuf
 			                      : curl_easy_strerror(res));
+		else if (res == CURLE_PEER_FAILED_VERIFICATION)
+			snprintf(msg, sizeof msg,
+			         "the TLS certificate of %s failed "
+			         "verification (%s)",
+			         h->host ? h->host : "the node",
+			         x->errbuf[0] ? x->errbuf
+			                      : curl_easy_strerror(res));
 		else
 			snprintf(msg, sizeof msg, "%s (%s)",
 			         curl_easy_strerror(res),
 			         x->errbuf[0] ? x->errbuf : "no details");
-		/* No connection: the request never left. */
+		/* No connection, or no TLS on it: the request never
+		 * left. */
 		o.not_sent = res == CURLE_COULDNT_CONNECT ||
 		             res == CURLE_COULDNT_RESOLVE_HOST ||
-		             res == CURLE_COULDNT_RESOLVE_PROXY;
+		             res == CURLE_COULDNT_RESOLVE_PROXY ||
+		             res == CURLE_PEER_FAILED_VERIFICATION ||
+		             res == CURLE_SSL_CONNECT_ERROR;
 		o.cause = o.not_sent ? HJ_RPC_CAUSE_CONNECT
 		          : res == CURLE_OPERATION_TIMEDOUT
 		              ? HJ_RPC_CAUSE_TIMEOUT
@@ -707,6 +731,20 @@ static int build_headers(hj_rpc__http *h, const char *bearer)
 	return 0;
 }
 
+/* The URL's host (a copy), or NULL. */
+static char *url_host(const char *url)
+{
+	CURLU *u = curl_url();
+	char *host = NULL, *copy = NULL;
+
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
+		copy = strdup(host);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return copy;
+}
+
 int hj_rpc__http_new(const hj_rpc__http_opts *o, hj_rpc__http **out, char *err,
                      size_t errlen)
 {
@@ -747,6 +785,12 @@ int hj_rpc__http_new(const hj_rpc__http_opts *o, hj_rpc__http **out, char *err,
 		if (h->cookie_file == NULL)
 			goto nomem;
 	}
+	if (o->ca_file != NULL) {
+		h->ca_file = strdup(o->ca_file);
+		if (h->ca_file == NULL)
+			goto nomem;
+	}
+	h->host = url_host(o->url); /* NULL: "the node" */
 	if (build_headers(h, o->bearer) != 0)
 		goto nomem;
 	h->multi = curl_multi_init();
@@ -820,6 +864,8 @@ void hj_rpc__http_free(hj_rpc__http *h)
 	free_secret(h->password);
 	free_secret(h->refused);
 	free(h->cookie_file);
+	free(h->ca_file);
+	free(h->host);
 	if (h->curl_ready)
 		curl_global_cleanup();
 	free(h);

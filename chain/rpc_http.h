@@ -58,6 +58,8 @@ typedef struct hj_rpc__http_opts {
 	const char *url; /* checked (hj_rpc__http_check_url) */
 	const char *user, *password, *bearer;
 	const char *cookie_file; /* user and password come from here */
+	const char *ca_file;     /* https://: CURLOPT_CAINFO; NULL: the
+	                            system's CA store */
 	size_t max_response;     /* bytes of a 2xx body */
 	unsigned timeout_ms;     /* one transfer, connect to last byte */
 	unsigned max_inflight;   /* transfers at once: idle connections kept */

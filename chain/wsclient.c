@@ -1,5 +1,6 @@
 /* A WebSocket client: libcurl's URL API, llhttp and wslay on a libuv
- * loop, with bounds (wsclient.h). */
+ * loop, with bounds, and for wss:// OpenSSL's TLS between them and the
+ * socket (tls.h) (wsclient.h). */
 #include "wsclient.h"
 
 #include <errno.h>
@@ -18,11 +19,13 @@
 #include <wslay/wslay.h>
 
 #include "say.h"
+#include "tls.h"
 #include "websocket.h"
 
 enum state {
 	S_RESOLVE,   /* uv_getaddrinfo */
 	S_CONNECT,   /* uv_tcp_connect, to each address in turn */
+	S_TLS,       /* wss://: the TLS handshake */
 	S_HANDSHAKE, /* the request is written: the answer's head, or the
 	                body of a refusal */
 	S_OPEN,      /* frames */
@@ -50,6 +53,8 @@ struct hj_wsc {
 	char *req; /* the handshake request */
 	size_t req_len;
 	char accept[32]; /* the Sec-WebSocket-Accept due */
+	hj_tls *tls;     /* wss:// only: every byte of the socket goes
+	                    through it */
 
 	/* resolving and connecting */
 	uv_getaddrinfo_t gai;
@@ -97,6 +102,9 @@ struct hj_wsc {
 	char why[HJ_ERRLEN];
 	int has_why;
 	char rbuf[16384];
+	/* wss://: the plaintext read (being parsed while frames are sent),
+	 * the ciphertext to write */
+	char pbuf[16384], obuf[16384];
 };
 
 /* ---- words ---- */
@@ -201,6 +209,7 @@ static void finish(hj_wsc *c)
 		wslay_event_context_free(c->ws);
 	if (c->ai)
 		uv_freeaddrinfo(c->ai);
+	hj_tls_free(c->tls);
 	free(c->req);
 	free(c);
 }
@@ -234,16 +243,23 @@ static void shut(hj_wsc *c)
 	}
 }
 
-/* Ends the client: what is written goes first (a close frame), for
- * HJ_WSC_CLOSE_MS at most.  A fake is freed by the call that ended it
- * (settle). */
+static int tls_flush(hj_wsc *c);
+
+/* Ends the client: what is written goes first (a close frame, and over
+ * TLS its close_notify), for HJ_WSC_CLOSE_MS at most.  A fake is freed by
+ * the call that ended it (settle). */
 static void end(hj_wsc *c)
 {
 	if (c->state == S_END)
 		return;
+	int was = c->state;
 	c->state = S_END;
 	if (c->fake)
 		return;
+	if (c->tls && was > S_TLS && c->connected && !c->tcp_closing) {
+		hj_tls_close_notify(c->tls);
+		(void)tls_flush(c);
+	}
 	if (c->pending > 0 && c->connected && !c->tcp_closing) {
 		c->close_on_flush = 1;
 		uv_read_stop((uv_stream_t *)&c->tcp);
@@ -288,14 +304,9 @@ static void on_written(uv_write_t *req, int status)
 
 /* Writes at once what the socket takes and queues the rest; -1 (said)
  * when the connection failed or the server does not read. */
-static int out_write(hj_wsc *c, const void *p, size_t n)
+static int raw_write(hj_wsc *c, const void *p, size_t n)
 {
 	size_t done = 0;
-	if (c->fake) {
-		if (c->fake_out)
-			c->fake_out(c->fake_arg, p, n);
-		return 0;
-	}
 	if (!c->connected || c->tcp_closing)
 		return -1;
 	if (c->pending == 0) {
@@ -332,6 +343,37 @@ static int out_write(hj_wsc *c, const void *p, size_t n)
 	}
 	c->pending += w->n;
 	return 0;
+}
+
+/* wss://: what TLS has to send, to the socket.  -1 (said) as raw_write. */
+static int tls_flush(hj_wsc *c)
+{
+	size_t k;
+	while ((k = hj_tls_take(c->tls, c->obuf, sizeof c->obuf)) > 0)
+		if (raw_write(c, c->obuf, k) < 0)
+			return -1;
+	return 0;
+}
+
+/* The handshake request and the frames: to the socket, through TLS for
+ * wss://, or to a fake's out.  -1 (said) as raw_write. */
+static int out_write(hj_wsc *c, const void *p, size_t n)
+{
+	if (c->fake) {
+		if (c->fake_out)
+			c->fake_out(c->fake_arg, p, n);
+		return 0;
+	}
+	if (!c->tls)
+		return raw_write(c, p, n);
+	char why[HJ_ERRLEN];
+	if (!c->connected || c->tcp_closing)
+		return -1;
+	if (hj_tls_write(c->tls, p, n, why, sizeof why) < 0) {
+		tell(c, "%s", why);
+		return -1;
+	}
+	return tls_flush(c);
 }
 
 /* ---- WebSocket ---- */
@@ -706,6 +748,12 @@ static void input(hj_wsc *c, const char *p, size_t n)
 static void eof(hj_wsc *c)
 {
 	switch (c->state) {
+	case S_TLS:
+		tell(c,
+		     "the server closed the connection in the middle of "
+		     "the TLS handshake with %s",
+		     c->host);
+		break;
 	case S_HANDSHAKE:
 		if (c->head_done) {
 			llhttp_finish(&c->http); /* a body read to the end */
@@ -741,6 +789,9 @@ static void timed_out(hj_wsc *c)
 	case S_CONNECT:
 		tell(c, "connecting to %s port %s took more than %s",
 		     c->last_addr[0] ? c->last_addr : c->host, c->port, d);
+		break;
+	case S_TLS:
+		tell(c, "no TLS handshake with %s within %s", c->host, d);
 		break;
 	case S_HANDSHAKE:
 		if (c->head_done) {
@@ -785,6 +836,54 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *buf)
 	*buf = uv_buf_init(c->rbuf, sizeof c->rbuf);
 }
 
+/* wss://: the server's bytes through TLS, its handshake first; then
+ * the plaintext, as input() takes a plain socket's. */
+static void tls_input(hj_wsc *c, const char *p, size_t n)
+{
+	char why[HJ_ERRLEN];
+	if (hj_tls_put(c->tls, p, n) < 0) {
+		tell(c, "out of memory");
+		end(c);
+		return;
+	}
+	if (c->state == S_TLS) {
+		int r = hj_tls_handshake(c->tls, why, sizeof why);
+		if (tls_flush(c) < 0 || r < 0) {
+			if (r < 0)
+				tell(c, "%s", why);
+			end(c);
+			return;
+		}
+		if (r == 0)
+			return;
+		c->state = S_HANDSHAKE;
+		if (out_write(c, c->req, c->req_len) < 0) {
+			end(c);
+			return;
+		}
+	}
+	while (c->state == S_HANDSHAKE || c->state == S_OPEN ||
+	       c->state == S_CLOSING) {
+		ssize_t k = hj_tls_read(c->tls, c->pbuf, sizeof c->pbuf, why,
+		                        sizeof why);
+		if (k > 0) {
+			input(c, c->pbuf, (size_t)k);
+			continue;
+		}
+		/* What reading had TLS answer (a key update). */
+		if (tls_flush(c) < 0) {
+			end(c);
+		} else if (k == HJ_TLS_CLOSED) {
+			eof(c);
+		} else if (k < 0) {
+			if (c->state != S_CLOSING)
+				tell(c, "%s", why);
+			end(c);
+		}
+		break;
+	}
+}
+
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	hj_wsc *c = st->data;
@@ -797,6 +896,8 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 			tell(c, "the connection to the server failed: %s",
 			     uv_strerror((int)n));
 		end(c);
+	} else if (n > 0 && c->tls) {
+		tls_input(c, buf->base, (size_t)n);
 	} else if (n > 0) {
 		input(c, buf->base, (size_t)n);
 	}
@@ -816,11 +917,26 @@ static void on_connected(uv_connect_t *req, int status)
 		return; /* on to the next address */
 	}
 	c->connected = 1;
-	c->state = S_HANDSHAKE;
 	uv_tcp_nodelay(&c->tcp, 1);
-	if (out_write(c, c->req, c->req_len) < 0) {
-		end(c);
-		return;
+	if (c->tls) {
+		/* The ClientHello; the request once TLS is up (tls_input). */
+		char why[HJ_ERRLEN];
+		c->state = S_TLS;
+		if (hj_tls_handshake(c->tls, why, sizeof why) < 0) {
+			tell(c, "%s", why);
+			end(c);
+			return;
+		}
+		if (tls_flush(c) < 0) {
+			end(c);
+			return;
+		}
+	} else {
+		c->state = S_HANDSHAKE;
+		if (out_write(c, c->req, c->req_len) < 0) {
+			end(c);
+			return;
+		}
 	}
 	int r = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 	if (r < 0) {
@@ -909,9 +1025,11 @@ static int has_part(CURLU *u, CURLUPart what)
 	return uc == CURLUE_OK;
 }
 
-/* The URL's parts, by libcurl's URL parser; err says what is wrong. */
+/* The URL's parts, by libcurl's URL parser, *secure for wss://; err says
+ * what is wrong. */
 static int parse_url(hj_wsc *c, const char *url, char *target, size_t tcap,
-                     char *hosthdr, size_t hcap, char *err, size_t errlen)
+                     char *hosthdr, size_t hcap, int *secure, char *err,
+                     size_t errlen)
 {
 	CURLU *u = NULL;
 	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL,
@@ -946,16 +1064,9 @@ static int parse_url(hj_wsc *c, const char *url, char *target, size_t tcap,
 		rc = uc == CURLUE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;
 		goto out;
 	}
-	if (strcasecmp(scheme, "wss") == 0) {
-		hj_say(err, errlen,
-		       "%s: wss:// is not supported (no TLS here): use ws:// "
-		       "on localhost, or to a TLS-terminating proxy on this "
-		       "machine",
-		       url);
-		goto out;
-	}
-	if (strcasecmp(scheme, "ws") != 0) {
-		hj_say(err, errlen, "%s: not a ws:// URL", url);
+	*secure = strcasecmp(scheme, "wss") == 0;
+	if (!*secure && strcasecmp(scheme, "ws") != 0) {
+		hj_say(err, errlen, "%s: not a ws:// or wss:// URL", url);
 		goto out;
 	}
 	if (has_part(u, CURLUPART_USER) || has_part(u, CURLUPART_PASSWORD) ||
@@ -966,7 +1077,8 @@ static int parse_url(hj_wsc *c, const char *url, char *target, size_t tcap,
 		goto out;
 	}
 	if (has_part(u, CURLUPART_FRAGMENT)) {
-		hj_say(err, errlen, "%s: a ws:// URL has no #fragment", url);
+		hj_say(err, errlen, "%s: a WebSocket URL has no #fragment",
+		       url);
 		goto out;
 	}
 	if (has_part(u, CURLUPART_ZONEID)) {
@@ -980,7 +1092,7 @@ static int parse_url(hj_wsc *c, const char *url, char *target, size_t tcap,
 	}
 	uc = curl_url_get(u, CURLUPART_PORT, &port, 0);
 	if (uc == CURLUE_NO_PORT)
-		snprintf(c->port, sizeof c->port, "80");
+		snprintf(c->port, sizeof c->port, "%s", *secure ? "443" : "80");
 	else if (uc == CURLUE_OK && strlen(port) < sizeof c->port)
 		snprintf(c->port, sizeof c->port, "%s", port);
 	else {
@@ -1021,12 +1133,15 @@ out:
 	return rc;
 }
 
-static int client_new(const char *url, size_t max_message, const char *key,
+/* A client of url; ca_file for wss:// (tls.h), which a fake (fake 1)
+ * refuses. */
+static int client_new(const char *url, const char *ca_file, int fake,
+                      size_t max_message, const char *key,
                       const hj_wsc_cbs *cbs, void *arg, hj_wsc **out, char *err,
                       size_t errlen)
 {
 	char target[HJ_WSC_MAX_URL + 2], hosthdr[HJ_WSC_MAX_URL + 8], k[32];
-	int rc;
+	int rc, secure = 0;
 	*out = NULL;
 	if (!url || !cbs) {
 		hj_say(err, errlen, "no URL");
@@ -1042,9 +1157,22 @@ static int client_new(const char *url, size_t max_message, const char *key,
 		return -ENOMEM;
 	}
 	rc = parse_url(c, url, target, sizeof target, hosthdr, sizeof hosthdr,
-	               err, errlen);
+	               &secure, err, errlen);
 	if (rc)
 		goto fail;
+	if (secure && fake) {
+		hj_say(err, errlen, "%s: a client in memory has no TLS", url);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (secure) {
+		char why[HJ_ERRLEN];
+		rc = hj_tls_new(c->host, ca_file, &c->tls, why, sizeof why);
+		if (rc) {
+			hj_say(err, errlen, "%s: %s", url, why);
+			goto fail;
+		}
+	}
 	if (key) {
 		size_t kn = strlen(key);
 		if (kn != 24 ||
@@ -1100,21 +1228,23 @@ static int client_new(const char *url, size_t max_message, const char *key,
 	*out = c;
 	return 0;
 fail:
+	hj_tls_free(c->tls);
 	free(c->req);
 	free(c);
 	return rc;
 }
 
-int hj_wsc_open(uv_loop_t *loop, const char *url, size_t max_message,
-                const hj_wsc_cbs *cbs, void *arg, hj_wsc **out, char *err,
-                size_t errlen)
+int hj_wsc_open(uv_loop_t *loop, const char *url, const char *ca_file,
+                size_t max_message, const hj_wsc_cbs *cbs, void *arg,
+                hj_wsc **out, char *err, size_t errlen)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC,
 	                         .ai_socktype = SOCK_STREAM,
 	                         .ai_protocol = IPPROTO_TCP};
 	hj_wsc *c;
 	*out = NULL;
-	int rc = client_new(url, max_message, NULL, cbs, arg, &c, err, errlen);
+	int rc = client_new(url, ca_file, 0, max_message, NULL, cbs, arg, &c,
+	                    err, errlen);
 	if (rc)
 		return rc;
 	c->loop = loop;
@@ -1125,6 +1255,7 @@ int hj_wsc_open(uv_loop_t *loop, const char *url, size_t max_message,
 	if (rc < 0) {
 		hj_say(err, errlen, "%s: cannot resolve %s: %s", c->url,
 		       c->host, uv_strerror(rc));
+		hj_tls_free(c->tls);
 		free(c->req);
 		free(c);
 		return rc == UV_ENOMEM ? -ENOMEM : -EINVAL;
@@ -1213,8 +1344,8 @@ int hj_wsc_fake(const hj_wsc_fake_opts *o, const hj_wsc_cbs *cbs, void *arg,
 {
 	hj_wsc *c;
 	*out = NULL;
-	int rc = client_new(o->url, o->max_message, o->key, cbs, arg, &c, err,
-	                    errlen);
+	int rc = client_new(o->url, NULL, 1, o->max_message, o->key, cbs, arg,
+	                    &c, err, errlen);
 	if (rc)
 		return rc;
 	c->fake = 1;

@@ -3,11 +3,14 @@
  * `hashjack serve` stream (docs/API.md, "The stream").  As on the
  * server's side (daemon/core/http.c), no protocol is parsed here: libcurl's
  * URL API reads the URL, llhttp the handshake's answer, wslay the frames,
- * libcrypto makes the key's SHA-1 and base64; this file moves bytes
- * between the socket and them and bounds everything: the answer's head
- * (HJ_WSC_MAX_HEAD), the body of a refusal (HJ_WSC_MAX_BODY), a message
- * (max_message), what waits to be written (HJ_WSC_MAX_OUT), the time to
- * connect and be answered, a silent server, the closing handshake.
+ * libcrypto makes the key's SHA-1 and base64, and for wss:// OpenSSL's
+ * libssl does TLS over memory BIOs (tls.h) between the socket and them,
+ * so that the handshake and the frames are the same bytes either way;
+ * this file moves bytes between the socket and them and bounds
+ * everything, through TLS too: the answer's head (HJ_WSC_MAX_HEAD), the
+ * body of a refusal (HJ_WSC_MAX_BODY), a message (max_message), what
+ * waits to be written (HJ_WSC_MAX_OUT), the time to connect, do the TLS
+ * handshake and be answered, a silent server, the closing handshake.
  *
  * Only text messages are taken: a binary one is answered with close 1003.
  * Text messages can be sent too (hj_wsc_send, from the open callback on):
@@ -20,7 +23,7 @@
  *
  * A client's bytes come from its socket, or, for the fuzz target and the
  * tests, from hj_wsc_feed on a client made by hj_wsc_fake: the same code
- * runs either way.
+ * runs either way (a fake has no TLS: its bytes are the plaintext).
  */
 #ifndef HJ_WSCLIENT_H
 #define HJ_WSCLIENT_H
@@ -37,7 +40,7 @@ typedef struct hj_wsc hj_wsc;
 #define HJ_WSC_MAX_BODY     4096  /* a refusal's body read, bytes */
 #define HJ_WSC_MAX_OUT      65536 /* written, not yet taken by the server */
 #define HJ_WSC_MAX_URL      1024  /* the URL's length */
-#define HJ_WSC_HANDSHAKE_MS 10000 /* resolve, connect and be answered */
+#define HJ_WSC_HANDSHAKE_MS 10000 /* resolve, connect, TLS, be answered */
 #define HJ_WSC_PING_MS      30000 /* silence before a ping (twice: dropped) */
 #define HJ_WSC_CLOSE_MS     2000  /* the closing handshake, the last writes */
 
@@ -53,7 +56,9 @@ typedef struct hj_wsc_cbs {
 	 * "...: the handshake's Sec-WebSocket-Accept is not the key's",
 	 * "...: closed by the server (1001: going away)",
 	 * "...: a message longer than 1048576 bytes", "...: a binary
-	 * message", ...  (borrowed for the call).  The client is freed
+	 * message", "...: the TLS certificate of node.example failed
+	 * verification: self-signed certificate", ...  (borrowed for the
+	 * call).  The client is freed
 	 * right after it returns: no call on it after this one.
 	 */
 	void (*closed)(void *arg, const char *why);
@@ -64,27 +69,29 @@ typedef struct hj_wsc_cbs {
 } hj_wsc_cbs;
 
 /*
- * Opens url, ws://HOST[:PORT][/PATH][?QUERY] (HOST a name or an IPv4
- * literal or [IPv6] one; PORT 80 by default; printable ASCII, at most
- * HJ_WSC_MAX_URL bytes; no user, password or fragment): resolves HOST
- * with uv_getaddrinfo, connects to each of its addresses in turn until
- * one takes it, and sends the handshake.  wss:// is refused (no TLS
- * here: use ws:// on localhost, or to a TLS-terminating proxy on this
- * machine).  max_message (> 0) bounds one message, in bytes.  cbs and
- * arg are kept (cbs is copied).  Returns 0 with *out, or -EINVAL (a bad
- * URL, max_message 0) / -ENOMEM with err; cbs->closed is called only
- * after a 0, and always from the loop, never from within this call or
- * hj_wsc_close.
+ * Opens url, ws://HOST[:PORT][/PATH][?QUERY] or wss://... (HOST a name
+ * or an IPv4 literal or [IPv6] one; PORT 80 by default, 443 for wss://;
+ * printable ASCII, at most HJ_WSC_MAX_URL bytes; no user, password or
+ * fragment): resolves HOST with uv_getaddrinfo, connects to each of its
+ * addresses in turn until one takes it, for wss:// does the TLS
+ * handshake (tls.h: the certificate checked against ca_file's CA
+ * certificates, NULL for the system's CA store, and against HOST; TLS
+ * 1.2 at least), and sends the handshake.  ca_file is not used for
+ * ws://.  max_message (> 0) bounds one message, in bytes.  cbs and arg
+ * are kept (cbs is copied).  Returns 0 with *out, or -EINVAL (a bad URL,
+ * max_message 0, a CA file that cannot be used) / -ENOMEM with err;
+ * cbs->closed is called only after a 0, and always from the loop, never
+ * from within this call or hj_wsc_close.
  */
-int hj_wsc_open(uv_loop_t *loop, const char *url, size_t max_message,
-                const hj_wsc_cbs *cbs, void *arg, hj_wsc **out, char *err,
-                size_t errlen);
+int hj_wsc_open(uv_loop_t *loop, const char *url, const char *ca_file,
+                size_t max_message, const hj_wsc_cbs *cbs, void *arg,
+                hj_wsc **out, char *err, size_t errlen);
 
 /*
- * The time to resolve, connect and have the handshake answered (restarted
- * from now), and the silence after which the server is pinged (twice
- * that: dropped); 0 keeps the value.  For the tests; call it right after
- * hj_wsc_open.
+ * The time to resolve, connect (for wss:// do the TLS handshake) and have
+ * the handshake answered (restarted from now), and the silence after
+ * which the server is pinged (twice that: dropped); 0 keeps the value.
+ * For the tests; call it right after hj_wsc_open.
  */
 void hj_wsc_set_timeouts(hj_wsc *c, uint64_t handshake_ms, uint64_t ping_ms);
 
@@ -117,7 +124,8 @@ int hj_wsc_send(hj_wsc *c, const char *text, size_t len);
 /* ---- in memory: the fuzz target and the tests ---- */
 
 typedef struct hj_wsc_fake_opts {
-	const char *url;    /* as for hj_wsc_open; it is never resolved */
+	const char *url;    /* as for hj_wsc_open, ws:// only (no TLS in
+	                       memory); it is never resolved */
 	size_t max_message; /* as for hj_wsc_open */
 	const char *key;    /* the Sec-WebSocket-Key sent, 24 characters of
 	                       base64; NULL: random, as hj_wsc_open's */

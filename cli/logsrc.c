@@ -532,8 +532,8 @@ int hjc_logsrc_connect(hjc_logsrc *s, uint64_t from, char *err, size_t errlen)
 		f.max_message = s->o.max_message;
 		return hj_wsc_fake(&f, &cbs, s, &s->ws, err, errlen);
 	}
-	return hj_wsc_open(s->loop, url, s->o.max_message, &cbs, s, &s->ws, err,
-	                   errlen);
+	return hj_wsc_open(s->loop, url, NULL, s->o.max_message, &cbs, s,
+	                   &s->ws, err, errlen);
 }
 
 void hjc_logsrc_disconnect(hjc_logsrc *s)

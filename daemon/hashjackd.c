@@ -136,6 +136,16 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		printf("push: off%s%s\n", c->push_off_why ? ": " : "",
 		       c->push_off_why ? c->push_off_why : "");
 	}
+	/* Said when it matters: a CA file, or a node reached over TLS. */
+	if (c->ca_file)
+		printf("tls: the node's certificates checked against ca_file "
+		       "%s only\n",
+		       c->ca_file);
+	else if (!strncmp(c->rpc_url, "https://", 8) ||
+	         (c->push && (!strncmp(c->push_url, "https://", 8) ||
+	                      !strncmp(c->push_url, "wss://", 6))))
+		printf("tls: the node's certificates checked against the "
+		       "system's CA store\n");
 	printf("house edge: %.6f %%", 100 * e->edge);
 	if (e->pp_on)
 		printf(", perfect pairs %.6f %%", 100 * e->pp_edge);

@@ -83,6 +83,7 @@ int hjd_wakeup_start(uv_loop_t *loop, const hj_config *cfg, hj_backend *be,
 	snprintf(w->what, sizeof w->what, "%s (%s)", url, be->ops->push_how);
 	hj_push_opts o = {.loop = loop,
 	                  .url = cfg->push_url,
+	                  .ca_file = cfg->ca_file,
 	                  .rpc = &w->ro,
 	                  .wake = on_wake,
 	                  .state = on_state,

@@ -97,10 +97,13 @@ static void check_config(const hj_config *c)
 	FUZZ_CHECK(!c->start_height_set || c->start_height <= INT64_MAX);
 	/* Push on has a URL the family's client takes; off by finish()
 	 * only on EVM, with why. */
-	FUZZ_CHECK(!c->push || (evm ? has(c->push_url, "ws://")
+	FUZZ_CHECK(!c->push || (evm ? has(c->push_url, "ws://") ||
+	                                  has(c->push_url, "wss://")
 	                            : has(c->push_url, "http://") ||
 	                                  has(c->push_url, "https://")));
 	FUZZ_CHECK(!c->push_off_why || (evm && !c->push));
+	/* A CA file is a path read once (hj_tls_ca_check), never "". */
+	FUZZ_CHECK(c->ca_file == NULL || c->ca_file[0] != '\0');
 	FUZZ_CHECK(c->address != NULL && c->dealer.family == c->family);
 
 	FUZZ_CHECK(c->rules.min_bet >= 1 &&

@@ -10,10 +10,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # chromium, chromium-driver, python3-selenium: tests/e2e/test_web.py drives the
 # web page of hashjack serve in a headless browser.  prometheus: its promtool
 # checks hashjackd's /metrics and the alert rules of docs/OPERATION.md
-# (tests/e2e/test_metrics.py); the server itself is not started.
+# (tests/e2e/test_metrics.py); the server itself is not started.  openssl:
+# the command makes the certificates of the TLS tests (test_wsclient,
+# tests/e2e/test_tls.py) at test time.
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev clang-format libjansson-dev libcmocka-dev
 	libcurl4-openssl-dev libuv1-dev libsqlite3-dev libinih-dev libsecp256k1-dev
-	node-llhttp libwslay-dev libssl-dev
+	node-llhttp libwslay-dev libssl-dev openssl
 	python3 python3-websocket systemd litecoind chromium chromium-driver python3-selenium
 	prometheus)
 

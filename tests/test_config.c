@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "node.h"
 #include "notify.h"
 #include "rules.h"
 #include "say.h"
@@ -902,12 +903,22 @@ static void test_push(void **state)
 	push_is(MINIMAL, "--chain.push=off", 0, NULL, 0);
 	push_is(MINIMAL "[chain]\npush = no\npush_url = wss://x/\n", NULL, 0,
 	        "wss://x/", 0);
-	/* No ws:// URL from these: push off, said why. */
-	push_is(MINIMAL "[chain]\nrpc_url = https://node.example/\n", NULL, 0,
-	        NULL, 1);
+	/* https:// gives wss://, path and all (a key in the path too). */
+	push_is(MINIMAL "[chain]\nrpc_url = https://node.example/v2/KEY\n",
+	        NULL, 1, "wss://node.example/v2/KEY", 0);
+	push_is(MINIMAL "[chain]\nrpc_url = https://[::1]:8443\n", NULL, 1,
+	        "wss://[::1]:8443", 0);
+	push_is(MINIMAL "[chain]\npush_url = wss://node:8546/ws\n", NULL, 1,
+	        "wss://node:8546/ws", 0);
+	/* No WebSocket URL from credentials: push off, said why. */
 	push_is(MINIMAL "[chain]\nrpc_url = http://u:p@node.example/\n", NULL,
 	        0, NULL, 1);
+	push_is(MINIMAL "[chain]\nrpc_url = https://u:p@node.example/\n", NULL,
+	        0, NULL, 1);
 	/* ... unless push_url says where. */
+	push_is(MINIMAL "[chain]\nrpc_url = https://u:p@node.example/\n",
+	        "--chain.push_url=ws://127.0.0.1:8546", 1,
+	        "ws://127.0.0.1:8546", 0);
 	push_is(MINIMAL "[chain]\nrpc_url = https://node.example/\n",
 	        "--chain.push_url=ws://127.0.0.1:8546", 1,
 	        "ws://127.0.0.1:8546", 0);
@@ -921,17 +932,15 @@ static void test_push(void **state)
 	push_is(BTC_MINIMAL "[chain]\nrpc_url = https://node/\n", NULL, 1,
 	        "https://node/", 0);
 
-	expect_finish_error(
-	    MINIMAL "[chain]\npush_url = wss://node:8546\n", NULL,
-	    "[chain] push_url = wss://node:8546: wss:// is not "
-	    "supported (no TLS here): use ws:// on localhost or "
-	    "to a TLS-terminating proxy on this machine, or set "
-	    "push = off");
 	expect_finish_error(MINIMAL, "--chain.push_url=http://node:8546",
 	                    "[chain] push_url = http://node:8546: must begin "
-	                    "with ws:// (the node's WebSocket)");
+	                    "with ws:// or wss:// (the node's WebSocket)");
 	expect_finish_error(MINIMAL, "--chain.push_url=ws://u:secret@node/",
 	                    "[chain] push_url = ws://***@node/: no user or "
+	                    "password here: the WebSocket is opened without "
+	                    "credentials");
+	expect_finish_error(MINIMAL, "--chain.push_url=wss://u:secret@node/",
+	                    "[chain] push_url = wss://***@node/: no user or "
 	                    "password here: the WebSocket is opened without "
 	                    "credentials");
 	expect_finish_error(BTC_MINIMAL, "--chain.push_url=ws://node/",
@@ -945,6 +954,113 @@ static void test_push(void **state)
 	ERR("[chain]\npush_url = ws://u:pw@a\x01/\n", 2,
 	    "[chain] push_url = ws://***@a\\x01/: blank or control "
 	    "character in URL");
+}
+
+/* A self-signed CA certificate (openssl req -x509 -newkey ec), for
+ * [chain] ca_file: the key reads it, nothing here connects. */
+static const char ca_pem[] =
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIIBjjCCATOgAwIBAgIUWt+Jv4cRrf12J8hbKvjKpykX24EwCgYIKoZIzj0EAwIw\n"
+    "GzEZMBcGA1UEAwwQaGFzaGphY2stdGVzdC1jYTAgFw0yNjEyMDIxMzAwNThaGA8y\n"
+    "MTI2MTEwODEzMDA1OFowGzEZMBcGA1UEAwwQaGFzaGphY2stdGVzdC1jYTBZMBMG\n"
+    "ByqGSM49AgEGCCqGSM49AwEHA0IABDnC2+TO6c46zTtM74PNp5TvDFxzct4L2mlm\n"
+    "JBSFMIKWbaMLPYmdP0CYTCqqi5rss2FoyIE1Bs5O2bPjNP8pasajUzBRMB0GA1Ud\n"
+    "DgQWBBRjwWgzahF6YxRM3byLOv2ViC7XQzAfBgNVHSMEGDAWgBRjwWgzahF6YxRM\n"
+    "3byLOv2ViC7XQzAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQCx\n"
+    "qmjw1QkXBv3GG+Mr3055B5JOC046wKnNx9fgmHiVaAIhAM3hUxtuCTzjHlgUxJnr\n"
+    "9qGOqwnqUJIcSavOY4+4VwX7\n"
+    "-----END CERTIFICATE-----\n";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The error of "[chain]\nca_file = PATH\n", line 2: "[chain] ca_file =
+ * PATH: " and the reason, which begins with why. */
+static void ca_file_error(const char *path, const char *why)
+{
+	char text[600], want[700], err[HJ_ERRLEN];
+	hj_config c;
+	int n = snprintf(text, sizeof text, "[chain]\nca_file = %s\n", path);
+
+	write_conf(text, (size_t)n);
+	hj_config_init(&c);
+	assert_int_equal(hj_config_load(&c, conf_path, err, sizeof err),
+	                 -EINVAL);
+	snprintf(want, sizeof want, "%s:2: [chain] ca_file = %s: %s", conf_path,
+	         path, why);
+	if (strncmp(err, want, strlen(want)) != 0)
+		fail_msg("\"%s\" does not begin with \"%s\"", err, want);
+	assert_null(c.ca_file);
+	hj_config_free(&c);
+}
+
+/* [chain] ca_file: read when it is set, in the RPC client's options
+ * (hj_node_rpc_opts: the daemon's and the tool's), empty unsets. */
+static void test_ca_file(void **state)
+{
+	char ca[400], bad[400], text[1200], err[HJ_ERRLEN];
+	hj_config c;
+	hj_rpc_opts o;
+
+	(void)state;
+	snprintf(ca, sizeof ca, "%s/ca.pem", tmpdir);
+	snprintf(bad, sizeof bad, "%s/bad.pem", tmpdir);
+	write_file(ca, ca_pem);
+	snprintf(text, sizeof text,
+	         MINIMAL "[chain]\nrpc_url = https://node.example/\n"
+	                 "ca_file = %s\n",
+	         ca);
+	assert_int_equal(load(text, &c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_string_equal(c.ca_file, ca);
+	hj_node_rpc_opts(&c, &o);
+	assert_string_equal(o.ca_file, ca);
+	assert_string_equal(c.push_url, "wss://node.example/");
+	/* Empty: the system's store again. */
+	assert_int_equal(
+	    hj_config_set_arg(&c, "--chain.ca_file=", err, sizeof err), 0);
+	assert_null(c.ca_file);
+	hj_node_rpc_opts(&c, &o);
+	assert_null(o.ca_file);
+	hj_config_free(&c);
+	/* Unset by default. */
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_null(c.ca_file);
+	hj_config_free(&c);
+
+	/* What cannot be used is refused at its line. */
+	ca_file_error("/nonexistent/ca.pem",
+	              "cannot open it: No such file or directory");
+	ca_file_error(tmpdir, "not a regular file");
+	ca_file_error("/dev/null", "not a regular file");
+	write_file(bad, "# not PEM at all\n");
+	ca_file_error(bad, "holds no PEM certificate (-----BEGIN "
+	                   "CERTIFICATE-----)");
+	write_file(bad, "-----BEGIN SOMETHING ELSE-----\nAAAA\n"
+	                "-----END SOMETHING ELSE-----\n");
+	ca_file_error(bad, "holds no PEM certificate");
+	write_file(bad, "-----BEGIN CERTIFICATE-----\nAAAA\n"
+	                "-----END CERTIFICATE-----\n");
+	ca_file_error(bad, "a PEM block in it does not parse (OpenSSL: ");
+	/* From the command line too. */
+	hj_config_init(&c);
+	snprintf(text, sizeof text, "--chain.ca_file=%s", bad);
+	assert_int_equal(hj_config_set_arg(&c, text, err, sizeof err), -EINVAL);
+	snprintf(text, sizeof text,
+	         "command line: --chain.ca_file=%s: a PEM block in it does "
+	         "not parse (OpenSSL: ",
+	         bad);
+	assert_int_equal(strncmp(err, text, strlen(text)), 0);
+	hj_config_free(&c);
+	unlink(ca);
+	unlink(bad);
 }
 
 static void test_bitcoin_defaults(void **state)
@@ -1601,6 +1717,7 @@ static void test_example_file(void **state)
 	    "#poll_interval_ms = 1000\n",
 	    "#push = on\n",
 	    "#push_url =\n",
+	    "#ca_file =\n",
 	    "#batch_blocks = 100\n",
 	    "#start_height =\n",
 	    "#address = 0x...\n",
@@ -1869,6 +1986,7 @@ int main(void)
 	    cmocka_unit_test(test_finish_errors),
 	    cmocka_unit_test(test_finality),
 	    cmocka_unit_test(test_push),
+	    cmocka_unit_test(test_ca_file),
 	    cmocka_unit_test(test_bitcoin_defaults),
 	    cmocka_unit_test(test_payout),
 	    cmocka_unit_test(test_metrics),

@@ -3,9 +3,11 @@
  * loop: the project's own server (daemon/core/http.c, with a handler of
  * this file's), and a raw TCP server of this file's that answers the
  * handshake with canned bytes and reads the client's frames with wslay
- * (a server context: unmasked frames would be refused).  Then the same
- * client fed in memory (hj_wsc_fake): the request byte for byte, answers
- * cut anywhere, what the server's frames can say.
+ * (a server context: unmasked frames would be refused), also behind TLS
+ * (OpenSSL's, over memory BIOs, with certificates made by the openssl
+ * command for the test) for wss://.  Then the same client fed in memory
+ * (hj_wsc_fake): the request byte for byte, answers cut anywhere, what
+ * the server's frames can say.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,6 +23,7 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
+#include <openssl/ssl.h>
 #include <uv.h>
 #include <wslay/wslay.h>
 
@@ -76,7 +79,8 @@ static void on_closed(void *arg, const char *why)
 		/* One line of printable ASCII, beginning with the URL. */
 		for (const char *p = why; *p; p++)
 			assert_true(*p >= ' ' && *p <= '~');
-		assert_int_equal(strncmp(why, "ws://", 5), 0);
+		assert_true(strncmp(why, "ws://", 5) == 0 ||
+		            strncmp(why, "wss://", 6) == 0);
 	}
 }
 
@@ -151,7 +155,8 @@ static void open_ok(struct rec *r, unsigned port, const char *path, size_t max)
 {
 	char url[200], err[HJ_ERRLEN];
 	snprintf(url, sizeof url, "ws://127.0.0.1:%u%s", port, path);
-	int rc = hj_wsc_open(&loop, url, max, &cbs, r, &r->c, err, sizeof err);
+	int rc =
+	    hj_wsc_open(&loop, url, NULL, max, &cbs, r, &r->c, err, sizeof err);
 	if (rc)
 		fail_msg("%s: %s", url, err);
 }
@@ -378,7 +383,7 @@ static void stream_open(struct heights *x, unsigned port, uint64_t from)
 	char url[100], err[HJ_ERRLEN];
 	snprintf(url, sizeof url, "ws://127.0.0.1:%u/v1/stream?from=%llu", port,
 	         (unsigned long long)from);
-	if (hj_wsc_open(&loop, url, 1 << 20, &update_cbs, x, &x->r.c, err,
+	if (hj_wsc_open(&loop, url, NULL, 1 << 20, &update_cbs, x, &x->r.c, err,
 	                sizeof err))
 		fail_msg("%s", err);
 }
@@ -487,6 +492,16 @@ struct raw {
 	char pong[64];
 	uint16_t close_code; /* received from the client */
 	int closed;
+	const char *host; /* in the request's Host; NULL: 127.0.0.1 */
+	int blurt;        /* answer the first bytes, whatever they are, and
+	                     close */
+	/* TLS (wss://): the server's context; NULL: plain TCP */
+	SSL_CTX *tls;
+	int tls_cut;    /* close the connection on the ClientHello */
+	int tls_silent; /* never answer the ClientHello */
+	SSL *ssl;       /* the connection's, over two memory BIOs */
+	BIO *tin, *tout;
+	int tls_failed; /* its handshake failed (the client refused it) */
 };
 
 static ssize_t raw_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
@@ -508,7 +523,7 @@ static ssize_t raw_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
 /* Small writes to a fresh socket: taken whole.  1, or 0 when the client
  * has gone (it need not wait for the server's close after its own close
  * of an error). */
-static int raw_write(struct raw *w, const void *p, size_t n)
+static int sock_write(struct raw *w, const void *p, size_t n)
 {
 	uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
 	int r = uv_try_write((uv_stream_t *)&w->conn, &b, 1);
@@ -516,6 +531,27 @@ static int raw_write(struct raw *w, const void *p, size_t n)
 		return 0;
 	assert_int_equal(r, n);
 	return 1;
+}
+
+/* What TLS has to send, to the socket; as sock_write. */
+static int tls_out(struct raw *w)
+{
+	char b[16384];
+	int k, ok = 1;
+	while (ok && (k = BIO_read(w->tout, b, sizeof b)) > 0)
+		ok = sock_write(w, b, (size_t)k);
+	return ok;
+}
+
+/* Plaintext to the client: through TLS when the server has it. */
+static int raw_write(struct raw *w, const void *p, size_t n)
+{
+	size_t done;
+	if (!w->ssl)
+		return sock_write(w, p, n);
+	assert_int_equal(SSL_write_ex(w->ssl, p, n, &done), 1);
+	assert_int_equal(done, n);
+	return tls_out(w);
 }
 
 static ssize_t raw_send(wslay_event_context_ptr ctx, const uint8_t *data,
@@ -568,8 +604,8 @@ static void check_request(struct raw *w, char *key)
 	char head[200];
 	snprintf(head, sizeof head,
 	         "GET /v1/stream?from=3 HTTP/1.1\r\nHost: "
-	         "127.0.0.1:%u\r\n",
-	         w->port);
+	         "%s:%u\r\n",
+	         w->host ? w->host : "127.0.0.1", w->port);
 	assert_int_equal(strncmp(w->req, head, strlen(head)), 0);
 	assert_non_null(strstr(w->req, "\r\nUpgrade: websocket\r\n"));
 	assert_non_null(strstr(w->req, "\r\nConnection: Upgrade\r\n"));
@@ -589,6 +625,40 @@ static void check_request(struct raw *w, char *key)
 	key[24] = 0;
 }
 
+static void raw_input(struct raw *w, uv_stream_t *st, const char *p, size_t n);
+
+/* The client's bytes through TLS: its handshake, then the plaintext. */
+static void tls_input(struct raw *w, uv_stream_t *st, const char *p, size_t n)
+{
+	char plain[16384];
+	size_t got;
+	if (w->tls_cut) {
+		uv_close((uv_handle_t *)st, raw_closed);
+		return;
+	}
+	if (w->tls_silent || w->tls_failed)
+		return;
+	assert_int_equal(BIO_write(w->tin, p, (int)n), (int)n);
+	if (!SSL_is_init_finished(w->ssl)) {
+		int r = SSL_do_handshake(w->ssl);
+		tls_out(w);
+		if (r != 1) {
+			int e = SSL_get_error(w->ssl, r);
+			if (e != SSL_ERROR_WANT_READ) {
+				/* Refused by the client (its alert came). */
+				w->tls_failed = 1;
+				uv_close((uv_handle_t *)st, raw_closed);
+			}
+			return;
+		}
+	}
+	while (!uv_is_closing((uv_handle_t *)st) &&
+	       SSL_read_ex(w->ssl, plain, sizeof plain, &got) == 1)
+		raw_input(w, st, plain, got);
+	if (!uv_is_closing((uv_handle_t *)st))
+		tls_out(w);
+}
+
 static void raw_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	struct raw *w = st->data;
@@ -597,10 +667,25 @@ static void raw_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 			uv_close((uv_handle_t *)st, raw_closed);
 		return;
 	}
+	if (w->ssl)
+		tls_input(w, st, buf->base, (size_t)n);
+	else
+		raw_input(w, st, buf->base, (size_t)n);
+}
+
+/* The client's plaintext: the request, then its frames. */
+static void raw_input(struct raw *w, uv_stream_t *st, const char *p, size_t n)
+{
+	if (w->blurt) {
+		w->answered = 1;
+		assert_true(raw_write(w, w->answer, strlen(w->answer)));
+		uv_close((uv_handle_t *)st, raw_closed);
+		return;
+	}
 	if (!w->answered) {
-		assert_true(w->req_len + (size_t)n < sizeof w->req);
-		memcpy(w->req + w->req_len, buf->base, (size_t)n);
-		w->req_len += (size_t)n;
+		assert_true(w->req_len + n < sizeof w->req);
+		memcpy(w->req + w->req_len, p, n);
+		w->req_len += n;
 		w->req[w->req_len] = 0;
 		if (!strstr(w->req, "\r\n\r\n") || w->silent)
 			return;
@@ -621,9 +706,22 @@ static void raw_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 		           : snprintf(ans, sizeof ans, "%s", w->answer);
 		assert_true(k > 0 && (size_t)k < sizeof ans);
 		w->answered = 1;
-		assert_true(raw_write(w, ans, (size_t)k));
-		if (w->frames_len)
-			assert_true(raw_write(w, w->frames, w->frames_len));
+		if (w->ssl && w->frames_len) {
+			/* One TLS write, the first record the answer and
+			 * frames together. */
+			char *both = malloc((size_t)k + w->frames_len);
+			assert_non_null(both);
+			memcpy(both, ans, (size_t)k);
+			memcpy(both + k, w->frames, w->frames_len);
+			assert_true(
+			    raw_write(w, both, (size_t)k + w->frames_len));
+			free(both);
+		} else {
+			assert_true(raw_write(w, ans, (size_t)k));
+			if (w->frames_len)
+				assert_true(
+				    raw_write(w, w->frames, w->frames_len));
+		}
 		if (w->eof)
 			uv_close((uv_handle_t *)st, raw_closed);
 		else
@@ -634,8 +732,8 @@ static void raw_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 	}
 	if (!w->ws)
 		return;
-	w->in = (const uint8_t *)buf->base;
-	w->in_len = (size_t)n;
+	w->in = (const uint8_t *)p;
+	w->in_len = n;
 	assert_int_equal(wslay_event_recv(w->ws), 0);
 	if (!w->no_reply && wslay_event_want_write(w->ws))
 		wslay_event_send(w->ws);
@@ -653,6 +751,16 @@ static void raw_connection(uv_stream_t *ls, int status)
 	w->conn.data = w;
 	w->has_conn = 1;
 	assert_int_equal(uv_accept(ls, (uv_stream_t *)&w->conn), 0);
+	if (w->tls) {
+		w->ssl = SSL_new(w->tls);
+		w->tin = BIO_new(BIO_s_mem());
+		w->tout = BIO_new(BIO_s_mem());
+		assert_true(w->ssl && w->tin && w->tout);
+		BIO_set_mem_eof_return(w->tin, -1);
+		BIO_set_mem_eof_return(w->tout, -1);
+		SSL_set_bio(w->ssl, w->tin, w->tout);
+		SSL_set_accept_state(w->ssl);
+	}
 	assert_int_equal(
 	    uv_read_start((uv_stream_t *)&w->conn, raw_alloc, raw_read), 0);
 }
@@ -681,6 +789,8 @@ static void raw_down(struct raw *w)
 	uv_run(&loop, UV_RUN_DEFAULT);
 	if (w->ws)
 		wslay_event_context_free(w->ws);
+	SSL_free(w->ssl);
+	w->ssl = NULL;
 }
 
 #define UPGRADE                                                                \
@@ -848,6 +958,236 @@ static void test_raw(void **state)
 	rec_free(&r);
 }
 
+/* ---- wss:// ---- */
+
+/* Certificates made for the run (openssl req), in a directory of its own:
+ * cert.pem for localhost and 127.0.0.1, other.pem for other.example only;
+ * each self-signed, its own CA. */
+static char tls_dir[64];
+
+static void tls_cert(const char *name, const char *cn, const char *san)
+{
+	char cmd[700];
+	snprintf(cmd, sizeof cmd,
+	         "openssl req -x509 -newkey ec -pkeyopt "
+	         "ec_paramgen_curve:prime256v1 -nodes -days 2 -keyout "
+	         "%s/%s.key -out %s/%s.pem -subj /CN=%s -addext "
+	         "subjectAltName=%s 2>/dev/null",
+	         tls_dir, name, tls_dir, name, cn, san);
+	if (system(cmd) != 0)
+		fail_msg("cannot make a certificate: %s", cmd);
+}
+
+static void tls_path(char *out, size_t n, const char *file)
+{
+	snprintf(out, n, "%s/%s", tls_dir, file);
+}
+
+/* A server context with the certificate name (cert or other). */
+static SSL_CTX *tls_server(const char *name)
+{
+	char crt[128], key[128], file[32];
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	assert_non_null(ctx);
+	snprintf(file, sizeof file, "%s.pem", name);
+	tls_path(crt, sizeof crt, file);
+	snprintf(file, sizeof file, "%s.key", name);
+	tls_path(key, sizeof key, file);
+	assert_int_equal(
+	    SSL_CTX_use_certificate_file(ctx, crt, SSL_FILETYPE_PEM), 1);
+	assert_int_equal(
+	    SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM), 1);
+	return ctx;
+}
+
+/* One exchange with the raw server behind TLS (w->tls), the client at
+ * wss://HOST:PORT/v1/stream?from=3 trusting ca (a file of tls_dir). */
+static void tls_run(struct raw *w, struct rec *r, const char *host,
+                    const char *ca, size_t max, uint64_t handshake_ms,
+                    uint64_t ping_ms)
+{
+	char url[200], path[128], err[HJ_ERRLEN];
+	assert_int_equal(uv_loop_init(&loop), 0);
+	raw_up(w);
+	snprintf(url, sizeof url, "wss://%s:%u/v1/stream?from=3", host,
+	         w->port);
+	tls_path(path, sizeof path, ca);
+	if (hj_wsc_open(&loop, url, path, max, &cbs, r, &r->c, err, sizeof err))
+		fail_msg("%s: %s", url, err);
+	hj_wsc_set_timeouts(r->c, handshake_ms, ping_ms);
+	run_until(&r->closed);
+	raw_down(w);
+	loop_down();
+	SSL_CTX_free(w->tls);
+}
+
+static void tls_certs_up(void)
+{
+	snprintf(tls_dir, sizeof tls_dir, "/tmp/hj-wsclient-tls-XXXXXX");
+	assert_non_null(mkdtemp(tls_dir));
+	tls_cert("cert", "localhost", "IP:127.0.0.1,DNS:localhost");
+	tls_cert("other", "other.example", "DNS:other.example");
+}
+
+static void tls_certs_down(void)
+{
+	char cmd[100];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tls_dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_tls(void **state)
+{
+	(void)state;
+	tls_certs_up();
+
+	/* As test_raw's first exchange, through TLS: the same request
+	 * (check_request), fragments, a ping answered, the server's close
+	 * answered; and a message longer than a TLS record (16 KiB). */
+	static char frames[40000];
+	size_t k = 0;
+	memcpy(frames, "\x01\x03Hel\x80\x02lo", 9);
+	k = 9;
+	frames[k++] = (char)0x81;
+	frames[k++] = 126; /* 30000 bytes: a 16-bit length */
+	frames[k++] = (char)(30000 >> 8);
+	frames[k++] = (char)(30000 & 0xff);
+	memset(frames + k, 'x', 30000);
+	k += 30000;
+	memcpy(frames + k, "\x89\x05Hello", 7);
+	k += 7;
+	struct raw w = {.answer = UPGRADE,
+	                .frames = frames,
+	                .frames_len = k,
+	                .tls = tls_server("cert")};
+	struct rec r = {0};
+	tls_run(&w, &r, "127.0.0.1", "cert.pem", 30000, 0, 0);
+	assert_int_equal(r.messages, 2);
+	assert_string_equal(r.first, "Hello");
+	assert_int_equal(r.last_len, 30000);
+	assert_int_equal(r.last[0], 'x');
+	expect_why(&r, "/v1/stream?from=3: closed by the server (1000: "
+	               "normal closure)");
+	assert_int_equal(w.pongs, 1);
+	assert_int_equal(w.close_code, 1000);
+	rec_free(&r);
+
+	/* The client closes through TLS; by name (localhost: SNI and the
+	 * certificate's DNS name), after ::1 refused where it exists. */
+	w = (struct raw){.answer = UPGRADE,
+	                 .frames = frames,
+	                 .frames_len = 9,
+	                 .host = "localhost",
+	                 .tls = tls_server("cert")};
+	r = (struct rec){.close_after = 1};
+	tls_run(&w, &r, "localhost", "cert.pem", 100, 0, 0);
+	assert_int_equal(r.messages, 1);
+	assert_string_equal(r.last, "Hello");
+	assert_null(r.why);
+	assert_int_equal(w.close_code, 1000);
+	rec_free(&r);
+
+	/* The bounds hold through TLS: a message one byte over max, a
+	 * server that says nothing after the upgrade. */
+	w = (struct raw){.answer = UPGRADE,
+	                 .frames = frames,
+	                 .frames_len = k - 7,
+	                 .tls = tls_server("cert")};
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "cert.pem", 29999, 0, 0);
+	assert_int_equal(r.messages, 1);
+	expect_why(&r, "a message longer than 29999 bytes");
+	rec_free(&r);
+	w = (struct raw){
+	    .answer = UPGRADE, .no_reply = 1, .tls = tls_server("cert")};
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "cert.pem", 100, 0, 100);
+	expect_why(&r, "the server has sent nothing for 200 ms");
+	assert_true(w.pings >= 1);
+	rec_free(&r);
+
+	/* The wrong CA: refused, with OpenSSL's reason; the server never
+	 * saw a request. */
+	w = (struct raw){.answer = UPGRADE, .tls = tls_server("cert")};
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "other.pem", 100, 0, 0);
+	expect_why(&r, ": the TLS certificate of 127.0.0.1 failed "
+	               "verification: self-signed certificate");
+	assert_int_equal(w.req_len, 0);
+	assert_true(w.tls_failed);
+	rec_free(&r);
+
+	/* A trusted certificate of another name: an IP address, a host
+	 * name. */
+	w = (struct raw){.answer = UPGRADE, .tls = tls_server("other")};
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "other.pem", 100, 0, 0);
+	expect_why(&r, ": the TLS certificate of 127.0.0.1 failed "
+	               "verification: IP address mismatch");
+	assert_int_equal(w.req_len, 0);
+	rec_free(&r);
+	w = (struct raw){.answer = UPGRADE, .tls = tls_server("other")};
+	r = (struct rec){0};
+	tls_run(&w, &r, "localhost", "other.pem", 100, 0, 0);
+	expect_why(&r, ": the TLS certificate of localhost failed "
+	               "verification: hostname mismatch");
+	assert_int_equal(w.req_len, 0);
+	rec_free(&r);
+
+	/* The server closes in the middle of the TLS handshake; it never
+	 * answers it (the handshake's deadline). */
+	w = (struct raw){.tls = tls_server("cert"), .tls_cut = 1};
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "cert.pem", 100, 0, 0);
+	expect_why(&r, "/v1/stream?from=3: the server closed the connection "
+	               "in the middle of the TLS handshake with 127.0.0.1");
+	rec_free(&r);
+	w = (struct raw){.tls = tls_server("cert"), .tls_silent = 1};
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "cert.pem", 100, 150, 0);
+	expect_why(&r, "/v1/stream?from=3: no TLS handshake with 127.0.0.1 "
+	               "within 150 ms");
+	rec_free(&r);
+
+	/* A server that speaks TLS 1.1 at most: refused (1.2 at least). */
+	w = (struct raw){.answer = UPGRADE, .tls = tls_server("cert")};
+	SSL_CTX_set_security_level(w.tls, 0);
+	SSL_CTX_set_min_proto_version(w.tls, TLS1_VERSION);
+	SSL_CTX_set_max_proto_version(w.tls, TLS1_1_VERSION);
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "cert.pem", 100, 0, 0);
+	expect_why(&r, "/v1/stream?from=3: the TLS handshake with 127.0.0.1 "
+	               "failed: tlsv1 alert protocol version");
+	assert_int_equal(w.req_len, 0);
+	rec_free(&r);
+
+	/* A plain HTTP server: its answer to the ClientHello is no TLS. */
+	w = (struct raw){.answer = "HTTP/1.1 400 Bad Request\r\n\r\n",
+	                 .blurt = 1};
+	r = (struct rec){0};
+	tls_run(&w, &r, "127.0.0.1", "cert.pem", 100, 0, 0);
+	expect_why(&r, "/v1/stream?from=3: the TLS handshake with 127.0.0.1 "
+	               "failed: wrong version number (is the server plain, "
+	               "without TLS?)");
+	rec_free(&r);
+
+	/* A CA file that cannot be used: refused at once, naming it. */
+	uv_loop_t l;
+	hj_wsc *c;
+	char err[HJ_ERRLEN];
+	r = (struct rec){0};
+	assert_int_equal(uv_loop_init(&l), 0);
+	assert_int_equal(hj_wsc_open(&l, "wss://127.0.0.1/", "/nonexistent",
+	                             100, &cbs, &r, &c, err, sizeof err),
+	                 -EINVAL);
+	assert_null(c);
+	assert_string_equal(err, "wss://127.0.0.1/: ca_file /nonexistent: "
+	                         "cannot open it: No such file or directory");
+	assert_int_equal(uv_loop_close(&l), 0);
+	assert_int_equal(r.closed, 0);
+	tls_certs_down();
+}
+
 /* Nobody listens: refused, said with the address. */
 static void test_refused(void **state)
 {
@@ -873,7 +1213,8 @@ static void test_refused(void **state)
 	char url[100], err[HJ_ERRLEN];
 	snprintf(url, sizeof url, "ws://localhost:%u/", port);
 	assert_int_equal(
-	    hj_wsc_open(&loop, url, 100, &cbs, &r, &r.c, err, sizeof err), 0);
+	    hj_wsc_open(&loop, url, NULL, 100, &cbs, &r, &r.c, err, sizeof err),
+	    0);
 	run_until(&r.closed);
 	assert_non_null(strstr(r.why, "connection refused"));
 	rec_free(&r);
@@ -888,16 +1229,14 @@ static void test_urls(void **state)
 	static const struct {
 		const char *url, *err;
 	} bad[] = {
-	    {"wss://dealer.example/v1/stream",
-	     "wss://dealer.example/v1/stream: wss:// is not supported (no "
-	     "TLS here): use ws:// on localhost, or to a TLS-terminating "
-	     "proxy on this machine"},
 	    {"http://127.0.0.1:8549/v1/stream",
-	     "http://127.0.0.1:8549/v1/stream: not a ws:// URL"},
+	     "http://127.0.0.1:8549/v1/stream: not a ws:// or wss:// URL"},
+	    {"wss://me:secret@127.0.0.1/v1/stream",
+	     "the stream's URL may not have a user or password"},
 	    {"ws://me:secret@127.0.0.1/v1/stream",
 	     "the stream's URL may not have a user or password"},
 	    {"ws://127.0.0.1/v1/stream#x",
-	     "ws://127.0.0.1/v1/stream#x: a ws:// URL has no #fragment"},
+	     "ws://127.0.0.1/v1/stream#x: a WebSocket URL has no #fragment"},
 	    {"ws://127.0.0.1/v1/stream x",
 	     "the stream's URL must be printable ASCII without spaces"},
 	    {"", "the stream's URL must be 1 to 1024 bytes"},
@@ -911,15 +1250,15 @@ static void test_urls(void **state)
 	assert_int_equal(uv_loop_init(&l), 0);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = 0;
-		assert_int_equal(hj_wsc_open(&l, bad[i].url, 100, &cbs, &r, &c,
-		                             err, sizeof err),
+		assert_int_equal(hj_wsc_open(&l, bad[i].url, NULL, 100, &cbs,
+		                             &r, &c, err, sizeof err),
 		                 -EINVAL);
 		assert_null(c);
 		if (strncmp(err, bad[i].err, strlen(bad[i].err)) != 0)
 			fail_msg("%s: \"%s\"", bad[i].url, err);
 	}
-	assert_int_equal(hj_wsc_open(&l, "ws://127.0.0.1/", 0, &cbs, &r, &c,
-	                             err, sizeof err),
+	assert_int_equal(hj_wsc_open(&l, "ws://127.0.0.1/", NULL, 0, &cbs, &r,
+	                             &c, err, sizeof err),
 	                 -EINVAL);
 	assert_int_equal(uv_loop_close(&l), 0);
 	assert_int_equal(r.closed, 0);
@@ -1320,8 +1659,8 @@ static void test_send_real(void **state)
 	if (hj_server_listen(x.s, "127.0.0.1", 0, &x.port, err, sizeof err))
 		fail_msg("%s", err);
 	snprintf(url, sizeof url, "ws://127.0.0.1:%u/", x.port);
-	assert_int_equal(hj_wsc_open(&loop, url, 100, &sender_cbs, &y, &y.c,
-	                             err, sizeof err),
+	assert_int_equal(hj_wsc_open(&loop, url, NULL, 100, &sender_cbs, &y,
+	                             &y.c, err, sizeof err),
 	                 0);
 	run_until(&y.closed);
 	assert_int_equal(y.opens, 1);
@@ -1333,6 +1672,47 @@ static void test_send_real(void **state)
 	loop_down();
 }
 
+/* What open sends goes through TLS while the rest of the record that
+ * held the upgrade (a frame) is still being read: the frame arrives
+ * whole, and the client's close after it. */
+static void test_tls_send(void **state)
+{
+	(void)state;
+	char url[200], ca[128], err[HJ_ERRLEN];
+	static const char frames[] = "\x81\x08"
+	                             "echo:bye";
+	struct raw w = {.answer = UPGRADE,
+	                .frames = frames,
+	                .frames_len = sizeof frames - 1};
+	/* Longer than the answer's head: its ciphertext would cover the
+	 * frame, were they to share a buffer. */
+	char sub[400];
+	memset(sub, 'a', sizeof sub - 1);
+	sub[sizeof sub - 1] = 0;
+	struct sender y = {.in_open = sub};
+	tls_certs_up();
+	w.tls = tls_server("cert");
+	tls_path(ca, sizeof ca, "cert.pem");
+	assert_int_equal(uv_loop_init(&loop), 0);
+	raw_up(&w);
+	snprintf(url, sizeof url, "wss://127.0.0.1:%u/v1/stream?from=3",
+	         w.port);
+	assert_int_equal(hj_wsc_open(&loop, url, ca, 100, &sender_cbs, &y, &y.c,
+	                             err, sizeof err),
+	                 0);
+	run_until(&y.closed);
+	raw_down(&w);
+	loop_down();
+	SSL_CTX_free(w.tls);
+	assert_int_equal(y.opens, 1);
+	assert_int_equal(y.send_rc, 0);
+	assert_int_equal(y.messages, 1);
+	assert_string_equal(y.last, "echo:bye");
+	assert_null(y.why);
+	assert_int_equal(w.close_code, 1000);
+	tls_certs_down();
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN); /* as the tool does (wsclient.h) */
@@ -1341,6 +1721,7 @@ int main(void)
 	    cmocka_unit_test(test_messages),  cmocka_unit_test(test_raw),
 	    cmocka_unit_test(test_refused),   cmocka_unit_test(test_stream),
 	    cmocka_unit_test(test_send_fake), cmocka_unit_test(test_send_real),
+	    cmocka_unit_test(test_tls),       cmocka_unit_test(test_tls_send),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

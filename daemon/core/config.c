@@ -85,6 +85,7 @@ void hj_config_free(hj_config *c)
 	free(c->rpc_url);
 	free(c->rpc_cookie_file);
 	free(c->push_url);
+	free(c->ca_file);
 	free(c->rpc_user);
 	free(c->rpc_password);
 	free(c->rpc_bearer);

@@ -42,16 +42,22 @@ typedef struct hj_config {
 	                              of a number; HJ_FINALITY_DEPTH
 	                              (default): confirmations */
 	unsigned poll_interval_ms; /* default 1000 */
-	unsigned batch_blocks; /* blocks per catch-up request, default 100 */
-	uint64_t start_height; /* valid when start_height_set */
-	int start_height_set;  /* unset: the tip at first start */
-	int push;              /* 1 (default): wake on the node's new blocks
-	                          (chain/push.h) besides polling; 0: poll */
-	char *push_url;        /* with push: EVM the node's ws:// URL, default
-	                          rpc_url as ws://; Bitcoin family the long
-	                          poll's http(s):// URL, default rpc_url */
+	unsigned batch_blocks;    /* blocks per catch-up request, default 100 */
+	uint64_t start_height;    /* valid when start_height_set */
+	int start_height_set;     /* unset: the tip at first start */
+	int push;                 /* 1 (default): wake on the node's new blocks
+	                             (chain/push.h) besides polling; 0: poll */
+	char *push_url;           /* with push: EVM the node's ws:// or wss://
+	                             URL, default rpc_url as ws:// (wss:// for
+	                             https://); Bitcoin family the long poll's
+	                             http(s):// URL, default rpc_url */
 	const char *push_off_why; /* set by finish() when it turned push off:
-	                             an EVM rpc_url gives no ws:// URL */
+	                             an EVM rpc_url with credentials gives no
+	                             WebSocket URL */
+	char *ca_file; /* a PEM file of the CA certificates trusted for the
+	                  node's https:// and wss:// (RPC and push) instead
+	                  of the system's CA store; NULL: the system's.
+	                  Checked when set (tls.h, hj_tls_ca_check) */
 	/* [dealer] */
 	char *address;    /* required: the text as configured */
 	hj_dealer dealer; /* the address parsed by finish(): EVM 0x + 40

@@ -59,13 +59,13 @@ static int has_userinfo(const char *url)
 }
 
 /*
- * push_url: EVM, a ws:// URL (no TLS, no credentials: the WebSocket
- * client sends none), by default rpc_url with ws:// for http://; the
- * Bitcoin family, the long poll's JSON-RPC URL (rpc_url's credentials),
- * by default rpc_url.  With push off it is not used, nor checked.  An
- * EVM rpc_url that gives no ws:// URL (https://, credentials) turns push
- * off with push_off_why rather than refuse a configuration that polled
- * well before push existed.
+ * push_url: EVM, a ws:// or wss:// URL (no credentials: the WebSocket
+ * client sends none), by default rpc_url with ws:// for http:// and
+ * wss:// for https://; the Bitcoin family, the long poll's JSON-RPC URL
+ * (rpc_url's credentials), by default rpc_url.  With push off it is not
+ * used, nor checked.  An EVM rpc_url that gives no WebSocket URL (one
+ * with credentials) turns push off with push_off_why rather than refuse
+ * a configuration that polled well before push existed.
  */
 static int finish_push(hj_config *c, char *err, size_t errlen)
 {
@@ -93,20 +93,11 @@ static int finish_push(hj_config *c, char *err, size_t errlen)
 		return 0;
 	}
 	if (c->push_url) {
-		if (strncmp(c->push_url, "wss://", 6) == 0) {
-			snprintf(
-			    err, errlen,
-			    "[chain] push_url = %s: wss:// is not supported "
-			    "(no TLS here): use ws:// on localhost or to a "
-			    "TLS-terminating proxy on this machine, or set "
-			    "push = off",
-			    shown);
-			return -EINVAL;
-		}
-		if (strncmp(c->push_url, "ws://", 5) != 0) {
+		if (strncmp(c->push_url, "ws://", 5) != 0 &&
+		    strncmp(c->push_url, "wss://", 6) != 0) {
 			hj_say(err, errlen,
 			       "[chain] push_url = %s: must begin with ws:// "
-			       "(the node's WebSocket)",
+			       "or wss:// (the node's WebSocket)",
 			       shown);
 			return -EINVAL;
 		}
@@ -120,25 +111,16 @@ static int finish_push(hj_config *c, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	/* No default from these: push is off, and the daemon says why. */
-	if (strncmp(c->rpc_url, "https://", 8) == 0) {
-		c->push = 0;
-		c->push_off_why =
-		    "rpc_url is https://, and wss:// is not supported (no TLS "
-		    "here): set [chain] push_url to a ws:// URL of the node's "
-		    "WebSocket (on localhost, or a TLS-terminating proxy on "
-		    "this machine), or push = off to silence this";
-		return 0;
-	}
+	/* No default from this: push is off, and the daemon says why. */
 	if (has_userinfo(c->rpc_url)) {
 		c->push = 0;
 		c->push_off_why =
 		    "rpc_url has a user or password, which the WebSocket "
 		    "would not send: set [chain] push_url to the node's ws:// "
-		    "URL, or push = off to silence this";
+		    "or wss:// URL, or push = off to silence this";
 		return 0;
 	}
-	/* http://REST -> ws://REST */
+	/* http://REST -> ws://REST, https://REST -> wss://REST */
 	u = malloc(strlen(c->rpc_url) + 1 - 2);
 	if (u == NULL) {
 		hj_say(err, errlen, "out of memory");

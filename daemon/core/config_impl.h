@@ -59,6 +59,7 @@ enum key_id {
 	K_START_HEIGHT,
 	K_PUSH,
 	K_PUSH_URL,
+	K_CA_FILE,
 	K_ADDRESS,
 	K_PRESET,
 	K_MIN_BET,

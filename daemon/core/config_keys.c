@@ -14,6 +14,7 @@
 
 #include "amount.h"
 #include "say.h"
+#include "tls.h"
 
 const char *const hj_config__sections[] = {"chain",   "dealer", "rules",
                                            "payout",  "state",  "serve",
@@ -245,6 +246,21 @@ static int set_push_url(hj_config *c, const char *v, char *why, size_t n)
 		}
 	}
 	return set_str(&c->push_url, v, 1);
+}
+
+/* A PEM file of CA certificates, read now (tls.h): one that cannot be
+ * used is an error at its line, not at the first connection.  Empty
+ * means unset: the system's CA store. */
+static int set_ca_file(hj_config *c, const char *v, char *why, size_t n)
+{
+	int r;
+
+	if (v[0] != '\0') {
+		r = hj_tls_ca_check(v, why, n);
+		if (r < 0)
+			return r == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	return set_str(&c->ca_file, v, 1);
 }
 
 /* An EVM address that does not parse, whatever the hex decoder found. */
@@ -642,6 +658,7 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
     [K_START_HEIGHT] = {"chain", "start_height", set_start_height, 0},
     [K_PUSH] = {"chain", "push", set_push, 0},
     [K_PUSH_URL] = {"chain", "push_url", set_push_url, 0},
+    [K_CA_FILE] = {"chain", "ca_file", set_ca_file, 0},
     [K_ADDRESS] = {"dealer", "address", set_address, 0},
     [K_PRESET] = {"rules", "preset", set_preset, 0},
     [K_MIN_BET] = {"rules", "min_bet", set_min_bet, 0},

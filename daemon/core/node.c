@@ -16,6 +16,7 @@ void hj_node_rpc_opts(const hj_config *cfg, hj_rpc_opts *o)
 	o->password = cfg->rpc_password;
 	o->bearer = cfg->rpc_bearer;
 	o->cookie_file = cfg->rpc_cookie_file;
+	o->ca_file = cfg->ca_file;
 	o->timeout_ms = cfg->rpc_timeout_ms;
 	o->max_response = cfg->rpc_max_response;
 	o->max_batch = cfg->rpc_max_batch;

@@ -5,12 +5,19 @@ node's JSON-RPC that can swallow a method's calls or lose their answers,
 and whose subclasses may rewrite answers; TcpProxy: a TCP relay to a
 node's port that can cut every connection it carries and refuse new ones
 (the push wake-up's WebSocket or long poll dropped), and counts the
-connections made.
+connections made; TlsProxy: a TLS-terminating relay to a node's port (a
+hosted endpoint's https:// and wss:// in front of anvil, which serves
+JSON-RPC and WebSocket on one port), with self_signed() making its
+certificate at test time with the openssl command.
 """
 
 import http.server
 import json
+import os
+import select
 import socket
+import ssl
+import subprocess
 import sys
 import threading
 import urllib.error
@@ -376,3 +383,113 @@ class HostedProxy:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+def self_signed(directory, name, cn="localhost", san="IP:127.0.0.1,DNS:localhost"):
+    """A self-signed certificate (its own CA) made with the openssl command:
+    (DIR/NAME.pem, DIR/NAME.key), for cn with the subjectAltName san."""
+    crt, key = (os.path.join(directory, name + ext) for ext in (".pem", ".key"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                    "-keyout", key, "-out", crt, "-subj", "/CN=" + cn,
+                    "-addext", "subjectAltName=" + san],
+                   check=True, capture_output=True, timeout=30)
+    return crt, key
+
+
+class TlsProxy:
+    """A TLS-terminating relay on 127.0.0.1 (a free port, self.port) to
+    127.0.0.1:upstream_port: each connection's TLS handshake is made with
+    certfile and keyfile (Python's ssl module, TLS 1.2 at least), then its
+    bytes are relayed both ways in one thread (an SSL object is never used
+    by two threads).  accepted counts the connections made to it, passed
+    those whose handshake succeeded and were relayed, failed those whose
+    handshake failed (a client that refused the certificate), with the
+    reasons in failures."""
+
+    def __init__(self, upstream_port, certfile, keyfile):
+        self.upstream_port = upstream_port
+        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+        self.ctx.load_cert_chain(certfile, keyfile)
+        self.lock = threading.Lock()
+        self.pairs = []
+        self.accepted = self.passed = self.failed = 0
+        self.failures = []
+        self.closed = False
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            with self.lock:
+                self.accepted += 1
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        c.settimeout(10)
+        try:
+            t = self.ctx.wrap_socket(c, server_side=True)
+        except (OSError, ssl.SSLError) as e:
+            with self.lock:
+                self.failed += 1
+                self.failures.append(str(e))
+            c.close()
+            return
+        try:
+            u = socket.create_connection(("127.0.0.1", self.upstream_port), timeout=5)
+        except OSError:
+            t.close()
+            return
+        for x in (t, u):
+            x.settimeout(None)
+            x.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with self.lock:
+            if self.closed:
+                t.close()
+                u.close()
+                return
+            self.passed += 1
+            self.pairs.append((t, u))
+        try:
+            while True:
+                # What TLS has decrypted already first: select() does
+                # not see it.
+                ready = [t] if t.pending() else select.select([t, u], [], [], 1.0)[0]
+                for s in ready:
+                    data = s.recv(65536)
+                    if not data:
+                        raise EOFError
+                    (u if s is t else t).sendall(data)
+        except (OSError, EOFError, ValueError):
+            pass
+        for x in (t, u):
+            try:
+                x.close()
+            except OSError:
+                pass
+
+    def close(self):
+        with self.lock:
+            self.closed = True
+            pairs, self.pairs = self.pairs, []
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        for pair in pairs:
+            for x in pair:
+                try:
+                    x.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
