@@ -56,7 +56,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
-from daemon import Hashjackd, find_hashjackd  # noqa: E402
+from daemon import Hashjackd, find_hashjackd, write_key  # noqa: E402
 from evm_node import Anvil, BET  # noqa: E402
 from procs import HarnessError, add_exit_hook, close_all, install_cleanup, wait_until  # noqa: E402
 from proxies import RpcProxy  # noqa: E402
@@ -151,16 +151,6 @@ class FinalityProxy(RpcProxy):
         with self.lock:
             self.fake = fake
             self.faked = 0
-
-
-def write_key(path, key):
-    """The dealer key file (docs/PAYOUTS-EVM.md): 0x and 64 hex digits, 0600."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, (key + "\n").encode())
-    finally:
-        os.close(fd)
-    return path
 
 
 def db_one(d, sql, *args):
