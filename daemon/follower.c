@@ -83,6 +83,10 @@ struct hjd_follower {
 	/* Loop time since which a final block waits to be processed; 0 while
 	 * every final block is. */
 	uint64_t behind_since;
+	/* The node's block of the tag was its tip once (the config's
+	 * hj_config_final_warning): logged once, then in /healthz until the
+	 * daemon stops; "" until then. */
+	char final_warning[HJ_ERRLEN];
 };
 
 static double seconds_since(uint64_t t0)
@@ -399,6 +403,12 @@ static void on_tip(void *arg, const hj_driver_tip *t, const char *error)
 	f->tip = t->tip;
 	f->have_tip = 1;
 	f->final = t->has_final ? t->final : 0;
+	/* One answer is enough: a node with finality never calls its tip
+	 * final past block 0. */
+	if (t->has_final && !f->final_warning[0] &&
+	    hj_config_final_warning(f->cfg, t->tip, t->final, f->final_warning,
+	                            sizeof f->final_warning))
+		hjd_log(HJD_LOG_WARNING, "%s", f->final_warning);
 	if (t->end > f->target)
 		f->target = t->end;
 	lag_check(f);
@@ -754,6 +764,7 @@ void hjd_follower_snapshot(void *arg, hjd_metrics_snap *out)
 	if (f->committer)
 		hjd_committer_health(f->committer, f->table, next, &out->seeds);
 	out->stopping = f->stopping;
+	out->warning = f->final_warning[0] ? f->final_warning : NULL;
 }
 
 /* The node probably has a new block (chain/push.h): the tip now, once

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,9 @@ static void usage(FILE *out)
 	        "127.0.0.1:8545)\n"
 	        "  --check-config        validate the configuration, print it, "
 	        "and exit\n"
+	        "                        (with confirmations = finalized or "
+	        "safe, also what\n"
+	        "                        the node answers for that block)\n"
 	        "  -h, --help            print this help and exit\n"
 	        "  -V, --version         print the version and exit\n"
 	        "\n"
@@ -215,6 +219,80 @@ static int check_dealer_key(const hj_config *c, char *err, size_t errlen)
 		hj_say(err, errlen, "[payout] dealer_key = %s: %s",
 		       c->dealer_key, why);
 	return rc;
+}
+
+/*
+ * --check-config with [chain] confirmations = finalized or safe: the
+ * node's block of the tag and its tip, asked once (two attempts, a few
+ * seconds at most), since a node whose block of the tag is its tip gives
+ * the word no meaning (hj_config_final_warning).  Says what the node
+ * answered on stdout, the warning on stderr as a start would; a node that
+ * does not answer leaves the configuration OK.
+ */
+struct final_check {
+	hj_rpc *rpc;
+	uint64_t tip, final;
+	int answered;
+	char err[HJ_ERRLEN];
+};
+
+static void on_check_final(void *arg, uint64_t tip, uint64_t final,
+                           const char *error)
+{
+	struct final_check *q = arg;
+
+	q->answered = error == NULL;
+	q->tip = tip;
+	q->final = final;
+	if (error)
+		hj_say(q->err, sizeof q->err, "%s", error);
+	hj_rpc_close(q->rpc, NULL, NULL);
+	q->rpc = NULL;
+}
+
+static void check_node_final(const hj_config *c)
+{
+	const char *tag = hj_finality_name(c->finality);
+	struct final_check q = {0};
+	char warning[HJ_ERRLEN];
+	hj_backend *be = NULL;
+	uv_loop_t loop;
+	hj_rpc_opts o;
+	int rc;
+
+	if (tag == NULL || uv_loop_init(&loop) != 0)
+		return;
+	hj_node_rpc_opts(c, &o);
+	o.max_attempts = 2;
+	o.give_up_ms = 5000;
+	if (o.timeout_ms > 5000)
+		o.timeout_ms = 5000;
+	rc = hj_rpc_new(&loop, &o, &q.rpc, q.err, sizeof q.err);
+	if (rc == 0)
+		rc = hj_node_backend_new(c, q.rpc, &be, q.err, sizeof q.err);
+	if (rc == 0 && !be->ops->final) {
+		hj_say(q.err, sizeof q.err, "the family has no such block");
+		rc = -EINVAL;
+	}
+	if (rc == 0 &&
+	    (rc = be->ops->final(be, c->finality, on_check_final, &q)) != 0)
+		hj_say(q.err, sizeof q.err, "%s", strerror(-rc));
+	if (rc != 0 && q.rpc) {
+		hj_rpc_close(q.rpc, NULL, NULL);
+		q.rpc = NULL;
+	}
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (be)
+		be->ops->free(be);
+	(void)uv_loop_close(&loop);
+	if (!q.answered) {
+		printf("node: its \"%s\" block not checked: %s\n", tag, q.err);
+		return;
+	}
+	printf("node: its \"%s\" block %" PRIu64 ", tip %" PRIu64 "\n", tag,
+	       q.final, q.tip);
+	if (hj_config_final_warning(c, q.tip, q.final, warning, sizeof warning))
+		hjd_log(HJD_LOG_WARNING, "%s", warning);
 }
 
 /* ---- running ---- */
@@ -614,6 +692,8 @@ int main(int argc, char **argv)
 		hjd_log(HJD_LOG_WARNING, "%s", cfg.cards_warning);
 	if (check) {
 		print_config(&cfg, &edge);
+		fflush(stdout);
+		check_node_final(&cfg);
 		hj_config_free(&cfg);
 		return 0;
 	}

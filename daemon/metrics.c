@@ -506,6 +506,11 @@ int hjd_metrics_health(const hjd_metrics *m, const hjd_metrics_snap *s,
 		json_object_set_new(o, "tip", json_integer((json_int_t)s->tip));
 	json_object_set_new(o, "lagBlocks",
 	                    json_integer((json_int_t)s->lag_blocks));
+	if (s->warning) {
+		json_t *w = json_array();
+		json_array_append_new(w, json_string(s->warning));
+		json_object_set_new(o, "warnings", w);
+	}
 	*out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
 	                         JSON_ENSURE_ASCII);
 	json_decref(o);

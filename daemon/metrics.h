@@ -53,6 +53,9 @@ typedef struct hjd_metrics_snap {
 	int committed;          /* cards = committed: seeds is set */
 	hjd_seeds_health seeds; /* committer.h */
 	int stopping;
+	/* Said in /healthz's "warnings" without making it 503 (the node's
+	 * finalized or safe block is its tip); NULL when none. */
+	const char *warning;
 } hjd_metrics_snap;
 
 typedef void (*hjd_metrics_snap_fn)(void *arg, hjd_metrics_snap *out);
@@ -104,7 +107,9 @@ int hjd_metrics_serve(hjd_metrics *m, uv_loop_t *loop, hjd_metrics_snap_fn snap,
 /* The /metrics page and the /healthz answer for s (for the listener and
  * the tests): *out (caller frees), *len.  hjd_metrics_text returns 0, or
  * -1 when out of memory; hjd_metrics_health returns the status, 200 or
- * 503 ({"ok":...,"reasons":[...],...}), or -1 when out of memory. */
+ * 503 ({"ok":...,"reasons":[...],...,"warnings":[...]}, the warnings only
+ * when there is one: they never make it 503), or -1 when out of
+ * memory. */
 int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
                      char **out, size_t *len);
 int hjd_metrics_health(const hjd_metrics *m, const hjd_metrics_snap *s,

@@ -383,6 +383,8 @@ class Bot:
                           % (self.a.card_log, self.height, len(self.players)), flush=True)
                     started = True
                 for p in self.players.values():
+                    if self.stop:
+                        break  # SIGTERM: no more transactions
                     self.act(p)
             time.sleep(self.a.poll)
         return 0

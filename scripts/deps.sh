@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages hashjack needs to build and test, if any
 # is missing, and the npm packages of package.json (anvil and cast, for the
-# end-to-end tests and scripts/devnet.sh) when node_modules is missing or
-# older than package-lock.json.  Safe to run again: it does nothing, and
+# end-to-end tests and scripts/devnet.sh; ganache, the second EVM node of the
+# end-to-end tests) when node_modules is missing or older than
+# package-lock.json.  Safe to run again: it does nothing, and
 # prints nothing, when all are present.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,14 +38,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# anvil and cast, pinned in package.json / package-lock.json.  What was
+# anvil, cast and ganache, pinned in package.json / package-lock.json.  What was
 # installed is known by the lock file's hash, not its time: a checkout (a
 # fresh clone, a git worktree) makes the lock file new without changing it.
 lock_sum=$(sha256sum "$root/package-lock.json" | cut -d' ' -f1)
 if [ ! -x "$root/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" ] ||
 	[ ! -x "$root/node_modules/@foundry-rs/cast-linux-amd64/bin/cast" ] ||
+	[ ! -x "$root/node_modules/.bin/ganache" ] ||
 	[ "$(cat "$root/node_modules/.hashjack-lock" 2>/dev/null)" != "$lock_sum" ]; then
-	echo "deps: npm ci (anvil, cast)" >&2
+	echo "deps: npm ci (anvil, cast, ganache)" >&2
 	(cd "$root" && npm ci --no-audit --no-fund >&2)
 	echo "$lock_sum" >"$root/node_modules/.hashjack-lock"
 fi

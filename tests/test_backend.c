@@ -487,7 +487,9 @@ static const struct fin_case fin_cases[] = {
     /* Answers. */
     {HJ_FINALITY_FINALIZED, BLOCK_12, 0, "\"0x14\"", 20, 12, NULL},
     {HJ_FINALITY_SAFE, BLOCK_16, 0, "\"0x14\"", 20, 16, NULL},
-    /* At the tip is final too (a chain whose safe block is the head). */
+    /* At the tip is final too, passed on as it is: what that says of the
+     * word (ganache answers so) is the configuration's to say
+     * (hj_config_final_warning, tests/test_config.c). */
     {HJ_FINALITY_SAFE, BLOCK_16, 0, "\"0x10\"", 16, 16, NULL},
     {HJ_FINALITY_FINALIZED, "{\"number\":\"0x0\"}", 0, "\"0x0\"", 0, 0, NULL},
     /* A node without the block: no tip asked, never a guess. */

@@ -790,6 +790,35 @@ static void test_finality(void **state)
 	assert_int_equal(c.finality, HJ_FINALITY_FINALIZED);
 	assert_int_equal(c.confirmations, 0);
 	assert_string_equal(hj_finality_name(c.finality), "finalized");
+	/* A node whose finalized block is its tip gives the word no meaning
+	 * (ganache); block 0, a chain's only block, and a block below the
+	 * tip (anvil, a real chain) are no sign of it. */
+	assert_int_equal(hj_config_final_warning(&c, 12, 12, err, sizeof err),
+	                 1);
+	assert_string_equal(
+	    err, "[chain] confirmations = finalized: the node says its "
+	         "\"finalized\" block is its tip (block 12, tip 12), so the "
+	         "word means nothing here: every block is dealt as soon as it "
+	         "is mined, and a reorganisation of the tip stops the daemon "
+	         "(exit 3); give a number of confirmations instead "
+	         "(docs/OPERATION.md, \"Finality\")");
+	assert_int_equal(hj_config_final_warning(&c, 0, 0, err, sizeof err), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(hj_config_final_warning(&c, 12, 11, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_config_final_warning(&c, 100, 36, err, sizeof err),
+	                 0);
+	assert_string_equal(err, "");
+	/* With committed cards, each seed would be revealed at the tip. */
+	c.rules.cards = HJ_CARDS_COMMITTED;
+	assert_int_equal(hj_config_final_warning(&c, UINT64_MAX, UINT64_MAX,
+	                                         err, sizeof err),
+	                 1);
+	assert_non_null(strstr(err, "(block 18446744073709551615, tip "
+	                            "18446744073709551615), so the word means "
+	                            "nothing here: every block is dealt, and "
+	                            "its seed revealed, as soon as it is "
+	                            "mined"));
 	hj_config_free(&c);
 
 	assert_int_equal(load("[chain]\nconfirmations = safe\n" MINIMAL, &c,
@@ -799,6 +828,10 @@ static void test_finality(void **state)
 	assert_int_equal(c.finality, HJ_FINALITY_SAFE);
 	assert_int_equal(c.confirmations, 0);
 	assert_string_equal(hj_finality_name(c.finality), "safe");
+	assert_int_equal(hj_config_final_warning(&c, 7, 7, err, sizeof err), 1);
+	assert_non_null(strstr(err, "[chain] confirmations = safe: the node "
+	                            "says its \"safe\" block is its tip "
+	                            "(block 7, tip 7)"));
 	hj_config_free(&c);
 
 	/* A number after a word, a word after a number: the last says. */
@@ -812,6 +845,9 @@ static void test_finality(void **state)
 	assert_int_equal(c.finality, HJ_FINALITY_DEPTH);
 	assert_int_equal(c.confirmations, 3);
 	assert_null(hj_finality_name(c.finality));
+	/* A number of confirmations asks no tag: nothing to say. */
+	assert_int_equal(hj_config_final_warning(&c, 7, 7, err, sizeof err), 0);
+	assert_string_equal(err, "");
 	hj_config_free(&c);
 	assert_int_equal(
 	    load("[chain]\nconfirmations = 3\n" MINIMAL, &c, err, sizeof err),

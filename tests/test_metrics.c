@@ -329,6 +329,41 @@ static void test_health(void **state)
 	hjd_metrics_close(m, NULL, NULL);
 }
 
+/* A warning (the node's finalized block is its tip) is said in
+ * "warnings", after the rest, and leaves a healthy daemon healthy; the key
+ * is there only with one. */
+static void test_health_warning(void **state)
+{
+	hjd_metrics *m;
+	hjd_metrics_snap s;
+	char why[2000], *out;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(hjd_metrics_new(10, &m), 0);
+	snap_healthy(&s);
+	assert_int_equal(hjd_metrics_health(m, &s, &out, &len), 200);
+	assert_string_equal(out, "{\"ok\":true,\"reasons\":[],\"height\":120,"
+	                         "\"tip\":120,\"lagBlocks\":0}");
+	free(out);
+	s.warning = "[chain] confirmations = finalized: \"x\"";
+	assert_int_equal(hjd_metrics_health(m, &s, &out, &len), 200);
+	assert_int_equal(len, strlen(out));
+	assert_string_equal(
+	    out, "{\"ok\":true,\"reasons\":[],\"height\":120,"
+	         "\"tip\":120,\"lagBlocks\":0,\"warnings\":[\"[chain] "
+	         "confirmations = finalized: \\\"x\\\"\"]}");
+	free(out);
+	/* Unhealthy for another reason: 503 for that reason alone. */
+	s.stopping = 1;
+	assert_int_equal(health(m, &s, why, sizeof why), 503);
+	assert_string_equal(why, "stopping");
+	assert_int_equal(hjd_metrics_health(m, &s, &out, &len), 503);
+	assert_non_null(strstr(out, ",\"warnings\":[\"[chain] confirmations"));
+	free(out);
+	hjd_metrics_close(m, NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +372,7 @@ int main(void)
 	    cmocka_unit_test(test_prom_bad_names),
 	    cmocka_unit_test(test_page),
 	    cmocka_unit_test(test_health),
+	    cmocka_unit_test(test_health_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,6 +181,19 @@ int hj_config_can_deal(const hj_config *c, char *err, size_t errlen);
  * card_log's (cards.jsonl), relative to state_dir.  0 or -ENOMEM. */
 int hj_config_state_paths(hj_config *c, char *err, size_t errlen);
 
+/*
+ * What one answer of the node to [chain] confirmations = finalized or safe
+ * (the backend's final(): its block of the tag, then its tip) says of the
+ * word: a node whose block of the tag is its tip (block 0 aside, the only
+ * block a short chain has) gives it no meaning, as ganache does
+ * (docs/OPERATION.md, "Finality"): every block would be dealt as soon as
+ * it is mined.  Returns 1 with the warning in msg (the node's answer, the
+ * heights, what follows, what to set instead), else 0 and msg "": with a
+ * number of confirmations, or a final block below the tip.
+ */
+int hj_config_final_warning(const hj_config *c, uint64_t tip, uint64_t final,
+                            char *msg, size_t len);
+
 /* [serve] max_age's default, in seconds: the family's (evm nonzero for
  * EVM), with finality nonzero for confirmations = finalized or safe. */
 unsigned hj_config_serve_max_age(int evm, int finality);

@@ -1,11 +1,13 @@
 /*
  * The configuration after every file and command-line key
  * (config_impl.h): the family's defaults for what was not given, what two
- * keys mean together, the state directory's paths.
+ * keys mean together, the state directory's paths; and what a node's
+ * answer says of confirmations = finalized or safe.
  */
 #include "config_impl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,4 +439,25 @@ unsigned hj_config_serve_max_age(int evm, int finality)
 	/* A few blocks' time; the node's finalized or safe block moves an
 	 * epoch (6.4 minutes on Ethereum) at a time. */
 	return !evm ? 3600 : finality ? 900 : 120;
+}
+
+int hj_config_final_warning(const hj_config *c, uint64_t tip, uint64_t final,
+                            char *msg, size_t len)
+{
+	const char *tag = hj_finality_name(c->finality);
+
+	hj_say(msg, len, "%s", "");
+	if (tag == NULL || tip == 0 || final != tip)
+		return 0;
+	hj_say(msg, len,
+	       "[chain] confirmations = %s: the node says its \"%s\" block "
+	       "is its tip (block %" PRIu64 ", tip %" PRIu64
+	       "), so the word means nothing here: every block is dealt%s as "
+	       "soon as it is mined, and a reorganisation of the tip stops the "
+	       "daemon (exit 3); give a number of confirmations instead "
+	       "(docs/OPERATION.md, \"Finality\")",
+	       tag, tag, final, tip,
+	       c->rules.cards == HJ_CARDS_COMMITTED ? ", and its seed revealed,"
+	                                            : "");
+	return 1;
 }

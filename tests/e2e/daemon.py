@@ -5,7 +5,8 @@ Python 3, standard library only.  What it gives a test:
 - Hashjackd: the daemon with a configuration written for it on a node,
   started, stopped (SIGTERM, kill -9), its card log and database cursor
   waited for, its stderr, its [metrics] listener; find_hashjackd();
-  litecoind_daemon(): a Hashjackd as the Bitcoin-family suites run it.
+  litecoind_daemon(): a Hashjackd as the Bitcoin-family suites run it;
+  write_key(): an EVM dealer key file for [payout] dealer_key.
 - NotifySocket: systemd's notify protocol read by a test ($NOTIFY_SOCKET:
   every message, with when it came, and the STATUS= lines).
 - parse_prometheus(), metric(): its /metrics page read.
@@ -188,6 +189,21 @@ class Hashjackd:
         """GET /metrics, parsed (parse_prometheus)."""
         with urllib.request.urlopen(self.metrics_url() + "/metrics", timeout=10) as r:
             return parse_prometheus(r.read().decode())
+
+
+def write_key(path, key, mode=0o600):
+    """The dealer key file ([payout] dealer_key, docs/PAYOUTS-EVM.md): "0x"
+    and 64 hex digits and a newline, as the nodes print keys; created (over
+    any file there) with `mode`."""
+    if os.path.exists(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        os.write(fd, (key + "\n").encode())
+    finally:
+        os.close(fd)
+    os.chmod(path, mode)
+    return path
 
 
 def litecoind_daemon(binary, node, dealer, min_bet, max_bet, timeout_blocks=None,

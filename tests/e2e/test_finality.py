@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""[chain] confirmations = finalized and safe against anvil
-(docs/OPERATION.md, "Finality").
+"""[chain] confirmations = finalized and safe against anvil, and against
+ganache, whose tags mean nothing (docs/OPERATION.md, "Finality").
 
     python3 tests/e2e/test_finality.py --hashjack build/release/hashjack \\
         --hashjackd build/release/hashjackd [--keep] [--timeout S]
@@ -17,7 +17,10 @@ JSON-RPC error, or a block lower than the last.
              card log ends exactly at anvil's finalized block (the hashes
              anvil's), after five more questions for the tag too; and again
              as blocks are mined, three times; the tip it reports is
-             eth_blockNumber; --check-config says the finality.
+             eth_blockNumber; --check-config says the finality and what
+             the node answers (its finalized block below its tip), and
+             neither it nor the daemon warns; nor at anvil's block 0,
+             which is its finalized block and its tip.
   no_tag     the same daemon while the node answers the tag with null,
              then with a JSON-RPC error: each logged, asked again at every
              poll, nothing processed; then the node answers again: it
@@ -42,6 +45,12 @@ JSON-RPC error, or a block lower than the last.
              safe", its log as it was.
   bitcoin    the same keys with family = bitcoin: refused (78), naming
              the key and the value.
+  ganache    ganache 7.9.2 (tests/e2e/evm_node.py) answers both tags with
+             its tip: --check-config prints the warning for either word
+             (the node's answer, the heights, what follows, a number of
+             confirmations instead), the daemon logs it once at start, its
+             /healthz stays 200 with the warning under "warnings", and every
+             block is dealt as soon as it is mined.
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 """
@@ -52,12 +61,14 @@ import os
 import sqlite3
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
-from daemon import Hashjackd, find_hashjackd  # noqa: E402
-from evm_node import Anvil, BET  # noqa: E402
+from daemon import Hashjackd, find_hashjackd, write_key  # noqa: E402
+from evm_node import Anvil, BET, Ganache  # noqa: E402
 from procs import HarnessError, add_exit_hook, close_all, install_cleanup, wait_until  # noqa: E402
 from proxies import RpcProxy  # noqa: E402
 from serve import Serve  # noqa: E402
@@ -67,6 +78,13 @@ MIN_BET = 10**15
 MAX_BET = 10**17
 SLOTS = 4  # anvil --slots-in-an-epoch: safe = tip - 4, finalized = tip - 8
 TAGS = ("finalized", "safe")
+# What hashjackd says of a node whose block of the tag is its tip.
+WARNING = ('[chain] confirmations = {tag}: the node says its "{tag}" block is its tip '
+           '(block {tip}, tip {tip}), so the word means nothing here: every block is '
+           'dealt as soon as it is mined, and a reorganisation of the tip stops the '
+           'daemon (exit 3); give a number of confirmations instead (docs/OPERATION.md, '
+           '"Finality")')
+DEV = "so the word means nothing here"
 
 
 class FinalityProxy(RpcProxy):
@@ -153,14 +171,13 @@ class FinalityProxy(RpcProxy):
             self.faked = 0
 
 
-def write_key(path, key):
-    """The dealer key file (docs/PAYOUTS-EVM.md): 0x and 64 hex digits, 0600."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+def healthz(d):
+    """The daemon's /healthz: (status, the JSON answer)."""
     try:
-        os.write(fd, (key + "\n").encode())
-    finally:
-        os.close(fd)
-    return path
+        with urllib.request.urlopen(d.metrics_url() + "/healthz", timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
 
 
 def db_one(d, sql, *args):
@@ -246,6 +263,15 @@ def main():
         out = []
         for mine in (0, 12, 10):
             tip = anvil.mine_empty(mine) if mine else anvil.height()
+            if tip == 0:
+                # Block 0 is anvil's finalized block and its tip: no
+                # warning there.
+                g = Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET,
+                              confirmations="finalized", workdir=os.path.join(wd.path, "genesis"))
+                rc, said, err = g.check_config()
+                check_eq(rc, 0, "--check-config at block 0 (%r)" % err)
+                check('node: its "finalized" block 0, tip 0\n' in said, said)
+                check(DEV not in err, "a warning at block 0: %r" % err)
             fin, safe = node("finalized"), node("safe")
             check_eq(fin, max(tip - 2 * SLOTS, 0), "finalized at tip %d" % tip)
             check_eq(safe, max(tip - SLOTS, 0), "safe at tip %d" % tip)
@@ -261,6 +287,9 @@ def main():
         rc, out, err = d.check_config()
         check_eq(rc, 0, "--check-config (%r)" % err)
         check(", final at the node's finalized block, poll every 50 ms" in out, out)
+        fin, tip = node("finalized"), anvil.height()
+        check(fin < tip and 'node: its "finalized" block %d, tip %d\n' % (fin, tip) in out, out)
+        check(DEV not in err, "--check-config warned: %r" % err)
         d.start()
         tip = anvil.height()
         f0 = ends_at(d, proxy, "finalized")
@@ -272,6 +301,7 @@ def main():
         for mine in (1, 3, 8):
             anvil.mine_empty(mine)
             seen.append(ends_at(d, proxy, "finalized"))
+        check(DEV not in d.stderr(), "the daemon warned: %s" % d.stderr()[-2000:])
         return "log ended at anvil's finalized block %s (tip %d)" % (
             " then ".join(map(str, seen)), anvil.height())
 
@@ -396,6 +426,7 @@ def main():
         for mine in (2, 5):
             anvil.mine_empty(mine)
             seen.append(ends_at(d, proxy, "safe"))
+        check(DEV not in d.stderr(), "the daemon warned: %s" % d.stderr()[-2000:])
         return "log ended at anvil's safe block %s" % " then ".join(map(str, seen))
 
     def reorg():
@@ -430,10 +461,47 @@ def main():
             out.append(tag)
         return "refused: %s" % ", ".join(out)
 
+    def ganache():
+        g = Ganache(workdir=os.path.join(wd.path, "ganache")).start()
+        add_exit_hook(g.kill)
+        try:
+            g.mine_empty(3)
+            for tag in TAGS:
+                check_eq(int(g.block(tag, False)["number"], 16), 3,
+                         "ganache's %s block at tip 3" % tag)
+            d = Hashjackd(hashjackd, g, g.accounts[9].address, MIN_BET, MAX_BET,
+                          timeout_blocks=20, confirmations="finalized", start_height=1,
+                          workdir=os.path.join(wd.path, "ganache-dealer"), metrics=True)
+            add_exit_hook(d.close)
+            for tag in TAGS:
+                rc, out, err = d.check_config("--chain.confirmations=" + tag)
+                check_eq(rc, 0, "--check-config, %s (%r)" % (tag, err))
+                check('node: its "%s" block 3, tip 3\n' % tag in out, out)
+                check_eq(err.count("<4>" + WARNING.format(tag=tag, tip=3)), 1,
+                         "--check-config's warning, %s: %r" % (tag, err))
+            d.start()
+            d.wait_height(3, 30)
+            warning = WARNING.format(tag="finalized", tip=3)
+            wait_until(lambda: warning in d.stderr(), 10, "the warning logged")
+            st, h = healthz(d)
+            check_eq((st, h.get("ok"), h.get("reasons"), h.get("warnings")),
+                     (200, True, [], [warning]), "/healthz")
+            g.mine_empty(2)
+            d.wait_height(5, 30)
+            check_eq(d.last_height(), g.height(), "the log's last block: ganache's tip")
+            check_eq(d.stderr().count(DEV), 1, "warnings logged")
+            check_eq(healthz(d)[1].get("warnings"), [warning], "/healthz's warnings later")
+            check_eq(d.stop(), 0, "exit status on SIGTERM")
+        finally:
+            g.stop()
+        return "warned (--check-config for both words, the log once, /healthz 200); " \
+            "blocks 4 and 5 dealt at the tip"
+
     for name, fn in [("anvil_tags", anvil_tags), ("finalized", finalized),
                      ("no_tag", no_tag), ("went_back", went_back), ("payout", payout),
                      ("tools", tools),
-                     ("safe", safe), ("reorg", reorg), ("bitcoin", bitcoin)]:
+                     ("safe", safe), ("reorg", reorg), ("bitcoin", bitcoin),
+                     ("ganache", ganache)]:
         if name in ("no_tag", "went_back", "payout", "tools", "bitcoin") \
                 and "fin" not in state:
             results.append((name, False))

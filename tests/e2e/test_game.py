@@ -6,10 +6,12 @@ rejection, checked against values derived from the protocol
 (docs/PROTOCOL.md, docs/LOG.md, docs/STATE.md).
 
     python3 tests/e2e/test_game.py --hashjack build/release/hashjack \\
-        --hashjackd build/release/hashjackd [-k NAME] [--keep] [--timeout S]
+        --hashjackd build/release/hashjackd [--node anvil|ganache] [-k NAME] \\
+        [--keep] [--timeout S]
 
-Two daemon sessions, each on its own anvil (confirmations 2, timeout_blocks
-3, min_bet 1000, max_bet 10^18):
+Two daemon sessions, each on its own anvil, or ganache with --node ganache
+(tests/e2e/evm_node.py; confirmations 2, timeout_blocks 3, min_bet 1000,
+max_bet 10^18):
 
 - "main": the scenarios both families play (tests/e2e/book.py, through
   this file's Session), then EVM's own (malformed calldata, deposits,
@@ -50,7 +52,7 @@ from cards import card_of  # noqa: E402
 from checks import (Blk, EvmRound, Failed, GameRunner, SessionModel, Tx, WorkDir,  # noqa: E402
                     game_args)
 from daemon import Hashjackd  # noqa: E402
-from evm_node import Anvil, BET, PAYLOADS, STAND  # noqa: E402
+from evm_node import BET, NODES, PAYLOADS, STAND, make_node  # noqa: E402
 from procs import close_all  # noqa: E402
 from proxies import RpcProxy  # noqa: E402
 
@@ -106,9 +108,10 @@ class RewriteProxy(RpcProxy):
 # Session: one anvil, one daemon, the expectations
 
 class Session(SessionModel):
-    """An anvil of ACCOUNTS dev accounts (the dealer's, then the players')
-    and a daemon on it, started; what a scenario of the book asks of a
-    session (tests/e2e/book.py), on EVM.  A subclass may add to the
+    """An EVM node of ACCOUNTS dev accounts (the dealer's, then the
+    players'), anvil or ganache (node, evm_node.make_node), and a daemon on
+    it, started; what a scenario of the book asks of a session
+    (tests/e2e/book.py), on EVM.  A subclass may add to the
     daemon's config (daemon_extra(), called once the anvil is up) and
     start it otherwise (start_daemon())."""
 
@@ -121,10 +124,10 @@ class Session(SessionModel):
     SMALL_STAKE = 1000
     LITTLE = 1
 
-    def __init__(self, ctx, name, proxy=False, preset=None, rules=None):
+    def __init__(self, ctx, name, proxy=False, preset=None, rules=None, node="anvil"):
         super().__init__(ctx, name, preset, rules)
-        self.a = Anvil(workdir=os.path.join(self.workdir, "anvil"), keep_state=False,
-                       accounts=self.ACCOUNTS).start()
+        self.a = make_node(node, workdir=os.path.join(self.workdir, node), keep_state=False,
+                           accounts=self.ACCOUNTS).start()
         self.dealer = self.a.accounts[0].address
         self.next_player = 1
         self.proxy = RewriteProxy(self.a.url) if proxy else None
@@ -307,7 +310,9 @@ def sc_failed_receipts(S):
     nothing; then a round: at W a failing Stand (only that sender's calls
     revert) is ignored while another player's deposit in the same block is
     a deposit; the Stand at W+1 is accepted (the round did not change); 19
-    vs 8+10: Win."""
+    vs 8+10: Win.  On ganache each setting of the code mines an empty block
+    of its own (evm_setAccountCode): the failing Stand comes at W+1, the
+    Stand at W+3, the window's last block, and is accepted all the same."""
     p, q = S.player(), S.player()
     with S.a.reverting(S.dealer):
         f1 = S.send(p, BET, 5000, gas_limit=100000)
@@ -457,7 +462,8 @@ class Runner(GameRunner):
         sel = self.select(scenarios)
         if not sel:
             return
-        S = Session(self, name, proxy=proxy, preset=preset, rules=rules)
+        S = Session(self, name, proxy=proxy, preset=preset, rules=rules,
+                    node=getattr(self.args, "node", "anvil"))
         try:
             self.finish(S, self.play(S, sel))
         finally:
@@ -477,7 +483,9 @@ class Runner(GameRunner):
 
 
 def main():
-    args = game_args(__doc__, 600)
+    args = game_args(__doc__, 600, add=lambda ap: ap.add_argument(
+        "--node", choices=NODES, default="anvil",
+        help="the EVM node the sessions run on (default anvil)"))
     wd = WorkDir("hj-e2e-game-", args.keep)
     t0 = time.monotonic()
     R = Runner(args, wd.path)

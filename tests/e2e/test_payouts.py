@@ -115,7 +115,7 @@ import checks  # noqa: E402
 import test_game  # noqa: E402  (the game matrix and its EVM session)
 from cards import card_matcher, card_of  # noqa: E402
 from checks import Failed, check  # noqa: E402
-from daemon import Hashjackd, NotifySocket  # noqa: E402
+from daemon import Hashjackd, NotifySocket, write_key  # noqa: E402
 from evm_node import Anvil, BET, ETHER, HIT, find_tool  # noqa: E402
 from logs import read_cardlog  # noqa: E402
 from nodes import RpcError  # noqa: E402
@@ -132,20 +132,6 @@ SESSION_PLAYERS = 8
 
 # --------------------------------------------------------------------------
 # Helpers
-
-def write_key(path, key, mode=0o600):
-    """The dealer key file: "0x" and 64 hex digits and a newline, as anvil
-    prints keys; created with `mode`."""
-    if os.path.exists(path):
-        os.unlink(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        os.write(fd, (key + "\n").encode())
-    finally:
-        os.close(fd)
-    os.chmod(path, mode)
-    return path
-
 
 def rlp_decode(b, i=0):
     """One RLP item of b at i: (bytes or list, next offset)."""

@@ -3,11 +3,13 @@
 end to end, on anvil (a WebSocket, eth_subscribe newHeads) and on litecoind in
 regtest (a waitfornewblock long poll on a connection of its own):
 
-  evm_push / ltc_push
+  evm_push / ltc_push / ganache_push
         poll_interval one hour, so that no poll comes in the case: five
         blocks mined one at a time each reach the card log: push did it
         ("push: on" logged after "caught up").  --check-config names push
         and its URL; the log says "push: on" once and nothing lost.
+        ganache_push: the same on ganache 7.9.2 (tests/e2e/evm_node.py),
+        which serves eth_subscribe newHeads on its HTTP port too.
   evm_node_restart / ltc_node_restart
         poll_interval one hour: the node stopped and started again on the
         same port with its chain (anvil by SIGTERM; litecoind flushed and
@@ -44,7 +46,7 @@ from btc_node import Litecoind, find_litecoind  # noqa: E402
 from checks import (Failed, check, check_eq, fault_main, stderr_since,  # noqa: E402
                     stderr_size, tail_text, wait_log_height)
 from daemon import Hashjackd, litecoind_daemon  # noqa: E402
-from evm_node import Anvil  # noqa: E402
+from evm_node import Anvil, Ganache  # noqa: E402
 from procs import wait_until  # noqa: E402
 from proxies import TcpProxy  # noqa: E402
 
@@ -83,6 +85,16 @@ class Evm:
                          poll_interval_ms=poll_ms,
                          workdir=os.path.join(ctx.workdir, "dm-%s-%s" % (cls.name, tag)),
                          extra={"chain": chain} if chain else None)
+
+
+class GanacheEvm(Evm):
+    name = "ganache"
+
+    @staticmethod
+    def node(ctx, tag):
+        g = Ganache(workdir=os.path.join(ctx.workdir, "ganache-" + tag)).start()
+        g.mine_empty(2)
+        return g, g.account(1).address
 
 
 class Ltc:
@@ -298,6 +310,10 @@ def case_evm_push_off(ctx):
     return off_case(ctx, Evm)
 
 
+def case_ganache_push(ctx):
+    return push_case(ctx, GanacheEvm)
+
+
 def case_ltc_push(ctx):
     return push_case(ctx, Ltc)
 
@@ -315,7 +331,7 @@ def case_ltc_push_off(ctx):
 
 
 CASES = [case_evm_push, case_evm_node_restart, case_evm_dropped, case_evm_push_off,
-         case_ltc_push, case_ltc_node_restart, case_ltc_dropped, case_ltc_push_off]
+         case_ganache_push, case_ltc_push, case_ltc_node_restart, case_ltc_dropped, case_ltc_push_off]
 
 
 def main():

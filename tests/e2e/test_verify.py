@@ -3,13 +3,18 @@
 against the watcher's own node.
 
     python3 tests/e2e/test_verify.py --hashjack build/release/hashjack \\
-        --hashjackd build/release/hashjackd [--keep] [--timeout S]
+        --hashjackd build/release/hashjackd [--node anvil|ganache] [--keep] \\
+        [--timeout S]
 
-anvil mining a block every 0.3 s, hashjackd dealing on it (bethash,
-confirmations 1, timeout 4 blocks) and scripts/bot.py playing with four dev
-accounts until the log holds 60 blocks with settled rounds; then hashjackd
-stops and `hashjack verify -c` with the dealer's configuration runs on
-the log as written (exit 0, "every line agrees"), and on copies of it,
+anvil (or ganache, --node ganache: tests/e2e/evm_node.py) mining a block
+every 0.3 s, hashjackd dealing on it (bethash, confirmations 1, timeout 4
+blocks) and paying with [payout] dealer_key, and scripts/bot.py playing
+with four dev accounts until the log holds 60 blocks with settled rounds
+and every payout is confirmed; then hashjackd stops and `hashjack verify
+-c` with the dealer's configuration runs on the log as written (exit 0,
+"every line agrees"), with --payouts (every recipient even: received
+exactly what the log owes, read here on its own, and what the dealer's
+database paid), and on copies of it,
 each tampered once, where it must exit 1 naming the block and what
 differs: a card, a payout, a dropped event, a dropped line, a line twice,
 a hash from elsewhere, a cut last line, a line that is not JSON; a log
@@ -49,6 +54,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -56,8 +62,9 @@ import threading
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Failed, WorkDir, check, check_eq  # noqa: E402
-from daemon import Hashjackd, find_hashjackd  # noqa: E402
-from evm_node import Anvil  # noqa: E402
+from checks import log_debts, payouts_problems, verify_payouts  # noqa: E402
+from daemon import Hashjackd, find_hashjackd, write_key  # noqa: E402
+from evm_node import NODES, make_node  # noqa: E402
 from logs import read_cardlog  # noqa: E402
 from procs import ROOT, add_exit_hook, close_all, install_cleanup, wait_until  # noqa: E402
 from proxies import RpcProxy  # noqa: E402
@@ -126,6 +133,38 @@ class ShortProxy(RpcProxy):
         return json.dumps(j[:-1]).encode()
 
 
+def unpaid(d):
+    """What the dealer still has to settle, from its database (read-only):
+    open rounds and payouts not confirmed; None while it cannot be read."""
+    path = os.path.join(d.state_dir, "hashjackd.sqlite")
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
+        try:
+            return (db.execute("SELECT count(*) FROM rounds").fetchone()[0]
+                    + db.execute("SELECT count(*) FROM payouts WHERE state != 'confirmed'")
+                    .fetchone()[0])
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+
+
+def paid(d):
+    """The confirmed payouts of the dealer's database: {recipient (0x, lower
+    case): wei}."""
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(d.state_dir, "hashjackd.sqlite"),
+                         uri=True, timeout=5)
+    try:
+        out = {}
+        for who, amount in db.execute("SELECT recipient, amount FROM payouts "
+                                      "WHERE state = 'confirmed'"):
+            k = "0x" + bytes(who).hex()
+            out[k] = out.get(k, 0) + int(amount)
+        return out
+    finally:
+        db.close()
+
+
 def compact(obj):
     return json.dumps(obj, separators=(",", ":"))
 
@@ -136,6 +175,8 @@ def main():
     ap.add_argument("--hashjackd", default=None)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--node", choices=NODES, default="anvil",
+                    help="the EVM node the dealer and the watcher use (default anvil)")
     a = ap.parse_args()
     install_cleanup(a.timeout)
     hashjack = find_hashjack(a.hashjack)
@@ -143,11 +184,13 @@ def main():
     wd = WorkDir("hj-verify-", a.keep)
     results = []
 
-    anvil = Anvil(workdir=os.path.join(wd.path, "anvil"), block_time=0.3)
-    anvil.start()
-    dealer = anvil.accounts[9].address.lower()
-    d = Hashjackd(hashjackd, anvil, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
-                  confirmations=1, workdir=os.path.join(wd.path, "dealer"))
+    node = make_node(a.node, workdir=os.path.join(wd.path, a.node), block_time=0.3)
+    node.start()
+    dealer = node.accounts[9].address.lower()
+    key = write_key(os.path.join(wd.path, "dealer.key"), node.accounts[9].key)
+    d = Hashjackd(hashjackd, node, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
+                  confirmations=1, workdir=os.path.join(wd.path, "dealer"),
+                  extra={"payout": {"dealer_key": key}})
     d.start()
     wait_until(lambda: os.path.exists(d.card_log), 30, "the card log")
     live = VerifyFollower(hashjack, d.conf, d.card_log)
@@ -158,12 +201,16 @@ def main():
     srv_live.start()
     add_exit_hook(srv_live.stop)
     live_api = VerifyFollower(hashjack, d.conf, srv_live.url, "--chain.start_height=%d" % first)
+    if a.node == "anvil":
+        players = ["--anvil-config", os.path.join(node.workdir, "anvil-config.json"),
+                   "--players", "1,2,3,4"]
+    else:
+        players = [x for i in (1, 2, 3, 4) for x in ("--key", node.accounts[i].key)]
     bot = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "bot.py"),
-                            "--rpc-url", anvil.url, "--dealer", dealer,
+                            "--rpc-url", node.url, "--dealer", dealer,
                             "--card-log", d.card_log, "--min-bet", str(MIN_BET),
-                            "--max-bet", str(MAX_BET), "--anvil-config",
-                            os.path.join(anvil.workdir, "anvil-config.json"),
-                            "--players", "1,2,3,4", "--pause", "0.5", "--seed", "7"],
+                            "--max-bet", str(MAX_BET)] + players +
+                           ["--pause", "0.5", "--seed", "7"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     add_exit_hook(bot.kill)
 
@@ -183,8 +230,16 @@ def main():
         return len(lines) >= 60 and sum(
             e["type"] == "settle" for l in lines for e in l["events"]) >= 4
     wait_until(settled, 150, "60 blocks with 4 settled rounds in the card log", interval=0.2)
+    # The bot ends once the transaction it is sending, if any, is sent
+    # (cast's own deadline is 30 s).
     bot.terminate()
-    bot.wait(10)
+    bot.wait(60)
+    # The bot's last transaction mined and dealt (the node goes on mining),
+    # then every round settled (by timeouts) and every payout confirmed
+    # before the dealer stops: nothing is owed after that.
+    d.wait_height(node.height() + 1)
+    wait_until(lambda: unpaid(d) == 0, 90, "no open round and every payout confirmed",
+               interval=0.2)
     d.stop()
     whole = os.path.join(wd.path, "whole.jsonl")
     with open(whole, "wb") as f:
@@ -227,6 +282,22 @@ def main():
     def with_settle():
         i = next(i for i, l in enumerate(lines) if '"type":"settle"' in l)
         return i, json.loads(lines[i])
+
+    def payouts():
+        """--payouts: every recipient even, each received exactly what the
+        log owes (log_debts, read here on its own) and what the dealer's
+        database says it paid; nothing unattributed (every transaction
+        has a sender on EVM)."""
+        rc, rep, out, err = verify_payouts(hashjack, d.conf, whole, "--grace", "0")
+        check_eq(rc, 0, "exit status (%r %r)" % (out[-300:], err[-300:]))
+        owed, unattributed = log_debts(whole)
+        check(owed, "the log owes nothing")
+        bad = payouts_problems(rep, owed, owed)
+        check(not bad, "the report: %s" % bad[:3])
+        check_eq(paid(d), owed, "the dealer's confirmed payouts against the log's debts")
+        check_eq((rep["short"], rep["over"], rep["unattributed"], unattributed),
+                 (0, 0, [], []), "short, over, unattributed")
+        return "%d recipients even, %s wei owed and received" % (len(owed), rep["owed"])
 
     def card():
         i = 5
@@ -338,7 +409,7 @@ def main():
     def behind_tip():
         """A node behind the log: the lines up to its tip are checked (75);
         --follow waits for the node and goes on."""
-        proxy = TipProxy(anvil.url)
+        proxy = TipProxy(node.url)
         add_exit_hook(proxy.close)
         proxy.tip = heights[40]
         rc, out, err = verify(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url)
@@ -368,7 +439,7 @@ def main():
               "follows another chain" in o and "0x" + "ab" * 32 in o, o)
         out.append(o.split(":")[0])
         # The node's tip held at block 40: the log from 41 on.
-        proxy = TipProxy(anvil.url)
+        proxy = TipProxy(node.url)
         add_exit_hook(proxy.close)
         proxy.tip = heights[40]
         late = tampered("past_tip", lines[41:])
@@ -424,7 +495,7 @@ def main():
                            capture_output=True, text=True, timeout=60)
         check_eq(p.returncode, 64, "from the API without start_height (%r)" % p.stderr)
         check("needs its first block: --chain.start_height=N" in p.stderr, p.stderr)
-        p = subprocess.run([hashjack, "verify", "--table", srv_url, "--rpc", anvil.url,
+        p = subprocess.run([hashjack, "verify", "--table", srv_url, "--rpc", node.url,
                             "--card-log", whole], capture_output=True, text=True, timeout=120)
         srv.stop()
         check_eq(p.returncode, 0, "exit status (%r %r)" % (p.stdout, p.stderr))
@@ -435,7 +506,7 @@ def main():
             path = os.path.join(wd.path, name + ".json")
             with open(path, "w") as f:
                 json.dump(t, f)
-            return subprocess.run([hashjack, "verify", "--table", path, "--rpc", anvil.url,
+            return subprocess.run([hashjack, "verify", "--table", path, "--rpc", node.url,
                                    "--card-log", whole] + list(args),
                                   capture_output=True, text=True, timeout=120)
         p = with_table("table", table)
@@ -452,7 +523,7 @@ def main():
         # Another table (every Bet below its minimum): the lines cannot agree.
         p = with_table("other_rules", dict(table, minBet=table["maxBet"]))
         check_eq(p.returncode, 1, "other rules (%r)" % p.stdout)
-        p = subprocess.run([hashjack, "verify", "--table", srv_url, "--rpc", anvil.url,
+        p = subprocess.run([hashjack, "verify", "--table", srv_url, "--rpc", node.url,
                             "--card-log", whole], capture_output=True, text=True, timeout=60)
         check_eq(p.returncode, 66, "the API gone (%r)" % p.stderr)
         return "from %s/v1/table and from a copy" % srv_url
@@ -555,7 +626,7 @@ def main():
         # come short, are asked again, and the batches after them, come
         # first, wait their turn.
         h0 = json.loads(lines[0])["height"]
-        proxy = ShortProxy(anvil.url, [h0, h0 + 10])
+        proxy = ShortProxy(node.url, [h0, h0 + 10])
         try:
             rc, out, err = verify(hashjack, d.conf, whole, "--chain.rpc_url=" + proxy.url,
                                   "--chain.batch_blocks=5")
@@ -580,7 +651,7 @@ def main():
             m[i] = compact(j)
             changed.append(j["height"])
         path = tampered("short_first_difference", m)
-        proxy = ShortProxy(anvil.url, [json.loads(lines[0])["height"]])
+        proxy = ShortProxy(node.url, [json.loads(lines[0])["height"]])
         try:
             rc, out, err = verify(hashjack, d.conf, path, "--chain.rpc_url=" + proxy.url,
                                   "--chain.batch_blocks=5")
@@ -609,7 +680,7 @@ def main():
             out.append(first)
         return "; ".join(out)
 
-    for name, fn in [("clean", clean), ("follow_live", follow_live),
+    for name, fn in [("clean", clean), ("payouts", payouts), ("follow_live", follow_live),
                      ("follow_api", follow_api),
                      ("late_start", late_start), ("early_start", early_start),
                      ("behind_tip", behind_tip), ("other_chain", other_chain),
@@ -621,7 +692,7 @@ def main():
                      ("short_answers", short_answers), ("read_ahead_order", read_ahead_order),
                      ("short_first_difference", short_first_difference)]:
         case(name, fn)
-    close_all(anvil.stop)
+    close_all(node.stop)
     passed = sum(1 for _, ok in results if ok)
     wd.close(passed != len(results))
     print("%d passed, %d failed" % (passed, len(results) - passed))
