@@ -51,8 +51,10 @@ enum hj_rpc_cause {
 	HJ_RPC_CAUSE_AUTH,       /* "auth": HTTP 401 with a cookie file */
 	HJ_RPC_CAUSE_BAD_ANSWER, /* "bad_answer": no valid JSON-RPC answer */
 	HJ_RPC_CAUSE_NODE_ERROR, /* "node_error": a JSON-RPC error */
+	HJ_RPC_CAUSE_TLS,        /* "tls": no TLS session (the certificate
+	                            refused, the handshake failed) */
 };
-#define HJ_RPC_CAUSES 8
+#define HJ_RPC_CAUSES 9
 const char *hj_rpc_cause_name(enum hj_rpc_cause c);
 
 /* A failed attempt that will be tried again (hj_rpc_opts.on_retry);

@@ -564,7 +564,10 @@ static void on_done(hj_rpc__http *h, CURL *easy, CURLcode res)
 		             res == CURLE_COULDNT_RESOLVE_PROXY ||
 		             res == CURLE_PEER_FAILED_VERIFICATION ||
 		             res == CURLE_SSL_CONNECT_ERROR;
-		o.cause = o.not_sent ? HJ_RPC_CAUSE_CONNECT
+		o.cause = res == CURLE_PEER_FAILED_VERIFICATION ||
+		                  res == CURLE_SSL_CONNECT_ERROR
+		              ? HJ_RPC_CAUSE_TLS
+		          : o.not_sent ? HJ_RPC_CAUSE_CONNECT
 		          : res == CURLE_OPERATION_TIMEDOUT
 		              ? HJ_RPC_CAUSE_TIMEOUT
 		              : HJ_RPC_CAUSE_NETWORK;

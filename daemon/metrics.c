@@ -228,6 +228,8 @@ static const char *trouble_words(enum hj_rpc_cause c)
 		return "node answering no valid JSON-RPC";
 	case HJ_RPC_CAUSE_NODE_ERROR:
 		return "node answering JSON-RPC errors";
+	case HJ_RPC_CAUSE_TLS:
+		return "node's TLS refused (certificate or handshake)";
 	}
 	return "node failing";
 }
@@ -393,7 +395,7 @@ int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
 	hj_prom_family(&t, "hashjackd_rpc_retries_total", "counter",
 	               "node requests tried again, by cause: connect, timeout, "
 	               "network, rate_limited (HTTP 429), http (another "
-	               "status), auth, bad_answer, node_error");
+	               "status), auth, bad_answer, node_error, tls");
 	for (int c = 0; c < HJ_RPC_CAUSES; c++) {
 		l[0] = "cause";
 		l[1] = hj_rpc_cause_name(c);

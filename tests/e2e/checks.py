@@ -502,7 +502,7 @@ def check_retries(dm, off, timeout=40):
     check(m is not None and int(m.group(1)) >= 3 and back[0].startswith("<5>"),
           "the node's return said at notice with its failed attempts: %s" % back[0])
     minutes = 1 + int(float(m.group(2)) // 60)
-    check(len(retries) + len(summaries) <= 2 * 8 * minutes,
+    check(len(retries) + len(summaries) <= 2 * 9 * minutes,
           "retries summarised (at most a line and a summary per cause and minute): "
           "%d lines in %s s" % (len(retries) + len(summaries), m.group(2)))
     return retries

@@ -168,7 +168,8 @@ def case_wrong_ca(ctx):
         wait_text(dm, "node: eth_chainId: " + rpc_err, 30)
         status, body = healthz(dm)
         check_eq(status, 503, "/healthz status (%r)" % body)
-        why = [r for r in body["reasons"] if r.startswith("node unreachable: ")]
+        why = [r for r in body["reasons"]
+               if r.startswith("node's TLS refused (certificate or handshake), ")]
         check(why and rpc_err in why[0],
               "/healthz does not name the certificate: %r" % body)
         check_eq(read_cardlog(dm.card_log), [], "card log lines")
