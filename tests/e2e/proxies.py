@@ -237,7 +237,8 @@ class HostedProxy:
       length announced, max_response bytes sent, the connection closed
       ("cut");
     - rate_every: every rate_every-th POST is answered HTTP 429
-      (`limited`), with "Retry-After: retry_after" when that is set.
+      (`limited`; `limited_sends` of them eth_sendRawTransaction), with
+      "Retry-After: retry_after" when that is set.
 
     Every call passed on is counted by method (`calls`); `biggest` is the
     largest batch passed on."""
@@ -250,6 +251,7 @@ class HostedProxy:
         self.rate_every, self.retry_after = rate_every, retry_after
         self.lock = threading.Lock()
         self.posts = self.refused = self.capped = self.limited = self.upgrades = 0
+        self.limited_sends = 0
         self.biggest = 0
         self.calls = {}
         proxy = self
@@ -341,6 +343,8 @@ class HostedProxy:
             self.posts += 1
             if self.rate_every and self.posts % self.rate_every == 0:
                 self.limited += 1
+                if b"eth_sendRawTransaction" in body:
+                    self.limited_sends += 1
                 extra = [("Retry-After", str(self.retry_after))] if self.retry_after else []
                 return 429, b'{"error":"too many requests"}', extra, False
         try:

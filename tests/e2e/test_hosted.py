@@ -34,18 +34,25 @@ refused (the proxy takes no WebSocket) and polling found every block.
                     saying the same
   verify            `hashjack verify -c` of R's log through the batch and
                     size limits together: exit 0, and the limit said
+  pays              (last: its payouts extend the chain) a daemon with
+                    [payout] dealer_key behind batches capped at 10 and
+                    every other request answered 429, its sends
+                    included: every payout owed confirmed in exactly one
+                    batch, each batch's outputs exactly its payouts, the
+                    dealer's nonces each used once
 """
 
 import os
 import re
+import sqlite3
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import (Failed, check, check_bytes, check_db_equal, check_eq,  # noqa: E402
-                    check_heights, db_rows, error_lines, fault_main, log_bytes, run_tracked,
-                    wait_log_height)
-from daemon import Hashjackd  # noqa: E402
+from checks import (Failed, batch_problems, check, check_bytes, check_db_equal,  # noqa: E402
+                    check_eq, check_heights, db_rows, error_lines, fault_main, log_bytes,
+                    run_tracked, wait_log_height)
+from daemon import Hashjackd, write_key  # noqa: E402
 from evm_node import Anvil, BET, STAND  # noqa: E402
 from procs import wait_until  # noqa: E402
 from proxies import HostedProxy  # noqa: E402
@@ -272,9 +279,52 @@ def case_verify(ctx):
     return "%d batches refused, %d answers cut" % (proxy.refused, proxy.capped)
 
 
+def case_pays(ctx):
+    a = ctx.chain()
+    key = os.path.join(ctx.dir("pays"), "dealer.key")
+    write_key(key, a.accounts[1].key)
+    proxy = HostedProxy(a.url, batch_max=10, batch_form="items", rate_every=2)
+    t = ctx.daemon("pays", proxy, extra={"payout": {"dealer_key": key}})
+    db = os.path.join(t.state_dir, "hashjackd.sqlite")
+
+    def q(sql):
+        if not os.path.exists(db):
+            return []
+        c = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
+        try:
+            return c.execute(sql).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        finally:
+            c.close()
+
+    def all_confirmed():
+        a.mine_empty(1)
+        states = [r[0] for r in q("SELECT state FROM payouts")]
+        return states and all(st == "confirmed" for st in states)
+    try:
+        t.start()
+        wait_log_height(t, ctx.tip, timeout=120)
+        wait_until(all_confirmed, 120, "every payout confirmed", interval=0.3)
+        check_eq(t.stop(), 0, "exit status on SIGTERM")
+    finally:
+        proxy.close()
+    want = {r[0]: ("0x" + r[1], int(r[2]))
+            for r in q("SELECT id, lower(hex(recipient)), amount FROM payouts")}
+    bad, outs = batch_problems(q, want)
+    check_eq(bad, [], "payout batch problems")
+    confirmed = [r[0] for r in q("SELECT id FROM payout_batches WHERE state = 'confirmed'")]
+    nonce = int(a.rpc("eth_getTransactionCount", ctx.dealer, "latest"), 16)
+    check_eq(nonce, len(confirmed), "the dealer's transactions on chain")
+    check_eq(error_lines(t.stderr()), [], "error lines")
+    return "%d payouts (%d wei) in %d batches; %d requests answered 429, %d sends among them" % (
+        len(want), sum(v for _, v in want.values()), len(confirmed), proxy.limited,
+        proxy.limited_sends)
+
+
 CASES = [case_batch_whole32005, case_batch_geth, case_batch_items, case_batch_http400,
          case_no_batches, case_cap_413, case_cap_cut, case_rate_429, case_rate_retry_after,
-         case_one_block_too_big, case_verify]
+         case_one_block_too_big, case_verify, case_pays]
 
 
 def main():
