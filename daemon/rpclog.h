@@ -1,8 +1,8 @@
 /*
  * What hashjackd says of its node client (rpclog.c): each failed attempt
  * counted by the metrics; its log kept short on a flaky or rate-limiting
- * endpoint (docs/OPERATION.md, "Hosted endpoints").  The first retry of a
- * cause is said in full at once; later ones of that cause are counted and
+ * endpoint (docs/OPERATION.md, "A hosted endpoint's limits").  The first retry
+ * of a cause is said in full at once; later ones of that cause are counted and
  * said as one line per interval ("node: 57 more retries (rate_limited) in
  * the last 60 s; the last: ..."); once the node answers again after an
  * outage (HJD_RPCLOG_OUTAGE failed attempts in a row, or an interval's

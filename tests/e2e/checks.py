@@ -484,8 +484,8 @@ def check_reorg_refused(dm, tip, hashes, before, log_before, scratch):
 
 def check_retries(dm, off, timeout=40):
     """The retries daemon dm logged (its stderr from byte off) while its
-    node was down, once it answers again (docs/OPERATION.md, "Hosted
-    endpoints"): the first failed attempt said in full at priority info,
+    node was down, once it answers again (docs/OPERATION.md, "A hosted
+    endpoint's limits"): the first failed attempt said in full at priority info,
     the others counted (a summary line per cause and minute at most), and
     "node: answering again, after N failed attempts" (N >= 3) at notice.
     Returns the retry lines."""

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """hashjackd and `hashjack verify` behind a hosted provider's limits
-(docs/OPERATION.md, "Hosted endpoints").
+(docs/OPERATION.md, "A hosted endpoint's limits").
 
     python3 tests/e2e/test_hosted.py --hashjack build/release/hashjack \\
         --hashjackd build/release/hashjackd [-k CASE] [--keep]
