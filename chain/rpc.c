@@ -180,8 +180,8 @@ void hj_rpc_opts_default(hj_rpc_opts *o)
 const char *hj_rpc_cause_name(enum hj_rpc_cause c)
 {
 	static const char *const names[HJ_RPC_CAUSES] = {
-	    "connect", "timeout", "network",    "rate_limited",
-	    "http",    "auth",    "bad_answer", "node_error"};
+	    "connect", "timeout",    "network",    "rate_limited", "http",
+	    "auth",    "bad_answer", "node_error", "tls"};
 
 	return (unsigned)c < HJ_RPC_CAUSES ? names[c] : "?";
 }

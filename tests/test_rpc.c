@@ -949,6 +949,16 @@ static void test_limit_text(void **state)
 	assert_false(hj_rpc__limit_text("Too many requests"));
 	assert_false(hj_rpc__limit_text("header not found"));
 	assert_false(hj_rpc__limit_text(NULL));
+	/* Every cause has its own word (a metric's label). */
+	for (int c = 0; c < HJ_RPC_CAUSES; c++) {
+		assert_non_null(hj_rpc_cause_name(c));
+		assert_string_not_equal(hj_rpc_cause_name(c), "?");
+		for (int d = 0; d < c; d++)
+			assert_string_not_equal(hj_rpc_cause_name(c),
+			                        hj_rpc_cause_name(d));
+	}
+	assert_string_equal(hj_rpc_cause_name(HJ_RPC_CAUSE_TLS), "tls");
+	assert_string_equal(hj_rpc_cause_name(HJ_RPC_CAUSES), "?");
 }
 
 /* Envelopes that are not JSON-RPC answers to our request, then a good one
