@@ -20,7 +20,10 @@
  *
  * Checked: every call the backend makes is the one its operation needs
  * (methods, heights, the receipts of exactly the dealer's transactions in
- * block order); an operation whose call was refused returns an error and
+ * block order: each one alone, or, for a block eth_getBlockReceipts may
+ * serve by the backend's rule, the block's whole list, once the node was
+ * asked once whether it has that method, and all such blocks alike by
+ * its answer); an operation whose call was refused returns an error and
  * never calls back; every other callback runs exactly once, never from
  * inside the operation, never while the operation still waits for an
  * answer, and never after the backend is freed; an error is a non-empty
@@ -69,8 +72,10 @@ struct op {
 	json_t *answer;   /* identity, tip, final: the quantity; blocks: the
 	                     blocks */
 	json_t *block;    /* final: the tag's block answered */
-	json_t *receipts; /* the receipts answered */
+	json_t *receipts; /* the receipts answered, one per transaction */
 	json_t *asked;    /* the hashes whose receipts were asked for */
+	json_t *map;      /* per transaction: [call, index in a block's
+	                     list or -1] */
 };
 
 static struct {
@@ -81,12 +86,161 @@ static struct {
 	int keep; /* keep_all */
 	hj_chain_payee payees[NPAYEES];
 	int freed;
+	/* eth_getBlockReceipts: the questions whether the node has it
+	 * (several operations may ask at once), those answered with a
+	 * result, and whether one said yes (a list) or no (another
+	 * result). */
+	int probes, probe_results, yes, no;
 } S;
 
 static struct op *op_of(int owner)
 {
 	FUZZ_CHECK(owner >= 0 && owner < S.nops);
 	return &S.ops[owner];
+}
+
+static int hex_exact(json_t *v, uint8_t *out, size_t n);
+
+/* The dealer's transactions of block b of an answer: their hashes
+ * (lower case, as the backend writes them) and transactionIndex. */
+static size_t dealer_txs(json_t *b, json_t *hashes, json_t *indexes)
+{
+	json_t *txs = json_object_get(b, "transactions");
+	size_t n = 0;
+
+	for (size_t t = 0; t < json_array_size(txs); t++) {
+		json_t *tx = json_array_get(txs, t);
+		uint8_t to[20], h[32];
+		unsigned __int128 index = 0;
+		json_t *v = json_object_get(tx, "transactionIndex");
+		char hex[67];
+
+		if (hex_exact(json_object_get(tx, "to"), to, 20) != 0 ||
+		    memcmp(to, S.dealer, 20) != 0)
+			continue;
+		FUZZ_CHECK(hex_exact(json_object_get(tx, "hash"), h, 32) == 0);
+		FUZZ_CHECK(json_is_string(v) &&
+		           hj_hex_quantity(json_string_value(v),
+		                           json_string_length(v), &index, NULL,
+		                           0) == 0);
+		hj_hex_encode(h, 32, 1, hex);
+		json_array_append_new(hashes, json_string(hex));
+		json_array_append_new(indexes, json_integer((json_int_t)index));
+		n++;
+	}
+	return n;
+}
+
+/* Whether block b's receipts may come whole (chain/evm_backend.c: two or
+ * more transactions to the dealer, and 16 or more, or at least half of
+ * the block's). */
+static int wants_whole(json_t *b, size_t ntx)
+{
+	size_t all = json_array_size(json_object_get(b, "transactions"));
+
+	return ntx >= 2 && (ntx >= 16 || 2 * ntx >= all);
+}
+
+/* p, the params of a call asking block b's receipts: its hash. */
+static int names_block(json_t *p, json_t *b)
+{
+	uint8_t want[32], got[32];
+
+	return json_array_size(p) == 1 &&
+	       hex_exact(json_object_get(b, "hash"), want, 32) == 0 &&
+	       hex_exact(json_array_get(p, 0), got, 32) == 0 &&
+	       memcmp(want, got, 32) == 0;
+}
+
+/* The receipts batch of blocks operation o: in block order, per block
+ * with transactions to the dealer either its whole list (where allowed,
+ * and only as the node's answer to the probe allows) or one call per
+ * transaction, each in order; o->asked and o->map follow. */
+static void receipt_calls(struct op *o, const struct fake_req *q)
+{
+	size_t k = 0;
+	int mode = 0; /* 1 whole lists, 2 one call each, for blocks that
+	                 may use either */
+
+	for (size_t i = 0; i < json_array_size(o->answer); i++) {
+		json_t *b = json_array_get(o->answer, i);
+		json_t *hashes = json_array(), *indexes = json_array();
+		size_t ntx = dealer_txs(b, hashes, indexes);
+		int whole = wants_whole(b, ntx);
+
+		FUZZ_CHECK(hashes != NULL && indexes != NULL);
+		if (ntx > 0 && k < q->n &&
+		    strcmp(q->methods[k], "eth_getBlockReceipts") == 0) {
+			/* Where allowed, once the node said it has it, and
+			 * for every such block of the batch alike. */
+			FUZZ_CHECK(whole && S.yes && mode != 2);
+			mode = 1;
+			FUZZ_CHECK(names_block(q->params[k], b));
+			for (size_t j = 0; j < ntx; j++) {
+				json_array_append(o->asked,
+				                  json_array_get(hashes, j));
+				json_array_append_new(
+				    o->map,
+				    json_pack("[i,O]", k,
+				              json_array_get(indexes, j)));
+			}
+			k++;
+		} else {
+			if (whole) {
+				/* The node said no, or its answer was an
+				 * error. */
+				FUZZ_CHECK(S.no || S.probes > S.probe_results);
+				FUZZ_CHECK(mode != 1);
+				mode = 2;
+			}
+			for (size_t j = 0; j < ntx; j++, k++) {
+				FUZZ_CHECK(k < q->n);
+				FUZZ_CHECK(
+				    strcmp(q->methods[k],
+				           "eth_getTransactionReceipt") == 0);
+				FUZZ_CHECK(json_array_size(q->params[k]) == 1);
+				FUZZ_CHECK(
+				    json_equal(json_array_get(q->params[k], 0),
+				               json_array_get(hashes, j)));
+				json_array_append(o->asked,
+				                  json_array_get(hashes, j));
+				json_array_append_new(
+				    o->map, json_pack("[i,i]", k, -1));
+			}
+		}
+		json_decref(hashes);
+		json_decref(indexes);
+	}
+	FUZZ_CHECK(k == q->n);
+}
+
+/* The one question whether the node has eth_getBlockReceipts: a plain
+ * call, its error answer wanted, for a block that may use it, once. */
+static void probe_call(hj_rpc *c, struct op *o, const struct fake_req *q)
+{
+	int named = 0;
+
+	FUZZ_CHECK(o->kind == 'b' && !c->in_call && o->nblocks_calls == 1);
+	/* Asked while no answer has told yet. */
+	FUZZ_CHECK(!S.yes && !S.no);
+	FUZZ_CHECK(q->n == 1 && q->xcb != NULL &&
+	           q->flags == HJ_RPC_NODE_ERRORS);
+	for (size_t i = 0; i < json_array_size(o->answer); i++) {
+		json_t *b = json_array_get(o->answer, i);
+		json_t *h = json_array(), *x = json_array();
+		size_t ntx = dealer_txs(b, h, x);
+
+		json_decref(h);
+		json_decref(x);
+		if (wants_whole(b, ntx)) {
+			/* The first such block. */
+			FUZZ_CHECK(names_block(q->params[0], b));
+			named = 1;
+			break;
+		}
+	}
+	FUZZ_CHECK(named);
+	S.probes++;
 }
 
 /* The calls each operation may make. */
@@ -134,6 +288,10 @@ static void fake_submitted(hj_rpc *c, const struct fake_req *q)
 	default:
 		FUZZ_CHECK(0);
 	}
+	if (!q->batch && strcmp(q->method, "eth_getBlockReceipts") == 0) {
+		probe_call(c, o, q);
+		return;
+	}
 	FUZZ_CHECK(q->batch);
 	if (strcmp(q->method, "eth_getBlockByNumber") == 0) {
 		FUZZ_CHECK(c->in_call && o->nblocks_calls++ == 0);
@@ -152,27 +310,59 @@ static void fake_submitted(hj_rpc *c, const struct fake_req *q)
 		}
 		return;
 	}
-	FUZZ_CHECK(strcmp(q->method, "eth_getTransactionReceipt") == 0);
 	FUZZ_CHECK(!c->in_call && o->nblocks_calls == 1 &&
 	           o->nreceipt_calls++ == 0);
 	o->asked = json_array();
-	FUZZ_CHECK(o->asked != NULL);
-	for (size_t k = 0; k < q->n; k++) {
-		FUZZ_CHECK(strcmp(q->methods[k], q->method) == 0);
-		FUZZ_CHECK(json_array_size(q->params[k]) == 1);
-		FUZZ_CHECK(json_is_string(json_array_get(q->params[k], 0)));
-		json_array_append(o->asked, json_array_get(q->params[k], 0));
+	o->map = json_array();
+	FUZZ_CHECK(o->asked != NULL && o->map != NULL);
+	if (o->kind == 'p') {
+		for (size_t k = 0; k < q->n; k++) {
+			FUZZ_CHECK(strcmp(q->methods[k],
+			                  "eth_getTransactionReceipt") == 0);
+			FUZZ_CHECK(json_array_size(q->params[k]) == 1);
+			FUZZ_CHECK(
+			    json_is_string(json_array_get(q->params[k], 0)));
+			json_array_append(o->asked,
+			                  json_array_get(q->params[k], 0));
+			json_array_append_new(o->map,
+			                      json_pack("[i,i]", k, -1));
+		}
+		return;
 	}
+	receipt_calls(o, q);
 }
 
 static void fake_answered(hj_rpc *c, const struct fake_req *q, json_t *result)
 {
 	struct op *o = op_of(c->owner);
 
-	if (strcmp(q->method, "eth_getTransactionReceipt") == 0)
-		o->receipts = json_incref(result);
-	else if ((o->kind == 'f' || o->kind == 's') && !q->batch &&
-	         strcmp(q->method, "eth_getBlockByNumber") == 0)
+	if (!q->batch && strcmp(q->method, "eth_getBlockReceipts") == 0) {
+		S.probe_results++;
+		if (json_is_array(result))
+			S.yes = 1;
+		else
+			S.no = 1;
+	} else if (q->batch && o->map != NULL) {
+		/* One receipt per transaction asked, from its own call or
+		 * its block's list. */
+		o->receipts = json_array();
+		FUZZ_CHECK(o->receipts != NULL);
+		for (size_t k = 0; k < json_array_size(o->map); k++) {
+			json_t *m = json_array_get(o->map, k);
+			json_t *r = json_array_get(
+			    result,
+			    (size_t)json_integer_value(json_array_get(m, 0)));
+			json_int_t at =
+			    json_integer_value(json_array_get(m, 1));
+
+			if (at >= 0)
+				r = json_is_array(r)
+				        ? json_array_get(r, (size_t)at)
+				        : NULL;
+			json_array_append(o->receipts, r ? r : json_null());
+		}
+	} else if ((o->kind == 'f' || o->kind == 's') && !q->batch &&
+	           strcmp(q->method, "eth_getBlockByNumber") == 0)
 		o->block = json_incref(result);
 	else
 		o->answer = json_incref(result);
@@ -682,6 +872,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(S.ops[k].block);
 		json_decref(S.ops[k].receipts);
 		json_decref(S.ops[k].asked);
+		json_decref(S.ops[k].map);
 	}
 	return 0;
 }

@@ -203,7 +203,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hjd_metrics_rpc(M, method, (enum hj_rpc_outcome)(fuzz_u8(&in) % 5),
 	                fuzz_u8(&in) * 1000u);
 	if (fuzz_u8(&in) & 1)
-		hjd_metrics_retry(M, warning);
+		hjd_metrics_retry(
+		    M,
+		    &(hj_rpc_retry){.what = warning,
+		                    .attempt = 1,
+		                    .cause = (enum hj_rpc_cause)(
+		                        fuzz_u8(&in) % (HJ_RPC_CAUSES + 1))});
+	if (fuzz_u8(&in) & 1)
+		hjd_metrics_limit(M, &(hj_rpc_limit){.method = method,
+		                                     .limit = fuzz_u8(&in),
+		                                     .refused = fuzz_u8(&in),
+		                                     .why = warning});
 
 	hj_conn *c;
 	FUZZ_CHECK(hj_server_fake(S, "127.0.0.1", on_out, &o, &c) == 0);
