@@ -540,6 +540,7 @@ static void schedule_retry(hj_rpc *c, hj_rpc__part *p, const char *msg,
 	if (c->on_retry != NULL) {
 		hj_rpc_retry e = {
 		    .what = what,
+		    .why = msg,
 		    .attempt = p->attempt,
 		    .delay_ms = delay,
 		    .cause = cause,

@@ -61,6 +61,7 @@ const char *hj_rpc_cause_name(enum hj_rpc_cause c);
  * borrowed for the call. */
 typedef struct hj_rpc_retry {
 	const char *what;  /* the request and what failed, one line */
+	const char *why;   /* what failed alone (what's end) */
 	unsigned attempt;  /* 1 = the first try */
 	unsigned delay_ms; /* before the next one */
 	enum hj_rpc_cause cause;

@@ -43,6 +43,23 @@ static void flush(hjd_rpclog *l, uint64_t now)
 	l->window_ms = now;
 }
 
+/* a and b, digits aside (a port, a size, an attempt's time). */
+static int same_reason(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a >= '0' && *a <= '9')
+			a++;
+		while (*b >= '0' && *b <= '9')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (*a == '\0')
+			return 1;
+		a++;
+		b++;
+	}
+}
+
 void hjd_rpclog_retry(void *arg, const hj_rpc_retry *r)
 {
 	hjd_rpclog *l = arg;
@@ -54,8 +71,11 @@ void hjd_rpclog_retry(void *arg, const hj_rpc_retry *r)
 		l->trouble_ms = now;
 	if (now - l->window_ms >= l->interval_ms)
 		flush(l, now);
-	if (!l->cause[c].said) {
+	if (!l->cause[c].said ||
+	    !same_reason(r->why ? r->why : "", l->cause[c].said_why)) {
 		l->cause[c].said = 1;
+		snprintf(l->cause[c].said_why, sizeof l->cause[c].said_why,
+		         "%s", r->why ? r->why : "");
 		hjd_log(r->attempt >= 3 ? HJD_LOG_WARNING : HJD_LOG_INFO,
 		        "node: %s (attempt %u); retrying in %u ms (more "
 		        "failures of this kind are counted and said once a "
@@ -102,11 +122,15 @@ void hjd_rpclog_observe(void *arg, const char *method, enum hj_rpc_outcome o,
 	/* An outage is said to be over; a failed attempt here and there
 	 * (a rate limit's) is only counted. */
 	if (l->failed >= HJD_RPCLOG_OUTAGE ||
-	    now - l->trouble_ms >= l->interval_ms)
+	    now - l->trouble_ms >= l->interval_ms) {
 		hjd_log(HJD_LOG_NOTICE,
 		        "node: answering again, after %" PRIu64
 		        " failed attempt%s in %.1f s",
 		        l->failed, l->failed == 1 ? "" : "s",
 		        (double)(now - l->trouble_ms) / 1000.0);
+		/* What was counted is said now, and the next failure is
+		 * news: said in full. */
+		flush(l, now);
+	}
 	l->failed = 0;
 }

@@ -6,8 +6,8 @@
  * said as one line per interval ("node: 57 more retries (rate_limited) in
  * the last 60 s; the last: ..."); once the node answers again after an
  * outage (HJD_RPCLOG_OUTAGE failed attempts in a row, or an interval's
- * worth), that is said with how long it lasted.  A batch limit is said
- * when it changes.
+ * worth), that is said with how long it lasted, and the next failure is
+ * said in full again.  A batch limit is said when it changes.
  */
 #ifndef HJD_RPCLOG_H
 #define HJD_RPCLOG_H
@@ -33,6 +33,7 @@ typedef struct hjd_rpclog {
 		int said;      /* its first retry of the interval was said */
 		uint64_t more; /* retries of it counted, not said */
 		char last[HJ_ERRLEN];
+		char said_why[HJ_ERRLEN]; /* the reason said last */
 	} cause[HJ_RPC_CAUSES];
 } hjd_rpclog;
 
