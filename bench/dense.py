@@ -337,6 +337,7 @@ def catch_up(a, d, node, tip, batch, workdir, perf=False):
     r.update({k: sum(b[k] for b in bl) for k in ("dealt", "committed", "saved", "synced", "db")})
     r["batches"] = len(bl)
     r["slowest"] = max(b["slowest"] for b in bl)
+    r["open"] = bl[-1]["open"]
     r["rpc"] = rpc_seconds(scrape(dm))
     return r
 
@@ -455,6 +456,7 @@ def run_density(a, d, workdir):
                      "dealt": med("dealt"), "saved": med("saved"),
                      "synced": med("synced"), "db": med("db")}
     res["open"] = lines.batches[-1]["open"]
+    res["open_tip"] = c["open"]
     res["rss"] = peak_rss_mib(dm.proc.pid)
     m = scrape(dm)
     res["accepted"] = metric_sum(m, "hashjackd_actions_accepted_total")
@@ -467,9 +469,9 @@ def run_density(a, d, workdir):
         "max %.2f ms; medians: dealt %.2f, open rounds saved %.2f, card log synced %.2f, "
         "database committed %.2f" % (f["n"], f["median"], f["p99"], f["max"], f["dealt"],
                                     f["saved"], f["synced"], f["db"]))
-    say("  at the end: %d open rounds; %d actions accepted; rejected: %s; %d rounds "
-        "settled; peak RSS %.1f MiB"
-        % (res["open"], res["accepted"],
+    say("  open rounds: %d at the tip of the catch-up, %d at the end; %d actions accepted; "
+        "rejected: %s; %d rounds settled; peak RSS %.1f MiB"
+        % (res["open_tip"], res["open"], res["accepted"],
            ", ".join("%s %d" % kv for kv in sorted(res["rejected"].items())) or "none",
            res["settled"], res["rss"]))
     for what, pf in (("catch-up", c["perf"]), ("follow", fperf)):
@@ -526,13 +528,13 @@ def main():
     say("")
     say("density | blocks |    txs | raw blocks/s, receipts per tx / per block | "
         "hashjackd blocks/s | ratio | CPU ms/block, hashjackd / raw | median ms/block | "
-        "p99 ms/block | open rounds | peak RSS MiB")
+        "p99 ms/block | open rounds, tip / end | peak RSS MiB")
     for r in results:
         say("%7d | %6d | %6d | %9.1f / %9.1f | %9.1f | %.2f | %7.3f / %7.3f | %7.2f | %7.2f "
-            "| %5d | %5.1f"
+            "| %5d / %5d | %5.1f"
             % (r["density"], r["blocks"], r["txs"], r["raw"]["tx"], r["raw"]["block"],
                r["rate"], r["ratio"], r["cpu_ms"], r["raw_cpu_ms"], r["follow"]["median"],
-               r["follow"]["p99"], r["open"], r["rss"]))
+               r["follow"]["p99"], r["open_tip"], r["open"], r["rss"]))
     say("(the best of each; ratio: hashjackd's best against the best raw run; CPU: the "
         "least per block of the runs, without anvil's; ms/block: the %d followed blocks, "
         "each from its data in hand to its database commit)" % a.follow)
