@@ -443,7 +443,9 @@ def run_density(a, d, workdir):
     # follow, on the last round's daemon
     dm, lines = c["dm"], c["lines"]
     fperf = Perf(dm.proc.pid, os.path.join(workdir, "perf-follow.data")) if c["perf"] else None
+    cpu0 = cpu_s(dm.proc.pid)
     followed = follow(d, node, players, dm, lines, tip, a.follow)
+    fcpu = cpu_s(dm.proc.pid) - cpu0
     if fperf:
         fperf.stop()
     per = [b["dealt"] + b["committed"] for b in followed]
@@ -451,7 +453,7 @@ def run_density(a, d, workdir):
     def med(k):
         return quantile([b[k] for b in followed], 0.5)
 
-    res["follow"] = {"n": len(per), "median": quantile(per, 0.5),
+    res["follow"] = {"n": len(per), "median": quantile(per, 0.5), "cpu": 1e3 * fcpu / len(per),
                      "p99": quantile(per, 0.99), "max": max(per),
                      "dealt": med("dealt"), "saved": med("saved"),
                      "synced": med("synced"), "db": med("db")}
@@ -467,8 +469,9 @@ def run_density(a, d, workdir):
     f = res["follow"]
     say("  followed %d blocks, each its own batch: per block median %.2f ms, p99 %.2f ms, "
         "max %.2f ms; medians: dealt %.2f, open rounds saved %.2f, card log synced %.2f, "
-        "database committed %.2f" % (f["n"], f["median"], f["p99"], f["max"], f["dealt"],
-                                    f["saved"], f["synced"], f["db"]))
+        "database committed %.2f; hashjackd's CPU %.2f ms per block (fetch and parse "
+        "included)" % (f["n"], f["median"], f["p99"], f["max"], f["dealt"], f["saved"],
+                       f["synced"], f["db"], f["cpu"]))
     say("  open rounds: %d at the tip of the catch-up, %d at the end; %d actions accepted; "
         "rejected: %s; %d rounds settled; peak RSS %.1f MiB"
         % (res["open_tip"], res["open"], res["accepted"],
