@@ -8,6 +8,7 @@ growing to about 10 D), in the same run:
 
   - premine: block 1 (the players' balances), then BLOCKS blocks of D
     transactions each;
+  - rounds (3, 1 at D = 1,000), each: raw, then catch-up;
   - raw: bench's raw_fetch over blocks 0..tip, the blocks with full
     transactions plus the receipts of the dealer's transactions, batched
     as hashjackd asks them (eth_getTransactionReceipt for each) and
@@ -25,16 +26,20 @@ growing to about 10 D), in the same run:
     line (daemon/follower.c batch_line).
 
 Prints per density the catch-up rates and their ratio to the best raw
-run, the per-block processing time (median and 99th percentile of the
-followed blocks), where the daemon's time went (its CPU time against the
-wall time of the catch-up, the node's, the sums of its batch lines:
-dealing, open rounds saved, card log synced, database committed; the
-node requests' time from /metrics), the open rounds at the end and peak
-RSS; then a table and PASS/FAIL against the issue's two targets:
+run, each run's CPU per block and the node's, the per-block processing time
+(median and 99th percentile of the followed blocks), where the daemon's
+time went (its CPU time against the wall time of the catch-up, the
+node's, the sums of its batch lines: dealing, open rounds saved, card
+log synced, database committed; the node requests' time from /metrics),
+the open rounds at the tip and at the end and peak RSS; then a table and
+PASS/FAIL against the issue's two targets:
 catch-up >= 0.9 of raw at D = 100, 99th percentile < 50 ms at D = 1,000.
 
---perf D,D: `perf record` hashjackd during those densities' catch-up and
-follow, and print the top symbols (self time) of each.
+--perf D,D: `perf record` (DWARF call graphs) of hashjackd during those
+densities' last catch-up and, apart, the follow: inclusive shares of the
+parts of a block's way (PERF_PARTS) and the top symbols by self time.
+Inlined functions show only in a build with -g (docs/HACKING.md, "The
+dense chains benchmark").
 
 BATCH by default: 100 (the daemon's default) down to 10000 // D, so that a
 batch asks at most 10,000 receipts: anvil's receipts cost grows with the
@@ -43,8 +48,8 @@ block (about 65 us each in blocks of 100 transactions, 550 us in blocks of
 rpc_timeout_ms (30 s): it retries forever.
 
 Usage: dense.py --build DIR [--densities 0,10,100,1000]
-                [--blocks D:N,...] [--follow N] [--batch N] [--depth N]
-                [--perf D,...] [--seed N] [--keep]
+                [--blocks D:N,...] [--follow N] [--batch N] [--rounds N]
+                [--players N] [--depth N] [--perf D,...] [--seed N] [--keep]
 """
 import argparse
 import json
