@@ -4,7 +4,11 @@
  * no game, no state: what the node and the wire allow.
  *
  * EVM (default): blocks from..to with eth_getBlockByNumber(h, true),
- * `batch` blocks per HTTP request.
+ * `batch` blocks per HTTP request.  With --receipts ADDR, then, as
+ * hashjackd fetches them, one batched request of eth_getTransactionReceipt
+ * for every transaction of the batch whose `to` is ADDR (none when there
+ * is none); with --block-receipts ADDR instead, one batched request of
+ * eth_getBlockReceipts for every block of the batch holding one.
  *
  * --btc (Bitcoin Core, Litecoin Core): per batch of heights, as hashjackd
  * fetches them: one batched request of `getblockhash h`, then one of
@@ -17,8 +21,10 @@
  * the other over one connection.
  *
  * Usage: raw_fetch [--btc] [--auth USER:PASS | --cookie FILE] [--depth N]
- *        URL FROM TO [BATCH]; prints "blocks N seconds S" (with --btc a
- *        second line "bytes B": the decoded block bytes).
+ *        [--receipts ADDR | --block-receipts ADDR] URL FROM TO [BATCH];
+ *        prints "blocks N seconds S" (with --btc a second line "bytes B":
+ *        the decoded block bytes; with receipts a second line "receipts R
+ *        calls C": the receipts read, the calls that asked for them).
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define MAX_DEPTH 16
@@ -41,11 +48,18 @@ struct slot {
 	struct buf b;
 	char *body;
 	uint64_t lo, hi; /* the batch's heights */
-	int stage;       /* 1: EVM blocks or BTC hashes; 2: BTC blocks */
+	int stage;       /* 1: EVM blocks or BTC hashes; 2: EVM receipts or
+	                    BTC blocks */
 };
+
+/* EVM receipts: none, each dealer transaction's, each such block's. */
+enum { RCPT_NONE, RCPT_TX, RCPT_BLOCK };
 
 struct run {
 	int btc;
+	int rcpt;           /* RCPT_* */
+	const char *dealer; /* "0x" and 40 hex digits: the `to` to match */
+	uint64_t receipts, calls;
 	unsigned batch;
 	uint64_t next, to; /* the next batch starts at next; the last height */
 	uint64_t got, bytes;
@@ -249,9 +263,76 @@ static int take_blocks(struct run *r, const struct slot *s, json_t *resp)
 	return 0;
 }
 
+/* Whether transaction tx goes to the dealer (r->dealer). */
+static int to_dealer(const struct run *r, json_t *tx)
+{
+	const char *to = json_string_value(json_object_get(tx, "to"));
+	return to && strcasecmp(to, r->dealer) == 0;
+}
+
+/* EVM: the receipts request for the blocks of resp (RCPT_TX: each
+ * transaction to the dealer, in block order; RCPT_BLOCK: each block
+ * holding one); *none set when there is nothing to ask. */
+static json_t *receipts_request(struct run *r, const struct slot *s,
+                                json_t *resp, int *none)
+{
+	json_t *req = json_array();
+	json_int_t id = 0;
+
+	for (uint64_t k = s->lo; k <= s->hi; k++) {
+		json_t *b = result_of(resp, (json_int_t)k, k - s->lo);
+		json_t *txs = json_object_get(b, "transactions"), *tx;
+		size_t i;
+		if (!json_is_array(txs)) {
+			fprintf(stderr, "raw_fetch: no block %" PRIu64 "\n", k);
+			json_decref(req);
+			return NULL;
+		}
+		json_array_foreach(txs, i, tx)
+		{
+			if (!to_dealer(r, tx))
+				continue;
+			if (r->rcpt == RCPT_BLOCK) {
+				char q[24];
+				snprintf(q, sizeof q, "0x%" PRIx64, k);
+				json_array_append_new(
+				    req,
+				    call("2.0", id++, "eth_getBlockReceipts",
+				         json_pack("[s]", q)));
+				break;
+			}
+			json_array_append_new(
+			    req, call("2.0", id++, "eth_getTransactionReceipt",
+			              json_pack("[O]",
+			                        json_object_get(tx, "hash"))));
+		}
+	}
+	*none = json_array_size(req) == 0;
+	return req;
+}
+
+/* EVM: counts the receipts of resp (every call must have answered). */
+static int take_receipts(struct run *r, json_t *resp)
+{
+	size_t n = json_array_size(resp);
+	for (size_t i = 0; i < n; i++) {
+		json_t *x = result_of(resp, (json_int_t)i, i);
+		if (r->rcpt == RCPT_TX ? !json_is_object(x)
+		                       : !json_is_array(x)) {
+			fprintf(stderr, "raw_fetch: bad receipt answer %zu\n",
+			        i);
+			return -1;
+		}
+		r->receipts += r->rcpt == RCPT_TX ? 1 : json_array_size(x);
+	}
+	r->calls += n;
+	return 0;
+}
+
 /*
  * A transfer of s finished: takes its response and either sends the
- * batch's next request (BTC hashes -> blocks) or returns 1 (batch done).
+ * batch's next request (BTC hashes -> blocks, EVM blocks -> receipts) or
+ * returns 1 (batch done).
  */
 static int on_done(struct run *r, CURLM *m, struct slot *s, CURLcode rc)
 {
@@ -265,6 +346,19 @@ static int on_done(struct run *r, CURLM *m, struct slot *s, CURLcode rc)
 		ret = req && submit(m, s, req) == 0 ? 0 : -1;
 	} else if (r->btc) {
 		ret = take_blocks(r, s, resp) == 0 ? 1 : -1;
+	} else if (s->stage == 2) {
+		ret = take_receipts(r, resp) == 0 ? 1 : -1;
+	} else if (r->rcpt != RCPT_NONE) {
+		int none = 0;
+		json_t *req = receipts_request(r, s, resp, &none);
+		r->got += json_array_size(resp);
+		s->stage = 2;
+		if (req && none) {
+			json_decref(req);
+			ret = 1;
+		} else {
+			ret = req && submit(m, s, req) == 0 ? 0 : -1;
+		}
 	} else {
 		r->got += json_array_size(resp);
 		ret = 1;
@@ -311,6 +405,12 @@ int main(int argc, char **argv)
 		if (strcmp(argv[a], "--btc") == 0) {
 			r.btc = 1;
 			a++;
+		} else if ((strcmp(argv[a], "--receipts") == 0 ||
+		            strcmp(argv[a], "--block-receipts") == 0) &&
+		           a + 1 < argc) {
+			r.rcpt = argv[a][2] == 'r' ? RCPT_TX : RCPT_BLOCK;
+			r.dealer = argv[a + 1];
+			a += 2;
 		} else if (strcmp(argv[a], "--depth") == 0 && a + 1 < argc) {
 			depth = (unsigned)strtoul(argv[a + 1], NULL, 10);
 			a += 2;
@@ -328,9 +428,11 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (argc - a < 3 || depth == 0 || depth > MAX_DEPTH) {
+	if (argc - a < 3 || depth == 0 || depth > MAX_DEPTH ||
+	    (r.rcpt && (r.btc || strlen(r.dealer) != 42))) {
 		fprintf(stderr, "usage: raw_fetch [--btc] [--auth USER:PASS | "
-		                "--cookie FILE] [--depth 1..16] URL FROM TO "
+		                "--cookie FILE] [--depth 1..16] [--receipts "
+		                "ADDR | --block-receipts ADDR] URL FROM TO "
 		                "[BATCH]\n");
 		return 64;
 	}
@@ -393,6 +495,9 @@ int main(int argc, char **argv)
 		printf("blocks %" PRIu64 " seconds %.3f\n", r.got, el);
 		if (r.btc)
 			printf("bytes %" PRIu64 "\n", r.bytes);
+		if (r.rcpt)
+			printf("receipts %" PRIu64 " calls %" PRIu64 "\n",
+			       r.receipts, r.calls);
 	}
 	for (unsigned i = 0; i < depth; i++) {
 		curl_multi_remove_handle(m, slots[i].c);

@@ -20,9 +20,15 @@
 #   serve:    hashjack serve's round queries per second against /healthz,
 #             and the time a block takes to reach 100, 1,000 and 10,000
 #             WebSocket subscribers against a bare libuv server writing
-#             the same bytes, with the server's RSS.
+#             the same bytes, with the server's RSS;
+#   dense:    anvil chains of 0, 10, 100 and 1,000 transactions to the
+#             dealer per block (Bets, actions, bad payloads; open rounds
+#             up to about 10,000): hashjackd's catch-up against raw_fetch
+#             of the same blocks and receipts, and each block's processing
+#             time as it follows the tip (median, 99th percentile); about
+#             5 minutes.
 # Usage: scripts/bench.sh [engine|catchup|catchup-btc|catchup-committed|seeds|
-#                          verify|latency|serve|all]
+#                          verify|latency|serve|dense|all]
 #        (default all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,4 +71,8 @@ fi
 if [ "$what" = serve ] || [ "$what" = all ]; then
 	echo "== serve"
 	"$build/bench_serve"
+fi
+if [ "$what" = dense ] || [ "$what" = all ]; then
+	echo "== dense chains: 0 to 1,000 transactions to the dealer per block (anvil)"
+	python3 "$root/bench/dense.py" --build "$build"
 fi

@@ -15,7 +15,9 @@ One anvil (dealer: account 0, with [payout] dealer_key), one daemon with
   transactions, accepted, rejected by reason, deposits, settled), the
   heights against the log and the node, open rounds against the bets not
   settled, payouts by state against the database; the rpc counters of
-  eth_getBlockByNumber and eth_blockNumber moved; `promtool check metrics`
+  eth_getBlockByNumber and eth_blockNumber moved; one debug line per batch
+  committed, tiling the log's blocks (bench/dense.py reads them);
+  `promtool check metrics`
   finds nothing wrong; every sample's family has HELP and TYPE; HEAD,
   404, 405.
 - healthy: /healthz 200 with the height and the tip.
@@ -304,6 +306,7 @@ def case_counts(C):
     check(value(samples, "hashjackd_block_duration_seconds_count") == len(lines), "block hist")
     check(value(samples, "hashjackd_commit_duration_seconds_count") ==
           value(samples, "hashjackd_batches_total"), "commit hist")
+    check_batch_lines(C.dm.stderr(), lines, samples)
 
     r = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
                        text=True, timeout=60)
@@ -317,6 +320,44 @@ def case_counts(C):
     check(st == 405, "POST: %d %s" % (st, body))
     return "%d blocks, %d accepted, rejected %s, %d settled; promtool: no problems" % (
         len(lines), kinds.get("action", 0), reasons, kinds.get("settle", 0))
+
+
+# The debug line of each committed batch (daemon/follower.c batch_line),
+# which bench/dense.py reads.
+BATCH_LINE = re.compile(
+    r"<7>blocks (\d+)\.\.(\d+): (\d+) transactions to the dealer, dealt in "
+    r"([0-9.]+) ms \(slowest: block (\d+), ([0-9.]+) ms\); committed in "
+    r"([0-9.]+) ms \(open rounds saved ([0-9.]+) ms, card log synced "
+    r"([0-9.]+) ms, database committed ([0-9.]+) ms\); (\d+) open rounds$")
+
+
+def check_batch_lines(stderr, lines, samples):
+    """One debug line per batch committed: their ranges tile the card log's
+    blocks in order, their counts add up to the counters, the slowest
+    block is one of the batch's, the times add up, the last one's open
+    rounds are the gauge's."""
+    got = [m.groups() for m in (BATCH_LINE.match(l) for l in stderr.splitlines()
+                                if l.startswith("<7>blocks ")) if m]
+    check(len(got) == len([l for l in stderr.splitlines() if l.startswith("<7>blocks ")]),
+          "a batch line does not read as one")
+    check(len(got) == value(samples, "hashjackd_batches_total"),
+          "%d batch lines, batches_total %s" % (len(got), value(samples, "hashjackd_batches_total")))
+    want = lines[0]["height"]
+    for g in got:
+        first, last, slowest_h = int(g[0]), int(g[1]), int(g[4])
+        dealt, slowest, committed, parts = float(g[3]), float(g[5]), float(g[6]), \
+            [float(x) for x in g[7:10]]
+        check(first == want and last >= first, "batch %s..%s after block %d" % (first, last, want - 1))
+        check(first <= slowest_h <= last and slowest <= dealt + 0.001,
+              "slowest block %d (%s ms) of %d..%d dealt in %s ms" % (slowest_h, slowest, first,
+                                                                     last, dealt))
+        check(abs(sum(parts) - committed) < 0.01, "commit %s ms, parts %s" % (committed, parts))
+        want = last + 1
+    check(want == lines[-1]["height"] + 1, "batch lines end at %d, the log at %d"
+          % (want - 1, lines[-1]["height"]))
+    check(sum(int(g[2]) for g in got) == value(samples, "hashjackd_transactions_total"),
+          "batch lines' transactions")
+    check(int(got[-1][10]) == value(samples, "hashjackd_open_rounds"), "batch line's open rounds")
 
 
 def case_healthy(C):
