@@ -923,7 +923,10 @@ static void on_xfer_end(void *arg, void *req, const hj_rpc__xfer_outcome *o)
 		got_body(c, p);
 		break;
 	case HJ_RPC__XFER_FAILED:
-		if (o->limit != HJ_RPC__LIMIT_NONE && can_shrink(p))
+		/* A batch not answered in time is one too large for the
+		 * node to answer in time, as much as one refused. */
+		if ((o->limit != HJ_RPC__LIMIT_NONE && can_shrink(p)) ||
+		    (o->cause == HJ_RPC_CAUSE_TIMEOUT && p->n > 1))
 			split(c, p, o->msg);
 		else if (o->limit == HJ_RPC__LIMIT_REFUSED)
 			too_large_alone(c, p, o->msg);

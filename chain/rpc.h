@@ -229,7 +229,8 @@ int hj_rpc_wallet_url(const char *url, const char *wallet, char **out,
  * large (a JSON-RPC error for the whole batch, but for a rate limit; a
  * call's error naming a size or batch limit, hj_rpc__limit_text in
  * rpc_answer.h; HTTP 400 or 413; an answer above max_response; an
- * answer cut short or no JSON) is sent again at once in smaller parts,
+ * answer cut short or no JSON; no whole answer within timeout_ms) is
+ * sent again at once in smaller parts,
  * down to single calls (a plain request, not a batch of one), and the
  * method's limit is lowered to what works (on_limit).  After 32 whole
  * parts pass at the limit it grows by a quarter, never to the smallest

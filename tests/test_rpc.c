@@ -869,6 +869,40 @@ static void test_batch_limit_kept(void **state)
 	fx_end();
 }
 
+/* A batch the node cannot answer in time goes in smaller parts; a single
+ * call is retried. */
+static void h_slow_batches(struct hf_conn *c, const struct hf_req *r,
+                           unsigned n)
+{
+	(void)n;
+	if (json_is_array(r->json) && json_array_size(r->json) > 2)
+		return; /* never answered: the client's timeout */
+	reply_echo(c, r);
+}
+
+static void test_batch_timeout(void **state)
+{
+	hj_rpc_opts o;
+	const char *m[4] = {"a", "a", "a", "a"};
+	json_t *p[4] = {NULL, NULL, NULL, NULL};
+
+	(void)state;
+	memset(&L, 0, sizeof L);
+	fx_opts(&o);
+	o.timeout_ms = 200;
+	o.on_limit = on_limit;
+	fx_start(&o, h_slow_batches, 1);
+	assert_int_equal(hj_rpc_batch(F.rpc, 4, m, p, on_result, NULL), 0);
+	fx_run();
+	assert_int_equal(F.nerr, 0);
+	assert_int_equal(F.nretry, 0);
+	assert_int_equal(json_array_size(F.result[0]), 4);
+	assert_int_equal(L.limits, 1);
+	assert_int_equal(L.limit[0], 2);
+	assert_int_equal(L.refused[0], 4);
+	fx_end();
+}
+
 /* max_batch bounds every batch, with no refusal needed. */
 static void test_max_batch(void **state)
 {
@@ -2311,6 +2345,7 @@ int main(void)
 	    cmocka_unit_test(test_batch_limits),
 	    cmocka_unit_test(test_batch_limit_kept),
 	    cmocka_unit_test(test_max_batch),
+	    cmocka_unit_test(test_batch_timeout),
 	    cmocka_unit_test(test_one_call_too_large),
 	    cmocka_unit_test(test_limit_text),
 	    cmocka_unit_test(test_invalid_json),

@@ -598,6 +598,12 @@ static int configure(hj_store *s, char *err, size_t errlen)
 	if (ret == 0)
 		ret = exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys",
 		           err, errlen);
+	/* 64 MiB of pages kept (SQLite's default is 2 MiB): a busy table's
+	 * rows and indexes are read back at every commit otherwise
+	 * (docs/HACKING.md, "The dense chains benchmark"). */
+	if (ret == 0)
+		ret = exec(s, "PRAGMA cache_size = -65536", "set cache size",
+		           err, errlen);
 	return ret;
 }
 
