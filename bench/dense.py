@@ -312,7 +312,7 @@ def catch_up(a, d, node, tip, batch, workdir, perf=False):
     lines = BatchLines(dm.stderr_path)
     node0 = cpu_s(node.proc.pid)
     t0 = time.monotonic()
-    dm.start()
+    dm.start("--debug")
     pf = None
     if perf:
         # Stopped until perf has attached, so that it sees every thread

@@ -38,7 +38,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "Usage: hashjackd [-c FILE] [--check-config] "
+	        "Usage: hashjackd [-c FILE] [--check-config] [--debug] "
 	        "[--SECTION.KEY=VALUE]...\n"
 	        "       hashjackd --help | --version\n"
 	        "\n"
@@ -60,6 +60,10 @@ static void usage(FILE *out)
 	        "                        (with confirmations = finalized or "
 	        "safe, also what\n"
 	        "                        the node answers for that block)\n"
+	        "  --debug               also log, at priority 7, where each "
+	        "committed batch\n"
+	        "                        of blocks spent its time "
+	        "(docs/OPERATION.md)\n"
 	        "  -h, --help            print this help and exit\n"
 	        "  -V, --version         print the version and exit\n"
 	        "\n"
@@ -639,6 +643,8 @@ int main(int argc, char **argv)
 			path = a + 9;
 		} else if (!strcmp(a, "--check-config")) {
 			check = 1;
+		} else if (!strcmp(a, "--debug")) {
+			hjd_log_debug(1);
 		}
 	}
 	/* The file first, then the overrides on top of it. */
@@ -655,7 +661,8 @@ int main(int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (!strncmp(a, "--config=", 9) || !strcmp(a, "--check-config"))
+		if (!strncmp(a, "--config=", 9) ||
+		    !strcmp(a, "--check-config") || !strcmp(a, "--debug"))
 			continue;
 		if (strncmp(a, "--", 2) != 0 || !strchr(a, '.') ||
 		    !strchr(a, '=')) {

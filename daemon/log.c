@@ -16,12 +16,22 @@
 /* At most PIPE_BUF (4096 on Linux), so that the write is atomic on a pipe. */
 #define LINE_MAX_BYTES 2048
 
+static int debug_on;
+
+void hjd_log_debug(int on)
+{
+	debug_on = on;
+}
+
 void hjd_log(int prio, const char *fmt, ...)
 {
 	char line[LINE_MAX_BYTES];
 	size_t len, off;
 	va_list ap;
 	int saved = errno, n;
+
+	if (prio == HJD_LOG_DEBUG && !debug_on)
+		return;
 
 	/* An out-of-range priority is a bug in the caller; still log. */
 	if (prio < 0 || prio > 7)

@@ -15,4 +15,7 @@
 __attribute__((format(printf, 2, 3))) void hjd_log(int prio, const char *fmt,
                                                    ...);
 
+/* Lines at HJD_LOG_DEBUG are dropped unless on (hashjackd --debug). */
+void hjd_log_debug(int on);
+
 #endif

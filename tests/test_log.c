@@ -39,7 +39,10 @@ static void log_lines(void)
 {
 	hjd_log(HJD_LOG_ERR, "reorg at %u: %s", 17u, "stop");
 	hjd_log(HJD_LOG_INFO, "two\nlines\r");
+	hjd_log(HJD_LOG_DEBUG, "%s", "dropped: no --debug");
+	hjd_log_debug(1);
 	hjd_log(HJD_LOG_DEBUG, "%s", "");
+	hjd_log_debug(0);
 	hjd_log(42, "bad priority");
 	hjd_log(HJD_LOG_WARNING, "tab\tkept");
 }

@@ -162,6 +162,8 @@ def behind(ctx, name, said, **limits):
                    "databases behind the proxy and straight")
     err = t.stderr()
     check_eq(error_lines(err), [], "error lines")
+    check(not any(l.startswith("<7>") for l in err.splitlines()),
+          "debug lines without --debug")
     check(re.search(said, err), "T's log says %r:\n%s" % (said, err[-1500:]))
     push = [l for l in err.splitlines() if "push" in l]
     check(any("403" in l for l in push), "the refused WebSocket said: %s" % push)

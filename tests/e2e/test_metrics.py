@@ -140,7 +140,7 @@ class Ctx:
         self.scrapes = {}  # case -> text of /metrics
 
     def start(self):
-        self.dm.start()
+        self.dm.start("--debug")
         self.url = self.dm.metrics_url()
 
     def metrics(self):
