@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,10 +508,24 @@ static void on_pay_receipts(struct breq *r, json_t *result)
 	req_done(r, NULL);
 }
 
+/* r ends with an error about the block at height: "block H: " and the
+ * rest. */
+__attribute__((format(printf, 3, 4))) static void
+block_failed(struct breq *r, uint64_t height, const char *fmt, ...)
+{
+	char what[HJ_ERRLEN], err[HJ_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	hj_vsay(what, sizeof what, fmt, ap);
+	va_end(ap);
+	hj_say(err, sizeof err, "block %" PRIu64 ": %s", height, what);
+	req_done(r, err);
+}
+
 static void on_receipts(void *arg, json_t *result, const char *error)
 {
 	struct breq *r = arg;
-	char err[HJ_ERRLEN];
 	size_t k = 0;
 
 	if (error) {
@@ -522,24 +537,20 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 		return;
 	}
 	for (size_t i = 0, ci = 0; i < r->n; i++) {
+		uint64_t height = r->blocks[i].height;
 		json_t *list = NULL;
 
 		if (r->whole[i]) {
 			list = json_array_get(result, ci++);
 			if (json_is_null(list)) {
-				snprintf(err, sizeof err,
-				         "block %" PRIu64
-				         ": its receipts not available yet",
-				         r->blocks[i].height);
-				req_done(r, err);
+				block_failed(r, height,
+				             "its receipts not available yet");
 				return;
 			}
 			if (!json_is_array(list)) {
-				snprintf(err, sizeof err,
-				         "block %" PRIu64
-				         ": eth_getBlockReceipts gave no list",
-				         r->blocks[i].height);
-				req_done(r, err);
+				block_failed(
+				    r, height,
+				    "eth_getBlockReceipts gave no list");
 				return;
 			}
 		}
@@ -555,30 +566,23 @@ static void on_receipts(void *arg, json_t *result, const char *error)
 			if (list != NULL && rc == NULL)
 				got = RECEIPT_BAD;
 			if (got == RECEIPT_NONE) {
-				snprintf(err, sizeof err,
-				         "block %" PRIu64
-				         ": receipt of a transaction to the "
-				         "dealer not available yet",
-				         r->blocks[i].height);
-				req_done(r, err);
+				block_failed(r, height,
+				             "receipt of a transaction to the "
+				             "dealer not available yet");
 				return;
 			}
 			if (got == RECEIPT_BAD) {
-				snprintf(err, sizeof err,
-				         "block %" PRIu64
-				         ": bad receipt of transaction %u",
-				         r->blocks[i].height, a->tx_index);
-				req_done(r, err);
+				block_failed(r, height,
+				             "bad receipt of transaction %u",
+				             a->tx_index);
 				return;
 			}
 			if (got == RECEIPT_OTHER) {
-				snprintf(err, sizeof err,
-				         "block %" PRIu64
-				         ": the receipt of transaction %u is "
-				         "not that transaction's in this "
-				         "block",
-				         r->blocks[i].height, a->tx_index);
-				req_done(r, err);
+				block_failed(r, height,
+				             "the receipt of transaction %u is "
+				             "not that transaction's in this "
+				             "block",
+				             a->tx_index);
 				return;
 			}
 			/* A failed receipt moved nothing: the transaction is

@@ -173,6 +173,18 @@ class EvmNode:
     def url(self):
         return "http://127.0.0.1:%d" % self.port
 
+    def _spawn(self, cmd):
+        """Starts the node's command cmd, its output appended to its log;
+        returns the log's size before it (where this start's lines
+        begin)."""
+        log = open(self.log_path, "ab")
+        mark = log.tell()
+        self.proc = track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT,
+                                            start_new_session=True))
+        log.close()
+        return mark
+
     def _try_rpc(self, method, *params):
         try:
             return self.rpc(method, *params, timeout=2) or True
@@ -469,13 +481,7 @@ class Anvil(EvmNode):
             cmd += ["--no-mining"]
         if self.state_file:
             cmd += ["--state", self.state_file]
-        cmd += self.extra_args
-        log = open(self.log_path, "ab")
-        mark = log.tell()
-        self.proc = track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT,
-                                            start_new_session=True))
-        log.close()
+        mark = self._spawn(cmd + self.extra_args)
 
         def listening():
             if self.proc.poll() is not None:
@@ -596,13 +602,7 @@ class Ganache(EvmNode):
                 cmd += ["--miner.blockTime", str(self.block_time)]
             elif not self.mining:
                 cmd += ["--miner.instamine", "strict"]
-            cmd += self.extra_args
-            log = open(self.log_path, "ab")
-            mark = log.tell()
-            self.proc = track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
-                                                stderr=subprocess.STDOUT,
-                                                start_new_session=True))
-            log.close()
+            mark = self._spawn(cmd + self.extra_args)
 
             def listening():
                 with open(self.log_path, "rb") as f:

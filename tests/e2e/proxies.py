@@ -123,6 +123,15 @@ class RpcProxy:
         self.server.server_close()
 
 
+def listening():
+    """A socket listening on 127.0.0.1 at a free port: (socket, port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    return sock, sock.getsockname()[1]
+
+
 class TcpProxy:
     """A TCP relay on 127.0.0.1 (a free port, self.port) to
     127.0.0.1:upstream_port, byte for byte, for a connection a test must
@@ -138,11 +147,7 @@ class TcpProxy:
         self.refusing = False
         self.accepted = self.passed = 0
         self.closed = False
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
+        self.sock, self.port = listening()
         self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
 
@@ -421,11 +426,7 @@ class TlsProxy:
         self.accepted = self.passed = self.failed = 0
         self.failures = []
         self.closed = False
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
+        self.sock, self.port = listening()
         self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
 
