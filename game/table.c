@@ -17,12 +17,21 @@
 #include <string.h>
 
 #include "hand.h"
+#include "map.h"
 #include "next.h"
 
 struct hj_table {
 	hj_rules rules;
-	hj_round *rounds; /* open rounds in opening order */
+	/* Open rounds in opening order; within a block, the rounds that
+	 * settled in it too (HJ_PH_DONE) until compact() at its end. */
+	hj_round *rounds;
 	size_t n, cap;
+	/* The open rounds (not HJ_PH_DONE) by player, and by short id (the
+	 * first 8 bytes of the id): the first in opening order of those
+	 * sharing one.  ref_shadowed counts the open rounds whose short id
+	 * an earlier open round holds in by_ref. */
+	hj_map by_player, by_ref;
+	size_t ref_shadowed;
 	/* Sum of hj_rules_worst_return() over rounds[0..n), saturating at
 	 * HJ_AMOUNT_MAX; exact whenever below it. */
 	hj_amount exposure;
@@ -46,6 +55,104 @@ static void emit(struct blk *b, const hj_event *ev)
 {
 	if (b->sink)
 		b->sink(b->ctx, ev);
+}
+
+static hj_amount sat_add(hj_amount a, hj_amount b)
+{
+	return a > HJ_AMOUNT_MAX - b ? HJ_AMOUNT_MAX : a + b;
+}
+
+/* What a round holds of the table's exposure. */
+static hj_amount round_worst(const hj_table *t, const hj_round *r)
+{
+	return hj_rules_worst_return(&t->rules, r->bet, r->side_pp, r->side_t3);
+}
+
+/* The exposure of the open rounds summed afresh. */
+static hj_amount exposure_sum(const hj_table *t)
+{
+	hj_amount sum = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rounds[i].phase != HJ_PH_DONE)
+			sum = sat_add(sum, round_worst(t, &t->rounds[i]));
+	return sum;
+}
+
+/* The indexes' keys: rounds[i]'s player, and its short id. */
+static const uint8_t *player_key(const void *arg, size_t i, size_t *len)
+{
+	const hj_round *r = &((const hj_table *)arg)->rounds[i];
+
+	*len = r->player.len;
+	return r->player.b;
+}
+
+static const uint8_t *ref_key(const void *arg, size_t i, size_t *len)
+{
+	*len = 8;
+	return ((const hj_table *)arg)->rounds[i].id.b;
+}
+
+static int has_ref(const hj_round *r)
+{
+	return r->id.len >= 8;
+}
+
+/* Makes room in both indexes for `more` rounds, so that indexing them
+ * cannot fail: 0 or -ENOMEM. */
+static int reserve_index(hj_table *t, size_t more)
+{
+	return hj_map_reserve(&t->by_player, t->n + more) ||
+	               hj_map_reserve(&t->by_ref, t->n + more)
+	           ? -ENOMEM
+	           : 0;
+}
+
+/* Indexes rounds[i], a new open round after every other (room reserved). */
+static void index_round(hj_table *t, size_t i)
+{
+	const hj_round *r = &t->rounds[i];
+	size_t at;
+
+	hj_map_put(&t->by_player, r->player.b, r->player.len, i);
+	if (!has_ref(r))
+		return;
+	if (hj_map_get(&t->by_ref, r->id.b, 8, &at) == 0)
+		t->ref_shadowed++;
+	else
+		hj_map_put(&t->by_ref, r->id.b, 8, i);
+}
+
+/* Round r settled: it leaves the indexes (a later open round sharing its
+ * short id takes its place) and releases its exposure. */
+static void released(hj_table *t, const hj_round *r)
+{
+	size_t i = (size_t)(r - t->rounds), at;
+
+	hj_map_remove(&t->by_player, r->player.b, r->player.len);
+	if (has_ref(r)) {
+		if (hj_map_get(&t->by_ref, r->id.b, 8, &at) == 0 && at != i) {
+			t->ref_shadowed--;
+		} else {
+			hj_map_remove(&t->by_ref, r->id.b, 8);
+			for (size_t j = i + 1; t->ref_shadowed && j < t->n;
+			     j++) {
+				const hj_round *o = &t->rounds[j];
+				if (o->phase != HJ_PH_DONE && has_ref(o) &&
+				    memcmp(o->id.b, r->id.b, 8) == 0) {
+					hj_map_put(&t->by_ref, r->id.b, 8, j);
+					t->ref_shadowed--;
+					break;
+				}
+			}
+		}
+	}
+	/* A saturated sum lost the parts a subtraction needs. */
+	if (t->exposure == HJ_AMOUNT_MAX)
+		t->exposure = exposure_sum(t);
+	else
+		t->exposure -= round_worst(t, r);
 }
 
 static unsigned dealer_total(const hj_round *r, int *soft)
@@ -192,6 +299,7 @@ static void settle(struct blk *b, hj_round *r)
 	r->phase = HJ_PH_DONE;
 	r->npending = 0;
 	b->settled = 1;
+	released(b->t, r);
 	hj_event ev = {.type = HJ_EV_SETTLE, .round = r, .settle = &st};
 	emit(b, &ev);
 }
@@ -371,22 +479,20 @@ static void deliver(struct blk *b, hj_round *r, uint8_t code)
 
 static hj_round *find_player(hj_table *t, const hj_id *player)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->rounds[i].phase != HJ_PH_DONE &&
-		    hj_id_eq(&t->rounds[i].player, player))
-			return &t->rounds[i];
-	return NULL;
+	size_t i;
+
+	return hj_map_get(&t->by_player, player->b, player->len, &i)
+	           ? NULL
+	           : &t->rounds[i];
 }
 
-/* The open round whose id begins with the short id ref. */
+/* The first open round in opening order whose id begins with the short id
+ * ref. */
 static hj_round *find_ref(hj_table *t, const uint8_t ref[8])
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->rounds[i].phase != HJ_PH_DONE &&
-		    t->rounds[i].id.len >= 8 &&
-		    memcmp(t->rounds[i].id.b, ref, 8) == 0)
-			return &t->rounds[i];
-	return NULL;
+	size_t i;
+
+	return hj_map_get(&t->by_ref, ref, 8, &i) ? NULL : &t->rounds[i];
 }
 
 static void reject(struct blk *b, const hj_action *a, const hj_round *r,
@@ -412,11 +518,6 @@ static void accepted(struct blk *b, const hj_action *a, hj_round *r, int hand,
 	               .hand = hand,
 	               .amount = amount};
 	emit(b, &ev);
-}
-
-static hj_amount sat_add(hj_amount a, hj_amount b)
-{
-	return a > HJ_AMOUNT_MAX - b ? HJ_AMOUNT_MAX : a + b;
 }
 
 static void bet(struct blk *b, const hj_action *a)
@@ -445,7 +546,7 @@ static void bet(struct blk *b, const hj_action *a)
 	}
 	/* Bankroll safety from the chain alone: the open rounds' worst cases
 	 * plus this one's, exactly max_exposure included.  Rounds settled
-	 * earlier in this block are already gone (compact). */
+	 * earlier in this block released theirs (released). */
 	worst = hj_rules_worst_return(&t->rules, main, a->side_pp, a->side_t3);
 	if (t->rules.max_exposure &&
 	    (t->exposure > t->rules.max_exposure ||
@@ -467,6 +568,7 @@ static void bet(struct blk *b, const hj_action *a)
 	r->phase = HJ_PH_DEAL;
 	r->nhands = 1;
 	r->hands[0].stake = main;
+	index_round(t, t->n - 1);
 	push_draw(r, 0);
 	push_draw(r, HJ_DEALER);
 	push_draw(r, 0);
@@ -689,42 +791,36 @@ static void timeouts(struct blk *b)
 	}
 }
 
-/* What a round holds of the table's exposure. */
-static hj_amount round_worst(const hj_table *t, const hj_round *r)
-{
-	return hj_rules_worst_return(&t->rules, r->bet, r->side_pp, r->side_t3);
-}
-
-/* The exposure of rounds[0..n) summed afresh. */
-static hj_amount exposure_sum(const hj_table *t)
-{
-	hj_amount sum = 0;
-
-	for (size_t i = 0; i < t->n; i++)
-		sum = sat_add(sum, round_worst(t, &t->rounds[i]));
-	return sum;
-}
-
-/* Drops settled rounds, keeping the opening order, and releases their
- * exposure. */
+/* Drops the rounds settled in the block, keeping the opening order and
+ * the indexes: a round moved from i to w is found at w. */
 static void compact(struct blk *b)
 {
 	hj_table *t = b->t;
-	size_t w = 0;
+	size_t w = 0, at;
 
 	if (!b->settled)
 		return;
 	for (size_t i = 0; i < t->n; i++) {
-		if (t->rounds[i].phase != HJ_PH_DONE)
-			t->rounds[w++] = t->rounds[i];
-		else if (t->exposure != HJ_AMOUNT_MAX)
-			t->exposure -= round_worst(t, &t->rounds[i]);
+		hj_round *r = &t->rounds[i];
+
+		if (r->phase == HJ_PH_DONE)
+			continue;
+		if (w < i) {
+			/* Nothing indexed points at w: its round settled or
+			 * moved already. */
+			t->rounds[w] = *r;
+			r = &t->rounds[w];
+			hj_map_put(&t->by_player, r->player.b, r->player.len,
+			           w);
+			if (has_ref(r) &&
+			    hj_map_get(&t->by_ref, r->id.b, 8, &at) == 0 &&
+			    at == i)
+				hj_map_put(&t->by_ref, r->id.b, 8, w);
+		}
+		w++;
 	}
 	t->n = w;
 	b->settled = 0;
-	/* A saturated sum lost the parts a subtraction needs. */
-	if (t->exposure == HJ_AMOUNT_MAX)
-		t->exposure = exposure_sum(t);
 }
 
 int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
@@ -743,21 +839,20 @@ int hj_table_apply_block(hj_table *t, uint64_t height, const hj_card *card,
 		t->rounds = nr;
 		t->cap = cap;
 	}
-	if (hj_commits_reserve(&t->commits, ntx))
+	if (hj_commits_reserve(&t->commits, ntx) || reserve_index(t, ntx))
 		return -ENOMEM;
 
+	/* Rounds that settle stay in place, out of the indexes, until the
+	 * block is done: one compaction a block, not one a transaction. */
 	struct blk b = {.t = t, .height = height, .sink = sink, .ctx = ctx};
 	if (card->rank) {
 		uint8_t code = hj_code(card->rank, card->suit);
 		for (size_t i = 0; i < t->n; i++)
 			if (t->rounds[i].npending)
 				deliver(&b, &t->rounds[i], code);
-		compact(&b);
 	}
-	for (size_t i = 0; i < ntx; i++) {
+	for (size_t i = 0; i < ntx; i++)
 		apply_tx(&b, &txs[i]);
-		compact(&b);
-	}
 	timeouts(&b);
 	compact(&b);
 	t->last = height;
@@ -775,6 +870,8 @@ int hj_table_new(const hj_rules *rules, hj_table **out)
 	if (!t)
 		return -ENOMEM;
 	t->rules = *rules;
+	hj_map_init(&t->by_player, player_key, t);
+	hj_map_init(&t->by_ref, ref_key, t);
 	return 0;
 }
 
@@ -783,6 +880,8 @@ void hj_table_free(hj_table *t)
 	if (!t)
 		return;
 	free(t->rounds);
+	hj_map_free(&t->by_player);
+	hj_map_free(&t->by_ref);
 	hj_commits_free(&t->commits);
 	free(t);
 }
@@ -838,7 +937,10 @@ int hj_table_restore(hj_table *t, const hj_round *r)
 		t->rounds = nr;
 		t->cap = cap;
 	}
+	if (reserve_index(t, 1))
+		return -ENOMEM;
 	t->rounds[t->n++] = *r;
+	index_round(t, t->n - 1);
 	t->exposure = sat_add(t->exposure, round_worst(t, r));
 	return 0;
 }

@@ -68,19 +68,25 @@ static void record(void *ctx, const hj_event *e)
 
 void fx_block(fx *f, uint8_t card, hj_action *txs, size_t n)
 {
-	hj_card c = {0};
-	if (card) {
-		c.rank = (uint8_t)hj_code_rank(card);
-		c.suit = (uint8_t)hj_code_suit(card);
-	}
 	for (size_t i = 0; i < n; i++) {
-		txs[i].tx_index = (uint32_t)i;
 		txs[i].txid.len = 32;
 		memset(txs[i].txid.b, 0, 32);
 		uint32_t s = ++f->txseq;
 		memcpy(txs[i].txid.b, &s, sizeof s);
 		txs[i].txid.b[31] = txs[i].sender.b[0];
 	}
+	fx_block_ids(f, card, txs, n);
+}
+
+void fx_block_ids(fx *f, uint8_t card, hj_action *txs, size_t n)
+{
+	hj_card c = {0};
+	if (card) {
+		c.rank = (uint8_t)hj_code_rank(card);
+		c.suit = (uint8_t)hj_code_suit(card);
+	}
+	for (size_t i = 0; i < n; i++)
+		txs[i].tx_index = (uint32_t)i;
 	f->nev = 0;
 	if (hj_table_apply_block(f->t, f->height, &c, txs, n, record, f) != 0)
 		abort();

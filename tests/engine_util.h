@@ -51,6 +51,8 @@ void fx_free(fx *f);
 /* Applies the next block; events replace those of the previous block.
  * Transaction ids and indexes are filled in. */
 void fx_block(fx *f, uint8_t card, hj_action *txs, size_t n);
+/* The same with the transactions' own txids (fx_block numbers them). */
+void fx_block_ids(fx *f, uint8_t card, hj_action *txs, size_t n);
 #define FX(f, card, ...)                                                       \
 	do {                                                                   \
 		hj_action txs_[] = {__VA_ARGS__};                              \

@@ -234,6 +234,46 @@ static void test_rounds_by_key(void **state)
 	fx_free(&f);
 }
 
+/* Two open rounds whose ids begin alike (an attacker can grind a txid
+ * prefix): the short id names the first in opening order, and the next
+ * once the first has settled. */
+static void test_shared_short_id(void **state)
+{
+	(void)state;
+	fx f;
+	setup(&f, 1);
+	hj_action bets[] = {btc_bet(1, 1000), btc_bet(2, 1000)};
+	for (size_t i = 0; i < 2; i++) {
+		bets[i].txid.len = 32;
+		memset(bets[i].txid.b, 0xab, 32);
+		bets[i].txid.b[31] = (uint8_t)i;
+	}
+	fx_block_ids(&f, R(2), bets, 2);
+	FX0(&f, R(5));
+	FX0(&f, R(9));
+	FX0(&f, R(6)); /* both 11 against a 9; windows open next block */
+	const hj_round *r1 = fx_round(&f, 1), *r2 = fx_round(&f, 2);
+	assert_memory_equal(r1->id.b, r2->id.b, 8);
+	/* Key 2's action names the short id: round 1's, not its own. */
+	FX(&f, R(3), btc_act(r2, 2, 0, HJ_STAND, 0),
+	   btc_act(r1, 1, 0, HJ_STAND, 0));
+	assert_int_equal(fx_find(&f, HJ_EV_REJECT, 0)->reason,
+	                 HJ_R_BAD_SIGNATURE);
+	assert_int_equal(fx_find(&f, HJ_EV_ACTION, 0)->player, 1);
+	FX0(&f, R(10)); /* the dealer's 19: round 1 settles */
+	assert_int_equal(fx_count(&f, HJ_EV_SETTLE), 1);
+	assert_null(fx_round(&f, 1));
+	/* Now the short id names round 2 (moved to the table's front). */
+	FX(&f, R(3), btc_act(fx_round(&f, 2), 2, 0, HJ_STAND, 0));
+	const ev_rec *ok = fx_find(&f, HJ_EV_ACTION, 0);
+	assert_non_null(ok);
+	assert_int_equal(ok->player, 2);
+	FX0(&f, R(10));
+	assert_int_equal(fx_count(&f, HJ_EV_SETTLE), 1);
+	assert_null(fx_round(&f, 2));
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +285,7 @@ int main(void)
 	    cmocka_unit_test(test_signature_before_premature),
 	    cmocka_unit_test(test_timeout_advances_seq),
 	    cmocka_unit_test(test_rounds_by_key),
+	    cmocka_unit_test(test_shared_short_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

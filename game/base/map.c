@@ -84,15 +84,26 @@ static int grow(hj_map *m)
 	return 0;
 }
 
+int hj_map_reserve(hj_map *m, size_t n)
+{
+	while (2 * n > m->cap)
+		if (grow(m))
+			return -ENOMEM;
+	return 0;
+}
+
 int hj_map_put(hj_map *m, const void *k, size_t len, size_t index)
 {
-	size_t *s;
+	size_t *s = find(m, k, len);
 
-	if (2 * (m->n + 1) > m->cap && grow(m))
-		return -ENOMEM;
-	s = find(m, k, len);
-	if (!*s)
+	if (!s || !*s) {
+		if (2 * (m->n + 1) > m->cap) {
+			if (grow(m))
+				return -ENOMEM;
+			s = find(m, k, len);
+		}
 		m->n++;
+	}
 	*s = index + 1;
 	return 0;
 }

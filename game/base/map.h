@@ -39,6 +39,9 @@ int hj_map_get(const hj_map *m, const void *k, size_t len, size_t *index);
 /* Maps k[0..len) to index (replacing what it mapped to): 0 or -ENOMEM
  * (the map unchanged). */
 int hj_map_put(hj_map *m, const void *k, size_t len, size_t index);
+/* Makes room for n entries in all: until the map holds n, a put of a new
+ * key cannot fail.  0 or -ENOMEM (the entries unchanged). */
+int hj_map_reserve(hj_map *m, size_t n);
 /* Forgets k[0..len): 0, or -ENOENT when it was not there. */
 int hj_map_remove(hj_map *m, const void *k, size_t len);
 
