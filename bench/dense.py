@@ -82,7 +82,8 @@ BATCH_LINE = re.compile(
     rb"<7>blocks (\d+)\.\.(\d+): (\d+) transactions to the dealer, dealt in "
     rb"([0-9.]+) ms \(slowest: block (\d+), ([0-9.]+) ms\); committed in "
     rb"([0-9.]+) ms \(open rounds saved ([0-9.]+) ms, card log synced "
-    rb"([0-9.]+) ms, database committed ([0-9.]+) ms\); (\d+) open rounds")
+    rb"([0-9.]+) ms, database committed ([0-9.]+) ms, (\d+) pages written\); "
+    rb"(\d+) open rounds")
 
 
 def say(msg):
@@ -139,7 +140,8 @@ class BatchLines:
                 "dealt": float(g[3]), "slowest_height": int(g[4]),
                 "slowest": float(g[5]), "committed": float(g[6]),
                 "saved": float(g[7]), "synced": float(g[8]),
-                "db": float(g[9]), "open": int(g[10])})
+                "db": float(g[9]), "pages": int(g[10]),
+                "open": int(g[11])})
         return self.batches
 
     def last(self):
@@ -461,7 +463,7 @@ def run_density(a, d, workdir):
     res["follow"] = {"n": len(per), "median": quantile(per, 0.5), "cpu": 1e3 * fcpu / len(per),
                      "p99": quantile(per, 0.99), "max": max(per),
                      "dealt": med("dealt"), "saved": med("saved"),
-                     "synced": med("synced"), "db": med("db")}
+                     "synced": med("synced"), "db": med("db"), "pages": med("pages")}
     res["open"] = lines.batches[-1]["open"]
     res["open_tip"] = c["open"]
     res["rss"] = peak_rss_mib(dm.proc.pid)
@@ -474,9 +476,15 @@ def run_density(a, d, workdir):
     f = res["follow"]
     say("  followed %d blocks, each its own batch: per block median %.2f ms, p99 %.2f ms, "
         "max %.2f ms; medians: dealt %.2f, open rounds saved %.2f, card log synced %.2f, "
-        "database committed %.2f; hashjackd's CPU %.2f ms per block (fetch and parse "
-        "included)" % (f["n"], f["median"], f["p99"], f["max"], f["dealt"], f["saved"],
-                       f["synced"], f["db"], f["cpu"]))
+        "database committed %.2f (%d pages written); hashjackd's CPU %.2f ms per block "
+        "(fetch and parse included)" % (f["n"], f["median"], f["p99"], f["max"], f["dealt"],
+                                         f["saved"], f["synced"], f["db"], f["pages"],
+                                         f["cpu"]))
+    slow = sorted(followed, key=lambda b: b["dealt"] + b["committed"])[-3:]
+    say("  slowest followed blocks: " + "; ".join(
+        "%d: %.2f ms (dealt %.2f, saved %.2f, synced %.2f, database %.2f, %d pages)"
+        % (b["first"], b["dealt"] + b["committed"], b["dealt"], b["saved"], b["synced"],
+           b["db"], b["pages"]) for b in reversed(slow)))
     say("  open rounds: %d at the tip of the catch-up, %d at the end; %d actions accepted; "
         "rejected: %s; %d rounds settled; peak RSS %.1f MiB"
         % (res["open_tip"], res["open"], res["accepted"],

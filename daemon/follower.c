@@ -60,8 +60,9 @@ struct hjd_follower {
 	hj_table *table;      /* borrowed */
 	hjd_payer *payer;     /* owned, NULL when payouts are only recorded */
 	hjd_metrics *metrics; /* borrowed, may be NULL */
-	hjd_committer *committer; /* owned under cards = committed, else
-	                             NULL */
+	hjd_checkpoint *checkpoint; /* borrowed, may be NULL */
+	hjd_committer *committer;   /* owned under cards = committed, else
+	                               NULL */
 	int payer_ready; /* the state is this chain's: paying may start */
 	hjd_logfile log;
 	hj_cardlog cl;
@@ -220,6 +221,7 @@ struct batch_times {
 	uint64_t saved, synced, committed; /* ns: open rounds saved (and
 	                                      seeds planned), card log synced,
 	                                      cursor and SQLite commit */
+	long pages;                        /* database pages the batch wrote */
 };
 
 static double ms(uint64_t ns)
@@ -238,11 +240,11 @@ static void batch_line(const hjd_follower *f, uint64_t first, size_t n,
 	        "blocks %" PRIu64 "..%" PRIu64 ": %zu transactions to the "
 	        "dealer, dealt in %.3f ms (slowest: block %" PRIu64
 	        ", %.3f ms); committed in %.3f ms (open rounds saved %.3f ms, "
-	        "card log synced %.3f ms, database committed %.3f ms); %zu "
-	        "open rounds",
+	        "card log synced %.3f ms, database committed %.3f ms, %ld "
+	        "pages written); %zu open rounds",
 	        first, first + n - 1, t->txs, ms(t->dealt), t->slowest_height,
 	        ms(t->slowest), ms(t->saved + t->synced + t->committed),
-	        ms(t->saved), ms(t->synced), ms(t->committed),
+	        ms(t->saved), ms(t->synced), ms(t->committed), t->pages,
 	        hj_table_count(f->table));
 }
 
@@ -326,6 +328,8 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 	bt.saved = t1 - t0;
 	bt.synced = t2 - t1;
 	bt.committed = t3 - t2;
+	bt.pages = hj_store_pages_written(f->store);
+	hjd_checkpoint_wrote(f->checkpoint, bt.pages);
 	if (done)
 		batch_line(f, blocks[0].height, done, &bt);
 	lag_check(f);
@@ -662,6 +666,7 @@ int hjd_follower_new(const hjd_follower_opts *o, hjd_follower **out)
 	f->rpc = o->rpc;
 	f->be = o->be;
 	f->metrics = o->metrics;
+	f->checkpoint = o->checkpoint;
 	f->on_stop = o->on_stop;
 	f->on_following = o->on_following;
 	f->arg = o->arg;

@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "backend.h"
+#include "checkpoint.h"
 #include "config.h"
 #include "metrics.h"
 #include "payer.h"
@@ -64,6 +65,8 @@ typedef struct hjd_follower_opts {
 	hj_rpc *rpc;          /* taken: closed when the follower stops */
 	hj_backend *be;       /* taken: over rpc, freed once it is closed */
 	hjd_metrics *metrics; /* borrowed, may be NULL: what it counts */
+	/* Borrowed, may be NULL: told what each commit wrote. */
+	hjd_checkpoint *checkpoint;
 	/* Called once when the follower starts to stop, with arg: the
 	 * moment to close what else keeps the loop alive (the signals).
 	 * May be NULL. */

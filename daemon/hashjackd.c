@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "dealer_key.h"
 #include "edge.h"
@@ -504,6 +505,7 @@ static int run(const hj_config *cfg)
 	hj_backend *be = NULL;
 	hjd_follower *f = NULL;
 	hjd_payer *payer = NULL;
+	hjd_checkpoint *ckpt = NULL;
 	hj_rpc_opts o;
 	int lockfd, rc = HJD_EXIT_FAILURE;
 
@@ -524,6 +526,12 @@ static int run(const hj_config *cfg)
 		close(lockfd);
 		return HJD_EXIT_FAILURE;
 	}
+
+	if (hjd_checkpoint_new(&loop, store, dbpath, &ckpt, err, sizeof err))
+		hjd_log(HJD_LOG_WARNING,
+		        "%s; the database is checkpointed after the commits "
+		        "instead, as SQLite does by default",
+		        err);
 
 	proc.metrics = NULL;
 	if (cfg->metrics.enabled &&
@@ -551,6 +559,7 @@ static int run(const hj_config *cfg)
 	                             .rpc = rpc,
 	                             .be = be,
 	                             .metrics = proc.metrics,
+	                             .checkpoint = ckpt,
 	                             .on_stop = process_close,
 	                             .on_following = process_following,
 	                             .arg = &proc},
@@ -597,6 +606,8 @@ static int run(const hj_config *cfg)
 	}
 out:
 	uv_run(&loop, UV_RUN_DEFAULT);
+	/* No copy runs now: the loop has ended every request. */
+	hjd_checkpoint_close(ckpt);
 	if (uv_loop_close(&loop) != 0)
 		hjd_log(HJD_LOG_WARNING, "event loop closed with handles open");
 	if (f)

@@ -756,11 +756,11 @@ static void test_not_hashjackd(void **state)
 	expect(&r, 65, "", want);
 
 	make_ltc(newer);
-	sql(newer, "PRAGMA user_version = 5");
+	sql(newer, "PRAGMA user_version = 6");
 	RUN(&r, "--db", newer);
 	snprintf(want, sizeof want,
-	         "hashjack: ledger: %s: schema version 5 was written by a "
-	         "newer hashjackd; this hashjack reads version 4\n",
+	         "hashjack: ledger: %s: schema version 6 was written by a "
+	         "newer hashjackd; this hashjack reads version 5\n",
 	         newer);
 	expect(&r, 65, "", want);
 

@@ -473,7 +473,7 @@ static int evm_head(char *buf, size_t n, const char *db)
 {
 	return snprintf(
 	    buf, n,
-	    "database        %s (schema version 4)\n"
+	    "database        %s (schema version 5)\n"
 	    "family          evm\n"
 	    "chain           evm:31337\n"
 	    "dealer          " EVM_DEALER "\n"
@@ -606,7 +606,7 @@ static int ltc_tail(char *buf, size_t n, int64_t now)
 static void ltc_full(const char *db, int64_t now, char *buf, size_t n)
 {
 	char a[64];
-	int k = ltc_head(buf, n, db, 4);
+	int k = ltc_head(buf, n, db, HJ_STORE_SCHEMA_VERSION);
 
 	k +=
 	    snprintf(buf + k, n - (size_t)k,
@@ -629,7 +629,7 @@ static void ltc_text(int64_t now, char *buf, size_t n)
 static void ltc_short_text(int64_t now, char *buf, size_t n)
 {
 	char a[64];
-	int k = ltc_head(buf, n, ltc_short_db, 4);
+	int k = ltc_head(buf, n, ltc_short_db, HJ_STORE_SCHEMA_VERSION);
 
 	k +=
 	    snprintf(buf + k, n - (size_t)k,
@@ -757,7 +757,7 @@ static void test_empty(void **state)
 	                          "preset=bethash min_bet=1 max_bet=5 "
 	                          "timeout_blocks=100"));
 	snprintf(want, sizeof want,
-	         "database        %s (schema version 4)\n"
+	         "database        %s (schema version 5)\n"
 	         "family          evm\n"
 	         "chain           evm:1\n"
 	         "dealer          " EVM_DEALER "\n"
@@ -803,7 +803,7 @@ static void test_empty(void **state)
 	assert_int_equal(hj_store_open(fresh, &s, err, sizeof err), 0);
 	hj_store_close(s);
 	snprintf(want, sizeof want,
-	         "database        %s (schema version 4)\n"
+	         "database        %s (schema version 5)\n"
 	         "chain           not recorded yet: the daemon has not "
 	         "reached its node\n"
 	         "last block      no block processed yet\n"
@@ -936,7 +936,7 @@ static void test_json_evm(void **state)
 	}
 	assert_int_equal(i, sizeof keys / sizeof keys[0]);
 	assert_string_equal(jstr(j, "database"), evm_short_db);
-	assert_int_equal(jint(j, "schemaVersion"), 4);
+	assert_int_equal(jint(j, "schemaVersion"), HJ_STORE_SCHEMA_VERSION);
 	assert_string_equal(jstr(j, "family"), "evm");
 	assert_string_equal(jstr(j, "chain"), "evm:31337");
 	assert_string_equal(jstr(j, "dealer"), EVM_DEALER);
@@ -1210,11 +1210,11 @@ static void test_bad_databases(void **state)
 	expect(&r, 65, "", want);
 
 	make_ltc(newer, NULL, NULL);
-	sql(newer, "PRAGMA user_version = 5");
+	sql(newer, "PRAGMA user_version = 6");
 	RUN(&r, "--db", newer);
 	snprintf(want, sizeof want,
-	         "hashjack: status: %s: schema version 5 was written by a "
-	         "newer hashjackd; this hashjack reads version 4\n",
+	         "hashjack: status: %s: schema version 6 was written by a "
+	         "newer hashjackd; this hashjack reads version 5\n",
 	         newer);
 	expect(&r, 65, "", want);
 

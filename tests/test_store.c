@@ -546,7 +546,7 @@ static void test_open_creates_wal_database(void **state)
 	db = raw_open(path);
 	assert_string_equal(
 	    raw_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), 0x484a4b44);
 	assert_int_equal(
 	    raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
@@ -1519,10 +1519,10 @@ static void test_foreign_or_newer_database(void **state)
 	/* Ours, written by a later version. */
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 5");
+	raw_exec(db, "PRAGMA user_version = 6");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	assert_int_equal(hj_store_open(newer, &s, err, sizeof err), -EINVAL);
-	assert_non_null(strstr(err, "schema version 5"));
+	assert_non_null(strstr(err, "schema version 6"));
 	assert_non_null(strstr(err, "newer"));
 	assert_null(s);
 }
@@ -2151,7 +2151,7 @@ static void test_migrate_from_1(void **state)
 	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM settlement"), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_table_info("
 	                             "'payout_batches') WHERE name = 'nonce'"),
@@ -2198,8 +2198,196 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(b[0].gas_limit, 0);
 	hj_store_close(s);
 	db = raw_open(path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* Version 4's txs and rounds, keyed by transaction and round id, with
+ * txs' index by round: what a version 4 file holds. */
+static const char v4_layout_sql[] =
+    "CREATE TABLE txs_v4 (txid BLOB PRIMARY KEY CHECK (length(txid) BETWEEN "
+    "1 AND 32), height INTEGER NOT NULL CHECK (height >= 0), tx_index "
+    "INTEGER NOT NULL CHECK (tx_index >= 0), sender BLOB, value TEXT NOT "
+    "NULL, outcome TEXT NOT NULL, action TEXT, reason TEXT, round BLOB, "
+    "UNIQUE (height, tx_index)) WITHOUT ROWID;"
+    "INSERT INTO txs_v4 SELECT txid, height, tx_index, sender, value, "
+    "outcome, action, reason, round FROM txs;"
+    "DROP TABLE txs; ALTER TABLE txs_v4 RENAME TO txs;"
+    "CREATE INDEX txs_round ON txs (round) WHERE round IS NOT NULL;"
+    "CREATE TABLE rounds_v4 (id BLOB PRIMARY KEY REFERENCES txs (txid) "
+    "DEFERRABLE INITIALLY DEFERRED, player BLOB NOT NULL UNIQUE, bet_height "
+    "INTEGER NOT NULL CHECK (bet_height >= 0), bet_tx_index INTEGER NOT "
+    "NULL CHECK (bet_tx_index >= 0), data BLOB NOT NULL, UNIQUE "
+    "(bet_height, bet_tx_index)) WITHOUT ROWID;"
+    "INSERT INTO rounds_v4 SELECT id, player, bet_height, bet_tx_index, "
+    "data FROM rounds;"
+    "DROP TABLE rounds; ALTER TABLE rounds_v4 RENAME TO rounds;"
+    "PRAGMA user_version = 4";
+
+/* The columns of table's primary key, in order, comma-separated. */
+static const char *primary_key(sqlite3 *db, const char *table, char *buf,
+                               size_t n)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof sql,
+	         "SELECT group_concat(name) FROM (SELECT name FROM "
+	         "pragma_table_info('%s') WHERE pk > 0 ORDER BY pk)",
+	         table);
+	return raw_text(db, sql, buf, n);
+}
+
+/* A version 4 file is brought to 5: txs and rounds in block order, every
+ * row kept, and the daemon goes on from it. */
+static void test_migrate_from_4(void **state)
+{
+	const char *path = db_path("v4.db");
+	hj_store *s = open_ok(path);
+	char *before, *after, buf[64];
+	play p;
+	sqlite3 *db;
+
+	(void)state;
+	play_init(&p, s, 0x5eed4);
+	for (int b = 0; b < 8; b++)
+		if (play_batch(&p, 3) != 0)
+			fail_msg("batch %d: %s", b, p.err);
+	assert_true(hj_table_count(p.t) > 0);
+	hj_store_close(s);
+	db = raw_open(path);
+	raw_exec(db, v4_layout_sql);
+	assert_string_equal(primary_key(db, "txs", buf, sizeof buf), "txid");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	before = dump_db(path);
+
+	s = open_ok(path);
+	p.s = s;
+	after = dump_db(path);
+	assert_string_equal(before, after);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
+	assert_string_equal(primary_key(db, "txs", buf, sizeof buf),
+	                    "height,tx_index");
+	assert_string_equal(primary_key(db, "rounds", buf, sizeof buf),
+	                    "bet_height,bet_tx_index");
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema "
+	                             "WHERE name LIKE '%v4%' OR name = "
+	                             "'txs_round'"),
+	                 0);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	/* The rounds load as they were, and the play goes on. */
+	reload(&p);
+	check_stored_rounds(s, p.t);
+	for (int b = 0; b < 4; b++)
+		if (play_batch(&p, 3) != 0)
+			fail_msg("batch %d after the migration: %s", b, p.err);
+	check_stored_rounds(s, p.t);
+	hj_store_close(s);
+	hj_table_free(p.t);
+	free(before);
+	free(after);
+}
+
+/* A version 4 file whose payout refers to a transaction it does not
+ * hold is not migrated: the error names the table, and the file stays
+ * version 4. */
+static void test_migrate_from_4_broken_reference(void **state)
+{
+	const char *path = db_path("v4-broken.db");
+	hj_store *s = open_ok(path);
+	char err[HJ_ERRLEN] = "";
+	sqlite3 *db;
+
+	(void)state;
+	settle_fixture(s);
+	hj_store_close(s);
+	db = raw_open(path);
+	raw_exec(db, v4_layout_sql);
+	raw_exec(db, "DELETE FROM txs WHERE tx_index = 0x31");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	assert_int_equal(hj_store_open(path, &s, err, sizeof err), -EINVAL);
+	assert_null(s);
+	assert_non_null(strstr(err, "migrate schema to 5"));
+	assert_non_null(strstr(err, "of payouts refers to a row of txs"));
+	db = raw_open(path);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/* Checkpoints apart: the writer leaves its pages in the WAL (up to
+ * HJ_STORE_WAL_BOUND), a second connection copies them, even while the
+ * writer is inside a transaction, and each transaction says how many
+ * pages it wrote. */
+static void test_checkpoints_apart(void **state)
+{
+	const char *path = db_path("ckpt.db");
+	char wal[160], err[HJ_ERRLEN] = "";
+	hj_store *s = open_ok(path);
+	hj_store_checkpointer *c = NULL;
+	int log = 0, copied = 0;
+	long pages = 0;
+	off_t before;
+
+	(void)state;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	assert_int_equal(hj_store_checkpoints_apart(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_checkpointer_open(path, &c, err, sizeof err),
+	                 0);
+	before = file_size(path);
+	/* Some 1,500 pages in 40 transactions: past SQLite's default of
+	 * 1,000, short of the bound. */
+	for (int t = 0; t < 40; t++) {
+		assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+		for (int i = 0; i < 1000; i++) {
+			hj_action a = simple_tx(0, 1);
+			a.txid.b[0] = (uint8_t)t;
+			a.txid.b[1] = (uint8_t)(i >> 8);
+			a.txid.b[2] = (uint8_t)i;
+			a.tx_index = (uint32_t)i;
+			assert_int_equal(hj_store_add_tx(s, (uint64_t)t, &a,
+			                                 "deposit", HJ_OK, NULL,
+			                                 err, sizeof err),
+			                 0);
+		}
+		assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+		assert_true(hj_store_pages_written(s) > 10);
+		pages += hj_store_pages_written(s);
+	}
+	assert_true(pages > 1000 && pages < HJ_STORE_WAL_BOUND);
+	/* Nothing copied yet: the database file is as it was. */
+	assert_int_equal(file_size(path), before);
+	assert_true(file_size(wal) > 1000 * 4096);
+
+	/* A copy while the writer holds a transaction open. */
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	hj_action a = simple_tx(0x77, 1);
+	assert_int_equal(
+	    hj_store_add_tx(s, 99, &a, "deposit", HJ_OK, NULL, err, sizeof err),
+	    0);
+	assert_int_equal(hj_store_checkpoint(c, &log, &copied, err, sizeof err),
+	                 0);
+	assert_true(log >= pages);
+	assert_int_equal(copied, log);
+	assert_true(file_size(path) > before + 1000 * 4096);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	assert_true(hj_store_pages_written(s) >= 1);
+
+	hj_store_checkpointer_close(c);
+	hj_store_close(s);
+	/* Closing the last connection copied the rest and removed the WAL. */
+	s = open_ok(path);
+	sqlite3 *db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txs"), 40001);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	hj_store_close(s);
 }
 
 /* ---- reading without disturbing the daemon (hj_store_read) ---- */
@@ -2408,7 +2596,7 @@ static int read_typed(hj_store *s, void *arg, char *err, size_t errlen)
 	(void)arg;
 	memset(aa.b, 0xaa, 20);
 	memset(round34.b, 0x34, 32);
-	assert_int_equal(hj_store_version(s), 4);
+	assert_int_equal(hj_store_version(s), 5);
 
 	assert_int_equal(hj_store_get_meta(s, &m, &found, err, errlen), 0);
 	assert_int_equal(found, 1);
@@ -2890,9 +3078,9 @@ static void test_read_refused(void **state)
 	expect_read(other, -EINVAL, "no tables \"meta\" and \"payouts\"", 0);
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 5");
+	raw_exec(db, "PRAGMA user_version = 6");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	expect_read(newer, -EINVAL, "schema version 5 was written by a newer",
+	expect_read(newer, -EINVAL, "schema version 6 was written by a newer",
 	            0);
 
 	/* The callback's return, whatever it is, is the read's. */
@@ -2957,6 +3145,9 @@ int main(void)
 	    cmocka_unit_test(test_settlement_lifecycle),
 	    cmocka_unit_test(test_migrate_from_1),
 	    cmocka_unit_test(test_migrate_from_2),
+	    cmocka_unit_test(test_migrate_from_4),
+	    cmocka_unit_test(test_checkpoints_apart),
+	    cmocka_unit_test(test_migrate_from_4_broken_reference),
 	    cmocka_unit_test(test_evm_transactions),
 	    cmocka_unit_test(test_planned_after_sent),
 	    cmocka_unit_test(test_read_typed),

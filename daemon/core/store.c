@@ -48,6 +48,35 @@
 	" NOT GLOB '0*'))"
 
 /* clang-format off */
+/*
+ * The two tables every block writes most, in block order (version 5,
+ * docs/STATE.md): a block's rows go to the end of the table, not to
+ * pages all over it, so a commit writes few pages.  The transaction id is
+ * a unique index of its own (the other tables' references need it); a
+ * round is found by its Bet's place, its id checked against its data at
+ * load.
+ */
+#define TXS_COLUMNS                                                            \
+	" txid BLOB NOT NULL UNIQUE CHECK (length(txid) BETWEEN 1 AND 32),"    \
+	" height INTEGER NOT NULL CHECK (height >= 0),"                        \
+	" tx_index INTEGER NOT NULL CHECK (tx_index >= 0),"                    \
+	" sender BLOB,"                                                        \
+	" value TEXT NOT NULL " AMOUNT_CHECK("value") ","                      \
+	" outcome TEXT NOT NULL CHECK (outcome IN"                             \
+	"  ('accepted', 'rejected', 'deposit', 'ignored')),"                   \
+	" action TEXT,"                                                        \
+	" reason TEXT,"                                                        \
+	" round BLOB,"                                                         \
+	" PRIMARY KEY (height, tx_index)"
+#define ROUNDS_COLUMNS                                                         \
+	" id BLOB NOT NULL"                                                    \
+	"  REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"               \
+	" player BLOB NOT NULL UNIQUE,"                                        \
+	" bet_height INTEGER NOT NULL CHECK (bet_height >= 0),"                \
+	" bet_tx_index INTEGER NOT NULL CHECK (bet_tx_index >= 0),"            \
+	" data BLOB NOT NULL,"                                                 \
+	" PRIMARY KEY (bet_height, bet_tx_index)"
+
 static const char schema_sql[] =
 	"CREATE TABLE meta ("
 	    " id INTEGER PRIMARY KEY CHECK (id = 1),"
@@ -63,27 +92,8 @@ static const char schema_sql[] =
 	    " log_offset INTEGER NOT NULL CHECK (log_offset >= 0),"
 	    " log_dev INTEGER NOT NULL,"
 	    " log_ino INTEGER NOT NULL);"
-	"CREATE TABLE txs ("
-	    " txid BLOB PRIMARY KEY CHECK (length(txid) BETWEEN 1 AND 32),"
-	    " height INTEGER NOT NULL CHECK (height >= 0),"
-	    " tx_index INTEGER NOT NULL CHECK (tx_index >= 0),"
-	    " sender BLOB,"
-	    " value TEXT NOT NULL " AMOUNT_CHECK("value") ","
-	    " outcome TEXT NOT NULL CHECK (outcome IN"
-	        "  ('accepted', 'rejected', 'deposit', 'ignored')),"
-	    " action TEXT,"
-	    " reason TEXT,"
-	    " round BLOB,"
-	    " UNIQUE (height, tx_index)) WITHOUT ROWID;"
-	"CREATE INDEX txs_round ON txs (round) WHERE round IS NOT NULL;"
-	"CREATE TABLE rounds ("
-	    " id BLOB PRIMARY KEY"
-	        "  REFERENCES txs (txid) DEFERRABLE INITIALLY DEFERRED,"
-	    " player BLOB NOT NULL UNIQUE,"
-	    " bet_height INTEGER NOT NULL CHECK (bet_height >= 0),"
-	    " bet_tx_index INTEGER NOT NULL CHECK (bet_tx_index >= 0),"
-	    " data BLOB NOT NULL,"
-	    " UNIQUE (bet_height, bet_tx_index)) WITHOUT ROWID;"
+	"CREATE TABLE txs (" TXS_COLUMNS ") WITHOUT ROWID;"
+	"CREATE TABLE rounds (" ROUNDS_COLUMNS ") WITHOUT ROWID;"
 	"CREATE TABLE payouts ("
 	    " id TEXT PRIMARY KEY,"
 	    " kind TEXT NOT NULL,"
@@ -224,6 +234,27 @@ static const char schema_v4_sql[] =
 	    " CHECK ((tx IS NULL) = (txid IS NULL)));"
 	"CREATE UNIQUE INDEX seed_chains_planned ON seed_chains (state)"
 	    " WHERE state = 'planned';";
+
+/*
+ * Version 5: txs and rounds in block order (TXS_COLUMNS, ROUNDS_COLUMNS),
+ * without the index of txs by round.  An older file's two tables are
+ * rebuilt, with foreign keys off (the references to txs name it, and
+ * find the new table under the old name); create_schema then checks every
+ * reference before it commits.
+ */
+static const char schema_v5_sql[] =
+	"CREATE TABLE txs_v5 (" TXS_COLUMNS ") WITHOUT ROWID;"
+	"INSERT INTO txs_v5 (txid, height, tx_index, sender, value, outcome,"
+	    " action, reason, round)"
+	    " SELECT txid, height, tx_index, sender, value, outcome, action,"
+	    " reason, round FROM txs;"
+	"DROP TABLE txs;"
+	"ALTER TABLE txs_v5 RENAME TO txs;"
+	"CREATE TABLE rounds_v5 (" ROUNDS_COLUMNS ") WITHOUT ROWID;"
+	"INSERT INTO rounds_v5 (id, player, bet_height, bet_tx_index, data)"
+	    " SELECT id, player, bet_height, bet_tx_index, data FROM rounds;"
+	"DROP TABLE rounds;"
+	"ALTER TABLE rounds_v5 RENAME TO rounds;";
 /* clang-format on */
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -247,10 +278,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_ROUND_PUT] =
         "INSERT INTO rounds (id, player, bet_height, bet_tx_index, data)"
-        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (id) DO UPDATE SET"
-        " player = excluded.player, bet_height = excluded.bet_height,"
-        " bet_tx_index = excluded.bet_tx_index, data = excluded.data",
-    [ST_ROUND_DEL] = "DELETE FROM rounds WHERE id = ?1",
+        " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_ROUND_DATA] = "UPDATE rounds SET data = ?2 WHERE bet_height = ?3"
+                      " AND bet_tx_index = ?4",
+    [ST_ROUND_DEL] = "DELETE FROM rounds WHERE bet_height = ?1"
+                     " AND bet_tx_index = ?2",
     [ST_ROUNDS_CLEAR] = "DELETE FROM rounds",
     [ST_ROUNDS_LOAD] = "SELECT id, player, bet_height, bet_tx_index, data"
                        " FROM rounds ORDER BY bet_height, bet_tx_index",
@@ -516,9 +548,43 @@ static int check_identity(hj_store *s, int *fresh, int64_t *version, char *err,
 	return ret;
 }
 
+/* After a migration with foreign keys off: every reference still holds
+ * (PRAGMA foreign_key_check finds nothing), or -EINVAL naming the first
+ * that does not. */
+static int references_hold(hj_store *s, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA foreign_key_check", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return hj_store__fail(s, "migrate schema to 5", err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *table = sqlite3_column_text(st, 0);
+		const unsigned char *parent = sqlite3_column_text(st, 2);
+		char row[40] = "a row";
+		/* WITHOUT ROWID tables' rows have no number. */
+		if (sqlite3_column_type(st, 1) == SQLITE_INTEGER)
+			snprintf(row, sizeof row, "row %lld",
+			         (long long)sqlite3_column_int64(st, 1));
+		hj_say(err, errlen,
+		       "%s: migrate schema to 5: %s of %s refers to a row of "
+		       "%s that does not exist; nothing was changed",
+		       s->path, row, table ? (const char *)table : "?",
+		       parent ? (const char *)parent : "?");
+		ret = -EINVAL;
+	} else if (rc != SQLITE_DONE) {
+		ret = hj_store__fail(s, "migrate schema to 5", err, errlen);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /*
  * Creates the schema (fresh) or brings an older version up to this one, in
- * one transaction: a crash leaves the file as it was.
+ * one transaction: a crash leaves the file as it was.  Foreign keys are
+ * off until it is done (hj_store_open), as the rebuilt tables need.
  */
 static int create_schema(hj_store *s, char *err, size_t errlen)
 {
@@ -543,10 +609,15 @@ static int create_schema(hj_store *s, char *err, size_t errlen)
 		ret = exec(s, schema_v3_sql,
 		           fresh ? "create schema" : "migrate schema to 3", err,
 		           errlen);
-	if (ret == 0)
+	if (ret == 0 && (fresh || ver < 4))
 		ret = exec(s, schema_v4_sql,
 		           fresh ? "create schema" : "migrate schema to 4", err,
 		           errlen);
+	if (ret == 0 && !fresh)
+		ret =
+		    exec(s, schema_v5_sql, "migrate schema to 5", err, errlen);
+	if (ret == 0 && !fresh)
+		ret = references_hold(s, err, errlen);
 	if (ret)
 		goto out;
 	snprintf(sql, sizeof sql, "PRAGMA application_id = %d",
@@ -565,7 +636,7 @@ out:
 	return ret;
 }
 
-/* WAL with a fsync at every commit, foreign keys enforced. */
+/* WAL with a fsync at every commit (foreign keys: hj_store_open). */
 static int configure(hj_store *s, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
@@ -595,9 +666,6 @@ static int configure(hj_store *s, char *err, size_t errlen)
 	if (ret == 0)
 		ret = exec(s, "PRAGMA journal_size_limit = 67108864",
 		           "set journal size limit", err, errlen);
-	if (ret == 0)
-		ret = exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys",
-		           err, errlen);
 	/* 64 MiB of pages kept (SQLite's default is 2 MiB): a busy table's
 	 * rows and indexes are read back at every commit otherwise
 	 * (docs/HACKING.md, "The dense chains benchmark"). */
@@ -646,6 +714,10 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 		if (ret)
 			goto fail;
 	}
+	ret = exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys", err,
+	           errlen);
+	if (ret)
+		goto fail;
 	for (int i = 0; i < ST_COUNT; i++) {
 		if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1,
 		                       SQLITE_PREPARE_PERSISTENT, &s->st[i],
@@ -675,6 +747,74 @@ void hj_store_close(hj_store *s)
 	free(s->next);
 	free(s->path);
 	free(s);
+}
+
+int hj_store_checkpoints_apart(hj_store *s, char *err, size_t errlen)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof sql, "PRAGMA wal_autocheckpoint = %d",
+	         HJ_STORE_WAL_BOUND);
+	return exec(s, sql, "set the WAL's checkpoint bound", err, errlen);
+}
+
+struct hj_store_checkpointer {
+	hj_store s; /* db and path only */
+};
+
+int hj_store_checkpointer_open(const char *path, hj_store_checkpointer **out,
+                               char *err, size_t errlen)
+{
+	hj_store_checkpointer *c = calloc(1, sizeof *c);
+	int rc, ret = 0;
+
+	*out = NULL;
+	if (c == NULL || (c->s.path = strdup(path)) == NULL) {
+		free(c);
+		hj_say(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	/* The daemon's store has made and checked the file: no creating. */
+	rc = sqlite3_open_v2(path, &c->s.db,
+	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		hj_say(err, errlen, "%s: checkpointer: cannot open: %s", path,
+		       c->s.db ? sqlite3_errmsg(c->s.db) : sqlite3_errstr(rc));
+		ret = rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	}
+	/* The database file is synced after each checkpoint, as by the
+	 * writer's own; the WAL is cut back as the writer's is. */
+	if (ret == 0)
+		ret = exec(&c->s, "PRAGMA synchronous = FULL",
+		           "checkpointer: set synchronous", err, errlen);
+	if (ret == 0)
+		ret = exec(&c->s, "PRAGMA journal_size_limit = 67108864",
+		           "checkpointer: set journal size limit", err, errlen);
+	if (ret) {
+		hj_store_checkpointer_close(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+int hj_store_checkpoint(hj_store_checkpointer *c, int *wal_pages, int *copied,
+                        char *err, size_t errlen)
+{
+	*wal_pages = *copied = 0;
+	if (sqlite3_wal_checkpoint_v2(c->s.db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	                              wal_pages, copied) != SQLITE_OK)
+		return hj_store__fail(&c->s, "checkpoint", err, errlen);
+	return 0;
+}
+
+void hj_store_checkpointer_close(hj_store_checkpointer *c)
+{
+	if (c == NULL)
+		return;
+	sqlite3_close(c->s.db);
+	free(c->s.path);
+	free(c);
 }
 
 /* Appends ` field: database has "x", configured "y"` to err at *off. */
@@ -849,6 +989,22 @@ int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
 	return hj_store__step_done(s, st, "set cursor", err, errlen);
 }
 
+/* SQLite's count of pages written, and reset to 0 when reset is 1. */
+static long pages_written(hj_store *s, int reset)
+{
+	int cur = 0, hi = 0;
+
+	if (sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi,
+	                      reset) != SQLITE_OK)
+		return -1;
+	return cur;
+}
+
+long hj_store_pages_written(hj_store *s)
+{
+	return pages_written(s, 0);
+}
+
 int hj_store_begin(hj_store *s, char *err, size_t errlen)
 {
 	if (!sqlite3_get_autocommit(s->db)) {
@@ -856,6 +1012,7 @@ int hj_store_begin(hj_store *s, char *err, size_t errlen)
 		       s->path);
 		return -EINVAL;
 	}
+	pages_written(s, 1);
 	return hj_store__step_done(s, s->st[ST_BEGIN], "begin", err, errlen);
 }
 

@@ -31,11 +31,32 @@ typedef struct hj_store hj_store;
 #define HJ_STORE_FILE "hashjackd.sqlite"
 /* PRAGMA user_version of the schema this store writes; a reader reads
  * every version from 1 to this one. */
-#define HJ_STORE_SCHEMA_VERSION 4
+#define HJ_STORE_SCHEMA_VERSION 5
 
 /* Opens or creates the database at path (schema version checked). */
 int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen);
 void hj_store_close(hj_store *s); /* NULL is fine */
+
+/*
+ * Checkpoints apart (docs/STATE.md, "Checkpoints"): copying the WAL's
+ * committed pages into the database file costs as much as the commit that
+ * wrote them, so hashjackd does it on another thread, through a
+ * connection of its own.  hj_store_checkpoints_apart tells the writing
+ * connection to checkpoint by itself only when the WAL passes
+ * HJ_STORE_WAL_BOUND pages (the other thread fell behind); SQLite's
+ * default is every 1,000.  A checkpointer's connection is used by one
+ * thread at a time; hj_store_checkpoint copies what the readers allow
+ * (PASSIVE: it waits for nobody) and says how many pages the WAL held
+ * and how many of them are in the database now.
+ */
+#define HJ_STORE_WAL_BOUND 16384
+typedef struct hj_store_checkpointer hj_store_checkpointer;
+int hj_store_checkpoints_apart(hj_store *s, char *err, size_t errlen);
+int hj_store_checkpointer_open(const char *path, hj_store_checkpointer **out,
+                               char *err, size_t errlen);
+int hj_store_checkpoint(hj_store_checkpointer *c, int *wal_pages, int *copied,
+                        char *err, size_t errlen);
+void hj_store_checkpointer_close(hj_store_checkpointer *c); /* NULL ok */
 
 /*
  * What the state belongs to: stored at first start, compared at every
@@ -117,6 +138,10 @@ int hj_store_seed_chain_end(hj_store *s, const uint8_t commitment[32],
 int hj_store_begin(hj_store *s, char *err, size_t errlen);
 int hj_store_commit(hj_store *s, char *err, size_t errlen);
 void hj_store_rollback(hj_store *s);
+/* The database pages the last write transaction wrote, from its
+ * hj_store_begin on (to the WAL; the checkpoints' copies not counted):
+ * what it cost in writes.  -1 when SQLite cannot say. */
+long hj_store_pages_written(hj_store *s);
 
 /* Replaces the stored open rounds by those of t. */
 int hj_store_save_rounds(hj_store *s, const hj_table *t, char *err,

@@ -43,6 +43,7 @@ enum {
 	ST_TX_ADD,
 	ST_PAYOUT_ADD,
 	ST_ROUND_PUT,
+	ST_ROUND_DATA,
 	ST_ROUND_DEL,
 	ST_ROUNDS_CLEAR,
 	ST_ROUNDS_LOAD,
@@ -55,26 +56,18 @@ enum {
 	ST_COUNT
 };
 
-/* A round as last written to the rounds table. */
-struct saved_round {
-	hj_id id;
-	uint64_t bet_height;
-	uint32_t bet_tx_index;
-	uint16_t len;
-	uint8_t data[HJ_ROUND_ENCODED_MAX];
-};
-
 struct hj_store {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *st[ST_COUNT];
-	/* The rounds table as this connection last wrote or read it, in
-	 * opening order; meaningful only while saved_valid. */
-	struct saved_round *saved;
+	/* The rounds table as this connection last wrote or read it (each
+	 * row's round, decoded), in opening order; meaningful only while
+	 * saved_valid. */
+	hj_round *saved;
 	size_t nsaved, capsaved;
 	int saved_valid;
 	/* Scratch for the next save, swapped with saved on success. */
-	struct saved_round *next;
+	hj_round *next;
 	size_t capnext;
 	/* A reader's (hj_store_read): the schema version it found.  Its
 	 * statements are prepared at each use, none in st[]. */

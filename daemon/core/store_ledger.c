@@ -25,6 +25,21 @@ static int outcome_known(const char *o)
 	return 0;
 }
 
+/* Whether txs holds a row of this id (1), or not (0, also when it cannot
+ * be read: the caller then says SQLite's own reason). */
+static int tx_recorded(hj_store *s, const hj_id *txid)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM txs WHERE txid = ?1", -1,
+	                       &st, NULL) == SQLITE_OK &&
+	    hj_store__bind_id(st, 1, txid) == SQLITE_OK)
+		found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
                     const char *outcome, hj_reason reason, const hj_id *round,
                     char *err, size_t errlen)
@@ -67,15 +82,21 @@ int hj_store_add_tx(hj_store *s, uint64_t height, const hj_action *a,
 		return hj_store__fail(s, "add tx", err, errlen);
 	}
 	ret = hj_store__step_done(s, st, "add tx", err, errlen);
-	if (ret == -EEXIST)
+	if (ret != -EEXIST && ret != -EINVAL)
+		return ret;
+	/* A constraint: the transaction recorded already (its id is), or a
+	 * row that cannot be (another at its place, a bad value). */
+	char why[256];
+	snprintf(why, sizeof why, "%s", sqlite3_errmsg(s->db));
+	if (tx_recorded(s, &a->txid)) {
 		hj_say(err, errlen, "%s: add tx: %s already recorded", s->path,
 		       hj_store__id_hex(&a->txid, hex));
-	else if (ret == -EINVAL)
-		hj_say(err, errlen, "%s: add tx %s (block %llu, index %u): %s",
-		       s->path, hj_store__id_hex(&a->txid, hex),
-		       (unsigned long long)height, a->tx_index,
-		       sqlite3_errmsg(s->db));
-	return ret;
+		return -EEXIST;
+	}
+	hj_say(err, errlen, "%s: add tx %s (block %llu, index %u): %s", s->path,
+	       hj_store__id_hex(&a->txid, hex), (unsigned long long)height,
+	       a->tx_index, why);
+	return -EINVAL;
 }
 
 /* The fields a payout of each kind must and must not have. */

@@ -3,11 +3,16 @@
  * (hj_store_save_rounds) and restored into the table at start
  * (hj_store_load_rounds).
  *
- * Open rounds are saved by difference: the store remembers the encodings it
- * last wrote (s->saved, which mirrors the rounds table inside the current
- * transaction) and writes only rounds that changed, appeared or left.  The
- * memory is dropped whenever it may no longer match the table (rollback,
- * any failed save), and the next save then rewrites every row.
+ * Open rounds are saved by difference: the store remembers the rounds it
+ * last wrote or read (s->saved, which mirrors the rounds table inside the
+ * current transaction) and writes only rounds that changed, appeared or
+ * left; a round that changed has only its data rewritten.  A round is
+ * compared as it is, not encoded: most open rounds wait for their player,
+ * unchanged from one block to the next.  Bytes that do not enter the
+ * encoding (padding) can only make a round look changed, never the
+ * reverse, and writing it again is harmless.  The memory is dropped
+ * whenever it may no longer match the table (rollback, any failed save),
+ * and the next save then rewrites every row.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,10 +23,10 @@
 #include "say.h"
 #include "store_impl.h"
 
-static int grow(struct saved_round **v, size_t *cap, size_t need)
+static int grow(hj_round **v, size_t *cap, size_t need)
 {
 	size_t n = *cap ? *cap : 16;
-	struct saved_round *p;
+	hj_round *p;
 
 	if (need <= *cap)
 		return 0;
@@ -36,7 +41,7 @@ static int grow(struct saved_round **v, size_t *cap, size_t need)
 }
 
 /* Opening order: block, then position in the block. */
-static int key_cmp(const struct saved_round *a, const struct saved_round *b)
+static int key_cmp(const hj_round *a, const hj_round *b)
 {
 	if (a->bet_height != b->bet_height)
 		return a->bet_height < b->bet_height ? -1 : 1;
@@ -45,19 +50,21 @@ static int key_cmp(const struct saved_round *a, const struct saved_round *b)
 	return 0;
 }
 
-static int round_put(hj_store *s, const struct saved_round *r,
-                     const hj_round *round, char *err, size_t errlen)
+/* A new row for r (its player and place in opening order with it). */
+static int round_put(hj_store *s, const hj_round *r, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->st[ST_ROUND_PUT];
+	uint8_t data[HJ_ROUND_ENCODED_MAX];
+	size_t len = hj_round_encode(r, data);
 	char hex[65];
 	int ret;
 
 	if (sqlite3_bind_blob(st, 1, r->id.b, r->id.len, SQLITE_STATIC) ||
-	    sqlite3_bind_blob(st, 2, round->player.b, round->player.len,
+	    sqlite3_bind_blob(st, 2, r->player.b, r->player.len,
 	                      SQLITE_STATIC) ||
 	    sqlite3_bind_int64(st, 3, (sqlite3_int64)r->bet_height) ||
 	    sqlite3_bind_int64(st, 4, r->bet_tx_index) ||
-	    sqlite3_bind_blob(st, 5, r->data, r->len, SQLITE_STATIC)) {
+	    sqlite3_bind_blob(st, 5, data, (int)len, SQLITE_STATIC)) {
 		sqlite3_clear_bindings(st);
 		return hj_store__fail(s, "save round", err, errlen);
 	}
@@ -68,18 +75,46 @@ static int round_put(hj_store *s, const struct saved_round *r,
 	return ret;
 }
 
-static int round_del(hj_store *s, const hj_id *id, char *err, size_t errlen)
+/* The row of r, which exists, gets r's data: its other columns are r's
+ * already (the same id, player and place). */
+static int round_data(hj_store *s, const hj_round *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_ROUND_DATA];
+	uint8_t data[HJ_ROUND_ENCODED_MAX];
+	size_t len = hj_round_encode(r, data);
+	char hex[65];
+	int ret;
+
+	if (sqlite3_bind_blob(st, 2, data, (int)len, SQLITE_STATIC) ||
+	    sqlite3_bind_int64(st, 3, (sqlite3_int64)r->bet_height) ||
+	    sqlite3_bind_int64(st, 4, r->bet_tx_index)) {
+		sqlite3_clear_bindings(st);
+		return hj_store__fail(s, "save round", err, errlen);
+	}
+	ret = hj_store__step_done(s, st, "save round", err, errlen);
+	if (ret == 0 && sqlite3_changes(s->db) != 1) {
+		hj_say(err, errlen,
+		       "%s: save round %s: its row is gone from the rounds "
+		       "table",
+		       s->path, hj_store__id_hex(&r->id, hex));
+		ret = -EIO;
+	}
+	return ret;
+}
+
+static int round_del(hj_store *s, const hj_round *r, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->st[ST_ROUND_DEL];
 
-	if (sqlite3_bind_blob(st, 1, id->b, id->len, SQLITE_STATIC)) {
+	if (sqlite3_bind_int64(st, 1, (sqlite3_int64)r->bet_height) ||
+	    sqlite3_bind_int64(st, 2, r->bet_tx_index)) {
 		sqlite3_clear_bindings(st);
 		return hj_store__fail(s, "delete round", err, errlen);
 	}
 	return hj_store__step_done(s, st, "delete round", err, errlen);
 }
 
-/* Encodes the table's rounds into s->next, checking what the rows rely on:
+/* Copies the table's rounds into s->next, checking what the rows rely on:
  * ids and players present, opening order strictly increasing. */
 static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 {
@@ -92,11 +127,7 @@ static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const hj_round *r = hj_table_round(t, i);
-		struct saved_round *x = &s->next[i];
 
-		x->id = r->id;
-		x->bet_height = r->bet_height;
-		x->bet_tx_index = r->bet_tx_index;
 		if (r->id.len < 1 || r->id.len > 32 || r->player.len < 1 ||
 		    r->player.len > 32 || r->phase == HJ_PH_DONE) {
 			hj_say(err, errlen,
@@ -108,7 +139,7 @@ static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 		if (hj_store__fits_i64(r->bet_height, "save rounds: bet height",
 		                       err, errlen))
 			return -EINVAL;
-		if (i > 0 && key_cmp(&s->next[i - 1], x) >= 0) {
+		if (i > 0 && key_cmp(&s->next[i - 1], r) >= 0) {
 			hj_say(
 			    err, errlen,
 			    "%s: save rounds: round %s (block %llu, index %u) "
@@ -117,7 +148,7 @@ static int snapshot(hj_store *s, const hj_table *t, char *err, size_t errlen)
 			    (unsigned long long)r->bet_height, r->bet_tx_index);
 			return -EINVAL;
 		}
-		x->len = (uint16_t)hj_round_encode(r, x->data);
+		s->next[i] = *r;
 	}
 	return 0;
 }
@@ -126,7 +157,7 @@ int hj_store_save_rounds(hj_store *s, const hj_table *t, char *err,
                          size_t errlen)
 {
 	size_t n = hj_table_count(t), i = 0, j = 0;
-	struct saved_round *tmp;
+	hj_round *tmp;
 	size_t tmpcap;
 	int ret;
 
@@ -142,36 +173,32 @@ int hj_store_save_rounds(hj_store *s, const hj_table *t, char *err,
 		ret = hj_store__step_done(s, s->st[ST_ROUNDS_CLEAR],
 		                          "save rounds", err, errlen);
 		for (j = 0; ret == 0 && j < n; j++)
-			ret = round_put(s, &s->next[j], hj_table_round(t, j),
-			                err, errlen);
+			ret = round_put(s, &s->next[j], err, errlen);
 	} else {
 		/* Both lists are in opening order.  A round leaves before any
 		 * later one is written, so a player whose round ended and who
 		 * bet again never has two rows at once. */
 		while (ret == 0 && (i < s->nsaved || j < n)) {
-			const struct saved_round *a =
-			    i < s->nsaved ? &s->saved[i] : NULL;
-			const struct saved_round *b =
-			    j < n ? &s->next[j] : NULL;
+			const hj_round *a = i < s->nsaved ? &s->saved[i] : NULL;
+			const hj_round *b = j < n ? &s->next[j] : NULL;
 			int c = a == NULL ? 1 : b == NULL ? -1 : key_cmp(a, b);
 
 			if (c < 0) {
-				ret = round_del(s, &a->id, err, errlen);
+				ret = round_del(s, a, err, errlen);
 				i++;
 			} else if (c > 0) {
-				ret = round_put(s, b, hj_table_round(t, j), err,
-				                errlen);
+				ret = round_put(s, b, err, errlen);
 				j++;
 			} else {
-				if (!hj_id_eq(&a->id, &b->id))
-					ret = round_del(s, &a->id, err, errlen);
-				if (ret == 0 &&
-				    (!hj_id_eq(&a->id, &b->id) ||
-				     a->len != b->len ||
-				     memcmp(a->data, b->data, a->len) != 0))
-					ret = round_put(s, b,
-					                hj_table_round(t, j),
-					                err, errlen);
+				if (!hj_id_eq(&a->id, &b->id) ||
+				    !hj_id_eq(&a->player, &b->player)) {
+					ret = round_del(s, a, err, errlen);
+					if (ret == 0)
+						ret = round_put(s, b, err,
+						                errlen);
+				} else if (memcmp(a, b, sizeof *a) != 0) {
+					ret = round_data(s, b, err, errlen);
+				}
 				i++;
 				j++;
 			}
@@ -356,12 +383,7 @@ int hj_store_load_rounds(hj_store *s, hj_table *t, char *err, size_t errlen)
 			ret = -ENOMEM;
 			break;
 		}
-		struct saved_round *x = &s->saved[n++];
-		x->id = id;
-		x->bet_height = r.bet_height;
-		x->bet_tx_index = r.bet_tx_index;
-		x->len = (uint16_t)len;
-		memcpy(x->data, blob, (size_t)len);
+		s->saved[n++] = r;
 	}
 	if (ret == 0 && rc != SQLITE_DONE)
 		ret = hj_store__fail(s, "load rounds", err, errlen);

@@ -328,7 +328,8 @@ BATCH_LINE = re.compile(
     r"<7>blocks (\d+)\.\.(\d+): (\d+) transactions to the dealer, dealt in "
     r"([0-9.]+) ms \(slowest: block (\d+), ([0-9.]+) ms\); committed in "
     r"([0-9.]+) ms \(open rounds saved ([0-9.]+) ms, card log synced "
-    r"([0-9.]+) ms, database committed ([0-9.]+) ms\); (\d+) open rounds$")
+    r"([0-9.]+) ms, database committed ([0-9.]+) ms, (\d+) pages written\); "
+    r"(\d+) open rounds$")
 
 
 def check_batch_lines(stderr, lines, samples):
@@ -352,12 +353,14 @@ def check_batch_lines(stderr, lines, samples):
               "slowest block %d (%s ms) of %d..%d dealt in %s ms" % (slowest_h, slowest, first,
                                                                      last, dealt))
         check(abs(sum(parts) - committed) < 0.01, "commit %s ms, parts %s" % (committed, parts))
+        # The cursor's row changes with every batch: a page at least.
+        check(int(g[10]) >= 1, "batch %s..%s wrote %s pages" % (first, last, g[10]))
         want = last + 1
     check(want == lines[-1]["height"] + 1, "batch lines end at %d, the log at %d"
           % (want - 1, lines[-1]["height"]))
     check(sum(int(g[2]) for g in got) == value(samples, "hashjackd_transactions_total"),
           "batch lines' transactions")
-    check(int(got[-1][10]) == value(samples, "hashjackd_open_rounds"), "batch line's open rounds")
+    check(int(got[-1][11]) == value(samples, "hashjackd_open_rounds"), "batch line's open rounds")
 
 
 def case_healthy(C):
