@@ -32,8 +32,9 @@ struct hj_table {
 	 * an earlier open round holds in by_ref. */
 	hj_map by_player, by_ref;
 	size_t ref_shadowed;
-	/* Sum of hj_rules_worst_return() over rounds[0..n), saturating at
-	 * HJ_AMOUNT_MAX; exact whenever below it. */
+	/* Sum of hj_rules_worst_return() over the open rounds (settled
+	 * ones release theirs at once), saturating at HJ_AMOUNT_MAX; exact
+	 * whenever below it. */
 	hj_amount exposure;
 	uint64_t last;
 	int have_last;
