@@ -279,7 +279,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROUND_PUT] =
         "INSERT INTO rounds (id, player, bet_height, bet_tx_index, data)"
         " VALUES (?1, ?2, ?3, ?4, ?5)",
-    [ST_ROUND_DATA] = "UPDATE rounds SET data = ?2 WHERE bet_height = ?3"
+    [ST_ROUND_DATA] = "UPDATE rounds SET data = ?5 WHERE bet_height = ?3"
                       " AND bet_tx_index = ?4",
     [ST_ROUND_DEL] = "DELETE FROM rounds WHERE bet_height = ?1"
                      " AND bet_tx_index = ?2",

@@ -50,10 +50,16 @@ static int key_cmp(const hj_round *a, const hj_round *b)
 	return 0;
 }
 
-/* A new row for r (its player and place in opening order with it). */
-static int round_put(hj_store *s, const hj_round *r, char *err, size_t errlen)
+/*
+ * Writes r through statement `which`, bound ?1 id, ?2 player, ?3 bet
+ * height, ?4 bet index, ?5 data: ST_ROUND_PUT, a new row; or
+ * ST_ROUND_DATA, the data of r's row, which exists (its other columns are
+ * r's already: the same id, player and place).
+ */
+static int round_write(hj_store *s, int which, const hj_round *r, char *err,
+                       size_t errlen)
 {
-	sqlite3_stmt *st = s->st[ST_ROUND_PUT];
+	sqlite3_stmt *st = s->st[which];
 	uint8_t data[HJ_ROUND_ENCODED_MAX];
 	size_t len = hj_round_encode(r, data);
 	char hex[65];
@@ -72,27 +78,7 @@ static int round_put(hj_store *s, const hj_round *r, char *err, size_t errlen)
 	if (ret == -EINVAL)
 		hj_say(err, errlen, "%s: save round %s: %s", s->path,
 		       hj_store__id_hex(&r->id, hex), sqlite3_errmsg(s->db));
-	return ret;
-}
-
-/* The row of r, which exists, gets r's data: its other columns are r's
- * already (the same id, player and place). */
-static int round_data(hj_store *s, const hj_round *r, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = s->st[ST_ROUND_DATA];
-	uint8_t data[HJ_ROUND_ENCODED_MAX];
-	size_t len = hj_round_encode(r, data);
-	char hex[65];
-	int ret;
-
-	if (sqlite3_bind_blob(st, 2, data, (int)len, SQLITE_STATIC) ||
-	    sqlite3_bind_int64(st, 3, (sqlite3_int64)r->bet_height) ||
-	    sqlite3_bind_int64(st, 4, r->bet_tx_index)) {
-		sqlite3_clear_bindings(st);
-		return hj_store__fail(s, "save round", err, errlen);
-	}
-	ret = hj_store__step_done(s, st, "save round", err, errlen);
-	if (ret == 0 && sqlite3_changes(s->db) != 1) {
+	if (ret == 0 && which == ST_ROUND_DATA && sqlite3_changes(s->db) != 1) {
 		hj_say(err, errlen,
 		       "%s: save round %s: its row is gone from the rounds "
 		       "table",
@@ -173,7 +159,8 @@ int hj_store_save_rounds(hj_store *s, const hj_table *t, char *err,
 		ret = hj_store__step_done(s, s->st[ST_ROUNDS_CLEAR],
 		                          "save rounds", err, errlen);
 		for (j = 0; ret == 0 && j < n; j++)
-			ret = round_put(s, &s->next[j], err, errlen);
+			ret = round_write(s, ST_ROUND_PUT, &s->next[j], err,
+			                  errlen);
 	} else {
 		/* Both lists are in opening order.  A round leaves before any
 		 * later one is written, so a player whose round ended and who
@@ -187,17 +174,20 @@ int hj_store_save_rounds(hj_store *s, const hj_table *t, char *err,
 				ret = round_del(s, a, err, errlen);
 				i++;
 			} else if (c > 0) {
-				ret = round_put(s, b, err, errlen);
+				ret = round_write(s, ST_ROUND_PUT, b, err,
+				                  errlen);
 				j++;
 			} else {
 				if (!hj_id_eq(&a->id, &b->id) ||
 				    !hj_id_eq(&a->player, &b->player)) {
 					ret = round_del(s, a, err, errlen);
 					if (ret == 0)
-						ret = round_put(s, b, err,
-						                errlen);
+						ret =
+						    round_write(s, ST_ROUND_PUT,
+						                b, err, errlen);
 				} else if (memcmp(a, b, sizeof *a) != 0) {
-					ret = round_data(s, b, err, errlen);
+					ret = round_write(s, ST_ROUND_DATA, b,
+					                  err, errlen);
 				}
 				i++;
 				j++;
