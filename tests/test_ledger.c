@@ -756,11 +756,11 @@ static void test_not_hashjackd(void **state)
 	expect(&r, 65, "", want);
 
 	make_ltc(newer);
-	sql(newer, "PRAGMA user_version = 6");
+	sql(newer, "PRAGMA user_version = 7");
 	RUN(&r, "--db", newer);
 	snprintf(want, sizeof want,
-	         "hashjack: ledger: %s: schema version 6 was written by a "
-	         "newer hashjackd; this hashjack reads version 5\n",
+	         "hashjack: ledger: %s: schema version 7 was written by a "
+	         "newer hashjackd; this hashjack reads version 6\n",
 	         newer);
 	expect(&r, 65, "", want);
 

@@ -546,7 +546,7 @@ static void test_open_creates_wal_database(void **state)
 	db = raw_open(path);
 	assert_string_equal(
 	    raw_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), 0x484a4b44);
 	assert_int_equal(
 	    raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
@@ -1519,10 +1519,10 @@ static void test_foreign_or_newer_database(void **state)
 	/* Ours, written by a later version. */
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 6");
+	raw_exec(db, "PRAGMA user_version = 7");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	assert_int_equal(hj_store_open(newer, &s, err, sizeof err), -EINVAL);
-	assert_non_null(strstr(err, "schema version 6"));
+	assert_non_null(strstr(err, "schema version 7"));
 	assert_non_null(strstr(err, "newer"));
 	assert_null(s);
 }
@@ -2151,7 +2151,7 @@ static void test_migrate_from_1(void **state)
 	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM settlement"), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_table_info("
 	                             "'payout_batches') WHERE name = 'nonce'"),
@@ -2198,7 +2198,7 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(b[0].gas_limit, 0);
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
@@ -2237,7 +2237,7 @@ static const char *primary_key(sqlite3 *db, const char *table, char *buf,
 	return raw_text(db, sql, buf, n);
 }
 
-/* A version 4 file is brought to 5: txs and rounds in block order, every
+/* A version 4 file is brought to 6: txs and rounds in block order, every
  * row kept, and the daemon goes on from it. */
 static void test_migrate_from_4(void **state)
 {
@@ -2265,7 +2265,7 @@ static void test_migrate_from_4(void **state)
 	after = dump_db(path);
 	assert_string_equal(before, after);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
 	assert_string_equal(primary_key(db, "txs", buf, sizeof buf),
 	                    "height,tx_index");
 	assert_string_equal(primary_key(db, "rounds", buf, sizeof buf),
@@ -2284,6 +2284,41 @@ static void test_migrate_from_4(void **state)
 	check_stored_rounds(s, p.t);
 	hj_store_close(s);
 	hj_table_free(p.t);
+	free(before);
+	free(after);
+}
+
+/* A version 5 file is brought to 6: payouts' three indexes by round,
+ * transaction and recipient gone, every row kept. */
+static void test_migrate_from_5(void **state)
+{
+	const char *path = db_path("v5.db");
+	hj_store *s = open_ok(path);
+	char *before, *after;
+	sqlite3 *db;
+
+	(void)state;
+	settle_fixture(s);
+	hj_store_close(s);
+	db = raw_open(path);
+	raw_exec(db, "CREATE INDEX payouts_round ON payouts (round) WHERE "
+	             "round IS NOT NULL; CREATE INDEX payouts_txid ON payouts "
+	             "(txid) WHERE txid IS NOT NULL; CREATE INDEX "
+	             "payouts_recipient ON payouts (recipient); PRAGMA "
+	             "user_version = 5");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	before = dump_db(path);
+
+	hj_store_close(open_ok(path));
+	after = dump_db(path);
+	assert_string_equal(before, after);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
+	                             "type = 'index' AND tbl_name = 'payouts' "
+	                             "AND sql IS NOT NULL"),
+	                 1); /* payouts_state */
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	free(before);
 	free(after);
 }
@@ -2596,7 +2631,7 @@ static int read_typed(hj_store *s, void *arg, char *err, size_t errlen)
 	(void)arg;
 	memset(aa.b, 0xaa, 20);
 	memset(round34.b, 0x34, 32);
-	assert_int_equal(hj_store_version(s), 5);
+	assert_int_equal(hj_store_version(s), 6);
 
 	assert_int_equal(hj_store_get_meta(s, &m, &found, err, errlen), 0);
 	assert_int_equal(found, 1);
@@ -3078,9 +3113,9 @@ static void test_read_refused(void **state)
 	expect_read(other, -EINVAL, "no tables \"meta\" and \"payouts\"", 0);
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 6");
+	raw_exec(db, "PRAGMA user_version = 7");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	expect_read(newer, -EINVAL, "schema version 6 was written by a newer",
+	expect_read(newer, -EINVAL, "schema version 7 was written by a newer",
 	            0);
 
 	/* The callback's return, whatever it is, is the read's. */
@@ -3148,6 +3183,7 @@ int main(void)
 	    cmocka_unit_test(test_migrate_from_4),
 	    cmocka_unit_test(test_checkpoints_apart),
 	    cmocka_unit_test(test_migrate_from_4_broken_reference),
+	    cmocka_unit_test(test_migrate_from_5),
 	    cmocka_unit_test(test_evm_transactions),
 	    cmocka_unit_test(test_planned_after_sent),
 	    cmocka_unit_test(test_read_typed),

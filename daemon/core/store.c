@@ -111,10 +111,7 @@ static const char schema_sql[] =
 	    " submitted_at INTEGER,"
 	    " confirmed_height INTEGER,"
 	    " last_error TEXT) WITHOUT ROWID;"
-	"CREATE INDEX payouts_state ON payouts (state, created_height);"
-	"CREATE INDEX payouts_round ON payouts (round) WHERE round IS NOT NULL;"
-	"CREATE INDEX payouts_txid ON payouts (txid) WHERE txid IS NOT NULL;"
-	"CREATE INDEX payouts_recipient ON payouts (recipient);";
+	"CREATE INDEX payouts_state ON payouts (state, created_height);";
 
 /*
  * Version 2: settlement's bookkeeping (docs/PAYOUTS.md).  A batch is one
@@ -255,6 +252,18 @@ static const char schema_v5_sql[] =
 	    " SELECT id, player, bet_height, bet_tx_index, data FROM rounds;"
 	"DROP TABLE rounds;"
 	"ALTER TABLE rounds_v5 RENAME TO rounds;";
+
+/*
+ * Version 6: without payouts' indexes by round, transaction and recipient.
+ * No query looks payouts up by them, and the references they would serve
+ * are only checked when a txs row is added after a row naming it, which
+ * the daemon never does (a transaction's row comes before its payouts);
+ * each cost a page written per payout at a random place.
+ */
+static const char schema_v6_sql[] =
+	"DROP INDEX IF EXISTS payouts_round;"
+	"DROP INDEX IF EXISTS payouts_txid;"
+	"DROP INDEX IF EXISTS payouts_recipient;";
 /* clang-format on */
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -613,11 +622,14 @@ static int create_schema(hj_store *s, char *err, size_t errlen)
 		ret = exec(s, schema_v4_sql,
 		           fresh ? "create schema" : "migrate schema to 4", err,
 		           errlen);
-	if (ret == 0 && !fresh)
+	if (ret == 0 && !fresh && ver < 5)
 		ret =
 		    exec(s, schema_v5_sql, "migrate schema to 5", err, errlen);
-	if (ret == 0 && !fresh)
+	if (ret == 0 && !fresh && ver < 5)
 		ret = references_hold(s, err, errlen);
+	if (ret == 0 && !fresh)
+		ret =
+		    exec(s, schema_v6_sql, "migrate schema to 6", err, errlen);
 	if (ret)
 		goto out;
 	snprintf(sql, sizeof sql, "PRAGMA application_id = %d",

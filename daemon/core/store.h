@@ -31,7 +31,7 @@ typedef struct hj_store hj_store;
 #define HJ_STORE_FILE "hashjackd.sqlite"
 /* PRAGMA user_version of the schema this store writes; a reader reads
  * every version from 1 to this one. */
-#define HJ_STORE_SCHEMA_VERSION 5
+#define HJ_STORE_SCHEMA_VERSION 6
 
 /* Opens or creates the database at path (schema version checked). */
 int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen);
