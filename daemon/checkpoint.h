@@ -1,9 +1,10 @@
 /*
  * hashjackd's checkpoints (docs/STATE.md, "Checkpoints"): the pages the
- * commits wrote to the WAL are copied into the database file on libuv's
- * thread pool, through a connection of their own, once the commits since
- * the last copy wrote HJD_CHECKPOINT_PAGES pages (SQLite's own default
- * interval), so that a block's commit never waits for a copy.  A copy that
+ * commits wrote to the WAL are copied into the database file on a thread
+ * of their own, at the lowest CPU priority, through a connection of their
+ * own, once the commits since the last copy wrote HJD_CHECKPOINT_PAGES
+ * pages (SQLite's own default interval), so that a block's commit never
+ * waits for a copy and dealing never shares a core with one.  A copy that
  * fails is said once, until one succeeds again, and the next commit tries
  * again; the writing connection still copies by itself when the WAL passes
  * HJ_STORE_WAL_BOUND pages (daemon/core/store.h).
@@ -32,8 +33,12 @@ int hjd_checkpoint_new(uv_loop_t *loop, hj_store *s, const char *path,
  * when due and none is running.  NULL: nothing. */
 void hjd_checkpoint_wrote(hjd_checkpoint *c, long pages);
 
-/* No copy starts any more; the one running ends on the loop, then c is
- * freed.  NULL: nothing. */
+/* The copies that ended, as the loop learnt of them. */
+unsigned long hjd_checkpoint_copies(const hjd_checkpoint *c);
+
+/* No copy starts any more; waits for the one running, if any, to end.
+ * c is freed once the loop runs again (its handle's close).  NULL:
+ * nothing. */
 void hjd_checkpoint_close(hjd_checkpoint *c);
 
 #endif

@@ -606,8 +606,8 @@ static int run(const hj_config *cfg)
 	}
 out:
 	uv_run(&loop, UV_RUN_DEFAULT);
-	/* No copy runs now: the loop has ended every request. */
 	hjd_checkpoint_close(ckpt);
+	uv_run(&loop, UV_RUN_DEFAULT); /* its handle's close */
 	if (uv_loop_close(&loop) != 0)
 		hjd_log(HJD_LOG_WARNING, "event loop closed with handles open");
 	if (f)
