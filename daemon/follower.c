@@ -261,6 +261,8 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 		fatal(f, err);
 		return -1;
 	}
+	/* A block's hundreds of journal lines go out in a few writes. */
+	hjd_log_hold();
 	for (; done < n; done++) {
 		hj_chain_block *cb = &blocks[done];
 		const char *line;
@@ -276,21 +278,14 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 		        f->table, &f->cl, f->be->ops->chain, f->be->ops->family,
 		        f->committer ? hjd_committer_source(f->committer)
 		                     : NULL,
-		        cb, effects_sink, &eff, &line, &len, err, sizeof err)) {
-			hj_store_rollback(f->store);
-			fatal(f, err);
-			return -1;
-		}
+		        cb, effects_sink, &eff, &line, &len, err, sizeof err))
+			goto failed;
 		if (eff.rc) {
-			hj_store_rollback(f->store);
-			fatal(f, eff.err);
-			return -1;
+			snprintf(err, sizeof err, "%s", eff.err);
+			goto failed;
 		}
-		if (hjd_logfile_append(&f->log, line, len, err, sizeof err)) {
-			hj_store_rollback(f->store);
-			fatal(f, err);
-			return -1;
-		}
+		if (hjd_logfile_append(&f->log, line, len, err, sizeof err))
+			goto failed;
 		f->cur.height = cb->height;
 		memcpy(f->cur.hash, cb->hash, 32);
 		f->have_parent = 1;
@@ -303,6 +298,7 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 			bt.slowest_height = cb->height;
 		}
 	}
+	hjd_log_release();
 	uint64_t t0 = uv_hrtime(), t1 = t0, t2 = t0;
 	hjd_logfile_mark(&f->log, &f->cur);
 	int rc = (f->committer && !reorg &&
@@ -361,6 +357,11 @@ static int apply_batch(hjd_follower *f, hj_chain_block *blocks, size_t n)
 	}
 	payer_kick(f);
 	return 0;
+failed:
+	hjd_log_release();
+	hj_store_rollback(f->store);
+	fatal(f, err);
+	return -1;
 }
 
 /* The driver's blocks: applied as they come, in height order. */

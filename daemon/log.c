@@ -3,11 +3,14 @@
  * buffer and written with one write(2): under systemd stderr is a stream
  * socket to journald and by hand often a pipe, and a single write of at
  * most PIPE_BUF bytes never interleaves with another process's lines.
+ * While held (hjd_log_hold), the holding thread's notices and lower are
+ * gathered into whole lines of at most PIPE_BUF bytes, written at once.
  * Nothing here allocates, so logging works when memory has run out.
  */
 #include "log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,11 +19,62 @@
 /* At most PIPE_BUF (4096 on Linux), so that the write is atomic on a pipe. */
 #define LINE_MAX_BYTES 2048
 
+#define HELD_BYTES 4096 /* PIPE_BUF */
+
 static int debug_on;
+
+/* The held lines: only the holding thread touches them. */
+static struct {
+	char buf[HELD_BYTES];
+	size_t len;
+	int on;
+	pthread_t owner;
+} held;
 
 void hjd_log_debug(int on)
 {
 	debug_on = on;
+}
+
+static void write_all(const char *p, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(STDERR_FILENO, p + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* nowhere to report it */
+		done += (size_t)w;
+	}
+}
+
+static int holding(void)
+{
+	return held.on && pthread_equal(held.owner, pthread_self());
+}
+
+static void flush_held(void)
+{
+	write_all(held.buf, held.len);
+	held.len = 0;
+}
+
+void hjd_log_hold(void)
+{
+	if (held.on)
+		return;
+	held.owner = pthread_self();
+	held.len = 0;
+	held.on = 1;
+}
+
+void hjd_log_release(void)
+{
+	if (!holding())
+		return;
+	flush_held();
+	held.on = 0;
 }
 
 void hjd_log(int prio, const char *fmt, ...)
@@ -59,14 +113,18 @@ void hjd_log(int prio, const char *fmt, ...)
 			line[i] = ' ';
 	line[len++] = '\n';
 
-	for (size_t done = 0; done < len;) {
-		ssize_t w = write(STDERR_FILENO, line + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* nowhere to report it */
-		done += (size_t)w;
+	if (holding()) {
+		/* A warning or worse goes out at once, after what it
+		 * follows; a notice or less waits for a full buffer. */
+		if (prio < HJD_LOG_NOTICE || len > HELD_BYTES - held.len)
+			flush_held();
+		if (prio >= HJD_LOG_NOTICE) {
+			memcpy(held.buf + held.len, line, len);
+			held.len += len;
+			errno = saved;
+			return;
+		}
 	}
+	write_all(line, len);
 	errno = saved;
 }
