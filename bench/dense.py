@@ -53,6 +53,12 @@ rpc_timeout_ms (30 s): it retries forever.
 Usage: dense.py --build DIR [--densities 0,10,100,1000]
                 [--blocks D:N,...] [--follow N] [--batch N] [--rounds N]
                 [--players N] [--depth N] [--perf D,...] [--seed N] [--keep]
+                [--pin]
+
+--pin: anvil on CPU 0 and the clients on CPU 1, so that neither takes
+the other's core: how hashjackd keeps pace with a node that has cores of
+its own, where without it the ratio is the two clients' shares of the
+cores they take from the node.
 """
 import argparse
 import json
@@ -387,13 +393,22 @@ def follow(d, node, players, dm, lines, tip, n):
 def run_density(a, d, workdir):
     res = {"density": d}
     os.makedirs(workdir)
+    cpus = os.sched_getaffinity(0)
+    if a.pin:
+        # Children inherit the affinity: anvil (and its threads) CPU 0,
+        # then raw_fetch and hashjackd CPU 1.
+        os.sched_setaffinity(0, {0})
     node = DenseAnvil(workdir)
     add_exit_hook(node.stop)
+    if a.pin:
+        os.sched_setaffinity(0, {1})
+        add_exit_hook(lambda: os.sched_setaffinity(0, cpus))
     batch = a.batch or max(1, min(100, 10000 // max(d, 1)))
     blocks = a.blocks.get(d, DEFAULT_BLOCKS.get(d, 200))
     rounds = a.rounds or (1 if d >= 1000 else 3)
     say("== density %d: %d blocks of %d transactions to the dealer, batches of %d, "
-        "%d round%s" % (d, blocks, d, batch, rounds, "s" if rounds > 1 else ""))
+        "%d round%s%s" % (d, blocks, d, batch, rounds, "s" if rounds > 1 else "",
+                          "; anvil on CPU 0, the clients on CPU 1" if a.pin else ""))
     t0 = time.monotonic()
     tip, players = premine(node, d, blocks, players=a.players and a.players * max(d, 1),
                            seed=a.seed, say=say)
@@ -533,6 +548,8 @@ def main():
     ap.add_argument("--perf", default="", help="densities to profile")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--pin", action="store_true",
+                    help="anvil on CPU 0 alone, the clients (raw_fetch, hashjackd) on CPU 1")
     a = ap.parse_args()
     a.densities = [int(x) for x in a.densities.split(",") if x]
     a.blocks = {int(k): int(v) for k, v in
@@ -542,6 +559,9 @@ def main():
         raise SystemExit("anvil not found at %s: run scripts/deps.sh" % ANVIL)
     if a.perf and not shutil.which("perf"):
         raise SystemExit("--perf: perf not found")
+    if a.pin and not {0, 1} <= os.sched_getaffinity(0):
+        raise SystemExit("--pin: needs CPUs 0 and 1, this process may use %s"
+                         % sorted(os.sched_getaffinity(0)))
     install_cleanup()
     workdir = tempfile.mkdtemp(prefix="hj-dense-")
     if a.keep:
