@@ -10,7 +10,6 @@
 #include "log.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,13 +22,13 @@
 
 static int debug_on;
 
-/* The held lines: only the holding thread touches them. */
+/* The held lines: one thread holds at a time (the loop's), and only it
+ * touches them; the others see their own held_here, 0. */
 static struct {
 	char buf[HELD_BYTES];
 	size_t len;
-	int on;
-	pthread_t owner;
 } held;
+static _Thread_local int held_here;
 
 void hjd_log_debug(int on)
 {
@@ -49,11 +48,6 @@ static void write_all(const char *p, size_t len)
 	}
 }
 
-static int holding(void)
-{
-	return held.on && pthread_equal(held.owner, pthread_self());
-}
-
 static void flush_held(void)
 {
 	write_all(held.buf, held.len);
@@ -62,19 +56,18 @@ static void flush_held(void)
 
 void hjd_log_hold(void)
 {
-	if (held.on)
+	if (held_here)
 		return;
-	held.owner = pthread_self();
 	held.len = 0;
-	held.on = 1;
+	held_here = 1;
 }
 
 void hjd_log_release(void)
 {
-	if (!holding())
+	if (!held_here)
 		return;
 	flush_held();
-	held.on = 0;
+	held_here = 0;
 }
 
 void hjd_log(int prio, const char *fmt, ...)
@@ -113,7 +106,7 @@ void hjd_log(int prio, const char *fmt, ...)
 			line[i] = ' ';
 	line[len++] = '\n';
 
-	if (holding()) {
+	if (held_here) {
 		/* A warning or worse goes out at once, after what it
 		 * follows; a notice or less waits for a full buffer. */
 		if (prio < HJD_LOG_NOTICE || len > HELD_BYTES - held.len)

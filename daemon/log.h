@@ -23,7 +23,8 @@ void hjd_log_debug(int on);
  * HJD_LOG_NOTICE and below are gathered and written together, whole lines
  * of at most PIPE_BUF bytes at once (a block's hundreds of lines in a few
  * writes, not one each).  A warning or worse is written at once, after the
- * lines gathered before it.  Other threads' lines are not held.
+ * lines gathered before it.  One thread holds at a time (hashjackd's loop);
+ * other threads' lines are not held.
  */
 void hjd_log_hold(void);
 void hjd_log_release(void);
