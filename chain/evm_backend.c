@@ -27,6 +27,9 @@ struct evm {
 	int keep_all;       /* every transaction of a block, for export */
 	int block_receipts; /* eth_getBlockReceipts: 1 the node has it, -1
 	                       it has not, 0 not asked yet */
+	int dense;          /* the last batch's blocks mostly wanted their
+	                       receipts whole: the next asks them with the
+	                       blocks */
 	struct breq *reqs;  /* in progress, freed with the backend */
 	struct qreq *qreqs;
 };
@@ -43,7 +46,9 @@ struct breq {
 	json_t *answer; /* the blocks' JSON, kept until the receipts arrive */
 	json_t **src;   /* each transaction to the dealer, in order */
 	size_t nsrc;
-	uint8_t *whole; /* per block: its receipts asked whole */
+	uint8_t *whole;    /* per block: its receipts asked whole */
+	int with_receipts; /* asked with the blocks: the answer holds the n
+	                      blocks, then their n receipt lists */
 	/* payments(): the payees, and the transfers from the dealer to
 	 * them, in block order, until their receipts say which moved. */
 	hj_payments_cb pcb;
@@ -707,6 +712,33 @@ out:
 		req_done(r, "out of memory");
 }
 
+/* The receipts asked with the blocks (after them in result): each block
+ * holding a transaction to the dealer takes its list, as if asked whole
+ * after it. */
+static void on_blocks_receipts(struct breq *r, json_t *result)
+{
+	json_t *lists = json_array();
+
+	r->whole = calloc(r->n, 1);
+	if (!lists || !r->whole) {
+		json_decref(lists);
+		req_done(r, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		r->whole[i] = r->blocks[i].ntx > 0;
+		if (r->whole[i] &&
+		    json_array_append(lists,
+		                      json_array_get(result, r->n + i))) {
+			json_decref(lists);
+			req_done(r, "out of memory");
+			return;
+		}
+	}
+	on_receipts(r, lists, NULL); /* frees r */
+	json_decref(lists);
+}
+
 static void on_blocks(void *arg, json_t *result, const char *error)
 {
 	struct breq *r = arg;
@@ -717,7 +749,7 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 		req_done(r, error);
 		return;
 	}
-	if (json_array_size(result) != r->n) {
+	if (json_array_size(result) != (r->with_receipts ? 2 : 1) * r->n) {
 		req_done(r, "batch answer has the wrong number of blocks");
 		return;
 	}
@@ -746,10 +778,22 @@ static void on_blocks(void *arg, json_t *result, const char *error)
 		}
 		ntx += r->blocks[i].ntx;
 	}
-	if (r->pcb)
+	if (r->pcb) {
 		ntx = r->npays;
+	} else {
+		/* Whether the next batch asks its receipts with its blocks. */
+		size_t nwhole = 0;
+
+		for (size_t i = 0; i < r->n; i++)
+			nwhole += (size_t)wants_whole(r, i);
+		r->e->dense = 2 * nwhole >= r->n;
+	}
 	if (ntx == 0) {
 		req_done(r, NULL);
+		return;
+	}
+	if (r->with_receipts) {
+		on_blocks_receipts(r, result);
 		return;
 	}
 	ask_receipts(r);
@@ -761,8 +805,11 @@ static int evm_request(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 {
 	struct evm *e = evm_of(b);
 	struct breq *r = calloc(1, sizeof *r);
-	const char **methods = calloc(n, sizeof *methods);
-	json_t **params = calloc(n, sizeof *params);
+	/* Room for each block's receipts after the blocks (calloc checks
+	 * the product). */
+	const char **methods = calloc(n, 2 * sizeof *methods);
+	json_t **params = calloc(n, 2 * sizeof *params);
+	int with = !pcb && e->dense && e->block_receipts == 1;
 	size_t k = 0;
 	int rc = -ENOMEM;
 
@@ -795,7 +842,16 @@ static int evm_request(hj_backend *b, uint64_t from, size_t n, hj_blocks_cb cb,
 		if (!params[k])
 			goto fail;
 	}
-	rc = hj_rpc_batch(e->rpc, n, methods, params, on_blocks, r);
+	for (; with && k < 2 * n; k++) {
+		char q[24];
+		snprintf(q, sizeof q, "0x%" PRIx64, from + k - n);
+		methods[k] = "eth_getBlockReceipts";
+		params[k] = json_pack("[s]", q);
+		if (!params[k])
+			goto fail;
+	}
+	r->with_receipts = with;
+	rc = hj_rpc_batch(e->rpc, k, methods, params, on_blocks, r);
 	k = 0;
 	if (rc)
 		goto fail;

@@ -13,9 +13,10 @@
  *   "p F N"    payments in blocks F .. F + N - 1 to the payees
  *              0x00000000000000000000000000000000000000aa, the dealer,
  *              and 0x...aa again
- * each preceded by "%" to have its first call refused; a "k" anywhere
- * asks the backend to keep every transaction first (keep_all, for
- * `hashjack export`).  The dealer is
+ * each preceded by "%" to have its first call refused, or by ";" to be
+ * asked only once every request before it was answered (as far as the
+ * records go); a "k" anywhere asks the backend to keep every transaction
+ * first (keep_all, for `hashjack export`).  The dealer is
  * 0xdcdcf319ef991916ce062146aa804597059416d8.
  *
  * Checked: every call the backend makes is the one its operation needs
@@ -23,11 +24,12 @@
  * block order: each one alone, or, for a block eth_getBlockReceipts may
  * serve by the backend's rule, the block's whole list, once the node was
  * asked once whether it has that method, and all such blocks alike by
- * its answer); an operation whose call was refused returns an error and
- * never calls back; every other callback runs exactly once, never from
- * inside the operation, never while the operation still waits for an
- * answer, and never after the backend is freed; an error is a non-empty
- * text, the client's own error word for word; identity and tip give
+ * its answer; or, once the node said it has it, every block's list asked
+ * by number in the blocks' own batch, after them); an operation whose call was
+ * refused returns an error and never calls back; every other callback runs
+ * exactly once, never from inside the operation, never while the operation
+ * still waits for an answer, and never after the backend is freed; an error is
+ * a non-empty text, the client's own error word for word; identity and tip give
  * exactly the quantity answered; final asks the tag's block alone (the
  * node's error answer wanted) and the tip only once a block with a number
  * came, and gives exactly that number and that tip, or an error when the
@@ -69,6 +71,8 @@ struct op {
 	int rc;
 	int ncb;
 	int nblocks_calls, nreceipt_calls;
+	int wait;         /* asked once the requests before it were answered */
+	int with;         /* blocks: the receipts asked in the blocks' batch */
 	json_t *answer;   /* identity, tip, final: the quantity; blocks: the
 	                     blocks */
 	json_t *block;    /* final: the tag's block answered */
@@ -76,6 +80,7 @@ struct op {
 	json_t *asked;    /* the hashes whose receipts were asked for */
 	json_t *map;      /* per transaction: [call, index in a block's
 	                     list or -1] */
+	json_t *lists;    /* with: each block's receipts list answered */
 };
 
 static struct {
@@ -295,8 +300,25 @@ static void fake_submitted(hj_rpc *c, const struct fake_req *q)
 	FUZZ_CHECK(q->batch);
 	if (strcmp(q->method, "eth_getBlockByNumber") == 0) {
 		FUZZ_CHECK(c->in_call && o->nblocks_calls++ == 0);
-		FUZZ_CHECK(q->n == o->n);
-		for (size_t k = 0; k < q->n; k++) {
+		/* Each block's receipts with it: only once the node said it
+		 * has eth_getBlockReceipts, never for payments. */
+		o->with = q->n == 2 * o->n;
+		FUZZ_CHECK(q->n == o->n ||
+		           (o->with && o->kind == 'b' && S.yes));
+		for (size_t k = o->n; k < q->n; k++) {
+			json_t *p = q->params[k];
+
+			FUZZ_CHECK(
+			    strcmp(q->methods[k], "eth_getBlockReceipts") == 0);
+			snprintf(want, sizeof want, "0x%" PRIx64,
+			         o->from + (k - o->n));
+			FUZZ_CHECK(
+			    json_array_size(p) == 1 &&
+			    json_is_string(json_array_get(p, 0)) &&
+			    strcmp(json_string_value(json_array_get(p, 0)),
+			           want) == 0);
+		}
+		for (size_t k = 0; k < o->n; k++) {
 			json_t *p = q->params[k];
 
 			FUZZ_CHECK(strcmp(q->methods[k], q->method) == 0);
@@ -332,6 +354,50 @@ static void fake_submitted(hj_rpc *c, const struct fake_req *q)
 	receipt_calls(o, q);
 }
 
+/* The blocks and their receipts in one batch: the blocks are the answer,
+ * the lists are kept until the blocks are taken (with_receipts). */
+static void with_answered(struct op *o, json_t *result)
+{
+	o->answer = json_array();
+	o->lists = json_array();
+	FUZZ_CHECK(o->answer && o->lists);
+	for (size_t i = 0; i < o->n; i++) {
+		json_array_append(o->answer, json_array_get(result, i));
+		json_array_append(o->lists, json_array_get(result, o->n + i));
+	}
+}
+
+/* Blocks asked with their receipts, taken: each transaction to the dealer
+ * takes its receipt from its block's list at its transactionIndex, as if
+ * that list had been asked after the blocks. */
+static void with_receipts(struct op *o)
+{
+	o->asked = json_array();
+	o->receipts = json_array();
+	FUZZ_CHECK(o->asked && o->receipts);
+	for (size_t i = 0; i < o->n; i++) {
+		json_t *list = json_array_get(o->lists, i);
+		json_t *hashes = json_array(), *indexes = json_array();
+		size_t ntx =
+		    dealer_txs(json_array_get(o->answer, i), hashes, indexes);
+
+		FUZZ_CHECK(hashes != NULL && indexes != NULL);
+		for (size_t j = 0; j < ntx; j++) {
+			json_t *r =
+			    json_is_array(list)
+			        ? json_array_get(
+			              list, (size_t)json_integer_value(
+			                        json_array_get(indexes, j)))
+			        : NULL;
+
+			json_array_append(o->asked, json_array_get(hashes, j));
+			json_array_append(o->receipts, r ? r : json_null());
+		}
+		json_decref(hashes);
+		json_decref(indexes);
+	}
+}
+
 static void fake_answered(hj_rpc *c, const struct fake_req *q, json_t *result)
 {
 	struct op *o = op_of(c->owner);
@@ -362,10 +428,13 @@ static void fake_answered(hj_rpc *c, const struct fake_req *q, json_t *result)
 			json_array_append(o->receipts, r ? r : json_null());
 		}
 	} else if ((o->kind == 'f' || o->kind == 's') && !q->batch &&
-	           strcmp(q->method, "eth_getBlockByNumber") == 0)
+	           strcmp(q->method, "eth_getBlockByNumber") == 0) {
 		o->block = json_incref(result);
-	else
+	} else if (o->with) {
+		with_answered(o, result);
+	} else {
 		o->answer = json_incref(result);
+	}
 }
 
 static json_t *fake_element(hj_rpc *c, const struct fake_req *q, size_t i,
@@ -619,6 +688,8 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 	}
 	FUZZ_CHECK(blocks != NULL && n == o->n);
 	FUZZ_CHECK(json_array_size(o->answer) == n);
+	if (o->with)
+		with_receipts(o);
 	for (size_t i = 0; i < n; i++) {
 		json_t *b = json_array_get(o->answer, i);
 		json_t *txs = json_object_get(b, "transactions");
@@ -658,9 +729,10 @@ static void on_blocks(void *arg, hj_chain_block *blocks, size_t n,
 		FUZZ_CHECK(j == blocks[i].ntx);
 		check_all(&blocks[i], txs);
 	}
-	/* Receipts asked for exactly the dealer's transactions. */
+	/* Receipts asked for exactly the dealer's transactions, after the
+	 * blocks or with them. */
 	FUZZ_CHECK(json_array_size(o->asked) == k);
-	FUZZ_CHECK(o->nreceipt_calls == (k > 0));
+	FUZZ_CHECK(o->nreceipt_calls == (k > 0 && !o->with));
 }
 
 /* The payee's first index for address to, or -1. */
@@ -752,7 +824,7 @@ static void on_payments(void *arg, const hj_chain_payment *p, size_t n,
 static void read_ops(const char *p, size_t len)
 {
 	const char *end = p + len;
-	int refuse = 0;
+	int refuse = 0, wait = 0;
 
 	while (p < end && S.nops < MAX_OPS) {
 		struct op *o = &S.ops[S.nops];
@@ -761,6 +833,9 @@ static void read_ops(const char *p, size_t len)
 		switch (ch) {
 		case '%':
 			refuse = 1;
+			continue;
+		case ';':
+			wait = 1;
 			continue;
 		case 'k':
 			S.keep = 1;
@@ -782,7 +857,8 @@ static void read_ops(const char *p, size_t len)
 		}
 		o->kind = ch;
 		o->refuse = refuse;
-		refuse = 0;
+		o->wait = wait;
+		refuse = wait = 0;
 		S.nops++;
 	}
 }
@@ -822,6 +898,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int k = 0; k < S.nops; k++) {
 		struct op *o = &S.ops[k];
 
+		while (o->wait && S.rpc.npending > 0 && fake_answer(&S.rpc))
+			;
 		S.rpc.owner = k;
 		S.rpc.in_call = 1;
 		S.rpc.refuse_next = o->refuse;
@@ -873,6 +951,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(S.ops[k].receipts);
 		json_decref(S.ops[k].asked);
 		json_decref(S.ops[k].map);
+		json_decref(S.ops[k].lists);
 	}
 	return 0;
 }
