@@ -8,7 +8,9 @@
  * hashjackd fetches them, one batched request of eth_getTransactionReceipt
  * for every transaction of the batch whose `to` is ADDR (none when there
  * is none); with --block-receipts ADDR instead, one batched request of
- * eth_getBlockReceipts for every block of the batch holding one.
+ * eth_getBlockReceipts for every block of the batch holding one; with
+ * --with-receipts ADDR, each block's eth_getBlockReceipts in the blocks'
+ * own request, as hashjackd asks them on a dense chain (ADDR unused).
  *
  * --btc (Bitcoin Core, Litecoin Core): per batch of heights, as hashjackd
  * fetches them: one batched request of `getblockhash h`, then one of
@@ -21,7 +23,8 @@
  * the other over one connection.
  *
  * Usage: raw_fetch [--btc] [--auth USER:PASS | --cookie FILE] [--depth N]
- *        [--receipts ADDR | --block-receipts ADDR] URL FROM TO [BATCH];
+ *        [--receipts ADDR | --block-receipts ADDR | --with-receipts ADDR]
+ *        URL FROM TO [BATCH];
  *        prints "blocks N seconds S" (with --btc a second line "bytes B":
  *        the decoded block bytes; with receipts a second line "receipts R
  *        calls C": the receipts read, the calls that asked for them).
@@ -53,7 +56,10 @@ struct slot {
 };
 
 /* EVM receipts: none, each dealer transaction's, each such block's. */
-enum { RCPT_NONE, RCPT_TX, RCPT_BLOCK };
+enum { RCPT_NONE, RCPT_TX, RCPT_BLOCK, RCPT_WITH };
+
+/* The ids of --with-receipts' receipt calls: this plus the height. */
+#define WITH_ID ((json_int_t)1 << 62)
 
 struct run {
 	int btc;
@@ -207,8 +213,9 @@ static long unhex(const char *s, size_t n, unsigned char **out, size_t *cap)
 	return (long)(n / 2);
 }
 
-/* The first request of a batch: EVM blocks, or BTC block hashes. */
-static json_t *first_request(int btc, uint64_t lo, uint64_t hi)
+/* The first request of a batch: EVM blocks (then, with, each block's
+ * receipts), or BTC block hashes. */
+static json_t *first_request(int btc, int with, uint64_t lo, uint64_t hi)
 {
 	json_t *req = json_array();
 	for (uint64_t k = lo; k <= hi; k++) {
@@ -220,6 +227,13 @@ static json_t *first_request(int btc, uint64_t lo, uint64_t hi)
 		               json_pack("[I]", (json_int_t)k))
 		        : call("2.0", (json_int_t)k, "eth_getBlockByNumber",
 		               json_pack("[sb]", q, 1)));
+	}
+	for (uint64_t k = lo; with && k <= hi; k++) {
+		char q[24];
+		snprintf(q, sizeof q, "0x%" PRIx64, k);
+		json_array_append_new(req, call("2.0", WITH_ID + (json_int_t)k,
+		                                "eth_getBlockReceipts",
+		                                json_pack("[s]", q)));
 	}
 	return req;
 }
@@ -348,6 +362,24 @@ static int on_done(struct run *r, CURLM *m, struct slot *s, CURLcode rc)
 		ret = take_blocks(r, s, resp) == 0 ? 1 : -1;
 	} else if (s->stage == 2) {
 		ret = take_receipts(r, resp) == 0 ? 1 : -1;
+	} else if (r->rcpt == RCPT_WITH) {
+		uint64_t n = s->hi - s->lo + 1;
+		ret = 1;
+		for (uint64_t k = s->lo; k <= s->hi && ret == 1; k++) {
+			json_t *x = result_of(resp, WITH_ID + (json_int_t)k,
+			                      n + (k - s->lo));
+			if (!json_is_array(x)) {
+				fprintf(stderr,
+				        "raw_fetch: bad receipts of %" PRIu64
+				        "\n",
+				        k);
+				ret = -1;
+			} else {
+				r->receipts += json_array_size(x);
+				r->calls++;
+			}
+		}
+		r->got += n;
 	} else if (r->rcpt != RCPT_NONE) {
 		int none = 0;
 		json_t *req = receipts_request(r, s, resp, &none);
@@ -374,7 +406,8 @@ static int start_batch(struct run *r, CURLM *m, struct slot *s)
 	s->hi = r->to - r->next < r->batch ? r->to : r->next + r->batch - 1;
 	s->stage = 1;
 	r->next = s->hi + 1;
-	return submit(m, s, first_request(r->btc, s->lo, s->hi));
+	return submit(
+	    m, s, first_request(r->btc, r->rcpt == RCPT_WITH, s->lo, s->hi));
 }
 
 /* The first line of a cookie file ("user:password"), or NULL. */
@@ -406,9 +439,12 @@ int main(int argc, char **argv)
 			r.btc = 1;
 			a++;
 		} else if ((strcmp(argv[a], "--receipts") == 0 ||
-		            strcmp(argv[a], "--block-receipts") == 0) &&
+		            strcmp(argv[a], "--block-receipts") == 0 ||
+		            strcmp(argv[a], "--with-receipts") == 0) &&
 		           a + 1 < argc) {
-			r.rcpt = argv[a][2] == 'r' ? RCPT_TX : RCPT_BLOCK;
+			r.rcpt = argv[a][2] == 'r'   ? RCPT_TX
+			         : argv[a][2] == 'b' ? RCPT_BLOCK
+			                             : RCPT_WITH;
 			r.dealer = argv[a + 1];
 			a += 2;
 		} else if (strcmp(argv[a], "--depth") == 0 && a + 1 < argc) {
@@ -430,10 +466,12 @@ int main(int argc, char **argv)
 	}
 	if (argc - a < 3 || depth == 0 || depth > MAX_DEPTH ||
 	    (r.rcpt && (r.btc || strlen(r.dealer) != 42))) {
-		fprintf(stderr, "usage: raw_fetch [--btc] [--auth USER:PASS | "
-		                "--cookie FILE] [--depth 1..16] [--receipts "
-		                "ADDR | --block-receipts ADDR] URL FROM TO "
-		                "[BATCH]\n");
+		fprintf(stderr,
+		        "usage: raw_fetch [--btc] [--auth USER:PASS | "
+		        "--cookie FILE] [--depth 1..16] [--receipts "
+		        "ADDR | --block-receipts ADDR | --with-receipts "
+		        "ADDR] URL FROM TO "
+		        "[BATCH]\n");
 		return 64;
 	}
 	const char *url = argv[a];
