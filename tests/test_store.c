@@ -2127,24 +2127,35 @@ static void test_planned_after_sent(void **state)
 	hj_store_close(s);
 }
 
-static void test_migrate_from_1(void **state)
+/* A file at path with settle_fixture's rows, made older by sql (run
+ * outside the store); returns its rows, dump_db's. */
+static char *older_file(const char *path, const char *sql)
 {
-	const char *path = db_path("v1.db");
 	hj_store *s = open_ok(path);
-	char *before, *after;
 	sqlite3 *db;
 
-	(void)state;
 	settle_fixture(s);
 	hj_store_close(s);
 	db = raw_open(path);
-	raw_exec(db, "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
-	             "dealer_balance; DROP TABLE "
-	             "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
-	             "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
-	             "DROP TABLE settlement; PRAGMA user_version = 1");
+	raw_exec(db, sql);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	before = dump_db(path);
+	return dump_db(path);
+}
+
+static void test_migrate_from_1(void **state)
+{
+	const char *path = db_path("v1.db");
+	char *before, *after;
+	hj_store *s;
+	sqlite3 *db;
+
+	(void)state;
+	before = older_file(
+	    path, "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
+	          "dealer_balance; DROP TABLE "
+	          "payout_tx_versions; DROP TABLE payout_batch_items; DROP "
+	          "TABLE payout_batch_outputs; DROP TABLE payout_batches; "
+	          "DROP TABLE settlement; PRAGMA user_version = 1");
 	s = open_ok(path);
 	after = dump_db(path);
 	assert_string_equal(before, after);
@@ -2293,22 +2304,16 @@ static void test_migrate_from_4(void **state)
 static void test_migrate_from_5(void **state)
 {
 	const char *path = db_path("v5.db");
-	hj_store *s = open_ok(path);
 	char *before, *after;
 	sqlite3 *db;
 
 	(void)state;
-	settle_fixture(s);
-	hj_store_close(s);
-	db = raw_open(path);
-	raw_exec(db, "CREATE INDEX payouts_round ON payouts (round) WHERE "
-	             "round IS NOT NULL; CREATE INDEX payouts_txid ON payouts "
-	             "(txid) WHERE txid IS NOT NULL; CREATE INDEX "
-	             "payouts_recipient ON payouts (recipient); PRAGMA "
-	             "user_version = 5");
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	before = dump_db(path);
-
+	before = older_file(
+	    path, "CREATE INDEX payouts_round ON payouts (round) WHERE "
+	          "round IS NOT NULL; CREATE INDEX payouts_txid ON payouts "
+	          "(txid) WHERE txid IS NOT NULL; CREATE INDEX "
+	          "payouts_recipient ON payouts (recipient); PRAGMA "
+	          "user_version = 5");
 	hj_store_close(open_ok(path));
 	after = dump_db(path);
 	assert_string_equal(before, after);
