@@ -10,6 +10,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +19,8 @@
 /* At most PIPE_BUF (4096 on Linux), so that the write is atomic on a pipe. */
 #define LINE_MAX_BYTES 2048
 
-#define HELD_BYTES 4096 /* PIPE_BUF */
+#define HELD_BYTES PIPE_BUF
+_Static_assert(LINE_MAX_BYTES <= HELD_BYTES, "a line fits once flushed");
 
 static int debug_on;
 
