@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_arena.h"
 #include "quote.h"
 #include "rpc_answer.h"
 #include "say.h"
@@ -345,7 +346,10 @@ int hj_rpc__answer(const char *body, size_t len, json_int_t id0, size_t n,
 	*why = HJ_RPC__ANS_OK;
 	if (error != NULL)
 		*error = NULL;
+	hj_jarena *arena = hj_jarena_begin();
+
 	doc = json_loadb(body != NULL ? body : "", len, 0, &je);
+	hj_jarena_end(arena);
 	if (doc == NULL) {
 		hj_quote(je.text, shown, sizeof shown);
 		hj_say(msg, msglen,
