@@ -129,12 +129,25 @@ struct effects {
 
 static void log_event(hjd_follower *f, uint64_t h, const hj_event *ev)
 {
-	char line[512];
-	int notice = hj_effects_line(ev, h, f->be->ops->family == HJ_EVM, line,
-	                             sizeof line);
+	char line[512], min[HJ_AMOUNT_STRLEN], more[200] = "";
+	int evm = f->be->ops->family == HJ_EVM;
+	int notice = hj_effects_line(ev, h, evm, line, sizeof line);
+	hjd_pay_health pay;
 
-	if (notice >= 0)
-		hjd_log(notice ? HJD_LOG_NOTICE : HJD_LOG_INFO, "%s", line);
+	if (notice < 0)
+		return;
+	/* A refund below [payout] min_refund waits for the sender's next
+	 * refunds or winnings (docs/PAYOUTS-EVM.md, "Small refunds"). */
+	if (evm && ev->type == HJ_EV_REJECT && ev->amount > 0 && f->payer) {
+		hjd_payer_health(f->payer, &pay);
+		if (pay.have_min && ev->amount < pay.min)
+			snprintf(more, sizeof more,
+			         "; it waits: below min_refund %s wei, it is "
+			         "paid once the sender is owed that much, or "
+			         "wins",
+			         hj_amount_format(pay.min, min));
+	}
+	hjd_log(notice ? HJD_LOG_NOTICE : HJD_LOG_INFO, "%s%s", line, more);
 }
 
 /* The step's sink (hj_deal_block): the event's journal line, then the

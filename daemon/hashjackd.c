@@ -170,14 +170,19 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		       c->payout_wallet, hj_amount_format(c->dust_limit, dust),
 		       c->max_outputs);
 	} else if (c->dealer_key) {
-		char cap[HJ_AMOUNT_STRLEN], tip[HJ_AMOUNT_STRLEN];
+		char cap[HJ_AMOUNT_STRLEN], tip[HJ_AMOUNT_STRLEN],
+		    min[HJ_AMOUNT_STRLEN + 8];
 
+		if (c->min_refund_auto)
+			snprintf(min, sizeof min, "auto");
+		else
+			hj_amount_format(c->min_refund, min);
 		printf("payouts: signed with the key %s (its address is the "
 		       "dealer's), fees at most %s wei per gas, tip at least "
-		       "%s, replaced when unmined for %u s\n",
+		       "%s, replaced when unmined for %u s, min_refund %s\n",
 		       c->dealer_key, hj_amount_format(c->max_fee_per_gas, cap),
 		       hj_amount_format(c->min_priority_fee, tip),
-		       c->stuck_after_s);
+		       c->stuck_after_s, min);
 	} else {
 		printf("payouts: recorded, not sent (no [payout] %s)\n",
 		       c->family == HJ_EVM ? "dealer_key" : "wallet");
@@ -399,7 +404,9 @@ static int payer_new(const hj_config *cfg, const hjd_payer_opts *o,
 		hjd_evm_payout po = {.key_source = cfg->dealer_key,
 		                     .max_fee_per_gas = cfg->max_fee_per_gas,
 		                     .min_priority_fee = cfg->min_priority_fee,
-		                     .stuck_after_s = cfg->stuck_after_s};
+		                     .stuck_after_s = cfg->stuck_after_s,
+		                     .min_refund_auto = cfg->min_refund_auto,
+		                     .min_refund = cfg->min_refund};
 		return hjd_evm_payer_new(o, &po, out, err, errlen);
 	}
 	return 0;

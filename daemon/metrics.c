@@ -373,6 +373,19 @@ int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
 		                "payout sends that failed (retried after a "
 		                "backoff)",
 		                s->pay.send_failures);
+		hj_prom_gauge(&t, "hashjackd_payout_minimum",
+		              "the least paid to a recipient, in the chain's "
+		              "smallest unit: [payout] dust_limit (Bitcoin "
+		              "family) or min_refund (EVM, refunds alone); -1 "
+		              "until known",
+		              s->pay.have_min ? amount(s->pay.min) : -1);
+		hj_prom_gauge(&t, "hashjackd_payouts_waiting",
+		              "owed payouts waiting until their recipient is "
+		              "owed the minimum",
+		              (double)s->pay.waiting_n);
+		hj_prom_gauge(&t, "hashjackd_payouts_waiting_amount",
+		              "their sum, in the chain's smallest unit",
+		              amount(s->pay.waiting_sum));
 	}
 
 	hj_prom_family(&t, "hashjackd_rpc_requests_total", "counter",

@@ -74,6 +74,12 @@ typedef struct hjd_pay_health {
 	hj_amount balance;      /* the dealer's, as last read */
 	uint64_t passes;        /* payout passes ended */
 	uint64_t send_failures; /* sends that failed (then backed off) */
+	/* The smallest amount paid to a recipient ([payout] dust_limit on
+	 * the Bitcoin family, min_refund on EVM; have_min 0 until known) and
+	 * the owed payouts waiting below it, their number and sum. */
+	int have_min;
+	hj_amount min, waiting_sum;
+	uint64_t waiting_n;
 } hjd_pay_health;
 void hjd_payer_health(const hjd_payer *p, hjd_pay_health *out);
 

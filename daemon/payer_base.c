@@ -194,6 +194,10 @@ void hjd_payer_health(const hjd_payer *b, hjd_pay_health *out)
 	out->balance = b->balance;
 	out->passes = b->passes;
 	out->send_failures = b->send_failures;
+	out->have_min = b->have_small_min;
+	out->min = b->small_min;
+	out->waiting_n = b->small_n;
+	out->waiting_sum = b->small_sum;
 }
 
 static void on_closed_part(hjd_payer *b)

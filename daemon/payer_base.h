@@ -67,7 +67,13 @@ struct hjd_payer {
 	char warning[HJ_ERRLEN];
 	char last_note[HJ_ERRLEN];      /* the last repeated warning logged */
 	uint64_t passes, send_failures; /* for metrics (hjd_payer_health) */
-	char summary[1400];             /* the last status logged */
+	/* The smallest amount paid to a recipient ([payout] dust_limit,
+	 * min_refund) and the owed payouts waiting below it: the family's
+	 * payer sets them each pass. */
+	int have_small_min;
+	hj_amount small_min, small_sum;
+	uint64_t small_n;
+	char summary[1400]; /* the last status logged */
 };
 
 /* Fills b for a new payer from the options both take (the rest zero, as

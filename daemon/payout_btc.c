@@ -137,8 +137,8 @@ typedef struct btc_payer {
 	/* What STATUS shows. */
 	hj_settle_totals tot;
 	int have_tot;
-	uint64_t dust_n, unpayable_n;
-	hj_amount dust_sum, payable;
+	uint64_t unpayable_n; /* below dust: the base's small_n, _sum */
+	hj_amount payable;
 } btc_payer;
 
 static void after_planned(btc_payer *p);
@@ -1090,8 +1090,8 @@ static void plan_new(btc_payer *p)
 	int64_t id = 0;
 	int rc;
 
-	p->dust_n = 0;
-	p->dust_sum = 0;
+	p->base.small_n = 0;
+	p->base.small_sum = 0;
 	p->unpayable_n = 0;
 	p->payable = 0;
 	p->more = 0;
@@ -1111,8 +1111,8 @@ static void plan_new(btc_payer *p)
 		goto out;
 	}
 	hjd_btc_plan_owed(l.v, l.n, &pol, grps, &pl);
-	p->dust_n = pl.dust_n;
-	p->dust_sum = pl.dust_sum;
+	p->base.small_n = pl.dust_n;
+	p->base.small_sum = pl.dust_sum;
 	p->unpayable_n = pl.unpayable_n;
 	p->payable = pl.payable;
 	if (p->planned != 0 || !hjd_payer_base_may_send(&p->base) ||
@@ -1737,7 +1737,7 @@ static void status_of(const hjd_payer *b, char *buf, size_t n)
 		return;
 	}
 	coins(p->tot.owed, owed, sizeof owed);
-	coins(p->dust_sum, dust, sizeof dust);
+	coins(p->base.small_sum, dust, sizeof dust);
 	coins(p->tot.unattributed, unattr, sizeof unattr);
 	coins(p->tot.submitted, flight, sizeof flight);
 	if (p->base.have_balance)
@@ -1749,9 +1749,10 @@ static void status_of(const hjd_payer *b, char *buf, size_t n)
 	         "payouts: %" PRIu64 " owed (%s; %" PRIu64 " below dust %s, "
 	         "%" PRIu64 " unattributed %s%s), %" PRIu64
 	         " in flight (%s), wallet %s balance %s%s%s",
-	         p->tot.owed_n, owed, p->dust_n, dust, p->tot.unattributed_n,
-	         unattr, bad, p->tot.submitted_n, flight, p->wallet, bal,
-	         p->base.warning[0] ? "; " : "", p->base.warning);
+	         p->tot.owed_n, owed, p->base.small_n, dust,
+	         p->tot.unattributed_n, unattr, bad, p->tot.submitted_n, flight,
+	         p->wallet, bal, p->base.warning[0] ? "; " : "",
+	         p->base.warning);
 }
 
 /* The timer during a pass: the wait for the node's sendmany is over. */
@@ -1789,6 +1790,8 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 	}
 	hjd_payer_base_init(&p->base, &ops, o);
 	p->dust = po->dust_limit;
+	p->base.small_min = po->dust_limit;
+	p->base.have_small_min = 1;
 	p->max_outputs = po->max_outputs;
 	p->conf = o->confirmations;
 	p->hrp = o->dealer->hrp;

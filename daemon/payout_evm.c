@@ -25,7 +25,9 @@
  *   3. if no batch is planned any more: the oldest owed recipient's
  *      payouts together, eth_estimateGas, a nonce (the store's next, or P
  *      when another sender used the key), signed, committed with its
- *      payouts, sent; then the next recipient;
+ *      payouts, sent; then the next recipient.  A recipient owed only
+ *      refunds that add up to less than min_refund waits (held; its
+ *      payouts stay owed: docs/PAYOUTS-EVM.md, "Small refunds");
  *   4. the totals, the bankroll warning, the balance row, STATUS.
  *
  * eth_sendRawTransaction is safe to repeat (the same bytes are the same
@@ -44,6 +46,7 @@
 #include "evm_tx.h"
 #include "hex.h"
 #include "log.h"
+#include "map.h"
 #include "payer_base.h"
 #include "payload.h"
 #include "payout_policy.h"
@@ -52,10 +55,9 @@
 #define OPEN_MAX 64 /* batches looked at per pass; the rest next */
 /* Versions one batch may have: a planned batch is re-signed only while
  * below it (each version's receipt is read once its nonce is final). */
-#define VERS_MAX     64
-#define SKIP_MAX     16 /* recipients skipped in a pass (no gas estimate) */
-#define FEE_BLOCKS   "0x5"
-#define GAS_TRANSFER 21000u
+#define VERS_MAX   64
+#define SKIP_MAX   16 /* recipients skipped in a pass (no gas estimate) */
+#define FEE_BLOCKS "0x5"
 
 struct ver {
 	uint8_t hash[32];
@@ -71,6 +73,8 @@ typedef struct evm_payer {
 	char dealer_hex[2 * HJ_EVM_ADDR_LEN + 3];
 	hj_amount cap, min_tip;
 	unsigned stuck_s;
+	int min_auto;        /* [payout] min_refund = auto */
+	hj_amount min_fixed; /* else its amount */
 
 	int have_chain_id;
 	uint64_t chain_id;
@@ -79,6 +83,17 @@ typedef struct evm_payer {
 	/* The pass's view of the chain (step 1). */
 	uint64_t latest_n, final_n, pending_n, final_height;
 	hjd_evm_fees want; /* the fees a new version gets */
+
+	/* Step 3's tally: what each owed recipient is owed (an entry per
+	 * 20-byte recipient, found through rmap), to hold small refunds. */
+	struct owed_to {
+		uint8_t to[HJ_EVM_ADDR_LEN];
+		hj_amount refunds;
+		int other; /* a return, insurance or side bet is owed */
+		uint64_t n;
+	} * rcp;
+	size_t nrcp, caprcp;
+	hj_map rmap;
 
 	hj_batch open[OPEN_MAX];
 	size_t nopen, cur;
@@ -305,6 +320,9 @@ static int fees_from_history(evm_payer *p, json_t *h)
 			tips[n++] = t;
 	}
 	p->want = hjd_evm_fees_want(next_base, tips, n, p->min_tip, p->cap);
+	p->base.small_min = hjd_evm_min_refund(p->min_auto, p->min_fixed,
+	                                       next_base, p->want.tip);
+	p->base.have_small_min = 1;
 	return 0;
 }
 
@@ -811,6 +829,103 @@ static void next_open(evm_payer *p)
 	}
 }
 
+/* ---- 3. small refunds held ---- */
+
+static const uint8_t *rcp_key(const void *arg, size_t i, size_t *len)
+{
+	const evm_payer *p = arg;
+
+	*len = HJ_EVM_ADDR_LEN;
+	return p->rcp[i].to;
+}
+
+static int tally_one(void *arg, const hj_owed_payout *o)
+{
+	evm_payer *p = arg;
+	struct owed_to *r;
+	size_t i;
+
+	if (o->recipient.len != HJ_EVM_ADDR_LEN)
+		return 0;
+	if (hj_map_get(&p->rmap, o->recipient.b, HJ_EVM_ADDR_LEN, &i) != 0) {
+		if (p->nrcp == p->caprcp) {
+			size_t cap = p->caprcp ? 2 * p->caprcp : 64;
+			struct owed_to *v = realloc(p->rcp, cap * sizeof *v);
+
+			if (v == NULL)
+				return -ENOMEM;
+			p->rcp = v;
+			p->caprcp = cap;
+		}
+		i = p->nrcp;
+		memset(&p->rcp[i], 0, sizeof p->rcp[i]);
+		memcpy(p->rcp[i].to, o->recipient.b, HJ_EVM_ADDR_LEN);
+		if (hj_map_put(&p->rmap, o->recipient.b, HJ_EVM_ADDR_LEN, i))
+			return -ENOMEM;
+		p->nrcp++;
+	}
+	r = &p->rcp[i];
+	r->n++;
+	if (!hjd_payout_is_refund(o->id))
+		r->other = 1;
+	else
+		r->refunds = o->amount > HJ_AMOUNT_MAX - r->refunds
+		                 ? HJ_AMOUNT_MAX
+		                 : r->refunds + o->amount;
+	return 0;
+}
+
+/* The threshold in force: auto's needs a fee history read this pass. */
+static int min_now(const evm_payer *p, hj_amount *min)
+{
+	if (p->min_auto && !p->base.have_small_min)
+		return 0;
+	*min = p->base.small_min;
+	return 1;
+}
+
+static int held(const void *arg, const uint8_t to[HJ_EVM_ADDR_LEN])
+{
+	const evm_payer *p = arg;
+	hj_amount min;
+	size_t i;
+
+	if (!min_now(p, &min) ||
+	    hj_map_get(&p->rmap, to, HJ_EVM_ADDR_LEN, &i) != 0)
+		return 0;
+	return hjd_evm_held(p->rcp[i].refunds, p->rcp[i].other, min);
+}
+
+/* What every owed recipient is owed, and what waits (for STATUS and
+ * the metrics).  0, or a store error or -ENOMEM. */
+static int tally(evm_payer *p, char *err, size_t errlen)
+{
+	hj_amount min;
+	int rc;
+
+	hj_map_free(&p->rmap);
+	hj_map_init(&p->rmap, rcp_key, p);
+	p->nrcp = 0;
+	rc = hj_store_each_unbatched(p->base.store, tally_one, p, err, errlen);
+	if (rc)
+		return rc;
+	p->base.small_n = 0;
+	p->base.small_sum = 0;
+	if (!min_now(p, &min))
+		return 0;
+	for (size_t i = 0; i < p->nrcp; i++)
+		if (hjd_evm_held(p->rcp[i].refunds, p->rcp[i].other, min)) {
+			hj_amount r = p->rcp[i].refunds;
+
+			p->base.small_n += p->rcp[i].n;
+			p->base.small_sum =
+			    r > HJ_AMOUNT_MAX - p->base.small_sum
+			        ? HJ_AMOUNT_MAX
+			        : p->base.small_sum + r;
+		}
+	return 0;
+}
+
 /* ---- 3. a new batch ---- */
 
 static void ids_clear(evm_payer *p)
@@ -818,7 +933,8 @@ static void ids_clear(evm_payer *p)
 	for (size_t i = 0; i < p->nids; i++)
 		free(p->ids[i]);
 	p->nids = 0;
-	p->pick = (hjd_evm_pick){.skip = p->skip, .nskip = p->nskip};
+	p->pick = (hjd_evm_pick){
+	    .skip = p->skip, .nskip = p->nskip, .held = held, .held_arg = p};
 }
 
 /* Collects the payouts of the oldest owed recipient not skipped. */
@@ -931,7 +1047,7 @@ static void on_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 	}
 	/* A plain transfer costs exactly 21000; code at the recipient may
 	 * cost more when the block differs from the estimate's. */
-	if (gas > GAS_TRANSFER)
+	if (gas > HJD_EVM_GAS_TRANSFER)
 		gas += gas / 5;
 	/* ids_clear resets the pick: what the line says, kept first. */
 	n = p->nids;
@@ -1022,7 +1138,8 @@ static void on_commit_estimate(void *arg, json_t *result, const hj_rpc_error *e)
 		plan_new(p);
 		return;
 	}
-	if (get_u64(result, &gas) || gas < GAS_TRANSFER || gas > 30000000) {
+	if (get_u64(result, &gas) || gas < HJD_EVM_GAS_TRANSFER ||
+	    gas > 30000000) {
 		unreachable(p, "eth_estimateGas", "not a gas amount");
 		return;
 	}
@@ -1089,7 +1206,10 @@ static void plan_new(evm_payer *p)
 	if (plan_commit(p))
 		return;
 	ids_clear(p);
-	rc = hj_store_each_unbatched(p->base.store, gather, p, err, sizeof err);
+	rc = tally(p, err, sizeof err);
+	if (rc == 0)
+		rc = hj_store_each_unbatched(p->base.store, gather, p, err,
+		                             sizeof err);
 	if (rc) {
 		hjd_payer_base_fatal(
 		    &p->base, rc == -ENOMEM ? "payouts: out of memory" : err);
@@ -1226,7 +1346,9 @@ static void status_of(const hjd_payer *b, char *buf, size_t n)
 {
 	const evm_payer *p = (const evm_payer *)b;
 	char owed[HJ_AMOUNT_STRLEN], unattr[HJ_AMOUNT_STRLEN],
-	    flight[HJ_AMOUNT_STRLEN], bal[HJ_AMOUNT_STRLEN] = "?";
+	    flight[HJ_AMOUNT_STRLEN], bal[HJ_AMOUNT_STRLEN] = "?",
+	                              small[HJ_AMOUNT_STRLEN],
+	                              min[HJ_AMOUNT_STRLEN] = "?", held[160];
 
 	if (!p->have_tot) {
 		snprintf(buf, n, "payouts: starting");
@@ -1237,12 +1359,18 @@ static void status_of(const hjd_payer *b, char *buf, size_t n)
 	hj_amount_format(p->tot.submitted, flight);
 	if (p->base.have_balance)
 		hj_amount_format(p->base.balance, bal);
+	if (p->base.have_small_min)
+		hj_amount_format(p->base.small_min, min);
+	snprintf(held, sizeof held,
+	         "; %" PRIu64 " refunds held below min_refund %s wei (%s)",
+	         p->base.small_n, min,
+	         hj_amount_format(p->base.small_sum, small));
 	snprintf(buf, n,
 	         "payouts: %" PRIu64 " owed (%s wei; %" PRIu64
-	         " unattributed %s), %" PRIu64
+	         " unattributed %s%s), %" PRIu64
 	         " in flight (%s), dealer balance %s wei%s%s",
 	         p->tot.owed_n, owed, p->tot.unattributed_n, unattr,
-	         p->tot.submitted_n, flight, bal,
+	         p->base.small_n ? held : "", p->tot.submitted_n, flight, bal,
 	         p->base.warning[0] ? "; " : "", p->base.warning);
 }
 
@@ -1252,6 +1380,8 @@ static void release(hjd_payer *b)
 
 	ids_clear(p);
 	free(p->ids);
+	hj_map_free(&p->rmap);
+	free(p->rcp);
 	explicit_bzero(p->sk, sizeof p->sk);
 	hj_secp_free(p->secp);
 	free(p);
@@ -1277,6 +1407,13 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
 	p->cap = po->max_fee_per_gas;
 	p->min_tip = po->min_priority_fee;
 	p->stuck_s = po->stuck_after_s;
+	p->min_auto = po->min_refund_auto;
+	p->min_fixed = po->min_refund;
+	if (!p->min_auto) {
+		p->base.small_min = p->min_fixed;
+		p->base.have_small_min = 1;
+	}
+	hj_map_init(&p->rmap, rcp_key, p);
 	if (hj_secp_new(&p->secp, why, sizeof why) != 0) {
 		hj_say(err, errlen, "%s", why);
 		rc = -ENOMEM;

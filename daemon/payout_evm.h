@@ -35,6 +35,8 @@ typedef struct hjd_evm_payout {
 	hj_amount max_fee_per_gas;  /* wei, the cap on every version */
 	hj_amount min_priority_fee; /* wei, the tip's floor */
 	unsigned stuck_after_s;     /* replace a version unmined this long */
+	int min_refund_auto;        /* [payout] min_refund = auto */
+	hj_amount min_refund;       /* else its amount, wei */
 } hjd_evm_payout;
 
 /* A payer (payer.h) for EVM chains: reads the key (refused unless its file

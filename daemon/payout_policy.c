@@ -115,6 +115,8 @@ int hjd_evm_pick_take(hjd_evm_pick *k, const hj_owed_payout *o)
 	for (size_t i = 0; i < k->nskip; i++)
 		if (memcmp(k->skip[i], o->recipient.b, HJ_EVM_ADDR_LEN) == 0)
 			return 0;
+	if (k->held && k->held(k->held_arg, o->recipient.b))
+		return 0;
 	if (k->have_to && memcmp(k->to, o->recipient.b, HJ_EVM_ADDR_LEN) != 0)
 		return 0;
 	if (o->amount > HJ_AMOUNT_MAX - k->value)
@@ -125,6 +127,33 @@ int hjd_evm_pick_take(hjd_evm_pick *k, const hj_owed_payout *o)
 	}
 	k->value += o->amount;
 	return 1;
+}
+
+/* ---- EVM: small refunds ---- */
+
+hj_amount hjd_evm_min_refund(int is_auto, hj_amount fixed, hj_amount base_fee,
+                             hj_amount tip)
+{
+	hj_amount per_gas;
+
+	if (!is_auto)
+		return fixed;
+	if (base_fee > HJ_AMOUNT_MAX - tip)
+		return HJ_AMOUNT_MAX;
+	per_gas = base_fee + tip;
+	if (per_gas > HJ_AMOUNT_MAX / HJD_EVM_GAS_TRANSFER)
+		return HJ_AMOUNT_MAX;
+	return per_gas * HJD_EVM_GAS_TRANSFER;
+}
+
+int hjd_payout_is_refund(const char *id)
+{
+	return strncmp(id, "refund:", 7) == 0;
+}
+
+int hjd_evm_held(hj_amount refunds, int other, hj_amount min)
+{
+	return !other && refunds < min;
 }
 
 /* ---- EVM fees ---- */

@@ -105,6 +105,9 @@ typedef struct hjd_evm_pick {
 	const uint8_t (*skip)[HJ_EVM_ADDR_LEN]; /* borrowed: recipients not
 	                                           paid this pass */
 	size_t nskip;
+	/* NULL, or 1 for a recipient whose refunds wait (hjd_evm_held). */
+	int (*held)(const void *arg, const uint8_t to[HJ_EVM_ADDR_LEN]);
+	const void *held_arg;
 	int have_to; /* to is set */
 	uint8_t to[HJ_EVM_ADDR_LEN];
 	hj_amount value; /* the sum of the payouts taken */
@@ -112,9 +115,33 @@ typedef struct hjd_evm_pick {
 
 /* 1 when o goes into the transaction (k's recipient and value updated),
  * 0 when it does not: unattributed or not a 20-byte address, a skipped
- * recipient, another recipient than the one taken first, or an amount
- * that would carry the sum beyond HJ_AMOUNT_MAX. */
+ * or held recipient, another recipient than the one taken first, or an
+ * amount that would carry the sum beyond HJ_AMOUNT_MAX. */
 int hjd_evm_pick_take(hjd_evm_pick *k, const hj_owed_payout *o);
+
+/* ---- EVM: small refunds ([payout] min_refund) ---- */
+
+/* The gas of a plain transfer: what a payout transaction costs. */
+#define HJD_EVM_GAS_TRANSFER 21000u
+
+/*
+ * The least a recipient owed only refunds is paid, wei.  is_auto: a
+ * transfer's own cost at the fees a new version would pay now,
+ * HJD_EVM_GAS_TRANSFER x (base_fee + tip) (saturating at HJ_AMOUNT_MAX);
+ * else fixed.
+ */
+hj_amount hjd_evm_min_refund(int is_auto, hj_amount fixed, hj_amount base_fee,
+                             hj_amount tip);
+
+/* 1 when payout id (a docs/STATE.md payout id) is a refund. */
+int hjd_payout_is_refund(const char *id);
+
+/*
+ * Whether a recipient's payouts wait: 1 when all it is owed is refunds
+ * (other is 0) summing to less than min.  A return, an insurance or a
+ * side bet owed is always paid, the refunds with it.
+ */
+int hjd_evm_held(hj_amount refunds, int other, hj_amount min);
 
 /* ---- EVM fees ---- */
 

@@ -1347,7 +1347,47 @@ static void test_payout_evm(void **state)
 	assert_amount(c.max_fee_per_gas, 100000000000u);
 	assert_amount(c.min_priority_fee, 1000000000u);
 	assert_int_equal(c.stuck_after_s, 300);
+	assert_true(c.min_refund_auto);
+	assert_false(c.min_refund_set);
 	hj_config_free(&c);
+
+	/* min_refund: auto, or wei (0 pays every refund at once). */
+	assert_int_equal(
+	    load(MINIMAL "[payout]\nmin_refund = 0\n", &c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_false(c.min_refund_auto);
+	assert_amount(c.min_refund, 0);
+	assert_int_equal(
+	    hj_config_set_arg(&c,
+	                      "--payout.min_refund="
+	                      "340282366920938463463374607431768211455",
+	                      err, sizeof err),
+	    0);
+	assert_amount(c.min_refund, HJ_AMOUNT_MAX);
+	assert_int_equal(
+	    hj_config_set_arg(&c, "--payout.min_refund=auto", err, sizeof err),
+	    0);
+	assert_true(c.min_refund_auto);
+	hj_config_free(&c);
+	ERR("[payout]\nmin_refund = 340282366920938463463374607431768211456\n",
+	    2,
+	    "[payout] min_refund = 340282366920938463463374607431768211456: "
+	    "out of range: must be auto, or 0 to 2^128 - 1");
+	ERR("[payout]\nmin_refund = 1e9\n", 2,
+	    "[payout] min_refund = 1e9: not auto nor a decimal amount in wei "
+	    "(digits only, no leading zero)");
+	/* Empty: back to the default, as if not given. */
+	assert_int_equal(
+	    load(MINIMAL "[payout]\nmin_refund = 5\n", &c, err, sizeof err), 0);
+	assert_int_equal(
+	    hj_config_set_arg(&c, "--payout.min_refund=", err, sizeof err), 0);
+	assert_true(c.min_refund_auto);
+	assert_false(c.min_refund_set);
+	hj_config_free(&c);
+	expect_finish_error(BTC_MINIMAL "[payout]\nmin_refund = 0\n", NULL,
+	                    "[payout] min_refund: only for family = evm (on "
+	                    "the Bitcoin family a recipient owed less than "
+	                    "[payout] dust_limit waits)");
 
 	assert_int_equal(load(MINIMAL "[payout]\ndealer_key = dealer.key\n"
 	                              "max_fee_per_gas = 18446744073709551615\n"

@@ -396,6 +396,65 @@ static void test_evm_pick_recipient(void **state)
 	expect_amount(k.value, 0);
 }
 
+/* A held recipient (its small refunds wait) leaves the next one its turn,
+ * as a skipped one does. */
+static int held_e2(const void *arg, const uint8_t to[HJ_EVM_ADDR_LEN])
+{
+	const hj_id *e2 = arg;
+
+	return memcmp(to, e2->b, HJ_EVM_ADDR_LEN) == 0;
+}
+
+static void test_evm_pick_held(void **state)
+{
+	const hj_owed_payout v[] = {
+	    owed("refund:e2", E2, 10, 1),
+	    owed("e1", E1, 20, 2),
+	    owed("refund:e2 again", E2, 30, 3),
+	};
+	hj_id e1 = key(E1), e2 = key(E2);
+	hjd_evm_pick k = {.held = held_e2, .held_arg = &e2};
+	int taken[N(v)];
+
+	(void)state;
+	pick_all(&k, v, N(v), taken);
+	assert_memory_equal(taken, ((const int[]){0, 1, 0}), sizeof taken);
+	assert_memory_equal(k.to, e1.b, 20);
+	expect_amount(k.value, 20);
+}
+
+/* [payout] min_refund: auto is a transfer's gas at the base fee and tip
+ * of the moment; the rule holds a recipient owed refunds alone below
+ * it, never one owed anything else. */
+static void test_evm_min_refund(void **state)
+{
+	(void)state;
+	/* 21000 x (7 gwei + 1 gwei) */
+	expect_amount(hjd_evm_min_refund(1, 5, 7000000000u, 1000000000u),
+	              168000000000000u);
+	expect_amount(hjd_evm_min_refund(1, 5, 0, 0), 0);
+	expect_amount(hjd_evm_min_refund(0, 5, 7000000000u, 1000000000u), 5);
+	/* Saturating, never wrapping. */
+	expect_amount(hjd_evm_min_refund(1, 0, HJ_AMOUNT_MAX, 1),
+	              HJ_AMOUNT_MAX);
+	expect_amount(hjd_evm_min_refund(1, 0, HJ_AMOUNT_MAX / 21000, 1),
+	              HJ_AMOUNT_MAX);
+	expect_amount(hjd_evm_min_refund(1, 0, HJ_AMOUNT_MAX / 21000 - 1, 0),
+	              (HJ_AMOUNT_MAX / 21000 - 1) * 21000);
+
+	assert_true(hjd_payout_is_refund("refund:0xab"));
+	assert_false(hjd_payout_is_refund("return:0xab:0"));
+	assert_false(hjd_payout_is_refund("insurance:0xab"));
+	assert_false(hjd_payout_is_refund("sidebet:0xab:poker"));
+	assert_false(hjd_payout_is_refund("refund"));
+
+	assert_true(hjd_evm_held(99, 0, 100));
+	assert_false(hjd_evm_held(100, 0, 100));
+	assert_false(hjd_evm_held(99, 1, 100));
+	assert_false(hjd_evm_held(0, 1, 100));
+	assert_false(hjd_evm_held(5, 0, 0));
+}
+
 /* A skipped recipient (no gas estimate) leaves the next one its turn. */
 static void test_evm_pick_skip(void **state)
 {
@@ -704,6 +763,8 @@ int main(void)
 	    cmocka_unit_test(test_btc_max_outputs),
 	    cmocka_unit_test(test_evm_pick_recipient),
 	    cmocka_unit_test(test_evm_pick_skip),
+	    cmocka_unit_test(test_evm_pick_held),
+	    cmocka_unit_test(test_evm_min_refund),
 	    cmocka_unit_test(test_evm_pick_overflow),
 	    cmocka_unit_test(test_fees_median),
 	    cmocka_unit_test(test_fees_first_sixteen),

@@ -49,6 +49,7 @@ void hj_config_init(hj_config *c)
 	c->max_fee_per_gas = MAX_FEE_PER_GAS;
 	c->min_priority_fee = MIN_PRIORITY_FEE;
 	c->stuck_after_s = STUCK_AFTER_S;
+	c->min_refund_auto = 1;
 	/* batch_blocks 0: finish() fills the family's default. */
 	(void)hj_rules_preset("bethash", &c->rules);
 	/* min_bet, max_bet and timeout_blocks 0 mean "not set". */

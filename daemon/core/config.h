@@ -90,6 +90,12 @@ typedef struct hj_config {
 	hj_amount min_priority_fee; /* EVM: tip floor in wei, default 1 gwei */
 	unsigned stuck_after_s;     /* EVM: replace a transaction unmined for
 	                               this long, default 300 */
+	/* EVM: the least a recipient owed only refunds is paid (wei).  auto
+	 * (the default): a transfer's own cost at the fees of the moment
+	 * (docs/PAYOUTS-EVM.md, "Small refunds"); else min_refund, 0 paying
+	 * every refund at once.  min_refund_set: the key was given. */
+	int min_refund_auto, min_refund_set;
+	hj_amount min_refund;
 	/* [state] */
 	char *state_dir; /* default $STATE_DIRECTORY, else
 	                    /var/lib/hashjackd */

@@ -289,6 +289,13 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		       shown);
 		return -EINVAL;
 	}
+	if (!evm && c->min_refund_set) {
+		hj_say(err, errlen,
+		       "[payout] min_refund: only for family = evm (on the "
+		       "Bitcoin family a recipient owed less than [payout] "
+		       "dust_limit waits)");
+		return -EINVAL;
+	}
 	if (evm && c->min_priority_fee > c->max_fee_per_gas) {
 		char tip[HJ_AMOUNT_STRLEN], cap[HJ_AMOUNT_STRLEN];
 

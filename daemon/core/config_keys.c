@@ -479,6 +479,33 @@ static int set_min_priority_fee(hj_config *c, const char *v, char *why,
 	return set_fee(&c->min_priority_fee, v, why, n);
 }
 
+/* "auto", or an amount in wei (0: every refund paid at once); empty: back
+ * to the default, as if not given. */
+static int set_min_refund(hj_config *c, const char *v, char *why, size_t n)
+{
+	hj_amount x;
+	int r;
+
+	c->min_refund_set = v[0] != '\0';
+	if (v[0] == '\0' || strcmp(v, "auto") == 0) {
+		c->min_refund_auto = 1;
+		c->min_refund = 0;
+		return 0;
+	}
+	r = hj_amount_parse(v, strlen(v), &x);
+	if (r < 0) {
+		hj_say(why, n,
+		       r == -ERANGE
+		           ? "out of range: must be auto, or 0 to 2^128 - 1"
+		           : "not auto nor a decimal amount in wei (digits "
+		             "only, no leading zero)");
+		return -EINVAL;
+	}
+	c->min_refund_auto = 0;
+	c->min_refund = x;
+	return 0;
+}
+
 static int set_stuck_after(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->stuck_after_s, v, 1, 86400, why, n);
@@ -689,6 +716,7 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
     [K_MIN_PRIORITY_FEE] = {"payout", "min_priority_fee", set_min_priority_fee,
                             0},
     [K_STUCK_AFTER] = {"payout", "stuck_after", set_stuck_after, 0},
+    [K_MIN_REFUND] = {"payout", "min_refund", set_min_refund, 0},
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},
     [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
     [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},

@@ -88,7 +88,7 @@ class Case:
                             confirmations=2, start_height=1,
                             workdir=os.path.join(workdir, "daemon"),
                             metrics=True,
-                            extra={"payout": {"dealer_key": key},
+                            extra={"payout": {"dealer_key": key, "min_refund": 0},
                                    "rules": {"cards": "committed"},
                                    "seeds": {"length": LENGTH, "renew_before": RENEW,
                                              "lead": LEAD}})

@@ -282,7 +282,7 @@ def main():
         os.makedirs(os.path.join(wd.path, "finalized"), exist_ok=True)
         key = write_key(os.path.join(wd.path, "finalized", "dealer.key"),
                         anvil.accounts[9].key)
-        d, proxy = daemon("finalized", "finalized", {"dealer_key": key})
+        d, proxy = daemon("finalized", "finalized", {"dealer_key": key, "min_refund": 0})
         state["fin"] = (d, proxy)
         rc, out, err = d.check_config()
         check_eq(rc, 0, "--check-config (%r)" % err)
@@ -452,7 +452,7 @@ def main():
         for tag in TAGS:
             rc, _o, err = d.check_config("--chain.family=bitcoin", "--chain.coin=litecoin",
                                          "--chain.rpc_cookie_file=/nonexistent",
-                                         "--payout.dealer_key=",
+                                         "--payout.dealer_key=", "--payout.min_refund=",
                                          "--chain.confirmations=%s" % tag)
             check_eq(rc, 78, "exit status (%r)" % err)
             words = ("[chain] confirmations = %s: only for family = evm (the Bitcoin family "

@@ -286,7 +286,7 @@ def case_pays(ctx):
     key = os.path.join(ctx.dir("pays"), "dealer.key")
     write_key(key, a.accounts[1].key)
     proxy = HostedProxy(a.url, batch_max=10, batch_form="items", rate_every=2)
-    t = ctx.daemon("pays", proxy, extra={"payout": {"dealer_key": key}})
+    t = ctx.daemon("pays", proxy, extra={"payout": {"dealer_key": key, "min_refund": 0}})
     db = os.path.join(t.state_dir, "hashjackd.sqlite")
 
     def q(sql):

@@ -133,7 +133,7 @@ class Ctx:
                             timeout_blocks=3, confirmations=1, start_height=self.first,
                             workdir=os.path.join(self.workdir, "daemon"),
                             metrics=True,
-                            extra={"payout": {"dealer_key": key},
+                            extra={"payout": {"dealer_key": key, "min_refund": 0},
                                    "chain": {"rpc_timeout_ms": 1500},
                                    "metrics": {"max_lag": MAX_LAG}})
         self.url = None
@@ -282,6 +282,10 @@ def case_counts(C):
         "hashjackd_payouts_enabled": 1,
         "hashjackd_payouts_halted": 0,
         "hashjackd_funds_insufficient": 0,
+        # min_refund = 0: every refund paid at once, none waiting.
+        "hashjackd_payout_minimum": 0,
+        "hashjackd_payouts_waiting": 0,
+        "hashjackd_payouts_waiting_amount": 0,
     }
     for name, w in want.items():
         check(value(samples, name) == w, "%s = %s, wanted %s" % (name, value(samples, name), w))

@@ -60,6 +60,13 @@ the dealer's key as anvil prints it):
             falls below the cap; paid once.  (c) Nothing owed but an open
             round whose worst case exceeds the balance: INSUFFICIENT FUNDS;
             funded: lifted.
+  small     min_refund = auto (the default; every other scenario sets 0):
+            a refund of 1000 wei waits (the rejection's journal line says
+            "it waits: below min_refund N wei", N at least 21000 gas x the
+            1 gwei tip floor), owed with no transaction after 3 more
+            blocks, counted in STATUS and hashjackd_payouts_waiting; a
+            second refund of N to the same sender: both in one
+            transaction of N + 1000; balances exact.
   stuck     stuck_after 2.  The payout transaction is dropped from anvil's
             pool (anvil_dropTransaction) unmined; a block before 2 s
             changes nothing; a block after it makes the daemon send a
@@ -115,7 +122,7 @@ import checks  # noqa: E402
 import test_game  # noqa: E402  (the game matrix and its EVM session)
 from cards import card_matcher, card_of  # noqa: E402
 from checks import Failed, check  # noqa: E402
-from daemon import Hashjackd, NotifySocket, write_key  # noqa: E402
+from daemon import Hashjackd, NotifySocket, metric, write_key  # noqa: E402
 from evm_node import Anvil, BET, ETHER, HIT, find_tool  # noqa: E402
 from logs import read_cardlog  # noqa: E402
 from nodes import RpcError  # noqa: E402
@@ -320,7 +327,8 @@ class PaySession(Paying):
     rejected with its value refunded; expect holds what each payout must
     be: {payout id: (recipient, amount)}."""
 
-    def __init__(self, R, name, players=6, conf=1, payout=None, min_bet=MIN_BET):
+    def __init__(self, R, name, players=6, conf=1, payout=None, min_bet=MIN_BET,
+                 metrics=False):
         self.R = R
         self.name = name
         self.conf = conf
@@ -338,13 +346,15 @@ class PaySession(Paying):
         self.a.mine_empty(2)
         self.first = self.a.height()
         self.initial = {p.address: self.a.balance(p.address) for p in self.players}
-        pay = {"dealer_key": self.key}
+        # Every refund paid at once, whatever its size: "small" has the
+        # default (min_refund = auto) to itself.
+        pay = {"dealer_key": self.key, "min_refund": 0}
         pay.update(payout or {})
         self.dm = Hashjackd(R.hashjackd, self.a, self.dealer, min_bet, MAX_BET, TIMEOUT,
                             confirmations=conf, start_height=self.first,
                             poll_interval_ms=50,
                             workdir=os.path.join(self.workdir, "daemon"),
-                            extra={"payout": pay})
+                            extra={"payout": pay}, metrics=metrics)
         self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
         self.expect = {}
         self.foreign = []
@@ -571,7 +581,7 @@ class GameSession(test_game.Session, Paying):
         self.initial = {p.address: self.a.balance(p.address) for p in self.pool}
         key = write_key(os.path.join(self.workdir, "dealer.key"), self.a.accounts[0].key)
         self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
-        return {"payout": {"dealer_key": key}}
+        return {"payout": {"dealer_key": key, "min_refund": 0}}
 
     def start_daemon(self):
         self.start()
@@ -1029,6 +1039,51 @@ def wait_cond(fn, timeout, what):
         return wait_until(fn, timeout, what, interval=0.05)
     except TimeoutError:
         return None
+
+
+def small(R):
+    """[payout] min_refund = auto (the default): a refund below a
+    transfer's own cost waits, said in the rejection's line, STATUS and
+    /metrics; the sender's next refund carries the sum past it and both
+    go in one transaction."""
+    S = PaySession(R, "small", players=2, payout={"min_refund": "auto"}, metrics=True)
+    p = S.players
+    S.begin()
+    mark = len(S.dm.stderr())
+    t1 = S.refund(p[0], 1000, kind="hit")
+    S.a.mine_empty(1)
+    said = wait_cond(lambda: [ln for ln in lines_with(S.err_since(mark), t1[2:])
+                              if "it waits: below min_refund" in ln], 30,
+                     "the rejection's line")
+    m = re.search(r"below min_refund (\d+) wei", said[0]) if said else None
+    mins = int(m.group(1)) if m else 0
+    R.report(m and mins >= 21000 * 10 ** 9,
+             "small: the rejection's line says the refund waits, below min_refund",
+             said[0][-200:] if said else S.err_since(mark)[-300:])
+
+    def held_seen():
+        mx = S.dm.metrics()[0]
+        st = (S.notify.read() or [""])[-1]
+        return (mx, st) if metric(mx, "hashjackd_payouts_waiting") == 1 and \
+            "1 refunds held below min_refund" in st else None
+    got = wait_cond(held_seen, 30, "the refund held in STATUS and /metrics")
+    S.a.mine_empty(3)
+    rows = S.payouts()
+    R.report(got and rows and all(r["state"] == "owed" for r in rows.values())
+             and not S.batches()
+             and metric(got[0], "hashjackd_payouts_waiting_amount") == 1000
+             and 21000 * 10 ** 9 <= metric(got[0], "hashjackd_payout_minimum") <= mins,
+             "small: held, owed, no transaction, after 3 more blocks; STATUS and /metrics say so",
+             "%s; %s; batches %s" % ([(r["state"], r["amount"]) for r in rows.values()],
+                                     got[1][-160:] if got else "(not seen)", S.batches()))
+    # The next refund carries the sum past the threshold: both paid together.
+    S.refund(p[0], mins, kind="hit")
+    S.settle_wait(expect_n=2, timeout=60)
+    batches = S.batches()
+    R.report(len(batches) == 1 and list(batches.values())[0]["total"] == 1000 + mins,
+             "small: once owed min_refund, the two refunds go in one transaction",
+             str([(b["state"], b["total"]) for b in batches.values()]))
+    check_paid(R, S, "small", S.expect, balances=S.initial)
 
 
 def refusals(R):
@@ -1553,8 +1608,8 @@ def key(R):
         rc, out, err = dm.check_config()
         line = (lines_with(out, "payouts:") or [""])[0]
         want = ("payouts: signed with the key %s (its address is the dealer's), fees at most "
-                "%d wei per gas, tip at least %d, replaced when unmined for 45 s"
-                % (p, 123 * GWEI, 2 * GWEI))
+                "%d wei per gas, tip at least %d, replaced when unmined for 45 s, "
+                "min_refund auto" % (p, 123 * GWEI, 2 * GWEI))
         R.report(rc == 0 and line == want and not leaks(out, err),
                  "key: --check-config prints the payouts line", line or out[-300:])
         dm = daemon("default", p)
@@ -1573,7 +1628,7 @@ class Runner(checks.PayoutRunner):
     WIDTH = 70
 
 
-SCENARIOS = ("session", "kills", "refusals", "stuck", "foreign", "verify", "key")
+SCENARIOS = ("session", "kills", "refusals", "small", "stuck", "foreign", "verify", "key")
 
 
 def main():
@@ -1587,7 +1642,7 @@ def main():
     random.seed(args.seed)
     R = Runner(args, wd.path)
     fns = {"session": session, "kills": lambda r: kills(r, args.kills), "refusals": refusals,
-           "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
+           "small": small, "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
     try:
         for name in SCENARIOS:
             if args.only and not any(k in name for k in args.only):

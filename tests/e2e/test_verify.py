@@ -190,7 +190,7 @@ def main():
     key = write_key(os.path.join(wd.path, "dealer.key"), node.accounts[9].key)
     d = Hashjackd(hashjackd, node, dealer, MIN_BET, MAX_BET, timeout_blocks=4,
                   confirmations=1, workdir=os.path.join(wd.path, "dealer"),
-                  extra={"payout": {"dealer_key": key}})
+                  extra={"payout": {"dealer_key": key, "min_refund": 0}})
     d.start()
     wait_until(lambda: os.path.exists(d.card_log), 30, "the card log")
     live = VerifyFollower(hashjack, d.conf, d.card_log)
