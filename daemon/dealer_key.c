@@ -34,42 +34,48 @@ static void where_init(struct where *w, const char *source)
 		         w->path);
 }
 
-int hjd_dealer_key_path(const char *source, char *path, size_t cap, char *err,
-                        size_t errlen)
+int hjd_secret_path(const char *what, const char *example, const char *source,
+                    char *path, size_t cap, char *err, size_t errlen)
 {
 	const char *dir;
 	int n;
 
 	if (source == NULL || source[0] == '\0') {
-		SAY("dealer key: no file or credential name given");
+		SAY("%s: no file or credential name given", what);
 		return -EINVAL;
 	}
 	if (strchr(source, '/') != NULL) {
 		n = snprintf(path, cap, "%s", source);
 	} else {
 		if (strcmp(source, ".") == 0 || strcmp(source, "..") == 0) {
-			SAY("dealer key: \"%s\" is not a credential name",
+			SAY("%s: \"%s\" is not a credential name", what,
 			    source);
 			return -EINVAL;
 		}
 		dir = getenv("CREDENTIALS_DIRECTORY");
 		if (dir == NULL || dir[0] == '\0') {
-			SAY("dealer key \"%s\" is a systemd credential name "
-			    "(it has no '/'), but $CREDENTIALS_DIRECTORY is "
-			    "not set: run hashjackd under systemd with "
-			    "LoadCredential=%s:/etc/hashjack/dealer.key, or "
-			    "give the key file's path (./%s for a file in the "
-			    "working directory)",
-			    source, source, source);
+			SAY("%s \"%s\" is a systemd credential name (it has "
+			    "no '/'), but $CREDENTIALS_DIRECTORY is not set: "
+			    "run hashjackd under systemd with "
+			    "LoadCredential=%s:%s, or give the file's path "
+			    "(./%s for a file in the working directory)",
+			    what, source, source, example, source);
 			return -EINVAL;
 		}
 		n = snprintf(path, cap, "%s/%s", dir, source);
 	}
 	if (n < 0 || (size_t)n >= cap) {
-		SAY("dealer key: path longer than %zu bytes", cap - 1);
+		SAY("%s: path longer than %zu bytes", what, cap - 1);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int hjd_dealer_key_path(const char *source, char *path, size_t cap, char *err,
+                        size_t errlen)
+{
+	return hjd_secret_path("dealer key", "/etc/hashjack/dealer.key", source,
+	                       path, cap, err, errlen);
 }
 
 int hjd_dealer_key_read(const hj_secp *ctx, const char *source,

@@ -35,6 +35,15 @@
 #define HJ_DEALER_KEY_PATH_MAX 4096
 
 /*
+ * Resolves source (see above) to the file to read, into path[0..cap):
+ * hjd_secret_path for any secret so named, what calling it in messages
+ * ("dealer key") and example a file LoadCredential= would name.
+ * Returns 0, or -EINVAL with err as below.
+ */
+int hjd_secret_path(const char *what, const char *example, const char *source,
+                    char *path, size_t cap, char *err, size_t errlen);
+
+/*
  * Resolves source (see above) to the file to read, into path[0..cap).
  * Returns 0, or -EINVAL with err for an empty source, a credential name "."
  * or "..", $CREDENTIALS_DIRECTORY unset or empty for a bare name, or a path

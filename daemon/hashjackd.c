@@ -31,6 +31,7 @@
 #include "say.h"
 #include "store.h"
 #include "wakeup.h"
+#include "wallet_pass.h"
 
 #define EX_USAGE_      64
 #define EX_CONFIG_     78
@@ -166,9 +167,13 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		char dust[HJ_AMOUNT_STRLEN];
 
 		printf("payouts: wallet %s, dust limit %s, at most %u "
-		       "outputs per transaction\n",
+		       "outputs per transaction%s%s\n",
 		       c->payout_wallet, hj_amount_format(c->dust_limit, dust),
-		       c->max_outputs);
+		       c->max_outputs,
+		       c->wallet_passphrase ? ", unlocked only while it signs, "
+		                              "with the passphrase of "
+		                            : "",
+		       c->wallet_passphrase ? c->wallet_passphrase : "");
 	} else if (c->dealer_key) {
 		char cap[HJ_AMOUNT_STRLEN], tip[HJ_AMOUNT_STRLEN],
 		    min[HJ_AMOUNT_STRLEN + 8];
@@ -228,6 +233,23 @@ static int check_dealer_key(const hj_config *c, char *err, size_t errlen)
 	if (rc)
 		hj_say(err, errlen, "[payout] dealer_key = %s: %s",
 		       c->dealer_key, why);
+	return rc;
+}
+
+/* The wallet's passphrase, read once before anything starts, as the
+ * dealer key is, and wiped at once: the payer reads it for itself. */
+static int check_wallet_pass(const hj_config *c, char *err, size_t errlen)
+{
+	char pass[HJD_WALLET_PASS_MAX + 1], why[HJ_ERRLEN];
+	int rc;
+
+	if (c->wallet_passphrase == NULL)
+		return 0;
+	rc = hjd_wallet_pass_read(c->wallet_passphrase, pass, why, sizeof why);
+	explicit_bzero(pass, sizeof pass);
+	if (rc)
+		hj_say(err, errlen, "[payout] wallet_passphrase = %s: %s",
+		       c->wallet_passphrase, why);
 	return rc;
 }
 
@@ -397,7 +419,9 @@ static int payer_new(const hj_config *cfg, const hjd_payer_opts *o,
 	if (cfg->family == HJ_BITCOIN && cfg->payout_wallet) {
 		hjd_btc_payout po = {.wallet = cfg->payout_wallet,
 		                     .dust_limit = cfg->dust_limit,
-		                     .max_outputs = cfg->max_outputs};
+		                     .max_outputs = cfg->max_outputs,
+		                     .wallet_passphrase =
+		                         cfg->wallet_passphrase};
 		return hjd_btc_payer_new(o, &po, out, err, errlen);
 	}
 	if (cfg->family == HJ_EVM && cfg->dealer_key) {
@@ -707,6 +731,7 @@ int main(int argc, char **argv)
 	 * configurations. */
 	if (hj_config_can_deal(&cfg, err, sizeof err) ||
 	    check_dealer_key(&cfg, err, sizeof err) ||
+	    check_wallet_pass(&cfg, err, sizeof err) ||
 	    check_edge(&cfg, &edge, err, sizeof err)) {
 		hjd_log(HJD_LOG_ERR, "%s", err);
 		hj_config_free(&cfg);

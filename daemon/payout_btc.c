@@ -64,6 +64,7 @@
 #include "quote.h"
 #include "say.h"
 #include "taproot.h"
+#include "wallet_pass.h"
 
 #define OPEN_MAX  64  /* batches looked at per pass; the rest next pass */
 #define PAGE      100 /* listtransactions entries per call */
@@ -79,6 +80,13 @@
 #define COIN                          100000000u
 #define RPC_WALLET_INSUFFICIENT_FUNDS (-6)
 #define RPC_INVALID_ADDRESS_OR_KEY    (-5)
+#define RPC_WALLET_UNLOCK_NEEDED      (-13)
+#define RPC_WALLET_PASSPHRASE_WRONG   (-14)
+#define RPC_WALLET_WRONG_ENC_STATE    (-15)
+/* How long walletpassphrase unlocks the wallet: the call that signs runs
+ * within it, and the wallet is locked again as soon as it answers; the
+ * timeout only bounds a daemon that dies in between. */
+#define UNLOCK_S 60
 
 struct match {
 	uint8_t txid[32];
@@ -88,6 +96,18 @@ struct match {
 
 typedef struct btc_payer {
 	hjd_payer base; /* first: the base's hooks cast it back */
+	/* [payout] wallet_passphrase: have_pass 0 when none, or when the
+	 * node said the wallet is not encrypted. */
+	char pass[HJD_WALLET_PASS_MAX + 1];
+	int have_pass;
+	/* The call waiting for the wallet to be unlocked (wallet_call). */
+	struct {
+		const char *method;
+		json_t *params;
+		const char *params_text;
+		unsigned flags;
+		hj_rpc_xcb cb;
+	} locked;
 	char *wallet;
 	const char *hrp;
 	hj_secp *secp;
@@ -585,6 +605,115 @@ static void rpcinfo(btc_payer *p)
 		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
+/* ---- the wallet's passphrase ---- */
+
+static void on_relocked(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	char msg[HJ_ERRLEN];
+
+	(void)result;
+	if (e == NULL || p->base.closing)
+		return;
+	hj_say(msg, sizeof msg,
+	       "payouts: walletlock of wallet %s failed (%s): it locks "
+	       "itself within %d s",
+	       p->wallet, e->text, UNLOCK_S);
+	hjd_payer_base_note(&p->base, HJD_LOG_WARNING, msg);
+}
+
+/* The signing call answered: the wallet is locked again at once (the
+ * next call on the client), then the call's own callback goes on. */
+static void on_unlocked_call(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	hj_rpc_xcb cb = p->locked.cb;
+
+	if (!p->base.closing &&
+	    hj_rpc_call_x(p->base.rpc, "walletlock", NULL, NULL,
+	                  HJ_RPC_NODE_ERRORS, on_relocked, p))
+		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
+	cb(arg, result, e);
+}
+
+static void on_unlock(void *arg, json_t *result, const hj_rpc_error *e)
+{
+	btc_payer *p = arg;
+	hj_rpc_error failed;
+	char text[HJ_ERRLEN];
+
+	(void)result;
+	if (p->base.closing) {
+		json_decref(p->locked.params);
+		return;
+	}
+	if (e != NULL && e->kind == HJ_RPC_ERR_NODE &&
+	    e->code == RPC_WALLET_WRONG_ENC_STATE) {
+		/* Not encrypted: nothing to unlock, now or later. */
+		hj_say(text, sizeof text,
+		       "payouts: [payout] wallet_passphrase is set, but wallet "
+		       "%s is not encrypted (%s): it is used without; remove "
+		       "the key, or encrypt the wallet (docs/PAYOUTS.md, \"An "
+		       "encrypted wallet\")",
+		       p->wallet, e->text);
+		hjd_payer_base_note(&p->base, HJD_LOG_WARNING, text);
+		explicit_bzero(p->pass, sizeof p->pass);
+		p->have_pass = 0;
+		e = NULL;
+	}
+	if (e == NULL) {
+		if (hj_rpc_call_x(
+		        p->base.rpc, p->locked.method, p->locked.params,
+		        p->locked.params_text, p->locked.flags,
+		        p->have_pass ? on_unlocked_call : p->locked.cb, p))
+			hjd_payer_base_fatal(&p->base,
+			                     "payouts: out of memory");
+		return;
+	}
+	json_decref(p->locked.params);
+	if (e->kind == HJ_RPC_ERR_NODE &&
+	    e->code == RPC_WALLET_PASSPHRASE_WRONG) {
+		p->base.halted = 1;
+		hj_say(p->base.warning, sizeof p->base.warning,
+		       "PAYOUTS HALTED: wallet %s refused the passphrase of "
+		       "[payout] wallet_passphrase (%s); nothing is sent until "
+		       "it is fixed and hashjackd restarted",
+		       p->wallet, e->text);
+		hjd_log(HJD_LOG_ERR, "payouts: %s", p->base.warning);
+	}
+	/* No call was made: for the caller, the node refused it. */
+	hj_say(text, sizeof text, "the wallet was not unlocked: %s", e->text);
+	failed =
+	    (hj_rpc_error){.kind = HJ_RPC_ERR_NODE,
+	                   .code = e->kind == HJ_RPC_ERR_NODE ? e->code : 0,
+	                   .message = "",
+	                   .text = text};
+	p->locked.cb(p, NULL, &failed);
+}
+
+/*
+ * A call that makes the wallet sign (sendmany, signrawtransactionwithwallet),
+ * as hj_rpc_call_x.  With a passphrase, walletpassphrase first, for
+ * UNLOCK_S; once the call answers, walletlock.  When the wallet cannot be
+ * unlocked, cb gets a node's error (kind HJ_RPC_ERR_NODE): no call was
+ * made.  params (stolen) or params_text (borrowed, kept until cb).
+ */
+static int wallet_call(btc_payer *p, const char *method, json_t *params,
+                       const char *params_text, unsigned flags, hj_rpc_xcb cb)
+{
+	if (!p->have_pass)
+		return hj_rpc_call_x(p->base.rpc, method, params, params_text,
+		                     flags, cb, p);
+	p->locked.method = method;
+	p->locked.params = params;
+	p->locked.params_text = params_text;
+	p->locked.flags = flags;
+	p->locked.cb = cb;
+	return hj_rpc_call_x(p->base.rpc, "walletpassphrase",
+	                     json_pack("[s,i]", p->pass, UNLOCK_S), NULL,
+	                     HJ_RPC_NODE_ERRORS, on_unlock, p);
+}
+
 /* ---- 5. sendmany ---- */
 
 struct params_buf {
@@ -753,6 +882,12 @@ static void after_scan_refused(btc_payer *p)
 	    "%u s or at the next block",
 	    (long long)id, p->refusal,
 	    (unsigned)((p->base.retry_at - uv_now(p->base.loop) + 999) / 1000));
+	if (p->refusal_code == RPC_WALLET_UNLOCK_NEEDED && !p->have_pass)
+		hjd_payer_base_note(
+		    &p->base, HJD_LOG_WARNING,
+		    "payouts: wallet is locked (encrypted): give its "
+		    "passphrase in [payout] wallet_passphrase "
+		    "(docs/PAYOUTS.md, \"An encrypted wallet\")");
 	if (p->refusal_code == RPC_WALLET_INSUFFICIENT_FUNDS) {
 		char have[40] = "unknown", need[40];
 
@@ -824,8 +959,8 @@ static void send_batch(btc_payer *p, int64_t id, int fresh_plan)
 	        "payouts: batch %lld: sendmany of %zu outputs from wallet %s, "
 	        "comment %s",
 	        (long long)id, b.n, p->wallet, comment);
-	if (hj_rpc_call_x(p->base.rpc, "sendmany", NULL, p->params,
-	                  HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE, on_sent, p))
+	if (wallet_call(p, "sendmany", NULL, p->params,
+	                HJ_RPC_NODE_ERRORS | HJ_RPC_ONCE, on_sent))
 		hjd_payer_base_fatal(
 		    &p->base,
 		    "payouts: sendmany arguments refused (out of memory)");
@@ -1502,9 +1637,9 @@ static void on_commit_funded(void *arg, json_t *result, const hj_rpc_error *e)
 		                "pay the dealer address");
 		return;
 	}
-	if (hj_rpc_call_x(p->base.rpc, "signrawtransactionwithwallet",
-	                  json_pack("[O]", json_object_get(result, "hex")),
-	                  NULL, HJ_RPC_NODE_ERRORS, on_commit_signed, p))
+	if (wallet_call(p, "signrawtransactionwithwallet",
+	                json_pack("[O]", json_object_get(result, "hex")), NULL,
+	                HJ_RPC_NODE_ERRORS, on_commit_signed))
 		hjd_payer_base_fatal(&p->base, "payouts: out of memory");
 }
 
@@ -1767,6 +1902,7 @@ static void release(hjd_payer *b)
 
 	free(p->wallet);
 	free(p->params);
+	explicit_bzero(p->pass, sizeof p->pass);
 	hj_secp_free(p->secp);
 	free(p);
 }
@@ -1807,6 +1943,17 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 		rc = -ENOMEM;
 		goto fail;
 	}
+	if (po->wallet_passphrase != NULL) {
+		rc = hjd_wallet_pass_read(po->wallet_passphrase, p->pass, why,
+		                          sizeof why);
+		if (rc) {
+			hj_say(err, errlen,
+			       "[payout] wallet_passphrase = %s: %s",
+			       po->wallet_passphrase, why);
+			goto fail;
+		}
+		p->have_pass = 1;
+	}
 	rc = hj_store_payer_tag(o->store, p->tag, err, errlen);
 	if (rc)
 		goto fail;
@@ -1825,6 +1972,7 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 	*out = &p->base;
 	return 0;
 fail:
+	explicit_bzero(p->pass, sizeof p->pass);
 	hj_secp_free(p->secp);
 	free(p->wallet);
 	free(p);

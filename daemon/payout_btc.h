@@ -31,12 +31,17 @@ typedef struct hjd_btc_payout {
 	const char *wallet;   /* the wallet's name, copied */
 	hj_amount dust_limit; /* base units, at least 1 */
 	unsigned max_outputs; /* per transaction, at least 1 */
+	/* [payout] wallet_passphrase (wallet_pass.h), NULL: none.  Read by
+	 * the constructor; the wallet is unlocked only around each call that
+	 * signs (docs/PAYOUTS.md, "An encrypted wallet"). */
+	const char *wallet_passphrase;
 } hjd_btc_payout;
 
 /* A payer (payer.h) for the Bitcoin family: o->dealer is a Bitcoin-family
  * one (its prefix is tr(P)'s), o->node's URL becomes the wallet's.
  * Returns 0 and *out, or a negative errno with err (a bad URL or wallet
- * name, no memory, the store's tag unreadable). */
+ * name, no memory, the store's tag unreadable, a passphrase file that
+ * cannot be read). */
 int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
                       hjd_payer **out, char *err, size_t errlen);
 

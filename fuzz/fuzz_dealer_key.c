@@ -10,6 +10,12 @@
  * of naming it agree.  A refusal has a message that never quotes the
  * file's hex, and leaves sk wiped.  An accepted key in a file that group
  * may read is refused (-EPERM) and wiped too.
+ *
+ * The same file as an encrypted wallet's passphrase (daemon/wallet_pass.h,
+ * hjd_wallet_pass_read): accepted exactly when, without one final newline,
+ * it is 1 to 1024 bytes of UTF-8 (RFC 3629, checked here apart) with no
+ * NUL, and then gives those bytes; a refusal leaves the buffer wiped and
+ * never quotes the passphrase.
  */
 #include "fuzz.h"
 
@@ -21,6 +27,7 @@
 #include "btcsig.h"
 #include "dealer_key.h"
 #include "say.h"
+#include "wallet_pass.h"
 
 #define FILE_NAME "key"
 
@@ -144,6 +151,65 @@ static int read_key(const char *source, uint8_t sk[32], char *err, size_t n)
 	return hjd_dealer_key_read(ctx, source, sk, err, n);
 }
 
+/* RFC 3629 UTF-8: no overlong form, no surrogate, nothing past U+10FFFF. */
+static int utf8_ok(const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		uint8_t c = s[i];
+		size_t k;
+		uint32_t cp, min;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0)
+			k = 1, cp = c & 0x1f, min = 0x80;
+		else if ((c & 0xf0) == 0xe0)
+			k = 2, cp = c & 0x0f, min = 0x800;
+		else if ((c & 0xf8) == 0xf0)
+			k = 3, cp = c & 0x07, min = 0x10000;
+		else
+			return 0;
+		if (i + k >= n)
+			return 0;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+static void check_pass(const uint8_t *data, size_t size)
+{
+	char pass[HJD_WALLET_PASS_MAX + 1], err[HJ_ERRLEN];
+	size_t n = size > 0 && data[size - 1] == '\n' ? size - 1 : size;
+	int ok = n >= 1 && n <= HJD_WALLET_PASS_MAX &&
+	         memchr(data, '\0', n) == NULL && utf8_ok(data, n);
+	int rc;
+
+	memset(pass, 'x', sizeof pass);
+	err[0] = '\0';
+	rc = hjd_wallet_pass_read(path, pass, err, sizeof err);
+	if (ok) {
+		FUZZ_CHECK(rc == 0 && memcmp(pass, data, n) == 0 &&
+		           pass[n] == '\0');
+		return;
+	}
+	FUZZ_CHECK(rc == -EINVAL && err[0] != '\0');
+	FUZZ_CHECK(all_zero((const uint8_t *)pass, sizeof pass));
+	if (n >= 8 && memchr(data, '\0', n) == NULL)
+		FUZZ_CHECK(memmem(err, strlen(err), data, n) == NULL ||
+		           memmem(path, strlen(path), data, n) != NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t want[32], sk[32], sk2[32], pk[HJ_XONLY_LEN];
@@ -153,6 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ok = format_ok(data, size, want) && !all_zero(want, 32) &&
 	     hj_btc_pubkey(ctx, want, pk, NULL, 0) == 0;
 	write_key(data, size);
+	check_pass(data, size);
 	rc = read_key(path, sk, err, sizeof err);
 	FUZZ_CHECK(read_key(FILE_NAME, sk2, err2, sizeof err2) == rc);
 	if (!ok) {

@@ -1384,6 +1384,14 @@ static void test_payout_evm(void **state)
 	assert_true(c.min_refund_auto);
 	assert_false(c.min_refund_set);
 	hj_config_free(&c);
+	expect_finish_error(MINIMAL "[payout]\nwallet_passphrase = /p\n", NULL,
+	                    "[payout] wallet_passphrase = /p: only for family "
+	                    "= bitcoin (on EVM the daemon signs with [payout] "
+	                    "dealer_key)");
+	expect_finish_error(BTC_MINIMAL "[payout]\nwallet_passphrase = /p\n",
+	                    NULL,
+	                    "[payout] wallet_passphrase = /p: no [payout] "
+	                    "wallet to unlock");
 	expect_finish_error(BTC_MINIMAL "[payout]\nmin_refund = 0\n", NULL,
 	                    "[payout] min_refund: only for family = evm (on "
 	                    "the Bitcoin family a recipient owed less than "

@@ -1,6 +1,7 @@
 /*
- * The EVM dealer key (daemon/dealer_key.h): every refusal with its exact
- * message, and the ways a key is accepted, as key files in a temporary
+ * The EVM dealer key (daemon/dealer_key.h) and, named the same ways, an
+ * encrypted wallet's passphrase (daemon/wallet_pass.h): every refusal with its
+ * exact message, and the ways a key is accepted, as key files in a temporary
  * directory and as systemd credentials ($CREDENTIALS_DIRECTORY set here by
  * hand, and a POSIX ACL like the one systemd puts on credentials it lets a
  * service user read).
@@ -27,6 +28,7 @@
 #include "dealer.h"
 #include "dealer_key.h"
 #include "say.h"
+#include "wallet_pass.h"
 
 #define KEY1_HEX                                                               \
 	"0000000000000000000000000000000000000000000000000000000000000001"
@@ -387,7 +389,7 @@ static void test_credential(void **state)
 	    "no '/'), but $CREDENTIALS_DIRECTORY is not set: run hashjackd "
 	    "under systemd with "
 	    "LoadCredential=dealer-key:/etc/hashjack/dealer.key, or give "
-	    "the key file's path (./dealer-key for a file in the working "
+	    "the file's path (./dealer-key for a file in the working "
 	    "directory)");
 	setenv("CREDENTIALS_DIRECTORY", "", 1);
 	refused(
@@ -396,7 +398,7 @@ static void test_credential(void **state)
 	    "no '/'), but $CREDENTIALS_DIRECTORY is not set: run hashjackd "
 	    "under systemd with "
 	    "LoadCredential=dealer-key:/etc/hashjack/dealer.key, or give "
-	    "the key file's path (./dealer-key for a file in the working "
+	    "the file's path (./dealer-key for a file in the working "
 	    "directory)");
 
 	setenv("CREDENTIALS_DIRECTORY", dir, 1);
@@ -442,6 +444,107 @@ static void test_credential(void **state)
 	refused(".", -EINVAL, "dealer key: \".\" is not a credential name");
 	refused("..", -EINVAL, "dealer key: \"..\" is not a credential name");
 	refused("", -EINVAL, "dealer key: no file or credential name given");
+	unsetenv("CREDENTIALS_DIRECTORY");
+}
+
+/* A wallet passphrase: one newline removed, anything else kept; the
+ * file's checks are the key file's; the passphrase never in a message. */
+static void pass_refused(const char *source, int rc, const char *msg)
+{
+	char pass[HJD_WALLET_PASS_MAX + 1];
+
+	memset(pass, 'x', sizeof pass);
+	err[0] = '\0';
+	assert_int_equal(hjd_wallet_pass_read(source, pass, err, sizeof err),
+	                 rc);
+	assert_string_equal(err, msg);
+	for (size_t i = 0; i < sizeof pass; i++)
+		assert_int_equal(pass[i], 0);
+}
+
+static void pass_accepted(const char *source, const char *want)
+{
+	char pass[HJD_WALLET_PASS_MAX + 1];
+
+	err[0] = '\0';
+	assert_int_equal(hjd_wallet_pass_read(source, pass, err, sizeof err),
+	                 0);
+	assert_string_equal(pass, want);
+}
+
+static void test_wallet_pass(void **state)
+{
+	char msg[HJ_ERRLEN], big[HJD_WALLET_PASS_MAX + 3];
+	const char *p;
+
+	(void)state;
+	pass_accepted(put("a.pass", "correct horse\n", 0600), "correct horse");
+	pass_accepted(put("b.pass", " spaces kept, no newline ", 0400),
+	              " spaces kept, no newline ");
+	pass_accepted(put("c.pass", "two newlines\n\n", 0600),
+	              "two newlines\n");
+	pass_accepted(put("d.pass", "gr\xc3\xbc\xc3\x9f dich\n", 0600),
+	              "gr\xc3\xbc\xc3\x9f dich");
+	memset(big, 'p', HJD_WALLET_PASS_MAX);
+	big[HJD_WALLET_PASS_MAX] = '\n';
+	big[HJD_WALLET_PASS_MAX + 1] = '\0';
+	p = put("max.pass", big, 0600);
+	big[HJD_WALLET_PASS_MAX] = '\0';
+	pass_accepted(p, big);
+
+	big[HJD_WALLET_PASS_MAX] = 'p';
+	big[HJD_WALLET_PASS_MAX + 1] = '\0';
+	p = put("long.pass", big, 0600);
+	snprintf(msg, sizeof msg,
+	         "wallet passphrase file %s holds more than 1024 bytes: not a "
+	         "passphrase",
+	         p);
+	pass_refused(p, -EINVAL, msg);
+	p = put("empty.pass", "\n", 0600);
+	snprintf(msg, sizeof msg, "wallet passphrase file %s is empty", p);
+	pass_refused(p, -EINVAL, msg);
+	p = put("latin1.pass", "gr\xfc\xdf\n", 0600);
+	snprintf(msg, sizeof msg,
+	         "wallet passphrase file %s is not UTF-8 text (the node takes "
+	         "the passphrase as a JSON string)",
+	         p);
+	pass_refused(p, -EINVAL, msg);
+	{
+		/* put() writes C strings: a NUL needs its own write. */
+		int fd;
+
+		p = at("nul.pass");
+		unlink(p);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "ab\0cd", 5), 5);
+		assert_int_equal(close(fd), 0);
+		snprintf(msg, sizeof msg,
+		         "wallet passphrase file %s holds a NUL byte", p);
+		pass_refused(p, -EINVAL, msg);
+	}
+	p = put("open.pass", "secret\n", 0640);
+	snprintf(msg, sizeof msg,
+	         "wallet passphrase file %s has mode 0640: group or others "
+	         "may access the secret key; fix it with: chmod 600 %s",
+	         p, p);
+	pass_refused(p, -EPERM, msg);
+
+	/* As a systemd credential. */
+	unsetenv("CREDENTIALS_DIRECTORY");
+	pass_refused("wallet.pass", -EINVAL,
+	             "wallet passphrase \"wallet.pass\" is a systemd "
+	             "credential name (it has no '/'), but "
+	             "$CREDENTIALS_DIRECTORY is not set: run hashjackd under "
+	             "systemd with "
+	             "LoadCredential=wallet.pass:/etc/hashjack/wallet.pass, or "
+	             "give the file's path (./wallet.pass for a file in the "
+	             "working directory)");
+	put("wallet.pass", "from systemd\n", 0400);
+	setenv("CREDENTIALS_DIRECTORY", dir, 1);
+	pass_accepted("wallet.pass", "from systemd");
+	pass_refused("", -EINVAL,
+	             "wallet passphrase: no file or credential name given");
 	unsetenv("CREDENTIALS_DIRECTORY");
 }
 
@@ -627,6 +730,7 @@ int main(void)
 	    cmocka_unit_test(test_credential),
 	    cmocka_unit_test(test_path),
 	    cmocka_unit_test(test_credential_acl),
+	    cmocka_unit_test(test_wallet_pass),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -92,6 +92,7 @@ void hj_config_free(hj_config *c)
 	free(c->rpc_bearer);
 	free(c->address);
 	free(c->payout_wallet);
+	free(c->wallet_passphrase);
 	free(c->dealer_key);
 	free(c->state_dir);
 	free(c->card_log);

@@ -83,9 +83,13 @@ typedef struct hj_config {
 	hj_amount dust_limit; /* base units; 0 until finish() fills the
 	                         coin's default (330 bitcoin, 3300 litecoin) */
 	unsigned max_outputs; /* outputs per payout transaction, default 100 */
-	char *dealer_key;     /* EVM: the dealer's secret key, a path or a
-	                         systemd credential name (dealer_key.h);
-	                         NULL: payouts are only recorded */
+	char *wallet_passphrase;    /* Bitcoin family: the encrypted wallet's
+	                               passphrase, a path or a systemd
+	                               credential name (wallet_pass.h); NULL:
+	                               the wallet is not unlocked */
+	char *dealer_key;           /* EVM: the dealer's secret key, a path or a
+	                               systemd credential name (dealer_key.h);
+	                               NULL: payouts are only recorded */
 	hj_amount max_fee_per_gas;  /* EVM: cap in wei, default 100 gwei */
 	hj_amount min_priority_fee; /* EVM: tip floor in wei, default 1 gwei */
 	unsigned stuck_after_s;     /* EVM: replace a transaction unmined for

@@ -289,6 +289,27 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		       shown);
 		return -EINVAL;
 	}
+	if (evm && c->wallet_passphrase) {
+		hj_config__show(c->wallet_passphrase,
+		                strlen(c->wallet_passphrase), shown,
+		                sizeof shown);
+		hj_say(err, errlen,
+		       "[payout] wallet_passphrase = %s: only for family = "
+		       "bitcoin (on EVM the daemon signs with [payout] "
+		       "dealer_key)",
+		       shown);
+		return -EINVAL;
+	}
+	if (!evm && c->wallet_passphrase && !c->payout_wallet) {
+		hj_config__show(c->wallet_passphrase,
+		                strlen(c->wallet_passphrase), shown,
+		                sizeof shown);
+		hj_say(err, errlen,
+		       "[payout] wallet_passphrase = %s: no [payout] wallet "
+		       "to unlock",
+		       shown);
+		return -EINVAL;
+	}
 	if (!evm && c->min_refund_set) {
 		hj_say(err, errlen,
 		       "[payout] min_refund: only for family = evm (on the "

@@ -506,6 +506,14 @@ static int set_min_refund(hj_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
+static int set_wallet_passphrase(hj_config *c, const char *v, char *why,
+                                 size_t n)
+{
+	(void)why;
+	(void)n;
+	return set_str(&c->wallet_passphrase, v, 1);
+}
+
 static int set_stuck_after(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->stuck_after_s, v, 1, 86400, why, n);
@@ -717,6 +725,8 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
                             0},
     [K_STUCK_AFTER] = {"payout", "stuck_after", set_stuck_after, 0},
     [K_MIN_REFUND] = {"payout", "min_refund", set_min_refund, 0},
+    [K_WALLET_PASSPHRASE] = {"payout", "wallet_passphrase",
+                             set_wallet_passphrase, 0},
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},
     [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
     [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},

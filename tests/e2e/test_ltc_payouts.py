@@ -85,6 +85,15 @@ address, state directory and paying wallet:
            3 the same, the daemon alive.  Then everything mined: every
            payout in exactly one confirmed batch, each tr(P) paid exactly,
            one wallet transaction per batch, no error on stderr.
+  encrypted
+           confirmations 1, the paying wallet encrypted (encryptwallet).
+           Without [payout] wallet_passphrase a refund stays owed, nothing
+           is sent, and the log says to give the passphrase; with a wrong
+           passphrase (a 0600 file) PAYOUTS HALTED on stderr and in STATUS,
+           nothing sent; with the right one (a file, its newline removed)
+           the refunds are paid, exactly, and the wallet is locked again
+           (getwalletinfo's unlocked_until 0); neither passphrase is ever
+           in the daemon's output.
 
 Amounts are integers (litoshis) throughout; coin amounts from the node are
 Decimals.  Every wait has a deadline, and so has the whole run; every
@@ -100,6 +109,7 @@ transactions by comment).
 
 import collections
 import os
+import random
 import signal
 import sqlite3
 import sys
@@ -800,6 +810,86 @@ def halt(R):
              "%d payouts owed, batches %s" % (len(rows), [x[:2] for x in b]))
     rc = S.dm.stop()
     R.report(rc == 0, "halt: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+
+
+# --------------------------------------------------------------------------
+# An encrypted wallet: [payout] wallet_passphrase
+
+def encrypted(R):
+    node = R.node
+    S = Session(R, "encrypted", node, R.wallets, "pay-enc", confirmations=1)
+    R.sessions.append(S)
+    w = node.wallet(S.payer)
+    secret = "horse battery %08x" % random.getrandbits(32)
+    w.rpc("encryptwallet", secret)
+
+    def pass_file(name, text):
+        path = os.path.join(S.workdir, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return path
+
+    def said(text, mark, timeout=30):
+        try:
+            wait_until(lambda: text in S.dm.stderr()[mark:], timeout, text)
+            return True
+        except TimeoutError:
+            return False
+
+    # No passphrase: the wallet cannot sign; the log names the key.
+    S.start()
+    node.mine(1)
+    S.dm.wait_height(S.first, 30)
+    p = S.player()
+    mark = len(S.dm.stderr())
+    S.refund_bet(p, 8000)
+    S.mine()
+    ok = said("give its passphrase in [payout] wallet_passphrase", mark)
+    rows = S.payouts()
+    R.report(ok and all(r["state"] == "owed" for r in rows.values())
+             and not wallet_comments(w, "hashjack:%s:" % S.tag()),
+             "encrypted: without the passphrase the refund stays owed, the log says which key",
+             S.dm.stderr()[mark:][-300:])
+    S.dm.stop()
+    # A wrong passphrase: halted, said, nothing sent.
+    wrong = "wrong %08x" % random.getrandbits(32)
+    S.dm.overrides = ["--payout.wallet_passphrase=" + pass_file("wrong.pass", wrong)]
+    mark = len(S.dm.stderr())
+    S.start()
+    S.mine()
+    ok = said("PAYOUTS HALTED: wallet pay-enc refused the passphrase", mark)
+    try:
+        wait_until(lambda: any("PAYOUTS HALTED" in x for x in S.notify.read()), 10,
+                   "PAYOUTS HALTED in STATUS")
+        in_status = True
+    except TimeoutError:
+        in_status = False
+    R.report(ok and in_status and all(r["state"] == "owed" for r in S.payouts().values())
+             and not wallet_comments(w, "hashjack:%s:" % S.tag()),
+             "encrypted: a wrong passphrase halts payouts (stderr, STATUS), nothing sent",
+             [x for x in S.dm.stderr()[mark:].splitlines() if "HALTED" in x][:1])
+    S.dm.stop()
+    # The right one: paid, exactly; the wallet locked again.
+    S.dm.overrides = ["--payout.wallet_passphrase=" + pass_file("wallet.pass", secret + "\n")]
+    rc, out, err = S.dm.check_config()
+    R.report(rc == 0 and "unlocked only while it signs, with the passphrase of" in out,
+             "encrypted: --check-config reads the passphrase file and says how it is used",
+             (out + err).strip()[-200:])
+    S.start()
+    S.refund_bet(p, 9000)
+    rows = S.settle_wait()
+    check_paid(R, S, rows, "encrypted")
+    info = w.rpc("getwalletinfo")
+    R.report(info.get("unlocked_until") == 0,
+             "encrypted: the wallet is locked again after paying (unlocked_until 0)",
+             "unlocked_until %s" % info.get("unlocked_until"))
+    texts = S.dm.stderr() + "\n".join(S.notify.texts()) + out + err
+    R.report(secret not in texts and wrong not in texts,
+             "encrypted: neither passphrase is in the daemon's output",
+             "%d bytes read" % len(texts))
+    rc = S.dm.stop()
+    R.report(rc == 0, "encrypted: hashjackd exits 0 on SIGTERM", "status %s" % rc)
 
 
 # --------------------------------------------------------------------------
@@ -1704,7 +1794,7 @@ class Runner(checks.PayoutRunner):
 
 def main():
     args = checks.payout_args(__doc__, "only the session whose name contains this "
-                              "(game, session, faults, halt, unconfirmed)", 280)
+                              "(game, session, faults, halt, unconfirmed, encrypted)", 280)
     install_cleanup(args.timeout)
     find_litecoind()
     wd = checks.WorkDir("hj-e2e-ltc-payouts-", args.keep)
@@ -1715,7 +1805,7 @@ def main():
         R.setup()
         for name, fn in (("game", game), ("session", session),
                          ("faults", lambda r: faults(r, args.kills)), ("halt", halt),
-                         ("unconfirmed", unconfirmed)):
+                         ("unconfirmed", unconfirmed), ("encrypted", encrypted)):
             if args.only and not any(k in name for k in args.only):
                 continue
             try:
