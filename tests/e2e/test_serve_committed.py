@@ -96,7 +96,7 @@ return e ? e.innerText.trim() : null;
 
 def case_page(sv, workdir):
     import browser
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     d = browser.chromium(workdir)
@@ -110,18 +110,36 @@ def case_page(sv, workdir):
             raise Failed("the page did not show %s within 30 s (it shows %r)"
                          % (what, text("#view"))) from None
 
+    def act(what, fn):
+        """fn() until it returns true, the elements it uses found again
+        when the page re-rendered them meanwhile (a stale reference)."""
+        try:
+            return WebDriverWait(d, 30, poll_frequency=0.05,
+                                 ignored_exceptions=(StaleElementReferenceException,)
+                                 ).until(lambda _: fn())
+        except TimeoutException:
+            raise Failed("%s: not within 30 s (the page shows %r)"
+                         % (what, text("#view"))) from None
+
+    def typed(seed):
+        i = d.find_element(By.ID, "check-seed")
+        i.clear()
+        i.send_keys(seed)
+        return i.get_attribute("value") == seed
+
     def check_block(h, seed=None):
-        """Opens block h, types seed (or keeps the line's), clicks the
-        check; its card's and its chain's results."""
+        """Opens block h (a page load of its own, so that no element of
+        the view before it is found), types seed (or keeps the line's),
+        clicks the check; its card's and its chain's results."""
+        d.get("about:blank")
         d.get("http://127.0.0.1:%d/#/block/%d" % (sv.port, h))
         until("block %d's check" % h, lambda: d.find_elements(By.ID, "check-card"))
-        b = d.find_element(By.ID, "check-card")
-        check(b.is_enabled(), "block %d: the check is enabled on 127.0.0.1" % h)
+        act("block %d: the check is enabled on 127.0.0.1" % h,
+            lambda: d.find_element(By.ID, "check-card").is_enabled())
         if seed is not None:
-            i = d.find_element(By.ID, "check-seed")
-            i.clear()
-            i.send_keys(seed)
-        b.click()
+            act("block %d: the seed typed" % h, lambda: typed(seed))
+        act("block %d: the check clicked" % h,
+            lambda: d.find_element(By.ID, "check-card").click() or True)
         until("block %d's result" % h, lambda: text("#check-chain-result"))
         d.save_screenshot(os.path.join(shots, "block-%d%s.png" % (h, "-wrong" if seed else "")))
         cls = lambda css: d.find_element(By.CSS_SELECTOR, css).get_attribute("class")  # noqa: E731
