@@ -62,7 +62,8 @@ static const char usage_ledger[] =
     "  --round ID           only payouts of round ID: the Bet's transaction\n"
     "                       id, 64 hex digits (with or without 0x on EVM)\n"
     "  --kind KIND          only payouts of KIND: return, insurance,\n"
-    "                       sidebet or refund\n"
+    "                       sidebet, refund or sweep (the dealer's own\n"
+    "                       transfers to cold storage, EVM)\n"
     "  --json               one JSON object per payout and line (JSON\n"
     "                       Lines), amounts as decimal strings; no totals\n"
     "  -h, --help           print this help and exit\n"
@@ -115,7 +116,8 @@ static const char *const opt_name[O_COUNT] = {
 /* The states and kinds settlement knows (docs/STATE.md).  Totals list the
  * states in this order, any other state after them by name. */
 static const char *const states[] = {"owed", "submitted", "confirmed"};
-static const char *const kinds[] = {"return", "insurance", "sidebet", "refund"};
+static const char *const kinds[] = {"return", "insurance", "sidebet", "refund",
+                                    "sweep"};
 #define NSTATES (sizeof states / sizeof states[0])
 #define NKINDS  (sizeof kinds / sizeof kinds[0])
 
@@ -209,7 +211,7 @@ static int parse_filter(struct filter *f, char *err, size_t errlen)
 		return say_usage(
 		    err, errlen,
 		    "--kind %s: not a payout kind (return, insurance, "
-		    "sidebet or refund)",
+		    "sidebet, refund or sweep)",
 		    shown);
 	}
 	v = f->v[O_ROUND];

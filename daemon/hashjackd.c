@@ -188,6 +188,18 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		       c->dealer_key, hj_amount_format(c->max_fee_per_gas, cap),
 		       hj_amount_format(c->min_priority_fee, tip),
 		       c->stuck_after_s, min);
+		if (c->sweep_to) {
+			char margin[HJ_AMOUNT_STRLEN];
+
+			printf(
+			    "sweeps: what exceeds the reserve goes to %s, at "
+			    "most once every %" PRIu64
+			    " blocks (the reserve: owed, in flight, the open "
+			    "rounds' worst case, gas, and a margin of %s "
+			    "wei)\n",
+			    c->sweep_to, c->sweep_every,
+			    hj_amount_format(c->sweep_margin, margin));
+		}
 	} else {
 		printf("payouts: recorded, not sent (no [payout] %s)\n",
 		       c->family == HJ_EVM ? "dealer_key" : "wallet");
@@ -430,7 +442,11 @@ static int payer_new(const hj_config *cfg, const hjd_payer_opts *o,
 		                     .min_priority_fee = cfg->min_priority_fee,
 		                     .stuck_after_s = cfg->stuck_after_s,
 		                     .min_refund_auto = cfg->min_refund_auto,
-		                     .min_refund = cfg->min_refund};
+		                     .min_refund = cfg->min_refund,
+		                     .sweep = cfg->sweep_to != NULL,
+		                     .sweep_margin = cfg->sweep_margin,
+		                     .sweep_every = cfg->sweep_every};
+		memcpy(po.sweep_to, cfg->sweep_addr, sizeof po.sweep_to);
 		return hjd_evm_payer_new(o, &po, out, err, errlen);
 	}
 	return 0;

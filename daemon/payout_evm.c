@@ -28,6 +28,10 @@
  *      payouts, sent; then the next recipient.  A recipient owed only
  *      refunds that add up to less than min_refund waits (held; its
  *      payouts stay owed: docs/PAYOUTS-EVM.md, "Small refunds");
+ *      then, with nothing payable left and [payout] sweep_to, a sweep:
+ *      the balance above what must stay (hjd_evm_sweep) recorded as a
+ *      payout of kind "sweep" to the cold address, at most one per
+ *      sweep_every blocks, and paid like any payout;
  *   4. the totals, the bankroll warning, the balance row, STATUS.
  *
  * eth_sendRawTransaction is safe to repeat (the same bytes are the same
@@ -46,9 +50,9 @@
 #include "evm_tx.h"
 #include "hex.h"
 #include "log.h"
-#include "map.h"
 #include "payer_base.h"
 #include "payload.h"
+#include "payout_owed.h"
 #include "payout_policy.h"
 #include "say.h"
 
@@ -75,6 +79,10 @@ typedef struct evm_payer {
 	unsigned stuck_s;
 	int min_auto;        /* [payout] min_refund = auto */
 	hj_amount min_fixed; /* else its amount */
+	int sweep;           /* [payout] sweep_to is set */
+	hj_id cold;          /* its address */
+	hj_amount sweep_margin;
+	uint64_t sweep_every;
 
 	int have_chain_id;
 	uint64_t chain_id;
@@ -84,16 +92,9 @@ typedef struct evm_payer {
 	uint64_t latest_n, final_n, pending_n, final_height;
 	hjd_evm_fees want; /* the fees a new version gets */
 
-	/* Step 3's tally: what each owed recipient is owed (an entry per
-	 * 20-byte recipient, found through rmap), to hold small refunds. */
-	struct owed_to {
-		uint8_t to[HJ_EVM_ADDR_LEN];
-		hj_amount refunds;
-		int other; /* a return, insurance or side bet is owed */
-		uint64_t n;
-	} * rcp;
-	size_t nrcp, caprcp;
-	hj_map rmap;
+	/* Step 3's tally: what each owed recipient is owed, to hold small
+	 * refunds. */
+	hjd_owed_tally owed;
 
 	hj_batch open[OPEN_MAX];
 	size_t nopen, cur;
@@ -831,48 +832,11 @@ static void next_open(evm_payer *p)
 
 /* ---- 3. small refunds held ---- */
 
-static const uint8_t *rcp_key(const void *arg, size_t i, size_t *len)
-{
-	const evm_payer *p = arg;
-
-	*len = HJ_EVM_ADDR_LEN;
-	return p->rcp[i].to;
-}
-
 static int tally_one(void *arg, const hj_owed_payout *o)
 {
 	evm_payer *p = arg;
-	struct owed_to *r;
-	size_t i;
 
-	if (o->recipient.len != HJ_EVM_ADDR_LEN)
-		return 0;
-	if (hj_map_get(&p->rmap, o->recipient.b, HJ_EVM_ADDR_LEN, &i) != 0) {
-		if (p->nrcp == p->caprcp) {
-			size_t cap = p->caprcp ? 2 * p->caprcp : 64;
-			struct owed_to *v = realloc(p->rcp, cap * sizeof *v);
-
-			if (v == NULL)
-				return -ENOMEM;
-			p->rcp = v;
-			p->caprcp = cap;
-		}
-		i = p->nrcp;
-		memset(&p->rcp[i], 0, sizeof p->rcp[i]);
-		memcpy(p->rcp[i].to, o->recipient.b, HJ_EVM_ADDR_LEN);
-		if (hj_map_put(&p->rmap, o->recipient.b, HJ_EVM_ADDR_LEN, i))
-			return -ENOMEM;
-		p->nrcp++;
-	}
-	r = &p->rcp[i];
-	r->n++;
-	if (!hjd_payout_is_refund(o->id))
-		r->other = 1;
-	else
-		r->refunds = o->amount > HJ_AMOUNT_MAX - r->refunds
-		                 ? HJ_AMOUNT_MAX
-		                 : r->refunds + o->amount;
-	return 0;
+	return hjd_owed_add(&p->owed, o);
 }
 
 /* The threshold in force: auto's needs a fee history read this pass. */
@@ -887,13 +851,12 @@ static int min_now(const evm_payer *p, hj_amount *min)
 static int held(const void *arg, const uint8_t to[HJ_EVM_ADDR_LEN])
 {
 	const evm_payer *p = arg;
+	const hjd_owed_to *r = hjd_owed_find(&p->owed, to);
 	hj_amount min;
-	size_t i;
 
-	if (!min_now(p, &min) ||
-	    hj_map_get(&p->rmap, to, HJ_EVM_ADDR_LEN, &i) != 0)
+	if (r == NULL || !min_now(p, &min))
 		return 0;
-	return hjd_evm_held(p->rcp[i].refunds, p->rcp[i].other, min);
+	return hjd_evm_held(r->refunds, r->other, min);
 }
 
 /* What every owed recipient is owed, and what waits (for STATUS and
@@ -903,9 +866,7 @@ static int tally(evm_payer *p, char *err, size_t errlen)
 	hj_amount min;
 	int rc;
 
-	hj_map_free(&p->rmap);
-	hj_map_init(&p->rmap, rcp_key, p);
-	p->nrcp = 0;
+	hjd_owed_clear(&p->owed);
 	rc = hj_store_each_unbatched(p->base.store, tally_one, p, err, errlen);
 	if (rc)
 		return rc;
@@ -913,11 +874,12 @@ static int tally(evm_payer *p, char *err, size_t errlen)
 	p->base.small_sum = 0;
 	if (!min_now(p, &min))
 		return 0;
-	for (size_t i = 0; i < p->nrcp; i++)
-		if (hjd_evm_held(p->rcp[i].refunds, p->rcp[i].other, min)) {
-			hj_amount r = p->rcp[i].refunds;
+	for (size_t i = 0; i < p->owed.n; i++)
+		if (hjd_evm_held(p->owed.v[i].refunds, p->owed.v[i].other,
+		                 min)) {
+			hj_amount r = p->owed.v[i].refunds;
 
-			p->base.small_n += p->rcp[i].n;
+			p->base.small_n += p->owed.v[i].n;
 			p->base.small_sum =
 			    r > HJ_AMOUNT_MAX - p->base.small_sum
 			        ? HJ_AMOUNT_MAX
@@ -1189,6 +1151,68 @@ static int plan_commit(evm_payer *p)
 	return 1;
 }
 
+/*
+ * Step 3's last part: nothing payable is left; with [payout] sweep_to, and
+ * no sweep in the last sweep_every blocks, the balance above what must
+ * stay (hjd_evm_sweep: owed, in flight, the open rounds' worst case, the
+ * margin and gas) is recorded as a payout of kind "sweep" to the cold
+ * address, then paid as any payout: once, whatever crashes (the row is
+ * committed before anything is signed).  Never while funds are short or
+ * payouts halted.  1 when one was recorded; 0, or after fatal.
+ */
+static int sweep_recorded(evm_payer *p)
+{
+	char err[HJ_ERRLEN], id[48], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN],
+	    k[HJ_AMOUNT_STRLEN], to[43];
+	hj_settle_totals tot;
+	hj_amount need, expo, x;
+	uint64_t last, h = p->base.processed;
+	int found, rc;
+
+	if (!p->sweep || p->base.halted || p->funds_short ||
+	    !p->base.have_balance ||
+	    strncmp(p->base.warning, "INSUFFICIENT", 12) == 0)
+		return 0;
+	if (hj_store_last_sweep(p->base.store, &last, &found, err,
+	                        sizeof err) ||
+	    hj_store_settle_totals(p->base.store, &tot, err, sizeof err)) {
+		hjd_payer_base_fatal(&p->base, err);
+		return 0;
+	}
+	if (found && h < last + p->sweep_every)
+		return 0;
+	expo = hjd_payer_base_exposure(&p->base);
+	need = tot.owed > HJ_AMOUNT_MAX - tot.submitted
+	           ? HJ_AMOUNT_MAX
+	           : tot.owed + tot.submitted;
+	need = need > HJ_AMOUNT_MAX - expo ? HJ_AMOUNT_MAX : need + expo;
+	x = hjd_evm_sweep(p->base.balance, need, p->sweep_margin,
+	                  p->want.max_fee, p->owed.n);
+	if (x == 0)
+		return 0;
+	snprintf(id, sizeof id, "sweep:%" PRIu64, h);
+	hj_payout row = {.id = id,
+	                 .kind = "sweep",
+	                 .hand = -1,
+	                 .recipient = &p->cold,
+	                 .amount = x,
+	                 .height = h};
+	if (hjd_payer_base_begin(&p->base, err, sizeof err))
+		return 0;
+	rc = hj_store_add_payout(p->base.store, &row, err, sizeof err);
+	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
+		return 0;
+	addr_hex(p->cold.b, to);
+	hjd_log(HJD_LOG_NOTICE,
+	        "payouts: sweep of %s wei to %s at block %" PRIu64
+	        ": the balance %s wei less %s kept (owed, in flight, the "
+	        "open rounds' worst case, the margin and gas)",
+	        hj_amount_format(x, a), to, h,
+	        hj_amount_format(p->base.balance, b),
+	        hj_amount_format(p->base.balance - x, k));
+	return 1;
+}
+
 static void plan_new(evm_payer *p)
 {
 	char err[HJ_ERRLEN], to[43], val[40];
@@ -1217,7 +1241,10 @@ static void plan_new(evm_payer *p)
 	}
 	if (!p->pick.have_to || p->pick.value == 0) {
 		ids_clear(p);
-		pass_end(p);
+		if (sweep_recorded(p))
+			plan_new(p);
+		else
+			pass_end(p);
 		return;
 	}
 	addr_hex(p->pick.to, to);
@@ -1380,8 +1407,7 @@ static void release(hjd_payer *b)
 
 	ids_clear(p);
 	free(p->ids);
-	hj_map_free(&p->rmap);
-	free(p->rcp);
+	hjd_owed_free(&p->owed);
 	explicit_bzero(p->sk, sizeof p->sk);
 	hj_secp_free(p->secp);
 	free(p);
@@ -1409,11 +1435,16 @@ int hjd_evm_payer_new(const hjd_payer_opts *o, const hjd_evm_payout *po,
 	p->stuck_s = po->stuck_after_s;
 	p->min_auto = po->min_refund_auto;
 	p->min_fixed = po->min_refund;
+	p->sweep = po->sweep;
+	memcpy(p->cold.b, po->sweep_to, sizeof po->sweep_to);
+	p->cold.len = sizeof po->sweep_to;
+	p->sweep_margin = po->sweep_margin;
+	p->sweep_every = po->sweep_every;
 	if (!p->min_auto) {
 		p->base.small_min = p->min_fixed;
 		p->base.have_small_min = 1;
 	}
-	hj_map_init(&p->rmap, rcp_key, p);
+	hjd_owed_init(&p->owed);
 	if (hj_secp_new(&p->secp, why, sizeof why) != 0) {
 		hj_say(err, errlen, "%s", why);
 		rc = -ENOMEM;

@@ -25,6 +25,7 @@
 #define HJD_PAYOUT_EVM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "amount.h"
 #include "payer.h"
@@ -37,6 +38,12 @@ typedef struct hjd_evm_payout {
 	unsigned stuck_after_s;     /* replace a version unmined this long */
 	int min_refund_auto;        /* [payout] min_refund = auto */
 	hj_amount min_refund;       /* else its amount, wei */
+	/* [payout] sweep_to: sweep 0, none; else the cold address, the
+	 * margin kept (wei) and the blocks between two sweeps. */
+	int sweep;
+	uint8_t sweep_to[20];
+	hj_amount sweep_margin;
+	uint64_t sweep_every;
 } hjd_evm_payout;
 
 /* A payer (payer.h) for EVM chains: reads the key (refused unless its file

@@ -156,6 +156,32 @@ int hjd_evm_held(hj_amount refunds, int other, hj_amount min)
 	return !other && refunds < min;
 }
 
+/* ---- EVM: sweeps ---- */
+
+static hj_amount add_sat(hj_amount a, hj_amount b)
+{
+	return a > HJ_AMOUNT_MAX - b ? HJ_AMOUNT_MAX : a + b;
+}
+
+static hj_amount mul_sat(hj_amount a, hj_amount b)
+{
+	return b != 0 && a > HJ_AMOUNT_MAX / b ? HJ_AMOUNT_MAX : a * b;
+}
+
+hj_amount hjd_evm_sweep(hj_amount balance, hj_amount need, hj_amount margin,
+                        hj_amount max_fee, uint64_t recipients)
+{
+	hj_amount one = mul_sat(max_fee, HJD_EVM_GAS_TRANSFER);
+	hj_amount keep = add_sat(add_sat(need, margin),
+	                         mul_sat(one, add_sat(recipients, 1)));
+	hj_amount x;
+
+	if (keep == HJ_AMOUNT_MAX || balance <= keep)
+		return 0;
+	x = balance - keep;
+	return x >= mul_sat(one, 10) ? x : 0;
+}
+
 /* ---- EVM fees ---- */
 
 static hj_amount min_amount(hj_amount a, hj_amount b)

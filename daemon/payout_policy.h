@@ -143,6 +143,19 @@ int hjd_payout_is_refund(const char *id);
  */
 int hjd_evm_held(hj_amount refunds, int other, hj_amount min);
 
+/* ---- EVM: sweeps to cold storage ([payout] sweep_to) ---- */
+
+/*
+ * What a sweep moves, wei, or 0 for none.  It keeps need (what is owed,
+ * in flight and the open rounds' worst case) + margin + the gas of a
+ * transfer at max_fee per gas for each of the recipients owed now and for
+ * the sweep itself; the rest goes, but only when it is at least ten times
+ * the sweep's own gas (a sweep never costs more than a tenth of what it
+ * moves).  Saturating: a reserve beyond HJ_AMOUNT_MAX sweeps nothing.
+ */
+hj_amount hjd_evm_sweep(hj_amount balance, hj_amount need, hj_amount margin,
+                        hj_amount max_fee, uint64_t recipients);
+
 /* ---- EVM fees ---- */
 
 /* How many of the fee history's rewards count: the first ones. */

@@ -1392,6 +1392,45 @@ static void test_payout_evm(void **state)
 	                    NULL,
 	                    "[payout] wallet_passphrase = /p: no [payout] "
 	                    "wallet to unlock");
+	/* sweep_to: EVM, with a key, an address other than the dealer's. */
+	assert_int_equal(load(MINIMAL "[payout]\ndealer_key = /k\n"
+	                              "sweep_to = " ADDR_MIXD "\n"
+	                              "sweep_margin = 1000000000000000000000\n"
+	                              "sweep_every = 100000000\n",
+	                      &c, err, sizeof err),
+	                 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.sweep_addr[0], 0xab);
+	assert_int_equal(c.sweep_addr[19], 0x01);
+	assert_amount(c.sweep_margin, (hj_amount)1000000000u * 1000000000000u);
+	assert_int_equal(c.sweep_every, 100000000);
+	hj_config_free(&c);
+	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_null(c.sweep_to);
+	assert_int_equal(c.sweep_every, 7200);
+	assert_amount(c.sweep_margin, 0);
+	hj_config_free(&c);
+	ERR("[payout]\nsweep_every = 0\n", 2,
+	    "[payout] sweep_every = 0: out of range: must be 1 to 100000000");
+	ERR("[payout]\nsweep_margin = -1\n", 2,
+	    "[payout] sweep_margin = -1: not a decimal amount in wei (digits "
+	    "only, no leading zero)");
+	expect_finish_error(MINIMAL "[payout]\nsweep_to = 0x12\n"
+	                            "dealer_key = /k\n",
+	                    NULL,
+	                    "[payout] sweep_to = 0x12: not an EVM address (0x "
+	                    "and 40 hex digits)");
+	expect_finish_error(MINIMAL "[payout]\nsweep_to = " ADDR_LOW "\n", NULL,
+	                    "[payout] sweep_to = " ADDR_LOW ": no [payout] "
+	                    "dealer_key to sign the sweeps");
+	expect_finish_error(
+	    MINIMAL "[payout]\ndealer_key = /k\nsweep_to = " ADDR "\n", NULL,
+	    "[payout] sweep_to = " ADDR ": the dealer's own "
+	    "address (the cold address must be another)");
+	expect_finish_error(BTC_MINIMAL "[payout]\nsweep_to = x\n", NULL,
+	                    "[payout] sweep_to = x: only for family = evm (on "
+	                    "the Bitcoin family, move the wallet's spare by "
+	                    "hand: docs/OPERATION.md, \"Money\")");
 	expect_finish_error(BTC_MINIMAL "[payout]\nmin_refund = 0\n", NULL,
 	                    "[payout] min_refund: only for family = evm (on "
 	                    "the Bitcoin family a recipient owed less than "

@@ -659,7 +659,7 @@ static void test_usage_errors(void **state)
 	                 "submitted or confirmed)");
 	RUN(&r, "--db", "/nonexistent", "--kind", "bonus");
 	expect_usage(&r, "--kind \"bonus\": not a payout kind (return, "
-	                 "insurance, sidebet or refund)");
+	                 "insurance, sidebet, refund or sweep)");
 	RUN(&r, "--db", "/nonexistent", "--round", "0x12");
 	expect_usage(&r, "--round \"0x12\": not a round id (the Bet's "
 	                 "transaction id, 64 hex digits): 64 hex digits "

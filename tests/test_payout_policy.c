@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "payout_owed.h"
 #include "payout_policy.h"
 #include "say.h"
 
@@ -455,6 +456,75 @@ static void test_evm_min_refund(void **state)
 	assert_false(hjd_evm_held(5, 0, 0));
 }
 
+/* The tally of what each EVM recipient is owed (payout_owed.h): refunds
+ * summed, anything else flagged, other recipients' lengths left out. */
+static void test_owed_tally(void **state)
+{
+	const hj_owed_payout v[] = {
+	    owed("refund:a", E1, 5, 1),     owed("refund:b", E1, 7, 2),
+	    owed("return:c:0", E2, 100, 2), owed("refund:d", E2, 3, 3),
+	    owed("refund:e", K0, 9, 3),     owed("refund:f", NULL, 4, 4),
+	};
+	hj_id e1 = key(E1), e2 = key(E2), e3 = key(E3);
+	hjd_owed_tally t;
+	const hjd_owed_to *r;
+
+	(void)state;
+	hjd_owed_init(&t);
+	for (size_t i = 0; i < N(v); i++)
+		assert_int_equal(hjd_owed_add(&t, &v[i]), 0);
+	assert_int_equal(t.n, 2);
+	r = hjd_owed_find(&t, e1.b);
+	assert_non_null(r);
+	expect_amount(r->refunds, 12);
+	assert_false(r->other);
+	assert_int_equal(r->n, 2);
+	r = hjd_owed_find(&t, e2.b);
+	assert_non_null(r);
+	expect_amount(r->refunds, 3);
+	assert_true(r->other);
+	assert_null(hjd_owed_find(&t, e3.b));
+	hjd_owed_clear(&t);
+	assert_int_equal(t.n, 0);
+	assert_null(hjd_owed_find(&t, e1.b));
+	assert_int_equal(hjd_owed_add(&t, &v[0]), 0);
+	assert_int_equal(t.n, 1);
+	hjd_owed_free(&t);
+	hjd_owed_free(NULL);
+}
+
+/* [payout] sweep_to: what stays is need + margin + a transfer's gas at the
+ * fee cap per recipient owed and for the sweep; the rest goes, if at
+ * least ten times the sweep's gas. */
+static void test_evm_sweep(void **state)
+{
+	const hj_amount one = 21000u * 3u; /* a transfer at 3 wei per gas */
+
+	(void)state;
+	/* balance 10^6, need 1000, margin 500, 2 recipients: keeps
+	 * 1000 + 500 + 3 transfers. */
+	expect_amount(hjd_evm_sweep(1000000, 1000, 500, 3, 2),
+	              1000000 - 1500 - 3 * one);
+	/* Exactly ten transfers' worth above what stays: swept; one less: not.
+	 */
+	expect_amount(hjd_evm_sweep(1500 + one + 10 * one, 1000, 500, 3, 0),
+	              10 * one);
+	expect_amount(hjd_evm_sweep(1500 + one + 10 * one - 1, 1000, 500, 3, 0),
+	              0);
+	/* Nothing above what stays. */
+	expect_amount(hjd_evm_sweep(1500 + one, 1000, 500, 3, 0), 0);
+	expect_amount(hjd_evm_sweep(0, 0, 0, 3, 0), 0);
+	/* A reserve that saturates sweeps nothing. */
+	expect_amount(hjd_evm_sweep(HJ_AMOUNT_MAX, HJ_AMOUNT_MAX, 1, 3, 0), 0);
+	expect_amount(hjd_evm_sweep(HJ_AMOUNT_MAX, 0, 0, HJ_AMOUNT_MAX, 0), 0);
+	/* 2^64 recipients at 1 wei per gas still fit: the rest goes. */
+	expect_amount(hjd_evm_sweep(HJ_AMOUNT_MAX, 0, 0, 1, UINT64_MAX),
+	              HJ_AMOUNT_MAX -
+	                  (hj_amount)21000u * ((hj_amount)UINT64_MAX + 1));
+	/* A fee of 0 per gas: the margin and the need alone stay. */
+	expect_amount(hjd_evm_sweep(1000, 100, 0, 0, 5), 900);
+}
+
 /* A skipped recipient (no gas estimate) leaves the next one its turn. */
 static void test_evm_pick_skip(void **state)
 {
@@ -765,6 +835,8 @@ int main(void)
 	    cmocka_unit_test(test_evm_pick_skip),
 	    cmocka_unit_test(test_evm_pick_held),
 	    cmocka_unit_test(test_evm_min_refund),
+	    cmocka_unit_test(test_evm_sweep),
+	    cmocka_unit_test(test_owed_tally),
 	    cmocka_unit_test(test_evm_pick_overflow),
 	    cmocka_unit_test(test_fees_median),
 	    cmocka_unit_test(test_fees_first_sixteen),

@@ -1143,11 +1143,42 @@ static void test_add_payout(void **state)
 	bad.id = "return:AB:1";
 	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
 	                 -EINVAL);
+
+	/* A sweep: the cold address, no round, hand or transaction; the
+	 * newest one's block found by its id's range. */
+	uint64_t last = 99;
+	int found = 1;
+	assert_int_equal(hj_store_last_sweep(s, &last, &found, err, sizeof err),
+	                 0);
+	assert_false(found);
+	hj_payout sw = {.id = "sweep:30",
+	                .kind = "sweep",
+	                .hand = -1,
+	                .recipient = &b.sender,
+	                .amount = 7,
+	                .height = 30};
+	bad = sw;
+	bad.round = &b.txid;
+	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "a sweep names its recipient"));
+	bad = sw;
+	bad.recipient = NULL;
+	assert_int_equal(hj_store_add_payout(s, &bad, err, sizeof err),
+	                 -EINVAL);
+	assert_int_equal(hj_store_add_payout(s, &sw, err, sizeof err), 0);
+	sw.id = "sweep:4";
+	sw.height = 4;
+	assert_int_equal(hj_store_add_payout(s, &sw, err, sizeof err), 0);
+	assert_int_equal(hj_store_last_sweep(s, &last, &found, err, sizeof err),
+	                 0);
+	assert_true(found);
+	assert_int_equal(last, 30);
 	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
 
 	assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err), 0);
-	assert_int_equal(n, 3);
-	assert_true(sum == 42 + 20 + 15);
+	assert_int_equal(n, 5);
+	assert_true(sum == 42 + 20 + 15 + 7 + 7);
 	hj_store_close(s);
 
 	sqlite3 *db = raw_open(path);
@@ -1162,7 +1193,8 @@ static void test_add_payout(void **state)
 	        buf, sizeof buf),
 	    "insurance:12 insurance - 15 owed 9 ---; "
 	    "refund:11 refund - 42 owed 5 ---; "
-	    "return:12:1 return 1 20 owed 9 ---");
+	    "return:12:1 return 1 20 owed 9 ---; "
+	    "sweep:30 sweep - 7 owed 30 ---; sweep:4 sweep - 7 owed 4 ---");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 

@@ -50,6 +50,7 @@ void hj_config_init(hj_config *c)
 	c->min_priority_fee = MIN_PRIORITY_FEE;
 	c->stuck_after_s = STUCK_AFTER_S;
 	c->min_refund_auto = 1;
+	c->sweep_every = 7200;
 	/* batch_blocks 0: finish() fills the family's default. */
 	(void)hj_rules_preset("bethash", &c->rules);
 	/* min_bet, max_bet and timeout_blocks 0 mean "not set". */
@@ -93,6 +94,7 @@ void hj_config_free(hj_config *c)
 	free(c->address);
 	free(c->payout_wallet);
 	free(c->wallet_passphrase);
+	free(c->sweep_to);
 	free(c->dealer_key);
 	free(c->state_dir);
 	free(c->card_log);

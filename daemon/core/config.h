@@ -100,6 +100,15 @@ typedef struct hj_config {
 	 * every refund at once.  min_refund_set: the key was given. */
 	int min_refund_auto, min_refund_set;
 	hj_amount min_refund;
+	/* EVM: sweeps to cold storage (docs/PAYOUTS-EVM.md, "Sweeps to cold
+	 * storage"): sweep_to NULL, none; else the cold address (checked by
+	 * finish() into sweep_addr), the margin kept beyond what is owed,
+	 * in flight and at stake (wei, default 0), and the blocks between
+	 * two sweeps (default 7200). */
+	char *sweep_to;
+	uint8_t sweep_addr[20];
+	hj_amount sweep_margin;
+	uint64_t sweep_every;
 	/* [state] */
 	char *state_dir; /* default $STATE_DIRECTORY, else
 	                    /var/lib/hashjackd */

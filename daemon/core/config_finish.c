@@ -310,6 +310,34 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		       shown);
 		return -EINVAL;
 	}
+	if (c->sweep_to) {
+		hj_dealer cold;
+
+		hj_config__show(c->sweep_to, strlen(c->sweep_to), shown,
+		                sizeof shown);
+		if (!evm) {
+			hj_say(err, errlen,
+			       "[payout] sweep_to = %s: only for family = evm "
+			       "(on the Bitcoin family, move the wallet's "
+			       "spare by hand: docs/OPERATION.md, \"Money\")",
+			       shown);
+			return -EINVAL;
+		}
+		if (!c->dealer_key) {
+			hj_say(err, errlen,
+			       "[payout] sweep_to = %s: no [payout] dealer_key "
+			       "to sign the sweeps",
+			       shown);
+			return -EINVAL;
+		}
+		if (hj_dealer_parse(HJ_EVM, c->sweep_to, strlen(c->sweep_to),
+		                    &cold, why, sizeof why) < 0) {
+			hj_say(err, errlen, "[payout] sweep_to = %s: %s", shown,
+			       NOT_EVM_ADDRESS);
+			return -EINVAL;
+		}
+		memcpy(c->sweep_addr, cold.addr, 20);
+	}
 	if (!evm && c->min_refund_set) {
 		hj_say(err, errlen,
 		       "[payout] min_refund: only for family = evm (on the "
@@ -389,6 +417,15 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		hj_config__show(c->address, strlen(c->address), shown,
 		                sizeof shown);
 		hj_say(err, errlen, "[dealer] address = %s: %s", shown, why);
+		return -EINVAL;
+	}
+	if (c->sweep_to && memcmp(c->sweep_addr, c->dealer.addr, 20) == 0) {
+		hj_config__show(c->sweep_to, strlen(c->sweep_to), shown,
+		                sizeof shown);
+		hj_say(err, errlen,
+		       "[payout] sweep_to = %s: the dealer's own address (the "
+		       "cold address must be another)",
+		       shown);
 		return -EINVAL;
 	}
 	if (!evm) {

@@ -514,6 +514,35 @@ static int set_wallet_passphrase(hj_config *c, const char *v, char *why,
 	return set_str(&c->wallet_passphrase, v, 1);
 }
 
+static int set_sweep_to(hj_config *c, const char *v, char *why, size_t n)
+{
+	(void)why;
+	(void)n;
+	return set_str(&c->sweep_to, v, 1);
+}
+
+/* Any amount in wei: what is kept beyond the reserve. */
+static int set_sweep_margin(hj_config *c, const char *v, char *why, size_t n)
+{
+	hj_amount x;
+	int r = hj_amount_parse(v, strlen(v), &x);
+
+	if (r < 0) {
+		hj_say(why, n,
+		       r == -ERANGE ? "out of range: must be 0 to 2^128 - 1"
+		                    : "not a decimal amount in wei (digits "
+		                      "only, no leading zero)");
+		return -EINVAL;
+	}
+	c->sweep_margin = x;
+	return 0;
+}
+
+static int set_sweep_every(hj_config *c, const char *v, char *why, size_t n)
+{
+	return parse_u64(v, 1, 100000000, &c->sweep_every, why, n);
+}
+
 static int set_stuck_after(hj_config *c, const char *v, char *why, size_t n)
 {
 	return set_unsigned(&c->stuck_after_s, v, 1, 86400, why, n);
@@ -725,6 +754,9 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
                             0},
     [K_STUCK_AFTER] = {"payout", "stuck_after", set_stuck_after, 0},
     [K_MIN_REFUND] = {"payout", "min_refund", set_min_refund, 0},
+    [K_SWEEP_TO] = {"payout", "sweep_to", set_sweep_to, 0},
+    [K_SWEEP_MARGIN] = {"payout", "sweep_margin", set_sweep_margin, 0},
+    [K_SWEEP_EVERY] = {"payout", "sweep_every", set_sweep_every, 0},
     [K_WALLET_PASSPHRASE] = {"payout", "wallet_passphrase",
                              set_wallet_passphrase, 0},
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},

@@ -338,6 +338,12 @@ int hj_store_each_version(hj_store *s, int64_t batch,
 /* One above the highest nonce any batch ever took (0 when none). */
 int hj_store_next_nonce(hj_store *s, uint64_t *next, char *err, size_t errlen);
 
+/* The block of the newest sweep recorded (a payout of kind "sweep", id
+ * "sweep:<height>", docs/PAYOUTS-EVM.md "Sweeps to cold storage"), in any
+ * state: *found 0 when none. */
+int hj_store_last_sweep(hj_store *s, uint64_t *height, int *found, char *err,
+                        size_t errlen);
+
 /* A confirmed batch's cost: gas used and the fee paid (wei). */
 int hj_store_batch_cost(hj_store *s, int64_t id, uint64_t gas_used,
                         hj_amount fee, char *err, size_t errlen);

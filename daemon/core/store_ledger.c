@@ -108,8 +108,10 @@ static const char *payout_invalid(const hj_payout *p)
 		return "id or kind missing";
 	if (strcmp(p->kind, "return") != 0 &&
 	    strcmp(p->kind, "insurance") != 0 &&
-	    strcmp(p->kind, "sidebet") != 0 && strcmp(p->kind, "refund") != 0)
-		return "kind is not return, insurance, sidebet or refund";
+	    strcmp(p->kind, "sidebet") != 0 && strcmp(p->kind, "refund") != 0 &&
+	    strcmp(p->kind, "sweep") != 0)
+		return "kind is not return, insurance, sidebet, refund or "
+		       "sweep";
 	k = strlen(p->kind);
 	if (strncmp(p->id, p->kind, k) != 0 || p->id[k] != ':')
 		return "id does not begin with its kind";
@@ -132,6 +134,10 @@ static const char *payout_invalid(const hj_payout *p)
 		return "a refund needs its transaction and no hand";
 	if (strcmp(p->kind, "refund") != 0 && p->txid)
 		return "only a refund names a transaction";
+	if (strcmp(p->kind, "sweep") == 0 &&
+	    (p->round || p->hand != -1 || !p->recipient ||
+	     p->recipient->len == 0))
+		return "a sweep names its recipient and no round or hand";
 	if (p->amount == 0)
 		return "amount 0: nothing is owed";
 	return NULL;

@@ -680,6 +680,24 @@ int hj_store_next_nonce(hj_store *s, uint64_t *next, char *err, size_t errlen)
 	return ret;
 }
 
+int hj_store_last_sweep(hj_store *s, uint64_t *height, int *found, char *err,
+                        size_t errlen)
+{
+	int64_t v = -1;
+	/* A range of the primary key: the sweeps alone are read. */
+	int ret = query_i64(s, "last sweep",
+	                    "SELECT coalesce(max(created_height), -1) + 0 * ?1 "
+	                    "FROM payouts WHERE id >= 'sweep:' AND id < "
+	                    "'sweep;'",
+	                    0, &v, err, errlen);
+
+	if (ret == 0) {
+		*found = v >= 0;
+		*height = v >= 0 ? (uint64_t)v : 0;
+	}
+	return ret;
+}
+
 int hj_store_batch_cost(hj_store *s, int64_t id, uint64_t gas_used,
                         hj_amount fee, char *err, size_t errlen)
 {

@@ -255,10 +255,11 @@ class Paying:
             db.close()
 
     def payouts(self):
-        rows = self.q("SELECT id, lower(hex(recipient)), amount, state, last_error, nonce "
-                      "FROM payouts")
+        rows = self.q("SELECT id, lower(hex(recipient)), amount, state, last_error, nonce, "
+                      "created_height FROM payouts")
         return {r[0]: {"id": r[0], "to": "0x" + r[1], "amount": int(r[2]), "state": r[3],
-                       "last_error": r[4], "nonce": r[5]} for r in rows}
+                       "last_error": r[4], "nonce": r[5], "created_height": r[6]}
+                for r in rows}
 
     def batches(self):
         rows = self.q("SELECT id, state, total, nonce, lower(hex(txid)), confirmed_height, "
@@ -1086,6 +1087,68 @@ def small(R):
     check_paid(R, S, "small", S.expect, balances=S.initial)
 
 
+def sweep(R):
+    """[payout] sweep_to: the balance above what must stay goes to the cold
+    address, recorded as a payout of kind sweep before it is signed, so
+    once across a kill -9; at most one per sweep_every blocks."""
+    margin = 5 * ETHER
+    S = PaySession(R, "sweep", players=2)
+    cold = S.spare[0].address.lower()
+    S.dm.overrides = ["--payout.sweep_to=" + cold, "--payout.sweep_every=6",
+                      "--payout.sweep_margin=%d" % margin]
+    a = S.a
+    cold0 = a.balance(cold)
+    mark = len(S.dm.stderr())
+    S.begin()
+    # The first pass sweeps: killed at once, the restart pays it once.
+    said = wait_cond(lambda: [ln for ln in S.err_since(mark).splitlines()
+                              if "payouts: sweep of" in ln], 30, "the sweep's line")
+    S.dm.kill9()
+    S.start()
+
+    def sweeps():
+        return {k: r for k, r in S.payouts().items() if k.startswith("sweep:")}
+    S.settle_wait(expect_n=1, timeout=60)
+    rows = sweeps()
+    first = list(rows.values())[0] if len(rows) == 1 else None
+    to_cold = [t for t in scan(a, S.first, a.height()) if t["to"] == cold]
+    R.report(said and first and first["state"] == "confirmed" and first["to"] == cold
+             and len(to_cold) == 1 and to_cold[0]["value"] == first["amount"]
+             and a.balance(cold) - cold0 == first["amount"],
+             "sweep: recorded, killed at once, paid once after the restart: one transfer to "
+             "the cold address of exactly the recorded amount",
+             "%s; %s; to cold %s" % (said[0][-160:] if said else "(no line)",
+                                     [(k, r["state"], r["amount"]) for k, r in rows.items()],
+                                     [(t["value"], t["block"]) for t in to_cold]))
+    dealer_left = a.balance(S.dealer)
+    R.report(first and margin <= dealer_left <= margin + 10 ** 17,
+             "sweep: the dealer keeps the margin and the gas reserve, no more",
+             "dealer %d wei, margin %d" % (dealer_left, margin))
+    # A deposit (no magic: kept) raises the balance; no second sweep before
+    # sweep_every blocks, one after.
+    a.send(S.players[0], S.dealer, "0x", 2 * ETHER)
+    h0 = first["created_height"] if first else 0
+    S.a.mine_empty(2)
+    S.dm.wait_height(S.processed(), 30)
+    n_early = len(sweeps())
+    for _ in range(12):
+        a.mine_empty(1)
+        S.dm.wait_height(S.processed(), 30)
+        if len(sweeps()) == 2:
+            break
+    S.settle_wait(expect_n=2, timeout=60)
+    rows = sweeps()
+    second = [r for k, r in rows.items() if r["created_height"] != h0]
+    R.report(n_early == 1 and len(rows) == 2 and second
+             and second[0]["created_height"] >= h0 + 6
+             and abs(second[0]["amount"] - 2 * ETHER) < 10 ** 16
+             and all(r["state"] == "confirmed" for r in rows.values()),
+             "sweep: none within sweep_every blocks; then the deposit swept",
+             "%d early; %s" % (n_early, [(r["created_height"], r["amount"], r["state"])
+                                         for r in rows.values()]))
+    check_paid(R, S, "sweep", {k: (r["to"], r["amount"]) for k, r in rows.items()})
+
+
 def refusals(R):
     S = PaySession(R, "refusals", players=4, conf=1)
     a = S.a
@@ -1628,7 +1691,8 @@ class Runner(checks.PayoutRunner):
     WIDTH = 70
 
 
-SCENARIOS = ("session", "kills", "refusals", "small", "stuck", "foreign", "verify", "key")
+SCENARIOS = ("session", "kills", "refusals", "small", "sweep", "stuck", "foreign", "verify",
+             "key")
 
 
 def main():
@@ -1642,7 +1706,7 @@ def main():
     random.seed(args.seed)
     R = Runner(args, wd.path)
     fns = {"session": session, "kills": lambda r: kills(r, args.kills), "refusals": refusals,
-           "small": small, "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
+           "small": small, "sweep": sweep, "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
     try:
         for name in SCENARIOS:
             if args.only and not any(k in name for k in args.only):
