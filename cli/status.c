@@ -579,6 +579,13 @@ static void text_all(const struct status *st, const struct verdict *v,
 	     tally_text(st, &st->pay.submitted, t, sizeof t));
 	line(out, "confirmed", "%s",
 	     tally_text(st, &st->pay.confirmed, t, sizeof t));
+	/* Sweeps count among the payouts above; said apart when any. */
+	if (st->pay.swept.n + st->pay.sweeping.n > 0) {
+		line(out, "  swept", "%s",
+		     tally_text(st, &st->pay.swept, t, sizeof t));
+		line(out, "  sweeping", "%s",
+		     tally_text(st, &st->pay.sweeping, t, sizeof t));
+	}
 
 	if (st->have_balance)
 		line(out, "balance", "%s, read at tip %lld, %s",
@@ -751,6 +758,8 @@ static json_t *json_all(const struct status *st, const struct verdict *v,
 	    put(o, "planned", jtally(&st->pay.planned)) ||
 	    put(o, "inFlight", jtally(&st->pay.submitted)) ||
 	    put(o, "confirmed", jtally(&st->pay.confirmed)) ||
+	    put(o, "swept", jtally(&st->pay.swept)) ||
+	    put(o, "sweeping", jtally(&st->pay.sweeping)) ||
 	    put(o, "balance", json_balance(st)) ||
 	    put(o, "need", jamount(v->need)) ||
 	    put(o, "short", v->short_ ? jamount(v->short_by) : json_null()) ||

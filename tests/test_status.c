@@ -908,9 +908,9 @@ static void test_json_evm(void **state)
 	    "dealer",     "rules",         "rulesError", "unit",
 	    "baseUnit",   "decimals",      "lastBlock",  "nextBlock",
 	    "openRounds", "exposure",      "owed",       "unattributed",
-	    "planned",    "inFlight",      "confirmed",  "balance",
-	    "need",       "short",         "spare",      "transactions",
-	    "batches"};
+	    "planned",    "inFlight",      "confirmed",  "swept",
+	    "sweeping",   "balance",       "need",       "short",
+	    "spare",      "transactions",  "batches"};
 	struct res r;
 	json_error_t e;
 	json_t *j, *b, *tx;
@@ -943,6 +943,9 @@ static void test_json_evm(void **state)
 	assert_string_equal(jstr(j, "rules"), evm_rules);
 	assert_true(json_is_null(json_object_get(j, "rulesError")));
 	assert_string_equal(jstr(j, "unit"), "ETH");
+	/* No sweep in this database: both tallies 0. */
+	assert_int_equal(jint(json_object_get(j, "swept"), "count"), 0);
+	assert_int_equal(jint(json_object_get(j, "sweeping"), "count"), 0);
 	assert_string_equal(jstr(j, "baseUnit"), "wei");
 	assert_int_equal(jint(j, "decimals"), 18);
 	b = json_object_get(j, "lastBlock");

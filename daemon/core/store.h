@@ -497,9 +497,12 @@ typedef struct hj_tally {
 } hj_tally;
 
 /* Every payout by state: owed (and of those, the unattributed ones and
- * those in a planned batch), submitted, confirmed. */
+ * those in a planned batch), submitted, confirmed; and of all those, the
+ * sweeps to cold storage (kind "sweep"): confirmed (swept), or owed or
+ * submitted (sweeping). */
 typedef struct hj_payout_totals {
 	hj_tally owed, unattributed, planned, submitted, confirmed;
+	hj_tally swept, sweeping;
 } hj_payout_totals;
 
 /* A state other than those three is -EINVAL; a sum beyond 2^128 - 1 is

@@ -823,16 +823,21 @@ int hj_store_payout_totals(hj_store *s, hj_payout_totals *t, char *err,
 			ret = damaged(s, what, bad, err, errlen);
 			break;
 		}
+		if (id != NULL && strncmp(id, "sweep:", 6) == 0)
+			over = tally_add(strcmp(state, "confirmed") == 0
+			                     ? &t->swept
+			                     : &t->sweeping,
+			                 v);
 		if (strcmp(state, "owed") == 0) {
-			over = tally_add(&t->owed, v);
+			over |= tally_add(&t->owed, v);
 			if (sqlite3_column_int(st, 2))
 				over |= tally_add(&t->unattributed, v);
 			if (sqlite3_column_int(st, 3))
 				over |= tally_add(&t->planned, v);
 		} else if (strcmp(state, "submitted") == 0) {
-			over = tally_add(&t->submitted, v);
+			over |= tally_add(&t->submitted, v);
 		} else if (strcmp(state, "confirmed") == 0) {
-			over = tally_add(&t->confirmed, v);
+			over |= tally_add(&t->confirmed, v);
 		} else {
 			char s2[SHOWLEN];
 

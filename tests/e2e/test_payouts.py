@@ -104,6 +104,7 @@ process started is stopped.
 
 import collections
 import contextlib
+import json
 import os
 import random
 import re
@@ -1092,7 +1093,7 @@ def sweep(R):
     address, recorded as a payout of kind sweep before it is signed, so
     once across a kill -9; at most one per sweep_every blocks."""
     margin = 5 * ETHER
-    S = PaySession(R, "sweep", players=2)
+    S = PaySession(R, "sweep", players=2, metrics=True)
     cold = S.spare[0].address.lower()
     S.dm.overrides = ["--payout.sweep_to=" + cold, "--payout.sweep_every=6",
                       "--payout.sweep_margin=%d" % margin]
@@ -1146,6 +1147,19 @@ def sweep(R):
              "sweep: none within sweep_every blocks; then the deposit swept",
              "%d early; %s" % (n_early, [(r["created_height"], r["amount"], r["state"])
                                          for r in rows.values()]))
+    total = sum(r["amount"] for r in rows.values())
+    mx = wait_cond(lambda: (lambda m: m if metric(m, "hashjackd_sweeps") == 2 else None)(
+        S.dm.metrics()[0]), 10, "hashjackd_sweeps 2")
+    st = subprocess.run([R.hashjack, "status", "--db", S.db_path, "--json"],
+                        capture_output=True, text=True, timeout=30)
+    js = json.loads(st.stdout) if st.returncode == 0 else {}
+    R.report(mx and metric(mx, "hashjackd_swept_amount") == float(total)
+             and js.get("swept") == {"count": 2, "amount": str(total)}
+             and js.get("sweeping") == {"count": 0, "amount": "0"},
+             "sweep: /metrics and hashjack status count the sweeps apart",
+             "metrics %s; status swept %s sweeping %s" % (
+                 mx and metric(mx, "hashjackd_swept_amount"), js.get("swept"),
+                 js.get("sweeping")))
     check_paid(R, S, "sweep", {k: (r["to"], r["amount"]) for k, r in rows.items()})
 
 
