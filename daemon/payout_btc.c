@@ -704,14 +704,21 @@ static int wallet_call(btc_payer *p, const char *method, json_t *params,
 	if (!p->have_pass)
 		return hj_rpc_call_x(p->base.rpc, method, params, params_text,
 		                     flags, cb, p);
+	json_t *unlock = json_pack("[s,i]", p->pass, UNLOCK_S);
+	int rc;
+
 	p->locked.method = method;
 	p->locked.params = params;
 	p->locked.params_text = params_text;
 	p->locked.flags = flags;
 	p->locked.cb = cb;
-	return hj_rpc_call_x(p->base.rpc, "walletpassphrase",
-	                     json_pack("[s,i]", p->pass, UNLOCK_S), NULL,
-	                     HJ_RPC_NODE_ERRORS, on_unlock, p);
+	rc = unlock == NULL
+	         ? -ENOMEM
+	         : hj_rpc_call_x(p->base.rpc, "walletpassphrase", unlock, NULL,
+	                         HJ_RPC_NODE_ERRORS, on_unlock, p);
+	if (rc)
+		json_decref(params);
+	return rc;
 }
 
 /* ---- 5. sendmany ---- */
