@@ -32,6 +32,7 @@
 #include "ledger.h"
 #include "player.h"
 #include "quote.h"
+#include "reorg.h"
 #include "replay.h"
 #include "say.h"
 #include "seed.h"
@@ -63,6 +64,9 @@ static const char usage_main[] =
     "                         --state: the open rounds' state after them\n"
     "  export -c FILE ...     a node's blocks as a replay document, for\n"
     "                         replaying the dealer's log\n"
+    "  reorg -c FILE          after a reorganisation deeper than the\n"
+    "                         confirmations: the fork point and what the\n"
+    "                         blocks that left the chain changed\n"
     "  edge [RULES] [--json]  the exact house edge of a rule set, its side\n"
     "                         bets' and the strategy chart\n"
     "  player SUBCOMMAND ...  the player on the Bitcoin family: key file,\n"
@@ -516,6 +520,8 @@ static int cmd_help(int argc, char **argv)
 		return hjc_verify_help();
 	if (strcmp(argv[0], "export") == 0 && argc == 1)
 		return hjc_export_help();
+	if (strcmp(argv[0], "reorg") == 0 && argc == 1)
+		return hjc_reorg_help();
 	if (argc > 1)
 		return usage_error("help", "more than one COMMAND:", argv[1]);
 	if (strcmp(argv[0], "card") == 0)
@@ -573,6 +579,8 @@ int main(int argc, char **argv)
 		rc = hjc_verify_main(argc - 2, argv + 2);
 	else if (strcmp(cmd, "export") == 0)
 		rc = hjc_export_main(argc - 2, argv + 2);
+	else if (strcmp(cmd, "reorg") == 0)
+		rc = hjc_reorg_main(argc - 2, argv + 2);
 	else if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option", cmd);
 	else

@@ -493,7 +493,10 @@ def case_reorg_deep(ctx):
     daemon processed the replaced blocks: exit 3 within 10 s with the heights
     and both hashes; card log and database rows (cursor with log dev/ino,
     rounds, txs, payouts) unchanged; a restart exits 3 again, still
-    unchanged."""
+    unchanged.  `hashjack reorg` says "no reorganisation" (exit 0) before,
+    and after it (exit 1) the fork point, the blocks dealt after it, the
+    rejection's refund among their events and payouts, and the open round
+    opened before it."""
     a = ctx.anvil("deep")
     out = []
     try:
@@ -517,6 +520,12 @@ def case_reorg_deep(ctx):
             before = wait_cursor(dm, tip - 1, ctx.workdir)
             check(settle_quiet(dm), "the daemon went on past the final blocks")
             log_before = log_bytes(dm.card_log)
+            rr = subprocess.run([ctx.hashjack, "reorg", "-c", dm.conf], capture_output=True,
+                                text=True, timeout=60)
+            check(rr.returncode == 0 and rr.stdout.startswith("no reorganisation: the node has "
+                                                              "block %d" % (tip - 1)),
+                  "hashjack reorg before the reorg: %d %r %r" % (rr.returncode, rr.stdout,
+                                                                 rr.stderr))
             check(len(before["rounds"]) == 1 and len(before["payouts"]) == 1,
                   "an open round and a refund before the reorg: %d, %d"
                   % (len(before["rounds"]), len(before["payouts"])))
@@ -530,6 +539,27 @@ def case_reorg_deep(ctx):
             dm.stop()
             check_eq(rc, 3, "exit status after a reorg of depth %d" % depth)
             msg = check_reorg_refused(dm, tip, got[tip - 1], before, log_before, ctx.workdir)
+            rr = subprocess.run([ctx.hashjack, "reorg", "-c", dm.conf], capture_output=True,
+                                text=True, timeout=60)
+            fork = tip - depth
+            gone = (tip - 1) - fork                   # the dealt blocks after it
+            want = ["reorganisation after block %d: " % fork,
+                    "  fork point      block %d, " % fork,
+                    "  left the chain  blocks %d to %d (%d dealt); block %d was dealt as %s, "
+                    "the node has %s" % (fork + 1, tip - 1, gone, fork + 1, got[fork + 1][0],
+                                         got[fork + 1][1]),
+                    # depth 5 takes the premature Stand's block, depth 2 not
+                    "  their events    0 Bets, 0 other actions, %s" %
+                    ("1 rejections (refunds 3 wei)" if depth == 5 else
+                     "0 rejections (refunds 0 wei)"),
+                    "  their payouts   %s" % ("1 owed (3 wei)" if depth == 5 else
+                                              "0 owed (0 wei)"),
+                    "  open rounds     1 now; 0 of them opened after the fork point"]
+            lines = rr.stdout.splitlines()
+            check(rr.returncode == 1 and len(lines) == 6 and
+                  all(ln.startswith(w) for ln, w in zip(lines, want)),
+                  "hashjack reorg after a reorg of depth %d: %d\n%s\nwanted lines starting:\n%s"
+                  % (depth, rr.returncode, rr.stdout + rr.stderr, "\n".join(want)))
             out.append("depth %d: exit 3 twice, names %d/%d and both hashes"
                        % (depth, tip, tip - 1))
         last_msg = msg

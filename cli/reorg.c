@@ -1,0 +1,562 @@
+/*
+ * `hashjack reorg` (reorg.h): the last block the dealer dealt and the node
+ * still has (the fork point), found by asking the node for the hash of each
+ * block of the card log from the cursor down; then what the blocks after
+ * it held (from the log), the payouts they created (from the database, by
+ * state) and the open rounds opened after it.  Nothing is written.
+ *
+ * One request at a time, from the top: a reorganisation deeper than the
+ * confirmations is a few blocks, seldom hundreds.  The log is read whole,
+ * a line's events tallied as it is read (a few bytes kept per line).
+ */
+#include "reorg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include <uv.h>
+
+#include "amount.h"
+#include "cardlog.h"
+#include "config.h"
+#include "hex.h"
+#include "rpc.h"
+#include "say.h"
+#include "store.h"
+#include "tool.h"
+
+#define CMD "reorg"
+/* The longest card log line read (docs/LOG.md bounds a line far below). */
+#define LINE_MAX_BYTES ((size_t)16 << 20)
+
+static const char usage[] =
+    "Usage: hashjack reorg -c FILE [--SECTION.KEY=VALUE]...\n"
+    "\n"
+    "After hashjackd stopped on a reorganisation deeper than its\n"
+    "confirmations (exit 3), says what the reorganisation changed, and\n"
+    "writes nothing: the fork point (the last block the dealer dealt that\n"
+    "your node still has), the blocks dealt after it that left the chain,\n"
+    "their events (Bets, actions, rejections and their refunds,\n"
+    "settlements and their returns), the payouts those blocks created by\n"
+    "state (owed, in flight, confirmed: paid for blocks that are gone),\n"
+    "and the open rounds opened after the fork point.\n"
+    "\n"
+    "  -c, --config FILE     hashjackd's configuration: its node, its\n"
+    "                        [state] (the database and the card log)\n"
+    "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
+    "  -h, --help            print this help and exit\n"
+    "\n"
+    "Exit status: 0 the node has every block the dealer dealt (nothing to\n"
+    "do); 1 it does not (the report on standard output); 65 a card log\n"
+    "line that does not read; 66 the database or the card log cannot be\n"
+    "read; 69 the node does not answer; 78 a bad configuration.\n"
+    "docs/OPERATION.md, \"Money\", says what to do next.\n";
+
+int hjc_reorg_help(void)
+{
+	fputs(usage, stdout);
+	return EX_OK;
+}
+
+/* What a line of the log says, for the report. */
+struct line_sum {
+	uint64_t height;
+	uint8_t hash[32];
+	uint32_t bets, actions, rejects, settles;
+	hj_amount refunds, returns;
+};
+
+struct run {
+	hj_config cfg;
+	int evm;
+	hj_cursor cur;
+	int have_cursor;
+	struct line_sum *lines;
+	size_t nlines, cap;
+	/* Payouts: block, state (0 owed, 1 submitted, 2 confirmed), amount. */
+	struct pay {
+		uint64_t height;
+		int state;
+		hj_amount amount;
+	} * pays;
+	size_t npays, cappays;
+	/* Open rounds: the Bet's block and stake. */
+	struct open {
+		uint64_t height;
+		hj_amount bet;
+	} * opens;
+	size_t nopens, capopens;
+
+	/* The walk down the log against the node. */
+	uv_loop_t loop;
+	hj_rpc *rpc;
+	uint64_t tip;
+	size_t at;   /* the line asked about: lines[at - 1] */
+	int forked;  /* a line differed from the node */
+	size_t fork; /* lines[0 .. fork) agree; 0: none does */
+	uint8_t node_hash[32];
+	int node_has; /* the node has a block at the first line gone */
+	int rc;
+	char err[HJ_ERRLEN];
+};
+
+static hj_amount add_sat(hj_amount a, hj_amount b)
+{
+	return a > HJ_AMOUNT_MAX - b ? HJ_AMOUNT_MAX : a + b;
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 64;
+	p = realloc(*v, c * size);
+	if (p == NULL)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* ---- the database ---- */
+
+static int take_pay(void *arg, const hj_payout_row *p)
+{
+	struct run *r = arg;
+	int st = strcmp(p->state, "owed") == 0        ? 0
+	         : strcmp(p->state, "submitted") == 0 ? 1
+	                                              : 2;
+
+	if (grow((void **)&r->pays, &r->cappays, r->npays, sizeof *r->pays))
+		return -ENOMEM;
+	r->pays[r->npays++] =
+	    (struct pay){.height = (uint64_t)p->created_height,
+	                 .state = st,
+	                 .amount = p->amount};
+	return 0;
+}
+
+static int take_round(void *arg, const hj_round *x)
+{
+	struct run *r = arg;
+
+	if (grow((void **)&r->opens, &r->capopens, r->nopens, sizeof *r->opens))
+		return -ENOMEM;
+	r->opens[r->nopens++] =
+	    (struct open){.height = x->bet_height, .bet = x->bet};
+	return 0;
+}
+
+static void reset_db(void *arg)
+{
+	struct run *r = arg;
+
+	r->npays = r->nopens = 0;
+	r->have_cursor = 0;
+}
+
+static int read_db(hj_store *s, void *arg, char *err, size_t errlen)
+{
+	struct run *r = arg;
+	hj_payout_filter all = {0};
+	int ret =
+	    hj_store_read_cursor(s, &r->cur, &r->have_cursor, err, errlen);
+
+	if (ret == 0)
+		ret = hj_store_each_payout(s, &all, take_pay, r, err, errlen);
+	if (ret == 0)
+		ret = hj_store_each_round(s, take_round, r, err, errlen);
+	if (ret == -ENOMEM)
+		hj_say(err, errlen, "out of memory");
+	return ret;
+}
+
+/* ---- the card log ---- */
+
+static void tally(struct line_sum *sum, const hj_cardlog_line *l)
+{
+	for (size_t i = 0; i < l->nevents; i++) {
+		const hj_cardlog_ev *e = &l->events[i];
+
+		switch (e->type) {
+		case HJ_EV_ACTION:
+			if (e->act == HJ_BET)
+				sum->bets++;
+			else
+				sum->actions++;
+			break;
+		case HJ_EV_REJECT:
+			sum->rejects++;
+			sum->refunds = add_sat(sum->refunds, e->refund);
+			break;
+		case HJ_EV_SETTLE:
+		case HJ_EV_SIDE:
+			sum->settles++;
+			sum->returns = add_sat(sum->returns, e->payout);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The lines up to the cursor's block.  EX_OK, or a code after saying. */
+static int read_log(struct run *r)
+{
+	FILE *f = fopen(r->cfg.card_log, "r");
+	char *buf = NULL;
+	size_t bufcap = 0, no = 0;
+	ssize_t n;
+	int rc = EX_OK;
+
+	if (f == NULL)
+		return hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r->cfg.card_log,
+		                     strerror(errno));
+	while ((n = getline(&buf, &bufcap, f)) > 0) {
+		hj_cardlog_line l;
+		hj_cardlog_err e;
+		struct line_sum *s;
+
+		no++;
+		if (buf[n - 1] != '\n' || (size_t)n > LINE_MAX_BYTES)
+			break; /* a line not yet whole is not the cursor's */
+		if (hj_cardlog_read(buf, (size_t)n - 1,
+		                    r->evm ? HJ_EVM : HJ_BITCOIN, &l, &e)) {
+			rc = hjc_tool_fail(CMD, EX_DATAERR,
+			                   "%s: line %zu: not a card log line "
+			                   "(%s)",
+			                   r->cfg.card_log, no, e.msg);
+			break;
+		}
+		if (l.height > r->cur.height) {
+			hj_cardlog_line_free(&l);
+			break;
+		}
+		if (grow((void **)&r->lines, &r->cap, r->nlines,
+		         sizeof *r->lines)) {
+			hj_cardlog_line_free(&l);
+			rc = hjc_tool_fail(CMD, EX_OSERR, "out of memory");
+			break;
+		}
+		s = &r->lines[r->nlines++];
+		memset(s, 0, sizeof *s);
+		s->height = l.height;
+		memcpy(s->hash, l.hash, 32);
+		tally(s, &l);
+		hj_cardlog_line_free(&l);
+	}
+	if (rc == EX_OK && ferror(f))
+		rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", r->cfg.card_log,
+		                   strerror(errno));
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
+/* ---- the node ---- */
+
+static void ask(struct run *r);
+
+/* The walk ends: rc, and why (NULL when it found what it looked for). */
+static void stop(struct run *r, int rc, const char *why)
+{
+	r->rc = rc;
+	if (why)
+		hj_say(r->err, sizeof r->err, "%s", why);
+	hj_rpc_close(r->rpc, NULL, NULL);
+}
+
+/* The answer for lines[at - 1]: its hash, or none (no such block). */
+static void compare(struct run *r, const uint8_t *hash)
+{
+	const struct line_sum *l = &r->lines[r->at - 1];
+
+	if (hash != NULL && memcmp(hash, l->hash, 32) == 0) {
+		r->fork = r->at;
+		stop(r, EX_OK, NULL);
+		return;
+	}
+	/* The first line gone: what the node has at its height. */
+	r->forked = 1;
+	r->node_has = hash != NULL;
+	if (hash != NULL)
+		memcpy(r->node_hash, hash, 32);
+	r->at--;
+	if (r->at == 0) {
+		r->fork = 0;
+		stop(r, EX_OK, NULL);
+		return;
+	}
+	ask(r);
+}
+
+static void on_hash(void *arg, json_t *result, const char *error)
+{
+	struct run *r = arg;
+	const char *h;
+	uint8_t b[32];
+
+	if (error != NULL) {
+		{
+			char why[HJ_ERRLEN];
+
+			hj_say(why, sizeof why, "node: %s", error);
+			stop(r, EX_UNAVAILABLE, why);
+		}
+		return;
+	}
+	if (r->evm)
+		result = json_object_get(result, "hash");
+	h = json_string_value(result);
+	if (h == NULL ||
+	    hj_hex_decode_exact(h, strlen(h),
+	                        r->evm ? HJ_HEX_REQUIRED : HJ_HEX_BARE, b, 32,
+	                        NULL, 0)) {
+		stop(r, EX_UNAVAILABLE,
+		     "node: a block hash that is not 32 bytes of hex");
+		return;
+	}
+	compare(r, b);
+}
+
+static void ask(struct run *r)
+{
+	uint64_t h = r->lines[r->at - 1].height;
+	char q[24];
+	json_t *params;
+
+	/* A block above the node's tip is gone from its chain too. */
+	while (h > r->tip) {
+		r->forked = 1;
+		r->node_has = 0;
+		if (--r->at == 0) {
+			r->fork = 0;
+			stop(r, EX_OK, NULL);
+			return;
+		}
+		h = r->lines[r->at - 1].height;
+	}
+	snprintf(q, sizeof q, "0x%" PRIx64, h);
+	params =
+	    r->evm ? json_pack("[s,b]", q, 0) : json_pack("[I]", (json_int_t)h);
+	if (params == NULL ||
+	    hj_rpc_call(r->rpc,
+	                r->evm ? "eth_getBlockByNumber" : "getblockhash",
+	                params, on_hash, r))
+		stop(r, EX_OSERR, "out of memory");
+}
+
+static void on_tip(void *arg, json_t *result, const char *error)
+{
+	struct run *r = arg;
+	unsigned __int128 v = 0;
+	const char *s = json_string_value(result);
+
+	if (error != NULL) {
+		{
+			char why[HJ_ERRLEN];
+
+			hj_say(why, sizeof why, "node: %s", error);
+			stop(r, EX_UNAVAILABLE, why);
+		}
+		return;
+	}
+	if (r->evm ? (s == NULL || hj_hex_quantity(s, strlen(s), &v, NULL, 0) ||
+	              v > UINT64_MAX)
+	           : (!json_is_integer(result) ||
+	              json_integer_value(result) < 0)) {
+		stop(r, EX_UNAVAILABLE, "node: a tip that is no height");
+		return;
+	}
+	r->tip = r->evm ? (uint64_t)v : (uint64_t)json_integer_value(result);
+	r->at = r->nlines;
+	ask(r);
+}
+
+static int walk(struct run *r)
+{
+	hj_rpc_opts o;
+	char why[HJ_ERRLEN];
+
+	if (uv_loop_init(&r->loop))
+		return hjc_tool_fail(CMD, EX_OSERR, "cannot start a loop");
+	hjc_tool_rpc_opts(CMD, &r->cfg, 0, &o);
+	r->rc = EX_OK;
+	if (hj_rpc_new(&r->loop, &o, &r->rpc, why, sizeof why)) {
+		uv_loop_close(&r->loop);
+		return hjc_tool_fail(CMD, EX_CONFIG, "node: %s", why);
+	}
+	if (hj_rpc_call(r->rpc, r->evm ? "eth_blockNumber" : "getblockcount",
+	                NULL, on_tip, r))
+		stop(r, EX_OSERR, "out of memory");
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&r->loop);
+	if (r->rc != EX_OK)
+		return hjc_tool_fail(CMD, r->rc, "%s", r->err);
+	return EX_OK;
+}
+
+/* ---- the report ---- */
+
+static const char *unit(const struct run *r)
+{
+	return r->evm                                ? "wei"
+	       : strcmp(r->cfg.coin, "bitcoin") == 0 ? "satoshi"
+	                                             : "litoshi";
+}
+
+static void hex_of(const struct run *r, const uint8_t h[32], char out[67])
+{
+	hj_hex_encode(h, 32, r->evm, out);
+}
+
+static void report(const struct run *r)
+{
+	const struct line_sum *last = &r->lines[r->nlines - 1];
+	uint64_t from = r->lines[r->fork].height, n[3] = {0}, late = 0;
+	struct line_sum all = {0};
+	hj_amount sum[3] = {0}, stakes = 0;
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN], c[HJ_AMOUNT_STRLEN],
+	    d[HJ_AMOUNT_STRLEN], h[67], g[67];
+	const char *u = unit(r);
+
+	for (size_t i = r->fork; i < r->nlines; i++) {
+		all.bets += r->lines[i].bets;
+		all.actions += r->lines[i].actions;
+		all.rejects += r->lines[i].rejects;
+		all.settles += r->lines[i].settles;
+		all.refunds = add_sat(all.refunds, r->lines[i].refunds);
+		all.returns = add_sat(all.returns, r->lines[i].returns);
+	}
+	for (size_t i = 0; i < r->npays; i++)
+		if (r->pays[i].height >= from) {
+			n[r->pays[i].state]++;
+			sum[r->pays[i].state] =
+			    add_sat(sum[r->pays[i].state], r->pays[i].amount);
+		}
+	for (size_t i = 0; i < r->nopens; i++)
+		if (r->opens[i].height >= from) {
+			late++;
+			stakes = add_sat(stakes, r->opens[i].bet);
+		}
+	if (r->fork > 0) {
+		hex_of(r, r->lines[r->fork - 1].hash, h);
+		printf("reorganisation after block %" PRIu64
+		       ": the node's chain and the dealer's part there\n",
+		       r->lines[r->fork - 1].height);
+		printf("  fork point      block %" PRIu64
+		       ", %s: the last block both have\n",
+		       r->lines[r->fork - 1].height, h);
+	} else {
+		printf("reorganisation: the node has none of the blocks of "
+		       "the card log\n");
+		printf("  fork point      before block %" PRIu64
+		       ", the log's first\n",
+		       r->lines[0].height);
+	}
+	hex_of(r, r->lines[r->fork].hash, h);
+	if (r->node_has)
+		hex_of(r, r->node_hash, g);
+	printf("  left the chain  blocks %" PRIu64 " to %" PRIu64
+	       " (%zu dealt); block %" PRIu64
+	       " was dealt as %s, the node has %s (tip %" PRIu64 ")\n",
+	       from, last->height, r->nlines - r->fork, from, h,
+	       r->node_has ? g : "no block there", r->tip);
+	printf("  their events    %" PRIu32 " Bets, %" PRIu32
+	       " other actions, %" PRIu32
+	       " rejections (refunds %s %s), %" PRIu32
+	       " settlements and side bets (returns %s %s)\n",
+	       all.bets, all.actions, all.rejects,
+	       hj_amount_format(all.refunds, a), u, all.settles,
+	       hj_amount_format(all.returns, b), u);
+	printf("  their payouts   %" PRIu64 " owed (%s %s), %" PRIu64
+	       " in flight (%s), %" PRIu64
+	       " confirmed (%s): the in flight and confirmed ones were paid "
+	       "for blocks that left the chain\n",
+	       n[0], hj_amount_format(sum[0], a), u, n[1],
+	       hj_amount_format(sum[1], b), n[2], hj_amount_format(sum[2], c));
+	printf("  open rounds     %zu now; %" PRIu64
+	       " of them opened after the fork point (stakes %s %s), the "
+	       "others played on past it\n",
+	       r->nopens, late, hj_amount_format(stakes, d), u);
+}
+
+int hjc_reorg_main(int argc, char **argv)
+{
+	struct run r = {0};
+	const char *conf = NULL;
+	char err[HJ_ERRLEN], *db = NULL;
+	int rc = EX_OK, e;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return hjc_reorg_help();
+		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) &&
+		    i + 1 < argc)
+			conf = argv[++i];
+		else if (!strncmp(argv[i], "--config=", 9))
+			conf = argv[i] + 9;
+		else if (!hjc_tool_is_key(argv[i]))
+			return hjc_tool_usage(CMD, "unknown argument \"%s\"",
+			                      argv[i]);
+	}
+	if (conf == NULL)
+		return hjc_tool_usage(CMD, "give -c FILE, hashjackd's "
+		                           "configuration");
+	hj_config_init(&r.cfg);
+	rc = hjc_tool_config(CMD, &r.cfg, conf, NULL, NULL, argc, argv);
+	if (rc == EX_OK && hj_config_state_paths(&r.cfg, err, sizeof err))
+		rc = hjc_tool_fail(CMD, EX_OSERR, "%s", err);
+	r.evm = r.cfg.family == HJ_EVM;
+	if (rc == EX_OK && (db = malloc(strlen(r.cfg.state_dir) + 20)) == NULL)
+		rc = hjc_tool_fail(CMD, EX_OSERR, "out of memory");
+	if (rc == EX_OK) {
+		snprintf(db, strlen(r.cfg.state_dir) + 20,
+		         "%s/hashjackd.sqlite", r.cfg.state_dir);
+		e = hj_store_read(db, read_db, reset_db, &r, err, sizeof err);
+		if (e)
+			rc = hjc_tool_fail(CMD, hjc_tool_exit_code(e), "%s",
+			                   err);
+	}
+	if (rc == EX_OK && !r.have_cursor)
+		rc = hjc_tool_fail(
+		    CMD, EX_NOINPUT,
+		    "%s: no block processed yet: nothing can have "
+		    "left the chain",
+		    db);
+	if (rc == EX_OK)
+		rc = read_log(&r);
+	if (rc == EX_OK && r.nlines == 0)
+		rc = hjc_tool_fail(CMD, EX_NOINPUT,
+		                   "%s: no line up to block %" PRIu64,
+		                   r.cfg.card_log, r.cur.height);
+	if (rc == EX_OK)
+		rc = walk(&r);
+	if (rc == EX_OK) {
+		if (!r.forked) {
+			char h[67];
+
+			hex_of(&r, r.lines[r.nlines - 1].hash, h);
+			printf("no reorganisation: the node has block %" PRIu64
+			       " as the dealer dealt it (%s)\n",
+			       r.lines[r.nlines - 1].height, h);
+		} else {
+			report(&r);
+			rc = 1;
+		}
+	}
+	free(db);
+	free(r.lines);
+	free(r.pays);
+	free(r.opens);
+	hj_config_free(&r.cfg);
+	return rc;
+}
