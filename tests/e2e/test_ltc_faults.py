@@ -57,6 +57,7 @@ import json
 import os
 import random
 import re
+import subprocess
 import sys
 import time
 
@@ -465,7 +466,9 @@ def case_reorg_deep(ctx):
     wrong-value action in them): exit 3 within 5 s with the heights and
     both hashes, at priority error; card log and database rows (cursor with
     the log's dev/ino, rounds, txs, payouts) unchanged; a restart exits 3
-    again, still unchanged."""
+    again, still unchanged.  `hashjack reorg`: exit 0 before; exit 1 after,
+    with the fork point, the blocks dealt after it and the node's hash of
+    the first, and the open round opened before it."""
     n, d = ctx.node("deep")
     out = []
     try:
@@ -489,6 +492,12 @@ def case_reorg_deep(ctx):
             before = wait_cursor(dm, tip - 1, ctx.workdir)
             check(settle_quiet(dm), "the daemon went on past the final blocks")
             log_before = log_bytes(dm.card_log)
+            rr = subprocess.run([ctx.hashjack, "reorg", "-c", dm.conf], capture_output=True,
+                                text=True, timeout=60)
+            check(rr.returncode == 0 and rr.stdout.startswith("no reorganisation: the node has "
+                                                              "block %d" % (tip - 1)),
+                  "hashjack reorg before the reorg: %d %r %r" % (rr.returncode, rr.stdout,
+                                                                 rr.stderr))
             check(len(before["txs"]) == 3 and len(before["payouts"]) >= 1,
                   "3 txs and a refund before the reorg: %d, %d"
                   % (len(before["txs"]), len(before["payouts"])))
@@ -504,7 +513,24 @@ def case_reorg_deep(ctx):
             check_eq(rc, 3, "exit status after a reorg of depth %d" % depth)
             check(dt < 5, "exit 3 took %.1fs" % dt)
             msg = check_reorg_refused(dm, tip, got[tip - 1], before, log_before, ctx.workdir)
-            out.append("depth %d: exit 3 in %.2fs and again on restart" % (depth, dt))
+            rr = subprocess.run([ctx.hashjack, "reorg", "-c", dm.conf], capture_output=True,
+                                text=True, timeout=60)
+            fork = tip - depth
+            want = ["reorganisation after block %d: " % fork,
+                    "  fork point      block %d, " % fork,
+                    "  left the chain  blocks %d to %d (%d dealt); block %d was dealt as %s, "
+                    "the node has %s" % (fork + 1, tip - 1, tip - 1 - fork, fork + 1,
+                                         got[fork + 1][0], got[fork + 1][1]),
+                    "  their events    0 Bets, 0 other actions, 0 rejections",
+                    "  their payouts   0 owed",
+                    "  open rounds     1 now; 0 of them opened after the fork point"]
+            lines = rr.stdout.splitlines()
+            check(rr.returncode == 1 and len(lines) == 6 and
+                  all(ln.startswith(w) for ln, w in zip(lines, want)),
+                  "hashjack reorg after a reorg of depth %d: %d\n%s\nwanted lines starting:\n%s"
+                  % (depth, rr.returncode, rr.stdout + rr.stderr, "\n".join(want)))
+            out.append("depth %d: exit 3 in %.2fs and again on restart; hashjack reorg "
+                       "names block %d" % (depth, dt, fork))
     finally:
         n.stop()
     return "; ".join(out) + '; message: "%s"' % msg[:200]
