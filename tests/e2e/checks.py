@@ -350,6 +350,60 @@ def wait_cursor(dm, h, scratch, timeout=15):
     return wait_until(done, timeout, "cursor at %d" % h, interval=0.05)
 
 
+def reorg_want(dm, fork, first_hashes, unit):
+    """The six lines `hashjack reorg -c` must begin with after a
+    reorganisation whose fork point is block fork, worked out here apart:
+    the events of the card log's lines after it, the payouts those blocks
+    created and the open rounds, from the files as the daemon left them;
+    first_hashes is (dealt, node's) of block fork + 1."""
+    ev = collections.Counter()
+    refunds = returns = 0
+    heights = []
+    with open(dm.card_log) as f:
+        for line in f:
+            o = json.loads(line)
+            if o["height"] <= fork:
+                continue
+            heights.append(o["height"])
+            for e in o["events"]:
+                t = e["type"]
+                if t == "action":
+                    ev["bet" if e["action"] == "Bet" else "action"] += 1
+                elif t == "reject":
+                    ev["reject"] += 1
+                    refunds += int(e.get("refund", "0"))
+                elif t in ("settle", "sidebets"):
+                    ev["settle"] += 1
+                    returns += int(e["payout"])
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(dm.state_dir, "hashjackd.sqlite"),
+                         uri=True)
+    try:
+        pay = collections.Counter()
+        amt = collections.Counter()
+        for state, amount in db.execute("SELECT state, amount FROM payouts WHERE "
+                                        "created_height > ?", (fork,)):
+            pay[state] += 1
+            amt[state] += int(amount)
+        n_open = db.execute("SELECT count(*) FROM rounds").fetchone()[0]
+        late = db.execute("SELECT count(*) FROM rounds WHERE bet_height > ?",
+                          (fork,)).fetchone()[0]
+    finally:
+        db.close()
+    return ["reorganisation after block %d: " % fork,
+            "  fork point      block %d, " % fork,
+            "  left the chain  blocks %d to %d (%d dealt); block %d was dealt as %s, the node "
+            "has %s" % (fork + 1, heights[-1], len(heights), fork + 1, first_hashes[0],
+                        first_hashes[1]),
+            "  their events    %d Bets, %d other actions, %d rejections (refunds %d %s), %d "
+            "settlements and side bets (returns %d %s)" % (
+                ev["bet"], ev["action"], ev["reject"], refunds, unit, ev["settle"], returns,
+                unit),
+            "  their payouts   %d owed (%d %s), %d in flight (%d), %d confirmed (%d)" % (
+                pay["owed"], amt["owed"], unit, pay["submitted"], amt["submitted"],
+                pay["confirmed"], amt["confirmed"]),
+            "  open rounds     %d now; %d of them opened after the fork point" % (n_open, late)]
+
+
 def hexcol(c):
     """A BLOB column as lower-case hex, NULL kept (hex(NULL) is '')."""
     return "CASE WHEN %s IS NULL THEN NULL ELSE lower(hex(%s)) END" % (c, c)

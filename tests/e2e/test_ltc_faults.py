@@ -67,7 +67,7 @@ from btc_node import (COIN, Litecoind, MWEB_HEIGHT, bet_payload, find_litecoind,
                       parse_tx, sats_to_coin)
 from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
                     check_db_equal, check_eq, check_heights, check_log_matches_cursor,
-                    check_reorg_refused, check_retries, db_rows, error_lines, fault_main,
+                    check_reorg_refused, check_retries, db_rows, error_lines, fault_main, reorg_want,
                     file_size, fmt_counts, hand_total, log_bytes, run_tracked, settle_quiet,
                     sigterm_measured, stderr_since, stderr_size, summary, tail_text, wait_cursor,
                     wait_log_height)
@@ -516,14 +516,7 @@ def case_reorg_deep(ctx):
             rr = subprocess.run([ctx.hashjack, "reorg", "-c", dm.conf], capture_output=True,
                                 text=True, timeout=60)
             fork = tip - depth
-            want = ["reorganisation after block %d: " % fork,
-                    "  fork point      block %d, " % fork,
-                    "  left the chain  blocks %d to %d (%d dealt); block %d was dealt as %s, "
-                    "the node has %s" % (fork + 1, tip - 1, tip - 1 - fork, fork + 1,
-                                         got[fork + 1][0], got[fork + 1][1]),
-                    "  their events    0 Bets, 0 other actions, 0 rejections",
-                    "  their payouts   0 owed",
-                    "  open rounds     1 now; 0 of them opened after the fork point"]
+            want = reorg_want(dm, fork, got[fork + 1], "litoshi")
             lines = rr.stdout.splitlines()
             check(rr.returncode == 1 and len(lines) == 6 and
                   all(ln.startswith(w) for ln, w in zip(lines, want)),
