@@ -404,6 +404,31 @@ def reorg_want(dm, fork, first_hashes, unit):
             "  open rounds     %d now; %d of them opened after the fork point" % (n_open, late)]
 
 
+def check_no_reorg(hashjack, dm, h):
+    """`hashjack reorg -c` of dm while the node has its blocks: exit 0,
+    naming block h, the last dealt."""
+    r = subprocess.run([hashjack, "reorg", "-c", dm.conf], capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 0 and
+          r.stdout.startswith("no reorganisation: the node has block %d" % h),
+          "hashjack reorg before the reorg: %d %r %r" % (r.returncode, r.stdout, r.stderr))
+
+
+def check_reorg_report(hashjack, dm, fork, first_hashes, unit):
+    """`hashjack reorg -c` of dm after a reorganisation whose fork point is
+    block fork: exit 1 and the six lines reorg_want works out.  Returns
+    those lines."""
+    want = reorg_want(dm, fork, first_hashes, unit)
+    r = subprocess.run([hashjack, "reorg", "-c", dm.conf], capture_output=True, text=True,
+                       timeout=60)
+    lines = r.stdout.splitlines()
+    check(r.returncode == 1 and len(lines) == 6 and
+          all(ln.startswith(w) for ln, w in zip(lines, want)),
+          "hashjack reorg after the fork at block %d: %d\n%s\nwanted lines starting:\n%s"
+          % (fork, r.returncode, r.stdout + r.stderr, "\n".join(want)))
+    return want
+
+
 def hexcol(c):
     """A BLOB column as lower-case hex, NULL kept (hex(NULL) is '')."""
     return "CASE WHEN %s IS NULL THEN NULL ELSE lower(hex(%s)) END" % (c, c)

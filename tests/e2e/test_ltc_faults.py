@@ -57,7 +57,6 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 import time
 
@@ -67,7 +66,8 @@ from btc_node import (COIN, Litecoind, MWEB_HEIGHT, bet_payload, find_litecoind,
                       parse_tx, sats_to_coin)
 from checks import (Failed, Kills, check, check_as_uninterrupted, check_bytes,  # noqa: E402
                     check_db_equal, check_eq, check_heights, check_log_matches_cursor,
-                    check_reorg_refused, check_retries, db_rows, error_lines, fault_main, reorg_want,
+                    check_no_reorg, check_reorg_refused, check_reorg_report, check_retries,
+                    db_rows, error_lines, fault_main,
                     file_size, fmt_counts, hand_total, log_bytes, run_tracked, settle_quiet,
                     sigterm_measured, stderr_since, stderr_size, summary, tail_text, wait_cursor,
                     wait_log_height)
@@ -492,12 +492,7 @@ def case_reorg_deep(ctx):
             before = wait_cursor(dm, tip - 1, ctx.workdir)
             check(settle_quiet(dm), "the daemon went on past the final blocks")
             log_before = log_bytes(dm.card_log)
-            rr = subprocess.run([ctx.hashjack, "reorg", "-c", dm.conf], capture_output=True,
-                                text=True, timeout=60)
-            check(rr.returncode == 0 and rr.stdout.startswith("no reorganisation: the node has "
-                                                              "block %d" % (tip - 1)),
-                  "hashjack reorg before the reorg: %d %r %r" % (rr.returncode, rr.stdout,
-                                                                 rr.stderr))
+            check_no_reorg(ctx.hashjack, dm, tip - 1)
             check(len(before["txs"]) == 3 and len(before["payouts"]) >= 1,
                   "3 txs and a refund before the reorg: %d, %d"
                   % (len(before["txs"]), len(before["payouts"])))
@@ -513,15 +508,8 @@ def case_reorg_deep(ctx):
             check_eq(rc, 3, "exit status after a reorg of depth %d" % depth)
             check(dt < 5, "exit 3 took %.1fs" % dt)
             msg = check_reorg_refused(dm, tip, got[tip - 1], before, log_before, ctx.workdir)
-            rr = subprocess.run([ctx.hashjack, "reorg", "-c", dm.conf], capture_output=True,
-                                text=True, timeout=60)
             fork = tip - depth
-            want = reorg_want(dm, fork, got[fork + 1], "litoshi")
-            lines = rr.stdout.splitlines()
-            check(rr.returncode == 1 and len(lines) == 6 and
-                  all(ln.startswith(w) for ln, w in zip(lines, want)),
-                  "hashjack reorg after a reorg of depth %d: %d\n%s\nwanted lines starting:\n%s"
-                  % (depth, rr.returncode, rr.stdout + rr.stderr, "\n".join(want)))
+            check_reorg_report(ctx.hashjack, dm, fork, got[fork + 1], "litoshi")
             out.append("depth %d: exit 3 in %.2fs and again on restart; hashjack reorg "
                        "names block %d" % (depth, dt, fork))
     finally:
