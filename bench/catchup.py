@@ -27,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 from daemon import Hashjackd  # noqa: E402
+from evm_node import anvil_env  # noqa: E402
 from procs import add_exit_hook, free_port, install_cleanup, wait_until  # noqa: E402
 
 ANVIL = os.path.join(ROOT, "node_modules", ".bin", "anvil")
@@ -39,13 +40,13 @@ PAYLOADS = ["0x484a0101", "0x484a0102", "0x484a0103", "0x484a0104",
 
 
 class Node:
-    def __init__(self):
+    def __init__(self, home):
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         self.proc = subprocess.Popen(
             [ANVIL, "--host", "127.0.0.1", "--port", str(self.port),
              "--no-mining", "--accounts", "12", "--silent"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env=anvil_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 30
         while True:
             try:
@@ -169,7 +170,7 @@ def main():
     install_cleanup()
     workdir = tempfile.mkdtemp(prefix="hj-bench-")
     add_exit_hook(lambda: shutil.rmtree(workdir, ignore_errors=True))
-    node = Node()
+    node = Node(os.path.join(workdir, "anvil-home"))
     add_exit_hook(node.proc.kill)
     try:
         print("pre-mining %d blocks with %d action transactions..."

@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 from cards import card_of  # noqa: E402
+from evm_node import anvil_env  # noqa: E402
 from procs import track, wait_until  # noqa: E402
 
 ANVIL = os.path.join(ROOT, "node_modules", ".bin", "anvil")
@@ -65,6 +66,7 @@ class DenseAnvil:
              "--no-mining", "--auto-impersonate", "--order", "fifo",
              "--base-fee", "0", "--gas-price", "0",
              "--gas-limit", "1000000000", "--no-request-size-limit"],
+            env=anvil_env(os.path.join(workdir, "home")),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True))
         log.close()

@@ -65,7 +65,7 @@ def run_verify(build, conf, tip):
 
 def evm_chain(a, workdir):
     """A started anvil with catchup.py's chain: (node, tip, dealer, stop, cookie)."""
-    node = catchup.Node()
+    node = catchup.Node(os.path.join(workdir, "anvil-home"))
     add_exit_hook(node.proc.kill)
     print("pre-mining %d anvil blocks with %d action transactions..."
           % (a.blocks, a.actions), flush=True)

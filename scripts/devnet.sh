@@ -108,6 +108,7 @@ cleanup() {
 	stop "$daemon_pid" hashjackd
 	[ -z "$daemon_pid" ] || [ "$stopped_rc" -eq 0 ] || say "hashjackd exited with status $stopped_rc"
 	stop "$anvil_pid" anvil
+	rm -rf "$state/anvil-home"
 	if [ -s "$state/state/cards.jsonl" ]; then
 		python3 - "$state/state/cards.jsonl" <<-'EOF' >&2 || true
 			import json, sys
@@ -146,11 +147,14 @@ trap 'say stopping; exit 0' INT TERM
 
 # anvil: 127.0.0.1 only, a block a second, its accounts and keys written to
 # anvil.json, its whole chain to chain.json when it stops (kept with --keep).
+# Its HOME is anvil-home: anvil writes older block states to
+# $HOME/.foundry/anvil/tmp and never removes them, so they go with $state
+# (and anvil-home is removed even when $state is kept: chain.json has it all).
 # The logs exist before their writers start: the loops below read them
 # from the first moment, and a background job may open its file later.
 : >"$state/anvil.log"
 : >"$state/serve.log"
-"$anvil" --host 127.0.0.1 --port "${HJ_DEVNET_PORT:-0}" --block-time 1 --accounts 10 \
+HOME="$state/anvil-home" "$anvil" --host 127.0.0.1 --port "${HJ_DEVNET_PORT:-0}" --block-time 1 --accounts 10 \
 	--config-out "$state/anvil.json" --dump-state "$state/chain.json" >"$state/anvil.log" 2>&1 &
 anvil_pid=$!
 port=''

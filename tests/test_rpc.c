@@ -750,7 +750,7 @@ static void limited_batch(enum limit_form form, size_t max, size_t n)
 	hj_rpc_opts o;
 	const char *m[16];
 	json_t *p[16];
-	char q[16];
+	char q[2 + 16 + 1]; /* "0x" and a size_t in hex */
 
 	assert_true(n <= 16);
 	memset(&L, 0, sizeof L);
