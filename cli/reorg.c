@@ -12,12 +12,16 @@
 #include "reorg.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -35,11 +39,12 @@
 #define LINE_MAX_BYTES ((size_t)16 << 20)
 
 static const char usage[] =
-    "Usage: hashjack reorg -c FILE [--SECTION.KEY=VALUE]...\n"
+    "Usage: hashjack reorg -c FILE [--rewind] [--SECTION.KEY=VALUE]...\n"
     "\n"
     "After hashjackd stopped on a reorganisation deeper than its\n"
-    "confirmations (exit 3), says what the reorganisation changed, and\n"
-    "writes nothing: the fork point (the last block the dealer dealt that\n"
+    "confirmations (exit 3), says what the reorganisation changed (and\n"
+    "without --rewind writes nothing): the fork point (the last block the "
+    "dealer dealt that\n"
     "your node still has), the blocks dealt after it that left the chain,\n"
     "their events (Bets, actions, rejections and their refunds,\n"
     "settlements and their returns), the payouts those blocks created by\n"
@@ -48,13 +53,23 @@ static const char usage[] =
     "\n"
     "  -c, --config FILE     hashjackd's configuration: its node, its\n"
     "                        [state] (the database and the card log)\n"
+    "  --rewind              after the report, with hashjackd stopped:\n"
+    "                        take its state back to the last batch\n"
+    "                        boundary at or below the fork point (the\n"
+    "                        card log's lines after it kept aside in\n"
+    "                        CARD_LOG.rewound-FIRST-LAST); hashjackd then\n"
+    "                        deals the new chain from there\n"
     "  --SECTION.KEY=VALUE   a configuration key over the file's\n"
     "  -h, --help            print this help and exit\n"
     "\n"
     "Exit status: 0 the node has every block the dealer dealt (nothing to\n"
-    "do); 1 it does not (the report on standard output); 65 a card log\n"
-    "line that does not read; 66 the database or the card log cannot be\n"
-    "read; 69 the node does not answer; 78 a bad configuration.\n"
+    "do), or --rewind rewound; 1 it does not (the report on standard\n"
+    "output); 65 a card log line that does not read, or a rewind that\n"
+    "cannot be done (the undo does not reach the fork point, the log was\n"
+    "rotated since, committed cards); 66 the database or the card log\n"
+    "cannot be read; 69 the node does not answer; 73 the file aside\n"
+    "exists; 74 an I/O error; 75 hashjackd is running; 78 a bad\n"
+    "configuration.\n"
     "docs/OPERATION.md, \"Money\", says what to do next.\n";
 
 int hjc_reorg_help(void)
@@ -489,12 +504,197 @@ static void report(const struct run *r)
 	       r->nopens, late, hj_amount_format(stakes, d), u);
 }
 
+/* ---- the rewind ---- */
+
+/* The state directory's lock, as hashjackd takes it: -1 after saying why
+ * (another process holds it: hashjackd runs). */
+static int lock_state(const struct run *r)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/hashjackd.lock", r->cfg.state_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return hjc_tool_fail(CMD, EX_TEMPFAIL, "%s: %s",
+		                     r->cfg.state_dir,
+		                     e == EWOULDBLOCK
+		                         ? "hashjackd is running on it: stop "
+		                           "it first (systemctl stop hashjackd)"
+		                         : strerror(e)),
+		       -1;
+	}
+	return fd;
+}
+
+/* Copies the card log's bytes [from, to) to a new file aside, fsynced
+ * with its directory.  EX_OK, or a code after saying. */
+static int keep_aside(const char *log, int logfd, uint64_t from, uint64_t to,
+                      const char *aside)
+{
+	char buf[65536], dir[4200], *slash;
+	int out = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	uint64_t at = from;
+	int rc = EX_OK, d;
+
+	if (out < 0)
+		return hjc_tool_fail(CMD, EX_CANTCREAT, "%s: %s", aside,
+		                     strerror(errno));
+	while (rc == EX_OK && at < to) {
+		size_t want =
+		    to - at < sizeof buf ? (size_t)(to - at) : sizeof buf;
+		ssize_t n = pread(logfd, buf, want, (off_t)at);
+
+		if (n <= 0)
+			rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", log,
+			                   n < 0
+			                       ? strerror(errno)
+			                       : "shorter than the state says");
+		else if (write(out, buf, (size_t)n) != n)
+			rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", aside,
+			                   strerror(errno));
+		else
+			at += (uint64_t)n;
+	}
+	if (rc == EX_OK && fsync(out) != 0)
+		rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", aside,
+		                   strerror(errno));
+	close(out);
+	snprintf(dir, sizeof dir, "%s", aside);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (rc == EX_OK && (d = open(dir, O_RDONLY | O_DIRECTORY)) >= 0) {
+		(void)fsync(d);
+		close(d);
+	}
+	return rc;
+}
+
+static int rewind_state(struct run *r, const char *db)
+{
+	hj_rewind w;
+	hj_store *s = NULL;
+	struct stat sb;
+	char err[HJ_ERRLEN], aside[4200], h[67], a[HJ_AMOUNT_STRLEN],
+	    b[HJ_AMOUNT_STRLEN];
+	uint64_t fork;
+	int lock, logfd = -1, rc = EX_OK, e;
+
+	if (r->fork == 0)
+		return hjc_tool_fail(
+		    CMD, EX_DATAERR,
+		    "the fork point is before block %" PRIu64
+		    ", the card log's first: the log does not say where to "
+		    "go back to; nothing was changed",
+		    r->lines[0].height);
+	fork = r->lines[r->fork - 1].height;
+	if ((lock = lock_state(r)) < 0)
+		return EX_TEMPFAIL;
+	e = hj_store_open(db, &s, err, sizeof err);
+	if (e == 0) {
+		hj_store_set_rewind_blocks(s, r->cfg.rewind_blocks);
+		e = hj_store_rewind_point(s, fork, &w, err, sizeof err);
+	}
+	if (e)
+		rc = hjc_tool_fail(
+		    CMD, e == -ERANGE || e == -ENOENT ? EX_DATAERR : EX_IOERR,
+		    "%s", err);
+	if (rc == EX_OK &&
+	    ((logfd = open(r->cfg.card_log, O_RDWR | O_CLOEXEC)) < 0 ||
+	     fstat(logfd, &sb) != 0))
+		rc = hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r->cfg.card_log,
+		                   strerror(errno));
+	if (rc == EX_OK && ((uint64_t)sb.st_dev != w.from.log_dev ||
+	                    (uint64_t)sb.st_ino != w.from.log_ino ||
+	                    (uint64_t)sb.st_size < w.from.log_offset))
+		rc = hjc_tool_fail(CMD, EX_DATAERR,
+		                   "%s is not the card log the state names, or "
+		                   "is shorter than it says (%" PRIu64
+		                   " bytes); nothing was changed",
+		                   r->cfg.card_log, w.from.log_offset);
+	if (rc == EX_OK &&
+	    (w.to.log_dev != w.from.log_dev || w.to.log_ino != w.from.log_ino))
+		rc = hjc_tool_fail(
+		    CMD, EX_DATAERR,
+		    "the card log was rotated after block %" PRIu64
+		    ": the lines to take back are in two files, "
+		    "which a rewind does not handle; nothing was "
+		    "changed",
+		    w.to.height);
+	if (rc == EX_OK) {
+		snprintf(aside, sizeof aside, "%s.rewound-%" PRIu64 "-%" PRIu64,
+		         r->cfg.card_log, w.to.height + 1, w.from.height);
+		rc = keep_aside(r->cfg.card_log, logfd, w.to.log_offset,
+		                w.from.log_offset, aside);
+	}
+	if (rc == EX_OK &&
+	    (e = hj_store_rewind(s, fork, &w, err, sizeof err))) {
+		unlink(aside); /* nothing was changed: no copy either */
+		rc = hjc_tool_fail(CMD, e == -ENOTSUP ? EX_DATAERR : EX_IOERR,
+		                   "%s", err);
+	}
+	/* The database is rewound: the daemon would cut the log back at its
+	 * start anyway; it is done here so that the log says so now. */
+	if (rc == EX_OK && (ftruncate(logfd, (off_t)w.to.log_offset) != 0 ||
+	                    fsync(logfd) != 0))
+		rc = hjc_tool_fail(CMD, EX_IOERR,
+		                   "%s: %s (hashjackd cuts it back to %" PRIu64
+		                   " bytes when it starts)",
+		                   r->cfg.card_log, strerror(errno),
+		                   w.to.log_offset);
+	if (rc == EX_OK) {
+		const char *u = unit(r);
+
+		hex_of(r, w.to.hash, h);
+		printf("rewound to block %" PRIu64 " (%s): the last batch "
+		       "boundary at or below the fork point %" PRIu64 "\n",
+		       w.to.height, h, fork);
+		printf("  card log        the lines of blocks %" PRIu64
+		       " to %" PRIu64 " (%" PRIu64 " bytes) kept aside in %s; "
+		       "the log now ends after block %" PRIu64 "\n",
+		       w.to.height + 1, w.from.height,
+		       w.from.log_offset - w.to.log_offset, aside, w.to.height);
+		printf("  open rounds     %" PRIu64
+		       " round rows put back or removed\n",
+		       w.rounds);
+		printf("  transactions    %" PRIu64 " removed\n", w.txs);
+		printf("  payouts         %" PRIu64
+		       " owed removed (%s %s); %" PRIu64
+		       " paid or in flight kept, orphaned (%s %s): each is "
+		       "taken back by the same debt on the new chain, else it "
+		       "is the dealer's loss\n",
+		       w.dropped, hj_amount_format(w.dropped_sum, a), u,
+		       w.orphaned, hj_amount_format(w.orphaned_sum, b), u);
+		printf("  payout batches  %" PRIu64
+		       " confirmed in blocks after the fork point: in flight "
+		       "again, until the payer finds them on the new chain\n",
+		       w.unconfirmed);
+		printf("start hashjackd: it deals block %" PRIu64
+		       " on from the node's chain\n",
+		       w.to.height + 1);
+	}
+	if (logfd >= 0)
+		close(logfd);
+	hj_store_close(s);
+	close(lock);
+	return rc;
+}
+
 int hjc_reorg_main(int argc, char **argv)
 {
 	struct run r = {0};
 	const char *conf = NULL;
 	char err[HJ_ERRLEN], *db = NULL;
-	int rc = EX_OK, e;
+	int rc = EX_OK, e, rewind = 0;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -504,6 +704,8 @@ int hjc_reorg_main(int argc, char **argv)
 			conf = argv[++i];
 		else if (!strncmp(argv[i], "--config=", 9))
 			conf = argv[i] + 9;
+		else if (!strcmp(argv[i], "--rewind"))
+			rewind = 1;
 		else if (!hjc_tool_is_key(argv[i]))
 			return hjc_tool_usage(CMD, "unknown argument \"%s\"",
 			                      argv[i]);
@@ -550,7 +752,7 @@ int hjc_reorg_main(int argc, char **argv)
 			       r.lines[r.nlines - 1].height, h);
 		} else {
 			report(&r);
-			rc = 1;
+			rc = rewind ? rewind_state(&r, db) : 1;
 		}
 	}
 	free(db);

@@ -133,11 +133,12 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		snprintf(fin, sizeof fin, "%u confirmations", c->confirmations);
 	printf("configuration OK\n"
 	       "chain: %s%s%s at %s, %s, poll every %u ms\n"
-	       "dealer: %s\nrules: %s\nstate: %s\ncard log: %s (fsync %s)\n",
+	       "dealer: %s\nrules: %s\nstate: %s (undo of the last %" PRIu64
+	       " blocks)\ncard log: %s (fsync %s)\n",
 	       hj_family_name(c->family), c->coin ? " " : "",
 	       c->coin ? c->coin : "", url, fin, c->poll_interval_ms,
-	       c->dealer.text, rules, c->state_dir, c->card_log,
-	       c->log_fsync ? "yes" : "no");
+	       c->dealer.text, rules, c->state_dir, c->rewind_blocks,
+	       c->card_log, c->log_fsync ? "yes" : "no");
 	if (c->push) {
 		hj_url_shown(c->push_url, url, sizeof url);
 		printf("push: on, %s (%s), polling stays\n", url,
@@ -565,6 +566,7 @@ static int run(const hj_config *cfg)
 		close(lockfd);
 		return HJD_EXIT_FAILURE;
 	}
+	hj_store_set_rewind_blocks(store, cfg->rewind_blocks);
 	if (hj_table_new(&cfg->rules, &table) != 0 ||
 	    uv_loop_init(&loop) != 0) {
 		hjd_log(HJD_LOG_ERR, "out of memory");

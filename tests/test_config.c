@@ -123,7 +123,8 @@ static void test_full_file(void **state)
 	    "[state]\n"
 	    "directory = /srv/hj/\n"
 	    "card_log = /var/log/hj/cards.jsonl\n"
-	    "log_fsync = no ; the kernel flushes\n";
+	    "log_fsync = no ; the kernel flushes\n"
+	    "rewind_blocks = 5000\n";
 	hj_config c;
 	char err[HJ_ERRLEN] = "", rs[256];
 
@@ -157,6 +158,7 @@ static void test_full_file(void **state)
 	assert_string_equal(c.state_dir, "/srv/hj/");
 	assert_string_equal(c.card_log, "/var/log/hj/cards.jsonl");
 	assert_int_equal(c.log_fsync, 0);
+	assert_int_equal(c.rewind_blocks, 5000);
 	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(rs, "preset=bethash min_bet=1000000000000000 "
 	                        "max_bet=1329227995784915872903807060280344576 "
@@ -193,6 +195,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.state_dir, "/var/lib/hashjackd");
 	assert_string_equal(c.card_log, "/var/lib/hashjackd/cards.jsonl");
 	assert_int_equal(c.log_fsync, 1);
+	assert_int_equal(c.rewind_blocks, 1000);
 	hj_rules_format(&c.rules, rs, sizeof rs);
 	assert_string_equal(
 	    rs, "preset=bethash min_bet=1 max_bet=1000 timeout_blocks=100");

@@ -756,11 +756,11 @@ static void test_not_hashjackd(void **state)
 	expect(&r, 65, "", want);
 
 	make_ltc(newer);
-	sql(newer, "PRAGMA user_version = 7");
+	sql(newer, "PRAGMA user_version = 8");
 	RUN(&r, "--db", newer);
 	snprintf(want, sizeof want,
-	         "hashjack: ledger: %s: schema version 7 was written by a "
-	         "newer hashjackd; this hashjack reads version 6\n",
+	         "hashjack: ledger: %s: schema version 8 was written by a "
+	         "newer hashjackd; this hashjack reads version 7\n",
 	         newer);
 	expect(&r, 65, "", want);
 

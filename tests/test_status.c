@@ -473,7 +473,7 @@ static int evm_head(char *buf, size_t n, const char *db)
 {
 	return snprintf(
 	    buf, n,
-	    "database        %s (schema version 6)\n"
+	    "database        %s (schema version 7)\n"
 	    "family          evm\n"
 	    "chain           evm:31337\n"
 	    "dealer          " EVM_DEALER "\n"
@@ -757,7 +757,7 @@ static void test_empty(void **state)
 	                          "preset=bethash min_bet=1 max_bet=5 "
 	                          "timeout_blocks=100"));
 	snprintf(want, sizeof want,
-	         "database        %s (schema version 6)\n"
+	         "database        %s (schema version 7)\n"
 	         "family          evm\n"
 	         "chain           evm:1\n"
 	         "dealer          " EVM_DEALER "\n"
@@ -803,7 +803,7 @@ static void test_empty(void **state)
 	assert_int_equal(hj_store_open(fresh, &s, err, sizeof err), 0);
 	hj_store_close(s);
 	snprintf(want, sizeof want,
-	         "database        %s (schema version 6)\n"
+	         "database        %s (schema version 7)\n"
 	         "chain           not recorded yet: the daemon has not "
 	         "reached its node\n"
 	         "last block      no block processed yet\n"
@@ -1213,11 +1213,11 @@ static void test_bad_databases(void **state)
 	expect(&r, 65, "", want);
 
 	make_ltc(newer, NULL, NULL);
-	sql(newer, "PRAGMA user_version = 7");
+	sql(newer, "PRAGMA user_version = 8");
 	RUN(&r, "--db", newer);
 	snprintf(want, sizeof want,
-	         "hashjack: status: %s: schema version 7 was written by a "
-	         "newer hashjackd; this hashjack reads version 6\n",
+	         "hashjack: status: %s: schema version 8 was written by a "
+	         "newer hashjackd; this hashjack reads version 7\n",
 	         newer);
 	expect(&r, 65, "", want);
 

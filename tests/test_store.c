@@ -191,7 +191,13 @@ static char *dump_db(const char *path)
 	dump_query(&d, db, "SELECT * FROM txs ORDER BY height, tx_index");
 	dump_query(&d, db,
 	           "SELECT * FROM rounds ORDER BY bet_height, bet_tx_index");
-	dump_query(&d, db, "SELECT * FROM payouts ORDER BY id");
+	/* Version 6's columns: a migration to 7 adds orphaned, NULL. */
+	dump_query(
+	    &d, db,
+	    "SELECT id, kind, round, hand, txid, recipient, amount, state, "
+	    "created_height, submitted_txid, nonce, submitted_height, "
+	    "submitted_at, confirmed_height, last_error FROM payouts "
+	    "ORDER BY id");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	return d.p;
 }
@@ -546,7 +552,7 @@ static void test_open_creates_wal_database(void **state)
 	db = raw_open(path);
 	assert_string_equal(
 	    raw_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), 0x484a4b44);
 	assert_int_equal(
 	    raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
@@ -1551,10 +1557,10 @@ static void test_foreign_or_newer_database(void **state)
 	/* Ours, written by a later version. */
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 7");
+	raw_exec(db, "PRAGMA user_version = 8");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	assert_int_equal(hj_store_open(newer, &s, err, sizeof err), -EINVAL);
-	assert_non_null(strstr(err, "schema version 7"));
+	assert_non_null(strstr(err, "schema version 8"));
 	assert_non_null(strstr(err, "newer"));
 	assert_null(s);
 }
@@ -2161,6 +2167,177 @@ static void test_planned_after_sent(void **state)
 
 /* A file at path with settle_fixture's rows, made older by sql (run
  * outside the store); returns its rows, dump_db's. */
+/* Whether the database's rows are want's (dump_db), freeing its dump. */
+static int dump_is(const char *path, const char *want)
+{
+	char *d = dump_db(path);
+	int same = strcmp(d, want) == 0;
+
+	free(d);
+	return same;
+}
+
+/* A rewind (hj_store_rewind) takes the database back to the state after
+ * the boundary block, row for row, whatever the batches after it did;
+ * dealing the same blocks again then gives the same rows as before. */
+static void test_rewind(void **state)
+{
+	const char *path = db_path("rewind.db");
+	hj_store *s = open_ok(path);
+	char err[HJ_ERRLEN] = "", *at, *end, *again;
+	uint64_t rng, seq, fork;
+	hj_rewind w;
+	play p;
+
+	(void)state;
+	play_init(&p, s, 0x4e71d);
+	for (int b = 0; b < 6; b++)
+		assert_int_equal(play_batch(&p, 4), 0);
+	at = dump_db(path);
+	fork = p.height - 1;
+	rng = p.rng;
+	seq = p.txseq;
+	for (int b = 0; b < 8; b++)
+		assert_int_equal(play_batch(&p, 4), 0);
+	assert_true(p.settles > 0 && p.refunds > 0 && p.bets > 0);
+	end = dump_db(path);
+
+	/* Nothing changes until told: the point says where it would go. */
+	assert_int_equal(hj_store_rewind_point(s, fork, &w, err, sizeof err),
+	                 0);
+	assert_int_equal(w.to.height, fork);
+	assert_int_equal(w.from.height, p.height - 1);
+	assert_true(dump_is(path, end));
+	assert_int_equal(hj_store_rewind(s, fork, &w, err, sizeof err), 0);
+	assert_true(w.rounds > 0 && w.txs > 0 && w.dropped > 0);
+	assert_int_equal(w.orphaned, 0);
+	assert_true(dump_is(path, at));
+
+	/* The same blocks again: the same rows as before the rewind. */
+	reload(&p);
+	assert_int_equal(p.height, fork + 1);
+	p.rng = rng;
+	p.txseq = (uint32_t)seq;
+	for (int b = 0; b < 8; b++)
+		assert_int_equal(play_batch(&p, 4), 0);
+	again = dump_db(path);
+	assert_string_equal(again, end);
+
+	/* Nothing to rewind at the cursor; an undo pruned below the fork
+	 * point is refused with how far it goes. */
+	assert_int_equal(hj_store_rewind(s, p.height - 1, &w, err, sizeof err),
+	                 -ENOENT);
+	hj_store_set_rewind_blocks(s, 5);
+	assert_int_equal(play_batch(&p, 4), 0);
+	assert_int_equal(hj_store_rewind_point(s, fork, &w, err, sizeof err),
+	                 -ERANGE);
+	assert_non_null(strstr(err, "the undo goes back to block"));
+	assert_false(dump_is(path, end));
+	hj_table_free(p.t);
+	hj_store_close(s);
+	free(at);
+	free(end);
+	free(again);
+}
+
+/* A payout paid for a block the rewind takes is kept, orphaned, without
+ * its references; the same debt dealt again takes it back (its state
+ * kept: not paid twice), a different one renames it and is owed anew. */
+static void test_rewind_orphans(void **state)
+{
+	const char *path = db_path("orphans.db");
+	hj_store *s = open_ok(path);
+	hj_action a = simple_tx(0x41, 100), b = simple_tx(0x42, 200);
+	char err[HJ_ERRLEN] = "";
+	hj_cursor c;
+	hj_rewind w;
+	sqlite3 *db;
+
+	(void)state;
+	cursor_of(10, &c);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	cursor_of(11, &c);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	for (int i = 0; i < 2; i++) {
+		hj_action *t = i ? &b : &a;
+		hj_payout po =
+		    refund_of(t, i ? "refund:42" : "refund:41", i ? 200 : 100);
+		po.height = 11;
+		assert_int_equal(hj_store_add_tx(s, 11, t, "rejected",
+		                                 HJ_R_NO_ROUND, NULL, err,
+		                                 sizeof err),
+		                 0);
+		assert_int_equal(hj_store_add_payout(s, &po, err, sizeof err),
+		                 0);
+	}
+	assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	db = raw_open(path);
+	raw_exec(db, "UPDATE payouts SET state = 'confirmed'");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+
+	assert_int_equal(hj_store_rewind_point(s, 10, &w, err, sizeof err), 0);
+	assert_int_equal(hj_store_rewind(s, 10, &w, err, sizeof err), 0);
+	assert_int_equal(w.orphaned, 2);
+	assert_true(w.orphaned_sum == 300);
+	assert_int_equal(w.txs, 2);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE "
+	                             "orphaned = 10 AND txid IS NULL"),
+	                 2);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	{
+		uint64_t n = 9;
+		hj_amount sum = 9;
+		assert_int_equal(hj_store_owed(s, &n, &sum, err, sizeof err),
+		                 0);
+		assert_int_equal(n, 0);
+	}
+
+	/* Dealt again: 41 the same debt, 42 another amount. */
+	cursor_of(12, &c);
+	assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+	for (int i = 0; i < 2; i++) {
+		hj_action *t = i ? &b : &a;
+		hj_payout po =
+		    refund_of(t, i ? "refund:42" : "refund:41", i ? 250 : 100);
+		po.height = 12;
+		assert_int_equal(hj_store_add_tx(s, 12, t, "rejected",
+		                                 HJ_R_NO_ROUND, NULL, err,
+		                                 sizeof err),
+		                 0);
+		if (hj_store_add_payout(s, &po, err, sizeof err) != 0)
+			fail_msg("add payout again: %s", err);
+	}
+	assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err), 0);
+	assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE id = "
+	                             "'refund:41' AND state = 'confirmed' AND "
+	                             "orphaned IS NULL AND created_height = 12 "
+	                             "AND txid IS NOT NULL"),
+	                 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE id = "
+	                             "'refund:42@10' AND state = 'confirmed' "
+	                             "AND orphaned = 10 AND amount = '200'"),
+	                 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM payouts WHERE id = "
+	                             "'refund:42' AND state = 'owed' AND "
+	                             "amount = '250'"),
+	                 1);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	hj_store_close(s);
+}
+
+/* Version 7's objects dropped: a version 6 file. */
+static const char as_v6_sql[] =
+    "DROP TRIGGER undo_cursor_keep; DROP TRIGGER undo_round_new; DROP TRIGGER "
+    "undo_round_change; DROP TRIGGER undo_round_gone; DROP TABLE undo_rounds; "
+    "DROP TABLE undo_cursor; ALTER TABLE payouts DROP COLUMN orphaned; PRAGMA "
+    "user_version = 6";
+
 static char *older_file(const char *path, const char *sql)
 {
 	hj_store *s = open_ok(path);
@@ -2169,6 +2346,7 @@ static char *older_file(const char *path, const char *sql)
 	settle_fixture(s);
 	hj_store_close(s);
 	db = raw_open(path);
+	raw_exec(db, as_v6_sql);
 	raw_exec(db, sql);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	return dump_db(path);
@@ -2194,7 +2372,7 @@ static void test_migrate_from_1(void **state)
 	unbatched(s, "refund:31 refund:32 refund:33 return:34:0");
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM settlement"), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_table_info("
 	                             "'payout_batches') WHERE name = 'nonce'"),
@@ -2223,6 +2401,7 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(hj_store_payer_tag(s, tag, err, sizeof err), 0);
 	hj_store_close(s);
 	db = raw_open(path);
+	raw_exec(db, as_v6_sql);
 	raw_exec(db, "DROP TABLE seed_chains; DROP TABLE commits; DROP TABLE "
 	             "dealer_balance; DROP TABLE "
 	             "payout_tx_versions; DROP INDEX payout_batches_nonce; "
@@ -2241,7 +2420,7 @@ static void test_migrate_from_2(void **state)
 	assert_int_equal(b[0].gas_limit, 0);
 	hj_store_close(s);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
@@ -2298,6 +2477,7 @@ static void test_migrate_from_4(void **state)
 	assert_true(hj_table_count(p.t) > 0);
 	hj_store_close(s);
 	db = raw_open(path);
+	raw_exec(db, as_v6_sql);
 	raw_exec(db, v4_layout_sql);
 	assert_string_equal(primary_key(db, "txs", buf, sizeof buf), "txid");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
@@ -2308,7 +2488,7 @@ static void test_migrate_from_4(void **state)
 	after = dump_db(path);
 	assert_string_equal(before, after);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
 	assert_string_equal(primary_key(db, "txs", buf, sizeof buf),
 	                    "height,tx_index");
 	assert_string_equal(primary_key(db, "rounds", buf, sizeof buf),
@@ -2350,7 +2530,7 @@ static void test_migrate_from_5(void **state)
 	after = dump_db(path);
 	assert_string_equal(before, after);
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
 	                             "type = 'index' AND tbl_name = 'payouts' "
 	                             "AND sql IS NOT NULL"),
@@ -2668,7 +2848,7 @@ static int read_typed(hj_store *s, void *arg, char *err, size_t errlen)
 	(void)arg;
 	memset(aa.b, 0xaa, 20);
 	memset(round34.b, 0x34, 32);
-	assert_int_equal(hj_store_version(s), 6);
+	assert_int_equal(hj_store_version(s), 7);
 
 	assert_int_equal(hj_store_get_meta(s, &m, &found, err, errlen), 0);
 	assert_int_equal(found, 1);
@@ -3150,9 +3330,9 @@ static void test_read_refused(void **state)
 	expect_read(other, -EINVAL, "no tables \"meta\" and \"payouts\"", 0);
 	hj_store_close(open_ok(newer));
 	db = raw_open(newer);
-	raw_exec(db, "PRAGMA user_version = 7");
+	raw_exec(db, "PRAGMA user_version = 8");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	expect_read(newer, -EINVAL, "schema version 7 was written by a newer",
+	expect_read(newer, -EINVAL, "schema version 8 was written by a newer",
 	            0);
 
 	/* The callback's return, whatever it is, is the read's. */
@@ -3221,6 +3401,8 @@ int main(void)
 	    cmocka_unit_test(test_checkpoints_apart),
 	    cmocka_unit_test(test_migrate_from_4_broken_reference),
 	    cmocka_unit_test(test_migrate_from_5),
+	    cmocka_unit_test(test_rewind),
+	    cmocka_unit_test(test_rewind_orphans),
 	    cmocka_unit_test(test_evm_transactions),
 	    cmocka_unit_test(test_planned_after_sent),
 	    cmocka_unit_test(test_read_typed),

@@ -109,6 +109,7 @@ typedef struct hj_config {
 	uint8_t sweep_addr[20];
 	hj_amount sweep_margin;
 	uint64_t sweep_every;
+	uint64_t rewind_blocks; /* [state]: blocks of undo kept (store.h) */
 	/* [state] */
 	char *state_dir; /* default $STATE_DIRECTORY, else
 	                    /var/lib/hashjackd */

@@ -538,6 +538,11 @@ static int set_sweep_margin(hj_config *c, const char *v, char *why, size_t n)
 	return 0;
 }
 
+static int set_rewind_blocks(hj_config *c, const char *v, char *why, size_t n)
+{
+	return parse_u64(v, 1, 100000000, &c->rewind_blocks, why, n);
+}
+
 static int set_sweep_every(hj_config *c, const char *v, char *why, size_t n)
 {
 	return parse_u64(v, 1, 100000000, &c->sweep_every, why, n);
@@ -762,6 +767,7 @@ const struct hj_config__key hj_config__keys[K_COUNT] = {
     [K_DIRECTORY] = {"state", "directory", set_directory, 0},
     [K_CARD_LOG] = {"state", "card_log", set_card_log, 0},
     [K_LOG_FSYNC] = {"state", "log_fsync", set_log_fsync, 0},
+    [K_REWIND_BLOCKS] = {"state", "rewind_blocks", set_rewind_blocks, 0},
     [K_SERVE_LISTEN] = {"serve", "listen", set_serve_listen, 0},
     [K_SERVE_MAX_AGE] = {"serve", "max_age", set_serve_max_age, 0},
     [K_SERVE_HISTORY] = {"serve", "history_blocks", set_serve_history, 0},

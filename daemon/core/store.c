@@ -264,6 +264,55 @@ static const char schema_v6_sql[] =
 	"DROP INDEX IF EXISTS payouts_round;"
 	"DROP INDEX IF EXISTS payouts_txid;"
 	"DROP INDEX IF EXISTS payouts_recipient;";
+
+/*
+ * Version 7: the undo of the last batches (docs/STATE.md, "Rewinding"),
+ * so that `hashjack reorg --rewind` can take the state back to a block
+ * below a reorganisation.  The triggers keep it: a cursor leaving a height
+ * leaves its row in undo_cursor (the cursor as it was after that block);
+ * a round row inserted, changed or deleted while the cursor is at a height
+ * leaves its first image of that batch in undo_rounds (NULL data: the row
+ * did not exist), so that putting back every image of the batches from a
+ * height on, newest first, gives the rounds as they were there.
+ * hj_store_set_cursor prunes both past [state] rewind_blocks.  A payout
+ * paid or in flight for a block that left the chain stays, orphaned (the
+ * block the state was rewound to), without its references to txs.
+ */
+static const char schema_v7_sql[] =
+	"CREATE TABLE undo_cursor ("
+	    " height INTEGER PRIMARY KEY,"
+	    " hash BLOB NOT NULL CHECK (length(hash) = 32),"
+	    " log_offset INTEGER NOT NULL CHECK (log_offset >= 0),"
+	    " log_dev INTEGER NOT NULL,"
+	    " log_ino INTEGER NOT NULL);"
+	"CREATE TABLE undo_rounds ("
+	    " cursor INTEGER NOT NULL,"
+	    " bet_height INTEGER NOT NULL,"
+	    " bet_tx_index INTEGER NOT NULL,"
+	    " id BLOB,"
+	    " player BLOB,"
+	    " data BLOB,"
+	    " CHECK ((id IS NULL) = (data IS NULL) AND"
+	    "  (player IS NULL) = (data IS NULL)),"
+	    " PRIMARY KEY (cursor, bet_height, bet_tx_index)) WITHOUT ROWID;"
+	"CREATE TRIGGER undo_cursor_keep AFTER UPDATE OF height ON cursor"
+	    " WHEN OLD.height IS NOT NEW.height BEGIN"
+	    " INSERT OR REPLACE INTO undo_cursor (height, hash, log_offset,"
+	    "  log_dev, log_ino) VALUES (OLD.height, OLD.hash, OLD.log_offset,"
+	    "  OLD.log_dev, OLD.log_ino); END;"
+	"CREATE TRIGGER undo_round_new AFTER INSERT ON rounds BEGIN"
+	    " INSERT OR IGNORE INTO undo_rounds (cursor, bet_height,"
+	    "  bet_tx_index) SELECT height, NEW.bet_height, NEW.bet_tx_index"
+	    "  FROM cursor WHERE id = 1; END;"
+	"CREATE TRIGGER undo_round_change BEFORE UPDATE ON rounds BEGIN"
+	    " INSERT OR IGNORE INTO undo_rounds SELECT height, OLD.bet_height,"
+	    "  OLD.bet_tx_index, OLD.id, OLD.player, OLD.data FROM cursor"
+	    "  WHERE id = 1; END;"
+	"CREATE TRIGGER undo_round_gone BEFORE DELETE ON rounds BEGIN"
+	    " INSERT OR IGNORE INTO undo_rounds SELECT height, OLD.bet_height,"
+	    "  OLD.bet_tx_index, OLD.id, OLD.player, OLD.data FROM cursor"
+	    "  WHERE id = 1; END;"
+	"ALTER TABLE payouts ADD COLUMN orphaned INTEGER;";
 /* clang-format on */
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -295,11 +344,14 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROUNDS_CLEAR] = "DELETE FROM rounds",
     [ST_ROUNDS_LOAD] = "SELECT id, player, bet_height, bet_tx_index, data"
                        " FROM rounds ORDER BY bet_height, bet_tx_index",
-    [ST_OWED] = "SELECT id, amount FROM payouts WHERE state = 'owed'",
+    [ST_OWED] = "SELECT id, amount FROM payouts WHERE state = 'owed'"
+                " AND orphaned IS NULL",
     [ST_COMMIT_ADD] = "INSERT INTO commits (height, tx_index, txid, start,"
                       " length, commitment) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_COMMITS_LOAD] = "SELECT height, tx_index, txid, start, length,"
                         " commitment FROM commits ORDER BY height, tx_index",
+    [ST_UNDO_PRUNE_ROUNDS] = "DELETE FROM undo_rounds WHERE cursor < ?1",
+    [ST_UNDO_PRUNE_CURSOR] = "DELETE FROM undo_cursor WHERE height < ?1",
     /* IMMEDIATE: take the write lock now, so that a busy database fails
      * at begin and never halfway through a batch. */
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -627,9 +679,13 @@ static int create_schema(hj_store *s, char *err, size_t errlen)
 		    exec(s, schema_v5_sql, "migrate schema to 5", err, errlen);
 	if (ret == 0 && !fresh && ver < 5)
 		ret = references_hold(s, err, errlen);
-	if (ret == 0 && !fresh)
+	if (ret == 0 && !fresh && ver < 6)
 		ret =
 		    exec(s, schema_v6_sql, "migrate schema to 6", err, errlen);
+	if (ret == 0)
+		ret = exec(s, schema_v7_sql,
+		           fresh ? "create schema" : "migrate schema to 7", err,
+		           errlen);
 	if (ret)
 		goto out;
 	snprintf(sql, sizeof sql, "PRAGMA application_id = %d",
@@ -738,6 +794,7 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 			goto fail;
 		}
 	}
+	s->rewind_keep = HJ_STORE_REWIND_BLOCKS;
 	*out = s;
 	return 0;
 fail:
@@ -961,23 +1018,29 @@ int hj_store_get_cursor(hj_store *s, hj_cursor *c, char *err, size_t errlen)
 		ret = -ENOENT;
 	} else if (rc != SQLITE_ROW) {
 		ret = hj_store__fail(s, "read cursor", err, errlen);
-	} else if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
-	           sqlite3_column_bytes(st, 1) != 32 ||
-	           sqlite3_column_int64(st, 2) < 0) {
+	} else if (hj_store__column_cursor(st, c)) {
 		hj_say(err, errlen, "%s: cursor row is damaged", s->path);
 		ret = -EINVAL;
-	} else {
-		memset(c, 0, sizeof *c);
-		/* height, dev and ino are stored as the int64 with their
-		 * bits: a daemon starting at block 0 stores 2^64-1 as -1. */
-		c->height = (uint64_t)sqlite3_column_int64(st, 0);
-		memcpy(c->hash, sqlite3_column_blob(st, 1), 32);
-		c->log_offset = (uint64_t)sqlite3_column_int64(st, 2);
-		c->log_dev = (uint64_t)sqlite3_column_int64(st, 3);
-		c->log_ino = (uint64_t)sqlite3_column_int64(st, 4);
 	}
 	sqlite3_reset(st);
 	return ret;
+}
+
+int hj_store__column_cursor(sqlite3_stmt *st, hj_cursor *c)
+{
+	if (sqlite3_column_type(st, 1) != SQLITE_BLOB ||
+	    sqlite3_column_bytes(st, 1) != 32 ||
+	    sqlite3_column_int64(st, 2) < 0)
+		return -1;
+	memset(c, 0, sizeof *c);
+	/* height, dev and ino are stored as the int64 with their bits: a
+	 * daemon starting at block 0 stores 2^64-1 as -1. */
+	c->height = (uint64_t)sqlite3_column_int64(st, 0);
+	memcpy(c->hash, sqlite3_column_blob(st, 1), 32);
+	c->log_offset = (uint64_t)sqlite3_column_int64(st, 2);
+	c->log_dev = (uint64_t)sqlite3_column_int64(st, 3);
+	c->log_ino = (uint64_t)sqlite3_column_int64(st, 4);
+	return 0;
 }
 
 int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
@@ -998,7 +1061,28 @@ int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
 		sqlite3_clear_bindings(st);
 		return hj_store__fail(s, "set cursor", err, errlen);
 	}
-	return hj_store__step_done(s, st, "set cursor", err, errlen);
+	ret = hj_store__step_done(s, st, "set cursor", err, errlen);
+	/* The undo of batches that ended rewind_blocks or more below. */
+	if (ret == 0 && c->height <= INT64_MAX && c->height >= s->rewind_keep)
+		for (int i = ST_UNDO_PRUNE_ROUNDS;
+		     ret == 0 && i <= ST_UNDO_PRUNE_CURSOR; i++) {
+			st = s->st[i];
+			if (sqlite3_bind_int64(
+			        st, 1,
+			        (sqlite3_int64)(c->height - s->rewind_keep))) {
+				sqlite3_clear_bindings(st);
+				return hj_store__fail(s, "prune the undo", err,
+				                      errlen);
+			}
+			ret = hj_store__step_done(s, st, "prune the undo", err,
+			                          errlen);
+		}
+	return ret;
+}
+
+void hj_store_set_rewind_blocks(hj_store *s, uint64_t blocks)
+{
+	s->rewind_keep = blocks;
 }
 
 /* SQLite's count of pages written, and reset to 0 when reset is 1. */

@@ -31,7 +31,10 @@ typedef struct hj_store hj_store;
 #define HJ_STORE_FILE "hashjackd.sqlite"
 /* PRAGMA user_version of the schema this store writes; a reader reads
  * every version from 1 to this one. */
-#define HJ_STORE_SCHEMA_VERSION 6
+#define HJ_STORE_SCHEMA_VERSION 7
+/* Blocks of undo kept below the cursor unless told otherwise ([state]
+ * rewind_blocks). */
+#define HJ_STORE_REWIND_BLOCKS 1000
 
 /* Opens or creates the database at path (schema version checked). */
 int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen);
@@ -173,11 +176,70 @@ typedef struct hj_payout {
 	hj_amount amount;
 	uint64_t height; /* block that created the debt */
 } hj_payout;
+/* A payout orphaned by hj_store_rewind with the same id is taken back
+ * when its kind, hand, recipient and amount are p's: it keeps its state
+ * (paid or in flight, it is not paid again) and takes p's references and
+ * height.  One that differs is renamed "<id>@<block rewound to>" and stays
+ * orphaned: the dealer's loss (docs/STATE.md, "Rewinding"); p is recorded
+ * as new. */
 int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
                         size_t errlen);
 
+/* Also prunes the undo of batches that ended [state] rewind_blocks or
+ * more below c's block. */
 int hj_store_set_cursor(hj_store *s, const hj_cursor *c, char *err,
                         size_t errlen);
+
+/* How many blocks of undo to keep below the cursor (default
+ * HJ_STORE_REWIND_BLOCKS). */
+void hj_store_set_rewind_blocks(hj_store *s, uint64_t blocks);
+
+/*
+ * Rewinding the state below a reorganisation (docs/STATE.md,
+ * "Rewinding"): the batch boundary at or below block fork that the undo
+ * still reaches becomes the cursor, in one write transaction (begun and
+ * committed here):
+ *
+ *   - the open rounds are put back as they were there;
+ *   - the transactions, and the Commits, of later blocks are removed;
+ *   - their payouts still owed are removed (the blocks dealt again make
+ *     them again where the new chain has them); those paid, in flight or
+ *     in a planned batch stay, orphaned, so that each is paid once: taken
+ *     back by the same debt dealt again (hj_store_add_payout), else the
+ *     dealer's loss;
+ *   - a payout batch whose transaction was confirmed in a block above fork
+ *     (it left the chain) is sent again: its batch and payouts go back to
+ *     sent and submitted, for the payer to see it mined again.
+ *
+ * Under committed cards, a Commit dealt or a seed chain planned or ended
+ * above the boundary is refused (-ENOTSUP, nothing changed).  The card
+ * log is the caller's: out->to says where the log ends after the
+ * boundary's block (hj_store_rewind_point).  Returns 0, -ENOENT when the cursor
+ * is at or below fork (nothing to rewind), -ERANGE when the undo does not reach
+ * down to fork (out->oldest says how far it does), or a negative errno with
+ * err.
+ */
+typedef struct hj_rewind {
+	hj_cursor from, to; /* the cursor before and after */
+	int have_oldest;
+	uint64_t oldest;  /* the lowest block the undo can go back to */
+	uint64_t rounds;  /* round rows put back or removed */
+	uint64_t txs;     /* transaction rows removed */
+	uint64_t dropped; /* owed payouts removed */
+	hj_amount dropped_sum;
+	uint64_t orphaned; /* payouts kept orphaned */
+	hj_amount orphaned_sum;
+	uint64_t unconfirmed; /* batches confirmed above fork, now sent */
+} hj_rewind;
+/* Where a rewind below fork would go, changing nothing: out->from, ->to
+ * and ->oldest, with the same errors as hj_store_rewind. */
+int hj_store_rewind_point(hj_store *s, uint64_t fork, hj_rewind *out, char *err,
+                          size_t errlen);
+/* out->to comes in from hj_store_rewind_point, its log fields as the
+ * caller left the card log; -EAGAIN when the boundary is no longer the
+ * one it found. */
+int hj_store_rewind(hj_store *s, uint64_t fork, hj_rewind *out, char *err,
+                    size_t errlen);
 
 /* Payouts in state "owed": how many and their sum. */
 int hj_store_owed(hj_store *s, uint64_t *count, hj_amount *sum, char *err,

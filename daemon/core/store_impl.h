@@ -2,8 +2,9 @@
  * The store's insides, shared by its files only: store.c (opening, the
  * schema and its migrations, meta, the cursor, write transactions),
  * store_rounds.c (the open rounds), store_ledger.c (the transactions and
- * payouts a block leaves), store_settle.c (the payers' batches) and
- * store_read.c (the tool's read-only side).  Nothing else includes this
+ * payouts a block leaves), store_settle.c (the payers' batches),
+ * store_rewind.c (going back below a reorganisation) and store_read.c
+ * (the tool's read-only side).  Nothing else includes this
  * header.
  */
 #ifndef HJ_STORE_IMPL_H
@@ -50,6 +51,8 @@ enum {
 	ST_OWED,
 	ST_COMMIT_ADD,
 	ST_COMMITS_LOAD,
+	ST_UNDO_PRUNE_ROUNDS,
+	ST_UNDO_PRUNE_CURSOR,
 	ST_BEGIN,
 	ST_COMMIT,
 	ST_ROLLBACK,
@@ -66,6 +69,8 @@ struct hj_store {
 	hj_round *saved;
 	size_t nsaved, capsaved;
 	int saved_valid;
+	/* Blocks of undo kept below the cursor (hj_store_set_rewind_blocks). */
+	uint64_t rewind_keep;
 	/* Scratch for the next save, swapped with saved on success. */
 	hj_round *next;
 	size_t capnext;
@@ -111,6 +116,9 @@ int hj_store__in_tx(hj_store *s, const char *op, char *err, size_t errlen);
 
 /* Heights and offsets are SQLite integers (signed 64-bit): 0, or -EINVAL
  * with "what V above 2^63-1". */
+/* A cursor row's columns (height, hash, log_offset, log_dev, log_ino) into
+ * *c; -1 when damaged. */
+int hj_store__column_cursor(sqlite3_stmt *st, hj_cursor *c);
 int hj_store__fits_i64(uint64_t v, const char *what, char *err, size_t errlen);
 
 /* Lower-case hex of an id, for messages: buf holds 2 * 32 + 1 bytes. */

@@ -6,6 +6,7 @@
  * store_settle.c's.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -143,6 +144,87 @@ static const char *payout_invalid(const hj_payout *p)
 	return NULL;
 }
 
+/*
+ * p's id is taken: by a payout orphaned by a rewind (store_rewind.c)?
+ * The same debt (kind, hand, recipient, amount) takes it back, keeping its
+ * state: 0.  A different one is renamed "<id>@<block rewound to>", left
+ * orphaned, and p is to be recorded: 2.  Not orphaned: 1 (a duplicate).
+ */
+static int take_back(hj_store *s, const hj_payout *p, const char *amount,
+                     char *err, size_t errlen)
+{
+	static const char sql[] =
+	    "SELECT orphaned, kind = ?2 AND hand IS ?3 AND recipient IS ?4 AND "
+	    "amount = ?5 FROM payouts WHERE id = ?1";
+	sqlite3_stmt *st = NULL;
+	char renamed[192], q[96];
+	int64_t orphaned = 0;
+	int rc, same = 0, found = 0, ret;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK ||
+	    hj_store__bind_text(st, 1, p->id) ||
+	    hj_store__bind_text(st, 2, p->kind) ||
+	    (p->hand >= 0 ? sqlite3_bind_int(st, 3, p->hand)
+	                  : sqlite3_bind_null(st, 3)) ||
+	    hj_store__bind_id(st, 4, p->recipient) ||
+	    hj_store__bind_text(st, 5, amount)) {
+		sqlite3_finalize(st);
+		return hj_store__fail(s, "add payout", err, errlen);
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		found = 1;
+		orphaned = sqlite3_column_int64(st, 0);
+		same = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return hj_store__fail(s, "add payout", err, errlen);
+	if (!found)
+		return 1;
+	if (same) {
+		if (sqlite3_prepare_v2(
+		        s->db,
+		        "UPDATE payouts SET round = ?2, txid = ?3, "
+		        "created_height = ?4, orphaned = NULL WHERE id = ?1",
+		        -1, &st, NULL) != SQLITE_OK ||
+		    hj_store__bind_text(st, 1, p->id) ||
+		    hj_store__bind_id(st, 2, p->round) ||
+		    hj_store__bind_id(st, 3, p->txid) ||
+		    sqlite3_bind_int64(st, 4, (sqlite3_int64)p->height)) {
+			sqlite3_finalize(st);
+			return hj_store__fail(s, "add payout: take back", err,
+			                      errlen);
+		}
+		ret = sqlite3_step(st) == SQLITE_DONE
+		          ? 0
+		          : hj_store__fail(s, "add payout: take back", err,
+		                           errlen);
+		sqlite3_finalize(st);
+		return ret;
+	}
+	snprintf(renamed, sizeof renamed, "%s@%" PRId64, p->id, orphaned);
+	/* Its batches name it: their references are checked at commit. */
+	ret = hj_store__run(s, "add payout: rename an orphaned payout",
+	                    "PRAGMA defer_foreign_keys = ON", NULL, err, errlen,
+	                    "");
+	if (ret == 0)
+		ret = hj_store__run(s, "add payout: rename an orphaned payout",
+		                    "UPDATE payout_batch_items SET payout = ?2 "
+		                    "WHERE payout = ?1",
+		                    NULL, err, errlen, "tt", p->id, renamed);
+	if (ret == 0)
+		ret = hj_store__run(s, "add payout: rename an orphaned payout",
+		                    "UPDATE payouts SET id = ?2 WHERE id = ?1",
+		                    NULL, err, errlen, "tt", p->id, renamed);
+	if (ret == -EEXIST) {
+		hj_quote(renamed, q, sizeof q);
+		hj_say(err, errlen, "%s: add payout: %s already recorded",
+		       s->path, q);
+	}
+	return ret ? ret : 2;
+}
+
 int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
                         size_t errlen)
 {
@@ -173,6 +255,16 @@ int hj_store_add_payout(hj_store *s, const hj_payout *p, char *err,
 		return hj_store__fail(s, "add payout", err, errlen);
 	}
 	ret = hj_store__step_done(s, st, "add payout", err, errlen);
+	if (ret == -EEXIST) {
+		int again = take_back(s, p, amount, err, errlen);
+
+		if (again == 0)
+			return 0;
+		if (again == 2)
+			return hj_store_add_payout(s, p, err, errlen);
+		if (again < 0)
+			return again;
+	}
 	if (ret == -EEXIST || ret == -EINVAL) {
 		hj_quote(p->id, q, sizeof q);
 		if (ret == -EEXIST)

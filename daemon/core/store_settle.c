@@ -80,10 +80,12 @@ int hj_store_payer_tag(hj_store *s, char tag[17], char *err, size_t errlen)
 
 /* An owed payout is free when no planned batch holds it (a sent or
  * confirmed batch's payouts are no longer owed; a refused or reverted
- * batch let its payouts go). */
-#define FREE_OWED(p)                                                           \
-	"NOT EXISTS (SELECT 1 FROM payout_batch_items i JOIN payout_batches "  \
-	"b ON b.id = i.batch WHERE i.payout = " p " AND b.state = 'planned')"
+ * batch let its payouts go) and no rewind orphaned it (its block left the
+ * chain: store_rewind.c). */
+#define IN_PLANNED(p)                                                          \
+	"EXISTS (SELECT 1 FROM payout_batch_items i JOIN payout_batches b ON " \
+	"b.id = i.batch WHERE i.payout = " p ".id AND b.state = 'planned')"
+#define FREE_OWED(p) "(" p ".orphaned IS NULL AND NOT " IN_PLANNED(p) ")"
 
 int hj_store_each_unbatched(hj_store *s,
                             int (*fn)(void *arg, const hj_owed_payout *p),
@@ -92,7 +94,7 @@ int hj_store_each_unbatched(hj_store *s,
 	static const char sql[] =
 	    "SELECT p.id, p.recipient, p.amount, p.created_height FROM payouts "
 	    "p WHERE p.state = 'owed' AND " FREE_OWED(
-	        "p.id") " ORDER BY p.created_height, p.id";
+	        "p") " ORDER BY p.created_height, p.id";
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
@@ -214,7 +216,7 @@ int hj_store_plan_batch(hj_store *s, const hj_batch_plan *plan, int64_t *id,
 		    s, "plan batch: payout",
 		    "INSERT INTO payout_batch_items (batch, payout) SELECT "
 		    "?1, p.id FROM payouts p WHERE p.id = ?2 AND p.state = "
-		    "'owed' AND " FREE_OWED("p.id"),
+		    "'owed' AND " FREE_OWED("p"),
 		    &n, err, errlen, "it", *id, pid);
 		hj_quote(pid ? pid : "", q, sizeof q);
 		if (ret == 0 && n != 1) {
@@ -506,8 +508,9 @@ int hj_store_settle_totals(hj_store *s, hj_settle_totals *t, char *err,
 {
 	static const char sql[] =
 	    "SELECT p.id, p.state, p.recipient IS NULL, NOT " FREE_OWED(
-	        "p.id") ", p.amount FROM payouts p WHERE p.state IN ('owed', "
-	                "'submitted')";
+	        "p") ", p.amount FROM payouts p WHERE p.state IN ('owed', "
+	             "'submitted') AND NOT (p.state = 'owed' AND "
+	             "p.orphaned IS NOT NULL AND NOT " IN_PLANNED("p") ")";
 	sqlite3_stmt *st = NULL;
 	hj_settle_totals x;
 	int rc, ret = 0;

@@ -1163,6 +1163,84 @@ def sweep(R):
     check_paid(R, S, "sweep", {k: (r["to"], r["amount"]) for k, r in rows.items()})
 
 
+def reorg(R):
+    """A reorganisation deeper than the confirmations takes the blocks of
+    two refunds and the transactions that paid them: hashjackd stops (exit
+    3); `hashjack reorg` reports; `--rewind` takes the state back to the
+    batch boundary below the fork point (the log's lines past it kept
+    aside). Restarted, the daemon deals the blocks below the fork point
+    again (refund A, taken back: not paid twice) and the new branch, which
+    has no refund B (paid, orphaned: the dealer's loss); the payer finds
+    both payout transactions gone and sends them again. Afterwards the log
+    verifies against the node, and each payout is paid exactly once on the
+    chain that stands."""
+    S = PaySession(R, "reorg", players=2, conf=2)
+    S.dm.overrides = ["--payout.stuck_after=2"]
+    a, p = S.a, S.players
+    S.begin()
+    S.dm.stop()
+    # One catch-up batch holds both refunds: its boundary is below A.
+    tA = S.refund(p[0], 1111, kind="hit")
+    a.mine(expect=[tA])
+    hA = a.height()
+    a.mine_empty(2)
+    fork = a.height()
+    tB = S.refund(p[1], 2222, kind="hit")
+    a.mine(expect=[tB])
+    a.mine_empty(2)
+    S.start()
+    S.settle_wait(expect_n=2, timeout=60)
+    paid = {k: r["state"] for k, r in S.payouts().items()}
+    depth = a.height() - fork
+    a.reorg(depth)
+    a.rpc("evm_mine")
+    try:
+        rc = S.dm.wait_exit(15)
+    except TimeoutError:
+        rc = None
+    S.dm.stop()
+    R.report(rc == 3 and all(v == "confirmed" for v in paid.values()),
+             "reorg: both refunds paid, then a reorganisation of depth %d stops the daemon"
+             % depth, "exit %s; %s" % (rc, paid))
+    rep = subprocess.run([R.hashjack, "reorg", "-c", S.dm.conf], capture_output=True,
+                         text=True, timeout=60)
+    R.report(rep.returncode == 1 and "fork point      block %d" % fork in rep.stdout
+             and "1 confirmed (2222)" in rep.stdout,
+             "reorg: hashjack reorg names the fork point and refund B, paid",
+             rep.stdout[-600:] + rep.stderr[-300:])
+    log_before = open(S.dm.card_log, "rb").read()
+    rw = subprocess.run([R.hashjack, "reorg", "-c", S.dm.conf, "--rewind"],
+                        capture_output=True, text=True, timeout=60)
+    m = re.search(r"rewound to block (\d+) .*\n.*kept aside in (\S+);", rw.stdout)
+    to = int(m.group(1)) if m else None
+    aside = open(m.group(2), "rb").read() if m and os.path.exists(m.group(2)) else b""
+    log_after = open(S.dm.card_log, "rb").read()
+    orphans = S.q("SELECT id, state FROM payouts WHERE orphaned IS NOT NULL")
+    R.report(rw.returncode == 0 and to is not None and to < hA
+             and log_after + aside == log_before
+             and json.loads(aside.split(b"\n")[0])["height"] == to + 1
+             and "2 paid or in flight kept, orphaned (3333 wei)" in rw.stdout
+             and len(orphans) == 2 and S.q("SELECT height FROM cursor") == [(to,)],
+             "reorg: --rewind goes back below refund A, keeps the log's lines aside, "
+             "orphans both payouts",
+             "%s%s; orphans %s" % (rw.stdout[-900:], rw.stderr[-300:], orphans))
+    mark = len(S.dm.stderr())
+    S.start()
+    S.expect.pop("refund:" + tB[2:])
+    S.settle_wait(timeout=90)
+    orphans = S.q("SELECT id, state, orphaned FROM payouts WHERE orphaned IS NOT NULL")
+    R.report(orphans == [("refund:" + tB[2:], "confirmed", to)],
+             "reorg: refund A taken back when its block is dealt again; refund B, gone "
+             "from the chain, stays orphaned and paid: the dealer's loss",
+             "%s; %s" % (orphans, S.err_since(mark)[-400:]))
+    v = subprocess.run([R.hashjack, "verify", "-c", S.dm.conf], capture_output=True,
+                       text=True, timeout=120)
+    R.report(v.returncode == 0, "reorg: the card log verifies against the new chain",
+             v.stdout[-300:] + v.stderr[-300:])
+    S.expect["refund:" + tB[2:]] = (p[1].address, 2222)
+    check_paid(R, S, "reorg", S.expect, balances=S.initial)
+
+
 def refusals(R):
     S = PaySession(R, "refusals", players=4, conf=1)
     a = S.a
@@ -1705,8 +1783,8 @@ class Runner(checks.PayoutRunner):
     WIDTH = 70
 
 
-SCENARIOS = ("session", "kills", "refusals", "small", "sweep", "stuck", "foreign", "verify",
-             "key")
+SCENARIOS = ("session", "kills", "refusals", "small", "sweep", "reorg", "stuck", "foreign",
+             "verify", "key")
 
 
 def main():
@@ -1720,7 +1798,7 @@ def main():
     random.seed(args.seed)
     R = Runner(args, wd.path)
     fns = {"session": session, "kills": lambda r: kills(r, args.kills), "refusals": refusals,
-           "small": small, "sweep": sweep, "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
+           "small": small, "sweep": sweep, "reorg": reorg, "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
     try:
         for name in SCENARIOS:
             if args.only and not any(k in name for k in args.only):
