@@ -170,6 +170,15 @@ const e = document.querySelector(arguments[0]);
 return e ? e.innerText.trim() : null;
 """
 
+# The texts of several elements read in one script, so that all of them are
+# of the same drawing of the page (the page may draw again between two calls).
+READ_TEXTS = r"""
+return [...arguments].map((css) => {
+  const e = document.querySelector(css);
+  return e ? e.innerText.trim() : null;
+});
+"""
+
 READ_BLOCKS = r"""
 return [...document.querySelectorAll('#blocks .block')].map((b) => {
   const c = b.querySelector('.card');
@@ -354,6 +363,11 @@ class Web:
     def text(self, css):
         """The text of the first element css selects, None when none does."""
         return self.d.execute_script(READ_TEXT, css)
+
+    def texts(self, *css):
+        """The texts of the first elements each css selects (None when none
+        does), all of one drawing of the page."""
+        return self.d.execute_script(READ_TEXTS, *css)
 
     def read_rounds(self, css):
         return self.d.execute_script(READ_ROUNDS, css)
@@ -563,7 +577,7 @@ def check_settled(W, rid, what):
     link = "#settlements a.round-link"
     W.click(link, short(rid), "the settlement of %s in the list" % short(rid))
     W.until("the page of round %s" % short(rid),
-            lambda: W.text("#view .round-id") == rid and W.text("#view .round .state") == "settled at block %d" % h)
+            lambda: W.texts("#view .round-id", "#view .round .state") == [rid, "settled at block %d" % h])
     page = W.read_round("#view article.round")
     rs = W.api("v1/rounds/" + rid)
     check_eq(rs.get("roundEnded"), True, "%s: the API's roundEnded" % what)
@@ -1030,8 +1044,8 @@ def c_unknown_views(W):
         W.d.get(W.url + route)
 
         def said():
-            t = W.text("#view") or ""
-            return words in (W.text("#view-error") or "") and "loading" not in t and t
+            t, err = W.texts("#view", "#view-error")
+            return words in (err or "") and "loading" not in (t or "") and t
         t = re.sub(r"\s+", " ", W.until("%s saying %r, nothing loading" % (route, words), said))
         for a in absent:
             check(a not in t, "%s: %r on a page with nothing to show: %r" % (route, a, t))
