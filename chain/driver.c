@@ -163,13 +163,16 @@ static void pump(hj_driver *d)
 		if (d->dead)
 			return;
 	}
+	/* The tip's poll, caught up or not: while batches are out, their
+	 * node may keep failing, and the caller's lag is counted from the
+	 * tip now, not from the one known when they were asked. */
+	if (d->o.poll_ms && d->have_tip && d->next_ask < d->want_end &&
+	    !uv_is_active((uv_handle_t *)&d->poll))
+		uv_timer_start(&d->poll, on_poll, d->o.poll_ms, 0);
 	/* Caught up: said after the handing over that brought it there. */
 	if (d->head || d->delivering || !d->have_tip ||
 	    d->next_ask < fetch_end(d))
 		return;
-	if (d->o.poll_ms && d->next_ask < d->want_end &&
-	    !uv_is_active((uv_handle_t *)&d->poll))
-		uv_timer_start(&d->poll, on_poll, d->o.poll_ms, 0);
 	if (d->o.idle)
 		d->o.idle(d->o.arg);
 }
@@ -385,8 +388,8 @@ static void on_final(void *arg, uint64_t tip, uint64_t final, const char *error)
 	got_tip(arg, tip, final, error);
 }
 
-/* Caught up: the tip again, unless a request is out (its answer arms
- * the poll again when it leaves the driver caught up). */
+/* The tip again, unless a request for it is out (its answer arms the
+ * poll again). */
 static void on_poll(uv_timer_t *t)
 {
 	hj_driver *d = t->data;

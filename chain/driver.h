@@ -23,8 +23,9 @@
  *    from one round of retries to the next, back to retry_min_ms after
  *    any answer; or, with retry_min_ms 0, the driver gives up.
  *  - One tip request at a time: asked while one is out, it is asked once
- *    more when that one is answered (wakes coalesced).  Caught up, the
- *    tip is asked every poll_ms (none while one is out).
+ *    more when that one is answered (wakes coalesced).  Once started, the
+ *    tip is asked every poll_ms (none while one is out), caught up or
+ *    not: a node failing the batches out still gives its tip.
  *
  * The driver never logs and reads nothing from outside (the backend
  * does): it reports through callbacks, each with its arg, and the
@@ -82,7 +83,7 @@ typedef struct hj_driver_opts {
 	unsigned hold;          /* batches held, >= depth */
 	unsigned retry_min_ms;  /* 0: give up at the first failure */
 	unsigned retry_max_ms;  /* >= retry_min_ms */
-	unsigned poll_ms;       /* caught up: the tip after this; 0 never */
+	unsigned poll_ms;       /* started: the tip after this; 0 never */
 
 	/* blocks[0..n): the next heights, in order; borrowed for the
 	 * call. */

@@ -5,7 +5,8 @@
  * only, up to tip - confirmations + 1, or with [chain] confirmations =
  * finalized or safe up to the node's own final block of that tag (the
  * backend's final()), HJD_FOLLOWER_DEPTH batches in flight, failed ones
- * asked again with backoff, the tip polled once caught up and asked at
+ * asked again with backoff, the tip polled every poll_interval_ms
+ * (catching up too: the lag stays true while a node fails) and asked at
  * once on a wake.  The driver hands them over strictly in height order,
  * and here they are applied: parent hash checked, each
  * block dealt by hj_deal_block (the same step as `hashjack replay`), whose

@@ -612,8 +612,8 @@ static void test_tag(void **state)
 }
 
 /* One tip request at a time: asked while one is out, it is asked once
- * more after the answer, however often.  Caught up, the poll asks after
- * poll_ms, but not while a request is out. */
+ * more after the answer, however often.  Once started, caught up or not,
+ * the poll asks after poll_ms, but not while a request is out. */
 static void test_wake(void **state)
 {
 	hj_driver_opts o = base_opts();
@@ -639,18 +639,26 @@ static void test_wake(void **state)
 	assert_int_equal(B.ntip, 3);
 	run();
 	assert_int_equal(B.ntip, 3);
-	tip_answer(7, 0, NULL); /* 6..7, and not caught up: no poll */
+	tip_answer(7, 0, NULL); /* 6..7 asked */
+	assert_string_equal(requests(), "0+6 6+2");
+	/* Not caught up, the batch out: the poll asks the tip all the same
+	 * (a node failing the batch still says how far behind we are). */
 	run();
-	assert_int_equal(B.ntip, 3);
-	answer(1, 2);
-	run(); /* caught up: the poll's request */
 	assert_int_equal(B.ntip, 4);
+	tip_answer(9, 0, NULL); /* 8..9 asked beside it */
+	assert_string_equal(requests(), "0+6 6+2 8+2");
+	answer(1, 2);
+	answer(2, 2);
+	run(); /* caught up: the poll's request */
+	assert_int_equal(B.ntip, 5);
 	assert_string_equal(LOG, "tip 5 final 5 end 6\n"
 	                         "tip 5 final 5 end 6\n"
 	                         "blocks 0..5 lent\n"
 	                         "idle\n"
 	                         "tip 7 final 7 end 8\n"
+	                         "tip 9 final 9 end 10\n"
 	                         "blocks 6..7 lent\n"
+	                         "blocks 8..9 lent\n"
 	                         "idle\n");
 	end();
 }
