@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -510,24 +509,16 @@ static void report(const struct run *r)
  * (another process holds it: hashjackd runs). */
 static int lock_state(const struct run *r)
 {
-	char path[4200];
-	int fd;
+	int fd = hj_store_lock_dir(r->cfg.state_dir);
 
-	snprintf(path, sizeof path, "%s/hashjackd.lock", r->cfg.state_dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return hjc_tool_fail(CMD, EX_TEMPFAIL, "%s: %s",
 		                     r->cfg.state_dir,
-		                     e == EWOULDBLOCK
+		                     fd == -EWOULDBLOCK
 		                         ? "hashjackd is running on it: stop "
 		                           "it first (systemctl stop hashjackd)"
-		                         : strerror(e)),
+		                         : strerror(-fd)),
 		       -1;
-	}
 	return fd;
 }
 

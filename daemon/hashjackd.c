@@ -11,7 +11,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -402,7 +401,6 @@ static int mkdir_p(const char *dir)
  * lock's descriptor, or -1 after saying why. */
 static int lock_state(const hj_config *cfg)
 {
-	char path[4200];
 	int rc = mkdir_p(cfg->state_dir), fd;
 
 	if (rc) {
@@ -410,14 +408,11 @@ static int lock_state(const hj_config *cfg)
 		        strerror(-rc));
 		return -1;
 	}
-	snprintf(path, sizeof path, "%s/hashjackd.lock", cfg->state_dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	fd = hj_store_lock_dir(cfg->state_dir);
+	if (fd < 0) {
 		hjd_log(HJD_LOG_ERR, "state directory %s: %s", cfg->state_dir,
-		        errno == EWOULDBLOCK ? "another hashjackd is using it"
-		                             : strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		        fd == -EWOULDBLOCK ? "another hashjackd is using it"
+		                           : strerror(-fd));
 		return -1;
 	}
 	return fd;

@@ -541,6 +541,25 @@ static hj_action simple_tx(uint8_t tag, hj_amount value)
 
 /* ---- tests ---- */
 
+/* The state directory's lock: one holder at a time, free again once its
+ * descriptor is closed; a directory that is not there is its errno. */
+static void test_lock_dir(void **state)
+{
+	char missing[128];
+	int a, b;
+
+	(void)state;
+	a = hj_store_lock_dir(tmpdir);
+	assert_true(a >= 0);
+	assert_int_equal(hj_store_lock_dir(tmpdir), -EWOULDBLOCK);
+	close(a);
+	b = hj_store_lock_dir(tmpdir);
+	assert_true(b >= 0);
+	close(b);
+	snprintf(missing, sizeof missing, "%s/none", tmpdir);
+	assert_int_equal(hj_store_lock_dir(missing), -ENOENT);
+}
+
 static void test_open_creates_wal_database(void **state)
 {
 	const char *path = db_path("create.db");
@@ -3374,6 +3393,7 @@ static void test_read_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_lock_dir),
 	    cmocka_unit_test(test_open_creates_wal_database),
 	    cmocka_unit_test(test_reopen_keeps_everything),
 	    cmocka_unit_test(test_meta),

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1139,4 +1140,23 @@ void hj_store_rollback(hj_store *s)
 	if (!sqlite3_get_autocommit(s->db))
 		(void)hj_store__step_done(s, s->st[ST_ROLLBACK], "rollback",
 		                          NULL, 0);
+}
+
+int hj_store_lock_dir(const char *state_dir)
+{
+	char path[4200];
+	int fd, e;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/" HJ_STORE_LOCK_FILE,
+	                     state_dir) >= sizeof path)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		e = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
 }

@@ -36,6 +36,15 @@ typedef struct hj_store hj_store;
  * rewind_blocks). */
 #define HJ_STORE_REWIND_BLOCKS 1000
 
+/* The lock file in the state directory that keeps out a second writer
+ * (a second hashjackd would deal the same blocks twice into the same card
+ * log; `hashjack reorg --rewind` must not run beside the daemon). */
+#define HJ_STORE_LOCK_FILE "hashjackd.lock"
+/* Takes that lock, without waiting: its descriptor (held until closed),
+ * or -EWOULDBLOCK when another process holds it, or another negative
+ * errno. */
+int hj_store_lock_dir(const char *state_dir);
+
 /* Opens or creates the database at path (schema version checked). */
 int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen);
 void hj_store_close(hj_store *s); /* NULL is fine */
