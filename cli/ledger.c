@@ -74,11 +74,13 @@ static const char usage_ledger[] =
     "(\"unattributed\" when unknown), AMOUNT in base units (wei, satoshi,\n"
     "litoshi) and in ETH, BTC or LTC, ROUND, HAND, CREATED (the block that\n"
     "created the debt), SUBMITTED_TXID, NONCE, SUBMITTED and CONFIRMED\n"
-    "(block heights), LAST_ERROR; a column empty in every row is left out,\n"
-    "an empty cell is \"-\".  JSON keys: id, kind, state, recipient,\n"
-    "recipientKey, amount, round, handIndex, tx, createdHeight,\n"
-    "submittedTxid, nonce, submittedHeight, submittedAt, confirmedHeight,\n"
-    "lastError (docs/CLI.md).\n"
+    "(block heights), LAST_ERROR, ORPHANED (the block a rewind went back\n"
+    "to while the payout was paid or in flight for a later block: hashjack\n"
+    "reorg --rewind); a column empty in every row is left out, an empty\n"
+    "cell is \"-\".  JSON keys: id, kind, state, recipient, recipientKey,\n"
+    "amount, round, handIndex, tx, createdHeight, submittedTxid, nonce,\n"
+    "submittedHeight, submittedAt, confirmedHeight, lastError, orphaned\n"
+    "(docs/CLI.md).\n"
     "\n"
     "Example:\n"
     "  $ hashjack ledger -c /etc/hashjackd.conf --state-filter owed\n"
@@ -346,6 +348,7 @@ enum field {
 	F_SUBAT,
 	F_CONFIRMED,
 	F_ERROR,
+	F_ORPHANED,
 	NF
 };
 
@@ -369,6 +372,7 @@ static const struct {
     [F_SUBAT] = {"submittedAt", 1},
     [F_CONFIRMED] = {"confirmedHeight", 1},
     [F_ERROR] = {"lastError", 0},
+    [F_ORPHANED] = {"orphaned", 1},
 };
 
 /* A payout as printed: every field as text, NULL when the column is NULL.
@@ -465,6 +469,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 	const char *src[NF] = {0};
 	char amount[HJ_AMOUNT_STRLEN], round[67], tx[67], sub[67], key[67];
 	char hand[24], created[24], nonce[24], subh[24], subat[24], conf[24];
+	char orph[24];
 	char rcp[HJ_BECH32_BUF + 2], shown[SHOWLEN], why[HJ_ERRLEN];
 	size_t len[NF], total = 0;
 	struct row r = {.amount = p->amount};
@@ -485,6 +490,7 @@ static int take_row(void *arg, const hj_payout_row *p)
 	src[F_SUBAT] = int_text(&p->submitted_at, subat);
 	src[F_CONFIRMED] = int_text(&p->confirmed_height, conf);
 	src[F_ERROR] = p->last_error;
+	src[F_ORPHANED] = int_text(&p->orphaned, orph);
 
 	/* The recipient: an EVM address, or a key P and its tr(P). */
 	if (p->has_recipient) {
@@ -752,6 +758,7 @@ static const struct {
     {"SUBMITTED", F_SUBHEIGHT, ALIGN_RIGHT, 0},
     {"CONFIRMED", F_CONFIRMED, ALIGN_RIGHT, 0},
     {"LAST_ERROR", F_ERROR, ALIGN_LEFT, 0},
+    {"ORPHANED", F_ORPHANED, ALIGN_RIGHT, 0},
 };
 #define NTABLE_COLS (sizeof table_cols / sizeof table_cols[0])
 
@@ -812,11 +819,13 @@ static int total_cmp(const void *a, const void *b)
 	return strcmp(x->state, y->state);
 }
 
-/* Count and exact sum per state, then "all".  The sums are checked: a
- * total that does not fit 128 bits is refused rather than printed wrong. */
+/* Count and exact sum per state, then "all", then, when any, the orphaned
+ * ones among them.  The sums are checked: a total that does not fit 128
+ * bits is refused rather than printed wrong. */
 static int sum_states(const struct ledger *lg, struct totals *out)
 {
-	struct total *t = calloc(lg->n + 1, sizeof *t), all = {"all", 0, 0};
+	struct total *t = calloc(lg->n + 2, sizeof *t), all = {"all", 0, 0};
+	struct total orphaned = {"of which orphaned", 0, 0};
 	size_t n = 0;
 
 	if (t == NULL)
@@ -842,9 +851,15 @@ static int sum_states(const struct ledger *lg, struct totals *out)
 		t[k].sum += r->amount;
 		all.n++;
 		all.sum += r->amount;
+		if (r->f[F_ORPHANED] != NULL) {
+			orphaned.n++;
+			orphaned.sum += r->amount; /* at most all's */
+		}
 	}
 	qsort(t, n, sizeof *t, total_cmp);
 	t[n++] = all;
+	if (orphaned.n > 0)
+		t[n++] = orphaned;
 	out->t = t;
 	out->n = n;
 	out->decimals = lg->chain.decimals;

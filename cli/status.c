@@ -586,6 +586,11 @@ static void text_all(const struct status *st, const struct verdict *v,
 		line(out, "  sweeping", "%s",
 		     tally_text(st, &st->pay.sweeping, t, sizeof t));
 	}
+	/* And the payouts a rewind orphaned (docs/STATE.md, "Rewinding"). */
+	if (st->pay.orphaned.n > 0)
+		line(out, "  orphaned",
+		     "%s: sent for blocks that left the chain",
+		     tally_text(st, &st->pay.orphaned, t, sizeof t));
 
 	if (st->have_balance)
 		line(out, "balance", "%s, read at tip %lld, %s",
@@ -760,6 +765,7 @@ static json_t *json_all(const struct status *st, const struct verdict *v,
 	    put(o, "confirmed", jtally(&st->pay.confirmed)) ||
 	    put(o, "swept", jtally(&st->pay.swept)) ||
 	    put(o, "sweeping", jtally(&st->pay.sweeping)) ||
+	    put(o, "orphaned", jtally(&st->pay.orphaned)) ||
 	    put(o, "balance", json_balance(st)) ||
 	    put(o, "need", jamount(v->need)) ||
 	    put(o, "short", v->short_ ? jamount(v->short_by) : json_null()) ||

@@ -80,7 +80,11 @@ static const char usage[] =
     "under --follow, a failure was seen before SIGINT or SIGTERM), or a\n"
     "recipient is short; 2 your node follows another chain than the log:\n"
     "the first block compared is not your node's block at its height, so\n"
-    "no line was checked; 64 usage error; 65 the log begins before [chain]\n"
+    "no line was checked; 3 the log leaves your node's chain at a fork\n"
+    "point (the lines up to it agree; a reorganisation took the blocks\n"
+    "after it, as in a file hashjack reorg --rewind kept aside), or under\n"
+    "--follow the log was rewound and written again after one: run it\n"
+    "again; 64 usage error; 65 the log begins before [chain]\n"
     "start_height, or after blocks of a chain of seeds it does not reveal\n"
     "(committed cards), or the table is not one; 66 the log or the table\n"
     "cannot be read; 69 the node refuses (credentials, another chain id\n"
@@ -327,6 +331,7 @@ int hjc_verify_main(int argc, char **argv)
 		hj_table_free(r.t);
 		for (size_t i = 0; i < RING; i++)
 			free(r.ring[i].text);
+		hjc_verify__cand_clear(&r);
 		if (r.have_ahead)
 			free(r.ahead.text); /* not kept yet */
 	}

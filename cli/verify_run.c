@@ -105,6 +105,183 @@ static int other_chain(struct run *r, const struct line *l, const char *ours,
 	return other;
 }
 
+/* ---- where the log leaves the node's chain (r->cand) ---- */
+
+void hjc_verify__cand_clear(struct run *r)
+{
+	free(r->cand.hash);
+	free(r->cand.text);
+	free(r->cand.ours);
+	memset(&r->cand, 0, sizeof r->cand);
+}
+
+static char *memdup0(const char *b, size_t n)
+{
+	char *p = malloc(n + 1);
+	if (p) {
+		memcpy(p, b, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
+/* Takes l as r->cand of that kind: 0, or -1 out of memory (finished). */
+static int cand_take(struct run *r, int kind, const struct line *l, char *hash,
+                     const char *other, const char *ours, size_t olen)
+{
+	hjc_verify__cand_clear(r);
+	r->cand.hash = hash;
+	r->cand.text = memdup0(l->text, l->len);
+	r->cand.ours = ours ? memdup0(ours, olen) : NULL;
+	if (!r->cand.text || (ours && !r->cand.ours)) {
+		hjc_verify__cand_clear(r);
+		say("out of memory");
+		finish(r, EX_SOFTWARE);
+		return -1;
+	}
+	r->cand.kind = kind;
+	r->cand.height = l->height;
+	r->cand.len = l->len;
+	r->cand.olen = olen;
+	snprintf(r->cand.other, sizeof r->cand.other, "%s", other);
+	return 0;
+}
+
+static const char *span(char *buf, uint64_t a, uint64_t b);
+
+/*
+ * The candidate confirmed (the next line follows it, or it is the log's
+ * last): the log leaves the node's chain after block h - 1, the fork
+ * point.  A reorganisation took the log's blocks from h on off the chain
+ * after the dealer dealt them (deeper than its confirmations, or than
+ * the watcher's node had them); a file that `hashjack reorg --rewind`
+ * kept aside ends this way.  Under --follow, a rewrite: the dealer
+ * rewound, and what this run verified past the fork point was dealt on
+ * blocks that left the chain.  Either way the lines after it cannot be
+ * checked against what this run dealt: it ends with status 3.
+ */
+static void cand_fork(struct run *r)
+{
+	unsigned long long h = r->cand.height, p = h ? h - 1 : 0;
+	char sp[64];
+	hjc_tool_progress_end();
+	if (r->cand.kind == CAND_REWRITE) {
+		printf("block %llu: the log was cut and written again with "
+		       "another block, %s, where %s was first read: the dealer "
+		       "rewound after a reorganisation, whose fork point is "
+		       "block %llu (docs/VERIFY.md, \"A log after a "
+		       "reorganisation\"); the blocks this run verified from "
+		       "there left the chain: run it again to verify the "
+		       "log as it is now\n",
+		       h, r->cand.hash, r->cand.other, p);
+	} else {
+		printf(
+		    "block %llu: the log's block is %s, your node's %s, both "
+		    "after block %llu: the log leaves your node's chain "
+		    "there, the fork point; a reorganisation took the "
+		    "log's blocks from %llu on off the chain "
+		    "(docs/VERIFY.md, \"A log after a reorganisation\")\n",
+		    h, r->cand.hash, r->cand.other, p, h);
+		if (r->checked > 0 && r->failures == 0)
+			printf(
+			    "verified %s: every line agrees; the lines after "
+			    "block %llu are not checked: their blocks are "
+			    "not your node's\n",
+			    span(sp, r->first, r->first + r->checked - 1), p);
+		else if (r->checked == 0 && r->failures == 0)
+			printf("no line verified: the log's first block is not "
+			       "your node's\n");
+	}
+	hjc_verify__cand_clear(r);
+	finish(r, 3);
+}
+
+static void differ(struct run *r, uint64_t h, const char *what,
+                   const char *theirs, size_t tn, const char *ours, size_t on);
+
+/*
+ * Line l, the one after a candidate's or not, decides it: l's parent is
+ * the candidate's hash (cand_fork, and 1), or the candidate was a line
+ * that differs, said as such (1 when that ends the run, else 0, the
+ * candidate forgotten).  0 when there is none.
+ */
+static int cand_decide(struct run *r, const struct line *l)
+{
+	char what[400];
+	char *parent;
+	int follows;
+	if (!r->cand.kind)
+		return 0;
+	parent = hjc_verify__line_field(l->text, l->len, "parent");
+	follows = l->height == r->cand.height + 1 && parent &&
+	          strcmp(parent, r->cand.hash) == 0;
+	free(parent);
+	if (follows) {
+		cand_fork(r);
+		return 1;
+	}
+	if (r->cand.kind == CAND_REWRITE)
+		snprintf(what, sizeof what,
+		         "written again, differently from the line first "
+		         "read for block %llu",
+		         (unsigned long long)r->cand.height);
+	else
+		hjc_verify_describe(r->cand.text, r->cand.len, r->cand.ours,
+		                    r->cand.olen, what, sizeof what);
+	differ(r, r->cand.height, what, r->cand.text, r->cand.len, r->cand.ours,
+	       r->cand.olen);
+	hjc_verify__cand_clear(r);
+	return r->done;
+}
+
+/*
+ * Line l, dealt as ours, differs from the node's block b's line: is it a
+ * candidate?  It is when its block is not b but both have one parent,
+ * the node's block before.  1 when taken (the next line decides), 0 when
+ * not, -1 when the run is finished.
+ */
+static int fork_candidate(struct run *r, const struct line *l,
+                          const hj_chain_block *b, const char *ours,
+                          size_t olen)
+{
+	int evm = r->node.be->ops->family == HJ_EVM, cand;
+	char node[2 * 32 + 3], parent[2 * 32 + 3];
+	char *theirs = hjc_verify__line_field(l->text, l->len, "hash"),
+	     *tparent = hjc_verify__line_field(l->text, l->len, "parent");
+	hj_hex_encode(b->hash, 32, evm, node);
+	hj_hex_encode(b->parent, 32, evm, parent);
+	cand = l->height > 0 && theirs && tparent &&
+	       strcmp(theirs, node) != 0 && strcmp(tparent, parent) == 0;
+	free(tparent);
+	if (!cand) {
+		free(theirs);
+		return 0;
+	}
+	return cand_take(r, CAND_FORK, l, theirs, node, ours, olen) ? -1 : 1;
+}
+
+/*
+ * Under --follow, the file cut and line l written again with another
+ * block than the line first read (kept k): a candidate, the log rewound
+ * after a reorganisation whose fork point is block h - 1 (`hashjack
+ * reorg --rewind`).  1 when taken, 0 when not, -1 when the run is
+ * finished.
+ */
+static int rewrite_candidate(struct run *r, const struct kept *k,
+                             const struct line *l)
+{
+	char *first = hjc_verify__line_field(k->text, k->len, "hash"),
+	     *now = hjc_verify__line_field(l->text, l->len, "hash");
+	int cand = first && now && strcmp(first, now) != 0, rc = 0;
+	if (cand)
+		rc =
+		    cand_take(r, CAND_REWRITE, l, now, first, NULL, 0) ? -1 : 1;
+	else
+		free(now);
+	free(first);
+	return rc;
+}
+
 /* The same, for a block that could not be dealt (no line of ours): the
  * node's block hash b against the line's. */
 static int other_chain_block(struct run *r, const struct line *l,
@@ -221,6 +398,9 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 		const char *line;
 		size_t len;
 		r->waiting--;
+		/* A line after a candidate decides it. */
+		if (l->text && r->cand.kind == CAND_FORK && cand_decide(r, l))
+			return -1;
 		r->dealing = l;
 		r->seed_rc = 0;
 		if (hj_deal_block(r->t, &r->cl, r->node.be->ops->chain,
@@ -276,6 +456,11 @@ static int deal(struct run *r, const hj_chain_block *blocks, size_t n)
 			continue;
 		}
 		if (len != l->len || memcmp(line, l->text, len) != 0) {
+			int c = fork_candidate(r, l, &blocks[i], line, len);
+			if (c < 0)
+				return -1;
+			if (c)
+				continue; /* the next line decides */
 			if (r->checked == 0 && r->failures == 0 &&
 			    other_chain(r, l, line, len))
 				return -1;
@@ -384,6 +569,10 @@ static void report_end(struct run *r)
 	FILE *out = r->json ? stderr : stdout;
 	char before[200] = "";
 	hjc_tool_progress_end();
+	if (r->cand.kind) { /* the log's last line: nothing contradicts it */
+		cand_fork(r);
+		return;
+	}
 	if (!r->started) {
 		say("%s: no line", r->name);
 		finish(r, 1);
@@ -489,7 +678,12 @@ static int out_of_order(struct run *r, struct line *l)
 		const struct kept *k = hjc_verify__kept(r, l->height);
 		int same = k && k->len == l->len &&
 		           memcmp(k->text, l->text, l->len) == 0;
-		if (!(r->again && same)) {
+		int c = r->again && k && !same ? rewrite_candidate(r, k, l) : 0;
+		if (c < 0) {
+			free(l->text);
+			return -1;
+		}
+		if (!(r->again && same) && !c) {
 			snprintf(what, sizeof what,
 			         r->again && k
 			             ? "written again, differently from the "
@@ -690,6 +884,10 @@ static void next_lines(struct run *r)
 				finish(r, EX_SOFTWARE);
 			}
 			continue;
+		}
+		if (r->cand.kind == CAND_REWRITE && cand_decide(r, &l)) {
+			free(l.text);
+			break;
 		}
 		if (l.height != r->next) {
 			if (r->waiting) {

@@ -143,6 +143,23 @@ struct run {
 	} api;
 	int stream; /* reading the API, not a file */
 	int idle;   /* waiting (timer) for lines, none waiting for blocks */
+	/* A line that may be where the log leaves the node's chain (docs/
+	 * VERIFY.md, "A log after a reorganisation"), decided by the next
+	 * line: its parent is this one's hash (a fork: the run ends, 3), or
+	 * not (the line differs: said as any difference).  CAND_FORK: dealt,
+	 * another block than the node's with the node's parent; CAND_REWRITE
+	 * (--follow): the log cut and the line written again with another
+	 * block than the one first read. */
+	struct {
+		int kind; /* 0: none */
+		uint64_t height;
+		char *hash; /* the line's */
+		char *text; /* the dealer's line, len bytes */
+		size_t len;
+		char *ours; /* CAND_FORK: the line dealt from the node */
+		size_t olen;
+		char other[200]; /* the node's hash, or the one first read */
+	} cand;
 	int rc;
 	int stop_rc; /* the status a reading of the log ended the run with */
 	int done;
@@ -151,10 +168,15 @@ struct run {
 	uint64_t grace;
 };
 
+enum { CAND_FORK = 1, CAND_REWRITE };
+
 /* A note on stderr, on a line of its own. */
 #define say(...) hjc_tool_note(CMD, __VA_ARGS__)
 
 /* ---- verify_run.c ---- */
+
+/* Forgets r->cand. */
+void hjc_verify__cand_clear(struct run *r);
 
 /* Runs the loop: the node's identity, its tip, then the lines against
  * its blocks, to the end.  Returns the run's exit status. */

@@ -349,6 +349,16 @@ int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
 		hj_prom_gauge(&t, "hashjackd_sweeps",
 		              "sweeps to the cold address now final",
 		              (double)s->totals.swept.n);
+		hj_prom_gauge(&t, "hashjackd_orphaned_payouts",
+		              "payouts sent for blocks that left the chain "
+		              "(orphaned by hashjack reorg --rewind): the "
+		              "dealer's loss unless the new chain owes them "
+		              "again; they count among the payouts too",
+		              (double)s->totals.orphaned.n);
+		hj_prom_gauge(&t, "hashjackd_orphaned_amount",
+		              "the orphaned payouts' sum, in the chain's "
+		              "smallest unit",
+		              amount(s->totals.orphaned.sum));
 		hj_prom_family(&t, "hashjackd_payouts_amount", "gauge",
 		               "payouts' sum by state, in the chain's smallest "
 		               "unit (exact to 2^53; `hashjack ledger` has "

@@ -904,13 +904,13 @@ static json_int_t jint(json_t *o, const char *key)
 static void test_json_evm(void **state)
 {
 	static const char *const keys[] = {
-	    "database",   "schemaVersion", "family",     "chain",
-	    "dealer",     "rules",         "rulesError", "unit",
-	    "baseUnit",   "decimals",      "lastBlock",  "nextBlock",
-	    "openRounds", "exposure",      "owed",       "unattributed",
-	    "planned",    "inFlight",      "confirmed",  "swept",
-	    "sweeping",   "balance",       "need",       "short",
-	    "spare",      "transactions",  "batches"};
+	    "database",   "schemaVersion", "family",       "chain",
+	    "dealer",     "rules",         "rulesError",   "unit",
+	    "baseUnit",   "decimals",      "lastBlock",    "nextBlock",
+	    "openRounds", "exposure",      "owed",         "unattributed",
+	    "planned",    "inFlight",      "confirmed",    "swept",
+	    "sweeping",   "orphaned",      "balance",      "need",
+	    "short",      "spare",         "transactions", "batches"};
 	struct res r;
 	json_error_t e;
 	json_t *j, *b, *tx;

@@ -2262,6 +2262,26 @@ static void test_rewind(void **state)
 /* A payout paid for a block the rewind takes is kept, orphaned, without
  * its references; the same debt dealt again takes it back (its state
  * kept: not paid twice), a different one renames it and is owed anew. */
+/* hj_store_each_payout's rows: how many, and the one orphaned. */
+struct orphan_seen {
+	int rows;
+	char id[32];
+	int64_t at;
+};
+
+static int see_orphan(void *arg, const hj_payout_row *p)
+{
+	struct orphan_seen *o = arg;
+
+	o->rows++;
+	if (p->orphaned.set) {
+		assert_int_equal(o->id[0], 0); /* one */
+		snprintf(o->id, sizeof o->id, "%s", p->id);
+		o->at = p->orphaned.v;
+	}
+	return 0;
+}
+
 static void test_rewind_orphans(void **state)
 {
 	const char *path = db_path("orphans.db");
@@ -2347,6 +2367,25 @@ static void test_rewind_orphans(void **state)
 	                             "amount = '250'"),
 	                 1);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	/* What the tool reads: the orphan said apart, among the confirmed. */
+	{
+		hj_payout_totals t;
+		struct orphan_seen o = {0};
+
+		assert_int_equal(hj_store_payout_totals(s, &t, err, sizeof err),
+		                 0);
+		assert_int_equal(t.orphaned.n, 1);
+		assert_true(t.orphaned.sum == 200);
+		assert_int_equal(t.confirmed.n, 2);
+		assert_true(t.confirmed.sum == 300);
+		assert_int_equal(t.owed.n, 1);
+		assert_int_equal(hj_store_each_payout(s, NULL, see_orphan, &o,
+		                                      err, sizeof err),
+		                 0);
+		assert_int_equal(o.rows, 3);
+		assert_string_equal(o.id, "refund:42@10");
+		assert_int_equal(o.at, 10);
+	}
 	hj_store_close(s);
 }
 

@@ -796,6 +796,8 @@ int hj_store_open(const char *path, hj_store **out, char *err, size_t errlen)
 		}
 	}
 	s->rewind_keep = HJ_STORE_REWIND_BLOCKS;
+	/* The version every read of store_read.c goes by: ours now. */
+	s->version = HJ_STORE_SCHEMA_VERSION;
 	*out = s;
 	return 0;
 fail:

@@ -549,6 +549,10 @@ typedef struct hj_payout_row {
 	hj_id submitted_txid;
 	hj_maybe_i64 nonce, submitted_height, submitted_at, confirmed_height;
 	const char *last_error; /* NULL when none */
+	/* Set: paid, in flight or in a planned batch for a block that left
+	 * the chain; the block `hashjack reorg --rewind` went back to
+	 * (docs/STATE.md, "Rewinding").  Never set before schema 7. */
+	hj_maybe_i64 orphaned;
 } hj_payout_row;
 
 /*
@@ -570,10 +574,13 @@ typedef struct hj_tally {
 /* Every payout by state: owed (and of those, the unattributed ones and
  * those in a planned batch), submitted, confirmed; and of all those, the
  * sweeps to cold storage (kind "sweep"): confirmed (swept), or owed or
- * submitted (sweeping). */
+ * submitted (sweeping); and the orphaned ones (hj_payout_row): paid or in
+ * flight for blocks that left the chain, the dealer's loss unless the new
+ * chain makes the same debt again. */
 typedef struct hj_payout_totals {
 	hj_tally owed, unattributed, planned, submitted, confirmed;
 	hj_tally swept, sweeping;
+	hj_tally orphaned;
 } hj_payout_totals;
 
 /* A state other than those three is -EINVAL; a sum beyond 2^128 - 1 is

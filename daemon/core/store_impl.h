@@ -74,8 +74,10 @@ struct hj_store {
 	/* Scratch for the next save, swapped with saved on success. */
 	hj_round *next;
 	size_t capnext;
-	/* A reader's (hj_store_read): the schema version it found.  Its
-	 * statements are prepared at each use, none in st[]. */
+	/* The schema version the reads go by: a reader's (hj_store_read)
+	 * is the one it found, whose statements are prepared at each use,
+	 * none in st[]; a writer's is HJ_STORE_SCHEMA_VERSION once open
+	 * (it migrated the file). */
 	int version;
 };
 

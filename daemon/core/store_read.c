@@ -675,7 +675,8 @@ static int payout_row(hj_store *s, sqlite3_stmt *st, hj_payout_row *p,
 	                                  "submitted_height",
 	                                  "submitted_at",
 	                                  "confirmed_height",
-	                                  "last_error"};
+	                                  "last_error",
+	                                  "orphaned"};
 	char shown[SHOWLEN], what[SHOWLEN + 16];
 	hj_maybe_i64 created;
 	int bad = -1, r;
@@ -715,6 +716,8 @@ static int payout_row(hj_store *s, sqlite3_stmt *st, hj_payout_row *p,
 		bad = 13;
 	else if ((r = text_col(st, 14, 1, &p->last_error)) != 0)
 		bad = 14;
+	else if (maybe_int(st, 15, &p->orphaned))
+		bad = 15;
 	if (r == -ENOMEM)
 		return nomem(err, errlen);
 	if (bad >= 0) {
@@ -736,15 +739,21 @@ int hj_store_each_payout(hj_store *s, const hj_payout_filter *f,
                          void *arg, char *err, size_t errlen)
 {
 	/* ?1 state, ?2 kind, ?3 round, ?4 recipient, ?5 1 for unattributed
-	 * only.  Oldest debt first; the id orders payouts of one block. */
-	static const char sql[] =
-	    "SELECT id, kind, state, recipient, amount, round, hand, txid,"
-	    " created_height, submitted_txid, nonce, submitted_height,"
-	    " submitted_at, confirmed_height, last_error FROM payouts"
-	    " WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR kind = ?2)"
-	    " AND (?3 IS NULL OR round = ?3) AND (?4 IS NULL OR recipient = ?4)"
-	    " AND (?5 = 0 OR recipient IS NULL)"
-	    " ORDER BY created_height, id";
+	 * only.  Oldest debt first; the id orders payouts of one block.
+	 * orphaned came with schema 7. */
+#define EACH_PAYOUT_SQL(orphaned)                                              \
+	"SELECT id, kind, state, recipient, amount, round, hand, txid,"        \
+	" created_height, submitted_txid, nonce, submitted_height,"            \
+	" submitted_at, confirmed_height, last_error, " orphaned               \
+	" FROM payouts"                                                        \
+	" WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR kind = ?2)"      \
+	" AND (?3 IS NULL OR round = ?3) AND (?4 IS NULL OR recipient = ?4)"   \
+	" AND (?5 = 0 OR recipient IS NULL)"                                   \
+	" ORDER BY created_height, id"
+	static const char sql_v7[] = EACH_PAYOUT_SQL("orphaned");
+	static const char sql_v1[] = EACH_PAYOUT_SQL("NULL");
+#undef EACH_PAYOUT_SQL
+	const char *sql = s->version >= 7 ? sql_v7 : sql_v1;
 	static const hj_payout_filter all = {0};
 	sqlite3_stmt *st = NULL;
 	hj_payout_row p;
@@ -790,21 +799,27 @@ static int tally_add(hj_tally *t, hj_amount v)
 int hj_store_payout_totals(hj_store *s, hj_payout_totals *t, char *err,
                            size_t errlen)
 {
-	/* A payout in a planned batch (schema 2 on) is still owed. */
+	/* A payout in a planned batch (schema 2 on) is still owed; a
+	 * rewind orphans payouts from schema 7 on. */
 	static const char sql_v1[] =
-	    "SELECT id, state, recipient IS NULL, 0, amount FROM payouts";
-	static const char sql_v2[] =
-	    "SELECT p.id, p.state, p.recipient IS NULL, EXISTS (SELECT 1 "
-	    "FROM payout_batch_items i JOIN payout_batches b ON b.id = "
-	    "i.batch WHERE i.payout = p.id AND b.state = 'planned'), "
-	    "p.amount FROM payouts p";
+	    "SELECT id, state, recipient IS NULL, 0, amount, 0 FROM payouts";
+#define TOTALS_SQL(orphaned)                                                   \
+	"SELECT p.id, p.state, p.recipient IS NULL, EXISTS (SELECT 1 "         \
+	"FROM payout_batch_items i JOIN payout_batches b ON b.id = "           \
+	"i.batch WHERE i.payout = p.id AND b.state = 'planned'), "             \
+	"p.amount, " orphaned " FROM payouts p"
+	static const char sql_v2[] = TOTALS_SQL("0");
+	static const char sql_v7[] = TOTALS_SQL("p.orphaned IS NOT NULL");
+#undef TOTALS_SQL
+	const char *sql = s->version >= 7   ? sql_v7
+	                  : s->version >= 2 ? sql_v2
+	                                    : sql_v1;
 	sqlite3_stmt *st = NULL;
 	char shown[SHOWLEN], what[SHOWLEN + 16];
 	int rc, ret = 0;
 
 	memset(t, 0, sizeof *t);
-	if (sqlite3_prepare_v2(s->db, s->version >= 2 ? sql_v2 : sql_v1, -1,
-	                       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return read_fail(s, "read payouts", err, errlen);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *id = (const char *)sqlite3_column_text(st, 0);
@@ -828,6 +843,8 @@ int hj_store_payout_totals(hj_store *s, hj_payout_totals *t, char *err,
 			                     ? &t->swept
 			                     : &t->sweeping,
 			                 v);
+		if (sqlite3_column_int(st, 5))
+			over |= tally_add(&t->orphaned, v);
 		if (strcmp(state, "owed") == 0) {
 			over |= tally_add(&t->owed, v);
 			if (sqlite3_column_int(st, 2))

@@ -34,9 +34,10 @@ have verified every block, across the rotation, when the session ends
   --rpc-cookie, the log from the file and from serve's stream: exit 0;
   a dealer address of another network than the node's: 69, both named;
 - last, the node reorganised below the log's end (invalidateblock and a
-  longer chain, which hashjackd, stopped, would refuse): the first line
-  whose block is no longer the node's is reported at its height, with
-  both hashes.
+  longer chain, which hashjackd, stopped, would refuse): the log leaves
+  the node's chain at the fork point, said with both hashes, the lines
+  before it verified (exit 3); with the next line changed to follow the
+  node's chain, the first line is a line that differs (exit 1).
 
 One line per check, then "N passed, M failed"; exit status 1 on failure.
 Every wait has a deadline and so has the whole run (--timeout).
@@ -431,14 +432,27 @@ def run(S, hashjack, wd, case):
         old, new = replaced[first]
         check_eq(old, parsed[heights.index(first)]["hash"], "the log's hash of block %d" % first)
         rc, out, err = verify(whole)
-        check_eq(rc, 1, "exit status (%r %r)" % (out, err))
+        check_eq(rc, 3, "exit status (%r %r)" % (out, err))
         ls = out.splitlines()
-        check_eq(ls[0], 'block %d: hash: the dealer\'s "%s", the protocol\'s "%s" (the dealer\'s '
-                 "hash is not the node's block at that height)" % (first, old, new),
-                 "the first line")
-        check_eq(ls[1], "  dealer: " + lines[heights.index(first)], "the dealer's line")
-        check(ls[2].startswith('  node:   {"v":2,"chain":"bitcoin","height":%d,"hash":"%s",'
-                               % (first, new)), ls[2])
+        check_eq(ls[0], "block %d: the log's block is %s, your node's %s, both after block %d: the log "
+                 "leaves your node's chain there, the fork point; a reorganisation took the log's blocks "
+                 "from %d on off the chain (docs/VERIFY.md, \"A log after a reorganisation\")"
+                 % (first, old, new, first - 1, first), "the first line")
+        check_eq(ls[1], "verified blocks %d to %d: every line agrees; the lines after block %d are not "
+                 "checked: their blocks are not your node's" % (heights[0], first - 1, first - 1),
+                 "the second line")
+        check_eq(len(ls), 2, "two lines")
+        # The same log with the line after the fork point's first block
+        # changed to follow the node's chain again: a line that differs
+        # (its hash), not a fork.
+        i = heights.index(first)
+        j = json.loads(lines[i + 1])
+        j["parent"] = new
+        rc, out, err = verify(tampered("reorg_no_fork", lines[:i + 1] + [compact(j)] + lines[i + 2:]))
+        check_eq(rc, 1, "exit status, the next line not after it (%r %r)" % (out, err))
+        check_eq(out.splitlines()[0], 'block %d: hash: the dealer\'s "%s", the protocol\'s "%s" (the '
+                 "dealer's hash is not the node's block at that height)" % (first, old, new),
+                 "the first line, the next line not after it")
         return ls[0]
 
     for name, fn in [("session", session), ("clean", clean), ("card", card),

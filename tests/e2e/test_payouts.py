@@ -125,6 +125,7 @@ from cards import card_matcher, card_of  # noqa: E402
 from checks import Failed, check  # noqa: E402
 from daemon import Hashjackd, NotifySocket, metric, write_key  # noqa: E402
 from evm_node import Anvil, BET, ETHER, HIT, find_tool  # noqa: E402
+from tool import VerifyFollower, verify  # noqa: E402
 from logs import read_cardlog  # noqa: E402
 from nodes import RpcError  # noqa: E402
 from procs import HarnessError, close_all, install_cleanup, kill_children, wait_until  # noqa: E402
@@ -1174,7 +1175,7 @@ def reorg(R):
     both payout transactions gone and sends them again. Afterwards the log
     verifies against the node, and each payout is paid exactly once on the
     chain that stands."""
-    S = PaySession(R, "reorg", players=2, conf=2)
+    S = PaySession(R, "reorg", players=2, conf=2, metrics=True)
     S.dm.overrides = ["--payout.stuck_after=2"]
     a, p = S.a, S.players
     S.begin()
@@ -1191,6 +1192,11 @@ def reorg(R):
     S.start()
     S.settle_wait(expect_n=2, timeout=60)
     paid = {k: r["state"] for k, r in S.payouts().items()}
+    # A watcher following the log has verified every line before the
+    # reorganisation.
+    last = json.loads(open(S.dm.card_log, "rb").read().splitlines()[-1])["height"]
+    watcher = VerifyFollower(R.hashjack, S.dm.conf, S.dm.card_log)
+    watcher.wait_verified(last)
     depth = a.height() - fork
     a.reorg(depth)
     a.rpc("evm_mine")
@@ -1224,15 +1230,54 @@ def reorg(R):
              "reorg: --rewind goes back below refund A, keeps the log's lines aside, "
              "orphans both payouts",
              "%s%s; orphans %s" % (rw.stdout[-900:], rw.stderr[-300:], orphans))
+    # The kept-aside lines verified: those up to the fork point agree, the
+    # next names a block that left the chain (status 3).
+    vrc, vout, verr = verify(R.hashjack, S.dm.conf, m.group(2)) if m else (None, "", "")
+    R.report(vrc == 3 and ("block %d: the log's block is " % (fork + 1)) in vout
+             and ("both after block %d: the log leaves your node's chain there, the fork point" % fork) in vout
+             and ("verified blocks %d to %d: every line agrees" % (to + 1, fork)) in vout,
+             "reorg: verify on the lines kept aside names the fork point", "exit %s: %s%s"
+             % (vrc, vout[-700:], verr[-300:]))
     mark = len(S.dm.stderr())
     S.start()
     S.expect.pop("refund:" + tB[2:])
     S.settle_wait(timeout=90)
+    # The watcher sees the log cut and written again with another block
+    # after the fork point: it ends with status 3, to be started again.
+    try:
+        wrc = watcher.proc.wait(30)
+    except subprocess.TimeoutExpired:
+        wrc = watcher.stop()
+    for t in watcher.threads:
+        t.join(10)
+    R.report(wrc == 3 and ("block %d: the log was cut and written again with another block" % (fork + 1))
+             in watcher.out and "whose fork point is block %d" % fork in watcher.out,
+             "reorg: verify --follow says the log was rewound, and where", "exit %s: %s | %s"
+             % (wrc, watcher.out[-600:], watcher.err[-300:]))
     orphans = S.q("SELECT id, state, orphaned FROM payouts WHERE orphaned IS NOT NULL")
     R.report(orphans == [("refund:" + tB[2:], "confirmed", to)],
              "reorg: refund A taken back when its block is dealt again; refund B, gone "
              "from the chain, stays orphaned and paid: the dealer's loss",
              "%s; %s" % (orphans, S.err_since(mark)[-400:]))
+    # The loss said apart: status (text and JSON) and the ledger's rows.
+    st = subprocess.run([R.hashjack, "status", "-c", S.dm.conf], capture_output=True, text=True, timeout=60)
+    sj = subprocess.run([R.hashjack, "status", "-c", S.dm.conf, "--json"], capture_output=True, text=True,
+                        timeout=60)
+    lj = subprocess.run([R.hashjack, "ledger", "-c", S.dm.conf, "--json"], capture_output=True, text=True,
+                        timeout=60)
+    lt = subprocess.run([R.hashjack, "ledger", "-c", S.dm.conf], capture_output=True, text=True, timeout=60)
+    rows = [json.loads(l) for l in lj.stdout.splitlines()] if lj.returncode == 0 else []
+    said = {r["id"]: r["orphaned"] for r in rows}
+    mx = S.dm.metrics()[0]
+    R.report(re.search(r"^  orphaned +1 payout, 2222 wei \(.*\): sent for blocks that left the chain$", st.stdout, re.M)
+             and sj.returncode == 0 and json.loads(sj.stdout)["orphaned"] == {"count": 1, "amount": "2222"}
+             and said.get("refund:" + tB[2:]) == to
+             and sum(1 for v in said.values() if v is not None) == 1
+             and re.search(r"^of which orphaned +1 +2222 ", lt.stdout, re.M)
+             and metric(mx, "hashjackd_orphaned_payouts") == 1
+             and metric(mx, "hashjackd_orphaned_amount") == 2222,
+             "reorg: status, the ledger and /metrics say the orphaned payout apart",
+             st.stdout[-700:] + sj.stdout[-300:] + lt.stdout[-600:] + st.stderr + lj.stderr)
     v = subprocess.run([R.hashjack, "verify", "-c", S.dm.conf], capture_output=True,
                        text=True, timeout=120)
     R.report(v.returncode == 0, "reorg: the card log verifies against the new chain",

@@ -974,6 +974,13 @@
       if (c === 'recipient') return el('td', { class: cls }, str(v) === 'unattributed' ? 'unattributed' : playerLink(v));
       if (c === 'submittedTxid') return el('td', { class: cls }, txEl(v));
       if (c === 'confirmedHeight') return el('td', { class: cls }, blockLink(v));
+      // Paid or in flight for a block that left the chain (a rewind after a
+      // deep reorganisation): the dealer's loss unless the new chain owes
+      // the same again.
+      if (c === 'state' && r.orphaned !== null && r.orphaned !== undefined) {
+        return el('td', { class: cls }, str(v), ' ', el('span', { class: 'orphaned' },
+          '(orphaned: its block left the chain; rewound to ', blockLink(r.orphaned), ')'));
+      }
       return el('td', { class: cls }, str(v));
     };
     return el('div', { class: 'scroll' }, el('table', { class: 'rows payouts' },
