@@ -95,6 +95,18 @@ address, state directory and paying wallet:
            (getwalletinfo's unlocked_until 0); neither passphrase is ever
            in the daemon's output.
 
+  reorg    confirmations 2, last (it stops the other sessions' daemons:
+           the blocks taken away are theirs too).  Refunds A and B, three
+           blocks apart, dealt in one catch-up batch and paid; B's block
+           invalidated, the new branch mined without B's Bet (generateblock),
+           the payout transaction out of the mempool (its locktime).  Exit
+           3; `hashjack reorg` names the fork point; `--rewind` goes back
+           below A (the log's lines kept aside, both payouts orphaned);
+           restarted, A is taken back, the same transaction sent again and
+           confirmed; B's stays orphaned (status says so).  Each tr(P) holds
+           exactly its refund, one wallet transaction per batch; the log
+           verifies and the lines kept aside name the fork point (exit 3).
+
 Amounts are integers (litoshis) throughout; coin amounts from the node are
 Decimals.  Every wait has a deadline, and so has the whole run; every
 process started is stopped.  One line per check, then "N passed, M failed".
@@ -110,8 +122,10 @@ transactions by comment).
 import collections
 import os
 import random
+import re
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 import traceback
@@ -1763,6 +1777,118 @@ def session(R):
 
 # --------------------------------------------------------------------------
 
+# --------------------------------------------------------------------------
+# A reorganisation deeper than the confirmations: hashjack reorg --rewind
+
+def reorg(R):
+    """Two refunds, A then B three blocks later, dealt in one catch-up batch
+    and paid; the node then invalidates B's block, so that B's Bet stays in
+    the mempool (the new branch is mined without it, by generateblock) and
+    the payout transaction, whose locktime is now in the future, leaves the
+    mempool.  hashjackd stops (exit 3); `hashjack reorg` names the fork
+    point; `--rewind` goes back below A, keeps the log's lines aside and
+    orphans both payouts.  Restarted, the daemon deals A again (taken back,
+    not paid twice), sends the same transaction again once the chain is past
+    its locktime, and it confirms: each tr(P) holds exactly its refund, B's
+    the dealer's loss (orphaned, in status); the log verifies, and the lines
+    kept aside name the fork point."""
+    node = R.node
+    # The blocks taken away were dealt by every daemon on this node: the
+    # other sessions' are stopped first.
+    for other in R.sessions:
+        other.dm.close()
+    S = Session(R, "reorg", node, R.wallets, "pay-reorg", confirmations=2)
+    R.sessions.append(S)
+    S.start()
+    node.mine(2)
+    S.dm.wait_height(S.first, 30)
+    S.dm.stop()
+    pa, pb = S.player(), S.player()
+    tA = S.refund_bet(pa, 8000)
+    hA = S.mine()
+    node.mine(2)
+    fork = node.height()
+    tB = S.refund_bet(pb, 9000)
+    S.mine()
+    node.mine(2)
+    S.start()
+    rows = S.settle_wait()
+    paid = sorted((r["id"], r["state"]) for r in rows.values())
+    sent = {r["txid"] for r in rows.values()}
+    tip = node.height()
+    node.rpc("invalidateblock", node.rpc("getblockhash", fork + 1))
+    pool = set(node.rpc("getrawmempool"))
+    for _ in range(tip - fork + 1):
+        node.rpc("generateblock", node.fresh_address(), [])
+    try:
+        rc = S.dm.wait_exit(15)
+    except TimeoutError:
+        rc = None
+    S.dm.stop()
+    R.report(rc == 3 and len(paid) == 2 and all(st == "confirmed" for _, st in paid)
+             and tB in pool and not sent & pool,
+             "reorg: both refunds paid; block %d invalidated: B's Bet back in the mempool, the "
+             "payout transaction out of it; the daemon stops" % (fork + 1),
+             "exit %s; %s; mempool %s, payouts %s" % (rc, paid, sorted(pool), sent))
+    rep = subprocess.run([R.hashjack, "reorg", "-c", S.dm.conf], capture_output=True, text=True,
+                         timeout=60)
+    R.report(rep.returncode == 1 and "fork point      block %d" % fork in rep.stdout
+             and "1 confirmed (9000)" in rep.stdout,
+             "reorg: hashjack reorg names the fork point and refund B, paid",
+             rep.stdout[-600:] + rep.stderr[-300:])
+    log_before = open(S.dm.card_log, "rb").read()
+    rw = subprocess.run([R.hashjack, "reorg", "-c", S.dm.conf, "--rewind"], capture_output=True,
+                        text=True, timeout=60)
+    m = re.search(r"rewound to block (\d+) .*\n.*kept aside in (\S+);", rw.stdout)
+    to = int(m.group(1)) if m else None
+    aside = open(m.group(2), "rb").read() if m and os.path.exists(m.group(2)) else b""
+    log_after = open(S.dm.card_log, "rb").read()
+    orphans = S.query("SELECT id FROM payouts WHERE orphaned IS NOT NULL")
+    R.report(rw.returncode == 0 and to is not None and to < hA and log_after + aside == log_before
+             and "2 paid or in flight kept, orphaned (17000 litoshi)" in rw.stdout
+             and len(orphans) == 2,
+             "reorg: --rewind goes back below refund A, keeps the log's lines aside, orphans both "
+             "payouts", "%s%s; orphans %s" % (rw.stdout[-900:], rw.stderr[-300:], orphans))
+    S.start()
+    # The new branch, without B's Bet: the payout transaction comes back
+    # once the chain is past its locktime, and is mined.
+    t0 = time.monotonic()
+    while True:
+        txs = [t for t in node.rpc("getrawmempool") if t != tB]
+        node.rpc("generateblock", node.fresh_address(), txs)
+        S.dm.wait_height(node.height() - 1, timeout=30)
+        rows = S.payouts()
+        if all(r["state"] == "confirmed" for r in rows.values()) and \
+                S.query("SELECT count(*) FROM payouts WHERE orphaned IS NULL") == [(1,)]:
+            break
+        if time.monotonic() - t0 > 60:
+            break
+        time.sleep(0.2)
+    orphans = S.query("SELECT id, state, orphaned FROM payouts WHERE orphaned IS NOT NULL")
+    R.report(orphans == [("refund:" + tB, "confirmed", to)] and tB in node.rpc("getrawmempool"),
+             "reorg: refund A taken back when its block is dealt again; refund B, whose Bet is not "
+             "on the chain, stays orphaned and paid: the dealer's loss",
+             "%s; %s" % (orphans, [(r["id"], r["state"]) for r in rows.values()]))
+    st = subprocess.run([R.hashjack, "status", "-c", S.dm.conf], capture_output=True, text=True,
+                        timeout=60)
+    R.report(re.search(r"^  orphaned +1 payout, 9000 litoshi \(.*\): sent for blocks that left the "
+                       r"chain$", st.stdout, re.M),
+             "reorg: status says the orphaned payout apart", st.stdout[-600:] + st.stderr)
+    v = subprocess.run([R.hashjack, "verify", "-c", S.dm.conf], capture_output=True, text=True,
+                       timeout=120)
+    R.report(v.returncode == 0, "reorg: the card log verifies against the new chain",
+             v.stdout[-300:] + v.stderr[-300:])
+    va = subprocess.run([R.hashjack, "verify", "-c", S.dm.conf, "--card-log", m.group(2)],
+                        capture_output=True, text=True, timeout=120) if m else None
+    R.report(va is not None and va.returncode == 3
+             and "both after block %d: the log leaves your node's chain there" % fork in va.stdout,
+             "reorg: verify on the lines kept aside names the fork point",
+             (va.stdout[-500:] + va.stderr[-300:]) if va else "no file aside")
+    check_paid(R, S, rows, "after the rewind")
+    rc = S.dm.stop()
+    R.report(rc == 0, "reorg: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+
+
 class Runner(checks.PayoutRunner):
     """checks.PayoutRunner with the one node all sessions share and the
     players' wallets on it."""
@@ -1794,7 +1920,7 @@ class Runner(checks.PayoutRunner):
 
 def main():
     args = checks.payout_args(__doc__, "only the session whose name contains this "
-                              "(game, session, faults, halt, unconfirmed, encrypted)", 280)
+                              "(game, session, faults, halt, unconfirmed, encrypted, reorg)", 280)
     install_cleanup(args.timeout)
     find_litecoind()
     wd = checks.WorkDir("hj-e2e-ltc-payouts-", args.keep)
@@ -1805,7 +1931,8 @@ def main():
         R.setup()
         for name, fn in (("game", game), ("session", session),
                          ("faults", lambda r: faults(r, args.kills)), ("halt", halt),
-                         ("unconfirmed", unconfirmed), ("encrypted", encrypted)):
+                         ("unconfirmed", unconfirmed), ("encrypted", encrypted),
+                         ("reorg", reorg)):
             if args.only and not any(k in name for k in args.only):
                 continue
             try:
