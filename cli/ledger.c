@@ -63,7 +63,8 @@ static const char usage_ledger[] =
     "                       id, 64 hex digits (with or without 0x on EVM)\n"
     "  --kind KIND          only payouts of KIND: return, insurance,\n"
     "                       sidebet, refund or sweep (the dealer's own\n"
-    "                       transfers to cold storage, EVM)\n"
+    "                       transfers to cold storage; on the Bitcoin\n"
+    "                       family RECIPIENT is the cold address itself)\n"
     "  --json               one JSON object per payout and line (JSON\n"
     "                       Lines), amounts as decimal strings; no totals\n"
     "  -h, --help           print this help and exit\n"
@@ -492,8 +493,24 @@ static int take_row(void *arg, const hj_payout_row *p)
 	src[F_ERROR] = p->last_error;
 	src[F_ORPHANED] = int_text(&p->orphaned, orph);
 
-	/* The recipient: an EVM address, or a key P and its tr(P). */
-	if (p->has_recipient) {
+	/* The recipient: an EVM address, or a key P and its tr(P); a
+	 * Bitcoin-family sweep's is the cold address's witness program, 20
+	 * bytes (P2WPKH) or 32 (P2TR), whose address is shown as it is. */
+	if (p->has_recipient && !c->evm && strcmp(p->kind, "sweep") == 0) {
+		if ((p->recipient.len != 20 && p->recipient.len != 32) ||
+		    hj_segwit_encode(c->hrp, p->recipient.len == 20 ? 0 : 1,
+		                     p->recipient.b, p->recipient.len, rcp, why,
+		                     sizeof why)) {
+			hj_quote(p->id, shown, sizeof shown);
+			hj_say(
+			    rd->err, rd->errlen,
+			    "%s: payout %s: a sweep whose recipient is not a "
+			    "witness program of 20 or 32 bytes",
+			    rd->path, shown);
+			return -EINVAL;
+		}
+		src[F_RECIPIENT] = rcp;
+	} else if (p->has_recipient) {
 		const uint8_t *b = p->recipient.b;
 		int want = c->evm ? 20 : 32;
 

@@ -174,6 +174,17 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		                              "with the passphrase of "
 		                            : "",
 		       c->wallet_passphrase ? c->wallet_passphrase : "");
+		if (c->sweep_to) {
+			char margin[HJ_AMOUNT_STRLEN];
+
+			printf("sweeps: what the wallet holds beyond the "
+			       "reserve goes to %s, at most once every %" PRIu64
+			       " blocks (the reserve: owed, the open rounds' "
+			       "worst case, and a margin of %s that pays the "
+			       "sweep's fee)\n",
+			       c->sweep_text, c->sweep_every,
+			       hj_amount_format(c->sweep_margin, margin));
+		}
 	} else if (c->dealer_key) {
 		char cap[HJ_AMOUNT_STRLEN], tip[HJ_AMOUNT_STRLEN],
 		    min[HJ_AMOUNT_STRLEN + 8];
@@ -425,11 +436,15 @@ static int payer_new(const hj_config *cfg, const hjd_payer_opts *o,
 {
 	*out = NULL;
 	if (cfg->family == HJ_BITCOIN && cfg->payout_wallet) {
-		hjd_btc_payout po = {.wallet = cfg->payout_wallet,
-		                     .dust_limit = cfg->dust_limit,
-		                     .max_outputs = cfg->max_outputs,
-		                     .wallet_passphrase =
-		                         cfg->wallet_passphrase};
+		hjd_btc_payout po = {
+		    .wallet = cfg->payout_wallet,
+		    .dust_limit = cfg->dust_limit,
+		    .max_outputs = cfg->max_outputs,
+		    .wallet_passphrase = cfg->wallet_passphrase,
+		    .sweep_len = cfg->sweep_to ? cfg->sweep_len : 0,
+		    .sweep_margin = cfg->sweep_margin,
+		    .sweep_every = cfg->sweep_every};
+		memcpy(po.sweep_to, cfg->sweep_addr, sizeof po.sweep_to);
 		return hjd_btc_payer_new(o, &po, out, err, errlen);
 	}
 	if (cfg->family == HJ_EVM && cfg->dealer_key) {

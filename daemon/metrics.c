@@ -340,12 +340,11 @@ int hjd_metrics_text(const hjd_metrics *m, const hjd_metrics_snap *s,
 			hj_prom_sample_u64(&t, "hashjackd_payouts", l, 1,
 			                   st[i].t->n);
 		}
-		hj_prom_gauge(
-		    &t, "hashjackd_swept_amount",
-		    "sent to the cold address by sweeps now final "
-		    "(EVM [payout] sweep_to), in the chain's smallest "
-		    "unit; they count among the payouts too",
-		    amount(s->totals.swept.sum));
+		hj_prom_gauge(&t, "hashjackd_swept_amount",
+		              "sent to the cold address by sweeps now final "
+		              "([payout] sweep_to), in the chain's smallest "
+		              "unit; they count among the payouts too",
+		              amount(s->totals.swept.sum));
 		hj_prom_gauge(&t, "hashjackd_sweeps",
 		              "sweeps to the cold address now final",
 		              (double)s->totals.swept.n);

@@ -5,6 +5,8 @@
 #include "payer_base.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -88,6 +90,47 @@ int hjd_payer_base_may_send(const hjd_payer *b)
 hj_amount hjd_payer_base_exposure(const hjd_payer *b)
 {
 	return b->table ? hj_table_exposure(b->table) : 0;
+}
+
+int hjd_payer_base_caught_up(const hjd_payer *b)
+{
+	return b->processed >= b->final;
+}
+
+int hjd_payer_base_sweep_due(hjd_payer *b, uint64_t every,
+                             hj_settle_totals *tot)
+{
+	char err[HJ_ERRLEN];
+	uint64_t last;
+	int found;
+
+	if (b->halted || !b->have_balance || !hjd_payer_base_caught_up(b) ||
+	    strncmp(b->warning, "INSUFFICIENT", 12) == 0)
+		return 0;
+	if (hj_store_last_sweep(b->store, &last, &found, err, sizeof err) ||
+	    hj_store_settle_totals(b->store, tot, err, sizeof err)) {
+		hjd_payer_base_fatal(b, err);
+		return 0;
+	}
+	return !found || b->processed >= last + every;
+}
+
+int hjd_payer_base_sweep_record(hjd_payer *b, const hj_id *cold, hj_amount x)
+{
+	char err[HJ_ERRLEN], id[48];
+	int rc;
+
+	snprintf(id, sizeof id, "sweep:%" PRIu64, b->processed);
+	hj_payout row = {.id = id,
+	                 .kind = "sweep",
+	                 .hand = -1,
+	                 .recipient = cold,
+	                 .amount = x,
+	                 .height = b->processed};
+	if (hjd_payer_base_begin(b, err, sizeof err))
+		return -1;
+	rc = hj_store_add_payout(b->store, &row, err, sizeof err);
+	return hjd_payer_base_commit(b, rc, err, sizeof err) ? -1 : 0;
 }
 
 /* ---- passes and the timer ---- */

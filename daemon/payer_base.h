@@ -114,6 +114,26 @@ int hjd_payer_base_may_send(const hjd_payer *b);
  * cover beyond what is owed (0 without a table). */
 hj_amount hjd_payer_base_exposure(const hjd_payer *b);
 
+/* 1 when the last kick said every final block is processed: the open
+ * rounds (the exposure) are those of the chain as it stands, not of a
+ * catch-up's past.  What a sweep waits for: during a catch-up the wallet
+ * already holds stakes whose rounds are not dealt yet. */
+int hjd_payer_base_caught_up(const hjd_payer *b);
+
+/*
+ * Sweeps to cold storage (docs/PAYOUTS-EVM.md, docs/PAYOUTS.md): both
+ * families' payers ask hjd_payer_base_sweep_due whether one may be made
+ * now (a balance read, every final block processed, payouts not halted,
+ * no INSUFFICIENT warning, no sweep in the last `every` blocks): 1 with
+ * *tot read, 0 when not, or 0 after fatal.  The family works out how much
+ * may go, then hjd_payer_base_sweep_record commits the payout of kind
+ * "sweep" (id "sweep:<processed>") to cold, before anything is sent: 0,
+ * or -1 after fatal.
+ */
+int hjd_payer_base_sweep_due(hjd_payer *b, uint64_t every,
+                             hj_settle_totals *tot);
+int hjd_payer_base_sweep_record(hjd_payer *b, const hj_id *cold, hj_amount x);
+
 /* Starts the timer: in ms, ops->wake during a pass, else the next pass. */
 void hjd_payer_base_timer(hjd_payer *b, uint64_t ms);
 

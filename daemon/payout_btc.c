@@ -35,7 +35,9 @@
  *      recipients owed at least the dust limit, plan a batch of at most
  *      max_outputs of them (committed), send it (5); what goes into it is
  *      payout_policy.h's hjd_btc_plan_owed;
- *   4. getbalance, the totals, STATUS;
+ *   4. getbalance; with [payout] sweep_to and nothing payable, a sweep of
+ *      what exceeds the reserve recorded as a payout (sweep_recorded) and
+ *      planned and sent as in 3; the totals, STATUS;
  *   5. (send) sendmany with HJ_RPC_ONCE: a txid is committed at once; a
  *      refusal by the node lets the payouts go (the next pass plans them
  *      again, after a backoff); no answer leaves the batch planned, to be
@@ -114,6 +116,12 @@ typedef struct btc_payer {
 	char tag[17];
 	hj_amount dust;
 	unsigned max_outputs, conf;
+	/* [payout] sweep_to: its witness program (sweep_len 0: none), the
+	 * margin and the blocks between two sweeps. */
+	uint8_t sweep[32];
+	size_t sweep_len;
+	hj_amount sweep_margin;
+	uint64_t sweep_every;
 
 	int64_t fresh; /* planned by this process, never sent: no lookup */
 	/* base.halted is set when a transaction with a batch's comment does
@@ -1221,7 +1229,9 @@ static void plan_new(btc_payer *p)
 	const hjd_btc_policy pol = {.secp = p->secp,
 	                            .hrp = p->hrp,
 	                            .dust = p->dust,
-	                            .max_outputs = p->max_outputs};
+	                            .max_outputs = p->max_outputs,
+	                            .sweep = p->sweep,
+	                            .sweep_len = p->sweep_len};
 	hjd_btc_plan pl;
 	hjd_btc_group *grps = NULL;
 	hj_batch_output *outs = NULL;
@@ -1305,7 +1315,59 @@ out:
 	free(ids);
 }
 
-/* ---- 4. balance, totals, the end of a pass ---- */
+/* ---- 4. balance, a sweep, totals, the end of a pass ---- */
+
+/*
+ * With [payout] sweep_to, once a pass has found nothing payable (and no
+ * batch planned), every final block processed (the open rounds are the
+ * chain's: hjd_payer_base_caught_up), funds not short, payouts not halted,
+ * and no sweep in the last sweep_every blocks: what the wallet holds beyond the
+ * reserve (owed, unattributed refunds included, the open rounds' worst case and
+ * the margin, which pays the sweep's own fee; the wallet's balance already
+ * leaves out the payouts in flight) is recorded as a payout of kind
+ * "sweep" to the cold address, at least the dust limit, then planned and
+ * sent as any payout: once, whatever crashes (the row is committed before
+ * anything is sent).  1 when one was recorded; 0, or after fatal.
+ */
+static int sweep_recorded(btc_payer *p)
+{
+	char err[HJ_ERRLEN], a[40], b[40], k[40], to[HJ_BECH32_BUF];
+	hj_settle_totals tot;
+	hj_amount need, expo, x;
+	hj_id cold = {.len = p->sweep_len};
+
+	if (p->sweep_len == 0 || p->funds_refused || p->planned != 0 ||
+	    p->payable != 0 ||
+	    !hjd_payer_base_sweep_due(&p->base, p->sweep_every, &tot))
+		return 0;
+	expo = hjd_payer_base_exposure(&p->base);
+	need =
+	    tot.owed > HJ_AMOUNT_MAX - expo ? HJ_AMOUNT_MAX : tot.owed + expo;
+	need = need > HJ_AMOUNT_MAX - p->sweep_margin ? HJ_AMOUNT_MAX
+	                                              : need + p->sweep_margin;
+	if (p->base.balance <= need)
+		return 0;
+	x = p->base.balance - need;
+	if (x > HJD_BTC_OUTPUT_MAX)
+		x = HJD_BTC_OUTPUT_MAX; /* the rest at the next sweep */
+	if (x < p->dust)
+		return 0;
+	memcpy(cold.b, p->sweep, p->sweep_len);
+	if (hjd_payer_base_sweep_record(&p->base, &cold, x))
+		return 0;
+	if (hj_segwit_encode(p->hrp, p->sweep_len == 20 ? 0 : 1, p->sweep,
+	                     p->sweep_len, to, err, sizeof err))
+		snprintf(to, sizeof to, "?");
+	coins(x, a, sizeof a);
+	coins(p->base.balance, b, sizeof b);
+	coins(p->base.balance - x, k, sizeof k);
+	hjd_log(HJD_LOG_NOTICE,
+	        "payouts: sweep of %s to %s at block %" PRIu64
+	        ": wallet %s holds %s, %s kept (owed, the open rounds' worst "
+	        "case and the margin, which pays the fee)",
+	        a, to, p->base.processed, p->wallet, b, k);
+	return 1;
+}
 
 static void on_balance(void *arg, json_t *result, const hj_rpc_error *e)
 {
@@ -1322,7 +1384,10 @@ static void on_balance(void *arg, json_t *result, const hj_rpc_error *e)
 	} else if (units_of(result, &p->base.balance) == 0) {
 		p->base.have_balance = 1;
 	}
-	pass_end(p);
+	if (sweep_recorded(p))
+		plan_new(p); /* its batch, sent; then the balance again */
+	else
+		pass_end(p);
 }
 
 static void balance(btc_payer *p)
@@ -1936,6 +2001,10 @@ int hjd_btc_payer_new(const hjd_payer_opts *o, const hjd_btc_payout *po,
 	p->base.small_min = po->dust_limit;
 	p->base.have_small_min = 1;
 	p->max_outputs = po->max_outputs;
+	p->sweep_len = po->sweep_len;
+	memcpy(p->sweep, po->sweep_to, sizeof p->sweep);
+	p->sweep_margin = po->sweep_margin;
+	p->sweep_every = po->sweep_every;
 	p->conf = o->confirmations;
 	p->hrp = o->dealer->hrp;
 	p->dealer = *o->dealer;

@@ -22,6 +22,7 @@
 #define HJD_PAYOUT_BTC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "amount.h"
 #include "payer.h"
@@ -35,6 +36,15 @@ typedef struct hjd_btc_payout {
 	 * the constructor; the wallet is unlocked only around each call that
 	 * signs (docs/PAYOUTS.md, "An encrypted wallet"). */
 	const char *wallet_passphrase;
+	/* [payout] sweep_to (docs/PAYOUTS.md, "Sweeps to cold storage"):
+	 * sweep_len 0, none; else the cold address's witness program
+	 * sweep_to[0..sweep_len), 20 bytes (P2WPKH) or 32 (P2TR), the margin
+	 * kept beyond the reserve (it pays the sweep's fee) and the blocks
+	 * between two sweeps. */
+	uint8_t sweep_to[32];
+	size_t sweep_len;
+	hj_amount sweep_margin;
+	uint64_t sweep_every;
 } hjd_btc_payout;
 
 /* A payer (payer.h) for the Bitcoin family: o->dealer is a Bitcoin-family

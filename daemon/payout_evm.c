@@ -1158,28 +1158,19 @@ static int plan_commit(evm_payer *p)
  * margin and gas) is recorded as a payout of kind "sweep" to the cold
  * address, then paid as any payout: once, whatever crashes (the row is
  * committed before anything is signed).  Never while funds are short or
- * payouts halted.  1 when one was recorded; 0, or after fatal.
+ * payouts halted, nor before every final block is processed (during a
+ * catch-up the balance holds stakes of rounds not dealt yet).  1 when one was
+ * recorded; 0, or after fatal.
  */
 static int sweep_recorded(evm_payer *p)
 {
-	char err[HJ_ERRLEN], id[48], a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN],
-	    k[HJ_AMOUNT_STRLEN], to[43];
+	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN], k[HJ_AMOUNT_STRLEN],
+	    to[43];
 	hj_settle_totals tot;
 	hj_amount need, expo, x;
-	uint64_t last, h = p->base.processed;
-	int found, rc;
 
-	if (!p->sweep || p->base.halted || p->funds_short ||
-	    !p->base.have_balance ||
-	    strncmp(p->base.warning, "INSUFFICIENT", 12) == 0)
-		return 0;
-	if (hj_store_last_sweep(p->base.store, &last, &found, err,
-	                        sizeof err) ||
-	    hj_store_settle_totals(p->base.store, &tot, err, sizeof err)) {
-		hjd_payer_base_fatal(&p->base, err);
-		return 0;
-	}
-	if (found && h < last + p->sweep_every)
+	if (!p->sweep || p->funds_short ||
+	    !hjd_payer_base_sweep_due(&p->base, p->sweep_every, &tot))
 		return 0;
 	expo = hjd_payer_base_exposure(&p->base);
 	need = tot.owed > HJ_AMOUNT_MAX - tot.submitted
@@ -1188,26 +1179,14 @@ static int sweep_recorded(evm_payer *p)
 	need = need > HJ_AMOUNT_MAX - expo ? HJ_AMOUNT_MAX : need + expo;
 	x = hjd_evm_sweep(p->base.balance, need, p->sweep_margin,
 	                  p->want.max_fee, p->owed.n);
-	if (x == 0)
-		return 0;
-	snprintf(id, sizeof id, "sweep:%" PRIu64, h);
-	hj_payout row = {.id = id,
-	                 .kind = "sweep",
-	                 .hand = -1,
-	                 .recipient = &p->cold,
-	                 .amount = x,
-	                 .height = h};
-	if (hjd_payer_base_begin(&p->base, err, sizeof err))
-		return 0;
-	rc = hj_store_add_payout(p->base.store, &row, err, sizeof err);
-	if (hjd_payer_base_commit(&p->base, rc, err, sizeof err))
+	if (x == 0 || hjd_payer_base_sweep_record(&p->base, &p->cold, x))
 		return 0;
 	addr_hex(p->cold.b, to);
 	hjd_log(HJD_LOG_NOTICE,
 	        "payouts: sweep of %s wei to %s at block %" PRIu64
 	        ": the balance %s wei less %s kept (owed, in flight, the "
 	        "open rounds' worst case, the margin and gas)",
-	        hj_amount_format(x, a), to, h,
+	        hj_amount_format(x, a), to, p->base.processed,
 	        hj_amount_format(p->base.balance, b),
 	        hj_amount_format(p->base.balance - x, k));
 	return 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bech32.h"
 #include "say.h"
 
 /* ---- the Bitcoin family ---- */
@@ -36,26 +37,72 @@ static int same_recipient(const hj_owed_payout *a, const hj_owed_payout *b)
 	return memcmp(a->recipient.b, b->recipient.b, 32) == 0;
 }
 
+int hjd_btc_is_sweep(const char *id)
+{
+	return strncmp(id, "sweep:", 6) == 0;
+}
+
+/* A group of one sweep, v[i]: payable (ngrp grows), waiting below dust,
+ * or unpayable. */
+static void sweep_group(const hj_owed_payout *v, size_t i,
+                        const hjd_btc_policy *pol, hjd_btc_group *x,
+                        hjd_btc_plan *out, size_t *ngrp)
+{
+	char why[HJ_ERRLEN];
+
+	memset(x, 0, sizeof *x);
+	x->first = i;
+	x->n = 1;
+	x->height = v[i].height;
+	x->sum = v[i].amount;
+	if (pol->sweep_len == 0 || v[i].recipient.len != pol->sweep_len ||
+	    memcmp(v[i].recipient.b, pol->sweep, pol->sweep_len) != 0 ||
+	    x->sum == 0 || x->sum > HJD_BTC_OUTPUT_MAX ||
+	    hj_segwit_encode(pol->hrp, pol->sweep_len == 20 ? 0 : 1, pol->sweep,
+	                     pol->sweep_len, x->addr, why, sizeof why)) {
+		out->unpayable_n++;
+		return;
+	}
+	if (x->sum < pol->dust) {
+		out->dust_n++;
+		out->dust_sum += x->sum;
+		return;
+	}
+	out->payable += x->sum;
+	(*ngrp)++;
+}
+
 void hjd_btc_plan_owed(hj_owed_payout *v, size_t n, const hjd_btc_policy *pol,
                        hjd_btc_group *groups, hjd_btc_plan *out)
 {
-	size_t m = 0, ngrp = 0;
+	size_t m = 0, ns = 0, ngrp = 0;
 	char why[HJ_ERRLEN];
 
 	memset(out, 0, sizeof *out);
-	/* The payouts to 32-byte keys to the front; the others stay behind
-	 * them, the caller's all the same. */
+	/* The payouts to 32-byte keys to the front, then the sweeps; the
+	 * others stay behind them, the caller's all the same. */
 	for (size_t i = 0; i < n; i++) {
 		hj_owed_payout t;
 
 		if (v[i].recipient.len == 0)
 			continue; /* unattributed: never paid automatically */
-		if (v[i].recipient.len != 32) {
+		if (hjd_btc_is_sweep(v[i].id) || v[i].recipient.len != 32)
+			continue;
+		t = v[m];
+		v[m++] = v[i];
+		v[i] = t;
+	}
+	for (size_t i = m; i < n; i++) {
+		hj_owed_payout t;
+
+		if (v[i].recipient.len == 0)
+			continue;
+		if (!hjd_btc_is_sweep(v[i].id)) {
 			out->unpayable_n++;
 			continue;
 		}
-		t = v[m];
-		v[m++] = v[i];
+		t = v[m + ns];
+		v[m + ns++] = v[i];
 		v[i] = t;
 	}
 	if (m > 1)
@@ -95,6 +142,8 @@ void hjd_btc_plan_owed(hj_owed_payout *v, size_t n, const hjd_btc_policy *pol,
 		out->payable += x->sum;
 		ngrp++;
 	}
+	for (size_t k = 0; k < ns; k++)
+		sweep_group(v, m + k, pol, &groups[ngrp], out, &ngrp);
 	/* Oldest debts first. */
 	if (ngrp > 1)
 		qsort(groups, ngrp, sizeof *groups, group_cmp);

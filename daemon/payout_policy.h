@@ -39,7 +39,15 @@ typedef struct hjd_btc_policy {
 	const char *hrp;     /* borrowed: the network's bech32 prefix */
 	hj_amount dust;      /* [payout] dust_limit: a smaller output waits */
 	size_t max_outputs;  /* [payout] max_outputs: recipients per batch */
+	/* [payout] sweep_to's witness program (20 bytes: P2WPKH, 32: P2TR),
+	 * sweep_len 0 when none. */
+	const uint8_t *sweep;
+	size_t sweep_len;
 } hjd_btc_policy;
+
+/* A sweep's payout (its id "sweep:<block>"): its recipient is the cold
+ * address's witness program, not a key P. */
+int hjd_btc_is_sweep(const char *id);
 
 /* One recipient's output: the payouts v[first .. first + n) of the array
  * hjd_btc_plan_owed sorted. */
@@ -70,6 +78,11 @@ typedef struct hjd_btc_plan {
  *   - unattributed payouts (recipient.len 0) are left out, uncounted
  *     (STATUS counts them from the store); a recipient of another length
  *     than 32 is unpayable;
+ *   - a sweep (hjd_btc_is_sweep) is a group of its own, paid to the
+ *     address of its program, segwit version 0 for 20 bytes and 1 for 32
+ *     (no tweak: it is the address's own), when that program is
+ *     pol->sweep's; else (the configuration changed since it was
+ *     recorded, or none is set) it is unpayable, to be paid by hand;
  *   - the rest is sorted by recipient, then height, then id, and each
  *     recipient's payouts form one group, in that order, while the sum
  *     stays within HJD_BTC_OUTPUT_MAX; the rest of that recipient's

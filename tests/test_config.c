@@ -2,6 +2,7 @@
  * hashjackd's configuration (file, command line, finish) and the systemd
  * notification protocol, each through its API with exact messages.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "bech32.h"
 #include "config.h"
 #include "node.h"
 #include "notify.h"
@@ -91,6 +93,76 @@ static void assert_amount(hj_amount got, hj_amount want)
 	"[chain]\nfamily = bitcoin\ncoin = litecoin\nrpc_cookie_file = /c\n"   \
 	"[dealer]\naddress = " BTC_ADDR "\n[rules]\nmin_bet = 1\nmax_bet = "   \
 	"1000\n"
+
+static void expect_finish_error(const char *text, const char *arg,
+                                const char *want);
+
+/* The Bitcoin family's sweep_to: with a wallet, a P2WPKH or P2TR address
+ * of the dealer's network (its program kept, the address in lower case),
+ * not another kind, network or the dealer's own. */
+static void btc_sweep_to(void)
+{
+	static const struct {
+		const char *hrp;
+		int version;
+		size_t len;
+		const char *want; /* NULL: accepted */
+	} cases[] = {
+	    {"rltc", 0, 20, NULL},
+	    {"rltc", 1, 32, NULL},
+	    {"rltc", 0, 32,
+	     "not a P2WPKH or P2TR address (witness version 0, "
+	     "a program of 32 bytes); give one of those"},
+	    {"ltc", 1, 32,
+	     "an address of another network (prefix ltc) than "
+	     "the dealer's (rltc)"},
+	};
+	char addr[HJ_BECH32_BUF], up[HJ_BECH32_BUF], text[512], want[512],
+	    why[HJ_ERRLEN], err[HJ_ERRLEN];
+	uint8_t prog[32];
+	hj_config c;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		memset(prog, (int)(0x11 * (i + 1)), sizeof prog);
+		assert_int_equal(
+		    hj_segwit_encode(cases[i].hrp, cases[i].version, prog,
+		                     cases[i].len, addr, why, sizeof why),
+		    0);
+		/* As an operator may write it: upper case. */
+		for (size_t k = 0; k <= strlen(addr); k++)
+			up[k] = (char)toupper((unsigned char)addr[k]);
+		snprintf(text, sizeof text,
+		         BTC_MINIMAL "[payout]\nwallet = w\nsweep_to = %s\n"
+		                     "sweep_margin = 100000\n",
+		         up);
+		if (cases[i].want) {
+			snprintf(want, sizeof want,
+			         "[payout] sweep_to = %s: %s", up,
+			         cases[i].want);
+			expect_finish_error(text, NULL, want);
+			continue;
+		}
+		assert_int_equal(load(text, &c, err, sizeof err), 0);
+		if (hj_config_finish(&c, err, sizeof err))
+			fail_msg("%s: %s", addr, err);
+		assert_int_equal(c.sweep_len, cases[i].len);
+		assert_memory_equal(c.sweep_addr, prog, cases[i].len);
+		assert_string_equal(c.sweep_text, addr);
+		assert_amount(c.sweep_margin, 100000);
+		hj_config_free(&c);
+	}
+	expect_finish_error(BTC_MINIMAL "[payout]\nsweep_to = x\n", NULL,
+	                    "[payout] sweep_to = x: no [payout] wallet to send "
+	                    "the sweeps");
+	expect_finish_error(BTC_MINIMAL "[payout]\nwallet = w\nsweep_to = x\n",
+	                    NULL,
+	                    "[payout] sweep_to = x: not a segwit address "
+	                    "(bech32 or bech32m): no separator character");
+	expect_finish_error(
+	    BTC_MINIMAL "[payout]\nwallet = w\nsweep_to = " BTC_ADDR "\n", NULL,
+	    "[payout] sweep_to = " BTC_ADDR ": the dealer's own "
+	    "address (the cold address must be another)");
+}
 
 /* ---- the file ---- */
 
@@ -1409,15 +1481,21 @@ static void test_payout_evm(void **state)
 	assert_int_equal(c.sweep_every, 100000000);
 	hj_config_free(&c);
 	assert_int_equal(load(MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
 	assert_null(c.sweep_to);
 	assert_int_equal(c.sweep_every, 7200);
 	assert_amount(c.sweep_margin, 0);
 	hj_config_free(&c);
+	assert_int_equal(load(BTC_MINIMAL, &c, err, sizeof err), 0);
+	assert_int_equal(hj_config_finish(&c, err, sizeof err), 0);
+	assert_int_equal(c.sweep_every, 144);  /* about a day on Bitcoin */
+	assert_amount(c.sweep_margin, 100000); /* it pays the fee */
+	hj_config_free(&c);
 	ERR("[payout]\nsweep_every = 0\n", 2,
 	    "[payout] sweep_every = 0: out of range: must be 1 to 100000000");
 	ERR("[payout]\nsweep_margin = -1\n", 2,
-	    "[payout] sweep_margin = -1: not a decimal amount in wei (digits "
-	    "only, no leading zero)");
+	    "[payout] sweep_margin = -1: not a decimal amount in base units "
+	    "(wei, satoshi, litoshi: digits only, no leading zero)");
 	expect_finish_error(MINIMAL "[payout]\nsweep_to = 0x12\n"
 	                            "dealer_key = /k\n",
 	                    NULL,
@@ -1430,10 +1508,7 @@ static void test_payout_evm(void **state)
 	    MINIMAL "[payout]\ndealer_key = /k\nsweep_to = " ADDR "\n", NULL,
 	    "[payout] sweep_to = " ADDR ": the dealer's own "
 	    "address (the cold address must be another)");
-	expect_finish_error(BTC_MINIMAL "[payout]\nsweep_to = x\n", NULL,
-	                    "[payout] sweep_to = x: only for family = evm (on "
-	                    "the Bitcoin family, move the wallet's spare by "
-	                    "hand: docs/OPERATION.md, \"Money\")");
+	btc_sweep_to();
 	expect_finish_error(BTC_MINIMAL "[payout]\nmin_refund = 0\n", NULL,
 	                    "[payout] min_refund: only for family = evm (on "
 	                    "the Bitcoin family a recipient owed less than "

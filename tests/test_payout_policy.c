@@ -288,6 +288,56 @@ static void test_btc_unpayable(void **state)
 	expect_plan(&p, 0, 0, 0, 0, 0, 2, 0);
 }
 
+/* Sweeps (the cold address's witness program as recipient): each a group
+ * of its own, paid to that address as it is (BIP-173's P2WPKH and
+ * BIP-350's P2TR vectors), not to a tr() of it, and not merged with a
+ * player whose key has the same 32 bytes; one whose program is not the
+ * configuration's is unpayable; one below dust waits. */
+#define W20  "751e76e8199196d454941c45d1b3a323f1433bd6"
+#define AW20 "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+#define W32  "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
+#define AW32 "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0"
+static void test_btc_sweeps(void **state)
+{
+	hj_owed_payout v[] = {
+	    owed("sweep:10", W20, 50000, 10),
+	    owed("return:a", K0, 4000, 5),
+	};
+	hj_owed_payout w[] = {
+	    owed("sweep:20", W32, 70000, 20), owed("return:b", W32, 4000, 21),
+	    owed("sweep:30", W20, 70000, 30), /* another cold address */
+	};
+	hj_owed_payout d[] = {owed("sweep:40", W20, 3299, 40)};
+	hj_id p20 = key(W20), p32 = key(W32);
+	hjd_btc_policy pol = policy;
+	hjd_btc_group groups[N(w)];
+	hjd_btc_plan p;
+
+	(void)state;
+	pol.sweep = p20.b;
+	pol.sweep_len = p20.len;
+	plan(v, N(v), pol, groups, &p);
+	expect_plan(&p, 2, 2, 0, 0, 0, 0, 54000);
+	expect_group(v, &groups[0], A0, 4000, 5, LIST("return:a"));
+	expect_group(v, &groups[1], AW20, 50000, 10, LIST("sweep:10"));
+
+	pol.sweep = p32.b;
+	pol.sweep_len = p32.len;
+	plan(w, N(w), pol, groups, &p);
+	expect_plan(&p, 2, 2, 0, 0, 0, 1, 74000);
+	expect_group(w, &groups[0], AW32, 70000, 20, LIST("sweep:20"));
+	assert_string_not_equal(groups[1].addr, AW32); /* tr(P), P = W32 */
+	assert_string_equal(w[groups[1].first].id, "return:b");
+
+	pol.sweep = p20.b;
+	pol.sweep_len = p20.len;
+	plan(d, N(d), pol, groups, &p);
+	expect_plan(&p, 0, 0, 0, 1, 3299, 0, 0);
+	pol.sweep_len = 0; /* sweep_to no longer set */
+	plan(d, N(d), pol, groups, &p);
+	expect_plan(&p, 0, 0, 0, 0, 0, 1, 0);
+}
+
 /* A recipient is paid once all its payouts together reach the dust limit:
  * 3000 then 3100 is one output of 6100; 3000 and 300 is exactly the
  * limit; 3000 and 299 waits, as does 3000 alone. */
@@ -829,6 +879,7 @@ int main(void)
 	    cmocka_unit_test(test_btc_output_cap_split),
 	    cmocka_unit_test(test_btc_lone_above_cap),
 	    cmocka_unit_test(test_btc_unpayable),
+	    cmocka_unit_test(test_btc_sweeps),
 	    cmocka_unit_test(test_btc_dust),
 	    cmocka_unit_test(test_btc_max_outputs),
 	    cmocka_unit_test(test_evm_pick_recipient),

@@ -50,7 +50,6 @@ void hj_config_init(hj_config *c)
 	c->min_priority_fee = MIN_PRIORITY_FEE;
 	c->stuck_after_s = STUCK_AFTER_S;
 	c->min_refund_auto = 1;
-	c->sweep_every = 7200;
 	c->rewind_blocks = 1000; /* store.h: HJ_STORE_REWIND_BLOCKS */
 	/* batch_blocks 0: finish() fills the family's default. */
 	(void)hj_rules_preset("bethash", &c->rules);

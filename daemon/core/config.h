@@ -100,15 +100,22 @@ typedef struct hj_config {
 	 * every refund at once.  min_refund_set: the key was given. */
 	int min_refund_auto, min_refund_set;
 	hj_amount min_refund;
-	/* EVM: sweeps to cold storage (docs/PAYOUTS-EVM.md, "Sweeps to cold
-	 * storage"): sweep_to NULL, none; else the cold address (checked by
-	 * finish() into sweep_addr), the margin kept beyond what is owed,
-	 * in flight and at stake (wei, default 0), and the blocks between
-	 * two sweeps (default 7200). */
+	/* Sweeps to cold storage (docs/PAYOUTS-EVM.md, docs/PAYOUTS.md,
+	 * "Sweeps to cold storage"): sweep_to NULL, none; else the cold
+	 * address, checked by finish() into sweep_addr[0..sweep_len): EVM its
+	 * 20 bytes; Bitcoin family its witness program, 20 bytes (P2WPKH,
+	 * version 0) or 32 (P2TR, version 1), and sweep_text its address in
+	 * lower case.  The margin kept beyond what is owed, in flight and at
+	 * stake (base units; default 0 on EVM, 100000 on the Bitcoin family,
+	 * where it pays the sweep's fee), and the blocks between two sweeps
+	 * (default 7200 on EVM, 144 on the Bitcoin family); _set: given. */
 	char *sweep_to;
-	uint8_t sweep_addr[20];
+	uint8_t sweep_addr[32];
+	size_t sweep_len;
+	char sweep_text[96];
 	hj_amount sweep_margin;
 	uint64_t sweep_every;
+	int sweep_every_set, sweep_margin_set;
 	uint64_t rewind_blocks; /* [state]: blocks of undo kept (store.h) */
 	/* [state] */
 	char *state_dir; /* default $STATE_DIRECTORY, else

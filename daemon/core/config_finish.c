@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bech32.h"
 #include "say.h"
 
 /* ---- after everything ---- */
@@ -212,6 +213,60 @@ nomem:
 	return -ENOMEM;
 }
 
+/*
+ * The Bitcoin family's [payout] sweep_to, once the dealer's address is
+ * read: a segwit address of the dealer's network, P2WPKH (version 0, 20
+ * bytes) or P2TR (version 1, 32 bytes), whose program goes to sweep_addr
+ * (the ledger's recipient of a sweep, the address made again from it by
+ * its length), and not the dealer's.  -EINVAL with err.
+ */
+static int finish_btc_sweep(hj_config *c, char *err, size_t errlen)
+{
+	char shown[200], why[HJ_ERRLEN];
+	hj_dealer cold;
+	int v;
+
+	hj_config__show(c->sweep_to, strlen(c->sweep_to), shown, sizeof shown);
+	if (hj_dealer_parse(HJ_BITCOIN, c->sweep_to, strlen(c->sweep_to), &cold,
+	                    why, sizeof why) < 0) {
+		hj_say(err, errlen, "[payout] sweep_to = %s: %s", shown, why);
+		return -EINVAL;
+	}
+	if (strcmp(cold.hrp, c->dealer.hrp) != 0) {
+		hj_say(err, errlen,
+		       "[payout] sweep_to = %s: an address of another network "
+		       "(prefix %s) than the dealer's (%s)",
+		       shown, cold.hrp, c->dealer.hrp);
+		return -EINVAL;
+	}
+	v = cold.script[0] == 0 ? 0 : cold.script[0] - 0x50;
+	if (!((v == 0 && cold.script_len == 22) ||
+	      (v == 1 && cold.script_len == 34))) {
+		hj_say(err, errlen,
+		       "[payout] sweep_to = %s: not a P2WPKH or P2TR address "
+		       "(witness version %d, a program of %zu bytes); give "
+		       "one of those",
+		       shown, v, cold.script_len - 2);
+		return -EINVAL;
+	}
+	if (cold.script_len == c->dealer.script_len &&
+	    memcmp(cold.script, c->dealer.script, cold.script_len) == 0) {
+		hj_say(err, errlen,
+		       "[payout] sweep_to = %s: the dealer's own address (the "
+		       "cold address must be another)",
+		       shown);
+		return -EINVAL;
+	}
+	c->sweep_len = cold.script_len - 2;
+	memcpy(c->sweep_addr, cold.script + 2, c->sweep_len);
+	if (hj_segwit_encode(cold.hrp, v, c->sweep_addr, c->sweep_len,
+	                     c->sweep_text, why, sizeof why)) {
+		hj_say(err, errlen, "[payout] sweep_to = %s: %s", shown, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int hj_config_finish(hj_config *c, char *err, size_t errlen)
 {
 	char why[HJ_ERRLEN], shown[4 * SHOW_MAX + 4], none[HJ_ERRLEN];
@@ -310,19 +365,28 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		       shown);
 		return -EINVAL;
 	}
-	if (c->sweep_to) {
+	if (!c->sweep_every_set)
+		c->sweep_every = evm ? 7200 : 144;
+	/* On the Bitcoin family the margin pays the sweep's fee. */
+	if (!c->sweep_margin_set)
+		c->sweep_margin = evm ? 0 : 100000;
+	if (c->sweep_to && !evm) {
+		hj_config__show(c->sweep_to, strlen(c->sweep_to), shown,
+		                sizeof shown);
+		if (!c->payout_wallet) {
+			hj_say(err, errlen,
+			       "[payout] sweep_to = %s: no [payout] wallet to "
+			       "send the sweeps",
+			       shown);
+			return -EINVAL;
+		}
+		/* The address itself once the dealer's is read: its network
+		 * must be the dealer's. */
+	} else if (c->sweep_to) {
 		hj_dealer cold;
 
 		hj_config__show(c->sweep_to, strlen(c->sweep_to), shown,
 		                sizeof shown);
-		if (!evm) {
-			hj_say(err, errlen,
-			       "[payout] sweep_to = %s: only for family = evm "
-			       "(on the Bitcoin family, move the wallet's "
-			       "spare by hand: docs/OPERATION.md, \"Money\")",
-			       shown);
-			return -EINVAL;
-		}
 		if (!c->dealer_key) {
 			hj_say(err, errlen,
 			       "[payout] sweep_to = %s: no [payout] dealer_key "
@@ -337,6 +401,7 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		memcpy(c->sweep_addr, cold.addr, 20);
+		c->sweep_len = 20;
 	}
 	if (!evm && c->min_refund_set) {
 		hj_say(err, errlen,
@@ -419,7 +484,10 @@ int hj_config_finish(hj_config *c, char *err, size_t errlen)
 		hj_say(err, errlen, "[dealer] address = %s: %s", shown, why);
 		return -EINVAL;
 	}
-	if (c->sweep_to && memcmp(c->sweep_addr, c->dealer.addr, 20) == 0) {
+	if (c->sweep_to && !evm && finish_btc_sweep(c, err, errlen))
+		return -EINVAL;
+	if (c->sweep_to && evm &&
+	    memcmp(c->sweep_addr, c->dealer.addr, 20) == 0) {
 		hj_config__show(c->sweep_to, strlen(c->sweep_to), shown,
 		                sizeof shown);
 		hj_say(err, errlen,

@@ -521,20 +521,30 @@ static int set_sweep_to(hj_config *c, const char *v, char *why, size_t n)
 	return set_str(&c->sweep_to, v, 1);
 }
 
-/* Any amount in wei: what is kept beyond the reserve. */
+/* Any amount in base units: what is kept beyond the reserve.  Empty: the
+ * family's default. */
 static int set_sweep_margin(hj_config *c, const char *v, char *why, size_t n)
 {
 	hj_amount x;
-	int r = hj_amount_parse(v, strlen(v), &x);
+	int r;
+
+	if (v[0] == '\0') {
+		c->sweep_margin_set = 0;
+		return 0;
+	}
+	r = hj_amount_parse(v, strlen(v), &x);
 
 	if (r < 0) {
 		hj_say(why, n,
-		       r == -ERANGE ? "out of range: must be 0 to 2^128 - 1"
-		                    : "not a decimal amount in wei (digits "
-		                      "only, no leading zero)");
+		       r == -ERANGE
+		           ? "out of range: must be 0 to 2^128 - 1"
+		           : "not a decimal amount in base units (wei, "
+		             "satoshi, litoshi: digits only, no leading "
+		             "zero)");
 		return -EINVAL;
 	}
 	c->sweep_margin = x;
+	c->sweep_margin_set = 1;
 	return 0;
 }
 
@@ -543,9 +553,19 @@ static int set_rewind_blocks(hj_config *c, const char *v, char *why, size_t n)
 	return parse_u64(v, 1, 100000000, &c->rewind_blocks, why, n);
 }
 
+/* Empty: the family's default. */
 static int set_sweep_every(hj_config *c, const char *v, char *why, size_t n)
 {
-	return parse_u64(v, 1, 100000000, &c->sweep_every, why, n);
+	int r;
+
+	if (v[0] == '\0') {
+		c->sweep_every_set = 0;
+		return 0;
+	}
+	r = parse_u64(v, 1, 100000000, &c->sweep_every, why, n);
+
+	c->sweep_every_set = r == 0;
+	return r;
 }
 
 static int set_stuck_after(hj_config *c, const char *v, char *why, size_t n)

@@ -95,6 +95,14 @@ address, state directory and paying wallet:
            (getwalletinfo's unlocked_until 0); neither passphrase is ever
            in the daemon's output.
 
+  sweep    confirmations 1, [payout] sweep_to a P2WPKH cold address,
+           sweep_margin 0.01 LTC, sweep_every 6, a round open.  Once every
+           final block is dealt a pass records a sweep; its sendmany is
+           swallowed and the daemon killed; restarted, it sends it once: the cold address receives exactly the amount
+           recorded, and the wallet keeps the open round's worst case and
+           the margin less the sweep's fee.  0.5 LTC that comes in is not
+           swept within sweep_every blocks, and is after; status, the
+           ledger and /metrics count both.
   reorg    confirmations 2, last (it stops the other sessions' daemons:
            the blocks taken away are theirs too).  Refunds A and B, three
            blocks apart, dealt in one catch-up batch and paid; B's block
@@ -120,6 +128,7 @@ transactions by comment).
 """
 
 import collections
+import json
 import os
 import random
 import re
@@ -138,7 +147,7 @@ from btc_node import (COIN, Litecoind, coin_to_sats, find_litecoind, parse_tx,  
                       sats_to_coin)
 from cards import card_matcher, card_of  # noqa: E402
 from checks import Failed, bj, hexcol  # noqa: E402
-from daemon import NotifySocket, litecoind_daemon  # noqa: E402
+from daemon import NotifySocket, litecoind_daemon, metric  # noqa: E402
 from procs import HarnessError, close_all, install_cleanup, kill_children, wait_until  # noqa: E402
 from proxies import RpcProxy  # noqa: E402
 
@@ -223,7 +232,7 @@ class Session(checks.PlayerTool):
     `hashjack player` is checks.PlayerTool's."""
 
     def __init__(self, R, name, node, wallets, payer, confirmations, funded=True,
-                 dust=None):
+                 dust=None, payout=None, metrics=False):
         self.R = R
         self.hashjack = R.hashjack
         self.name = name
@@ -249,9 +258,10 @@ class Session(checks.PlayerTool):
         self.first = node.height() + 1
         self.dm = litecoind_daemon(R.hashjackd, node, self.dealer, MIN_BET, MAX_BET,
                                    confirmations=confirmations, poll_interval_ms=50,
-                                   start_height=self.first,
+                                   start_height=self.first, metrics=metrics,
                                    workdir=os.path.join(self.workdir, "daemon"),
-                                   extra={"payout": {"wallet": payer, "dust_limit": dust}})
+                                   extra={"payout": dict({"wallet": payer, "dust_limit": dust},
+                                                         **(payout or {}))})
         self.db_path = os.path.join(self.dm.state_dir, "hashjackd.sqlite")
 
     # -- players and transactions ---------------------------------------------
@@ -1778,6 +1788,121 @@ def session(R):
 # --------------------------------------------------------------------------
 
 # --------------------------------------------------------------------------
+# Sweeps to cold storage: [payout] sweep_to
+
+def sweep(R):
+    """The paying wallet holds 3 LTC; a round is open.  Once the daemon has
+    dealt every final block, a pass records a sweep of what exceeds the
+    reserve (the open round's worst case and the margin); its sendmany is
+    swallowed by a proxy and the daemon killed; restarted, it finds nothing
+    sent and sends it, once: the cold address (P2WPKH) receives exactly the amount
+    recorded, and the wallet keeps the reserve less the sweep's fee.
+    Funds that come in are not swept within sweep_every blocks, and are
+    after.  status, the ledger and /metrics say the sweeps apart."""
+    node = R.node
+    margin, every = 1000000, 6
+    cold_wallet = node.create_wallet("cold-sweep")
+    cold = cold_wallet.new_address()
+    S = Session(R, "sweep", node, R.wallets, "pay-sweep", confirmations=1,
+                payout={"sweep_to": cold, "sweep_margin": margin, "sweep_every": every},
+                metrics=True)
+    R.sessions.append(S)
+    w = node.wallet(S.payer)
+    p = S.player()
+    S.bet(p, 20000)  # an open round: its worst case stays in the wallet
+    S.mine()
+    rc, out, _ = S.dm.check_config()
+    R.report(rc == 0 and ("sweeps: what the wallet holds beyond the reserve goes to %s, at most "
+                          "once every %d blocks" % (cold, every)) in out,
+             "sweep: --check-config prints the rule", out[-400:])
+    # Its sendmany never reaches the node (a proxy swallows it) and the
+    # daemon is killed meanwhile: the restart must find nothing sent and
+    # send it, once.
+    proxy = RpcProxy(node.url, "sendmany", timeout=60)
+    R.proxies.append(proxy)
+    S.dm.overrides = ["--chain.rpc_url=" + proxy.url]
+    proxy.arm("swallow")
+    mark = len(S.dm.stderr())
+    S.start()
+    try:
+        wait_until(lambda: "payouts: sweep of" in S.dm.stderr()[mark:] and proxy.swallowed >= 1, 30,
+                   "a sweep recorded and its sendmany sent")
+    finally:
+        S.dm.kill9()
+        proxy.disarm()
+        S.dm.overrides = []
+    line = [x for x in S.dm.stderr()[mark:].splitlines() if "payouts: sweep of" in x]
+    rows = S.query("SELECT p.id, p.kind, p.amount, p.state, b.state FROM payouts p "
+                   "JOIN payout_batch_items i ON i.payout = p.id JOIN payout_batches b ON b.id = i.batch")
+    R.report(len(rows) == 1 and rows[0][1] == "sweep" and rows[0][4] == "planned" and line,
+             "sweep: a pass records a sweep once every final block is dealt (a round open); its "
+             "sendmany lost, the daemon killed",
+             "%s; %s" % (rows, line[:1]))
+    S.start()
+    try:
+        wait_until(lambda: S.query("SELECT state FROM payouts") == [("submitted",)] or
+                   S.query("SELECT state FROM payouts") == [("confirmed",)], 30, "the sweep sent")
+        S.mine()
+        wait_until(lambda: S.query("SELECT state FROM payouts") == [("confirmed",)], 30,
+                   "the sweep confirmed")
+    except TimeoutError as e:
+        R.report(False, "sweep: sent after the restart", "%s: %s" % (e, S.dm.stderr()[-600:]))
+        return
+    (sid, _, amount, _), = S.query("SELECT id, kind, amount, state FROM payouts")
+    amount = int(amount)
+    got, n = utxo_total(node, cold)
+    [(txid,)] = S.query("SELECT lower(hex(txid)) FROM payout_batches")
+    tx = w.rpc("gettransaction", txid)
+    fee = -coin_to_sats(tx["fee"])
+    bal = coin_to_sats(w.rpc("getbalance"))
+    expo = int(json.loads(subprocess.run([R.hashjack, "status", "-c", S.dm.conf, "--json"],
+                                         capture_output=True, text=True, timeout=60).stdout)["exposure"])
+    R.report(got == amount and n == 1 and bal + fee == expo + margin,
+             "sweep: the cold address received exactly the amount recorded, once; the wallet keeps "
+             "the open round's worst case and the margin, less the sweep's fee",
+             "cold %d in %d outputs, recorded %d; wallet %d + fee %d, worst case %d + margin %d"
+             % (got, n, amount, bal, fee, expo, margin))
+    # 0.5 LTC comes in: not swept before sweep_every blocks from the first.
+    h0 = int(sid.split(":")[1])
+    node.fund(S.payer, COIN // 2)
+    while node.height() < h0 + every - 1:
+        S.mine()
+        S.dm.wait_height(node.height(), 30)
+    early = S.query("SELECT count(*) FROM payouts")
+    S.mine()
+    try:
+        wait_until(lambda: S.query("SELECT count(*) FROM payouts WHERE state = 'submitted'") == [(1,)],
+                   30, "the second sweep sent")
+        S.mine()
+        wait_until(lambda: S.query("SELECT count(*) FROM payouts WHERE state <> 'confirmed'") == [(0,)],
+                   30, "the second sweep confirmed")
+    except TimeoutError as e:
+        R.report(False, "sweep: a second sweep after sweep_every blocks", "%s: %s"
+                 % (e, S.dm.stderr()[-600:]))
+        return
+    sweeps = S.query("SELECT id, amount FROM payouts ORDER BY created_height")
+    got, n = utxo_total(node, cold)
+    R.report(early == [(1,)] and len(sweeps) == 2 and int(sweeps[1][0].split(":")[1]) >= h0 + every
+             and got == sum(int(a) for _, a in sweeps) and n == 2,
+             "sweep: nothing within sweep_every blocks; what came in is swept after",
+             "%s; cold %d in %d outputs" % (sweeps, got, n))
+    st = json.loads(subprocess.run([R.hashjack, "status", "-c", S.dm.conf, "--json"],
+                                   capture_output=True, text=True, timeout=60).stdout)
+    lj = subprocess.run([R.hashjack, "ledger", "-c", S.dm.conf, "--kind", "sweep", "--json"],
+                        capture_output=True, text=True, timeout=60)
+    rows = [json.loads(x) for x in lj.stdout.splitlines()]
+    mx = S.dm.metrics()[0]
+    total = sum(int(a) for _, a in sweeps)
+    R.report(st["swept"] == {"count": 2, "amount": str(total)}
+             and [r["recipient"] for r in rows] == [cold, cold] and lj.returncode == 0
+             and metric(mx, "hashjackd_sweeps") == 2 and metric(mx, "hashjackd_swept_amount") == total,
+             "sweep: status, the ledger (the cold address) and /metrics count both sweeps",
+             "%s; %s; %s" % (st["swept"], [(r["id"], r["recipient"]) for r in rows], lj.stderr))
+    rc = S.dm.stop()
+    R.report(rc == 0, "sweep: hashjackd exits 0 on SIGTERM", "status %s" % rc)
+
+
+# --------------------------------------------------------------------------
 # A reorganisation deeper than the confirmations: hashjack reorg --rewind
 
 def reorg(R):
@@ -1920,7 +2045,7 @@ class Runner(checks.PayoutRunner):
 
 def main():
     args = checks.payout_args(__doc__, "only the session whose name contains this "
-                              "(game, session, faults, halt, unconfirmed, encrypted, reorg)", 280)
+                              "(game, session, faults, halt, unconfirmed, encrypted, sweep, reorg)", 280)
     install_cleanup(args.timeout)
     find_litecoind()
     wd = checks.WorkDir("hj-e2e-ltc-payouts-", args.keep)
@@ -1932,7 +2057,7 @@ def main():
         for name, fn in (("game", game), ("session", session),
                          ("faults", lambda r: faults(r, args.kills)), ("halt", halt),
                          ("unconfirmed", unconfirmed), ("encrypted", encrypted),
-                         ("reorg", reorg)):
+                         ("sweep", sweep), ("reorg", reorg)):
             if args.only and not any(k in name for k in args.only):
                 continue
             try:
