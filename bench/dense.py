@@ -54,12 +54,16 @@ rpc_timeout_ms (30 s): it retries forever.
 Usage: dense.py --build DIR [--densities 0,10,100,1000]
                 [--blocks D:N,...] [--follow N] [--batch N] [--rounds N]
                 [--players N] [--depth N] [--perf D,...] [--seed N] [--keep]
-                [--pin]
+                [--pin] [--rewind-blocks N]
 
 --pin: anvil on CPU 0 and the clients on CPU 1, so that neither takes
 the other's core: how hashjackd keeps pace with a node that has cores of
 its own, where without it the ratio is the two clients' shares of the
 cores they take from the node.
+
+--rewind-blocks N: hashjackd's [state] rewind_blocks.  The chains here are
+shorter than its default (1,000), so its undo is never pruned; a small N
+prunes it at every followed block, as a long chain does.
 """
 import argparse
 import json
@@ -321,7 +325,8 @@ def catch_up(a, d, node, tip, batch, workdir, perf=False):
                    MAX_BET, timeout_blocks=1000000, confirmations=1,
                    poll_interval_ms=100, batch_blocks=batch, start_height=0,
                    workdir=workdir, metrics=True,
-                   extra={"rules": {"max_exposure": 0}})
+                   extra={"rules": {"max_exposure": 0},
+                          "state": {"rewind_blocks": a.rewind_blocks or None}})
     st, _, err = dm.check_config()
     if st != 0:
         raise SystemExit("hashjackd --check-config failed (%d): %s" % (st, err.strip()))
@@ -557,6 +562,9 @@ def main():
     ap.add_argument("--depth", type=int, default=3,
                     help="raw_fetch's batches in flight (hashjackd keeps 3)")
     ap.add_argument("--perf", default="", help="densities to profile")
+    ap.add_argument("--rewind-blocks", type=int, default=0,
+                    help="[state] rewind_blocks (default: the daemon's, 1000); a small value "
+                    "prunes the undo at every followed block, as a chain longer than it does")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--pin", action="store_true",

@@ -430,11 +430,15 @@ static void play_block(play *p)
 		}
 	assert_int_equal(
 	    hj_table_apply_block(p->t, p->height, &c, txs, n, sink, p), 0);
-	if (p->save_each_block)
+	/* As the daemon does: the rounds saved, then the cursor moved, once a
+	 * batch (the undo's triggers key a round's image by the cursor the
+	 * batch began at). */
+	if (p->save_each_block) {
 		note(p,
 		     hj_store_save_rounds(p->s, p->t, p->err, sizeof p->err));
-	cursor_of(p->height, &cur);
-	note(p, hj_store_set_cursor(p->s, &cur, p->err, sizeof p->err));
+		cursor_of(p->height, &cur);
+		note(p, hj_store_set_cursor(p->s, &cur, p->err, sizeof p->err));
+	}
 	if (hj_table_count(p->t) > p->max_open)
 		p->max_open = (unsigned)hj_table_count(p->t);
 	p->height++;
@@ -449,9 +453,14 @@ static int play_batch(play *p, int blocks)
 		return ret;
 	for (int i = 0; i < blocks && !p->failed; i++)
 		play_block(p);
-	if (!p->failed && !p->save_each_block)
+	if (!p->failed && !p->save_each_block) {
+		hj_cursor cur;
+
 		note(p,
 		     hj_store_save_rounds(p->s, p->t, p->err, sizeof p->err));
+		cursor_of(p->height - 1, &cur);
+		note(p, hj_store_set_cursor(p->s, &cur, p->err, sizeof p->err));
+	}
 	if (p->failed) {
 		hj_store_rollback(p->s);
 		return p->failed;
@@ -2199,46 +2208,55 @@ static int dump_is(const char *path, const char *want)
 /* A rewind (hj_store_rewind) takes the database back to the state after
  * the boundary block, row for row, whatever the batches after it did;
  * dealing the same blocks again then gives the same rows as before. */
-static void test_rewind(void **state)
+static void rewind_case(const char *name, int per_batch)
 {
-	const char *path = db_path("rewind.db");
+	const char *path = db_path(name);
 	hj_store *s = open_ok(path);
-	char err[HJ_ERRLEN] = "", *at, *end, *again;
-	uint64_t rng, seq, fork;
+	char err[HJ_ERRLEN] = "", *at[15] = {0}, *end, *again;
+	uint64_t rng[15], seq[15], boundary[15], fork;
+	int first;
 	hj_rewind w;
 	play p;
 
-	(void)state;
 	play_init(&p, s, 0x4e71d);
-	for (int b = 0; b < 6; b++)
-		assert_int_equal(play_batch(&p, 4), 0);
-	at = dump_db(path);
-	fork = p.height - 1;
-	rng = p.rng;
-	seq = p.txseq;
-	for (int b = 0; b < 8; b++)
-		assert_int_equal(play_batch(&p, 4), 0);
+	/* 1: a batch a block, as when following the tip; else a catch-up's
+	 * batches of per_batch blocks, the rounds saved once a batch. */
+	p.save_each_block = per_batch == 1;
+	/* 14 batches; each boundary's rows, and what plays the next batch. */
+	for (int b = 0; b <= 14; b++) {
+		if (b > 0)
+			assert_int_equal(play_batch(&p, per_batch), 0);
+		at[b] = dump_db(path);
+		boundary[b] = p.height - 1;
+		rng[b] = p.rng;
+		seq[b] = p.txseq;
+	}
 	assert_true(p.settles > 0 && p.refunds > 0 && p.bets > 0);
-	end = dump_db(path);
+	end = at[14];
+	/* The fork point: the boundary after batch 6, or, with batches of
+	 * several blocks, the first block of batch 7: either way the rewind
+	 * goes back to that boundary. */
+	first = 6;
+	fork = boundary[first] + (per_batch > 1);
 
 	/* Nothing changes until told: the point says where it would go. */
 	assert_int_equal(hj_store_rewind_point(s, fork, &w, err, sizeof err),
 	                 0);
-	assert_int_equal(w.to.height, fork);
+	assert_int_equal(w.to.height, boundary[first]);
 	assert_int_equal(w.from.height, p.height - 1);
 	assert_true(dump_is(path, end));
 	assert_int_equal(hj_store_rewind(s, fork, &w, err, sizeof err), 0);
 	assert_true(w.rounds > 0 && w.txs > 0 && w.dropped > 0);
 	assert_int_equal(w.orphaned, 0);
-	assert_true(dump_is(path, at));
+	assert_true(dump_is(path, at[first]));
 
 	/* The same blocks again: the same rows as before the rewind. */
 	reload(&p);
-	assert_int_equal(p.height, fork + 1);
-	p.rng = rng;
-	p.txseq = (uint32_t)seq;
-	for (int b = 0; b < 8; b++)
-		assert_int_equal(play_batch(&p, 4), 0);
+	assert_int_equal(p.height, boundary[first] + 1);
+	p.rng = rng[first];
+	p.txseq = (uint32_t)seq[first];
+	for (int b = first; b < 14; b++)
+		assert_int_equal(play_batch(&p, per_batch), 0);
 	again = dump_db(path);
 	assert_string_equal(again, end);
 
@@ -2247,16 +2265,30 @@ static void test_rewind(void **state)
 	assert_int_equal(hj_store_rewind(s, p.height - 1, &w, err, sizeof err),
 	                 -ENOENT);
 	hj_store_set_rewind_blocks(s, 5);
-	assert_int_equal(play_batch(&p, 4), 0);
+	for (int b = 0; b < 20; b++)
+		assert_int_equal(play_batch(&p, per_batch), 0);
 	assert_int_equal(hj_store_rewind_point(s, fork, &w, err, sizeof err),
 	                 -ERANGE);
 	assert_non_null(strstr(err, "the undo goes back to block"));
 	assert_false(dump_is(path, end));
 	hj_table_free(p.t);
 	hj_store_close(s);
-	free(at);
-	free(end);
+	for (int b = 0; b <= 14; b++)
+		free(at[b]);
 	free(again);
+}
+
+static void test_rewind(void **state)
+{
+	(void)state;
+	rewind_case("rewind.db", 4);
+}
+
+/* The same, a batch a block, as when following the tip. */
+static void test_rewind_following(void **state)
+{
+	(void)state;
+	rewind_case("rewind-following.db", 1);
 }
 
 /* A payout paid for a block the rewind takes is kept, orphaned, without
@@ -3461,6 +3493,7 @@ int main(void)
 	    cmocka_unit_test(test_migrate_from_4_broken_reference),
 	    cmocka_unit_test(test_migrate_from_5),
 	    cmocka_unit_test(test_rewind),
+	    cmocka_unit_test(test_rewind_following),
 	    cmocka_unit_test(test_rewind_orphans),
 	    cmocka_unit_test(test_evm_transactions),
 	    cmocka_unit_test(test_planned_after_sent),
