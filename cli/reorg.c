@@ -11,6 +11,7 @@
  */
 #include "reorg.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -65,7 +66,8 @@ static const char usage[] =
     "do), or --rewind rewound; 1 it does not (the report on standard\n"
     "output); 65 a card log line that does not read, or a rewind that\n"
     "cannot be done (the undo does not reach the fork point, the log was\n"
-    "rotated since, committed cards); 66 the database or the card log\n"
+    "rotated twice since or its older file moved, committed cards); 66 the "
+    "database or the card log\n"
     "cannot be read; 69 the node does not answer; 73 the file aside\n"
     "exists; 74 an I/O error; 75 hashjackd is running; 78 a bad\n"
     "configuration.\n"
@@ -117,6 +119,13 @@ struct run {
 	int node_has; /* the node has a block at the first line gone */
 	int rc;
 	char err[HJ_ERRLEN];
+
+	/* The file logrotate renamed the card log to, when one lies beside it
+	 * whose lines end just before the card log's first (find_prev): its
+	 * lines come first in lines[]. */
+	int have_prev;
+	char prev[4500];
+	uint64_t prev_dev, prev_ino;
 };
 
 static hj_amount add_sat(hj_amount a, hj_amount b)
@@ -222,17 +231,18 @@ static void tally(struct line_sum *sum, const hj_cardlog_line *l)
 	}
 }
 
-/* The lines up to the cursor's block.  EX_OK, or a code after saying. */
-static int read_log(struct run *r)
+/* The lines of the file at path up to the cursor's block, appended to
+ * lines[].  EX_OK, or a code after saying. */
+static int read_file(struct run *r, const char *path)
 {
-	FILE *f = fopen(r->cfg.card_log, "r");
+	FILE *f = fopen(path, "r");
 	char *buf = NULL;
 	size_t bufcap = 0, no = 0;
 	ssize_t n;
 	int rc = EX_OK;
 
 	if (f == NULL)
-		return hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r->cfg.card_log,
+		return hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", path,
 		                     strerror(errno));
 	while ((n = getline(&buf, &bufcap, f)) > 0) {
 		hj_cardlog_line l;
@@ -247,7 +257,7 @@ static int read_log(struct run *r)
 			rc = hjc_tool_fail(CMD, EX_DATAERR,
 			                   "%s: line %zu: not a card log line "
 			                   "(%s)",
-			                   r->cfg.card_log, no, e.msg);
+			                   path, no, e.msg);
 			break;
 		}
 		if (l.height > r->cur.height) {
@@ -268,10 +278,126 @@ static int read_log(struct run *r)
 		hj_cardlog_line_free(&l);
 	}
 	if (rc == EX_OK && ferror(f))
-		rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", r->cfg.card_log,
+		rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", path,
 		                   strerror(errno));
 	free(buf);
 	fclose(f);
+	return rc;
+}
+
+/* The height of the last whole line of the file at path: 0 with *h, or -1
+ * (no such line, or not a card log line: a compressed file, another). */
+static int last_height(const char *path, uint64_t *h)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	struct stat sb;
+	size_t win = 65536;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return -1;
+	while (fstat(fd, &sb) == 0 && sb.st_size > 1 && win <= LINE_MAX_BYTES) {
+		off_t from =
+		    sb.st_size > (off_t)win ? sb.st_size - (off_t)win : 0;
+		size_t len = (size_t)(sb.st_size - from);
+		char *p = realloc(buf, len), *nl;
+
+		if (p == NULL)
+			break;
+		buf = p;
+		if (pread(fd, buf, len, from) != (ssize_t)len ||
+		    buf[len - 1] != '\n')
+			break;
+		nl = len > 1 ? memrchr(buf, '\n', len - 1) : NULL;
+		if (nl == NULL && from > 0) {
+			win *= 4; /* a longer line: a wider window */
+			continue;
+		}
+		nl = nl ? nl + 1 : buf;
+		ret = hj_cardlog_height(nl, (size_t)(buf + len - 1 - nl), h)
+		          ? -1
+		          : 0;
+		break;
+	}
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/*
+ * The file logrotate renamed the card log to: beside it, named after it
+ * ("cards.jsonl.1", "cards.jsonl-20261203"), not a file a rewind kept
+ * aside, whose last line is the block before `first`, the card log's
+ * first.  Found: r->prev and its identity.  A compressed one does not
+ * read as a card log and is not found.
+ */
+static void find_prev(struct run *r, uint64_t first)
+{
+	char dir[4200], *slash;
+	const char *base;
+	size_t blen;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof dir, "%s", r->cfg.card_log);
+	slash = strrchr(dir, '/');
+	base = slash ? r->cfg.card_log + (slash - dir) + 1 : r->cfg.card_log;
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof dir, ".");
+	blen = strlen(base);
+	if (first == 0 || (d = opendir(*dir ? dir : "/")) == NULL)
+		return;
+	while (!r->have_prev && (e = readdir(d)) != NULL) {
+		char path[4500];
+		struct stat sb;
+		uint64_t h;
+
+		if (strncmp(e->d_name, base, blen) != 0 ||
+		    (e->d_name[blen] != '.' && e->d_name[blen] != '-') ||
+		    strstr(e->d_name + blen, ".rewound-"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", *dir ? dir : "",
+		         e->d_name);
+		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+		    last_height(path, &h) != 0 || h + 1 != first)
+			continue;
+		r->have_prev = 1;
+		snprintf(r->prev, sizeof r->prev, "%s", path);
+		r->prev_dev = (uint64_t)sb.st_dev;
+		r->prev_ino = (uint64_t)sb.st_ino;
+	}
+	closedir(d);
+}
+
+/* The lines up to the cursor's block: the card log's, and before them
+ * those of the file logrotate renamed it to, when there is one
+ * (find_prev).  EX_OK, or a code after saying. */
+static int read_log(struct run *r)
+{
+	struct line_sum *cur;
+	size_t n;
+	int rc = read_file(r, r->cfg.card_log);
+
+	if (rc != EX_OK || r->nlines == 0)
+		return rc;
+	find_prev(r, r->lines[0].height);
+	if (!r->have_prev)
+		return EX_OK;
+	cur = r->lines;
+	n = r->nlines;
+	r->lines = NULL;
+	r->nlines = r->cap = 0;
+	rc = read_file(r, r->prev);
+	for (size_t i = 0; rc == EX_OK && i < n; i++) {
+		if (grow((void **)&r->lines, &r->cap, r->nlines,
+		         sizeof *r->lines))
+			rc = hjc_tool_fail(CMD, EX_OSERR, "out of memory");
+		else
+			r->lines[r->nlines++] = cur[i];
+	}
+	free(cur);
 	return rc;
 }
 
@@ -522,40 +648,14 @@ static int lock_state(const struct run *r)
 	return fd;
 }
 
-/* Copies the card log's bytes [from, to) to a new file aside, fsynced
- * with its directory.  EX_OK, or a code after saying. */
-static int keep_aside(const char *log, int logfd, uint64_t from, uint64_t to,
-                      const char *aside)
+/* fsync of the directory that holds path, so that a name made or changed
+ * in it stays: 0, or -1 with errno. */
+static int sync_dir(const char *path)
 {
-	char buf[65536], dir[4200], *slash;
-	int out = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-	uint64_t at = from;
-	int rc = EX_OK, d;
+	char dir[4500], *slash;
+	int d, rc;
 
-	if (out < 0)
-		return hjc_tool_fail(CMD, EX_CANTCREAT, "%s: %s", aside,
-		                     strerror(errno));
-	while (rc == EX_OK && at < to) {
-		size_t want =
-		    to - at < sizeof buf ? (size_t)(to - at) : sizeof buf;
-		ssize_t n = pread(logfd, buf, want, (off_t)at);
-
-		if (n <= 0)
-			rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", log,
-			                   n < 0
-			                       ? strerror(errno)
-			                       : "shorter than the state says");
-		else if (write(out, buf, (size_t)n) != n)
-			rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", aside,
-			                   strerror(errno));
-		else
-			at += (uint64_t)n;
-	}
-	if (rc == EX_OK && fsync(out) != 0)
-		rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", aside,
-		                   strerror(errno));
-	close(out);
-	snprintf(dir, sizeof dir, "%s", aside);
+	snprintf(dir, sizeof dir, "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash == dir)
 		slash[1] = '\0';
@@ -563,10 +663,55 @@ static int keep_aside(const char *log, int logfd, uint64_t from, uint64_t to,
 		*slash = '\0';
 	else
 		snprintf(dir, sizeof dir, ".");
-	if (rc == EX_OK && (d = open(dir, O_RDONLY | O_DIRECTORY)) >= 0) {
-		(void)fsync(d);
-		close(d);
-	}
+	if ((d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	rc = fsync(d);
+	close(d);
+	return rc;
+}
+
+/* Bytes [from, to) of the open file fd, named path. */
+struct seg {
+	const char *path;
+	int fd;
+	uint64_t from, to;
+};
+
+/* Copies the segments, in order, to a new file aside, fsynced with its
+ * directory.  EX_OK, or a code after saying. */
+static int keep_aside(const struct seg *sg, size_t nseg, const char *aside)
+{
+	char buf[65536];
+	int out = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	int rc = EX_OK;
+
+	if (out < 0)
+		return hjc_tool_fail(CMD, EX_CANTCREAT, "%s: %s", aside,
+		                     strerror(errno));
+	for (size_t k = 0; k < nseg; k++)
+		for (uint64_t at = sg[k].from; rc == EX_OK && at < sg[k].to;) {
+			uint64_t left = sg[k].to - at;
+			size_t want =
+			    left < sizeof buf ? (size_t)left : sizeof buf;
+			ssize_t n = pread(sg[k].fd, buf, want, (off_t)at);
+
+			if (n <= 0)
+				rc = hjc_tool_fail(
+				    CMD, EX_IOERR, "%s: %s", sg[k].path,
+				    n < 0 ? strerror(errno)
+				          : "shorter than the state says");
+			else if (write(out, buf, (size_t)n) != n)
+				rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s",
+				                   aside, strerror(errno));
+			else
+				at += (uint64_t)n;
+		}
+	if (rc == EX_OK && fsync(out) != 0)
+		rc = hjc_tool_fail(CMD, EX_IOERR, "%s: %s", aside,
+		                   strerror(errno));
+	close(out);
+	if (rc == EX_OK)
+		(void)sync_dir(aside);
 	return rc;
 }
 
@@ -578,7 +723,9 @@ static int rewind_state(struct run *r, const char *db)
 	char err[HJ_ERRLEN], aside[4200], h[67], a[HJ_AMOUNT_STRLEN],
 	    b[HJ_AMOUNT_STRLEN];
 	uint64_t fork;
-	int lock, logfd = -1, rc = EX_OK, e;
+	int lock, logfd = -1, prevfd = -1, rc = EX_OK, e;
+	struct seg sg[2];
+	size_t nseg = 0;
 
 	if (r->fork == 0)
 		return hjc_tool_fail(
@@ -612,20 +759,46 @@ static int rewind_state(struct run *r, const char *db)
 		                   "is shorter than it says (%" PRIu64
 		                   " bytes); nothing was changed",
 		                   r->cfg.card_log, w.from.log_offset);
-	if (rc == EX_OK &&
-	    (w.to.log_dev != w.from.log_dev || w.to.log_ino != w.from.log_ino))
-		rc = hjc_tool_fail(
-		    CMD, EX_DATAERR,
-		    "the card log was rotated after block %" PRIu64
-		    ": the lines to take back are in two files, "
-		    "which a rewind does not handle; nothing was "
-		    "changed",
-		    w.to.height);
+	/* Rotated since the boundary: the boundary's file must be the one
+	 * renamed from the card log just before it (find_prev).  Its lines
+	 * after the boundary and the card log's are kept aside, then it is
+	 * cut there and becomes the card log again. */
+	if (rc == EX_OK && (w.to.log_dev != w.from.log_dev ||
+	                    w.to.log_ino != w.from.log_ino)) {
+		if (!r->have_prev || r->prev_dev != w.to.log_dev ||
+		    r->prev_ino != w.to.log_ino)
+			rc = hjc_tool_fail(
+			    CMD, EX_DATAERR,
+			    "the card log was rotated after block %" PRIu64
+			    ", and the file it was then is not beside it "
+			    "under its name (rotated twice since, moved or "
+			    "compressed): a rewind takes back the lines of "
+			    "two files at most; nothing was changed",
+			    w.to.height);
+		else if ((prevfd = open(r->prev, O_RDWR | O_CLOEXEC)) < 0 ||
+		         fstat(prevfd, &sb) != 0)
+			rc = hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r->prev,
+			                   strerror(errno));
+		else if ((uint64_t)sb.st_ino != w.to.log_ino ||
+		         (uint64_t)sb.st_size < w.to.log_offset)
+			rc = hjc_tool_fail(
+			    CMD, EX_DATAERR,
+			    "%s changed while read, or is shorter "
+			    "than the state says; nothing was "
+			    "changed",
+			    r->prev);
+		else
+			sg[nseg++] =
+			    (struct seg){r->prev, prevfd, w.to.log_offset,
+			                 (uint64_t)sb.st_size};
+	}
 	if (rc == EX_OK) {
+		sg[nseg++] = (struct seg){r->cfg.card_log, logfd,
+		                          prevfd >= 0 ? 0 : w.to.log_offset,
+		                          w.from.log_offset};
 		snprintf(aside, sizeof aside, "%s.rewound-%" PRIu64 "-%" PRIu64,
 		         r->cfg.card_log, w.to.height + 1, w.from.height);
-		rc = keep_aside(r->cfg.card_log, logfd, w.to.log_offset,
-		                w.from.log_offset, aside);
+		rc = keep_aside(sg, nseg, aside);
 	}
 	if (rc == EX_OK &&
 	    (e = hj_store_rewind(s, fork, &w, err, sizeof err))) {
@@ -634,14 +807,28 @@ static int rewind_state(struct run *r, const char *db)
 		                   "%s", err);
 	}
 	/* The database is rewound: the daemon would cut the log back at its
-	 * start anyway; it is done here so that the log says so now. */
-	if (rc == EX_OK && (ftruncate(logfd, (off_t)w.to.log_offset) != 0 ||
-	                    fsync(logfd) != 0))
+	 * start anyway; it is done here so that the log says so now.  A
+	 * rotated one's older file is cut and put back under the card log's
+	 * name (the newer one's lines are aside): the daemon refuses to start
+	 * until that is done. */
+	if (rc == EX_OK && prevfd < 0 &&
+	    (ftruncate(logfd, (off_t)w.to.log_offset) != 0 ||
+	     fsync(logfd) != 0))
 		rc = hjc_tool_fail(CMD, EX_IOERR,
 		                   "%s: %s (hashjackd cuts it back to %" PRIu64
 		                   " bytes when it starts)",
 		                   r->cfg.card_log, strerror(errno),
 		                   w.to.log_offset);
+	if (rc == EX_OK && prevfd >= 0 &&
+	    (ftruncate(prevfd, (off_t)w.to.log_offset) != 0 ||
+	     fsync(prevfd) != 0 || rename(r->prev, r->cfg.card_log) != 0 ||
+	     sync_dir(r->cfg.card_log) != 0))
+		rc = hjc_tool_fail(
+		    CMD, EX_IOERR,
+		    "%s: %s: the state is rewound; cut this file "
+		    "to %" PRIu64 " bytes and rename it to %s "
+		    "before hashjackd starts",
+		    r->prev, strerror(errno), w.to.log_offset, r->cfg.card_log);
 	if (rc == EX_OK) {
 		const char *u = unit(r);
 
@@ -649,11 +836,20 @@ static int rewind_state(struct run *r, const char *db)
 		printf("rewound to block %" PRIu64 " (%s): the last batch "
 		       "boundary at or below the fork point %" PRIu64 "\n",
 		       w.to.height, h, fork);
+		uint64_t kept = 0;
+
+		for (size_t k = 0; k < nseg; k++)
+			kept += sg[k].to - sg[k].from;
 		printf("  card log        the lines of blocks %" PRIu64
 		       " to %" PRIu64 " (%" PRIu64 " bytes) kept aside in %s; "
 		       "the log now ends after block %" PRIu64 "\n",
-		       w.to.height + 1, w.from.height,
-		       w.from.log_offset - w.to.log_offset, aside, w.to.height);
+		       w.to.height + 1, w.from.height, kept, aside,
+		       w.to.height);
+		if (prevfd >= 0)
+			printf(
+			    "  rotated         %s, which logrotate had renamed "
+			    "it to, is the card log again\n",
+			    r->prev);
 		printf("  open rounds     %" PRIu64
 		       " round rows put back or removed\n",
 		       w.rounds);
@@ -675,6 +871,8 @@ static int rewind_state(struct run *r, const char *db)
 	}
 	if (logfd >= 0)
 		close(logfd);
+	if (prevfd >= 0)
+		close(prevfd);
 	hj_store_close(s);
 	close(lock);
 	return rc;

@@ -1164,7 +1164,7 @@ def sweep(R):
     check_paid(R, S, "sweep", {k: (r["to"], r["amount"]) for k, r in rows.items()})
 
 
-def reorg(R):
+def reorg(R, rotate=False):
     """A reorganisation deeper than the confirmations takes the blocks of
     two refunds and the transactions that paid them: hashjackd stops (exit
     3); `hashjack reorg` reports; `--rewind` takes the state back to the
@@ -1174,8 +1174,11 @@ def reorg(R):
     has no refund B (paid, orphaned: the dealer's loss); the payer finds
     both payout transactions gone and sends them again. Afterwards the log
     verifies against the node, and each payout is paid exactly once on the
-    chain that stands."""
-    S = PaySession(R, "reorg", players=2, conf=2, metrics=True)
+    chain that stands.  rotate: the card log is rotated (logrotate's way:
+    renamed to .1, SIGHUP) after the boundary, so that the lines taken back
+    are in two files; the rewind keeps both parts aside and puts the older
+    file back as the card log (no watcher then)."""
+    S = PaySession(R, "reorg_rotated" if rotate else "reorg", players=2, conf=2, metrics=True)
     S.dm.overrides = ["--payout.stuck_after=2"]
     a, p = S.a, S.players
     S.begin()
@@ -1192,11 +1195,20 @@ def reorg(R):
     S.start()
     S.settle_wait(expect_n=2, timeout=60)
     paid = {k: r["state"] for k, r in S.payouts().items()}
-    # A watcher following the log has verified every line before the
-    # reorganisation.
-    last = json.loads(open(S.dm.card_log, "rb").read().splitlines()[-1])["height"]
-    watcher = VerifyFollower(R.hashjack, S.dm.conf, S.dm.card_log)
-    watcher.wait_verified(last)
+    rotated = S.dm.card_log + ".1"
+    if rotate:
+        os.rename(S.dm.card_log, rotated)
+        os.kill(S.dm.proc.pid, signal.SIGHUP)
+        a.mine_empty(1)
+        wait_cond(lambda: os.path.exists(S.dm.card_log) and os.path.getsize(S.dm.card_log) > 0, 15,
+                  "a line in the new card log")
+        watcher = None
+    else:
+        # A watcher following the log has verified every line before the
+        # reorganisation.
+        last = json.loads(open(S.dm.card_log, "rb").read().splitlines()[-1])["height"]
+        watcher = VerifyFollower(R.hashjack, S.dm.conf, S.dm.card_log)
+        watcher.wait_verified(last)
     depth = a.height() - fork
     a.reorg(depth)
     a.rpc("evm_mine")
@@ -1214,7 +1226,7 @@ def reorg(R):
              and "1 confirmed (2222)" in rep.stdout,
              "reorg: hashjack reorg names the fork point and refund B, paid",
              rep.stdout[-600:] + rep.stderr[-300:])
-    log_before = open(S.dm.card_log, "rb").read()
+    log_before = (open(rotated, "rb").read() if rotate else b"") + open(S.dm.card_log, "rb").read()
     rw = subprocess.run([R.hashjack, "reorg", "-c", S.dm.conf, "--rewind"],
                         capture_output=True, text=True, timeout=60)
     m = re.search(r"rewound to block (\d+) .*\n.*kept aside in (\S+);", rw.stdout)
@@ -1226,9 +1238,11 @@ def reorg(R):
              and log_after + aside == log_before
              and json.loads(aside.split(b"\n")[0])["height"] == to + 1
              and "2 paid or in flight kept, orphaned (3333 wei)" in rw.stdout
-             and len(orphans) == 2 and S.q("SELECT height FROM cursor") == [(to,)],
+             and len(orphans) == 2 and S.q("SELECT height FROM cursor") == [(to,)]
+             and (not rotate or ("%s, which logrotate had renamed it to, is the card log again" % rotated
+                                 in rw.stdout and not os.path.exists(rotated))),
              "reorg: --rewind goes back below refund A, keeps the log's lines aside, "
-             "orphans both payouts",
+             "orphans both payouts" + (" (the older file the card log again)" if rotate else ""),
              "%s%s; orphans %s" % (rw.stdout[-900:], rw.stderr[-300:], orphans))
     # The kept-aside lines verified: those up to the fork point agree, the
     # next names a block that left the chain (status 3).
@@ -1244,16 +1258,17 @@ def reorg(R):
     S.settle_wait(timeout=90)
     # The watcher sees the log cut and written again with another block
     # after the fork point: it ends with status 3, to be started again.
-    try:
-        wrc = watcher.proc.wait(30)
-    except subprocess.TimeoutExpired:
-        wrc = watcher.stop()
-    for t in watcher.threads:
-        t.join(10)
-    R.report(wrc == 3 and ("block %d: the log was cut and written again with another block" % (fork + 1))
-             in watcher.out and "whose fork point is block %d" % fork in watcher.out,
-             "reorg: verify --follow says the log was rewound, and where", "exit %s: %s | %s"
-             % (wrc, watcher.out[-600:], watcher.err[-300:]))
+    if watcher:
+        try:
+            wrc = watcher.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            wrc = watcher.stop()
+        for t in watcher.threads:
+            t.join(10)
+        R.report(wrc == 3 and ("block %d: the log was cut and written again with another block" % (fork + 1))
+                 in watcher.out and "whose fork point is block %d" % fork in watcher.out,
+                 "reorg: verify --follow says the log was rewound, and where", "exit %s: %s | %s"
+                 % (wrc, watcher.out[-600:], watcher.err[-300:]))
     orphans = S.q("SELECT id, state, orphaned FROM payouts WHERE orphaned IS NOT NULL")
     R.report(orphans == [("refund:" + tB[2:], "confirmed", to)],
              "reorg: refund A taken back when its block is dealt again; refund B, gone "
@@ -1828,7 +1843,7 @@ class Runner(checks.PayoutRunner):
     WIDTH = 70
 
 
-SCENARIOS = ("session", "kills", "refusals", "small", "sweep", "reorg", "stuck", "foreign",
+SCENARIOS = ("session", "kills", "refusals", "small", "sweep", "reorg", "reorg_rotated", "stuck", "foreign",
              "verify", "key")
 
 
@@ -1843,7 +1858,8 @@ def main():
     random.seed(args.seed)
     R = Runner(args, wd.path)
     fns = {"session": session, "kills": lambda r: kills(r, args.kills), "refusals": refusals,
-           "small": small, "sweep": sweep, "reorg": reorg, "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
+           "small": small, "sweep": sweep, "reorg": reorg,
+           "reorg_rotated": lambda R: reorg(R, rotate=True), "stuck": stuck, "foreign": foreign, "verify": verify_scenario, "key": key}
     try:
         for name in SCENARIOS:
             if args.only and not any(k in name for k in args.only):
