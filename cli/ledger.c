@@ -991,8 +991,8 @@ static int print_json(const struct ledger *lg)
 }
 
 int hjc_ledger_select_json(const char *path, const char *recipient,
-                           const char *round, json_t **out, char *err,
-                           size_t errlen)
+                           const char *round, const char *kind, json_t **out,
+                           char *err, size_t errlen)
 {
 	struct ledger lg = {0};
 	struct filter flt = {0};
@@ -1003,6 +1003,7 @@ int hjc_ledger_select_json(const char *path, const char *recipient,
 
 	flt.v[O_RECIPIENT] = recipient;
 	flt.v[O_ROUND] = round;
+	flt.v[O_KIND] = kind;
 	if (parse_filter(&flt, err, errlen))
 		return -EDOM;
 	rc = hj_store_read(path, read_all, read_reset, &rd, err, errlen);

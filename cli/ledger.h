@@ -26,8 +26,9 @@ int hjc_ledger_main(int argc, char **argv);
 int hjc_ledger_help(void);
 
 /*
- * The payouts of the database at path that recipient and round select
- * (NULL: any; written as `--recipient` and `--round` take them), each the
+ * The payouts of the database at path that recipient, round and kind
+ * select (NULL: any; written as `--recipient`, `--round` and `--kind` take
+ * them), each the
  * object `--json` writes, oldest debt first, in a new array *out: what
  * `hashjack serve` answers on /v1/payouts.  Returns 0, or a negative errno
  * with err: -EDOM for a recipient or round that is not one, or not of
@@ -35,7 +36,7 @@ int hjc_ledger_help(void);
  * hj_store_read's codes.
  */
 int hjc_ledger_select_json(const char *path, const char *recipient,
-                           const char *round, json_t **out, char *err,
-                           size_t errlen);
+                           const char *round, const char *kind, json_t **out,
+                           char *err, size_t errlen);
 
 #endif

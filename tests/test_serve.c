@@ -233,13 +233,26 @@ static void test_follow_and_settle(void **state)
 	    json_equal(json_array_get(json_object_get(pl, "recent"), 0), data));
 	json_decref(pl);
 
-	json_t *po = answer(
-	    hjc_view_payouts(v, PLAYER1, NULL, &out, &len, err, sizeof err),
-	    &out, &len, err);
+	json_t *po = answer(hjc_view_payouts(v, PLAYER1, NULL, NULL, &out, &len,
+	                                     err, sizeof err),
+	                    &out, &len, err);
 	json_t *p0 = json_array_get(json_object_get(po, "payouts"), 0);
 	assert_string_equal(str(p0, "amount"), "2000");
 	assert_string_equal(str(p0, "id"), "return:" ROUND1_HEX ":0");
 	assert_int_equal(json_array_size(json_object_get(po, "payouts")), 1);
+	json_decref(po);
+	/* By kind alone: the returns; no sweep in this ledger. */
+	po = answer(hjc_view_payouts(v, NULL, NULL, "return", &out, &len, err,
+	                             sizeof err),
+	            &out, &len, err);
+	assert_string_equal(
+	    str(json_array_get(json_object_get(po, "payouts"), 0), "id"),
+	    "return:" ROUND1_HEX ":0");
+	json_decref(po);
+	po = answer(hjc_view_payouts(v, NULL, NULL, "sweep", &out, &len, err,
+	                             sizeof err),
+	            &out, &len, err);
+	assert_int_equal(json_array_size(json_object_get(po, "payouts")), 0);
 	json_decref(po);
 
 	/* A block's line is the log's, byte for byte. */
@@ -281,8 +294,14 @@ static void test_follow_and_settle(void **state)
 	                 404);
 	assert_int_equal(hjc_view_blocks(v, "101", &out, &len, err, sizeof err),
 	                 400);
+	assert_int_equal(hjc_view_payouts(v, "nobody", NULL, NULL, &out, &len,
+	                                  err, sizeof err),
+	                 400);
+	assert_int_equal(hjc_view_payouts(v, NULL, NULL, "bonus", &out, &len,
+	                                  err, sizeof err),
+	                 400);
 	assert_int_equal(
-	    hjc_view_payouts(v, "nobody", NULL, &out, &len, err, sizeof err),
+	    hjc_view_payouts(v, NULL, NULL, NULL, &out, &len, err, sizeof err),
 	    400);
 
 	json_t *tb = answer(hjc_view_table(v, &out, &len, err, sizeof err),

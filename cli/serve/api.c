@@ -394,7 +394,8 @@ static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 	hjc_api *a = ctx;
 	static const char *const none[] = {NULL};
 	static const char *const blocks_q[] = {"last", NULL};
-	static const char *const payouts_q[] = {"recipient", "round", NULL};
+	static const char *const payouts_q[] = {"recipient", "round", "kind",
+	                                        NULL};
 	const char *path = r->path, *id;
 	char err[HJ_ERRLEN], *out = NULL;
 	size_t len = 0;
@@ -456,6 +457,7 @@ static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 	const char *last = qget(&q, "last", &dup);
 	const char *rcp = qget(&q, "recipient", &dup);
 	const char *rnd = qget(&q, "round", &dup);
+	const char *kind = qget(&q, "kind", &dup);
 	if (dup) {
 		reply_error(a, c, 400, "a parameter given twice");
 		return;
@@ -480,7 +482,7 @@ static void request(void *ctx, hj_conn *c, const hj_server_req *r)
 		st = hjc_view_blocks(a->v, last, &out, &len, err, sizeof err);
 		break;
 	case PAYOUTS:
-		st = hjc_view_payouts(a->v, rcp, rnd, &out, &len, err,
+		st = hjc_view_payouts(a->v, rcp, rnd, kind, &out, &len, err,
 		                      sizeof err);
 		break;
 	case HEALTHZ:

@@ -92,7 +92,8 @@ int hjc_view_block(hjc_view *v, const char *height, char **out, size_t *len,
 int hjc_view_blocks(hjc_view *v, const char *last, char **out, size_t *len,
                     char *err, size_t errlen);
 int hjc_view_payouts(hjc_view *v, const char *recipient, const char *round,
-                     char **out, size_t *len, char *err, size_t errlen);
+                     const char *kind, char **out, size_t *len, char *err,
+                     size_t errlen);
 
 /* A round or player id as the view's family writes it (EVM: 0x and hex;
  * Bitcoin family: hex; a player also as its payout address tr(P)).

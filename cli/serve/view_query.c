@@ -309,18 +309,19 @@ int hjc_view_blocks(hjc_view *v, const char *last, char **out, size_t *len,
 }
 
 int hjc_view_payouts(hjc_view *v, const char *recipient, const char *round,
-                     char **out, size_t *len, char *err, size_t errlen)
+                     const char *kind, char **out, size_t *len, char *err,
+                     size_t errlen)
 {
 	json_t *rows = NULL;
 	int st = not_live(v, err, errlen);
 	if (st)
 		return st;
-	if (!recipient && !round) {
-		hj_say(err, errlen, "give recipient=ID or round=ID");
+	if (!recipient && !round && !kind) {
+		hj_say(err, errlen, "give recipient=ID, round=ID or kind=KIND");
 		return 400;
 	}
-	int r = hjc_ledger_select_json(v->o.db, recipient, round, &rows, err,
-	                               errlen);
+	int r = hjc_ledger_select_json(v->o.db, recipient, round, kind, &rows,
+	                               err, errlen);
 	if (r == -EDOM) {
 		/* The ledger's words are its options': name ours. */
 		return 400;

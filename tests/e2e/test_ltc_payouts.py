@@ -150,6 +150,7 @@ from checks import Failed, bj, hexcol  # noqa: E402
 from daemon import NotifySocket, litecoind_daemon, metric  # noqa: E402
 from procs import HarnessError, close_all, install_cleanup, kill_children, wait_until  # noqa: E402
 from proxies import RpcProxy  # noqa: E402
+from serve import Serve  # noqa: E402
 
 MIN_BET = 10000
 MAX_BET = 10 ** 8
@@ -1893,11 +1894,20 @@ def sweep(R):
     rows = [json.loads(x) for x in lj.stdout.splitlines()]
     mx = S.dm.metrics()[0]
     total = sum(int(a) for _, a in sweeps)
+    sv = Serve(R.hashjack, S.dm)
+    try:
+        sv.start()
+        api = sv.json("/v1/payouts?kind=sweep")["payouts"]
+    finally:
+        sv.close()
     R.report(st["swept"] == {"count": 2, "amount": str(total)}
              and [r["recipient"] for r in rows] == [cold, cold] and lj.returncode == 0
-             and metric(mx, "hashjackd_sweeps") == 2 and metric(mx, "hashjackd_swept_amount") == total,
-             "sweep: status, the ledger (the cold address) and /metrics count both sweeps",
-             "%s; %s; %s" % (st["swept"], [(r["id"], r["recipient"]) for r in rows], lj.stderr))
+             and metric(mx, "hashjackd_sweeps") == 2 and metric(mx, "hashjackd_swept_amount") == total
+             and api == rows,
+             "sweep: status, the ledger (the cold address), /metrics and the API's "
+             "/v1/payouts?kind=sweep count both sweeps",
+             "%s; %s; %s; api %s" % (st["swept"], [(r["id"], r["recipient"]) for r in rows], lj.stderr,
+                                     api))
     rc = S.dm.stop()
     R.report(rc == 0, "sweep: hashjackd exits 0 on SIGTERM", "status %s" % rc)
 
