@@ -66,11 +66,10 @@ static const char usage[] =
     "do), or --rewind rewound; 1 it does not (the report on standard\n"
     "output); 65 a card log line that does not read, or a rewind that\n"
     "cannot be done (the undo does not reach the fork point, the log was\n"
-    "rotated twice since or its older file moved, committed cards); 66 the "
-    "database or the card log\n"
-    "cannot be read; 69 the node does not answer; 73 the file aside\n"
-    "exists; 74 an I/O error; 75 hashjackd is running; 78 a bad\n"
-    "configuration.\n"
+    "rotated twice since or its older file moved, committed cards); 66\n"
+    "the database or the card log cannot be read; 69 the node does not\n"
+    "answer; 73 the file aside exists; 74 an I/O error; 75 hashjackd is\n"
+    "running; 78 a bad configuration.\n"
     "docs/OPERATION.md, \"Money\", says what to do next.\n";
 
 int hjc_reorg_help(void)
