@@ -29,6 +29,21 @@ static int looks_base58(const char *s)
 	return 1;
 }
 
+int hj_btc_sweep_address(const char *hrp, const uint8_t *prog, size_t len,
+                         char out[HJ_BECH32_BUF], char *err, size_t errlen)
+{
+	if (len != 20 && len != 32) {
+		hj_say(err, errlen,
+		       "a witness program of %zu bytes: not P2WPKH or P2TR",
+		       len);
+		return -1;
+	}
+	return hj_segwit_encode(hrp, len == 20 ? 0 : 1, prog, len, out, err,
+	                        errlen)
+	           ? -1
+	           : 0;
+}
+
 int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
                           const char **hrp, char *err, size_t errlen)
 {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "action.h"
+#include "bech32.h"
 #include "btc_tx.h"
 #include "round.h"
 #include "taproot.h"
@@ -43,6 +44,15 @@ int hj_btc_action(const hj_btc_tx *tx, const uint8_t *dealer_script,
  */
 int hj_btc_address_script(const char *addr, uint8_t *script, size_t *len,
                           const char **hrp, char *err, size_t errlen);
+
+/*
+ * The address of a witness program as a Bitcoin-family sweep keeps its
+ * cold address (docs/PAYOUTS.md, "Sweeps to cold storage"): 20 bytes,
+ * P2WPKH (version 0); 32 bytes, P2TR (version 1), the key as it is, no
+ * tweak.  0, or -1 with err (another length, an hrp too long).
+ */
+int hj_btc_sweep_address(const char *hrp, const uint8_t *prog, size_t len,
+                         char out[HJ_BECH32_BUF], char *err, size_t errlen);
 
 /* The table's verifier (hj_verify_fn) for one chain: ctx is a
  * struct hj_btc_verifier. */

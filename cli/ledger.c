@@ -23,6 +23,7 @@
 
 #include "amount.h"
 #include "bech32.h"
+#include "btc.h"
 #include "hex.h"
 #include "quote.h"
 #include "say.h"
@@ -497,10 +498,9 @@ static int take_row(void *arg, const hj_payout_row *p)
 	 * Bitcoin-family sweep's is the cold address's witness program, 20
 	 * bytes (P2WPKH) or 32 (P2TR), whose address is shown as it is. */
 	if (p->has_recipient && !c->evm && strcmp(p->kind, "sweep") == 0) {
-		if ((p->recipient.len != 20 && p->recipient.len != 32) ||
-		    hj_segwit_encode(c->hrp, p->recipient.len == 20 ? 0 : 1,
-		                     p->recipient.b, p->recipient.len, rcp, why,
-		                     sizeof why)) {
+		if (hj_btc_sweep_address(c->hrp, p->recipient.b,
+		                         p->recipient.len, rcp, why,
+		                         sizeof why)) {
 			hj_quote(p->id, shown, sizeof shown);
 			hj_say(
 			    rd->err, rd->errlen,

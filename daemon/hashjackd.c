@@ -174,17 +174,6 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		                              "with the passphrase of "
 		                            : "",
 		       c->wallet_passphrase ? c->wallet_passphrase : "");
-		if (c->sweep_to) {
-			char margin[HJ_AMOUNT_STRLEN];
-
-			printf("sweeps: what the wallet holds beyond the "
-			       "reserve goes to %s, at most once every %" PRIu64
-			       " blocks (the reserve: owed, the open rounds' "
-			       "worst case, and a margin of %s that pays the "
-			       "sweep's fee)\n",
-			       c->sweep_text, c->sweep_every,
-			       hj_amount_format(c->sweep_margin, margin));
-		}
 	} else if (c->dealer_key) {
 		char cap[HJ_AMOUNT_STRLEN], tip[HJ_AMOUNT_STRLEN],
 		    min[HJ_AMOUNT_STRLEN + 8];
@@ -199,21 +188,24 @@ static void print_config(const hj_config *c, const hj_edge *e)
 		       c->dealer_key, hj_amount_format(c->max_fee_per_gas, cap),
 		       hj_amount_format(c->min_priority_fee, tip),
 		       c->stuck_after_s, min);
-		if (c->sweep_to) {
-			char margin[HJ_AMOUNT_STRLEN];
-
-			printf(
-			    "sweeps: what exceeds the reserve goes to %s, at "
-			    "most once every %" PRIu64
-			    " blocks (the reserve: owed, in flight, the open "
-			    "rounds' worst case, gas, and a margin of %s "
-			    "wei)\n",
-			    c->sweep_to, c->sweep_every,
-			    hj_amount_format(c->sweep_margin, margin));
-		}
 	} else {
 		printf("payouts: recorded, not sent (no [payout] %s)\n",
 		       c->family == HJ_EVM ? "dealer_key" : "wallet");
+	}
+	/* finish() refuses sweep_to without a wallet or a key. */
+	if (c->sweep_to) {
+		char margin[HJ_AMOUNT_STRLEN];
+		int evm = c->family == HJ_EVM;
+
+		printf("sweeps: %s goes to %s, at most once every %" PRIu64
+		       " blocks (the reserve: %s, and a margin of %s%s)\n",
+		       evm ? "what exceeds the reserve"
+		           : "what the wallet holds beyond the reserve",
+		       evm ? c->sweep_to : c->sweep_text, c->sweep_every,
+		       evm ? "owed, in flight, the open rounds' worst case, gas"
+		           : "owed, the open rounds' worst case",
+		       hj_amount_format(c->sweep_margin, margin),
+		       evm ? " wei" : " that pays the sweep's fee");
 	}
 	if (c->metrics.enabled)
 		printf("metrics: http://%s%s%s:%u/metrics and /healthz (503 "

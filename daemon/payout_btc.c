@@ -1355,8 +1355,8 @@ static int sweep_recorded(btc_payer *p)
 	memcpy(cold.b, p->sweep, p->sweep_len);
 	if (hjd_payer_base_sweep_record(&p->base, &cold, x))
 		return 0;
-	if (hj_segwit_encode(p->hrp, p->sweep_len == 20 ? 0 : 1, p->sweep,
-	                     p->sweep_len, to, err, sizeof err))
+	if (hj_btc_sweep_address(p->hrp, p->sweep, p->sweep_len, to, err,
+	                         sizeof err))
 		snprintf(to, sizeof to, "?");
 	coins(x, a, sizeof a);
 	coins(p->base.balance, b, sizeof b);

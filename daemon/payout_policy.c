@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bech32.h"
+#include "btc.h"
 #include "say.h"
 
 /* ---- the Bitcoin family ---- */
@@ -58,8 +58,8 @@ static void sweep_group(const hj_owed_payout *v, size_t i,
 	if (pol->sweep_len == 0 || v[i].recipient.len != pol->sweep_len ||
 	    memcmp(v[i].recipient.b, pol->sweep, pol->sweep_len) != 0 ||
 	    x->sum == 0 || x->sum > HJD_BTC_OUTPUT_MAX ||
-	    hj_segwit_encode(pol->hrp, pol->sweep_len == 20 ? 0 : 1, pol->sweep,
-	                     pol->sweep_len, x->addr, why, sizeof why)) {
+	    hj_btc_sweep_address(pol->hrp, pol->sweep, pol->sweep_len, x->addr,
+	                         why, sizeof why)) {
 		out->unpayable_n++;
 		return;
 	}

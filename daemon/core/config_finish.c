@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bech32.h"
+#include "btc.h"
 #include "say.h"
 
 /* ---- after everything ---- */
@@ -259,8 +259,8 @@ static int finish_btc_sweep(hj_config *c, char *err, size_t errlen)
 	}
 	c->sweep_len = cold.script_len - 2;
 	memcpy(c->sweep_addr, cold.script + 2, c->sweep_len);
-	if (hj_segwit_encode(cold.hrp, v, c->sweep_addr, c->sweep_len,
-	                     c->sweep_text, why, sizeof why)) {
+	if (hj_btc_sweep_address(cold.hrp, c->sweep_addr, c->sweep_len,
+	                         c->sweep_text, why, sizeof why)) {
 		hj_say(err, errlen, "[payout] sweep_to = %s: %s", shown, why);
 		return -EINVAL;
 	}
