@@ -42,14 +42,15 @@ static const char usage[] =
     "Usage: hashjack reorg -c FILE [--rewind] [--SECTION.KEY=VALUE]...\n"
     "\n"
     "After hashjackd stopped on a reorganisation deeper than its\n"
-    "confirmations (exit 3), says what the reorganisation changed (and\n"
-    "without --rewind writes nothing): the fork point (the last block the "
-    "dealer dealt that\n"
-    "your node still has), the blocks dealt after it that left the chain,\n"
-    "their events (Bets, actions, rejections and their refunds,\n"
-    "settlements and their returns), the payouts those blocks created by\n"
-    "state (owed, in flight, confirmed: paid for blocks that are gone),\n"
-    "and the open rounds opened after the fork point.\n"
+    "confirmations (exit 3), says what the reorganisation changed, and\n"
+    "without --rewind writes nothing: the fork point (the last block the\n"
+    "dealer dealt that your node still has), the blocks dealt after it\n"
+    "that left the chain, their events (Bets, actions, rejections and\n"
+    "their refunds, settlements and their returns), the payouts those\n"
+    "blocks created by state (owed, in flight, confirmed: paid for blocks\n"
+    "that are gone), the open rounds opened after the fork point and,\n"
+    "under committed cards, the seeds those blocks' lines published and\n"
+    "the Commits dealt in them.\n"
     "\n"
     "  -c, --config FILE     hashjackd's configuration: its node, its\n"
     "                        [state] (the database and the card log)\n"
@@ -66,10 +67,10 @@ static const char usage[] =
     "do), or --rewind rewound; 1 it does not (the report on standard\n"
     "output); 65 a card log line that does not read, or a rewind that\n"
     "cannot be done (the undo does not reach the fork point, the log was\n"
-    "rotated twice since or its older file moved, committed cards); 66\n"
-    "the database or the card log cannot be read; 69 the node does not\n"
-    "answer; 73 the file aside exists; 74 an I/O error; 75 hashjackd is\n"
-    "running; 78 a bad configuration.\n"
+    "rotated twice since or its older file moved); 66 the database or the\n"
+    "card log cannot be read; 69 the node does not answer; 73 the file\n"
+    "aside exists; 74 an I/O error; 75 hashjackd is running; 78 a bad\n"
+    "configuration.\n"
     "docs/OPERATION.md, \"Money\", says what to do next.\n";
 
 int hjc_reorg_help(void)
@@ -84,6 +85,8 @@ struct line_sum {
 	uint8_t hash[32];
 	uint32_t bets, actions, rejects, settles;
 	hj_amount refunds, returns;
+	uint8_t seeded;   /* the line published its block's seed */
+	uint32_t commits; /* valid Commits dealt in the block */
 };
 
 struct run {
@@ -224,6 +227,9 @@ static void tally(struct line_sum *sum, const hj_cardlog_line *l)
 			sum->settles++;
 			sum->returns = add_sat(sum->returns, e->payout);
 			break;
+		case HJ_EV_COMMIT:
+			sum->commits++;
+			break;
 		default:
 			break;
 		}
@@ -273,6 +279,7 @@ static int read_file(struct run *r, const char *path)
 		memset(s, 0, sizeof *s);
 		s->height = l.height;
 		memcpy(s->hash, l.hash, 32);
+		s->seeded = l.has_seed;
 		tally(s, &l);
 		hj_cardlog_line_free(&l);
 	}
@@ -561,6 +568,7 @@ static void report(const struct run *r)
 {
 	const struct line_sum *last = &r->lines[r->nlines - 1];
 	uint64_t from = r->lines[r->fork].height, n[3] = {0}, late = 0;
+	uint64_t seeds = 0, seed_first = 0, seed_last = 0;
 	struct line_sum all = {0};
 	hj_amount sum[3] = {0}, stakes = 0;
 	char a[HJ_AMOUNT_STRLEN], b[HJ_AMOUNT_STRLEN], c[HJ_AMOUNT_STRLEN],
@@ -568,6 +576,12 @@ static void report(const struct run *r)
 	const char *u = unit(r);
 
 	for (size_t i = r->fork; i < r->nlines; i++) {
+		if (r->lines[i].seeded) {
+			if (seeds++ == 0)
+				seed_first = r->lines[i].height;
+			seed_last = r->lines[i].height;
+		}
+		all.commits += r->lines[i].commits;
 		all.bets += r->lines[i].bets;
 		all.actions += r->lines[i].actions;
 		all.rejects += r->lines[i].rejects;
@@ -626,6 +640,24 @@ static void report(const struct run *r)
 	       " of them opened after the fork point (stakes %s %s), the "
 	       "others played on past it\n",
 	       r->nopens, late, hj_amount_format(stakes, d), u);
+	/* Committed cards: a chain's seeds are the same on any branch
+	 * (docs/PROTOCOL.md section 15, docs/FAIRNESS.md section 4.4). */
+	if (seeds > 0)
+		printf("  seeds           %" PRIu64 " published with these "
+		       "lines (blocks %" PRIu64 " to %" PRIu64 "): the new "
+		       "chain's blocks at those heights are dealt with the "
+		       "same seeds, so a block there made after its seed was "
+		       "out could have had its card chosen\n",
+		       seeds, seed_first, seed_last);
+	if (seeds > 0 && seed_last > r->tip)
+		printf("                  blocks %" PRIu64 " to %" PRIu64
+		       " are not made yet: their seeds are public\n",
+		       r->tip + 1, seed_last);
+	if (all.commits > 0)
+		printf("  Commits         %" PRIu32 " dealt in these blocks: "
+		       "each chain is in force on the new chain only if its "
+		       "Commit is mined there again before its first block\n",
+		       all.commits);
 }
 
 /* ---- the rewind ---- */
@@ -802,8 +834,7 @@ static int rewind_state(struct run *r, const char *db)
 	if (rc == EX_OK &&
 	    (e = hj_store_rewind(s, fork, &w, err, sizeof err))) {
 		unlink(aside); /* nothing was changed: no copy either */
-		rc = hjc_tool_fail(CMD, e == -ENOTSUP ? EX_DATAERR : EX_IOERR,
-		                   "%s", err);
+		rc = hjc_tool_fail(CMD, EX_IOERR, "%s", err);
 	}
 	/* The database is rewound: the daemon would cut the log back at its
 	 * start anyway; it is done here so that the log says so now.  A
@@ -853,6 +884,11 @@ static int rewind_state(struct run *r, const char *db)
 		       " round rows put back or removed\n",
 		       w.rounds);
 		printf("  transactions    %" PRIu64 " removed\n", w.txs);
+		if (w.commits > 0)
+			printf("  Commits         %" PRIu64 " removed with "
+			       "their blocks; the dealer's seed chains are "
+			       "kept\n",
+			       w.commits);
 		printf("  payouts         %" PRIu64
 		       " owed removed (%s %s); %" PRIu64
 		       " paid or in flight kept, orphaned (%s %s): each is "

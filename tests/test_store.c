@@ -2421,6 +2421,68 @@ static void test_rewind_orphans(void **state)
 	hj_store_close(s);
 }
 
+/* Committed cards: a rewind takes the Commits of the blocks above the
+ * boundary with their transactions, keeps those below, and leaves the
+ * dealer's seed chains as they are (their seeds are the same on any
+ * branch; the committer plans again from what is in force). */
+static void test_rewind_commits(void **state)
+{
+	const char *path = db_path("rewind-commits.db");
+	hj_store *s = open_ok(path);
+	hj_action t10 = simple_tx(0x51, 0), t11 = simple_tx(0x52, 0);
+	hj_store_seed_chain r = {0};
+	char err[HJ_ERRLEN] = "";
+	hj_cursor c;
+	hj_rewind w;
+	sqlite3 *db;
+	int64_t id;
+
+	(void)state;
+	for (uint64_t h = 10; h <= 11; h++) {
+		hj_action *t = h == 10 ? &t10 : &t11;
+		hj_commit cm = {.start = h + 5,
+		                .length = 8,
+		                .height = h,
+		                .tx_index = t->tx_index,
+		                .txid = t->txid};
+
+		memset(cm.commitment, (int)h, sizeof cm.commitment);
+		cursor_of(h, &c);
+		assert_int_equal(hj_store_begin(s, err, sizeof err), 0);
+		assert_int_equal(hj_store_add_tx(s, h, t, "accepted", HJ_OK,
+		                                 NULL, err, sizeof err),
+		                 0);
+		assert_int_equal(hj_store_add_commit(s, &cm, err, sizeof err),
+		                 0);
+		memcpy(r.commitment, cm.commitment, sizeof r.commitment);
+		r.start = cm.start;
+		r.length = cm.length;
+		r.created_height = h - 1;
+		assert_int_equal(
+		    hj_store_add_seed_chain(s, &r, &id, err, sizeof err), 0);
+		assert_int_equal(hj_store_seed_chain_end(s, cm.commitment,
+		                                         "dealt", err,
+		                                         sizeof err),
+		                 0);
+		assert_int_equal(hj_store_set_cursor(s, &c, err, sizeof err),
+		                 0);
+		assert_int_equal(hj_store_commit(s, err, sizeof err), 0);
+	}
+	assert_int_equal(hj_store_rewind_point(s, 10, &w, err, sizeof err), 0);
+	if (hj_store_rewind(s, 10, &w, err, sizeof err) != 0)
+		fail_msg("rewind: %s", err);
+	assert_int_equal(w.commits, 1);
+	assert_int_equal(w.txs, 1);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM commits"), 1);
+	assert_int_equal(raw_int(db, "SELECT height FROM commits"), 10);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM seed_chains "
+	                             "WHERE state = 'dealt'"),
+	                 2);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	hj_store_close(s);
+}
+
 /* Version 7's objects dropped: a version 6 file. */
 static const char as_v6_sql[] =
     "DROP TRIGGER undo_cursor_keep; DROP TRIGGER undo_round_new; DROP TRIGGER "
@@ -3495,6 +3557,7 @@ int main(void)
 	    cmocka_unit_test(test_rewind),
 	    cmocka_unit_test(test_rewind_following),
 	    cmocka_unit_test(test_rewind_orphans),
+	    cmocka_unit_test(test_rewind_commits),
 	    cmocka_unit_test(test_evm_transactions),
 	    cmocka_unit_test(test_planned_after_sent),
 	    cmocka_unit_test(test_read_typed),

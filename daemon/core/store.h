@@ -220,8 +220,9 @@ void hj_store_set_rewind_blocks(hj_store *s, uint64_t blocks);
  *     (it left the chain) is sent again: its batch and payouts go back to
  *     sent and submitted, for the payer to see it mined again.
  *
- * Under committed cards, a Commit dealt or a seed chain planned or ended
- * above the boundary is refused (-ENOTSUP, nothing changed).  The card
+ * Under committed cards the Commits of later blocks go with their
+ * transactions; the dealer's seed chains (seed_chains and their files)
+ * stay: the seeds of a chain are the same on any branch.  The card
  * log is the caller's: out->to says where the log ends after the
  * boundary's block (hj_store_rewind_point).  Returns 0, -ENOENT when the cursor
  * is at or below fork (nothing to rewind), -ERANGE when the undo does not reach
@@ -234,6 +235,7 @@ typedef struct hj_rewind {
 	uint64_t oldest;  /* the lowest block the undo can go back to */
 	uint64_t rounds;  /* round rows put back or removed */
 	uint64_t txs;     /* transaction rows removed */
+	uint64_t commits; /* Commits removed (committed cards) */
 	uint64_t dropped; /* owed payouts removed */
 	hj_amount dropped_sum;
 	uint64_t orphaned; /* payouts kept orphaned */

@@ -308,7 +308,7 @@ static int rewind_in_tx(hj_store *s, uint64_t fork, hj_rewind *out, char *err,
 {
 	struct image *im = NULL;
 	size_t nim = 0;
-	int64_t b, v, f = (int64_t)fork;
+	int64_t b, f = (int64_t)fork;
 	hj_cursor to = out->to;
 	int n = 0, ret;
 
@@ -328,23 +328,6 @@ static int rewind_in_tx(hj_store *s, uint64_t fork, hj_rewind *out, char *err,
 	out->to.log_dev = to.log_dev;
 	out->to.log_ino = to.log_ino;
 	b = (int64_t)out->to.height;
-	ret = query_int(s, "rewind: committed cards",
-	                "SELECT (SELECT count(*) FROM commits WHERE height > "
-	                "?1) + (SELECT count(*) FROM seed_chains WHERE "
-	                "created_height > ?1 OR (state = 'late' AND start - 1 "
-	                "> ?1))",
-	                b, &v, NULL, err, errlen);
-	if (ret)
-		return ret;
-	if (v > 0) {
-		hj_say(err, errlen,
-		       "%s: a Commit was dealt, or a seed chain planned or "
-		       "ended, after block %" PRId64
-		       " (committed cards): rewinding over them is not "
-		       "supported; nothing was changed",
-		       s->path, b);
-		return -ENOTSUP;
-	}
 
 	/* The rounds, as they were at the boundary. */
 	ret = images_read(s, b, &im, &nim, err, errlen);
@@ -372,6 +355,20 @@ static int rewind_in_tx(hj_store *s, uint64_t fork, hj_rewind *out, char *err,
 		    "UPDATE payouts AS p SET orphaned = ?1, round "
 		    "= NULL, txid = NULL WHERE " ABOVE,
 		    NULL, err, errlen, "i", b);
+	/* The Commits of those blocks (committed cards): the chains in force
+	 * are the new branch's.  The dealer's seed_chains stay as they are,
+	 * as its sweeps do: they are its own secrets and transactions, not
+	 * what a block dealt.  A chain whose Commit left the chain is in
+	 * force again only if that Commit is mined again before its first
+	 * block (its batch is sent again, below); else the committer plans
+	 * another when none is in force. */
+	n = 0;
+	if (ret == 0)
+		ret = hj_store__run(s, "rewind: Commits",
+		                    "DELETE FROM commits WHERE height > ?1", &n,
+		                    err, errlen, "i", b);
+	out->commits = (uint64_t)n;
+	n = 0;
 	if (ret == 0)
 		ret = hj_store__run(s, "rewind: transactions",
 		                    "DELETE FROM txs WHERE height > ?1", &n,

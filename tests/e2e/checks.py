@@ -62,7 +62,7 @@ from evm_node import PAYLOADS  # noqa: E402
 from logs import LOG_VERSION, last_logged_height, read_cardlog  # noqa: E402
 from procs import (add_exit_hook, install_cleanup, kill_children, track, untrack,  # noqa: E402
                    wait_until)
-from tool import find_hashjack, replay  # noqa: E402
+from tool import find_hashjack, replay, verify  # noqa: E402
 
 ERROR_PRIORITIES = ("<0>", "<1>", "<2>", "<3>")     # sd-daemon prefixes: emerg..err
 
@@ -427,6 +427,83 @@ def check_reorg_report(hashjack, dm, fork, first_hashes, unit):
           "hashjack reorg after the fork at block %d: %d\n%s\nwanted lines starting:\n%s"
           % (fork, r.returncode, r.stdout + r.stderr, "\n".join(want)))
     return want
+
+
+def check_committed_reorg(C, hashjack, reorg):
+    """A reorganisation deeper than the confirmations under committed cards
+    (docs/OPERATION.md, "Money"), the same on both
+    families.  C is a committed-cards case (dm, db(), commits(),
+    mine_until(), check_lines(), workdir); reorg(fork, y, ev) replaces the
+    blocks after fork by a branch whose block y holds the Commit ev again,
+    mines one block more and returns the depth.
+
+    The blocks taken hold a Commit and keyed blocks of two chains.
+    hashjackd stops (exit 3); `hashjack reorg` counts the seeds the lines
+    that left the chain published and the Commit dealt in them; --rewind
+    removes that Commit with its block and keeps the dealer's seed chains.
+    Restarted, the daemon deals the new branch: the Commit again, and every
+    block whose line had a seed the same seed (a chain's seeds are the same
+    on any branch), each card the HMAC of the new block's hash.  The lines
+    kept aside, after the log's lines before them, verify up to the fork
+    point (exit 3)."""
+    if not C.dm.running():
+        C.dm.start()
+    C.mine_until(lambda: C.dm.last_height() >= 0, "the daemon dealing")
+    n0 = len(C.commits())
+    C.mine_until(lambda: len(C.commits()) > n0, "a Commit dealt", limit=80)
+    y, ev = C.commits()[-1]
+    C.mine_until(lambda: C.dm.last_height() >= ev["start"] + 1, "the new chain's second block")
+    fork = y - 1
+    old = {ln["height"]: ln for ln in C.dm.lines() if ln["height"] > fork}
+    seeded = sorted(h for h, ln in old.items() if "seed" in ln)
+    check(seeded and seeded[-1] >= ev["start"], "keyed lines above the fork point: %s" % seeded)
+    chains = C.db("SELECT id, hex(commitment), start, length, state FROM seed_chains ORDER BY id")
+    depth = reorg(fork, y, ev)
+    rc = C.dm.wait_exit(20)
+    check(rc == 3, "exit status after a reorganisation of depth %d: %s" % (depth, rc))
+    rep = subprocess.run([hashjack, "reorg", "-c", C.dm.conf], capture_output=True, text=True,
+                         timeout=60)
+    want = ("  seeds           %d published with these lines (blocks %d to %d)"
+            % (len(seeded), seeded[0], seeded[-1]))
+    check(rep.returncode == 1 and "fork point      block %d" % fork in rep.stdout
+          and want in rep.stdout and "  Commits         1 dealt in these blocks" in rep.stdout,
+          "hashjack reorg: exit %s\n%s%s" % (rep.returncode, rep.stdout, rep.stderr))
+    rw = subprocess.run([hashjack, "reorg", "-c", C.dm.conf, "--rewind"], capture_output=True,
+                        text=True, timeout=60)
+    m = re.search(r"rewound to block (\d+) .*\n.*kept aside in (\S+);", rw.stdout)
+    check(rw.returncode == 0 and m and int(m.group(1)) == fork
+          and "  Commits         1 removed with their blocks" in rw.stdout,
+          "--rewind: exit %s\n%s%s" % (rw.returncode, rw.stdout, rw.stderr))
+    check(C.db("SELECT count(*) FROM commits WHERE height > ?", fork) == [(0,)],
+          "a Commit above the fork point left in commits")
+    check(C.db("SELECT id, hex(commitment), start, length, state FROM seed_chains ORDER BY id")
+          == chains, "seed_chains changed by the rewind")
+    C.dm.start()
+    top = max(old)
+    C.mine_until(lambda: C.dm.last_height() >= top + 1, "the new branch dealt past the old")
+    new = {ln["height"]: ln for ln in C.dm.lines() if ln["height"] > fork}
+    again = [(h, e["commitment"]) for h, e in C.commits() if h > fork]
+    check(again == [(y, ev["commitment"])], "the Commit dealt again in block %d: %s" % (y, again))
+    diff = [h for h in seeded if new[h].get("seed") != old[h]["seed"]
+            or new[h]["hash"] == old[h]["hash"]]
+    check(not diff, "blocks whose new line has another seed, or the same hash: %s" % diff)
+    keyed = C.check_lines()
+    check(C.db("SELECT state FROM seed_chains WHERE lower(hex(commitment)) = ?",
+               ev["commitment"].lower()) == [("dealt",)], "the chain not dealt")
+    # The lines aside begin within a chain: verified after the log's lines
+    # before them (docs/VERIFY.md, "A log after a reorganisation").
+    joined = os.path.join(C.workdir, "before-rewind.jsonl")
+    with open(joined, "wb") as out:
+        subprocess.run(["sed", '/"height":%d,/,$d' % (fork + 1), C.dm.card_log], stdout=out,
+                       check=True)
+        with open(m.group(2), "rb") as f:
+            out.write(f.read())
+    vrc, vout, verr = verify(hashjack, C.dm.conf, joined)
+    check(vrc == 3 and ("both after block %d: the log leaves your node's chain there" % fork)
+          in vout, "verify on the log with the lines kept aside: exit %s\n%s%s"
+          % (vrc, vout[-600:], verr[-300:]))
+    return ("fork point %d, depth %d: %d seeds of the old lines dealt again on new blocks; "
+            "%d keyed lines check" % (fork, depth, len(seeded), keyed))
 
 
 def hexcol(c):

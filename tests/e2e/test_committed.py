@@ -33,6 +33,11 @@ lead 4; in order:
   while it is down, restarted each time: every chain of seed_chains has
   one Commit on chain and is dealt (none late), the seeds keep chaining,
   and no block from the first chain's first block on lacks a seed.
+- reorg: a reorganisation deeper than the confirmations takes a Commit's
+  block and keyed blocks (checks.check_committed_reorg): exit 3, `hashjack
+  reorg` counts the seeds and the Commit that left the chain, --rewind
+  removes the Commit and keeps seed_chains; restarted, the daemon deals
+  the Commit mined again and every height with the seed it had.
 - verify: `hashjack verify` with the daemon's configuration and log,
   against the node: exit 0 (every seed chains, every keyed card is the
   HMAC's).
@@ -54,6 +59,7 @@ import urllib.request
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cards import commit_payload, committed_lines  # noqa: E402
+from checks import Failed, check, check_committed_reorg  # noqa: E402
 from daemon import Hashjackd, find_hashjackd, metric  # noqa: E402
 from evm_node import Anvil, BET, STAND  # noqa: E402
 from procs import HarnessError, install_cleanup, own_tempdir, wait_until  # noqa: E402
@@ -62,15 +68,6 @@ from tool import find_hashjack, verify  # noqa: E402
 MIN_BET = 10 ** 15
 MAX_BET = 10 ** 18
 LENGTH, RENEW, LEAD = 12, 5, 4
-
-
-class Failed(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failed(what)
 
 
 class Case:
@@ -277,6 +274,22 @@ def case_kill(C):
         len(rows))
 
 
+def case_reorg(C, hashjack):
+    """checks.check_committed_reorg on anvil: anvil_reorg replaces the
+    blocks after the fork point, the Commit again first in the new
+    branch's first block; one block more makes hashjackd see it."""
+    def reorg(fork, y, ev):
+        C.commit_sent()
+        raw = C.a.rpc("eth_getRawTransactionByHash", ev["tx"])
+        idx = int(C.a.rpc("eth_getTransactionReceipt", ev["tx"])["transactionIndex"], 16)
+        check(raw and idx == 0, "the Commit's raw transaction, first of its block: %s" % idx)
+        depth = C.a.height() - fork
+        C.a.reorg(depth, [(raw, y - fork - 1)])
+        C.a.mine()
+        return depth
+    return check_committed_reorg(C, hashjack, reorg)
+
+
 def case_verify(C, hashjack):
     """hashjack verify against the node with the dealer's own log."""
     C.dm.wait_height(C.a.height() - 1, 30)
@@ -326,6 +339,7 @@ def main():
         for name, fn in (("first", case_first), ("keyed", case_keyed),
                          ("second", case_second), ("bogus", case_bogus),
                          ("kill", case_kill),
+                         ("reorg", lambda C: case_reorg(C, hashjack)),
                          ("verify", lambda C: case_verify(C, hashjack)),
                          ("stop", case_stop)):
             t0 = time.monotonic()

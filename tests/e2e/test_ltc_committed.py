@@ -33,6 +33,10 @@ lead 4; in order:
   random instants, restarted each time: on chain every chain of
   seed_chains has at most one Commit paying the dealer (the blocks are
   scanned), exactly one for each dealt, the seeds keep chaining.
+- reorg: as on anvil (checks.check_committed_reorg), the Commit back from
+  the mempool in the new branch's first block; before that, with the
+  node's tip at the fork point, `hashjack reorg` names the blocks not made
+  yet whose seeds are public.
 - nofunds: the dealer address's outputs spent away (by the wallet, while
   the daemon is stopped): the next chain's Commit cannot be made, the
   journal and /healthz say INSUFFICIENT FUNDS for the Commit; funded
@@ -50,6 +54,7 @@ import json
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 import time
 import urllib.error
@@ -59,6 +64,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from btc_node import Litecoind, find_litecoind, parse_tx, sats_to_coin  # noqa: E402
 from cards import commit_payload, committed_lines  # noqa: E402
+from checks import Failed, check, check_committed_reorg  # noqa: E402
 from daemon import find_hashjackd, litecoind_daemon  # noqa: E402
 from procs import HarnessError, install_cleanup, own_tempdir, wait_until  # noqa: E402
 from tool import find_hashjack, verify  # noqa: E402
@@ -67,15 +73,6 @@ MIN_BET = 10000
 MAX_BET = 10 ** 8
 LENGTH, RENEW, LEAD = 12, 5, 4
 COMMIT_MAGIC = "484a0108"
-
-
-class Failed(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failed(what)
 
 
 def hash160(b):
@@ -298,6 +295,30 @@ def case_kill(C):
         kills, len(rows), len(dealt))
 
 
+def case_reorg(C, hashjack):
+    """checks.check_committed_reorg on litecoind: invalidateblock after the
+    fork point, then a longer branch; the Commit, back in the mempool, goes
+    into its first block.  First, while the node's chain ends at the fork
+    point (invalidateblock, then reconsiderblock), `hashjack reorg` names
+    the blocks whose seeds are public and that are not made yet."""
+    def reorg(fork, y, ev):
+        check(y == fork + 1, "the Commit in the block after the fork point")
+        last = max(ln["height"] for ln in C.dm.lines() if "seed" in ln)
+        gone = C.n.block_hash(fork + 1)
+        C.n.rpc("invalidateblock", gone)
+        rep = subprocess.run([hashjack, "reorg", "-c", C.dm.conf], capture_output=True,
+                             text=True, timeout=60)
+        C.n.rpc("reconsiderblock", gone)
+        want = "blocks %d to %d are not made yet: their seeds are public" % (fork + 1, last)
+        check(rep.returncode == 1 and want in rep.stdout,
+              "hashjack reorg, the node's tip at the fork point: exit %s\n%s%s"
+              % (rep.returncode, rep.stdout, rep.stderr))
+        depth = C.n.height() - fork
+        C.n.reorg(depth)
+        return depth
+    return check_committed_reorg(C, hashjack, reorg)
+
+
 def case_nofunds(C):
     check(C.dm.stop() == 0, "SIGTERM before emptying the dealer address")
     # Every output of the dealer address (and the rest of the wallet) to
@@ -356,7 +377,9 @@ def main():
     try:
         for name, fn in (("first", case_first), ("keyed", case_keyed),
                          ("second", case_second), ("bogus", case_bogus),
-                         ("kill", case_kill), ("nofunds", case_nofunds),
+                         ("kill", case_kill),
+                         ("reorg", lambda C: case_reorg(C, hashjack)),
+                         ("nofunds", case_nofunds),
                          ("verify", lambda C: case_verify(C, hashjack)),
                          ("stop", case_stop)):
             t0 = time.monotonic()
