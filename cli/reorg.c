@@ -35,6 +35,8 @@
 #include "tool.h"
 
 #define CMD "reorg"
+/* The rotated files read before the card log, at most. */
+#define ROTATED_MAX 8
 /* The longest card log line read (docs/LOG.md bounds a line far below). */
 #define LINE_MAX_BYTES ((size_t)16 << 20)
 
@@ -67,7 +69,7 @@ static const char usage[] =
     "do), or --rewind rewound; 1 it does not (the report on standard\n"
     "output); 65 a card log line that does not read, or a rewind that\n"
     "cannot be done (the undo does not reach the fork point, the log was\n"
-    "rotated twice since or its older file moved); 66 the database or the\n"
+    "rotated since and the file it was moved); 66 the database or the\n"
     "card log cannot be read; 69 the node does not answer; 73 the file\n"
     "aside exists; 74 an I/O error; 75 hashjackd is running; 78 a bad\n"
     "configuration.\n"
@@ -122,12 +124,16 @@ struct run {
 	int rc;
 	char err[HJ_ERRLEN];
 
-	/* The file logrotate renamed the card log to, when one lies beside it
-	 * whose lines end just before the card log's first (find_prev): its
-	 * lines come first in lines[]. */
-	int have_prev;
-	char prev[4500];
-	uint64_t prev_dev, prev_ino;
+	/* The files logrotate renamed the card log to, newest first: each
+	 * lies beside it and its lines end just before the first of the file
+	 * after it (find_prev).  Their lines come first in lines[], oldest
+	 * first. */
+	struct rotated {
+		char path[4500];
+		uint64_t dev, ino;
+		uint64_t first, last; /* its lines' heights */
+	} prevs[ROTATED_MAX];
+	size_t nprev;
 };
 
 static hj_amount add_sat(hj_amount a, hj_amount b)
@@ -291,24 +297,30 @@ static int read_file(struct run *r, const char *path)
 	return rc;
 }
 
-/* The height of the last whole line of the file at path: 0 with *h, or -1
- * (no such line, or not a card log line: a compressed file, another). */
-static int last_height(const char *path, uint64_t *h)
+/* The height of the line that ends at byte `end` of the file at path (the
+ * last whole line: end UINT64_MAX): 0 with *h, or -1 (no such line, or
+ * not a card log line: a compressed file, another). */
+static int last_height(const char *path, uint64_t end, uint64_t *h)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
 	struct stat sb;
 	size_t win = 65536;
 	char *buf = NULL;
+	off_t size, from;
+	size_t len;
+	char *p, *nl;
 
 	if (fd < 0)
 		return -1;
-	while (fstat(fd, &sb) == 0 && sb.st_size > 1 && win <= LINE_MAX_BYTES) {
-		off_t from =
-		    sb.st_size > (off_t)win ? sb.st_size - (off_t)win : 0;
-		size_t len = (size_t)(sb.st_size - from);
-		char *p = realloc(buf, len), *nl;
-
-		if (p == NULL)
+	while (fstat(fd, &sb) == 0 && win <= LINE_MAX_BYTES) {
+		if (end != UINT64_MAX && end > (uint64_t)sb.st_size)
+			break;
+		size = end == UINT64_MAX ? sb.st_size : (off_t)end;
+		if (size <= 1)
+			break;
+		from = size > (off_t)win ? size - (off_t)win : 0;
+		len = (size_t)(size - from);
+		if ((p = realloc(buf, len)) == NULL)
 			break;
 		buf = p;
 		if (pread(fd, buf, len, from) != (ssize_t)len ||
@@ -330,20 +342,40 @@ static int last_height(const char *path, uint64_t *h)
 	return ret;
 }
 
+/* The height of the first line of the file at path: 0 with *h, or -1. */
+static int first_height(const char *path, uint64_t *h)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = -1;
+
+	if (f == NULL)
+		return -1;
+	n = getline(&buf, &cap, f);
+	if (n > 1 && buf[n - 1] == '\n' && (size_t)n <= LINE_MAX_BYTES &&
+	    hj_cardlog_height(buf, (size_t)n - 1, h) == 0)
+		ret = 0;
+	free(buf);
+	fclose(f);
+	return ret;
+}
+
 /*
- * The file logrotate renamed the card log to: beside it, named after it
+ * A file logrotate renamed the card log to: beside it, named after it
  * ("cards.jsonl.1", "cards.jsonl-20261203"), not a file a rewind kept
- * aside, whose last line is the block before `first`, the card log's
- * first.  Found: r->prev and its identity.  A compressed one does not
- * read as a card log and is not found.
+ * aside, whose last line is the block before `first`.  0 with *out, or -1.
+ * A compressed one does not read as a card log and is not found.
  */
-static void find_prev(struct run *r, uint64_t first)
+static int find_prev(const struct run *r, uint64_t first, struct rotated *out)
 {
 	char dir[4200], *slash;
 	const char *base;
 	size_t blen;
 	DIR *d;
 	struct dirent *e;
+	int found = -1;
 
 	snprintf(dir, sizeof dir, "%s", r->cfg.card_log);
 	slash = strrchr(dir, '/');
@@ -354,8 +386,8 @@ static void find_prev(struct run *r, uint64_t first)
 		snprintf(dir, sizeof dir, ".");
 	blen = strlen(base);
 	if (first == 0 || (d = opendir(*dir ? dir : "/")) == NULL)
-		return;
-	while (!r->have_prev && (e = readdir(d)) != NULL) {
+		return -1;
+	while (found != 0 && (e = readdir(d)) != NULL) {
 		char path[4500];
 		struct stat sb;
 		uint64_t h;
@@ -367,35 +399,52 @@ static void find_prev(struct run *r, uint64_t first)
 		snprintf(path, sizeof path, "%s/%s", *dir ? dir : "",
 		         e->d_name);
 		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-		    last_height(path, &h) != 0 || h + 1 != first)
+		    last_height(path, UINT64_MAX, &h) != 0 || h + 1 != first)
 			continue;
-		r->have_prev = 1;
-		snprintf(r->prev, sizeof r->prev, "%s", path);
-		r->prev_dev = (uint64_t)sb.st_dev;
-		r->prev_ino = (uint64_t)sb.st_ino;
+		found = 0;
+		snprintf(out->path, sizeof out->path, "%s", path);
+		out->dev = (uint64_t)sb.st_dev;
+		out->ino = (uint64_t)sb.st_ino;
+		out->last = h;
+		out->first = h; /* until its first line is read */
 	}
 	closedir(d);
+	return found;
 }
 
 /* The lines up to the cursor's block: the card log's, and before them
- * those of the file logrotate renamed it to, when there is one
- * (find_prev).  EX_OK, or a code after saying. */
+ * those of the files logrotate renamed it to (find_prev), back to the
+ * undo's reach ([state] rewind_blocks) or ROTATED_MAX files.  EX_OK, or a
+ * code after saying. */
 static int read_log(struct run *r)
 {
 	struct line_sum *cur;
+	uint64_t first, floor;
 	size_t n;
 	int rc = read_file(r, r->cfg.card_log);
 
 	if (rc != EX_OK || r->nlines == 0)
 		return rc;
-	find_prev(r, r->lines[0].height);
-	if (!r->have_prev)
+	first = r->lines[0].height;
+	floor = r->cur.height > r->cfg.rewind_blocks
+	            ? r->cur.height - r->cfg.rewind_blocks
+	            : 0;
+	while (r->nprev < ROTATED_MAX && first > floor &&
+	       find_prev(r, first, &r->prevs[r->nprev]) == 0) {
+		struct rotated *f = &r->prevs[r->nprev++];
+
+		if (first_height(f->path, &first) != 0)
+			break;
+		f->first = first;
+	}
+	if (r->nprev == 0)
 		return EX_OK;
 	cur = r->lines;
 	n = r->nlines;
 	r->lines = NULL;
 	r->nlines = r->cap = 0;
-	rc = read_file(r, r->prev);
+	for (size_t k = r->nprev; rc == EX_OK && k-- > 0;)
+		rc = read_file(r, r->prevs[k].path);
 	for (size_t i = 0; rc == EX_OK && i < n; i++) {
 		if (grow((void **)&r->lines, &r->cap, r->nlines,
 		         sizeof *r->lines))
@@ -746,6 +795,34 @@ static int keep_aside(const struct seg *sg, size_t nseg, const char *aside)
 	return rc;
 }
 
+/*
+ * Which rotated file holds the boundary `to`: the one the cursor names (its
+ * inode), else, when that file was decompressed or copied back under a
+ * name of its own since, the one whose line ending at the boundary's
+ * offset is the boundary's block (or, at offset 0, whose first line is the
+ * block after it).  r->nprev when none is.
+ */
+static size_t boundary_file(const struct run *r, const hj_cursor *to)
+{
+	uint64_t h;
+
+	for (size_t k = 0; k < r->nprev; k++)
+		if (r->prevs[k].dev == to->log_dev &&
+		    r->prevs[k].ino == to->log_ino)
+			return k;
+	for (size_t k = 0; k < r->nprev; k++) {
+		const struct rotated *f = &r->prevs[k];
+
+		if (to->log_offset == 0
+		        ? f->first == to->height + 1
+		        : f->first <= to->height && to->height <= f->last &&
+		              last_height(f->path, to->log_offset, &h) == 0 &&
+		              h == to->height)
+			return k;
+	}
+	return r->nprev;
+}
+
 static int rewind_state(struct run *r, const char *db)
 {
 	hj_rewind w;
@@ -755,15 +832,21 @@ static int rewind_state(struct run *r, const char *db)
 	    b[HJ_AMOUNT_STRLEN];
 	uint64_t fork;
 	int lock, logfd = -1, prevfd = -1, rc = EX_OK, e;
-	struct seg sg[2];
+	/* The rotated files after the boundary's, newest first, and the
+	 * boundary's own (prevfd): prevs[0 .. bk) and prevs[bk]. */
+	int newer[ROTATED_MAX];
+	size_t nnewer = 0, bk = 0;
+	struct seg sg[ROTATED_MAX + 1];
 	size_t nseg = 0;
 
 	if (r->fork == 0)
 		return hjc_tool_fail(
 		    CMD, EX_DATAERR,
 		    "the fork point is before block %" PRIu64
-		    ", the card log's first: the log does not say where to "
-		    "go back to; nothing was changed",
+		    ", the first line read (the card log's, or of the files "
+		    "logrotate renamed it to that lie beside it, "
+		    "uncompressed): the log does not say where to go back "
+		    "to; nothing was changed",
 		    r->lines[0].height);
 	fork = r->lines[r->fork - 1].height;
 	if ((lock = lock_state(r)) < 0)
@@ -790,38 +873,65 @@ static int rewind_state(struct run *r, const char *db)
 		                   "is shorter than it says (%" PRIu64
 		                   " bytes); nothing was changed",
 		                   r->cfg.card_log, w.from.log_offset);
-	/* Rotated since the boundary: the boundary's file must be the one
-	 * renamed from the card log just before it (find_prev).  Its lines
-	 * after the boundary and the card log's are kept aside, then it is
-	 * cut there and becomes the card log again. */
+	/* Rotated since the boundary: the boundary's file must be one of
+	 * those renamed from the card log before it (find_prev).  Its lines
+	 * after the boundary, those of the files renamed after it and the
+	 * card log's are kept aside, in that order; then it is cut there and
+	 * becomes the card log again, and the files after it go (their lines
+	 * are all aside). */
 	if (rc == EX_OK && (w.to.log_dev != w.from.log_dev ||
 	                    w.to.log_ino != w.from.log_ino)) {
-		if (!r->have_prev || r->prev_dev != w.to.log_dev ||
-		    r->prev_ino != w.to.log_ino)
+		bk = boundary_file(r, &w.to);
+		if (bk == r->nprev)
 			rc = hjc_tool_fail(
 			    CMD, EX_DATAERR,
 			    "the card log was rotated after block %" PRIu64
 			    ", and the file it was then is not beside it "
-			    "under its name (rotated twice since, moved or "
-			    "compressed): a rewind takes back the lines of "
-			    "two files at most; nothing was changed",
-			    w.to.height);
-		else if ((prevfd = open(r->prev, O_RDWR | O_CLOEXEC)) < 0 ||
+			    "under a name of its own (moved or compressed), "
+			    "or more than %d rotations back: nothing was "
+			    "changed",
+			    w.to.height, ROTATED_MAX);
+		else if ((prevfd = open(r->prevs[bk].path,
+		                        O_RDWR | O_CLOEXEC)) < 0 ||
 		         fstat(prevfd, &sb) != 0)
-			rc = hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s", r->prev,
-			                   strerror(errno));
-		else if ((uint64_t)sb.st_ino != w.to.log_ino ||
+			rc = hjc_tool_fail(CMD, EX_NOINPUT, "%s: %s",
+			                   r->prevs[bk].path, strerror(errno));
+		else if ((uint64_t)sb.st_ino != r->prevs[bk].ino ||
 		         (uint64_t)sb.st_size < w.to.log_offset)
 			rc = hjc_tool_fail(
 			    CMD, EX_DATAERR,
 			    "%s changed while read, or is shorter "
 			    "than the state says; nothing was "
 			    "changed",
-			    r->prev);
-		else
+			    r->prevs[bk].path);
+		else {
+			/* The file that becomes the card log, for the cursor.
+			 */
+			w.to.log_dev = r->prevs[bk].dev;
+			w.to.log_ino = r->prevs[bk].ino;
 			sg[nseg++] =
-			    (struct seg){r->prev, prevfd, w.to.log_offset,
-			                 (uint64_t)sb.st_size};
+			    (struct seg){r->prevs[bk].path, prevfd,
+			                 w.to.log_offset, (uint64_t)sb.st_size};
+		}
+		for (size_t k = bk; rc == EX_OK && k-- > 0;) {
+			const struct rotated *f = &r->prevs[k];
+			int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0 || fstat(fd, &sb) != 0 ||
+			    (uint64_t)sb.st_ino != f->ino) {
+				rc = hjc_tool_fail(
+				    CMD, EX_NOINPUT, "%s: %s", f->path,
+				    fd < 0 ? strerror(errno)
+				           : "changed while read; nothing was "
+				             "changed");
+				if (fd >= 0)
+					close(fd);
+				break;
+			}
+			newer[nnewer++] = fd;
+			sg[nseg++] =
+			    (struct seg){f->path, fd, 0, (uint64_t)sb.st_size};
+		}
 	}
 	if (rc == EX_OK) {
 		sg[nseg++] = (struct seg){r->cfg.card_log, logfd,
@@ -837,10 +947,10 @@ static int rewind_state(struct run *r, const char *db)
 		rc = hjc_tool_fail(CMD, EX_IOERR, "%s", err);
 	}
 	/* The database is rewound: the daemon would cut the log back at its
-	 * start anyway; it is done here so that the log says so now.  A
-	 * rotated one's older file is cut and put back under the card log's
-	 * name (the newer one's lines are aside): the daemon refuses to start
-	 * until that is done. */
+	 * start anyway; it is done here so that the log says so now.  After
+	 * a rotation, the boundary's file is cut and put back under the card
+	 * log's name (the newer files' lines are aside): the daemon refuses to
+	 * start until that is done. */
 	if (rc == EX_OK && prevfd < 0 &&
 	    (ftruncate(logfd, (off_t)w.to.log_offset) != 0 ||
 	     fsync(logfd) != 0))
@@ -851,14 +961,27 @@ static int rewind_state(struct run *r, const char *db)
 		                   w.to.log_offset);
 	if (rc == EX_OK && prevfd >= 0 &&
 	    (ftruncate(prevfd, (off_t)w.to.log_offset) != 0 ||
-	     fsync(prevfd) != 0 || rename(r->prev, r->cfg.card_log) != 0 ||
+	     fsync(prevfd) != 0 ||
+	     rename(r->prevs[bk].path, r->cfg.card_log) != 0 ||
 	     sync_dir(r->cfg.card_log) != 0))
-		rc = hjc_tool_fail(
-		    CMD, EX_IOERR,
-		    "%s: %s: the state is rewound; cut this file "
-		    "to %" PRIu64 " bytes and rename it to %s "
-		    "before hashjackd starts",
-		    r->prev, strerror(errno), w.to.log_offset, r->cfg.card_log);
+		rc =
+		    hjc_tool_fail(CMD, EX_IOERR,
+		                  "%s: %s: the state is rewound; cut this file "
+		                  "to %" PRIu64 " bytes and rename it to %s "
+		                  "before hashjackd starts",
+		                  r->prevs[bk].path, strerror(errno),
+		                  w.to.log_offset, r->cfg.card_log);
+	/* The files rotated after the boundary's: every line of theirs is
+	 * aside, and none is the card log any more. */
+	for (size_t k = 0; rc == EX_OK && k < bk; k++)
+		if (unlink(r->prevs[k].path) != 0)
+			rc = hjc_tool_fail(
+			    CMD, EX_IOERR,
+			    "%s: %s (its lines are in %s: remove "
+			    "it before hashjackd starts)",
+			    r->prevs[k].path, strerror(errno), aside);
+	if (rc == EX_OK && bk > 0)
+		(void)sync_dir(r->cfg.card_log);
 	if (rc == EX_OK) {
 		const char *u = unit(r);
 
@@ -879,7 +1002,11 @@ static int rewind_state(struct run *r, const char *db)
 			printf(
 			    "  rotated         %s, which logrotate had renamed "
 			    "it to, is the card log again\n",
-			    r->prev);
+			    r->prevs[bk].path);
+		for (size_t k = 0; k < bk; k++)
+			printf("  rotated         %s removed: its lines are "
+			       "aside\n",
+			       r->prevs[k].path);
 		printf("  open rounds     %" PRIu64
 		       " round rows put back or removed\n",
 		       w.rounds);
@@ -908,6 +1035,8 @@ static int rewind_state(struct run *r, const char *db)
 		close(logfd);
 	if (prevfd >= 0)
 		close(prevfd);
+	for (size_t k = 0; k < nnewer; k++)
+		close(newer[k]);
 	hj_store_close(s);
 	close(lock);
 	return rc;

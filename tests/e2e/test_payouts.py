@@ -1174,10 +1174,14 @@ def reorg(R, rotate=False):
     has no refund B (paid, orphaned: the dealer's loss); the payer finds
     both payout transactions gone and sends them again. Afterwards the log
     verifies against the node, and each payout is paid exactly once on the
-    chain that stands.  rotate: the card log is rotated (logrotate's way:
-    renamed to .1, SIGHUP) after the boundary, so that the lines taken back
-    are in two files; the rewind keeps both parts aside and puts the older
-    file back as the card log (no watcher then)."""
+    chain that stands.  rotate: the card log is rotated twice (logrotate's
+    way: .1 renamed to .2, the log to .1, SIGHUP; a block dealt between)
+    after the boundary, so that the lines taken back are in three files;
+    the rewind keeps them aside in order, puts the oldest file back as the
+    card log and removes .1 (no watcher then).  Before that, with the
+    oldest file compressed, --rewind finds no fork point and changes
+    nothing; uncompressed again (a new inode), the file is found by its
+    lines."""
     S = PaySession(R, "reorg_rotated" if rotate else "reorg", players=2, conf=2, metrics=True)
     S.dm.overrides = ["--payout.stuck_after=2"]
     a, p = S.a, S.players
@@ -1195,13 +1199,16 @@ def reorg(R, rotate=False):
     S.start()
     S.settle_wait(expect_n=2, timeout=60)
     paid = {k: r["state"] for k, r in S.payouts().items()}
-    rotated = S.dm.card_log + ".1"
+    rotated = S.dm.card_log + ".2"
     if rotate:
-        os.rename(S.dm.card_log, rotated)
-        os.kill(S.dm.proc.pid, signal.SIGHUP)
-        a.mine_empty(1)
-        wait_cond(lambda: os.path.exists(S.dm.card_log) and os.path.getsize(S.dm.card_log) > 0, 15,
-                  "a line in the new card log")
+        for _ in range(2):
+            if os.path.exists(S.dm.card_log + ".1"):
+                os.rename(S.dm.card_log + ".1", S.dm.card_log + ".2")
+            os.rename(S.dm.card_log, S.dm.card_log + ".1")
+            os.kill(S.dm.proc.pid, signal.SIGHUP)
+            a.mine_empty(1)
+            wait_cond(lambda: os.path.exists(S.dm.card_log)
+                      and os.path.getsize(S.dm.card_log) > 0, 15, "a line in the new card log")
         watcher = None
     else:
         # A watcher following the log has verified every line before the
@@ -1226,7 +1233,24 @@ def reorg(R, rotate=False):
              and "1 confirmed (2222)" in rep.stdout,
              "reorg: hashjack reorg names the fork point and refund B, paid",
              rep.stdout[-600:] + rep.stderr[-300:])
-    log_before = (open(rotated, "rb").read() if rotate else b"") + open(S.dm.card_log, "rb").read()
+    if rotate:
+        # The boundary's file compressed: its lines are not read, the fork
+        # point not found, nothing changed.  Uncompressed again (another
+        # inode than the one the cursor names), it is found by its lines.
+        cursor = S.q("SELECT height, log_offset FROM cursor")
+        subprocess.run(["gzip", rotated], check=True)
+        first = json.loads(open(S.dm.card_log + ".1", "rb").readline())["height"]
+        rf = subprocess.run([R.hashjack, "reorg", "-c", S.dm.conf, "--rewind"],
+                            capture_output=True, text=True, timeout=60)
+        subprocess.run(["gunzip", rotated + ".gz"], check=True)
+        R.report(rf.returncode == 65 and ("the fork point is before block %d, the first line read"
+                                          % first) in rf.stderr
+                 and S.q("SELECT height, log_offset FROM cursor") == cursor
+                 and not any(".rewound-" in f for f in os.listdir(os.path.dirname(S.dm.card_log))),
+                 "reorg: --rewind with the boundary's file compressed: refused, nothing changed",
+                 "exit %s: %s" % (rf.returncode, rf.stderr[-600:]))
+    log_before = b"".join(open(f, "rb").read() for f in
+                          ([rotated, S.dm.card_log + ".1"] if rotate else []) + [S.dm.card_log])
     rw = subprocess.run([R.hashjack, "reorg", "-c", S.dm.conf, "--rewind"],
                         capture_output=True, text=True, timeout=60)
     m = re.search(r"rewound to block (\d+) .*\n.*kept aside in (\S+);", rw.stdout)
@@ -1240,9 +1264,11 @@ def reorg(R, rotate=False):
              and "2 paid or in flight kept, orphaned (3333 wei)" in rw.stdout
              and len(orphans) == 2 and S.q("SELECT height FROM cursor") == [(to,)]
              and (not rotate or ("%s, which logrotate had renamed it to, is the card log again" % rotated
-                                 in rw.stdout and not os.path.exists(rotated))),
+                                 in rw.stdout and not os.path.exists(rotated)
+                                 and "%s.1 removed: its lines are aside" % S.dm.card_log in rw.stdout
+                                 and not os.path.exists(S.dm.card_log + ".1"))),
              "reorg: --rewind goes back below refund A, keeps the log's lines aside, "
-             "orphans both payouts" + (" (the older file the card log again)" if rotate else ""),
+             "orphans both payouts" + (" (the oldest of three files the card log again)" if rotate else ""),
              "%s%s; orphans %s" % (rw.stdout[-900:], rw.stderr[-300:], orphans))
     # The kept-aside lines verified: those up to the fork point agree, the
     # next names a block that left the chain (status 3).
