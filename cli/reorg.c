@@ -68,11 +68,11 @@ static const char usage[] =
     "Exit status: 0 the node has every block the dealer dealt (nothing to\n"
     "do), or --rewind rewound; 1 it does not (the report on standard\n"
     "output); 65 a card log line that does not read, or a rewind that\n"
-    "cannot be done (the undo does not reach the fork point, the log was\n"
-    "rotated since and the file it was moved); 66 the database or the\n"
-    "card log cannot be read; 69 the node does not answer; 73 the file\n"
-    "aside exists; 74 an I/O error; 75 hashjackd is running; 78 a bad\n"
-    "configuration.\n"
+    "cannot be done (the undo does not reach the fork point, or the file\n"
+    "the log was then was rotated and has been moved or compressed); 66\n"
+    "the database or the card log cannot be read; 69 the node does not\n"
+    "answer; 73 the file aside exists; 74 an I/O error; 75 hashjackd is\n"
+    "running; 78 a bad configuration.\n"
     "docs/OPERATION.md, \"Money\", says what to do next.\n";
 
 int hjc_reorg_help(void)

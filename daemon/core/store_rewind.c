@@ -253,8 +253,8 @@ static int payouts_tally(hj_store *s, int64_t b, hj_rewind *out, char *err,
 static int point(hj_store *s, uint64_t fork, hj_rewind *out, char *err,
                  size_t errlen)
 {
-	int64_t v;
-	int none, ret;
+	int64_t v = 0;
+	int none = 1, ret;
 
 	if (fork > INT64_MAX) {
 		hj_say(err, errlen, "rewind: block %" PRIu64 " above 2^63-1",

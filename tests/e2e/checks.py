@@ -448,7 +448,6 @@ def check_committed_reorg(C, hashjack, reorg):
     point (exit 3)."""
     if not C.dm.running():
         C.dm.start()
-    C.mine_until(lambda: C.dm.last_height() >= 0, "the daemon dealing")
     n0 = len(C.commits())
     C.mine_until(lambda: len(C.commits()) > n0, "a Commit dealt", limit=80)
     y, ev = C.commits()[-1]
