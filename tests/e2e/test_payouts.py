@@ -130,6 +130,7 @@ from logs import read_cardlog  # noqa: E402
 from nodes import RpcError  # noqa: E402
 from procs import HarnessError, close_all, install_cleanup, kill_children, wait_until  # noqa: E402
 from proxies import RpcProxy  # noqa: E402
+from serve import Serve  # noqa: E402
 
 MIN_BET = test_game.MIN_BET
 MAX_BET = test_game.MAX_BET
@@ -1173,8 +1174,9 @@ def reorg(R, rotate=False):
     again (refund A, taken back: not paid twice) and the new branch, which
     has no refund B (paid, orphaned: the dealer's loss); the payer finds
     both payout transactions gone and sends them again. Afterwards the log
-    verifies against the node, and each payout is paid exactly once on the
-    chain that stands.  rotate: the card log is rotated twice (logrotate's
+    verifies against the node, each payout is paid exactly once on the
+    chain that stands, and a `hashjack serve` that ran throughout serves
+    the new branch's blocks.  rotate: the card log is rotated twice (logrotate's
     way: .1 renamed to .2, the log to .1, SIGHUP; a block dealt between)
     after the boundary, so that the lines taken back are in three files;
     the rewind keeps them aside in order, puts the oldest file back as the
@@ -1197,6 +1199,10 @@ def reorg(R, rotate=False):
     a.mine(expect=[tB])
     a.mine_empty(2)
     S.start()
+    # The round API follows the dealer through the reorganisation, the
+    # rewind and the restart.
+    api = Serve(R.hashjack, S.dm)
+    api.start()
     S.settle_wait(expect_n=2, timeout=60)
     paid = {k: r["state"] for k, r in S.payouts().items()}
     rotated = S.dm.card_log + ".2"
@@ -1282,6 +1288,21 @@ def reorg(R, rotate=False):
     S.start()
     S.expect.pop("refund:" + tB[2:])
     S.settle_wait(timeout=90)
+    # The round API, never restarted, serves the new log: its last block
+    # and the new branch's first block, byte for byte.
+    lines = open(S.dm.card_log, "rb").read().splitlines()
+    top = json.loads(lines[-1])["height"]
+    try:
+        api.wait_height(top, 30)
+        st, got = api.get("/v1/blocks/%d" % (fork + 1))
+    except (HarnessError, TimeoutError) as e:
+        st, got = None, str(e).encode()
+    want = [ln for ln in lines if json.loads(ln)["height"] == fork + 1]
+    R.report(st == 200 and want and got.rstrip(b"\n") == want[0] and api.height() >= top,
+             "reorg: hashjack serve, running throughout, serves the new branch's blocks",
+             "status %s: %s; want %s; serve's stderr %s" % (st, got[:200], want[:1],
+                                                            api.stderr()[-600:]))
+    api.stop()
     # The watcher sees the log cut and written again with another block
     # after the fork point: it ends with status 3, to be started again.
     if watcher:
