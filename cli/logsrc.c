@@ -388,13 +388,15 @@ int hjc_logsrc_message(const char *msg, size_t n, uint64_t *height, size_t *at,
 	uint64_t hh = ok ? (uint64_t)json_integer_value(h) : 0;
 	json_decref(j);
 	/* The line is the data member's bytes as they are: the message must
-	 * be serve's, whose data is last. */
+	 * be serve's, whose data is last, and a line has no newline in it
+	 * (JSON may put one between its tokens; the log's line cannot). */
 	int hn = snprintf(head, sizeof head,
 	                  "{\"eventType\":\"BlockUpdate\",\"eventId\":\"%llu\","
 	                  "\"height\":%llu,\"data\":",
 	                  (unsigned long long)hh, (unsigned long long)hh);
 	if (!ok || n < (size_t)hn + 2 || memcmp(msg, head, (size_t)hn) != 0 ||
-	    msg[n - 1] != '}')
+	    msg[n - 1] != '}' ||
+	    memchr(msg + hn, '\n', n - (size_t)hn - 1) != NULL)
 		return -EBADMSG;
 	*height = hh;
 	*at = (size_t)hn;

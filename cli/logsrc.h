@@ -173,7 +173,8 @@ void hjc_logsrc_disconnect(hjc_logsrc *s);
  * line byte for byte (docs/API.md).  1: a BlockUpdate, its height and
  * its line msg[*at, *at + *len); 2: an Error, *error its "error" (a new
  * string, the caller frees it) or NULL; 0: another message; -EBADMSG: a
- * BlockUpdate not in that form; -ENOMEM.
+ * BlockUpdate not in that form, or whose line has a newline in it;
+ * -ENOMEM.
  */
 int hjc_logsrc_message(const char *msg, size_t n, uint64_t *height, size_t *at,
                        size_t *len, char **error);

@@ -17,7 +17,8 @@
  *
  * Checked, for each message alone (hjc_logsrc_message): a BlockUpdate's
  * line is the message less serve's head for its height and the closing
- * brace, the message is JSON with that eventType and height, an Error's
+ * brace, without a newline, the message is JSON with that eventType and
+ * height, an Error's
  * text is its "error"; through the source, with the messages fed one at
  * a time: a message calls back at most once, as its kind says (line with
  * its height, error with its text, closed with -EBADMSG or -ENOBUFS and a
@@ -128,6 +129,7 @@ static int alone(const uint8_t *m, size_t n, uint64_t *height, size_t *at,
 		                  (unsigned long long)*height);
 		FUZZ_CHECK(*at == (size_t)hn && *at + *len + 1 == n);
 		FUZZ_CHECK(memcmp(m, head, *at) == 0 && m[n - 1] == '}');
+		FUZZ_CHECK(memchr(m + *at, '\n', *len) == NULL);
 		json_t *j = json_loadb((const char *)m, n, 0, NULL);
 		FUZZ_CHECK(j);
 		FUZZ_CHECK(

@@ -641,6 +641,10 @@ static void test_message(void **state)
 	     -EBADMSG, 0, NULL, NULL},
 	    {"{\"eventType\":\"BlockUpdate\",\"eventId\":\"1\",\"height\":1}",
 	     -EBADMSG, 0, NULL, NULL},
+	    /* valid JSON, but a line with a newline in it: two lines */
+	    {"{\"eventType\":\"BlockUpdate\",\"eventId\":\"1\",\"height\":1,"
+	     "\"data\":{\"a\":1,\n\"b\":2}}",
+	     -EBADMSG, 0, NULL, NULL},
 	    {"{\"eventType\":\"BlockUpdate\",\"height\":-1}", -EBADMSG, 0, NULL,
 	     NULL},
 	    {"{\"eventType\":\"BlockUpdate\",\"height\":1.0}", -EBADMSG, 0,
