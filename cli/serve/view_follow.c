@@ -588,6 +588,20 @@ static int take_line(hjc_view *v, int live, const char *line, size_t len,
 		       (unsigned long long)off, why);
 		return -EBADMSG;
 	}
+	if (v->have_height && pl.height <= v->height) {
+		/* A rewind after a reorganisation: the dealer put an older
+		 * file back as the card log, whose lines come again. */
+		hj_say(err, errlen,
+		       "%s, byte %llu: block %llu comes after block %llu: the "
+		       "log went back (a dealer's rewind after a "
+		       "reorganisation, docs/OPERATION.md \"Money\"); "
+		       "reloading from its database",
+		       v->o.log, (unsigned long long)off,
+		       (unsigned long long)pl.height,
+		       (unsigned long long)v->height);
+		pline_free(&pl);
+		return -EBADMSG;
+	}
 	if (v->have_height && pl.height != v->height + 1) {
 		hj_say(err, errlen,
 		       "%s, byte %llu: block %llu follows block %llu", v->o.log,
