@@ -126,7 +126,7 @@ struct run {
 
 	/* The files logrotate renamed the card log to, newest first: each
 	 * lies beside it and its lines end just before the first of the file
-	 * after it (find_prev).  Their lines come first in lines[], oldest
+	 * after it (rotated_files).  Their lines come first in lines[], oldest
 	 * first. */
 	struct rotated {
 		char path[4500];
@@ -363,20 +363,22 @@ static int first_height(const char *path, uint64_t *h)
 }
 
 /*
- * A file logrotate renamed the card log to: beside it, named after it
- * ("cards.jsonl.1", "cards.jsonl-20261203"), not a file a rewind kept
- * aside, whose last line is the block before `first`.  0 with *out, or -1.
- * A compressed one does not read as a card log and is not found.
+ * The files logrotate may have renamed the card log to: beside it, named
+ * after it ("cards.jsonl.1", "cards.jsonl-20261203"), not a file a rewind
+ * kept aside, whose last line reads (a compressed one does not), with
+ * that line's height in ->last.  Read once: *out (the caller frees it) and
+ * their number.  -1 when out of memory.
  */
-static int find_prev(const struct run *r, uint64_t first, struct rotated *out)
+static ssize_t rotated_files(const struct run *r, struct rotated **out)
 {
 	char dir[4200], *slash;
 	const char *base;
-	size_t blen;
+	size_t blen, n = 0, cap = 0;
+	struct rotated *v = NULL;
 	DIR *d;
 	struct dirent *e;
-	int found = -1;
 
+	*out = NULL;
 	snprintf(dir, sizeof dir, "%s", r->cfg.card_log);
 	slash = strrchr(dir, '/');
 	base = slash ? r->cfg.card_log + (slash - dir) + 1 : r->cfg.card_log;
@@ -385,9 +387,9 @@ static int find_prev(const struct run *r, uint64_t first, struct rotated *out)
 	else
 		snprintf(dir, sizeof dir, ".");
 	blen = strlen(base);
-	if (first == 0 || (d = opendir(*dir ? dir : "/")) == NULL)
-		return -1;
-	while (found != 0 && (e = readdir(d)) != NULL) {
+	if ((d = opendir(*dir ? dir : "/")) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
 		char path[4500];
 		struct stat sb;
 		uint64_t h;
@@ -399,26 +401,33 @@ static int find_prev(const struct run *r, uint64_t first, struct rotated *out)
 		snprintf(path, sizeof path, "%s/%s", *dir ? dir : "",
 		         e->d_name);
 		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-		    last_height(path, UINT64_MAX, &h) != 0 || h + 1 != first)
+		    last_height(path, UINT64_MAX, &h) != 0)
 			continue;
-		found = 0;
-		snprintf(out->path, sizeof out->path, "%s", path);
-		out->dev = (uint64_t)sb.st_dev;
-		out->ino = (uint64_t)sb.st_ino;
-		out->last = h;
-		out->first = h; /* until its first line is read */
+		if (grow((void **)&v, &cap, n, sizeof *v)) {
+			free(v);
+			closedir(d);
+			return -1;
+		}
+		snprintf(v[n].path, sizeof v[n].path, "%s", path);
+		v[n].dev = (uint64_t)sb.st_dev;
+		v[n].ino = (uint64_t)sb.st_ino;
+		v[n].first = v[n].last = h; /* first: once read */
+		n++;
 	}
 	closedir(d);
-	return found;
+	*out = v;
+	return (ssize_t)n;
 }
 
 /* The lines up to the cursor's block: the card log's, and before them
- * those of the files logrotate renamed it to (find_prev), back to the
+ * those of the files logrotate renamed it to (rotated_files), back to the
  * undo's reach ([state] rewind_blocks) or ROTATED_MAX files.  EX_OK, or a
  * code after saying. */
 static int read_log(struct run *r)
 {
 	struct line_sum *cur;
+	struct rotated *cand;
+	ssize_t ncand;
 	uint64_t first, floor;
 	size_t n;
 	int rc = read_file(r, r->cfg.card_log);
@@ -429,14 +438,26 @@ static int read_log(struct run *r)
 	floor = r->cur.height > r->cfg.rewind_blocks
 	            ? r->cur.height - r->cfg.rewind_blocks
 	            : 0;
-	while (r->nprev < ROTATED_MAX && first > floor &&
-	       find_prev(r, first, &r->prevs[r->nprev]) == 0) {
-		struct rotated *f = &r->prevs[r->nprev++];
+	ncand = rotated_files(r, &cand);
+	if (ncand < 0)
+		return hjc_tool_fail(CMD, EX_OSERR, "out of memory");
+	/* Each step back: the file whose last line is the block before the
+	 * first line read so far. */
+	while (r->nprev < ROTATED_MAX && first > floor) {
+		ssize_t k = 0;
 
-		if (first_height(f->path, &first) != 0)
+		while (k < ncand && cand[k].last + 1 != first)
+			k++;
+		if (k == ncand)
 			break;
-		f->first = first;
+		r->prevs[r->nprev] = cand[k];
+		if (first_height(cand[k].path, &first) != 0) {
+			r->nprev++;
+			break;
+		}
+		r->prevs[r->nprev++].first = first;
 	}
+	free(cand);
 	if (r->nprev == 0)
 		return EX_OK;
 	cur = r->lines;
@@ -874,7 +895,7 @@ static int rewind_state(struct run *r, const char *db)
 		                   " bytes); nothing was changed",
 		                   r->cfg.card_log, w.from.log_offset);
 	/* Rotated since the boundary: the boundary's file must be one of
-	 * those renamed from the card log before it (find_prev).  Its lines
+	 * those renamed from the card log before it (rotated_files).  Its lines
 	 * after the boundary, those of the files renamed after it and the
 	 * card log's are kept aside, in that order; then it is cut there and
 	 * becomes the card log again, and the files after it go (their lines
