@@ -1222,6 +1222,9 @@ def reorg(R, rotate=False):
         last = json.loads(open(S.dm.card_log, "rb").read().splitlines()[-1])["height"]
         watcher = VerifyFollower(R.hashjack, S.dm.conf, S.dm.card_log)
         watcher.wait_verified(last)
+    # The round API has read every line before the reorganisation (a
+    # rotation may have had it load again): it sees the rewind happen.
+    api.wait_height(json.loads(open(S.dm.card_log, "rb").read().splitlines()[-1])["height"], 30)
     depth = a.height() - fork
     a.reorg(depth)
     a.rpc("evm_mine")
